@@ -1,0 +1,401 @@
+"""The data model every part of ek shares, and the strategy Protocols.
+
+Two layers ride on one object:
+
+* Layer A, the schema: `GraphGrammar` with its `NodeType`, `EdgeType` and
+  `FieldSpec` entries. It is frozen and carries the importance weight of every
+  type, which cost-sensitive metrics and validators read.
+* Layer B, the verification metadata: `AnnotatedExtraction` maps a `NodePath`
+  into the schema to a `FieldEstimate` (value, raw signals, confidence,
+  findings, provenance, decision). It points at the grammar and never edits it.
+
+Results are values too: `Score` for one comparison, `Report` for a corpus and
+`QualityReport` for a reference-free estimate.
+
+This module holds data and contracts only and imports nothing outside the
+standard library.
+
+>>> g = GraphGrammar(node_types={"donation": NodeType("donation", fields={
+...     "amount": FieldSpec("amount", "number", importance=10.0)})})
+>>> g.field_cost("donation", "amount"), g.field_cost("donation", "city")
+(10.0, 1.0)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import Enum
+from types import MappingProxyType
+from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, Sequence, runtime_checkable
+
+__all__ = [
+    "AnnotatedExtraction",
+    "Calibrator",
+    "ConfidenceSource",
+    "CostWeight",
+    "Decision",
+    "DecisionPolicy",
+    "EdgeType",
+    "FieldEstimate",
+    "FieldSpec",
+    "Finding",
+    "GraphGrammar",
+    "Metric",
+    "NodePath",
+    "NodeType",
+    "Normalizer",
+    "OcrBackend",
+    "Provenance",
+    "QualityReport",
+    "Report",
+    "Score",
+    "Severity",
+    "Signal",
+    "TypeRef",
+    "Validator",
+    "default_cost_weight",
+]
+
+_DEFAULT_IMPORTANCE = 1.0
+
+
+def _frozen_mapping(value: Mapping | None) -> Mapping:
+    """A read-only copy, so a value object cannot be changed through its dict."""
+    return MappingProxyType(dict(value or {}))
+
+
+def _check_importance(owner: str, importance: float) -> None:
+    if not isinstance(importance, (int, float)) or isinstance(importance, bool):
+        raise TypeError(f"{owner} importance must be a number, got {importance!r}.")
+    if not math.isfinite(importance) or importance < 0:
+        raise ValueError(
+            f"{owner} importance must be a finite number >= 0, got {importance!r}; "
+            "use 0 to make edits on it free and larger values to make them costlier."
+        )
+
+
+# --------------------------------------------------------------------------
+# Layer A: the schema
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """A leaf attribute of a node: its type tag, allowed domain and cost weight.
+
+    ``domain`` is for validators (an enum tuple, a ``(lo, hi)`` range or a
+    regex string); ``normalizer`` names a registered canonicalizer applied to
+    this field before comparison.
+    """
+
+    name: str
+    type: str = "string"
+    importance: float = _DEFAULT_IMPORTANCE
+    domain: Any = ()
+    normalizer: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        _check_importance(f"FieldSpec {self.name!r}", self.importance)
+
+
+@dataclass(frozen=True)
+class NodeType:
+    """A kind of node in the typed graph (an invoice, a line item) and its fields."""
+
+    name: str
+    fields: Mapping[str, FieldSpec] = field(default_factory=dict)
+    importance: float = _DEFAULT_IMPORTANCE
+
+    def __post_init__(self) -> None:
+        _check_importance(f"NodeType {self.name!r}", self.importance)
+        object.__setattr__(self, "fields", _frozen_mapping(self.fields))
+
+
+@dataclass(frozen=True)
+class EdgeType:
+    """A directed relation kind from node type ``src`` to node type ``dst``."""
+
+    name: str
+    src: str
+    dst: str
+    importance: float = _DEFAULT_IMPORTANCE
+
+    def __post_init__(self) -> None:
+        _check_importance(f"EdgeType {self.name!r}", self.importance)
+
+
+@dataclass(frozen=True)
+class TypeRef:
+    """Points at one schema element so a cost function can look up its weight.
+
+    ``kind`` is ``"node"``, ``"edge"`` or ``"field"``; for a field, ``name`` is
+    the node type and ``field`` the field name.
+    """
+
+    kind: str
+    name: str
+    field: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("node", "edge", "field"):
+            raise ValueError(
+                f"TypeRef kind must be 'node', 'edge' or 'field', got {self.kind!r}."
+            )
+        if self.kind == "field" and self.field is None:
+            raise ValueError(
+                "TypeRef(kind='field') needs field=<field name>; name is the node type."
+            )
+
+
+@dataclass(frozen=True)
+class GraphGrammar:
+    """The frozen schema: node and edge types with their importance weights.
+
+    Anything not declared weighs 1.0, so a partial grammar always works.
+    """
+
+    node_types: Mapping[str, NodeType] = field(default_factory=dict)
+    edge_types: Mapping[str, EdgeType] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "node_types", _frozen_mapping(self.node_types))
+        object.__setattr__(self, "edge_types", _frozen_mapping(self.edge_types))
+
+    def node_cost(self, name: str) -> float:
+        """Importance of node type ``name`` (1.0 if undeclared)."""
+        node = self.node_types.get(name)
+        return float(node.importance) if node is not None else _DEFAULT_IMPORTANCE
+
+    def edge_cost(self, name: str) -> float:
+        """Importance of edge type ``name`` (1.0 if undeclared)."""
+        edge = self.edge_types.get(name)
+        return float(edge.importance) if edge is not None else _DEFAULT_IMPORTANCE
+
+    def field_cost(self, node: str, field_name: str) -> float:
+        """Importance of field ``field_name`` on node type ``node`` (1.0 if undeclared)."""
+        spec = self.field_spec(node, field_name)
+        return float(spec.importance) if spec is not None else _DEFAULT_IMPORTANCE
+
+    def field_spec(self, node: str, field_name: str) -> Optional[FieldSpec]:
+        """The declared `FieldSpec`, or None when the grammar does not know it."""
+        node_type = self.node_types.get(node)
+        return None if node_type is None else node_type.fields.get(field_name)
+
+    def cost(self, ref: TypeRef) -> float:
+        """Importance of whatever ``ref`` points at."""
+        if ref.kind == "node":
+            return self.node_cost(ref.name)
+        if ref.kind == "edge":
+            return self.edge_cost(ref.name)
+        return self.field_cost(ref.name, ref.field)  # type: ignore[arg-type]
+
+
+def default_cost_weight(grammar: GraphGrammar, ref: TypeRef) -> float:
+    """The default `CostWeight`: the importance the grammar declares for ``ref``."""
+    return grammar.cost(ref)
+
+
+# --------------------------------------------------------------------------
+# Layer B: verification metadata
+# --------------------------------------------------------------------------
+
+
+class Severity(str, Enum):
+    """Whether a `Finding` only flags a value or also proposes a correction."""
+
+    FLAG = "flag"
+    CORRECT = "correct"
+
+
+class Decision(str, Enum):
+    """What a selective-prediction gate does with a value."""
+
+    ACCEPT = "accept"
+    FLAG = "flag"
+    BLOCK = "block"
+
+
+@dataclass(frozen=True)
+class NodePath:
+    """Address of a node, or of one field on it, in an extracted graph."""
+
+    node_id: str
+    node_type: str
+    field: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a value came from: engine, source span, bbox and raw transcripts.
+
+    ``bbox`` is typed ``Any`` so the core never depends on an OCR package.
+    """
+
+    engine: str = ""
+    source_span: Optional[tuple] = None
+    bbox: Any = None
+    raw_transcripts: tuple = ()
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One validator observation about a value; ``suggestion`` only when it corrects."""
+
+    field: str
+    layer: str
+    severity: Severity = Severity.FLAG
+    message: str = ""
+    suggestion: Any = None
+
+
+@dataclass(frozen=True)
+class FieldEstimate:
+    """One extracted value with its reference-free verification metadata."""
+
+    value: Any
+    raw_signals: Mapping[str, float] = field(default_factory=dict)
+    confidence: Optional[float] = None
+    findings: tuple = ()
+    provenance: Optional[Provenance] = None
+    decision: Optional[Decision] = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "raw_signals", _frozen_mapping(self.raw_signals))
+        object.__setattr__(self, "findings", tuple(self.findings))
+        c = self.confidence
+        if c is not None and (
+            not isinstance(c, (int, float)) or isinstance(c, bool) or not math.isfinite(c)
+        ):
+            raise ValueError(
+                f"FieldEstimate confidence must be a finite number or None, got {c!r}; "
+                "drop the value or pass confidence=None."
+            )
+
+
+@dataclass(frozen=True)
+class AnnotatedExtraction:
+    """Layer B: per-field estimates keyed by `NodePath`, beside a frozen grammar."""
+
+    grammar: GraphGrammar
+    estimates: Mapping[NodePath, FieldEstimate] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "estimates", _frozen_mapping(self.estimates))
+
+
+# --------------------------------------------------------------------------
+# Results
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Score:
+    """The result of comparing one prediction with one reference.
+
+    ``value`` is the headline; whether higher is better is the metric's call
+    (``detail["higher_is_better"]``). ``detail`` carries the raw counts the
+    metric's ``aggregate`` sums, so corpus figures are computed correctly.
+    ``float(score)`` gives ``value``.
+    """
+
+    value: float
+    precision: Optional[float] = None
+    recall: Optional[float] = None
+    f1: Optional[float] = None
+    metric: str = ""
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+
+@dataclass(frozen=True)
+class Report:
+    """A corpus of `Score` s, its aggregate and its per-slice aggregates.
+
+    ``aggregate`` comes from the metric's own ``aggregate`` (summed statistics,
+    never a mean of per-item rates); it is None for an empty corpus.
+    ``detail["slices"]`` holds each score's slice label so that reports over
+    disjoint parts merge exactly (see `ek.merge_reports`).
+    """
+
+    metric: str = ""
+    aggregate: Optional[float] = None
+    n: int = 0
+    scores: Sequence[Score] = field(default_factory=tuple)
+    per_slice: Mapping[Any, float] = field(default_factory=dict)
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class QualityReport:
+    """A reference-free quality estimate for one value or a whole extraction.
+
+    For a whole `AnnotatedExtraction`, ``per_field`` holds each updated
+    `FieldEstimate`; the scalars then summarise it (weakest confidence, most
+    severe decision).
+    """
+
+    calibrated_confidence: Optional[float] = None
+    decision: Optional[Decision] = None
+    findings: tuple = ()
+    raw_signals: Mapping[str, float] = field(default_factory=dict)
+    provenance: Mapping[str, Any] = field(default_factory=dict)
+    per_field: Optional[Mapping[NodePath, FieldEstimate]] = None
+
+
+# --------------------------------------------------------------------------
+# Strategy Protocols and callable aliases
+# --------------------------------------------------------------------------
+
+Normalizer = Callable[[str], str]
+"""Canonicalize a string before comparison."""
+
+ConfidenceSource = Callable[[FieldEstimate], Mapping[str, float]]
+"""Read named raw signals off a `FieldEstimate`."""
+
+CostWeight = Callable[[GraphGrammar, TypeRef], float]
+"""Cost of an edit on a schema element; `default_cost_weight` reads importance."""
+
+OcrBackend = Callable[[Any], Any]
+"""Image in, an object with ``.text`` and ``.blocks`` out."""
+
+
+@runtime_checkable
+class Metric(Protocol):
+    """Compares one prediction with one gold reference."""
+
+    def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score: ...
+
+
+@runtime_checkable
+class Signal(Protocol):
+    """A reference-free signal: extractor output in, raw score (or named scores) out."""
+
+    cost_tier: int
+
+    def __call__(self, target: Any) -> float | Mapping[str, float]: ...
+
+
+@runtime_checkable
+class Validator(Protocol):
+    """A reference-free check on a value that yields `Finding` s."""
+
+    def __call__(self, value: Any, *, spec: Optional[FieldSpec] = None) -> Iterable[Finding]: ...
+
+
+@runtime_checkable
+class Calibrator(Protocol):
+    """Maps a raw score to a probability once fitted on labelled outcomes."""
+
+    def fit(self, scores: Any, correct: Any) -> "Calibrator": ...
+
+    def __call__(self, score: Any) -> Any: ...
+
+
+@runtime_checkable
+class DecisionPolicy(Protocol):
+    """Turns a calibrated confidence into a `Decision`."""
+
+    def __call__(self, confidence: float) -> Decision: ...

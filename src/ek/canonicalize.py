@@ -1,0 +1,197 @@
+"""Versioned, composable canonicalization applied before scoring.
+
+A `Canonicalizer` is an ordered list of small named ``str -> str`` steps with
+a stable ``version`` string you can store next to a gold set. Steps are
+registered in the ``"normalizers"`` namespace, so a `FieldSpec.normalizer`
+can name one and third parties can add their own.
+
+Folding built for Latin text can wreck other scripts (stripping combining
+marks changes Indic words). `mark_class_count` measures the risk and
+``Canonicalizer(..., audit_marks=True)`` warns when a step removes marks.
+
+>>> canon = Canonicalizer(["nfc", "lower", "collapse_whitespace"])
+>>> canon("  Héllo   WORLD ")
+'héllo world'
+>>> canon.version
+'nfc+lower+collapse_whitespace'
+"""
+
+from __future__ import annotations
+
+import unicodedata
+import warnings
+from typing import Any, Callable, Optional, Sequence, Union
+
+from ek.registry import get, register
+
+__all__ = [
+    "Canonicalizer",
+    "collapse_whitespace",
+    "default_canonicalizer",
+    "lower",
+    "mark_class_count",
+    "nfc",
+    "nfkc",
+    "resolve_canonicalizer",
+    "strip",
+    "strip_punctuation",
+]
+
+Step = Union[str, Callable[[str], str]]
+
+
+@register("normalizers", "nfc")
+def nfc(s: str) -> str:
+    """Unicode NFC (canonical composition): the safe default. Idempotent."""
+    return unicodedata.normalize("NFC", s)
+
+
+@register("normalizers", "nfkc")
+def nfkc(s: str) -> str:
+    """Unicode NFKC (compatibility composition); lossy ("ﬁ" -> "fi"). Idempotent."""
+    return unicodedata.normalize("NFKC", s)
+
+
+@register("normalizers", "lower")
+def lower(s: str) -> str:
+    """Full Unicode casefold ("Straße" -> "strasse")."""
+    return s.casefold()
+
+
+@register("normalizers", "strip")
+def strip(s: str) -> str:
+    """Remove leading and trailing whitespace. Idempotent."""
+    return s.strip()
+
+
+@register("normalizers", "collapse_whitespace")
+def collapse_whitespace(s: str) -> str:
+    """Turn every run of whitespace into one space and trim the ends. Idempotent."""
+    return " ".join(s.split())
+
+
+@register("normalizers", "strip_punctuation")
+def strip_punctuation(s: str) -> str:
+    """Drop every character whose Unicode category starts with ``P``. Idempotent."""
+    return "".join(ch for ch in s if not unicodedata.category(ch).startswith("P"))
+
+
+def mark_class_count(s: str) -> int:
+    """How many Unicode Mark-class (combining) characters ``s`` holds.
+
+    A non-zero count on non-Latin text means case or diacritic folding may
+    change meaning; audit before trusting cross-script scores.
+
+    >>> mark_class_count("e\\u0301")
+    1
+    """
+    return sum(1 for ch in s if unicodedata.category(ch).startswith("M"))
+
+
+class Canonicalizer:
+    """An ordered, named, versioned pipeline of ``str -> str`` steps.
+
+    Args:
+        steps: registered normalizer names or plain callables, applied left
+            to right.
+        version: overrides the derived version (the ``+``-joined step names).
+        audit_marks: warn when a step removes combining marks (counted after
+            decomposition, so NFC composing ``e`` + accent is not a loss).
+    """
+
+    __slots__ = ("_names", "_funcs", "_version", "_audit")
+
+    def __init__(self, steps: Sequence[Step] = (), *, version: str = "", audit_marks: bool = False):
+        if isinstance(steps, str) or callable(steps):
+            steps = [steps]
+        names, funcs = [], []
+        for i, step in enumerate(steps):
+            if isinstance(step, str):
+                funcs.append(get("normalizers", step))
+                names.append(step)
+            elif callable(step):
+                funcs.append(step)
+                names.append(getattr(step, "__name__", f"step{i}"))
+            else:
+                raise TypeError(
+                    f"Canonicalizer step {i} is a {type(step).__name__}; each step must be a "
+                    "registered normalizer name or a str -> str callable."
+                )
+        self._names = tuple(names)
+        self._funcs = tuple(funcs)
+        self._version = version or "+".join(names)
+        self._audit = bool(audit_marks)
+
+    @property
+    def steps(self) -> list:
+        """The step names, in the order they run."""
+        return list(self._names)
+
+    @property
+    def version(self) -> str:
+        """Stable identifier of the pipeline; persist it beside a gold set."""
+        return self._version
+
+    def __call__(self, s: str) -> str:
+        if not isinstance(s, str):
+            raise TypeError(
+                f"Canonicalizer {self._version!r} takes a str, got {type(s).__name__}; "
+                "convert the value with str() first or skip canonicalization for it."
+            )
+        for name, func in zip(self._names, self._funcs):
+            if self._audit:
+                before = _decomposed_marks(s)
+                out = func(s)
+                if before and _decomposed_marks(out) < before:
+                    warnings.warn(
+                        f"Canonicalizer step {name!r} removed combining marks from {s!r}; "
+                        "this can change the meaning of non-Latin text. Drop the step or "
+                        "use a script-aware normalizer.",
+                        stacklevel=2,
+                    )
+                s = out
+            else:
+                s = func(s)
+        return s
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, Canonicalizer) and (self._version, self._funcs) == (
+            other._version,
+            other._funcs,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self._version, self._funcs))
+
+    def __repr__(self) -> str:
+        return f"Canonicalizer({list(self._names)!r}, version={self._version!r})"
+
+
+def default_canonicalizer() -> Canonicalizer:
+    """NFC, then casefold, then collapse whitespace: conservative and script-safe."""
+    return Canonicalizer(["nfc", "lower", "collapse_whitespace"])
+
+
+def resolve_canonicalizer(normalize: Any) -> Optional[Callable[[str], str]]:
+    """Turn a ``normalize=`` argument into a callable, or None.
+
+    Accepts None, a registered step name, a callable, a sequence of steps or
+    a `Canonicalizer`.
+    """
+    if normalize is None or isinstance(normalize, Canonicalizer):
+        return normalize
+    if isinstance(normalize, str):
+        return Canonicalizer([normalize])
+    if callable(normalize):
+        return normalize
+    if isinstance(normalize, (list, tuple)):
+        return Canonicalizer(normalize)
+    raise TypeError(
+        f"normalize must be None, a normalizer name, a callable, a list of steps or a "
+        f"Canonicalizer; got {type(normalize).__name__}. Known steps: nfc, nfkc, lower, "
+        "strip, collapse_whitespace, strip_punctuation."
+    )
+
+
+def _decomposed_marks(s: str) -> int:
+    return mark_class_count(unicodedata.normalize("NFD", s))

@@ -1,0 +1,323 @@
+"""The top-level calls: `score`, `evaluate`, `merge_reports`, `estimate_quality`.
+
+This layer only resolves strategies, delegates and assembles results; the
+numbers come from the metrics and the quality-estimation pipeline.
+
+* `score` compares one prediction with one gold answer. Without ``metric=``
+  it picks by type: str -> CER, dict -> field F1, anything with a ``.text``
+  -> CER on that text, and types registered in the ``"dispatch"`` namespace
+  (tables, typed graphs) -> their metric.
+* `evaluate` scores a corpus of ``(pred, gold)`` or ``(pred, gold, slice)``
+  cases and aggregates with the metric's own ``aggregate``.
+* `merge_reports` joins reports over disjoint parts of a corpus into exactly
+  the report of the whole.
+* `estimate_quality` judges an extraction with no gold answer.
+
+>>> score("hello wrld", "hello world").metric
+'cer'
+>>> r = evaluate([("ct", "cat"), ("dg", "dog")], metric="cer")
+>>> r.n, round(r.aggregate, 3)
+(2, 0.333)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any, Iterable, Optional, Sequence
+
+import ek.metrics  # noqa: F401 - registers the core metrics before any lookup
+from ek._util import type_name
+from ek.base import GraphGrammar, QualityReport, Report, Score
+from ek.canonicalize import resolve_canonicalizer
+from ek.registry import get, names
+
+__all__ = ["estimate_quality", "evaluate", "merge_reports", "score"]
+
+_TEXT = object()  # marker: compare the objects' ``.text`` strings
+
+
+def score(
+    pred: Any,
+    gold: Any,
+    *,
+    grammar: Optional[GraphGrammar] = None,
+    metric: Any = None,
+    normalize: Any = None,
+    weights: Any = None,
+) -> Score:
+    """Score one prediction against its gold reference.
+
+    Args:
+        pred: the prediction (a string, a dict record, anything with
+            ``.text``, or a type a registered metric handles).
+        gold: the reference, of the same kind as ``pred``.
+        grammar: a `GraphGrammar` whose importance weights cost-aware metrics read.
+        metric: a registered name (``"cer"``, ``"wer"``, ``"fields"``, ...), a
+            metric callable, or None to choose by type.
+        normalize: canonicalizer (a step name, callable, list of steps or
+            `ek.canonicalize.Canonicalizer`) applied before comparing.
+        weights: a `CostWeight` overriding the grammar's weights, for
+            cost-weighted metrics.
+
+    Raises:
+        TypeError: None or mismatched inputs, or an option the metric cannot use.
+        KeyError: an unknown metric name (the message lists the known ones).
+    """
+    name, m, unwrap = _resolve(metric, pred, gold, normalize, weights)
+    if unwrap:
+        pred, gold = _text(pred, "pred"), _text(gold, "gold")
+    return _as_score(m(pred, gold, grammar=grammar), name)
+
+
+def evaluate(
+    cases: Iterable,
+    *,
+    metric: Any = None,
+    grammar: Optional[GraphGrammar] = None,
+    normalize: Any = None,
+    weights: Any = None,
+) -> Report:
+    """Score a corpus and aggregate it into a `Report`.
+
+    Args:
+        cases: ``(pred, gold)`` or ``(pred, gold, slice)`` tuples.
+        metric, grammar, normalize, weights: as in `score`; a type-chosen
+            metric is picked once, from the first case.
+
+    Returns:
+        A `Report` whose ``aggregate`` (and each ``per_slice`` value) comes
+        from the metric's ``aggregate``: summed edits over summed reference
+        length for CER/WER, micro-F1 for fields. A metric with no
+        ``aggregate`` gets the mean of its values. An empty corpus gives
+        ``n == 0`` and ``aggregate is None``.
+    """
+    preds, golds, slices = _split_cases(cases)
+    if not preds:
+        label = metric if isinstance(metric, str) else getattr(metric, "name", "")
+        return Report(metric=label or "", aggregate=None, n=0)
+    name, m, unwrap = _resolve(metric, preds[0], golds[0], normalize, weights)
+    if unwrap:
+        preds = [_text(p, f"item {i} pred") for i, p in enumerate(preds)]
+        golds = [_text(g, f"item {i} gold") for i, g in enumerate(golds)]
+    batch = getattr(m, "score_many", None)
+    if batch is not None:
+        scores: Sequence[Score] = batch(preds, golds, grammar=grammar)
+    else:
+        scores = tuple(_as_score(m(p, g, grammar=grammar), name) for p, g in zip(preds, golds))
+    return _report(m, name, scores, slices)
+
+
+def merge_reports(*reports: Report, metric: Any = None) -> Report:
+    """Join reports over disjoint parts of a corpus into the report of the whole.
+
+    The scores are concatenated in the order given and re-aggregated with the
+    metric's ``aggregate``, so ``merge_reports(evaluate(a), evaluate(b))``
+    equals ``evaluate(a + b)``. The metric is looked up by the reports' name;
+    pass ``metric=`` for one that is not registered.
+
+    Raises:
+        ValueError: no reports, or reports of different metrics.
+    """
+    if not reports:
+        raise ValueError("merge_reports() needs at least one Report.")
+    for i, r in enumerate(reports):
+        if not isinstance(r, Report):
+            raise TypeError(f"merge_reports() argument {i} is {type_name(r)}, not a Report.")
+    labels = {r.metric for r in reports if r.n}
+    if len(labels) > 1:
+        raise ValueError(
+            f"merge_reports() got reports of different metrics {sorted(labels)}; "
+            "only reports of one metric can be merged."
+        )
+    full = [r for r in reports if r.n]
+    if not full:
+        return reports[0]
+    name = labels.pop()
+    m = get("metrics", name) if metric is None else (get("metrics", metric) if isinstance(metric, str) else metric)
+    scores, slices = [], []
+    for r in full:
+        scores.extend(r.scores)
+        slices.extend(r.detail.get("slices") or (None,) * r.n)
+    has_slices = any(r.detail.get("slices") for r in full)
+    return _report(m, name, tuple(scores), slices if has_slices else None)
+
+
+def estimate_quality(
+    extraction: Any,
+    *,
+    sources: Iterable = (),
+    signals: Iterable = (),
+    calibrator: Any = None,
+    validators: Any = (),
+    policy: Any = None,
+    agreement: bool = True,
+    assume_calibrated: bool = False,
+) -> QualityReport:
+    """Estimate how trustworthy an extraction is, with no gold answer.
+
+    Runs signals -> calibration -> validators -> decision over a raw value, a
+    `FieldEstimate` or a whole `AnnotatedExtraction`. See `ek.qe` for each
+    stage. A ``policy`` never sees an uncalibrated score: without a
+    ``calibrator`` (and ``assume_calibrated=False``) it raises ValueError.
+    """
+    from ek.qe._pipeline import estimate  # heavy stages load only when used
+
+    return estimate(
+        extraction,
+        sources=sources,
+        signals=signals,
+        calibrator=calibrator,
+        validators=validators,
+        policy=policy,
+        agreement=agreement,
+        assume_calibrated=assume_calibrated,
+    )
+
+
+# ---------------------------------------------------------------------------
+
+
+def _split_cases(cases: Iterable) -> tuple[list, list, Optional[list]]:
+    if isinstance(cases, (str, bytes, Mapping)) or not isinstance(cases, Iterable):
+        raise TypeError(
+            f"evaluate() takes an iterable of (pred, gold) or (pred, gold, slice) tuples, "
+            f"got {type_name(cases)}. Build cases with zip(preds, golds)."
+        )
+    preds, golds, slices = [], [], []
+    sliced = False
+    for i, case in enumerate(cases):
+        n = len(case) if isinstance(case, (tuple, list)) else -1
+        if n == 2:
+            preds.append(case[0])
+            golds.append(case[1])
+            slices.append(None)
+        elif n == 3:
+            preds.append(case[0])
+            golds.append(case[1])
+            slices.append(case[2])
+            sliced = True
+        else:
+            shape = f"has {n} elements" if n >= 0 else f"is a {type_name(case)}"
+            raise ValueError(
+                f"evaluate() item {i} {shape}; each case must be (pred, gold) or "
+                "(pred, gold, slice). Build cases with zip(preds, golds)."
+            )
+    return preds, golds, (slices if sliced else None)
+
+
+def _report(m: Any, name: str, scores: Sequence[Score], slices: Optional[Sequence]) -> Report:
+    aggregate = _aggregate(m, scores)
+    per_slice: dict = {}
+    detail: dict = {}
+    if slices is not None:
+        groups: dict = {}
+        for i, label in enumerate(slices):
+            if label is not None:
+                groups.setdefault(label, []).append(i)
+        take = getattr(scores, "take", None)
+        for label, idx in groups.items():
+            part = take(idx) if take is not None else [scores[i] for i in idx]
+            per_slice[label] = _aggregate(m, part)
+        detail = {"slices": tuple(slices), "slice_n": {k: len(v) for k, v in groups.items()}}
+    return Report(metric=name, aggregate=aggregate, n=len(scores), scores=scores, per_slice=per_slice, detail=detail)
+
+
+def _aggregate(m: Any, scores: Sequence[Score]) -> float:
+    agg = getattr(m, "aggregate", None)
+    if agg is not None:
+        return agg(scores)
+    return sum(float(s.value) for s in scores) / len(scores)
+
+
+def _resolve(metric: Any, pred: Any, gold: Any, normalize: Any, weights: Any) -> tuple[str, Any, bool]:
+    """(name, metric object, compare-``.text``) for one call."""
+    unwrap = False
+    if metric is None:
+        name, unwrap = _dispatch(pred, gold)
+        m = get("metrics", name)
+    elif isinstance(metric, str):
+        name, m = metric, get("metrics", metric)
+        unwrap = not isinstance(pred, str) and _has_text(pred) and _has_text(gold)
+    elif callable(metric):
+        m = metric
+        name = getattr(metric, "name", None) or getattr(metric, "__name__", type(metric).__name__)
+    else:
+        raise TypeError(
+            f"metric must be a registered name, a metric callable or None, got {type_name(metric)}. "
+            f"Registered metrics: {', '.join(names('metrics'))}."
+        )
+    canon = resolve_canonicalizer(normalize)
+    if canon is not None:
+        m = _configure(m, name, "canonicalizer", canon, "normalize")
+    if weights is not None:
+        m = _configure(m, name, "weights", weights, "weights")
+    return name, m, unwrap
+
+
+def _configure(m: Any, name: str, attr: str, value: Any, option: str) -> Any:
+    if dataclasses.is_dataclass(m) and any(f.name == attr for f in dataclasses.fields(m)):
+        return dataclasses.replace(m, **{attr: value})
+    raise TypeError(
+        f"metric {name!r} does not take {option}=; drop it, or use a metric that does "
+        f"(metrics with a {attr!r} setting)."
+    )
+
+
+def _dispatch(pred: Any, gold: Any) -> tuple[str, bool]:
+    for side, value in (("pred", pred), ("gold", gold)):
+        if value is None:
+            raise TypeError(
+                f"score() got None as {side}; pass the prediction and the gold answer "
+                "(use '' or {} for an empty one)."
+            )
+    for name in names("dispatch"):
+        accepts = get("dispatch", name)
+        if accepts(pred) or accepts(gold):
+            if not (accepts(pred) and accepts(gold)):
+                _mismatch(pred, gold)
+            return name, False
+    if isinstance(pred, str) or isinstance(gold, str):
+        if not (isinstance(pred, str) and isinstance(gold, str)):
+            _mismatch(pred, gold)
+        return "cer", False
+    if isinstance(pred, Mapping) or isinstance(gold, Mapping):
+        if not (isinstance(pred, Mapping) and isinstance(gold, Mapping)):
+            _mismatch(pred, gold)
+        return "fields", False
+    if _has_text(pred) and _has_text(gold):
+        return "cer", True
+    raise TypeError(
+        f"score() has no default metric for {type_name(pred)}; pass metric= with one of "
+        f"{', '.join(names('metrics'))}, or a callable (pred, gold, *, grammar=None) -> Score."
+    )
+
+
+def _mismatch(pred: Any, gold: Any) -> None:
+    raise TypeError(
+        f"pred is {type_name(pred)} but gold is {type_name(gold)}; score() compares a "
+        "prediction with a gold answer of the same kind."
+    )
+
+
+def _has_text(obj: Any) -> bool:
+    return isinstance(getattr(obj, "text", None), str)
+
+
+def _text(obj: Any, what: str) -> str:
+    if isinstance(obj, str):
+        return obj
+    text = getattr(obj, "text", None)
+    if not isinstance(text, str):
+        raise TypeError(f"{what} is {type_name(obj)} with no str .text to compare.")
+    return text
+
+
+def _as_score(result: Any, name: str) -> Score:
+    if isinstance(result, Score):
+        return result
+    if isinstance(result, (int, float)):
+        return Score(float(result), metric=name)
+    raise TypeError(
+        f"metric {name!r} returned {type_name(result)}; a metric must return a Score or a number."
+    )

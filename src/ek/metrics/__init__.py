@@ -1,0 +1,16 @@
+"""Reference-based metrics: compare a prediction with its gold answer.
+
+Each metric is registered in the ``"metrics"`` namespace and picked by name
+or by the type of the objects compared (`ek.score` dispatches: str -> CER,
+dict -> field F1, `Table` -> TEDS, `TypedGraph` -> typed-graph distance).
+
+A metric is a callable ``(pred, gold, *, grammar=None) -> Score`` with an
+``aggregate(scores)`` that sums the raw counts in each ``Score.detail`` and
+divides once. `StringMetric` and `FieldMetric` are in the core; the others
+need the ``metrics`` extra, which they import only when first called.
+"""
+
+from ek.metrics.fields import FieldMetric
+from ek.metrics.strings import StringMetric
+
+__all__ = ["FieldMetric", "StringMetric"]

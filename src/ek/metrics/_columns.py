@@ -1,0 +1,92 @@
+"""A lazy, column-backed sequence of `Score` s for fast corpus evaluation.
+
+Building a frozen `Score` per item costs more than the edit distance itself,
+so batch scoring keeps the per-item statistics in columns and builds a
+`Score` only when one is read. Aggregators sum the columns directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping
+
+from ek.base import Score
+
+
+class ScoreColumns(Sequence):
+    """Read-only ``Sequence[Score]`` whose rows are built on access.
+
+    ``columns`` maps a statistic name to one list per item; ``make`` turns a
+    row (keyword arguments named like the columns) into a `Score`.
+    """
+
+    __slots__ = ("_columns", "_make", "_n")
+
+    def __init__(self, columns: Mapping[str, Sequence], make: Callable[..., Score]):
+        lengths = {len(c) for c in columns.values()}
+        if len(lengths) > 1:
+            raise ValueError(f"ScoreColumns needs columns of one length, got lengths {sorted(lengths)}.")
+        self._columns = {k: tuple(v) for k, v in columns.items()}
+        self._make = make
+        self._n = lengths.pop() if lengths else 0
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return self.take(range(self._n)[index])
+        if index < 0:
+            index += self._n
+        if not 0 <= index < self._n:
+            raise IndexError(f"score index {index} out of range for {self._n} scores")
+        return self._make(**{k: col[index] for k, col in self._columns.items()})
+
+    def __iter__(self) -> Iterator[Score]:
+        keys = list(self._columns)
+        make = self._make
+        for row in zip(*self._columns.values()):
+            yield make(**dict(zip(keys, row)))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ScoreColumns):
+            return self._make == other._make and self._columns == other._columns
+        if isinstance(other, Sequence) and not isinstance(other, (str, bytes)):
+            return len(other) == self._n and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<{self._n} scores: {', '.join(self._columns)}>"
+
+    def column(self, name: str) -> tuple:
+        """One statistic for every item."""
+        return self._columns[name]
+
+    def take(self, indices: Iterable[int]) -> "ScoreColumns":
+        """The scores at ``indices``, still column-backed."""
+        idx = list(indices)
+        return ScoreColumns({k: [c[i] for i in idx] for k, c in self._columns.items()}, self._make)
+
+
+def sum_detail(scores: Iterable[Score], keys: Sequence[str]) -> dict[str, Any]:
+    """Sum the named ``detail`` statistics over ``scores``.
+
+    Raises a ValueError naming the item and key when a score lacks one, which
+    happens when scores from different metrics are mixed.
+    """
+    if isinstance(scores, ScoreColumns) and all(k in scores._columns for k in keys):
+        return {k: sum(scores.column(k)) for k in keys}
+    totals = dict.fromkeys(keys, 0)
+    for i, s in enumerate(scores):
+        detail = getattr(s, "detail", None)
+        try:
+            for k in keys:
+                totals[k] += detail[k]
+        except (KeyError, TypeError):
+            raise ValueError(
+                f"score {i} ({getattr(s, 'metric', '?')!r}) has no {k!r} in its detail; "
+                "aggregate() needs scores produced by this metric."
+            ) from None
+    return totals

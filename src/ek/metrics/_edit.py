@@ -1,0 +1,101 @@
+"""The one place edit distances are computed (rapidfuzz, else pure Python).
+
+`distance` and `counts` take two sequences (a ``str`` or a list of hashable
+tokens) and count the minimal unit-cost edits between ``pred`` and ``gold``.
+rapidfuzz is a core dependency but loads on first use, keeping ``import ek``
+fast; the pure-Python path keeps the metrics working without it and is tested
+on the same cases.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple, Sequence
+
+
+class EditCounts(NamedTuple):
+    """Alignment totals of one pair (``hits`` are matched units)."""
+
+    hits: int
+    substitutions: int
+    deletions: int
+    insertions: int
+
+
+def _py_distance(pred: Sequence, gold: Sequence) -> int:
+    """Levenshtein distance with one row of memory (Wagner-Fischer)."""
+    if len(pred) < len(gold):
+        pred, gold = gold, pred
+    previous = list(range(len(gold) + 1))
+    for i, p in enumerate(pred, 1):
+        current = [i]
+        for j, g in enumerate(gold, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (p != g)))
+        previous = current
+    return previous[-1]
+
+
+def _py_counts(pred: Sequence, gold: Sequence) -> EditCounts:
+    """Full-matrix alignment with a backtrace; deletions are gold units missed."""
+    n, m = len(gold), len(pred)
+    d = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n + 1):
+        d[i][0] = i
+    for j in range(m + 1):
+        d[0][j] = j
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (gold[i - 1] != pred[j - 1]))
+    hits = subs = dels = ins = 0
+    i, j = n, m
+    while i or j:
+        if i and j and d[i][j] == d[i - 1][j - 1] + (gold[i - 1] != pred[j - 1]):
+            if gold[i - 1] == pred[j - 1]:
+                hits += 1
+            else:
+                subs += 1
+            i, j = i - 1, j - 1
+        elif i and d[i][j] == d[i - 1][j] + 1:
+            dels += 1
+            i -= 1
+        else:
+            ins += 1
+            j -= 1
+    return EditCounts(hits, subs, dels, ins)
+
+
+def _rf_counts(pred: Sequence, gold: Sequence) -> EditCounts:
+    from rapidfuzz.distance import Levenshtein
+
+    subs = dels = ins = 0
+    # source = gold, destination = pred: a "delete" drops a gold unit.
+    for op in Levenshtein.editops(gold, pred):
+        if op.tag == "replace":
+            subs += 1
+        elif op.tag == "delete":
+            dels += 1
+        else:
+            ins += 1
+    return EditCounts(len(gold) - subs - dels, subs, dels, ins)
+
+
+def backends() -> dict[str, tuple[Callable[[Sequence, Sequence], int], Callable[[Sequence, Sequence], EditCounts]]]:
+    """Every available backend by name, fastest first."""
+    found = {}
+    try:
+        from rapidfuzz.distance import Levenshtein
+
+        found["rapidfuzz"] = (Levenshtein.distance, _rf_counts)
+    except ImportError:  # rapidfuzz is a core dependency; this is the bare fallback
+        pass
+    found["python"] = (_py_distance, _py_counts)
+    return found
+
+
+_active: list = []
+
+
+def active() -> tuple[Callable[[Sequence, Sequence], int], Callable[[Sequence, Sequence], EditCounts]]:
+    """The backend in use: (distance, counts), chosen on first call."""
+    if not _active:
+        _active.append(next(iter(backends().values())))
+    return _active[0]

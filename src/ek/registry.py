@@ -1,0 +1,185 @@
+"""Named strategies, optional-dependency guards and requirement checks.
+
+Every swappable behaviour is registered under a namespace (``"metrics"``,
+``"signals"``, ``"calibrators"``, ``"policies"``, ``"normalizers"``, ...) and
+looked up by name. Built-ins register where they are defined; third parties
+call `register` or declare an entry point in the group ``ek.<namespace>``.
+
+Errors: `get` raises `KeyError` listing the known names; a guarded feature
+used without its extra raises `MissingExtraError` (an `ImportError`).
+
+>>> @register("metrics", "exact_doc")
+... def exact(pred, gold, *, grammar=None):
+...     return pred == gold
+>>> get("metrics", "exact_doc")("a", "a")
+True
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import shutil
+from typing import Any, Callable, Iterable, Optional
+
+from ek._util import MissingExtraError, install_hint, is_installed
+
+__all__ = [
+    "MissingExtraError",
+    "check_requirements",
+    "get",
+    "names",
+    "register",
+    "requires_extra",
+    "resolve",
+]
+
+MissingExtraError.__module__ = __name__
+
+# Import names that make up each extra; check_requirements reports on these.
+_EXTRA_PACKAGES = {
+    "metrics": ("numpy", "scipy", "networkx", "apted", "seqeval", "nervaluate", "anls_star"),
+    "calibration": ("numpy", "sklearn", "crepes"),
+    "ocr": ("ocracy",),
+    "agents": (),
+}
+
+_registry: dict[str, dict[str, Any]] = {}
+_entry_points: dict[str, dict[str, Any]] = {}
+
+
+def register(namespace: str, name: str, obj: Any = None) -> Any:
+    """Register ``obj`` as ``name`` in ``namespace``; without ``obj``, a decorator.
+
+    Registering a name again replaces the earlier object.
+    """
+    if not isinstance(namespace, str) or not namespace:
+        raise TypeError(f"register() namespace must be a non-empty str, got {namespace!r}.")
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"register() name must be a non-empty str, got {name!r}.")
+    if obj is None:
+        return functools.partial(register, namespace, name)
+    _registry.setdefault(namespace, {})[name] = obj
+    return obj
+
+
+def get(namespace: str, name: str) -> Any:
+    """The strategy registered as ``name`` in ``namespace``.
+
+    Raises:
+        KeyError: ``name`` is unknown; the message lists the known names.
+    """
+    entries = _registry.get(namespace, {})
+    if name in entries:
+        return entries[name]
+    ep = _discover(namespace).get(name)
+    if ep is not None:
+        return register(namespace, name, ep.load())
+    known = sorted(names(namespace))
+    close = difflib.get_close_matches(str(name), known, n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    listing = ", ".join(repr(k) for k in known) or "none"
+    raise KeyError(
+        f"No {namespace!r} strategy is registered as {name!r}.{hint} "
+        f"Registered names: {listing}. Register your own with ek.register({namespace!r}, name, obj)."
+    )
+
+
+def names(namespace: str) -> Iterable[str]:
+    """Every name registered in ``namespace``, entry points included, sorted."""
+    return sorted(set(_registry.get(namespace, {})) | set(_discover(namespace)))
+
+
+def resolve(namespace: str, ref: Any, *, default: Any = None) -> Any:
+    """Turn a strategy reference into the strategy.
+
+    ``ref`` may be a registered name, the strategy itself, or None (then
+    ``default``, itself a name or an object, is used).
+    """
+    if ref is None:
+        ref = default
+    if isinstance(ref, str):
+        return get(namespace, ref)
+    return ref
+
+
+def requires_extra(extra: str, *, packages: Optional[Iterable[str]] = None) -> Callable:
+    """Decorator: run the function only if the extra's packages import.
+
+    Otherwise raise `MissingExtraError` with the ``pip install "ek[extra]"``
+    line. The check is one cached ``find_spec`` per package.
+    """
+    needed = tuple(packages) if packages is not None else (extra,)
+
+    def decorate(func: Callable) -> Callable:
+        @functools.wraps(func)
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            missing = [p for p in needed if not is_installed(p)]
+            if missing:
+                raise MissingExtraError(
+                    f"{func.__qualname__} needs the optional package(s) "
+                    f"{', '.join(missing)}, which are not installed. "
+                    f"Install them with: {install_hint(extra)}"
+                )
+            return func(*args, **kwargs)
+
+        return guarded
+
+    return decorate
+
+
+def check_requirements(*, engine: Optional[str] = None, extra: Optional[str] = None) -> dict:
+    """Report, without raising, what an OCR engine or an extra needs.
+
+    Returns a dict with at least ``{"ok": bool, "hint": str}``. For an OCR
+    ``engine`` with ocracy installed, ocracy's own doctor answers.
+    """
+    if engine is not None:
+        return _check_engine(engine)
+    if extra is not None:
+        if extra not in _EXTRA_PACKAGES:
+            known = ", ".join(sorted(_EXTRA_PACKAGES))
+            return {"ok": False, "extra": extra, "missing": [],
+                    "hint": f"Unknown extra {extra!r}; known extras: {known}."}
+        missing = [p for p in _EXTRA_PACKAGES[extra] if not is_installed(p)]
+        hint = f"Install with: {install_hint(extra)}" if missing else "Everything is installed."
+        return {"ok": not missing, "extra": extra, "missing": missing, "hint": hint}
+    return {"ok": True, "hint": "Name an engine=... or an extra=... to check."}
+
+
+def _check_engine(engine: str) -> dict:
+    if not is_installed("ocracy"):
+        return {"ok": False, "engine": engine,
+                "hint": f"OCR engines run through ocracy. Install it with: {install_hint('ocr')}"}
+    try:
+        import ocracy  # noqa: PLC0415 - optional, only when asked about an engine
+
+        doctor = getattr(ocracy, "doctor", None) or getattr(ocracy, "check", None)
+        if doctor is not None:
+            report = doctor(engine)
+            if isinstance(report, dict):
+                report.setdefault("engine", engine)
+                report.setdefault("ok", bool(report.get("ok", False)))
+                report.setdefault("hint", "")
+                return report
+            return {"ok": bool(report), "engine": engine, "hint": str(report)}
+    except Exception as exc:  # the doctor is advisory: report, never raise
+        return {"ok": False, "engine": engine, "hint": f"ocracy could not check {engine!r}: {exc}"}
+    found = shutil.which(engine) is not None
+    return {"ok": found, "engine": engine,
+            "hint": "" if found else f"No {engine!r} binary on PATH; see ocracy's install notes."}
+
+
+def _discover(namespace: str) -> dict[str, Any]:
+    """Entry points in group ``ek.<namespace>``, read once per namespace."""
+    found = _entry_points.get(namespace)
+    if found is None:
+        from importlib import metadata  # slow to import; only needed on a miss
+
+        try:
+            eps = metadata.entry_points(group=f"ek.{namespace}")
+        except Exception:  # a broken distribution must not break lookups
+            eps = ()
+        found = {ep.name: ep for ep in eps}
+        _entry_points[namespace] = found
+    return found
