@@ -38,8 +38,9 @@ def _rate(edits: int, ref_len: int) -> float:
     return edits / ref_len if ref_len else float(edits)
 
 
-def _units(text: str, mode: str) -> Any:
-    return text.strip() if mode == "cer" else text.split()
+# CER ignores the ends' whitespace and WER splits on any whitespace, as jiwer
+# does for ordinary space-separated text.
+_UNITS = {"cer": str.strip, "wer": str.split}
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,7 @@ class StringMetric:
         """Score aligned lists of predictions and references in one pass."""
         canon, mode = self.canonicalizer, self.mode
         distance, align = _edit.active()
+        to_units = _UNITS[mode]  # a C method: no Python call per item
         edits, ref_lens = [], []
         extra: list[list[int]] = [[], [], [], []]
         for i, (p, g) in enumerate(zip(preds, golds)):
@@ -81,14 +83,14 @@ class StringMetric:
                 _check_pair(p, g, i, mode)
             if canon is not None:
                 p, g = canon(p), canon(g)
-            pu, gu = _units(p, mode), _units(g, mode)
+            gu = to_units(g)
             if self.alignment:
-                c = align(pu, gu)
+                c = align(to_units(p), gu)
                 for col, v in zip(extra, c):
                     col.append(v)
                 edits.append(c.substitutions + c.deletions + c.insertions)
             else:
-                edits.append(distance(pu, gu))
+                edits.append(distance(to_units(p), gu))
             ref_lens.append(len(gu))
         columns: dict[str, Sequence] = {"edits": edits, "ref_len": ref_lens}
         if self.alignment:

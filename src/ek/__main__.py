@@ -1,0 +1,92 @@
+"""The ``ek`` command: maps argv onto the functions in `ek.tools`."""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import math
+import sys
+import typing
+from typing import Any, Callable, Optional, Sequence
+
+from ek._util import MissingExtraError
+
+# Mistakes a user can make; anything else is a bug and keeps its traceback.
+_USER_ERRORS = (ValueError, TypeError, KeyError, LookupError, MissingExtraError, FileNotFoundError)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    from ek.tools import _dispatch_funcs
+
+    parser = _build_parser(_dispatch_funcs)
+    args = vars(parser.parse_args(argv))
+    func = args.pop("_func", None)
+    if func is None:
+        parser.print_help(sys.stderr)
+        return 2
+    positional = args.pop("_varargs", None)
+    call_args = [args.pop(n) for n in list(args) if n.startswith("_pos_")]
+    try:
+        result = func(*call_args, *(positional or ()), **{k: v for k, v in args.items()})
+    except _USER_ERRORS as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"ek {func.__name__.replace('_', '-')}: error: {message}", file=sys.stderr)
+        return 1
+    _print(result)
+    return 0
+
+
+def _build_parser(funcs: list[Callable]) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ek", description="ek, the Evaluation Kit.")
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND")
+    for func in funcs:
+        name = func.__name__.replace("_", "-")
+        doc = inspect.getdoc(func) or ""
+        p = sub.add_parser(name, help=doc.splitlines()[0] if doc else "", description=doc)
+        p.set_defaults(_func=func)
+        hints = typing.get_type_hints(func)
+        for param in inspect.signature(func).parameters.values():
+            _add_param(p, param, hints.get(param.name))
+    return parser
+
+
+def _add_param(p: argparse.ArgumentParser, param: inspect.Parameter, hint: Any) -> None:
+    kind = _scalar(hint, param.default)
+    if param.kind is param.VAR_POSITIONAL:
+        p.add_argument("_varargs", nargs="+", type=kind, metavar=param.name.upper())
+    elif param.kind in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD) and param.default is param.empty:
+        p.add_argument(f"_pos_{param.name}", type=kind, metavar=param.name.upper())
+    else:
+        flag = "--" + param.name.replace("_", "-")
+        if kind is bool:
+            p.add_argument(flag, dest=param.name, action=argparse.BooleanOptionalAction, default=param.default)
+        else:
+            default = None if param.default is param.empty else param.default
+            p.add_argument(flag, dest=param.name, type=kind, default=default,
+                           required=param.default is param.empty, metavar=param.name.upper())
+
+
+def _scalar(hint: Any, default: Any) -> Callable:
+    """The argparse converter for a parameter's annotation."""
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    if args:
+        hint = args[0]
+    if hint in (int, float, bool, str):
+        return hint
+    if isinstance(default, (bool, int, float)):
+        return type(default)
+    return str
+
+
+def _print(result: Any) -> None:
+    if isinstance(result, str):
+        print(result)
+    elif isinstance(result, float):
+        print(repr(result) if math.isfinite(result) else str(result))
+    else:
+        print(json.dumps(result, indent=2, default=str))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""Tests for ek.metrics.fields: field-level P/R/F1 for flat records."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from sklearn.metrics import f1_score
+
+from ek.metrics.fields import FieldMetric, _prf
+
+F = FieldMetric()
+
+
+def test_hand_worked_counts():
+    s = F({"a": 1, "b": 2}, {"a": 1, "b": 3, "c": 4})
+    assert (s.detail["tp"], s.detail["fp"], s.detail["fn"]) == (1, 1, 2)
+    assert s.precision == 0.5 and s.recall == pytest.approx(1 / 3)
+    assert s.value == s.f1 == pytest.approx(0.4)
+    assert s.detail["per_field"] == {"a": (1, 0, 0), "b": (0, 1, 1), "c": (0, 0, 1)}
+
+
+def test_none_is_absent_and_extra_keys_are_false_positives():
+    s = F({"a": None, "z": "x"}, {"a": None, "b": None})
+    assert (s.detail["tp"], s.detail["fp"], s.detail["fn"]) == (0, 1, 0)
+    assert s.value == 0.0
+
+
+def test_degenerate_cases_are_decided_once():
+    assert _prf(0, 0, 0) == (1.0, 1.0, 1.0)  # nothing to extract, nothing extracted
+    assert F({}, {}).value == 1.0
+    assert _prf(0, 0, 3) == (0.0, 0.0, 0.0)
+    assert _prf(0, 2, 0) == (0.0, 0.0, 0.0)
+
+
+def test_micro_average_sums_counts():
+    scores = [F({"a": 1}, {"a": 1}), F({"a": 1, "b": 1}, {"a": 2, "b": 2, "c": 3, "d": 4})]
+    # tp=1, fp=2, fn=4 -> 2 / (2 + 6)
+    assert F.aggregate(scores) == pytest.approx(0.25)
+    assert F.aggregate(scores) != pytest.approx((1.0 + 0.0) / 2)
+
+
+def test_micro_f1_matches_sklearn_on_slot_labels():
+    # Each (record, key, value) is one binary decision; sklearn's F1 over
+    # them is the micro F1 of the corpus.
+    preds = [{"a": 1, "b": 2}, {"a": 5, "c": 1}, {"b": 2}]
+    golds = [{"a": 1, "b": 3}, {"a": 5, "c": 1, "d": 0}, {}]
+    gold_set = {(i, k, v) for i, r in enumerate(golds) for k, v in r.items()}
+    pred_set = {(i, k, v) for i, r in enumerate(preds) for k, v in r.items()}
+    labels = sorted(gold_set | pred_set)
+    expected = f1_score([x in gold_set for x in labels], [x in pred_set for x in labels])
+    assert F.aggregate([F(p, g) for p, g in zip(preds, golds)]) == pytest.approx(expected)
+
+
+def test_canonicalizer_only_touches_strings():
+    m = FieldMetric(canonicalizer=str.casefold)
+    s = m({"city": "PARIS", "n": 1}, {"city": "paris", "n": 1.0})
+    assert s.detail["tp"] == 2
+
+
+def test_bad_inputs():
+    with pytest.raises(TypeError, match="pred is list"):
+        F([1], {"a": 1})
+    with pytest.raises(TypeError, match="gold is str"):
+        F({"a": 1}, "a")
+    with pytest.raises(ValueError, match="has no 'tp'"):
+        F.aggregate([__import__("ek").score("a", "b")])
+
+
+records = st.dictionaries(st.sampled_from("abcdef"), st.one_of(st.none(), st.integers(0, 3)), max_size=6)
+
+
+@given(records)
+def test_identical_records_score_one(r):
+    assert F(r, r).value == 1.0
+
+
+@given(st.lists(st.tuples(records, records), min_size=1, max_size=10), st.data())
+def test_any_split_merges_to_whole(pairs, data):
+    k = data.draw(st.integers(0, len(pairs)))
+    scores = [F(p, g) for p, g in pairs]
+    assert F.aggregate(scores[:k] + scores[k:]) == F.aggregate(scores)
+    total = sum(s.detail["tp"] + s.detail["fp"] + s.detail["fn"] for s in scores)
+    assert total >= 0

@@ -1,0 +1,128 @@
+"""Tests for ek.metrics.strings (CER/WER) against jiwer and by hand."""
+
+import random
+import string
+
+import jiwer
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ek.metrics import _edit
+from ek.metrics.strings import StringMetric
+
+CER, WER = StringMetric("cer"), StringMetric("wer")
+
+
+def _noisy_pairs(n, seed):
+    rng = random.Random(seed)
+    words = ["the", "cat", "sat", "on", "a", "mat", "invoice", "total", "due", "2026", "acme"]
+    pairs = []
+    for _ in range(n):
+        gold = " ".join(rng.choice(words) for _ in range(rng.randint(1, 9)))
+        pred = []
+        for ch in gold:
+            r = rng.random()
+            if r < 0.05:
+                continue
+            pred.append(rng.choice(string.ascii_lowercase) if r < 0.1 else ch)
+            if r > 0.96:
+                pred.append(rng.choice(string.ascii_lowercase + " "))
+        pairs.append((" ".join("".join(pred).split()), gold))
+    return pairs
+
+
+def test_hand_worked_cer_and_wer():
+    s = CER("kitten", "sitting")
+    assert (s.detail["edits"], s.detail["ref_len"]) == (3, 7)
+    assert s.value == pytest.approx(3 / 7)
+    assert s.metric == "cer" and s.detail["higher_is_better"] is False
+    w = WER("hello wrld", "hello world")
+    assert (w.detail["edits"], w.detail["ref_len"], w.value) == (1, 2, 0.5)
+
+
+def test_rate_can_exceed_one():
+    s = CER("abcdef", "ab")
+    assert s.value == 2.0
+
+
+def test_empty_reference_counts_insertions_like_jiwer():
+    assert CER("", "").value == 0.0
+    assert CER("abc", "").value == 3.0 == jiwer.cer(reference="", hypothesis="abc")
+    assert WER("one two", "").value == 2.0
+    assert CER("", "abc").value == 1.0
+
+
+def test_corpus_rate_is_summed_not_averaged():
+    scores = [CER("kitten", "sitting"), CER("ab", "ab")]
+    assert CER.aggregate(scores) == pytest.approx(3 / 9)
+    assert CER.aggregate(scores) != pytest.approx(sum(s.value for s in scores) / 2)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_per_item_and_corpus_match_jiwer(seed):
+    pairs = _noisy_pairs(300, seed)
+    preds, golds = [p for p, _ in pairs], [g for _, g in pairs]
+    cer_scores = CER.score_many(preds, golds)
+    wer_scores = WER.score_many(preds, golds)
+    for (p, g), c, w in zip(pairs, cer_scores, wer_scores):
+        assert c.value == pytest.approx(jiwer.cer(reference=g, hypothesis=p))
+        assert w.value == pytest.approx(jiwer.wer(reference=g, hypothesis=p))
+    assert CER.aggregate(cer_scores) == jiwer.cer(reference=golds, hypothesis=preds)
+    assert WER.aggregate(wer_scores) == jiwer.wer(reference=golds, hypothesis=preds)
+
+
+def test_alignment_detail_matches_jiwer_counts():
+    metric = StringMetric("wer", alignment=True)
+    for pred, gold in _noisy_pairs(100, 7):
+        d = metric(pred, gold).detail
+        out = jiwer.process_words(reference=gold, hypothesis=pred)
+        assert d["edits"] == out.substitutions + out.deletions + out.insertions
+        assert d["hits"] + d["substitutions"] + d["deletions"] == d["ref_len"]
+        assert d["edits"] == WER(pred, gold).detail["edits"]
+
+
+@pytest.mark.parametrize("backend", sorted(_edit.backends()))
+def test_every_backend_agrees_with_jiwer(backend):
+    distance, counts = _edit.backends()[backend]
+    for pred, gold in _noisy_pairs(60, 11) + [("", ""), ("", "ab"), ("ab", "")]:
+        ref = jiwer.process_characters(reference=gold, hypothesis=pred) if gold else None
+        d = distance(pred, gold)
+        c = counts(pred, gold)
+        assert d == c.substitutions + c.deletions + c.insertions
+        assert c.hits + c.substitutions + c.deletions == len(gold)
+        if ref is not None and gold.strip() == gold:
+            assert d == ref.substitutions + ref.deletions + ref.insertions
+        wd = distance(pred.split(), gold.split())
+        assert wd == distance(gold.split(), pred.split())
+
+
+def test_canonicalizer_applies_to_both_sides():
+    metric = StringMetric("cer", canonicalizer=str.lower)
+    assert metric("HELLO", "hello").value == 0.0
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="mode must be 'cer' or 'wer'"):
+        StringMetric("ter")
+    with pytest.raises(TypeError, match="CER compares strings, but pred is int"):
+        CER(12, "12")
+    with pytest.raises(TypeError, match="item 1 gold is None"):
+        WER.score_many(["a", "b"], ["a", None])
+    with pytest.raises(ValueError, match="has no 'edits' in its detail"):
+        CER.aggregate([StringMetric("cer")("a", "a"), __import__("ek").score({"a": 1}, {"a": 1})])
+
+
+@given(st.text())
+def test_cer_of_identical_strings_is_zero(text):
+    assert CER(text, text).value == 0.0
+    assert WER(text, text).value == 0.0
+
+
+@given(st.lists(st.tuples(st.text(max_size=12), st.text(max_size=12)), min_size=1, max_size=12), st.data())
+def test_aggregate_of_any_split_equals_whole(pairs, data):
+    k = data.draw(st.integers(0, len(pairs)))
+    whole = CER.score_many(*zip(*pairs))
+    left = list(CER.score_many(*zip(*pairs[:k]))) if k else []
+    right = list(CER.score_many(*zip(*pairs[k:]))) if k < len(pairs) else []
+    assert CER.aggregate(left + right) == CER.aggregate(whole)

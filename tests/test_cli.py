@@ -1,0 +1,72 @@
+"""The ek command, run as a user would: in a real subprocess."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+
+def run(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "ek", *args], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, timeout=120)
+
+
+def test_cer_and_wer():
+    out = run("cer", "hello wrld", "hello world")
+    assert out.returncode == 0 and float(out.stdout) == pytest.approx(1 / 11)
+    out = run("wer", "Hello  wrld", "hello world", "--normalize", "lower,collapse_whitespace")
+    assert out.returncode == 0 and float(out.stdout) == 0.5
+
+
+def test_where_follows_ek_data_home(tmp_path):
+    out = run("where", env={"EK_DATA_HOME": str(tmp_path / "home")})
+    assert out.returncode == 0 and out.stdout.strip() == str(tmp_path / "home")
+
+
+def test_version():
+    from ek import __version__
+
+    assert run("version").stdout.strip() == __version__
+
+
+@pytest.mark.parametrize("command", ["cer", "wer", "where", "version", "demo"])
+def test_help_for_every_command(command):
+    out = run(command, "--help")
+    assert out.returncode == 0 and "usage: ek" in out.stdout
+
+
+def test_user_errors_go_to_stderr_without_traceback():
+    out = run("cer", "a", "b", "--normalize", "bogus")
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert "error" in out.stderr and "'bogus'" in out.stderr and out.stdout == ""
+    missing = run("cer", "only-one")
+    assert missing.returncode == 2 and "required" in missing.stderr
+    unknown = run("frobnicate")
+    assert unknown.returncode == 2 and "invalid choice" in unknown.stderr
+
+
+def test_console_script_is_installed():
+    import shutil
+
+    exe = shutil.which("ek") or os.path.join(os.path.dirname(sys.executable), "ek")
+    if not os.path.exists(exe):
+        pytest.skip("the ek console script is not on PATH in this environment")
+    out = subprocess.run([exe, "cer", "ab", "ab"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and float(out.stdout) == 0.0
+
+
+def test_demo_prints_overall_and_per_slice_rates():
+    import jiwer
+
+    from ek._demo import demo_cases
+
+    out = run("demo")
+    assert out.returncode == 0, out.stderr
+    cases = demo_cases()
+    expected_cer = jiwer.cer(reference=[g for _, g, _ in cases], hypothesis=[p for p, _, _ in cases])
+    assert f"{expected_cer:.2%}" in out.stdout
+    for label in {s for _, _, s in cases}:
+        assert label in out.stdout
+    assert json.dumps  # the demo output is a table, not JSON

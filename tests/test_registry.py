@@ -1,0 +1,91 @@
+"""Tests for ek.registry: names, entry points, extras and requirement checks."""
+
+import importlib.metadata as md
+
+import pytest
+
+from ek import registry
+from ek.registry import (
+    MissingExtraError, check_requirements, get, names, register, requires_extra, resolve,
+)
+
+
+def test_register_as_call_and_decorator():
+    obj = object()
+    assert register("testns", "direct", obj) is obj
+
+    @register("testns", "decorated")
+    def f():
+        return 7
+
+    assert get("testns", "direct") is obj
+    assert get("testns", "decorated")() == 7
+    assert {"direct", "decorated"} <= set(names("testns"))
+
+
+def test_unknown_name_lists_known_and_suggests():
+    register("testns2", "alpha", 1)
+    register("testns2", "beta", 2)
+    with pytest.raises(KeyError) as info:
+        get("testns2", "alpah")
+    msg = info.value.args[0]
+    assert "'alpha', 'beta'" in msg and "Did you mean 'alpha'" in msg
+
+
+def test_unknown_metric_lists_registered_metrics():
+    import ek  # noqa: F401 - registers the built-ins
+
+    with pytest.raises(KeyError, match="'cer'.*'fields'.*'wer'"):
+        get("metrics", "nope")
+
+
+def test_resolve_name_object_and_default():
+    register("testns3", "x", 42)
+    assert resolve("testns3", "x") == 42
+    marker = object()
+    assert resolve("testns3", marker) is marker
+    assert resolve("testns3", None, default="x") == 42
+    assert resolve("testns3", None) is None
+
+
+def test_register_rejects_bad_names():
+    with pytest.raises(TypeError, match="name must be a non-empty str"):
+        register("metrics", "", 1)
+    with pytest.raises(TypeError, match="namespace must be a non-empty str"):
+        register(None, "x", 1)
+
+
+def test_requires_extra_hint_and_pass_through():
+    @requires_extra("ocr", packages=["definitely_not_installed_pkg_ek"])
+    def run():
+        return "ran"
+
+    with pytest.raises(MissingExtraError, match=r'pip install "ek\[ocr\]"'):
+        run()
+    assert issubclass(MissingExtraError, ImportError)
+
+    @requires_extra("core", packages=["json"])
+    def ok(x):
+        return x + 1
+
+    assert ok(1) == 2 and ok.__name__ == "ok"
+
+
+def test_check_requirements_reports_without_raising():
+    res = check_requirements(extra="ocr")
+    assert set(res) >= {"ok", "hint"}
+    unknown = check_requirements(extra="nonsense")
+    assert unknown["ok"] is False and "known extras" in unknown["hint"]
+    assert check_requirements()["ok"] is True
+
+
+def test_entry_points_are_discovered(monkeypatch):
+    ep = md.EntryPoint(name="from_ep", value="math:sqrt", group="ek.epns")
+
+    def fake_entry_points(group=None):
+        return [ep] if group == "ek.epns" else []
+
+    monkeypatch.setattr(md, "entry_points", fake_entry_points)
+    monkeypatch.setattr(registry, "_entry_points", {})
+    assert "from_ep" in names("epns")
+    assert get("epns", "from_ep")(9.0) == 3.0
