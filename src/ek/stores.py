@@ -1,0 +1,333 @@
+"""Local-file persistence for ek: one JSON ``MutableMapping`` per kind of artifact.
+
+Gold corpora, results, fitted calibrators, corrections, run logs and baselines
+live under one per-user data folder, one subfolder per kind (`KINDS`). A store
+behaves like a dict whose values are JSON: ``store["doc-001"] = {...}`` writes
+``<folder>/doc-001.json`` and iteration lists the stored keys.
+
+>>> import tempfile
+>>> gold = json_store("gold", rootdir=tempfile.mkdtemp())
+>>> gold["doc-001"] = {"reference_text": "hello world"}
+>>> gold["doc-001"]["reference_text"], list(gold)
+('hello world', ['doc-001'])
+
+The data folder is ``$EK_DATA_HOME`` when that is set, otherwise
+``$XDG_DATA_HOME/ek`` or ``~/.local/share/ek`` (``%LOCALAPPDATA%\\ek`` on
+Windows), read on every call; pass ``rootdir=`` to use another folder.
+
+Guarantees: a write goes to a hidden temporary file in the same folder, is
+fsynced, then renamed over ``<key>.json``, so a crash never leaves a truncated
+value. Keys are plain file names; anything that could reach outside the folder
+is refused. Errors are built-in types: ``TypeError`` (non-str key, value JSON
+cannot hold), ``ValueError`` (unsafe key, unreadable JSON file, naming the
+path), ``KeyError`` (missing key, unknown kind in a `Mall`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+import os
+import secrets
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dol import cache_this
+
+__all__ = ["KINDS", "Mall", "app_folder", "cache_this", "data_dir", "json_store", "mall",
+           "persistent_cache"]
+
+#: The kinds of artifact ek persists; each is a subfolder with its own store.
+KINDS = ("gold", "results", "calibrators", "corrections", "runs", "baselines")
+
+_SUFFIX = ".json"
+_MAX_NAME_BYTES = 240  # leaves room for ".json" under the usual 255-byte file name limit
+_RULES = ("a non-empty str of at most 240 UTF-8 bytes, with no '/', '\\' or NUL, "
+          "not starting with '.', e.g. 'doc-001'")
+
+
+def app_folder() -> Path:
+    """The root ek data folder: ``$EK_DATA_HOME``, else the platform data folder + ``ek``.
+
+    Environment variables are read on each call; the folder is not created.
+    """
+    return _default_root(os.environ, windows=os.name == "nt")
+
+
+def data_dir(kind: str, *, rootdir: str | os.PathLike | None = None) -> Path:
+    """Folder backing ``kind``: ``<rootdir or app_folder()>/<kind>`` (not created here).
+
+    Raises:
+        TypeError: ``kind`` is not a str.
+        ValueError: ``kind`` is not a plain folder name (e.g. ``"../x"``).
+    """
+    _check_name(kind, what="kind")
+    root = app_folder() if rootdir is None else Path(os.fspath(rootdir)).expanduser()
+    return root.absolute() / kind
+
+
+def json_store(kind: str, *, rootdir: str | os.PathLike | None = None) -> MutableMapping:
+    """A JSON ``MutableMapping`` for one ``kind`` of artifact, rooted at ``data_dir(kind)``.
+
+    Keys are plain names (no extension); values must be JSON-serializable, and
+    read back as JSON gives them (tuples become lists, dict keys strings). The
+    folder is created on the first write.
+    """
+    return _JsonStore(kind, data_dir(kind, rootdir=rootdir))
+
+
+class Mall(Mapping):
+    """A read-only mapping ``kind -> json_store(kind)``; ``mall["gold", key]`` reads one value.
+
+    >>> import tempfile
+    >>> m = Mall(rootdir=tempfile.mkdtemp())
+    >>> m["gold"]["doc-1"] = [1, 2]
+    >>> m["gold", "doc-1"]
+    [1, 2]
+    """
+
+    def __init__(self, *, kinds: tuple[str, ...] = KINDS,
+                 rootdir: str | os.PathLike | None = None) -> None:
+        self._stores = {kind: json_store(kind, rootdir=rootdir) for kind in kinds}
+
+    def __getitem__(self, item: Any) -> Any:
+        if isinstance(item, tuple):
+            if len(item) != 2:
+                raise KeyError(f"Mall tuple access takes (kind, key), got {len(item)} items: "
+                               f"{item!r}. Use mall['gold', 'doc-001'].")
+            kind, key = item
+            return self[kind][key]
+        try:
+            return self._stores[item]
+        except (KeyError, TypeError):
+            pass
+        hint = difflib.get_close_matches(item, self._stores, n=1) if isinstance(item, str) else []
+        did_you_mean = f" Did you mean {hint[0]!r}?" if hint else ""
+        raise KeyError(f"unknown kind {item!r}; this mall holds {', '.join(self._stores)}."
+                       f"{did_you_mean} Build Mall(kinds=...) for other kinds.")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._stores)
+
+    def __len__(self) -> int:
+        return len(self._stores)
+
+    def __repr__(self) -> str:
+        return f"Mall(kinds={tuple(self._stores)!r})"
+
+
+def mall(*, rootdir: str | os.PathLike | None = None) -> Mall:
+    """The full mall: one JSON store for each of `KINDS`."""
+    return Mall(rootdir=rootdir)
+
+
+def persistent_cache(func: Callable | None = None, *, kind: str = "runs",
+                     key: str | Callable[..., str] | None = None,
+                     rootdir: str | os.PathLike | None = None) -> Callable:
+    """Memoize ``func``'s JSON-serializable result in the ``kind`` store, across sessions.
+
+    ``key`` is a constant, or a callable given the call's arguments that returns
+    the key; by default it is ``func.__qualname__``, so give a key to functions
+    that take arguments. The store is resolved on each call (``EK_DATA_HOME``
+    included). Every call returns the JSON form of the result, so the first
+    call and later sessions agree (a tuple comes back as a list). A key is
+    checked before ``func`` runs; a result JSON cannot hold raises ``TypeError``
+    and is not cached.
+
+    >>> import tempfile; root = tempfile.mkdtemp()
+    >>> @persistent_cache(key=lambda n: f"square-{n}", rootdir=root)
+    ... def square(n):
+    ...     return (n, n * n)
+    >>> square(3), sorted(json_store("runs", rootdir=root))
+    ([3, 9], ['square-3'])
+
+    For methods and properties, use `cache_this` (dol's descriptor).
+    """
+    if func is not None and not callable(func):
+        raise TypeError(f"persistent_cache got {func!r:.60} where a function belongs; pass "
+                        f"the key by name: @persistent_cache(key={func!r:.60}).")
+    _check_name(kind, what="kind")
+    if key is not None and not callable(key):
+        _check_name(key, what="key")
+
+    def decorate(f: Callable) -> Callable:
+        @functools.wraps(f)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            if key is None:
+                k = f.__qualname__
+            else:
+                k = key(*args, **kwargs) if callable(key) else key
+            store = json_store(kind, rootdir=rootdir)
+            try:
+                return store[k]
+            except KeyError:
+                pass
+            return json.loads(store._write(k, f(*args, **kwargs)))
+        return wrapper
+
+    return decorate if func is None else decorate(func)
+
+
+def __getattr__(name: str) -> Any:
+    # `cache_this` is dol's; importing dol costs ~0.2 s, so only do it on first use.
+    if name == "cache_this":
+        from dol import cache_this
+
+        globals()["cache_this"] = cache_this
+        return cache_this
+    raise AttributeError(f"module 'ek.stores' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | {"cache_this"})
+
+
+class _JsonStore(MutableMapping):
+    """One folder of ``<key>.json`` files seen as a mapping (see `json_store`)."""
+
+    def __init__(self, kind: str, path: Path) -> None:
+        self.kind = kind
+        self.path = path
+
+    def __getitem__(self, key: str) -> Any:
+        file = self._file(key)
+        try:
+            with open(file, encoding="utf-8") as fh:
+                return json.load(fh)
+        except FileNotFoundError:
+            raise KeyError(key) from None
+        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
+            raise ValueError(
+                f"{file} is not valid UTF-8 JSON ({exc}), so key {key!r} of the {self.kind!r} "
+                "store cannot be read. Repair the file, or delete it to drop the entry."
+            ) from exc
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._write(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        try:
+            os.remove(self._file(key))
+        except FileNotFoundError:
+            raise KeyError(key) from None
+
+    def __iter__(self) -> Iterator[str]:
+        try:
+            entries = list(os.scandir(self.path))
+        except FileNotFoundError:
+            return iter(())
+        return iter(sorted(
+            e.name[: -len(_SUFFIX)] for e in entries
+            if e.name.endswith(_SUFFIX) and not e.name.startswith(".") and e.is_file()
+        ))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __contains__(self, key: object) -> bool:
+        try:
+            return self._file(key).is_file()
+        except (TypeError, ValueError):
+            return False  # an unsafe key can never be stored
+
+    def __repr__(self) -> str:
+        return f"json_store({self.kind!r}, rootdir={str(self.path.parent)!r})"
+
+    def _file(self, key: Any) -> Path:
+        return self.path / (_check_name(key, what="key") + _SUFFIX)
+
+    def _write(self, key: str, value: Any) -> str:
+        """Atomically store ``value`` under ``key``; return the JSON text written."""
+        file = self._file(key)
+        text = _dumps(value, key=key)
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates: fall back to \\u escapes
+            text = _dumps(value, key=key, ascii_only=True)
+            data = text.encode("ascii")
+        self.path.mkdir(parents=True, exist_ok=True)
+        tmp = self.path / f".{key[:40]}.{secrets.token_hex(8)}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                     0o666)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, file)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        return text
+
+
+def _dumps(value: Any, *, key: str, ascii_only: bool = False) -> str:
+    offending: list[Any] = []
+
+    def refuse(obj: Any) -> Any:
+        offending.append(obj)
+        raise TypeError(type(obj).__name__)
+
+    try:
+        return json.dumps(value, ensure_ascii=ascii_only, default=refuse)
+    except TypeError as exc:
+        if offending:
+            obj = offending[0]
+            raise TypeError(
+                f"the value for key {key!r} contains a value of type "
+                f"{type(obj).__name__} ({obj!r:.60}), which JSON cannot store; convert it "
+                "to dict, list, str, int, float, bool or None first. Nothing was written."
+            ) from None
+        raise TypeError(f"the value for key {key!r} cannot be written as JSON: {exc}. "
+                        "Use str dict keys and plain values. Nothing was written.") from exc
+    except ValueError as exc:  # a cycle
+        raise ValueError(f"the value for key {key!r} cannot be written as JSON: {exc}. "
+                         "Store a tree of plain values, without cycles. Nothing was written."
+                         ) from exc
+
+
+def _check_name(name: Any, *, what: str) -> str:
+    """Return ``name`` if it is a safe single file name, else raise saying what is allowed."""
+    if not isinstance(name, str):
+        raise TypeError(f"a store {what} must be a str, got {type(name).__name__}: "
+                        f"{name!r:.60}. A {what} is {_RULES}.")
+    problem = _name_problem(name)
+    if problem:
+        raise ValueError(f"store {what} {name!r:.80} is refused because {problem}; "
+                         f"a {what} must be {_RULES}.")
+    return name
+
+
+def _name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be used as a file name inside a store folder (None if it can)."""
+    if not name:
+        return "it is empty"
+    if "/" in name or "\\" in name:
+        return "it contains a path separator"
+    if "\0" in name:
+        return "it contains a NUL character"
+    if name.startswith("."):
+        return "it starts with '.' (reserved for '.', '..' and temporary files)"
+    try:
+        size = len(name.encode("utf-8"))
+    except UnicodeEncodeError:
+        return "it contains a lone surrogate, which no file name can hold"
+    if size > _MAX_NAME_BYTES:
+        return f"it takes {size} UTF-8 bytes, too long for a file name"
+    return None
+
+
+def _default_root(environ: Mapping[str, str], *, windows: bool) -> Path:
+    """The data root for an environment (``EK_DATA_HOME`` wins; relative XDG paths are ignored)."""
+    override = environ.get("EK_DATA_HOME")
+    if override:
+        return Path(override).expanduser().absolute()
+    if windows:
+        base = environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+    else:
+        xdg = environ.get("XDG_DATA_HOME", "")
+        base = xdg if os.path.isabs(xdg) else str(Path.home() / ".local" / "share")
+    return Path(base) / "ek"
