@@ -1,0 +1,96 @@
+"""The harness's own costs, next to the baselines they are measured against.
+
+* evaluate_store over 20,000 gold records with an identity predictor:
+  in memory, persisted, and a resumed persisted run that reuses every item,
+  against one `ek.evaluate` call over the same cases (the bare scoring cost).
+* krippendorff_alpha (pure Python) against the numpy ``krippendorff``
+  package, and cohen_kappa against scikit-learn's ``cohen_kappa_score``,
+  on the same data; the values must agree.
+
+    python benchmarks/bench_harness.py
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import tempfile
+import time
+
+import ek
+from ek.harness import cohen_kappa, evaluate_store, krippendorff_alpha
+
+N = 20_000
+
+
+def timed(fn, repeats=3):
+    best, out = math.inf, None
+    for _ in range(repeats):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def bench_evaluate_store() -> None:
+    rng = random.Random(0)
+    words = ["alpha", "beta", "gamma", "delta", "omega", "sigma"]
+    gold = {}
+    for i in range(N):
+        ref = " ".join(rng.choice(words) for _ in range(6))
+        hyp = "".join(c if rng.random() > 0.05 else "x" for c in ref)
+        gold[f"doc-{i:05d}"] = {"input": hyp, "reference": ref, "slice": "ab"[i % 2]}
+    cases = [(g["input"], g["reference"], g["slice"]) for g in gold.values()]
+    t_eval, base = timed(lambda: ek.evaluate(cases, metric="cer"))
+    t_mem, mem = timed(lambda: evaluate_store(lambda x: x, gold, metric="cer"))
+    root = tempfile.mkdtemp()
+    t_persist, stored = timed(lambda: evaluate_store(lambda x: x, gold, metric="cer", run_id="b", rootdir=root,
+                                                     resume=False), repeats=1)
+    t_resume, resumed = timed(lambda: evaluate_store(lambda x: x, gold, metric="cer", run_id="b", rootdir=root))
+    assert mem.aggregate == base.aggregate == stored.aggregate == resumed.aggregate
+    assert mem.per_slice == base.per_slice
+    print(f"evaluate_store, {N} records (CER {base.aggregate:.4f}):")
+    print(f"  ek.evaluate (scoring only)   {t_eval * 1e3:8.1f} ms")
+    print(f"  evaluate_store in memory     {t_mem * 1e3:8.1f} ms  ({t_mem / N * 1e6:.1f} us/item, "
+          f"{t_mem / t_eval:.1f}x evaluate)")
+    print(f"  evaluate_store persisted     {t_persist * 1e3:8.1f} ms  ({t_persist / N * 1e6:.1f} us/item)")
+    print(f"  resumed, every item reused   {t_resume * 1e3:8.1f} ms  ({t_resume / N * 1e6:.1f} us/item)")
+
+
+def bench_agreement() -> None:
+    rng = random.Random(1)
+    raters, items = 5, 2000
+    truth = [rng.randint(1, 5) for _ in range(items)]
+    data = [[None if rng.random() < 0.1 else (t if rng.random() < 0.7 else rng.randint(1, 5)) for t in truth]
+            for _ in range(raters)]
+    try:
+        import krippendorff
+    except ImportError:
+        krippendorff = None
+    print(f"krippendorff_alpha, {raters} raters x {items} items, 10% missing:")
+    for level in ("nominal", "ordinal", "interval", "ratio"):
+        t_ek, ours = timed(lambda: krippendorff_alpha(data, level=level))
+        line = f"  {level:8s} ek {ours:.6f} {t_ek * 1e3:7.1f} ms"
+        if krippendorff is not None:
+            as_float = [[math.nan if v is None else float(v) for v in row] for row in data]
+            t_ref, ref = timed(lambda: krippendorff.alpha(reliability_data=as_float, level_of_measurement=level))
+            assert abs(ours - ref) < 1e-9, (level, ours, ref)
+            line += f" | krippendorff {ref:.6f} {t_ref * 1e3:7.1f} ms ({t_ek / t_ref:.1f}x)"
+        print(line)
+    a = [rng.choice("abcd") for _ in range(100_000)]
+    b = [x if rng.random() < 0.8 else rng.choice("abcd") for x in a]
+    t_ek, ours = timed(lambda: cohen_kappa(a, b))
+    line = f"cohen_kappa, 100000 items: ek {ours:.6f} {t_ek * 1e3:.1f} ms"
+    try:
+        from sklearn.metrics import cohen_kappa_score
+    except ImportError:
+        print(line)
+        return
+    t_ref, ref = timed(lambda: cohen_kappa_score(a, b))
+    assert abs(ours - ref) < 1e-12
+    print(f"{line} | sklearn {ref:.6f} {t_ref * 1e3:.1f} ms ({t_ek / t_ref:.2f}x)")
+
+
+if __name__ == "__main__":
+    bench_evaluate_store()
+    bench_agreement()

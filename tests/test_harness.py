@@ -1,0 +1,526 @@
+"""The offline harness: evaluate_store, baselines and the regression gate (ek.harness, ek._runs)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import warnings
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ek._runs
+from ek.base import Report, Score
+from ek.facade import evaluate
+from ek.harness import GateResult, evaluate_store, load_baseline, regression_gate, save_baseline
+from ek.stores import json_store
+
+# CER by hand: "cat"/"cat" 0 edits of 3; "dgo"/"dog" 2 edits of 3; "brid"/"bird" 2 of 4.
+GOLD = {
+    "a": {"input": "cat", "reference": "cat", "slice": "easy"},
+    "b": {"input": "dgo", "reference": "dog", "slice": "hard"},
+    "c": {"input": "brid", "reference": "bird", "slice": "hard"},
+}
+
+
+def echo(x):
+    return x
+
+
+class Counting:
+    """A predictor that records its inputs."""
+
+    def __init__(self, fail_on=()):
+        self.calls = []
+        self.fail_on = set(fail_on)
+
+    def __call__(self, x):
+        self.calls.append(x)
+        if x in self.fail_on:
+            raise RuntimeError(f"cannot read {x}")
+        return x
+
+
+def _gold(n):
+    return {f"k{i:03d}": {"input": f"w{i}", "reference": f"w{i % 7}", "slice": "ab"[i % 2]} for i in range(n)}
+
+
+# ---------------------------------------------------------------------------
+# evaluate_store: scoring
+# ---------------------------------------------------------------------------
+
+
+def test_evaluate_store_scores_per_slice_from_summed_edits():
+    r = evaluate_store(echo, GOLD)
+    assert r.metric == "cer" and r.n == 3
+    assert r.aggregate == pytest.approx(4 / 10)  # (0 + 2 + 2) / (3 + 3 + 4)
+    assert r.per_slice == {"easy": 0.0, "hard": pytest.approx(4 / 7)}
+    assert r.detail["slice_n"] == {"easy": 1, "hard": 2}
+    item = r.detail["per_item"]["b"]
+    assert item["prediction"] == "dgo" and item["reference"] == "dog" and item["slice"] == "hard"
+    assert isinstance(item["score"], Score) and item["score"].detail["edits"] == 2
+    assert item["error"] is None
+    assert r.detail["errors"] == {} and r.detail["run_id"] is None
+
+
+def test_evaluate_store_agrees_with_evaluate():
+    cases = [(echo(g["input"]), g["reference"], g["slice"]) for g in GOLD.values()]
+    expected = evaluate(cases, metric="wer")
+    got = evaluate_store(echo, GOLD, metric="wer")
+    assert got.aggregate == expected.aggregate and got.per_slice == expected.per_slice
+    assert list(got.scores) == list(expected.scores)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.text("abc ", max_size=6), st.text("abc ", min_size=1, max_size=6),
+                          st.sampled_from(["x", "y", None])), min_size=1, max_size=12))
+def test_evaluate_store_matches_evaluate_on_any_corpus(rows):
+    gold = {i: {"input": p, "reference": g, "slice": s} for i, (p, g, s) in enumerate(rows)}
+    expected = evaluate([(p, g, s) for p, g, s in rows], metric="cer")
+    got = evaluate_store(echo, gold, metric="cer")
+    assert got.aggregate == pytest.approx(expected.aggregate)
+    assert got.per_slice == pytest.approx(dict(expected.per_slice))
+
+
+def test_evaluate_store_without_slices_and_custom_keys():
+    gold = {1: {"q": "ab", "gt": "abc"}, 2: {"q": "x", "gt": "x"}}
+    r = evaluate_store(echo, gold, input_key="q", reference_key="gt")
+    assert r.aggregate == pytest.approx(1 / 4) and r.per_slice == {}
+    assert list(r.detail["per_item"]) == [1, 2]
+
+
+def test_evaluate_store_dispatches_on_type():
+    gold = {"r": {"input": {"total": "10"}, "reference": {"total": "10", "date": "x"}}}
+    r = evaluate_store(echo, gold)
+    assert r.metric == "fields" and r.aggregate < 1.0
+
+
+def test_evaluate_store_reads_a_gold_store_in_key_order(tmp_path):
+    store = json_store("gold", rootdir=tmp_path)
+    for k in ("z", "m", "a"):
+        store[k] = {"input": k, "reference": k}
+    r = evaluate_store(echo, store)
+    assert list(r.detail["per_item"]) == ["a", "m", "z"] and r.aggregate == 0.0
+
+
+def test_empty_gold_gives_an_empty_report():
+    r = evaluate_store(echo, {}, metric="cer")
+    assert r.n == 0 and r.aggregate is None and r.metric == "cer"
+
+
+# ---------------------------------------------------------------------------
+# evaluate_store: failures and bad input
+# ---------------------------------------------------------------------------
+
+
+def test_a_failing_item_is_recorded_and_the_rest_kept():
+    predict = Counting(fail_on={"dgo"})
+    with pytest.warns(UserWarning, match=r"raised on 1 of 3 items.*errors='raise'"):
+        r = evaluate_store(predict, GOLD)
+    assert predict.calls == ["cat", "dgo", "brid"]
+    assert r.n == 2 and r.aggregate == pytest.approx(2 / 7)
+    assert r.detail["errors"] == {"b": "RuntimeError: cannot read dgo"}
+    assert r.detail["per_item"]["b"]["score"] is None
+    assert r.detail["per_item"]["b"]["error"] == "RuntimeError: cannot read dgo"
+    assert r.per_slice == {"easy": 0.0, "hard": 0.5}
+
+
+def test_errors_raise_fails_fast():
+    predict = Counting(fail_on={"dgo"})
+    with pytest.raises(RuntimeError, match="cannot read dgo"):
+        evaluate_store(predict, GOLD, errors="raise")
+    assert predict.calls == ["cat", "dgo"]
+
+
+def test_every_item_failing_gives_an_empty_report():
+    with pytest.warns(UserWarning):
+        r = evaluate_store(Counting(fail_on={"cat", "dgo", "brid"}), GOLD, metric="cer")
+    assert r.n == 0 and r.aggregate is None and len(r.detail["errors"]) == 3
+
+
+def test_gold_record_without_reference():
+    gold = {"a": {"input": "x", "reference": "x"}, "b": {"input": "y", "answer": "y"}}
+    predict = Counting()
+    with pytest.raises(ValueError, match=r"gold record 'b' has no 'reference' field.*reference_key="):
+        evaluate_store(predict, gold)
+    assert predict.calls == []  # checked before anything is predicted
+
+
+def test_gold_record_without_input():
+    with pytest.raises(ValueError, match=r"gold record 'a' has no 'input' field.*input_key="):
+        evaluate_store(echo, {"a": {"reference": "x"}})
+
+
+def test_predictor_returning_the_wrong_type():
+    with pytest.raises(TypeError, match=r"gold item 'b'.*predict returned a int but the reference is a str"):
+        evaluate_store(lambda x: 3 if x == "dgo" else x, GOLD, metric="cer")
+
+
+def test_predictor_returning_the_wrong_type_first():
+    with pytest.raises(TypeError, match=r"gold item 'a'.*returned None but the reference is a str"):
+        evaluate_store(lambda x: None, GOLD)
+
+
+def test_gold_must_be_a_mapping_of_mappings():
+    with pytest.raises(TypeError, match=r"gold is a list.*dict\(enumerate\(records\)\)"):
+        evaluate_store(echo, [{"input": "a", "reference": "a"}])
+    with pytest.raises(TypeError, match=r"gold record 'a' is a str"):
+        evaluate_store(echo, {"a": "text"})
+
+
+def test_bad_arguments():
+    with pytest.raises(TypeError, match=r"predict is a str"):
+        evaluate_store("model", GOLD)
+    with pytest.raises(ValueError, match=r"errors must be 'record' or 'raise', got 'skip'"):
+        evaluate_store(echo, GOLD, errors="skip")
+
+
+# ---------------------------------------------------------------------------
+# evaluate_store: persistence and resume
+# ---------------------------------------------------------------------------
+
+
+def test_persisted_run_writes_results_and_summary(tmp_path):
+    r = evaluate_store(echo, GOLD, run_id="nightly", rootdir=tmp_path)
+    assert r.detail["run_id"] == "nightly"
+    summary = json_store("runs", rootdir=tmp_path)["nightly"]
+    assert summary["status"] == "complete" and summary["metric"] == "cer"
+    assert summary["n_items"] == 3 and summary["n_scored"] == 3 and summary["n_errors"] == 0
+    assert summary["aggregate"] == pytest.approx(0.4)
+    assert summary["per_slice"] == {"easy": 0.0, "hard": pytest.approx(4 / 7)}
+    chunks = [k for k in json_store("results", rootdir=tmp_path) if k.startswith("nightly.")]
+    items = [item for k in chunks for item in json_store("results", rootdir=tmp_path)[k]["items"].values()]
+    assert sorted(i["key"] for i in items) == ["a", "b", "c"]
+
+
+def test_persist_without_run_id_names_the_run(tmp_path):
+    r = evaluate_store(echo, GOLD, persist=True, rootdir=tmp_path)
+    assert r.detail["run_id"].startswith("run-")
+    assert r.detail["run_id"] in json_store("runs", rootdir=tmp_path)
+
+
+def test_rerun_reuses_every_stored_item(tmp_path):
+    first = evaluate_store(echo, GOLD, run_id="r", rootdir=tmp_path)
+    predict = Counting()
+    again = evaluate_store(predict, GOLD, run_id="r", rootdir=tmp_path)
+    assert predict.calls == [] and again == first
+
+
+def test_resume_after_keyboard_interrupt_scores_only_the_rest(tmp_path):
+    gold = _gold(20)
+
+    def interrupted(x):
+        if x == "w12":
+            raise KeyboardInterrupt
+        return x
+
+    with pytest.raises(KeyboardInterrupt):
+        evaluate_store(interrupted, gold, run_id="r", rootdir=tmp_path)
+    assert json_store("runs", rootdir=tmp_path)["r"]["status"] == "running"
+    predict = Counting()
+    resumed = evaluate_store(predict, gold, run_id="r", rootdir=tmp_path)
+    assert predict.calls == [f"w{i}" for i in range(12, 20)]
+    fresh = evaluate_store(echo, gold, run_id="r", rootdir=tmp_path / "other")
+    assert resumed == fresh
+    assert json_store("runs", rootdir=tmp_path)["r"]["status"] == "complete"
+
+
+def test_errors_raise_keeps_finished_items_for_resume(tmp_path):
+    with pytest.raises(RuntimeError):
+        evaluate_store(Counting(fail_on={"brid"}), GOLD, run_id="r", rootdir=tmp_path, errors="raise")
+    predict = Counting()
+    evaluate_store(predict, GOLD, run_id="r", rootdir=tmp_path)
+    assert predict.calls == ["brid"]
+
+
+def test_resume_retries_failed_items_and_changed_gold(tmp_path):
+    with pytest.warns(UserWarning):
+        evaluate_store(Counting(fail_on={"dgo"}), GOLD, run_id="r", rootdir=tmp_path)
+    changed = {**GOLD, "c": {"input": "brd", "reference": "bird", "slice": "hard"}}
+    predict = Counting()
+    r = evaluate_store(predict, changed, run_id="r", rootdir=tmp_path)
+    assert predict.calls == ["dgo", "brd"]
+    assert r.detail["errors"] == {} and r.n == 3
+
+
+def test_resume_false_predicts_everything_again(tmp_path):
+    evaluate_store(echo, GOLD, run_id="r", rootdir=tmp_path)
+    predict = Counting()
+    evaluate_store(predict, GOLD, run_id="r", rootdir=tmp_path, resume=False)
+    assert predict.calls == ["cat", "dgo", "brid"]
+    chunks = [k for k in json_store("results", rootdir=tmp_path) if k.startswith("r.")]
+    assert len(chunks) == 1  # the old chunks were dropped
+
+
+def test_resume_refuses_another_metric(tmp_path):
+    evaluate_store(echo, GOLD, run_id="r", rootdir=tmp_path, metric="cer")
+    with pytest.raises(ValueError, match=r"run 'r' was started with metric 'cer'.*'wer'.*resume=False"):
+        evaluate_store(echo, GOLD, run_id="r", rootdir=tmp_path, metric="wer")
+
+
+def test_resumed_run_keeps_a_dispatched_metric(tmp_path):
+    evaluate_store(echo, GOLD, run_id="r", rootdir=tmp_path)
+    assert evaluate_store(echo, GOLD, run_id="r", rootdir=tmp_path).metric == "cer"
+
+
+def test_bad_run_id(tmp_path):
+    with pytest.raises(ValueError, match=r"run_id must be a non-empty str"):
+        evaluate_store(echo, GOLD, run_id=".hidden", rootdir=tmp_path)
+
+
+def test_predictions_json_cannot_hold_are_kept_as_repr(tmp_path):
+    class Box:
+        def __init__(self, text):
+            self.text = text
+
+        def __repr__(self):
+            return f"Box({self.text!r})"
+
+    gold = {"a": {"input": "ab", "reference": Box("ab")}}
+    r = evaluate_store(Box, gold, metric="cer", run_id="r", rootdir=tmp_path)
+    assert r.aggregate == 0.0 and r.detail["per_item"]["a"]["prediction"] == "Box('ab')"
+    assert r.detail["per_item"]["a"]["reference"] == "Box('ab')"
+    predict = Counting()
+    assert evaluate_store(predict, gold, metric="cer", run_id="r", rootdir=tmp_path) == r
+    assert predict.calls == []
+
+
+def test_a_score_detail_json_cannot_hold_stops_persistence(tmp_path):
+    def odd(pred, gold, *, grammar=None):
+        return Score(float(pred == gold), metric="odd", detail={"alignment": object()})
+
+    with pytest.raises(TypeError, match=r"metric 'odd' put a value JSON cannot hold in Score.detail.*persist=False"):
+        evaluate_store(echo, GOLD, metric=odd, run_id="r", rootdir=tmp_path)
+    assert evaluate_store(echo, GOLD, metric=odd).aggregate == pytest.approx(1 / 3)  # fine in memory
+
+
+def test_chunks_are_written_while_the_run_goes_on(tmp_path, monkeypatch):
+    monkeypatch.setattr(ek._runs, "FLUSH_SECONDS", 0.0)
+    monkeypatch.setattr("ek.harness.FLUSH_SECONDS", 0.0)
+    evaluate_store(echo, GOLD, run_id="r", rootdir=tmp_path)
+    chunks = [k for k in json_store("results", rootdir=tmp_path) if k.startswith("r.")]
+    assert chunks == ["r.000000", "r.000001", "r.000002"]
+
+
+_KILLED_RUN = textwrap.dedent(
+    """
+    import sys, time
+    from ek.harness import evaluate_store
+
+    gold = {f"k{i:03d}": {"input": f"w{i}", "reference": f"w{i % 7}", "slice": "ab"[i % 2]}
+            for i in range(60)}
+
+    def predict(x):
+        if int(x[1:]) >= 40:
+            time.sleep(3600)  # hangs here until the test kills the process
+        time.sleep(0.05)
+        return x
+
+    evaluate_store(predict, gold, run_id="killed", rootdir=sys.argv[1], metric="cer")
+    """
+)
+
+
+def test_resume_after_the_process_is_killed(tmp_path):
+    root = tmp_path / "data"
+    proc = subprocess.Popen([sys.executable, "-c", _KILLED_RUN, str(root)])
+    results = json_store("results", rootdir=root)
+    try:
+        deadline = time.monotonic() + 120
+        while not any(k.startswith("killed.") for k in results):
+            assert proc.poll() is None, "the run ended before it could be interrupted"
+            assert time.monotonic() < deadline, "no chunk was written"
+            time.sleep(0.05)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    stored = {
+        item["key"] for k in results if k.startswith("killed.") for item in results[k]["items"].values()
+    }
+    assert 0 < len(stored) < 60 and json_store("runs", rootdir=root)["killed"]["status"] == "running"
+
+    gold = _gold(60)
+    predict = Counting()
+    resumed = evaluate_store(predict, gold, run_id="killed", rootdir=root, metric="cer")
+    assert len(predict.calls) == 60 - len(stored)
+    assert not {f"k{int(x[1:]):03d}" for x in predict.calls} & stored
+    uninterrupted = evaluate_store(echo, gold, run_id="killed", rootdir=tmp_path / "clean", metric="cer")
+    assert resumed == uninterrupted
+    assert resumed.aggregate == evaluate([(g["input"], g["reference"]) for g in gold.values()], metric="cer").aggregate
+
+
+# ---------------------------------------------------------------------------
+# evaluate_store: progress
+# ---------------------------------------------------------------------------
+
+
+def test_progress_bar_when_asked(capsys):
+    evaluate_store(echo, GOLD, progress=True)
+    err = capsys.readouterr().err
+    assert "evaluate_store |" in err and "3/3" in err and err.endswith("\n")
+
+
+def test_no_progress_bar_off_a_terminal(capsys):
+    evaluate_store(echo, GOLD)  # captured stderr is not a terminal
+    evaluate_store(echo, GOLD, progress=False)
+    assert capsys.readouterr().err == ""
+
+
+def test_progress_bar_counts_reused_and_failed_items(tmp_path, capsys):
+    evaluate_store(echo, GOLD, run_id="r", rootdir=tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        evaluate_store(Counting(fail_on={"dgo"}), {**GOLD, "d": {"input": "dgo", "reference": "dog"}},
+                       run_id="r", rootdir=tmp_path, progress=True)
+    err = capsys.readouterr().err
+    assert "4/4" in err and "3 reused" in err and "1 failed" in err
+
+
+# ---------------------------------------------------------------------------
+# baselines
+# ---------------------------------------------------------------------------
+
+
+def test_save_and_load_baseline_round_trip(tmp_path):
+    report = evaluate_store(echo, GOLD)
+    saved = save_baseline(report, "main", rootdir=tmp_path)
+    assert saved == load_baseline("main", rootdir=tmp_path)
+    assert saved["metric"] == "cer" and saved["higher_is_better"] is False
+    assert saved["aggregate"] == pytest.approx(0.4) and saved["n"] == 3
+    assert saved["per_slice"] == {"easy": 0.0, "hard": pytest.approx(4 / 7)}
+    assert saved["slice_n"] == {"easy": 1, "hard": 2}
+
+
+def test_load_missing_baseline_is_none(tmp_path):
+    assert load_baseline("nope", rootdir=tmp_path) is None
+
+
+def test_baseline_uses_ek_data_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("EK_DATA_HOME", str(tmp_path))
+    save_baseline(evaluate_store(echo, GOLD), "env")
+    assert (tmp_path / "baselines" / "env.json").is_file()
+    assert regression_gate(evaluate_store(echo, GOLD), "env")
+
+
+def test_save_baseline_refuses_empty_reports_and_non_reports(tmp_path):
+    with pytest.raises(ValueError, match=r"empty 'cer' report"):
+        save_baseline(Report(metric="cer"), "x", rootdir=tmp_path)
+    with pytest.raises(TypeError, match=r"takes a Report, got dict"):
+        save_baseline({"aggregate": 1.0}, "x", rootdir=tmp_path)
+
+
+# ---------------------------------------------------------------------------
+# regression gate
+# ---------------------------------------------------------------------------
+
+
+def _report(metric, aggregate, per_slice, higher_is_better=None):
+    detail = {} if higher_is_better is None else {"higher_is_better": higher_is_better}
+    return Report(metric=metric, aggregate=aggregate, n=2, scores=(Score(aggregate, metric=metric, detail=detail),),
+                  per_slice=per_slice)
+
+
+def test_gate_passes_on_the_same_report(tmp_path):
+    report = evaluate_store(echo, GOLD)
+    save_baseline(report, "main", rootdir=tmp_path)
+    gate = regression_gate(report, "main", rootdir=tmp_path)
+    assert isinstance(gate, GateResult) and gate and gate.passed and gate.regressions == ()
+    assert gate.higher_is_better is False and gate.metric == "cer"
+    assert str(gate).startswith("PASS")
+
+
+def test_gate_catches_a_slice_regression_behind_a_better_aggregate(tmp_path):
+    baseline = save_baseline(evaluate_store(echo, GOLD), "main", rootdir=tmp_path)
+    # New system: fixes "dgo" and "brid" entirely but breaks the easy item.
+    better = {"cat": "cta", "dgo": "dog", "brid": "bird"}
+    report = evaluate_store(better.get, GOLD)
+    assert report.aggregate < baseline["aggregate"]  # CER went down overall
+    gate = regression_gate(report, baseline)
+    assert not gate
+    assert [(r["slice"], r["baseline"], r["current"]) for r in gate.regressions] == [
+        ("easy", 0.0, pytest.approx(2 / 3))
+    ]
+    assert "slice 'easy'" in str(gate) and str(gate).startswith("FAIL")
+
+
+def test_gate_direction_comes_from_the_scores_detail():
+    base = {"metric": "custom", "aggregate": 0.5, "per_slice": {}}
+    assert not regression_gate(_report("custom", 0.6, {}, higher_is_better=False), base)
+    assert regression_gate(_report("custom", 0.6, {}, higher_is_better=True), base)
+
+
+def test_gate_tolerance_and_override():
+    base = {"metric": "f1", "aggregate": 0.80, "per_slice": {"pdf": 0.9}}
+    current = _report("f1", 0.79, {"pdf": 0.9})
+    gate = regression_gate(current, base)  # f1: higher is better by name
+    assert not gate and gate.regressions[0]["slice"] is None
+    assert gate.regressions[0]["delta"] == pytest.approx(-0.01)
+    assert regression_gate(current, base, tolerance=0.02)
+    assert regression_gate(current, base, higher_is_better=False)
+
+
+def test_gate_missing_slice_is_a_regression():
+    base = {"metric": "cer", "aggregate": 0.1, "per_slice": {"scans": 0.2, "born-digital": 0.05}}
+    gate = regression_gate(_report("cer", 0.1, {"born-digital": 0.05}), base)
+    assert not gate and gate.regressions == ({"slice": "scans", "baseline": 0.2, "current": None, "delta": None},)
+    assert "missing from the report" in str(gate)
+
+
+def test_gate_new_slices_cannot_regress():
+    base = {"metric": "cer", "aggregate": 0.1, "per_slice": {}}
+    assert regression_gate(_report("cer", 0.1, {"new": 0.9}), base)
+
+
+def test_gate_refuses_a_baseline_of_another_metric():
+    base = {"metric": "wer", "aggregate": 0.1, "per_slice": {}}
+    with pytest.raises(ValueError, match=r"refuses to compare a 'cer' report with a baseline of metric 'wer'"):
+        regression_gate(_report("cer", 0.1, {}), base)
+
+
+def test_gate_missing_named_baseline(tmp_path):
+    with pytest.raises(ValueError, match=r"no baseline named 'main'.*save_baseline\(report, 'main'\)"):
+        regression_gate(_report("cer", 0.1, {}), "main", rootdir=tmp_path)
+
+
+def test_gate_bad_baseline_and_tolerance():
+    with pytest.raises(ValueError, match=r"baseline has no 'aggregate' entry"):
+        regression_gate(_report("cer", 0.1, {}), {"metric": "cer"})
+    with pytest.raises(TypeError, match=r"baseline is a float"):
+        regression_gate(_report("cer", 0.1, {}), 0.1)
+    with pytest.raises(ValueError, match=r"tolerance must be a finite number >= 0, got -0.1"):
+        regression_gate(_report("cer", 0.1, {}), {"metric": "cer", "aggregate": 0.1}, tolerance=-0.1)
+
+
+def test_gate_refuses_an_empty_report():
+    with pytest.raises(ValueError, match=r"empty 'cer' report"):
+        regression_gate(Report(metric="cer"), {"metric": "cer", "aggregate": 0.1})
+
+
+def test_gate_unknown_direction_asks_for_it():
+    report = Report(metric="zap", aggregate=1.0, n=1, scores=(Score(1.0, metric="zap"),))
+    with pytest.raises(ValueError, match=r"cannot tell whether higher or lower 'zap'.*higher_is_better="):
+        regression_gate(report, {"metric": "zap", "aggregate": 1.0})
+    assert regression_gate(report, {"metric": "zap", "aggregate": 1.0, "higher_is_better": True})
+    mixed = Report(metric="success_rate", aggregate=0.5, n=1, scores=(Score(0.5),))
+    with pytest.raises(ValueError, match=r"cannot tell"):  # "success" says up, "rate" says down
+        regression_gate(mixed, {"metric": "success_rate", "aggregate": 0.6})
+
+
+def test_gate_direction_from_the_metric_name():
+    report = Report(metric="field_f1", aggregate=0.5, n=1, scores=(Score(0.5),))
+    assert not regression_gate(report, {"metric": "field_f1", "aggregate": 0.6})
+    report = Report(metric="word_error_rate", aggregate=0.5, n=1, scores=(Score(0.5),))
+    assert regression_gate(report, {"metric": "word_error_rate", "aggregate": 0.6})
+
+
+def test_harness_public_names():
+    import ek.harness as H
+
+    assert set(H.__all__) == {"GateResult", "cohen_kappa", "evaluate_store", "krippendorff_alpha",
+                              "load_baseline", "percent_agreement", "regression_gate", "save_baseline"}
+    assert os.path.basename(H.__file__) == "harness.py"
