@@ -9,8 +9,9 @@ import pytest
 TOOL = pathlib.Path(__file__).resolve().parents[2] / "shared" / "tools" / "spec-examples"
 
 # Modules whose examples this checkout implements in full.
-MODULES = ["ek", "ek.base", "ek.canonicalize", "ek.facade", "ek.harness", "ek.registry",
-           "ek.stores"]
+MODULES = ["ek", "ek.base", "ek.canonicalize", "ek.facade", "ek.harness", "ek.qe",
+           "ek.qe.calibrate", "ek.qe.decide", "ek.qe.signals", "ek.qe.verifiers", "ek.registry",
+           "ek.stores", "ek.validate"]
 
 
 @pytest.mark.skipif(not TOOL.exists(), reason=f"spec examples tool not found at {TOOL}")

@@ -52,3 +52,24 @@ def check_finite(values: Iterable[float], *, name: str) -> None:
 def type_name(obj: Any) -> str:
     """Short type name for error messages."""
     return "None" if obj is None else type(obj).__name__
+
+
+def format_table(header: list[str], rows: list[list[Any]]) -> str:
+    """A plain-text table: first column left-aligned, the rest right-aligned.
+
+    Floats print as percentages and None as ``-``.
+    """
+    cells = [header] + [[_cell(v) for v in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    lines = []
+    for k, row in enumerate(cells):
+        lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
+        if k == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.2%}" if isinstance(value, float) else str(value)

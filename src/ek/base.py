@@ -207,6 +207,8 @@ class Severity(str, Enum):
     FLAG = "flag"
     CORRECT = "correct"
 
+    __str__ = str.__str__  # numpy and f-strings see "flag", not "Severity.FLAG"
+
 
 class Decision(str, Enum):
     """What a selective-prediction gate does with a value."""
@@ -214,6 +216,8 @@ class Decision(str, Enum):
     ACCEPT = "accept"
     FLAG = "flag"
     BLOCK = "block"
+
+    __str__ = str.__str__  # numpy and f-strings see "block", not "Decision.BLOCK"
 
 
 @dataclass(frozen=True)

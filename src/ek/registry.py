@@ -39,7 +39,7 @@ MissingExtraError.__module__ = __name__
 # Import names that make up each extra; check_requirements reports on these.
 _EXTRA_PACKAGES = {
     "metrics": ("numpy", "scipy", "networkx", "apted", "seqeval", "nervaluate", "anls_star"),
-    "calibration": ("numpy", "sklearn", "crepes"),
+    "calibration": ("numpy", "sklearn", "crepes", "netcal"),
     "ocr": ("ocracy",),
     "agents": (),
 }
@@ -151,23 +151,18 @@ def _check_engine(engine: str) -> dict:
     if not is_installed("ocracy"):
         return {"ok": False, "engine": engine,
                 "hint": f"OCR engines run through ocracy. Install it with: {install_hint('ocr')}"}
-    try:
-        import ocracy  # noqa: PLC0415 - optional, only when asked about an engine
+    import ocracy  # noqa: PLC0415 - optional, only when asked about an engine
 
-        doctor = getattr(ocracy, "doctor", None) or getattr(ocracy, "check", None)
-        if doctor is not None:
-            report = doctor(engine)
-            if isinstance(report, dict):
-                report.setdefault("engine", engine)
-                report.setdefault("ok", bool(report.get("ok", False)))
-                report.setdefault("hint", "")
-                return report
-            return {"ok": bool(report), "engine": engine, "hint": str(report)}
-    except Exception as exc:  # the doctor is advisory: report, never raise
-        return {"ok": False, "engine": engine, "hint": f"ocracy could not check {engine!r}: {exc}"}
-    found = shutil.which(engine) is not None
-    return {"ok": found, "engine": engine,
-            "hint": "" if found else f"No {engine!r} binary on PATH; see ocracy's install notes."}
+    engine_id = engine.strip().lower().replace("_", "-")
+    try:
+        ok = bool(ocracy.is_set_up(engine_id))
+        hint = str(ocracy.requirements(engine_id))
+    except Exception as exc:  # the check is advisory: report, never raise
+        return {"ok": False, "engine": engine, "hint": f"ocracy cannot check {engine!r}: {exc}"}
+    # ocracy checks the Python wrapper; a local engine also needs its program on PATH.
+    if ok and engine_id == "tesseract" and shutil.which("tesseract") is None:
+        ok, hint = False, "The tesseract program is not on PATH: apt-get install -y tesseract-ocr"
+    return {"ok": ok, "engine": engine_id, "hint": hint}
 
 
 def _discover(namespace: str) -> dict[str, Any]:

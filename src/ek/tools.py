@@ -14,7 +14,7 @@ from typing import Optional
 
 from ek.facade import score
 
-__all__ = ["cer", "version", "wer", "where"]
+__all__ = ["cer", "check", "engines", "rover", "version", "wer", "where"]
 
 
 def cer(prediction: str, gold: str, *, normalize: Optional[str] = None) -> float:
@@ -41,6 +41,34 @@ def version() -> str:
     return __version__
 
 
+def rover(*hypotheses: str, confidence: bool = True) -> dict:
+    """ROVER-fuse two or more transcriptions into a consensus and its agreement (no gold needed)."""
+    from ek.qe import rover as fuse
+
+    if len(hypotheses) < 2:
+        raise ValueError(
+            f"rover needs two or more transcriptions to compare, got {len(hypotheses)}; "
+            'e.g. ek rover "the cat sat" "the cat sit".'
+        )
+    c = fuse(list(hypotheses), use_confidence=confidence)
+    return {"consensus": c.text, "mean_agreement": c.mean_agreement,
+            "agreement": list(c.agreement), "n_engines": c.n_engines}
+
+
+def engines() -> list:
+    """OCR engines installed and usable here (needs the ``ocr`` extra)."""
+    from ek.ocr._engines import installed_engines
+
+    return installed_engines()
+
+
+def check(engine: str) -> dict:
+    """What an OCR engine needs to run here, and whether it is ready."""
+    from ek.ocr._engines import check_engine
+
+    return check_engine(engine)
+
+
 def _steps(normalize: Optional[str]) -> Optional[list[str]]:
     """``"nfc,lower"`` on the command line -> ``["nfc", "lower"]``."""
     if normalize is None:
@@ -57,4 +85,4 @@ def _demo() -> str:
 
 _demo.__name__ = "demo"
 
-_dispatch_funcs = [cer, wer, where, version, _demo]
+_dispatch_funcs = [cer, wer, where, version, rover, engines, check, _demo]

@@ -1,0 +1,87 @@
+"""Per-bin sums behind `expected_calibration_error` and `reliability_curve`.
+
+Predictions are binned by confidence into ``n_bins`` equal-width bins with
+edges ``i * (1 / n_bins)``. A probability on an interior edge falls in the
+lower bin (bins are ``[0, e1], (e1, e2], ...``), the convention of
+scikit-learn's ``calibration_curve``. Each bin carries three sums (count,
+summed confidence, number correct), so bins from disjoint batches add.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left
+from typing import Any
+
+from ek.qe._checks import labels, numpy_or_none, scores
+
+
+def bin_sums(probs: Any, correct: Any, *, n_bins: int, owner: str) -> tuple[list, list, list]:
+    """``(count, sum_confidence, n_correct)`` per bin after cleaning the inputs.
+
+    Non-finite probabilities are skipped, out-of-range ones are clamped into
+    ``[0, 1]``.
+
+    Raises:
+        ValueError: ``n_bins`` < 1, mismatched lengths, or no finite probability.
+    """
+    if isinstance(n_bins, bool) or not isinstance(n_bins, int) or n_bins < 1:
+        raise ValueError(f"{owner} n_bins must be a positive int, got {n_bins!r}.")
+    np = numpy_or_none()
+    p = scores(probs, what=f"{owner} probs", np=np, allow_nonfinite=True)
+    y = labels(correct, len(p), what=f"{owner} correct", np=np)
+    if np is not None:
+        keep = np.isfinite(p)
+        p, y = np.clip(p[keep], 0.0, 1.0), y[keep]
+        if len(p) == 0:
+            _no_rows(owner)
+        edges = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
+        ids = np.searchsorted(edges, p, side="left")
+        count = np.bincount(ids, minlength=n_bins)
+        conf = np.bincount(ids, weights=p, minlength=n_bins)
+        hits = np.bincount(ids, weights=y.astype(float), minlength=n_bins)
+        return count.tolist(), conf.tolist(), hits.tolist()
+    step = 1.0 / n_bins
+    edges_py = [i * step for i in range(1, n_bins)]
+    count_py = [0] * n_bins
+    conf_py = [0.0] * n_bins
+    hits_py = [0.0] * n_bins
+    seen = False
+    for v, c in zip(p, y):
+        if not math.isfinite(v):
+            continue
+        seen = True
+        v = min(max(v, 0.0), 1.0)
+        b = bisect_left(edges_py, v)
+        count_py[b] += 1
+        conf_py[b] += v
+        hits_py[b] += 1.0 if c else 0.0
+    if not seen:
+        _no_rows(owner)
+    return count_py, conf_py, hits_py
+
+
+def ece_from_sums(count: list, conf: list, hits: list) -> float:
+    """Population-weighted mean of ``|mean confidence - accuracy|`` over bins."""
+    total = sum(count)
+    gap = 0.0
+    for n, c, h in zip(count, conf, hits):
+        if n:
+            gap += abs(c - h)  # == n * |c/n - h/n|
+    return gap / total
+
+
+def curve_from_sums(count: list, conf: list, hits: list) -> list[dict]:
+    """One ``{confidence, accuracy, count}`` dict per non-empty bin, low to high."""
+    return [
+        {"confidence": c / n, "accuracy": h / n, "count": int(n)}
+        for n, c, h in zip(count, conf, hits)
+        if n
+    ]
+
+
+def _no_rows(owner: str) -> None:
+    raise ValueError(
+        f"{owner} got no finite probabilities; pass at least one (prob, correct) pair "
+        "with a finite prob."
+    )

@@ -1,0 +1,377 @@
+"""Deterministic verifiers: the cheapest quality-estimation layer, run first.
+
+Checks that need no model and no training data catch exactly the errors a
+confidence score misses: a value the extractor was sure of that cannot be
+right, because its checksum fails, it is out of range or not an allowed
+value, or a total does not add up. Run them before paying for intrinsic or
+agreement signals.
+
+* Checksums: `luhn_check`, `iban_check`, `isbn10_check`, `isbn13_check`,
+  `isbn_check` (also in `CHECKSUMS` and the ``"checks"`` namespace). They
+  are written here rather than taken from the LGPL ``python-stdnum``, to
+  keep the core permissively licensed.
+* Validators (``value, *, spec=None -> findings``): `checksum_validator`,
+  `regex_validator`, `range_validator`, `enum_validator`, the spec-driven
+  `schema_validator`, and the cross-field `totals_consistent`.
+* `VerifierSignal`: the share of validators a value passes, as a raw signal
+  (1.0 = all passed), with the findings kept for review.
+
+A verifier reports evidence (a `Finding`, a pass share), never a
+probability or a decision.
+
+>>> luhn_check("79927398713"), luhn_check("79927398710"), isbn_check("0-306-40615-2")
+(True, False, True)
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Callable, ClassVar, Iterable, List, Optional, Sequence
+
+from ek._util import type_name
+from ek.base import FieldSpec, Finding, Severity
+from ek.qe._checks import accepts_keyword
+from ek.registry import get, register
+
+__all__ = [
+    "CHECKSUMS",
+    "DEFAULT_TOTALS_TOL",
+    "VerifierSignal",
+    "checksum_validator",
+    "enum_validator",
+    "iban_check",
+    "isbn10_check",
+    "isbn13_check",
+    "isbn_check",
+    "luhn_check",
+    "range_validator",
+    "regex_validator",
+    "schema_validator",
+    "totals_consistent",
+]
+
+DEFAULT_TOTALS_TOL = 0.01
+"""Default absolute tolerance of `totals_consistent` (one cent)."""
+
+_SEPARATORS = re.compile(r"[\s-]")
+_THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
+_NUMBER_TYPES = {"number", "float", "decimal", "amount"}
+_INT_TYPES = {"int", "integer"}
+_ValidatorFn = Callable[..., Iterable[Finding]]
+
+
+def luhn_check(number: Any) -> bool:
+    """Luhn (mod 10) checksum, used by card numbers, IMEIs and some national IDs.
+
+    Spaces and hyphens are ignored; anything else that is not a digit fails,
+    as does a number of fewer than two digits.
+    """
+    digits = _digits(number)
+    if digits is None or len(digits) < 2:
+        return False
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = ord(ch) - 48
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def iban_check(iban: Any) -> bool:
+    """IBAN validity by the ISO 13616 / ISO 7064 mod-97 rule (the remainder must be 1).
+
+    Spaces are ignored and letters may be lower case; the format must be two
+    letters, two check digits and 11 to 30 letters or digits.
+    """
+    if not isinstance(iban, str):
+        return False
+    s = re.sub(r"\s", "", iban).upper()
+    if not re.fullmatch(r"[A-Z]{2}\d{2}[A-Z0-9]{11,30}", s):
+        return False
+    moved = s[4:] + s[:4]
+    return int("".join(str(int(ch, 36)) for ch in moved)) % 97 == 1
+
+
+def isbn10_check(value: Any) -> bool:
+    """ISBN-10 checksum: digits weighted 10 down to 1 sum to a multiple of 11 (final ``X`` is 10)."""
+    s = _stripped(value)
+    if s is None or not re.fullmatch(r"\d{9}[\dXx]", s):
+        return False
+    total = sum((10 - i) * (10 if ch in "Xx" else int(ch)) for i, ch in enumerate(s))
+    return total % 11 == 0
+
+
+def isbn13_check(value: Any) -> bool:
+    """ISBN-13 / EAN-13 checksum: digits weighted alternately 1 and 3 sum to a multiple of 10."""
+    s = _stripped(value)
+    if s is None or not re.fullmatch(r"\d{13}", s):
+        return False
+    return sum((3 if i % 2 else 1) * int(ch) for i, ch in enumerate(s)) % 10 == 0
+
+
+def isbn_check(value: Any) -> bool:
+    """Validate an ISBN-10 or ISBN-13, chosen by length (hyphens and spaces ignored)."""
+    s = _stripped(value)
+    if s is None:
+        return False
+    return isbn10_check(s) if len(s) == 10 else isbn13_check(s) if len(s) == 13 else False
+
+
+CHECKSUMS: dict[str, Callable[[Any], bool]] = {
+    "iban": iban_check,
+    "isbn": isbn_check,
+    "isbn10": isbn10_check,
+    "isbn13": isbn13_check,
+    "luhn": luhn_check,
+}
+"""The built-in checksums by name; register more in the ``"checks"`` namespace."""
+
+
+def checksum_validator(kind: str = "luhn", *, field_name: str = "", layer: str = "checksum") -> _ValidatorFn:
+    """A `Validator` flagging a value that fails the checksum ``kind`` (a name in ``"checks"``).
+
+    A missing value (None) is not checked.
+
+    >>> list(checksum_validator("luhn")("79927398713"))
+    []
+    """
+    check = get("checks", kind) if isinstance(kind, str) else None
+    if check is None:
+        raise TypeError(f"checksum_validator kind must be a registered check name, got {type_name(kind)}.")
+
+    def validate(value: Any, *, spec: Optional[FieldSpec] = None) -> List[Finding]:
+        if value is None or check(value):
+            return []
+        return [_finding(field_name, spec, layer, f"{value!r:.60} fails the {kind} checksum.")]
+
+    validate.__name__ = validate.__qualname__ = f"checksum_validator_{kind}"
+    return validate
+
+
+def regex_validator(pattern: str, *, field_name: str = "", layer: str = "format") -> _ValidatorFn:
+    """A `Validator` flagging a value whose text does not fully match ``pattern``."""
+    compiled = re.compile(pattern)
+
+    def validate(value: Any, *, spec: Optional[FieldSpec] = None) -> List[Finding]:
+        if value is None or compiled.fullmatch(str(value)):
+            return []
+        return [_finding(field_name, spec, layer, f"{value!r:.60} does not match {compiled.pattern!r}.")]
+
+    return validate
+
+
+def range_validator(
+    lo: Optional[float], hi: Optional[float], *, field_name: str = "", layer: str = "range"
+) -> _ValidatorFn:
+    """A `Validator` flagging a value that is not a number in ``[lo, hi]`` (None leaves a side open)."""
+    if lo is not None and hi is not None and lo > hi:
+        raise ValueError(f"range_validator needs lo <= hi, got lo={lo!r}, hi={hi!r}.")
+
+    def validate(value: Any, *, spec: Optional[FieldSpec] = None) -> List[Finding]:
+        if value is None:
+            return []
+        x = _as_number(value)
+        if x is None:
+            return [_finding(field_name, spec, layer, f"{value!r:.60} is not a number.")]
+        if (lo is not None and x < lo) or (hi is not None and x > hi):
+            return [_finding(field_name, spec, layer, f"{x!r} is outside [{lo}, {hi}].")]
+        return []
+
+    return validate
+
+
+def enum_validator(members: Iterable[Any], *, field_name: str = "", layer: str = "enum") -> _ValidatorFn:
+    """A `Validator` flagging a value that is not one of ``members``."""
+    allowed = tuple(members)
+
+    def validate(value: Any, *, spec: Optional[FieldSpec] = None) -> List[Finding]:
+        if value is None or value in allowed:
+            return []
+        shown = ", ".join(repr(m) for m in allowed[:8]) + (", ..." if len(allowed) > 8 else "")
+        return [_finding(field_name, spec, layer, f"{value!r:.60} is not one of {shown}.")]
+
+    return validate
+
+
+def schema_validator(value: Any, *, spec: Optional[FieldSpec] = None) -> Iterable[Finding]:
+    """Spec-driven checks: the `FieldSpec`'s ``type`` and ``domain``.
+
+    ``domain`` may be a ``(lo, hi)`` pair of numbers (a range), any other
+    tuple/list/set (allowed values) or a string (a regex). Types checked:
+    ``number``/``float``/``decimal``/``amount``, ``int``/``integer``,
+    ``bool``/``boolean``, ``date`` (ISO format) and ``string``/``str``.
+    Without a spec, or for a None value, it finds nothing, so it fits in any
+    validator list.
+
+    >>> from ek.base import FieldSpec
+    >>> [f.layer for f in schema_validator("abc", spec=FieldSpec("amount", "number"))]
+    ['type']
+    """
+    if spec is None or value is None:
+        return []
+    problem = _type_problem(value, (spec.type or "").lower())
+    if problem:
+        return [_finding("", spec, "type", problem)]
+    domain = spec.domain
+    if isinstance(domain, str) and domain:
+        return regex_validator(domain, layer="domain")(value, spec=spec)
+    if isinstance(domain, (tuple, list)) and len(domain) == 2 and all(
+        isinstance(d, numbers.Real) and not isinstance(d, bool) or d is None for d in domain
+    ):
+        return range_validator(domain[0], domain[1], layer="domain")(value, spec=spec)
+    if isinstance(domain, (tuple, list, set, frozenset)) and domain:
+        return enum_validator(domain, layer="domain")(value, spec=spec)
+    return []
+
+
+def totals_consistent(
+    record: Any,
+    *,
+    total_key: str,
+    item_keys: Sequence[str],
+    tol: float = DEFAULT_TOTALS_TOL,
+    layer: str = "cross_field",
+) -> Iterable[Finding]:
+    """Flag a record whose ``record[total_key]`` differs from the sum of ``item_keys`` by more than ``tol``.
+
+    The usual cross-field check (an invoice total equals the sum of its
+    lines). An item may hold a number or a list of numbers. The check is
+    skipped when the total, or every item, is missing or not numeric, so it
+    is safe on partial records.
+
+    >>> rec = {"total": "30.00", "net": 25, "vat": 5}
+    >>> list(totals_consistent(rec, total_key="total", item_keys=["net", "vat"]))
+    []
+    """
+    if not hasattr(record, "get"):
+        raise TypeError(f"totals_consistent() takes a mapping record, got {type_name(record)}.")
+    total = _as_number(record.get(total_key))
+    parts = [p for k in item_keys for p in _numbers(record.get(k))]
+    if total is None or not parts:
+        return []
+    expected = math.fsum(parts)
+    if abs(total - expected) <= tol:
+        return []
+    return [Finding(field=total_key, layer=layer, severity=Severity.FLAG,
+                    message=f"{total_key} is {total!r} but {' + '.join(item_keys)} sum to {expected!r} "
+                            f"(tolerance {tol}).")]
+
+
+@dataclass(frozen=True)
+class VerifierSignal:
+    """The share of validators a value passes, as a raw `Signal` (cost tier 1, run first).
+
+    1.0 means every check passed (and, vacuously, no validators). The same
+    object gives the `Finding` s for review through `findings`. A failed
+    check is strong evidence but not a probability: calibrate before gating.
+
+    >>> v = VerifierSignal([checksum_validator("luhn")])
+    >>> v("79927398713"), v("79927398710")
+    (1.0, 0.0)
+    """
+
+    name: ClassVar[str] = "verifier"
+
+    validators: Sequence[Callable[..., Iterable[Finding]]] = field(default_factory=tuple)
+    cost_tier: int = 1
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "validators", tuple(self.validators))
+
+    def __call__(self, value: Any, *, spec: Optional[FieldSpec] = None) -> float:
+        """Fraction of the validators that find nothing wrong with ``value``."""
+        if not self.validators:
+            return 1.0
+        passed = sum(1 for v in self.validators if not list(_run(v, value, spec)))
+        return passed / len(self.validators)
+
+    def findings(self, value: Any, *, spec: Optional[FieldSpec] = None) -> List[Finding]:
+        """Every finding the validators report for ``value`` (empty means all clear)."""
+        return [f for v in self.validators for f in _run(v, value, spec)]
+
+
+# --------------------------------------------------------------------------
+
+
+def _run(validator: Callable, value: Any, spec: Optional[FieldSpec]) -> Iterable[Finding]:
+    if spec is not None and accepts_keyword(validator, "spec"):
+        return validator(value, spec=spec)
+    return validator(value)
+
+
+def _finding(field_name: str, spec: Optional[FieldSpec], layer: str, message: str) -> Finding:
+    name = field_name or (spec.name if spec is not None else "")
+    return Finding(field=name, layer=layer, severity=Severity.FLAG, message=message)
+
+
+def _digits(value: Any) -> Optional[str]:
+    s = _stripped(value)
+    return s if s is not None and s.isdigit() and s.isascii() else None
+
+
+def _stripped(value: Any) -> Optional[str]:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return str(value)
+    if not isinstance(value, str):
+        return None
+    return _SEPARATORS.sub("", value)
+
+
+def _as_number(value: Any) -> Optional[float]:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, numbers.Real):
+        x = float(value)
+        return x if math.isfinite(x) else None
+    if isinstance(value, str):
+        s = value.strip()
+        if _THOUSANDS.match(s):
+            s = s.replace(",", "")
+        try:
+            x = float(s)
+        except ValueError:
+            return None
+        return x if math.isfinite(x) else None
+    return None
+
+
+def _numbers(value: Any) -> list:
+    if isinstance(value, (list, tuple)):
+        return [x for x in (_as_number(v) for v in value) if x is not None]
+    x = _as_number(value)
+    return [] if x is None else [x]
+
+
+def _type_problem(value: Any, kind: str) -> Optional[str]:
+    if kind in _NUMBER_TYPES and _as_number(value) is None:
+        return f"{value!r:.60} is not a number."
+    if kind in _INT_TYPES:
+        x = _as_number(value)
+        if x is None or not x.is_integer():
+            return f"{value!r:.60} is not an integer."
+    if kind in ("bool", "boolean") and not (
+        isinstance(value, bool) or str(value).strip().lower() in ("true", "false")
+    ):
+        return f"{value!r:.60} is not a boolean."
+    if kind == "date" and not isinstance(value, date):
+        try:
+            date.fromisoformat(str(value).strip())
+        except ValueError:
+            return f"{value!r:.60} is not an ISO date (YYYY-MM-DD)."
+    if kind in ("string", "str", "text") and not isinstance(value, str):
+        return f"{value!r:.60} is {type_name(value)}, not a string."
+    return None
+
+
+for _name, _check in CHECKSUMS.items():
+    register("checks", _name, _check)
+register("validators", "schema", schema_validator)
+register("signals", "verifier", VerifierSignal)
+del _name, _check
