@@ -9,7 +9,8 @@ import pytest
 TOOL = pathlib.Path(__file__).resolve().parents[2] / "shared" / "tools" / "spec-examples"
 
 # Modules whose examples this checkout implements in full.
-MODULES = ["ek", "ek.base", "ek.canonicalize", "ek.facade", "ek.harness", "ek.qe",
+MODULES = ["ek", "ek.base", "ek.canonicalize", "ek.facade", "ek.harness", "ek.metrics.anls",
+           "ek.metrics.graphs", "ek.ocr.benchmark", "ek.ocr.profiles", "ek.ocr.tables", "ek.qe",
            "ek.qe.calibrate", "ek.qe.decide", "ek.qe.signals", "ek.qe.verifiers", "ek.registry",
            "ek.stores", "ek.validate"]
 

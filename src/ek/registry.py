@@ -38,7 +38,7 @@ MissingExtraError.__module__ = __name__
 
 # Import names that make up each extra; check_requirements reports on these.
 _EXTRA_PACKAGES = {
-    "metrics": ("numpy", "scipy", "networkx", "apted", "seqeval", "nervaluate", "anls_star"),
+    "metrics": ("numpy", "scipy", "networkx", "seqeval", "nervaluate", "anls_star"),
     "calibration": ("numpy", "sklearn", "crepes", "netcal"),
     "ocr": ("ocracy",),
     "agents": (),

@@ -10,7 +10,25 @@ divides once. `StringMetric` and `FieldMetric` are in the core; the others
 need the ``metrics`` extra, which they import only when first called.
 """
 
+from ek.metrics.anls import AnlsMetric
 from ek.metrics.fields import FieldMetric
+from ek.metrics.graphs import TypedEdge, TypedGraph, TypedGraphMetric, TypedNode
+from ek.metrics.spans import MatchScheme, SpanF1Metric
 from ek.metrics.strings import StringMetric
+from ek.metrics.tables import Cell, GritsMetric, Table, TedsMetric
 
-__all__ = ["FieldMetric", "StringMetric"]
+__all__ = [
+    "AnlsMetric",
+    "Cell",
+    "FieldMetric",
+    "GritsMetric",
+    "MatchScheme",
+    "SpanF1Metric",
+    "StringMetric",
+    "Table",
+    "TedsMetric",
+    "TypedEdge",
+    "TypedGraph",
+    "TypedGraphMetric",
+    "TypedNode",
+]

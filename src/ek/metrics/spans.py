@@ -1,0 +1,330 @@
+"""Span (entity/slot) precision, recall and F1 under a named match scheme; higher is better.
+
+An entity F1 means nothing until you say how spans are matched, and the two
+standard tools count differently:
+
+* ``seqeval`` scores BIO/IOBES *tag sequences* the way CoNLL's conlleval
+  does (`MatchScheme.SEQEVAL_CONLL`), or decodes entities strictly under a
+  named tagging scheme (`MatchScheme.SEQEVAL_STRICT`). It counts TP/FP/FN.
+* ``nervaluate`` implements SemEval-2013 task 9.1 over typed *spans*: strict
+  (boundaries and type), exact (boundaries only), partial (overlap, half
+  credit) and type (type with some overlap). It counts correct, incorrect,
+  partial, missed and spurious spans.
+
+Predicting "Electric" for "General Electric" is a miss under exact matching
+and half a hit under partial matching, so `SpanF1Metric` has no default
+scheme: leaving it out raises TypeError.
+
+Every `Score` names its ``scheme`` and ``backend`` and carries the raw counts
+in ``detail``; `SpanF1Metric.aggregate` sums them over the corpus and divides
+once (micro-F1). Counts of different schemes are not comparable, so a corpus
+mixing them is rejected. Two sides with no entities at all agree perfectly
+and score 1.0.
+
+Inputs: the ``SEQEVAL_*`` schemes take tag sequences (``["B-PER", "I-PER",
+"O"]``, or a list of such sentences). The nervaluate schemes take span lists
+of ``{"label", "start", "end"}`` dicts (``end`` inclusive, as nervaluate
+counts), and also accept tag sequences, which nervaluate's own reader turns
+into spans. Both backends come with the ``metrics`` extra and load on the
+first call.
+
+>>> m = SpanF1Metric(scheme=MatchScheme.SEQEVAL_CONLL)
+>>> m(["B-PER", "I-PER", "O"], ["B-PER", "I-PER", "O"]).f1
+1.0
+>>> s = SpanF1Metric(scheme="partial")([{"label": "ORG", "start": 1, "end": 1}],
+...                                    [{"label": "ORG", "start": 0, "end": 1}])
+>>> s.detail["partial"], s.f1
+(1, 0.5)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from operator import itemgetter
+from typing import Any, Iterable, Optional
+
+from ek._util import import_optional, type_name
+from ek.base import Score
+from ek.registry import register
+
+__all__ = ["MatchScheme", "SpanF1Metric"]
+
+TAGGING_SCHEMES = ("IOB1", "IOB2", "IOE1", "IOE2", "IOBES", "BILOU")
+_SEQEVAL_KEYS = ("tp", "fp", "fn")
+_NERVALUATE_KEYS = ("correct", "incorrect", "partial", "missed", "spurious")
+
+
+class MatchScheme(str, Enum):
+    """Which backend and matching rule a span F1 is computed under."""
+
+    SEQEVAL_CONLL = "seqeval_conll"
+    """seqeval in its default mode: conlleval-compatible entity F1 over tags."""
+    SEQEVAL_STRICT = "seqeval_strict"
+    """seqeval strict mode: boundaries and type must match, decoded under a tagging scheme."""
+    STRICT = "strict"
+    """nervaluate strict: same boundaries and same type."""
+    EXACT = "exact"
+    """nervaluate exact: same boundaries, any type."""
+    PARTIAL = "partial"
+    """nervaluate partial: overlapping boundaries earn half credit, any type."""
+    TYPE = "type"
+    """nervaluate type: same type and at least some overlap."""
+
+    @property
+    def backend(self) -> str:
+        """``"seqeval"`` or ``"nervaluate"``."""
+        return "seqeval" if self.value.startswith("seqeval") else "nervaluate"
+
+
+# nervaluate's name for each of its schemes.
+_NERVALUATE_NAMES = {
+    MatchScheme.STRICT: "strict",
+    MatchScheme.EXACT: "exact",
+    MatchScheme.PARTIAL: "partial",
+    MatchScheme.TYPE: "ent_type",
+}
+
+
+def _prf(tp: float, n_pred: float, n_gold: float) -> tuple[float, float, float]:
+    """Precision, recall and F1 from credited matches and the two totals.
+
+    The only place 0/0 is decided: nothing predicted and nothing in the gold
+    is perfect agreement (1, 1, 1); otherwise an empty side gives 0 for its
+    ratio, and F1 is 0 when precision and recall are both 0.
+    """
+    if n_pred == 0 and n_gold == 0:
+        return 1.0, 1.0, 1.0
+    precision = tp / n_pred if n_pred else 0.0
+    recall = tp / n_gold if n_gold else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return precision, recall, f1
+
+
+def _prf_from_counts(scheme: MatchScheme, counts: Mapping[str, Any]) -> tuple[float, float, float]:
+    if scheme.backend == "seqeval":
+        tp, fp, fn = (counts[k] for k in _SEQEVAL_KEYS)
+        return _prf(tp, tp + fp, tp + fn)
+    cor, inc, par, mis, spu = (counts[k] for k in _NERVALUATE_KEYS)
+    credit = cor + 0.5 * par
+    return _prf(credit, cor + inc + par + spu, cor + inc + par + mis)
+
+
+@dataclass(frozen=True)
+class SpanF1Metric:
+    """Entity/slot precision, recall and F1 under an explicit `MatchScheme`.
+
+    ``value`` is F1; higher is better.
+
+    Args:
+        scheme: required, a `MatchScheme` or its string value. There is no
+            default because the schemes disagree (see the module docstring).
+        tagging_scheme: for `MatchScheme.SEQEVAL_STRICT` only, the tagging
+            scheme entities are decoded under: one of IOB1, IOB2 (default),
+            IOE1, IOE2, IOBES, BILOU.
+
+    ``detail`` holds ``scheme``, ``backend``, the raw counts (``tp``/``fp``/
+    ``fn`` for seqeval; ``correct``/``incorrect``/``partial``/``missed``/
+    ``spurious`` for nervaluate), ``per_type`` (the same counts per entity
+    label) and ``higher_is_better``.
+
+    Raises:
+        TypeError: ``scheme`` is missing.
+        ValueError: an unknown scheme or tagging scheme.
+    """
+
+    scheme: Optional[MatchScheme] = None
+    tagging_scheme: str = field(default="IOB2", kw_only=True)
+
+    def __post_init__(self) -> None:
+        if self.scheme is None:
+            members = ", ".join(m.name for m in MatchScheme)
+            raise TypeError(
+                "SpanF1Metric requires an explicit scheme=MatchScheme.<...>: seqeval and nervaluate "
+                f"count matches differently, so an F1 without its scheme is ambiguous. Pick one of {members}."
+            )
+        try:
+            object.__setattr__(self, "scheme", MatchScheme(self.scheme))
+        except ValueError:
+            values = ", ".join(repr(m.value) for m in MatchScheme)
+            raise ValueError(f"Unknown span match scheme {self.scheme!r}; use a MatchScheme or one of {values}.") from None
+        if self.tagging_scheme not in TAGGING_SCHEMES:
+            raise ValueError(
+                f"Unknown tagging_scheme {self.tagging_scheme!r}; seqeval's strict mode knows "
+                f"{', '.join(TAGGING_SCHEMES)}."
+            )
+
+    @property
+    def name(self) -> str:
+        """Registered name: ``span_f1_`` plus the scheme value."""
+        return f"span_f1_{self.scheme.value}"
+
+    def __call__(self, pred: Any, gold: Any, *, grammar: Any = None) -> Score:
+        """Span F1 of ``pred`` against ``gold`` under this metric's scheme."""
+        scheme = self.scheme
+        if scheme.backend == "seqeval":
+            pred_s, gold_s = _tag_sentences(pred, gold)
+            counts, per_type = _seqeval_counts(pred_s, gold_s, scheme, self.tagging_scheme)
+        else:
+            pred_spans, gold_spans = _spans(pred, gold)
+            counts, per_type = _nervaluate_counts(pred_spans, gold_spans, scheme)
+        precision, recall, f1 = _prf_from_counts(scheme, counts)
+        detail = {
+            "scheme": scheme.value,
+            "backend": scheme.backend,
+            **counts,
+            "per_type": per_type,
+            "higher_is_better": True,
+        }
+        return Score(f1, precision=precision, recall=recall, f1=f1, metric=self.name, detail=detail)
+
+    def aggregate(self, scores: Iterable[Score]) -> float:
+        """Micro-averaged corpus F1: sum the raw counts, then divide once.
+
+        Raises:
+            ValueError: the scores mix schemes or backends (their counts are
+                not commensurable), or one is not a span-F1 score.
+        """
+        scores = list(scores)
+        schemes = set()
+        for i, s in enumerate(scores):
+            detail = getattr(s, "detail", None) or {}
+            if "scheme" not in detail:
+                raise ValueError(
+                    f"score {i} ({getattr(s, 'metric', '?')!r}) has no 'scheme' in its detail; "
+                    "SpanF1Metric.aggregate needs scores produced by SpanF1Metric."
+                )
+            schemes.add(detail["scheme"])
+        if len(schemes) > 1:
+            raise ValueError(
+                f"SpanF1Metric.aggregate got scores from schemes {sorted(schemes)}; seqeval and nervaluate "
+                "counts (and the schemes of one backend) are not commensurable. Aggregate each scheme separately."
+            )
+        scheme = MatchScheme(schemes.pop()) if schemes else self.scheme
+        keys = _SEQEVAL_KEYS if scheme.backend == "seqeval" else _NERVALUATE_KEYS
+        totals = {k: sum(s.detail[k] for s in scores) for k in keys}
+        return _prf_from_counts(scheme, totals)[2]
+
+
+# --------------------------------------------------------------------------
+# input checks
+
+
+def _is_tag_sequence(obj: Any) -> bool:
+    return isinstance(obj, Sequence) and not isinstance(obj, (str, bytes)) and all(isinstance(t, str) for t in obj)
+
+
+def _as_sentences(obj: Any, side: str) -> list[list[str]]:
+    """A flat tag sequence becomes one sentence; a list of sequences stays as is."""
+    if _is_tag_sequence(obj):
+        return [list(obj)]
+    if isinstance(obj, Sequence) and not isinstance(obj, (str, bytes)) and all(_is_tag_sequence(s) for s in obj):
+        return [list(s) for s in obj]
+    raise TypeError(
+        f"{side} is {type_name(obj)}: {obj!r:.60}; the seqeval schemes take a sequence of BIO/IOBES tag "
+        "strings (or a list of such sentences), e.g. ['B-PER', 'I-PER', 'O']."
+    )
+
+
+def _tag_sentences(pred: Any, gold: Any) -> tuple[list[list[str]], list[list[str]]]:
+    pred_s, gold_s = _as_sentences(pred, "pred"), _as_sentences(gold, "gold")
+    if len(pred_s) != len(gold_s):
+        raise ValueError(
+            f"pred has {len(pred_s)} sentences but gold has {len(gold_s)}; tag the same sentences on both sides."
+        )
+    for i, (p, g) in enumerate(zip(pred_s, gold_s)):
+        if len(p) != len(g):
+            where = "" if len(pred_s) == 1 else f" in sentence {i}"
+            raise ValueError(
+                f"pred has {len(p)} tags but gold has {len(g)}{where}; span F1 over tags needs one tag "
+                "per token on both sides. Tag the same tokenisation of the text."
+            )
+    return pred_s, gold_s
+
+
+def _spans(pred: Any, gold: Any) -> tuple[list[dict], list[dict]]:
+    """Span lists for nervaluate; tag sequences are converted by nervaluate itself."""
+    if _is_tag_sequence(pred) and _is_tag_sequence(gold) and (pred or gold):
+        pred_s, gold_s = _tag_sentences(pred, gold)
+        utils = import_optional("nervaluate.utils", extra="metrics", feature="SpanF1Metric")
+        return utils.collect_named_entities(pred_s[0]), utils.collect_named_entities(gold_s[0])
+    return _check_spans(pred, "pred"), _check_spans(gold, "gold")
+
+
+def _check_spans(obj: Any, side: str) -> list[dict]:
+    if not isinstance(obj, Sequence) or isinstance(obj, (str, bytes)):
+        raise TypeError(
+            f"{side} is {type_name(obj)}; the nervaluate schemes take a list of "
+            "{'label', 'start', 'end'} span dicts (or a BIO tag sequence)."
+        )
+    spans = []
+    for i, span in enumerate(obj):
+        if not isinstance(span, Mapping) or not {"label", "start", "end"} <= set(span):
+            raise TypeError(
+                f"{side}[{i}] is {span!r:.60}; each span must be a dict with 'label', 'start' and 'end'."
+            )
+        label, start, end = span["label"], span["start"], span["end"]
+        ints = all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end))
+        if not isinstance(label, str) or not ints or start < 0 or end < start:
+            raise ValueError(
+                f"{side}[{i}] = {dict(span)!r:.80} is not a valid span; 'label' must be a str and "
+                "'start' <= 'end' non-negative ints (end is inclusive)."
+            )
+        spans.append({"label": label, "start": start, "end": end})
+    return spans
+
+
+# --------------------------------------------------------------------------
+# backends
+
+
+def _seqeval_counts(pred: list, gold: list, scheme: MatchScheme, tagging: str) -> tuple[dict, dict]:
+    """TP/FP/FN from seqeval's own entity decoding: a TP is an entity found on both sides."""
+    if scheme is MatchScheme.SEQEVAL_CONLL:
+        labeling = import_optional("seqeval.metrics.sequence_labeling", extra="metrics", feature="SpanF1Metric")
+        pred_e = set(labeling.get_entities(pred))
+        gold_e = set(labeling.get_entities(gold))
+        label_of = itemgetter(0)  # (type, start, end)
+    else:
+        schemes = import_optional("seqeval.scheme", extra="metrics", feature="SpanF1Metric")
+        token_cls = getattr(schemes, tagging)
+        try:
+            pred_e = {e.to_tuple() for sent in schemes.Entities(pred, token_cls).entities for e in sent}
+            gold_e = {e.to_tuple() for sent in schemes.Entities(gold, token_cls).entities for e in sent}
+        except (ValueError, KeyError) as exc:
+            raise ValueError(
+                f"seqeval could not read the tags as {tagging} ({exc}); pass tagging_scheme= matching "
+                "your tags (e.g. 'IOBES' for S-/E- tags)."
+            ) from None
+        label_of = itemgetter(1)  # (sentence, type, start, end)
+    per_type: dict[str, dict[str, int]] = {}
+    for label in sorted({label_of(e) for e in pred_e | gold_e}):
+        p = {e for e in pred_e if label_of(e) == label}
+        g = {e for e in gold_e if label_of(e) == label}
+        per_type[label] = {"tp": len(p & g), "fp": len(p - g), "fn": len(g - p)}
+    tp = len(pred_e & gold_e)
+    return {"tp": tp, "fp": len(pred_e) - tp, "fn": len(gold_e) - tp}, per_type
+
+
+def _nervaluate_counts(pred: list[dict], gold: list[dict], scheme: MatchScheme) -> tuple[dict, dict]:
+    """nervaluate's counts for one document under ``scheme``, overall and per label."""
+    zero = dict.fromkeys(_NERVALUATE_KEYS, 0)
+    labels = sorted({s["label"] for s in pred} | {s["label"] for s in gold})
+    if not labels:
+        return zero, {}
+    evaluator_mod = import_optional("nervaluate.evaluator", extra="metrics", feature="SpanF1Metric")
+    evaluator = evaluator_mod.Evaluator(true=[gold], pred=[pred], tags=labels, loader="dict")
+    results = evaluator.evaluate()
+    key = _NERVALUATE_NAMES[scheme]
+
+    def counts(result: Any) -> dict:
+        return {k: int(getattr(result, k)) for k in _NERVALUATE_KEYS}
+
+    per_type = {label: counts(r[key]) for label, r in sorted(results["entities"].items())}
+    return counts(results["overall"][key]), per_type
+
+
+for _scheme in MatchScheme:
+    register("metrics", f"span_f1_{_scheme.value}", SpanF1Metric(_scheme))
+del _scheme

@@ -1,0 +1,303 @@
+"""Tests for ek.metrics.tables: Table/Cell, TEDS/TEDS-Struct and GriTS-Con/GriTS-Top."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ek
+from ek.metrics import _table_scoring
+from ek.metrics.tables import Cell, GritsMetric, Table, TedsMetric
+
+A = "<table><tr><td>a</td><td>b</td></tr></table>"
+B = "<table><tr><td>a</td><td>c</td></tr></table>"
+
+
+# ---------------------------------------------------------------------------
+# Table and Cell
+
+
+def test_from_html_reads_spans_text_and_sections():
+    t = Table.from_html(
+        "<p>x</p><table><thead><tr><th colspan='2'>H &amp; x</th></tr></thead>"
+        "<tbody><tr><td rowspan=2>a<br>b</td><td> c  d </td></tr><tr><td>e</td></tr></tbody></table>"
+    )
+    assert t.rows == (
+        (Cell("H & x", 1, 2),),
+        (Cell("a b", 2, 1), Cell("c d")),
+        (Cell("e"),),
+    )
+
+
+def test_from_html_is_lenient_about_implicit_closing():
+    t = Table.from_html("<table><tr><td>a<td>b<tr><td>c")
+    assert [[c.text for c in row] for row in t.rows] == [["a", "b"], ["c"]]
+
+
+def test_nested_table_text_belongs_to_the_outer_cell():
+    t = Table.from_html("<table><tr><td>x<table><tr><td>y</td></tr></table></td><td>z</td></tr></table>")
+    assert [[c.text for c in row] for row in t.rows] == [["x y", "z"]]
+
+
+def test_from_grid_infers_spans_from_none():
+    t = Table.from_grid([["a", None, "b"], [None, None, "c"], ["d", "e", None]])
+    # "c" comes before "e" in reading order, so it claims the None below it
+    assert t.rows == ((Cell("a", 2, 2), Cell("b")), (Cell("c", 2, 1),), (Cell("d"), Cell("e")))
+    assert Table.from_grid([[1, 2.5]]).rows == ((Cell("1"), Cell("2.5")),)
+
+
+def test_as_grid_repeats_spanning_cells_and_pads_ragged_rows():
+    t = Table([[Cell("a", 2, 1), Cell("b")], [Cell("c")], [Cell("d")]])
+    grid = t.as_grid()
+    assert [[c.text if c else None for c in row] for row in grid] == [["a", "b"], ["a", "c"], ["d", None]]
+    assert grid[0][0] is grid[1][0]
+
+
+def test_coerce():
+    t = Table.from_grid([["a"]])
+    assert Table.coerce(t) is t
+    assert Table.coerce("<table><tr><td>a</td></tr></table>") == t
+    assert Table.coerce([["a"]]) == t
+
+
+def test_ocr_style_grid_round_trip():
+    t = Table.from_grid([["a", "b"], ["c", "d"]])
+    assert [[c.text for c in row] for row in t.rows] == [["a", "b"], ["c", "d"]]
+
+
+# ---------------------------------------------------------------------------
+# hand-worked TEDS
+
+
+def test_teds_spec_examples():
+    assert TedsMetric()(A, B).value == 0.75  # 4 nodes, one cell text fully changed
+    assert TedsMetric(structure_only=True)(A, B).value == 1.0
+
+
+def test_teds_hand_worked_structure_cases():
+    one_row = [["a", "b"]]
+    # an extra column: insert one td in a 5-node tree
+    assert TedsMetric(structure_only=True)(one_row, [["a", "b", "c"]]).value == pytest.approx(1 - 1 / 5)
+    # a merged cell: rename the spanning td (1) and insert one td (1), over 4 nodes
+    s = TedsMetric()([["a", None]], one_row)
+    assert (s.detail["distance"], s.detail["nodes"], s.value) == (2.0, 4, 0.5)
+    # partial text: "abcd" -> "abcx" costs 1/4 on one cell, over 4 nodes
+    assert TedsMetric()([["abcx", "b"]], [["abcd", "b"]]).value == pytest.approx(1 - 0.25 / 4)
+    # a missing row of two cells: 3 insertions over the gold's 7 nodes
+    assert TedsMetric()([["a", "b"]], [["a", "b"], ["c", "d"]]).value == pytest.approx(1 - 3 / 7)
+
+
+def test_teds_split_row_is_cheaper_than_row_by_row():
+    # gold has one row of four cells, pred splits it in two rows: the best edit
+    # deletes both pred rows and inserts one (3), moving no cell.
+    s = TedsMetric()([["a", "b"], ["c", "d"]], [["a", "b", "c", "d"]])
+    assert s.detail["distance"] == 3.0
+
+
+def test_teds_canonicalizer_applies_to_cell_text():
+    assert TedsMetric(canonicalizer=str.lower)([["ABC"]], [["abc"]]).value == 1.0
+    assert ek.score(Table.from_grid([["ABC"]]), Table.from_grid([["abc"]]), normalize="lower").value == 1.0
+
+
+def test_teds_text_costs_without_numpy_match(monkeypatch):
+    import sys
+
+    pred, gold = [["abcx", "b"], ["kitten", ""]], [["abcd", "b"], ["sitting", "z"]]
+    expected = TedsMetric()(pred, gold).detail["distance"]
+    monkeypatch.setitem(sys.modules, "rapidfuzz.process", None)  # no cdist: pair by pair
+    assert TedsMetric()(pred, gold).detail["distance"] == pytest.approx(expected)
+    assert expected == pytest.approx(0.25 + 3 / 7 + 1)
+
+
+def test_teds_aggregate_is_the_mean():
+    m = TedsMetric()
+    scores = [m(A, B), m(A, A)]
+    assert m.aggregate(scores) == pytest.approx((0.75 + 1.0) / 2)
+    r = ek.evaluate([(Table.coerce(A), Table.coerce(B)), (Table.coerce(A), Table.coerce(A))])
+    assert r.metric == "teds" and r.aggregate == pytest.approx(0.875)
+    with pytest.raises(ValueError, match="empty corpus is undefined"):
+        m.aggregate([])
+
+
+# ---------------------------------------------------------------------------
+# cross-check TEDS against apted
+
+
+cells = st.builds(Cell, st.sampled_from(["", "a", "ab", "b", "ba", "abc"]),
+                  st.sampled_from([1, 1, 2]), st.sampled_from([1, 1, 2]))
+tables = st.builds(Table, st.lists(st.lists(cells, max_size=4), max_size=4))
+
+
+def apted_distance(pred: Table, gold: Table, *, structure_only: bool) -> float:
+    apted = pytest.importorskip("apted")
+    from ek.metrics import _edit
+
+    distance = _edit.active()[0]
+
+    class Node:
+        def __init__(self, tag, cell=None, children=()):
+            self.tag, self.cell, self.children = tag, cell, list(children)
+
+    class Config(apted.Config):
+        def rename(self, a, b):
+            if a.tag != b.tag:
+                return 1
+            if a.tag != "td":
+                return 0
+            x, y = a.cell, b.cell
+            if (x.rowspan, x.colspan) != (y.rowspan, y.colspan):
+                return 1
+            if structure_only or x.text == y.text:
+                return 0
+            return distance(x.text, y.text) / max(len(x.text), len(y.text))
+
+        def children(self, node):
+            return node.children
+
+    def tree(t):
+        return Node("table", children=[Node("tr", children=[Node("td", c) for c in row]) for row in t.rows])
+
+    return apted.APTED(tree(pred), tree(gold), Config()).compute_edit_distance()
+
+
+@settings(max_examples=300, deadline=None)
+@given(tables, tables, st.booleans())
+def test_teds_distance_matches_apted(pred, gold, structure_only):
+    s = TedsMetric(structure_only=structure_only)(pred, gold)
+    assert s.detail["distance"] == pytest.approx(apted_distance(pred, gold, structure_only=structure_only))
+
+
+@settings(max_examples=100, deadline=None)
+@given(tables)
+def test_identical_tables_score_one(table):
+    for metric in (TedsMetric(), TedsMetric(structure_only=True), GritsMetric(), GritsMetric(structure_only=True)):
+        s = metric(table, table)
+        assert s.value == 1.0, metric.name
+
+
+def test_table_tree_distance_on_empty_tables():
+    unit = lambda a, b: [[0.0] * len(b) for _ in a]
+    assert _table_scoring.table_tree_distance([], [], unit) == 0.0
+    assert _table_scoring.table_tree_distance([[]], [], unit) == 1.0
+    assert _table_scoring.table_tree_distance([["x", "y"]], [], unit) == 3.0
+
+
+# ---------------------------------------------------------------------------
+# hand-worked GriTS
+
+
+def test_grits_spec_examples():
+    assert GritsMetric(structure_only=True)(A, B).value == 1.0
+    s = GritsMetric()(A, B)  # 2 positions each, one identical, one fully different
+    assert (s.detail["overlap"], s.precision, s.recall, s.value) == (1.0, 0.5, 0.5, 0.5)
+
+
+def test_grits_con_precision_and_recall_differ():
+    s = GritsMetric()([["ab"]], [["ab", "c"]])
+    assert s.detail["overlap"] == 1.0
+    assert (s.precision, s.recall) == (1.0, 0.5)
+    assert s.value == pytest.approx(2 / 3)
+
+
+def test_grits_con_uses_lcs_similarity():
+    s = GritsMetric()([["abcd"]], [["abxd"]])  # LCS 3 -> 2 * 3 / 8
+    assert s.value == pytest.approx(0.75)
+
+
+def test_grits_top_on_a_merged_cell():
+    # gold covers both positions with one cell: boxes (0,0,2,1) and (-1,0,1,1);
+    # pred has two unit cells; each position's IoU is 1/2.
+    s = GritsMetric(structure_only=True)([["a", "b"]], [["a", None]])
+    assert s.detail["overlap"] == pytest.approx(1.0)
+    assert (s.precision, s.recall, s.value) == (0.5, 0.5, 0.5)
+
+
+def test_grits_aggregate_pools_overlap_and_cells():
+    m = GritsMetric()
+    a = m([["ab"]], [["ab", "c"]])  # overlap 1, cells 1 and 2
+    b = m(A, B)  # overlap 1, cells 2 and 2
+    assert m.aggregate([a, b]) == pytest.approx(2 * 2 / (3 + 4))
+    assert m.aggregate([a, b]) != pytest.approx((a.value + b.value) / 2)
+
+
+def test_grits_empty_tables_agree():
+    s = GritsMetric()(Table(), Table())
+    assert (s.value, s.precision, s.recall) == (1.0, 1.0, 1.0)
+    assert GritsMetric()(Table(), [["a"]]).value == 0.0
+
+
+def _exact_mss(gold, pred, sim):
+    """Best sum over all order-preserving row and column sub-alignments (tiny grids only)."""
+    def alignments(n, m):
+        for k in range(min(n, m) + 1):
+            for a in itertools.combinations(range(n), k):
+                for b in itertools.combinations(range(m), k):
+                    yield list(zip(a, b))
+
+    best = 0.0
+    for rows in alignments(len(gold), len(pred)):
+        for cols in alignments(len(gold[0]), len(pred[0])):
+            best = max(best, sum(sim(gold[i][j], pred[k][l]) for i, k in rows for j, l in cols))
+    return best
+
+
+grids = st.integers(1, 3).flatmap(
+    lambda c: st.lists(st.lists(st.sampled_from(["", "a", "ab", "b"]), min_size=c, max_size=c), min_size=1, max_size=3)
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(grids, grids)
+def test_factored_alignment_never_beats_the_exact_substructure(gold, pred):
+    factored = _table_scoring.overlap(gold, pred, _table_scoring.lcs_similarity)
+    assert factored <= _exact_mss(gold, pred, _table_scoring.lcs_similarity) + 1e-9
+    if gold == pred:
+        assert factored == pytest.approx(sum(len(r) for r in gold))
+
+
+def test_lcs_fallback_matches_rapidfuzz():
+    for a, b in [("", ""), ("abc", ""), ("kitten", "sitting"), ("abcd", "acbd")]:
+        assert _table_scoring._py_lcs_length(a, b) == _table_scoring._lcs_length(a, b)
+
+
+# ---------------------------------------------------------------------------
+# registry, dispatch, bad input
+
+
+def test_registered_names_and_dispatch():
+    assert ek.get("metrics", "teds").name == "teds"
+    assert ek.get("metrics", "teds_struct").structure_only is True
+    assert ek.get("metrics", "grits").name == "grits"
+    assert ek.get("metrics", "grits_top").structure_only is True
+    t = Table.from_grid([["a"]])
+    assert ek.score(t, t).metric == "teds"
+    assert ek.score(A, B, metric="grits").value == 0.5
+
+
+@pytest.mark.parametrize("html, message", [
+    ("<p>no table here</p>", "contains no <table> element"),
+    ("<table><td>x</td></table>", r"<td> appears outside any <tr>"),
+    ("<table><tr><td colspan='0'>x</td></tr></table>", "colspan must be an integer >= 1"),
+    ("<table><tr><td rowspan='two'>x</td></tr></table>", "rowspan must be an integer >= 1"),
+])
+def test_html_that_does_not_parse(html, message):
+    with pytest.raises(ValueError, match=message):
+        Table.from_html(html)
+    with pytest.raises(ValueError, match=message):
+        TedsMetric()(html, A)
+
+
+def test_bad_values_raise_with_a_message():
+    with pytest.raises(ValueError, match=r"grid\[0\]\[0\] is None but no cell"):
+        Table.from_grid([[None, "a"]])
+    with pytest.raises(TypeError, match=r"grid\[0\]\[1\] is dict"):
+        Table.from_grid([["a", {}]])
+    with pytest.raises(TypeError, match="Cannot read a table from int"):
+        TedsMetric()(3, A)
+    with pytest.raises(ValueError, match="rowspan must be an int >= 1"):
+        Cell("a", rowspan=0)
+    with pytest.raises(TypeError, match=r"rows\[0\]\[0\] is str; rows hold Cell objects"):
+        Table([["a"]])
