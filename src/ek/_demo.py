@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 from importlib import resources
-from typing import Any
 
+from ek._util import format_table
 from ek.facade import evaluate
 
 _CORPUS = "demo_ocr.jsonl"
@@ -21,22 +21,6 @@ def demo_cases() -> list[tuple[str, str, str]]:
     text = resources.files("ek").joinpath("data", _CORPUS).read_text(encoding="utf-8")
     rows = [json.loads(line) for line in text.splitlines() if line.strip()]
     return [(r["prediction"], r["gold"], r["slice"]) for r in rows]
-
-
-def format_table(header: list[str], rows: list[list[Any]]) -> str:
-    """A plain-text table with right-aligned numbers."""
-    cells = [header] + [[_cell(v) for v in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    lines = []
-    for k, row in enumerate(cells):
-        lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
-        if k == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
-def _cell(v: Any) -> str:
-    return f"{v:.2%}" if isinstance(v, float) else str(v)
 
 
 def demo() -> str:
@@ -51,5 +35,13 @@ def demo() -> str:
         "ek demo: OCR output scored against gold (corpus rates: summed edits / summed reference length)",
         "",
         format_table(["slice", "items", "CER", "WER"], rows),
+        "",
+        _ocr_section(),
     ]
     return "\n".join(sections)
+
+
+def _ocr_section() -> str:
+    from ek.ocr._demo import tesseract_demo
+
+    return tesseract_demo()

@@ -1,0 +1,39 @@
+"""OCR evaluation: benchmark OCR engines, read their capability profiles, recover tables.
+
+OCR is the noisiest case of information extraction; this subpackage adds
+what is specific to it on top of ek's source-agnostic core.
+
+* `ocracy_backend` / `read_text`: bind an ocracy backend (Tesseract, cloud
+  APIs, vision-language models) as an ``image -> OcrResult`` callable. ek
+  depends on ocracy (the ``ocr`` extra), never the other way round, and reads
+  only the result's shape: ``.text``, ``.blocks``, ``.mean_confidence``.
+* `evaluate_ocr` / `add_gold_item`: run an engine over a gold corpus, score
+  CER/WER as corpus rates, slice the report and persist gold, per-item
+  results and the run's figures in the ek stores.
+* `profile`: what each engine claims to emit (confidence grain, real boxes,
+  calibration, tables); priors for ek to check.
+* `table_from_ocr` / `has_table_structure` / `resolve_table_parser` /
+  `engine_yields_tables`: recover an `ek.metrics.tables.Table` from an OCR
+  result so TEDS/GriTS can score it, with per-engine parsers registered in
+  the ``"table_parsers"`` namespace.
+
+Importing this package needs neither ocracy nor any engine; they are
+checked when an engine is first bound.
+"""
+
+from ek.ocr.benchmark import add_gold_item, evaluate_ocr
+from ek.ocr.bridge import ocracy_backend, read_text
+from ek.ocr.profiles import profile
+from ek.ocr.tables import engine_yields_tables, has_table_structure, resolve_table_parser, table_from_ocr
+
+__all__ = [
+    "add_gold_item",
+    "engine_yields_tables",
+    "evaluate_ocr",
+    "has_table_structure",
+    "ocracy_backend",
+    "profile",
+    "read_text",
+    "resolve_table_parser",
+    "table_from_ocr",
+]

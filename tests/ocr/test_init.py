@@ -1,0 +1,28 @@
+"""ek.ocr package surface: the spec's names, lazily re-exported by ek, and a light import."""
+
+import subprocess
+import sys
+
+import ek
+import ek.ocr
+
+_SPEC_NAMES = {"ocracy_backend", "read_text", "evaluate_ocr", "add_gold_item", "profile",
+               "table_from_ocr", "has_table_structure", "resolve_table_parser", "engine_yields_tables"}
+
+
+def test_public_names_match_the_spec():
+    assert set(ek.ocr.__all__) == _SPEC_NAMES
+    for name in _SPEC_NAMES:
+        assert callable(getattr(ek.ocr, name))
+
+
+def test_top_level_lazy_exports_resolve_to_ek_ocr():
+    for name in ("table_from_ocr", "has_table_structure", "resolve_table_parser", "engine_yields_tables"):
+        assert getattr(ek, name) is getattr(ek.ocr, name)
+
+
+def test_importing_ek_ocr_loads_no_engine_or_heavy_library():
+    code = ("import sys, ek.ocr; heavy = ['ocracy', 'PIL', 'pytesseract', 'numpy', 'scipy', 'apted']; "
+            "print([m for m in heavy if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
