@@ -31,7 +31,7 @@ def test_version():
     assert run("version").stdout.strip() == __version__
 
 
-@pytest.mark.parametrize("command", ["cer", "wer", "where", "version", "demo"])
+@pytest.mark.parametrize("command", ["cer", "wer", "where", "version", "rover", "engines", "check", "demo"])
 def test_help_for_every_command(command):
     out = run(command, "--help")
     assert out.returncode == 0 and "usage: ek" in out.stdout
@@ -70,3 +70,29 @@ def test_demo_prints_overall_and_per_slice_rates():
     for label in {s for _, _, s in cases}:
         assert label in out.stdout
     assert json.dumps  # the demo output is a table, not JSON
+
+
+def test_rover_fuses_hypotheses():
+    out = run("rover", "the cat sat", "the cat sit", "the bat sat")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["consensus"] == "the cat sat" and result["n_engines"] == 3
+    # per-word votes 3/3, 2/3, 2/3
+    assert result["agreement"] == pytest.approx([1.0, 2 / 3, 2 / 3])
+    assert result["mean_agreement"] == pytest.approx(7 / 9)
+    single = run("rover", "only one")
+    assert single.returncode == 1 and "two or more transcriptions" in single.stderr
+
+
+def test_check_reports_an_engine_without_raising():
+    out = run("check", "no-such-engine")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["ok"] is False and result["hint"]
+
+
+def test_engines_lists_installed_engines():
+    pytest.importorskip("ocracy")
+    out = run("engines")
+    assert out.returncode == 0, out.stderr
+    assert isinstance(json.loads(out.stdout), list)

@@ -89,3 +89,22 @@ def test_entry_points_are_discovered(monkeypatch):
     monkeypatch.setattr(registry, "_entry_points", {})
     assert "from_ep" in names("epns")
     assert get("epns", "from_ep")(9.0) == 3.0
+
+
+def test_check_requirements_for_an_engine(monkeypatch):
+    from ek import _util
+
+    monkeypatch.setattr(_util, "is_installed", lambda name: False)
+    monkeypatch.setattr(registry, "is_installed", lambda name: False)
+    res = check_requirements(engine="tesseract")
+    assert res["ok"] is False and 'pip install "ek[ocr]"' in res["hint"]
+
+
+def test_check_requirements_engine_via_ocracy():
+    pytest.importorskip("ocracy")
+    import shutil
+
+    res = check_requirements(engine="tesseract")
+    assert res["engine"] == "tesseract"
+    assert res["ok"] is (shutil.which("tesseract") is not None)
+    assert check_requirements(engine="definitely-not-an-engine")["ok"] is False
