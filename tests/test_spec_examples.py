@@ -9,7 +9,9 @@ import pytest
 TOOL = pathlib.Path(__file__).resolve().parents[2] / "shared" / "tools" / "spec-examples"
 
 # Modules whose examples this checkout implements in full.
-MODULES = ["ek", "ek.base", "ek.canonicalize", "ek.facade", "ek.harness", "ek.metrics.anls",
+MODULES = ["ek", "ek.agents", "ek.agents.base", "ek.agents.bridge", "ek.agents.cost",
+           "ek.agents.harness", "ek.agents.judge", "ek.agents.metrics", "ek.agents.toolcalls",
+           "ek.agents.trajectory", "ek.base", "ek.canonicalize", "ek.facade", "ek.harness", "ek.metrics.anls",
            "ek.metrics.graphs", "ek.ocr.benchmark", "ek.ocr.profiles", "ek.ocr.tables", "ek.qe",
            "ek.qe.calibrate", "ek.qe.decide", "ek.qe.signals", "ek.qe.verifiers", "ek.registry",
            "ek.stores", "ek.validate"]

@@ -37,8 +37,16 @@ def demo() -> str:
         format_table(["slice", "items", "CER", "WER"], rows),
         "",
         _ocr_section(),
+        "",
+        _agent_section(),
     ]
     return "\n".join(sections)
+
+
+def _agent_section() -> str:
+    from ek.agents._demo import demo_report, format_demo
+
+    return format_demo(demo_report())
 
 
 def _ocr_section() -> str:

@@ -14,7 +14,7 @@ from typing import Optional
 
 from ek.facade import score
 
-__all__ = ["cer", "check", "engines", "rover", "version", "wer", "where"]
+__all__ = ["cer", "check", "cost_per_success", "engines", "pass_k", "rover", "version", "wer", "where"]
 
 
 def cer(prediction: str, gold: str, *, normalize: Optional[str] = None) -> float:
@@ -55,6 +55,34 @@ def rover(*hypotheses: str, confidence: bool = True) -> dict:
             "agreement": list(c.agreement), "n_engines": c.n_engines}
 
 
+def pass_k(n: int, c: int, k: int = 1) -> dict:
+    """pass@k (can it ever?) and pass^k (does it every time?) from c successes in n trials."""
+    from ek.agents import pass_at_k, pass_hat_k, wilson_interval
+
+    at, hat = pass_at_k(n=n, c=c, k=k), pass_hat_k(n=n, c=c, k=k)
+    lo, hi = wilson_interval(c, n)
+    return {"n": n, "c": c, "k": k, "pass_at_k": at, "pass_hat_k": hat,
+            "success_rate": c / n, "success_ci": [lo, hi]}
+
+
+def cost_per_success(total_dollars: float, successes: int, *, attempts: Optional[int] = None) -> dict:
+    """Dollars per successfully completed task (inf when nothing succeeded)."""
+    from ek.agents import cost_of_pass, wilson_interval
+
+    out = {"total_dollars": total_dollars, "successes": successes,
+           "cost_per_success": cost_of_pass(total_dollars, successes)}
+    if attempts is not None:
+        if attempts < successes:
+            raise ValueError(
+                f"attempts={attempts} is fewer than successes={successes}; attempts counts "
+                "every trial, failed ones included."
+            )
+        lo, hi = wilson_interval(successes, attempts)
+        out.update(attempts=attempts, cost_per_attempt=total_dollars / attempts,
+                   success_rate=successes / attempts, success_ci=[lo, hi])
+    return out
+
+
 def engines() -> list:
     """OCR engines installed and usable here (needs the ``ocr`` extra)."""
     from ek.ocr._engines import installed_engines
@@ -85,4 +113,4 @@ def _demo() -> str:
 
 _demo.__name__ = "demo"
 
-_dispatch_funcs = [cer, wer, where, version, rover, engines, check, _demo]
+_dispatch_funcs = [cer, wer, where, version, rover, pass_k, cost_per_success, engines, check, _demo]

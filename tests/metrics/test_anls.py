@@ -124,7 +124,7 @@ def test_bad_inputs_raise_with_a_message():
         M({"k": "a"}, {"k": ()})
     with pytest.raises(ValueError, match=r"threshold must be a number in \[0, 1\]"):
         AnlsMetric(threshold=1.5)
-    with pytest.raises(ValueError, match="empty corpus is undefined"):
+    with pytest.raises(ValueError, match="empty corpus has no aggregate"):
         M.aggregate([])
     with pytest.raises(ValueError, match="has no 'similarity' in its detail"):
         M.aggregate([ek.score("a", "b")])

@@ -5,7 +5,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sklearn.metrics import f1_score
 
-from ek.metrics.fields import FieldMetric, _prf
+from ek._util import prf
+from ek.metrics.fields import FieldMetric
 
 F = FieldMetric()
 
@@ -25,10 +26,12 @@ def test_none_is_absent_and_extra_keys_are_false_positives():
 
 
 def test_degenerate_cases_are_decided_once():
-    assert _prf(0, 0, 0) == (1.0, 1.0, 1.0)  # nothing to extract, nothing extracted
+    assert prf(0, 0, 0) == (1.0, 1.0, 1.0)  # nothing to extract, nothing extracted
     assert F({}, {}).value == 1.0
-    assert _prf(0, 0, 3) == (0.0, 0.0, 0.0)
-    assert _prf(0, 2, 0) == (0.0, 0.0, 0.0)
+    assert prf(0, 0, 3) == (0.0, 0.0, 0.0)  # all missed
+    assert prf(0, 2, 0) == (0.0, 0.0, 0.0)  # all spurious
+    with pytest.raises(ValueError, match="empty corpus has no aggregate"):
+        F.aggregate([])
 
 
 def test_micro_average_sums_counts():

@@ -118,7 +118,7 @@ def test_teds_aggregate_is_the_mean():
     assert m.aggregate(scores) == pytest.approx((0.75 + 1.0) / 2)
     r = ek.evaluate([(Table.coerce(A), Table.coerce(B)), (Table.coerce(A), Table.coerce(A))])
     assert r.metric == "teds" and r.aggregate == pytest.approx(0.875)
-    with pytest.raises(ValueError, match="empty corpus is undefined"):
+    with pytest.raises(ValueError, match="empty corpus has no aggregate"):
         m.aggregate([])
 
 

@@ -68,25 +68,3 @@ class ScoreColumns(Sequence):
         """The scores at ``indices``, still column-backed."""
         idx = list(indices)
         return ScoreColumns({k: [c[i] for i in idx] for k, c in self._columns.items()}, self._make)
-
-
-def sum_detail(scores: Iterable[Score], keys: Sequence[str]) -> dict[str, Any]:
-    """Sum the named ``detail`` statistics over ``scores``.
-
-    Raises a ValueError naming the item and key when a score lacks one, which
-    happens when scores from different metrics are mixed.
-    """
-    if isinstance(scores, ScoreColumns) and all(k in scores._columns for k in keys):
-        return {k: sum(scores.column(k)) for k in keys}
-    totals = dict.fromkeys(keys, 0)
-    for i, s in enumerate(scores):
-        detail = getattr(s, "detail", None)
-        try:
-            for k in keys:
-                totals[k] += detail[k]
-        except (KeyError, TypeError):
-            raise ValueError(
-                f"score {i} ({getattr(s, 'metric', '?')!r}) has no {k!r} in its detail; "
-                "aggregate() needs scores produced by this metric."
-            ) from None
-    return totals

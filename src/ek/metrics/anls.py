@@ -31,9 +31,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from ek._util import import_optional, type_name
+from ek._util import import_optional, sum_detail, type_name
 from ek.base import Score
-from ek.metrics._columns import sum_detail
 from ek.registry import register
 
 __all__ = ["AnlsMetric"]
@@ -110,12 +109,7 @@ class AnlsMetric:
             ValueError: ``scores`` is empty (a mean of nothing is undefined),
                 or holds scores of another metric.
         """
-        totals = sum_detail(scores, ("similarity", "n"))
-        if not totals["n"]:
-            raise ValueError(
-                "AnlsMetric.aggregate got no scores; the mean ANLS of an empty corpus "
-                "is undefined. Score at least one (pred, gold) pair."
-            )
+        totals = sum_detail(scores, ("similarity", "n"), metric="AnlsMetric")
         return totals["similarity"] / totals["n"]
 
 

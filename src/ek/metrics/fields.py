@@ -17,25 +17,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
-from ek._util import type_name
+from ek._util import prf, sum_detail, type_name
 from ek.base import Score
-from ek.metrics._columns import sum_detail
 from ek.registry import register
 
 __all__ = ["FieldMetric"]
-
-
-def _prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
-    """Precision, recall, F1 from counts; the only place 0/0 is decided.
-
-    Two empty records agree perfectly (1, 1, 1). Otherwise an empty
-    denominator gives 0 for that ratio, and F1 is ``2tp / (2tp + fp + fn)``.
-    """
-    if tp == fp == fn == 0:
-        return 1.0, 1.0, 1.0
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
-    return precision, recall, 2 * tp / (2 * tp + fp + fn)
 
 
 @dataclass(frozen=True)
@@ -78,14 +64,15 @@ class FieldMetric:
         tp = sum(c[0] for c in per_field.values())
         fp = sum(c[1] for c in per_field.values())
         fn = sum(c[2] for c in per_field.values())
-        precision, recall, f1 = _prf(tp, fp, fn)
+        precision, recall, f1 = prf(tp, tp + fp, tp + fn)
         detail = {"tp": tp, "fp": fp, "fn": fn, "per_field": per_field, "higher_is_better": True}
         return Score(f1, precision=precision, recall=recall, f1=f1, metric="fields", detail=detail)
 
     def aggregate(self, scores: Iterable[Score]) -> float:
         """Micro-averaged F1: sum TP/FP/FN over the corpus, then divide once."""
-        totals = sum_detail(scores, ("tp", "fp", "fn"))
-        return _prf(totals["tp"], totals["fp"], totals["fn"])[2]
+        totals = sum_detail(scores, ("tp", "fp", "fn"), metric="FieldMetric")
+        tp, fp, fn = totals["tp"], totals["fp"], totals["fn"]
+        return prf(tp, tp + fp, tp + fn)[2]
 
     def _same(self, p: Any, g: Any) -> bool:
         canon = self.canonicalizer

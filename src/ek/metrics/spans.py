@@ -45,7 +45,7 @@ from enum import Enum
 from operator import itemgetter
 from typing import Any, Iterable, Optional
 
-from ek._util import import_optional, type_name
+from ek._util import import_optional, prf, type_name
 from ek.base import Score
 from ek.registry import register
 
@@ -87,28 +87,13 @@ _NERVALUATE_NAMES = {
 }
 
 
-def _prf(tp: float, n_pred: float, n_gold: float) -> tuple[float, float, float]:
-    """Precision, recall and F1 from credited matches and the two totals.
-
-    The only place 0/0 is decided: nothing predicted and nothing in the gold
-    is perfect agreement (1, 1, 1); otherwise an empty side gives 0 for its
-    ratio, and F1 is 0 when precision and recall are both 0.
-    """
-    if n_pred == 0 and n_gold == 0:
-        return 1.0, 1.0, 1.0
-    precision = tp / n_pred if n_pred else 0.0
-    recall = tp / n_gold if n_gold else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return precision, recall, f1
-
-
 def _prf_from_counts(scheme: MatchScheme, counts: Mapping[str, Any]) -> tuple[float, float, float]:
     if scheme.backend == "seqeval":
         tp, fp, fn = (counts[k] for k in _SEQEVAL_KEYS)
-        return _prf(tp, tp + fp, tp + fn)
+        return prf(tp, tp + fp, tp + fn)
     cor, inc, par, mis, spu = (counts[k] for k in _NERVALUATE_KEYS)
     credit = cor + 0.5 * par
-    return _prf(credit, cor + inc + par + spu, cor + inc + par + mis)
+    return prf(credit, cor + inc + par + spu, cor + inc + par + mis)
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional, Sequence
 
-from ek._util import type_name
+from ek._util import sum_detail, type_name
 from ek.base import Score
 from ek.metrics import _edit
-from ek.metrics._columns import ScoreColumns, sum_detail
+from ek.metrics._columns import ScoreColumns
 from ek.registry import register
 
 __all__ = ["StringMetric"]
@@ -99,7 +99,7 @@ class StringMetric:
 
     def aggregate(self, scores: Iterable[Score]) -> float:
         """Corpus error rate: summed edits over summed reference length."""
-        totals = sum_detail(scores, ("edits", "ref_len"))
+        totals = sum_detail(scores, ("edits", "ref_len"), metric="StringMetric")
         return _rate(totals["edits"], totals["ref_len"])
 
 

@@ -41,9 +41,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Optional
 
-from ek._util import type_name
+from ek._util import prf, sum_detail, type_name
 from ek.base import Score
-from ek.metrics._columns import sum_detail
 from ek.registry import register
 
 __all__ = ["Cell", "GritsMetric", "Table", "TedsMetric"]
@@ -407,11 +406,7 @@ class TedsMetric:
         Raises:
             ValueError: no scores, or scores of another metric.
         """
-        totals = sum_detail(scores, ("similarity", "n"))
-        if not totals["n"]:
-            raise ValueError(
-                "TedsMetric.aggregate got no scores; the mean TEDS of an empty corpus is undefined."
-            )
+        totals = sum_detail(scores, ("similarity", "n"), metric="TedsMetric")
         return totals["similarity"] / totals["n"]
 
 
@@ -432,15 +427,6 @@ def _topology_grid(table: Table) -> list[list[tuple[int, int, int, int]]]:
 
 def _text_grid(table: Table, canon: Optional[Callable[[str], str]]) -> list[list[str]]:
     return [["" if cell is None else (canon(cell.text) if canon else cell.text) for cell in row] for row in table.as_grid()]
-
-
-def _grits_prf(overlap: float, pred_cells: int, gold_cells: int) -> tuple[float, float, float]:
-    """Precision, recall, F1; the only place 0/0 is decided (two empty tables agree: 1, 1, 1)."""
-    if not pred_cells and not gold_cells:
-        return 1.0, 1.0, 1.0
-    precision = overlap / pred_cells if pred_cells else 0.0
-    recall = overlap / gold_cells if gold_cells else 0.0
-    return precision, recall, 2 * overlap / (pred_cells + gold_cells)
 
 
 @dataclass(frozen=True)
@@ -479,14 +465,14 @@ class GritsMetric:
         overlap = _scoring.overlap(gold_g, pred_g, similarity)
         pred_cells = sum(len(row) for row in pred_g)
         gold_cells = sum(len(row) for row in gold_g)
-        precision, recall, f1 = _grits_prf(overlap, pred_cells, gold_cells)
+        precision, recall, f1 = prf(overlap, pred_cells, gold_cells)
         detail = {"overlap": overlap, "pred_cells": pred_cells, "gold_cells": gold_cells, "higher_is_better": True}
         return Score(f1, precision=precision, recall=recall, f1=f1, metric=self.name, detail=detail)
 
     def aggregate(self, scores: Iterable[Score]) -> float:
         """Corpus GriTS F1: pool the overlaps and the grid sizes, then divide once."""
-        totals = sum_detail(scores, ("overlap", "pred_cells", "gold_cells"))
-        return _grits_prf(totals["overlap"], totals["pred_cells"], totals["gold_cells"])[2]
+        totals = sum_detail(scores, ("overlap", "pred_cells", "gold_cells"), metric="GritsMetric")
+        return prf(totals["overlap"], totals["pred_cells"], totals["gold_cells"])[2]
 
 
 def _is_table(obj: Any) -> bool:

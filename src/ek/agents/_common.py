@@ -1,0 +1,168 @@
+"""Helpers shared inside ek.agents: reading calls, comparing values, summing statistics and costs."""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any, Callable, Optional, Sequence
+
+from ek._util import type_name
+from ek.agents.base import Cost, Trajectory, as_call, is_episode
+from ek.base import GraphGrammar, Score
+from ek.registry import resolve
+
+Canon = Optional[Callable[[str], str]]
+
+
+def calls_of(x: Any, *, side: str) -> list:
+    """``(tool, args)`` pairs from an episode, a trajectory, or a sequence of call-likes."""
+    if is_episode(x):
+        x = x.trajectory
+    if isinstance(x, Trajectory):
+        return list(x.calls)
+    if x is None:
+        raise TypeError(
+            f"{side} is None; pass an Episode, a Trajectory or a list of calls "
+            "(use [] for no calls)."
+        )
+    if isinstance(x, (str, bytes, Mapping)) or not isinstance(x, Iterable):
+        raise TypeError(
+            f"{side} is {type_name(x)}; pass an Episode, a Trajectory or a list of calls "
+            "such as [('search', {'q': 'cat'})]."
+        )
+    out = []
+    for i, item in enumerate(x):
+        try:
+            out.append(as_call(item))
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{side} call {i}: {exc}") from None
+    return out
+
+
+def same_value(p: Any, g: Any, canon: Canon) -> bool:
+    """Whether two argument values agree (strings through ``canon``, containers recursively).
+
+    Booleans never equal numbers (``True`` is not ``1`` here); ints and
+    floats compare by value; lists compare in order; dicts key by key.
+    """
+    if isinstance(p, str) and isinstance(g, str):
+        return p == g if canon is None else canon(p) == canon(g)
+    if isinstance(p, bool) or isinstance(g, bool):
+        return isinstance(p, bool) and isinstance(g, bool) and p == g
+    if isinstance(p, (int, float)) and isinstance(g, (int, float)):
+        return p == g or (isinstance(p, float) and isinstance(g, float) and math.isnan(p) and math.isnan(g))
+    if isinstance(p, Mapping) and isinstance(g, Mapping):
+        return p.keys() == g.keys() and all(same_value(p[k], g[k], canon) for k in g)
+    if isinstance(p, (list, tuple)) and isinstance(g, (list, tuple)):
+        return len(p) == len(g) and all(same_value(a, b, canon) for a, b in zip(p, g))
+    return p == g
+
+
+def arg_diff(pred_args: Mapping, gold_args: Mapping, canon: Canon) -> tuple:
+    """``(agree, wrong, extra, missing)`` argument names of one call pair.
+
+    A ``None`` value counts as an absent argument, as in field F1.
+    """
+    agree, wrong, extra, missing = [], [], [], []
+    for key in list(gold_args) + [k for k in pred_args if k not in gold_args]:
+        p, g = pred_args.get(key), gold_args.get(key)
+        if p is None and g is None:
+            continue
+        if p is None:
+            missing.append(key)
+        elif g is None:
+            extra.append(key)
+        elif same_value(p, g, canon):
+            agree.append(key)
+        else:
+            wrong.append(key)
+    return agree, wrong, extra, missing
+
+
+def call_mass(call: tuple, grammar: Optional[GraphGrammar]) -> float:
+    """Weight of a whole call: the tool's weight plus the weights of the arguments it sets."""
+    tool, args = call
+    if grammar is None:
+        return 1.0 + sum(1.0 for v in args.values() if v is not None)
+    return grammar.node_cost(tool) + sum(grammar.field_cost(tool, k) for k, v in args.items() if v is not None)
+
+
+def node_weight(tool: str, grammar: Optional[GraphGrammar]) -> float:
+    return 1.0 if grammar is None else grammar.node_cost(tool)
+
+
+def field_weight(tool: str, arg: str, grammar: Optional[GraphGrammar]) -> float:
+    return 1.0 if grammar is None else grammar.field_cost(tool, arg)
+
+
+def per_success(total: float, successes: float) -> float:
+    """Cost per success; the one place a zero denominator is decided (inf)."""
+    return total / successes if successes else math.inf
+
+
+def cost_summary(costs: Sequence[Optional[Cost]], successes: Sequence[bool],
+             spent: Optional[Sequence[float]]) -> dict:
+    """The cost-report dict from parallel columns (shared by cost_report and run_suite)."""
+    n = len(successes)
+    n_success = sum(successes)
+    sums = dict.fromkeys(("input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens",
+                          "retries"), 0)
+    latency_total, latency_n = 0.0, 0
+    for c in costs:
+        if c is None:
+            continue
+        sums["input_tokens"] += c.input_tokens
+        sums["output_tokens"] += c.output_tokens
+        sums["cached_input_tokens"] += c.cached_input_tokens
+        sums["reasoning_tokens"] += c.reasoning_tokens
+        sums["retries"] += c.retries
+        if c.latency_s is not None:
+            latency_total += c.latency_s
+            latency_n += 1
+    total_dollars = math.fsum(spent) if spent is not None else None
+    return {
+        "n": n,
+        "n_success": n_success,
+        "success_rate": n_success / n if n else None,
+        "total_dollars": total_dollars,
+        "cost_per_success": per_success(total_dollars, n_success) if total_dollars is not None else None,
+        "mean_latency_s": latency_total / latency_n if latency_n else None,
+        "total_tokens": sums["input_tokens"] + sums["output_tokens"] + sums["cached_input_tokens"]
+        + sums["reasoning_tokens"],
+        **sums,
+    }
+
+
+def accepts_keyword(fn: Any, name: str) -> bool:
+    """Whether ``fn`` can be called with the keyword ``name`` (False when it can't be inspected)."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    p = params.get(name)
+    if p is not None and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD):
+        return True
+    return any(q.kind == q.VAR_KEYWORD for q in params.values())
+
+
+def resolve_check(check: Any) -> Any:
+    """The checker callable for a registered name, a callable, or None (``"output"``)."""
+    fn = resolve("checkers", check, default="output")
+    if not callable(fn):
+        raise TypeError(
+            f"check must be a registered checker name or an (episode, gold) -> bool callable, "
+            f"got {type_name(check)}."
+        )
+    return fn
+
+
+def run_check(check: Any, episode: Any, gold: Any) -> bool:
+    """Run a checker and insist on a verdict."""
+    result = resolve_check(check)(episode, gold)
+    if result is None:
+        raise TypeError(
+            "the checker returned None; a checker must return True or False "
+            "(did it forget a return statement?)."
+        )
+    return bool(result)

@@ -1,0 +1,494 @@
+"""One-way adapters: turn what an agent or agent framework already emits into an ek `Episode`.
+
+ek depends on the *shape* of what Inspect AI, DeepEval or a provider SDK
+emits, never on the packages: every adapter here duck-types (dicts and
+objects alike) and imports nothing from them. You need those tools to *run*
+an agent; you don't need them to *score* what it produced.
+
+The workhorse is `trajectory_from_messages`: a chat transcript in the OpenAI
+format (``tool_calls`` + ``role: "tool"`` messages, or Responses API
+``function_call`` / ``function_call_output`` items), the Anthropic format
+(``tool_use`` / ``tool_result`` content blocks) or Inspect's message objects
+is the common wire format of tool-using agents. Results are paired with
+their calls by id (``tool_call_id`` / ``tool_use_id``), so parallel calls
+answered out of order land on the right step; results without an id go to
+the oldest unanswered call. A tool error (Inspect's ``ToolCallError``, an
+``is_error`` flag, an ``error`` field, ``status: "error"``) marks its step.
+
+>>> messages = [
+...     {"role": "user", "content": "weather in Paris?"},
+...     {"role": "assistant", "tool_calls": [{"id": "c1", "function": {
+...         "name": "get_weather", "arguments": '{"city": "Paris"}'}}]},
+...     {"role": "tool", "tool_call_id": "c1", "content": "18C"},
+...     {"role": "assistant", "content": "It is 18C in Paris."},
+... ]
+>>> ep = episode_from_messages(messages, usage={"prompt_tokens": 90, "completion_tokens": 12})
+>>> ep.trajectory.tools, ep.trajectory.steps[0].observation, ep.output
+(('get_weather',), '18C', 'It is 18C in Paris.')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import json
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any, Callable, Optional
+
+from ek._util import type_name
+from ek.agents._common import accepts_keyword
+from ek.agents.base import Cost, Episode, RunProvenance, Step, Trajectory
+
+__all__ = [
+    "as_agent",
+    "cost_from_usage",
+    "episode_from_messages",
+    "from_deepeval_test_case",
+    "from_inspect_sample",
+    "trajectory_from_messages",
+]
+
+
+def as_agent(fn: Callable) -> Callable:
+    """Wrap a plain ``input -> answer`` function as a ``TaskSpec -> Episode`` agent.
+
+    The function receives ``task.input``; an answer that is not already an
+    `Episode` becomes its ``output``. An ``async def`` function gives an
+    async agent, and a function that takes a ``seed`` keyword receives the
+    harness's per-trial seed.
+
+    >>> from ek.agents.base import TaskSpec
+    >>> as_agent(str.upper)(TaskSpec("t1", input="hi")).output
+    'HI'
+    """
+    if not callable(fn):
+        raise TypeError(f"as_agent() needs a callable input -> answer, got {type_name(fn)}.")
+    takes_seed = accepts_keyword(fn, "seed")
+    if inspect.iscoroutinefunction(fn):
+        if takes_seed:
+            async def agent(task: Any, *, seed: Optional[int] = None) -> Episode:
+                return _as_episode(await fn(_task_input(task), seed=seed), task)
+        else:
+            async def agent(task: Any) -> Episode:
+                return _as_episode(await fn(_task_input(task)), task)
+    elif takes_seed:
+        def agent(task: Any, *, seed: Optional[int] = None) -> Episode:
+            return _as_episode(fn(_task_input(task), seed=seed), task)
+    else:
+        def agent(task: Any) -> Episode:
+            return _as_episode(fn(_task_input(task)), task)
+    name = getattr(fn, "__name__", type(fn).__name__)
+    agent.__name__ = agent.__qualname__ = f"as_agent({name})"
+    agent.__doc__ = getattr(fn, "__doc__", None)
+    return agent
+
+
+def trajectory_from_messages(messages: Iterable) -> Trajectory:
+    """The `Trajectory` of a chat transcript: one `Step` per tool call, in call order.
+
+    Each call's result (matched by id, else the oldest unanswered call) is
+    its ``observation``. Arguments that are not valid JSON, or not a JSON
+    object, leave ``args`` empty and set the step's ``error``: a malformed
+    call is a scored mistake of the agent, not a reason to drop the episode.
+    """
+    steps, _, _ = _parse(messages)
+    return Trajectory(steps)
+
+
+def episode_from_messages(messages: Iterable, *, task_id: str = "", usage: Any = None,
+                          output: Any = None, final_state: Any = None,
+                          latency_s: Optional[float] = None) -> Episode:
+    """An `Episode` from a transcript, plus optional usage and final state.
+
+    ``output`` defaults to the last assistant text (the final answer).
+    ``usage`` is one provider usage object or dict, or a list of them (one
+    per model call), summed; without it, ``usage`` fields found on the
+    messages are summed.
+    """
+    steps, last_text, message_usage = _parse(messages)
+    if usage is not None:
+        calls = usage if isinstance(usage, (list, tuple)) else [usage]
+        cost: Optional[Cost] = _sum_costs(cost_from_usage(u) for u in calls)
+    else:
+        cost = _sum_costs(cost_from_usage(u) for u in message_usage) if message_usage else None
+    cost = _with_latency(cost, latency_s)
+    return Episode(task_id=task_id, trajectory=Trajectory(steps),
+                   output=last_text if output is None else output,
+                   final_state=final_state, cost=cost)
+
+
+def cost_from_usage(usage: Any, *, latency_s: Optional[float] = None) -> Cost:
+    """A `Cost` from a provider usage object or dict, split into ek's four token kinds.
+
+    Understood spellings (each provider's own accounting is undone so the
+    kinds are disjoint: cached input is billed at the cached rate, reasoning
+    at the reasoning rate):
+
+    * OpenAI chat: ``prompt_tokens`` (includes
+      ``prompt_tokens_details.cached_tokens``), ``completion_tokens``
+      (includes ``completion_tokens_details.reasoning_tokens``).
+    * OpenAI Responses: ``input_tokens`` / ``output_tokens`` with
+      ``input_tokens_details`` / ``output_tokens_details``.
+    * Anthropic: ``input_tokens`` (fresh only), ``cache_read_input_tokens``,
+      ``cache_creation_input_tokens``, ``output_tokens``.
+    * Inspect ``ModelUsage``: ``input_tokens`` (fresh only),
+      ``input_tokens_cache_read`` / ``_write``, ``output_tokens`` (includes
+      ``reasoning_tokens``).
+    * Gemini: ``prompt_token_count``, ``cached_content_token_count``,
+      ``candidates_token_count``, ``thoughts_token_count``.
+
+    Cache writes are billed as input (providers charge a small premium that
+    `ModelPrice` does not model).
+
+    Raises:
+        ValueError: a negative count, or more cached than prompt tokens.
+        TypeError: no token counts in a recognised spelling.
+
+    >>> c = cost_from_usage({"prompt_tokens": 100, "completion_tokens": 20,
+    ...                      "prompt_tokens_details": {"cached_tokens": 60}})
+    >>> c.input_tokens, c.cached_input_tokens, c.output_tokens
+    (40, 60, 20)
+    """
+    if usage is None:
+        raise TypeError("cost_from_usage() got None; pass the provider's usage object or dict.")
+    get = functools.partial(_count, usage)
+    if _has(usage, "prompt_tokens") or _has(usage, "completion_tokens"):
+        prompt, completion = get("prompt_tokens"), get("completion_tokens")
+        cached = get("prompt_tokens_details", "cached_tokens")
+        reasoning = get("completion_tokens_details", "reasoning_tokens")
+        fresh = _minus(prompt, cached, "prompt_tokens", "cached_tokens")
+        visible = _minus(completion, reasoning, "completion_tokens", "reasoning_tokens")
+    elif _has(usage, "input_tokens_cache_read") or _has(usage, "input_tokens_cache_write"):
+        cached = get("input_tokens_cache_read")
+        fresh = get("input_tokens") + get("input_tokens_cache_write")
+        reasoning = get("reasoning_tokens")
+        visible = _minus(get("output_tokens"), reasoning, "output_tokens", "reasoning_tokens")
+    elif _has(usage, "cache_read_input_tokens") or _has(usage, "cache_creation_input_tokens"):
+        cached = get("cache_read_input_tokens")
+        fresh = get("input_tokens") + get("cache_creation_input_tokens")
+        reasoning, visible = 0, get("output_tokens")
+    elif _has(usage, "input_tokens_details") or _has(usage, "output_tokens_details"):
+        cached = get("input_tokens_details", "cached_tokens")
+        reasoning = get("output_tokens_details", "reasoning_tokens")
+        fresh = _minus(get("input_tokens"), cached, "input_tokens", "cached_tokens")
+        visible = _minus(get("output_tokens"), reasoning, "output_tokens", "reasoning_tokens")
+    elif _has(usage, "prompt_token_count") or _has(usage, "candidates_token_count"):
+        cached = get("cached_content_token_count")
+        fresh = _minus(get("prompt_token_count"), cached, "prompt_token_count",
+                       "cached_content_token_count")
+        reasoning, visible = get("thoughts_token_count"), get("candidates_token_count")
+    elif _has(usage, "input_tokens") or _has(usage, "output_tokens"):
+        cached = 0
+        reasoning = get("reasoning_tokens")
+        fresh = get("input_tokens")
+        visible = _minus(get("output_tokens"), reasoning, "output_tokens", "reasoning_tokens")
+    else:
+        raise TypeError(
+            f"cost_from_usage() found no token counts in {type_name(usage)}; expected OpenAI "
+            "(prompt_tokens/completion_tokens), Anthropic or Inspect (input_tokens/output_tokens) "
+            "or Gemini (prompt_token_count) fields. Build Cost(...) yourself for other shapes."
+        )
+    return Cost(input_tokens=fresh, output_tokens=visible, cached_input_tokens=cached,
+                reasoning_tokens=reasoning, latency_s=latency_s)
+
+
+def from_inspect_sample(sample: Any, *, task_id: str = "") -> Episode:
+    """An `Episode` from an Inspect AI ``EvalSample`` (or anything of its shape).
+
+    Reads ``.messages`` (tool calls, results and ``ToolCallError`` s),
+    ``.output`` (the final completion and model), ``.id`` (the task id,
+    so a sample's epochs group as trials), ``.model_usage`` (the usage of
+    *every* model call in the sample, kept per model in
+    ``meta["cost_by_model"]`` and summed into ``cost``), ``.total_time``
+    (latency) and ``.scores`` (``success`` when every score reads as
+    correct/incorrect). No ``inspect_ai`` import is needed.
+    """
+    steps, last_text, _ = _parse(_get(sample, "messages") or ())
+    out = _get(sample, "output")
+    completion = _get(out, "completion") if out is not None else None
+    model = (_get(out, "model") if out is not None else None) or ""
+    by_model = {}
+    model_usage = _get(sample, "model_usage")
+    if isinstance(model_usage, Mapping):
+        by_model = {str(m): cost_from_usage(u) for m, u in model_usage.items() if u is not None}
+    if by_model:
+        cost: Optional[Cost] = _sum_costs(by_model.values())
+        if not model and len(by_model) == 1:
+            model = next(iter(by_model))
+    else:
+        usage = _get(out, "usage") if out is not None else None
+        cost = cost_from_usage(usage) if usage is not None else None
+    cost = _with_latency(cost, _get(sample, "total_time"))
+    scores = _get(sample, "scores") or {}
+    score_values = {str(k): _get(v, "value", v) for k, v in scores.items()} if isinstance(scores, Mapping) else {}
+    verdicts = [_verdict(v) for v in score_values.values()]
+    success = all(verdicts) if verdicts and None not in verdicts else None
+    meta = {"epoch": _get(sample, "epoch"), "scores": score_values, "target": _get(sample, "target")}
+    if by_model:
+        meta["cost_by_model"] = by_model
+    error = _get(sample, "error")
+    if error is not None:
+        meta["error"] = str(_get(error, "message", error))
+    sid = _get(sample, "id")
+    return Episode(
+        task_id=task_id or ("" if sid is None else str(sid)),
+        trajectory=Trajectory(steps),
+        output=completion if isinstance(completion, str) and completion else last_text,
+        cost=cost,
+        success=success,
+        run=RunProvenance(model=str(model)) if model else None,
+        meta=meta,
+    )
+
+
+def from_deepeval_test_case(case: Any, *, task_id: str = "") -> Episode:
+    """An `Episode` from a DeepEval ``LLMTestCase`` (or anything of its shape).
+
+    Reads ``.actual_output`` (the output), ``.tools_called`` (each
+    ``ToolCall``'s ``name`` and ``input_parameters`` become a step, its
+    ``output`` the observation), ``.input_token_count`` /
+    ``.output_token_count`` / ``.completion_time`` (the `Cost`) and keeps
+    ``expected_output``, ``expected_tools`` (as calls), ``token_cost`` and
+    ``input`` in ``meta``. DeepEval sends telemetry by default (set
+    ``DEEPEVAL_TELEMETRY_OPT_OUT=YES`` to stop it); ek never turns it on.
+    """
+    steps = [_deepeval_step(tc, i) for i, tc in enumerate(_get(case, "tools_called") or ())]
+    n_in, n_out = _get(case, "input_token_count"), _get(case, "output_token_count")
+    latency = _get(case, "completion_time")
+    cost = None
+    if n_in is not None or n_out is not None or latency is not None:
+        cost = Cost(input_tokens=_whole(n_in or 0, "input_token_count"),
+                    output_tokens=_whole(n_out or 0, "output_token_count"), latency_s=latency)
+    expected = _get(case, "expected_tools")
+    meta = {
+        "input": _get(case, "input"),
+        "expected_output": _get(case, "expected_output"),
+        "expected_calls": [(_get(t, "name"), dict(_get(t, "input_parameters") or {})) for t in expected]
+        if expected else None,
+        "token_cost": _get(case, "token_cost"),
+    }
+    return Episode(task_id=task_id or (_get(case, "name") or ""), trajectory=Trajectory(steps),
+                   output=_get(case, "actual_output"), cost=cost, meta=meta)
+
+
+# --------------------------------------------------------------------------
+# Transcript parsing
+# --------------------------------------------------------------------------
+
+
+def _parse(messages: Iterable) -> tuple:
+    """``(steps, last_assistant_text, usages)`` of a transcript in any supported format."""
+    if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Iterable):
+        raise TypeError(
+            f"messages must be a list of chat messages (dicts or message objects), got {type_name(messages)}."
+        )
+    steps: list = []          # [tool, args, observation, error, call_id]
+    by_id: dict = {}
+    last_text: Optional[str] = None
+    usages: list = []
+    for msg in messages:
+        role, content, kind = _get(msg, "role"), _get(msg, "content"), _get(msg, "type")
+        if kind == "function_call":            # OpenAI Responses API items
+            _add_call(steps, by_id, _get(msg, "name"), _get(msg, "arguments"), _get(msg, "call_id"), None)
+        elif kind == "function_call_output":
+            _add_result(steps, by_id, _get(msg, "call_id"), None, _text(_get(msg, "output")), _tool_error(msg))
+        elif role == "assistant":
+            for call in _get(msg, "tool_calls") or ():
+                _add_call(steps, by_id, *_openai_call(call))
+            legacy = _get(msg, "function_call")
+            if legacy is not None:
+                _add_call(steps, by_id, _get(legacy, "name"), _get(legacy, "arguments"), None, None)
+            for block in content if isinstance(content, list) else ():
+                if _get(block, "type") == "tool_use":
+                    _add_call(steps, by_id, _get(block, "name"), _get(block, "input"), _get(block, "id"), None)
+            text = _text(content)
+            if isinstance(text, str) and text.strip():
+                last_text = text
+            u = _get(msg, "usage")
+            if u is not None:
+                usages.append(u)
+        elif role in ("tool", "function"):
+            error = _tool_error(msg)
+            _add_result(steps, by_id, _get(msg, "tool_call_id"), _get(msg, "name") or _get(msg, "function"),
+                        _text(content), error)
+        elif isinstance(content, list):
+            for block in content:
+                if _get(block, "type") == "tool_result":
+                    body = _text(_get(block, "content"))
+                    error = _tool_error(block, observation=body)
+                    _add_result(steps, by_id, _get(block, "tool_use_id"), None, body, error)
+    return [Step(s[0], s[1], observation=s[2], error=s[3]) for s in steps], last_text, usages
+
+
+def _openai_call(call: Any) -> tuple:
+    fn = _get(call, "function")
+    if isinstance(fn, str):  # Inspect's ToolCall: function is the name, arguments a dict
+        return fn, _get(call, "arguments"), _get(call, "id"), _get(call, "parse_error")
+    return _get(fn, "name"), _get(fn, "arguments"), _get(call, "id"), None
+
+
+def _add_call(steps: list, by_id: dict, name: Any, raw_args: Any, call_id: Any, error: Any) -> None:
+    if not isinstance(name, str) or not name:
+        name = "<unnamed>"
+        error = error or "the tool call names no function"
+    args, parse_error = _arguments(raw_args)
+    error = error or parse_error
+    if call_id is not None:
+        by_id[str(call_id)] = len(steps)
+    steps.append([name, args, None, str(error) if error else None, call_id, False])
+
+
+def _add_result(steps: list, by_id: dict, call_id: Any, name: Any, observation: Any, error: Any) -> None:
+    index = by_id.get(str(call_id)) if call_id is not None else None
+    if index is None or steps[index][5]:
+        open_steps = [j for j, s in enumerate(steps) if not s[5]]
+        named = [j for j in open_steps if name is not None and steps[j][0] == name]
+        candidates = named or open_steps
+        if not candidates:
+            return  # a result with no call to answer: nothing to attach it to
+        index = candidates[0]
+    step = steps[index]
+    step[2] = observation
+    step[5] = True
+    if error and not step[3]:
+        step[3] = error
+
+
+def _arguments(raw: Any) -> tuple:
+    """``(args, error)``: a dict of arguments, or {} and why the raw arguments were unusable."""
+    if raw is None or raw == "":
+        return {}, None
+    if isinstance(raw, Mapping):
+        return dict(raw), None
+    if isinstance(raw, str):
+        try:
+            parsed = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            return {}, f"arguments are not valid JSON ({exc.msg} at position {exc.pos}): {raw[:80]!r}"
+        if isinstance(parsed, dict):
+            return parsed, None
+        return {}, f"arguments must be a JSON object, got {type(parsed).__name__}: {raw[:80]!r}"
+    return {}, f"arguments must be a JSON object, got {type_name(raw)}"
+
+
+def _tool_error(msg: Any, observation: Any = None) -> Optional[str]:
+    err = _get(msg, "error")
+    if err:
+        kind, text = _get(err, "type"), _get(err, "message")
+        if text is not None:
+            return f"{kind}: {text}" if kind else str(text)
+        return str(err)
+    if _get(msg, "is_error") is True or _get(msg, "status") == "error":
+        body = observation if observation is not None else _text(_get(msg, "content"))
+        return str(body) if body not in (None, "") else "the tool reported an error"
+    return None
+
+
+def _text(content: Any) -> Any:
+    """Message content as text: a str as is, the text blocks of a list joined; else unchanged."""
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [_get(b, "text") if not isinstance(b, str) else b for b in content
+                 if isinstance(b, str) or _get(b, "type") in ("text", "output_text", None)]
+        parts = [p for p in parts if isinstance(p, str)]
+        return "\n".join(parts) if parts else content
+    return content
+
+
+# --------------------------------------------------------------------------
+# Small readers
+# --------------------------------------------------------------------------
+
+
+def _get(obj: Any, key: str, default: Any = None) -> Any:
+    if obj is None:
+        return default
+    if isinstance(obj, Mapping):
+        return obj.get(key, default)
+    return getattr(obj, key, default)
+
+
+def _has(obj: Any, key: str) -> bool:
+    return key in obj if isinstance(obj, Mapping) else hasattr(obj, key)
+
+
+def _count(usage: Any, key: str, sub: Optional[str] = None) -> int:
+    value = _get(usage, key)
+    if sub is not None:
+        value = _get(value, sub)
+    name = f"{key}.{sub}" if sub else key
+    return 0 if value is None else _whole(value, name)
+
+
+def _whole(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or value != int(value):
+        raise TypeError(f"usage field {name!r} is {value!r}; token counts must be whole numbers.")
+    if value < 0:
+        raise ValueError(
+            f"usage field {name!r} is {value}; a token count can't be negative. The usage record "
+            "is corrupt: fix or drop it before costing the episode."
+        )
+    return int(value)
+
+
+def _minus(total: int, part: int, total_name: str, part_name: str) -> int:
+    if part > total:
+        raise ValueError(
+            f"usage reports {part} {part_name} but only {total} {total_name}, which should include "
+            "them; the usage record is inconsistent. Fix it or build the Cost by hand."
+        )
+    return total - part
+
+
+def _sum_costs(costs: Iterable[Cost]) -> Optional[Cost]:
+    total = None
+    for c in costs:
+        total = c if total is None else total + c
+    return total
+
+
+def _with_latency(cost: Optional[Cost], latency_s: Any) -> Optional[Cost]:
+    if latency_s is None:
+        return cost
+    if cost is None:
+        return Cost(latency_s=latency_s)
+    return Cost(input_tokens=cost.input_tokens, output_tokens=cost.output_tokens,
+                cached_input_tokens=cost.cached_input_tokens, reasoning_tokens=cost.reasoning_tokens,
+                retries=cost.retries, latency_s=latency_s)
+
+
+def _verdict(value: Any) -> Optional[bool]:
+    """Read one Inspect score value as success: "C"/"I", booleans, 1/0; else None."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        return {"C": True, "I": False}.get(value.strip().upper())
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    return None
+
+
+def _deepeval_step(tc: Any, i: int) -> Step:
+    name = _get(tc, "name")
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"DeepEval tools_called[{i}] has no name; every ToolCall needs one.")
+    output = _get(tc, "output")
+    error = f"{type(output).__name__}: {output}" if isinstance(output, BaseException) else None
+    return Step(name, dict(_get(tc, "input_parameters") or {}), observation=output, error=error)
+
+
+def _task_input(task: Any) -> Any:
+    return task.input if hasattr(task, "task_id") and hasattr(task, "input") else task
+
+
+def _as_episode(out: Any, task: Any) -> Episode:
+    task_id = getattr(task, "task_id", "")
+    if isinstance(out, Episode):
+        if not out.task_id and task_id:
+            return dataclasses.replace(out, task_id=task_id, meta=dict(out.meta))
+        return out
+    return Episode(task_id=task_id if isinstance(task_id, str) else str(task_id), output=out)
