@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from ek._util import format_table
 from ek.agents._reliability import ReliabilityReport
 from ek.agents.base import Cost, Episode, RunProvenance, TaskSpec
 from ek.agents.cost import per_million
@@ -83,21 +84,10 @@ def format_demo(report: ReliabilityReport) -> str:
     lines = [
         f"ek demo: a simulated agent on {report.n_tasks} tasks, {k} trials each (seeded flakiness)",
         "",
-        _table(["slice", "tasks", "success", f"pass@{k}", f"pass^{k}", "$/success"], rows),
+        format_table(["slice", "tasks", "success", f"pass@{k}", f"pass^{k}", "$/success"], rows),
         "",
     ] + [f"{name:<17}{value:>8}  {note}" for name, value, note in facts]
     return "\n".join(lines)
-
-
-def _table(header: list, rows: list) -> str:
-    cells = [header] + [[str(v) for v in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    out = []
-    for n, row in enumerate(cells):
-        out.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
-        if n == 0:
-            out.append("  ".join("-" * w for w in widths))
-    return "\n".join(out)
 
 
 def _pct(v: Any) -> str:
