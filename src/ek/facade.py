@@ -6,7 +6,7 @@ numbers come from the metrics and the quality-estimation pipeline.
 * `score` compares one prediction with one gold answer. Without ``metric=``
   it picks by type: str -> CER, dict -> field F1, anything with a ``.text``
   -> CER on that text, and types registered in the ``"dispatch"`` namespace
-  (tables, typed graphs) -> their metric.
+  (tables, typed graphs, agent episodes) -> their metric.
 * `evaluate` scores a corpus of ``(pred, gold)`` or ``(pred, gold, slice)``
   cases and aggregates with the metric's own ``aggregate``.
 * `merge_reports` joins reports over disjoint parts of a corpus into exactly
@@ -271,11 +271,12 @@ def _dispatch(pred: Any, gold: Any) -> tuple[str, bool]:
                 f"score() got None as {side}; pass the prediction and the gold answer "
                 "(use '' or {} for an empty one)."
             )
+    # A registered rule claims a pair by either side: a metric such as task
+    # success compares an Episode with a plain gold answer, and each metric
+    # checks (or coerces) the other side itself.
     for name in names("dispatch"):
         accepts = get("dispatch", name)
         if accepts(pred) or accepts(gold):
-            if not (accepts(pred) and accepts(gold)):
-                _mismatch(pred, gold)
             return name, False
     if isinstance(pred, str) or isinstance(gold, str):
         if not (isinstance(pred, str) and isinstance(gold, str)):

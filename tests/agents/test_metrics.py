@@ -84,3 +84,15 @@ def test_usable_through_ek_score_and_evaluate():
     report = ek.evaluate([(Episode(output="4"), "4"), (Episode(output="5"), "4")],
                          metric=CostPerSuccessMetric(price=per_million(1.0, 1.0)))
     assert report.aggregate == 0.0 and report.n == 2
+
+
+def test_score_dispatches_an_episode_to_task_success():
+    import ek
+    from ek.agents import Episode
+
+    right = ek.score(Episode(task_id="t1", output="391"), "391")
+    wrong = ek.score(Episode(task_id="t1", output="392"), "391")
+    assert right.metric == wrong.metric == "task_success"
+    assert (right.value, wrong.value) == (1.0, 0.0)
+    report = ek.evaluate([(Episode(output="4"), "4"), (Episode(output="5"), "4")])
+    assert report.metric == "task_success" and report.aggregate == 0.5

@@ -232,3 +232,4 @@ def _plain(x: Any) -> Any:
 
 
 _METRIC = register("metrics", "task_success", TaskSuccessMetric())  # also the entry-point target
+register("dispatch", "task_success", is_episode)  # ek.score(episode, gold) grades task success
