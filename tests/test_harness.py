@@ -151,6 +151,15 @@ def test_gold_record_without_reference():
     assert predict.calls == []  # checked before anything is predicted
 
 
+def test_gold_record_whose_reference_is_none():
+    # A None reference is a gold record with no answer, not a predictor returning the wrong type.
+    gold = {"a": {"input": "x", "reference": "x"}, "b": {"input": "y", "reference": None}}
+    predict = Counting()
+    with pytest.raises(ValueError, match=r"gold record 'b' has reference=None.*fill it in"):
+        evaluate_store(predict, gold, metric="cer")
+    assert predict.calls == []
+
+
 def test_gold_record_without_input():
     with pytest.raises(ValueError, match=r"gold record 'a' has no 'input' field.*input_key="):
         evaluate_store(echo, {"a": {"reference": "x"}})
@@ -516,6 +525,17 @@ def test_gate_direction_from_the_metric_name():
     assert not regression_gate(report, {"metric": "field_f1", "aggregate": 0.6})
     report = Report(metric="word_error_rate", aggregate=0.5, n=1, scores=(Score(0.5),))
     assert regression_gate(report, {"metric": "word_error_rate", "aggregate": 0.6})
+
+
+@pytest.mark.parametrize("name,higher", [("typed_graph", False), ("trajectory", False),
+                                         ("tool_call", True)])
+def test_gate_direction_of_the_graph_and_agent_metric_names(name, higher):
+    # The spec: CER/WER/graph are lower-is-better. A report without declared scores
+    # (a hand-built one, or a baseline dict) must still get the direction from the name.
+    report = Report(metric=name, aggregate=0.5, n=1, scores=(Score(0.5),))
+    gate = regression_gate(report, {"metric": name, "aggregate": 0.4})
+    assert gate.higher_is_better is higher
+    assert bool(gate) is higher
 
 
 def test_harness_public_names():

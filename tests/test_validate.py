@@ -311,6 +311,24 @@ def test_surprisal_validator_bad_scores():
         lm_surprisal_validator(3, threshold=1)
 
 
+def test_surprisal_validator_takes_any_real_or_0d_score():
+    # model-backed scorers return numpy float32 / 0-d tensors, not Python floats
+    from fractions import Fraction
+
+    class Scalar:  # the shape of a 0-d numpy array or torch tensor
+        ndim = 0
+
+        def __init__(self, v):
+            self.v = v
+
+        def item(self):
+            return self.v
+
+    assert len(list(lm_surprisal_validator(lambda s: Fraction(9), threshold=5)("abc"))) == 1
+    assert len(list(lm_surprisal_validator(lambda s: Scalar(9.0), threshold=5)("abc"))) == 1
+    assert list(lm_surprisal_validator(lambda s: Scalar(1.0), threshold=5)("abc")) == []
+
+
 def test_llm_corrector_is_gated_on_an_earlier_flag():
     calls = []
 

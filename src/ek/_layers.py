@@ -9,6 +9,7 @@ decide, per value, what to flag or correct.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
@@ -152,11 +153,14 @@ class SurprisalValidator:
         if not isinstance(value, str):
             return []
         s = self.scorer(value)
-        if isinstance(s, bool) or not isinstance(s, (int, float)):
+        if getattr(s, "ndim", None) == 0 and hasattr(s, "item"):
+            s = s.item()  # a 0-d array or tensor from a model-backed scorer
+        if isinstance(s, bool) or not isinstance(s, numbers.Real):
             raise TypeError(
                 f"lm_surprisal_validator's scorer returned a {type_name(s)} for {value!r:.60}; it "
                 "must return one float per string."
             )
+        s = float(s)
         if math.isnan(s):
             raise ValueError(
                 f"lm_surprisal_validator's scorer returned NaN for {value!r:.60}; make it return "

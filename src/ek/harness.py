@@ -78,10 +78,12 @@ __all__ = [
 _ERROR_MODES = ("record", "raise")
 _ITEM_FIELDS = ("prediction", "reference", "slice", "score", "error")
 # Metric names whose direction is known when the scores do not declare it.
-_LOWER_IS_BETTER = frozenset({"cer", "wer", "mer", "wil", "ged", "error", "rate", "distance", "loss", "cost"})
+# A metric name matches through its words or as a whole (``tool_call``).
+_LOWER_IS_BETTER = frozenset({"cer", "wer", "mer", "wil", "ged", "error", "rate", "distance", "loss", "cost",
+                              "graph", "trajectory"})
 _HIGHER_IS_BETTER = frozenset({
     "f1", "score", "similarity", "accuracy", "anls", "teds", "grits", "agreement",
-    "precision", "recall", "kappa", "alpha", "success", "fields",
+    "precision", "recall", "kappa", "alpha", "success", "fields", "tool_call",
 })
 
 
@@ -262,6 +264,11 @@ def _gold_items(
                     f"every record needs the {role}. Add it, or pass {option}= naming the field "
                     "it is stored under."
                 )
+        if record[reference_key] is None:
+            raise ValueError(
+                f"gold record {key!r} has {reference_key}=None, so there is no answer to score "
+                "against; fill it in, or leave the record out of the gold set."
+            )
         fingerprint = None
         if fingerprints:
             core = [record[input_key], record[reference_key], record.get(slice_key)]
@@ -474,9 +481,9 @@ def regression_gate(
     ``tolerance``: lower when higher is better, higher when lower is better.
     The direction is, in order: ``higher_is_better`` if given, the
     ``higher_is_better`` the report's scores carry in their detail, the one
-    stored with the baseline, then the metric's name (CER/WER and other
-    ``*_rate``/``*_error``/``*_distance`` are lower-is-better; F1, ANLS,
-    similarities are higher-is-better). A slice in the baseline but absent
+    stored with the baseline, then the metric's name (CER/WER, graph and
+    trajectory distances and other ``*_rate``/``*_error``/``*_distance`` are
+    lower-is-better; F1, ANLS, similarities are higher-is-better). A slice in the baseline but absent
     from the report counts as a regression, so coverage cannot quietly
     shrink; new slices cannot regress.
 
@@ -592,7 +599,7 @@ def _direction(report: Report, base: Mapping, override: Optional[bool]) -> bool:
     for found in (_declared_direction(report), base.get("higher_is_better")):
         if found is not None:
             return bool(found)
-    words = set(re.split(r"[^a-z0-9]+", report.metric.lower()))
+    words = set(re.split(r"[^a-z0-9]+", report.metric.lower())) | {report.metric.lower()}
     lower, higher = bool(words & _LOWER_IS_BETTER), bool(words & _HIGHER_IS_BETTER)
     if lower != higher:
         return higher

@@ -462,3 +462,23 @@ def test_gate_false_alarm_rate_and_power_on_a_60_task_suite():
     assert alarms / 200 <= 0.06          # nominal: 2.5% one-sided per figure
     assert caught / 100 >= 0.85
     assert overlap_caught < caught
+
+
+def test_gate_compares_a_run_whose_tasks_all_share_one_pass_hat_k():
+    from ek.agents import reliability
+    r = reliability({f"t{i}": [True, True, False, False, False] for i in range(10)}, k=2)
+    gate = agent_regression_gate(r, r)
+    assert gate.passed and not gate.underpowered
+
+
+@pytest.mark.filterwarnings("ignore:no task had mixed outcomes")
+def test_resume_refuses_changed_prices(tmp_path):
+    # Stored trials carry dollars at the old rates; resuming at new rates would mix two price lists.
+    run_suite(lambda t: Episode(output=t.gold, cost=Cost(input_tokens=10)), tasks(3), k=1,
+              price=PRICE, persist=True, run_id="p", rootdir=tmp_path)
+    with pytest.raises(ValueError, match=r"run_id 'p' was started with price"):
+        run_suite(lambda t: Episode(output=t.gold, cost=Cost(input_tokens=10)), tasks(3), k=1,
+                  price=per_million(2.0, 5.0), persist=True, run_id="p", rootdir=tmp_path)
+    again = run_suite(lambda t: Episode(output=t.gold, cost=Cost(input_tokens=10)), tasks(3), k=1,
+                      price=per_million(1.0, 5.0), persist=True, run_id="p", rootdir=tmp_path)
+    assert again.cost["total_dollars"] == pytest.approx(30e-6)

@@ -227,3 +227,11 @@ def test_pass_hat_k_interval_contains_the_estimate():
     r = reliability(outcomes, k=4)
     assert r.pass_hat_k_ci[0] < r.pass_hat_k < r.pass_hat_k_ci[1]
     assert r == reliability(outcomes, k=4)      # deterministic, bootstrap included
+
+
+def test_pass_hat_k_interval_contains_the_estimate_when_every_task_agrees():
+    # Ten tasks with one identical pass^2 of 0.1: the float mean (0.0999...) must not fall
+    # outside its degenerate bootstrap interval, or the regression gate rejects the report.
+    r = reliability({f"t{i}": [True, True, False, False, False] for i in range(10)}, k=2)
+    lo, hi = r.pass_hat_k_ci
+    assert lo <= r.pass_hat_k <= hi

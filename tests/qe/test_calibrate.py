@@ -443,3 +443,11 @@ def test_netcal_backend():
         cal.to_dict()
     with pytest.raises(ValueError, match="method must be one of"):
         netcal_calibrator("magic")
+
+
+def test_two_dimensional_labels_are_refused(backend):
+    # a column vector of labels used to broadcast against the scores and give a bogus fit
+    column = np.array([[False], [True], [False], [True]])
+    with pytest.raises(ValueError, match=r"correct must be 1-D \(one label per score\), got an array of shape \(4, 1\)"
+                       if backend == "numpy" else r"correct\[0\] is array\(\[False\]\); each label must be"):
+        PlattCalibrator().fit([0.1, 0.2, 0.8, 0.9], column)

@@ -274,3 +274,25 @@ def test_bad_gate_settings():
         CostSensitiveGate(block_threshold=0.6)
     with pytest.raises(ValueError, match="ConformalGate alpha must be strictly between 0 and 1, got 1.5"):
         ConformalGate(alpha=1.5)
+
+
+def test_conformal_rank_reads_alpha_as_the_decimal_given():
+    # 0.3, 0.7 and 0.15 are stored just below their decimal value; the rank
+    # must still be the hand-worked ceil((n + 1)(1 - alpha)), not one more.
+    nine = [i / 10 for i in range(1, 10)]
+    assert split_conformal_quantile(nine, 0.3) == 0.7  # ceil(10 * 0.7) = 7th smallest
+    assert split_conformal_quantile(nine, 0.7) == 0.3  # ceil(10 * 0.3) = 3rd
+    assert split_conformal_quantile(list(range(1, 20)), 0.15) == 17  # ceil(20 * 0.85) = 17th
+    assert split_conformal_quantile(nine, 0.1) == 0.9  # and 0.1 (stored above) is unchanged
+    # with the off-by-one rank, accept and "p-value > alpha" disagreed between two holdout scores
+    gate = ConformalGate(alpha=0.3).fit([1 - v for v in nine], [True] * 9)
+    probe = np.linspace(0, 1, 201)
+    assert [gate(float(v)) is A for v in probe] == [gate.p_value(float(v)) > 0.3 for v in probe]
+
+
+def test_nan_gate_threshold_is_refused():
+    with pytest.raises(ValueError, match=r"ConformalGate q must be a number \(inf is allowed\), got nan"):
+        ConformalGate(q=math.nan)
+    with pytest.raises(ValueError, match=r"RiskControlGate lam must be a number \(inf is allowed\), got nan"):
+        RiskControlGate(lam=math.nan)
+    assert ConformalGate(q=0.5)(0.5) is A and RiskControlGate(lam=math.inf)(1.0) is F

@@ -236,3 +236,13 @@ def test_non_finite_signal_output():
 
 def test_agreement_signal_exposed_at_top_level():
     assert ek.AgreementSignal is AgreementSignal and ek.IntrinsicConfidenceSignal is IntrinsicConfidenceSignal
+
+
+def test_unfitted_calibrator_class_is_refused():
+    # calling the class used to build a PlattCalibrator(a=score) and fail with a confusing message
+    fe = FieldEstimate("x", confidence=0.7)
+    with pytest.raises(TypeError, match=r"calibrator is the class PlattCalibrator, not a fitted calibrator.*"
+                                        r"PlattCalibrator\(\)\.fit\(scores, correct\)"):
+        ek.estimate_quality(fe, calibrator=PlattCalibrator, policy=CostSensitiveGate())
+    with pytest.raises(TypeError, match=r"calibrator\['\*'\] is the class PlattCalibrator"):
+        ek.estimate_quality(fe, calibrator={"*": PlattCalibrator}, policy=CostSensitiveGate())

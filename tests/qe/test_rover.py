@@ -177,3 +177,13 @@ def test_two_engine_alignment_is_an_optimal_edit_alignment(a, b):
     c = rover([" ".join(a), " ".join(b)])
     cost = sum(1 for s in c.slots if s.entries[0] != s.entries[1])
     assert cost == _levenshtein(a, b)
+
+
+def test_confidence_may_be_any_real_number_type():
+    # engines often report numpy float32 or other non-float reals; only the value matters
+    from fractions import Fraction
+
+    c = rover([[("12.50", Fraction(2, 5))], [("12.30", Fraction(9, 10))]])
+    assert c.text == "12.30"
+    with pytest.raises(ValueError, match=r"confidence Fraction\(3, 2\); confidences must be numbers in \[0, 1\]"):
+        rover([[("a", Fraction(3, 2))], ["a"]])

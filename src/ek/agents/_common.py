@@ -9,7 +9,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from ek._util import type_name
 from ek.agents.base import Cost, Trajectory, as_call, is_episode
-from ek.base import GraphGrammar, Score
+from ek.base import GraphGrammar
 from ek.registry import resolve
 
 Canon = Optional[Callable[[str], str]]

@@ -190,6 +190,14 @@ def _build(outcomes: Mapping[str, Sequence[bool]], *, k: int, slices: Optional[M
     for label, more in (slice_extra or {}).items():
         if label in per_slice:
             per_slice[label].update(more)
+    pass_hat_k = sum(hat_values) / evaluated if evaluated else None
+    if evaluated:
+        lo, hi = _bootstrap_mean_ci(hat_values, resamples=_RESAMPLES)
+        # Rounding can put the float mean an ulp outside a degenerate interval (ten tasks at
+        # 0.1 average to 0.0999...); the interval must contain its own estimate.
+        hat_ci = (min(lo, pass_hat_k), max(hi, pass_hat_k))
+    else:
+        hat_ci = (0.0, 1.0)
     return ReliabilityReport(
         k=int(k),
         n_tasks=len(counts),
@@ -198,8 +206,8 @@ def _build(outcomes: Mapping[str, Sequence[bool]], *, k: int, slices: Optional[M
         success_rate=n_success / n_trials,
         success_ci=_wilson(n_success, n_trials, _Z95),
         pass_at_k=at_sum / evaluated if evaluated else None,
-        pass_hat_k=sum(hat_values) / evaluated if evaluated else None,
-        pass_hat_k_ci=_bootstrap_mean_ci(hat_values, resamples=_RESAMPLES) if evaluated else (0.0, 1.0),
+        pass_hat_k=pass_hat_k,
+        pass_hat_k_ci=hat_ci,
         stochastic=stochastic,
         per_task=per_task,
         per_slice=per_slice,

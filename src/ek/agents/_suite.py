@@ -11,6 +11,8 @@ and reads them back unchanged).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import math
 from collections.abc import Mapping
 from typing import Any, Optional
@@ -209,6 +211,7 @@ class RunStore:
             "kind": _KIND, "run_id": self.run_id, "k": suite.k, "seed": suite.seed,
             "task_ids": [t.task_id for t in suite.specs], "check": suite.check_name,
             "metrics": sorted(suite.metrics), "priced": suite.priced,
+            "price": _price_digest(suite.price, suite.prices),
             "run": dataclasses.asdict(suite.run) if suite.run is not None else None,
         }
         old = self.runs.get(self.run_id)
@@ -250,6 +253,19 @@ class RunStore:
 
 
 # --------------------------------------------------------------------------
+
+
+def _price_digest(price: Any, prices: Any) -> Optional[str]:
+    """A short hash of the rates a run is billed at (None when unpriced), so a resume can't mix rates."""
+    if price is None and prices is None:
+        return None
+
+    def plain(p: Any) -> Any:
+        return dataclasses.asdict(p) if dataclasses.is_dataclass(p) and not isinstance(p, type) else p
+
+    table = None if prices is None else {str(k): plain(v) for k, v in prices.items()}
+    blob = json.dumps({"price": plain(price), "prices": table}, sort_keys=True, default=repr)
+    return hashlib.blake2b(blob.encode("utf-8"), digest_size=8).hexdigest()
 
 
 def _metric_entry(metric: Any, episode: Episode, gold: Any, grammar: Any) -> dict:

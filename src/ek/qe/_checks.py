@@ -153,6 +153,11 @@ def labels(values: Any, n: int, *, what: str, np: Any = None) -> Any:
         )
     if np is not None:
         arr = np.asarray(seq)
+        if arr.ndim != 1:
+            raise ValueError(
+                f"{what} must be 1-D (one label per score), got an array of shape {arr.shape}; "
+                "flatten it first."
+            )
         if arr.dtype == bool:
             return arr
         if arr.dtype.kind in "iuf" and arr.ndim == 1 and np.isin(arr, (0, 1)).all():
@@ -161,7 +166,7 @@ def labels(values: Any, n: int, *, what: str, np: Any = None) -> Any:
     for i, v in enumerate(seq):
         if isinstance(v, bool) or (isinstance(v, numbers.Real) and v in (0, 1)):
             out.append(bool(v))
-        elif getattr(v, "dtype", None) is not None and v in (0, 1):
+        elif getattr(v, "dtype", None) is not None and getattr(v, "ndim", 0) == 0 and v in (0, 1):
             out.append(bool(v))
         else:
             raise ValueError(
@@ -228,13 +233,23 @@ def one_minus(confidence: float) -> float:
 
 
 def rank(n: int, alpha: float) -> int:
-    """``ceil((n + 1) * (1 - alpha))`` in exact arithmetic on the float's value."""
-    return math.ceil((n + 1) * (1 - Fraction(alpha)))
+    """``ceil((n + 1) * (1 - alpha))`` in exact arithmetic on the decimal ``alpha`` denotes.
+
+    ``alpha`` is read as its shortest decimal (``0.3`` as 3/10, not the binary
+    value just below it), so the rank is the one worked by hand: neither
+    float rounding nor the binary representation slips it by one.
+    """
+    return math.ceil((n + 1) * (1 - _exact(alpha)))
 
 
 def min_n(alpha: float) -> int:
     """Smallest calibration size whose conformal rank fits inside the set."""
-    return math.ceil((1 - Fraction(alpha)) / Fraction(alpha))
+    a = _exact(alpha)
+    return math.ceil((1 - a) / a)
+
+
+def _exact(alpha: float) -> Fraction:
+    return Fraction(repr(float(alpha)))
 
 
 def check_alpha(alpha: Any, what: str) -> float:

@@ -213,7 +213,9 @@ def _calibrator(calibrator: Any) -> Any:
         for k, c in calibrator.items():
             if not callable(c):
                 raise TypeError(f"calibrator[{k!r}] is {type_name(c)}; each family needs a fitted calibrator.")
+            _not_a_class(c, f"calibrator[{k!r}]")
         return SignalFamilyCalibrator(calibrators=dict(calibrator))
+    _not_a_class(calibrator, "calibrator")
     if isinstance(calibrator, str):
         raise TypeError(
             f"calibrator={calibrator!r} is a name; a calibrator must be fitted on your data. Pass the "
@@ -222,6 +224,17 @@ def _calibrator(calibrator: Any) -> Any:
     if not callable(calibrator):
         raise TypeError(f"calibrator must be a fitted Calibrator or a mapping of them, got {type_name(calibrator)}.")
     return calibrator
+
+
+def _not_a_class(calibrator: Any, what: str) -> None:
+    """Refuse a calibrator class: calling it would build an instance, not calibrate a score."""
+    if isinstance(calibrator, type):
+        name = calibrator.__name__
+        raise TypeError(
+            f"{what} is the class {name}, not a fitted calibrator; a calibrator must be fitted on "
+            f"labelled data before it can turn scores into probabilities. Pass {name}().fit(scores, "
+            "correct), or load a saved one with ek.load_calibrator(name)."
+        )
 
 
 def _policy(policy: Any) -> Any:

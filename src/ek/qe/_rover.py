@@ -21,6 +21,7 @@ Public through `ek.qe`.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Iterable, List, Optional, Tuple
 
@@ -244,7 +245,7 @@ def _check_units(units: Any, i: int) -> tuple[list, list]:
             continue
         if not isinstance(tok, str):
             raise TypeError(f"rover() hypothesis {i} has a token {tok!r:.40}; tokens must be strings.")
-        if isinstance(conf, bool) or not isinstance(conf, (int, float)) or not 0.0 <= conf <= 1.0:
+        if isinstance(conf, bool) or not isinstance(conf, numbers.Real) or not 0.0 <= conf <= 1.0:
             raise ValueError(
                 f"rover() hypothesis {i} gives token {tok!r} confidence {conf!r}; confidences must "
                 "be numbers in [0, 1] (divide 0-100 engine scores by 100)."

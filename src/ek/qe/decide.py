@@ -31,11 +31,13 @@ on exchangeability: re-fit when the data drifts.
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
+from ek._util import type_name
 from ek.base import Decision
 from ek.qe import _checks
 from ek.qe._backends import crepes_mondrian_gate
@@ -199,6 +201,7 @@ class ConformalGate(_Gate):
 
     def __post_init__(self) -> None:
         self.alpha = check_alpha(self.alpha, "ConformalGate alpha")
+        self.q = _threshold(self.q, "ConformalGate q")
         self._cal = tuple(sorted(self._cal))
 
     def fit(self, probs: Any, correct: Any) -> "ConformalGate":
@@ -345,6 +348,7 @@ class RiskControlGate(_Gate):
         self.loss_bound = number(self.loss_bound, what="RiskControlGate loss_bound")
         if self.loss_bound <= 0:
             raise ValueError(f"RiskControlGate loss_bound must be > 0, got {self.loss_bound}.")
+        self.lam = _threshold(self.lam, "RiskControlGate lam")
         self._fitted = self.lam != 1.0
 
     def fit(self, probs: Any, correct: Any) -> "RiskControlGate":
@@ -443,6 +447,18 @@ def risk_coverage_curve(probs: Any, correct: Any, *, thresholds: Optional[Sequen
 
 
 # --------------------------------------------------------------------------
+
+
+def _threshold(value: Any, what: str) -> float:
+    """A gate threshold as a float; +-inf are allowed (accept all / nothing), NaN is not."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{what} must be a real number, got {type_name(value)} {value!r:.40}.")
+    if math.isnan(value):
+        raise ValueError(
+            f"{what} must be a number (inf is allowed), got {value!r}; a NaN threshold would "
+            "flag every value. Leave it at its default and call fit()."
+        )
+    return float(value)
 
 
 def _holdout(probs: Any, correct: Any, owner: str, *, keep_all: bool = False) -> tuple[list, list]:
