@@ -89,6 +89,8 @@ def test_evaluate_malformed_cases():
         evaluate("ab")
     with pytest.raises(TypeError, match="item 1 gold is int"):
         evaluate([("a", "a"), ("a", 5)])
+    with pytest.raises(TypeError, match="item 1 has slice label \\['x'\\].*hashable label"):
+        evaluate([("a", "a", "s"), ("a", "b", ["x"])])
 
 
 def test_evaluate_corpus_and_slices_match_jiwer():

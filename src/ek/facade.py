@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from operator import itemgetter
 from typing import Any, Iterable, Optional, Sequence
 
 import ek.metrics  # noqa: F401 - registers the core metrics before any lookup
@@ -34,7 +35,8 @@ from ek.registry import get, names
 
 __all__ = ["estimate_quality", "evaluate", "merge_reports", "score"]
 
-_TEXT = object()  # marker: compare the objects' ``.text`` strings
+_CASE_TYPES = {tuple, list}
+_PRED, _GOLD = itemgetter(0), itemgetter(1)
 
 
 def score(
@@ -184,6 +186,9 @@ def _split_cases(cases: Iterable) -> tuple[list, list, Optional[list]]:
             f"evaluate() takes an iterable of (pred, gold) or (pred, gold, slice) tuples, "
             f"got {type_name(cases)}. Build cases with zip(preds, golds)."
         )
+    cases = cases if isinstance(cases, list) else list(cases)
+    if set(map(type, cases)) <= _CASE_TYPES and set(map(len, cases)) <= {2}:
+        return list(map(_PRED, cases)), list(map(_GOLD, cases)), None  # all (pred, gold): C-speed split
     preds, golds, slices = [], [], []
     sliced = False
     for i, case in enumerate(cases):
@@ -214,7 +219,13 @@ def _report(m: Any, name: str, scores: Sequence[Score], slices: Optional[Sequenc
         groups: dict = {}
         for i, label in enumerate(slices):
             if label is not None:
-                groups.setdefault(label, []).append(i)
+                try:
+                    groups.setdefault(label, []).append(i)
+                except TypeError:
+                    raise TypeError(
+                        f"evaluate() item {i} has slice label {label!r:.60} of type {type_name(label)}, which "
+                        "cannot key a slice; use a hashable label such as a str or a tuple."
+                    ) from None
         take = getattr(scores, "take", None)
         for label, idx in groups.items():
             part = take(idx) if take is not None else [scores[i] for i in idx]

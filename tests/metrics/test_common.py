@@ -129,6 +129,13 @@ def test_any_split_merges_to_the_whole(name, data):
     assert whole.aggregate == pytest.approx(get("metrics", name).aggregate(whole.scores))
 
 
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_aggregate_of_an_empty_corpus_raises(name):
+    # an empty corpus has no aggregate: never a silent 0.0 or 1.0
+    with pytest.raises(ValueError, match="no scores"):
+        get("metrics", name).aggregate([])
+
+
 @pytest.mark.parametrize("name", sorted(BAD))
 def test_bad_input_raises_with_a_message(name):
     (pred, gold), exc, message = BAD[name]

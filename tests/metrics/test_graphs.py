@@ -250,6 +250,8 @@ def test_aggregate_is_total_raw_over_total_max():
     r = ek.evaluate([(TypedGraph([donation(amount="9")]), gold), (TypedGraph([donation(city="x")]), gold)],
                     grammar=GRAMMAR)
     assert r.metric == "typed_graph" and r.aggregate == pytest.approx(11 / 52)
+    with pytest.raises(ValueError, match="score 1 .* has no 'raw_distance' in its detail"):
+        m.aggregate([a, ek.score("a", "b")])
 
 
 def test_registered_and_dispatched():

@@ -97,6 +97,11 @@ def test_every_backend_agrees_with_jiwer(backend):
         assert wd == distance(gold.split(), pred.split())
 
 
+def test_canonicalizer_must_return_text():
+    with pytest.raises(TypeError, match="canonicalizer returned NoneType"):
+        StringMetric("cer", canonicalizer=lambda s: None)("a", "b")
+
+
 def test_canonicalizer_applies_to_both_sides():
     metric = StringMetric("cer", canonicalizer=str.lower)
     assert metric("HELLO", "hello").value == 0.0
@@ -109,6 +114,8 @@ def test_bad_inputs():
         CER(12, "12")
     with pytest.raises(TypeError, match="item 1 gold is None"):
         WER.score_many(["a", "b"], ["a", None])
+    with pytest.raises(ValueError, match="2 predictions but 1 references"):
+        CER.score_many(["a", "b"], ["a"])  # never truncate silently
     with pytest.raises(ValueError, match="has no 'edits' in its detail"):
         CER.aggregate([StringMetric("cer")("a", "a"), __import__("ek").score({"a": 1}, {"a": 1})])
 

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping, Optional
 
-from ek._util import import_optional, type_name
+from ek._util import import_optional, sum_detail, type_name
 from ek.base import CostWeight, GraphGrammar, Score
 from ek.registry import register
 
@@ -256,19 +256,8 @@ class TypedGraphMetric:
         Raises:
             ValueError: no scores, or scores of another metric.
         """
-        scores = list(scores)
-        if not scores:
-            raise ValueError("TypedGraphMetric.aggregate got no scores; score at least one (pred, gold) pair.")
-        raw = top = 0.0
-        for i, s in enumerate(scores):
-            detail = getattr(s, "detail", None) or {}
-            if "raw_distance" not in detail or "max_distance" not in detail:
-                raise ValueError(
-                    f"score {i} ({getattr(s, 'metric', '?')!r}) has no raw_distance/max_distance in its detail; "
-                    "aggregate() needs scores produced by TypedGraphMetric."
-                )
-            raw += detail["raw_distance"]
-            top += detail["max_distance"]
+        totals = sum_detail(scores, ("raw_distance", "max_distance"), metric="TypedGraphMetric")
+        raw, top = totals["raw_distance"], totals["max_distance"]
         return raw / top if top else 0.0
 
     def _check_size(self, pred: TypedGraph, gold: TypedGraph) -> None:

@@ -168,10 +168,13 @@ class SpanF1Metric:
         """Micro-averaged corpus F1: sum the raw counts, then divide once.
 
         Raises:
-            ValueError: the scores mix schemes or backends (their counts are
-                not commensurable), or one is not a span-F1 score.
+            ValueError: no scores (an empty corpus has no aggregate), the
+                scores mix schemes or backends (their counts are not
+                commensurable), or one is not a span-F1 score.
         """
         scores = list(scores)
+        if not scores:
+            raise ValueError("SpanF1Metric.aggregate() got no scores; an empty corpus has no aggregate.")
         schemes = set()
         for i, s in enumerate(scores):
             detail = getattr(s, "detail", None) or {}
@@ -186,7 +189,7 @@ class SpanF1Metric:
                 f"SpanF1Metric.aggregate got scores from schemes {sorted(schemes)}; seqeval and nervaluate "
                 "counts (and the schemes of one backend) are not commensurable. Aggregate each scheme separately."
             )
-        scheme = MatchScheme(schemes.pop()) if schemes else self.scheme
+        scheme = MatchScheme(schemes.pop())
         keys = _SEQEVAL_KEYS if scheme.backend == "seqeval" else _NERVALUATE_KEYS
         totals = {k: sum(s.detail[k] for s in scores) for k in keys}
         return _prf_from_counts(scheme, totals)[2]

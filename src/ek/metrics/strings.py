@@ -73,28 +73,38 @@ class StringMetric:
 
     def score_many(self, preds: Sequence[str], golds: Sequence[str], *, grammar: Any = None) -> ScoreColumns:
         """Score aligned lists of predictions and references in one pass."""
+        if len(preds) != len(golds):
+            raise ValueError(
+                f"score_many() got {len(preds)} predictions but {len(golds)} references; "
+                "pass one gold per prediction (aligned lists of equal length)."
+            )
         canon, mode = self.canonicalizer, self.mode
+        if not set(map(type, preds)) | set(map(type, golds)) <= {str}:
+            for i, (p, g) in enumerate(zip(preds, golds)):
+                _check_pair(p, g, i, mode)  # names the first non-str item
+        if canon is not None:
+            preds, golds = list(map(canon, preds)), list(map(canon, golds))
+            if not set(map(type, preds)) | set(map(type, golds)) <= {str}:
+                bad = next(v for v in preds + golds if not isinstance(v, str))
+                raise TypeError(
+                    f"the canonicalizer returned {type_name(bad)} ({bad!r:.40}); every "
+                    "normalize step must map str to str."
+                )
         distance, align = _edit.active()
         to_units = _UNITS[mode]  # a C method: no Python call per item
-        edits, ref_lens = [], []
-        extra: list[list[int]] = [[], [], [], []]
-        for i, (p, g) in enumerate(zip(preds, golds)):
-            if type(p) is not str or type(g) is not str:
-                _check_pair(p, g, i, mode)
-            if canon is not None:
-                p, g = canon(p), canon(g)
-            gu = to_units(g)
-            if self.alignment:
-                c = align(to_units(p), gu)
-                for col, v in zip(extra, c):
-                    col.append(v)
-                edits.append(c.substitutions + c.deletions + c.insertions)
-            else:
+        if not self.alignment:
+            edits, ref_lens = [], []
+            for p, g in zip(preds, golds):
+                gu = to_units(g)
                 edits.append(distance(to_units(p), gu))
-            ref_lens.append(len(gu))
-        columns: dict[str, Sequence] = {"edits": edits, "ref_len": ref_lens}
-        if self.alignment:
-            columns.update(zip(_ALIGNMENT_KEYS, extra))
+                ref_lens.append(len(gu))
+            return ScoreColumns({"edits": edits, "ref_len": ref_lens}, _MAKERS[mode])
+        counts = [align(to_units(p), to_units(g)) for p, g in zip(preds, golds)]
+        columns: dict[str, Sequence] = {
+            "edits": [c.substitutions + c.deletions + c.insertions for c in counts],
+            "ref_len": [c.hits + c.substitutions + c.deletions for c in counts],
+        }
+        columns.update(zip(_ALIGNMENT_KEYS, map(list, zip(*counts)) if counts else ([], [], [], [])))
         return ScoreColumns(columns, _MAKERS[mode])
 
     def aggregate(self, scores: Iterable[Score]) -> float:
