@@ -98,7 +98,7 @@ def test_every_backend_agrees_with_jiwer(backend):
 
 
 def test_canonicalizer_must_return_text():
-    with pytest.raises(TypeError, match="canonicalizer returned NoneType"):
+    with pytest.raises(TypeError, match="canonicalizer returned None"):
         StringMetric("cer", canonicalizer=lambda s: None)("a", "b")
 
 
