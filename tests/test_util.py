@@ -45,3 +45,48 @@ def test_import_optional_hint():
     with pytest.raises(MissingExtraError, match=r'pip install "ek\[metrics\]"'):
         import_optional("no_such_module_for_ek", extra="metrics", feature="TEDS")
     assert import_optional("json", extra="x").dumps(1) == "1"
+
+
+class _Stream:
+    def __init__(self, tty):
+        self.tty, self.text = tty, ""
+
+    def isatty(self):
+        return self.tty
+
+    def write(self, s):
+        self.text += s
+
+    def flush(self):
+        pass
+
+
+def test_progress_draws_only_on_a_terminal(monkeypatch):
+    from ek._util import Progress
+
+    pipe = _Stream(False)
+    monkeypatch.setattr("sys.stderr", pipe)
+    bar = Progress(3, label="job")
+    bar.tick()
+    bar.close()
+    assert pipe.text == ""
+
+    tty = _Stream(True)
+    monkeypatch.setattr("sys.stderr", tty)
+    bar = Progress(4, label="job", unit="trials", reused=1)
+    bar.tick()
+    bar.tick(ok=False)
+    bar.tick()
+    bar.close()
+    last = tty.text.rstrip("\n").split("\r")[-1]
+    assert last.startswith("job |") and "4/4 trials 100%" in last
+    assert "1 reused" in last and "1 failed" in last and tty.text.endswith("\n")
+
+
+def test_progress_forced_on_and_off(monkeypatch):
+    from ek._util import Progress, want_progress
+
+    monkeypatch.setattr("sys.stderr", _Stream(True))
+    assert want_progress(None) is True and want_progress(False) is False
+    assert Progress(5, label="x", enabled=False).enabled is False
+    assert Progress(0, label="x", enabled=True).enabled is False  # nothing to show

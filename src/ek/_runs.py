@@ -16,16 +16,14 @@ import datetime
 import hashlib
 import json
 import secrets
-import sys
-import time
 from typing import Any, Optional
 
 from ek.base import Score
 from ek.stores import json_store
 
 __all__ = [
-    "CHUNK_ITEMS", "FLUSH_SECONDS", "Progress", "RunStore", "digest", "entry_from_json",
-    "entry_to_json", "jsonable", "new_run_id", "now", "want_progress",
+    "CHUNK_ITEMS", "FLUSH_SECONDS", "RunStore", "digest", "entry_from_json",
+    "entry_to_json", "jsonable", "new_run_id", "now",
 ]
 
 CHUNK_ITEMS = 1000
@@ -174,62 +172,3 @@ def jsonable(value: Any) -> Any:
         return json.loads(json.dumps(value))
     except (TypeError, ValueError):
         return repr(value)
-
-
-def want_progress(progress: Optional[bool]) -> bool:
-    """Resolve ``progress=None`` to "only when stderr is a terminal"."""
-    if progress is not None:
-        return bool(progress)
-    try:
-        return sys.stderr is not None and sys.stderr.isatty()
-    except (AttributeError, ValueError):  # a replaced or closed stream
-        return False
-
-
-class Progress:
-    """A one-line progress bar on stderr, redrawn at most ten times a second."""
-
-    _WIDTH = 24
-
-    def __init__(self, total: int, enabled: bool, stream: Any = None) -> None:
-        self.total, self.enabled = total, enabled and total > 0
-        self.stream = stream if stream is not None else sys.stderr
-        self.start = self.last = time.monotonic()
-        self.done = self.errors = self.reused = 0
-        self.shown = -1  # the ``done`` count last drawn
-
-    def update(self, done: int, errors: int, reused: int = 0) -> None:
-        self.done, self.errors, self.reused = done, errors, reused
-        now_ = time.monotonic()
-        if self.enabled and (now_ - self.last >= 0.1 or done == self.total):
-            self.last = now_
-            self._draw(now_)
-
-    def close(self) -> None:
-        if self.enabled:
-            if self.shown != self.done:
-                self._draw(time.monotonic())
-            self.stream.write("\n")
-            self.stream.flush()
-
-    def _draw(self, now_: float) -> None:
-        self.shown = self.done
-        share = self.done / self.total
-        filled = int(share * self._WIDTH)
-        elapsed = now_ - self.start
-        fresh = self.done - self.reused
-        rate = fresh / elapsed if elapsed > 0 else 0.0
-        eta = (self.total - self.done) / rate if rate > 0 else 0.0
-        notes = "".join([f", {self.reused} reused" if self.reused else "",
-                         f", {self.errors} failed" if self.errors else ""])
-        self.stream.write(
-            f"\revaluate_store |{'#' * filled}{'.' * (self._WIDTH - filled)}| {self.done}/{self.total} "
-            f"{share:4.0%} [{_clock(elapsed)} < {_clock(eta)}, {rate:.1f} it/s{notes}]"
-        )
-        self.stream.flush()
-
-
-def _clock(seconds: float) -> str:
-    m, s = divmod(int(seconds), 60)
-    h, m = divmod(m, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"

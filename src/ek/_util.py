@@ -5,8 +5,10 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import math
+import sys
+import time
 from functools import lru_cache
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Optional, Sequence
 
 
 class MissingExtraError(ImportError):
@@ -121,3 +123,76 @@ def sum_detail(scores: Iterable[Any], keys: Sequence[str], *, metric: str = "") 
     if n == 0:
         raise ValueError(f"{who} got no scores; an empty corpus has no aggregate.")
     return totals
+
+
+def want_progress(progress: Optional[bool]) -> bool:
+    """Resolve ``progress=None`` to "only when stderr is a terminal"."""
+    if progress is not None:
+        return bool(progress)
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError):  # a replaced or closed stream
+        return False
+
+
+class Progress:
+    """A one-line progress bar on stderr, redrawn at most ten times a second.
+
+    Shared by every long-running loop (`evaluate_store`, `evaluate_ocr`,
+    `run_suite`); ``enabled=None`` shows it only on a terminal. Items carried
+    over from an earlier run count as ``reused`` and are left out of the rate.
+    """
+
+    _WIDTH = 24
+
+    def __init__(self, total: int, *, label: str, unit: str = "items",
+                 enabled: Optional[bool] = None, reused: int = 0) -> None:
+        self.total, self.label, self.unit = total, label, unit
+        self.enabled = want_progress(enabled) and total > 0
+        self.stream = sys.stderr
+        self.start = time.monotonic()
+        self.last = -math.inf  # the first update always draws
+        self.done, self.errors, self.reused = reused, 0, reused
+        self.shown = -1  # the ``done`` count last drawn
+
+    def update(self, done: int, errors: int = 0, reused: Optional[int] = None) -> None:
+        """Set the counts; redraw if enough time has passed or the run is complete."""
+        self.done, self.errors = done, errors
+        if reused is not None:
+            self.reused = reused
+        now = time.monotonic()
+        if self.enabled and (now - self.last >= 0.1 or done == self.total):
+            self.last = now
+            self._draw(now)
+
+    def tick(self, ok: bool = True) -> None:
+        """One more item finished (``ok=False`` counts it as failed)."""
+        self.update(self.done + 1, self.errors + (not ok))
+
+    def close(self) -> None:
+        if self.enabled:
+            if self.shown != self.done:
+                self._draw(time.monotonic())
+            self.stream.write("\n")
+            self.stream.flush()
+
+    def _draw(self, now: float) -> None:
+        self.shown = self.done
+        share = self.done / self.total
+        filled = int(share * self._WIDTH)
+        elapsed = now - self.start
+        rate = (self.done - self.reused) / elapsed if elapsed > 0 else 0.0
+        eta = (self.total - self.done) / rate if rate > 0 else 0.0
+        notes = "".join([f", {self.reused} reused" if self.reused else "",
+                         f", {self.errors} failed" if self.errors else ""])
+        self.stream.write(
+            f"\r{self.label} |{'#' * filled}{'.' * (self._WIDTH - filled)}| {self.done}/{self.total} "
+            f"{self.unit} {share:4.0%} [{_clock(elapsed)} < {_clock(eta)}, {rate:.1f} it/s{notes}]"
+        )
+        self.stream.flush()
+
+
+def _clock(seconds: float) -> str:
+    m, s = divmod(int(seconds), 60)
+    h, m = divmod(m, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"

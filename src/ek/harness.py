@@ -44,19 +44,17 @@ from collections.abc import Mapping
 from typing import Any, Callable, Optional
 
 from ek._agreement import cohen_kappa, krippendorff_alpha, percent_agreement
-from ek._util import type_name
+from ek._util import Progress, type_name
 from ek.base import GraphGrammar, Report
 from ek._runs import (
     CHUNK_ITEMS,
     FLUSH_SECONDS,
-    Progress,
     RunStore,
     digest,
     entry_from_json,
     entry_to_json,
     new_run_id,
     now,
-    want_progress,
 )
 from ek.facade import evaluate, merge_reports
 from ek.stores import data_dir, json_store
@@ -187,7 +185,7 @@ def evaluate_store(
     run = _Run(metric, label, {"grammar": grammar, "normalize": normalize, "weights": weights}, store)
     entries: dict = {}
     reused = 0
-    bar = Progress(len(items), want_progress(progress))
+    bar = Progress(len(items), label="evaluate_store", enabled=progress)
     try:
         for key, record, fingerprint in items:
             entry = store.load(key, fingerprint) if store is not None and resume else None

@@ -235,7 +235,7 @@ def test_progress_only_on_a_terminal(capsys, monkeypatch):
     fake = Tty()
     monkeypatch.setattr(sys, "stderr", fake)
     run_suite(lambda t: t.gold, tasks(3))
-    assert "[ek] run_suite: 3/3 trials" in fake.getvalue()
+    assert "run_suite |" in fake.getvalue() and "3/3 trials" in fake.getvalue()
 
 
 @pytest.mark.parametrize("kwargs,match", [

@@ -19,7 +19,6 @@ at ``max_concurrency``. An async call is cancelled.
 from __future__ import annotations
 
 import queue
-import sys
 import threading
 import time
 import types
@@ -42,37 +41,6 @@ def run_trials(call: Callable[[int], Any], pending: Sequence[int], *, is_async: 
         _run_inline(call, pending, on_done)
     else:
         _run_threads(call, pending, max_concurrency, timeout, on_done)
-
-
-class Progress:
-    """A one-line trial counter on stderr, shown only when stderr is a terminal."""
-
-    def __init__(self, total: int, *, done: int = 0, label: str = "run_suite") -> None:
-        self.total, self.done, self.failed = total, done, 0
-        self.label = label
-        stream = sys.stderr
-        self.enabled = bool(getattr(stream, "isatty", lambda: False)())
-        self._last = 0.0
-
-    def tick(self, ok: bool) -> None:
-        self.done += 1
-        self.failed += not ok
-        if self.enabled:
-            now = time.monotonic()
-            if now - self._last >= _PROGRESS_EVERY_S or self.done == self.total:
-                self._last = now
-                self._write()
-
-    def close(self) -> None:
-        if self.enabled:
-            self._write()
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-
-    def _write(self) -> None:
-        failed = f", {self.failed} failed" if self.failed else ""
-        sys.stderr.write(f"\r[ek] {self.label}: {self.done}/{self.total} trials{failed}")
-        sys.stderr.flush()
 
 
 # --------------------------------------------------------------------------
@@ -228,7 +196,7 @@ async def _run_async(call: Callable, pending: Sequence[int], max_concurrency: in
                 else:
                     value = await asyncio.wait_for(awaitable, timeout)
                 out = (True, value)
-            except asyncio.TimeoutError as exc:
+            except asyncio.TimeoutError:
                 if timeout is not None and clock() - t0 >= timeout:
                     exc = TimeoutError(
                         f"the trial did not finish within timeout={timeout} s and was cancelled. "

@@ -54,10 +54,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
 import ek.agents.metrics  # noqa: F401 - registers the built-in checkers
-from ek._util import type_name
+from ek._util import Progress, type_name
 from ek.agents._common import accepts_keyword
 from ek.agents._reliability import ReliabilityReport
-from ek.agents._runner import Progress, run_trials
+from ek.agents._runner import run_trials
 from ek.agents._stats import _newcombe, difference_upper_bound
 from ek.agents._suite import RunStore, Suite
 from ek.agents.base import RunProvenance, TaskSpec
@@ -180,7 +180,8 @@ def run_suite(agent: Callable, tasks: Any, *, k: int = 1, check: Any = None,
         for i, rec in store.load(len(records)):
             records[i] = rec
     pending = [i for i, rec in enumerate(records) if rec is None]
-    progress = Progress(len(records), done=len(records) - len(pending))
+    progress = Progress(len(records), label="run_suite", unit="trials",
+                        reused=len(records) - len(pending))
 
     def on_done(i: int, outcome: tuple) -> None:
         rec, stored = suite.record(i, outcome)

@@ -30,14 +30,13 @@ import dataclasses
 import datetime
 import math
 import os
-import sys
 import time
 import warnings
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any, Callable, Iterator, Optional, Union
 
-from ek._util import type_name
+from ek._util import Progress, type_name
 from ek.base import Report
 from ek.canonicalize import resolve_canonicalizer
 from ek.facade import evaluate
@@ -112,11 +111,10 @@ def evaluate_ocr(
     run_id = _check_run_id(run_id)
     workers = _check_workers(max_workers)
     read, engine_name = _bind_engine(engine)
-    show = _stderr_is_tty() if progress is None else bool(progress)
 
     with _one_thread_per_engine(engine_name, workers):
         outcomes = _read_all(read, [item[1] for item in items], workers=workers,
-                             label=f"evaluate_ocr[{engine_name}]", show=show)
+                             label=f"evaluate_ocr[{engine_name}]", show=progress)
 
     per_item: dict = {}
     errors: dict = {}
@@ -294,23 +292,23 @@ def _bind_engine(engine: Any) -> tuple[Callable, str]:
     return engine, name
 
 
-def _read_all(read: Callable, images: list, *, workers: int, label: str, show: bool) -> list[tuple]:
+def _read_all(read: Callable, images: list, *, workers: int, label: str,
+              show: Optional[bool]) -> list[tuple]:
     """``(result, error message or None, seconds)`` per image, in input order."""
     n = len(images)
     outcomes: list = [None] * n
-    tick = _progress(label, n) if show else None
+    bar = Progress(n, label=label, unit="images", enabled=show)
     if workers == 1 or n == 1:
         for i, image in enumerate(images):
             outcomes[i] = _read_one(read, image)
-            if tick:
-                tick(i + 1)
+            bar.tick(outcomes[i][1] is None)
     else:
         with ThreadPoolExecutor(max_workers=min(workers, n)) as pool:
             futures = {pool.submit(_read_one, read, image): i for i, image in enumerate(images)}
-            for done, future in enumerate(as_completed(futures), start=1):
+            for future in as_completed(futures):
                 outcomes[futures[future]] = future.result()
-                if tick:
-                    tick(done)
+                bar.tick(outcomes[futures[future]][1] is None)
+    bar.close()
     return outcomes
 
 
@@ -340,26 +338,6 @@ def _read_one(read: Callable, image: Any) -> tuple:
     except Exception as exc:  # one bad image must not sink the run
         return None, f"{type(exc).__name__}: {exc}", time.perf_counter() - start
     return result, None, time.perf_counter() - start
-
-
-def _progress(label: str, n: int) -> Callable[[int], None]:
-    stream = sys.stderr
-
-    def tick(done: int) -> None:
-        stream.write(f"\r{label}: {done}/{n} images")
-        if done == n:
-            stream.write("\n")
-        stream.flush()
-
-    return tick
-
-
-def _stderr_is_tty() -> bool:
-    isatty = getattr(sys.stderr, "isatty", None)
-    try:
-        return bool(isatty and isatty())
-    except ValueError:  # a closed stream
-        return False
 
 
 def _text_of(result: Any) -> str:
