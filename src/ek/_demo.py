@@ -32,7 +32,10 @@ def demo() -> str:
             for label in cer.per_slice]
     rows.append(["all", cer.n, cer.aggregate, wer.aggregate])
     sections = [
-        "ek demo: OCR output scored against gold (corpus rates: summed edits / summed reference length)",
+        "ek demo: every rate below is a corpus figure (summed edits / summed reference length,",
+        "summed dollars / summed successes), never a mean of per-item ratios.",
+        "",
+        "1. OCR output of the bundled corpus scored against gold",
         "",
         format_table(["slice", "items", "CER", "WER"], rows),
         "",

@@ -82,7 +82,7 @@ def format_demo(report: ReliabilityReport) -> str:
          f"{spread}{_usd(cost.get('total_dollars'))} spent on {report.n_trials} trials"),
     ]
     lines = [
-        f"ek demo: a simulated agent on {report.n_tasks} tasks, {k} trials each (seeded flakiness)",
+        f"3. A simulated agent on {report.n_tasks} tasks, {k} trials each (seeded flakiness, $3/$15 per M tokens)",
         "",
         format_table(["slice", "tasks", "success", f"pass@{k}", f"pass^{k}", "$/success"], rows),
         "",

@@ -28,7 +28,7 @@ def tesseract_demo() -> str:
     """
     status = check_engine("tesseract")
     if not status["ok"]:
-        return "Tesseract benchmark skipped: " + status["hint"]
+        return "2. Tesseract benchmark skipped: " + status["hint"]
     from ek.ocr.benchmark import evaluate_ocr  # noqa: PLC0415 - keeps `ek demo` light when skipped
 
     with resources.as_file(resources.files("ek").joinpath(*_FOLDER)) as folder:
@@ -51,7 +51,7 @@ def tesseract_demo() -> str:
     per_image = [[key, v["slice"], v["score"], v["confidence"]] for key, v in items.items()
                  if v["error"] is None]
     lines = [
-        "Tesseract on the bundled images (corpus rates: summed edits / summed reference length)",
+        "2. Tesseract on the bundled scans",
         "",
         format_table(["slice", "images", "CER", "WER", "mean conf"], rows),
         "",
