@@ -544,3 +544,15 @@ def test_harness_public_names():
     assert set(H.__all__) == {"GateResult", "cohen_kappa", "evaluate_store", "krippendorff_alpha",
                               "load_baseline", "percent_agreement", "regression_gate", "save_baseline"}
     assert os.path.basename(H.__file__) == "harness.py"
+
+
+def test_resume_refuses_other_scoring_settings(tmp_path):
+    gold = {"a": {"input": "Cat", "reference": "cat"}, "b": {"input": "DOG", "reference": "dog"}}
+    evaluate_store(lambda x: x, gold, metric="cer", run_id="r", rootdir=tmp_path)
+    with pytest.raises(ValueError, match="other normalize/grammar/weights settings"):
+        evaluate_store(lambda x: x, gold, metric="cer", run_id="r", rootdir=tmp_path, normalize="lower")
+    # the same settings resume; resume=False starts over under the new ones
+    again = evaluate_store(lambda x: x, gold, metric="cer", run_id="r", rootdir=tmp_path)
+    fresh = evaluate_store(lambda x: x, gold, metric="cer", run_id="r", rootdir=tmp_path,
+                           normalize="lower", resume=False)
+    assert again.aggregate == pytest.approx(4 / 6) and fresh.aggregate == 0.0

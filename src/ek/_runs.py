@@ -23,7 +23,7 @@ from ek.stores import json_store
 
 __all__ = [
     "CHUNK_ITEMS", "FLUSH_SECONDS", "RunStore", "digest", "entry_from_json",
-    "entry_to_json", "jsonable", "new_run_id", "now",
+    "entry_to_json", "jsonable", "new_run_id", "now", "settings_key",
 ]
 
 CHUNK_ITEMS = 1000
@@ -65,9 +65,14 @@ class RunStore:
         self.buffer: dict = {}
         self.next_seq = 0
         self.started = now()
+        self.settings = ""
 
-    def start(self, label: Optional[str], n_items: int, *, resume: bool) -> Optional[str]:
-        """Read what the run stored before; returns the metric it was scored with."""
+    def start(self, label: Optional[str], n_items: int, *, resume: bool, settings: str = "") -> Optional[str]:
+        """Read what the run stored before; returns the metric it was scored with.
+
+        ``settings`` identifies the other scoring options (normalize, grammar,
+        weights); resuming under different ones would mix two kinds of score.
+        """
         previous = self.runs.get(self.run_id) or {}
         chunks = self._chunks()
         if resume:
@@ -78,6 +83,12 @@ class RunStore:
                     f"with {label!r}; a resumed run must keep its metric. Use a new run_id, or pass "
                     "resume=False to start this one over."
                 )
+            if chunks and previous.get("settings", settings) != settings:
+                raise ValueError(
+                    f"run {self.run_id!r} was scored with other normalize/grammar/weights settings "
+                    f"({previous.get('settings')!r}, now {settings!r}); a resumed run must keep them. "
+                    "Use a new run_id, or pass resume=False to start this one over."
+                )
             label = label or stored
             self.started = previous.get("started") or self.started
             for _, key in chunks:
@@ -87,6 +98,7 @@ class RunStore:
                 del self.results[key]
             chunks = []
         self.next_seq = chunks[-1][0] + 1 if chunks else 0
+        self.settings = settings
         self._write_summary({"status": "running", "metric": label, "n_items": n_items})
         return label
 
@@ -127,7 +139,8 @@ class RunStore:
         return sorted(out)
 
     def _write_summary(self, fields: dict) -> None:
-        self.runs[self.run_id] = {"run_id": self.run_id, **fields, "started": self.started}
+        self.runs[self.run_id] = {"run_id": self.run_id, **fields, "settings": self.settings,
+                                  "started": self.started}
 
 
 def entry_to_json(key: Any, entry: dict, label: Optional[str]) -> dict:
@@ -172,3 +185,19 @@ def jsonable(value: Any) -> Any:
         return json.loads(json.dumps(value))
     except (TypeError, ValueError):
         return repr(value)
+
+
+def settings_key(normalize: Any, grammar: Any, weights: Any) -> str:
+    """A stable description of the scoring options, to refuse resuming under others."""
+    def name(obj: Any) -> str:
+        if obj is None:
+            return ""
+        if isinstance(obj, (str, list, tuple)):
+            return repr(list(obj) if not isinstance(obj, str) else obj)
+        version = getattr(obj, "version", None)  # a Canonicalizer names its steps
+        if isinstance(version, str):
+            return version
+        return f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', type(obj).__qualname__)}"
+
+    grammar_part = digest(repr(grammar)) if grammar is not None else ""
+    return f"normalize={name(normalize)};grammar={grammar_part};weights={name(weights)}"

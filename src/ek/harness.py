@@ -55,6 +55,7 @@ from ek._runs import (
     entry_to_json,
     new_run_id,
     now,
+    settings_key,
 )
 from ek.facade import evaluate, merge_reports
 from ek.stores import data_dir, json_store
@@ -180,7 +181,8 @@ def evaluate_store(
     if persisting:
         run_id = new_run_id() if run_id is None else run_id
         store = RunStore(run_id, rootdir)
-        label = store.start(label, len(items), resume=resume)
+        label = store.start(label, len(items), resume=resume,
+                            settings=settings_key(normalize, grammar, weights))
         metric = label if metric is None else metric
     run = _Run(metric, label, {"grammar": grammar, "normalize": normalize, "weights": weights}, store)
     entries: dict = {}
