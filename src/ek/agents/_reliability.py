@@ -20,12 +20,11 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
 from ek._util import type_name
-from ek.agents._stats import _bootstrap_mean_ci, _pass_at_k, _pass_hat_k, _wilson
+from ek.agents._stats import _Z95, _bootstrap_mean_ci, _pass_at_k, _pass_hat_k, _wilson
 from ek.agents.base import is_episode
 
 __all__ = ["ReliabilityReport", "reliability"]
 
-_Z95 = 1.96
 _RESAMPLES = 2000
 
 

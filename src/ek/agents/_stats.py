@@ -31,7 +31,7 @@ __all__ = [
     "wilson_interval",
 ]
 
-_Z95 = 1.96
+_Z95 = 1.96  # the two-sided 95% normal quantile every agent interval uses
 _EXACT_DRAWS = 500_000   # unit draws an exact ratio bootstrap may make
 _MAX_GROUPS = 64
 _TABLE_MAX_N = 512        # binomials up to this n draw from a cached CDF table

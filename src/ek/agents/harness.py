@@ -58,7 +58,7 @@ from ek._util import Progress, type_name
 from ek.agents._common import accepts_keyword
 from ek.agents._reliability import ReliabilityReport
 from ek.agents._runner import run_trials
-from ek.agents._stats import _newcombe, difference_upper_bound
+from ek.agents._stats import _Z95, _newcombe, difference_upper_bound
 from ek.agents._suite import RunStore, Suite
 from ek.agents.base import RunProvenance, TaskSpec
 from ek.agents.cost import ModelPrice
@@ -71,7 +71,6 @@ __all__ = [
     "save_agent_baseline",
 ]
 
-_Z95 = 1.96
 _FORMAT = "ek.agents.baseline/1"
 
 
