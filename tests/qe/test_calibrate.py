@@ -451,3 +451,16 @@ def test_two_dimensional_labels_are_refused(backend):
     with pytest.raises(ValueError, match=r"correct must be 1-D \(one label per score\), got an array of shape \(4, 1\)"
                        if backend == "numpy" else r"correct\[0\] is array\(\[False\]\); each label must be"):
         PlattCalibrator().fit([0.1, 0.2, 0.8, 0.9], column)
+
+
+def test_temperature_warns_when_the_search_stops_at_a_bound():
+    from ek.qe import TemperatureCalibrator
+
+    with pytest.warns(UserWarning, match="stopped at its bound t_min=0.05"):
+        cal = TemperatureCalibrator().fit([-1.0, -1.0, 1.0, 1.0], [False, False, True, True])
+    assert cal.T == pytest.approx(0.05, rel=1e-3)  # separable data: the optimum is T -> 0
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        TemperatureCalibrator().fit([-2.0, -1.0, 1.0, 2.0, 0.5, -0.5], [False, True, True, True, False, False])

@@ -5,6 +5,7 @@ Public through `ek.qe.calibrate`; the fitting maths is in `ek.qe._fit`.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -206,6 +207,15 @@ class TemperatureCalibrator(_Fitted):
             s, y, t_min=self.t_min, t_max=self.t_max, max_iter=self.max_iter, np=np
         )
         self._fitted = True
+        # Golden-section search ends within ~1e-6 relative of a bound it hits.
+        for bound, name in ((self.t_min, "t_min"), (self.t_max, "t_max")):
+            if abs(self.T - bound) <= 1e-4 * bound:
+                warnings.warn(
+                    f"TemperatureCalibrator.fit stopped at its bound {name}={bound}: the best T may "
+                    f"lie beyond it (are the inputs logits, not probabilities?). Widen {name} to "
+                    "search further.",
+                    stacklevel=2,
+                )
         return self
 
     def _predict(self, values: Any, np: Any) -> Any:
