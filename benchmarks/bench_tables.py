@@ -13,8 +13,8 @@ from __future__ import annotations
 import random
 import time
 
-from ek.metrics import _edit
-from ek.metrics.tables import Cell, GritsMetric, Table, TedsMetric
+from ek.metrics._apted_reference import apted_table_distance
+from ek.metrics.tables import GritsMetric, Table, TedsMetric
 
 
 def table_pair(rng: random.Random, n_rows: int, n_cols: int) -> tuple[Table, Table]:
@@ -33,40 +33,9 @@ def table_pair(rng: random.Random, n_rows: int, n_cols: int) -> tuple[Table, Tab
 
 def apted_teds(pred: Table, gold: Table, *, structure_only: bool) -> float:
     """TEDS with apted doing the tree edit distance (the baseline)."""
-    from apted import APTED, Config
-
-    distance = _edit.active()[0]
-
-    class Node:
-        def __init__(self, tag: str, cell: Cell | None = None, children: list | None = None):
-            self.tag, self.cell, self.children = tag, cell, children or []
-
-    class TedsConfig(Config):
-        valuecls = float
-
-        def rename(self, a: Node, b: Node) -> float:
-            if a.tag != b.tag:
-                return 1.0
-            if a.tag != "td":
-                return 0.0
-            x, y = a.cell, b.cell
-            if (x.rowspan, x.colspan) != (y.rowspan, y.colspan):
-                return 1.0
-            if structure_only or x.text == y.text:
-                return 0.0
-            return distance(x.text, y.text) / max(len(x.text), len(y.text))
-
-        def children(self, node: Node) -> list:
-            return node.children
-
-    def tree(t: Table) -> Node:
-        return Node("table", children=[Node("tr", children=[Node("td", c) for c in row]) for row in t.rows])
-
-    def size(t: Table) -> int:
-        return 1 + len(t.rows) + sum(len(r) for r in t.rows)
-
-    d = APTED(tree(pred), tree(gold), TedsConfig()).compute_edit_distance()
-    return 1.0 - d / max(size(pred), size(gold))
+    d = apted_table_distance(pred, gold, structure_only=structure_only)
+    size = max(1 + len(t.rows) + sum(len(r) for r in t.rows) for t in (pred, gold))
+    return 1.0 - d / size
 
 
 def _timed(fn, *args, **kwargs):
