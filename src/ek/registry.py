@@ -1,16 +1,24 @@
 """Named strategies, optional-dependency guards and requirement checks.
 
 Every swappable behaviour is registered under a namespace (``"metrics"``,
-``"signals"``, ``"calibrators"``, ``"policies"``, ``"normalizers"``, ...) and
-looked up by name. Built-ins register where they are defined; third parties
-call `register` or declare an entry point in the group ``ek.<namespace>``.
+``"signals"``, ``"calibrators"``, ``"policies"``, ``"normalizers"``,
+``"dispatch"``, ...) and looked up by name.
+
+How to register: call ``register(namespace, name, obj)`` once the object
+exists, in the module that defines it (built-ins do so at import time). The
+call takes any object, a configured instance such as ``StringMetric("wer")``
+as well as a function or a class, so it is the one form ek uses. Leaving out
+``obj`` makes `register` a decorator, which the reference keeps working for
+functions and classes. A package that ek should find without being imported
+declares an entry point in the group ``ek.<namespace>`` instead.
 
 Errors: `get` raises `KeyError` listing the known names; a guarded feature
 used without its extra raises `MissingExtraError` (an `ImportError`).
 
->>> @register("metrics", "exact_doc")
-... def exact(pred, gold, *, grammar=None):
+>>> def exact(pred, gold, *, grammar=None):
 ...     return pred == gold
+>>> register("metrics", "exact_doc", exact) is exact
+True
 >>> get("metrics", "exact_doc")("a", "a")
 True
 """
@@ -49,9 +57,10 @@ _entry_points: dict[str, dict[str, Any]] = {}
 
 
 def register(namespace: str, name: str, obj: Any = None) -> Any:
-    """Register ``obj`` as ``name`` in ``namespace``; without ``obj``, a decorator.
+    """Register ``obj`` as ``name`` in ``namespace`` and return it (see the module docstring).
 
-    Registering a name again replaces the earlier object.
+    Registering a name again replaces the earlier object. Without ``obj``,
+    a decorator that registers the function or class it decorates.
     """
     if not isinstance(namespace, str) or not namespace:
         raise TypeError(f"register() namespace must be a non-empty str, got {namespace!r}.")
