@@ -30,10 +30,10 @@ from operator import itemgetter
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 import ek.metrics  # noqa: F401 - registers the core metrics before any lookup
-from ek._util import type_name
+from ek._util import DispatchRule, type_name
 from ek.base import GraphGrammar, QualityReport, Report, Score
 from ek.canonicalize import resolve_canonicalizer
-from ek.registry import get, names
+from ek.registry import _live, get, names
 
 __all__ = ["estimate_quality", "evaluate", "merge_reports", "score"]
 
@@ -60,12 +60,14 @@ def score(
         metric: a registered name (``"cer"``, ``"wer"``, ``"fields"``, ...), a
             metric callable, or None to choose by type.
         normalize: canonicalizer (a step name, callable, list of steps or
-            `ek.canonicalize.Canonicalizer`) applied before comparing.
+            `ek.canonicalize.Canonicalizer`) applied before comparing, by
+            a metric that declares ``normalize`` in its ``options``.
         weights: a `CostWeight` overriding the grammar's weights, for
-            cost-weighted metrics.
+            metrics that declare ``weights`` (the typed-graph distance).
 
     Raises:
-        TypeError: None or mismatched inputs, or an option the metric cannot use.
+        TypeError: None or mismatched inputs, or an option the metric does
+            not declare.
         KeyError: an unknown metric name (the message lists the known ones).
     """
     name, m, prepare = _resolve(metric, pred, gold, normalize, weights)
@@ -295,10 +297,11 @@ def _resolve(metric: Any, pred: Any, gold: Any, normalize: Any, weights: Any) ->
             f"metric must be a registered name, a metric callable or None, got {type_name(metric)}. "
             f"Registered metrics: {', '.join(names('metrics'))}."
         )
-    options = {"normalize": resolve_canonicalizer(normalize), "weights": weights}
-    options = {k: v for k, v in options.items() if v is not None}
-    if options:
-        m = _configure(m, name, options)
+    if normalize is not None or weights is not None:
+        options = {"normalize": resolve_canonicalizer(normalize), "weights": weights}
+        options = {k: v for k, v in options.items() if v is not None}
+        if options:
+            m = _configure(m, name, options)
     return name, m, prepare
 
 
@@ -314,17 +317,26 @@ def _configure(m: Any, name: str, options: dict) -> Any:
     return m.with_options(**options)
 
 
+_RULES: list = [None, [], []]  # registry entries last seen; their rules in order; those that convert
+
+
 def _rules() -> list:
-    """The ``"dispatch"`` rules in the order they are tried: priority, then name."""
-    found = [(getattr(rule, "priority", 0), n, rule) for n in names("dispatch") for rule in (get("dispatch", n),)]
-    return sorted(found, key=lambda item: (item[0], item[1]))
+    """The ``"dispatch"`` rules, tried in this order (priority, then name).
 
-
-def _claims(rule: Any, pred: Any, gold: Any) -> tuple[bool, bool]:
-    """Whether ``rule`` claims the pair, and whether both sides are of its kind."""
-    on_pred, on_gold = bool(rule(pred)), bool(rule(gold))
-    both = on_pred and on_gold
-    return (both if getattr(rule, "pairs", "either") == "both" else on_pred or on_gold), both
+    Each is ``(metric name, predicate, pairs, prepare)``, read off the
+    registered rule once per registry change.
+    """
+    live = _live("dispatch")
+    if tuple(live.items()) != _RULES[0]:
+        entries = [(n, get("dispatch", n)) for n in names("dispatch")]  # get() loads entry points
+        entries.sort(key=lambda entry: (getattr(entry[1], "priority", 0), entry[0]))
+        ordered = [
+            (getattr(rule, "metric", None) or name, rule.accepts if isinstance(rule, DispatchRule) else rule,
+             getattr(rule, "pairs", "either"), getattr(rule, "prepare", None))
+            for name, rule in entries
+        ]
+        _RULES[:] = [tuple(live.items()), ordered, [r for r in ordered if r[3] is not None]]
+    return _RULES[1]
 
 
 def _dispatch(pred: Any, gold: Any) -> tuple[str, Optional[Callable]]:
@@ -337,13 +349,13 @@ def _dispatch(pred: Any, gold: Any) -> tuple[str, Optional[Callable]]:
     # The first rule that claims the pair wins. A rule that claims by either
     # side lets its metric check (or coerce) the other: task success compares
     # an Episode with a plain gold answer.
-    for _, rule_name, rule in _rules():
-        claimed, both = _claims(rule, pred, gold)
-        if not claimed:
+    for metric, accepts, pairs, prepare in _rules():
+        on_pred, on_gold = bool(accepts(pred)), bool(accepts(gold))
+        if not (on_pred and on_gold if pairs == "both" else on_pred or on_gold):
             continue
-        if getattr(rule, "pairs", "either") == "same" and not both:
+        if pairs == "same" and not (on_pred and on_gold):
             _mismatch(pred, gold)
-        return getattr(rule, "metric", None) or rule_name, getattr(rule, "prepare", None)
+        return metric, prepare
     raise TypeError(
         f"score() has no default metric for {type_name(pred)}; pass metric= with one of "
         f"{', '.join(names('metrics'))}, or a callable (pred, gold, *, grammar=None) -> Score."
@@ -352,9 +364,9 @@ def _dispatch(pred: Any, gold: Any) -> tuple[str, Optional[Callable]]:
 
 def _named_prepare(pred: Any, gold: Any) -> Optional[Callable]:
     """A named metric still reads ``.text`` when a converting rule claims both sides (OCR results)."""
-    for _, _, rule in _rules():
-        prepare = getattr(rule, "prepare", None)
-        if prepare is not None and _claims(rule, pred, gold)[1]:
+    _rules()
+    for _, accepts, _, prepare in _RULES[2]:
+        if accepts(pred) and accepts(gold):
             return prepare
     return None
 

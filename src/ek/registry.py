@@ -8,9 +8,10 @@ How to register: call ``register(namespace, name, obj)`` once the object
 exists, in the module that defines it (built-ins do so at import time). The
 call takes any object, a configured instance such as ``StringMetric("wer")``
 as well as a function or a class, so it is the one form ek uses. Leaving out
-``obj`` makes `register` a decorator, which the reference keeps working for
-functions and classes. A package that ek should find without being imported
-declares an entry point in the group ``ek.<namespace>`` instead.
+``obj`` makes `register` a decorator for a function or a class; it stays
+because the reference documents it, but ek itself does not use it. A
+package that ek should find without being imported declares an entry point
+in the group ``ek.<namespace>`` instead.
 
 Errors: `get` raises `KeyError` listing the known names; a guarded feature
 used without its extra raises `MissingExtraError` (an `ImportError`).
@@ -172,6 +173,14 @@ def _check_engine(engine: str) -> dict:
     if ok and engine_id == "tesseract" and shutil.which("tesseract") is None:
         ok, hint = False, "The tesseract program is not on PATH: apt-get install -y tesseract-ocr"
     return {"ok": ok, "engine": engine_id, "hint": hint}
+
+
+def _live(namespace: str) -> dict:
+    """The namespace's registered objects as they stand, for in-package callers that cache on them.
+
+    Read it, never write it: `register` is the way in.
+    """
+    return _registry.setdefault(namespace, {})
 
 
 def _discover(namespace: str) -> dict[str, Any]:

@@ -48,12 +48,29 @@ A plain function declares its aggregation with `metric`; without one,
 Default metrics by type
 -----------------------
 `ek.score` without ``metric=`` asks the rules registered in the
-``"dispatch"`` namespace (see `ek._util.DispatchRule`), in order of
-priority and then name, and the first that claims the pair names the metric:
-`ek.agents.Episode` -> task success, `Table` -> TEDS, `TypedGraph` ->
-typed-graph distance (priority 0), then str -> CER (100), mapping -> field
-F1 (110), and an object with a str ``.text`` on both sides -> CER on the
-texts (120).
+``"dispatch"`` namespace. A rule is a predicate ``obj -> bool`` (is this
+object of my kind?) with optional attributes: ``metric``, the metric it
+picks (default: the rule's registered name); ``pairs``, when it claims a
+pair (``"either"``, the default: one side of its kind is enough and the
+metric checks the other; ``"same"``: one side claims the pair and the other
+must be of the kind too, else TypeError "pred is X but gold is Y";
+``"both"``: both sides must be); ``prepare``, a conversion of each side
+before scoring; and ``priority`` (default 0). Rules are tried by priority,
+then by name, and the first to claim the pair wins:
+
+====================  ========  ====================================
+rule                  priority  pair -> metric
+====================  ========  ====================================
+``task_success``      0         an `ek.agents.Episode` -> task success
+``teds``              0         a `Table` -> TEDS
+``typed_graph``       0         a `TypedGraph` -> typed-graph distance
+``str``               100       str and str -> CER
+``mapping``           110       dict and dict -> field F1
+``text``              120       str ``.text`` on both sides -> CER of the texts
+====================  ========  ====================================
+
+A named metric still gets the ``prepare`` of a rule that claims both
+sides, so ``metric="wer"`` reads the text of two OCR results.
 
 >>> import ek
 >>> StringMetric.higher_is_better, StringMetric().statistics
