@@ -235,6 +235,34 @@ def test_bad_input_raises_with_a_message(name):
         get("metrics", name)(pred, gold)
 
 
+def _unregistered():
+    """ek's metric classes that need configuration, so none is registered."""
+    from ek.agents.cost import per_million
+    from ek.agents.judge import JudgeMetric
+    from ek.agents.metrics import CostPerSuccessMetric
+
+    judge = JudgeMetric(judge=lambda out, *, criteria, reference: float(out == reference))
+    cost = CostPerSuccessMetric(price=per_million(1.0, 1.0))
+    answers = [(Episode(output="a", cost=ek.agents.base.Cost(input_tokens=1_000_000)), "a"),
+               (Episode(output="b", cost=ek.agents.base.Cost(input_tokens=3_000_000)), "a")]
+    return [(judge, [("a", "a"), ("b", "a")], 0.5), (cost, answers, 4.0)]
+
+
+@pytest.mark.parametrize("metric, pairs, expected", _unregistered(), ids=["judge", "cost_per_success"])
+def test_the_configured_metrics_follow_the_contract(metric, pairs, expected):
+    # judge: one of two answers right; cost per success: $4 spent for one success
+    assert isinstance(type(metric).higher_is_better, bool)
+    scores = [metric(p, g) for p, g in pairs]
+    assert all(isinstance(s.detail[k], (int, float)) for s in scores for k in metric.statistics)
+    assert metric.aggregate(scores) == metric.compute(_totals(metric, scores)) == pytest.approx(expected)
+    report = ek.merge_reports(ek.evaluate(pairs[:1], metric=metric), ek.evaluate(pairs[1:], metric=metric),
+                              metric=metric)
+    assert report.aggregate == metric.aggregate(scores)
+    assert report.detail["higher_is_better"] is type(metric).higher_is_better
+    with pytest.raises(ValueError, match="no scores"):
+        metric.aggregate([])
+
+
 def test_hand_worked_oracles():
     # figures worked out by hand, not through compute()
     cer = ek.evaluate([("kitten", "sitting"), ("ab", "ab")], metric="cer")
