@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import difflib
 import functools
-import shutil
 from typing import Any, Callable, Iterable, Optional
 
 from ek._util import MissingExtraError, install_hint, is_installed
@@ -48,7 +47,8 @@ MissingExtraError.__module__ = __name__
 # Import names that make up each extra; check_requirements reports on these.
 _EXTRA_PACKAGES = {
     "metrics": ("numpy", "scipy", "networkx", "seqeval", "nervaluate", "anls_star"),
-    "calibration": ("numpy", "sklearn", "crepes", "netcal"),
+    "calibration": ("numpy", "sklearn", "crepes"),
+    "netcal": ("numpy", "netcal"),
     "ocr": ("ocracy",),
     "agents": (),
 }
@@ -141,11 +141,19 @@ def requires_extra(extra: str, *, packages: Optional[Iterable[str]] = None) -> C
 def check_requirements(*, engine: Optional[str] = None, extra: Optional[str] = None) -> dict:
     """Report, without raising, what an OCR engine or an extra needs.
 
-    Returns a dict with at least ``{"ok": bool, "hint": str}``. For an OCR
-    ``engine`` with ocracy installed, ocracy's own doctor answers.
+    Returns a dict with at least ``{"ok": bool, "hint": str}``. An OCR
+    ``engine`` is checked by the one engine check ek has (``ek.ocr``'s,
+    found through the ``ek.engines`` entry point), which asks ocracy's own
+    doctor when ocracy is installed.
     """
     if engine is not None:
-        return _check_engine(engine)
+        try:
+            check = get("engines", "check")
+        except KeyError:
+            return {"ok": False, "engine": engine,
+                    "hint": "ek's OCR engine check is not registered; reinstall ek (pip install "
+                            "-e . from a checkout) so its entry points are declared."}
+        return check(engine)
     if extra is not None:
         if extra not in _EXTRA_PACKAGES:
             known = ", ".join(sorted(_EXTRA_PACKAGES))
@@ -155,24 +163,6 @@ def check_requirements(*, engine: Optional[str] = None, extra: Optional[str] = N
         hint = f"Install with: {install_hint(extra)}" if missing else "Everything is installed."
         return {"ok": not missing, "extra": extra, "missing": missing, "hint": hint}
     return {"ok": True, "hint": "Name an engine=... or an extra=... to check."}
-
-
-def _check_engine(engine: str) -> dict:
-    if not is_installed("ocracy"):
-        return {"ok": False, "engine": engine,
-                "hint": f"OCR engines run through ocracy. Install it with: {install_hint('ocr')}"}
-    import ocracy  # noqa: PLC0415 - optional, only when asked about an engine
-
-    engine_id = engine.strip().lower().replace("_", "-")
-    try:
-        ok = bool(ocracy.is_set_up(engine_id))
-        hint = str(ocracy.requirements(engine_id))
-    except Exception as exc:  # the check is advisory: report, never raise
-        return {"ok": False, "engine": engine, "hint": f"ocracy cannot check {engine!r}: {exc}"}
-    # ocracy checks the Python wrapper; a local engine also needs its program on PATH.
-    if ok and engine_id == "tesseract" and shutil.which("tesseract") is None:
-        ok, hint = False, "The tesseract program is not on PATH: apt-get install -y tesseract-ocr"
-    return {"ok": ok, "engine": engine_id, "hint": hint}
 
 
 def _live(namespace: str) -> dict:

@@ -36,7 +36,7 @@ from typing import Any, Callable, Optional, Union
 
 from ek._util import type_name
 from ek.metrics.tables import Table
-from ek.ocr._engines import canonical_id
+from ek.ocr._ids import canonical_id
 from ek.ocr.profiles import profile
 from ek.registry import get, names, register
 

@@ -51,7 +51,7 @@ def sklearn_calibrator(method: str = "sigmoid") -> Any:
     return _SklearnCalibrator(method)
 
 
-@requires_extra("calibration", packages=["numpy", "netcal"])
+@requires_extra("netcal", packages=["numpy", "netcal"])
 def netcal_calibrator(method: str = "sigmoid") -> Any:
     """A calibrator backed by netcal (which needs PyTorch), on probabilities in [0, 1].
 
@@ -66,7 +66,7 @@ def netcal_calibrator(method: str = "sigmoid") -> Any:
     return _NetcalCalibrator(method)
 
 
-@requires_extra("calibration", packages=["numpy", "netcal"])
+@requires_extra("netcal", packages=["numpy", "netcal"])
 def netcal_ece(probs: Any, correct: Any, *, bins: int = 10) -> float:
     """Expected calibration error computed by netcal (lower is better).
 
