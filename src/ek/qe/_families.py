@@ -15,15 +15,15 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any, Callable, Mapping, Optional
 
+from ek._calls import call_maybe_group, probability
 from ek._util import type_name
 from ek.qe._checks import (
-    call_maybe_group,
     is_batch,
     labels,
     numpy_or_none,
-    probability,
     scores,
 )
+from ek.qe._records import from_record
 from ek.qe._scalar import PlattCalibrator
 
 __all__ = ["GroupCalibrator", "SignalFamilyCalibrator", "mean_probability", "min_probability"]
@@ -144,14 +144,13 @@ class GroupCalibrator:
     @classmethod
     def from_dict(cls, record: Mapping) -> "GroupCalibrator":
         """Rebuild from `to_dict` output (every nested record is checked)."""
-        from ek.qe.calibrate import _from_record
 
         groups = _nested(record, "group", "by_group")
         pooled = record.get("pooled")
         return cls(
             factory=_factory(record.get("factory")),
-            by_group={k: _from_record(v, where=f"group {k!r}") for k, v in groups.items()},
-            pooled=None if pooled is None else _from_record(pooled, where="pooled calibrator"),
+            by_group={k: from_record(v, where=f"group {k!r}") for k, v in groups.items()},
+            pooled=None if pooled is None else from_record(pooled, where="pooled calibrator"),
         )
 
 
@@ -287,7 +286,6 @@ class SignalFamilyCalibrator:
     @classmethod
     def from_dict(cls, record: Mapping) -> "SignalFamilyCalibrator":
         """Rebuild from `to_dict` output; the combiner is looked up by its registered name."""
-        from ek.qe.calibrate import _from_record
         from ek.registry import get, names
 
         families = _nested(record, "signal_family", "calibrators")
@@ -299,10 +297,10 @@ class SignalFamilyCalibrator:
             )
         fusion = record.get("fusion")
         return cls(
-            calibrators={k: _from_record(v, where=f"signal {k!r}") for k, v in families.items()},
+            calibrators={k: from_record(v, where=f"signal {k!r}") for k, v in families.items()},
             combine=get("combiners", combine),
             factory=_factory(record.get("factory")),
-            fusion=None if fusion is None else _from_record(fusion, where="fusion calibrator"),
+            fusion=None if fusion is None else from_record(fusion, where="fusion calibrator"),
         )
 
 

@@ -1,4 +1,4 @@
-"""ek.estimate_quality over a value, a FieldEstimate and an AnnotatedExtraction (ek.qe._pipeline)."""
+"""ek.estimate_quality over a value, a FieldEstimate and an AnnotatedExtraction (ek._estimate)."""
 
 import math
 
