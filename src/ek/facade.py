@@ -166,7 +166,10 @@ def estimate_quality(
     field name) to that field's other hypotheses, or a flat list of
     whole-document readings whose ROVER agreement goes to every field.
     A ``policy`` never sees an uncalibrated score: without a ``calibrator``
-    (and ``assume_calibrated=False``) it raises ValueError.
+    (and ``assume_calibrated=False``) it raises ValueError. The report's
+    ``provenance`` dict says how the estimate was reached (score source,
+    per-family values, decision reason); each field's `FieldEstimate`
+    ``provenance`` (where the value came from) passes through untouched.
 
     >>> round(estimate_quality("the cat sat", sources=["the cat sit", "the bat sat"]).raw_signals["agreement"], 3)
     0.778

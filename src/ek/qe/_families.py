@@ -34,7 +34,9 @@ def mean_probability(probs: Any) -> float:
 
     Every family's calibrated value estimates the same event ("this value is
     correct"), so their mean is a simple pooling rule that assumes little.
-    Accepts a mapping ``name -> probability`` or a plain sequence.
+    Accepts a mapping ``name -> probability`` or a plain sequence. Not to be
+    confused with `ek.qe.signals.mean_prob`, which pools one field's raw token
+    log-probabilities into a (still uncalibrated) signal.
 
     >>> mean_probability({"judge": 0.9, "logprob": 0.7})
     0.8

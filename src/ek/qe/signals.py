@@ -79,7 +79,12 @@ def min_prob(logps: Sequence[float]) -> float:
 
 
 def mean_prob(logps: Sequence[float]) -> float:
-    """Arithmetic mean of the token probabilities, ``mean(exp(log p))``."""
+    """Arithmetic mean of the token probabilities, ``mean(exp(log p))``.
+
+    A signal-side aggregator: it takes the raw token *log*-probabilities of
+    one field. Not to be confused with `ek.qe.calibrate.mean_probability`,
+    which fuses already *calibrated* probabilities of several signal families.
+    """
     v = _logps(logps, "mean_prob()")
     return math.fsum(math.exp(x) for x in v) / len(v)
 

@@ -9,7 +9,7 @@ agreement signals.
 * Checksums: `luhn_check`, `iban_check`, `isbn10_check`, `isbn13_check`,
   `isbn_check` (also in `CHECKSUMS` and the ``"checks"`` namespace). They
   are written here rather than taken from the LGPL ``python-stdnum``, to
-  keep the core permissively licensed.
+  keep the core permissively licensed, and read ASCII digits only.
 * Validators (``value, *, spec=None -> findings``): `checksum_validator`,
   `regex_validator`, `range_validator`, `enum_validator`, the spec-driven
   `schema_validator`, and the cross-field `totals_consistent`.
@@ -18,6 +18,11 @@ agreement signals.
 
 A verifier reports evidence (a `Finding`, a pass share), never a
 probability or a decision.
+
+Registry namespaces: ``"checks"`` holds predicates ``value -> bool`` (the
+checksums, used by `checksum_validator`); ``"validators"`` holds layers
+``value -> findings`` (`schema_validator`, and anything `ek.validate` builds).
+The ``"checkers"`` namespace of `ek.agents` (episode success checks) is unrelated.
 
 >>> luhn_check("79927398713"), luhn_check("79927398710"), isbn_check("0-306-40615-2")
 (True, False, True)
