@@ -59,18 +59,12 @@ __all__ = ["estimate"]
 _SEVERITY = {Decision.ACCEPT: 0, Decision.FLAG: 1, Decision.BLOCK: 2}
 
 
-def estimate(
-    extraction: Any,
-    *,
-    sources: Any = (),
-    signals: Any = (),
-    calibrator: Any = None,
-    validators: Any = (),
-    policy: Any = None,
-    agreement: bool = True,
-    assume_calibrated: bool = False,
-) -> QualityReport:
-    """Run the pipeline over a value, a `FieldEstimate` or an `AnnotatedExtraction`."""
+def estimate(extraction: Any, *, sources: Any, signals: Any, calibrator: Any, validators: Any, policy: Any,
+             agreement: bool, assume_calibrated: bool) -> QualityReport:
+    """Run the pipeline over a value, a `FieldEstimate` or an `AnnotatedExtraction`.
+
+    The arguments are those of `ek.estimate_quality`, which owns their defaults.
+    """
     cal = _calibrator(calibrator)
     pol = _policy(policy)
     if pol is not None and cal is None and not assume_calibrated:
@@ -112,6 +106,12 @@ class _Estimator:
         by_field, readings = _split_sources(sources)
         shared = {}
         if self.agreement and readings:
+            if len(readings) < 2:
+                raise ValueError(
+                    "estimate_quality() got one whole-document reading in sources; agreement needs at "
+                    "least two readings to compare. Add another engine's reading, or pass sources per "
+                    "field as a mapping from NodePath (or field name) to that field's other hypotheses."
+                )
             shared["agreement"] = AgreementSignal()(readings)
         per_field, confs, decisions, findings, families, unfused = {}, [], [], [], {}, []
         for path, fe in ex.estimates.items():
@@ -358,14 +358,7 @@ def _split_sources(sources: Any) -> tuple[Mapping, list]:
             f"estimate_quality() sources is a single {type_name(sources)}; pass a list of whole-document "
             "readings, or a mapping from NodePath (or field name) to that field's other hypotheses."
         )
-    readings = list(sources)
-    if len(readings) == 1:
-        raise ValueError(
-            "estimate_quality() got one whole-document reading in sources; agreement needs at least "
-            "two readings to compare. Add another engine's reading, or pass sources per field as a "
-            "mapping from NodePath (or field name) to that field's other hypotheses."
-        )
-    return {}, readings
+    return {}, list(sources)
 
 
 def _hypothesis(value: Any) -> Any:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import numbers
 from fractions import Fraction
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ek._calls import number
 from ek._util import is_installed, type_name

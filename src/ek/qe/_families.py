@@ -174,8 +174,9 @@ class SignalFamilyCalibrator:
             default, `min_probability` to be conservative.
         factory: zero-argument callable returning a fresh calibrator for `fit`.
         fusion: calibrator applied to the combined value; None leaves it
-            uncalibrated, and `ek.estimate_quality` then refuses to gate a
-            value fused from two or more families.
+            uncalibrated, and `ek.estimate_quality` then reports such a value
+            fused from two or more families (marked ``fused_uncalibrated``)
+            but refuses to gate it unless ``assume_calibrated=True``.
     """
 
     calibrators: dict = field(default_factory=dict)
