@@ -300,3 +300,18 @@ def test_a_registered_rule_joins_the_order(monkeypatch):
 def test_dispatch_rule_checks_pairs():
     with pytest.raises(ValueError, match="pairs must be 'either', 'same' or 'both'"):
         DispatchRule(bool, pairs="any")
+
+
+def test_estimate_quality_reaches_no_private_module_of_another_package():
+    import ast
+    import pathlib
+
+    import ek.facade
+
+    root = pathlib.Path(ek.facade.__file__).parent
+    for path in (root / "facade.py", root / "_estimate.py"):
+        tree = ast.parse(path.read_text())
+        imported = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module]
+        imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        private = [m for m in imported if any(p.startswith("_") for p in m.split(".")[2:])]
+        assert private == [], (path.name, private)

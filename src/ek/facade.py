@@ -172,11 +172,22 @@ def estimate_quality(
     """Estimate how trustworthy an extraction is, with no gold answer.
 
     Runs signals -> calibration -> validators -> decision over a raw value, a
-    `FieldEstimate` or a whole `AnnotatedExtraction`. See `ek.qe` for each
-    stage. A ``policy`` never sees an uncalibrated score: without a
-    ``calibrator`` (and ``assume_calibrated=False``) it raises ValueError.
+    `FieldEstimate` or a whole `AnnotatedExtraction` (see `ek.qe` for each
+    stage). ``validators`` run through `ek.validate.validation_pipeline`, so
+    gated correctors and nested pipelines behave as in a direct validation.
+    On an extraction, ``sources`` is either a mapping from `NodePath` (or
+    field name) to that field's other hypotheses, or a flat list of
+    whole-document readings whose ROVER agreement goes to every field.
+    A ``policy`` never sees an uncalibrated score: without a ``calibrator``
+    (and ``assume_calibrated=False``) it raises ValueError. The report's
+    ``provenance`` dict says how the estimate was reached (score source,
+    per-family values, decision reason); each field's `FieldEstimate`
+    ``provenance`` (where the value came from) passes through untouched.
+
+    >>> round(estimate_quality("the cat sat", sources=["the cat sit", "the bat sat"]).raw_signals["agreement"], 3)
+    0.778
     """
-    from ek.qe._pipeline import estimate  # heavy stages load only when used
+    from ek._estimate import estimate  # the qe and validate stages load only when used
 
     return estimate(
         extraction,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, Optional
 
+from ek._calls import probability
 from ek.qe._checks import (
     as_decisions,
     both_outcomes,
@@ -22,7 +23,6 @@ from ek.qe._checks import (
     labels,
     one_minus,
     probabilities,
-    probability,
     scores,
 )
 from ek.registry import requires_extra
