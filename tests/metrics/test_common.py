@@ -155,7 +155,10 @@ def test_every_score_carries_the_statistics_as_numbers(name):
     m = get("metrics", name)
     for pred, gold in CASES[name]:
         s = m(pred, gold)
-        assert "higher_is_better" not in s.detail  # direction belongs to the metric
+        # Direction belongs to the metric; the reference documents a copy on string scores only.
+        assert s.detail.get("higher_is_better", type(m).higher_is_better) is type(m).higher_is_better
+        if name not in ("cer", "wer"):
+            assert "higher_is_better" not in s.detail
         for k in m.statistics:
             v = s.detail[k]
             assert isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v), (name, k, v)

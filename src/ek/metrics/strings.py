@@ -136,7 +136,9 @@ class _Maker:
         self.mode = mode
 
     def __call__(self, edits: int, ref_len: int, **alignment: int) -> Score:
-        detail = {"edits": edits, "ref_len": ref_len, **alignment}
+        # The reference documents this key on string scores; its value is the class's, set once.
+        detail = {"edits": edits, "ref_len": ref_len, **alignment,
+                  "higher_is_better": StringMetric.higher_is_better}
         return Score(_rate(edits, ref_len), metric=self.mode, detail=detail)
 
     def __eq__(self, other: object) -> bool:
