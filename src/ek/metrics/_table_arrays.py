@@ -59,19 +59,30 @@ class _TokensB:
             self.offset[t:t + len(row) + 1] = np.arange(len(row) + 1)
             cell_at.extend(range(t + 1, t + 1 + len(row)))
             t += len(row) + 1
-        self.cell_of_token = np.full(m, -1, dtype=np.intp)  # -1 for a row start
-        self.cell_of_token[np.asarray(cell_at, dtype=np.intp)] = np.arange(len(cell_at))
         self.row_start = (np.arange(m) - self.offset).astype(np.intp)
         self.closes = np.append(self.is_row[1:], True)  # the token ends its row
         self.neg_segment = -segment
         self.index = np.arange(m + 1, dtype=float)
         self.empty_to_cell = np.where(self.is_row, _INF, 1.0)  # an empty row renamed to a cell
-        cells = [cell for row in rows for cell in row]
-        texts: dict[str, int] = {}
-        self.text_of = np.asarray([texts.setdefault(c.text, len(texts)) for c in cells], dtype=np.intp)
-        self.texts = list(texts)
-        self.text_len = np.asarray([len(x) for x in self.texts], dtype=np.int64)
-        self.spans = np.asarray([(c.rowspan, c.colspan) for c in cells], dtype=np.int64).reshape(-1, 2)
+        # per token: its text and span (a row start has the text "" and no span)
+        self.token_texts = [""] * m
+        span_key = np.full(m, -1, dtype=np.int64)
+        texts: dict[str, int] = {"": 0}
+        token_text = np.zeros(m, dtype=np.intp)
+        for t, cell in zip(cell_at, (cell for row in rows for cell in row)):
+            self.token_texts[t] = cell.text
+            token_text[t] = texts.setdefault(cell.text, len(texts))
+            span_key[t] = _span_key(cell)
+        self.token_span = span_key
+        cell_spans = set(span_key[np.asarray(cell_at, dtype=np.intp)].tolist())
+        self.one_span = cell_spans.pop() if len(cell_spans) == 1 else None
+        # With many repeated texts, edit distances are computed once per distinct text.
+        self.distinct_texts = list(texts) if len(texts) < 0.5 * max(len(cell_at), 1) else None
+        self.token_text = token_text
+
+
+def _span_key(cell: Any) -> int:
+    return cell.rowspan * 2**32 + cell.colspan
 
 
 def tree_distance(a: Sequence[Sequence[Any]], b: Sequence[Sequence[Any]], *, structure_only: bool) -> float:
@@ -169,25 +180,26 @@ def _gap_step(gap: np.ndarray, inside: np.ndarray, rename: Any, t0: int, closes_
 
 
 def _rename_costs(cells: Sequence[Any], tb: _TokensB, structure_only: bool, t0: int, t1: int) -> np.ndarray:
-    """``costs[k][t - t0]``: renaming ``cells[k]`` into b's token ``t`` (inf for a row start)."""
-    costs = np.full((len(cells), max(t1 - t0, 0)), _INF)
-    which = tb.cell_of_token[t0:t1]
-    is_cell = which >= 0
-    targets = which[is_cell]
-    if not len(targets):
-        return costs
-    if structure_only:
-        found = np.zeros((len(cells), len(targets)))
+    """``costs[k][t - t0]``: renaming ``cells[k]`` into b's token ``t`` (inf for a row start).
+
+    rapidfuzz's normalized distance in float64 is the integer edit count over
+    the longer length, divided once, as the pure-Python engine computes it.
+    """
+    width = max(t1 - t0, 0)
+    if structure_only or not width:
+        costs = np.zeros((len(cells), width))
     else:
         texts = [c.text for c in cells]
-        ids, text_at = np.unique(tb.text_of[targets], return_inverse=True)
-        edits = cdist(texts, [tb.texts[i] for i in ids], scorer=Levenshtein.distance, dtype=np.int64, workers=1)
-        longer = np.maximum(np.asarray([len(x) for x in texts], dtype=np.int64)[:, None], tb.text_len[ids][None, :])
-        found = (edits / np.maximum(longer, 1))[:, text_at]
-    spans = np.asarray([(c.rowspan, c.colspan) for c in cells], dtype=np.int64)
-    other = tb.spans[targets]
-    found[(other[None, :, 0] != spans[:, None, 0]) | (other[None, :, 1] != spans[:, None, 1])] = 1.0
-    costs[:, is_cell] = found
+        if tb.distinct_texts is None:
+            costs = cdist(texts, tb.token_texts[t0:t1], scorer=Levenshtein.normalized_distance, dtype=np.float64,
+                          workers=1)
+        else:
+            costs = cdist(texts, tb.distinct_texts, scorer=Levenshtein.normalized_distance, dtype=np.float64,
+                          workers=1)[:, tb.token_text[t0:t1]]
+    keys = np.asarray([_span_key(c) for c in cells], dtype=np.int64)
+    if tb.one_span is None or (keys != tb.one_span).any():
+        costs[tb.token_span[t0:t1][None, :] != keys[:, None]] = 1.0  # other spans
+    costs[:, tb.is_row[t0:t1]] = _INF
     return costs
 
 

@@ -61,7 +61,7 @@ _INF = float("inf")
 # Work (product of the two sizes) up to which the pure-Python engine is used even
 # with numpy at hand (it is faster there), and past which it is never used.
 _ARRAY_MIN_WORK = 20_000
-_PYTHON_MAX_WORK = 4_000_000
+_PYTHON_MAX_WORK = 1_000_000
 
 
 def _arrays(work: int, what: str) -> Optional[Any]:
