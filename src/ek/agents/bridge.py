@@ -12,8 +12,13 @@ format (``tool_calls`` + ``role: "tool"`` messages, or Responses API
 is the common wire format of tool-using agents. Results are paired with
 their calls by id (``tool_call_id`` / ``tool_use_id``), so parallel calls
 answered out of order land on the right step; results without an id go to
-the oldest unanswered call. A tool error (Inspect's ``ToolCallError``, an
-``is_error`` flag, an ``error`` field, ``status: "error"``) marks its step.
+the oldest unanswered call. Calls that share one id are answered in call
+order, and when a result could belong to more than one of them the id is
+reported (a warning, and ``meta["ambiguous_call_ids"]`` on the episode). A
+tool error (Inspect's ``ToolCallError``, an ``is_error`` flag, an ``error``
+field, ``status: "error"``) marks its step, and so do arguments ek cannot
+keep: malformed JSON, a non-object, nesting deeper than `_MAX_DEPTH` levels
+or a number longer than `_MAX_NUMBER_DIGITS` characters.
 
 >>> messages = [
 ...     {"role": "user", "content": "weather in Paris?"},
@@ -34,6 +39,7 @@ import functools
 import inspect
 import json
 import math
+import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any, Callable, Optional
 
@@ -49,6 +55,10 @@ __all__ = [
     "from_inspect_sample",
     "trajectory_from_messages",
 ]
+
+_MAX_DEPTH = 100             # argument nesting kept; deeper is refused before any recursion
+_MAX_NUMBER_DIGITS = 4300    # characters of one JSON number (Python's own int parsing limit)
+_MAX_INT_BITS = 14_300       # about _MAX_NUMBER_DIGITS decimal digits
 
 
 def as_agent(fn: Callable) -> Callable:
@@ -89,12 +99,16 @@ def trajectory_from_messages(messages: Iterable) -> Trajectory:
     """The `Trajectory` of a chat transcript: one `Step` per tool call, in call order.
 
     Each call's result (matched by id, else the oldest unanswered call) is
-    its ``observation``. Arguments that are not valid JSON, or not a JSON
-    object, leave ``args`` empty and set the step's ``error``: a malformed
-    call is a scored mistake of the agent, not a reason to drop the episode.
+    its ``observation``. Arguments that are not valid JSON, not a JSON
+    object, nested deeper than `_MAX_DEPTH` levels or holding a number
+    longer than `_MAX_NUMBER_DIGITS` characters leave ``args`` empty and
+    set the step's ``error``: a malformed call is a scored mistake of the
+    agent, not a reason to drop the episode. A result whose id several
+    waiting calls share goes to the first of them, with a warning.
     """
-    steps, _, _ = _parse(messages)
-    return Trajectory(steps)
+    calls, _, _ = _parse(messages)
+    _warn_ambiguous(calls.ambiguous)
+    return Trajectory(calls.steps())
 
 
 def episode_from_messages(messages: Iterable, *, task_id: str = "", usage: Any = None,
@@ -105,18 +119,20 @@ def episode_from_messages(messages: Iterable, *, task_id: str = "", usage: Any =
     ``output`` defaults to the last assistant text (the final answer).
     ``usage`` is one provider usage object or dict, or a list of them (one
     per model call), summed; without it, ``usage`` fields found on the
-    messages are summed.
+    messages are summed. Ids shared by calls waiting at the same time are
+    listed in ``meta["ambiguous_call_ids"]`` (see `trajectory_from_messages`).
     """
-    steps, last_text, message_usage = _parse(messages)
+    calls, last_text, message_usage = _parse(messages)
     if usage is not None:
-        calls = usage if isinstance(usage, (list, tuple)) else [usage]
-        cost: Optional[Cost] = _sum_costs(cost_from_usage(u) for u in calls)
+        usages = usage if isinstance(usage, (list, tuple)) else [usage]
+        cost: Optional[Cost] = _sum_costs(cost_from_usage(u) for u in usages)
     else:
         cost = _sum_costs(cost_from_usage(u) for u in message_usage) if message_usage else None
     cost = _with_latency(cost, latency_s)
-    return Episode(task_id=task_id, trajectory=Trajectory(steps),
+    _warn_ambiguous(calls.ambiguous)
+    return Episode(task_id=task_id, trajectory=Trajectory(calls.steps()),
                    output=last_text if output is None else output,
-                   final_state=final_state, cost=cost)
+                   final_state=final_state, cost=cost, meta=calls.meta())
 
 
 def cost_from_usage(usage: Any, *, latency_s: Optional[float] = None) -> Cost:
@@ -205,7 +221,7 @@ def from_inspect_sample(sample: Any, *, task_id: str = "") -> Episode:
     (latency) and ``.scores`` (``success`` when every score reads as
     correct/incorrect). No ``inspect_ai`` import is needed.
     """
-    steps, last_text, _ = _parse(_get(sample, "messages") or ())
+    calls, last_text, _ = _parse(_get(sample, "messages") or ())
     out = _get(sample, "output")
     completion = _get(out, "completion") if out is not None else None
     model = (_get(out, "model") if out is not None else None) or ""
@@ -225,16 +241,18 @@ def from_inspect_sample(sample: Any, *, task_id: str = "") -> Episode:
     score_values = {str(k): _get(v, "value", v) for k, v in scores.items()} if isinstance(scores, Mapping) else {}
     verdicts = [_verdict(v) for v in score_values.values()]
     success = all(verdicts) if verdicts and None not in verdicts else None
-    meta = {"epoch": _get(sample, "epoch"), "scores": score_values, "target": _get(sample, "target")}
+    meta = {"epoch": _get(sample, "epoch"), "scores": score_values, "target": _get(sample, "target"),
+            **calls.meta()}
     if by_model:
         meta["cost_by_model"] = by_model
     error = _get(sample, "error")
     if error is not None:
         meta["error"] = str(_get(error, "message", error))
     sid = _get(sample, "id")
+    _warn_ambiguous(calls.ambiguous)
     return Episode(
         task_id=task_id or ("" if sid is None else str(sid)),
-        trajectory=Trajectory(steps),
+        trajectory=Trajectory(calls.steps()),
         output=completion if isinstance(completion, str) and completion else last_text,
         cost=cost,
         success=success,
@@ -279,30 +297,29 @@ def from_deepeval_test_case(case: Any, *, task_id: str = "") -> Episode:
 
 
 def _parse(messages: Iterable) -> tuple:
-    """``(steps, last_assistant_text, usages)`` of a transcript in any supported format."""
+    """``(calls, last_assistant_text, usages)`` of a transcript in any supported format."""
     if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Iterable):
         raise TypeError(
             f"messages must be a list of chat messages (dicts or message objects), got {type_name(messages)}."
         )
-    steps: list = []          # [tool, args, observation, error, call_id]
-    by_id: dict = {}
+    calls = _Calls()
     last_text: Optional[str] = None
     usages: list = []
     for msg in messages:
         role, content, kind = _get(msg, "role"), _get(msg, "content"), _get(msg, "type")
         if kind == "function_call":            # OpenAI Responses API items
-            _add_call(steps, by_id, _get(msg, "name"), _get(msg, "arguments"), _get(msg, "call_id"), None)
+            calls.call(_get(msg, "name"), _get(msg, "arguments"), _get(msg, "call_id"), None)
         elif kind == "function_call_output":
-            _add_result(steps, by_id, _get(msg, "call_id"), None, _text(_get(msg, "output")), _tool_error(msg))
+            calls.result(_get(msg, "call_id"), None, _text(_get(msg, "output")), _tool_error(msg))
         elif role == "assistant":
             for call in _get(msg, "tool_calls") or ():
-                _add_call(steps, by_id, *_openai_call(call))
+                calls.call(*_openai_call(call))
             legacy = _get(msg, "function_call")
             if legacy is not None:
-                _add_call(steps, by_id, _get(legacy, "name"), _get(legacy, "arguments"), None, None)
+                calls.call(_get(legacy, "name"), _get(legacy, "arguments"), None, None)
             for block in content if isinstance(content, list) else ():
                 if _get(block, "type") == "tool_use":
-                    _add_call(steps, by_id, _get(block, "name"), _get(block, "input"), _get(block, "id"), None)
+                    calls.call(_get(block, "name"), _get(block, "input"), _get(block, "id"), None)
             text = _text(content)
             if isinstance(text, str) and text.strip():
                 last_text = text
@@ -310,16 +327,14 @@ def _parse(messages: Iterable) -> tuple:
             if u is not None:
                 usages.append(u)
         elif role in ("tool", "function"):
-            error = _tool_error(msg)
-            _add_result(steps, by_id, _get(msg, "tool_call_id"), _get(msg, "name") or _get(msg, "function"),
-                        _text(content), error)
+            calls.result(_get(msg, "tool_call_id"), _get(msg, "name") or _get(msg, "function"),
+                         _text(content), _tool_error(msg))
         elif isinstance(content, list):
             for block in content:
                 if _get(block, "type") == "tool_result":
                     body = _text(_get(block, "content"))
-                    error = _tool_error(block, observation=body)
-                    _add_result(steps, by_id, _get(block, "tool_use_id"), None, body, error)
-    return [Step(s[0], s[1], observation=s[2], error=s[3]) for s in steps], last_text, usages
+                    calls.result(_get(block, "tool_use_id"), None, body, _tool_error(block, observation=body))
+    return calls, last_text, usages
 
 
 def _openai_call(call: Any) -> tuple:
@@ -329,31 +344,66 @@ def _openai_call(call: Any) -> tuple:
     return _get(fn, "name"), _get(fn, "arguments"), _get(call, "id"), None
 
 
-def _add_call(steps: list, by_id: dict, name: Any, raw_args: Any, call_id: Any, error: Any) -> None:
-    if not isinstance(name, str) or not name:
-        name = "<unnamed>"
-        error = error or "the tool call names no function"
-    args, parse_error = _arguments(raw_args)
-    error = error or parse_error
-    if call_id is not None:
-        by_id[str(call_id)] = len(steps)
-    steps.append([name, args, None, str(error) if error else None, call_id, False])
+class _Calls:
+    """The tool calls of one transcript, in call order, each paired with at most one result.
+
+    A result goes to the first unanswered call carrying its id; calls may
+    share an id (some models reuse ``call_0`` on every turn), so an id maps
+    to all its calls, and an id that two or more unanswered calls share
+    when a result arrives is recorded in ``ambiguous``. A result with no
+    id, or an id no waiting call has, goes to the oldest unanswered call
+    (of the same tool name when the result names one).
+    """
+
+    def __init__(self) -> None:
+        self.rows: list = []          # [tool, args, observation, error, answered]
+        self.by_id: dict = {}         # call id -> indices of the calls that carry it
+        self.ambiguous: list = []     # ids a result could not tell apart, in first-seen order
+
+    def call(self, name: Any, raw_args: Any, call_id: Any, error: Any) -> None:
+        if not isinstance(name, str) or not name:
+            name = "<unnamed>"
+            error = error or "the tool call names no function"
+        args, problem = _arguments(raw_args)
+        error = error or problem
+        if call_id is not None:
+            self.by_id.setdefault(str(call_id), []).append(len(self.rows))
+        self.rows.append([name, args, None, str(error) if error else None, False])
+
+    def result(self, call_id: Any, name: Any, observation: Any, error: Any) -> None:
+        rows = self.rows
+        waiting = [j for j in self.by_id.get(str(call_id), ()) if not rows[j][4]] if call_id is not None else []
+        if len(waiting) > 1 and str(call_id) not in self.ambiguous:
+            self.ambiguous.append(str(call_id))
+        if waiting:
+            index = waiting[0]
+        else:
+            open_rows = [j for j, r in enumerate(rows) if not r[4]]
+            named = [j for j in open_rows if name is not None and rows[j][0] == name]
+            if not (named or open_rows):
+                return  # a result with no call to answer: nothing to attach it to
+            index = (named or open_rows)[0]
+        row = rows[index]
+        row[2], row[4] = observation, True
+        if error and not row[3]:
+            row[3] = error
+
+    def steps(self) -> list:
+        return [Step(r[0], r[1], observation=r[2], error=r[3]) for r in self.rows]
+
+    def meta(self) -> dict:
+        return {"ambiguous_call_ids": list(self.ambiguous)} if self.ambiguous else {}
 
 
-def _add_result(steps: list, by_id: dict, call_id: Any, name: Any, observation: Any, error: Any) -> None:
-    index = by_id.get(str(call_id)) if call_id is not None else None
-    if index is None or steps[index][5]:
-        open_steps = [j for j, s in enumerate(steps) if not s[5]]
-        named = [j for j in open_steps if name is not None and steps[j][0] == name]
-        candidates = named or open_steps
-        if not candidates:
-            return  # a result with no call to answer: nothing to attach it to
-        index = candidates[0]
-    step = steps[index]
-    step[2] = observation
-    step[5] = True
-    if error and not step[3]:
-        step[3] = error
+def _warn_ambiguous(ids: list) -> None:
+    if ids:
+        shown = ", ".join(map(repr, ids[:5])) + (", ..." if len(ids) > 5 else "")
+        warnings.warn(
+            f"{len(ids)} tool call id(s) ({shown}) were shared by calls waiting for a result at the "
+            "same time, so their results were paired with those calls in call order. Providers give "
+            "every call its own id; check how the transcript was recorded.",
+            stacklevel=3,
+        )
 
 
 def _arguments(raw: Any) -> tuple:
@@ -361,16 +411,67 @@ def _arguments(raw: Any) -> tuple:
     if raw is None or raw == "":
         return {}, None
     if isinstance(raw, Mapping):
-        return dict(raw), None
-    if isinstance(raw, str):
+        parsed: Any = raw
+    elif isinstance(raw, str):
         try:
-            parsed = json.loads(raw)
+            parsed = json.loads(raw, parse_int=_json_int, parse_float=_json_float,
+                                parse_constant=_json_constant)
         except json.JSONDecodeError as exc:
             return {}, f"arguments are not valid JSON ({exc.msg} at position {exc.pos}): {raw[:80]!r}"
-        if isinstance(parsed, dict):
-            return parsed, None
-        return {}, f"arguments must be a JSON object, got {type(parsed).__name__}: {raw[:80]!r}"
-    return {}, f"arguments must be a JSON object, got {type_name(raw)}"
+        except RecursionError:
+            return {}, f"arguments nest deeper than {_MAX_DEPTH} levels: {raw[:80]!r}"
+        except ValueError as exc:
+            return {}, f"arguments are not usable JSON ({exc}): {raw[:80]!r}"
+        if not isinstance(parsed, dict):
+            return {}, f"arguments must be a JSON object, got {type(parsed).__name__}: {raw[:80]!r}"
+    else:
+        return {}, f"arguments must be a JSON object, got {type_name(raw)}"
+    problem = _oversized(parsed)
+    return ({}, problem) if problem else (dict(parsed), None)
+
+
+def _oversized(args: Mapping) -> Optional[str]:
+    """Why parsed arguments can't be kept (nesting too deep, an integer too long), else None.
+
+    Walked with an explicit stack, so depth costs no recursion here, and
+    every later consumer (comparison, canonicalization, a JSON store) gets
+    arguments it can recurse through.
+    """
+    stack = [(args, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, Mapping):
+            children: Iterable = value.values()
+        elif isinstance(value, (list, tuple)):
+            children = value
+        else:
+            if isinstance(value, int) and not isinstance(value, bool) \
+                    and value.bit_length() > _MAX_INT_BITS:
+                return f"arguments hold an integer longer than {_MAX_NUMBER_DIGITS} digits"
+            continue
+        if depth > _MAX_DEPTH:
+            return f"arguments nest deeper than {_MAX_DEPTH} levels"
+        stack.extend((child, depth + 1) for child in children)
+    return None
+
+
+def _json_int(text: str) -> int:
+    if len(text) > _MAX_NUMBER_DIGITS:
+        raise ValueError(f"a number of {len(text)} digits; the limit is {_MAX_NUMBER_DIGITS}")
+    return int(text)
+
+
+def _json_float(text: str) -> float:
+    if len(text) > _MAX_NUMBER_DIGITS:
+        raise ValueError(f"a number of {len(text)} characters; the limit is {_MAX_NUMBER_DIGITS}")
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:40]} is outside the range of a float")
+    return value
+
+
+def _json_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def _tool_error(msg: Any, observation: Any = None) -> Optional[str]:
@@ -477,8 +578,9 @@ def _deepeval_step(tc: Any, i: int) -> Step:
     if not isinstance(name, str) or not name:
         raise ValueError(f"DeepEval tools_called[{i}] has no name; every ToolCall needs one.")
     output = _get(tc, "output")
-    error = f"{type(output).__name__}: {output}" if isinstance(output, BaseException) else None
-    return Step(name, dict(_get(tc, "input_parameters") or {}), observation=output, error=error)
+    args, problem = _arguments(_get(tc, "input_parameters"))
+    error = f"{type(output).__name__}: {output}" if isinstance(output, BaseException) else problem
+    return Step(name, args, observation=output, error=error)
 
 
 def _task_input(task: Any) -> Any:
