@@ -73,9 +73,10 @@ def reliability(source: Any, *, k: int = 1, slices: Optional[Mapping[str, str]] 
         source: graded `Episode` s (grouped by ``task_id``), or a mapping
             ``{task_id: [bool, ...]}`` of trial outcomes.
         k: the k of pass@k / pass^k. A task with fewer than k trials is left
-            out of those two figures and counted in ``detail["skipped"]``
-            rather than estimated wrongly; its trials still count in the
-            success rate.
+            out of those two figures rather than estimated wrongly, with a
+            warning naming it, and listed in ``detail["skipped_tasks"]``
+            (counted in ``detail["skipped"]``); its trials still count in
+            the success rate.
         slices: optional ``{task_id: label}`` for per-slice figures.
         cost: a cost report (`ek.agents.cost_report`) to carry along;
             reliability without cost is half the answer.
@@ -180,6 +181,15 @@ def _build(outcomes: Mapping[str, Sequence[bool]], *, k: int, slices: Optional[M
             "equals pass^1 here and says nothing about reliability. If the agent is meant to be "
             "stochastic, check that the seed or temperature reaches it; silence this with "
             "warn_deterministic=False.",
+            stacklevel=stacklevel,
+        )
+    if skipped:
+        shown = ", ".join(map(repr, skipped[:10])) + (", ..." if len(skipped) > 10 else "")
+        warnings.warn(
+            f"{len(skipped)} of {len(counts)} task(s) have fewer than k={k} trials and are left out "
+            f"of pass@{k} and pass^{k} (their trials still count in the success rate): {shown}. "
+            f"They are listed in detail['skipped_tasks']; run {k} or more trials per task, or "
+            "lower k, to include them.",
             stacklevel=stacklevel,
         )
     evaluated = len(hat_values)
