@@ -72,10 +72,13 @@ class Cost:
     ``output_tokens`` the visible completion and ``reasoning_tokens`` the
     hidden reasoning. The bridges split provider counts into these kinds.
     Adding two tallies adds every count; latencies add when both are known.
+    ``0 + cost`` is ``cost``, so the built-in `sum` adds a list of tallies.
 
     >>> a = Cost(input_tokens=100, output_tokens=50)
     >>> (a + Cost(input_tokens=10, retries=1)).input_tokens
     110
+    >>> sum([a, Cost(input_tokens=10, retries=1)]).retries
+    1
     """
 
     input_tokens: int = 0
@@ -116,6 +119,12 @@ class Cost:
             retries=self.retries + other.retries,
             latency_s=latency,
         )
+
+    def __radd__(self, other: Any) -> "Cost":
+        # sum() starts from the int 0; 0 + Cost is the Cost, anything else is not a Cost sum.
+        if isinstance(other, int) and not isinstance(other, bool) and other == 0:
+            return self
+        return NotImplemented
 
     @property
     def total_tokens(self) -> int:
