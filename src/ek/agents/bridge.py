@@ -17,8 +17,8 @@ order, and when a result could belong to more than one of them the id is
 reported (a warning, and ``meta["ambiguous_call_ids"]`` on the episode). A
 tool error (Inspect's ``ToolCallError``, an ``is_error`` flag, an ``error``
 field, ``status: "error"``) marks its step, and so do arguments ek cannot
-keep: malformed JSON, a non-object, nesting deeper than `_MAX_DEPTH` levels
-or a number longer than `_MAX_NUMBER_DIGITS` characters.
+keep: malformed JSON, a non-object, nesting deeper than 100 levels or a
+number longer than 4,300 characters.
 
 >>> messages = [
 ...     {"role": "user", "content": "weather in Paris?"},
@@ -37,14 +37,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
-import json
 import math
-import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any, Callable, Optional
 
 from ek._util import type_name
 from ek.agents._common import accepts_keyword
+from ek.agents._transcript import get_field as _get, parse_transcript, read_arguments, warn_ambiguous
 from ek.agents.base import Cost, Episode, RunProvenance, Step, Trajectory
 
 __all__ = [
@@ -56,9 +55,6 @@ __all__ = [
     "trajectory_from_messages",
 ]
 
-_MAX_DEPTH = 100             # argument nesting kept; deeper is refused before any recursion
-_MAX_NUMBER_DIGITS = 4300    # characters of one JSON number (Python's own int parsing limit)
-_MAX_INT_BITS = 14_300       # about _MAX_NUMBER_DIGITS decimal digits
 
 
 def as_agent(fn: Callable) -> Callable:
@@ -100,14 +96,14 @@ def trajectory_from_messages(messages: Iterable) -> Trajectory:
 
     Each call's result (matched by id, else the oldest unanswered call) is
     its ``observation``. Arguments that are not valid JSON, not a JSON
-    object, nested deeper than `_MAX_DEPTH` levels or holding a number
-    longer than `_MAX_NUMBER_DIGITS` characters leave ``args`` empty and
+    object, nested deeper than 100 levels or holding a number longer than
+    4,300 characters leave ``args`` empty and
     set the step's ``error``: a malformed call is a scored mistake of the
     agent, not a reason to drop the episode. A result whose id several
     waiting calls share goes to the first of them, with a warning.
     """
-    calls, _, _ = _parse(messages)
-    _warn_ambiguous(calls.ambiguous)
+    calls, _, _ = parse_transcript(messages)
+    warn_ambiguous(calls.ambiguous)
     return Trajectory(calls.steps())
 
 
@@ -122,14 +118,14 @@ def episode_from_messages(messages: Iterable, *, task_id: str = "", usage: Any =
     messages are summed. Ids shared by calls waiting at the same time are
     listed in ``meta["ambiguous_call_ids"]`` (see `trajectory_from_messages`).
     """
-    calls, last_text, message_usage = _parse(messages)
+    calls, last_text, message_usage = parse_transcript(messages)
     if usage is not None:
         usages = usage if isinstance(usage, (list, tuple)) else [usage]
         cost: Optional[Cost] = _sum_costs(cost_from_usage(u) for u in usages)
     else:
         cost = _sum_costs(cost_from_usage(u) for u in message_usage) if message_usage else None
     cost = _with_latency(cost, latency_s)
-    _warn_ambiguous(calls.ambiguous)
+    warn_ambiguous(calls.ambiguous)
     return Episode(task_id=task_id, trajectory=Trajectory(calls.steps()),
                    output=last_text if output is None else output,
                    final_state=final_state, cost=cost, meta=calls.meta())
@@ -221,7 +217,7 @@ def from_inspect_sample(sample: Any, *, task_id: str = "") -> Episode:
     (latency) and ``.scores`` (``success`` when every score reads as
     correct/incorrect). No ``inspect_ai`` import is needed.
     """
-    calls, last_text, _ = _parse(_get(sample, "messages") or ())
+    calls, last_text, _ = parse_transcript(_get(sample, "messages") or ())
     out = _get(sample, "output")
     completion = _get(out, "completion") if out is not None else None
     model = (_get(out, "model") if out is not None else None) or ""
@@ -249,7 +245,7 @@ def from_inspect_sample(sample: Any, *, task_id: str = "") -> Episode:
     if error is not None:
         meta["error"] = str(_get(error, "message", error))
     sid = _get(sample, "id")
-    _warn_ambiguous(calls.ambiguous)
+    warn_ambiguous(calls.ambiguous)
     return Episode(
         task_id=task_id or ("" if sid is None else str(sid)),
         trajectory=Trajectory(calls.steps()),
@@ -292,224 +288,8 @@ def from_deepeval_test_case(case: Any, *, task_id: str = "") -> Episode:
 
 
 # --------------------------------------------------------------------------
-# Transcript parsing
-# --------------------------------------------------------------------------
-
-
-def _parse(messages: Iterable) -> tuple:
-    """``(calls, last_assistant_text, usages)`` of a transcript in any supported format."""
-    if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Iterable):
-        raise TypeError(
-            f"messages must be a list of chat messages (dicts or message objects), got {type_name(messages)}."
-        )
-    calls = _Calls()
-    last_text: Optional[str] = None
-    usages: list = []
-    for msg in messages:
-        role, content, kind = _get(msg, "role"), _get(msg, "content"), _get(msg, "type")
-        if kind == "function_call":            # OpenAI Responses API items
-            calls.call(_get(msg, "name"), _get(msg, "arguments"), _get(msg, "call_id"), None)
-        elif kind == "function_call_output":
-            calls.result(_get(msg, "call_id"), None, _text(_get(msg, "output")), _tool_error(msg))
-        elif role == "assistant":
-            for call in _get(msg, "tool_calls") or ():
-                calls.call(*_openai_call(call))
-            legacy = _get(msg, "function_call")
-            if legacy is not None:
-                calls.call(_get(legacy, "name"), _get(legacy, "arguments"), None, None)
-            for block in content if isinstance(content, list) else ():
-                if _get(block, "type") == "tool_use":
-                    calls.call(_get(block, "name"), _get(block, "input"), _get(block, "id"), None)
-            text = _text(content)
-            if isinstance(text, str) and text.strip():
-                last_text = text
-            u = _get(msg, "usage")
-            if u is not None:
-                usages.append(u)
-        elif role in ("tool", "function"):
-            calls.result(_get(msg, "tool_call_id"), _get(msg, "name") or _get(msg, "function"),
-                         _text(content), _tool_error(msg))
-        elif isinstance(content, list):
-            for block in content:
-                if _get(block, "type") == "tool_result":
-                    body = _text(_get(block, "content"))
-                    calls.result(_get(block, "tool_use_id"), None, body, _tool_error(block, observation=body))
-    return calls, last_text, usages
-
-
-def _openai_call(call: Any) -> tuple:
-    fn = _get(call, "function")
-    if isinstance(fn, str):  # Inspect's ToolCall: function is the name, arguments a dict
-        return fn, _get(call, "arguments"), _get(call, "id"), _get(call, "parse_error")
-    return _get(fn, "name"), _get(fn, "arguments"), _get(call, "id"), None
-
-
-class _Calls:
-    """The tool calls of one transcript, in call order, each paired with at most one result.
-
-    A result goes to the first unanswered call carrying its id; calls may
-    share an id (some models reuse ``call_0`` on every turn), so an id maps
-    to all its calls, and an id that two or more unanswered calls share
-    when a result arrives is recorded in ``ambiguous``. A result with no
-    id, or an id no waiting call has, goes to the oldest unanswered call
-    (of the same tool name when the result names one).
-    """
-
-    def __init__(self) -> None:
-        self.rows: list = []          # [tool, args, observation, error, answered]
-        self.by_id: dict = {}         # call id -> indices of the calls that carry it
-        self.ambiguous: list = []     # ids a result could not tell apart, in first-seen order
-
-    def call(self, name: Any, raw_args: Any, call_id: Any, error: Any) -> None:
-        if not isinstance(name, str) or not name:
-            name = "<unnamed>"
-            error = error or "the tool call names no function"
-        args, problem = _arguments(raw_args)
-        error = error or problem
-        if call_id is not None:
-            self.by_id.setdefault(str(call_id), []).append(len(self.rows))
-        self.rows.append([name, args, None, str(error) if error else None, False])
-
-    def result(self, call_id: Any, name: Any, observation: Any, error: Any) -> None:
-        rows = self.rows
-        waiting = [j for j in self.by_id.get(str(call_id), ()) if not rows[j][4]] if call_id is not None else []
-        if len(waiting) > 1 and str(call_id) not in self.ambiguous:
-            self.ambiguous.append(str(call_id))
-        if waiting:
-            index = waiting[0]
-        else:
-            open_rows = [j for j, r in enumerate(rows) if not r[4]]
-            named = [j for j in open_rows if name is not None and rows[j][0] == name]
-            if not (named or open_rows):
-                return  # a result with no call to answer: nothing to attach it to
-            index = (named or open_rows)[0]
-        row = rows[index]
-        row[2], row[4] = observation, True
-        if error and not row[3]:
-            row[3] = error
-
-    def steps(self) -> list:
-        return [Step(r[0], r[1], observation=r[2], error=r[3]) for r in self.rows]
-
-    def meta(self) -> dict:
-        return {"ambiguous_call_ids": list(self.ambiguous)} if self.ambiguous else {}
-
-
-def _warn_ambiguous(ids: list) -> None:
-    if ids:
-        shown = ", ".join(map(repr, ids[:5])) + (", ..." if len(ids) > 5 else "")
-        warnings.warn(
-            f"{len(ids)} tool call id(s) ({shown}) were shared by calls waiting for a result at the "
-            "same time, so their results were paired with those calls in call order. Providers give "
-            "every call its own id; check how the transcript was recorded.",
-            stacklevel=3,
-        )
-
-
-def _arguments(raw: Any) -> tuple:
-    """``(args, error)``: a dict of arguments, or {} and why the raw arguments were unusable."""
-    if raw is None or raw == "":
-        return {}, None
-    if isinstance(raw, Mapping):
-        parsed: Any = raw
-    elif isinstance(raw, str):
-        try:
-            parsed = json.loads(raw, parse_int=_json_int, parse_float=_json_float,
-                                parse_constant=_json_constant)
-        except json.JSONDecodeError as exc:
-            return {}, f"arguments are not valid JSON ({exc.msg} at position {exc.pos}): {raw[:80]!r}"
-        except RecursionError:
-            return {}, f"arguments nest deeper than {_MAX_DEPTH} levels: {raw[:80]!r}"
-        except ValueError as exc:
-            return {}, f"arguments are not usable JSON ({exc}): {raw[:80]!r}"
-        if not isinstance(parsed, dict):
-            return {}, f"arguments must be a JSON object, got {type(parsed).__name__}: {raw[:80]!r}"
-    else:
-        return {}, f"arguments must be a JSON object, got {type_name(raw)}"
-    problem = _oversized(parsed)
-    return ({}, problem) if problem else (dict(parsed), None)
-
-
-def _oversized(args: Mapping) -> Optional[str]:
-    """Why parsed arguments can't be kept (nesting too deep, an integer too long), else None.
-
-    Walked with an explicit stack, so depth costs no recursion here, and
-    every later consumer (comparison, canonicalization, a JSON store) gets
-    arguments it can recurse through.
-    """
-    stack = [(args, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, Mapping):
-            children: Iterable = value.values()
-        elif isinstance(value, (list, tuple)):
-            children = value
-        else:
-            if isinstance(value, int) and not isinstance(value, bool) \
-                    and value.bit_length() > _MAX_INT_BITS:
-                return f"arguments hold an integer longer than {_MAX_NUMBER_DIGITS} digits"
-            continue
-        if depth > _MAX_DEPTH:
-            return f"arguments nest deeper than {_MAX_DEPTH} levels"
-        stack.extend((child, depth + 1) for child in children)
-    return None
-
-
-def _json_int(text: str) -> int:
-    if len(text) > _MAX_NUMBER_DIGITS:
-        raise ValueError(f"a number of {len(text)} digits; the limit is {_MAX_NUMBER_DIGITS}")
-    return int(text)
-
-
-def _json_float(text: str) -> float:
-    if len(text) > _MAX_NUMBER_DIGITS:
-        raise ValueError(f"a number of {len(text)} characters; the limit is {_MAX_NUMBER_DIGITS}")
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"the number {text[:40]} is outside the range of a float")
-    return value
-
-
-def _json_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _tool_error(msg: Any, observation: Any = None) -> Optional[str]:
-    err = _get(msg, "error")
-    if err:
-        kind, text = _get(err, "type"), _get(err, "message")
-        if text is not None:
-            return f"{kind}: {text}" if kind else str(text)
-        return str(err)
-    if _get(msg, "is_error") is True or _get(msg, "status") == "error":
-        body = observation if observation is not None else _text(_get(msg, "content"))
-        return str(body) if body not in (None, "") else "the tool reported an error"
-    return None
-
-
-def _text(content: Any) -> Any:
-    """Message content as text: a str as is, the text blocks of a list joined; else unchanged."""
-    if content is None or isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [_get(b, "text") if not isinstance(b, str) else b for b in content
-                 if isinstance(b, str) or _get(b, "type") in ("text", "output_text", None)]
-        parts = [p for p in parts if isinstance(p, str)]
-        return "\n".join(parts) if parts else content
-    return content
-
-
-# --------------------------------------------------------------------------
 # Small readers
 # --------------------------------------------------------------------------
-
-
-def _get(obj: Any, key: str, default: Any = None) -> Any:
-    if obj is None:
-        return default
-    if isinstance(obj, Mapping):
-        return obj.get(key, default)
-    return getattr(obj, key, default)
 
 
 def _has(obj: Any, key: str) -> bool:
@@ -578,7 +358,7 @@ def _deepeval_step(tc: Any, i: int) -> Step:
     if not isinstance(name, str) or not name:
         raise ValueError(f"DeepEval tools_called[{i}] has no name; every ToolCall needs one.")
     output = _get(tc, "output")
-    args, problem = _arguments(_get(tc, "input_parameters"))
+    args, problem = read_arguments(_get(tc, "input_parameters"))
     error = f"{type(output).__name__}: {output}" if isinstance(output, BaseException) else problem
     return Step(name, args, observation=output, error=error)
 

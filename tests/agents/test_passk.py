@@ -1,4 +1,4 @@
-"""ek.agents._stats: pass@k and pass^k equal the closed forms, and stay exact and cheap at any n.
+"""ek.agents._passk, through pass_at_k and pass_hat_k: the closed forms, exact and cheap at any n.
 
 The reference is the textbook formula over whole binomials (``math.comb``),
 computed here with exact integers; the estimators must agree with it to
@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ek.agents import pass_at_k, pass_hat_k
-from ek.agents._stats import _log_ratio
+from ek.agents._passk import log_ratio
 
 REL = 1e-12
 
@@ -63,7 +63,7 @@ def test_the_log_space_ratio_equals_the_exact_ratio(case):
     n, m, k = case
     t, s = min(m, k), max(m, k)       # C(n - m, k) / C(n, k) = prod (n - s - j) / (n - j), j < t
     exact = Fraction(math.prod(range(n - s - t + 1, n - s + 1)), math.prod(range(n - t + 1, n + 1)))
-    log_r = _log_ratio(n, m, k)
+    log_r = log_ratio(n, m, k)
     if exact > Fraction(1, 10**290):
         assert close(math.exp(log_r), float(exact))
     else:
