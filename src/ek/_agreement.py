@@ -228,14 +228,9 @@ def _scale(a: list, b: list, labels: Any, weights: Optional[str]) -> list:
         seen = list(dict.fromkeys(a + b))
         if weights is None:
             return seen                        # unweighted kappa does not depend on the order
-        try:
-            return sorted(seen)
-        except TypeError:
-            kinds = sorted({type_name(v) for v in seen})
-            raise TypeError(
-                f"cohen_kappa(weights={weights!r}) needs the labels in scale order, but a mix of "
-                f"{', '.join(kinds)} cannot be sorted; pass labels=[...] from lowest to highest."
-            ) from None
+        return _sorted(seen, f"cohen_kappa(weights={weights!r}) needs the labels in scale order, "
+                             "but a mix of {kinds} cannot be sorted; pass labels=[...] from lowest "
+                             "to highest.")
     order = _labels(labels, "labels", "cohen_kappa")
     if not order:
         raise ValueError("cohen_kappa() got labels=[]; list the labels to use, or pass None for all.")
@@ -254,6 +249,15 @@ def _scale(a: list, b: list, labels: Any, weights: Optional[str]) -> list:
             "position on the scale. Remove the repeats."
         )
     return order
+
+
+def _sorted(values: Iterable, message: str) -> list:
+    """``sorted(values)``, or a TypeError whose ``message`` gets the mixed types as ``{kinds}``."""
+    try:
+        return sorted(values)
+    except TypeError:
+        kinds = ", ".join(sorted({type_name(v) for v in values}))
+        raise TypeError(message.format(kinds=kinds)) from None
 
 
 def _pairable_units(data: Any) -> list[Counter]:
@@ -301,14 +305,8 @@ def _check_level_values(totals: Counter, level: str) -> None:
     if level == "nominal":
         return
     if level == "ordinal":
-        try:
-            sorted(totals)
-        except TypeError:
-            kinds = sorted({type_name(v) for v in totals})
-            raise TypeError(
-                f"krippendorff_alpha(level='ordinal') needs values that can be ordered, got a mix of "
-                f"{', '.join(kinds)}; map the labels onto ranks (e.g. 1..5) first."
-            ) from None
+        _sorted(totals, "krippendorff_alpha(level='ordinal') needs values that can be ordered, got "
+                        "a mix of {kinds}; map the labels onto ranks (e.g. 1..5) first.")
         return
     for v in totals:
         if isinstance(v, bool) or not isinstance(v, numbers.Real):
