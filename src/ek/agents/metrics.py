@@ -12,9 +12,9 @@ ek's WER and field F1 correct):
   ``"final_state"`` (`final_state_match`) and ``"recorded"``
   (`recorded_success`).
 * `CostPerSuccessMetric` (lower is better) is Cost-of-Pass: summed dollars
-  over summed successes, ``inf`` when nothing succeeded. It is registered
-  as ``"cost_per_success"`` only to answer that name with what it needs:
-  token rates, which a name cannot carry.
+  over summed successes, ``inf`` when nothing succeeded. It needs token
+  rates, which a name cannot carry, so ``"cost_per_success"`` is a reserved
+  metric name whose lookup explains how to build it.
 
 The checker must run where the agent cannot reach it. An audit of agent
 benchmarks found a ten-line ``conftest.py``, which pytest loads on its own,
@@ -57,6 +57,14 @@ __all__ = [
 ]
 
 _CANON = default_canonicalizer()
+_NO_RATES = (
+    "CostPerSuccessMetric needs token rates: Cost-of-Pass is dollars per success, and a metric "
+    "name carries no prices, so 'cost_per_success' can't be used by name (nor built without "
+    "price= or prices=). Build it with the rates and pass the object: "
+    "metric=CostPerSuccessMetric(price=per_million(input_usd, output_usd)), or "
+    "CostPerSuccessMetric(prices=load_prices('model_prices_and_context_window.json')) to price "
+    "each episode's own model."
+)
 
 
 class Checker(Protocol):
@@ -166,8 +174,8 @@ class CostPerSuccessMetric(SummedStatistics):
 
     Raises:
         UnknownModelPrice: when called with neither ``price`` nor
-            ``prices`` (as ``metric="cost_per_success"`` does), or when an
-            episode's model is not in ``prices``.
+            ``prices`` (``metric="cost_per_success"`` raises it too), or
+            when an episode's model is not in ``prices``.
     """
 
     check: Any = None
@@ -181,14 +189,7 @@ class CostPerSuccessMetric(SummedStatistics):
     def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
         """This episode's dollars, with its success, for the corpus ratio."""
         if self.price is None and self.prices is None:
-            raise UnknownModelPrice(
-                "CostPerSuccessMetric has no token rates: Cost-of-Pass is dollars per success, and "
-                "a metric name carries no prices, so 'cost_per_success' can't be used by name (nor "
-                "built without price= or prices=). Build it with the rates and pass the object: "
-                "metric=CostPerSuccessMetric(price=per_million(input_usd, output_usd)), or "
-                "CostPerSuccessMetric(prices=load_prices('model_prices_and_context_window.json')) "
-                "to price each episode's own model."
-            )
+            raise UnknownModelPrice(_NO_RATES)
         if not isinstance(pred, Episode):
             raise TypeError(
                 f"CostPerSuccessMetric scores an Episode, got {type_name(pred)}; wrap the run "
@@ -251,5 +252,5 @@ register("checkers", "final_state", final_state_match)
 register("checkers", "recorded", recorded_success)
 _METRIC = register("metrics", "task_success", TaskSuccessMetric())  # also the entry-point target
 register("dispatch", "task_success", DispatchRule(is_episode))  # ek.score(episode, gold) grades task success
-# By name it can only explain which rates it needs (see CostPerSuccessMetric.__call__).
-_COST_METRIC = register("metrics", "cost_per_success", CostPerSuccessMetric())
+# Reserved: by name, Cost-of-Pass can only say which rates it needs (ek.registry.get raises this).
+register("metrics", "cost_per_success", UnknownModelPrice(_NO_RATES))
