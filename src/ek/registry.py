@@ -61,7 +61,10 @@ def register(namespace: str, name: str, obj: Any = None) -> Any:
     """Register ``obj`` as ``name`` in ``namespace`` and return it (see the module docstring).
 
     Registering a name again replaces the earlier object. Without ``obj``,
-    a decorator that registers the function or class it decorates.
+    a decorator that registers the function or class it decorates. An
+    exception registered as ``obj`` reserves the name for its message: `get`
+    raises it (the name can't be used as is, and the message says what to
+    use instead) and `names` does not list it.
     """
     if not isinstance(namespace, str) or not namespace:
         raise TypeError(f"register() namespace must be a non-empty str, got {namespace!r}.")
@@ -81,7 +84,10 @@ def get(namespace: str, name: str) -> Any:
     """
     entries = _registry.get(namespace, {})
     if name in entries:
-        return entries[name]
+        entry = entries[name]
+        if isinstance(entry, BaseException):  # a reserved name (see register)
+            raise entry.with_traceback(None)
+        return entry
     ep = _discover(namespace).get(name)
     if ep is not None:
         return register(namespace, name, ep.load())
@@ -96,8 +102,9 @@ def get(namespace: str, name: str) -> Any:
 
 
 def names(namespace: str) -> Iterable[str]:
-    """Every name registered in ``namespace``, entry points included, sorted."""
-    return sorted(set(_registry.get(namespace, {})) | set(_discover(namespace)))
+    """Every name registered in ``namespace`` (entry points too, reserved names not), sorted."""
+    usable = {n for n, obj in _registry.get(namespace, {}).items() if not isinstance(obj, BaseException)}
+    return sorted(usable | set(_discover(namespace)))
 
 
 def resolve(namespace: str, ref: Any, *, default: Any = None) -> Any:

@@ -12,7 +12,9 @@ ek's WER and field F1 correct):
   ``"final_state"`` (`final_state_match`) and ``"recorded"``
   (`recorded_success`).
 * `CostPerSuccessMetric` (lower is better) is Cost-of-Pass: summed dollars
-  over summed successes, ``inf`` when nothing succeeded.
+  over summed successes, ``inf`` when nothing succeeded. It needs token
+  rates, which a name cannot carry, so ``"cost_per_success"`` is a reserved
+  metric name whose lookup explains how to build it.
 
 The checker must run where the agent cannot reach it. An audit of agent
 benchmarks found a ten-line ``conftest.py``, which pytest loads on its own,
@@ -40,7 +42,7 @@ from typing import Any, Optional, Protocol, Union
 from ek._util import DispatchRule, SummedStatistics, ratio, type_name
 from ek.agents._common import per_success, run_check
 from ek.agents.base import Episode, is_episode
-from ek.agents.cost import ModelPrice, episode_dollars
+from ek.agents.cost import ModelPrice, UnknownModelPrice, episode_dollars
 from ek.base import GraphGrammar, Score
 from ek.canonicalize import default_canonicalizer
 from ek.registry import register
@@ -55,6 +57,14 @@ __all__ = [
 ]
 
 _CANON = default_canonicalizer()
+_NO_RATES = (
+    "CostPerSuccessMetric needs token rates: Cost-of-Pass is dollars per success, and a metric "
+    "name carries no prices, so 'cost_per_success' can't be used by name (nor built without "
+    "price= or prices=). Build it with the rates and pass the object: "
+    "metric=CostPerSuccessMetric(price=per_million(input_usd, output_usd)), or "
+    "CostPerSuccessMetric(prices=load_prices('model_prices_and_context_window.json')) to price "
+    "each episode's own model."
+)
 
 
 class Checker(Protocol):
@@ -161,6 +171,11 @@ class CostPerSuccessMetric(SummedStatistics):
         price: a `ModelPrice` for every episode, or None to look each
             episode's model up in ``prices``.
         prices: a ``{model: ModelPrice}`` catalog (see `load_prices`).
+
+    Raises:
+        UnknownModelPrice: when called with neither ``price`` nor
+            ``prices`` (``metric="cost_per_success"`` raises it too), or
+            when an episode's model is not in ``prices``.
     """
 
     check: Any = None
@@ -173,6 +188,8 @@ class CostPerSuccessMetric(SummedStatistics):
 
     def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
         """This episode's dollars, with its success, for the corpus ratio."""
+        if self.price is None and self.prices is None:
+            raise UnknownModelPrice(_NO_RATES)
         if not isinstance(pred, Episode):
             raise TypeError(
                 f"CostPerSuccessMetric scores an Episode, got {type_name(pred)}; wrap the run "
@@ -235,3 +252,5 @@ register("checkers", "final_state", final_state_match)
 register("checkers", "recorded", recorded_success)
 _METRIC = register("metrics", "task_success", TaskSuccessMetric())  # also the entry-point target
 register("dispatch", "task_success", DispatchRule(is_episode))  # ek.score(episode, gold) grades task success
+# Reserved: by name, Cost-of-Pass can only say which rates it needs (ek.registry.get raises this).
+register("metrics", "cost_per_success", UnknownModelPrice(_NO_RATES))

@@ -5,7 +5,9 @@ running it: the function name must match, every expected argument must be
 present with the right value (strings folded for case and whitespace), and no
 argument outside the expected set may appear. Arguments are matched by name,
 so their order is irrelevant; the order of elements inside a list value is
-not.
+not. An argument passed as ``None`` is present: leaving out one the
+reference passes as ``None``, or adding ``x=None`` the reference lacks, is
+an argument error.
 
 `ek.metrics.FieldMetric` cannot do this alone: it aligns two records by key,
 but the calls of a trajectory have no key. Two ``search(q=...)`` calls would

@@ -16,9 +16,11 @@ Needleman-Wunsch alignment, deterministic and unbounded in length. `Step`
 records no dependencies between steps, so no DAG mode is offered.
 
 Costs: inserting or deleting a step costs its *mass* (the tool's weight plus
-the weights of the arguments it sets); substituting a step with one of the
-same tool costs the weights of its wrong, extra and missing arguments; a
-different tool costs a deletion plus an insertion. A score is the distance
+the weights of the arguments it passes, ``None`` values included);
+substituting a step with one of the same tool costs the weights of its
+wrong, extra and missing arguments, where an explicit ``None`` and an
+omitted argument differ; a different tool costs a deletion plus an
+insertion. A score is the distance
 divided by the largest possible one (every step deleted and every gold step
 inserted), so it lies in [0, 1]. The `SCHEMES` disagree on purpose; choose
 one deliberately.
