@@ -23,6 +23,8 @@ def nice_step(span: float, target: int) -> float:
     if span <= 0 or not math.isfinite(span):
         return 1.0
     raw = span / max(1, target)
+    if raw < 1e-300:  # a subnormal step: log10 and the powers below lose all precision
+        return 1e-300
     power = 10 ** math.floor(math.log10(raw))
     for factor in (1, 2, 5, 10):
         if raw <= factor * power * (1 + 1e-9):
@@ -34,7 +36,7 @@ def _domain(values: Sequence[float], *, include: Sequence[float] = ()) -> tuple[
     """A rounded ``(lo, hi, step)`` covering ``values`` and ``include``."""
     pts = [v for v in list(values) + list(include) if is_number(v)]
     lo, hi = (min(pts), max(pts)) if pts else (0.0, 1.0)
-    if hi == lo:
+    if hi - lo <= 1e-12 * max(1.0, abs(lo), abs(hi)):  # equal for drawing purposes
         pad = abs(lo) * 0.5 or 0.5
         lo, hi = lo - pad, hi + pad
     step = nice_step(hi - lo, 5)
