@@ -48,8 +48,10 @@ ANSWERS = [("Hello Wrld", "Hello World"), ({"a": "x", "b": ["p", "q"]}, {"a": "y
            (["a", "b"], ["b", "a"])]
 GRAPHS = [(_graph("2"), _graph("1")), (_graph(extra=True), _graph()), (TypedGraph(), _graph()), (_graph(), _graph())]
 
+PAGES = [("b one\na two", "a two\nb one"), ("Schlym\u0303", "Schly\u00f1"), ("", "abc"), ("x y", "x y z")]
+
 CASES = {
-    "cer": STRINGS, "wer": STRINGS, "fields": RECORDS, "anls": ANSWERS,
+    "cer": STRINGS, "wer": STRINGS, "cer_grapheme": STRINGS + PAGES, "fca": STRINGS + PAGES, "bow": STRINGS + PAGES, "fields": RECORDS, "anls": ANSWERS,
     "span_f1_seqeval_conll": TAGS, "span_f1_seqeval_strict": TAGS,
     "span_f1_strict": SPANS, "span_f1_exact": SPANS, "span_f1_partial": SPANS, "span_f1_type": SPANS,
     "teds": TABLES, "teds_struct": TABLES, "grits": TABLES, "grits_top": TABLES,
@@ -59,6 +61,9 @@ CASES = {
 BAD = {
     "cer": ((1, "a"), TypeError, "compares strings"),
     "wer": (("a", None), TypeError, "compares strings"),
+    "cer_grapheme": ((b"a", "a"), TypeError, "compares strings"),
+    "fca": ((["a"], "a"), TypeError, "compares strings"),
+    "bow": (("a", 3), TypeError, "compares strings"),
     "fields": (("a", {}), TypeError, "compares two dict records"),
     "anls": (({1, 2}, "a"), TypeError, "is set"),
     "span_f1_seqeval_conll": ((["O"], ["O", "O"]), ValueError, "pred has 1 tags but gold has 2"),
@@ -109,7 +114,7 @@ def test_values_are_in_range_and_direction_is_declared(name):
     for pred, gold in CASES[name]:
         s = m(pred, gold)
         assert isinstance(s.detail["higher_is_better"], bool)
-        if name not in ("cer", "wer"):  # error rates are unbounded above
+        if name not in ("cer", "wer", "cer_grapheme", "bow"):  # error rates are unbounded above
             assert 0.0 <= s.value <= 1.0, (name, pred, gold, s.value)
 
 

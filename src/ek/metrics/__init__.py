@@ -12,6 +12,7 @@ need the ``metrics`` extra, which they import only when first called.
 
 from ek.metrics.anls import AnlsMetric
 from ek.metrics.fields import FieldMetric
+from ek.metrics import reading_order  # noqa: F401 - registers "fca" and "bow"
 from ek.metrics.graphs import TypedEdge, TypedGraph, TypedGraphMetric, TypedNode
 from ek.metrics.spans import MatchScheme, SpanF1Metric
 from ek.metrics.strings import StringMetric
