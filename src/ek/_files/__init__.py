@@ -15,7 +15,9 @@ file (an array of records, or an object mapping id -> record or -> value),
 a ``.csv`` or ``.tsv`` file with a header row, a single document (``.txt``,
 ``.xml``, ``.html``, ``.hocr``: PAGE, ALTO, hOCR or plain text, told by
 content), a folder of documents, or ``-`` for standard input (format told by
-content). A file with another extension is read by content when it starts
+content: ``<`` a document, ``[`` JSON, ``{`` JSONL when the first line is a
+whole JSON value and JSON otherwise, then TSV or CSV by the header's
+delimiter). A file with another extension is read by content when it starts
 like JSON or XML, and refused otherwise. Text must be UTF-8.
 
 **Ids.** ``id_field`` (default ``"id"``) names the joining field; ids are

@@ -17,10 +17,12 @@ def decode_utf8(data: bytes, source: str) -> str:
     ...
     ek._files._errors.InputError: a.txt is not UTF-8: byte 0xe9 at offset 3 cannot be decoded; re-encode the file as UTF-8 (e.g. iconv -f latin1 -t utf-8).
     """
+    skip = 3 if data.startswith(b"\xef\xbb\xbf") else 0
     try:
-        return data.decode("utf-8-sig")
+        return data[skip:].decode("utf-8")
     except UnicodeDecodeError as exc:
+        at = exc.start + skip
         raise InputError(
-            f"{source} is not UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start} cannot be decoded; "
+            f"{source} is not UTF-8: byte 0x{data[at]:02x} at offset {at} cannot be decoded; "
             "re-encode the file as UTF-8 (e.g. iconv -f latin1 -t utf-8)."
         ) from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from itertools import repeat
@@ -94,9 +95,12 @@ def _sniff(data: bytes, label: str, strict: bool = False) -> str:
         return "document"
     if head.startswith("["):
         return "json"
-    if head.startswith("{"):
-        first = head.split("\n", 1)[0].strip()
-        return "jsonl" if first.endswith("}") and "\n" in head.strip() else "json"
+    if head.startswith("{"):  # JSONL when the first line is a whole value, else one (pretty-printed) object
+        try:
+            json.loads(data.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0])
+        except ValueError:
+            return "json"
+        return "jsonl"
     if not strict:
         first = head.split("\n", 1)[0]
         return "tsv" if "\t" in first else ("csv" if "," in first else "document")
