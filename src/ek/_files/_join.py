@@ -58,18 +58,19 @@ def join(gold: Side, pred: Side) -> Joined:
         pred = Side(pred.source, "pred", gold.ids, pred.values, documents=dict(zip(gold.ids, pred.documents.values())))
     by_id = dict(zip(pred.ids, pred.values))
     preds = list(map(by_id.get, gold.ids, repeat(None)))
-    gold_ids = set(gold.ids)
-    absent = gold_ids.difference(by_id)
-    missing = []
-    if absent or None in by_id.values():
+    missing: list = []
+    extra: tuple = ()
+    pred_errors: dict = {}
+    if None in preds or len(by_id) != len(preds) or pred.errors or gold.errors:  # else ids match one to one
+        absent = set(gold.ids).difference(by_id)
         for k, (i, p) in enumerate(zip(gold.ids, preds)):
             if p is None:  # no prediction, or a null one
                 if i in absent and i not in pred.errors:
                     missing.append(i)
                 preds[k] = _empty_like(gold.values[k])
-    known = gold_ids.union(gold.errors)
-    extra = () if known.issuperset(by_id) and known.issuperset(pred.errors) else tuple(
-        i for i in (*pred.ids, *pred.errors) if i not in known)
+        known = set(gold.ids).union(gold.errors)
+        extra = tuple(i for i in (*pred.ids, *pred.errors) if i not in known)
+        pred_errors = {i: e for i, e in pred.errors.items() if i in known}
     documents = {}
     if gold.documents or pred.documents:
         documents = {i: (gold.documents.get(i), pred.documents.get(i)) for i in gold.ids}
@@ -81,7 +82,7 @@ def join(gold: Side, pred: Side) -> Joined:
         missing=tuple(missing),
         extra=extra,
         gold_errors=dict(gold.errors),
-        pred_errors={i: e for i, e in pred.errors.items() if i in known},
+        pred_errors=pred_errors,
         documents=documents,
     )
 
