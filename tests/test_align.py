@@ -109,3 +109,11 @@ def test_confusions_merge_by_addition_and_tabulate_deterministically():
     # ties ordered by (gold, pred): ("", "t") < ("a", "o") < ("t", "")
     assert [r["kind"] for r in table[1:]] == ["insertion", "substitution", "deletion"]
     assert confusion_table(total, n=1) == [{"kind": "insertion", "gold": "", "pred": "t", "count": 1}]
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.characters(max_codepoint=0x0340)) | st.text())
+def test_grapheme_fast_path_agrees_with_uax29_clusters(text):
+    import regex
+
+    assert graphemes(text) == regex.findall(r"\X", text)

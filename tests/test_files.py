@@ -137,8 +137,9 @@ def test_unknown_extension_is_read_by_content_or_refused(tmp_path):
     ],
 )
 def test_bad_gold_files(tmp_path, name, content, message):
-    with pytest.raises(InputError, match=message):
+    with pytest.raises(InputError, match=message) as caught:
         read_side(_write(tmp_path / name, content))
+    assert "\n" not in str(caught.value)  # one line, for the command's error output
 
 
 def test_non_utf8_file_reports_the_byte_offset(tmp_path):

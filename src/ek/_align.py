@@ -74,6 +74,8 @@ def graphemes(text: str) -> list[str]:
     >>> graphemes("Schlym\\u0303")
     ['S', 'c', 'h', 'l', 'y', 'm̃']
     """
+    if not text or (max(text) < "\u0300" and "\r\n" not in text):
+        return list(text)  # below U+0300 every code point but CR LF is a cluster of its own
     return _grapheme_pattern().findall(text)
 
 
@@ -188,6 +190,8 @@ def _pair_lines(pred: list[Sequence[str]], gold: list[Sequence[str]]) -> list[tu
     from rapidfuzz.distance import Levenshtein
 
     n, m = len(gold), len(pred)
+    if n == m == 1:  # pairing never costs more than a deletion plus an insertion
+        return [(0, 0)]
     cost = [[0] * (m + 1) for _ in range(n + 1)]
     for i in range(1, n + 1):
         cost[i][0] = cost[i - 1][0] + len(gold[i - 1])

@@ -235,24 +235,21 @@ def _document_id(name: str) -> str:
 
 
 def _from_folder(path: Path, label: str, role: str, level: str, pick: str) -> Side:
-    files = sorted(
-        p for p in path.rglob("*")
-        if p.is_file() and p.suffix.lower() in DOCUMENT_SUFFIXES
-        and not any(part.startswith(".") for part in p.relative_to(path).parts)
-    )
-    gt = [p for p in files if p.name.rsplit(".", 1)[0].endswith(".gt")]
-    files = (gt or files) if role == "gold" else [p for p in files if p not in set(gt)]
+    files = _document_files(os.fspath(path))
+    gt = {rel for rel in files if rel.rsplit(".", 1)[0].endswith(".gt")}
+    files = ([rel for rel in files if rel in gt] or files) if role == "gold" else [rel for rel in files if rel not in gt]
     if not files and role == "gold":
         raise InputError(f"{label} holds no document ({', '.join(DOCUMENT_SUFFIXES)}); point GOLD at the transcriptions.")
     ids, values, docs, errors, where = [], [], {}, {}, {}
-    for p in files:
-        rel = p.relative_to(path)
-        doc_id = "/".join((*rel.parts[:-1], _document_id(rel.name)))
+    for rel in files:
+        folder, _, name = rel.rpartition("/")
+        doc_id = f"{folder}/{_document_id(name)}" if folder else _document_id(name)
         if doc_id in where:
             raise InputError(f"{label} has two files for {doc_id!r} ({where[doc_id]} and {rel}); keep one.")
         where[doc_id] = rel
         try:
-            doc = read_document(p, level=level, pick=pick, allow_empty=role == "pred", name=f"{label}/{rel}")
+            doc = read_document(os.path.join(path, rel), level=level, pick=pick, allow_empty=role == "pred",
+                                name=f"{label}/{rel}")
         except InputError as exc:
             errors[doc_id] = str(exc)
             continue
@@ -263,3 +260,15 @@ def _from_folder(path: Path, label: str, role: str, level: str, pick: str) -> Si
         first = next(iter(errors.values()))
         raise InputError(f"{label}: no document could be read; the first error: {first}")
     return Side(label, role, tuple(ids), tuple(values), errors=errors, documents=docs)
+
+
+def _document_files(root: str) -> list:
+    """Relative paths ("sub/NAME.ext", "/"-separated) of the documents under ``root``, sorted; hidden ones skipped."""
+    found = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        prefix = os.path.relpath(folder, root).replace(os.sep, "/")
+        prefix = "" if prefix == "." else prefix + "/"
+        found.extend(prefix + n for n in names
+                     if not n.startswith(".") and os.path.splitext(n)[1].lower() in DOCUMENT_SUFFIXES)
+    return sorted(found)

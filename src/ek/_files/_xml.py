@@ -125,7 +125,7 @@ def _page_lines(root: ET.Element, ns: str, label: str, level: str, pick: str) ->
 def _ordered_regions(root: ET.Element, ns: str) -> list:
     regions = list(root.iter(ns + "TextRegion"))
     order = []
-    reading_order = root.find(f".//{ns}ReadingOrder")
+    reading_order = next(root.iter(ns + "ReadingOrder"), None)
     if reading_order is not None:
         by_id = {el.get("id"): el for el in root.iter() if el.get("id")}
         for ref in _flatten(reading_order, ns):

@@ -86,7 +86,10 @@ def evaluate_files(
     canon = resolve_canonicalizer(normalize)
     name = _with_segment(metric, segment)
     report = evaluate(joined.cases(), metric=name, normalize=normalize)
-    values = {m: _corpus(joined, _with_segment(m, segment) if m == "cer" else m, normalize) for m in measures}
+    values = {}
+    for m in measures:
+        m_name = _with_segment(m, segment) if m == "cer" else m
+        values[m] = report.aggregate if m_name == name else _corpus(joined, m_name, normalize)
     unit = "grapheme" if segment == "grapheme" else "char"
     per_file, totals = _confusions(joined, canon, unit, n_confusions)
     detail = {
