@@ -15,6 +15,7 @@ import json
 import random
 import tempfile
 import time
+import timeit
 from pathlib import Path
 
 from ek._files import read_pair
@@ -22,14 +23,9 @@ from ek._files import read_pair
 N, LENGTH, REPEATS = 100_000, 60, 5
 
 
-def best_of(fn, repeats: int = REPEATS) -> float:
-    """Least CPU time of ``repeats`` runs (CPU time, so other processes on a shared machine count less)."""
-    times = []
-    for _ in range(repeats):
-        t = time.process_time()
-        fn()
-        times.append(time.process_time() - t)
-    return min(times)
+def best_of(fn) -> float:
+    """Least CPU time of REPEATS runs (CPU time, so other processes on a shared machine count less)."""
+    return min(timeit.repeat(fn, number=1, repeat=REPEATS, timer=time.process_time))
 
 
 def write_corpus(root: Path) -> tuple[Path, Path]:

@@ -90,6 +90,8 @@ def test_word_confidence_calibration_by_hand(tmp_path):
     assert cal["ece"] == pytest.approx((0.1 + 0.8 + 0.7) / 3)
     assert cal["ece"] == pytest.approx(expected_calibration_error([0.9, 0.8, 0.3], [True, False, True]))
     assert [(b["confidence"], b["accuracy"], b["count"]) for b in cal["curve"]] == [(0.3, 1.0, 1), (0.8, 0.0, 1), (0.9, 1.0, 1)]
+    two = evaluate_files(tmp_path / "gt.xml", tmp_path / "ocr.hocr", n_bins=2).detail["calibration"]
+    assert two["ece"] == pytest.approx(2 / 3 * abs(0.85 - 0.5) + 1 / 3 * abs(0.3 - 1.0))
     write(tmp_path / "plain.txt", "The cut sat")
     assert evaluate_files(tmp_path / "gt.xml", tmp_path / "plain.txt").detail["calibration"] is None
 

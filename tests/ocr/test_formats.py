@@ -98,7 +98,7 @@ def test_page_picks_the_lowest_index_or_the_highest_confidence():
 @pytest.mark.parametrize(
     "data, message",
     [
-        (page(f'<TextRegion id="r"><TextLine id="l9"><Coords points="0,0"/></TextLine></TextRegion>'),
+        (page('<TextRegion id="r"><TextLine id="l9"><Coords points="0,0"/></TextLine></TextRegion>'),
          r"x\.xml: <TextLine id='l9'> has no TextEquiv/Unicode at line level; transcribe it, or read another level"),
         (page("", ns="http://schema.primaresearch.org/PAGE/gts/pagecontent/2010-03-19"),
          r"x\.xml is PAGE with namespace '.*2010-03-19', which ek does not know; expected one of: .*2013-07-15, .*2019-07-15"),

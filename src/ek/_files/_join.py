@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any, Optional
 
-from ek._files._documents import Document
 from ek._files._errors import InputError
 from ek._files._sides import Side
 

@@ -35,14 +35,15 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections import Counter
-from typing import Any, Callable, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
 
 from ek import _align
-from ek._files import Joined, read_pair
 from ek.base import Report
 from ek.canonicalize import resolve_canonicalizer
 from ek.facade import evaluate
-from ek.qe.calibrate import DEFAULT_N_BINS, expected_calibration_error, reliability_curve
+
+if TYPE_CHECKING:
+    from ek._files import Joined
 
 __all__ = ["evaluate_files"]
 
@@ -60,7 +61,7 @@ def evaluate_files(
     pick: str = "index",
     measures: Sequence[str] = DEFAULT_MEASURES,
     n_confusions: int = 20,
-    n_bins: int = DEFAULT_N_BINS,
+    n_bins: Optional[int] = None,
 ) -> Report:
     """Score OCR files in PRED against GOLD (CER by default; lower is better).
 
@@ -76,12 +77,15 @@ def evaluate_files(
         level, pick: how PAGE text is read (see `ek.ocr.formats.read_document`).
         measures: metrics whose corpus values go in ``detail["measures"]``.
         n_confusions: how many rows each confusion table keeps.
-        n_bins: bins of the confidence reliability curve.
+        n_bins: bins of the confidence reliability curve (None: the default
+            of `ek.qe.calibrate`, which loads only when a file has confidences).
 
     Raises:
         ValueError: a side cannot be read (the message names the file), or
             ``segment="grapheme"`` with a metric that has no grapheme form.
     """
+    from ek._files import read_pair  # the readers and their parsers load on first use
+
     joined = read_pair(gold, pred, level=level, pick=pick)
     canon = resolve_canonicalizer(normalize)
     name = _with_segment(metric, segment)
@@ -145,7 +149,7 @@ def _confusions(joined: Joined, canon, unit: str, n: int) -> tuple[dict, dict]:
     return per_file, totals
 
 
-def _calibration(joined: Joined, canon, n_bins: int) -> Optional[dict]:
+def _calibration(joined: Joined, canon, n_bins: Optional[int]) -> Optional[dict]:
     """ECE and reliability curve of the prediction's word confidences against word correctness."""
     probs: list = []
     correct: list = []
@@ -163,6 +167,9 @@ def _calibration(joined: Joined, canon, n_bins: int) -> Optional[dict]:
                 correct.append(ok)
     if not probs:
         return None
+    from ek.qe.calibrate import DEFAULT_N_BINS, expected_calibration_error, reliability_curve
+
+    n_bins = DEFAULT_N_BINS if n_bins is None else n_bins
     return {
         "n": len(probs),
         "ece": expected_calibration_error(probs, correct, n_bins=n_bins),
