@@ -104,6 +104,11 @@ def test_historical_print_steps_by_hand():
     assert nfc("n\u0303") == "\u00f1" and nfc("m\u0303") == "m\u0303"
 
 
+def test_an_unusable_normalize_lists_every_registered_step():
+    with pytest.raises(TypeError, match=r"Known steps: .*ligatures.*long_s"):
+        resolve_canonicalizer(3.5)
+
+
 def test_historical_steps_carry_their_version_into_the_pipeline_version():
     assert Canonicalizer(["nfc", "long_s", "ligatures"]).version == "nfc+long_s@1+ligatures@1"
     assert Canonicalizer(["superscript_e", "historic_hyphen"]).version == "superscript_e@1+historic_hyphen@1"

@@ -28,7 +28,7 @@ import unicodedata
 import warnings
 from typing import Any, Callable, Optional, Sequence, Union
 
-from ek.registry import get, register
+from ek.registry import get, names, register
 
 __all__ = [
     "Canonicalizer",
@@ -235,8 +235,7 @@ def resolve_canonicalizer(normalize: Any) -> Optional[Callable[[str], str]]:
         return Canonicalizer(normalize)
     raise TypeError(
         f"normalize must be None, a normalizer name, a callable, a list of steps or a "
-        f"Canonicalizer; got {type(normalize).__name__}. Known steps: nfc, nfkc, lower, "
-        "strip, collapse_whitespace, strip_punctuation."
+        f"Canonicalizer; got {type(normalize).__name__}. Known steps: {', '.join(names('normalizers'))}."
     )
 
 

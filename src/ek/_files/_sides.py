@@ -56,7 +56,13 @@ def read_side(
     pick: str = "index",
     stdin: Optional[BinaryIO] = None,
 ) -> Side:
-    """Read GOLD (``role="gold"``) or PRED (``role="pred"``) from a file, a folder or ``-`` (stdin)."""
+    """Read GOLD (``role="gold"``) or PRED (``role="pred"``) from a file, a folder or ``-`` (stdin).
+
+    ``value_field`` is ``gold_field`` or ``pred_field`` of `read_pair`;
+    ``format`` (``"jsonl"``, ``"json"``, ``"csv"``, ``"tsv"`` or
+    ``"document"``) overrides the extension and the content sniffing; the
+    other options are `read_pair`'s.
+    """
     if role not in VALUE_FIELDS:
         raise ValueError(f"role must be 'gold' or 'pred', got {role!r}.")
     label = f"{role.upper()} {os.fspath(source)}"
