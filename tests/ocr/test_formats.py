@@ -235,3 +235,13 @@ def test_tesseract_hocr_and_alto_agree_with_its_text_output(tesseract_outputs, s
     for h, a in zip(hocr.word_confidences, alto.word_confidences):
         # Tesseract 5.3 writes a confidence under 10% into WC as "0.<percent>" (3% -> "0.3")
         assert a == pytest.approx(h, abs=0.006) or (h < 0.1 and a == pytest.approx(h * 10, abs=0.06))
+
+
+def test_hocr_fragments_are_detected_and_markup_in_page_text_is_not():
+    fragment = b"<div class='ocr_page'><span class='ocr_line'><span class='ocrx_word'>hi</span></span>" \
+               b"<span class='ocr_line'> </span></div>"
+    doc = read_document(fragment)
+    assert doc.format == "hocr" and doc.lines == ("hi",)  # the blank line is dropped
+    markup = line("l", "&lt;div class='ocr_page'&gt;")
+    escaped = page('<TextRegion id="r">' + markup + "</TextRegion>")
+    assert read_document(escaped).lines == ("<div class='ocr_page'>",)

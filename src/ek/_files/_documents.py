@@ -24,7 +24,7 @@ FORMATS = ("page", "alto", "hocr", "text")
 LEVELS = ("region", "line", "word")
 PICKS = ("index", "conf")
 
-_HTML = re.compile(r"<html[\s>]|<!DOCTYPE\s+html|class=['\"]ocr", re.IGNORECASE)
+_HTML = re.compile(r"<html[\s>]|<!DOCTYPE\s+html|<\w+[^<>]*\sclass=['\"][^'\"]*\bocr", re.IGNORECASE)
 _XML_ENCODING = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]+)")
 
 
@@ -171,7 +171,7 @@ def _read_hocr(text: str, label: str) -> Document:
         kept = [(w.strip(), conf) for w, conf in words if w.strip()]
         if kept:
             lines.append((" ".join(w for w, _ in kept), None, kept))
-        elif words or "".join(loose).strip():
+        elif "".join(loose).strip():
             lines.append((" ".join("".join(loose).split()), None, None))
     return _build("hocr", "", lines)
 
