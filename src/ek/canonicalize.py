@@ -28,7 +28,8 @@ import unicodedata
 import warnings
 from typing import Any, Callable, Optional, Sequence, Union
 
-from ek.registry import get, names, register
+from ek.registry import get, register
+from ek.registry import names as registered_names
 
 __all__ = [
     "Canonicalizer",
@@ -46,40 +47,39 @@ __all__ = [
 Step = Union[str, Callable[[str], str]]
 
 
-@register("normalizers", "nfc")
 def nfc(s: str) -> str:
     """Unicode NFC (canonical composition): the safe default. Idempotent."""
     return unicodedata.normalize("NFC", s)
 
 
-@register("normalizers", "nfkc")
 def nfkc(s: str) -> str:
     """Unicode NFKC (compatibility composition); lossy ("ﬁ" -> "fi"). Idempotent."""
     return unicodedata.normalize("NFKC", s)
 
 
-@register("normalizers", "lower")
 def lower(s: str) -> str:
     """Full Unicode casefold ("Straße" -> "strasse")."""
     return s.casefold()
 
 
-@register("normalizers", "strip")
 def strip(s: str) -> str:
     """Remove leading and trailing whitespace. Idempotent."""
     return s.strip()
 
 
-@register("normalizers", "collapse_whitespace")
 def collapse_whitespace(s: str) -> str:
     """Turn every run of whitespace into one space and trim the ends. Idempotent."""
     return " ".join(s.split())
 
 
-@register("normalizers", "strip_punctuation")
 def strip_punctuation(s: str) -> str:
     """Drop every character whose Unicode category starts with ``P``. Idempotent."""
     return "".join(ch for ch in s if not unicodedata.category(ch).startswith("P"))
+
+
+for _step in (nfc, nfkc, lower, strip, collapse_whitespace, strip_punctuation):
+    register("normalizers", _step.__name__, _step)
+del _step
 
 
 # Historical print. A step's table is versioned: change a table, bump its step_version.
@@ -93,19 +93,16 @@ _SUPERSCRIPT_E = {f"{v}\u0364": u for v, u in zip("aouAOU", "äöüÄÖÜ")}
 _HYPHENS = str.maketrans({"\u2e17": "-", "\u2010": "-"})
 
 
-@register("normalizers", "long_s")
 def _long_s(s: str) -> str:
     """Long s as round s ("ſein" -> "sein"). Idempotent."""
     return s.translate(_LONG_S)
 
 
-@register("normalizers", "ligatures")
 def _ligatures(s: str) -> str:
     """Typographic ligatures as their letters ("ﬁ" -> "fi", "ﬅ" -> "ſt"); letters such as æ stay."""
     return s.translate(_LIGATURES)
 
 
-@register("normalizers", "superscript_e")
 def _superscript_e(s: str) -> str:
     """A, o, u with a combining small e above as umlauts ("u\u0364" -> "ü")."""
     for old, new in _SUPERSCRIPT_E.items():
@@ -113,14 +110,16 @@ def _superscript_e(s: str) -> str:
     return s
 
 
-@register("normalizers", "historic_hyphen")
 def _historic_hyphen(s: str) -> str:
     """The double oblique hyphen (⸗) and U+2010 as an ASCII hyphen-minus."""
     return s.translate(_HYPHENS)
 
 
-for _step in (_long_s, _ligatures, _superscript_e, _historic_hyphen):
+for _name, _step in (("long_s", _long_s), ("ligatures", _ligatures), ("superscript_e", _superscript_e),
+                     ("historic_hyphen", _historic_hyphen)):
     _step.step_version = 1  # type: ignore[attr-defined]
+    register("normalizers", _name, _step)
+del _name, _step
 
 
 def mark_class_count(s: str) -> int:
@@ -235,7 +234,7 @@ def resolve_canonicalizer(normalize: Any) -> Optional[Callable[[str], str]]:
         return Canonicalizer(normalize)
     raise TypeError(
         f"normalize must be None, a normalizer name, a callable, a list of steps or a "
-        f"Canonicalizer; got {type(normalize).__name__}. Known steps: {', '.join(names('normalizers'))}."
+        f"Canonicalizer; got {type(normalize).__name__}. Known steps: {', '.join(registered_names('normalizers'))}."
     )
 
 

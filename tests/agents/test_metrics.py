@@ -65,7 +65,7 @@ def test_cost_per_success_is_a_ratio_of_sums():
     assert a.value == pytest.approx(3.0) and b.value == pytest.approx(1.0)
     assert m.aggregate([a, b]) == pytest.approx(4.0)
     assert m.aggregate([b]) == math.inf
-    assert a.detail["higher_is_better"] is False
+    assert CostPerSuccessMetric.higher_is_better is False and "higher_is_better" not in a.detail
 
 
 def test_cost_per_success_resolves_each_episode_model():

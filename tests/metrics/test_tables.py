@@ -83,7 +83,7 @@ def test_teds_hand_worked_structure_cases():
     assert TedsMetric(structure_only=True)(one_row, [["a", "b", "c"]]).value == pytest.approx(1 - 1 / 5)
     # a merged cell: rename the spanning td (1) and insert one td (1), over 4 nodes
     s = TedsMetric()([["a", None]], one_row)
-    assert (s.detail["distance"], s.detail["nodes"], s.value) == (2.0, 4, 0.5)
+    assert (s.detail["distance"], s.detail["max_distance"], s.value) == (2.0, 4, 0.5)
     # partial text: "abcd" -> "abcx" costs 1/4 on one cell, over 4 nodes
     assert TedsMetric()([["abcx", "b"]], [["abcd", "b"]]).value == pytest.approx(1 - 0.25 / 4)
     # a missing row of two cells: 3 insertions over the gold's 7 nodes

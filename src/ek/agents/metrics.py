@@ -35,9 +35,9 @@ import math
 from collections.abc import Mapping
 from functools import lru_cache
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional, Protocol, Union
+from typing import Any, Optional, Protocol, Union
 
-from ek._util import sum_detail, type_name
+from ek._util import DispatchRule, SummedStatistics, ratio, type_name
 from ek.agents._common import per_success, run_check
 from ek.agents.base import Episode, is_episode
 from ek.agents.cost import ModelPrice, episode_dollars
@@ -67,7 +67,6 @@ class Checker(Protocol):
     def __call__(self, episode: Any, gold: Any) -> bool: ...
 
 
-@register("checkers", "output")
 def output_match(episode: Any, gold: Any) -> bool:
     """Whether the final answer equals ``gold`` after canonicalization (the GAIA-style oracle).
 
@@ -85,7 +84,6 @@ def output_match(episode: Any, gold: Any) -> bool:
     return _same_answer(out, gold)
 
 
-@register("checkers", "final_state")
 def final_state_match(episode: Any, gold: Any) -> bool:
     """Whether the episode's final state equals the goal state ``gold`` (the tau-bench oracle).
 
@@ -106,7 +104,6 @@ def final_state_match(episode: Any, gold: Any) -> bool:
     return _plain(state) == _plain(gold)
 
 
-@register("checkers", "recorded")
 def recorded_success(episode: Any, gold: Any) -> bool:
     """The ``success`` already recorded on the episode (by an external harness); ``gold`` is unused.
 
@@ -123,7 +120,7 @@ def recorded_success(episode: Any, gold: Any) -> bool:
 
 
 @dataclass(frozen=True)
-class TaskSuccessMetric:
+class TaskSuccessMetric(SummedStatistics):
     """Whether an episode completed its task: 1.0 or 0.0 (higher is better); aggregate is the success rate.
 
     Args:
@@ -136,21 +133,22 @@ class TaskSuccessMetric:
     check: Any = None
 
     name = "task_success"
+    higher_is_better = True
+    statistics = ("successes", "n")
 
     def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
         """1.0 when ``check(pred, gold)`` holds, else 0.0."""
         ok = run_check(self.check, pred, gold)
         return Score(1.0 if ok else 0.0, metric=self.name,
-                     detail={"successes": int(ok), "n": 1, "higher_is_better": True})
+                     detail={"successes": int(ok), "n": 1})
 
-    def aggregate(self, scores: Iterable[Score]) -> float:
-        """Success rate: summed successes over summed episodes."""
-        totals = sum_detail(scores, ("successes", "n"), metric="TaskSuccessMetric")
-        return totals["successes"] / totals["n"]
+    def compute(self, totals: Mapping[str, float]) -> float:
+        """Success rate: summed successes over summed episodes (NaN for ``n == 0``)."""
+        return ratio(totals["successes"], totals["n"])
 
 
 @dataclass(frozen=True)
-class CostPerSuccessMetric:
+class CostPerSuccessMetric(SummedStatistics):
     """Cost-of-Pass: dollars per successfully completed task (lower is better).
 
     An episode's ``Score.value`` is its dollar cost; the figure that matters
@@ -170,6 +168,8 @@ class CostPerSuccessMetric:
     prices: Optional[Mapping[str, ModelPrice]] = field(default=None, kw_only=True)
 
     name = "cost_per_success"
+    higher_is_better = False
+    statistics = ("dollars", "successes")
 
     def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
         """This episode's dollars, with its success, for the corpus ratio."""
@@ -181,11 +181,10 @@ class CostPerSuccessMetric:
         ok = run_check(self.check, pred, gold)
         spent = episode_dollars(pred, price=self.price, prices=self.prices)
         return Score(spent, metric=self.name,
-                     detail={"dollars": spent, "successes": int(ok), "higher_is_better": False})
+                     detail={"dollars": spent, "successes": int(ok)})
 
-    def aggregate(self, scores: Iterable[Score]) -> float:
+    def compute(self, totals: Mapping[str, float]) -> float:
         """Summed dollars over summed successes (``inf`` when there were none)."""
-        totals = sum_detail(scores, ("dollars", "successes"), metric="CostPerSuccessMetric")
         return per_success(totals["dollars"], totals["successes"])
 
 
@@ -231,5 +230,8 @@ def _plain(x: Any) -> Any:
     return x
 
 
+register("checkers", "output", output_match)
+register("checkers", "final_state", final_state_match)
+register("checkers", "recorded", recorded_success)
 _METRIC = register("metrics", "task_success", TaskSuccessMetric())  # also the entry-point target
-register("dispatch", "task_success", is_episode)  # ek.score(episode, gold) grades task success
+register("dispatch", "task_success", DispatchRule(is_episode))  # ek.score(episode, gold) grades task success

@@ -37,9 +37,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Optional
+from types import MappingProxyType
+from typing import Any, Callable, Mapping, Optional
 
-from ek._util import sum_detail
+from ek._util import SummedStatistics
 from ek.agents._common import arg_diff, call_mass, calls_of, field_weight
 from ek.base import GraphGrammar, Score
 from ek.canonicalize import default_canonicalizer
@@ -54,7 +55,7 @@ _DEFAULT_CANON = default_canonicalizer()
 
 
 @dataclass(frozen=True)
-class TrajectoryMetric:
+class TrajectoryMetric(SummedStatistics):
     """Cost-weighted distance of a trajectory from a reference (lower is better).
 
     Args:
@@ -81,6 +82,9 @@ class TrajectoryMetric:
     canonicalizer: Optional[Callable[[str], str]] = field(default=None, kw_only=True)
 
     name = "trajectory"
+    higher_is_better = False
+    statistics = ("distance", "max_distance")
+    options = MappingProxyType({"normalize": "canonicalizer"})
 
     def __post_init__(self) -> None:
         if self.scheme not in SCHEMES:
@@ -100,12 +104,11 @@ class TrajectoryMetric:
         else:
             dist, most = _unordered(p_calls, g_calls, g, canon, superset=self.scheme == "superset")
         detail = {"distance": dist, "max_distance": most, "n_pred": len(p_calls),
-                  "n_gold": len(g_calls), "scheme": self.scheme, "higher_is_better": False}
+                  "n_gold": len(g_calls), "scheme": self.scheme}
         return Score(_rate(dist, most), metric=self.name, detail=detail)
 
-    def aggregate(self, scores: Iterable[Score]) -> float:
+    def compute(self, totals: Mapping[str, float]) -> float:
         """Corpus distance: total distance / total maximum distance (never a mean of ratios)."""
-        totals = sum_detail(scores, ("distance", "max_distance"), metric="TrajectoryMetric")
         return _rate(totals["distance"], totals["max_distance"])
 
 

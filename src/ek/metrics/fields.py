@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Optional
+from types import MappingProxyType
+from typing import Any, Callable, Optional
 
-from ek._util import prf, sum_detail, type_name
+from ek._util import DispatchRule, SummedStatistics, prf, type_name
 from ek.base import Score
 from ek.registry import register
 
@@ -25,7 +26,7 @@ __all__ = ["FieldMetric"]
 
 
 @dataclass(frozen=True)
-class FieldMetric:
+class FieldMetric(SummedStatistics):
     """Per-field precision/recall/F1 of two dict records; ``value`` is F1.
 
     Args:
@@ -39,6 +40,9 @@ class FieldMetric:
     canonicalizer: Optional[Callable[[str], str]] = field(default=None, kw_only=True)
 
     name = "fields"
+    higher_is_better = True
+    statistics = ("tp", "fp", "fn")
+    options = MappingProxyType({"normalize": "canonicalizer"})
 
     def __call__(self, pred: Mapping, gold: Mapping, *, grammar: Any = None) -> Score:
         """Field F1 of ``pred`` against ``gold``."""
@@ -65,12 +69,11 @@ class FieldMetric:
         fp = sum(c[1] for c in per_field.values())
         fn = sum(c[2] for c in per_field.values())
         precision, recall, f1 = prf(tp, tp + fp, tp + fn)
-        detail = {"tp": tp, "fp": fp, "fn": fn, "per_field": per_field, "higher_is_better": True}
+        detail = {"tp": tp, "fp": fp, "fn": fn, "per_field": per_field}
         return Score(f1, precision=precision, recall=recall, f1=f1, metric="fields", detail=detail)
 
-    def aggregate(self, scores: Iterable[Score]) -> float:
-        """Micro-averaged F1: sum TP/FP/FN over the corpus, then divide once."""
-        totals = sum_detail(scores, ("tp", "fp", "fn"), metric="FieldMetric")
+    def compute(self, totals: Mapping[str, float]) -> float:
+        """Micro-averaged F1 from TP/FP/FN summed over the corpus (1.0 when all are 0)."""
         tp, fp, fn = totals["tp"], totals["fp"], totals["fn"]
         return prf(tp, tp + fp, tp + fn)[2]
 
@@ -82,3 +85,5 @@ class FieldMetric:
 
 
 register("metrics", "fields", FieldMetric())
+register("dispatch", "mapping", DispatchRule(lambda obj: isinstance(obj, Mapping), metric="fields",
+                                             pairs="same", priority=110))  # dict records get field F1

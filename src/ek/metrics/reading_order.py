@@ -45,22 +45,23 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Iterable, Mapping, Optional
+from types import MappingProxyType
+from typing import Any, Callable, ClassVar, Mapping, Optional
 
-from ek._util import sum_detail, type_name
+from ek._util import SummedStatistics, type_name
 from ek.base import Score
 from ek.registry import register
 
 __all__ = ["BagOfWordsMetric", "FlexibleCharacterMetric"]
 
 
-def _error_rate(edits: int, ref_len: int) -> float:
+def _error_rate(edits: float, ref_len: float) -> float:
     """Errors per gold unit; an empty gold counts each predicted unit as one error."""
     return edits / ref_len if ref_len else float(edits)
 
 
 @dataclass(frozen=True)
-class FlexibleCharacterMetric:
+class FlexibleCharacterMetric(SummedStatistics):
     """Flexible character accuracy of ``pred`` against ``gold`` (higher is better; see the module doc).
 
     Args:
@@ -77,6 +78,7 @@ class FlexibleCharacterMetric:
 
     higher_is_better: ClassVar[bool] = True
     statistics: ClassVar[tuple] = ("edits", "ref_len")
+    options: ClassVar[Mapping[str, str]] = MappingProxyType({"normalize": "canonicalizer"})
     name: ClassVar[str] = "fca"
 
     def __post_init__(self) -> None:
@@ -92,21 +94,17 @@ class FlexibleCharacterMetric:
         edits, ref_len = _flexible_edits(_lines(pred), _lines(gold), self.max_line_error)
         return self._score(edits, ref_len)
 
-    def compute(self, totals: Mapping[str, int]) -> float:
-        """Accuracy from summed statistics: ``1 - edits / ref_len``."""
+    def compute(self, totals: Mapping[str, float]) -> float:
+        """Accuracy from summed statistics: ``1 - edits / ref_len`` (the corpus figure sums first)."""
         return 1.0 - _error_rate(totals["edits"], totals["ref_len"])
 
-    def aggregate(self, scores: Iterable[Score]) -> float:
-        """Corpus accuracy: one minus summed edits over summed gold characters."""
-        return self.compute(sum_detail(scores, self.statistics, metric="FlexibleCharacterMetric"))
-
     def _score(self, edits: int, ref_len: int) -> Score:
-        detail = {"edits": edits, "ref_len": ref_len, "higher_is_better": True}
+        detail = {"edits": edits, "ref_len": ref_len}
         return Score(self.compute(detail), metric=self.name, detail=detail)
 
 
 @dataclass(frozen=True)
-class BagOfWordsMetric:
+class BagOfWordsMetric(SummedStatistics):
     """Bag-of-words error of ``pred`` against ``gold`` (lower is better; see the module doc).
 
     Args:
@@ -121,6 +119,7 @@ class BagOfWordsMetric:
 
     higher_is_better: ClassVar[bool] = False
     statistics: ClassVar[tuple] = ("edits", "ref_len")
+    options: ClassVar[Mapping[str, str]] = MappingProxyType({"normalize": "canonicalizer"})
     name: ClassVar[str] = "bow"
 
     def __call__(self, pred: str, gold: str, *, grammar: Any = None) -> Score:
@@ -129,17 +128,12 @@ class BagOfWordsMetric:
         p, g = Counter(pred.split()), Counter(gold.split())
         n_pred, n_gold = sum(p.values()), sum(g.values())
         matched = sum((p & g).values())
-        detail = {"edits": max(n_gold, n_pred) - matched, "ref_len": n_gold, "matched": matched,
-                  "pred_len": n_pred, "higher_is_better": False}
+        detail = {"edits": max(n_gold, n_pred) - matched, "ref_len": n_gold, "matched": matched, "pred_len": n_pred}
         return Score(self.compute(detail), metric=self.name, detail=detail)
 
-    def compute(self, totals: Mapping[str, int]) -> float:
-        """Error from summed statistics: ``edits / ref_len``."""
+    def compute(self, totals: Mapping[str, float]) -> float:
+        """Error from summed statistics: ``edits / ref_len`` (the corpus figure sums first)."""
         return _error_rate(totals["edits"], totals["ref_len"])
-
-    def aggregate(self, scores: Iterable[Score]) -> float:
-        """Corpus error: summed word-count differences over summed gold words."""
-        return self.compute(sum_detail(scores, self.statistics, metric="BagOfWordsMetric"))
 
 
 # ---------------------------------------------------------------------------

@@ -45,7 +45,7 @@ from enum import Enum
 from operator import itemgetter
 from typing import Any, Iterable, Optional
 
-from ek._util import import_optional, prf, type_name
+from ek._util import SummedStatistics, import_optional, prf, type_name
 from ek.base import Score
 from ek.registry import register
 
@@ -97,7 +97,7 @@ def _prf_from_counts(scheme: MatchScheme, counts: Mapping[str, Any]) -> tuple[fl
 
 
 @dataclass(frozen=True)
-class SpanF1Metric:
+class SpanF1Metric(SummedStatistics):
     """Entity/slot precision, recall and F1 under an explicit `MatchScheme`.
 
     ``value`` is F1; higher is better.
@@ -111,8 +111,8 @@ class SpanF1Metric:
 
     ``detail`` holds ``scheme``, ``backend``, the raw counts (``tp``/``fp``/
     ``fn`` for seqeval; ``correct``/``incorrect``/``partial``/``missed``/
-    ``spurious`` for nervaluate), ``per_type`` (the same counts per entity
-    label) and ``higher_is_better``.
+    ``spurious`` for nervaluate), and ``per_type`` (the same counts per
+    entity label).
 
     Raises:
         TypeError: ``scheme`` is missing.
@@ -121,6 +121,8 @@ class SpanF1Metric:
 
     scheme: Optional[MatchScheme] = None
     tagging_scheme: str = field(default="IOB2", kw_only=True)
+
+    higher_is_better = True
 
     def __post_init__(self) -> None:
         if self.scheme is None:
@@ -145,6 +147,11 @@ class SpanF1Metric:
         """Registered name: ``span_f1_`` plus the scheme value."""
         return f"span_f1_{self.scheme.value}"
 
+    @property
+    def statistics(self) -> tuple:
+        """The counts the corpus F1 sums: seqeval's TP/FP/FN or nervaluate's five."""
+        return _SEQEVAL_KEYS if self.scheme.backend == "seqeval" else _NERVALUATE_KEYS
+
     def __call__(self, pred: Any, gold: Any, *, grammar: Any = None) -> Score:
         """Span F1 of ``pred`` against ``gold`` under this metric's scheme."""
         scheme = self.scheme
@@ -160,7 +167,6 @@ class SpanF1Metric:
             "backend": scheme.backend,
             **counts,
             "per_type": per_type,
-            "higher_is_better": True,
         }
         return Score(f1, precision=precision, recall=recall, f1=f1, metric=self.name, detail=detail)
 
@@ -173,8 +179,6 @@ class SpanF1Metric:
                 commensurable), or one is not a span-F1 score.
         """
         scores = list(scores)
-        if not scores:
-            raise ValueError("SpanF1Metric.aggregate() got no scores; an empty corpus has no aggregate.")
         schemes = set()
         for i, s in enumerate(scores):
             detail = getattr(s, "detail", None) or {}
@@ -184,15 +188,17 @@ class SpanF1Metric:
                     "SpanF1Metric.aggregate needs scores produced by SpanF1Metric."
                 )
             schemes.add(detail["scheme"])
-        if len(schemes) > 1:
+        if len(schemes | {self.scheme.value}) > 1:
             raise ValueError(
-                f"SpanF1Metric.aggregate got scores from schemes {sorted(schemes)}; seqeval and nervaluate "
-                "counts (and the schemes of one backend) are not commensurable. Aggregate each scheme separately."
+                f"SpanF1Metric({self.scheme.value!r}).aggregate got scores from schemes {sorted(schemes)}; "
+                "seqeval and nervaluate counts (and the schemes of one backend) are not commensurable. "
+                "Aggregate each scheme with its own metric."
             )
-        scheme = MatchScheme(schemes.pop())
-        keys = _SEQEVAL_KEYS if scheme.backend == "seqeval" else _NERVALUATE_KEYS
-        totals = {k: sum(s.detail[k] for s in scores) for k in keys}
-        return _prf_from_counts(scheme, totals)[2]
+        return super().aggregate(scores)
+
+    def compute(self, totals: Mapping[str, float]) -> float:
+        """Micro-averaged F1 from the counts summed over the corpus (1.0 when there are no entities)."""
+        return _prf_from_counts(self.scheme, totals)[2]
 
 
 # --------------------------------------------------------------------------

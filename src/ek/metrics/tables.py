@@ -39,9 +39,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Optional
+from types import MappingProxyType
+from typing import Any, Callable, Iterable, Mapping, Optional
 
-from ek._util import prf, sum_detail, type_name
+from ek._util import DispatchRule, SummedStatistics, prf, ratio, type_name
 from ek.base import Score
 from ek.registry import register
 
@@ -365,7 +366,7 @@ def _n_nodes(table: Table) -> int:
 
 
 @dataclass(frozen=True)
-class TedsMetric:
+class TedsMetric(SummedStatistics):
     """TEDS (or TEDS-Struct) similarity of two tables as a `Metric`; higher is better.
 
     Args:
@@ -373,14 +374,18 @@ class TedsMetric:
             (TEDS-Struct), so OCR errors inside cells do not count.
         canonicalizer: optional ``str -> str`` applied to cell texts first.
 
-    ``detail`` holds ``distance`` (the tree edit distance), ``nodes`` (the
-    larger tree's node count), ``similarity``, ``n`` (1) and
-    ``higher_is_better``; ``1 - sum(distance) / sum(nodes)`` over a corpus is
-    the size-weighted variant.
+    ``detail`` holds ``distance`` (the tree edit distance), ``max_distance``
+    (the larger tree's node count, the most the distance can be),
+    ``similarity`` and ``n`` (1); ``1 - sum(distance) / sum(max_distance)``
+    over a corpus is the size-weighted variant.
     """
 
     structure_only: bool = field(default=False, kw_only=True)
     canonicalizer: Optional[Callable[[str], str]] = field(default=None, kw_only=True)
+
+    higher_is_better = True
+    statistics = ("similarity", "n")
+    options = MappingProxyType({"normalize": "canonicalizer"})
 
     @property
     def name(self) -> str:
@@ -397,17 +402,12 @@ class TedsMetric:
         distance = _scoring.table_tree_distance(_canon_rows(pred_t, canon), _canon_rows(gold_t, canon), rename)
         nodes = max(_n_nodes(pred_t), _n_nodes(gold_t))
         value = 1.0 - distance / nodes
-        detail = {"distance": distance, "nodes": nodes, "similarity": value, "n": 1, "higher_is_better": True}
+        detail = {"distance": distance, "max_distance": nodes, "similarity": value, "n": 1}
         return Score(value, metric=self.name, detail=detail)
 
-    def aggregate(self, scores: Iterable[Score]) -> float:
-        """Corpus TEDS: the mean of per-table TEDS (the PubTabNet convention).
-
-        Raises:
-            ValueError: no scores, or scores of another metric.
-        """
-        totals = sum_detail(scores, ("similarity", "n"), metric="TedsMetric")
-        return totals["similarity"] / totals["n"]
+    def compute(self, totals: Mapping[str, float]) -> float:
+        """Corpus TEDS: the mean of per-table TEDS (the PubTabNet convention); NaN for ``n == 0``."""
+        return ratio(totals["similarity"], totals["n"])
 
 
 # --------------------------------------------------------------------------
@@ -430,7 +430,7 @@ def _text_grid(table: Table, canon: Optional[Callable[[str], str]]) -> list[list
 
 
 @dataclass(frozen=True)
-class GritsMetric:
+class GritsMetric(SummedStatistics):
     """GriTS-Con (or GriTS-Top) of two tables as a `Metric`; ``value`` is F1, higher is better.
 
     Args:
@@ -439,12 +439,16 @@ class GritsMetric:
         canonicalizer: optional ``str -> str`` applied to cell texts first.
 
     ``detail`` holds ``overlap`` (the summed similarity over the aligned
-    positions), ``pred_cells`` and ``gold_cells`` (grid sizes) and
-    ``higher_is_better``; ``precision`` and ``recall`` are on the Score.
+    positions), ``pred_cells`` and ``gold_cells`` (grid sizes);
+    ``precision`` and ``recall`` are on the Score.
     """
 
     structure_only: bool = field(default=False, kw_only=True)
     canonicalizer: Optional[Callable[[str], str]] = field(default=None, kw_only=True)
+
+    higher_is_better = True
+    statistics = ("overlap", "pred_cells", "gold_cells")
+    options = MappingProxyType({"normalize": "canonicalizer"})
 
     @property
     def name(self) -> str:
@@ -466,12 +470,11 @@ class GritsMetric:
         pred_cells = sum(len(row) for row in pred_g)
         gold_cells = sum(len(row) for row in gold_g)
         precision, recall, f1 = prf(overlap, pred_cells, gold_cells)
-        detail = {"overlap": overlap, "pred_cells": pred_cells, "gold_cells": gold_cells, "higher_is_better": True}
+        detail = {"overlap": overlap, "pred_cells": pred_cells, "gold_cells": gold_cells}
         return Score(f1, precision=precision, recall=recall, f1=f1, metric=self.name, detail=detail)
 
-    def aggregate(self, scores: Iterable[Score]) -> float:
+    def compute(self, totals: Mapping[str, float]) -> float:
         """Corpus GriTS F1: pool the overlaps and the grid sizes, then divide once."""
-        totals = sum_detail(scores, ("overlap", "pred_cells", "gold_cells"), metric="GritsMetric")
         return prf(totals["overlap"], totals["pred_cells"], totals["gold_cells"])[2]
 
 
@@ -483,4 +486,4 @@ register("metrics", "teds", TedsMetric())
 register("metrics", "teds_struct", TedsMetric(structure_only=True))
 register("metrics", "grits", GritsMetric())
 register("metrics", "grits_top", GritsMetric(structure_only=True))
-register("dispatch", "teds", _is_table)
+register("dispatch", "teds", DispatchRule(_is_table))

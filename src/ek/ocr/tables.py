@@ -36,7 +36,7 @@ from typing import Any, Callable, Optional, Union
 
 from ek._util import type_name
 from ek.metrics.tables import Table
-from ek.ocr._engines import canonical_id
+from ek.ocr._ids import canonical_id
 from ek.ocr.profiles import profile
 from ek.registry import get, names, register
 
@@ -263,7 +263,6 @@ def _field(obj: Any, *names_: str, default: Any = None) -> Any:
     return default
 
 
-@register(TABLE_PARSERS_NAMESPACE, "aws-textract")
 def _textract_table(raw: Any) -> Optional[str]:
     """First TABLE of a Textract ``analyze_document`` response (merged cells honoured)."""
     blocks = _field(raw, "Blocks") or []
@@ -304,7 +303,6 @@ def _textract_table(raw: Any) -> Optional[str]:
     return _cells_to_html([(r, c, rs, cs, t) for (r, c), (rs, cs, t) in grid.items()])
 
 
-@register(TABLE_PARSERS_NAMESPACE, "azure-document-intelligence")
 def _azure_table(raw: Any) -> Optional[str]:
     """First table of an Azure Document Intelligence result (SDK object or its dict form)."""
     tables = _field(raw, "tables") or []
@@ -322,8 +320,6 @@ def _azure_table(raw: Any) -> Optional[str]:
     return _cells_to_html(cells)
 
 
-@register(TABLE_PARSERS_NAMESPACE, "paddleocr")
-@register(TABLE_PARSERS_NAMESPACE, "paddleocr-ppstructure")
 def _paddle_table(raw: Any) -> Optional[str]:
     """First HTML table in PaddleOCR structure output (``pred_html``, ``res.html`` or markdown)."""
     return _find_html(raw, depth=0)
@@ -350,8 +346,6 @@ def _find_html(obj: Any, *, depth: int) -> Optional[str]:
     return _find_html(getattr(obj, "markdown", None), depth=depth + 1)
 
 
-@register(TABLE_PARSERS_NAMESPACE, "markdown")
-@register(TABLE_PARSERS_NAMESPACE, "mistral-ocr")
 def _markdown_table(raw: Any) -> Any:
     """First table in Markdown text: an HTML ``<table>``, else a GitHub pipe table (as a grid)."""
     text = _markdown_text(raw)
@@ -382,6 +376,14 @@ def _markdown_text(raw: Any) -> Optional[str]:
     if isinstance(choices, (list, tuple)) and choices:
         return _markdown_text(_field(choices[0], "message"))
     return None
+
+
+register(TABLE_PARSERS_NAMESPACE, "aws-textract", _textract_table)
+register(TABLE_PARSERS_NAMESPACE, "azure-document-intelligence", _azure_table)
+register(TABLE_PARSERS_NAMESPACE, "paddleocr", _paddle_table)
+register(TABLE_PARSERS_NAMESPACE, "paddleocr-ppstructure", _paddle_table)
+register(TABLE_PARSERS_NAMESPACE, "markdown", _markdown_table)
+register(TABLE_PARSERS_NAMESPACE, "mistral-ocr", _markdown_table)
 
 
 def _pipe_table(text: str) -> Optional[list[list[str]]]:
