@@ -90,3 +90,34 @@ def test_default_pipeline_is_idempotent(text):
     canon = default_canonicalizer()
     once = canon(text)
     assert canon(once) == once
+
+
+# -- historical print (issue 14) --------------------------------------------------
+
+
+def test_historical_print_steps_by_hand():
+    canon = Canonicalizer(["ligatures", "long_s", "superscript_e", "historic_hyphen"])
+    assert canon("Auſ\ufb05ehen u\u0364ber \ufb01ſch\u2e17") == "Ausstehen über fisch-"
+    assert Canonicalizer(["long_s"])("\u1e9b") == "\u1e61"  # long s with dot above
+    assert Canonicalizer(["ligatures"])("\ufb00\ufb03 \u0133 \u00e6") == "ffffi ij \u00e6"  # ﬀ+ﬃ; æ is a letter, kept
+    # combining vs precomposed: nfc composes where Unicode has a precomposed letter, and only there
+    assert nfc("n\u0303") == "\u00f1" and nfc("m\u0303") == "m\u0303"
+
+
+def test_an_unusable_normalize_lists_every_registered_step():
+    with pytest.raises(TypeError, match=r"Known steps: .*ligatures.*long_s"):
+        resolve_canonicalizer(3.5)
+
+
+def test_historical_steps_carry_their_version_into_the_pipeline_version():
+    assert Canonicalizer(["nfc", "long_s", "ligatures"]).version == "nfc+long_s@1+ligatures@1"
+    assert Canonicalizer(["superscript_e", "historic_hyphen"]).version == "superscript_e@1+historic_hyphen@1"
+    assert Canonicalizer(["nfc", "lower"]).version == "nfc+lower"  # unversioned steps are unchanged
+
+
+@pytest.mark.parametrize("name", ["long_s", "ligatures", "superscript_e", "historic_hyphen"])
+@given(text=st.text(alphabet="aouſẛﬁﬅﬆĳꜩ\u0364\u2e17\u2010 sx"))
+def test_historical_steps_are_idempotent(name, text):
+    step = Canonicalizer([name])
+    once = step(text)
+    assert step(once) == once

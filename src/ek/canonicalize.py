@@ -5,6 +5,12 @@ a stable ``version`` string you can store next to a gold set. Steps are
 registered in the ``"normalizers"`` namespace, so a `FieldSpec.normalizer`
 can name one and third parties can add their own.
 
+Historical print has its own steps (``long_s``, ``ligatures``,
+``superscript_e``, ``historic_hyphen``). Each carries a ``step_version``
+that the pipeline's version records (``"nfc+long_s@1"``), so a stored
+version changes when a step's table does. ``nfc`` already turns a base
+letter plus combining mark into its precomposed letter where one exists.
+
 Folding built for Latin text can wreck other scripts (stripping combining
 marks changes Indic words). `mark_class_count` measures the risk and
 ``Canonicalizer(..., audit_marks=True)`` warns when a step removes marks.
@@ -23,6 +29,7 @@ import warnings
 from typing import Any, Callable, Optional, Sequence, Union
 
 from ek.registry import get, register
+from ek.registry import names as registered_names
 
 __all__ = [
     "Canonicalizer",
@@ -75,6 +82,46 @@ for _step in (nfc, nfkc, lower, strip, collapse_whitespace, strip_punctuation):
 del _step
 
 
+# Historical print. A step's table is versioned: change a table, bump its step_version.
+
+_LONG_S = str.maketrans({"\u017f": "s", "\u1e9b": "\u1e61"})  # ſ -> s, ẛ -> ṡ
+_LIGATURES = str.maketrans({
+    "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
+    "\ufb05": "\u017ft", "\ufb06": "st", "\u0132": "IJ", "\u0133": "ij", "\ua728": "TZ", "\ua729": "tz",
+})
+_SUPERSCRIPT_E = {f"{v}\u0364": u for v, u in zip("aouAOU", "äöüÄÖÜ")}
+_HYPHENS = str.maketrans({"\u2e17": "-", "\u2010": "-"})
+
+
+def _long_s(s: str) -> str:
+    """Long s as round s ("ſein" -> "sein"). Idempotent."""
+    return s.translate(_LONG_S)
+
+
+def _ligatures(s: str) -> str:
+    """Typographic ligatures as their letters ("ﬁ" -> "fi", "ﬅ" -> "ſt"); letters such as æ stay."""
+    return s.translate(_LIGATURES)
+
+
+def _superscript_e(s: str) -> str:
+    """A, o, u with a combining small e above as umlauts ("u\u0364" -> "ü")."""
+    for old, new in _SUPERSCRIPT_E.items():
+        s = s.replace(old, new)
+    return s
+
+
+def _historic_hyphen(s: str) -> str:
+    """The double oblique hyphen (⸗) and U+2010 as an ASCII hyphen-minus."""
+    return s.translate(_HYPHENS)
+
+
+for _name, _step in (("long_s", _long_s), ("ligatures", _ligatures), ("superscript_e", _superscript_e),
+                     ("historic_hyphen", _historic_hyphen)):
+    _step.step_version = 1  # type: ignore[attr-defined]
+    register("normalizers", _name, _step)
+del _name, _step
+
+
 def mark_class_count(s: str) -> int:
     """How many Unicode Mark-class (combining) characters ``s`` holds.
 
@@ -118,7 +165,7 @@ class Canonicalizer:
                 )
         self._names = tuple(names)
         self._funcs = tuple(funcs)
-        self._version = version or "+".join(names)
+        self._version = version or "+".join(map(_versioned_name, names, funcs))
         self._audit = bool(audit_marks)
 
     @property
@@ -187,9 +234,13 @@ def resolve_canonicalizer(normalize: Any) -> Optional[Callable[[str], str]]:
         return Canonicalizer(normalize)
     raise TypeError(
         f"normalize must be None, a normalizer name, a callable, a list of steps or a "
-        f"Canonicalizer; got {type(normalize).__name__}. Known steps: nfc, nfkc, lower, "
-        "strip, collapse_whitespace, strip_punctuation."
+        f"Canonicalizer; got {type(normalize).__name__}. Known steps: {', '.join(registered_names('normalizers'))}."
     )
+
+
+def _versioned_name(name: str, func: Callable) -> str:
+    version = getattr(func, "step_version", None)
+    return name if version is None else f"{name}@{version}"
 
 
 def _decomposed_marks(s: str) -> int:

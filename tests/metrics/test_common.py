@@ -70,8 +70,11 @@ CALLS = [([SEARCH, ANSWER], [SEARCH, ANSWER]), ([SEARCH, SEARCH, ANSWER], [SEARC
 EPISODES = [(Episode(output="42"), "42"), (Episode(output="41"), "42"), (Episode(output=" Paris "), "paris"),
             (Episode(output=None), "x")]
 
+PAGES = [("b one\na two", "a two\nb one"), ("Schlym\u0303", "Schly\u00f1"), ("", "abc"), ("x y", "x y z")]
+
 CASES = {
     "cer": STRINGS, "wer": STRINGS, "fields": RECORDS, "anls": ANSWERS,
+    "cer_grapheme": STRINGS + PAGES, "fca": STRINGS + PAGES, "bow": STRINGS + PAGES,
     "span_f1_seqeval_conll": TAGS, "span_f1_seqeval_strict": TAGS,
     "span_f1_strict": SPANS, "span_f1_exact": SPANS, "span_f1_partial": SPANS, "span_f1_type": SPANS,
     "teds": TABLES, "teds_struct": TABLES, "grits": TABLES, "grits_top": TABLES,
@@ -89,6 +92,9 @@ PERFECT = {
 BAD = {
     "cer": ((1, "a"), TypeError, "compares strings"),
     "wer": (("a", None), TypeError, "compares strings"),
+    "cer_grapheme": ((b"a", "a"), TypeError, "compares strings"),
+    "fca": ((["a"], "a"), TypeError, "compares strings"),
+    "bow": (("a", 3), TypeError, "compares strings"),
     "fields": (("a", {}), TypeError, "compares two dict records"),
     "anls": (({1, 2}, "a"), TypeError, "is set"),
     "span_f1_seqeval_conll": ((["O"], ["O", "O"]), ValueError, "pred has 1 tags but gold has 2"),
@@ -180,7 +186,7 @@ def test_values_are_in_range(name):
     m = get("metrics", name)
     for pred, gold in CASES[name]:
         s = m(pred, gold)
-        if name not in ("cer", "wer"):  # error rates are unbounded above
+        if name not in ("cer", "wer", "cer_grapheme", "bow"):  # error rates are unbounded above
             assert 0.0 <= s.value <= 1.0, (name, pred, gold, s.value)
 
 

@@ -133,3 +133,35 @@ def test_aggregate_of_any_split_equals_whole(pairs, data):
     left = list(CER.score_many(*zip(*pairs[:k]))) if k else []
     right = list(CER.score_many(*zip(*pairs[k:]))) if k < len(pairs) else []
     assert CER.aggregate(left + right) == CER.aggregate(whole)
+
+
+# -- grapheme clusters (issue 14) ----------------------------------------------
+
+
+def test_grapheme_cer_counts_a_letter_with_its_combining_mark_as_one_unit():
+    # dinglehopper's example: "Schlyñ" read as "Schlym̃" is 1 edit over 6 graphemes, 2 over 6 code points
+    grapheme = StringMetric("cer", segment="grapheme")
+    s = grapheme("Schlym\u0303", "Schly\u00f1")
+    assert (s.detail["edits"], s.detail["ref_len"], s.metric) == (1, 6, "cer_grapheme")
+    assert CER("Schlym\u0303", "Schly\u00f1").detail["edits"] == 2
+    assert __import__("ek").score("Schlym\u0303", "Schly\u00f1", metric="cer_grapheme").value == pytest.approx(1 / 6)
+    aligned = StringMetric("cer", segment="grapheme", alignment=True)("e\u0301x", "e\u0301y")
+    assert (aligned.detail["substitutions"], aligned.detail["hits"]) == (1, 1)
+
+
+def test_grapheme_segment_is_for_cer_only():
+    with pytest.raises(ValueError, match="segment must be 'codepoint' or 'grapheme' .* mode='wer'"):
+        StringMetric("wer", segment="grapheme")
+    with pytest.raises(ValueError, match="got segment='word'"):
+        StringMetric("cer", segment="word")
+
+
+@given(st.text(max_size=12), st.text(max_size=12))
+def test_grapheme_cer_equals_code_point_cer_without_combining_marks(pred, gold):
+    import unicodedata
+
+    if any(unicodedata.combining(c) or unicodedata.category(c) in ("Cc", "Cs", "Mn", "Me", "Mc", "Cf", "So", "Sk")
+           or 0x1100 <= ord(c) <= 0x11FF or 0xAC00 <= ord(c) <= 0xD7A3 for c in pred + gold):
+        return  # clusters of more than one code point are possible
+    grapheme = StringMetric("cer", segment="grapheme")
+    assert grapheme(pred, gold).detail == {**CER(pred, gold).detail}

@@ -84,6 +84,7 @@ True
 from ek.metrics._custom import metric
 from ek.metrics.anls import AnlsMetric
 from ek.metrics.fields import FieldMetric
+from ek.metrics import reading_order  # noqa: F401 - registers "fca" and "bow"
 from ek.metrics.graphs import TypedEdge, TypedGraph, TypedGraphMetric, TypedNode
 from ek.metrics.spans import MatchScheme, SpanF1Metric
 from ek.metrics.strings import StringMetric

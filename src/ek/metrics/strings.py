@@ -11,6 +11,11 @@ and trailing whitespace, WER splits on whitespace. An empty reference scores
 the number of inserted units (0 when the prediction is empty too), as jiwer
 4 does.
 
+``segment="grapheme"`` (registered as ``"cer_grapheme"``) counts CER in
+extended grapheme clusters (Unicode UAX #29) instead of code points, so a
+letter with a combining mark is one unit, as OCR evaluation counts it; it
+needs the ``regex`` package (``pip install "ek[metrics]"``).
+
 >>> s = StringMetric("cer")("kitten", "sitting")
 >>> s.detail["edits"], s.detail["ref_len"], round(s.value, 3)
 (3, 7, 0.429)
@@ -22,6 +27,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Mapping, Optional, Sequence
 
+from ek._align import graphemes
 from ek._util import DispatchRule, SummedStatistics, type_name
 from ek.base import Score
 from ek.metrics import _edit
@@ -31,6 +37,7 @@ from ek.registry import register
 __all__ = ["StringMetric"]
 
 _MODES = ("cer", "wer")
+_SEGMENTS = ("codepoint", "grapheme")
 _ALIGNMENT_KEYS = ("hits", "substitutions", "deletions", "insertions")
 
 
@@ -53,11 +60,14 @@ class StringMetric(SummedStatistics):
         canonicalizer: optional ``str -> str`` applied to both sides first.
         alignment: also report ``hits``, ``substitutions``, ``deletions`` and
             ``insertions`` per item (slower; the rates are the same).
+        segment: the CER unit, ``"codepoint"`` or ``"grapheme"`` (UAX #29
+            clusters: "Schlyñ" against "Schlym̃" is 1 edit over 6).
     """
 
     mode: str = "cer"
     canonicalizer: Optional[Callable[[str], str]] = field(default=None, kw_only=True)
     alignment: bool = field(default=False, kw_only=True)
+    segment: str = field(default="codepoint", kw_only=True)
 
     higher_is_better = False
     statistics = ("edits", "ref_len")
@@ -66,10 +76,15 @@ class StringMetric(SummedStatistics):
     def __post_init__(self) -> None:
         if self.mode not in _MODES:
             raise ValueError(f"StringMetric mode must be 'cer' or 'wer', got {self.mode!r}.")
+        if self.segment not in _SEGMENTS or (self.segment == "grapheme" and self.mode != "cer"):
+            raise ValueError(
+                f"StringMetric segment must be 'codepoint' or 'grapheme' (grapheme for CER only), "
+                f"got segment={self.segment!r} with mode={self.mode!r}."
+            )
 
     @property
     def name(self) -> str:
-        return self.mode
+        return "cer_grapheme" if self.segment == "grapheme" else self.mode
 
     def __call__(self, pred: str, gold: str, *, grammar: Any = None) -> Score:
         """Error rate of ``pred`` against ``gold``."""
@@ -96,25 +111,29 @@ class StringMetric(SummedStatistics):
                     "normalize step must map str to str."
                 )
         distance, align = _edit.active()
-        to_units = _UNITS[mode]  # a C method: no Python call per item
+        to_units = _grapheme_units if self.segment == "grapheme" else _UNITS[mode]  # C methods for code points
         if not self.alignment:
             edits, ref_lens = [], []
             for p, g in zip(preds, golds):
                 gu = to_units(g)
                 edits.append(distance(to_units(p), gu))
                 ref_lens.append(len(gu))
-            return ScoreColumns({"edits": edits, "ref_len": ref_lens}, _MAKERS[mode])
+            return ScoreColumns({"edits": edits, "ref_len": ref_lens}, _MAKERS[self.name])
         counts = [align(to_units(p), to_units(g)) for p, g in zip(preds, golds)]
         columns: dict[str, Sequence] = {
             "edits": [c.substitutions + c.deletions + c.insertions for c in counts],
             "ref_len": [c.hits + c.substitutions + c.deletions for c in counts],
         }
         columns.update(zip(_ALIGNMENT_KEYS, map(list, zip(*counts)) if counts else ([], [], [], [])))
-        return ScoreColumns(columns, _MAKERS[mode])
+        return ScoreColumns(columns, _MAKERS[self.name])
 
     def compute(self, totals: Mapping[str, float]) -> float:
         """Corpus error rate: summed edits over summed reference length."""
         return _rate(totals["edits"], totals["ref_len"])
+
+
+def _grapheme_units(text: str) -> list:
+    return graphemes(text.strip())
 
 
 def _check_pair(pred: Any, gold: Any, index: Optional[int], mode: str) -> None:
@@ -148,7 +167,8 @@ class _Maker:
         return hash(self.mode)
 
 
-_MAKERS = {mode: _Maker(mode) for mode in _MODES}
+_MAKERS = {mode: _Maker(mode) for mode in (*_MODES, "cer_grapheme")}
+
 
 def _has_text(obj: Any) -> bool:
     return isinstance(getattr(obj, "text", None), str)
@@ -165,6 +185,7 @@ def _text_of(obj: Any) -> str:
 
 register("metrics", "cer", StringMetric("cer"))
 register("metrics", "wer", StringMetric("wer"))
+register("metrics", "cer_grapheme", StringMetric("cer", segment="grapheme"))
 # Default metrics by type (see ek.metrics): text gets CER, and so does any
 # object carrying a str ``.text`` (an OCR result) when both sides have one.
 register("dispatch", "str", DispatchRule(lambda obj: isinstance(obj, str), metric="cer", pairs="same", priority=100))

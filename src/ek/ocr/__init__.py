@@ -10,6 +10,11 @@ what is specific to it on top of ek's source-agnostic core.
 * `evaluate_ocr` / `add_gold_item`: run an engine over a gold corpus, score
   CER/WER as corpus rates, slice the report and persist gold, per-item
   results and the run's figures in the ek stores.
+* `evaluate_files`: score OCR output files (PAGE-XML, ALTO, hOCR, text;
+  file against file or folder against folder) with CER/WER, flexible
+  character accuracy and bag-of-words error, confusion tables and the
+  calibration of word confidences; `ek.ocr.formats.read_document` reads
+  one such file.
 * `profile`: what each engine claims to emit (confidence grain, real boxes,
   calibration, tables); priors for ek to check.
 * `table_from_ocr` / `has_table_structure` / `resolve_table_parser` /
@@ -23,12 +28,14 @@ checked when an engine is first bound.
 
 from ek.ocr.benchmark import add_gold_item, evaluate_ocr
 from ek.ocr.bridge import ocracy_backend, read_text
+from ek.ocr.files import evaluate_files
 from ek.ocr.profiles import profile
 from ek.ocr.tables import engine_yields_tables, has_table_structure, resolve_table_parser, table_from_ocr
 
 __all__ = [
     "add_gold_item",
     "engine_yields_tables",
+    "evaluate_files",
     "evaluate_ocr",
     "has_table_structure",
     "ocracy_backend",

@@ -1,0 +1,280 @@
+"""Read one side (GOLD or PRED) into ids, values and slices, and join two sides by id."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from itertools import repeat
+from operator import itemgetter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO, Mapping, Optional, Union
+
+from ek._files import _records
+from ek._files._documents import Document, read_document
+from ek._files._errors import InputError, decode_utf8
+
+VALUE_FIELDS = {"gold": ("reference", "gold", "text"), "pred": ("prediction", "pred", "text")}
+RECORD_FORMATS = ("jsonl", "json", "csv", "tsv")
+DOCUMENT_SUFFIXES = (".txt", ".xml", ".html", ".htm", ".hocr")
+_EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "tsv"}
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side read from its source: ids in file order with their values and slices.
+
+    ``value_field`` is the record field the values came from (None for whole
+    records, documents and bare values). ``errors`` maps the id of each
+    document that failed to read to its message (folder mode only);
+    ``documents`` maps ids to the `Document` read for them. ``single`` marks
+    a side read from one document file.
+    """
+
+    source: str
+    role: str
+    ids: tuple
+    values: tuple
+    slices: Optional[tuple] = None
+    value_field: Optional[str] = None
+    whole_records: bool = False
+    errors: Mapping[str, str] = field(default_factory=dict)
+    documents: Mapping[str, Document] = field(default_factory=dict)
+    single: bool = False
+
+
+def read_side(
+    source: Union[str, os.PathLike],
+    *,
+    role: str = "gold",
+    id_field: Optional[str] = "id",
+    value_field: Optional[str] = None,
+    slice_field: Optional[str] = None,
+    format: Optional[str] = None,
+    level: str = "line",
+    pick: str = "index",
+    stdin: Optional[BinaryIO] = None,
+) -> Side:
+    """Read GOLD (``role="gold"``) or PRED (``role="pred"``) from a file, a folder or ``-`` (stdin).
+
+    ``value_field`` is ``gold_field`` or ``pred_field`` of `read_pair`;
+    ``format`` (``"jsonl"``, ``"json"``, ``"csv"``, ``"tsv"`` or
+    ``"document"``) overrides the extension and the content sniffing; the
+    other options are `read_pair`'s.
+    """
+    if role not in VALUE_FIELDS:
+        raise ValueError(f"role must be 'gold' or 'pred', got {role!r}.")
+    label = f"{role.upper()} {os.fspath(source)}"
+    if os.fspath(source) == "-":
+        data = (stdin if stdin is not None else sys.stdin.buffer).read()
+        return _from_bytes(data, f"{role.upper()} <stdin>", role, format or _sniff(data, f"{role} <stdin>"),
+                           id_field, value_field, slice_field, level, pick, "stdin")
+    path = Path(source)
+    if path.is_dir():
+        return _from_folder(path, label, role, level, pick)
+    if not path.exists():
+        raise InputError(f"{label} does not exist; give a .jsonl, .json, .csv or .tsv file, a document or a folder.")
+    suffix = path.suffix.lower()
+    fmt = format or _EXTENSIONS.get(suffix) or ("document" if suffix in DOCUMENT_SUFFIXES else None)
+    data = _read_bytes(path, label)
+    if fmt is None:
+        fmt = _sniff(data, label, strict=True)
+    return _from_bytes(data, label, role, fmt, id_field, value_field, slice_field, level, pick,
+                       _document_id(path.name))
+
+
+# ---------------------------------------------------------------------------
+
+
+def _read_bytes(path: Path, label: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {label}: {exc.strerror or exc}; check the path and its permissions.") from None
+
+
+def _sniff(data: bytes, label: str, strict: bool = False) -> str:
+    """The format of bytes with no telling extension, from their first characters."""
+    head = data[:4096].decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+    if head.startswith("<"):
+        return "document"
+    if head.startswith("["):
+        return "json"
+    if head.startswith("{"):  # JSONL when the first line is a whole value, else one (pretty-printed) object
+        try:
+            json.loads(data.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0])
+        except ValueError:
+            return "json"
+        return "jsonl"
+    if not strict:
+        first = head.split("\n", 1)[0]
+        return "tsv" if "\t" in first else ("csv" if "," in first else "document")
+    raise InputError(
+        f"{label} has an unknown extension and its content is neither JSON nor an XML/HTML document; "
+        "use .jsonl, .json, .csv, .tsv, .txt, .xml or .hocr (or pass format=)."
+    )
+
+
+def _from_bytes(data, label, role, fmt, id_field, value_field, slice_field, level, pick, doc_id) -> Side:
+    if fmt == "document":
+        doc = read_document(data, level=level, pick=pick, allow_empty=role == "pred", name=label)
+        return Side(label, role, (doc_id,), (doc.text,), documents={doc_id: doc}, single=True)
+    text = decode_utf8(data, label)
+    if fmt == "jsonl":
+        table = _records.parse_jsonl(text, label)
+    elif fmt == "json":
+        table = _records.parse_json(text, label)
+    elif fmt in ("csv", "tsv"):
+        table = _records.parse_delimited(text, label, delimiter="\t" if fmt == "tsv" else ",")
+    else:
+        raise InputError(f"{label}: unknown format {fmt!r}; use one of {', '.join(RECORD_FORMATS)} or 'document'.")
+    return _from_table(table, label, role, id_field, value_field, slice_field)
+
+
+def _from_table(table, label, role, id_field, value_field, slice_field) -> Side:
+    records = table.records
+    if not records and role == "gold":
+        raise InputError(f"{label} has no records; a gold file needs at least one.")
+    ids = _ids(table, label, id_field)
+    dicts = bool(records) and isinstance(records[0], dict)
+    if records and set(map(type, records)) != {type(records[0])} and any(isinstance(r, dict) != dicts for r in records):
+        k = next(i for i, r in enumerate(records) if isinstance(r, dict) != dicts)
+        raise InputError(f"{label} {table.where(k)} is a {type(records[k]).__name__} among "
+                         f"{'objects' if dicts else 'plain values'}; give every record the same shape.")
+    chosen = None
+    if dicts:
+        candidates = (value_field,) if value_field else VALUE_FIELDS[role]
+        chosen = next((c for c in candidates if c in records[0]), None)
+        if value_field and chosen is None:
+            raise _no_field(label, table, 0, value_field, "the value field")
+    if chosen is not None:
+        try:
+            values = list(map(itemgetter(chosen), records))
+        except KeyError:
+            k = next(i for i, r in enumerate(records) if chosen not in r)
+            raise _no_field(label, table, k, chosen, "the value field, as in the first record") from None
+    elif dicts:
+        drop = {id_field, _slice_name(records, slice_field, role)}
+        values = [{k: v for k, v in r.items() if k not in drop} for r in records]
+    else:
+        values = list(records)
+    if role == "gold" and None in values:
+        k = values.index(None)
+        raise InputError(f"{label} {table.where(k)} has a null value; every gold record needs a value to compare with.")
+    slices = _slices(table, label, slice_field, role) if dicts else None
+    return Side(label, role, tuple(ids), tuple(values), slices, chosen, dicts and chosen is None)
+
+
+def _ids(table, label, id_field) -> list:
+    records = table.records
+    if table.keys is not None:
+        ids = table.keys
+    elif id_field is None:
+        ids = [str(k + 1) for k in range(len(records))]
+    else:
+        try:
+            ids = list(map(itemgetter(id_field), records))
+        except (KeyError, TypeError, IndexError):
+            k = next(i for i, r in enumerate(records) if not isinstance(r, dict) or id_field not in r)
+            if table.columns is not None:
+                raise InputError(
+                    f"{label} has no {id_field!r} column (columns: {', '.join(table.columns)}); "
+                    "pass id= naming the column that joins GOLD and PRED."
+                ) from None
+            if not isinstance(records[k], dict):
+                raise InputError(f"{label} {table.where(k)} is a {type(records[k]).__name__}, not an object "
+                                 f"with an {id_field!r} field; give records as JSON objects.") from None
+            raise _no_field(label, table, k, id_field, "the id field") from None
+        if set(map(type, ids)) != {str}:
+            ids = [_id_text(v, label, table, k) for k, v in enumerate(ids)]
+    if len(set(ids)) != len(ids):
+        seen: dict = {}
+        for k, i in enumerate(ids):
+            if i in seen:
+                raise InputError(
+                    f"{label} has the id {i!r} twice ({table.where(seen[i])} and {table.where(k)}); "
+                    "ids must be unique to join GOLD and PRED."
+                )
+            seen[i] = k
+    return ids
+
+
+def _id_text(value: Any, label: str, table, k: int) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    raise InputError(
+        f"{label} {table.where(k)} has id {value!r} ({type(value).__name__}); ids must be strings or integers."
+    )
+
+
+def _no_field(label, table, k, name, what) -> InputError:
+    record = table.records[k]
+    have = ", ".join(map(repr, list(record)[:8])) if isinstance(record, dict) else type(record).__name__
+    return InputError(f"{label} {table.where(k)} has no {name!r} field ({what}); it has {have}.")
+
+
+def _slice_name(records: list, slice_field: Optional[str], role: str) -> Optional[str]:
+    if slice_field is not None:
+        return slice_field
+    return "slice" if "slice" in records[0] or any("slice" in r for r in records) else None
+
+
+def _slices(table, label, slice_field, role) -> Optional[tuple]:
+    if role != "gold":
+        return None
+    name = _slice_name(table.records, slice_field, role)
+    if name is None:
+        return None
+    slices = tuple(map(dict.get, table.records, repeat(name)))
+    if slice_field is not None and all(s is None for s in slices):
+        raise InputError(f"{label} has no record with the slice field {slice_field!r}; check its name.")
+    return slices
+
+
+def _document_id(name: str) -> str:
+    """NAME of ``NAME.gt.txt``, ``NAME.txt``, ``NAME.xml``, ...: the last extension and a ``.gt`` go."""
+    stem = name.rsplit(".", 1)[0] if "." in name else name
+    return stem[:-3] if stem.endswith(".gt") else stem
+
+
+def _from_folder(path: Path, label: str, role: str, level: str, pick: str) -> Side:
+    files = _document_files(os.fspath(path))
+    gt = {rel for rel in files if rel.rsplit(".", 1)[0].endswith(".gt")}
+    files = ([rel for rel in files if rel in gt] or files) if role == "gold" else [rel for rel in files if rel not in gt]
+    if not files and role == "gold":
+        raise InputError(f"{label} holds no document ({', '.join(DOCUMENT_SUFFIXES)}); point GOLD at the transcriptions.")
+    ids, values, docs, errors, where = [], [], {}, {}, {}
+    for rel in files:
+        folder, _, name = rel.rpartition("/")
+        doc_id = f"{folder}/{_document_id(name)}" if folder else _document_id(name)
+        if doc_id in where:
+            raise InputError(f"{label} has two files for {doc_id!r} ({where[doc_id]} and {rel}); keep one.")
+        where[doc_id] = rel
+        try:
+            doc = read_document(os.path.join(path, rel), level=level, pick=pick, allow_empty=role == "pred",
+                                name=f"{label}/{rel}")
+        except InputError as exc:
+            errors[doc_id] = str(exc)
+            continue
+        ids.append(doc_id)
+        values.append(doc.text)
+        docs[doc_id] = doc
+    if not ids and role == "gold":
+        first = next(iter(errors.values()))
+        raise InputError(f"{label}: no document could be read; the first error: {first}")
+    return Side(label, role, tuple(ids), tuple(values), errors=errors, documents=docs)
+
+
+def _document_files(root: str) -> list:
+    """Relative paths ("sub/NAME.ext", "/"-separated) of the documents under ``root``, sorted; hidden ones skipped."""
+    found = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        prefix = os.path.relpath(folder, root).replace(os.sep, "/")
+        prefix = "" if prefix == "." else prefix + "/"
+        found.extend(prefix + n for n in names
+                     if not n.startswith(".") and os.path.splitext(n)[1].lower() in DOCUMENT_SUFFIXES)
+    return sorted(found)

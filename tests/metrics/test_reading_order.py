@@ -1,0 +1,127 @@
+"""Flexible character accuracy and bag-of-words error: hand-worked cases, reading-order invariants, corpus sums.
+
+I could not recall the worked examples of Clausner, Pletschacher and
+Antonacopoulos (2020) figure by figure, so the FCA cases below are worked
+by hand from the definitions in `ek.metrics.reading_order`: errors are the
+edits inside matched pieces plus whatever stays unmatched, line breaks and
+the whitespace at a cut are free, and accuracy is ``1 - errors / gold chars``.
+"""
+
+from __future__ import annotations
+
+import doctest
+import random
+
+import jiwer
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ek
+from ek.metrics import reading_order
+from ek.metrics.reading_order import BagOfWordsMetric, FlexibleCharacterMetric
+
+FCA = FlexibleCharacterMetric()
+BOW = BagOfWordsMetric()
+
+LEFT = ["In the beginning the", "committee met twice", "to settle the budget", "for the coming year."]
+RIGHT = ["Members then voted", "on the new harbour", "and the road works", "before adjourning."]
+
+
+def test_module_examples_run():
+    assert doctest.testmod(reading_order).failed == 0
+
+
+@pytest.mark.parametrize(
+    "pred, gold, edits",
+    [
+        ("def\nabc", "abc\ndef", 0),                    # swapped lines cost nothing
+        ("Hello\nWorld", "Hello World", 0),             # a line split in two: the cut and the break are free
+        ("sat dawn\nThe bat", "The cat\nsat down", 2),  # one substitution in each line, any order
+        ("xyz", "abc", 3),                              # nothing matches: plain edit distance
+        ("second line", "first line\nsecond line", 10),  # a dropped line: its characters are deletions
+        ("noise\na line", "a line", 5),                 # an extra line: its characters are insertions
+        ("", "", 0),
+    ],
+)
+def test_hand_worked_flexible_character_accuracy(pred, gold, edits):
+    s = FCA(pred, gold)
+    ref_len = len(gold.replace("\n", ""))
+    assert (s.detail["edits"], s.detail["ref_len"]) == (edits, ref_len)
+    assert s.value == pytest.approx(1 - edits / ref_len if ref_len else 1 - edits)
+    assert s.metric == "fca" and "higher_is_better" not in s.detail  # direction is the class's
+
+
+def test_a_match_worse_than_max_line_error_is_set_aside():
+    # "abcd" inside "abXY" has 2 edits in 4 units: kept at 0.5, set aside at 0.25
+    gold, pred = "abcd\nefgh", "efgh\nabXY"
+    assert FCA(pred, gold).detail["edits"] == 2
+    assert FlexibleCharacterMetric(max_line_error=0.25)(pred, gold).detail["edits"] == 2  # set aside, then compared
+    with pytest.raises(ValueError, match="max_line_error must be a share between 0 and 1"):
+        FlexibleCharacterMetric(max_line_error=2)
+
+
+def test_two_columns_read_across_score_well_on_fca_and_bow_but_not_on_cer():
+    gold = "\n".join(LEFT + RIGHT)                             # column by column
+    pred = "\n".join(f"{a}   {b}" for a, b in zip(LEFT, RIGHT))  # row by row across the gutter
+    cer = ek.score(pred, gold, metric="cer").value
+    assert cer > 0.5
+    assert FCA(pred, gold).value == 1.0
+    assert BOW(pred, gold).value == 0.0
+    # one misread character is one error for FCA, whatever the order
+    noisy = pred.replace("harbour", "harbonr")
+    assert FCA(noisy, gold).detail["edits"] == 1
+    assert BOW(noisy, gold).detail["edits"] == 1
+
+
+def test_bag_of_words_counts_words_not_positions():
+    s = BOW("b a a c", "a b d a")
+    assert (s.detail["matched"], s.detail["edits"], s.detail["ref_len"], s.detail["pred_len"]) == (3, 1, 4, 4)
+    assert BOW("a b c d e", "a b").detail["edits"] == 3  # extra words
+    assert BOW("", "a b").value == 1.0
+    assert BOW("x", "").value == 1.0  # an empty gold counts each extra word
+
+
+LINES = st.lists(st.text(alphabet="ab c", min_size=1, max_size=8).map(str.strip).filter(bool), max_size=6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(lines=LINES, seed=st.integers(0, 1000))
+def test_any_line_order_of_the_same_text_is_perfect(lines, seed):
+    shuffled = lines[:]
+    random.Random(seed).shuffle(shuffled)
+    gold, pred = "\n".join(lines), "\n".join(shuffled)
+    assert FCA(pred, gold).detail["edits"] == 0
+    assert BOW(pred, gold).detail["edits"] == 0
+
+
+@settings(max_examples=150, deadline=None)
+@given(pred=st.text(alphabet="ab c\n", max_size=24), gold=st.text(alphabet="ab c\n", max_size=24))
+def test_fca_errors_are_bounded_and_bow_never_exceeds_wer(pred, gold):
+    s = FCA(pred, gold)
+    assert 0 <= s.detail["edits"] <= len(pred.replace("\n", "")) + len(gold.replace("\n", ""))
+    if gold.split() and pred.split():
+        out = jiwer.process_words(" ".join(gold.split()), " ".join(pred.split()))  # words of any whitespace
+        assert BOW(pred, gold).detail["edits"] <= out.substitutions + out.deletions + out.insertions
+
+
+def test_corpus_value_sums_statistics_then_divides_once():
+    pairs = [("abc", "abc"), ("xyz", "abcdefghij")]
+    report = ek.evaluate(pairs, metric="fca")
+    assert report.aggregate == pytest.approx(1 - (0 + 10) / (3 + 10))  # not the mean of 1.0 and 0.0
+    assert FCA.compute({"edits": 10, "ref_len": 13}) == report.aggregate
+    assert BOW.compute({"edits": 1, "ref_len": 4}) == 0.25
+    assert FlexibleCharacterMetric.statistics == BagOfWordsMetric.statistics == ("edits", "ref_len")
+    assert (FlexibleCharacterMetric.higher_is_better, BagOfWordsMetric.higher_is_better) == (True, False)
+
+
+def test_normalize_reaches_both_measures():
+    assert ek.score("ſein", "sein", metric="fca", normalize="long_s").value == 1.0
+    assert ek.score("SEIN", "sein", metric="bow", normalize="lower").value == 0.0
+
+
+def test_non_text_is_refused():
+    with pytest.raises(TypeError, match="flexible character accuracy compares strings, but pred is list"):
+        FCA(["a"], "a")
+    with pytest.raises(TypeError, match="bag-of-words error compares strings, but gold is int"):
+        BOW("a", 3)

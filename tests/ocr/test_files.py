@@ -1,0 +1,216 @@
+"""ek.ocr.evaluate_files: folders of PAGE/ALTO/hOCR/text files, confusions, calibration, and dinglehopper as a reference."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import shutil
+import subprocess
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+import pytest
+
+import ek
+import ek.ocr.files
+import ek.ocr.formats
+from ek.ocr import evaluate_files
+from ek.qe.calibrate import expected_calibration_error
+
+DEMO = Path(ek.__file__).parent / "data" / "ocr_demo"
+GOLD = json.loads((DEMO / "gold.json").read_text())
+PAGE_NS = "http://schema.primaresearch.org/PAGE/gts/pagecontent/2019-07-15"
+
+
+def page_xml(*regions, order=None) -> str:
+    """A PAGE 2019 document with one TextRegion per list of lines (and a ReadingOrder if given)."""
+    body = []
+    for r, lines in enumerate(regions):
+        tl = "".join(f'<TextLine id="r{r}l{k}"><TextEquiv><Unicode>{escape(t)}</Unicode></TextEquiv></TextLine>'
+                     for k, t in enumerate(lines))
+        body.append(f'<TextRegion id="r{r}">{tl}</TextRegion>')
+    ro = ""
+    if order:
+        refs = "".join(f'<RegionRefIndexed index="{i}" regionRef="r{r}"/>' for i, r in enumerate(order))
+        ro = f'<ReadingOrder><OrderedGroup id="g">{refs}</OrderedGroup></ReadingOrder>'
+    return f'<?xml version="1.0" encoding="UTF-8"?><PcGts xmlns="{PAGE_NS}"><Page>{ro}{"".join(body)}</Page></PcGts>'
+
+
+def hocr(lines) -> str:
+    """An hOCR page; ``lines`` is a list of lines, each a list of (word, x_wconf percent)."""
+    spans = "".join(
+        "<span class='ocr_line'>" + "".join(f"<span class='ocrx_word' title='x_wconf {c}'>{escape(w)}</span> "
+                                             for w, c in line) + "</span>\n" for line in lines)
+    return f"<html><body><div class='ocr_page'>{spans}</div></body></html>"
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_module_example_runs():
+    import doctest
+
+    assert doctest.testmod(ek.ocr.files).failed == 0
+
+
+def test_folders_missing_extra_errors_and_confusions(tmp_path):
+    write(tmp_path / "gt" / "a.gt.xml", page_xml(["The cat sat"]))
+    write(tmp_path / "gt" / "b.gt.txt", "a cat\nand a hat")
+    write(tmp_path / "gt" / "c.gt.txt", "gone")
+    write(tmp_path / "ocr" / "a.hocr", hocr([[("The", 90), ("cut", 80), ("sat", 30)]]))
+    write(tmp_path / "ocr" / "b.txt", "a cut\nand hat")
+    write(tmp_path / "ocr" / "z.txt", "stray")
+    r = evaluate_files(tmp_path / "gt", tmp_path / "ocr")
+    assert r.metric == "cer" and r.n == 3
+    # a: 1 edit / 11; b: a->u and a dropped "a " (2 chars) / 15 incl. the newline; c: 4 deletions
+    assert r.aggregate == pytest.approx((1 + 3 + 4) / (11 + 15 + 4))
+    assert r.detail["missing"] == ("c",) and r.detail["extra"] == ("z",)
+    assert r.detail["errors"] == {"gold": {}, "pred": {}}
+    char = {(row["gold"], row["pred"]): row["count"] for row in r.detail["confusions"]["char"]}
+    assert char == {("a", "u"): 2, ("a", ""): 1, (" ", ""): 1, ("g", ""): 1, ("o", ""): 1, ("n", ""): 1, ("e", ""): 1}
+    assert r.detail["confusions"]["char"][0] == {"kind": "substitution", "gold": "a", "pred": "u", "count": 2}
+    words = {(row["gold"], row["pred"]): row["count"] for row in r.detail["confusions"]["word"]}
+    assert words == {("cat", "cut"): 2, ("a", ""): 1, ("gone", ""): 1}
+    assert r.detail["per_file"]["a"]["word"] == [{"kind": "substitution", "gold": "cat", "pred": "cut", "count": 1}]
+    assert r.detail["per_file"]["c"]["char"][0]["kind"] == "deletion"
+    assert set(r.detail["measures"]) == {"cer", "wer", "fca", "bow"}
+    assert r.detail["measures"]["cer"] == r.aggregate
+
+
+def test_word_confidence_calibration_by_hand(tmp_path):
+    write(tmp_path / "gt.xml", page_xml(["The cat sat"]))
+    write(tmp_path / "ocr.hocr", hocr([[("The", 90), ("cut", 80), ("sat", 30)]]))
+    cal = evaluate_files(tmp_path / "gt.xml", tmp_path / "ocr.hocr").detail["calibration"]
+    # right, wrong, right at 0.9, 0.8, 0.3: bins 9, 8, 3 with gaps 0.1, 0.8, 0.7
+    assert cal["n"] == 3
+    assert cal["ece"] == pytest.approx((0.1 + 0.8 + 0.7) / 3)
+    assert cal["ece"] == pytest.approx(expected_calibration_error([0.9, 0.8, 0.3], [True, False, True]))
+    assert [(b["confidence"], b["accuracy"], b["count"]) for b in cal["curve"]] == [(0.3, 1.0, 1), (0.8, 0.0, 1), (0.9, 1.0, 1)]
+    two = evaluate_files(tmp_path / "gt.xml", tmp_path / "ocr.hocr", n_bins=2).detail["calibration"]
+    assert two["ece"] == pytest.approx(2 / 3 * abs(0.85 - 0.5) + 1 / 3 * abs(0.3 - 1.0))
+    write(tmp_path / "plain.txt", "The cut sat")
+    assert evaluate_files(tmp_path / "gt.xml", tmp_path / "plain.txt").detail["calibration"] is None
+
+
+def test_an_inserted_word_counts_as_a_wrong_confident_word(tmp_path):
+    write(tmp_path / "gt.txt", "one two")
+    write(tmp_path / "ocr.hocr", hocr([[("one", 100), ("extra", 100), ("two", 100)]]))
+    cal = evaluate_files(tmp_path / "gt.txt", tmp_path / "ocr.hocr").detail["calibration"]
+    assert cal["curve"] == [{"confidence": 1.0, "accuracy": pytest.approx(2 / 3), "count": 3}]
+
+
+def test_two_column_page_read_across_scores_well_on_fca_and_bow_only(tmp_path):
+    left = ["In the beginning the", "committee met twice", "to settle the budget"]
+    right = ["Members then voted", "on the new harbour", "before adjourning."]
+    write(tmp_path / "gt.xml", page_xml(right, left, order=[1, 0]))  # reading order: left column first
+    write(tmp_path / "ocr.hocr", hocr([[(w, 95) for w in f"{a} {b}".split()] for a, b in zip(left, right)]))
+    m = evaluate_files(tmp_path / "gt.xml", tmp_path / "ocr.hocr").detail["measures"]
+    assert m["cer"] > 0.5 and m["wer"] > 0.5
+    assert m["fca"] == 1.0 and m["bow"] == 0.0
+
+
+def test_grapheme_segment_and_normalize_reach_every_measure(tmp_path):
+    write(tmp_path / "gt.txt", "Schly\u00f1 Auſ")
+    write(tmp_path / "ocr.txt", "Schlym\u0303 Aus")
+    r = evaluate_files(tmp_path / "gt.txt", tmp_path / "ocr.txt", segment="grapheme", normalize=["nfc", "long_s"])
+    assert r.metric == "cer_grapheme" and r.aggregate == pytest.approx(1 / 10)
+    assert r.detail["measures"]["cer"] == pytest.approx(1 / 10)
+    assert r.detail["confusions"]["char"] == [{"kind": "substitution", "gold": "\u00f1", "pred": "m\u0303", "count": 1}]
+    plain = evaluate_files(tmp_path / "gt.txt", tmp_path / "ocr.txt")
+    assert plain.aggregate == pytest.approx(3 / 10)  # ñ -> m + combining tilde is 2 code point edits, ſ -> s one
+    with pytest.raises(ValueError, match="grapheme clusters change only character error rates"):
+        evaluate_files(tmp_path / "gt.txt", tmp_path / "ocr.txt", metric="wer", segment="grapheme")
+
+
+def test_failed_files_are_recorded_and_the_rest_scored(tmp_path):
+    write(tmp_path / "gt" / "a.gt.txt", "fine")
+    write(tmp_path / "gt" / "b.gt.xml", page_xml(["x"]).replace("<TextEquiv>", "<TextEquivX>").replace(
+        "</TextEquiv>", "</TextEquivX>"))
+    write(tmp_path / "ocr" / "a.xml", "<alto><broken")
+    write(tmp_path / "ocr" / "b.txt", "x")
+    r = evaluate_files(tmp_path / "gt", tmp_path / "ocr")
+    assert r.n == 1 and r.aggregate == 1.0  # a's prediction failed to read: scored as empty
+    assert "has no TextEquiv/Unicode at line level" in r.detail["errors"]["gold"]["b"]
+    assert "malformed XML at line 1" in r.detail["errors"]["pred"]["a"]
+
+
+# -- real OCR: Tesseract output against PAGE ground truth, dinglehopper as the reference --------
+
+
+@pytest.fixture(scope="module")
+def demo_folders(tmp_path_factory):
+    if shutil.which("tesseract") is None:
+        pytest.skip("tesseract is not installed")
+    root = tmp_path_factory.mktemp("demo")
+    for fmt in ("hocr", "alto"):
+        (root / fmt).mkdir()
+    for key, record in GOLD.items():
+        write(root / "gt" / f"{key}.xml", page_xml(record["reference_text"].split("\n")))
+        subprocess.run(["tesseract", str(DEMO / record["image"]), str(root / "hocr" / key), "hocr", "alto"],
+                       check=True, capture_output=True)
+        (root / "hocr" / f"{key}.xml").rename(root / "alto" / f"{key}.xml")
+    return root
+
+
+def test_tesseract_hocr_against_page_ground_truth(demo_folders):
+    r = evaluate_files(demo_folders / "gt", demo_folders / "hocr")
+    assert r.n == len(GOLD) and r.detail["missing"] == () and r.detail["extra"] == ()
+    texts = [(ek.ocr.formats.read_document(demo_folders / "hocr" / f"{k}.hocr").text, GOLD[k]["reference_text"])
+             for k in sorted(GOLD)]
+    assert r.aggregate == pytest.approx(ek.evaluate(texts, metric="cer").aggregate)
+    assert 0 <= r.aggregate < 0.5  # clean and degraded scans of short texts
+    cal = r.detail["calibration"]
+    assert cal["n"] == sum(len(ek.ocr.formats.read_document(p).words) for p in (demo_folders / "hocr").iterdir())
+    assert 0 <= cal["ece"] <= 1 and sum(b["count"] for b in cal["curve"]) == cal["n"]
+
+
+@pytest.fixture(scope="module")
+def dinglehopper():
+    pytest.importorskip("dinglehopper")
+    # the package re-exports functions under its modules' names, so import the modules by path
+    return tuple(importlib.import_module(f"dinglehopper.{m}")
+                 for m in ("ocr_files", "character_error_rate", "word_error_rate"))
+
+
+def test_cer_matches_dinglehopper_on_page_against_alto(demo_folders, dinglehopper):
+    ocr_files, cer, _ = dinglehopper
+    r = evaluate_files(demo_folders / "gt", demo_folders / "alto", segment="grapheme", normalize="nfc")
+    for i, score in zip(r.detail["ids"], r.scores):
+        gt = ocr_files.extract(str(demo_folders / "gt" / f"{i}.xml"), textequiv_level="line")
+        ocr = ocr_files.extract(str(demo_folders / "alto" / f"{i}.xml"))
+        rate, n = cer.character_error_rate_n(gt, ocr)
+        assert (score.detail["ref_len"], score.value) == (n, pytest.approx(rate)), i
+    # dinglehopper reports one pair at a time; summed over the corpus they give ek's corpus rate
+    edits = sum(s.detail["edits"] for s in r.scores)
+    assert r.aggregate == pytest.approx(edits / sum(s.detail["ref_len"] for s in r.scores))
+
+
+def test_grapheme_cer_matches_dinglehopper(dinglehopper):
+    _, cer, _ = dinglehopper
+    pairs = [("Schly\u00f1", "Schlym\u0303"), ("cafe\u0301 au lait", "café au lait"), ("ſchön", "schon"),
+             ("e\u0301\u0301x", "ex"), ("Ꙋ\u0483ста", "уста"), ("", "")]
+    for gold, pred in pairs:
+        ours = ek.score(pred, gold, metric="cer_grapheme", normalize="nfc").value
+        assert ours == pytest.approx(cer.character_error_rate(gold, pred)), (gold, pred)
+
+
+def test_wer_matches_dinglehopper_where_the_word_definitions_agree(dinglehopper):
+    _, _, wer = dinglehopper
+    gold, pred = "the quick brown fox\njumps over the dog", "the quack brown\nfox jumps over a the dog"
+    words = lambda s: list(wer.words_normalized(s))  # noqa: E731
+    rate, n = wer.word_error_rate_n(words(gold), words(pred))
+    assert ek.score(pred, gold, metric="wer").value == pytest.approx(rate) and n == 8
+    # with punctuation they differ: dinglehopper drops it (UAX #29 words), ek splits on whitespace
+    assert words("lazy dog.") == ["lazy", "dog"]
+    assert ek.score("lazy dog", "lazy dog.", metric="wer").value == 0.5
+    assert wer.word_error_rate_n(words("lazy dog."), words("lazy dog"))[0] == 0
+
+
+def test_an_empty_reference_is_infinite_for_dinglehopper_and_counted_for_ek(dinglehopper):
+    _, cer, _ = dinglehopper
+    assert math.isinf(cer.character_error_rate("", "abc"))
+    assert ek.score("abc", "", metric="cer_grapheme").value == 3.0  # one error per inserted unit, as jiwer 4

@@ -1,0 +1,119 @@
+"""ek._align: the op format, edit counts against jiwer/rapidfuzz, line pairing, confusion counting."""
+
+from __future__ import annotations
+
+import doctest
+from collections import Counter
+
+import jiwer
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rapidfuzz.distance import Levenshtein
+
+from ek import _align
+from ek._align import Op, align, align_lines, confusion_table, confusions, graphemes, split_units
+
+TEXT = st.text(alphabet="abc \u0303\u00f1", max_size=14)
+
+
+def test_module_examples_run():
+    assert doctest.testmod(_align).failed == 0
+
+
+def test_hand_worked_char_alignment():
+    # gold "kitten" -> pred "sitting": k->s, e->i, one g inserted
+    assert align("sitting", "kitten") == [
+        Op("replace", "k", "s"), Op("equal", "itt", "itt"), Op("replace", "e", "i"),
+        Op("equal", "n", "n"), Op("insert", "", "g"),
+    ]
+
+
+def test_deletions_name_the_gold_unit_and_word_runs_join_with_spaces():
+    assert align("a d", "a b c d", unit="word") == [
+        Op("equal", "a", "a"), Op("delete", "b", ""), Op("delete", "c", ""), Op("equal", "d", "d")]
+
+
+def test_grapheme_units_keep_a_combining_mark_with_its_letter():
+    # dinglehopper's example: one substitution over six graphemes, two edits over code points
+    ops = align("Schlym\u0303", "Schly\u00f1", unit="grapheme")
+    assert ops == [Op("equal", "Schly", "Schly"), Op("replace", "\u00f1", "m\u0303")]
+    assert sum(op.tag != "equal" for op in align("Schlym\u0303", "Schly\u00f1")) == 2
+    assert graphemes("e\u0301a") == ["e\u0301", "a"]
+
+
+def test_unknown_unit_and_non_text_are_refused():
+    with pytest.raises(ValueError, match="unit must be one of 'char', 'word', 'grapheme', got 'line'"):
+        align("a", "a", unit="line")
+    with pytest.raises(TypeError, match="gold is int"):
+        align("a", 3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(pred=TEXT, gold=TEXT, unit=st.sampled_from(_align.UNITS))
+def test_ops_spell_both_sides_and_count_the_edit_distance(pred, gold, unit):
+    ops = align(pred, gold, unit=unit)
+    p_units, g_units = list(split_units(pred, unit)), list(split_units(gold, unit))
+    assert sum(op.tag != "equal" for op in ops) == Levenshtein.distance(g_units, p_units)
+    back_g, back_p = [], []
+    for op in ops:
+        if op.tag == "equal":
+            assert op.gold == op.pred
+            run = list(split_units(op.gold, unit)) if unit != "char" else list(op.gold)
+            back_g += run
+            back_p += run
+        else:
+            assert op.tag in ("replace", "delete", "insert")
+            # every edit covers exactly one unit of each side it touches
+            assert (op.gold != "") == (op.tag != "insert") and (op.pred != "") == (op.tag != "delete")
+            back_g += [op.gold] if op.gold else []
+            back_p += [op.pred] if op.pred else []
+    assert back_g == g_units and back_p == p_units
+
+
+@settings(max_examples=100, deadline=None)
+@given(pred=st.text(alphabet="ab xy", max_size=20), gold=st.text(alphabet="ab xy", max_size=20))
+def test_counts_agree_with_jiwer(pred, gold):
+    if not gold.strip() or not pred.strip():
+        return  # jiwer refuses empty transcripts
+    out = jiwer.process_words(gold, pred)
+    tags = Counter(op.tag for op in align(pred, gold, unit="word") if op.tag != "equal")
+    assert tags["replace"] + tags["delete"] + tags["insert"] == out.substitutions + out.deletions + out.insertions
+    # jiwer counts gold words as hits + substitutions + deletions; so do the ops
+    hits = sum(len(op.gold.split(" ")) for op in align(pred, gold, unit="word") if op.tag == "equal")
+    assert hits + tags["replace"] + tags["delete"] == out.hits + out.substitutions + out.deletions
+
+
+def test_line_pairing_skips_a_dropped_line_and_aligns_inside_pairs():
+    steps = align_lines(["The cat", "sat on mat"], ["The cat", "was here", "sat on the mat"])
+    assert [(g, p) for g, p, _ in steps] == [(0, 0), (1, None), (2, 1)]
+    assert all(op.tag == "delete" for op in steps[1][2])
+    assert "".join(op.gold for op in steps[1][2]) == "was here"
+    inserted = [op.gold for op in steps[2][2] if op.tag == "delete"]
+    assert inserted == list("the ")
+
+
+def test_line_pairing_keeps_an_extra_pred_line_as_insertions():
+    steps = align_lines(["abc", "noise", "def"], ["abc", "def"], unit="word")
+    assert [(g, p) for g, p, _ in steps] == [(0, 0), (None, 1), (1, 2)]
+    assert steps[1][2] == [Op("insert", "", "noise")]
+
+
+def test_confusions_merge_by_addition_and_tabulate_deterministically():
+    a = confusions(align("cut", "cat"))
+    b = confusions(align("cot", "cat") + align("ca", "cat") + align("catt", "cat"))
+    total = sum([a, b], Counter())
+    assert total == Counter({("a", "u"): 1, ("a", "o"): 1, ("t", ""): 1, ("", "t"): 1})
+    table = confusion_table(total + confusions(align("cut", "cat")))
+    assert table[0] == {"kind": "substitution", "gold": "a", "pred": "u", "count": 2}
+    # ties ordered by (gold, pred): ("", "t") < ("a", "o") < ("t", "")
+    assert [r["kind"] for r in table[1:]] == ["insertion", "substitution", "deletion"]
+    assert confusion_table(total, n=1) == [{"kind": "insertion", "gold": "", "pred": "t", "count": 1}]
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.characters(max_codepoint=0x0340)) | st.text())
+def test_grapheme_fast_path_agrees_with_uax29_clusters(text):
+    import regex
+
+    assert graphemes(text) == regex.findall(r"\X", text)
