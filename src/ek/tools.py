@@ -37,7 +37,7 @@ def where() -> str:
 
 def version() -> str:
     """The installed ek version."""
-    from ek import __version__
+    from ek._version import __version__
 
     return __version__
 
