@@ -175,8 +175,8 @@ def main(argv: list[str] | None = None) -> int:
         env = _env(copy, Path(tmp))
         if not args.no_baseline:
             selection = sorted({t for m in mutants for t in m.tests})
-            ok, detail, _ = _run_tests(copy, selection, env, args.timeout)
-            if not ok:
+            failed, detail, _ = _run_tests(copy, selection, env, args.timeout)
+            if failed:
                 print(f"the unmutated tests fail ({detail}); fix them before measuring mutants.", file=sys.stderr)
                 return 1
         caught = []
