@@ -138,12 +138,28 @@ MUTANTS = (
     Mutant("conformal_gate_strict_boundary", "src/ek/qe/decide.py",
            "return Decision.ACCEPT if self.nonconformity(p) <= self.q else Decision.FLAG",
            "return Decision.ACCEPT if self.nonconformity(p) < self.q else Decision.FLAG", QE),
+    # corpus figures that must pool statistics (or, for TEDS and ANLS, average per item)
+    Mutant("grits_mean_of_item_f1", "src/ek/metrics/tables.py",
+           'return prf(totals["overlap"], totals["pred_cells"], totals["gold_cells"])[2]',
+           "return sum(s.value for s in scores) / len(scores)", TABLES),
+    Mutant("typed_graph_mean_of_item_distances", "src/ek/metrics/graphs.py",
+           "return raw / top if top else 0.0", "return sum(s.value for s in scores) / len(scores)", GRAPHS),
+    Mutant("nervaluate_spurious_and_missed_swapped", "src/ek/metrics/spans.py",
+           "return prf(credit, cor + inc + par + spu, cor + inc + par + mis)",
+           "return prf(credit, cor + inc + par + mis, cor + inc + par + spu)", SPANS),
+    Mutant("anls_threshold_ignored", "src/ek/metrics/anls.py",
+           "tree.THRESHOLD = float(self.threshold)", "tree.THRESHOLD = previous", ANLS),
+    Mutant("canonicalizer_steps_run_backwards", "src/ek/canonicalize.py",
+           "for name, func in zip(self._names, self._funcs):",
+           "for name, func in zip(self._names[::-1], self._funcs[::-1]):", CANON),
     # agreement and agents
     Mutant("kappa_chance_not_subtracted_below", "src/ek/_agreement.py",
            "return (n * agreements - chance) / (n * n - chance)", "return (n * agreements - chance) / (n * n)",
            AGREEMENT),
     Mutant("pass_hat_k_biased_estimator", "src/ek/agents/_stats.py",
            "return math.comb(c, k) / math.comb(n, k)", "return (c / n) ** k", AGENTS),
+    Mutant("wilson_interval_at_90_percent", "src/ek/agents/_stats.py",
+           "_Z95 = 1.96  # the two-sided 95% normal quantile every agent interval uses", "_Z95 = 1.645", AGENTS),
 )
 
 
