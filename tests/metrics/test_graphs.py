@@ -409,8 +409,7 @@ def test_networkx_misses_the_optimum_on_a_tie():
 # pair in eight its (locally refined) path is above the optimum.
 EDGY = GraphGrammar(edge_types={t: EdgeType(t, "A", "B", importance=3.0) for t in ("r", "s")})
 EDGY_SHAPE = {"types": ("A", "B"), "fields": ("p", "q"), "values": ("x", "y", "z"), "edge_types": ("r", "s"),
-              "min_nodes": 4, "max_nodes": 4,
-              "max_edges": 6}
+              "min_nodes": 4, "max_nodes": 4, "max_edges": 6}
 
 
 def _random_graph(rng, *, types, fields, edge_types, values=("a", "b", None), min_nodes=1, max_nodes=4,
