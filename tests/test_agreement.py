@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+import warnings
 
 import pytest
 from hypothesis import given, settings
@@ -269,3 +270,83 @@ def test_alpha_refuses_a_flat_list():
 def test_alpha_public_path():
     assert krippendorff_alpha.__module__ == "ek.harness"
     assert math.isclose(krippendorff_alpha([[1, 2, 3], [1, 2, 3]], level="ratio"), 1.0)
+
+
+# ---------------------------------------------------------------------------
+# weighted kappa and labels=, against scikit-learn
+# ---------------------------------------------------------------------------
+
+
+@st.composite
+def rated_items(draw):
+    scale = draw(st.integers(2, 6))
+    n = draw(st.integers(1, 40))
+    a = draw(st.lists(st.integers(0, scale - 1), min_size=n, max_size=n))
+    b = draw(st.lists(st.integers(0, scale - 1), min_size=n, max_size=n))
+    labels = None
+    if draw(st.booleans()):                  # an explicit order, possibly a subset, with unseen labels
+        pool = list(range(scale + 1))
+        labels = draw(st.permutations(pool))[: draw(st.integers(1, len(pool)))]
+    return a, b, labels
+
+
+@settings(max_examples=300, deadline=None)
+@given(rated_items(), st.sampled_from([None, "linear", "quadratic"]))
+def test_cohen_kappa_equals_sklearn_with_weights_and_labels(items, weights):
+    sklearn_metrics = pytest.importorskip("sklearn.metrics")
+    a, b, labels = items
+    kept = [(x, y) for x, y in zip(a, b) if labels is None or (x in labels and y in labels)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")       # sklearn warns (and returns nan) where kappa is 0/0
+        try:
+            expected = sklearn_metrics.cohen_kappa_score(a, b, labels=labels, weights=weights)
+        except ValueError:                    # sklearn: no label of `labels` in rater a
+            expected = None
+    if not kept or expected is None or math.isnan(expected):
+        with pytest.raises(ValueError, match="undefined|nothing to compare"):
+            cohen_kappa(a, b, labels=labels, weights=weights)
+    else:
+        assert cohen_kappa(a, b, labels=labels, weights=weights) == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+def test_weighted_kappa_hand_values():
+    a, b = [1, 2, 3, 3], [1, 3, 3, 2]
+    # positions 0,1,2; observed distances 0,1,0,1; both raters' counts (1, 1, 2).
+    # quadratic: observed 2, expected sum (i-j)^2 * ca_i * cb_j = 22 -> 1 - 4 * 2 / 22
+    assert cohen_kappa(a, b, weights="quadratic") == 1 - 8 / 22
+    # linear: observed 2, expected 14 -> 1 - 4 * 2 / 14
+    assert cohen_kappa(a, b, weights="linear") == pytest.approx(1 - 8 / 14, abs=1e-15)
+
+
+def test_labels_order_is_the_scale():
+    a = ["low", "mid", "high", "high", "mid"]
+    b = ["mid", "mid", "high", "mid", "low"]
+    scale = ["low", "mid", "high"]
+    as_ranks = {label: i for i, label in enumerate(scale)}
+    ranked = cohen_kappa([as_ranks[x] for x in a], [as_ranks[x] for x in b], weights="linear")
+    assert cohen_kappa(a, b, labels=scale, weights="linear") == ranked
+    # sorted() puts "high" < "low" < "mid": a different scale, a different value
+    assert cohen_kappa(a, b, weights="linear") != ranked
+    # unweighted kappa does not depend on the order
+    assert cohen_kappa(a, b, labels=scale[::-1]) == cohen_kappa(a, b)
+
+
+def test_labels_select_a_subset_of_items():
+    a, b = ["x", "y", "z", "x"], ["x", "y", "x", "z"]
+    assert cohen_kappa(a, b, labels=["x", "y"]) == cohen_kappa(["x", "y"], ["x", "y"]) == 1.0
+
+
+def test_bad_weights_and_labels_are_refused():
+    with pytest.raises(ValueError, match=r"weights must be None, 'linear' or 'quadratic', got 'cubic'"):
+        cohen_kappa([1, 2], [1, 2], weights="cubic")
+    with pytest.raises(ValueError, match="lists 2 more than once"):
+        cohen_kappa([1, 2], [1, 2], labels=[1, 2, 2])
+    with pytest.raises(ValueError, match=r"labels=\[\]"):
+        cohen_kappa([1, 2], [1, 2], labels=[])
+    with pytest.raises(ValueError, match="none of the 2 items .* nothing to compare"):
+        cohen_kappa([1, 2], [1, 2], labels=[7])
+    with pytest.raises(TypeError, match=r"labels\[0\] is an unhashable list"):
+        cohen_kappa([1, 2], [1, 2], labels=[[1], 2])
+    with pytest.raises(TypeError, match=r"cannot be sorted; pass labels=\[\.\.\.\]"):
+        cohen_kappa([1, "a"], ["a", 1], weights="linear")
+    assert cohen_kappa([1, "a"], ["a", 1], labels=[1, "a"], weights="linear") == -1.0

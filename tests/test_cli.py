@@ -109,3 +109,11 @@ def test_engines_lists_installed_engines():
     out = run("engines")
     assert out.returncode == 0, out.stderr
     assert isinstance(json.loads(out.stdout), list)
+
+
+def test_pass_k_answers_a_hundred_million_trials():
+    # Whole binomials of 10**8 trials have tens of millions of digits; the answer must not need them.
+    out = run("pass-k", "100000000", "50000000", "--k", "50000000")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["pass_at_k"] == 1.0 and result["pass_hat_k"] == 0.0 and result["success_rate"] == 0.5

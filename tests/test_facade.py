@@ -1,6 +1,7 @@
 """Tests for ek.facade: dispatch, corpus aggregation, slices and merging."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import jiwer
 import pytest
@@ -8,9 +9,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import ek
+from ek import registry
+from ek._util import DispatchRule, SummedStatistics
+from ek.agents.base import Episode
 from ek.base import Report, Score
 from ek.facade import evaluate, merge_reports, score
-from ek.metrics import FieldMetric, StringMetric
+from ek.metrics import FieldMetric, StringMetric, Table
 
 
 @dataclass
@@ -121,8 +125,9 @@ def test_evaluate_fields_is_micro_f1():
 
 
 def test_evaluate_mean_for_metric_without_aggregate():
-    r = evaluate([("a", "a"), ("a", "b")], metric=lambda p, g, *, grammar=None: float(p == g))
-    assert r.aggregate == 0.5
+    with pytest.warns(UserWarning, match=r"evaluate\(\) aggregates metric '<lambda>' by the mean"):
+        r = evaluate([("a", "a"), ("a", "b")], metric=lambda p, g, *, grammar=None: float(p == g))
+    assert r.aggregate == 0.5 and r.detail["aggregation"] == "mean"
 
 
 def test_scores_materialize_like_score():
@@ -146,11 +151,13 @@ def test_merge_with_unregistered_metric_needs_metric_argument():
     def exact(pred, gold, *, grammar=None):
         return float(pred == gold)
 
-    a = evaluate([("a", "a")], metric=exact)
-    b = evaluate([("a", "b")], metric=exact)
+    with pytest.warns(UserWarning, match="by the mean"):
+        a = evaluate([("a", "a")], metric=exact)
+        b = evaluate([("a", "b")], metric=exact)
     with pytest.raises(KeyError, match="exact"):
         merge_reports(a, b)
-    assert merge_reports(a, b, metric=exact).aggregate == 0.5
+    with pytest.warns(UserWarning, match=r"merge_reports\(\) aggregates metric 'exact' by the mean"):
+        assert merge_reports(a, b, metric=exact).aggregate == 0.5
 
 
 text = st.text(alphabet="ab c", max_size=10)
@@ -195,3 +202,127 @@ def test_one_case_evaluate_equals_score(pred, gold):
 def test_field_metric_instance_in_evaluate():
     r = evaluate([({"a": "X"}, {"a": "x"})], metric=FieldMetric(), normalize="lower")
     assert r.aggregate == 1.0
+
+
+# ---------------------------------------------------------------------------
+# the contract as the facade reads it
+
+
+def test_report_records_the_metric_direction_and_aggregation():
+    assert evaluate([("a", "b")]).detail == {"higher_is_better": False, "aggregation": "statistics"}
+    fields = evaluate([({"a": 1}, {"a": 1}, "s")])
+    assert fields.detail["higher_is_better"] is True and fields.detail["aggregation"] == "statistics"
+    assert fields.detail["slices"] == ("s",) and fields.detail["slice_n"] == {"s": 1}
+    merged = merge_reports(evaluate([("a", "b")], metric="wer"), evaluate([("c", "c")], metric="wer"))
+    assert merged.detail == {"higher_is_better": False, "aggregation": "statistics"}
+
+
+@dataclass(frozen=True)
+class _Sniffable:
+    """Has a canonicalizer field but declares no options: the facade must not find it."""
+
+    canonicalizer: object = None
+    name = "sniffable"
+
+    def __call__(self, pred, gold, *, grammar=None):
+        return float(pred == gold)
+
+
+@dataclass(frozen=True)
+class _Casefolded(SummedStatistics):
+    """Declares normalize= through options; its field has another name."""
+
+    fold: object = field(default=None, kw_only=True)
+    name = "casefolded"
+    higher_is_better = True
+    statistics = ("hits", "n")
+    options = MappingProxyType({"normalize": "fold"})
+
+    def __call__(self, pred, gold, *, grammar=None):
+        fold = self.fold or (lambda s: s)
+        hit = int(fold(pred) == fold(gold))
+        return Score(float(hit), metric=self.name, detail={"hits": hit, "n": 1})
+
+    def compute(self, totals):
+        return totals["hits"] / totals["n"]
+
+
+def test_options_reach_a_metric_only_through_its_declared_options():
+    with pytest.raises(TypeError, match=r"metric 'sniffable' does not take normalize=.*declares 'normalize'"):
+        score("A", "a", metric=_Sniffable(), normalize="lower")
+    assert score("A", "a", metric=_Casefolded()).value == 0.0
+    assert score("A", "a", metric=_Casefolded(), normalize="lower").value == 1.0
+    assert evaluate([("A", "a"), ("B", "c")], metric=_Casefolded(), normalize="lower").aggregate == 0.5
+    with pytest.raises(TypeError, match="metric 'casefolded' does not take weights="):
+        score("A", "a", metric=_Casefolded(), weights=lambda g, r: 1.0)
+    with pytest.raises(TypeError, match="metric 'anls' does not take normalize="):
+        score("A", "a", metric="anls", normalize="lower")
+    with pytest.raises(TypeError, match=r"_Casefolded does not take weights= \(it takes normalize=\)"):
+        _Casefolded().with_options(weights=None)
+    assert StringMetric().with_options(normalize=str.lower) == StringMetric(canonicalizer=str.lower)
+
+
+# ---------------------------------------------------------------------------
+# default metrics by type: the "dispatch" rules
+
+
+def test_dispatch_rules_are_tried_by_priority_then_name():
+    order = [rule[0] for rule in ek.facade._rules()]
+    builtin = [n for n in order if n in {"task_success", "teds", "typed_graph", "cer", "fields"}]
+    assert builtin == ["task_success", "teds", "typed_graph", "cer", "fields", "cer"]  # str, mapping, text
+
+
+def test_a_specific_type_wins_over_str():
+    # an Episode graded against a plain string answer is task success, not a str mismatch
+    assert score(Episode(output="42"), "42").metric == "task_success"
+    html = "<table><tr><td>a</td></tr></table>"
+    assert score(Table.from_html(html), html).metric == "teds"
+
+
+def test_text_objects_and_mismatches():
+    assert score(Page("a b"), Page("a c"), metric="wer").value == 0.5
+    with pytest.raises(TypeError, match="pred is Page but gold is str"):
+        score(Page("a"), "a")
+    with pytest.raises(TypeError, match="pred is dict but gold is Page"):
+        score({"a": 1}, Page("a"))
+    with pytest.raises(TypeError, match="no default metric for Page"):
+        score(Page("a"), 3)
+    with pytest.raises(TypeError, match=r"item 1 gold: int has no str \.text to compare"):
+        evaluate([(Page("a"), Page("a")), (Page("b"), 5)])
+    with pytest.raises(TypeError, match="got None as gold"):
+        score(Page("a"), None)
+
+
+def test_a_registered_rule_joins_the_order(monkeypatch):
+    joined = DispatchRule(lambda obj: isinstance(obj, tuple), metric="wer", pairs="both",
+                          prepare=" ".join, priority=50)
+    monkeypatch.setitem(registry._registry["dispatch"], "word_tuple", joined)
+    s = score(("a", "b"), ("a", "c"))
+    assert (s.metric, s.value) == ("wer", 0.5)
+    with pytest.raises(TypeError, match="no default metric for tuple"):
+        score(("a", "b"), 3)  # "both": one tuple is not enough
+    first = DispatchRule(lambda obj: isinstance(obj, str), metric="wer", priority=-1)
+    monkeypatch.setitem(registry._registry["dispatch"], "zz_words_first", first)
+    assert score("a b", "a c").metric == "wer"  # a lower priority number is tried first
+    monkeypatch.setitem(registry._registry["dispatch"], "zz_words_first", lambda obj: False)
+    assert score("a b", "a c").metric == "cer"  # a bare predicate is a rule with the defaults
+
+
+def test_dispatch_rule_checks_pairs():
+    with pytest.raises(ValueError, match="pairs must be 'either', 'same' or 'both'"):
+        DispatchRule(bool, pairs="any")
+
+
+def test_estimate_quality_reaches_no_private_module_of_another_package():
+    import ast
+    import pathlib
+
+    import ek.facade
+
+    root = pathlib.Path(ek.facade.__file__).parent
+    for path in (root / "facade.py", root / "_estimate.py"):
+        tree = ast.parse(path.read_text())
+        imported = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module]
+        imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        private = [m for m in imported if any(p.startswith("_") for p in m.split(".")[2:])]
+        assert private == [], (path.name, private)

@@ -477,8 +477,8 @@ def test_save_baseline_refuses_empty_reports_and_non_reports(tmp_path):
 
 def _report(metric, aggregate, per_slice, higher_is_better=None):
     detail = {} if higher_is_better is None else {"higher_is_better": higher_is_better}
-    return Report(metric=metric, aggregate=aggregate, n=2, scores=(Score(aggregate, metric=metric, detail=detail),),
-                  per_slice=per_slice)
+    return Report(metric=metric, aggregate=aggregate, n=2, scores=(Score(aggregate, metric=metric),),
+                  per_slice=per_slice, detail=detail)
 
 
 def test_gate_passes_on_the_same_report(tmp_path):
@@ -504,16 +504,16 @@ def test_gate_catches_a_slice_regression_behind_a_better_aggregate(tmp_path):
     assert "slice 'easy'" in str(gate) and str(gate).startswith("FAIL")
 
 
-def test_gate_direction_comes_from_the_scores_detail():
+def test_gate_direction_comes_from_the_report_detail():
     base = {"metric": "custom", "aggregate": 0.5, "per_slice": {}}
     assert not regression_gate(_report("custom", 0.6, {}, higher_is_better=False), base)
     assert regression_gate(_report("custom", 0.6, {}, higher_is_better=True), base)
 
 
 def test_gate_tolerance_and_override():
-    base = {"metric": "f1", "aggregate": 0.80, "per_slice": {"pdf": 0.9}}
-    current = _report("f1", 0.79, {"pdf": 0.9})
-    gate = regression_gate(current, base)  # f1: higher is better by name
+    base = {"metric": "fields", "aggregate": 0.80, "per_slice": {"pdf": 0.9}}
+    current = _report("fields", 0.79, {"pdf": 0.9})
+    gate = regression_gate(current, base)  # field F1: the registered metric says higher is better
     assert not gate and gate.regressions[0]["slice"] is None
     assert gate.regressions[0]["delta"] == pytest.approx(-0.01)
     assert regression_gate(current, base, tolerance=0.02)
@@ -562,16 +562,19 @@ def test_gate_unknown_direction_asks_for_it():
     with pytest.raises(ValueError, match=r"cannot tell whether higher or lower 'zap'.*higher_is_better="):
         regression_gate(report, {"metric": "zap", "aggregate": 1.0})
     assert regression_gate(report, {"metric": "zap", "aggregate": 1.0, "higher_is_better": True})
-    mixed = Report(metric="success_rate", aggregate=0.5, n=1, scores=(Score(0.5),))
-    with pytest.raises(ValueError, match=r"cannot tell"):  # "success" says up, "rate" says down
-        regression_gate(mixed, {"metric": "success_rate", "aggregate": 0.6})
+    # the name alone is not guessed at: no registered metric is called this
+    unregistered = Report(metric="word_error_rate", aggregate=0.5, n=1, scores=(Score(0.5),))
+    with pytest.raises(ValueError, match=r"nor a metric registered under that name"):
+        regression_gate(unregistered, {"metric": "word_error_rate", "aggregate": 0.6})
 
 
-def test_gate_direction_from_the_metric_name():
-    report = Report(metric="field_f1", aggregate=0.5, n=1, scores=(Score(0.5),))
-    assert not regression_gate(report, {"metric": "field_f1", "aggregate": 0.6})
-    report = Report(metric="word_error_rate", aggregate=0.5, n=1, scores=(Score(0.5),))
-    assert regression_gate(report, {"metric": "word_error_rate", "aggregate": 0.6})
+def test_gate_direction_from_the_registered_metric():
+    report = Report(metric="fields", aggregate=0.5, n=1, scores=(Score(0.5),))
+    assert not regression_gate(report, {"metric": "fields", "aggregate": 0.6})
+    report = Report(metric="wer", aggregate=0.5, n=1, scores=(Score(0.5),))
+    assert regression_gate(report, {"metric": "wer", "aggregate": 0.6})
+    # the report's own record wins over the registered metric of its name
+    assert not regression_gate(_report("wer", 0.5, {}, higher_is_better=True), {"metric": "wer", "aggregate": 0.6})
 
 
 @pytest.mark.parametrize("name,higher", [("typed_graph", False), ("trajectory", False),

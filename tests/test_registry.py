@@ -92,10 +92,10 @@ def test_entry_points_are_discovered(monkeypatch):
 
 
 def test_check_requirements_for_an_engine(monkeypatch):
-    from ek import _util
+    # The registry defers to ek.ocr's engine check (one copy of it), found by entry point.
+    from ek.ocr import _engines
 
-    monkeypatch.setattr(_util, "is_installed", lambda name: False)
-    monkeypatch.setattr(registry, "is_installed", lambda name: False)
+    monkeypatch.setattr(_engines, "is_installed", lambda name: False)
     res = check_requirements(engine="tesseract")
     assert res["ok"] is False and 'pip install "ek[ocr]"' in res["hint"]
 
@@ -108,3 +108,25 @@ def test_check_requirements_engine_via_ocracy():
     assert res["engine"] == "tesseract"
     assert res["ok"] is (shutil.which("tesseract") is not None)
     assert check_requirements(engine="definitely-not-an-engine")["ok"] is False
+
+
+def test_a_registered_exception_reserves_the_name_for_its_message():
+    register("testns_reserved", "usable", 1)
+    register("testns_reserved", "needs_config", ValueError("build it yourself: Thing(rate=...)"))
+    for _ in range(2):                             # raised afresh every time, traceback not piling up
+        with pytest.raises(ValueError, match=r"build it yourself: Thing\(rate=\.\.\.\)") as info:
+            get("testns_reserved", "needs_config")
+        assert len(list(_frames(info.value.__traceback__))) <= 3
+    with pytest.raises(ValueError, match="build it yourself"):
+        resolve("testns_reserved", "needs_config")
+    assert names("testns_reserved") == ["usable"]  # not offered as a usable name
+    with pytest.raises(KeyError, match=r"Registered names: 'usable'\."):
+        get("testns_reserved", "other")
+    register("testns_reserved", "needs_config", 2)   # registering again replaces it, as for any name
+    assert get("testns_reserved", "needs_config") == 2
+
+
+def _frames(tb):
+    while tb is not None:
+        yield tb
+        tb = tb.tb_next

@@ -1,4 +1,4 @@
-"""The validation and correction pipeline (ek.validate, with ek._layers and ek._anomaly)."""
+"""The validation and correction pipeline through its public package, ek.validate."""
 
 from __future__ import annotations
 

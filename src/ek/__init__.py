@@ -49,7 +49,7 @@ from ek.base import (
 )
 from ek.canonicalize import Canonicalizer, default_canonicalizer
 from ek.facade import estimate_quality, evaluate, merge_reports, score
-from ek.metrics import FieldMetric, StringMetric
+from ek.metrics import FieldMetric, StringMetric, metric
 from ek.registry import check_requirements, get, names, register, requires_extra, resolve
 
 __version__ = "0.1.0"
@@ -126,7 +126,7 @@ __all__ = sorted(
         "Metric", "NodePath", "NodeType", "Provenance", "QualityReport", "Report", "Score",
         "Severity", "Signal", "StringMetric", "TypeRef", "Validator", "check_requirements",
         "default_canonicalizer", "default_cost_weight", "estimate_quality", "evaluate", "get",
-        "merge_reports", "names", "register", "requires_extra", "resolve", "score",
+        "merge_reports", "metric", "names", "register", "requires_extra", "resolve", "score",
     ]
     + list(_LAZY)
 )

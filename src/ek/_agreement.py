@@ -5,8 +5,9 @@ model score measured against their labels. All three statistics are higher
 when better and pure Python:
 
 * `percent_agreement`: the raw share of items labelled alike (ignores chance);
-* `cohen_kappa`: two raters, nominal labels, complete data, corrected for the
-  agreement their label frequencies would give by chance;
+* `cohen_kappa`: two raters, complete data, corrected for the agreement
+  their label frequencies would give by chance; nominal labels, or ordered
+  ones with linear or quadratic weights (scikit-learn's definition);
 * `krippendorff_alpha`: any number of raters, missing labels allowed, and a
   difference function per level of measurement (nominal, ordinal, interval,
   ratio).
@@ -20,13 +21,19 @@ from __future__ import annotations
 import math
 import numbers
 from collections import Counter
-from typing import Any, Callable, Hashable, Iterable, Sequence
+from typing import Any, Callable, Hashable, Iterable, Optional, Sequence
 
 from ek._util import type_name
 
 __all__ = ["cohen_kappa", "krippendorff_alpha", "percent_agreement"]
 
 _LEVELS = ("nominal", "ordinal", "interval", "ratio")
+# What a disagreement between scale positions i and j costs, per cohen_kappa weighting.
+_WEIGHTS: dict = {
+    None: lambda i, j: int(i != j),
+    "linear": lambda i, j: abs(i - j),
+    "quadratic": lambda i, j: (i - j) * (i - j),
+}
 
 
 def percent_agreement(rater_a: Sequence[Hashable], rater_b: Sequence[Hashable]) -> float:
@@ -46,36 +53,76 @@ def percent_agreement(rater_a: Sequence[Hashable], rater_b: Sequence[Hashable]) 
     return sum(1 for x, y in zip(a, b) if x == y) / len(a)
 
 
-def cohen_kappa(rater_a: Sequence[Hashable], rater_b: Sequence[Hashable]) -> float:
-    """Cohen's kappa of two raters' nominal labels (higher is better; 1 is perfect, 0 chance).
+def cohen_kappa(rater_a: Sequence[Hashable], rater_b: Sequence[Hashable], *,
+                labels: Optional[Sequence[Hashable]] = None, weights: Optional[str] = None) -> float:
+    """Cohen's kappa of two raters' labels (higher is better; 1 is perfect, 0 chance).
 
-    ``(p_o - p_e) / (1 - p_e)`` with ``p_o`` the observed agreement and ``p_e``
-    the agreement expected from each rater's label frequencies. Computed as
-    ``(n * agreements - chance) / (n**2 - chance)`` with integer counts, where
-    ``chance`` sums, over labels, the product of the two raters' counts.
-    For more than two raters, missing labels or ordered labels use
+    ``1 - D_o / D_e``: the observed disagreement over the disagreement
+    expected from each rater's label frequencies, with ``weights`` deciding
+    what a disagreement between label ``i`` and label ``j`` costs:
+
+    * None: 1 for any two different labels (nominal labels; the classic
+      ``(p_o - p_e) / (1 - p_e)``);
+    * ``"linear"``: ``|i - j|``, and ``"quadratic"``: ``(i - j) ** 2``, for
+      ordered labels, ``i`` and ``j`` being positions in ``labels``.
+
+    Both sums are exact integers and divided once. The values equal
+    scikit-learn's ``cohen_kappa_score(rater_a, rater_b, labels=labels,
+    weights=weights)``. For more than two raters or missing labels use
     `krippendorff_alpha`.
 
+    Args:
+        rater_a, rater_b: one label per item, items in the same order.
+        labels: the labels to use, in order. Items where either rater gave
+            a label outside this list are left out (as in scikit-learn), so
+            it also selects a subset. None uses every label seen, sorted,
+            which is the scale order for weighted kappa; pass ``labels`` when
+            sorting does not give the scale (``["low", "mid", "high"]``).
+        weights: None, ``"linear"`` or ``"quadratic"``.
+
     Raises:
-        ValueError: unequal lengths, no items, a missing label, or kappa is
-            undefined because both raters gave every item the same single label.
+        ValueError: unequal lengths, no items (or none left by
+            ``labels``), a missing label, repeated ``labels``, an unknown
+            ``weights``, or kappa is undefined (0/0) because all labels of
+            both raters fall on one scale position.
+        TypeError: unhashable labels, or weighted kappa over labels that
+            cannot be sorted and no ``labels`` order.
 
     >>> round(cohen_kappa(["y", "y", "n", "n"], ["y", "n", "n", "n"]), 3)
     0.5
+    >>> round(cohen_kappa([1, 2, 3, 3], [1, 3, 3, 2], weights="quadratic"), 3)  # 1 - 4 * 2 / 22
+    0.636
     """
+    if weights not in _WEIGHTS:
+        raise ValueError(
+            f"cohen_kappa() weights must be None, 'linear' or 'quadratic', got {weights!r}; "
+            "None is for unordered labels, the other two weigh a disagreement by its distance."
+        )
     a, b = _check_raters(rater_a, rater_b, "cohen_kappa")
-    n = len(a)
-    agreements = sum(1 for x, y in zip(a, b) if x == y)
-    counts_a, counts_b = Counter(a), Counter(b)
-    chance = sum(c * counts_b[label] for label, c in counts_a.items())
-    if chance == n * n:
-        (label,) = counts_a
+    order = _scale(a, b, labels, weights)
+    index = {label: i for i, label in enumerate(order)}
+    pairs = [(index[x], index[y]) for x, y in zip(a, b) if x in index and y in index]
+    if not pairs:
+        raise ValueError(
+            f"cohen_kappa(): none of the {len(a)} items has labels from both raters in labels="
+            f"{list(order)!r:.80}, so there is nothing to compare. Include the labels the raters used."
+        )
+    n = len(pairs)
+    counts_a, counts_b = [0] * len(order), [0] * len(order)
+    for i, j in pairs:
+        counts_a[i] += 1
+        counts_b[j] += 1
+    cost = _WEIGHTS[weights]
+    observed = sum(cost(i, j) for i, j in pairs)
+    expected = _expected_cost(counts_a, counts_b, weights)
+    if expected == 0:
+        label = order[counts_a.index(n)]
         raise ValueError(
             f"cohen_kappa is undefined here: both raters gave all {n} items the single label "
             f"{label!r}, so chance agreement is 1 and kappa is 0/0. Report percent_agreement "
             "instead, or add items that carry other labels."
         )
-    return (n * agreements - chance) / (n * n - chance)
+    return (expected - n * observed) / expected
 
 
 def krippendorff_alpha(reliability_data: Sequence[Sequence[Any]], *, level: str = "nominal") -> float:
@@ -175,6 +222,44 @@ def _labels(rater: Any, name: str, who: str) -> list:
     return list(rater)
 
 
+def _scale(a: list, b: list, labels: Any, weights: Optional[str]) -> list:
+    """The labels of cohen_kappa in scale order: ``labels`` checked, else the sorted labels seen."""
+    if labels is None:
+        seen = list(dict.fromkeys(a + b))
+        if weights is None:
+            return seen                        # unweighted kappa does not depend on the order
+        return _sorted(seen, f"cohen_kappa(weights={weights!r}) needs the labels in scale order, "
+                             "but a mix of {kinds} cannot be sorted; pass labels=[...] from lowest "
+                             "to highest.")
+    order = _labels(labels, "labels", "cohen_kappa")
+    if not order:
+        raise ValueError("cohen_kappa() got labels=[]; list the labels to use, or pass None for all.")
+    for i, label in enumerate(order):
+        try:
+            hash(label)
+        except TypeError:
+            raise TypeError(
+                f"cohen_kappa() labels[{i}] is an unhashable {type_name(label)}; labels must be "
+                "hashable (str, int, tuple)."
+            ) from None
+    repeated = [label for label, count in Counter(order).items() if count > 1]
+    if repeated:
+        raise ValueError(
+            f"cohen_kappa() labels lists {repeated[0]!r} more than once; each label takes one "
+            "position on the scale. Remove the repeats."
+        )
+    return order
+
+
+def _sorted(values: Iterable, message: str) -> list:
+    """``sorted(values)``, or a TypeError whose ``message`` gets the mixed types as ``{kinds}``."""
+    try:
+        return sorted(values)
+    except TypeError:
+        kinds = ", ".join(sorted({type_name(v) for v in values}))
+        raise TypeError(message.format(kinds=kinds)) from None
+
+
 def _pairable_units(data: Any) -> list[Counter]:
     """Per item, the counts of its non-missing values; items with fewer than two are dropped."""
     if isinstance(data, (str, bytes)) or not isinstance(data, Iterable):
@@ -220,14 +305,8 @@ def _check_level_values(totals: Counter, level: str) -> None:
     if level == "nominal":
         return
     if level == "ordinal":
-        try:
-            sorted(totals)
-        except TypeError:
-            kinds = sorted({type_name(v) for v in totals})
-            raise TypeError(
-                f"krippendorff_alpha(level='ordinal') needs values that can be ordered, got a mix of "
-                f"{', '.join(kinds)}; map the labels onto ranks (e.g. 1..5) first."
-            ) from None
+        _sorted(totals, "krippendorff_alpha(level='ordinal') needs values that can be ordered, got "
+                        "a mix of {kinds}; map the labels onto ranks (e.g. 1..5) first.")
         return
     for v in totals:
         if isinstance(v, bool) or not isinstance(v, numbers.Real):
@@ -245,6 +324,26 @@ def _check_level_values(totals: Counter, level: str) -> None:
 # ---------------------------------------------------------------------------
 # the maths
 # ---------------------------------------------------------------------------
+
+
+def _expected_cost(counts_a: list, counts_b: list, weights: Optional[str]) -> int:
+    """Sum over all label pairs ``(i, j)`` of ``cost(i, j) * counts_a[i] * counts_b[j]``, in O(labels)."""
+    n = sum(counts_a)
+    if weights is None:
+        return n * n - sum(x * y for x, y in zip(counts_a, counts_b))
+    s1a = sum(i * c for i, c in enumerate(counts_a))
+    if weights == "quadratic":
+        s1b = sum(i * c for i, c in enumerate(counts_b))
+        s2a = sum(i * i * c for i, c in enumerate(counts_a))
+        s2b = sum(i * i * c for i, c in enumerate(counts_b))
+        return n * s2a + n * s2b - 2 * s1a * s1b
+    total, below, below_sum = 0, 0, 0    # linear: split |i - j| at j, with running sums below j
+    for j, cb in enumerate(counts_b):
+        if cb:
+            total += cb * ((j * below - below_sum) + (s1a - below_sum) - j * (n - below))
+        below += counts_a[j]
+        below_sum += j * counts_a[j]
+    return total
 
 
 def _difference(level: str, totals: Counter) -> Callable[[Any, Any], float]:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.util
 import math
 import sys
 import time
 from functools import lru_cache
-from typing import Any, Iterable, Optional, Sequence
+from types import MappingProxyType
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
 
 class MissingExtraError(ImportError):
@@ -123,6 +125,75 @@ def sum_detail(scores: Iterable[Any], keys: Sequence[str], *, metric: str = "") 
     if n == 0:
         raise ValueError(f"{who} got no scores; an empty corpus has no aggregate.")
     return totals
+
+
+class SummedStatistics:
+    """The half of the metric contract (see `ek.metrics`) that is the same for every ek metric.
+
+    A metric class declares ``statistics`` and ``compute`` and, in
+    ``options``, which facade options it takes (facade option -> the
+    dataclass field that receives it); this mixin derives `aggregate` and
+    `with_options` from those declarations, so neither is written per metric.
+    """
+
+    options: Mapping[str, str] = MappingProxyType({})
+
+    def aggregate(self, scores: Iterable[Any]) -> float:
+        """The corpus figure: `compute` of each statistic summed over ``scores``.
+
+        Raises:
+            ValueError: ``scores`` is empty (an empty corpus has no
+                aggregate), or holds a score without these statistics.
+        """
+        return self.compute(sum_detail(scores, self.statistics, metric=type(self).__name__))  # type: ignore[attr-defined]
+
+    def with_options(self, **values: Any) -> Any:
+        """A copy of this metric with facade options (``normalize=``, ``weights=``) applied.
+
+        Raises:
+            TypeError: an option this metric does not declare in ``options``.
+        """
+        unknown = sorted(set(values) - set(self.options))
+        if unknown:
+            takes = ", ".join(f"{k}=" for k in self.options) or "no options"
+            raise TypeError(
+                f"{type(self).__name__} does not take {unknown[0]}= (it takes {takes}); drop it, "
+                "or use a metric that declares it."
+            )
+        return dataclasses.replace(self, **{self.options[k]: v for k, v in values.items()})  # type: ignore[type-var]
+
+
+def ratio(numerator: float, denominator: float) -> float:
+    """``numerator / denominator``, NaN when the denominator is 0 (the figure is undefined)."""
+    return numerator / denominator if denominator else math.nan
+
+
+@dataclasses.dataclass(frozen=True)
+class DispatchRule:
+    """An entry of the ``"dispatch"`` registry: which metric a pair of objects gets by default.
+
+    Calling the rule on one object says whether it is of the rule's kind.
+    ``pairs`` says when the rule claims a ``(pred, gold)`` pair:
+    ``"either"`` (one side of its kind is enough; the metric checks the
+    other), ``"same"`` (one side claims the pair and the other must be of the
+    kind too, else TypeError) or ``"both"`` (both sides must be of its kind).
+    ``prepare`` converts each side before scoring (e.g. reads ``.text``).
+    ``metric`` is the registered metric name (default: the rule's own name);
+    rules are tried by ``priority``, then by name, and the first to claim wins.
+    """
+
+    accepts: Callable[[Any], bool]
+    metric: Optional[str] = None
+    pairs: str = "either"
+    prepare: Optional[Callable[[Any], Any]] = None
+    priority: int = 0
+
+    def __post_init__(self) -> None:
+        if self.pairs not in ("either", "same", "both"):
+            raise ValueError(f"DispatchRule pairs must be 'either', 'same' or 'both', got {self.pairs!r}.")
+
+    def __call__(self, obj: Any) -> bool:
+        return bool(self.accepts(obj))
 
 
 def want_progress(progress: Optional[bool]) -> bool:

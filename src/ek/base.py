@@ -298,9 +298,9 @@ class Score:
     """The result of comparing one prediction with one reference.
 
     ``value`` is the headline; whether higher is better is the metric's call
-    (``detail["higher_is_better"]``). ``detail`` carries the raw counts the
-    metric's ``aggregate`` sums, so corpus figures are computed correctly.
-    ``float(score)`` gives ``value``.
+    (its ``higher_is_better``). ``detail`` carries the statistics the
+    metric's ``aggregate`` sums (its ``statistics``), so corpus figures are
+    computed correctly. ``float(score)`` gives ``value``.
     """
 
     value: float
@@ -321,7 +321,10 @@ class Report:
     ``aggregate`` comes from the metric's own ``aggregate`` (summed statistics,
     never a mean of per-item rates); it is None for an empty corpus.
     ``detail["slices"]`` holds each score's slice label so that reports over
-    disjoint parts merge exactly (see `ek.merge_reports`).
+    disjoint parts merge exactly (see `ek.merge_reports`);
+    ``detail["higher_is_better"]`` is the metric's direction (None when it
+    declares none) and ``detail["aggregation"]`` the rule that made the
+    figure (see `ek.metrics`).
     """
 
     metric: str = ""
@@ -368,7 +371,16 @@ OcrBackend = Callable[[Any], Any]
 
 @runtime_checkable
 class Metric(Protocol):
-    """Compares one prediction with one gold reference."""
+    """Compares one prediction with one gold reference.
+
+    Structurally only ``__call__`` is required, so a plain function
+    ``(pred, gold, *, grammar=None) -> Score | number`` is a Metric. ek's
+    own metrics also have ``name``, a class-level ``higher_is_better``, the
+    ``statistics`` their scores carry, ``compute(totals)`` and
+    ``aggregate(scores) == compute(summed statistics)``: the contract the
+    facade and the harness rely on, written out in `ek.metrics`. Wrap a
+    plain function with `ek.metric` to give it that contract.
+    """
 
     def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score: ...
 

@@ -40,40 +40,39 @@ __all__ = [
 Step = Union[str, Callable[[str], str]]
 
 
-@register("normalizers", "nfc")
 def nfc(s: str) -> str:
     """Unicode NFC (canonical composition): the safe default. Idempotent."""
     return unicodedata.normalize("NFC", s)
 
 
-@register("normalizers", "nfkc")
 def nfkc(s: str) -> str:
     """Unicode NFKC (compatibility composition); lossy ("ﬁ" -> "fi"). Idempotent."""
     return unicodedata.normalize("NFKC", s)
 
 
-@register("normalizers", "lower")
 def lower(s: str) -> str:
     """Full Unicode casefold ("Straße" -> "strasse")."""
     return s.casefold()
 
 
-@register("normalizers", "strip")
 def strip(s: str) -> str:
     """Remove leading and trailing whitespace. Idempotent."""
     return s.strip()
 
 
-@register("normalizers", "collapse_whitespace")
 def collapse_whitespace(s: str) -> str:
     """Turn every run of whitespace into one space and trim the ends. Idempotent."""
     return " ".join(s.split())
 
 
-@register("normalizers", "strip_punctuation")
 def strip_punctuation(s: str) -> str:
     """Drop every character whose Unicode category starts with ``P``. Idempotent."""
     return "".join(ch for ch in s if not unicodedata.category(ch).startswith("P"))
+
+
+for _step in (nfc, nfkc, lower, strip, collapse_whitespace, strip_punctuation):
+    register("normalizers", _step.__name__, _step)
+del _step
 
 
 def mark_class_count(s: str) -> int:

@@ -4,11 +4,13 @@ This layer only resolves strategies, delegates and assembles results; the
 numbers come from the metrics and the quality-estimation pipeline.
 
 * `score` compares one prediction with one gold answer. Without ``metric=``
-  it picks by type: str -> CER, dict -> field F1, anything with a ``.text``
-  -> CER on that text, and types registered in the ``"dispatch"`` namespace
-  (tables, typed graphs, agent episodes) -> their metric.
+  the rules of the ``"dispatch"`` namespace pick by type (agent episodes,
+  tables, typed graphs, then str -> CER, dict -> field F1, anything with a
+  ``.text`` -> CER on that text; the order is set out in `ek.metrics`).
 * `evaluate` scores a corpus of ``(pred, gold)`` or ``(pred, gold, slice)``
-  cases and aggregates with the metric's own ``aggregate``.
+  cases and aggregates with the metric's own ``aggregate``; a plain
+  function with no ``aggregate`` gets the mean of its values, with a
+  warning (declare its aggregation with `ek.metric`).
 * `merge_reports` joins reports over disjoint parts of a corpus into exactly
   the report of the whole.
 * `estimate_quality` judges an extraction with no gold answer.
@@ -22,16 +24,16 @@ numbers come from the metrics and the quality-estimation pipeline.
 
 from __future__ import annotations
 
-import dataclasses
+import warnings
 from collections.abc import Mapping
 from operator import itemgetter
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 import ek.metrics  # noqa: F401 - registers the core metrics before any lookup
-from ek._util import type_name
+from ek._util import DispatchRule, type_name
 from ek.base import GraphGrammar, QualityReport, Report, Score
 from ek.canonicalize import resolve_canonicalizer
-from ek.registry import get, names
+from ek.registry import _live, get, names
 
 __all__ = ["estimate_quality", "evaluate", "merge_reports", "score"]
 
@@ -58,17 +60,19 @@ def score(
         metric: a registered name (``"cer"``, ``"wer"``, ``"fields"``, ...), a
             metric callable, or None to choose by type.
         normalize: canonicalizer (a step name, callable, list of steps or
-            `ek.canonicalize.Canonicalizer`) applied before comparing.
+            `ek.canonicalize.Canonicalizer`) applied before comparing, by
+            a metric that declares ``normalize`` in its ``options``.
         weights: a `CostWeight` overriding the grammar's weights, for
-            cost-weighted metrics.
+            metrics that declare ``weights`` (the typed-graph distance).
 
     Raises:
-        TypeError: None or mismatched inputs, or an option the metric cannot use.
+        TypeError: None or mismatched inputs, or an option the metric does
+            not declare.
         KeyError: an unknown metric name (the message lists the known ones).
     """
-    name, m, unwrap = _resolve(metric, pred, gold, normalize, weights)
-    if unwrap:
-        pred, gold = _text(pred, "pred"), _text(gold, "gold")
+    name, m, prepare = _resolve(metric, pred, gold, normalize, weights)
+    if prepare is not None:
+        pred, gold = _prepared(prepare, pred, "pred"), _prepared(prepare, gold, "gold")
     return _as_score(m(pred, gold, grammar=grammar), name)
 
 
@@ -90,23 +94,31 @@ def evaluate(
     Returns:
         A `Report` whose ``aggregate`` (and each ``per_slice`` value) comes
         from the metric's ``aggregate``: summed edits over summed reference
-        length for CER/WER, micro-F1 for fields. A metric with no
-        ``aggregate`` gets the mean of its values. An empty corpus gives
-        ``n == 0`` and ``aggregate is None``.
+        length for CER/WER, micro-F1 for fields. ``detail`` records the
+        metric's ``higher_is_better`` and the ``aggregation`` rule (see
+        `ek.metrics`). An empty corpus gives ``n == 0`` and ``aggregate is
+        None``.
+
+    Warns:
+        UserWarning: the metric has no ``aggregate``, so the figure is the
+            mean of the per-item values (``detail["aggregation"] ==
+            "mean"``), which is not the corpus figure of a ratio such as an
+            error rate. Declare the aggregation with `ek.metric`.
     """
     preds, golds, slices = _split_cases(cases)
     if not preds:
         label = metric if isinstance(metric, str) else getattr(metric, "name", "")
         return Report(metric=label or "", aggregate=None, n=0)
-    name, m, unwrap = _resolve(metric, preds[0], golds[0], normalize, weights)
-    if unwrap:
-        preds = [_text(p, f"item {i} pred") for i, p in enumerate(preds)]
-        golds = [_text(g, f"item {i} gold") for i, g in enumerate(golds)]
+    name, m, prepare = _resolve(metric, preds[0], golds[0], normalize, weights)
+    if prepare is not None:
+        preds = [_prepared(prepare, p, f"item {i} pred") for i, p in enumerate(preds)]
+        golds = [_prepared(prepare, g, f"item {i} gold") for i, g in enumerate(golds)]
     batch = getattr(m, "score_many", None)
     if batch is not None:
         scores: Sequence[Score] = batch(preds, golds, grammar=grammar)
     else:
         scores = tuple(_as_score(m(p, g, grammar=grammar), name) for p, g in zip(preds, golds))
+    _warn_if_mean(m, name, "evaluate")
     return _report(m, name, scores, slices)
 
 
@@ -142,6 +154,7 @@ def merge_reports(*reports: Report, metric: Any = None) -> Report:
         scores.extend(r.scores)
         slices.extend(r.detail.get("slices") or (None,) * r.n)
     has_slices = any(r.detail.get("slices") for r in full)
+    _warn_if_mean(m, name, "merge_reports")
     return _report(m, name, tuple(scores), slices if has_slices else None)
 
 
@@ -159,11 +172,22 @@ def estimate_quality(
     """Estimate how trustworthy an extraction is, with no gold answer.
 
     Runs signals -> calibration -> validators -> decision over a raw value, a
-    `FieldEstimate` or a whole `AnnotatedExtraction`. See `ek.qe` for each
-    stage. A ``policy`` never sees an uncalibrated score: without a
-    ``calibrator`` (and ``assume_calibrated=False``) it raises ValueError.
+    `FieldEstimate` or a whole `AnnotatedExtraction` (see `ek.qe` for each
+    stage). ``validators`` run through `ek.validate.validation_pipeline`, so
+    gated correctors and nested pipelines behave as in a direct validation.
+    On an extraction, ``sources`` is either a mapping from `NodePath` (or
+    field name) to that field's other hypotheses, or a flat list of
+    whole-document readings whose ROVER agreement goes to every field.
+    A ``policy`` never sees an uncalibrated score: without a ``calibrator``
+    (and ``assume_calibrated=False``) it raises ValueError. The report's
+    ``provenance`` dict says how the estimate was reached (score source,
+    per-family values, decision reason); each field's `FieldEstimate`
+    ``provenance`` (where the value came from) passes through untouched.
+
+    >>> round(estimate_quality("the cat sat", sources=["the cat sit", "the bat sat"]).raw_signals["agreement"], 3)
+    0.778
     """
-    from ek.qe._pipeline import estimate  # heavy stages load only when used
+    from ek._estimate import estimate  # the qe and validate stages load only when used
 
     return estimate(
         extraction,
@@ -214,7 +238,7 @@ def _split_cases(cases: Iterable) -> tuple[list, list, Optional[list]]:
 def _report(m: Any, name: str, scores: Sequence[Score], slices: Optional[Sequence]) -> Report:
     aggregate = _aggregate(m, scores)
     per_slice: dict = {}
-    detail: dict = {}
+    detail: dict = {"higher_is_better": _direction(m), "aggregation": _aggregation(m)}
     if slices is not None:
         groups: dict = {}
         for i, label in enumerate(slices):
@@ -230,7 +254,7 @@ def _report(m: Any, name: str, scores: Sequence[Score], slices: Optional[Sequenc
         for label, idx in groups.items():
             part = take(idx) if take is not None else [scores[i] for i in idx]
             per_slice[label] = _aggregate(m, part)
-        detail = {"slices": tuple(slices), "slice_n": {k: len(v) for k, v in groups.items()}}
+        detail.update(slices=tuple(slices), slice_n={k: len(v) for k, v in groups.items()})
     return Report(metric=name, aggregate=aggregate, n=len(scores), scores=scores, per_slice=per_slice, detail=detail)
 
 
@@ -241,15 +265,41 @@ def _aggregate(m: Any, scores: Sequence[Score]) -> float:
     return sum(float(s.value) for s in scores) / len(scores)
 
 
-def _resolve(metric: Any, pred: Any, gold: Any, normalize: Any, weights: Any) -> tuple[str, Any, bool]:
-    """(name, metric object, compare-``.text``) for one call."""
-    unwrap = False
+def _direction(m: Any) -> Optional[bool]:
+    flag = getattr(m, "higher_is_better", None)
+    return flag if isinstance(flag, bool) else None
+
+
+def _aggregation(m: Any) -> str:
+    """How the metric turns scores into a figure, in the vocabulary `ek.metrics` documents."""
+    declared = getattr(m, "aggregation", None)
+    if isinstance(declared, str):
+        return declared
+    if getattr(m, "aggregate", None) is None:
+        return "mean"
+    return "statistics" if hasattr(m, "statistics") and hasattr(m, "compute") else "custom"
+
+
+def _warn_if_mean(m: Any, name: str, who: str) -> None:
+    if getattr(m, "aggregate", None) is None:
+        warnings.warn(
+            f"{who}() aggregates metric {name!r} by the mean of its per-item values because it has no "
+            "aggregate(); for a ratio such as an error rate that is not the corpus figure. Declare how it "
+            f"aggregates with ek.metric(fn, aggregate='mean' | 'sum_ratio' | callable, ...).",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+def _resolve(metric: Any, pred: Any, gold: Any, normalize: Any, weights: Any) -> tuple[str, Any, Optional[Callable]]:
+    """(name, metric object, per-side conversion or None) for one call."""
+    prepare = None
     if metric is None:
-        name, unwrap = _dispatch(pred, gold)
+        name, prepare = _dispatch(pred, gold)
         m = get("metrics", name)
     elif isinstance(metric, str):
         name, m = metric, get("metrics", metric)
-        unwrap = not isinstance(pred, str) and _has_text(pred) and _has_text(gold)
+        prepare = _named_prepare(pred, gold)
     elif callable(metric):
         m = metric
         name = getattr(metric, "name", None) or getattr(metric, "__name__", type(metric).__name__)
@@ -258,51 +308,78 @@ def _resolve(metric: Any, pred: Any, gold: Any, normalize: Any, weights: Any) ->
             f"metric must be a registered name, a metric callable or None, got {type_name(metric)}. "
             f"Registered metrics: {', '.join(names('metrics'))}."
         )
-    canon = resolve_canonicalizer(normalize)
-    if canon is not None:
-        m = _configure(m, name, "canonicalizer", canon, "normalize")
-    if weights is not None:
-        m = _configure(m, name, "weights", weights, "weights")
-    return name, m, unwrap
+    if normalize is not None or weights is not None:
+        options = {"normalize": resolve_canonicalizer(normalize), "weights": weights}
+        options = {k: v for k, v in options.items() if v is not None}
+        if options:
+            m = _configure(m, name, options)
+    return name, m, prepare
 
 
-def _configure(m: Any, name: str, attr: str, value: Any, option: str) -> Any:
-    if dataclasses.is_dataclass(m) and any(f.name == attr for f in dataclasses.fields(m)):
-        return dataclasses.replace(m, **{attr: value})
-    raise TypeError(
-        f"metric {name!r} does not take {option}=; drop it, or use a metric that does "
-        f"(metrics with a {attr!r} setting)."
-    )
+def _configure(m: Any, name: str, options: dict) -> Any:
+    """The metric with the facade options applied, through the options it declares."""
+    declared = getattr(m, "options", None) or {}
+    for option in options:
+        if option not in declared:
+            raise TypeError(
+                f"metric {name!r} does not take {option}=; drop it, or use a metric that declares "
+                f"{option!r} in its options (see the metric contract in ek.metrics)."
+            )
+    return m.with_options(**options)
 
 
-def _dispatch(pred: Any, gold: Any) -> tuple[str, bool]:
+_RULES: list = [None, [], []]  # registry entries last seen; their rules in order; those that convert
+
+
+def _rules() -> list:
+    """The ``"dispatch"`` rules, tried in this order (priority, then name).
+
+    Each is ``(metric name, predicate, pairs, prepare)``, read off the
+    registered rule once per registry change.
+    """
+    live = _live("dispatch")
+    if tuple(live.items()) != _RULES[0]:
+        entries = [(n, get("dispatch", n)) for n in names("dispatch")]  # get() loads entry points
+        entries.sort(key=lambda entry: (getattr(entry[1], "priority", 0), entry[0]))
+        ordered = [
+            (getattr(rule, "metric", None) or name, rule.accepts if isinstance(rule, DispatchRule) else rule,
+             getattr(rule, "pairs", "either"), getattr(rule, "prepare", None))
+            for name, rule in entries
+        ]
+        _RULES[:] = [tuple(live.items()), ordered, [r for r in ordered if r[3] is not None]]
+    return _RULES[1]
+
+
+def _dispatch(pred: Any, gold: Any) -> tuple[str, Optional[Callable]]:
     for side, value in (("pred", pred), ("gold", gold)):
         if value is None:
             raise TypeError(
                 f"score() got None as {side}; pass the prediction and the gold answer "
                 "(use '' or {} for an empty one)."
             )
-    # A registered rule claims a pair by either side: a metric such as task
-    # success compares an Episode with a plain gold answer, and each metric
-    # checks (or coerces) the other side itself.
-    for name in names("dispatch"):
-        accepts = get("dispatch", name)
-        if accepts(pred) or accepts(gold):
-            return name, False
-    if isinstance(pred, str) or isinstance(gold, str):
-        if not (isinstance(pred, str) and isinstance(gold, str)):
+    # The first rule that claims the pair wins. A rule that claims by either
+    # side lets its metric check (or coerce) the other: task success compares
+    # an Episode with a plain gold answer.
+    for metric, accepts, pairs, prepare in _rules():
+        on_pred, on_gold = bool(accepts(pred)), bool(accepts(gold))
+        if not (on_pred and on_gold if pairs == "both" else on_pred or on_gold):
+            continue
+        if pairs == "same" and not (on_pred and on_gold):
             _mismatch(pred, gold)
-        return "cer", False
-    if isinstance(pred, Mapping) or isinstance(gold, Mapping):
-        if not (isinstance(pred, Mapping) and isinstance(gold, Mapping)):
-            _mismatch(pred, gold)
-        return "fields", False
-    if _has_text(pred) and _has_text(gold):
-        return "cer", True
+        return metric, prepare
     raise TypeError(
         f"score() has no default metric for {type_name(pred)}; pass metric= with one of "
         f"{', '.join(names('metrics'))}, or a callable (pred, gold, *, grammar=None) -> Score."
     )
+
+
+def _named_prepare(pred: Any, gold: Any) -> Optional[Callable]:
+    """A named metric still reads ``.text`` when a converting rule claims both sides (OCR results)."""
+    _rules()
+    for _, accepts, _, prepare in _RULES[2]:
+        if accepts(pred) and accepts(gold):
+            return prepare
+    return None
 
 
 def _mismatch(pred: Any, gold: Any) -> None:
@@ -312,17 +389,11 @@ def _mismatch(pred: Any, gold: Any) -> None:
     )
 
 
-def _has_text(obj: Any) -> bool:
-    return isinstance(getattr(obj, "text", None), str)
-
-
-def _text(obj: Any, what: str) -> str:
-    if isinstance(obj, str):
-        return obj
-    text = getattr(obj, "text", None)
-    if not isinstance(text, str):
-        raise TypeError(f"{what} is {type_name(obj)} with no str .text to compare.")
-    return text
+def _prepared(prepare: Callable, obj: Any, what: str) -> Any:
+    try:
+        return prepare(obj)
+    except TypeError as exc:
+        raise TypeError(f"{what}: {exc}.") from None
 
 
 def _as_score(result: Any, name: str) -> Score:

@@ -37,7 +37,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import re
 import time
 import warnings
 from collections.abc import Mapping
@@ -58,6 +57,7 @@ from ek._runs import (
     settings_key,
 )
 from ek.facade import evaluate, merge_reports
+from ek.registry import get, names
 from ek.stores import data_dir, json_store
 
 # The agreement statistics live in a private module; present them under this public path.
@@ -76,14 +76,6 @@ __all__ = [
 
 _ERROR_MODES = ("record", "raise")
 _ITEM_FIELDS = ("prediction", "reference", "slice", "score", "error")
-# Metric names whose direction is known when the scores do not declare it.
-# A metric name matches through its words or as a whole (``tool_call``).
-_LOWER_IS_BETTER = frozenset({"cer", "wer", "mer", "wil", "ged", "error", "rate", "distance", "loss", "cost",
-                              "graph", "trajectory"})
-_HIGHER_IS_BETTER = frozenset({
-    "f1", "score", "similarity", "accuracy", "anls", "teds", "grits", "agreement",
-    "precision", "recall", "kappa", "alpha", "success", "fields", "tool_call",
-})
 
 
 # ---------------------------------------------------------------------------
@@ -423,8 +415,8 @@ class GateResult:
 def save_baseline(report: Report, name: str, *, rootdir: Any = None) -> dict:
     """Store a report's aggregate and per-slice figures as the baseline ``name``; return it.
 
-    The record holds ``name``, ``metric``, ``higher_is_better`` (from the
-    scores' detail, or None), ``aggregate``, ``n``, ``per_slice`` and
+    The record holds ``name``, ``metric``, ``higher_is_better`` (the
+    metric's direction, or None), ``aggregate``, ``n``, ``per_slice`` and
     ``slice_n`` (slice labels as strings) and ``saved_at``. It is returned as
     `load_baseline` will give it back. Saving under an existing name replaces it.
 
@@ -479,11 +471,12 @@ def regression_gate(
 
     A figure regresses when it is worse than the baseline by more than
     ``tolerance``: lower when higher is better, higher when lower is better.
-    The direction is, in order: ``higher_is_better`` if given, the
-    ``higher_is_better`` the report's scores carry in their detail, the one
-    stored with the baseline, then the metric's name (CER/WER, graph and
-    trajectory distances and other ``*_rate``/``*_error``/``*_distance`` are
-    lower-is-better; F1, ANLS, similarities are higher-is-better). A slice in the baseline but absent
+    The direction is, in order: ``higher_is_better`` if given, the one the
+    report records (``detail["higher_is_better"]``, the metric's own), the
+    one of the metric registered under the report's name (CER/WER and the
+    graph and trajectory distances are lower-is-better; F1, ANLS and the
+    similarities higher-is-better), then the one stored with the baseline.
+    A slice in the baseline but absent
     from the report counts as a regression, so coverage cannot quietly
     shrink; new slices cannot regress.
 
@@ -503,8 +496,8 @@ def regression_gate(
             metric, the report is empty, a negative tolerance, or the
             direction cannot be told (pass ``higher_is_better=``).
 
-    >>> base = {"metric": "f1", "aggregate": 0.8, "per_slice": {"pdf": 0.9}}
-    >>> cur = Report(metric="f1", aggregate=0.82, n=3, per_slice={"pdf": 0.85})
+    >>> base = {"metric": "fields", "aggregate": 0.8, "per_slice": {"pdf": 0.9}}
+    >>> cur = Report(metric="fields", aggregate=0.82, n=3, per_slice={"pdf": 0.85})
     >>> gate = regression_gate(cur, base, tolerance=0.01)
     >>> bool(gate), [(r["slice"], r["baseline"], r["current"]) for r in gate.regressions]
     (False, [('pdf', 0.9, 0.85)])
@@ -585,12 +578,11 @@ def _resolve_baseline(baseline: Any, rootdir: Any) -> Mapping:
 
 
 def _declared_direction(report: Report) -> Optional[bool]:
-    """The ``higher_is_better`` the report's scores declare, or None."""
-    for s in report.scores:
-        flag = s.detail.get("higher_is_better") if isinstance(s.detail, Mapping) else None
-        if flag is not None:
-            return bool(flag)
-    return None
+    """The direction the report records, else that of the metric registered under its name, or None."""
+    flag = report.detail.get("higher_is_better") if isinstance(report.detail, Mapping) else None
+    if flag is None and report.metric in names("metrics"):
+        flag = getattr(get("metrics", report.metric), "higher_is_better", None)
+    return flag if isinstance(flag, bool) else None
 
 
 def _direction(report: Report, base: Mapping, override: Optional[bool]) -> bool:
@@ -599,13 +591,10 @@ def _direction(report: Report, base: Mapping, override: Optional[bool]) -> bool:
     for found in (_declared_direction(report), base.get("higher_is_better")):
         if found is not None:
             return bool(found)
-    words = set(re.split(r"[^a-z0-9]+", report.metric.lower())) | {report.metric.lower()}
-    lower, higher = bool(words & _LOWER_IS_BETTER), bool(words & _HIGHER_IS_BETTER)
-    if lower != higher:
-        return higher
     raise ValueError(
-        f"regression_gate() cannot tell whether higher or lower {report.metric!r} is better: its "
-        "scores do not declare higher_is_better. Pass higher_is_better=True or False."
+        f"regression_gate() cannot tell whether higher or lower {report.metric!r} is better: neither "
+        "the report nor a metric registered under that name declares higher_is_better, and the "
+        "baseline does not record it. Pass higher_is_better=True or False."
     )
 
 

@@ -1,16 +1,25 @@
 """Named strategies, optional-dependency guards and requirement checks.
 
 Every swappable behaviour is registered under a namespace (``"metrics"``,
-``"signals"``, ``"calibrators"``, ``"policies"``, ``"normalizers"``, ...) and
-looked up by name. Built-ins register where they are defined; third parties
-call `register` or declare an entry point in the group ``ek.<namespace>``.
+``"signals"``, ``"calibrators"``, ``"policies"``, ``"normalizers"``,
+``"dispatch"``, ...) and looked up by name.
+
+How to register: call ``register(namespace, name, obj)`` once the object
+exists, in the module that defines it (built-ins do so at import time). The
+call takes any object, a configured instance such as ``StringMetric("wer")``
+as well as a function or a class, so it is the one form ek uses. Leaving out
+``obj`` makes `register` a decorator for a function or a class; it stays
+because the reference documents it, but ek itself does not use it. A
+package that ek should find without being imported declares an entry point
+in the group ``ek.<namespace>`` instead.
 
 Errors: `get` raises `KeyError` listing the known names; a guarded feature
 used without its extra raises `MissingExtraError` (an `ImportError`).
 
->>> @register("metrics", "exact_doc")
-... def exact(pred, gold, *, grammar=None):
+>>> def exact(pred, gold, *, grammar=None):
 ...     return pred == gold
+>>> register("metrics", "exact_doc", exact) is exact
+True
 >>> get("metrics", "exact_doc")("a", "a")
 True
 """
@@ -19,7 +28,6 @@ from __future__ import annotations
 
 import difflib
 import functools
-import shutil
 from typing import Any, Callable, Iterable, Optional
 
 from ek._util import MissingExtraError, install_hint, is_installed
@@ -39,7 +47,8 @@ MissingExtraError.__module__ = __name__
 # Import names that make up each extra; check_requirements reports on these.
 _EXTRA_PACKAGES = {
     "metrics": ("numpy", "scipy", "networkx", "seqeval", "nervaluate", "anls_star"),
-    "calibration": ("numpy", "sklearn", "crepes", "netcal"),
+    "calibration": ("numpy", "sklearn", "crepes"),
+    "netcal": ("numpy", "netcal"),
     "ocr": ("ocracy",),
     "agents": (),
 }
@@ -49,9 +58,13 @@ _entry_points: dict[str, dict[str, Any]] = {}
 
 
 def register(namespace: str, name: str, obj: Any = None) -> Any:
-    """Register ``obj`` as ``name`` in ``namespace``; without ``obj``, a decorator.
+    """Register ``obj`` as ``name`` in ``namespace`` and return it (see the module docstring).
 
-    Registering a name again replaces the earlier object.
+    Registering a name again replaces the earlier object. Without ``obj``,
+    a decorator that registers the function or class it decorates. An
+    exception registered as ``obj`` reserves the name for its message: `get`
+    raises it (the name can't be used as is, and the message says what to
+    use instead) and `names` does not list it.
     """
     if not isinstance(namespace, str) or not namespace:
         raise TypeError(f"register() namespace must be a non-empty str, got {namespace!r}.")
@@ -71,7 +84,10 @@ def get(namespace: str, name: str) -> Any:
     """
     entries = _registry.get(namespace, {})
     if name in entries:
-        return entries[name]
+        entry = entries[name]
+        if isinstance(entry, BaseException):  # a reserved name (see register)
+            raise entry.with_traceback(None)
+        return entry
     ep = _discover(namespace).get(name)
     if ep is not None:
         return register(namespace, name, ep.load())
@@ -86,8 +102,9 @@ def get(namespace: str, name: str) -> Any:
 
 
 def names(namespace: str) -> Iterable[str]:
-    """Every name registered in ``namespace``, entry points included, sorted."""
-    return sorted(set(_registry.get(namespace, {})) | set(_discover(namespace)))
+    """Every name registered in ``namespace`` (entry points too, reserved names not), sorted."""
+    usable = {n for n, obj in _registry.get(namespace, {}).items() if not isinstance(obj, BaseException)}
+    return sorted(usable | set(_discover(namespace)))
 
 
 def resolve(namespace: str, ref: Any, *, default: Any = None) -> Any:
@@ -131,11 +148,19 @@ def requires_extra(extra: str, *, packages: Optional[Iterable[str]] = None) -> C
 def check_requirements(*, engine: Optional[str] = None, extra: Optional[str] = None) -> dict:
     """Report, without raising, what an OCR engine or an extra needs.
 
-    Returns a dict with at least ``{"ok": bool, "hint": str}``. For an OCR
-    ``engine`` with ocracy installed, ocracy's own doctor answers.
+    Returns a dict with at least ``{"ok": bool, "hint": str}``. An OCR
+    ``engine`` is checked by the one engine check ek has (``ek.ocr``'s,
+    found through the ``ek.engines`` entry point), which asks ocracy's own
+    doctor when ocracy is installed.
     """
     if engine is not None:
-        return _check_engine(engine)
+        try:
+            check = get("engines", "check")
+        except KeyError:
+            return {"ok": False, "engine": engine,
+                    "hint": "ek's OCR engine check is not registered; reinstall ek (pip install "
+                            "-e . from a checkout) so its entry points are declared."}
+        return check(engine)
     if extra is not None:
         if extra not in _EXTRA_PACKAGES:
             known = ", ".join(sorted(_EXTRA_PACKAGES))
@@ -147,22 +172,12 @@ def check_requirements(*, engine: Optional[str] = None, extra: Optional[str] = N
     return {"ok": True, "hint": "Name an engine=... or an extra=... to check."}
 
 
-def _check_engine(engine: str) -> dict:
-    if not is_installed("ocracy"):
-        return {"ok": False, "engine": engine,
-                "hint": f"OCR engines run through ocracy. Install it with: {install_hint('ocr')}"}
-    import ocracy  # noqa: PLC0415 - optional, only when asked about an engine
+def _live(namespace: str) -> dict:
+    """The namespace's registered objects as they stand, for in-package callers that cache on them.
 
-    engine_id = engine.strip().lower().replace("_", "-")
-    try:
-        ok = bool(ocracy.is_set_up(engine_id))
-        hint = str(ocracy.requirements(engine_id))
-    except Exception as exc:  # the check is advisory: report, never raise
-        return {"ok": False, "engine": engine, "hint": f"ocracy cannot check {engine!r}: {exc}"}
-    # ocracy checks the Python wrapper; a local engine also needs its program on PATH.
-    if ok and engine_id == "tesseract" and shutil.which("tesseract") is None:
-        ok, hint = False, "The tesseract program is not on PATH: apt-get install -y tesseract-ocr"
-    return {"ok": ok, "engine": engine_id, "hint": hint}
+    Read it, never write it: `register` is the way in.
+    """
+    return _registry.setdefault(namespace, {})
 
 
 def _discover(namespace: str) -> dict[str, Any]:

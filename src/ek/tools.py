@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ek.facade import score
+from ek.registry import check_requirements, get
 
 __all__ = ["cer", "check", "cost_per_success", "engines", "pass_k", "rover", "version", "wer", "where"]
 
@@ -85,16 +86,12 @@ def cost_per_success(total_dollars: float, successes: int, *, attempts: Optional
 
 def engines() -> list:
     """OCR engines installed and usable here (needs the ``ocr`` extra)."""
-    from ek.ocr._engines import installed_engines
-
-    return installed_engines()
+    return get("engines", "installed")()
 
 
 def check(engine: str) -> dict:
     """What an OCR engine needs to run here, and whether it is ready."""
-    from ek.ocr._engines import check_engine
-
-    return check_engine(engine)
+    return check_requirements(engine=engine)
 
 
 def _steps(normalize: Optional[str]) -> Optional[list[str]]:

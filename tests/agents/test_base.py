@@ -141,3 +141,14 @@ def test_is_episode_duck_types():
         task_id, trajectory, output = "t", (), None
 
     assert is_episode(Episode()) and is_episode(Shape()) and not is_episode("x")
+
+
+def test_costs_sum_with_the_builtin_sum():
+    a, b = Cost(input_tokens=100, output_tokens=50, latency_s=1.0), Cost(input_tokens=10, retries=1)
+    assert sum([a, b]) == a + b == Cost(input_tokens=110, output_tokens=50, retries=1, latency_s=1.0)
+    assert 0 + a is a and sum([a]) is a
+    assert sum([], Cost()) == Cost()
+    with pytest.raises(TypeError):
+        1 + a                        # only the 0 that starts a sum is an empty tally
+    with pytest.raises(TypeError):
+        False + a

@@ -1,6 +1,7 @@
 """ek.agents.bridge: transcripts (OpenAI, Anthropic), usage objects, Inspect AI samples, DeepEval cases."""
 
 import os
+import warnings
 
 import pytest
 
@@ -272,3 +273,95 @@ def test_as_agent_wraps_sync_async_and_seeded_functions():
     assert asyncio.run(agent(t)).output == "HI"
     with pytest.raises(TypeError, match="needs a callable"):
         as_agent("upper")
+
+
+# ---------------------------------------------------------------- hostile arguments
+
+def one_call(arguments, call_id="c1"):
+    return [{"role": "assistant", "tool_calls": [{"id": call_id, "function": {"name": "f", "arguments": arguments}}]},
+            {"role": "tool", "tool_call_id": call_id, "content": "done"},
+            {"role": "assistant", "tool_calls": [{"id": "ok", "function": {"name": "g", "arguments": '{"x": 1}'}}]}]
+
+
+def nested_json(depth):
+    return '{"a": ' + "[" * depth + "]" * depth + "}"
+
+
+@pytest.mark.parametrize("arguments,message", [
+    (nested_json(100_000), "nest deeper than 100 levels"),            # RecursionError in json
+    (nested_json(500), "nest deeper than 100 levels"),                # parses, then refused
+    ('{"n": 1' + "0" * 5000 + "}", "a number of 5001 digits; the limit is 4300"),
+    ('{"n": 1' + "0" * 5000 + ".5}", "a number of 5003 characters"),
+    ('{"n": 1e999}', "outside the range of a float"),                 # would read back as inf
+    ('{"n": NaN}', "NaN is not a JSON number"),
+], ids=["100k-deep", "500-deep", "5000-digit-int", "5000-digit-float", "overflow", "nan"])
+def test_oversized_arguments_become_the_steps_error(arguments, message):
+    steps = trajectory_from_messages(one_call(arguments)).steps
+    assert steps[0].args == {} and message in steps[0].error
+    assert steps[0].observation == "done"                             # the result still pairs
+    assert steps[1].args == {"x": 1} and steps[1].error is None     # the rest of the episode stays
+
+
+def test_nesting_up_to_the_limit_is_kept():
+    # {"a": [[...]]} with 99 lists is 100 levels counting the object itself
+    step = trajectory_from_messages(one_call(nested_json(99))).steps[0]
+    assert step.error is None and len(step.args) == 1
+
+
+def test_deep_or_huge_argument_objects_are_refused_too():
+    deep = inner = {}
+    for _ in range(100_000):
+        inner["a"] = {}
+        inner = inner["a"]
+    msgs = [{"role": "assistant", "content": [{"type": "tool_use", "id": "u1", "name": "f", "input": deep},
+                                              {"type": "tool_use", "id": "u2", "name": "f", "input": {"n": 10**5000}}]}]
+    s1, s2 = trajectory_from_messages(msgs).steps
+    assert s1.args == {} and "nest deeper than 100 levels" in s1.error
+    assert s2.args == {} and "an integer longer than 4300 digits" in s2.error
+
+
+def test_deepeval_tool_calls_with_unusable_parameters_keep_the_episode():
+    class Call:
+        def __init__(self, name, input_parameters, output=None):
+            self.name, self.input_parameters, self.output = name, input_parameters, output
+
+    class Case:
+        actual_output = "x"
+        tools_called = [Call("f", [1, 2]), Call("g", {"n": 10**5000}), Call("h", {"k": 1})]
+
+    ep = from_deepeval_test_case(Case(), task_id="t")
+    errors = [s.error for s in ep.trajectory.steps]
+    assert "must be a JSON object, got list" in errors[0]
+    assert "an integer longer than 4300 digits" in errors[1] and errors[2] is None
+
+
+# ---------------------------------------------------------------- duplicate call ids
+
+def parallel_calls_sharing_an_id():
+    return [{"role": "assistant", "tool_calls": [
+        {"id": "c1", "function": {"name": "get", "arguments": '{"city": "Paris"}'}},
+        {"id": "c1", "function": {"name": "get", "arguments": '{"city": "Rome"}'}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "18C"},
+        {"role": "tool", "tool_call_id": "c1", "content": "25C"},
+        {"role": "assistant", "content": "done"}]
+
+
+def test_calls_sharing_an_id_are_answered_in_order_and_the_ambiguity_is_reported():
+    with pytest.warns(UserWarning, match=r"1 tool call id\(s\) \('c1'\) were shared .* in call order"):
+        steps = trajectory_from_messages(parallel_calls_sharing_an_id()).steps
+    assert [(s.args["city"], s.observation) for s in steps] == [("Paris", "18C"), ("Rome", "25C")]
+    with pytest.warns(UserWarning, match="shared"):
+        ep = episode_from_messages(parallel_calls_sharing_an_id())
+    assert ep.meta["ambiguous_call_ids"] == ["c1"]
+
+
+def test_an_id_reused_turn_after_turn_is_not_ambiguous():
+    msgs = [{"role": "assistant", "tool_calls": [{"id": "call_0", "function": {"name": "a", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "call_0", "content": "first"},
+            {"role": "assistant", "tool_calls": [{"id": "call_0", "function": {"name": "b", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "call_0", "content": "second"}]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ep = episode_from_messages(msgs)
+    assert [s.observation for s in ep.trajectory] == ["first", "second"]
+    assert "ambiguous_call_ids" not in ep.meta

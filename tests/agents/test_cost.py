@@ -135,3 +135,12 @@ def test_cost_report_nothing_succeeded_is_infinite():
     r = cost_report([Episode(cost=Cost(output_tokens=10), success=False)], price=per_million(1, 1))
     assert r["cost_per_success"] == math.inf
     assert cost_report([])["success_rate"] is None
+
+
+def test_cost_report_refuses_ungraded_episodes():
+    eps = [Episode(task_id="a", cost=Cost(input_tokens=10), success=True),
+           Episode(task_id="b", cost=Cost(input_tokens=10))]                     # never graded
+    with pytest.raises(ValueError, match=r"item 1 \(task 'b'\) is ungraded \(success=None\).*Grade it first"):
+        cost_report(eps, price=per_million(1.0, 1.0))
+    with pytest.raises(ValueError, match="ungraded"):
+        cost_report(eps)                                  # with or without rates

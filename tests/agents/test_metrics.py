@@ -65,7 +65,7 @@ def test_cost_per_success_is_a_ratio_of_sums():
     assert a.value == pytest.approx(3.0) and b.value == pytest.approx(1.0)
     assert m.aggregate([a, b]) == pytest.approx(4.0)
     assert m.aggregate([b]) == math.inf
-    assert a.detail["higher_is_better"] is False
+    assert CostPerSuccessMetric.higher_is_better is False and "higher_is_better" not in a.detail
 
 
 def test_cost_per_success_resolves_each_episode_model():
@@ -96,3 +96,18 @@ def test_score_dispatches_an_episode_to_task_success():
     assert (right.value, wrong.value) == (1.0, 0.0)
     report = ek.evaluate([(Episode(output="4"), "4"), (Episode(output="5"), "4")])
     assert report.metric == "task_success" and report.aggregate == 0.5
+
+
+@pytest.mark.parametrize("call", [
+    lambda: ek.score(Episode(output="4", cost=Cost(input_tokens=10)), "4", metric="cost_per_success"),
+    lambda: ek.evaluate([(Episode(output="4"), "4")], metric="cost_per_success"),
+    lambda: CostPerSuccessMetric()(Episode(output="4"), "4"),      # priceless: no silent $0
+], ids=["score", "evaluate", "no-price"])
+def test_cost_per_success_by_name_says_which_rates_it_needs(call):
+    with pytest.raises(UnknownModelPrice) as info:
+        call()
+    message = str(info.value)
+    assert "can't be used by name" in message
+    assert "CostPerSuccessMetric(price=per_million(input_usd, output_usd))" in message
+    assert "load_prices(" in message and "Did you mean" not in message
+    assert isinstance(info.value, KeyError)      # what a by-name lookup raises, per ek.registry

@@ -190,7 +190,8 @@ def test_reliability_doc_example_and_per_task():
 
 
 def test_reliability_skips_tasks_with_fewer_than_k_trials():
-    r = reliability({"a": [True, False, True], "b": [True]}, k=2)
+    with pytest.warns(UserWarning, match="fewer than k=2 trials"):
+        r = reliability({"a": [True, False, True], "b": [True]}, k=2)
     assert r.detail["skipped"] == 1 and r.detail["skipped_tasks"] == ["b"]
     assert r.per_task["b"]["pass_hat_k"] is None
     assert r.pass_hat_k == pass_hat_k(n=3, c=2, k=2)
@@ -235,3 +236,16 @@ def test_pass_hat_k_interval_contains_the_estimate_when_every_task_agrees():
     r = reliability({f"t{i}": [True, True, False, False, False] for i in range(10)}, k=2)
     lo, hi = r.pass_hat_k_ci
     assert lo <= r.pass_hat_k <= hi
+
+
+def test_skipping_short_tasks_is_never_silent():
+    outcomes = {"a": [True, False, True], "b": [True], "c": [False, False, True], "d": []}
+    with pytest.warns(UserWarning, match=r"2 of 4 task\(s\) have fewer than k=3 trials .*: 'b', 'd'\. "
+                                         r"They are listed in detail\['skipped_tasks'\]") as record:
+        r = reliability(outcomes, k=3)
+    assert record[0].filename == __file__                # points at the caller
+    assert r.detail["skipped"] == 2 and r.detail["skipped_tasks"] == ["b", "d"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        full = {t: v for t, v in outcomes.items() if v}
+        reliability(full, k=1, warn_deterministic=False)       # nothing skipped: no warning

@@ -124,3 +124,17 @@ def test_matching_is_invariant_to_prediction_order(pred, gold, data):
     a, b = m(pred, gold), m(shuffled, gold)
     assert (a.detail["tp"], a.detail["fp"], a.detail["fn"]) == (b.detail["tp"], b.detail["fp"], b.detail["fn"])
     assert m(gold, gold).f1 == 1.0
+
+
+@pytest.mark.parametrize("pred_args,gold_args", [
+    ({}, {"x": None}),              # the reference explicitly passes x=None; the prediction omits it
+    ({"x": None}, {}),              # the prediction passes x=None; the reference has no x
+], ids=["missing-none", "extra-none"])
+def test_an_explicit_none_argument_differs_from_a_missing_one(pred_args, gold_args):
+    pred, gold = [("f", pred_args)], [("f", gold_args)]
+    s = ToolCallMetric()(pred, gold)
+    assert s.f1 == 0.0 and s.detail["n_exact"] == 0
+    arg = ToolCallMetric(level="arg")(pred, gold)
+    assert arg.detail["tp"] == 1.0                          # the right tool still earns its weight
+    assert arg.detail["fp"] + arg.detail["fn"] == 1.0       # ... and the None argument costs one
+    assert ToolCallMetric()([("f", {"x": None})], [("f", {"x": None})]).f1 == 1.0

@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import ek
-from ek.agents import ToolSpec, tool_grammar
+from ek.agents import Step, ToolSpec, tool_grammar
 from ek.agents.trajectory import SCHEMES, TrajectoryMetric
 from ek.base import FieldSpec
 
@@ -124,3 +124,15 @@ def test_distance_properties(pred, gold):
     assert any_order <= in_order + 1e-9                       # ignoring order can only help
     assert in_order == TrajectoryMetric("in_order")(gold, pred).detail["distance"]   # symmetric costs
     assert TrajectoryMetric("superset")(pred, gold).detail["distance"] <= any_order + 1e-9
+
+
+@pytest.mark.parametrize("scheme", ["in_order", "exact", "any_order"])
+@pytest.mark.parametrize("pred_args,gold_args", [({}, {"x": None}), ({"x": None}, {})],
+                         ids=["missing-none", "extra-none"])
+def test_an_explicit_none_argument_costs_distance(scheme, pred_args, gold_args):
+    m = TrajectoryMetric(scheme=scheme)
+    s = m([Step("f", pred_args)], [Step("f", gold_args)])
+    assert s.value > 0.0 and s.detail["distance"] > 0.0
+    if scheme != "exact":
+        assert s.detail["distance"] == 1.0                  # one argument of weight 1
+    assert m([Step("f", {"x": None})], [Step("f", {"x": None})]).value == 0.0

@@ -1,13 +1,28 @@
-"""Contract tests over every metric registered by ek.metrics (after sklearn's test_common).
+"""The metric contract (see `ek.metrics`), checked over every metric ek registers.
 
-For each registered name: identical pred and gold give the best value, the
-aggregate of any split of a corpus merged with `ek.merge_reports` equals the
-aggregate of the whole, a bad input raises with a message, and the registered
-name is the metric's own ``name`` (which `merge_reports` relies on).
+After sklearn's ``metrics/tests/test_common.py``. The metrics are listed from
+a fresh interpreter that imports ``ek`` and ``ek.agents``, so the agent
+metrics are included and nothing a test registers is. Every one of them
+needs a pool of cases in ``CASES``; a metric registered without one fails
+`test_every_registered_metric_has_cases`. For each metric:
+
+* ``name`` is its registered name, ``higher_is_better`` a bool on the class,
+  ``statistics`` detail keys every score carries as numbers;
+* a perfect prediction scores best in the declared direction;
+* ``aggregate`` is exactly ``compute`` of the summed statistics, also for
+  float (weighted) totals;
+* any split of a corpus merges to the whole, aggregate and per slice, checked
+  against ``compute`` of statistics summed here by hand, and against a corpus
+  figure made without ``compute`` (a reference library such as jiwer, seqeval,
+  nervaluate or anls_star, or counts made here), so a constant ``compute``
+  fails too;
+* an empty corpus raises, and a bad input raises with a message.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import subprocess
 import sys
 
@@ -16,9 +31,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ek
+from ek.agents.base import Episode, Step, Trajectory
 from ek.metrics.graphs import TypedEdge, TypedGraph, TypedNode
 from ek.metrics.tables import Table
-from ek.registry import get, names
+from ek.registry import get
 
 
 def _graph(amount="1", extra=False):
@@ -30,14 +46,16 @@ def _graph(amount="1", extra=False):
     return TypedGraph(nodes, edges)
 
 
-STRINGS = [("kitten", "sitting"), ("ab", "ab"), ("", "abc"), ("a b c", "a c"), ("hello wrld", "hello world")]
-RECORDS = [({"a": 1, "b": 2}, {"a": 1, "b": 3, "c": 4}), ({}, {"a": 1}), ({"a": 1}, {"a": 1}), ({"x": 1}, {})]
+STRINGS = [("kitten", "sitting"), ("ab", "ab"), ("", "abc"), ("a b c", "a c"), ("hello wrld", "hello world"),
+           ("x", "")]
+RECORDS = [({"a": 1, "b": 2}, {"a": 1, "b": 3, "c": 4}), ({}, {"a": 1}), ({"a": 1}, {"a": 1}), ({"x": 1}, {}),
+           ({}, {})]
 TAGS = [(["B-PER", "I-PER", "O"], ["B-PER", "I-PER", "O"]), (["B-LOC", "O"], ["O", "O"]),
         (["O", "B-PER"], ["B-PER", "I-PER"]), (["O"], ["O"]), (["I-PER", "O"], ["B-PER", "O"])]
 SPANS = [([{"label": "ORG", "start": 1, "end": 1}], [{"label": "ORG", "start": 0, "end": 1}]),
          ([], [{"label": "PER", "start": 0, "end": 0}]),
          ([{"label": "PER", "start": 2, "end": 3}], [{"label": "LOC", "start": 2, "end": 3}]),
-         ([{"label": "X", "start": 0, "end": 0}], [{"label": "X", "start": 0, "end": 0}])]
+         ([{"label": "X", "start": 0, "end": 0}], [{"label": "X", "start": 0, "end": 0}]), ([], [])]
 TABLES = [
     ("<table><tr><td>a</td><td>b</td></tr></table>", "<table><tr><td>a</td><td>c</td></tr></table>"),
     ([["a", None], ["c", "d"]], [["a", "b"], ["c", "d"]]),
@@ -46,7 +64,14 @@ TABLES = [
 ]
 ANSWERS = [("Hello Wrld", "Hello World"), ({"a": "x", "b": ["p", "q"]}, {"a": "y", "b": ["p"]}), ("abc", ("abd", "x")),
            (["a", "b"], ["b", "a"])]
-GRAPHS = [(_graph("2"), _graph("1")), (_graph(extra=True), _graph()), (TypedGraph(), _graph()), (_graph(), _graph())]
+GRAPHS = [(_graph("2"), _graph("1")), (_graph(extra=True), _graph()), (TypedGraph(), _graph()), (_graph(), _graph()),
+          (TypedGraph(), TypedGraph())]
+SEARCH, ANSWER = Step("search", {"q": "cat"}), Step("answer", {"a": "meow"})
+CALLS = [([SEARCH, ANSWER], [SEARCH, ANSWER]), ([SEARCH, SEARCH, ANSWER], [SEARCH, ANSWER]),
+         ([Step("search", {"q": "dog"})], [SEARCH]), ([], [ANSWER]), ([ANSWER, SEARCH], [SEARCH, ANSWER]),
+         (Episode(trajectory=Trajectory([SEARCH])), [("search", {"q": "cat"})]), ([], [])]
+EPISODES = [(Episode(output="42"), "42"), (Episode(output="41"), "42"), (Episode(output=" Paris "), "paris"),
+            (Episode(output=None), "x")]
 
 CASES = {
     "cer": STRINGS, "wer": STRINGS, "fields": RECORDS, "anls": ANSWERS,
@@ -54,8 +79,16 @@ CASES = {
     "span_f1_strict": SPANS, "span_f1_exact": SPANS, "span_f1_partial": SPANS, "span_f1_type": SPANS,
     "teds": TABLES, "teds_struct": TABLES, "grits": TABLES, "grits_top": TABLES,
     "typed_graph": GRAPHS, "typed_graph_bipartite": GRAPHS, "typed_graph_auto": GRAPHS,
+    "tool_call": CALLS, "trajectory": CALLS, "task_success": EPISODES,
 }
 
+# A perfect prediction for a gold answer, where it is not the gold itself.
+PERFECT = {
+    "anls": lambda gold: gold[0] if isinstance(gold, tuple) else gold,  # tuples list gold alternatives
+    "task_success": lambda gold: Episode(output=gold),
+}
+
+# task_success is left out: its default checker reads any value as an answer.
 BAD = {
     "cer": ((1, "a"), TypeError, "compares strings"),
     "wer": (("a", None), TypeError, "compares strings"),
@@ -74,51 +107,109 @@ BAD = {
     "typed_graph": (({"a": 1}, _graph()), TypeError, "compares two TypedGraphs"),
     "typed_graph_bipartite": ((_graph(), [1]), TypeError, "compares two TypedGraphs"),
     "typed_graph_auto": ((None, _graph()), TypeError, "compares two TypedGraphs"),
+    "tool_call": (("search", [SEARCH]), TypeError, "pred is str; pass an Episode"),
+    "trajectory": (([SEARCH], None), TypeError, "gold is None"),
 }
 
 
-def _ek_metrics() -> list[str]:
-    return [n for n in names("metrics") if type(get("metrics", n)).__module__.startswith("ek.metrics")]
+def _registered_by_ek() -> list[str]:
+    """The metric names a fresh ``import ek, ek.agents`` registers (entry points included)."""
+    code = "import json, ek, ek.agents; print(json.dumps(list(ek.names('metrics'))))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+REGISTERED = _registered_by_ek()
+NAMES = sorted(CASES)
+# Metrics whose corpus figure is checked only through compute() of summed statistics.
+ORACLE_FREE = {"trajectory"}
+
+
+def _totals(metric, scores):
+    """The statistics summed here, independently of `ek._util.sum_detail`."""
+    totals = dict.fromkeys(metric.statistics, 0)
+    for s in scores:
+        for k in metric.statistics:
+            totals[k] += s.detail[k]
+    return totals
 
 
 def test_every_registered_metric_has_cases():
-    missing = sorted(set(_ek_metrics()) - set(CASES))
-    assert not missing, f"add contract cases for {missing}"
+    assert {"cer", "fields", "typed_graph", "tool_call", "trajectory", "task_success"} <= set(REGISTERED)
+    missing = sorted(set(REGISTERED) - set(CASES))
+    assert not missing, (
+        f"metrics {missing} are registered but have no contract cases; add a pool of (pred, gold) "
+        "pairs for each to CASES in tests/metrics/test_common.py"
+    )
+    assert not set(CASES) - set(REGISTERED), "CASES names a metric ek no longer registers"
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_registered_name_is_the_metric_name(name):
-    assert get("metrics", name).name == name
-    assert ek.score(*CASES[name][0], metric=name).metric == name
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_identical_pred_and_gold_give_the_best_value(name):
+@pytest.mark.parametrize("name", NAMES)
+def test_declared_contract(name):
     m = get("metrics", name)
-    for _, gold in CASES[name]:
-        if name == "anls" and isinstance(gold, tuple):
-            continue  # tuples are gold-only alternatives in ANLS*
-        s = m(gold, gold)
-        best = 1.0 if s.detail["higher_is_better"] else 0.0
-        assert s.value == pytest.approx(best), (name, gold)
+    assert m.name == name
+    assert ek.score(*CASES[name][0], metric=name).metric == name
+    assert isinstance(type(m).higher_is_better, bool)
+    assert isinstance(m.statistics, tuple) and m.statistics
+    assert all(isinstance(k, str) for k in m.statistics)
+    assert callable(m.compute) and callable(m.aggregate)
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_values_are_in_range_and_direction_is_declared(name):
+@pytest.mark.parametrize("name", NAMES)
+def test_every_score_carries_the_statistics_as_numbers(name):
     m = get("metrics", name)
     for pred, gold in CASES[name]:
         s = m(pred, gold)
-        assert isinstance(s.detail["higher_is_better"], bool)
+        # Direction belongs to the metric; the reference documents a copy on string scores only.
+        assert s.detail.get("higher_is_better", type(m).higher_is_better) is type(m).higher_is_better
+        if name not in ("cer", "wer"):
+            assert "higher_is_better" not in s.detail
+        for k in m.statistics:
+            v = s.detail[k]
+            assert isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v), (name, k, v)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_perfect_prediction_scores_best(name):
+    m = get("metrics", name)
+    best = 1.0 if type(m).higher_is_better else 0.0
+    perfect = PERFECT.get(name, lambda gold: gold)
+    pairs = [(perfect(gold), gold) for _, gold in CASES[name]]
+    for pred, gold in pairs:
+        assert m(pred, gold).value == pytest.approx(best), (name, gold)
+    assert ek.evaluate(pairs, metric=name).aggregate == pytest.approx(best)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_values_are_in_range(name):
+    m = get("metrics", name)
+    for pred, gold in CASES[name]:
+        s = m(pred, gold)
         if name not in ("cer", "wer"):  # error rates are unbounded above
             assert 0.0 <= s.value <= 1.0, (name, pred, gold, s.value)
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_aggregate_is_compute_of_the_summed_statistics(name):
+    m = get("metrics", name)
+    scores = [m(p, g) for p, g in CASES[name]]
+    totals = _totals(m, scores)
+    assert m.aggregate(scores) == m.compute(totals)
+    # compute takes float (weighted) totals: weight 2 on every item is the corpus twice over
+    doubled = {k: 2.0 * v for k, v in totals.items()}
+    assert m.compute(doubled) == pytest.approx(m.aggregate(scores + scores))
+    assert isinstance(m.compute(doubled), float)
+
+
 @settings(max_examples=25, deadline=None)
 @given(data=st.data())
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", NAMES)
 def test_any_split_merges_to_the_whole(name, data):
+    m = get("metrics", name)
     pool = CASES[name]
-    corpus = data.draw(st.lists(st.sampled_from(pool), min_size=1, max_size=8), label="corpus")
+    pairs = data.draw(st.lists(st.sampled_from(pool), min_size=1, max_size=8), label="corpus")
+    labels = data.draw(st.lists(st.sampled_from(["a", "b", None]), min_size=len(pairs), max_size=len(pairs)))
+    corpus = [(p, g) if label is None else (p, g, label) for (p, g), label in zip(pairs, labels)]
     cuts = sorted(data.draw(st.lists(st.integers(0, len(corpus)), max_size=3), label="cuts"))
     bounds = [0, *cuts, len(corpus)]
     parts = [corpus[a:b] for a, b in zip(bounds, bounds[1:])]
@@ -126,8 +217,22 @@ def test_any_split_merges_to_the_whole(name, data):
     merged = ek.merge_reports(*[ek.evaluate(p, metric=name) for p in parts])
     assert merged.n == whole.n == len(corpus)
     assert merged.aggregate == pytest.approx(whole.aggregate)
-    assert whole.aggregate == pytest.approx(get("metrics", name).aggregate(whole.scores))
-    assert merged.aggregate == pytest.approx(_oracle(name, corpus))
+    assert merged.per_slice == pytest.approx(dict(whole.per_slice))
+    assert merged.detail["higher_is_better"] is type(m).higher_is_better
+    assert merged.detail["aggregation"] == "statistics"
+    # the oracle: compute() of statistics summed here, over the whole and over each slice
+    scores = [m(*case[:2]) for case in corpus]
+    assert merged.aggregate == pytest.approx(m.compute(_totals(m, scores)))
+    for label in {case[2] for case in corpus if len(case) == 3}:
+        part = [s for s, case in zip(scores, corpus) if len(case) == 3 and case[2] == label]
+        assert merged.per_slice[label] == pytest.approx(m.compute(_totals(m, part)))
+    # and compute() itself against a figure made without it (a constant compute passes the above)
+    if name in ORACLE_FREE:
+        return
+    assert merged.aggregate == pytest.approx(_oracle(name, pairs))
+    for label in {case[2] for case in corpus if len(case) == 3}:
+        part = [case[:2] for case in corpus if len(case) == 3 and case[2] == label]
+        assert merged.per_slice[label] == pytest.approx(_oracle(name, part))
 
 
 # ---------------------------------------------------------------------------
@@ -163,6 +268,13 @@ def _oracle(name, corpus):
         tops = [_graph_top(p) + _graph_top(g) for p, g in corpus]
         raw = sum(metric(p, g).value * top for (p, g), top in zip(corpus, tops))
         return raw / sum(tops) if sum(tops) else 0.0
+    if name == "task_success":  # successes over episodes
+        return sum(metric(p, g).value for p, g in corpus) / len(corpus)
+    if name == "tool_call":  # pooled matched calls over pooled call counts, the counts made here
+        sizes = [(_n_calls(p), len(g)) for p, g in corpus]
+        matched = sum(metric(p, g).recall * n_gold for (p, g), (_, n_gold) in zip(corpus, sizes))
+        total = sum(n_pred + n_gold for n_pred, n_gold in sizes)
+        return 2 * matched / total if total else 1.0
     raise AssertionError(f"no oracle for {name}")
 
 
@@ -173,6 +285,8 @@ def _slot_f1(preds, golds):
     gold_slots = {(i, k, v) for i, r in enumerate(golds) for k, v in r.items()}
     pred_slots = {(i, k, v) for i, r in enumerate(preds) for k, v in r.items()}
     slots = sorted(gold_slots | pred_slots, key=repr)
+    if not slots:
+        return 1.0  # nothing to extract and nothing extracted
     return f1_score([s in gold_slots for s in slots], [s in pred_slots for s in slots], zero_division=1.0)
 
 
@@ -192,8 +306,13 @@ def _nervaluate_f1(preds, golds, scheme):
     from nervaluate import Evaluator
 
     labels = sorted({s["label"] for doc in preds + golds for s in doc})
-    result = Evaluator(golds, preds, tags=labels).evaluate()["overall"][{"type": "ent_type"}.get(scheme, scheme)]
+    result = Evaluator(golds, preds, tags=labels, loader="dict").evaluate()["overall"]
+    result = result[{"type": "ent_type"}.get(scheme, scheme)]
     return 1.0 if result.actual == result.possible == 0 else result.f1
+
+
+def _n_calls(pred):
+    return len(pred.trajectory.steps) if isinstance(pred, Episode) else len(pred)
 
 
 def _grid_size(table):
@@ -205,11 +324,12 @@ def _graph_top(graph):
     return sum(1 + sum(v is not None for v in n.fields.values()) for n in graph.nodes) + len(graph.edges)
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_aggregate_of_an_empty_corpus_raises(name):
-    # an empty corpus has no aggregate: never a silent 0.0 or 1.0
+@pytest.mark.parametrize("name", NAMES)
+def test_an_empty_corpus_has_no_aggregate(name):
+    # never a silent 0.0 or 1.0
     with pytest.raises(ValueError, match="no scores"):
         get("metrics", name).aggregate([])
+    assert ek.evaluate([], metric=name).aggregate is None
 
 
 @pytest.mark.parametrize("name", sorted(BAD))
@@ -217,6 +337,44 @@ def test_bad_input_raises_with_a_message(name):
     (pred, gold), exc, message = BAD[name]
     with pytest.raises(exc, match=message):
         get("metrics", name)(pred, gold)
+
+
+def _unregistered():
+    """ek's metric classes that need configuration, so none is registered."""
+    from ek.agents.cost import per_million
+    from ek.agents.judge import JudgeMetric
+    from ek.agents.metrics import CostPerSuccessMetric
+
+    judge = JudgeMetric(judge=lambda out, *, criteria, reference: float(out == reference))
+    cost = CostPerSuccessMetric(price=per_million(1.0, 1.0))
+    answers = [(Episode(output="a", cost=ek.agents.base.Cost(input_tokens=1_000_000)), "a"),
+               (Episode(output="b", cost=ek.agents.base.Cost(input_tokens=3_000_000)), "a")]
+    return [(judge, [("a", "a"), ("b", "a")], 0.5), (cost, answers, 4.0)]
+
+
+@pytest.mark.parametrize("metric, pairs, expected", _unregistered(), ids=["judge", "cost_per_success"])
+def test_the_configured_metrics_follow_the_contract(metric, pairs, expected):
+    # judge: one of two answers right; cost per success: $4 spent for one success
+    assert isinstance(type(metric).higher_is_better, bool)
+    scores = [metric(p, g) for p, g in pairs]
+    assert all(isinstance(s.detail[k], (int, float)) for s in scores for k in metric.statistics)
+    assert metric.aggregate(scores) == metric.compute(_totals(metric, scores)) == pytest.approx(expected)
+    report = ek.merge_reports(ek.evaluate(pairs[:1], metric=metric), ek.evaluate(pairs[1:], metric=metric),
+                              metric=metric)
+    assert report.aggregate == metric.aggregate(scores)
+    assert report.detail["higher_is_better"] is type(metric).higher_is_better
+    with pytest.raises(ValueError, match="no scores"):
+        metric.aggregate([])
+
+
+def test_hand_worked_oracles():
+    # figures worked out by hand, not through compute()
+    cer = ek.evaluate([("kitten", "sitting"), ("ab", "ab")], metric="cer")
+    assert cer.aggregate == pytest.approx(3 / 9)
+    fields = ek.evaluate(RECORDS[:2], metric="fields")  # tp 1, fp 1, fn 3
+    assert fields.aggregate == pytest.approx(2 * 1 / (2 * 1 + 1 + 3))
+    tasks = ek.evaluate(EPISODES, metric="task_success")  # "42" and " Paris " pass
+    assert tasks.aggregate == 0.5
 
 
 def test_importing_ek_loads_no_metric_backend():

@@ -100,3 +100,58 @@ def test_any_split_merges_to_whole(pairs, data):
     merged = merge_reports(evaluate(pairs[:k], metric="fields"), evaluate(pairs[k:], metric="fields"))
     assert merged == whole
     assert merged.aggregate == pytest.approx(_micro_f1(pairs))
+
+
+# ---------------------------------------------------------------------------
+# per-field normalizers from the grammar (issue 11, item 1)
+
+
+def _grammar(**fields_by_node):
+    from ek.base import FieldSpec, GraphGrammar, NodeType
+
+    return GraphGrammar(node_types={
+        node: NodeType(node, fields={name: FieldSpec(name, normalizer=norm) for name, norm in fields.items()})
+        for node, fields in fields_by_node.items()
+    })
+
+
+def test_a_field_normalizer_from_the_grammar_is_applied_to_both_sides():
+    import ek
+
+    g = _grammar(invoice={"city": "lower", "iban": "collapse_whitespace+lower", "note": None})
+    pred = {"city": "PARIS", "iban": "DE89  3704", "note": "Hi", "zip": "75001"}
+    gold = {"city": "Paris", "iban": "de89 3704", "note": "hi", "zip": "75001"}
+    s = FieldMetric()(pred, gold, grammar=g)
+    assert s.detail["per_field"] == {"city": (1, 0, 0), "iban": (1, 0, 0), "note": (0, 1, 1), "zip": (1, 0, 0)}
+    assert FieldMetric()(pred, gold).detail["tp"] == 1  # without the grammar only zip matches
+    assert ek.score(pred, gold, metric="fields", grammar=g).detail["tp"] == 3
+    assert ek.score(pred, gold, grammar=g).detail["tp"] == 3  # dispatched by type
+    assert ek.evaluate([(pred, gold)], grammar=g).aggregate == pytest.approx(prf(3, 4, 4)[2])
+
+
+def test_the_field_normalizer_wins_over_normalize_for_the_fields_it_names():
+    import ek
+
+    g = _grammar(invoice={"city": "strip"})
+    pred, gold = {"city": " Paris ", "name": "ACME"}, {"city": "Paris", "name": "acme"}
+    s = ek.score(pred, gold, metric="fields", grammar=g, normalize="lower")
+    assert s.detail["per_field"] == {"city": (1, 0, 0), "name": (1, 0, 0)}  # lower still serves "name"
+    s = ek.score({"city": " PARIS "}, {"city": "paris"}, metric="fields", grammar=g, normalize="lower")
+    assert s.detail["per_field"] == {"city": (0, 1, 1)}  # "strip" alone applies to city
+
+
+def test_a_field_declared_in_several_node_types():
+    g = _grammar(invoice={"city": "lower"}, customer={"city": "lower", "name": None}, line={"sku": "strip"})
+    assert FieldMetric()({"city": "ROME", "sku": " x"}, {"city": "rome", "sku": "x"}, grammar=g).value == 1.0
+    clash = _grammar(invoice={"city": "lower"}, customer={"city": "strip"})
+    assert FieldMetric()({"zip": "1"}, {"zip": "1"}, grammar=clash).value == 1.0  # only keys present matter
+    with pytest.raises(ValueError, match=r"field 'city' has different normalizers .*'lower' in node type\(s\) "
+                                         r"'invoice'; 'strip' in node type\(s\) 'customer'"):
+        FieldMetric()({"city": "ROME"}, {"city": "rome"}, grammar=clash)
+
+
+def test_field_normalizer_bad_inputs():
+    with pytest.raises(KeyError, match="No 'normalizers' strategy is registered as 'nope'"):
+        FieldMetric()({"city": "a"}, {"city": "a"}, grammar=_grammar(invoice={"city": "nope"}))
+    with pytest.raises(TypeError, match="grammar must be a GraphGrammar, got dict"):
+        FieldMetric()({"city": "a"}, {"city": "a"}, grammar={"city": "lower"})

@@ -134,7 +134,8 @@ def test_normalized_by_the_largest_possible_cost():
     assert s.detail["max_distance"] == 26.0
     assert s.value == pytest.approx(10 / 26)
     assert s.detail["similarity"] == pytest.approx(1 - 10 / 26)
-    assert s.detail["higher_is_better"] is False
+    assert TypedGraphMetric.higher_is_better is False and "higher_is_better" not in s.detail
+    assert s.detail["distance"] == s.detail["raw_distance"] == 10.0
     assert s.detail["method"] == "exact" and s.detail["exact"] is True
 
 
@@ -251,7 +252,7 @@ def test_aggregate_is_total_raw_over_total_max():
     r = ek.evaluate([(TypedGraph([donation(amount="9")]), gold), (TypedGraph([donation(city="x")]), gold)],
                     grammar=GRAMMAR)
     assert r.metric == "typed_graph" and r.aggregate == pytest.approx(11 / 52)
-    with pytest.raises(ValueError, match="score 1 .* has no 'raw_distance' in its detail"):
+    with pytest.raises(ValueError, match="score 1 .* has no 'distance' in its detail"):
         m.aggregate([a, ek.score("a", "b")])
 
 

@@ -248,3 +248,111 @@ def test_missing_extra_gives_the_install_hint(monkeypatch):
         CONLL(["B-PER"], ["B-PER"])
     with pytest.raises(MissingExtraError, match=r'pip install "ek\[metrics\]"'):
         NERVALUATE[MatchScheme.EXACT]([span("X", 0, 0)], [])
+
+
+# ---------------------------------------------------------------------------
+# the per-type report: macro, weighted and F-beta next to micro (issue 11, item 25)
+
+TYPED_TAGS = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG"]
+typed_pairs = st.integers(1, 8).flatmap(
+    lambda n: st.tuples(st.lists(st.sampled_from(TYPED_TAGS), min_size=n, max_size=n),
+                        st.lists(st.sampled_from(TYPED_TAGS), min_size=n, max_size=n))
+)
+REPORT_KEYS = ("precision", "recall", "f1-score", "support")
+
+
+def _assert_same_report(ours, theirs):
+    assert set(ours) == set(theirs), (sorted(ours), sorted(theirs))
+    for row, figures in theirs.items():
+        for key in REPORT_KEYS:
+            assert ours[row][key] == pytest.approx(float(figures[key]), rel=1e-12, abs=1e-15), (row, key)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(typed_pairs, min_size=1, max_size=4), st.sampled_from(["seqeval_conll", "seqeval_strict"]))
+def test_report_equals_seqeval_classification_report(docs, scheme):
+    seq = pytest.importorskip("seqeval.metrics")
+    from seqeval.scheme import IOB2
+
+    m = SpanF1Metric(scheme=scheme)
+    preds, golds = [p for p, _ in docs], [g for _, g in docs]
+    scores = [m(p, g) for p, g in docs]
+    if not any(s.detail["per_type"] for s in scores):
+        return  # no entity anywhere: seqeval has no rows to compare (see the hand-worked test)
+    from seqeval.metrics import sequence_labeling, v1
+
+    options = {"mode": "strict", "scheme": IOB2} if scheme == "seqeval_strict" else {}
+    theirs = _quiet(seq.classification_report, golds, preds, output_dict=True, **options)
+    _assert_same_report(m.report(scores), theirs)
+    # F-beta as seqeval computes it, averaged three ways
+    ours = m.report(scores, beta=0.5)
+    prfs, fbeta_options = sequence_labeling.precision_recall_fscore_support, {}
+    if scheme == "seqeval_strict":
+        prfs, fbeta_options = v1.precision_recall_fscore_support, {"scheme": IOB2}
+    for average in ("micro", "macro", "weighted"):
+        *_, f, _ = _quiet(prfs, golds, preds, average=average, beta=0.5, **fbeta_options)
+        assert ours[f"{average} avg"]["fbeta-score"] == pytest.approx(f, rel=1e-12, abs=1e-15)
+    assert m.report(scores)["micro avg"]["f1-score"] == pytest.approx(m.aggregate(scores))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(typed_pairs, min_size=1, max_size=4), st.sampled_from(list(NERVALUATE)))
+def test_report_per_type_counts_equal_nervaluate(docs, scheme):
+    nerv = pytest.importorskip("nervaluate")
+    m = NERVALUATE[scheme]
+    preds, golds = [p for p, _ in docs], [g for _, g in docs]
+    scores = [m(p, g) for p, g in docs]
+    report = m.report(scores)
+    key = {"type": "ent_type"}.get(scheme.value, scheme.value)
+    labels = sorted({t[2:] for doc in preds + golds for t in doc if t != "O"})
+    results = nerv.Evaluator(golds, preds, tags=labels or ["PER"], loader="list").evaluate()
+    seen = {label for label, row in report.items() if not label.endswith(" avg")}
+    for label, by_scheme in results["entities"].items():
+        ref = by_scheme[key]
+        if label not in seen:  # a type with no span on either side
+            assert ref.actual == ref.possible == 0
+            continue
+        row = report[label]
+        for k in ("correct", "incorrect", "partial", "missed", "spurious"):
+            assert row[k] == getattr(ref, k), (label, k)
+        assert row["support"] == ref.possible
+        if ref.actual:
+            assert row["precision"] == pytest.approx(ref.precision, rel=1e-12)
+        if ref.possible:
+            assert row["recall"] == pytest.approx(ref.recall, rel=1e-12)
+        if ref.actual and ref.possible:
+            assert row["f1-score"] == pytest.approx(ref.f1, rel=1e-12)
+    overall = results["overall"][key]
+    micro = report["micro avg"]
+    assert [micro[k] for k in ("correct", "incorrect", "partial", "missed", "spurious")] == [
+        overall.correct, overall.incorrect, overall.partial, overall.missed, overall.spurious]
+
+
+def test_report_hand_worked():
+    scores = [CONLL(["B-PER", "I-PER", "O", "B-LOC"], ["B-PER", "I-PER", "O", "O"]),
+              CONLL(["B-LOC", "O", "B-PER"], ["B-LOC", "O", "B-ORG"])]
+    r = CONLL.report(scores, beta=2)
+    # PER: tp 1, fp 1, fn 0; LOC: tp 1, fp 1, fn 0; ORG: tp 0, fp 0, fn 1
+    assert r["PER"] == {"precision": 0.5, "recall": 1.0, "f1-score": pytest.approx(2 / 3), "support": 1,
+                        "fbeta-score": pytest.approx(5 * 0.5 / (4 * 0.5 + 1)), "tp": 1, "fp": 1, "fn": 0}
+    assert r["ORG"]["f1-score"] == 0.0 and r["ORG"]["support"] == 1
+    assert r["micro avg"]["tp"] == 2 and r["micro avg"]["f1-score"] == pytest.approx(CONLL.aggregate(scores))
+    assert r["macro avg"]["f1-score"] == pytest.approx((2 / 3 + 2 / 3 + 0) / 3)
+    assert r["weighted avg"]["recall"] == pytest.approx((1 * 1 + 1 * 1 + 1 * 0) / 3)
+    assert r["macro avg"]["support"] == r["weighted avg"]["support"] == 3
+    # a split of the corpus merges: the report is a function of summed counts
+    assert CONLL.report(scores[:1] + scores[1:]) == CONLL.report(scores)
+
+
+def test_report_degenerate_corpora():
+    empty = CONLL.report([CONLL(["O"], ["O"])])
+    assert set(empty) == {"micro avg", "macro avg", "weighted avg"}
+    assert empty["macro avg"] == {"precision": 1.0, "recall": 1.0, "f1-score": 1.0, "support": 0}
+    only_predicted = CONLL.report([CONLL(["B-PER"], ["O"])])
+    assert only_predicted["weighted avg"] == {"precision": 0.0, "recall": 0.0, "f1-score": 0.0, "support": 0}
+    with pytest.raises(ValueError, match="empty corpus has no aggregate"):
+        CONLL.report([])
+    with pytest.raises(ValueError, match="beta must be a number >= 0"):
+        CONLL.report([CONLL(["O"], ["O"])], beta=-1)
+    with pytest.raises(ValueError, match="not commensurable"):
+        CONLL.report([CONLL(["O"], ["O"]), SEQ_STRICT(["O"], ["O"])])

@@ -36,7 +36,7 @@ def test_hand_worked_cer_and_wer():
     s = CER("kitten", "sitting")
     assert (s.detail["edits"], s.detail["ref_len"]) == (3, 7)
     assert s.value == pytest.approx(3 / 7)
-    assert s.metric == "cer" and s.detail["higher_is_better"] is False
+    assert s.metric == "cer" and StringMetric.higher_is_better is False and s.detail["higher_is_better"] is False
     w = WER("hello wrld", "hello world")
     assert (w.detail["edits"], w.detail["ref_len"], w.value) == (1, 2, 0.5)
 

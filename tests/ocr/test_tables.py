@@ -254,3 +254,25 @@ def test_markdown_parser_on_engine_payloads():
 ])
 def test_engine_yields_tables(engine, expected):
     assert engine_yields_tables(engine) is expected
+
+
+def test_hostile_engine_spans_and_indices_are_bounded():
+    raw = {"tables": [{"cells": [
+        {"rowIndex": 0, "columnIndex": 0, "rowSpan": 10**9, "columnSpan": 10**23, "content": "huge"},
+        {"rowIndex": 10**9, "columnIndex": 0, "content": "far"},
+    ]}]}
+    table = table_from_ocr(R(raw=raw), parser="azure-document-intelligence")
+    # spans clamped to HTML's caps; the rows covered by the span keep their <tr>
+    assert table.rows[0] == (Cell("huge", 65534, 1000),)
+    assert len(table.rows) == 65534 + 1 and table.rows[-1] == (Cell("far"),)
+    with pytest.raises(ValueError, match="max_cells=10000"):
+        GritsMetric()(table, table)
+
+
+def test_rows_no_cell_reaches_are_skipped():
+    raw = {"tables": [{"cells": [
+        {"rowIndex": 0, "columnIndex": 0, "content": "a"},
+        {"rowIndex": 10**12, "columnIndex": 0, "content": "b"},
+    ]}]}
+    table = table_from_ocr(R(raw=raw), parser="azure-document-intelligence")
+    assert texts(table) == [[("a", 1, 1)], [("b", 1, 1)]]

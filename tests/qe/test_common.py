@@ -20,9 +20,9 @@ from ek.qe.calibrate import (
     IsotonicCalibrator,
     PlattCalibrator,
     TemperatureCalibrator,
-    _from_record,
     sklearn_calibrator,
 )
+from ek.qe._records import from_record
 from ek.qe.decide import ConformalGate, CostSensitiveGate, GroupConformalGate, RiskControlGate
 
 _rng = np.random.default_rng(0)
@@ -98,7 +98,7 @@ def test_batch_equals_per_score(name):
 @pytest.mark.parametrize("name", sorted(CALIBRATORS))
 def test_to_dict_round_trip(name):
     cal = CALIBRATORS[name]
-    back = _from_record(cal.to_dict())
+    back = from_record(cal.to_dict())
     grid = np.linspace(-1, 2, 31)
     np.testing.assert_allclose(back(grid), cal(grid), rtol=1e-12)
 

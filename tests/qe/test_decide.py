@@ -1,6 +1,7 @@
 """Decision gates and their guarantees, checked by simulation (ek.qe.decide)."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -231,10 +232,33 @@ def test_gates_take_a_batch():
 # --------------------------------------------------------------------------
 
 
-def test_too_few_calibration_points_for_alpha():
-    with pytest.raises(ValueError, match=r"too few correct calibration items \(5\) for alpha=0.1: .* at least 9"):
-        ConformalGate(alpha=0.1).fit([0.9] * 5, [True] * 5)
-    ConformalGate(alpha=0.1).fit([0.9] * 9, [True] * 9)  # 9 is enough
+def test_too_few_calibration_points_for_alpha_fits_with_a_warning():
+    # issue 11, item 10: ceil((5 + 1) * 0.9) = 6 > 5, so q = +inf (flag nothing), with a warning
+    with pytest.warns(UserWarning, match=r"too few correct calibration items \(5\) for alpha=0.1: .* at least 9.*"
+                                         r"flags nothing"):
+        gate = ConformalGate(alpha=0.1).fit([0.9, 0.8, 0.7, 0.6, 0.5, 0.1, 0.2], [True] * 5 + [False] * 2)
+    assert gate.q == math.inf and gate(0.0) is Decision.ACCEPT
+    # p-value = (#{holdout nonconformity >= the item's} + 1) / (n + 1); holdout 1 - p = 0.1 .. 0.5
+    assert gate.p_value(0.75) == pytest.approx((3 + 1) / 6)  # 0.3, 0.4 and 0.5 are >= 0.25
+    assert gate.p_value(0.95) == pytest.approx(6 / 6) and gate.p_value(0.4) == pytest.approx(1 / 6)
+    assert list(gate.p_value([0.75, 0.4])) == pytest.approx([4 / 6, 1 / 6])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ConformalGate(alpha=0.1).fit([0.9] * 9, [True] * 9)  # 9 is enough: no warning
+
+
+def test_conformal_gate_with_no_correct_items():
+    with pytest.warns(UserWarning, match=r"too few correct calibration items \(0\)"):
+        gate = ConformalGate(alpha=0.2).fit([0.3, 0.4], [False, False])
+    assert gate.q == math.inf and gate.p_value(0.5) == 1.0 and gate(0.5) is Decision.ACCEPT
+
+
+def test_small_conformal_fit_still_drops_non_finite_confidences():
+    with pytest.warns(UserWarning) as record:
+        gate = ConformalGate(alpha=0.1).fit([0.9, math.nan, 0.7], [True, True, True])
+    messages = [str(w.message) for w in record]
+    assert any("dropped 1 non-finite" in m for m in messages) and any("(2) for alpha=0.1" in m for m in messages)
+    assert gate._cal == pytest.approx((0.1, 0.3)) and gate.p_value(0.8) == pytest.approx(2 / 3)
 
 
 def test_too_few_points_for_risk_target():

@@ -118,9 +118,9 @@ def test_no_hypotheses():
         rover([])
 
 
-def test_empty_hypothesis():
-    with pytest.raises(ValueError, match=r"hypothesis 1 is empty.*Drop engines that returned nothing"):
-        rover(["the cat", "   "])
+def test_length_check_ignores_blank_hypotheses():
+    c = rover(["a b c d e f g h i j k l", ""])  # a blank reading is not a 1-token one
+    assert c.text == "a b c d e f g h i j k l" and c.mean_agreement == 0.5
 
 
 def test_wildly_different_lengths():
@@ -187,3 +187,120 @@ def test_confidence_may_be_any_real_number_type():
     assert c.text == "12.30"
     with pytest.raises(ValueError, match=r"confidence Fraction\(3, 2\); confidences must be numbers in \[0, 1\]"):
         rover([[("a", Fraction(3, 2))], ["a"]])
+
+
+# --------------------------------------------------------------------------
+# blank engines (issue 11, item 5): a reading of nothing casts NULL votes
+# --------------------------------------------------------------------------
+
+
+@dataclass
+class _Ocr:
+    """An OCR-result-shaped hypothesis: ``.text`` (may be None), ``.blocks``, ``.mean_confidence``."""
+
+    text: object
+    blocks: tuple = ()
+    mean_confidence: object = None
+
+
+@dataclass
+class _Block:
+    text: str
+    confidence: object = None
+    level: str = "word"
+
+
+def test_blank_engine_casts_null_votes():
+    # per slot: token 1 vote of 2, conf 1 -> 0.5 * 1/2 + 0.5 * 1.0 = 0.75; NULL -> 0.5 * 1/2 + 0.5 * 0.7 = 0.6
+    c = rover(["the cat", "   "])
+    assert c.text == "the cat" and c.agreement == (0.5, 0.5) and c.n_engines == 2
+    assert [s.entries for s in c.slots] == [("the", None), ("cat", None)]
+    assert [s.score for s in c.slots] == pytest.approx([0.75, 0.75])
+    assert c.mean_agreement < rover(["the cat", "the cat"]).mean_agreement == 1.0
+
+
+@pytest.mark.parametrize("blank", [None, "", _Ocr(None), _Ocr(""), _Ocr("  ", mean_confidence=0.9)])
+@pytest.mark.parametrize("where", [0, 1, 2])
+def test_blank_engine_anywhere_is_fused_around(blank, where):
+    hyps = ["the cat", "the cat"]
+    hyps.insert(where, blank)
+    c = rover(hyps)
+    # token: 2 votes of 3 -> 0.5 * 2/3 + 0.5 = 0.833 beats NULL 0.5 * 1/3 + 0.5 * 0.7 = 0.517
+    assert c.text == "the cat" and c.agreement == pytest.approx((2 / 3, 2 / 3))
+    assert all(s.entries[where] is None for s in c.slots)
+
+
+def test_agreement_signal_with_a_blank_engine():
+    assert AgreementSignal()(["the cat", None]) == 0.5
+    assert AgreementSignal()([_Ocr(None), _Ocr(None)]) == 0.0  # two engines agreed on nothing
+
+
+def test_all_blank_and_blank_tokenize():
+    c = rover([None, ""])
+    assert c.text == "" and c.tokens == () and c.mean_agreement == 0.0
+    c = rover(["x", "the cat"], tokenize=lambda h: [] if h == "x" else [(t, 1.0) for t in h.split()])
+    assert c.agreement == (0.5, 0.5)
+
+
+def test_ocr_text_must_be_a_string_or_none():
+    with pytest.raises(TypeError, match=r"hypothesis 0 has .text of type int; an OCR result's text must be a str"):
+        rover([_Ocr(12), "a"])
+
+
+# --------------------------------------------------------------------------
+# word-level confidences (issue 11, item 6)
+# --------------------------------------------------------------------------
+
+
+def _words(text, *confs, mean=None, line=None):
+    blocks = tuple(_Block(w, c) for w, c in zip(text.split(), confs))
+    if line is not None:
+        blocks += (_Block(text, line, level="line"),)
+    if mean is None:
+        known = [c for c in confs if c is not None]
+        mean = sum(known) / len(known) if known else None
+    return _Ocr(text, blocks, mean)
+
+
+def test_word_confidences_decide_the_slot_in_any_order():
+    # by mean confidence "bat" would win (0.845 > 0.6); by the words' own, "cat" (0.9 > 0.7) does
+    a = _words("the cat", 0.3, 0.9)
+    b = _words("the bat", 0.99, 0.7)
+    for hyps in ([a, b], [b, a]):
+        c = rover(hyps, conf_weight=1.0)
+        assert c.text == "the cat"
+        assert c.slots[1].score == pytest.approx(0.9) and c.slots[0].score == pytest.approx((0.3 + 0.99) / 2)
+
+
+def test_word_confidence_falls_back_to_mean_then_neutral():
+    no_word_conf = _words("the cat", 0.9, None, mean=0.2)  # "cat" takes the mean, 0.2
+    assert rover([no_word_conf, _words("the bat", 0.9, 0.5)], conf_weight=1.0).text == "the bat"
+    text_only = _Ocr("the cat")  # no blocks, no mean: neutral 1.0
+    assert rover([text_only, _words("the bat", 0.9, 0.5)], conf_weight=1.0).text == "the cat"
+
+
+def test_words_win_over_lines_when_both_are_reported():
+    a = _words("the cat", 0.3, 0.9, line=0.05)
+    b = _words("the bat", 0.99, 0.7, line=0.95)
+    assert rover([b, a], conf_weight=1.0).slots[1].score == pytest.approx(0.9)
+
+
+def test_blocks_that_miss_tokens_are_aligned():
+    # the blocks skip "sat"; "the" and "cat" keep their own confidences, "sat" takes the mean
+    a = _Ocr("the cat sat", (_Block("the", 0.4), _Block("cat", 0.8)), mean_confidence=0.6)
+    c = rover([a, a], conf_weight=1.0)
+    assert [s.score for s in c.slots] == pytest.approx([0.4, 0.8, 0.6])
+
+
+def test_word_confidences_of_an_ocracy_result():
+    base = pytest.importorskip("ocracy.base")
+    a = base.OcrResult(text="the cat", blocks=[base.TextBlock("the", confidence=0.3, level="word"),
+                                               base.TextBlock("cat", confidence=0.9, level="word")])
+    b = base.OcrResult(text="the bat", blocks=[base.TextBlock("the", confidence=0.99, level="word"),
+                                               base.TextBlock("bat", confidence=0.7, level="word")])
+    assert rover([b, a], conf_weight=1.0).text == rover([a, b], conf_weight=1.0).text == "the cat"
+
+
+def test_word_confidence_outside_unit_interval():
+    with pytest.raises(ValueError, match=r"hypothesis 0 gives token 'cat' confidence 87"):
+        rover([_words("the cat", 0.9, 87), "the cat"])

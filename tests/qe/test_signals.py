@@ -68,6 +68,52 @@ def test_intrinsic_confidence_pools():
 
 
 # --------------------------------------------------------------------------
+# OCR results (issue 11, item 7): block confidences, then the mean, then no evidence
+# --------------------------------------------------------------------------
+
+
+def _block(text, confidence=None, level="word"):
+    return SimpleNamespace(text=text, confidence=confidence, level=level)
+
+
+def _ocr(text, blocks=(), mean_confidence=None):
+    return SimpleNamespace(text=text, blocks=list(blocks), mean_confidence=mean_confidence)
+
+
+def test_intrinsic_pools_the_block_confidences_of_an_ocr_result():
+    # the line block (0.1) repeats the words; only the finest level is pooled
+    result = _ocr("net 12", [_block("net", 0.9), _block("12", 0.5), _block("net 12", 0.1, "line")], 0.5)
+    assert IntrinsicConfidenceSignal(pool="min")(result) == 0.5
+    assert IntrinsicConfidenceSignal(pool="mean")(result) == pytest.approx(0.7)
+    assert IntrinsicConfidenceSignal(pool="geo_mean")(result) == pytest.approx(math.sqrt(0.45))
+    lines = _ocr("a\nb", [_block("a", 0.8, "line"), _block("b", None, "line")])  # a block without one is skipped
+    assert IntrinsicConfidenceSignal(pool="mean")(lines) == 0.8
+
+
+def test_intrinsic_falls_back_to_the_mean_confidence():
+    assert IntrinsicConfidenceSignal()(_ocr("x", [_block("x")], mean_confidence=0.42)) == 0.42
+
+
+@pytest.mark.parametrize("pool", ["min", "mean", "geo_mean"])
+def test_intrinsic_text_only_result_is_no_evidence(pool):
+    assert IntrinsicConfidenceSignal(pool=pool)(_ocr("x")) == 1.0
+    assert IntrinsicConfidenceSignal(pool=pool)(_ocr(None, [_block("x")])) == 1.0
+
+
+def test_intrinsic_on_an_ocracy_result():
+    base = pytest.importorskip("ocracy.base")
+    result = base.OcrResult(text="a b", blocks=[base.TextBlock("a", confidence=0.6, level="word"),
+                                                base.TextBlock("b", confidence=0.3, level="word")])
+    assert IntrinsicConfidenceSignal()(result) == 0.3
+    assert IntrinsicConfidenceSignal()(base.OcrResult.from_text("a b")) == 1.0
+
+
+def test_intrinsic_block_confidence_outside_unit_interval():
+    with pytest.raises(ValueError, match=r"confidence\[0\] is 87.0, outside \[0, 1\]"):
+        IntrinsicConfidenceSignal()(_ocr("x", [_block("x", 87)]))
+
+
+# --------------------------------------------------------------------------
 # bad input
 # --------------------------------------------------------------------------
 

@@ -120,6 +120,55 @@ def test_totals_consistent():
     assert list(totals_consistent({"total": 5, "net": "n/a"}, total_key="total", item_keys=["net"])) == []
 
 
+@pytest.mark.parametrize("total, items", [
+    (float("nan"), {"net": 25, "vat": 5}),
+    (float("inf"), {"net": 25, "vat": 5}),
+    (30, {"net": float("-inf"), "vat": 5}),
+    (30, {"net": [25, float("nan")], "vat": 5}),
+    ("30", {"net": "nan", "vat": 5}),
+])
+def test_totals_flags_non_finite_values(total, items):
+    (f,) = totals_consistent({"total": total, **items}, total_key="total", item_keys=["net", "vat"])
+    assert f.field == "total" and f.severity is Severity.FLAG
+    assert "non-finite values (NaN or infinite)" in f.message
+
+
+def test_totals_names_the_non_finite_values():
+    (f,) = totals_consistent({"total": float("nan"), "net": float("inf"), "vat": 5}, total_key="total",
+                             item_keys=["net", "vat"])
+    assert f.message.endswith("in total=nan, net=inf.")
+    # an absent item is still skipped, as on any partial record
+    assert list(totals_consistent({"total": float("nan")}, total_key="total", item_keys=["net"])) == []
+
+
+_UNICODE_DIGITS = [
+    "\u0660\u0663\u0660\u0666\u0664\u0660\u0666\u0661\u0665\u0662",  # 0306406152 in Arabic-Indic digits
+    "978030640615\u0667",  # a valid ISBN-13 ending in an Arabic-Indic 7
+    "030640615\u00b2",  # superscript two
+    "\uff19\uff17\uff18\uff10\uff13\uff10\uff16\uff14\uff10\uff16\uff11\uff15\uff17",  # full-width digits
+]
+
+
+@pytest.mark.parametrize("value", _UNICODE_DIGITS)
+@pytest.mark.parametrize("check", [isbn10_check, isbn13_check, isbn_check, luhn_check])
+def test_checksums_accept_only_ascii_digits(check, value):
+    assert check(value) is False
+
+
+def test_iban_accepts_only_ascii_digits():
+    assert iban_check("GB82WEST12345698765432")
+    assert not iban_check("GB\u0668\u0662WEST12345698765432")  # the check digits 82 in Arabic-Indic
+
+
+@given(st.text(alphabet=st.characters(categories=["Nd", "No"]) | st.sampled_from("-X "), max_size=16))
+def test_checksums_never_crash(value):
+    ascii_only = all(ch in "0123456789-X " for ch in value)
+    for check in (isbn10_check, isbn13_check, isbn_check, luhn_check, iban_check):
+        assert check(value) in (True, False)
+        if not ascii_only:
+            assert check(value) is False
+
+
 def test_verifier_signal_fraction_and_findings():
     v = VerifierSignal([checksum_validator("luhn")])
     assert v("79927398713") == 1.0 and v("79927398710") == 0.0

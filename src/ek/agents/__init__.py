@@ -58,3 +58,15 @@ __all__ = [
     "save_agent_baseline", "suite_grammar", "tool_grammar", "trajectory_from_messages",
     "wilson_interval",
 ]
+
+
+def _rehome() -> None:
+    # Names implemented in private modules (_stats, _reliability) are documented here, so they
+    # report this package as their module, as those in public submodules report theirs.
+    for name in __all__:
+        obj = globals()[name]
+        if getattr(obj, "__module__", "").startswith(f"{__name__}._"):
+            obj.__module__ = __name__
+
+
+_rehome()

@@ -62,30 +62,30 @@ def same_value(p: Any, g: Any, canon: Canon) -> bool:
 def arg_diff(pred_args: Mapping, gold_args: Mapping, canon: Canon) -> tuple:
     """``(agree, wrong, extra, missing)`` argument names of one call pair.
 
-    A ``None`` value counts as an absent argument, as in field F1.
+    An argument is present when its name is, whatever its value: an
+    explicit ``None`` is a value a tool receives (``x=None`` may mean
+    "clear x"), so leaving out an argument the reference passes as None is
+    a missing argument, and passing ``x=None`` where the reference has no
+    ``x`` is an extra one.
     """
     agree, wrong, extra, missing = [], [], [], []
-    for key in list(gold_args) + [k for k in pred_args if k not in gold_args]:
-        p, g = pred_args.get(key), gold_args.get(key)
-        if p is None and g is None:
-            continue
-        if p is None:
+    for key, g in gold_args.items():
+        if key not in pred_args:
             missing.append(key)
-        elif g is None:
-            extra.append(key)
-        elif same_value(p, g, canon):
+        elif same_value(pred_args[key], g, canon):
             agree.append(key)
         else:
             wrong.append(key)
+    extra.extend(k for k in pred_args if k not in gold_args)
     return agree, wrong, extra, missing
 
 
 def call_mass(call: tuple, grammar: Optional[GraphGrammar]) -> float:
-    """Weight of a whole call: the tool's weight plus the weights of the arguments it sets."""
+    """Weight of a whole call: the tool's weight plus the weights of the arguments it passes."""
     tool, args = call
     if grammar is None:
-        return 1.0 + sum(1.0 for v in args.values() if v is not None)
-    return grammar.node_cost(tool) + sum(grammar.field_cost(tool, k) for k, v in args.items() if v is not None)
+        return 1.0 + len(args)
+    return grammar.node_cost(tool) + sum(grammar.field_cost(tool, k) for k in args)
 
 
 def node_weight(tool: str, grammar: Optional[GraphGrammar]) -> float:

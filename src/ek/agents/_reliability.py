@@ -73,9 +73,10 @@ def reliability(source: Any, *, k: int = 1, slices: Optional[Mapping[str, str]] 
         source: graded `Episode` s (grouped by ``task_id``), or a mapping
             ``{task_id: [bool, ...]}`` of trial outcomes.
         k: the k of pass@k / pass^k. A task with fewer than k trials is left
-            out of those two figures and counted in ``detail["skipped"]``
-            rather than estimated wrongly; its trials still count in the
-            success rate.
+            out of those two figures rather than estimated wrongly, with a
+            warning naming it, and listed in ``detail["skipped_tasks"]``
+            (counted in ``detail["skipped"]``); its trials still count in
+            the success rate.
         slices: optional ``{task_id: label}`` for per-slice figures.
         cost: a cost report (`ek.agents.cost_report`) to carry along;
             reliability without cost is half the answer.
@@ -148,40 +149,12 @@ def _build(outcomes: Mapping[str, Sequence[bool]], *, k: int, slices: Optional[M
     if slices is not None and not isinstance(slices, Mapping):
         raise TypeError(f"slices must be a mapping {{task_id: label}}, got {type_name(slices)}.")
     counts = {t: (len(v), sum(v)) for t, v in outcomes.items()}
-    n_trials = sum(n for n, _ in counts.values())
-    if n_trials == 0:
-        raise ValueError(
-            f"reliability() got {len(counts)} task(s) but no trials; there is nothing to estimate. "
-            "Run each task at least once (k times for pass^k)."
-        )
-    most = max(n for n, _ in counts.values())
-    if k > most:
-        raise ValueError(
-            f"k={k} is larger than the trials run: the most any task has is {most}. pass@k and "
-            f"pass^k need at least k trials per task; run k={k} trials (run_suite(..., k={k})) "
-            "or lower k."
-        )
-    per_task, hat_values, at_sum, skipped = {}, [], 0.0, []
-    for task_id, (n, c) in counts.items():
-        if n < k:
-            skipped.append(task_id)
-            per_task[task_id] = {"n": n, "successes": c, "pass_at_k": None, "pass_hat_k": None}
-            continue
-        at, hat = _pass_at_k(n, c, k), _pass_hat_k(n, c, k)
-        per_task[task_id] = {"n": n, "successes": c, "pass_at_k": at, "pass_hat_k": hat}
-        at_sum += at
-        hat_values.append(hat)
+    n_trials = _checked_trials(counts, k)
+    per_task, hat_values, at_sum, skipped = _per_task(counts, k)
     n_success = sum(c for _, c in counts.values())
     repeated = [(n, c) for n, c in counts.values() if n >= 2]
     stochastic = any(0 < c < n for n, c in repeated) if repeated else True
-    if warn_deterministic and k > 1 and not stochastic:
-        warnings.warn(
-            f"no task had mixed outcomes across its trials ({len(counts)} tasks), so pass^{k} "
-            "equals pass^1 here and says nothing about reliability. If the agent is meant to be "
-            "stochastic, check that the seed or temperature reaches it; silence this with "
-            "warn_deterministic=False.",
-            stacklevel=stacklevel,
-        )
+    _warn(len(counts), k, skipped, warn_deterministic and not stochastic, stacklevel + 1)
     evaluated = len(hat_values)
     extra = {"skipped": len(skipped), "skipped_tasks": skipped}
     extra.update(detail or {})
@@ -213,6 +186,60 @@ def _build(outcomes: Mapping[str, Sequence[bool]], *, k: int, slices: Optional[M
         cost=dict(cost or {}),
         detail=extra,
     )
+
+
+def _checked_trials(counts: Mapping, k: int) -> int:
+    """The number of trials, after checking there are some and that some task has k of them."""
+    n_trials = sum(n for n, _ in counts.values())
+    if n_trials == 0:
+        raise ValueError(
+            f"reliability() got {len(counts)} task(s) but no trials; there is nothing to estimate. "
+            "Run each task at least once (k times for pass^k)."
+        )
+    most = max(n for n, _ in counts.values())
+    if k > most:
+        raise ValueError(
+            f"k={k} is larger than the trials run: the most any task has is {most}. pass@k and "
+            f"pass^k need at least k trials per task; run k={k} trials (run_suite(..., k={k})) "
+            "or lower k."
+        )
+    return n_trials
+
+
+def _per_task(counts: Mapping, k: int) -> tuple:
+    """``(per_task, pass^k values, summed pass@k, skipped ids)``; tasks short of k trials are skipped."""
+    per_task, hat_values, at_sum, skipped = {}, [], 0.0, []
+    for task_id, (n, c) in counts.items():
+        if n < k:
+            skipped.append(task_id)
+            per_task[task_id] = {"n": n, "successes": c, "pass_at_k": None, "pass_hat_k": None}
+            continue
+        at, hat = _pass_at_k(n, c, k), _pass_hat_k(n, c, k)
+        per_task[task_id] = {"n": n, "successes": c, "pass_at_k": at, "pass_hat_k": hat}
+        at_sum += at
+        hat_values.append(hat)
+    return per_task, hat_values, at_sum, skipped
+
+
+def _warn(n_tasks: int, k: int, skipped: list, deterministic: bool, stacklevel: int) -> None:
+    """The two warnings of a defined but suspect report: pass^k that can't differ, skipped tasks."""
+    if deterministic and k > 1:
+        warnings.warn(
+            f"no task had mixed outcomes across its trials ({n_tasks} tasks), so pass^{k} "
+            "equals pass^1 here and says nothing about reliability. If the agent is meant to be "
+            "stochastic, check that the seed or temperature reaches it; silence this with "
+            "warn_deterministic=False.",
+            stacklevel=stacklevel,
+        )
+    if skipped:
+        shown = ", ".join(map(repr, skipped[:10])) + (", ..." if len(skipped) > 10 else "")
+        warnings.warn(
+            f"{len(skipped)} of {n_tasks} task(s) have fewer than k={k} trials and are left out "
+            f"of pass@{k} and pass^{k} (their trials still count in the success rate): {shown}. "
+            f"They are listed in detail['skipped_tasks']; run {k} or more trials per task, or "
+            "lower k, to include them.",
+            stacklevel=stacklevel,
+        )
 
 
 def _per_slice(per_task: Mapping, slices: Mapping) -> dict:

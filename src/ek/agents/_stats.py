@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import Any, Callable, Optional, Sequence
 
 from ek._util import type_name
+from ek.agents._passk import exact_ratio, log_ratio
 
 __all__ = [
     "bootstrap_ci",
@@ -42,7 +43,10 @@ def pass_at_k(*, n: int, c: int, k: int) -> float:
 
     The estimator of the HumanEval paper, ``1 - C(n - c, k) / C(n, k)``, from
     ``n`` trials with ``c`` successes. It measures capability: right when one
-    success is enough, e.g. candidates filtered by a verifier.
+    success is enough, e.g. candidates filtered by a verifier. The value is
+    the correctly rounded closed form while ``min(c, k)`` factors make a
+    small product; beyond that it is computed in log space in constant time
+    (relative error about 1e-13), so any ``n`` answers at once.
 
     Raises:
         ValueError: ``n`` is 0, ``c`` is outside ``0..n``, or ``k`` is not
@@ -54,7 +58,7 @@ def pass_at_k(*, n: int, c: int, k: int) -> float:
     1.0
     """
     _check_nck("pass_at_k", n, c, k)
-    return _pass_at_k(n, c, k)
+    return _pass_at_k(int(n), int(c), int(k))
 
 
 def pass_hat_k(*, n: int, c: int, k: int) -> float:
@@ -62,7 +66,8 @@ def pass_hat_k(*, n: int, c: int, k: int) -> float:
 
     The tau-bench estimator ``C(c, k) / C(n, k)``; for a per-trial success
     probability p it tends to ``p ** k``. It measures reliability: the number
-    that matters when the same request must work every time.
+    that matters when the same request must work every time. Computed as
+    `pass_at_k` is: exact for small runs, in constant time for any ``n``.
 
     Raises:
         ValueError: as `pass_at_k`.
@@ -71,7 +76,7 @@ def pass_hat_k(*, n: int, c: int, k: int) -> float:
     1.0
     """
     _check_nck("pass_hat_k", n, c, k)
-    return _pass_hat_k(n, c, k)
+    return _pass_hat_k(int(n), int(c), int(k))
 
 
 def wilson_interval(successes: float, n: float, *, z: float = _Z95) -> tuple:
@@ -193,15 +198,20 @@ def bootstrap_ci(values: Sequence[Any], statistic: Callable[[list], float], *,
 # --------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=4096)
 def _pass_at_k(n: int, c: int, k: int) -> float:
-    total = math.comb(n, k)
-    return (total - math.comb(n - c, k)) / total
+    exact = exact_ratio(n, c, k)
+    if exact is not None:
+        num, den = exact
+        return (den - num) / den           # one correctly rounded division
+    return -math.expm1(log_ratio(n, c, k))
 
 
-@lru_cache(maxsize=4096)
 def _pass_hat_k(n: int, c: int, k: int) -> float:
-    return math.comb(c, k) / math.comb(n, k)
+    exact = exact_ratio(n, n - c, k)
+    if exact is not None:
+        num, den = exact
+        return num / den
+    return math.exp(log_ratio(n, n - c, k))
 
 
 def _wilson(s: float, n: float, z: float) -> tuple:

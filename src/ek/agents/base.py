@@ -12,8 +12,7 @@ for information extraction carry it:
   answer and final state, the `Cost` it consumed and its `RunProvenance`. It
   sits beside the grammar and never changes it.
 
-These classes stay out of `ek.base`; the core only duck-types them
-(`is_episode`).
+These classes stay out of `ek.base`; the core only duck-types them (`is_episode`).
 
 >>> ep = Episode(task_id="t1", trajectory=[Step("search", {"q": "cat"})], output="meow")
 >>> ep.calls
@@ -55,6 +54,7 @@ DESTRUCTIVE_WEIGHT = 10.0
 """Call weight a destructive tool gets when its `ToolSpec.importance` is not set."""
 
 _TOKEN_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens")
+_COUNT_FIELDS = _TOKEN_FIELDS + ("retries",)
 
 
 # --------------------------------------------------------------------------
@@ -72,10 +72,13 @@ class Cost:
     ``output_tokens`` the visible completion and ``reasoning_tokens`` the
     hidden reasoning. The bridges split provider counts into these kinds.
     Adding two tallies adds every count; latencies add when both are known.
+    ``0 + cost`` is ``cost``, so the built-in `sum` adds a list of tallies.
 
     >>> a = Cost(input_tokens=100, output_tokens=50)
     >>> (a + Cost(input_tokens=10, retries=1)).input_tokens
     110
+    >>> sum([a, Cost(input_tokens=10, retries=1)]).retries
+    1
     """
 
     input_tokens: int = 0
@@ -86,7 +89,7 @@ class Cost:
     latency_s: Optional[float] = None
 
     def __post_init__(self) -> None:
-        for name in _TOKEN_FIELDS + ("retries",):
+        for name in _COUNT_FIELDS:
             value = getattr(self, name)
             if isinstance(value, float) and value.is_integer():
                 value = int(value)
@@ -104,18 +107,15 @@ class Cost:
     def __add__(self, other: "Cost") -> "Cost":
         if not isinstance(other, Cost):
             return NotImplemented
-        if self.latency_s is None or other.latency_s is None:
-            latency = self.latency_s if other.latency_s is None else other.latency_s
-        else:
-            latency = self.latency_s + other.latency_s
-        return Cost(
-            input_tokens=self.input_tokens + other.input_tokens,
-            output_tokens=self.output_tokens + other.output_tokens,
-            cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
-            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
-            retries=self.retries + other.retries,
-            latency_s=latency,
-        )
+        known = [t for t in (self.latency_s, other.latency_s) if t is not None]
+        counts = {name: getattr(self, name) + getattr(other, name) for name in _COUNT_FIELDS}
+        return Cost(**counts, latency_s=sum(known) if known else None)
+
+    def __radd__(self, other: Any) -> "Cost":
+        """``0 + cost`` is ``cost`` (the 0 that starts the built-in `sum`)."""
+        if isinstance(other, int) and not isinstance(other, bool) and other == 0:
+            return self
+        return NotImplemented
 
     @property
     def total_tokens(self) -> int:
@@ -179,9 +179,7 @@ class Step:
 
     def __post_init__(self) -> None:
         if not isinstance(self.tool, str) or not self.tool:
-            raise TypeError(
-                f"Step tool must be a non-empty tool name (str), got {self.tool!r}."
-            )
+            raise TypeError(f"Step tool must be a non-empty tool name (str), got {self.tool!r}.")
         if self.args is None:
             object.__setattr__(self, "args", {})
         elif isinstance(self.args, Mapping):
@@ -217,9 +215,7 @@ class Trajectory:
         if type(steps) is tuple and all(type(s) is Step for s in steps):
             return  # already a tuple of Steps (the common case, and the empty default)
         if isinstance(steps, (str, bytes, Mapping)) or not isinstance(steps, Iterable):
-            raise TypeError(
-                f"Trajectory takes a sequence of Step s, got {type_name(self.steps)}."
-            )
+            raise TypeError(f"Trajectory takes a sequence of Step s, got {type_name(self.steps)}.")
         object.__setattr__(self, "steps", tuple(_as_step(s, i) for i, s in enumerate(self.steps)))
 
     def __len__(self) -> int:

@@ -12,8 +12,13 @@ format (``tool_calls`` + ``role: "tool"`` messages, or Responses API
 is the common wire format of tool-using agents. Results are paired with
 their calls by id (``tool_call_id`` / ``tool_use_id``), so parallel calls
 answered out of order land on the right step; results without an id go to
-the oldest unanswered call. A tool error (Inspect's ``ToolCallError``, an
-``is_error`` flag, an ``error`` field, ``status: "error"``) marks its step.
+the oldest unanswered call. Calls that share one id are answered in call
+order, and when a result could belong to more than one of them the id is
+reported (a warning, and ``meta["ambiguous_call_ids"]`` on the episode). A
+tool error (Inspect's ``ToolCallError``, an ``is_error`` flag, an ``error``
+field, ``status: "error"``) marks its step, and so do arguments ek cannot
+keep: malformed JSON, a non-object, nesting deeper than 100 levels or a
+number longer than 4,300 characters.
 
 >>> messages = [
 ...     {"role": "user", "content": "weather in Paris?"},
@@ -32,13 +37,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
-import json
 import math
 from collections.abc import Iterable, Mapping
 from typing import Any, Callable, Optional
 
 from ek._util import type_name
 from ek.agents._common import accepts_keyword
+from ek.agents._transcript import get_field as _get, parse_transcript, read_arguments, warn_ambiguous
 from ek.agents.base import Cost, Episode, RunProvenance, Step, Trajectory
 
 __all__ = [
@@ -49,6 +54,7 @@ __all__ = [
     "from_inspect_sample",
     "trajectory_from_messages",
 ]
+
 
 
 def as_agent(fn: Callable) -> Callable:
@@ -89,12 +95,16 @@ def trajectory_from_messages(messages: Iterable) -> Trajectory:
     """The `Trajectory` of a chat transcript: one `Step` per tool call, in call order.
 
     Each call's result (matched by id, else the oldest unanswered call) is
-    its ``observation``. Arguments that are not valid JSON, or not a JSON
-    object, leave ``args`` empty and set the step's ``error``: a malformed
-    call is a scored mistake of the agent, not a reason to drop the episode.
+    its ``observation``. Arguments that are not valid JSON, not a JSON
+    object, nested deeper than 100 levels or holding a number longer than
+    4,300 characters leave ``args`` empty and
+    set the step's ``error``: a malformed call is a scored mistake of the
+    agent, not a reason to drop the episode. A result whose id several
+    waiting calls share goes to the first of them, with a warning.
     """
-    steps, _, _ = _parse(messages)
-    return Trajectory(steps)
+    calls, _, _ = parse_transcript(messages)
+    warn_ambiguous(calls.ambiguous)
+    return Trajectory(calls.steps())
 
 
 def episode_from_messages(messages: Iterable, *, task_id: str = "", usage: Any = None,
@@ -105,18 +115,20 @@ def episode_from_messages(messages: Iterable, *, task_id: str = "", usage: Any =
     ``output`` defaults to the last assistant text (the final answer).
     ``usage`` is one provider usage object or dict, or a list of them (one
     per model call), summed; without it, ``usage`` fields found on the
-    messages are summed.
+    messages are summed. Ids shared by calls waiting at the same time are
+    listed in ``meta["ambiguous_call_ids"]`` (see `trajectory_from_messages`).
     """
-    steps, last_text, message_usage = _parse(messages)
+    calls, last_text, message_usage = parse_transcript(messages)
     if usage is not None:
-        calls = usage if isinstance(usage, (list, tuple)) else [usage]
-        cost: Optional[Cost] = _sum_costs(cost_from_usage(u) for u in calls)
+        usages = usage if isinstance(usage, (list, tuple)) else [usage]
+        cost: Optional[Cost] = _sum_costs(cost_from_usage(u) for u in usages)
     else:
         cost = _sum_costs(cost_from_usage(u) for u in message_usage) if message_usage else None
     cost = _with_latency(cost, latency_s)
-    return Episode(task_id=task_id, trajectory=Trajectory(steps),
+    warn_ambiguous(calls.ambiguous)
+    return Episode(task_id=task_id, trajectory=Trajectory(calls.steps()),
                    output=last_text if output is None else output,
-                   final_state=final_state, cost=cost)
+                   final_state=final_state, cost=cost, meta=calls.meta())
 
 
 def cost_from_usage(usage: Any, *, latency_s: Optional[float] = None) -> Cost:
@@ -205,7 +217,7 @@ def from_inspect_sample(sample: Any, *, task_id: str = "") -> Episode:
     (latency) and ``.scores`` (``success`` when every score reads as
     correct/incorrect). No ``inspect_ai`` import is needed.
     """
-    steps, last_text, _ = _parse(_get(sample, "messages") or ())
+    calls, last_text, _ = parse_transcript(_get(sample, "messages") or ())
     out = _get(sample, "output")
     completion = _get(out, "completion") if out is not None else None
     model = (_get(out, "model") if out is not None else None) or ""
@@ -225,16 +237,18 @@ def from_inspect_sample(sample: Any, *, task_id: str = "") -> Episode:
     score_values = {str(k): _get(v, "value", v) for k, v in scores.items()} if isinstance(scores, Mapping) else {}
     verdicts = [_verdict(v) for v in score_values.values()]
     success = all(verdicts) if verdicts and None not in verdicts else None
-    meta = {"epoch": _get(sample, "epoch"), "scores": score_values, "target": _get(sample, "target")}
+    meta = {"epoch": _get(sample, "epoch"), "scores": score_values, "target": _get(sample, "target"),
+            **calls.meta()}
     if by_model:
         meta["cost_by_model"] = by_model
     error = _get(sample, "error")
     if error is not None:
         meta["error"] = str(_get(error, "message", error))
     sid = _get(sample, "id")
+    warn_ambiguous(calls.ambiguous)
     return Episode(
         task_id=task_id or ("" if sid is None else str(sid)),
-        trajectory=Trajectory(steps),
+        trajectory=Trajectory(calls.steps()),
         output=completion if isinstance(completion, str) and completion else last_text,
         cost=cost,
         success=success,
@@ -274,141 +288,8 @@ def from_deepeval_test_case(case: Any, *, task_id: str = "") -> Episode:
 
 
 # --------------------------------------------------------------------------
-# Transcript parsing
-# --------------------------------------------------------------------------
-
-
-def _parse(messages: Iterable) -> tuple:
-    """``(steps, last_assistant_text, usages)`` of a transcript in any supported format."""
-    if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Iterable):
-        raise TypeError(
-            f"messages must be a list of chat messages (dicts or message objects), got {type_name(messages)}."
-        )
-    steps: list = []          # [tool, args, observation, error, call_id]
-    by_id: dict = {}
-    last_text: Optional[str] = None
-    usages: list = []
-    for msg in messages:
-        role, content, kind = _get(msg, "role"), _get(msg, "content"), _get(msg, "type")
-        if kind == "function_call":            # OpenAI Responses API items
-            _add_call(steps, by_id, _get(msg, "name"), _get(msg, "arguments"), _get(msg, "call_id"), None)
-        elif kind == "function_call_output":
-            _add_result(steps, by_id, _get(msg, "call_id"), None, _text(_get(msg, "output")), _tool_error(msg))
-        elif role == "assistant":
-            for call in _get(msg, "tool_calls") or ():
-                _add_call(steps, by_id, *_openai_call(call))
-            legacy = _get(msg, "function_call")
-            if legacy is not None:
-                _add_call(steps, by_id, _get(legacy, "name"), _get(legacy, "arguments"), None, None)
-            for block in content if isinstance(content, list) else ():
-                if _get(block, "type") == "tool_use":
-                    _add_call(steps, by_id, _get(block, "name"), _get(block, "input"), _get(block, "id"), None)
-            text = _text(content)
-            if isinstance(text, str) and text.strip():
-                last_text = text
-            u = _get(msg, "usage")
-            if u is not None:
-                usages.append(u)
-        elif role in ("tool", "function"):
-            error = _tool_error(msg)
-            _add_result(steps, by_id, _get(msg, "tool_call_id"), _get(msg, "name") or _get(msg, "function"),
-                        _text(content), error)
-        elif isinstance(content, list):
-            for block in content:
-                if _get(block, "type") == "tool_result":
-                    body = _text(_get(block, "content"))
-                    error = _tool_error(block, observation=body)
-                    _add_result(steps, by_id, _get(block, "tool_use_id"), None, body, error)
-    return [Step(s[0], s[1], observation=s[2], error=s[3]) for s in steps], last_text, usages
-
-
-def _openai_call(call: Any) -> tuple:
-    fn = _get(call, "function")
-    if isinstance(fn, str):  # Inspect's ToolCall: function is the name, arguments a dict
-        return fn, _get(call, "arguments"), _get(call, "id"), _get(call, "parse_error")
-    return _get(fn, "name"), _get(fn, "arguments"), _get(call, "id"), None
-
-
-def _add_call(steps: list, by_id: dict, name: Any, raw_args: Any, call_id: Any, error: Any) -> None:
-    if not isinstance(name, str) or not name:
-        name = "<unnamed>"
-        error = error or "the tool call names no function"
-    args, parse_error = _arguments(raw_args)
-    error = error or parse_error
-    if call_id is not None:
-        by_id[str(call_id)] = len(steps)
-    steps.append([name, args, None, str(error) if error else None, call_id, False])
-
-
-def _add_result(steps: list, by_id: dict, call_id: Any, name: Any, observation: Any, error: Any) -> None:
-    index = by_id.get(str(call_id)) if call_id is not None else None
-    if index is None or steps[index][5]:
-        open_steps = [j for j, s in enumerate(steps) if not s[5]]
-        named = [j for j in open_steps if name is not None and steps[j][0] == name]
-        candidates = named or open_steps
-        if not candidates:
-            return  # a result with no call to answer: nothing to attach it to
-        index = candidates[0]
-    step = steps[index]
-    step[2] = observation
-    step[5] = True
-    if error and not step[3]:
-        step[3] = error
-
-
-def _arguments(raw: Any) -> tuple:
-    """``(args, error)``: a dict of arguments, or {} and why the raw arguments were unusable."""
-    if raw is None or raw == "":
-        return {}, None
-    if isinstance(raw, Mapping):
-        return dict(raw), None
-    if isinstance(raw, str):
-        try:
-            parsed = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            return {}, f"arguments are not valid JSON ({exc.msg} at position {exc.pos}): {raw[:80]!r}"
-        if isinstance(parsed, dict):
-            return parsed, None
-        return {}, f"arguments must be a JSON object, got {type(parsed).__name__}: {raw[:80]!r}"
-    return {}, f"arguments must be a JSON object, got {type_name(raw)}"
-
-
-def _tool_error(msg: Any, observation: Any = None) -> Optional[str]:
-    err = _get(msg, "error")
-    if err:
-        kind, text = _get(err, "type"), _get(err, "message")
-        if text is not None:
-            return f"{kind}: {text}" if kind else str(text)
-        return str(err)
-    if _get(msg, "is_error") is True or _get(msg, "status") == "error":
-        body = observation if observation is not None else _text(_get(msg, "content"))
-        return str(body) if body not in (None, "") else "the tool reported an error"
-    return None
-
-
-def _text(content: Any) -> Any:
-    """Message content as text: a str as is, the text blocks of a list joined; else unchanged."""
-    if content is None or isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = [_get(b, "text") if not isinstance(b, str) else b for b in content
-                 if isinstance(b, str) or _get(b, "type") in ("text", "output_text", None)]
-        parts = [p for p in parts if isinstance(p, str)]
-        return "\n".join(parts) if parts else content
-    return content
-
-
-# --------------------------------------------------------------------------
 # Small readers
 # --------------------------------------------------------------------------
-
-
-def _get(obj: Any, key: str, default: Any = None) -> Any:
-    if obj is None:
-        return default
-    if isinstance(obj, Mapping):
-        return obj.get(key, default)
-    return getattr(obj, key, default)
 
 
 def _has(obj: Any, key: str) -> bool:
@@ -477,8 +358,9 @@ def _deepeval_step(tc: Any, i: int) -> Step:
     if not isinstance(name, str) or not name:
         raise ValueError(f"DeepEval tools_called[{i}] has no name; every ToolCall needs one.")
     output = _get(tc, "output")
-    error = f"{type(output).__name__}: {output}" if isinstance(output, BaseException) else None
-    return Step(name, dict(_get(tc, "input_parameters") or {}), observation=output, error=error)
+    args, problem = read_arguments(_get(tc, "input_parameters"))
+    error = f"{type(output).__name__}: {output}" if isinstance(output, BaseException) else problem
+    return Step(name, args, observation=output, error=error)
 
 
 def _task_input(task: Any) -> Any:

@@ -240,6 +240,11 @@ def cost_report(episodes: Iterable[Episode], *, prices: Optional[Mapping[str, Mo
     free. ``success_rate`` is None for no episodes; ``mean_latency_s`` is
     None when no episode reported a latency.
 
+    Raises:
+        ValueError: an episode is ungraded (``success is None``), as in
+            `ek.agents.reliability`.
+        TypeError: an item is not an `Episode`.
+
     >>> from ek.agents.base import Cost, Episode
     >>> eps = [Episode(task_id="a", cost=Cost(input_tokens=1_000_000), success=True),
     ...        Episode(task_id="b", cost=Cost(input_tokens=1_000_000), success=False)]
@@ -250,6 +255,13 @@ def cost_report(episodes: Iterable[Episode], *, prices: Optional[Mapping[str, Mo
     for i, ep in enumerate(eps):
         if not isinstance(ep, Episode):
             raise TypeError(f"cost_report() item {i} is {type_name(ep)}, not an Episode.")
+        if ep.success is None:
+            raise ValueError(
+                f"cost_report() item {i} (task {ep.task_id!r}) is ungraded (success=None); an "
+                "ungraded episode is not a failed one, and counting it as failed would understate "
+                "the success rate and overstate the cost per success. Grade it first, e.g. "
+                "ep.graded(output_match(ep, gold)), or use run_suite()."
+            )
     priced = price is not None or prices is not None
     spent = [episode_dollars(ep, prices=prices, price=price) for ep in eps] if priced else None
     return cost_summary([ep.cost for ep in eps], [ep.success is True for ep in eps], spent)

@@ -35,9 +35,9 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence
 
-from ek._util import sum_detail, type_name
+from ek._util import SummedStatistics, ratio, type_name
 from ek.agents.base import is_episode
 from ek.base import Finding, GraphGrammar, Score, Severity
 from ek.harness import cohen_kappa, krippendorff_alpha, percent_agreement
@@ -87,7 +87,7 @@ class JudgeSignal:
 
 
 @dataclass(frozen=True)
-class JudgeMetric:
+class JudgeMetric(SummedStatistics):
     """A reference-based LLM judge as a `Metric` (higher is better).
 
     Args:
@@ -99,16 +99,17 @@ class JudgeMetric:
     criteria: str = ""
 
     name = "judge"
+    higher_is_better = True
+    statistics = ("score", "n")
 
     def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
         """The judge's score of ``pred`` with ``gold`` as the reference."""
         s = _checked(self.judge(_output_of(pred), criteria=self.criteria, reference=gold), "JudgeMetric")
-        return Score(s, metric=self.name, detail={"score": s, "n": 1, "higher_is_better": True})
+        return Score(s, metric=self.name, detail={"score": s, "n": 1})
 
-    def aggregate(self, scores: Iterable[Score]) -> float:
-        """Mean judge score: a judge score is per item, with no count to pool."""
-        totals = sum_detail(scores, ("score", "n"), metric="JudgeMetric")
-        return totals["score"] / totals["n"]
+    def compute(self, totals: Mapping[str, float]) -> float:
+        """Mean judge score: a judge score is per item, with no count to pool (NaN for ``n == 0``)."""
+        return ratio(totals["score"], totals["n"])
 
 
 def judge_validation(judge_labels: Sequence[Any], human_labels: Sequence[Any], *,

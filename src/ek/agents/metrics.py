@@ -12,7 +12,9 @@ ek's WER and field F1 correct):
   ``"final_state"`` (`final_state_match`) and ``"recorded"``
   (`recorded_success`).
 * `CostPerSuccessMetric` (lower is better) is Cost-of-Pass: summed dollars
-  over summed successes, ``inf`` when nothing succeeded.
+  over summed successes, ``inf`` when nothing succeeded. It needs token
+  rates, which a name cannot carry, so ``"cost_per_success"`` is a reserved
+  metric name whose lookup explains how to build it.
 
 The checker must run where the agent cannot reach it. An audit of agent
 benchmarks found a ten-line ``conftest.py``, which pytest loads on its own,
@@ -35,12 +37,12 @@ import math
 from collections.abc import Mapping
 from functools import lru_cache
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional, Protocol, Union
+from typing import Any, Optional, Protocol, Union
 
-from ek._util import sum_detail, type_name
+from ek._util import DispatchRule, SummedStatistics, ratio, type_name
 from ek.agents._common import per_success, run_check
 from ek.agents.base import Episode, is_episode
-from ek.agents.cost import ModelPrice, episode_dollars
+from ek.agents.cost import ModelPrice, UnknownModelPrice, episode_dollars
 from ek.base import GraphGrammar, Score
 from ek.canonicalize import default_canonicalizer
 from ek.registry import register
@@ -55,6 +57,14 @@ __all__ = [
 ]
 
 _CANON = default_canonicalizer()
+_NO_RATES = (
+    "CostPerSuccessMetric needs token rates: Cost-of-Pass is dollars per success, and a metric "
+    "name carries no prices, so 'cost_per_success' can't be used by name (nor built without "
+    "price= or prices=). Build it with the rates and pass the object: "
+    "metric=CostPerSuccessMetric(price=per_million(input_usd, output_usd)), or "
+    "CostPerSuccessMetric(prices=load_prices('model_prices_and_context_window.json')) to price "
+    "each episode's own model."
+)
 
 
 class Checker(Protocol):
@@ -67,7 +77,6 @@ class Checker(Protocol):
     def __call__(self, episode: Any, gold: Any) -> bool: ...
 
 
-@register("checkers", "output")
 def output_match(episode: Any, gold: Any) -> bool:
     """Whether the final answer equals ``gold`` after canonicalization (the GAIA-style oracle).
 
@@ -85,7 +94,6 @@ def output_match(episode: Any, gold: Any) -> bool:
     return _same_answer(out, gold)
 
 
-@register("checkers", "final_state")
 def final_state_match(episode: Any, gold: Any) -> bool:
     """Whether the episode's final state equals the goal state ``gold`` (the tau-bench oracle).
 
@@ -106,7 +114,6 @@ def final_state_match(episode: Any, gold: Any) -> bool:
     return _plain(state) == _plain(gold)
 
 
-@register("checkers", "recorded")
 def recorded_success(episode: Any, gold: Any) -> bool:
     """The ``success`` already recorded on the episode (by an external harness); ``gold`` is unused.
 
@@ -123,7 +130,7 @@ def recorded_success(episode: Any, gold: Any) -> bool:
 
 
 @dataclass(frozen=True)
-class TaskSuccessMetric:
+class TaskSuccessMetric(SummedStatistics):
     """Whether an episode completed its task: 1.0 or 0.0 (higher is better); aggregate is the success rate.
 
     Args:
@@ -136,21 +143,22 @@ class TaskSuccessMetric:
     check: Any = None
 
     name = "task_success"
+    higher_is_better = True
+    statistics = ("successes", "n")
 
     def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
         """1.0 when ``check(pred, gold)`` holds, else 0.0."""
         ok = run_check(self.check, pred, gold)
         return Score(1.0 if ok else 0.0, metric=self.name,
-                     detail={"successes": int(ok), "n": 1, "higher_is_better": True})
+                     detail={"successes": int(ok), "n": 1})
 
-    def aggregate(self, scores: Iterable[Score]) -> float:
-        """Success rate: summed successes over summed episodes."""
-        totals = sum_detail(scores, ("successes", "n"), metric="TaskSuccessMetric")
-        return totals["successes"] / totals["n"]
+    def compute(self, totals: Mapping[str, float]) -> float:
+        """Success rate: summed successes over summed episodes (NaN for ``n == 0``)."""
+        return ratio(totals["successes"], totals["n"])
 
 
 @dataclass(frozen=True)
-class CostPerSuccessMetric:
+class CostPerSuccessMetric(SummedStatistics):
     """Cost-of-Pass: dollars per successfully completed task (lower is better).
 
     An episode's ``Score.value`` is its dollar cost; the figure that matters
@@ -163,6 +171,11 @@ class CostPerSuccessMetric:
         price: a `ModelPrice` for every episode, or None to look each
             episode's model up in ``prices``.
         prices: a ``{model: ModelPrice}`` catalog (see `load_prices`).
+
+    Raises:
+        UnknownModelPrice: when called with neither ``price`` nor
+            ``prices`` (``metric="cost_per_success"`` raises it too), or
+            when an episode's model is not in ``prices``.
     """
 
     check: Any = None
@@ -170,9 +183,13 @@ class CostPerSuccessMetric:
     prices: Optional[Mapping[str, ModelPrice]] = field(default=None, kw_only=True)
 
     name = "cost_per_success"
+    higher_is_better = False
+    statistics = ("dollars", "successes")
 
     def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
         """This episode's dollars, with its success, for the corpus ratio."""
+        if self.price is None and self.prices is None:
+            raise UnknownModelPrice(_NO_RATES)
         if not isinstance(pred, Episode):
             raise TypeError(
                 f"CostPerSuccessMetric scores an Episode, got {type_name(pred)}; wrap the run "
@@ -181,11 +198,10 @@ class CostPerSuccessMetric:
         ok = run_check(self.check, pred, gold)
         spent = episode_dollars(pred, price=self.price, prices=self.prices)
         return Score(spent, metric=self.name,
-                     detail={"dollars": spent, "successes": int(ok), "higher_is_better": False})
+                     detail={"dollars": spent, "successes": int(ok)})
 
-    def aggregate(self, scores: Iterable[Score]) -> float:
+    def compute(self, totals: Mapping[str, float]) -> float:
         """Summed dollars over summed successes (``inf`` when there were none)."""
-        totals = sum_detail(scores, ("dollars", "successes"), metric="CostPerSuccessMetric")
         return per_success(totals["dollars"], totals["successes"])
 
 
@@ -231,5 +247,10 @@ def _plain(x: Any) -> Any:
     return x
 
 
+register("checkers", "output", output_match)
+register("checkers", "final_state", final_state_match)
+register("checkers", "recorded", recorded_success)
 _METRIC = register("metrics", "task_success", TaskSuccessMetric())  # also the entry-point target
-register("dispatch", "task_success", is_episode)  # ek.score(episode, gold) grades task success
+register("dispatch", "task_success", DispatchRule(is_episode))  # ek.score(episode, gold) grades task success
+# Reserved: by name, Cost-of-Pass can only say which rates it needs (ek.registry.get raises this).
+register("metrics", "cost_per_success", UnknownModelPrice(_NO_RATES))

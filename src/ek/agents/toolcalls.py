@@ -5,7 +5,9 @@ running it: the function name must match, every expected argument must be
 present with the right value (strings folded for case and whitespace), and no
 argument outside the expected set may appear. Arguments are matched by name,
 so their order is irrelevant; the order of elements inside a list value is
-not.
+not. An argument passed as ``None`` is present: leaving out one the
+reference passes as ``None``, or adding ``x=None`` the reference lacks, is
+an argument error.
 
 `ek.metrics.FieldMetric` cannot do this alone: it aligns two records by key,
 but the calls of a trajectory have no key. Two ``search(q=...)`` calls would
@@ -25,9 +27,10 @@ argument to a destructive tool costs what it should.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Optional
+from types import MappingProxyType
+from typing import Any, Callable, Iterable, Mapping, Optional
 
-from ek._util import prf, sum_detail
+from ek._util import SummedStatistics, prf
 from ek.agents._common import arg_diff, call_mass, calls_of, field_weight, node_weight
 from ek.base import GraphGrammar, Score
 from ek.canonicalize import default_canonicalizer
@@ -77,7 +80,7 @@ def match_calls(pred: Iterable, gold: Iterable, *, canon: Optional[Callable[[str
 
 
 @dataclass(frozen=True)
-class ToolCallMetric:
+class ToolCallMetric(SummedStatistics):
     """Tool-call F1 over a multiset of calls, weighted by the tool grammar (higher is better).
 
     Args:
@@ -100,6 +103,9 @@ class ToolCallMetric:
     grammar: Optional[GraphGrammar] = field(default=None, kw_only=True)
 
     name = "tool_call"
+    higher_is_better = True
+    statistics = ("tp", "fp", "fn")
+    options = MappingProxyType({"normalize": "canonicalizer"})
 
     def __post_init__(self) -> None:
         if self.level not in _LEVELS:
@@ -142,13 +148,11 @@ class ToolCallMetric:
                 fn += node_weight(call[0], g) if self.level == "call" else call_mass(call, g)
         precision, recall, f1 = prf(tp, tp + fp, tp + fn)
         detail = {"tp": tp, "fp": fp, "fn": fn, "n_pred": len(p_calls), "n_gold": len(g_calls),
-                  "n_paired": len(index), "n_exact": n_exact, "level": self.level,
-                  "higher_is_better": True}
+                  "n_paired": len(index), "n_exact": n_exact, "level": self.level}
         return Score(f1, precision=precision, recall=recall, f1=f1, metric=self.name, detail=detail)
 
-    def aggregate(self, scores: Iterable[Score]) -> float:
-        """Micro-averaged F1: sum TP/FP/FN over the corpus, then divide once."""
-        totals = sum_detail(scores, ("tp", "fp", "fn"), metric="ToolCallMetric")
+    def compute(self, totals: Mapping[str, float]) -> float:
+        """Micro-averaged F1 from TP/FP/FN summed over the corpus (1.0 when all are 0)."""
         tp, fp, fn = totals["tp"], totals["fp"], totals["fn"]
         return prf(tp, tp + fp, tp + fn)[2]
 

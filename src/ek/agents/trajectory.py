@@ -16,9 +16,11 @@ Needleman-Wunsch alignment, deterministic and unbounded in length. `Step`
 records no dependencies between steps, so no DAG mode is offered.
 
 Costs: inserting or deleting a step costs its *mass* (the tool's weight plus
-the weights of the arguments it sets); substituting a step with one of the
-same tool costs the weights of its wrong, extra and missing arguments; a
-different tool costs a deletion plus an insertion. A score is the distance
+the weights of the arguments it passes, ``None`` values included);
+substituting a step with one of the same tool costs the weights of its
+wrong, extra and missing arguments, where an explicit ``None`` and an
+omitted argument differ; a different tool costs a deletion plus an
+insertion. A score is the distance
 divided by the largest possible one (every step deleted and every gold step
 inserted), so it lies in [0, 1]. The `SCHEMES` disagree on purpose; choose
 one deliberately.
@@ -37,9 +39,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Optional
+from types import MappingProxyType
+from typing import Any, Callable, Mapping, Optional
 
-from ek._util import sum_detail
+from ek._util import SummedStatistics
 from ek.agents._common import arg_diff, call_mass, calls_of, field_weight
 from ek.base import GraphGrammar, Score
 from ek.canonicalize import default_canonicalizer
@@ -54,7 +57,7 @@ _DEFAULT_CANON = default_canonicalizer()
 
 
 @dataclass(frozen=True)
-class TrajectoryMetric:
+class TrajectoryMetric(SummedStatistics):
     """Cost-weighted distance of a trajectory from a reference (lower is better).
 
     Args:
@@ -81,6 +84,9 @@ class TrajectoryMetric:
     canonicalizer: Optional[Callable[[str], str]] = field(default=None, kw_only=True)
 
     name = "trajectory"
+    higher_is_better = False
+    statistics = ("distance", "max_distance")
+    options = MappingProxyType({"normalize": "canonicalizer"})
 
     def __post_init__(self) -> None:
         if self.scheme not in SCHEMES:
@@ -100,12 +106,11 @@ class TrajectoryMetric:
         else:
             dist, most = _unordered(p_calls, g_calls, g, canon, superset=self.scheme == "superset")
         detail = {"distance": dist, "max_distance": most, "n_pred": len(p_calls),
-                  "n_gold": len(g_calls), "scheme": self.scheme, "higher_is_better": False}
+                  "n_gold": len(g_calls), "scheme": self.scheme}
         return Score(_rate(dist, most), metric=self.name, detail=detail)
 
-    def aggregate(self, scores: Iterable[Score]) -> float:
+    def compute(self, totals: Mapping[str, float]) -> float:
         """Corpus distance: total distance / total maximum distance (never a mean of ratios)."""
-        totals = sum_detail(scores, ("distance", "max_distance"), metric="TrajectoryMetric")
         return _rate(totals["distance"], totals["max_distance"])
 
 

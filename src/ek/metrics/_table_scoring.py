@@ -1,6 +1,13 @@
 """The engines behind TEDS and GriTS: a table-tree edit distance and a grid alignment.
 
-Pure Python on plain lists; `ek.metrics.tables` turns `Table` s into them.
+`ek.metrics.tables` turns `Table` s into rows of cells or grids of values and
+calls `teds_distance` and `grid_overlap`, which pick an engine: the pure
+Python one below for small tables (and when numpy is missing), the array one
+in `ek.metrics._table_arrays` for large tables. Both compute the same numbers
+(the tests run both on the same cases); without numpy, work past
+``_PYTHON_MAX_WORK`` asks for the ``metrics`` extra instead of running for
+minutes. Text costs are integer edit counts divided once in float64, so TEDS
+matches ``apted`` to the last few bits.
 
 **TEDS distance** (`table_tree_distance`). TEDS needs the ordered tree edit
 distance of two table trees (``table > tr > td``) with unit insert/delete
@@ -40,8 +47,9 @@ hard to find, so, as in the paper, rows and columns are aligned separately
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Any, Callable, Optional, Sequence
 
+from ek._util import import_optional, is_installed
 from ek.metrics import _edit
 
 # A row is a sequence of cells (any objects). ``cost_matrix(cells_a, cells_b)``
@@ -50,6 +58,33 @@ Rows = Sequence[Sequence[object]]
 RenameMatrix = Callable[[list, list], Sequence[Sequence[float]]]
 
 _INF = float("inf")
+# Work (product of the two sizes) up to which the pure-Python engine is used even
+# with numpy at hand (it is faster there), and past which it is never used.
+_ARRAY_MIN_WORK = 20_000
+_PYTHON_MAX_WORK = 1_000_000
+
+
+def _arrays(work: int, what: str) -> Optional[Any]:
+    """The array engine module when ``work`` calls for it, else None (pure Python).
+
+    Raises:
+        MissingExtraError: ``work`` is too large for pure Python and numpy is missing.
+    """
+    if work < _ARRAY_MIN_WORK or (work <= _PYTHON_MAX_WORK and not is_installed("numpy")):
+        return None
+    import_optional("numpy", extra="metrics", feature=f"{what} on tables this large")
+    from ek.metrics import _table_arrays  # noqa: PLC0415 - numpy loads on first use
+
+    return _table_arrays
+
+
+def teds_distance(a: Rows, b: Rows, *, structure_only: bool) -> float:
+    """TEDS's tree edit distance between two tables given as rows of `Cell` s."""
+    work = (len(a) + sum(map(len, a))) * (len(b) + sum(map(len, b)))
+    engine = _arrays(work, "TEDS")
+    if engine is not None:
+        return engine.tree_distance(a, b, structure_only=structure_only)
+    return table_tree_distance(a, b, rename_matrix(structure_only))
 
 
 def _tokens(rows: Rows) -> tuple[list, list[int], list[bool], list[bool]]:
@@ -138,15 +173,8 @@ def rename_matrix(structure_only: bool) -> RenameMatrix:
 
 def _text_distances(a: list[str], b: list[str]) -> list:
     """``d[i][j]`` = edit distance of ``a[i]`` and ``b[j]`` over the longer length (0 if both empty)."""
-    try:
-        # rapidfuzz is a core dependency; cdist also needs numpy (the metrics extra)
-        from rapidfuzz.distance import Levenshtein
-        from rapidfuzz.process import cdist
-
-        return cdist(a, b, scorer=Levenshtein.normalized_distance).tolist()
-    except ImportError:  # no rapidfuzz or no numpy: one pair at a time
-        distance = _edit.active()[0]
-        return [[distance(x, y) / max(len(x), len(y)) if x != y else 0.0 for y in b] for x in a]
+    distance = _edit.active()[0]
+    return [[distance(x, y) / max(len(x), len(y)) if x != y else 0.0 for y in b] for x in a]
 
 
 # --------------------------------------------------------------------------
@@ -185,6 +213,22 @@ def align(n: int, m: int, reward: Callable[[int, int], float]) -> tuple[float, l
     return table[n][m], pairs
 
 
+def grid_overlap(gold: Grid, pred: Grid, *, kind: str) -> float:
+    """GriTS overlap of two rectangular grids: ``kind`` ``"content"`` (texts,
+    `lcs_similarity`) or ``"topology"`` (relative boxes, `iou`)."""
+    if not gold or not pred or not gold[0] or not pred[0]:
+        return 0.0
+    similarity = SIMILARITIES[kind]
+    engine = _arrays(len(gold) * len(gold[0]) * len(pred) * len(pred[0]), "GriTS")
+    if engine is None:
+        return overlap(gold, pred, similarity)
+    rows, cols = engine.alignment_scores(gold, pred, kind=kind)
+    return aligned_sum(
+        gold, pred, lambda i, k: rows[i][k], lambda j, l: cols[j][l],
+        lambda i, k, j, l: similarity(gold[i][j], pred[k][l]),
+    )
+
+
 def overlap(gold: Grid, pred: Grid, similarity: Callable[[object, object], float]) -> float:
     """Summed ``similarity`` over the factored most-similar sub-grids of two grids.
 
@@ -219,9 +263,15 @@ def overlap(gold: Grid, pred: Grid, similarity: Callable[[object, object], float
     def col_score(j: int, l: int) -> float:
         return align(n_rows_g, n_rows_p, lambda i, k: reward[i][k][j][l])[0]
 
-    _, row_pairs = align(n_rows_g, n_rows_p, row_score)
-    _, col_pairs = align(n_cols_g, n_cols_p, col_score)
-    return sum(reward[i][k][j][l] for i, k in row_pairs for j, l in col_pairs)
+    return aligned_sum(gold, pred, row_score, col_score, lambda i, k, j, l: reward[i][k][j][l])
+
+
+def aligned_sum(gold: Grid, pred: Grid, row_score: Callable, col_score: Callable, reward: Callable) -> float:
+    """Align the rows by ``row_score`` and the columns by ``col_score``, then sum
+    ``reward(i, k, j, l)`` over aligned rows (i, k) crossed with aligned columns (j, l)."""
+    _, row_pairs = align(len(gold), len(pred), row_score)
+    _, col_pairs = align(len(gold[0]), len(pred[0]), col_score)
+    return sum(reward(i, k, j, l) for i, k in row_pairs for j, l in col_pairs)
 
 
 def iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
@@ -257,3 +307,6 @@ def _py_lcs_length(a: str, b: str) -> int:
             current.append(previous[j - 1] + 1 if ca == cb else max(previous[j], current[j - 1]))
         previous = current
     return previous[-1]
+
+
+SIMILARITIES: dict[str, Callable[[Any, Any], float]] = {"content": lcs_similarity, "topology": iou}

@@ -29,9 +29,9 @@ import math
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
-from ek._util import import_optional, sum_detail, type_name
+from ek._util import SummedStatistics, import_optional, ratio, type_name
 from ek.base import Score
 from ek.registry import register
 
@@ -44,7 +44,7 @@ _THRESHOLD_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
-class AnlsMetric:
+class AnlsMetric(SummedStatistics):
     """ANLS (strings) or ANLS* (nested dict/list/tuple answers) as a `Metric`.
 
     ``value`` is the similarity in [0, 1]; higher is better.
@@ -60,12 +60,14 @@ class AnlsMetric:
 
     ``detail`` holds ``similarity``, ``n`` (always 1), ``key_scores`` (the
     mean ANLS* under each dict key path of the gold answer, as tuple keys,
-    so a report can show which keys lose credit) and ``higher_is_better``.
+    so a report can show which keys lose credit).
     """
 
     threshold: float = field(default=0.5, kw_only=True)
 
     name = "anls"
+    higher_is_better = True
+    statistics = ("similarity", "n")
 
     def __post_init__(self) -> None:
         t = self.threshold
@@ -98,19 +100,12 @@ class AnlsMetric:
             "similarity": value,
             "n": 1,
             "key_scores": _flatten_key_scores(key_scores),
-            "higher_is_better": True,
         }
         return Score(value, metric=self.name, detail=detail)
 
-    def aggregate(self, scores: Iterable[Score]) -> float:
-        """Corpus ANLS: the mean of the per-item similarities.
-
-        Raises:
-            ValueError: ``scores`` is empty (a mean of nothing is undefined),
-                or holds scores of another metric.
-        """
-        totals = sum_detail(scores, ("similarity", "n"), metric="AnlsMetric")
-        return totals["similarity"] / totals["n"]
+    def compute(self, totals: Mapping[str, float]) -> float:
+        """Corpus ANLS: the mean of the per-item similarities (NaN for ``n == 0``, a mean of nothing)."""
+        return ratio(totals["similarity"], totals["n"])
 
 
 def _plain(obj: Any, side: str, *, allow_tuple: bool, path: str = "") -> Any:

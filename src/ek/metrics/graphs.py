@@ -27,13 +27,15 @@ GED is NP-hard, so the ``method`` matters and is always reported:
 
 ``Score.value`` is the raw distance divided by the largest possible one
 (deleting all of pred and inserting all of gold), in [0, 1]. ``detail``
-carries ``raw_distance``, ``max_distance``, ``similarity``, ``method``,
-``exact`` (True when the figure is proven to be the GED: a finished exact
-search, or any path that meets ``lower_bound``; otherwise the GED lies
-between ``lower_bound`` and ``raw_distance``), the node ``mapping``,
+carries the statistics ``distance`` and ``max_distance`` (the names every
+distance metric in ek uses), ``raw_distance`` (the same number as
+``distance``, under the name the reference documents), ``similarity``,
+``method``, ``exact`` (True when the figure is proven to be the GED: a
+finished exact search, or any path that meets ``lower_bound``; otherwise the
+GED lies between ``lower_bound`` and ``distance``), the node ``mapping``,
 ``per_path`` TP/FP/FN and ``path_cost`` keyed by `NodePath` (which fields
 cost the most), ``edge_distance``, ``per_edge_type`` and ``unknown_types``.
-`TypedGraphMetric.aggregate` divides the summed raw distances by the summed
+`TypedGraphMetric.aggregate` divides the summed distances by the summed
 maxima. numpy and scipy (and networkx for `TypedGraph.to_networkx`) come
 with the ``metrics`` extra and load on the first call.
 
@@ -51,9 +53,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional
 
-from ek._util import import_optional, sum_detail, type_name
+from ek._util import DispatchRule, SummedStatistics, import_optional, type_name
 from ek.base import CostWeight, GraphGrammar, Score
 from ek.registry import register
 
@@ -154,7 +156,7 @@ class TypedGraph:
 
 
 @dataclass(frozen=True)
-class TypedGraphMetric:
+class TypedGraphMetric(SummedStatistics):
     """Cost-weighted typed-graph edit distance as a `Metric`; ``value`` in [0, 1], lower is better.
 
     Args:
@@ -181,6 +183,10 @@ class TypedGraphMetric:
     timeout: Optional[float] = field(default=10.0, kw_only=True)
     max_nodes: int = field(default=DEFAULT_MAX_NODES, kw_only=True)
     method: str = field(default="exact", kw_only=True)
+
+    higher_is_better = False
+    statistics = ("distance", "max_distance")
+    options = MappingProxyType({"normalize": "canonicalizer", "weights": "weights"})
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -235,8 +241,9 @@ class TypedGraphMetric:
         top = max_cost(model, p, g)
         value = raw / top if top else 0.0
         detail = {
-            "raw_distance": raw,
+            "distance": raw,
             "max_distance": top,
+            "raw_distance": raw,
             "similarity": 1.0 - value,
             "method": method,
             "exact": exact,
@@ -244,20 +251,16 @@ class TypedGraphMetric:
             "mapping": _mapping_ids(p, g, mapping),
             **breakdown(model, p, g, mapping),
             "unknown_types": _unknown_types(grammar, pred, gold),
-            "higher_is_better": False,
         }
         return Score(value, metric=self.name, detail=detail)
 
-    def aggregate(self, scores: Iterable[Score]) -> float:
-        """Corpus normalized distance: total raw distance over total maximum distance.
+    def compute(self, totals: Mapping[str, float]) -> float:
+        """Corpus normalized distance: total distance over total maximum distance.
 
-        A corpus whose maxima are all 0 (only empty graphs) scores 0.0.
-
-        Raises:
-            ValueError: no scores, or scores of another metric.
+        A corpus whose maxima are all 0 (only empty graphs) scores 0.0:
+        nothing to edit is a perfect match.
         """
-        totals = sum_detail(scores, ("raw_distance", "max_distance"), metric="TypedGraphMetric")
-        raw, top = totals["raw_distance"], totals["max_distance"]
+        raw, top = totals["distance"], totals["max_distance"]
         return raw / top if top else 0.0
 
     def _check_size(self, pred: TypedGraph, gold: TypedGraph) -> None:
@@ -294,4 +297,4 @@ def _is_typed_graph(obj: Any) -> bool:
 for _method in METHODS:
     register("metrics", TypedGraphMetric(method=_method).name, TypedGraphMetric(method=_method))
 del _method
-register("dispatch", "typed_graph", _is_typed_graph)
+register("dispatch", "typed_graph", DispatchRule(_is_typed_graph))

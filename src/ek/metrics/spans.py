@@ -16,8 +16,11 @@ and half a hit under partial matching, so `SpanF1Metric` has no default
 scheme: leaving it out raises TypeError.
 
 Every `Score` names its ``scheme`` and ``backend`` and carries the raw counts
-in ``detail``; `SpanF1Metric.aggregate` sums them over the corpus and divides
-once (micro-F1). Counts of different schemes are not comparable, so a corpus
+in ``detail``, overall and per entity type; `SpanF1Metric.aggregate` sums them
+over the corpus and divides once (micro-F1), and `SpanF1Metric.report` turns
+the summed per-type counts into seqeval's classification report: per-type
+precision, recall, F1 and support with micro, macro and weighted averages,
+and F-beta on request. Counts of different schemes are not comparable, so a corpus
 mixing them is rejected. Two sides with no entities at all agree perfectly
 and score 1.0.
 
@@ -39,13 +42,14 @@ first call.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from operator import itemgetter
 from typing import Any, Iterable, Optional
 
-from ek._util import import_optional, prf, type_name
+from ek._util import SummedStatistics, import_optional, prf, type_name
 from ek.base import Score
 from ek.registry import register
 
@@ -97,7 +101,7 @@ def _prf_from_counts(scheme: MatchScheme, counts: Mapping[str, Any]) -> tuple[fl
 
 
 @dataclass(frozen=True)
-class SpanF1Metric:
+class SpanF1Metric(SummedStatistics):
     """Entity/slot precision, recall and F1 under an explicit `MatchScheme`.
 
     ``value`` is F1; higher is better.
@@ -111,8 +115,8 @@ class SpanF1Metric:
 
     ``detail`` holds ``scheme``, ``backend``, the raw counts (``tp``/``fp``/
     ``fn`` for seqeval; ``correct``/``incorrect``/``partial``/``missed``/
-    ``spurious`` for nervaluate), ``per_type`` (the same counts per entity
-    label) and ``higher_is_better``.
+    ``spurious`` for nervaluate), and ``per_type`` (the same counts per
+    entity label).
 
     Raises:
         TypeError: ``scheme`` is missing.
@@ -121,6 +125,8 @@ class SpanF1Metric:
 
     scheme: Optional[MatchScheme] = None
     tagging_scheme: str = field(default="IOB2", kw_only=True)
+
+    higher_is_better = True
 
     def __post_init__(self) -> None:
         if self.scheme is None:
@@ -145,6 +151,11 @@ class SpanF1Metric:
         """Registered name: ``span_f1_`` plus the scheme value."""
         return f"span_f1_{self.scheme.value}"
 
+    @property
+    def statistics(self) -> tuple:
+        """The counts the corpus F1 sums: seqeval's TP/FP/FN or nervaluate's five."""
+        return _SEQEVAL_KEYS if self.scheme.backend == "seqeval" else _NERVALUATE_KEYS
+
     def __call__(self, pred: Any, gold: Any, *, grammar: Any = None) -> Score:
         """Span F1 of ``pred`` against ``gold`` under this metric's scheme."""
         scheme = self.scheme
@@ -160,7 +171,6 @@ class SpanF1Metric:
             "backend": scheme.backend,
             **counts,
             "per_type": per_type,
-            "higher_is_better": True,
         }
         return Score(f1, precision=precision, recall=recall, f1=f1, metric=self.name, detail=detail)
 
@@ -173,26 +183,134 @@ class SpanF1Metric:
                 commensurable), or one is not a span-F1 score.
         """
         scores = list(scores)
-        if not scores:
-            raise ValueError("SpanF1Metric.aggregate() got no scores; an empty corpus has no aggregate.")
-        schemes = set()
-        for i, s in enumerate(scores):
-            detail = getattr(s, "detail", None) or {}
-            if "scheme" not in detail:
-                raise ValueError(
-                    f"score {i} ({getattr(s, 'metric', '?')!r}) has no 'scheme' in its detail; "
-                    "SpanF1Metric.aggregate needs scores produced by SpanF1Metric."
-                )
-            schemes.add(detail["scheme"])
-        if len(schemes) > 1:
+        scheme = _corpus_scheme(scores)
+        if scheme is not self.scheme:
             raise ValueError(
-                f"SpanF1Metric.aggregate got scores from schemes {sorted(schemes)}; seqeval and nervaluate "
-                "counts (and the schemes of one backend) are not commensurable. Aggregate each scheme separately."
+                f"SpanF1Metric({self.scheme.value!r}).aggregate got scores of scheme {scheme.value!r}; "
+                "seqeval and nervaluate counts (and the schemes of one backend) are not commensurable. "
+                "Aggregate each scheme with its own metric."
             )
-        scheme = MatchScheme(schemes.pop())
-        keys = _SEQEVAL_KEYS if scheme.backend == "seqeval" else _NERVALUATE_KEYS
-        totals = {k: sum(s.detail[k] for s in scores) for k in keys}
-        return _prf_from_counts(scheme, totals)[2]
+        return super().aggregate(scores)
+
+    def compute(self, totals: Mapping[str, float]) -> float:
+        """Micro-averaged F1 from the counts summed over the corpus (1.0 when there are no entities)."""
+        return _prf_from_counts(self.scheme, totals)[2]
+
+    def report(self, scores: Iterable[Score], *, beta: float = 1.0) -> dict[str, dict[str, Any]]:
+        """The corpus per-type table, as seqeval's ``classification_report(output_dict=True)`` lays it out.
+
+        One entry per entity type, then ``"micro avg"``, ``"macro avg"`` and
+        ``"weighted avg"``; each holds ``precision``, ``recall``,
+        ``f1-score`` and ``support`` (gold entities), plus ``fbeta-score``
+        when ``beta`` is not 1. A type's entry also holds its summed raw
+        counts (``tp``/``fp``/``fn``, or nervaluate's five), and the micro
+        entry the corpus counts: everything is computed from counts summed
+        over the scores, so reports merge like the aggregate.
+
+        The micro average is `aggregate`'s. The macro average is the mean of
+        the per-type figures, the weighted one weights them by support (all
+        0 when no gold entity has a type). The 0/0 cases follow
+        `ek._util.prf`: a type has entities on at least one side, and a
+        corpus with no entity at all scores 1.0 everywhere (seqeval would
+        warn and report 0). For nervaluate schemes the per-type counts are
+        nervaluate's own, which count a span of the wrong type as missed for
+        the gold type and spurious for the predicted one; the micro entry
+        uses nervaluate's overall counts, where that span is one incorrect.
+
+        >>> m = SpanF1Metric(scheme="seqeval_conll")
+        >>> r = m.report([m(["B-PER", "O", "B-LOC"], ["B-PER", "O", "B-ORG"])])
+        >>> r["PER"]["f1-score"], r["LOC"]["support"], r["micro avg"]["f1-score"], r["macro avg"]["f1-score"]
+        (1.0, 0, 0.5, 0.3333333333333333)
+
+        Raises:
+            ValueError: as `aggregate`, or a ``beta`` that is not a number >= 0.
+        """
+        if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta >= 0:
+            raise ValueError(f"report() beta must be a number >= 0 (1 for F1), got {beta!r}.")
+        scores = list(scores)
+        scheme = _corpus_scheme(scores)
+        per_type: dict[str, dict[str, int]] = {}
+        for s in scores:
+            for label, counts in s.detail["per_type"].items():
+                _add_counts(per_type.setdefault(label, {}), counts)
+        out = {label: _report_row(scheme, per_type[label], beta) for label in sorted(per_type)}
+        micro = _report_row(scheme, _sum_counts(scheme, (s.detail for s in scores)), beta)
+        rows = list(out.values())
+        out["micro avg"] = micro
+        out["macro avg"] = _averaged(rows, [1] * len(rows), micro)
+        out["weighted avg"] = _averaged(rows, [r["support"] for r in rows], micro)
+        return out
+
+
+def _corpus_scheme(scores: list) -> MatchScheme:
+    """The one scheme every score was computed under (see `SpanF1Metric.aggregate`)."""
+    if not scores:
+        raise ValueError("SpanF1Metric.aggregate() got no scores; an empty corpus has no aggregate.")
+    schemes = set()
+    for i, s in enumerate(scores):
+        detail = getattr(s, "detail", None) or {}
+        if "scheme" not in detail:
+            raise ValueError(
+                f"score {i} ({getattr(s, 'metric', '?')!r}) has no 'scheme' in its detail; "
+                "SpanF1Metric.aggregate needs scores produced by SpanF1Metric."
+            )
+        schemes.add(detail["scheme"])
+    if len(schemes) > 1:
+        raise ValueError(
+            f"SpanF1Metric.aggregate got scores from schemes {sorted(schemes)}; seqeval and nervaluate "
+            "counts (and the schemes of one backend) are not commensurable. Aggregate each scheme separately."
+        )
+    return MatchScheme(schemes.pop())
+
+
+def _count_keys(scheme: MatchScheme) -> tuple[str, ...]:
+    return _SEQEVAL_KEYS if scheme.backend == "seqeval" else _NERVALUATE_KEYS
+
+
+def _add_counts(into: dict, counts: Mapping[str, int]) -> None:
+    for k, v in counts.items():
+        into[k] = into.get(k, 0) + v
+
+
+def _sum_counts(scheme: MatchScheme, details: Iterable[Mapping]) -> dict[str, int]:
+    totals = dict.fromkeys(_count_keys(scheme), 0)
+    for detail in details:
+        _add_counts(totals, {k: detail[k] for k in totals})
+    return totals
+
+
+def _report_row(scheme: MatchScheme, counts: Mapping[str, int], beta: float) -> dict[str, Any]:
+    """Precision, recall, F1 (and F-beta), support and the raw counts of one row of the report."""
+    precision, recall, f1 = _prf_from_counts(scheme, counts)
+    if scheme.backend == "seqeval":
+        support = counts["tp"] + counts["fn"]
+    else:
+        support = counts["correct"] + counts["incorrect"] + counts["partial"] + counts["missed"]
+    row: dict[str, Any] = {"precision": precision, "recall": recall, "f1-score": f1, "support": support}
+    if beta != 1:
+        row["fbeta-score"] = _f_beta(precision, recall, beta)
+    return {**row, **{k: counts[k] for k in _count_keys(scheme)}}
+
+
+def _f_beta(precision: float, recall: float, beta: float) -> float:
+    """``(1 + b^2) P R / (b^2 P + R)``; 0 when both are 0, recall when ``beta`` is infinite."""
+    if math.isinf(beta):
+        return recall
+    weight = beta * beta
+    denominator = weight * precision + recall
+    return (1 + weight) * precision * recall / denominator if denominator else 0.0
+
+
+def _averaged(rows: list[dict], weights: list[int], micro: dict) -> dict[str, Any]:
+    """The ``weights``-weighted mean of the rows' figures; the micro row when there are no rows."""
+    figures = [k for k in ("precision", "recall", "f1-score", "fbeta-score") if k in micro]
+    support = sum(r["support"] for r in rows)
+    if not rows:
+        return {**{k: micro[k] for k in figures}, "support": micro["support"]}
+    total = sum(weights)
+    if not total:  # weighted by support, and no gold entity anywhere
+        return {**dict.fromkeys(figures, 0.0), "support": support}
+    return {**{k: sum(w * r[k] for w, r in zip(weights, rows)) / total for k in figures}, "support": support}
 
 
 # --------------------------------------------------------------------------

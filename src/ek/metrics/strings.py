@@ -19,9 +19,10 @@ the number of inserted units (0 when the prediction is empty too), as jiwer
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Optional, Sequence
+from types import MappingProxyType
+from typing import Any, Callable, Mapping, Optional, Sequence
 
-from ek._util import sum_detail, type_name
+from ek._util import DispatchRule, SummedStatistics, type_name
 from ek.base import Score
 from ek.metrics import _edit
 from ek.metrics._columns import ScoreColumns
@@ -44,7 +45,7 @@ _UNITS = {"cer": str.strip, "wer": str.split}
 
 
 @dataclass(frozen=True)
-class StringMetric:
+class StringMetric(SummedStatistics):
     """CER (``mode="cer"``) or WER (``mode="wer"``) as a `Metric`; lower is better.
 
     Args:
@@ -57,6 +58,10 @@ class StringMetric:
     mode: str = "cer"
     canonicalizer: Optional[Callable[[str], str]] = field(default=None, kw_only=True)
     alignment: bool = field(default=False, kw_only=True)
+
+    higher_is_better = False
+    statistics = ("edits", "ref_len")
+    options = MappingProxyType({"normalize": "canonicalizer"})
 
     def __post_init__(self) -> None:
         if self.mode not in _MODES:
@@ -107,9 +112,8 @@ class StringMetric:
         columns.update(zip(_ALIGNMENT_KEYS, map(list, zip(*counts)) if counts else ([], [], [], [])))
         return ScoreColumns(columns, _MAKERS[mode])
 
-    def aggregate(self, scores: Iterable[Score]) -> float:
+    def compute(self, totals: Mapping[str, float]) -> float:
         """Corpus error rate: summed edits over summed reference length."""
-        totals = sum_detail(scores, ("edits", "ref_len"), metric="StringMetric")
         return _rate(totals["edits"], totals["ref_len"])
 
 
@@ -132,7 +136,9 @@ class _Maker:
         self.mode = mode
 
     def __call__(self, edits: int, ref_len: int, **alignment: int) -> Score:
-        detail = {"edits": edits, "ref_len": ref_len, **alignment, "higher_is_better": False}
+        # The reference documents this key on string scores; its value is the class's, set once.
+        detail = {"edits": edits, "ref_len": ref_len, **alignment,
+                  "higher_is_better": StringMetric.higher_is_better}
         return Score(_rate(edits, ref_len), metric=self.mode, detail=detail)
 
     def __eq__(self, other: object) -> bool:
@@ -144,5 +150,22 @@ class _Maker:
 
 _MAKERS = {mode: _Maker(mode) for mode in _MODES}
 
+def _has_text(obj: Any) -> bool:
+    return isinstance(getattr(obj, "text", None), str)
+
+
+def _text_of(obj: Any) -> str:
+    if isinstance(obj, str):
+        return obj
+    text = getattr(obj, "text", None)
+    if not isinstance(text, str):
+        raise TypeError(f"{type_name(obj)} has no str .text to compare")
+    return text
+
+
 register("metrics", "cer", StringMetric("cer"))
 register("metrics", "wer", StringMetric("wer"))
+# Default metrics by type (see ek.metrics): text gets CER, and so does any
+# object carrying a str ``.text`` (an OCR result) when both sides have one.
+register("dispatch", "str", DispatchRule(lambda obj: isinstance(obj, str), metric="cer", pairs="same", priority=100))
+register("dispatch", "text", DispatchRule(_has_text, metric="cer", pairs="both", prepare=_text_of, priority=120))

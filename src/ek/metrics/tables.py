@@ -1,4 +1,4 @@
-"""Table-structure metrics, TEDS/TEDS-Struct and GriTS-Top/GriTS-Con; higher is better.
+"""Table-structure metrics, TEDS/TEDS-Struct and GriTS; higher is better.
 
 * TEDS (Zhong et al., 2019, PubTabNet) turns a table into a tree
   (``table > tr > td``) and scores ``1 - distance / max(nodes)``; the tree
@@ -9,29 +9,47 @@
   dynamic programme for this three-level shape that is fast on large tables
   (checked against ``apted`` in the tests).
 * GriTS (Smock et al., 2022) compares the tables as grids of positions and
-  reports precision and recall over their most similar sub-grids. GriTS-Con
-  scores each pair of positions by the longest common subsequence of their
-  texts; GriTS-Top (``structure_only=True``) by the overlap of the spanning
-  cells around them. Pure Python.
+  reports precision and recall over their most similar sub-grids. The
+  paper's GriTS-Top scores each pair of positions by the overlap of the
+  spanning cells around them, its GriTS-Con by the longest common
+  subsequence of their texts. ``GritsMetric()`` reports the mean of the two
+  (structure and content both count, so a table with the right structure
+  and slightly wrong text scores above its GriTS-Con);
+  ``GritsMetric(structure_only=True)`` reports GriTS-Top alone. Both
+  components are in every ``detail`` as sums, and `GritsMetric.report` gives
+  each published variant over a corpus.
 
-Both engines are in `ek.metrics._table_scoring`.
+Both engines are in `ek.metrics._table_scoring`: pure Python for small
+tables, numpy arrays (the ``metrics`` extra) for large ones.
 
 Both are written here from the papers: the usual wrapper package pulls in the
 GPL ``Levenshtein``, which ek does not ship.
+
+Size limit: both metrics grow with the product of the two tables' sizes, so
+each table may have at most ``max_cells`` grid positions (rows x columns once
+spans are expanded; 10,000 by default, a 100x100 table). A larger table is
+refused with a ValueError before any work that grows faster than its size;
+raise ``max_cells=`` on the metric to accept the time and memory. Two
+100x100 tables take a few seconds with numpy installed.
 
 `Table` is the shared input: rows of logical `Cell` s carrying their spans,
 built from HTML (`Table.from_html`), from a grid of texts (`Table.from_grid`)
 or from either by `Table.coerce`, which the metrics apply to their inputs.
 HTML ``thead``/``tbody`` sections and the ``th``/``td`` distinction are not
-kept. Corpus TEDS is the mean of per-table TEDS; corpus GriTS pools the
-overlap and the grid sizes, then divides once.
+kept; span attributes are read as browsers read them (capped at 1000
+columns and 65534 rows, only ASCII digits; see `Table.from_html`). Corpus
+TEDS is the mean of per-table TEDS; corpus GriTS pools the overlaps and the
+grid sizes, then divides once.
 
 >>> a = "<table><tr><td>a</td><td>b</td></tr></table>"
 >>> b = "<table><tr><td>a</td><td>c</td></tr></table>"
 >>> TedsMetric()(a, b).value
 0.75
->>> TedsMetric(structure_only=True)(a, b).value, GritsMetric()(a, b).value
-(1.0, 0.5)
+>>> TedsMetric(structure_only=True)(a, b).value, GritsMetric(structure_only=True)(a, b).value
+(1.0, 1.0)
+>>> s = GritsMetric()(a, b)  # topology 1.0, content 0.5
+>>> s.value, s.detail["overlap_top"], s.detail["overlap_con"]
+(0.75, 2.0, 1.0)
 """
 
 from __future__ import annotations
@@ -39,13 +57,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Optional
+from types import MappingProxyType
+from typing import Any, Callable, Iterable, Mapping, NamedTuple, Optional
 
-from ek._util import prf, sum_detail, type_name
+from ek._util import DispatchRule, SummedStatistics, prf, ratio, sum_detail, type_name
 from ek.base import Score
 from ek.registry import register
 
 __all__ = ["Cell", "GritsMetric", "Table", "TedsMetric"]
+
+# The most grid positions (rows x columns, spans expanded) a table may have by default.
+_DEFAULT_MAX_CELLS = 10_000
 
 
 @dataclass(frozen=True)
@@ -93,16 +115,29 @@ class Table:
     def from_html(cls, html: str) -> "Table":
         """Parse the first ``<table>`` of an HTML string, with ``rowspan``/``colspan``.
 
-        Cell text has its whitespace collapsed; see `_parse_html_table` for
-        what is tolerated (implicit closing, truncated markup).
+        Cell text has its whitespace collapsed; implicit closing and
+        truncated markup are read as browsers read them. So are span
+        attributes: only ASCII digits count, a value that is not a number
+        (or is 0) means 1, and ``colspan`` is capped at 1000 and ``rowspan``
+        at 65534, the HTML limits.
+
+        >>> [(c.rowspan, c.colspan) for c in Table.from_html('<table><tr><td colspan="10000">x</table>').rows[0]]
+        [(1, 1000)]
 
         Raises:
-            ValueError: no ``<table>``, a ``<td>`` outside a ``<tr>``, or a
-                span attribute that is not an integer >= 1.
+            ValueError: no ``<table>``, or a ``<td>`` outside a ``<tr>``.
         """
         if not isinstance(html, str):
             raise TypeError(f"Table.from_html takes an HTML str, got {type_name(html)}.")
-        return cls(tuple(tuple(Cell(text, rs, cs) for text, rs, cs in row) for row in _parse_html_table(html)))
+        from ek.metrics import _table_html  # noqa: PLC0415 - html.parser loads on first use
+
+        rows = _table_html.parse_table(html)
+        if rows is None:
+            raise ValueError(
+                f"HTML {html!r:.60} contains no <table> element, so no table can be read from it. "
+                "Pass the table markup, a Table, or a list of rows of cell texts."
+            )
+        return cls(tuple(tuple(Cell(text, rs, cs) for text, rs, cs in row) for row in rows))
 
     @classmethod
     def from_grid(cls, grid: Sequence[Sequence[Any]]) -> "Table":
@@ -158,16 +193,19 @@ class Table:
             "list of rows of cell texts."
         )
 
-    def as_grid(self) -> list[list[Optional[Cell]]]:
+    def as_grid(self, *, max_cells: int = _DEFAULT_MAX_CELLS) -> list[list[Optional[Cell]]]:
         """The dense position grid: each position holds the cell covering it.
 
         A spanning cell repeats at every position it covers; a position no
         cell covers (a ragged row) holds ``None``, and a row span reaching
         past the last row adds rows.
+
+        Raises:
+            ValueError: the grid would have more than ``max_cells`` positions.
         """
-        placed, n_rows, n_cols = _place(self)
-        grid: list[list[Optional[Cell]]] = [[None] * n_cols for _ in range(n_rows)]
-        for cell, r0, c0 in placed:
+        layout = _layout(self, max_cells=max_cells, label="the table")
+        grid: list[list[Optional[Cell]]] = [[None] * layout.n_cols for _ in range(layout.n_rows)]
+        for cell, r0, c0 in layout.placed:
             for r in range(r0, r0 + cell.rowspan):
                 for c in range(c0, c0 + cell.colspan):
                     grid[r][c] = cell
@@ -195,159 +233,60 @@ def _grid_cell(rows: list[list], r: int, c: int, value: Any, claimed: set) -> Ce
     return Cell(str(value), rowspan, colspan)
 
 
-def _place(table: Table) -> tuple[list[tuple[Cell, int, int]], int, int]:
-    """Each cell with its top-left grid position, HTML-style, and the grid size."""
-    taken: set[tuple[int, int]] = set()
-    placed = []
+class _Layout(NamedTuple):
+    placed: list  # (cell, top row, left column) in reading order
+    n_rows: int
+    n_cols: int
+
+
+def _layout(table: Table, *, max_cells: int, label: str) -> _Layout:
+    """Each cell's top-left grid position, HTML-style, and the grid size, within ``max_cells``.
+
+    A cell takes the first column of its row that no span from above covers.
+    ``reach[c]`` is the first row that column ``c``'s spans leave free, so
+    the work is bounded by the grid size, and the grid is refused before it
+    grows past ``max_cells`` positions (an empty row counts as one).
+    """
     n_rows = len(table.rows)
-    n_cols = 0
+    for r, row in enumerate(table.rows):
+        for cell in row:
+            n_rows = max(n_rows, r + cell.rowspan)
+    if n_rows > max_cells:
+        raise _too_large(label, n_rows, 1, max_cells)
+    width_cap = max_cells // max(n_rows, 1)
+    reach: list[int] = []
+    placed = []
     for r, row in enumerate(table.rows):
         c = 0
         for cell in row:
-            while (r, c) in taken:
+            while c < len(reach) and reach[c] > r:
                 c += 1
+            end = c + cell.colspan
+            if end > len(reach):
+                if end > width_cap:
+                    raise _too_large(label, n_rows, end, max_cells)
+                reach.extend([0] * (end - len(reach)))
+            bottom = r + cell.rowspan
+            for cc in range(c, end):
+                if reach[cc] < bottom:
+                    reach[cc] = bottom
             placed.append((cell, r, c))
-            for rr in range(r, r + cell.rowspan):
-                for cc in range(c, c + cell.colspan):
-                    taken.add((rr, cc))
-            n_rows = max(n_rows, r + cell.rowspan)
-            n_cols = max(n_cols, c + cell.colspan)
-            c += cell.colspan
-    return placed, n_rows, n_cols
+            c = end
+    return _Layout(placed, n_rows, len(reach))
 
 
-# --------------------------------------------------------------------------
-# reading HTML
-
-_CELL_TAGS = ("td", "th")
-# Tags that separate words inside a cell's text.
-_BREAKS = frozenset({"br", "p", "div", "li", "table", "tr", "td", "th"})
-
-
-def _parse_html_table(html: str) -> list[list[tuple[str, int, int]]]:
-    """Rows of ``(text, rowspan, colspan)`` for the first ``<table>`` in ``html``.
-
-    Stdlib only (``html.parser``, imported on first use). Lenient where
-    browsers are: a new ``<td>`` closes the open one, a new ``<tr>`` closes
-    the open row, ``thead``/``tbody``/``tfoot`` are transparent, markup cut
-    off before ``</table>`` is read as far as it goes, and a nested table's
-    text belongs to the outer cell. Block tags (``br``, ``p``, ``div``,
-    ``li``, table parts) inside a cell separate words; whitespace is
-    collapsed. Strict where a guess would change the score.
-
-    Raises:
-        ValueError: no table, a cell outside any row, or a span that is not
-            an integer >= 1; the message quotes the problem.
-    """
-    parser = _parser_class()()
-    parser.feed(html)
-    parser.close()
-    parser.finish()
-    if parser.rows is None:
-        raise ValueError(
-            f"HTML {html!r:.60} contains no <table> element, so no table can be read from it. "
-            "Pass the table markup, a Table, or a list of rows of cell texts."
-        )
-    return parser.rows
+def _too_large(label: str, n_rows: int, n_cols: int, max_cells: int) -> ValueError:
+    return ValueError(
+        f"{label} has {n_rows} rows and at least {n_cols} columns once its spans are expanded, "
+        f"{n_rows * n_cols} grid positions or more, over the limit of max_cells={max_cells}; the table "
+        "metrics grow with the product of the two tables' sizes. Score smaller tables (split this one), "
+        "or raise max_cells= on the metric if you accept the time and memory."
+    )
 
 
-def _span(attrs: list[tuple[str, Optional[str]]], name: str, tag: str) -> int:
-    for key, value in attrs:
-        if key == name:
-            try:
-                span = int(str(value).strip())
-            except ValueError:
-                span = 0
-            if span < 1:
-                raise ValueError(
-                    f"<{tag} {name}={value!r}> is not a valid span; {name} must be an integer >= 1. "
-                    "Fix the markup or drop the attribute for a single cell."
-                )
-            return span
-    return 1
-
-
-@lru_cache(maxsize=None)
-def _parser_class() -> type:
-    from html.parser import HTMLParser  # loaded on first use, keeping `import ek` lean
-
-    class TableParser(HTMLParser):
-        def __init__(self) -> None:
-            super().__init__(convert_charrefs=True)
-            self.rows: Optional[list] = None
-            self.row: Optional[list] = None
-            self.cell: Optional[list[Any]] = None  # [text parts, rowspan, colspan]
-            self.depth = 0
-            self.done = False
-
-        def handle_starttag(self, tag: str, attrs: list) -> None:
-            if self.done:
-                return
-            if tag in _BREAKS and self.cell is not None:
-                self.cell[0].append(" ")
-            if tag == "table":
-                self.depth += 1
-                if self.depth == 1:
-                    self.rows = []
-                return
-            if self.depth != 1:
-                return
-            if tag == "tr":
-                self.close_row()
-                self.row = []
-            elif tag in _CELL_TAGS:
-                self.close_cell()
-                if self.row is None:
-                    raise ValueError(
-                        f"<{tag}> appears outside any <tr> (at line {self.getpos()[0]}); every cell "
-                        "must sit in a table row. Wrap the cells in <tr>...</tr>."
-                    )
-                self.cell = [[], _span(attrs, "rowspan", tag), _span(attrs, "colspan", tag)]
-
-        def handle_startendtag(self, tag: str, attrs: list) -> None:
-            if tag == "table":  # <table/> holds nothing
-                if not self.done and self.depth == 0:
-                    self.rows, self.done = [], True
-                return
-            self.handle_starttag(tag, attrs)
-
-        def handle_endtag(self, tag: str) -> None:
-            if self.done or not self.depth:
-                return
-            if tag in _BREAKS and self.cell is not None:
-                self.cell[0].append(" ")
-            if tag == "table":
-                self.depth -= 1
-                if self.depth == 0:
-                    self.finish()
-                    self.done = True
-            elif self.depth == 1:
-                if tag == "tr":
-                    self.close_row()
-                elif tag in _CELL_TAGS:
-                    self.close_cell()
-
-        def handle_data(self, data: str) -> None:
-            if not self.done and self.cell is not None:
-                self.cell[0].append(data)
-
-        def close_cell(self) -> None:
-            if self.cell is not None:
-                parts, rowspan, colspan = self.cell
-                self.row.append((" ".join("".join(parts).split()), rowspan, colspan))  # type: ignore[union-attr]
-                self.cell = None
-
-        def close_row(self) -> None:
-            self.close_cell()
-            if self.row is not None:
-                self.rows.append(self.row)  # type: ignore[union-attr]
-                self.row = None
-
-        def finish(self) -> None:
-            if self.rows is not None and not self.done:
-                self.close_row()
-
-    return TableParser
+def _check_max_cells(owner: str, max_cells: Any) -> None:
+    if isinstance(max_cells, bool) or not isinstance(max_cells, int) or max_cells < 1:
+        raise ValueError(f"{owner} max_cells must be an int >= 1, got {max_cells!r}.")
 
 
 # --------------------------------------------------------------------------
@@ -365,22 +304,32 @@ def _n_nodes(table: Table) -> int:
 
 
 @dataclass(frozen=True)
-class TedsMetric:
+class TedsMetric(SummedStatistics):
     """TEDS (or TEDS-Struct) similarity of two tables as a `Metric`; higher is better.
 
     Args:
         structure_only: ignore cell text and score the structure alone
             (TEDS-Struct), so OCR errors inside cells do not count.
         canonicalizer: optional ``str -> str`` applied to cell texts first.
+        max_cells: the most grid positions either table may have (see the
+            module docstring); larger tables raise ValueError.
 
-    ``detail`` holds ``distance`` (the tree edit distance), ``nodes`` (the
-    larger tree's node count), ``similarity``, ``n`` (1) and
-    ``higher_is_better``; ``1 - sum(distance) / sum(nodes)`` over a corpus is
-    the size-weighted variant.
+    ``detail`` holds ``distance`` (the tree edit distance), ``max_distance``
+    (the larger tree's node count, the most the distance can be),
+    ``similarity`` and ``n`` (1); ``1 - sum(distance) / sum(max_distance)``
+    over a corpus is the size-weighted variant.
     """
 
     structure_only: bool = field(default=False, kw_only=True)
     canonicalizer: Optional[Callable[[str], str]] = field(default=None, kw_only=True)
+    max_cells: int = field(default=_DEFAULT_MAX_CELLS, kw_only=True)
+
+    def __post_init__(self) -> None:
+        _check_max_cells("TedsMetric", self.max_cells)
+
+    higher_is_better = True
+    statistics = ("similarity", "n")
+    options = MappingProxyType({"normalize": "canonicalizer"})
 
     @property
     def name(self) -> str:
@@ -390,89 +339,135 @@ class TedsMetric:
     def __call__(self, pred: Any, gold: Any, *, grammar: Any = None) -> Score:
         """TEDS of ``pred`` against ``gold`` (Tables, HTML strings or grids)."""
         pred_t, gold_t = Table.coerce(pred), Table.coerce(gold)
+        _layout(pred_t, max_cells=self.max_cells, label="the pred table")
+        _layout(gold_t, max_cells=self.max_cells, label="the gold table")
         canon = None if self.structure_only else self.canonicalizer
         from ek.metrics import _table_scoring as _scoring  # noqa: PLC0415 - loaded on first use
 
-        rename = _scoring.rename_matrix(self.structure_only)
-        distance = _scoring.table_tree_distance(_canon_rows(pred_t, canon), _canon_rows(gold_t, canon), rename)
+        distance = _scoring.teds_distance(
+            _canon_rows(pred_t, canon), _canon_rows(gold_t, canon), structure_only=self.structure_only
+        )
         nodes = max(_n_nodes(pred_t), _n_nodes(gold_t))
         value = 1.0 - distance / nodes
-        detail = {"distance": distance, "nodes": nodes, "similarity": value, "n": 1, "higher_is_better": True}
+        detail = {"distance": distance, "max_distance": nodes, "similarity": value, "n": 1}
         return Score(value, metric=self.name, detail=detail)
 
-    def aggregate(self, scores: Iterable[Score]) -> float:
-        """Corpus TEDS: the mean of per-table TEDS (the PubTabNet convention).
-
-        Raises:
-            ValueError: no scores, or scores of another metric.
-        """
-        totals = sum_detail(scores, ("similarity", "n"), metric="TedsMetric")
-        return totals["similarity"] / totals["n"]
+    def compute(self, totals: Mapping[str, float]) -> float:
+        """Corpus TEDS: the mean of per-table TEDS (the PubTabNet convention); NaN for ``n == 0``."""
+        return ratio(totals["similarity"], totals["n"])
 
 
 # --------------------------------------------------------------------------
 # GriTS
 
 
-def _topology_grid(table: Table) -> list[list[tuple[int, int, int, int]]]:
+def _topology_grid(layout: _Layout) -> list[list[tuple[int, int, int, int]]]:
     """Each position's spanning cell as a box relative to that position."""
-    placed, n_rows, n_cols = _place(table)
-    grid = [[(0, 0, 1, 1)] * n_cols for _ in range(n_rows)]
-    for cell, r0, c0 in placed:
+    grid = [[(0, 0, 1, 1)] * layout.n_cols for _ in range(layout.n_rows)]
+    for cell, r0, c0 in layout.placed:
         for r in range(r0, r0 + cell.rowspan):
             for c in range(c0, c0 + cell.colspan):
                 grid[r][c] = (c0 - c, r0 - r, c0 - c + cell.colspan, r0 - r + cell.rowspan)
     return grid
 
 
-def _text_grid(table: Table, canon: Optional[Callable[[str], str]]) -> list[list[str]]:
-    return [["" if cell is None else (canon(cell.text) if canon else cell.text) for cell in row] for row in table.as_grid()]
+def _text_grid(layout: _Layout, canon: Optional[Callable[[str], str]]) -> list[list[str]]:
+    """Each position's text ('' where no cell covers it)."""
+    grid = [[""] * layout.n_cols for _ in range(layout.n_rows)]
+    for cell, r0, c0 in layout.placed:
+        text = canon(cell.text) if canon else cell.text
+        for r in range(r0, r0 + cell.rowspan):
+            grid[r][c0:c0 + cell.colspan] = [text] * cell.colspan
+    return grid
+
+
+# The sums in a GriTS Score.detail, and the variant each overlap measures.
+_GRITS_SUMS = ("overlap", "pred_cells", "gold_cells")
+_GRITS_VARIANTS = {"grits": "overlap", "grits_top": "overlap_top", "grits_con": "overlap_con"}
 
 
 @dataclass(frozen=True)
-class GritsMetric:
-    """GriTS-Con (or GriTS-Top) of two tables as a `Metric`; ``value`` is F1, higher is better.
+class GritsMetric(SummedStatistics):
+    """GriTS of two tables as a `Metric`; ``value`` is F1, higher is better.
 
     Args:
-        structure_only: score cell topology only (GriTS-Top) instead of cell
-            content (GriTS-Con, the default).
+        structure_only: report GriTS-Top (cell topology) alone instead of
+            the mean of GriTS-Top and GriTS-Con (the default).
         canonicalizer: optional ``str -> str`` applied to cell texts first.
+        max_cells: the most grid positions either table may have (see the
+            module docstring); larger tables raise ValueError.
 
-    ``detail`` holds ``overlap`` (the summed similarity over the aligned
-    positions), ``pred_cells`` and ``gold_cells`` (grid sizes) and
-    ``higher_is_better``; ``precision`` and ``recall`` are on the Score.
+    ``detail`` holds sums that pool over a corpus: ``overlap_top`` (summed
+    topology similarity over the aligned positions), ``overlap_con`` (summed
+    content similarity; not with ``structure_only``), ``overlap`` (what
+    ``value`` is computed from: their mean, or ``overlap_top``), the grid
+    sizes ``pred_cells`` and ``gold_cells``.
+    Precision is overlap / ``pred_cells``, recall overlap / ``gold_cells``.
     """
 
     structure_only: bool = field(default=False, kw_only=True)
     canonicalizer: Optional[Callable[[str], str]] = field(default=None, kw_only=True)
+    max_cells: int = field(default=_DEFAULT_MAX_CELLS, kw_only=True)
+
+    def __post_init__(self) -> None:
+        _check_max_cells("GritsMetric", self.max_cells)
+
+    higher_is_better = True
+    statistics = _GRITS_SUMS
+    options = MappingProxyType({"normalize": "canonicalizer"})
 
     @property
     def name(self) -> str:
-        """Registered name: ``"grits"`` (GriTS-Con) or ``"grits_top"``."""
+        """Registered name: ``"grits"`` (mean of GriTS-Top and GriTS-Con) or ``"grits_top"``."""
         return "grits_top" if self.structure_only else "grits"
 
     def __call__(self, pred: Any, gold: Any, *, grammar: Any = None) -> Score:
         """GriTS F1 of ``pred`` against ``gold`` (Tables, HTML strings or grids)."""
         from ek.metrics import _table_scoring as _scoring  # noqa: PLC0415 - loaded on first use
 
-        pred_t, gold_t = Table.coerce(pred), Table.coerce(gold)
-        if self.structure_only:
-            gold_g, pred_g = _topology_grid(gold_t), _topology_grid(pred_t)
-            similarity: Callable = _scoring.iou
-        else:
-            gold_g, pred_g = _text_grid(gold_t, self.canonicalizer), _text_grid(pred_t, self.canonicalizer)
-            similarity = _scoring.lcs_similarity
-        overlap = _scoring.overlap(gold_g, pred_g, similarity)
-        pred_cells = sum(len(row) for row in pred_g)
-        gold_cells = sum(len(row) for row in gold_g)
-        precision, recall, f1 = prf(overlap, pred_cells, gold_cells)
-        detail = {"overlap": overlap, "pred_cells": pred_cells, "gold_cells": gold_cells, "higher_is_better": True}
+        pred_l = _layout(Table.coerce(pred), max_cells=self.max_cells, label="the pred table")
+        gold_l = _layout(Table.coerce(gold), max_cells=self.max_cells, label="the gold table")
+        top = _scoring.grid_overlap(_topology_grid(gold_l), _topology_grid(pred_l), kind="topology")
+        detail: dict[str, Any] = {"overlap": top, "overlap_top": top}
+        if not self.structure_only:
+            canon = self.canonicalizer
+            con = _scoring.grid_overlap(_text_grid(gold_l, canon), _text_grid(pred_l, canon), kind="content")
+            detail.update(overlap=(top + con) / 2, overlap_con=con)
+        pred_cells, gold_cells = pred_l.n_rows * pred_l.n_cols, gold_l.n_rows * gold_l.n_cols
+        detail.update(pred_cells=pred_cells, gold_cells=gold_cells)
+        precision, recall, f1 = prf(detail["overlap"], pred_cells, gold_cells)
         return Score(f1, precision=precision, recall=recall, f1=f1, metric=self.name, detail=detail)
 
-    def aggregate(self, scores: Iterable[Score]) -> float:
+    def compute(self, totals: Mapping[str, float]) -> float:
         """Corpus GriTS F1: pool the overlaps and the grid sizes, then divide once."""
-        totals = sum_detail(scores, ("overlap", "pred_cells", "gold_cells"), metric="GritsMetric")
         return prf(totals["overlap"], totals["pred_cells"], totals["gold_cells"])[2]
+
+    def report(self, scores: Iterable[Score]) -> dict[str, dict[str, float]]:
+        """Corpus precision, recall and F1 of each GriTS variant, from pooled sums.
+
+        Returns ``{"grits": ..., "grits_top": ..., "grits_con": ...}``, each
+        ``{"precision", "recall", "f1"}``: ``grits`` is this metric's
+        aggregate, ``grits_top`` and ``grits_con`` the paper's variants
+        (``grits_con`` only when the scores carry content, i.e. not with
+        ``structure_only``).
+
+        >>> m = GritsMetric()
+        >>> m.report([m([["a", "b"]], [["a", "c"]])])["grits_con"]
+        {'precision': 0.5, 'recall': 0.5, 'f1': 0.5}
+
+        Raises:
+            ValueError: no scores, or scores of another metric.
+        """
+        scores = list(scores)
+        totals = sum_detail(scores, _GRITS_SUMS + ("overlap_top",), metric="GritsMetric")
+        if all("overlap_con" in getattr(s, "detail", {}) for s in scores):
+            totals["overlap_con"] = sum(s.detail["overlap_con"] for s in scores)
+        out = {}
+        for variant, key in _GRITS_VARIANTS.items():
+            if key in totals:
+                p, r, f1 = prf(totals[key], totals["pred_cells"], totals["gold_cells"])
+                out[variant] = {"precision": p, "recall": r, "f1": f1}
+        return out
 
 
 def _is_table(obj: Any) -> bool:
@@ -483,4 +478,4 @@ register("metrics", "teds", TedsMetric())
 register("metrics", "teds_struct", TedsMetric(structure_only=True))
 register("metrics", "grits", GritsMetric())
 register("metrics", "grits_top", GritsMetric(structure_only=True))
-register("dispatch", "teds", _is_table)
+register("dispatch", "teds", DispatchRule(_is_table))

@@ -17,6 +17,8 @@ import shutil
 from typing import Any, Optional
 
 from ek._util import import_optional, install_hint, is_installed
+from ek.ocr._ids import canonical_id
+from ek.ocr.profiles import profile
 
 # Local engines whose Python package only wraps a program that must be on PATH.
 _SYSTEM_BINARIES = {"tesseract": "tesseract"}
@@ -30,11 +32,6 @@ _SYSTEM_INSTALL = {
         "windows": "choco install tesseract (or the UB-Mannheim installer)",
     },
 }
-
-
-def canonical_id(engine: str) -> str:
-    """ocracy's spelling of an engine id: trimmed, lower case, ``_`` -> ``-``."""
-    return engine.strip().lower().replace("_", "-")
 
 
 def known_engines() -> list[str]:
@@ -97,8 +94,6 @@ def check_engine(engine: str) -> dict:
     one), ``credentials`` (environment variables a remote engine reads),
     ``profile`` (`ek.ocr.profile`) and ``hint`` (what to do next).
     """
-    from ek.ocr.profiles import profile  # noqa: PLC0415 - sibling module, kept acyclic
-
     if not isinstance(engine, str):
         raise TypeError(f"check_engine() takes an engine id such as 'tesseract', got {type(engine).__name__}.")
     if not engine.strip():

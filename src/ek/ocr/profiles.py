@@ -24,7 +24,7 @@ True
 
 from __future__ import annotations
 
-from ek.ocr._engines import canonical_id
+from ek.ocr._ids import canonical_id
 
 __all__ = ["DEFAULT_PROFILE", "ENGINE_PROFILES", "profile"]
 

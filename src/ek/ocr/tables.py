@@ -32,11 +32,11 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Mapping
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Iterator, Optional, Union
 
 from ek._util import type_name
 from ek.metrics.tables import Table
-from ek.ocr._engines import canonical_id
+from ek.ocr._ids import canonical_id
 from ek.ocr.profiles import profile
 from ek.registry import get, names, register
 
@@ -54,6 +54,8 @@ TABLE_PARSERS_NAMESPACE = "table_parsers"
 # Keys of a .raw / .meta mapping that may hold a table, in the order tried.
 _TABLE_KEYS = ("tables", "table", "cells", "grid", "html")
 _HTML_TABLE = re.compile(r"<table\b.*?</table\s*>", re.IGNORECASE | re.DOTALL)
+# The largest spans HTML allows (browsers clamp larger ones to these).
+_MAX_ROWSPAN, _MAX_COLSPAN = 65534, 1000
 _PIPE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
 
 Parser = Callable[[Any], Any]
@@ -238,11 +240,14 @@ def _cells_to_html(cells: list[tuple[int, int, int, int, str]]) -> Optional[str]
     if not cells:
         return None
     rows: dict[int, list] = {}
+    spans = []
     for r, _c, rs, cs, text in sorted(cells):
+        # HTML's own caps, which Table.from_html applies too: no engine field can ask for 10**9 rows
+        rs, cs = min(max(rs, 1), _MAX_ROWSPAN), min(max(cs, 1), _MAX_COLSPAN)
         rows.setdefault(r, []).append((rs, cs, text))
-    first, end = min(rows), max(r + rs for r, _c, rs, _cs, _t in cells)
+        spans.append((r, r + rs))
     parts = ["<table>"]
-    for r in range(first, end):  # a row covered only by spans from above still gets its <tr>
+    for r in _covered_rows(spans):  # a row covered only by spans from above still gets its <tr>
         parts.append("<tr>")
         for rs, cs, text in rows.get(r, ()):
             span = (f' rowspan="{rs}"' if rs > 1 else "") + (f' colspan="{cs}"' if cs > 1 else "")
@@ -250,6 +255,15 @@ def _cells_to_html(cells: list[tuple[int, int, int, int, str]]) -> Optional[str]
         parts.append("</tr>")
     parts.append("</table>")
     return "".join(parts)
+
+
+def _covered_rows(spans: list[tuple[int, int]]) -> Iterator[int]:
+    """The rows that some ``[start, end)`` span covers, in order; rows in a gap no cell reaches are skipped."""
+    end = None
+    for start, stop in sorted(spans):
+        first = start if end is None else max(start, end)
+        yield from range(first, stop)
+        end = stop if end is None else max(end, stop)
 
 
 def _field(obj: Any, *names_: str, default: Any = None) -> Any:
@@ -263,7 +277,6 @@ def _field(obj: Any, *names_: str, default: Any = None) -> Any:
     return default
 
 
-@register(TABLE_PARSERS_NAMESPACE, "aws-textract")
 def _textract_table(raw: Any) -> Optional[str]:
     """First TABLE of a Textract ``analyze_document`` response (merged cells honoured)."""
     blocks = _field(raw, "Blocks") or []
@@ -304,7 +317,6 @@ def _textract_table(raw: Any) -> Optional[str]:
     return _cells_to_html([(r, c, rs, cs, t) for (r, c), (rs, cs, t) in grid.items()])
 
 
-@register(TABLE_PARSERS_NAMESPACE, "azure-document-intelligence")
 def _azure_table(raw: Any) -> Optional[str]:
     """First table of an Azure Document Intelligence result (SDK object or its dict form)."""
     tables = _field(raw, "tables") or []
@@ -322,8 +334,6 @@ def _azure_table(raw: Any) -> Optional[str]:
     return _cells_to_html(cells)
 
 
-@register(TABLE_PARSERS_NAMESPACE, "paddleocr")
-@register(TABLE_PARSERS_NAMESPACE, "paddleocr-ppstructure")
 def _paddle_table(raw: Any) -> Optional[str]:
     """First HTML table in PaddleOCR structure output (``pred_html``, ``res.html`` or markdown)."""
     return _find_html(raw, depth=0)
@@ -350,8 +360,6 @@ def _find_html(obj: Any, *, depth: int) -> Optional[str]:
     return _find_html(getattr(obj, "markdown", None), depth=depth + 1)
 
 
-@register(TABLE_PARSERS_NAMESPACE, "markdown")
-@register(TABLE_PARSERS_NAMESPACE, "mistral-ocr")
 def _markdown_table(raw: Any) -> Any:
     """First table in Markdown text: an HTML ``<table>``, else a GitHub pipe table (as a grid)."""
     text = _markdown_text(raw)
@@ -382,6 +390,14 @@ def _markdown_text(raw: Any) -> Optional[str]:
     if isinstance(choices, (list, tuple)) and choices:
         return _markdown_text(_field(choices[0], "message"))
     return None
+
+
+register(TABLE_PARSERS_NAMESPACE, "aws-textract", _textract_table)
+register(TABLE_PARSERS_NAMESPACE, "azure-document-intelligence", _azure_table)
+register(TABLE_PARSERS_NAMESPACE, "paddleocr", _paddle_table)
+register(TABLE_PARSERS_NAMESPACE, "paddleocr-ppstructure", _paddle_table)
+register(TABLE_PARSERS_NAMESPACE, "markdown", _markdown_table)
+register(TABLE_PARSERS_NAMESPACE, "mistral-ocr", _markdown_table)
 
 
 def _pipe_table(text: str) -> Optional[list[list[str]]]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, Optional
 
+from ek._calls import probability
 from ek.qe._checks import (
     as_decisions,
     both_outcomes,
@@ -22,7 +23,6 @@ from ek.qe._checks import (
     labels,
     one_minus,
     probabilities,
-    probability,
     scores,
 )
 from ek.registry import requires_extra
@@ -51,7 +51,7 @@ def sklearn_calibrator(method: str = "sigmoid") -> Any:
     return _SklearnCalibrator(method)
 
 
-@requires_extra("calibration", packages=["numpy", "netcal"])
+@requires_extra("netcal", packages=["numpy", "netcal"])
 def netcal_calibrator(method: str = "sigmoid") -> Any:
     """A calibrator backed by netcal (which needs PyTorch), on probabilities in [0, 1].
 
@@ -66,7 +66,7 @@ def netcal_calibrator(method: str = "sigmoid") -> Any:
     return _NetcalCalibrator(method)
 
 
-@requires_extra("calibration", packages=["numpy", "netcal"])
+@requires_extra("netcal", packages=["numpy", "netcal"])
 def netcal_ece(probs: Any, correct: Any, *, bins: int = 10) -> float:
     """Expected calibration error computed by netcal (lower is better).
 

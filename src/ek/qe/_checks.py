@@ -10,13 +10,12 @@ run both backends on the same cases.
 
 from __future__ import annotations
 
-import inspect
 import math
 import numbers
 from fractions import Fraction
-from functools import lru_cache
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
+from ek._calls import number
 from ek._util import is_installed, type_name
 
 _PURE_PYTHON = False  # set by tests (via _force_pure_python) to bypass numpy
@@ -70,31 +69,6 @@ def as_decisions(decisions: Sequence[Any]) -> Any:
 # --------------------------------------------------------------------------
 # validation
 # --------------------------------------------------------------------------
-
-
-def number(value: Any, *, what: str) -> float:
-    """``value`` as a finite float, or a ValueError/TypeError naming ``what``."""
-    if getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
-        value = value.item()  # a 0-d array or numpy scalar
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{what} must be a real number, got {type_name(value)} {value!r:.60}.")
-    v = float(value)
-    if not math.isfinite(v):
-        raise ValueError(
-            f"{what} is {v!r}; it must be a finite number. Drop or impute missing values first."
-        )
-    return v
-
-
-def probability(value: Any, *, what: str) -> float:
-    """``value`` as a float in [0, 1], or an error saying why it is not one."""
-    v = number(value, what=what)
-    if not 0.0 <= v <= 1.0:
-        raise ValueError(
-            f"{what} is {v!r}, outside [0, 1]; a probability is needed here. "
-            "Pass the score through a fitted calibrator first."
-        )
-    return v
 
 
 def scores(values: Any, *, what: str, np: Any = None, allow_nonfinite: bool = False) -> Any:
@@ -186,39 +160,6 @@ def both_outcomes(correct: Any, *, owner: str) -> None:
         which = "True" if n_true else "False"
         fix = "add rows where the value was wrong." if n_true else "add rows where the value was right."
         raise ValueError(f"{owner} needs both outcomes, but all {n} labels are {which}; {fix}")
-
-
-def accepts_keyword(func: Callable, name: str) -> bool:
-    """Whether ``func`` can be called with the keyword argument ``name``."""
-    try:
-        return _accepts(func, name)
-    except TypeError:  # unhashable callable: inspect directly
-        return _inspect_accepts(func, name)
-
-
-@lru_cache(maxsize=512)
-def _accepts(func: Callable, name: str) -> bool:
-    return _inspect_accepts(func, name)
-
-
-def _inspect_accepts(func: Callable, name: str) -> bool:
-    try:
-        params = inspect.signature(func).parameters
-    except (TypeError, ValueError):
-        return False
-    for p in params.values():
-        if p.kind is inspect.Parameter.VAR_KEYWORD:
-            return True
-        if p.name == name and p.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
-            return True
-    return False
-
-
-def call_maybe_group(func: Callable, value: Any, group: Optional[Any]) -> Any:
-    """Call ``func(value, group=group)`` when it takes ``group``, else ``func(value)``."""
-    if group is not None and accepts_keyword(func, "group"):
-        return func(value, group=group)
-    return func(value)
 
 
 # --------------------------------------------------------------------------

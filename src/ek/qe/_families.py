@@ -15,15 +15,15 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any, Callable, Mapping, Optional
 
+from ek._calls import call_maybe_group, probability
 from ek._util import type_name
 from ek.qe._checks import (
-    call_maybe_group,
     is_batch,
     labels,
     numpy_or_none,
-    probability,
     scores,
 )
+from ek.qe._records import from_record
 from ek.qe._scalar import PlattCalibrator
 
 __all__ = ["GroupCalibrator", "SignalFamilyCalibrator", "mean_probability", "min_probability"]
@@ -34,7 +34,9 @@ def mean_probability(probs: Any) -> float:
 
     Every family's calibrated value estimates the same event ("this value is
     correct"), so their mean is a simple pooling rule that assumes little.
-    Accepts a mapping ``name -> probability`` or a plain sequence.
+    Accepts a mapping ``name -> probability`` or a plain sequence. Not to be
+    confused with `ek.qe.signals.mean_prob`, which pools one field's raw token
+    log-probabilities into a (still uncalibrated) signal.
 
     >>> mean_probability({"judge": 0.9, "logprob": 0.7})
     0.8
@@ -144,14 +146,13 @@ class GroupCalibrator:
     @classmethod
     def from_dict(cls, record: Mapping) -> "GroupCalibrator":
         """Rebuild from `to_dict` output (every nested record is checked)."""
-        from ek.qe.calibrate import _from_record
 
         groups = _nested(record, "group", "by_group")
         pooled = record.get("pooled")
         return cls(
             factory=_factory(record.get("factory")),
-            by_group={k: _from_record(v, where=f"group {k!r}") for k, v in groups.items()},
-            pooled=None if pooled is None else _from_record(pooled, where="pooled calibrator"),
+            by_group={k: from_record(v, where=f"group {k!r}") for k, v in groups.items()},
+            pooled=None if pooled is None else from_record(pooled, where="pooled calibrator"),
         )
 
 
@@ -173,8 +174,9 @@ class SignalFamilyCalibrator:
             default, `min_probability` to be conservative.
         factory: zero-argument callable returning a fresh calibrator for `fit`.
         fusion: calibrator applied to the combined value; None leaves it
-            uncalibrated, and `ek.estimate_quality` then refuses to gate a
-            value fused from two or more families.
+            uncalibrated, and `ek.estimate_quality` then reports such a value
+            fused from two or more families (marked ``fused_uncalibrated``)
+            but refuses to gate it unless ``assume_calibrated=True``.
     """
 
     calibrators: dict = field(default_factory=dict)
@@ -287,7 +289,6 @@ class SignalFamilyCalibrator:
     @classmethod
     def from_dict(cls, record: Mapping) -> "SignalFamilyCalibrator":
         """Rebuild from `to_dict` output; the combiner is looked up by its registered name."""
-        from ek.qe.calibrate import _from_record
         from ek.registry import get, names
 
         families = _nested(record, "signal_family", "calibrators")
@@ -299,10 +300,10 @@ class SignalFamilyCalibrator:
             )
         fusion = record.get("fusion")
         return cls(
-            calibrators={k: _from_record(v, where=f"signal {k!r}") for k, v in families.items()},
+            calibrators={k: from_record(v, where=f"signal {k!r}") for k, v in families.items()},
             combine=get("combiners", combine),
             factory=_factory(record.get("factory")),
-            fusion=None if fusion is None else _from_record(fusion, where="fusion calibrator"),
+            fusion=None if fusion is None else from_record(fusion, where="fusion calibrator"),
         )
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Iterable, List, Optional, Tuple
 
 from ek._util import type_name
+from ek.qe._ocr_shape import is_ocr_result, token_confidences
 
 __all__ = ["AgreementSignal", "RoverConsensus", "RoverSlot", "rover"]
 
@@ -103,10 +104,16 @@ def rover(
     earlier engine produced. The result depends on hypothesis order only
     through that tie-break and the progressive alignment.
 
+    A blank hypothesis (None, an empty string, an OCR result whose ``.text``
+    is None or empty) is an engine that read nothing: it casts a NULL vote in
+    every slot, which lowers the agreement, and the others are fused as usual.
+
     Args:
         hypotheses: the outputs to fuse: strings (split on whitespace, each
-            token with confidence 1), objects with ``.text`` (and optional
-            ``.mean_confidence``), token lists, or ``(token, confidence)`` lists.
+            token with confidence 1), OCR-result-shaped objects (``.text``;
+            each token takes the ``.confidence`` of its word in ``.blocks``,
+            else ``.mean_confidence``, else 1), token lists, or
+            ``(token, confidence)`` lists.
         use_confidence: blend confidence into the vote; False votes by
             frequency only (``conf_weight`` is then 0).
         conf_weight: weight of mean confidence against vote frequency, in [0, 1].
@@ -117,9 +124,9 @@ def rover(
             against huge inputs); None lifts the cap.
 
     Raises:
-        ValueError: no hypotheses, an empty hypothesis, one longer than
-            ``max_tokens``, lengths differing more than tenfold (they cannot be
-            transcriptions of the same content), or a confidence outside [0, 1].
+        ValueError: no hypotheses, one longer than ``max_tokens``, non-blank
+            lengths differing more than tenfold (they cannot be transcriptions
+            of the same content), or a confidence outside [0, 1].
 
     >>> c = rover(["the cat sat", "the cat sit", "the bat sat"])
     >>> c.text, [round(a, 3) for a in c.agreement]
@@ -184,11 +191,6 @@ def _read_all(hypotheses: Any, tokenize: Any, max_tokens: Optional[int]) -> list
     units = []
     for i, h in enumerate(hypotheses):
         u = _check_units(tokenize(h), i) if tokenize is not None else _as_units(h, i)
-        if not u[0]:
-            raise ValueError(
-                f"rover() hypothesis {i} is empty (no tokens); every engine must contribute "
-                "text. Drop engines that returned nothing before fusing."
-            )
         if max_tokens is not None and len(u[0]) > max_tokens:
             raise ValueError(
                 f"rover() hypothesis {i} has {len(u[0])} tokens, more than max_tokens={max_tokens} "
@@ -198,9 +200,9 @@ def _read_all(hypotheses: Any, tokenize: Any, max_tokens: Optional[int]) -> list
         units.append(u)
     if not units:
         raise ValueError("rover() got no hypotheses; pass at least one (two or more to measure agreement).")
-    lengths = [len(toks) for toks, _ in units]
-    lo, hi = min(lengths), max(lengths)
-    if hi > _MAX_LENGTH_RATIO * lo:
+    lengths = [len(toks) for toks, _ in units if toks]  # blank readings only cast NULL votes
+    if lengths and max(lengths) > _MAX_LENGTH_RATIO * min(lengths):
+        lo, hi = min(lengths), max(lengths)
         raise ValueError(
             f"rover() hypotheses have wildly different lengths ({lo} to {hi} tokens, more than "
             f"{_MAX_LENGTH_RATIO}x apart), so they cannot be readings of the same content. Check "
@@ -210,15 +212,26 @@ def _read_all(hypotheses: Any, tokenize: Any, max_tokens: Optional[int]) -> list
 
 
 def _as_units(h: Any, i: int) -> tuple[list, list]:
-    """Default reading: ``(tokens, confidences)`` of a string, OCR result or token list."""
+    """Default reading: ``(tokens, confidences)`` of a string, OCR result or token list.
+
+    None, and an OCR result whose ``.text`` is None, are blank readings: no tokens.
+    """
+    if h is None:
+        return [], []
     if isinstance(h, str):
         toks = h.split()
         return toks, [1.0] * len(toks)
-    text = getattr(h, "text", None)
-    if isinstance(text, str):
-        conf = getattr(h, "mean_confidence", None)
+    if is_ocr_result(h):
+        text = h.text
+        if text is None:
+            return [], []
+        if not isinstance(text, str):
+            raise TypeError(
+                f"rover() hypothesis {i} has .text of type {type_name(text)}; an OCR result's text "
+                "must be a str (or None when the engine read nothing)."
+            )
         toks = text.split()
-        return _check_units([(t, 1.0 if conf is None else conf) for t in toks], i)
+        return _check_units(list(zip(toks, token_confidences(h, toks))), i)
     if isinstance(h, (list, tuple)):
         units = []
         for item in h:

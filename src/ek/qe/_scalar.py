@@ -9,15 +9,14 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from ek._calls import number, probability
 from ek.qe import _fit
 from ek.qe._checks import (
     both_outcomes,
     check_record,
     is_batch,
     labels,
-    number,
     numpy_or_none,
-    probability,
     scores,
 )
 

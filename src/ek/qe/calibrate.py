@@ -33,12 +33,13 @@ True
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Optional
+from typing import Any, Optional
 
 from ek._util import type_name
 from ek.qe._backends import netcal_calibrator, netcal_ece, sklearn_calibrator
 from ek.qe._binning import bin_sums, curve_from_sums, ece_from_sums
 from ek.qe._families import GroupCalibrator, SignalFamilyCalibrator, mean_probability, min_probability
+from ek.qe._records import from_record
 from ek.qe._scalar import IsotonicCalibrator, PlattCalibrator, TemperatureCalibrator
 from ek.registry import register
 
@@ -150,36 +151,10 @@ def load_calibrator(name: str, *, rootdir: Optional[str] = None) -> Any:
             f"no calibrator is saved as {name!r}; saved calibrators: {listing}. "
             "Save one first with save_calibrator(calibrator, name)."
         ) from None
-    return _from_record(record, where=f"calibrator {name!r}")
+    return from_record(record, where=f"calibrator {name!r}")
 
 
 # --------------------------------------------------------------------------
-
-
-def _from_record(record: Any, *, where: str = "calibrator record") -> Any:
-    """The calibrator a ``to_dict()`` record describes (the class's ``from_dict``)."""
-    from ek.registry import get, names
-
-    if not isinstance(record, Mapping) or not isinstance(record.get("kind"), str):
-        raise ValueError(
-            f"{where} is not a calibrator record: expected a dict with a str 'kind', "
-            f"got {record!r:.80}. Re-save it with save_calibrator()."
-        )
-    kind = record["kind"]
-    try:
-        cls = get("calibrators", kind)
-    except KeyError:
-        known = ", ".join(repr(k) for k in names("calibrators"))
-        raise ValueError(
-            f"{where} has unknown kind {kind!r}; known kinds: {known}. Register the class "
-            f"with ek.register('calibrators', {kind!r}, cls) before loading."
-        ) from None
-    build = getattr(cls, "from_dict", None)
-    if build is None:
-        raise ValueError(
-            f"{where} has kind {kind!r}, whose class has no from_dict(); it cannot be rebuilt from numbers."
-        )
-    return build(record)
 
 
 def _store(rootdir: Optional[str]) -> Any:

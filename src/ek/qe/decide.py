@@ -37,6 +37,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
+from ek._calls import number, probability
 from ek._util import type_name
 from ek.base import Decision
 from ek.qe import _checks
@@ -44,15 +45,12 @@ from ek.qe._backends import crepes_mondrian_gate
 from ek.qe._checks import (
     as_decisions,
     check_alpha,
-    check_group_sizes,
     correct_scores,
     is_batch,
     labels,
     min_n,
-    number,
     one_minus,
     probabilities,
-    probability,
     rank,
 )
 from ek.registry import register
@@ -198,6 +196,7 @@ class ConformalGate(_Gate):
     nonconformity: Callable[[float], float] = one_minus
     q: float = math.inf
     _cal: tuple = ()
+    _fitted: bool = field(default=False, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.alpha = check_alpha(self.alpha, "ConformalGate alpha")
@@ -208,22 +207,36 @@ class ConformalGate(_Gate):
         """Set ``q`` from the correct holdout items; returns self.
 
         Non-finite probabilities are dropped with a warning (one NaN would
-        otherwise sort last and shift the quantile).
+        otherwise sort last and shift the quantile). With fewer correct items
+        than ``1 - alpha`` coverage needs (`split_conformal_quantile` gives
+        ``+inf``), the fit still succeeds, with a warning: the gate then
+        flags nothing, and `p_value` works as usual.
 
         Raises:
-            ValueError: too few correct items for ``alpha`` (the gate would
-                accept everything), or probabilities outside [0, 1].
+            ValueError: probabilities outside [0, 1], or labels that do not match them.
         """
         p, y = _holdout(probs, correct, "ConformalGate.fit")
         cal = sorted(correct_scores([v for v, c in zip(p, y) if c], self.nonconformity))
-        check_group_sizes({None: len(cal)}, self.alpha, "ConformalGate.fit")
+        if rank(len(cal), self.alpha) > len(cal):
+            warnings.warn(
+                f"ConformalGate.fit has too few correct calibration items ({len(cal)}) for "
+                f"alpha={self.alpha}: the 1 - alpha guarantee needs at least {min_n(self.alpha)}, so "
+                "the threshold is +inf and the gate flags nothing. Add labelled items or raise alpha.",
+                stacklevel=2,
+            )
         self._cal = tuple(cal)
         self.q = split_conformal_quantile(cal, self.alpha)
+        self._fitted = True
         return self
 
     def p_value(self, confidence: Any) -> Any:
-        """Conformal p-value: the share of correct holdout items at least as unusual (small = atypical)."""
-        if not self._cal:
+        """Conformal p-value: ``(#{holdout scores >= this one} + 1) / (n + 1)`` (small = atypical).
+
+        The holdout scores are the nonconformity scores of the correct
+        calibration items; the +1 counts the item itself (the finite-sample
+        correction), so an empty holdout gives 1.0.
+        """
+        if not (self._fitted or self._cal):
             raise ValueError("ConformalGate.p_value needs a fitted gate; call .fit(probs, correct) first.")
         if is_batch(confidence):
             probs = probabilities(confidence, what="ConformalGate.p_value confidences")
@@ -236,7 +249,7 @@ class ConformalGate(_Gate):
         return (n - bisect_left(self._cal, nc) + 1) / (n + 1)
 
     def _require_fit(self) -> None:
-        if self.q == math.inf and not self._cal:
+        if self.q == math.inf and not (self._cal or self._fitted):
             raise ValueError(
                 "ConformalGate is not fitted yet; call .fit(probs, correct) on a labelled holdout "
                 "of calibrated probabilities first."

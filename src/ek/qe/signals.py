@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Sequence
 
 from ek._util import type_name
+from ek.qe._ocr_shape import NEUTRAL_CONFIDENCE, block_confidences, is_ocr_result, mean_confidence
 from ek.registry import get, names, register
 
 __all__ = [
@@ -78,7 +79,12 @@ def min_prob(logps: Sequence[float]) -> float:
 
 
 def mean_prob(logps: Sequence[float]) -> float:
-    """Arithmetic mean of the token probabilities, ``mean(exp(log p))``."""
+    """Arithmetic mean of the token probabilities, ``mean(exp(log p))``.
+
+    A signal-side aggregator: it takes the raw token *log*-probabilities of
+    one field. Not to be confused with `ek.qe.calibrate.mean_probability`,
+    which fuses already *calibrated* probabilities of several signal families.
+    """
     v = _logps(logps, "mean_prob()")
     return math.fsum(math.exp(x) for x in v) / len(v)
 
@@ -134,8 +140,12 @@ class IntrinsicConfidenceSignal:
         pool: ``"min"`` (the weakest unit), ``"mean"`` or ``"geo_mean"``.
         cost_tier: 2, free: the confidences come with the extraction.
 
-    The target is a sequence of confidences, or an object with a
-    ``confidences`` attribute holding one.
+    The target is a sequence of confidences, an object with a
+    ``confidences`` attribute holding one, or an OCR result: then the
+    confidences of its ``.blocks`` (the finest level when words and lines
+    are mixed) are pooled, else its ``.mean_confidence`` is used. A result
+    with no confidence at all (a text-only engine) carries no evidence and
+    scores 1.0, the same as a token with no confidence in `ek.qe.rover`.
 
     >>> IntrinsicConfidenceSignal(pool="min")([0.99, 0.4, 0.95])
     0.4
@@ -154,7 +164,13 @@ class IntrinsicConfidenceSignal:
 
     def __call__(self, target: Any) -> float:
         """The pooled confidence of ``target``'s units."""
-        confs = _confidences(getattr(target, "confidences", target))
+        units = getattr(target, "confidences", None)
+        if units is None and is_ocr_result(target):
+            units = block_confidences(target)
+            if not units:
+                mean = mean_confidence(target)
+                units = [NEUTRAL_CONFIDENCE if mean is None else mean]
+        confs = _confidences(target if units is None else units)
         if self.pool == "min":
             return min(confs)
         if self.pool == "mean":

@@ -9,7 +9,7 @@ agreement signals.
 * Checksums: `luhn_check`, `iban_check`, `isbn10_check`, `isbn13_check`,
   `isbn_check` (also in `CHECKSUMS` and the ``"checks"`` namespace). They
   are written here rather than taken from the LGPL ``python-stdnum``, to
-  keep the core permissively licensed.
+  keep the core permissively licensed, and read ASCII digits only.
 * Validators (``value, *, spec=None -> findings``): `checksum_validator`,
   `regex_validator`, `range_validator`, `enum_validator`, the spec-driven
   `schema_validator`, and the cross-field `totals_consistent`.
@@ -18,6 +18,11 @@ agreement signals.
 
 A verifier reports evidence (a `Finding`, a pass share), never a
 probability or a decision.
+
+Registry namespaces: ``"checks"`` holds predicates ``value -> bool`` (the
+checksums, used by `checksum_validator`); ``"validators"`` holds layers
+``value -> findings`` (`schema_validator`, and anything `ek.validate` builds).
+The ``"checkers"`` namespace of `ek.agents` (episode success checks) is unrelated.
 
 >>> luhn_check("79927398713"), luhn_check("79927398710"), isbn_check("0-306-40615-2")
 (True, False, True)
@@ -32,9 +37,9 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Callable, ClassVar, Iterable, List, Optional, Sequence
 
+from ek._calls import accepts_keyword
 from ek._util import type_name
 from ek.base import FieldSpec, Finding, Severity
-from ek.qe._checks import accepts_keyword
 from ek.registry import get, register
 
 __all__ = [
@@ -58,6 +63,9 @@ DEFAULT_TOTALS_TOL = 0.01
 """Default absolute tolerance of `totals_consistent` (one cent)."""
 
 _SEPARATORS = re.compile(r"[\s-]")
+_ISBN10 = re.compile(r"[0-9]{9}[0-9Xx]")  # ASCII digits only: str.isdigit also accepts "٣" and "²"
+_ISBN13 = re.compile(r"[0-9]{13}")
+_IBAN = re.compile(r"[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}")
 _THOUSANDS = re.compile(r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$")
 _NUMBER_TYPES = {"number", "float", "decimal", "amount"}
 _INT_TYPES = {"int", "integer"}
@@ -86,30 +94,37 @@ def iban_check(iban: Any) -> bool:
     """IBAN validity by the ISO 13616 / ISO 7064 mod-97 rule (the remainder must be 1).
 
     Spaces are ignored and letters may be lower case; the format must be two
-    letters, two check digits and 11 to 30 letters or digits.
+    letters, two check digits and 11 to 30 letters or digits (ASCII only).
     """
     if not isinstance(iban, str):
         return False
     s = re.sub(r"\s", "", iban).upper()
-    if not re.fullmatch(r"[A-Z]{2}\d{2}[A-Z0-9]{11,30}", s):
+    if not _IBAN.fullmatch(s):
         return False
     moved = s[4:] + s[:4]
     return int("".join(str(int(ch, 36)) for ch in moved)) % 97 == 1
 
 
 def isbn10_check(value: Any) -> bool:
-    """ISBN-10 checksum: digits weighted 10 down to 1 sum to a multiple of 11 (final ``X`` is 10)."""
+    """ISBN-10 checksum: digits weighted 10 down to 1 sum to a multiple of 11 (final ``X`` is 10).
+
+    Only ASCII digits count, as in `luhn_check` and `iban_check`: a string
+    with other Unicode digits (Arabic-Indic, superscripts) is False.
+    """
     s = _stripped(value)
-    if s is None or not re.fullmatch(r"\d{9}[\dXx]", s):
+    if s is None or not _ISBN10.fullmatch(s):
         return False
     total = sum((10 - i) * (10 if ch in "Xx" else int(ch)) for i, ch in enumerate(s))
     return total % 11 == 0
 
 
 def isbn13_check(value: Any) -> bool:
-    """ISBN-13 / EAN-13 checksum: digits weighted alternately 1 and 3 sum to a multiple of 10."""
+    """ISBN-13 / EAN-13 checksum: digits weighted alternately 1 and 3 sum to a multiple of 10.
+
+    Only ASCII digits count: a string with other Unicode digits is False.
+    """
     s = _stripped(value)
-    if s is None or not re.fullmatch(r"\d{13}", s):
+    if s is None or not _ISBN13.fullmatch(s):
         return False
     return sum((3 if i % 2 else 1) * int(ch) for i, ch in enumerate(s)) % 10 == 0
 
@@ -242,7 +257,8 @@ def totals_consistent(
     The usual cross-field check (an invoice total equals the sum of its
     lines). An item may hold a number or a list of numbers. The check is
     skipped when the total, or every item, is missing or not numeric, so it
-    is safe on partial records.
+    is safe on partial records. A NaN or infinite total or item cannot be
+    reconciled: it yields one finding saying the values are non-finite.
 
     >>> rec = {"total": "30.00", "net": 25, "vat": 5}
     >>> list(totals_consistent(rec, total_key="total", item_keys=["net", "vat"]))
@@ -250,10 +266,16 @@ def totals_consistent(
     """
     if not hasattr(record, "get"):
         raise TypeError(f"totals_consistent() takes a mapping record, got {type_name(record)}.")
-    total = _as_number(record.get(total_key))
-    parts = [p for k in item_keys for p in _numbers(record.get(k))]
-    if total is None or not parts:
+    total = _as_number(record.get(total_key), finite=False)
+    named = [(k, p) for k in item_keys for p in _numbers(record.get(k), finite=False)]
+    if total is None or not named:
         return []
+    odd = [f"{k}={v!r}" for k, v in [(total_key, total), *named] if not math.isfinite(v)]
+    if odd:
+        return [Finding(field=total_key, layer=layer, severity=Severity.FLAG,
+                        message=f"{total_key} cannot be reconciled with {' + '.join(item_keys)}: non-finite "
+                                f"values (NaN or infinite) in {', '.join(odd)}.")]
+    parts = [p for _, p in named]
     expected = math.fsum(parts)
     if abs(total - expected) <= tol:
         return []
@@ -324,13 +346,13 @@ def _stripped(value: Any) -> Optional[str]:
     return _SEPARATORS.sub("", value)
 
 
-def _as_number(value: Any) -> Optional[float]:
+def _as_number(value: Any, *, finite: bool = True) -> Optional[float]:
+    """``value`` read as a float (numeric strings too), or None; ``finite=False`` keeps NaN and inf."""
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, numbers.Real):
         x = float(value)
-        return x if math.isfinite(x) else None
-    if isinstance(value, str):
+    elif isinstance(value, str):
         s = value.strip()
         if _THOUSANDS.match(s):
             s = s.replace(",", "")
@@ -338,14 +360,15 @@ def _as_number(value: Any) -> Optional[float]:
             x = float(s)
         except ValueError:
             return None
-        return x if math.isfinite(x) else None
-    return None
+    else:
+        return None
+    return x if not finite or math.isfinite(x) else None
 
 
-def _numbers(value: Any) -> list:
+def _numbers(value: Any, *, finite: bool = True) -> list:
     if isinstance(value, (list, tuple)):
-        return [x for x in (_as_number(v) for v in value) if x is not None]
-    x = _as_number(value)
+        return [x for x in (_as_number(v, finite=finite) for v in value) if x is not None]
+    x = _as_number(value, finite=finite)
     return [] if x is None else [x]
 
 

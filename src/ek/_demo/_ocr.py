@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 from ek._util import format_table
 from ek.facade import evaluate
-from ek.ocr._engines import check_engine
+from ek.registry import check_requirements
 
 _FOLDER = ("data", "ocr_demo")
 
@@ -26,7 +26,7 @@ def tesseract_demo() -> str:
     length) per slice and overall, Tesseract's mean word confidence, and one
     line per image so confidence can be set against error.
     """
-    status = check_engine("tesseract")
+    status = check_requirements(engine="tesseract")
     if not status["ok"]:
         return "2. Tesseract benchmark skipped: " + status["hint"]
     from ek.ocr.benchmark import evaluate_ocr  # noqa: PLC0415 - keeps `ek demo` light when skipped

@@ -1,4 +1,4 @@
-"""ek.ocr._demo: the Tesseract section of `ek demo` on the bundled images."""
+"""ek._demo._ocr: the Tesseract section of `ek demo` on the bundled images."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from importlib import resources
 import jiwer
 import pytest
 
-from ek.ocr import _demo
+from ek._demo import _ocr as _demo
 
 requires_tesseract = pytest.mark.skipif(
     shutil.which("tesseract") is None,

@@ -1,55 +1,21 @@
-"""Check extracted values without a gold answer, and fix the safe cases.
+"""The layer factories of `ek.validate`: they check settings and build a layer.
 
-A validation pipeline is a list of layers run from the cheapest to the most
-expensive. Each layer is a callable ``(value, *, spec=None) -> Iterable[Finding]``
-and falls on one side of a hard line:
-
-* a **validator** only *flags*: its findings have ``severity=FLAG`` and it
-  never proposes a new value;
-* a **corrector** may also *correct*: a ``severity=CORRECT`` finding carries
-  the replacement in ``suggestion``.
-
-Only narrow, deterministic layers correct on their own: canonical folding
-(L0, `canonicalize_corrector`) and nearest-member lookup in a closed
-vocabulary (L2, `lexicon_corrector`). The one layer that invents text, the
-injected LLM corrector (L5, `llm_corrector`), fires by default only on a value
-a cheaper layer has already flagged. Everything else flags: cross-field and
-ordering checks, the injected language-model surprisal check (L3), and the
-column-level Benford and robust z-score anomaly checks. The deterministic
-verifiers of `ek.qe.verifiers` (checksums, regex, range, enum, schema,
-totals) are re-exported here so a whole stack is built from one import.
-
-`validation_pipeline` applies the first correction of a layer before the
-next layer runs, so later (dearer) layers see the repaired value, and stops
-early when a ``stop_when`` policy says so. The original value is always kept
-in the `ValidationResult`, beside the full audit trail of findings.
-
->>> fix = validation_pipeline(canonicalize_corrector("strip"),
-...                           lexicon_corrector(["France", "Spain"]))
->>> r = fix("  Frnace ")
->>> r.original, r.value, [f.layer for f in r.findings]
-('  Frnace ', 'France', ['canonicalize', 'lexicon'])
-
-Errors: building a layer with a bad setting raises ``ValueError`` (bad
-number) or ``TypeError`` (wrong kind of object); a layer that yields
-something other than a `Finding` raises ``TypeError`` when the pipeline runs.
+Public through `ek.validate`. Correctors (may propose a new value): L0
+`canonicalize_corrector`, L2 `lexicon_corrector`, the gated L5
+`llm_corrector`. Validators (only flag): L3 `lm_surprisal_validator` and the
+record-level `cross_field_validator` and `ordering_validator`. Each factory
+validates its arguments once and returns one of the frozen layer objects of
+`ek.validate._layers`, which decide per value.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Optional, Protocol, runtime_checkable
+from typing import Any, Callable, Iterable, Optional
 
-from ek._anomaly import (
-    BENFORD_EXPECTED,
-    DEFAULT_BENFORD_MIN_N,
-    DEFAULT_BENFORD_TOL,
-    DEFAULT_ZSCORE_THRESHOLD,
-    benford_findings,
-    zscore_anomaly_findings,
-)
-from ek._layers import (
+from ek._util import type_name
+from ek.canonicalize import resolve_canonicalizer
+from ek.validate._layers import (
     CanonicalizeCorrector,
     CrossFieldValidator,
     LexiconCorrector,
@@ -57,54 +23,16 @@ from ek._layers import (
     OrderingValidator,
     SurprisalValidator,
 )
-from ek._util import type_name
-from ek.base import FieldSpec, Finding, Severity
-from ek.canonicalize import resolve_canonicalizer
-from ek.qe.verifiers import (
-    checksum_validator,
-    enum_validator,
-    iban_check,
-    isbn_check,
-    luhn_check,
-    range_validator,
-    regex_validator,
-    schema_validator,
-    totals_consistent,
-)
-
-# The anomaly checks live in a private module; present them under this public path.
-benford_findings.__module__ = zscore_anomaly_findings.__module__ = __name__
+from ek.validate._pipeline import Corrector, Layer
 
 __all__ = [
-    "BENFORD_EXPECTED",
-    "DEFAULT_BENFORD_MIN_N",
-    "DEFAULT_BENFORD_TOL",
     "DEFAULT_LEXICON_THRESHOLD",
-    "DEFAULT_ZSCORE_THRESHOLD",
-    "Corrector",
-    "Layer",
-    "ValidationResult",
-    "benford_findings",
     "canonicalize_corrector",
-    "checksum_validator",
     "cross_field_validator",
-    "enum_validator",
-    "iban_check",
-    "isbn_check",
     "lexicon_corrector",
     "llm_corrector",
     "lm_surprisal_validator",
-    "luhn_check",
     "ordering_validator",
-    "range_validator",
-    "regex_validator",
-    "schema_validator",
-    "stop_on_correction",
-    "stop_on_flag",
-    "totals_consistent",
-    "validate",
-    "validation_pipeline",
-    "zscore_anomaly_findings",
 ]
 
 DEFAULT_LEXICON_THRESHOLD = 0.8
@@ -114,211 +42,6 @@ Below it the value is flagged instead. One swapped or mistyped letter in a
 six-letter word scores about 0.83 with ``fuzz.ratio``; unrelated words score
 near 0.3, so 0.8 fixes common typos while rarely replacing a real value.
 """
-
-Layer = Callable[..., Iterable[Finding]]
-"""One pipeline step: ``(value, *, spec=None) -> Iterable[Finding]``."""
-
-
-@runtime_checkable
-class Corrector(Protocol):
-    """A validator that may also propose a replacement value.
-
-    Called like any `ek.base.Validator`; a finding with ``severity=CORRECT``
-    carries the replacement in ``suggestion``. ``layer`` names the step's
-    place on the cheap-to-expensive spine (``"canonicalize"``, ``"lexicon"``).
-    """
-
-    layer: str
-
-    def __call__(self, value: Any, *, spec: Optional[FieldSpec] = None) -> Iterable[Finding]: ...
-
-
-@dataclass(frozen=True)
-class ValidationResult:
-    """What a pipeline made of one value: the input, the output and every finding.
-
-    ``original`` is the value passed in, ``value`` the value after any
-    applied corrections, and ``findings`` the audit trail (flags and
-    corrections) in the order the layers produced them.
-    """
-
-    original: Any
-    value: Any
-    findings: tuple = ()
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "findings", tuple(self.findings))
-
-    @property
-    def clean(self) -> bool:
-        """True when no layer had anything to say about the value."""
-        return not self.findings
-
-    @property
-    def corrected(self) -> bool:
-        """True when an applied correction left ``value`` different from ``original``."""
-        return any(f.severity == Severity.CORRECT for f in self.findings) and _differs(
-            self.value, self.original
-        )
-
-    @property
-    def flagged(self) -> bool:
-        """True when some layer flagged the value for a person to look at."""
-        return any(f.severity == Severity.FLAG for f in self.findings)
-
-
-# ---------------------------------------------------------------------------
-# Stop policies
-# ---------------------------------------------------------------------------
-
-
-def stop_on_correction(findings: Iterable[Finding]) -> bool:
-    """Stop policy: True once any layer has proposed a correction.
-
-    >>> stop_on_correction([Finding("x", "lexicon", Severity.CORRECT, suggestion="y")])
-    True
-    """
-    return any(f.severity == Severity.CORRECT for f in findings)
-
-
-def stop_on_flag(findings: Iterable[Finding]) -> bool:
-    """Stop policy: True at the first flag, so the pass fails fast.
-
-    >>> stop_on_flag([]), stop_on_flag([Finding("x", "range")])
-    (False, True)
-    """
-    return any(f.severity == Severity.FLAG for f in findings)
-
-
-def _run_every_layer(findings: Iterable[Finding]) -> bool:
-    """The default stop policy: never stop early."""
-    return False
-
-
-# ---------------------------------------------------------------------------
-# The pipeline
-# ---------------------------------------------------------------------------
-
-
-def validation_pipeline(
-    *layers: Layer,
-    apply_corrections: bool = True,
-    stop_when: Callable[[tuple], bool] = _run_every_layer,
-) -> Callable[..., ValidationResult]:
-    """A callable ``(value, *, spec=None) -> ValidationResult`` running ``layers`` in order.
-
-    Put the layers cheapest first: the order is the cost spine. After each
-    layer, its first ``CORRECT`` finding (one with a ``suggestion``) replaces
-    the value when ``apply_corrections`` is on, so the next layer sees the
-    repaired value. Then ``stop_when(findings_so_far)`` is asked whether to
-    end the pass; the default runs every layer. A layer with a true
-    ``wants_findings`` attribute (see `llm_corrector`) is also given the
-    findings so far as ``findings=``.
-
-    Args:
-        *layers: validators and correctors, each ``(value, *, spec) -> Iterable[Finding]``.
-        apply_corrections: apply corrections as they come (default); when
-            False, corrections are only recorded and ``value`` stays the input.
-        stop_when: early-exit policy, e.g. `stop_on_correction` or `stop_on_flag`.
-
-    Raises:
-        TypeError: a layer or ``stop_when`` is not callable.
-
-    >>> p = validation_pipeline(lexicon_corrector(["EUR", "USD"]), stop_when=stop_on_flag)
-    >>> p("GBP").flagged, p("USD").clean
-    (True, True)
-    """
-    for i, layer in enumerate(layers):
-        if not callable(layer):
-            raise TypeError(
-                f"validation_pipeline() layer {i} is a {type_name(layer)}, not a callable; each "
-                "layer must be a validator or corrector (value, *, spec=None) -> Iterable[Finding], "
-                "e.g. lexicon_corrector([...]). Did you call the factory's result by mistake?"
-            )
-    if not callable(stop_when):
-        raise TypeError(
-            f"validation_pipeline() stop_when is a {type_name(stop_when)}, not a callable; pass "
-            "a policy findings -> bool such as stop_on_correction or stop_on_flag."
-        )
-    return _Pipeline(tuple(layers), bool(apply_corrections), stop_when)
-
-
-def validate(
-    value: Any,
-    *,
-    layers: Iterable[Layer] = (),
-    spec: Optional[FieldSpec] = None,
-    apply_corrections: bool = True,
-    stop_when: Callable[[tuple], bool] = _run_every_layer,
-) -> ValidationResult:
-    """Run one value through ``layers`` and return the `ValidationResult`.
-
-    The one-call form of `validation_pipeline`. When ``layers`` is empty and
-    a ``spec`` is given, the spec-driven `schema_validator` runs, so
-    ``validate(v, spec=field_spec)`` checks the declared type and domain.
-
-    >>> validate("Spian", layers=[lexicon_corrector(["Spain", "Italy"])]).value
-    'Spain'
-    >>> validate(150, spec=FieldSpec("age", "number", domain=(0, 120))).flagged
-    True
-    """
-    chosen = tuple(layers)
-    if not chosen and spec is not None:
-        chosen = (schema_validator,)
-    pipeline = validation_pipeline(*chosen, apply_corrections=apply_corrections, stop_when=stop_when)
-    return pipeline(value, spec=spec)
-
-
-@dataclass(frozen=True)
-class _Pipeline:
-    """The composed layers; see `validation_pipeline`."""
-
-    layers: tuple
-    apply_corrections: bool = True
-    stop_when: Callable[[tuple], bool] = _run_every_layer
-
-    def __call__(self, value: Any, *, spec: Optional[FieldSpec] = None) -> ValidationResult:
-        original = value
-        trail: list[Finding] = []
-        for i, layer in enumerate(self.layers):
-            if getattr(layer, "wants_findings", False):
-                produced = layer(value, spec=spec, findings=tuple(trail))
-            else:
-                produced = layer(value, spec=spec)
-            found = _collect(produced, i, layer)
-            trail.extend(found)
-            if self.apply_corrections:
-                fix = next(
-                    (f for f in found if f.severity == Severity.CORRECT and f.suggestion is not None),
-                    None,
-                )
-                if fix is not None:
-                    value = fix.suggestion
-            if self.stop_when(tuple(trail)):
-                break
-        return ValidationResult(original, value, tuple(trail))
-
-
-def _collect(produced: Any, index: int, layer: Any) -> list[Finding]:
-    """The findings of one layer call, checked to really be `Finding` s."""
-    if produced is None:
-        return []
-    name = getattr(layer, "layer", None) or getattr(layer, "__name__", type(layer).__name__)
-    try:
-        found = list(produced)
-    except TypeError:
-        raise TypeError(
-            f"pipeline layer {index} ({name}) returned a {type_name(produced)}, not an iterable of "
-            "Finding; a layer must return (or yield) zero or more ek.base.Finding objects."
-        ) from None
-    for item in found:
-        if not isinstance(item, Finding):
-            raise TypeError(
-                f"pipeline layer {index} ({name}) yielded a {type_name(item)} ({item!r:.60}); a "
-                "layer must yield ek.base.Finding objects. Wrap the message in "
-                "Finding(field, layer, message=...)."
-            )
-    return found
 
 
 # ---------------------------------------------------------------------------
@@ -452,6 +175,7 @@ def llm_corrector(
         TypeError: ``correct_fn`` is not callable; when run, it returned
             something other than a str or None.
 
+    >>> from ek.validate import validation_pipeline
     >>> fix = llm_corrector(lambda v: v.replace("0", "O"))
     >>> validation_pipeline(lexicon_corrector(["OSLO"], threshold=0.9), fix)("0SL0").value
     'OSLO'
@@ -555,6 +279,18 @@ def ordering_validator(keys: Iterable[str], *, strict: bool = True, layer: str =
     that cannot be compared, so partial records are safe. One finding per
     out-of-order neighbouring pair.
 
+    Values are compared by what they denote, not as text:
+
+    * numbers: ints, floats, Decimals and strings of ASCII digits (``"10"``,
+      ``"-2.5"``, ``"1e3"``), so ``"9"`` comes before ``"10"``;
+    * dates and times: `datetime.date` / `datetime.datetime` objects and ISO
+      8601 strings ``YYYY-MM-DD``, optionally with ``THH:MM[:SS[.ffffff]]``
+      (a space may replace the ``T``) and ``Z`` or ``+HH:MM``. A date is the
+      midnight that starts it; a time with an offset is compared only with
+      another that has one. Other date spellings (``02/05/2024``) are text;
+    * any other strings as text. A number next to a date, or text next to
+      either, cannot be compared, and the pair is skipped.
+
     Raises:
         ValueError: fewer than two keys.
         TypeError: when run on something that is not a mapping.
@@ -562,6 +298,8 @@ def ordering_validator(keys: Iterable[str], *, strict: bool = True, layer: str =
     >>> check = ordering_validator(["issued", "due"])
     >>> [f.message for f in check({"issued": "2024-05-02", "due": "2024-04-30"})]
     ["issued ('2024-05-02') is not before due ('2024-04-30')"]
+    >>> [f.message for f in ordering_validator(["min", "max"])({"min": "10", "max": "9"})]
+    ["min ('10') is not before max ('9')"]
     """
     names = (keys,) if isinstance(keys, str) else tuple(keys)
     if len(names) < 2:
@@ -570,13 +308,3 @@ def ordering_validator(keys: Iterable[str], *, strict: bool = True, layer: str =
             "pass them in the order they must ascend, e.g. ['start', 'end']."
         )
     return OrderingValidator(names, bool(strict), layer)
-
-
-# ---------------------------------------------------------------------------
-
-
-def _differs(a: Any, b: Any) -> bool:
-    try:
-        return bool(a != b)
-    except Exception:  # values whose comparison is not a plain bool (arrays)
-        return a is not b

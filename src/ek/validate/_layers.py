@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, timezone
+from decimal import Decimal
 from typing import Any, Callable, Iterable, Optional
 
 from ek._util import type_name
@@ -24,6 +27,7 @@ __all__ = [
     "OrderingValidator",
     "SurprisalValidator",
     "field_of",
+    "order_key",
 ]
 
 _EPS = 1e-12  # float slack when comparing a similarity with its threshold
@@ -210,18 +214,80 @@ class OrderingValidator:
                 f"value), got a {type_name(record)}; run it on the whole record, not on one field."
             )
         present = [(k, getter(k)) for k in self.keys]
-        present = [(k, v) for k, v in present if v is not None]
+        present = [(k, v, order_key(v)) for k, v in present if v is not None]
         out = []
-        for (ka, a), (kb, b) in zip(present, present[1:]):
+        for (ka, a, oa), (kb, b, ob) in zip(present, present[1:]):
+            if oa[0] != ob[0]:  # a number and a date, say: not comparable, nothing to say
+                continue
             try:
-                wrong = a >= b if self.strict else a > b
-            except TypeError:  # not mutually comparable: nothing to say
+                wrong = oa[1] >= ob[1] if self.strict else oa[1] > ob[1]
+            except TypeError:  # e.g. an aware and a naive time, or two arbitrary objects
                 continue
             if wrong:
                 relation = "is not before" if self.strict else "is after"
                 message = f"{ka} ({a!r}) {relation} {kb} ({b!r})"
                 out.append(Finding(f"{ka},{kb}", self.layer, Severity.FLAG, message))
         return out
+
+
+_ISO_DATE = re.compile(
+    r"(?P<y>[0-9]{4})-(?P<m>[0-9]{2})-(?P<d>[0-9]{2})"
+    r"(?:[T ](?P<H>[0-9]{2}):(?P<M>[0-9]{2})(?::(?P<S>[0-9]{2})(?:[.,](?P<f>[0-9]{1,6})[0-9]*)?)?"
+    r"(?P<tz>Z|[+-][0-9]{2}:?[0-9]{2})?)?"
+)
+_NUMERIC = re.compile(r"[+-]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def order_key(value: Any) -> tuple[str, Any]:
+    """``(kind, comparable)`` for `OrderingValidator`: numbers, then dates and times, then the rest.
+
+    * ``"number"``: an int, float or `decimal.Decimal` (not a bool), or a string
+      of ASCII digits such as ``"10"``, ``"-2.5"``, ``"1e3"``, read exactly as a
+      `decimal.Decimal` (so ``"10"`` comes after ``"9"``).
+    * ``"time"``: a `datetime.date` or `datetime.datetime`, or an ISO 8601
+      string ``YYYY-MM-DD``, optionally followed by ``T`` (or a space)
+      ``HH:MM[:SS[.ffffff]]`` and ``Z`` or an offset ``+HH:MM``. A date counts
+      as the midnight that starts it; a time with an offset only compares
+      with another that has one.
+    * ``"text"`` for any other string (compared as text), else ``"other"``.
+    """
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return "number", value
+    if isinstance(value, Decimal):
+        return "number", value
+    if isinstance(value, datetime):
+        return "time", value
+    if isinstance(value, date):
+        return "time", datetime(value.year, value.month, value.day)
+    if isinstance(value, str):
+        s = value.strip()
+        if _NUMERIC.fullmatch(s):
+            return "number", Decimal(s.replace("_", ""))
+        when = _iso_time(s)
+        if when is not None:
+            return "time", when
+        return "text", value
+    return "other", value
+
+
+def _iso_time(s: str) -> Optional[datetime]:
+    m = _ISO_DATE.fullmatch(s)
+    if m is None:
+        return None
+    g = m.groupdict()
+    tz = None
+    if g["tz"]:
+        if g["tz"] == "Z":
+            tz = timezone.utc
+        else:
+            sign = -1 if g["tz"][0] == "-" else 1
+            hh, mm = int(g["tz"][1:3]), int(g["tz"][-2:])
+            tz = timezone(sign * timedelta(hours=hh, minutes=mm))
+    try:
+        return datetime(int(g["y"]), int(g["m"]), int(g["d"]), int(g["H"] or 0), int(g["M"] or 0),
+                        int(g["S"] or 0), int((g["f"] or "0").ljust(6, "0")), tzinfo=tz)
+    except ValueError:  # month 13, February 30, an offset of 24 hours or more
+        return None
 
 
 def field_of(field_name: str, spec: Optional[FieldSpec]) -> str:

@@ -47,12 +47,12 @@ def demo() -> str:
 
 
 def _agent_section() -> str:
-    from ek.agents._demo import demo_report, format_demo
+    from ek._demo._agents import demo_report, format_demo
 
     return format_demo(demo_report())
 
 
 def _ocr_section() -> str:
-    from ek.ocr._demo import tesseract_demo
+    from ek._demo._ocr import tesseract_demo
 
     return tesseract_demo()

@@ -1,15 +1,26 @@
 """The ``signal -> calibrate -> validate -> decide`` pipeline behind `ek.estimate_quality`.
 
+It sits beside the facade (a root private module) because it composes two
+packages, `ek.qe` (signals, calibrators, gates) and `ek.validate` (the
+validation pipeline), through their public names only.
+
 For each field (a raw value and a `FieldEstimate` are one field; an
 `AnnotatedExtraction` is many, each with its grammar's `FieldSpec` and its
 node type as the group key):
 
 1. signals: ROVER agreement with ``sources`` (when ``agreement``), then the
-   given signals, cheapest cost tier first; each adds named raw scores;
-2. validators add findings;
+   given signals, cheapest cost tier first; each adds named raw scores. On an
+   extraction, a flat list of whole-document readings gives one agreement,
+   reported once and added to every field's raw signals (a field's own
+   ``"agreement"`` signal, or its own sources, take precedence);
+2. validators run through `ek.validate.validation_pipeline`, the same
+   machinery as a direct validation: layers in order, a gated corrector
+   (`ek.validate.llm_corrector`) sees the findings so far, a nested pipeline
+   is one layer;
 3. calibration maps the field's confidence (else the mean of its raw
    signals) to a probability, or, with a per-family calibrator, calibrates
-   each raw signal (the confidence as family ``"confidence"``) and fuses;
+   each raw signal (the confidence as family ``"confidence"``) and fuses them
+   with the calibrator's ``combine`` rule and ``fusion`` calibrator;
 4. the policy decides on the calibrated probability. A finding of severity
    FLAG (a failed check) blocks the value; a proposed correction flags it at
    least. A field with nothing to calibrate is flagged.
@@ -17,6 +28,15 @@ node type as the group key):
 Hard Rule 1: a raw score never reaches a policy. A policy without a
 calibrator raises unless ``assume_calibrated``, and so does gating a value
 fused from two or more families without a learned ``fusion`` calibrator.
+Without a policy, such a fused value is still reported as the confidence,
+and ``provenance["fused_uncalibrated"]`` says it skipped the fusion stage.
+
+Two "provenance" fields mean different things: `ek.base.QualityReport`'s
+``provenance`` is a dict saying *how the estimate was reached* (the score
+source, per-family values, the decision reason), built here and called
+``how`` in the code; `ek.base.FieldEstimate`'s ``provenance`` is a
+`ek.base.Provenance` saying *where the value came from* (engine, span,
+bbox), which this pipeline passes through untouched.
 """
 
 from __future__ import annotations
@@ -27,28 +47,24 @@ from collections.abc import Mapping
 from statistics import fmean
 from typing import Any, Optional
 
+from ek._calls import accepts_keyword, call_maybe_group, number, probability
 from ek._util import type_name
 from ek.base import AnnotatedExtraction, Decision, FieldEstimate, FieldSpec, QualityReport, Severity
-from ek.qe._checks import accepts_keyword, call_maybe_group, number, probability
-from ek.qe._rover import AgreementSignal
-from ek.qe.calibrate import SignalFamilyCalibrator
+from ek.qe import AgreementSignal, SignalFamilyCalibrator
 from ek.registry import get
+from ek.validate import validation_pipeline
+
+__all__ = ["estimate"]
 
 _SEVERITY = {Decision.ACCEPT: 0, Decision.FLAG: 1, Decision.BLOCK: 2}
 
 
-def estimate(
-    extraction: Any,
-    *,
-    sources: Any = (),
-    signals: Any = (),
-    calibrator: Any = None,
-    validators: Any = (),
-    policy: Any = None,
-    agreement: bool = True,
-    assume_calibrated: bool = False,
-) -> QualityReport:
-    """Run the pipeline over a value, a `FieldEstimate` or an `AnnotatedExtraction`."""
+def estimate(extraction: Any, *, sources: Any, signals: Any, calibrator: Any, validators: Any, policy: Any,
+             agreement: bool, assume_calibrated: bool) -> QualityReport:
+    """Run the pipeline over a value, a `FieldEstimate` or an `AnnotatedExtraction`.
+
+    The arguments are those of `ek.estimate_quality`, which owns their defaults.
+    """
     cal = _calibrator(calibrator)
     pol = _policy(policy)
     if pol is not None and cal is None and not assume_calibrated:
@@ -58,7 +74,7 @@ def estimate(
             "PlattCalibrator().fit(scores, correct)), or assume_calibrated=True if the "
             "confidence is already a calibrated probability."
         )
-    run = _Run(_signals(signals), cal, _validators(validators), pol, bool(agreement), bool(assume_calibrated))
+    run = _Estimator(_signals(signals), cal, _validators(validators), pol, bool(agreement), bool(assume_calibrated))
     if isinstance(extraction, AnnotatedExtraction):
         return run.extraction(extraction, sources)
     fe = extraction if isinstance(extraction, FieldEstimate) else FieldEstimate(value=extraction)
@@ -67,49 +83,70 @@ def estimate(
             f"estimate_quality() sources must be a list of other hypotheses of the value, got "
             f"{type_name(sources)}; e.g. sources=['the cat sat', 'the cat sit']."
         )
-    new, prov = run.field(fe, None, None, None, list(sources))
+    new, how = run.field(fe, None, None, None, list(sources))
     return QualityReport(
-        calibrated_confidence=prov.pop("_calibrated"),
+        calibrated_confidence=how.pop("_calibrated"),
         decision=new.decision,
         findings=new.findings,
         raw_signals=dict(new.raw_signals),
-        provenance=prov,
+        provenance=how,
     )
 
 
-class _Run:
+class _Estimator:
     """One configured pipeline, applied field by field."""
 
-    def __init__(self, signals: list, cal: Any, validators: Any, policy: Any, agreement: bool, assume: bool):
+    def __init__(self, signals: list, cal: Any, validators: tuple, policy: Any, agreement: bool, assume: bool):
         self.signals, self.cal, self.validators = signals, cal, validators
         self.policy, self.agreement, self.assume = policy, agreement, assume
+        self._pipelines: dict = {}  # (field name, group) -> the composed validation pipeline
 
     def extraction(self, ex: AnnotatedExtraction, sources: Any) -> QualityReport:
-        src = _sources_map(sources)
-        per_field, confs, decisions, findings = {}, [], [], []
+        """Every field of ``ex``, then a summary: the weakest confidence, the most severe decision."""
+        by_field, readings = _split_sources(sources)
+        shared = {}
+        if self.agreement and readings:
+            if len(readings) < 2:
+                raise ValueError(
+                    "estimate_quality() got one whole-document reading in sources; agreement needs at "
+                    "least two readings to compare. Add another engine's reading, or pass sources per "
+                    "field as a mapping from NodePath (or field name) to that field's other hypotheses."
+                )
+            shared["agreement"] = AgreementSignal()(readings)
+        per_field, confs, decisions, findings, families, unfused = {}, [], [], [], {}, []
         for path, fe in ex.estimates.items():
             spec = ex.grammar.field_spec(path.node_type, path.field) if path.field else None
-            hyps = src.get(path, src.get(path.field, ())) if src else ()
-            new, prov = self.field(fe, spec, path.node_type, path.field, list(hyps))
+            hyps = by_field.get(path, by_field.get(path.field, ())) if by_field else ()
+            new, how = self.field(fe, spec, path.node_type, path.field, list(hyps), shared)
             per_field[path] = new
-            if prov["_calibrated"] is not None:
-                confs.append(prov["_calibrated"])
+            if how["_calibrated"] is not None:
+                confs.append(how["_calibrated"])
             if new.decision is not None:
                 decisions.append(new.decision)
+            if "calibrated_signals" in how:
+                families[path] = how["calibrated_signals"]
+            if how.get("fused_uncalibrated"):
+                unfused.append(path)
             findings.extend(new.findings)
+        how = {"n_fields": len(per_field), "n_calibrated": len(confs)}
+        if families:
+            how["calibrated_signals"] = families
+        if unfused:
+            how["fused_uncalibrated"] = tuple(unfused)
         return QualityReport(
             calibrated_confidence=min(confs) if confs else None,
             decision=max(decisions, key=_SEVERITY.__getitem__) if decisions else None,
             findings=tuple(findings),
-            raw_signals={},
-            provenance={"n_fields": len(per_field), "n_calibrated": len(confs)},
+            raw_signals=shared,
+            provenance=how,
             per_field=per_field,
         )
 
     def field(self, fe: FieldEstimate, spec: Optional[FieldSpec], group: Any, name: Optional[str],
-              sources: list) -> tuple[FieldEstimate, dict]:
+              sources: list, shared: Optional[Mapping] = None) -> tuple[FieldEstimate, dict]:
+        """The updated field and the notes on how its estimate was reached."""
         value = fe.value
-        raw = dict(fe.raw_signals)
+        raw = {**(shared or {}), **fe.raw_signals}  # the field's own signals win
         if self.agreement and sources:
             raw["agreement"] = AgreementSignal()([_hypothesis(value)] + sources)
         for sig_name, sig in self.signals:
@@ -119,15 +156,11 @@ class _Run:
                     raw[str(k)] = number(v, what=f"signal {sig_name!r} output {k!r}")
             else:
                 raw[sig_name] = number(out, what=f"signal {sig_name!r} output")
-        new_findings = []
-        for v in self._validators_for(name, group):
-            for f in (v(value, spec=spec) if accepts_keyword(v, "spec") else v(value)):
-                new_findings.append(dataclasses.replace(f, field=name) if name and not f.field else f)
-        findings = tuple(fe.findings) + tuple(new_findings)
-        calibrated, prov = self._calibrate(fe.confidence, raw, group)
+        findings = tuple(fe.findings) + self._validate(value, spec, name, group, tuple(fe.findings))
+        calibrated, how = self._calibrate(fe.confidence, raw, group)
         decision = None
         if self.policy is not None:
-            decision = self._decide(calibrated, group, findings, prov)
+            decision = self._decide(calibrated, group, findings, how)
         new = dataclasses.replace(
             fe,
             raw_signals=raw,
@@ -135,8 +168,21 @@ class _Run:
             findings=findings,
             decision=decision,
         )
-        prov["_calibrated"] = calibrated
-        return new, prov
+        how["_calibrated"] = calibrated
+        return new, how
+
+    def _validate(self, value: Any, spec: Optional[FieldSpec], name: Optional[str], group: Any,
+                  earlier: tuple) -> tuple:
+        """The new findings of this field's validators, run as one `validation_pipeline`."""
+        key = (name, group)
+        pipeline = self._pipelines.get(key)
+        if pipeline is None:
+            layers = self._validators_for(name, group)
+            pipeline = self._pipelines[key] = validation_pipeline(*layers) if layers else False
+        if not pipeline:
+            return ()
+        result = pipeline(value, spec=spec, findings=earlier)
+        return tuple(dataclasses.replace(f, field=name) if name and not f.field else f for f in result.findings)
 
     def _validators_for(self, name: Optional[str], group: Any) -> list:
         kind, vals = self.validators
@@ -151,56 +197,62 @@ class _Run:
     def _calibrate(self, confidence: Optional[float], raw: dict, group: Any) -> tuple[Optional[float], dict]:
         cal = self.cal
         if isinstance(cal, SignalFamilyCalibrator):
-            families = dict(raw)
-            if confidence is not None:
-                families["confidence"] = confidence
-            if not families:
-                return None, {"score_source": None}
-            per = cal.calibrate_signals(families, group=group)
-            prov: dict = {"score_source": "families", "calibrated_signals": per}
-            if not per:
-                return None, prov
-            fused = cal.fuse(per)
-            if len(per) >= 2 and cal.fusion is None and not self.assume:
-                if self.policy is not None:
-                    raise ValueError(
-                        f"estimate_quality() fused {len(per)} signal families ({', '.join(sorted(per))}) "
-                        "without a fusion calibrator, and a mean of calibrated probabilities is not "
-                        "calibrated; it cannot be gated. Fit a SignalFamilyCalibrator (its fit() learns "
-                        "the fusion), or pass assume_calibrated=True to accept the risk."
-                    )
-                prov["fused_uncalibrated"] = fused
-                return None, prov
-            return probability(fused, what="fused calibrated probability"), prov
+            return self._calibrate_families(confidence, raw, group)
         if confidence is not None:
             score, source = float(confidence), "confidence"
         elif raw:
             score, source = fmean(raw.values()), "signals"
         else:
             return None, {"score_source": None}
-        prov = {"score_source": source, "raw_score": score}
+        how = {"score_source": source, "raw_score": score}
         if cal is None:
             if not self.assume:
-                return None, prov
-            return probability(score, what="assumed-calibrated confidence"), prov
+                return None, how
+            return probability(score, what="assumed-calibrated confidence"), how
         value = call_maybe_group(cal, score, group)
-        return probability(value, what=f"{type_name(cal)} output"), prov
+        return probability(value, what=f"{type_name(cal)} output"), how
 
-    def _decide(self, calibrated: Optional[float], group: Any, findings: tuple, prov: dict) -> Decision:
+    def _calibrate_families(self, confidence: Optional[float], raw: dict, group: Any) -> tuple[Optional[float], dict]:
+        """Calibrate each family on its own, then fuse (``combine``, then ``fusion`` when fitted)."""
+        cal = self.cal
+        families = dict(raw)
+        if confidence is not None:
+            families["confidence"] = confidence
+        if not families:
+            return None, {"score_source": None}
+        per = cal.calibrate_signals(families, group=group)
+        how: dict = {"score_source": "families", "calibrated_signals": per}
+        if not per:
+            return None, how
+        fused = probability(cal.fuse(per), what="fused calibrated probability")
+        if len(per) >= 2 and cal.fusion is None:
+            how["fused_uncalibrated"] = True
+            if self.policy is not None and not self.assume:
+                raise ValueError(
+                    f"estimate_quality() fused {len(per)} signal families ({', '.join(sorted(per))}) "
+                    "without a fusion calibrator, and a mean of calibrated probabilities is not "
+                    "calibrated; it cannot be gated. Fit a SignalFamilyCalibrator (its fit() learns "
+                    "the fusion), or pass assume_calibrated=True to accept the risk."
+                )
+        return fused, how
+
+    def _decide(self, calibrated: Optional[float], group: Any, findings: tuple, how: dict) -> Decision:
         if calibrated is None:
-            prov["decision_reason"] = "no signal or confidence to calibrate"
+            how["decision_reason"] = "no signal or confidence to calibrate"
             decision = Decision.FLAG
         else:
             decision = _as_decision(call_maybe_group(self.policy, calibrated, group), self.policy)
         if any(f.severity is Severity.FLAG for f in findings):
-            prov["decision_reason"] = "a validator flagged the value"
+            how["decision_reason"] = "a validator flagged the value"
             return Decision.BLOCK
         if decision is Decision.ACCEPT and any(f.severity is Severity.CORRECT for f in findings):
-            prov["decision_reason"] = "a validator proposed a correction"
+            how["decision_reason"] = "a validator proposed a correction"
             return Decision.FLAG
         return decision
 
 
+# --------------------------------------------------------------------------
+# resolving the arguments
 # --------------------------------------------------------------------------
 
 
@@ -282,28 +334,36 @@ def _validators(validators: Any) -> tuple[str, Any]:
 
 
 def _validator_list(v: Any, what: str) -> list:
-    items = [v] if callable(v) else list(v)
+    """The layers named or given; a name is looked up in the ``"validators"`` namespace."""
+    items = [v] if callable(v) or isinstance(v, str) else list(v)
+    out = []
     for i, item in enumerate(items):
+        if isinstance(item, str):
+            item = get("validators", item)
         if not callable(item):
-            raise TypeError(f"{what}[{i}] is {type_name(item)}; a validator is a callable value -> findings.")
-    return items
+            raise TypeError(
+                f"{what}[{i}] is {type_name(item)}; a validator is a callable value -> findings "
+                "(a validation_pipeline(...) counts as one)."
+            )
+        out.append(item)
+    return out
 
 
-def _sources_map(sources: Any) -> Mapping:
+def _split_sources(sources: Any) -> tuple[Mapping, list]:
+    """``(per-field hypotheses, whole-document readings)`` from an extraction's ``sources``."""
     if isinstance(sources, Mapping):
-        return sources
-    items = list(sources) if not isinstance(sources, (str, bytes)) else [sources]
-    if items:
+        return sources, []
+    if isinstance(sources, (str, bytes)):
         raise TypeError(
-            "estimate_quality() on an AnnotatedExtraction needs sources as a mapping from NodePath "
-            "(or field name) to that field's other hypotheses, since a flat list cannot be matched "
-            "to fields."
+            f"estimate_quality() sources is a single {type_name(sources)}; pass a list of whole-document "
+            "readings, or a mapping from NodePath (or field name) to that field's other hypotheses."
         )
-    return {}
+    return {}, list(sources)
 
 
 def _hypothesis(value: Any) -> Any:
-    if isinstance(value, str) or isinstance(getattr(value, "text", None), str) or isinstance(value, (list, tuple)):
+    """The field's own reading for ROVER: None is a blank reading, a non-text value its str."""
+    if value is None or isinstance(value, (str, list, tuple)) or hasattr(value, "text"):
         return value
     return str(value)
 

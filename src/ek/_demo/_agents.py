@@ -20,7 +20,7 @@ import random
 from typing import Any
 
 from ek._util import format_table
-from ek.agents._reliability import ReliabilityReport
+from ek.agents import ReliabilityReport
 from ek.agents.base import Cost, Episode, RunProvenance, TaskSpec
 from ek.agents.cost import per_million
 from ek.agents.harness import run_suite

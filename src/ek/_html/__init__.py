@@ -1,0 +1,69 @@
+"""The HTML report behind ``ek evaluate --html`` and ``ek compare --html``: data in, one page out.
+
+A pure renderer. The CLI turns a report into a plain dict, `render_evaluate` or
+`render_compare` turns the dict into one self-contained HTML string, and `write_page`
+saves it. The page needs nothing else: styles and the small table-sorting script are
+inline, charts are SVG drawn here in Python, and a Content-Security-Policy forbids every
+fetch, so the file opens from ``file://`` offline. Every string from the data (ids, texts,
+slice labels, metric names) is escaped. Only the standard library is used (plus rapidfuzz,
+a core dependency, when an item carries texts but no alignment), so the ``report`` extra
+is empty.
+
+The evaluate page data (any key but ``metric`` and ``aggregate`` may be absent or None)::
+
+    {"title": str, "metric": "cer", "higher_is_better": False, "percent": bool,
+     "aggregate": 0.0312, "interval": [low, high], "level": 0.95, "n": 1000,
+     "missing": [gold ids without a prediction], "extra": [prediction ids without gold],
+     "per_slice": {label: {"aggregate": float, "interval": [low, high], "n": int}},
+     "items": [{"id": str, "slice": str, "value": float,
+                "gold": str, "pred": str,                    # the texts behind the diff
+                "ops": [[tag, gold_segment, pred_segment], ...],   # tag: equal/replace/delete/insert
+                "unit": "char" | "word",
+                "statistics": {name: number}}, ...],
+     "confusions": [{"kind": "substitution" | "deletion" | "insertion",
+                     "gold": str, "pred": str, "count": int}, ...],
+     "fields": {name: {"precision", "recall", "f1": float, "tp", "fp", "fn": int}}}
+
+``percent`` (default: by metric name, e.g. cer, wer, fields, anls) shows values as
+percentages. `align` (gold, pred, unit) builds ``ops``. Without ``ops`` an item with both texts is aligned here; without
+``confusions`` they are counted from the items' ``ops``. The worst items are the largest
+values, or the smallest when ``higher_is_better``.
+
+The compare page data (``metric``, ``a``, ``b`` and ``delta`` are required)::
+
+    {"title", "metric", "higher_is_better", "percent", "level", "n",
+     "a": {"name": str, "aggregate": float, "interval": [low, high]}, "b": {...},
+     "delta": float (B - A), "interval": [low, high] (paired, of the delta),
+     "p_value": float, "verdict": "better" | "worse" | "no detectable difference",
+     "per_slice": {label: {"a", "b", "delta": float, "interval": [low, high],
+                           "p_value": float, "verdict": str, "n": int}},
+     "items": [{"id", "slice", "a", "b", "delta", "gold", "pred_a", "pred_b",
+                "ops_a", "ops_b", "unit"}, ...]}
+
+On both pages the element ``#headline-value`` holds the headline figure (the aggregate;
+the difference B - A on the compare page) with its exact ``repr`` in ``data-value``.
+
+>>> html = render_evaluate({"metric": "cer", "aggregate": 0.25, "n": 2, "items": [
+...     {"id": "a", "value": 0.5, "gold": "cat", "pred": "cut"}]})
+>>> 'id="headline-value" data-value="0.25"' in html, "<del>a</del><ins>u</ins>" in html
+(True, True)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Union
+
+from ek._html._compare import render_compare
+from ek._html._diff import align
+from ek._html._evaluate import render_evaluate
+
+__all__ = ["render_evaluate", "render_compare", "write_page", "align"]
+
+
+def write_page(path: Union[str, Path], html: str) -> Path:
+    """Write ``html`` to ``path`` as UTF-8 (creating missing folders) and return the path."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(html, encoding="utf-8")
+    return target
