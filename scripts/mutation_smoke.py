@@ -62,7 +62,8 @@ STORES = ("tests/test_stores.py",)
 CANON = ("tests/test_canonicalize.py", "tests/test_facade.py")
 QE = ("tests/qe", "tests/test_readme.py")
 AGREEMENT = ("tests/test_agreement.py", "tests/test_harness.py", "tests/test_readme.py")
-AGENTS = ("tests/agents/test_reliability.py", "tests/agents/test_harness.py", "tests/test_readme.py")
+AGENTS = ("tests/agents/test_reliability.py", "tests/agents/test_passk.py", "tests/agents/test_harness.py",
+          "tests/test_readme.py")
 
 MUTANTS = (
     # the four bugs issue 15 found unguarded
@@ -119,8 +120,8 @@ MUTANTS = (
            'return {"tp": tp, "fp": len(gold_e) - tp, "fn": len(pred_e) - tp}, per_type', SPANS),
     # tables
     Mutant("grits_precision_recall_swapped", "src/ek/metrics/tables.py",
-           "precision, recall, f1 = prf(overlap, pred_cells, gold_cells)",
-           "precision, recall, f1 = prf(overlap, gold_cells, pred_cells)", TABLES),
+           'precision, recall, f1 = prf(detail["overlap"], pred_cells, gold_cells)',
+           'precision, recall, f1 = prf(detail["overlap"], gold_cells, pred_cells)', TABLES),
     # graphs
     Mutant("graph_relabel_not_capped", "src/ek/metrics/_graph_costs.py",
            "return min(relabel, u.cost + v.cost)", "return relabel", GRAPHS),
@@ -153,11 +154,10 @@ MUTANTS = (
            "for name, func in zip(self._names, self._funcs):",
            "for name, func in zip(self._names[::-1], self._funcs[::-1]):", CANON),
     # agreement and agents
-    Mutant("kappa_chance_not_subtracted_below", "src/ek/_agreement.py",
-           "return (n * agreements - chance) / (n * n - chance)", "return (n * agreements - chance) / (n * n)",
-           AGREEMENT),
-    Mutant("pass_hat_k_biased_estimator", "src/ek/agents/_stats.py",
-           "return math.comb(c, k) / math.comb(n, k)", "return (c / n) ** k", AGENTS),
+    Mutant("kappa_observed_not_scaled", "src/ek/_agreement.py",
+           "return (expected - n * observed) / expected", "return (expected - observed) / expected", AGREEMENT),
+    Mutant("pass_hat_k_counts_failures", "src/ek/agents/_stats.py",
+           "exact = exact_ratio(n, n - c, k)", "exact = exact_ratio(n, c, k)", AGENTS),
     Mutant("wilson_interval_at_90_percent", "src/ek/agents/_stats.py",
            "_Z95 = 1.96  # the two-sided 95% normal quantile every agent interval uses", "_Z95 = 1.645", AGENTS),
 )
@@ -227,6 +227,9 @@ def _problem(repo: Path, m: Mutant) -> str:
     file = repo / m.path
     if not file.is_file():
         return f"{m.name}: {m.path} does not exist"
+    missing = [t for t in m.tests if not (repo / t).exists()]
+    if missing:
+        return f"{m.name}: no test file or folder {', '.join(missing)}"
     hits = sum(line.strip() == m.original for line in file.read_text(encoding="utf-8").splitlines())
     if hits != 1:
         return f"{m.name}: {m.path} has {hits} lines reading {m.original!r} (expected exactly one)"
