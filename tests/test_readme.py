@@ -166,6 +166,8 @@ def _literal_prefix(text: str) -> str:
     """The longest start of ``text`` that is a Python literal (or enum member), else ''."""
     for end in range(len(text), 0, -1):
         head = text[:end].strip()
+        if head.endswith(","):
+            continue  # "0.875, topology ..." states 0.875, not the tuple (0.875,)
         try:
             node = ast.parse(head, mode="eval").body
         except SyntaxError:
