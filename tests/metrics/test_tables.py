@@ -164,13 +164,23 @@ def test_teds_divides_by_the_larger_tree_when_the_prediction_is_larger():
     assert TedsMetric()([["a"]], [["a"] * 10]).value == pytest.approx(wide.value)
 
 
+def test_teds_is_never_negative():
+    # 6 nodes each side, but an empty row makes the least edit cost 7: delete the empty
+    # row and one "a" row with its cell, rename the other "a" to "", insert three cells
+    pred = Table([[], [Cell("a")], [Cell("a")]])
+    gold = Table([[Cell("")] * 4])
+    s = TedsMetric()(pred, gold)
+    assert s.detail["distance"] == 7.0 == apted_distance(pred, gold, structure_only=False)
+    assert s.value == 0.0 and s.detail["similarity"] == 0.0
+
+
 @settings(max_examples=200, deadline=None)
 @given(tables, tables, st.booleans())
 def test_teds_is_one_minus_apted_over_the_larger_node_count(pred, gold, structure_only):
     value = TedsMetric(structure_only=structure_only)(pred, gold).value
     larger = max(_node_count(pred), _node_count(gold))
     assert 0.0 <= value <= 1.0
-    assert value == pytest.approx(1 - apted_distance(pred, gold, structure_only=structure_only) / larger)
+    assert value == pytest.approx(max(0.0, 1 - apted_distance(pred, gold, structure_only=structure_only) / larger))
 
 
 @settings(max_examples=100, deadline=None)
