@@ -239,6 +239,49 @@ def test_resume_after_keyboard_interrupt_scores_only_the_rest(tmp_path):
     assert json_store("runs", rootdir=tmp_path)["r"]["status"] == "complete"
 
 
+def _stops_at(*inputs):
+    """A predictor that raises KeyboardInterrupt once on each of ``inputs`` (as a user's Ctrl-C)."""
+    pending = set(inputs)
+
+    def predict(x):
+        if x in pending:
+            pending.discard(x)
+            raise KeyboardInterrupt
+        return x
+
+    return predict
+
+
+def _raise_on_any(x):
+    raise AssertionError(f"{x!r} was predicted again, but its stored result should have been reused")
+
+
+@pytest.mark.parametrize("stops", [("w7",), ("w5", "w13")], ids=["one-stop", "two-stops"])
+def test_results_written_before_and_after_an_interruption_all_survive(tmp_path, stops):
+    """Every stored result is kept across resumes: a third run predicts nothing.
+
+    Written against what a user sees (predictor calls and reports), so it keeps
+    its meaning whatever the layout of the stored chunks.
+    """
+    gold = _gold(20)
+    predict = _stops_at(*stops)
+    for _ in stops:
+        with pytest.raises(KeyboardInterrupt):
+            evaluate_store(predict, gold, run_id="r", rootdir=tmp_path, metric="cer")
+    resumed_calls = Counting()
+    resumed = evaluate_store(resumed_calls, gold, run_id="r", rootdir=tmp_path, metric="cer")
+    assert resumed_calls.calls == [f"w{i}" for i in range(int(stops[-1][1:]), 20)]
+
+    third = Counting()
+    again = evaluate_store(third, gold, run_id="r", rootdir=tmp_path, metric="cer")
+    assert third.calls == []  # the items stored before and after each interruption are all on disk
+    clean = evaluate_store(echo, gold, run_id="r", rootdir=tmp_path / "clean", metric="cer")
+    assert again == resumed == clean
+    assert set(again.detail["per_item"]) == set(gold)
+    # and a fourth run that could not predict anything still returns the whole report
+    assert evaluate_store(_raise_on_any, gold, run_id="r", rootdir=tmp_path, metric="cer", errors="raise") == clean
+
+
 def test_errors_raise_keeps_finished_items_for_resume(tmp_path):
     with pytest.raises(RuntimeError):
         evaluate_store(Counting(fail_on={"brid"}), GOLD, run_id="r", rootdir=tmp_path, errors="raise")
@@ -361,6 +404,10 @@ def test_resume_after_the_process_is_killed(tmp_path):
     uninterrupted = evaluate_store(echo, gold, run_id="killed", rootdir=tmp_path / "clean", metric="cer")
     assert resumed == uninterrupted
     assert resumed.aggregate == evaluate([(g["input"], g["reference"]) for g in gold.values()], metric="cer").aggregate
+    # what the killed run stored and what the resumed run stored are both kept
+    third = Counting()
+    assert evaluate_store(third, gold, run_id="killed", rootdir=root, metric="cer") == uninterrupted
+    assert third.calls == []
 
 
 # ---------------------------------------------------------------------------

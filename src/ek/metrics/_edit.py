@@ -35,7 +35,24 @@ def _py_distance(pred: Sequence, gold: Sequence) -> int:
 
 
 def _py_counts(pred: Sequence, gold: Sequence) -> EditCounts:
-    """Full-matrix alignment with a backtrace; deletions are gold units missed."""
+    """Full-matrix alignment with a backtrace; deletions are gold units missed.
+
+    Several alignments can share the least edit count with other hit,
+    substitution, deletion and insertion counts (``"ab"`` against ``"ba"``:
+    two substitutions, or a hit, a deletion and an insertion). The walk
+    breaks ties as rapidfuzz's ``editops`` does, and so jiwer: the common
+    prefix and suffix are hits, then from the end a gold unit is dropped
+    when that is optimal, else a pred unit is inserted when the column
+    before allows it, else both advance. Every backend thus reports the
+    same counts.
+    """
+    start = 0
+    while start < min(len(gold), len(pred)) and gold[start] == pred[start]:
+        start += 1
+    stop = 0
+    while stop < min(len(gold), len(pred)) - start and gold[-1 - stop] == pred[-1 - stop]:
+        stop += 1
+    gold, pred = gold[start:len(gold) - stop], pred[start:len(pred) - stop]
     n, m = len(gold), len(pred)
     d = [[0] * (m + 1) for _ in range(n + 1)]
     for i in range(n + 1):
@@ -47,20 +64,21 @@ def _py_counts(pred: Sequence, gold: Sequence) -> EditCounts:
             d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (gold[i - 1] != pred[j - 1]))
     hits = subs = dels = ins = 0
     i, j = n, m
-    while i or j:
-        if i and j and d[i][j] == d[i - 1][j - 1] + (gold[i - 1] != pred[j - 1]):
-            if gold[i - 1] == pred[j - 1]:
+    while i and j:
+        if d[i][j] == d[i - 1][j] + 1:
+            dels += 1
+            i -= 1
+            continue
+        j -= 1
+        if j and d[i][j] == d[i - 1][j] - 1:
+            ins += 1
+        else:
+            i -= 1
+            if gold[i] == pred[j]:
                 hits += 1
             else:
                 subs += 1
-            i, j = i - 1, j - 1
-        elif i and d[i][j] == d[i - 1][j] + 1:
-            dels += 1
-            i -= 1
-        else:
-            ins += 1
-            j -= 1
-    return EditCounts(hits, subs, dels, ins)
+    return EditCounts(hits + start + stop, subs, dels + i, ins + j)
 
 
 def _rf_counts(pred: Sequence, gold: Sequence) -> EditCounts:

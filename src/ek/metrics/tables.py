@@ -315,9 +315,10 @@ class TedsMetric(SummedStatistics):
             module docstring); larger tables raise ValueError.
 
     ``detail`` holds ``distance`` (the tree edit distance), ``max_distance``
-    (the larger tree's node count, the most the distance can be),
-    ``similarity`` and ``n`` (1); ``1 - sum(distance) / sum(max_distance)``
-    over a corpus is the size-weighted variant.
+    (the larger tree's node count, which the distance exceeds only when a
+    table has empty rows; TEDS is then 0, never negative), ``similarity`` and
+    ``n`` (1); ``1 - sum(distance) / sum(max_distance)`` over a corpus is
+    the size-weighted variant.
     """
 
     structure_only: bool = field(default=False, kw_only=True)
@@ -348,7 +349,7 @@ class TedsMetric(SummedStatistics):
             _canon_rows(pred_t, canon), _canon_rows(gold_t, canon), structure_only=self.structure_only
         )
         nodes = max(_n_nodes(pred_t), _n_nodes(gold_t))
-        value = 1.0 - distance / nodes
+        value = max(0.0, 1.0 - distance / nodes)  # an empty row can push the distance past nodes
         detail = {"distance": distance, "max_distance": nodes, "similarity": value, "n": 1}
         return Score(value, metric=self.name, detail=detail)
 
