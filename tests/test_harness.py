@@ -63,7 +63,7 @@ def test_evaluate_store_scores_per_slice_from_summed_edits():
     assert r.detail["slice_n"] == {"easy": 1, "hard": 2}
     item = r.detail["per_item"]["b"]
     assert item["prediction"] == "dgo" and item["reference"] == "dog" and item["slice"] == "hard"
-    assert isinstance(item["score"], Score) and item["score"].detail["edits"] == 2
+    assert item["score"] == pytest.approx(2 / 3) and item["detail"] == {"edits": 2, "ref_len": 3}
     assert item["error"] is None
     assert r.detail["errors"] == {} and r.detail["run_id"] is None
 
@@ -197,20 +197,25 @@ def test_bad_arguments():
 def test_persisted_run_writes_results_and_summary(tmp_path):
     r = evaluate_store(echo, GOLD, run_id="nightly", rootdir=tmp_path)
     assert r.detail["run_id"] == "nightly"
-    summary = json_store("runs", rootdir=tmp_path)["nightly"]
-    assert summary["status"] == "complete" and summary["metric"] == "cer"
+    header = json_store("runs", rootdir=tmp_path)["documents.nightly"]
+    assert (header["kind"], header["format"], header["status"]) == ("documents", 2, "complete")
+    assert header["settings"] == {"metric": "cer", "normalize": "", "grammar": "", "weights": ""}
+    summary = header["summary"]
+    assert summary["metric"] == "cer"
     assert summary["n_items"] == 3 and summary["n_scored"] == 3 and summary["n_errors"] == 0
     assert summary["aggregate"] == pytest.approx(0.4)
     assert summary["per_slice"] == {"easy": 0.0, "hard": pytest.approx(4 / 7)}
-    chunks = [k for k in json_store("results", rootdir=tmp_path) if k.startswith("nightly.")]
-    items = [item for k in chunks for item in json_store("results", rootdir=tmp_path)[k]["items"].values()]
+    chunks = [json_store("results", rootdir=tmp_path)[k] for k in json_store("results", rootdir=tmp_path)
+              if k.startswith("documents.nightly.")]
+    assert all((c["kind"], c["format"], c["run_id"]) == ("documents", 2, "nightly") for c in chunks)
+    items = [item for c in chunks for item in c["items"].values()]
     assert sorted(i["key"] for i in items) == ["a", "b", "c"]
 
 
 def test_persist_without_run_id_names_the_run(tmp_path):
     r = evaluate_store(echo, GOLD, persist=True, rootdir=tmp_path)
     assert r.detail["run_id"].startswith("run-")
-    assert r.detail["run_id"] in json_store("runs", rootdir=tmp_path)
+    assert f"documents.{r.detail['run_id']}" in json_store("runs", rootdir=tmp_path)
 
 
 def test_rerun_reuses_every_stored_item(tmp_path):
@@ -230,13 +235,13 @@ def test_resume_after_keyboard_interrupt_scores_only_the_rest(tmp_path):
 
     with pytest.raises(KeyboardInterrupt):
         evaluate_store(interrupted, gold, run_id="r", rootdir=tmp_path)
-    assert json_store("runs", rootdir=tmp_path)["r"]["status"] == "running"
+    assert json_store("runs", rootdir=tmp_path)["documents.r"]["status"] == "running"
     predict = Counting()
     resumed = evaluate_store(predict, gold, run_id="r", rootdir=tmp_path)
     assert predict.calls == [f"w{i}" for i in range(12, 20)]
     fresh = evaluate_store(echo, gold, run_id="r", rootdir=tmp_path / "other")
     assert resumed == fresh
-    assert json_store("runs", rootdir=tmp_path)["r"]["status"] == "complete"
+    assert json_store("runs", rootdir=tmp_path)["documents.r"]["status"] == "complete"
 
 
 def test_errors_raise_keeps_finished_items_for_resume(tmp_path):
@@ -262,13 +267,14 @@ def test_resume_false_predicts_everything_again(tmp_path):
     predict = Counting()
     evaluate_store(predict, GOLD, run_id="r", rootdir=tmp_path, resume=False)
     assert predict.calls == ["cat", "dgo", "brid"]
-    chunks = [k for k in json_store("results", rootdir=tmp_path) if k.startswith("r.")]
-    assert len(chunks) == 1  # the old chunks were dropped
+    chunks = [k for k in json_store("results", rootdir=tmp_path) if k.startswith("documents.r.")]
+    assert chunks == ["documents.r.000000"]  # the old chunks were dropped
 
 
 def test_resume_refuses_another_metric(tmp_path):
     evaluate_store(echo, GOLD, run_id="r", rootdir=tmp_path, metric="cer")
-    with pytest.raises(ValueError, match=r"run 'r' was started with metric 'cer'.*'wer'.*resume=False"):
+    with pytest.raises(ValueError, match=r"run_id 'r' was started with metric='cer', but this call has "
+                                         r"metric='wer'.*resume=False"):
         evaluate_store(echo, GOLD, run_id="r", rootdir=tmp_path, metric="wer")
 
 
@@ -309,58 +315,10 @@ def test_a_score_detail_json_cannot_hold_stops_persistence(tmp_path):
 
 
 def test_chunks_are_written_while_the_run_goes_on(tmp_path, monkeypatch):
-    monkeypatch.setattr(ek._runs, "FLUSH_SECONDS", 0.0)
-    monkeypatch.setattr("ek.harness.FLUSH_SECONDS", 0.0)
+    monkeypatch.setattr("ek._runs._execute.FLUSH_SECONDS", 0.0)
     evaluate_store(echo, GOLD, run_id="r", rootdir=tmp_path)
-    chunks = [k for k in json_store("results", rootdir=tmp_path) if k.startswith("r.")]
-    assert chunks == ["r.000000", "r.000001", "r.000002"]
-
-
-_KILLED_RUN = textwrap.dedent(
-    """
-    import sys, time
-    from ek.harness import evaluate_store
-
-    gold = {f"k{i:03d}": {"input": f"w{i}", "reference": f"w{i % 7}", "slice": "ab"[i % 2]}
-            for i in range(60)}
-
-    def predict(x):
-        if int(x[1:]) >= 40:
-            time.sleep(3600)  # hangs here until the test kills the process
-        time.sleep(0.05)
-        return x
-
-    evaluate_store(predict, gold, run_id="killed", rootdir=sys.argv[1], metric="cer")
-    """
-)
-
-
-def test_resume_after_the_process_is_killed(tmp_path):
-    root = tmp_path / "data"
-    proc = subprocess.Popen([sys.executable, "-c", _KILLED_RUN, str(root)])
-    results = json_store("results", rootdir=root)
-    try:
-        deadline = time.monotonic() + 120
-        while not any(k.startswith("killed.") for k in results):
-            assert proc.poll() is None, "the run ended before it could be interrupted"
-            assert time.monotonic() < deadline, "no chunk was written"
-            time.sleep(0.05)
-    finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-    stored = {
-        item["key"] for k in results if k.startswith("killed.") for item in results[k]["items"].values()
-    }
-    assert 0 < len(stored) < 60 and json_store("runs", rootdir=root)["killed"]["status"] == "running"
-
-    gold = _gold(60)
-    predict = Counting()
-    resumed = evaluate_store(predict, gold, run_id="killed", rootdir=root, metric="cer")
-    assert len(predict.calls) == 60 - len(stored)
-    assert not {f"k{int(x[1:]):03d}" for x in predict.calls} & stored
-    uninterrupted = evaluate_store(echo, gold, run_id="killed", rootdir=tmp_path / "clean", metric="cer")
-    assert resumed == uninterrupted
-    assert resumed.aggregate == evaluate([(g["input"], g["reference"]) for g in gold.values()], metric="cer").aggregate
+    chunks = [k for k in json_store("results", rootdir=tmp_path) if k.startswith("documents.r.")]
+    assert chunks == ["documents.r.000000", "documents.r.000001", "documents.r.000002"]
 
 
 # ---------------------------------------------------------------------------
@@ -412,7 +370,7 @@ def test_load_missing_baseline_is_none(tmp_path):
 def test_baseline_uses_ek_data_home(tmp_path, monkeypatch):
     monkeypatch.setenv("EK_DATA_HOME", str(tmp_path))
     save_baseline(evaluate_store(echo, GOLD), "env")
-    assert (tmp_path / "baselines" / "env.json").is_file()
+    assert (tmp_path / "baselines" / "documents.env.json").is_file()
     assert regression_gate(evaluate_store(echo, GOLD), "env")
 
 
@@ -549,7 +507,8 @@ def test_harness_public_names():
 def test_resume_refuses_other_scoring_settings(tmp_path):
     gold = {"a": {"input": "Cat", "reference": "cat"}, "b": {"input": "DOG", "reference": "dog"}}
     evaluate_store(lambda x: x, gold, metric="cer", run_id="r", rootdir=tmp_path)
-    with pytest.raises(ValueError, match="other normalize/grammar/weights settings"):
+    with pytest.raises(ValueError, match=r"run_id 'r' was started with normalize='', but this call has "
+                                         r"normalize='lower'"):
         evaluate_store(lambda x: x, gold, metric="cer", run_id="r", rootdir=tmp_path, normalize="lower")
     # the same settings resume; resume=False starts over under the new ones
     again = evaluate_store(lambda x: x, gold, metric="cer", run_id="r", rootdir=tmp_path)

@@ -35,33 +35,25 @@ item unless ``errors="raise"``.
 from __future__ import annotations
 
 import dataclasses
-import json
-import math
-import re
-import time
 import warnings
 from collections.abc import Mapping
 from typing import Any, Callable, Optional
 
 from ek._agreement import cohen_kappa, krippendorff_alpha, percent_agreement
-from ek._util import Progress, type_name
-from ek.base import GraphGrammar, Report
+from ek._baselines import GateResult, load_baseline, regression_gate, save_baseline
 from ek._runs import (
-    CHUNK_ITEMS,
-    FLUSH_SECONDS,
-    RunStore,
-    digest,
-    entry_from_json,
-    entry_to_json,
-    new_run_id,
-    now,
-    settings_key,
+    assemble, callable_id, check_errors, check_executor, describe, execute, fingerprint, item_view,
+    open_run, score_cases, setting_id, str_keys,
 )
-from ek.facade import evaluate, merge_reports
-from ek.stores import data_dir, json_store
+from ek._util import type_name
+from ek.base import GraphGrammar, Report, Score
+from ek.registry import names
 
-# The agreement statistics live in a private module; present them under this public path.
-cohen_kappa.__module__ = krippendorff_alpha.__module__ = percent_agreement.__module__ = __name__
+# The agreement statistics and the gate live in private modules; present them under this public path.
+for _public in (cohen_kappa, krippendorff_alpha, percent_agreement, GateResult, load_baseline,
+                regression_gate, save_baseline):
+    _public.__module__ = __name__
+del _public
 
 __all__ = [
     "GateResult",
@@ -74,16 +66,7 @@ __all__ = [
     "save_baseline",
 ]
 
-_ERROR_MODES = ("record", "raise")
-_ITEM_FIELDS = ("prediction", "reference", "slice", "score", "error")
-# Metric names whose direction is known when the scores do not declare it.
-# A metric name matches through its words or as a whole (``tool_call``).
-_LOWER_IS_BETTER = frozenset({"cer", "wer", "mer", "wil", "ged", "error", "rate", "distance", "loss", "cost",
-                              "graph", "trajectory"})
-_HIGHER_IS_BETTER = frozenset({
-    "f1", "score", "similarity", "accuracy", "anls", "teds", "grits", "agreement",
-    "precision", "recall", "kappa", "alpha", "success", "fields", "tool_call",
-})
+_WHO = "evaluate_store"
 
 
 # ---------------------------------------------------------------------------
@@ -108,6 +91,7 @@ def evaluate_store(
     errors: str = "record",
     resume: bool = True,
     progress: Optional[bool] = None,
+    executor: Any = None,
 ) -> Report:
     """Run ``predict`` on every gold record's input and score it per slice.
 
@@ -118,14 +102,15 @@ def evaluate_store(
     and each per-slice figure come from the metric's summed statistics.
 
     A persisted run (``persist=True``, or any ``run_id``) stores item
-    results in the ``results`` store as they complete (written in chunks at
-    most a second apart, and whenever the run stops or raises) and its
-    summary in the ``runs`` store under ``run_id``. Calling again with the
-    same ``run_id`` predicts only the items with no stored result (or whose
-    gold record changed, or that raised last time) and returns the report an
-    uninterrupted run gives; ``resume=False`` starts the run over. A
-    persisted report holds predictions and scores as JSON gives them back
-    (tuples as lists), so the first and a resumed run agree.
+    results in the ``results`` store as they complete (in chunks at most a
+    second apart, and whenever the run stops or raises) and its header and
+    summary in the ``runs`` store, under ``documents.<run_id>``. Calling
+    again with the same ``run_id`` predicts only the items with no stored
+    result (or whose gold record changed, or that raised last time) and
+    returns the report an uninterrupted run gives. The settings (metric,
+    normalize, grammar, weights) are recorded with the run; a resume under
+    other ones is refused, and one that names no metric uses the stored
+    one. ``resume=False`` starts the run over.
 
     Args:
         predict: the system under test, ``input -> prediction``.
@@ -144,78 +129,59 @@ def evaluate_store(
         resume: reuse stored item results of ``run_id``.
         progress: show a progress bar on stderr; None (default) shows it
             only when stderr is a terminal.
+        executor: a ``concurrent.futures.Executor`` (thread pool, process
+            pool, a Dask client's executor) that predicts *and* scores
+            chunks of items; the report equals a serial run's. A process
+            pool needs ``predict`` and the metric defined at module level.
 
     Returns:
         A `Report` over the successfully predicted items. ``detail["per_item"]``
         maps each gold key to its ``prediction``, ``reference``, ``slice``,
-        ``score`` (a `Score`, or None) and ``error`` (None, or the exception
-        text); ``detail["errors"]`` maps failed keys to their exception text
-        and ``detail["run_id"]`` names the stored run (None when not persisted).
+        ``score`` (the item's metric value, a number; None when it failed),
+        ``detail`` (the metric's statistics for the item) and ``error``
+        (None, or the exception text); ``detail["errors"]`` maps failed
+        keys to their exception text and ``detail["run_id"]`` names the
+        stored run (None when not persisted).
 
     Raises:
         TypeError: ``predict`` is not callable, ``gold`` is not a mapping, a
             record is not a mapping, or a prediction cannot be scored
             against its reference (e.g. ``predict`` returns the wrong type).
         ValueError: a record lacks its input or reference, a bad ``errors``
-            value, or a stored run of another metric under ``run_id``.
+            value, a metric that returns NaN for an item, a lambda metric
+            in a persisted run, or a stored run of other settings under
+            ``run_id``.
 
     >>> r = evaluate_store(lambda x: x.upper(), {"k": {"input": "ab", "reference": "AB"}})
-    >>> r.metric, r.aggregate, r.detail["per_item"]["k"]["prediction"]
-    ('cer', 0.0, 'AB')
+    >>> r.metric, r.aggregate, r.detail["per_item"]["k"]["score"]
+    ('cer', 0.0, 0.0)
     """
     if not callable(predict):
         raise TypeError(
             f"evaluate_store() predict is a {type_name(predict)}; pass the system under test as a "
             "callable input -> prediction."
         )
-    if errors not in _ERROR_MODES:
-        raise ValueError(
-            f"evaluate_store() errors must be 'record' or 'raise', got {errors!r}; 'record' keeps "
-            "going past a failing item, 'raise' stops at the first one."
-        )
-    fields = (input_key, reference_key, slice_key)
+    check_errors(errors, _WHO)
+    check_executor(executor, _WHO, {"predict": predict, "metric": metric, "normalize": normalize,
+                                    "grammar": grammar, "weights": weights})
     persisting = bool(persist) or run_id is not None
-    items = _gold_items(gold, *fields, fingerprints=persisting)
-    store = None
-    label = _metric_label(metric)
-    if persisting:
-        run_id = new_run_id() if run_id is None else run_id
-        store = RunStore(run_id, rootdir)
-        label = store.start(label, len(items), resume=resume,
-                            settings=settings_key(normalize, grammar, weights))
-        metric = label if metric is None else metric
-    run = _Run(metric, label, {"grammar": grammar, "normalize": normalize, "weights": weights}, store)
-    entries: dict = {}
-    reused = 0
-    bar = Progress(len(items), label="evaluate_store", enabled=progress)
-    try:
-        for key, record, fingerprint in items:
-            entry = store.load(key, fingerprint) if store is not None and resume else None
-            if entry is not None:
-                reused += 1
-            else:
-                entry = run.predict(predict, key, record, fingerprint, fields, errors)
-            entries[key] = entry
-            bar.update(len(entries), run.n_errors, reused)
-    finally:
-        try:
-            run.flush()
-        finally:
-            bar.close()
-
-    scored = [(e["score"], e["slice"]) for e in entries.values() if e["error"] is None]
-    report = _assemble(scored, run.label, run.metric)
-    failures = {k: e["error"] for k, e in entries.items() if e["error"] is not None}
-    per_item = {k: {f: e[f] for f in _ITEM_FIELDS} for k, e in entries.items()}
+    items = _gold_items(gold, input_key, reference_key, slice_key, fingerprints=persisting)
+    settings = _settings(metric, normalize, grammar, weights, persisting)
+    run = open_run("documents", who=_WHO, persist=persisting, run_id=run_id, rootdir=rootdir,
+                   settings=settings, resume=resume, n_items=len(items))
+    metric = _resumed_metric(metric, run)
+    task = _Documents(predict, metric, {"grammar": grammar, "normalize": normalize, "weights": weights})
+    entries = execute(run, task, items, label=_WHO, errors=errors, executor=executor, progress=progress)
+    label = _metric_label(task.metric)
+    report = assemble([(e["score"], e["slice"]) for e in entries if e["error"] is None], label, task.metric)
+    failures = {item[0]: e["error"] for item, e in zip(items, entries) if e["error"] is not None}
+    per_item = {item[0]: item_view(e) for item, e in zip(items, entries)}
     report = dataclasses.replace(
-        report, detail={**report.detail, "per_item": per_item, "errors": failures, "run_id": run_id}
-    )
-    if store is not None:
-        store.finish({
-            "metric": report.metric, "n_items": len(items), "n_scored": report.n,
-            "n_errors": len(failures), "aggregate": report.aggregate,
-            "per_slice": {str(k): v for k, v in report.per_slice.items()},
-        })
+        report, detail={**report.detail, "per_item": per_item, "errors": failures, "run_id": run.run_id})
+    run.close({"metric": report.metric, "n_items": len(items), "n_scored": report.n,
+               "n_errors": len(failures), "aggregate": report.aggregate,
+               "per_slice": str_keys(report.per_slice, "slice", _WHO),
+               "slice_n": str_keys(report.detail.get("slice_n") or {}, "slice", _WHO)})
     if failures:
         warnings.warn(
             f"evaluate_store: predict raised on {len(failures)} of {len(items)} items; they are left "
@@ -226,13 +192,12 @@ def evaluate_store(
     return report
 
 
-def _gold_items(
-    gold: Any, input_key: str, reference_key: str, slice_key: str, *, fingerprints: bool
-) -> list[tuple]:
-    """``(key, record, fingerprint)`` for every gold record, all checked before any prediction.
+def _gold_items(gold: Any, input_key: str, reference_key: str, slice_key: str, *,
+               fingerprints: bool) -> list[tuple]:
+    """``(key, (key, input, reference, slice), fingerprint)`` per gold record, checked before any prediction.
 
     The fingerprint (a hash of the input, reference and slice) lets a resumed
-    run spot a changed record; it is only computed for persisted runs.
+    run spot a changed record; it is only computed for a persisted run.
     """
     if not isinstance(gold, Mapping):
         raise TypeError(
@@ -269,346 +234,73 @@ def _gold_items(
                 f"gold record {key!r} has {reference_key}=None, so there is no answer to score "
                 "against; fill it in, or leave the record out of the gold set."
             )
-        fingerprint = None
-        if fingerprints:
-            core = [record[input_key], record[reference_key], record.get(slice_key)]
-            fingerprint = digest(json.dumps(core, sort_keys=True, default=repr))
-        items.append((key, record, fingerprint))
+        payload = (key, record[input_key], record[reference_key], record.get(slice_key))
+        items.append((key, payload, fingerprint(payload[1:]) if fingerprints else None))
     return items
 
 
-class _Run:
-    """Predicts items one by one and scores them in batches (one `evaluate` call per chunk)."""
+class _Documents:
+    """One gold item's prediction, and a chunk's scores: what the engine runs (also in workers)."""
 
-    def __init__(self, metric: Any, label: Optional[str], options: dict, store: Optional[RunStore]) -> None:
-        self.metric, self.label, self.options, self.store = metric, label, options, store
-        self.pending: list[tuple[Any, dict]] = []
-        self.n_errors = 0
-        self.last_flush = time.monotonic()
+    def __init__(self, predict: Callable, metric: Any, options: dict) -> None:
+        self.predict, self.metric, self.options = predict, metric, options
+        self.unsettled = metric is None  # a type-chosen metric is fixed by the first scored chunk
+        self.learned: Optional[dict] = None
 
-    def predict(self, predict: Callable, key: Any, record: Mapping, fingerprint: Optional[str],
-                fields: tuple, errors: str) -> dict:
-        input_key, reference_key, slice_key = fields
-        entry = {"prediction": None, "reference": record[reference_key], "slice": record.get(slice_key),
-                 "score": None, "error": None, "fingerprint": fingerprint}
-        try:
-            entry["prediction"] = predict(record[input_key])
-        except Exception as exc:
-            if errors == "raise":
-                raise
-            entry["error"] = f"{type(exc).__name__}: {exc}"
-            self.n_errors += 1
-        self.pending.append((key, entry))
-        due = self.store is not None and time.monotonic() - self.last_flush >= FLUSH_SECONDS
-        if due or len(self.pending) >= CHUNK_ITEMS:
-            self.flush()
-        return entry
+    def step(self, payload: tuple) -> Any:
+        return self.predict(payload[1])
 
-    def flush(self) -> None:
-        """Score the pending predictions and, for a stored run, write them as one chunk."""
-        batch, self.pending = self.pending, []
-        self.last_flush = time.monotonic()
-        todo = [(k, e) for k, e in batch if e["error"] is None]
-        failure = None
-        if todo:
-            try:
-                self._score(todo)
-            except (TypeError, ValueError):
-                failure = self._score_one_by_one(todo)
-        if self.store is not None:
-            for key, entry in batch:
-                if entry["error"] is not None or entry["score"] is not None:
-                    saved = entry_to_json(key, entry, self.label)
-                    entry.update(entry_from_json(saved))  # the report holds what a resumed run reads back
-                    self.store.add(key, saved)
-            self.store.flush()
-        if failure is not None:
-            raise failure
+    def failed(self, payload: tuple, exc: BaseException, seconds: float) -> dict:
+        return {"prediction": None, "reference": payload[2], "slice": payload[3], "score": None,
+                "error": describe(exc)}
 
-    def _score(self, todo: list) -> None:
-        report = evaluate([(e["prediction"], e["reference"]) for _, e in todo], metric=self.metric, **self.options)
-        for (_, entry), score in zip(todo, report.scores):
-            entry["score"] = score
-        self._fix_metric(report.metric)
+    def finish(self, batch: list) -> tuple:
+        if not batch:
+            return [], None
+        cases = [(value, payload[2]) for payload, value, _ in batch]
+        scores, name, exc = score_cases(cases, [payload[0] for payload, _, _ in batch], metric=self.metric,
+                                        options=self.options, who=_WHO)
+        if self.metric is None and scores:
+            self.metric, self.unsettled, self.learned = name, False, {"metric": name}
+        return [{"prediction": value, "reference": payload[2], "slice": payload[3], "score": s, "error": None}
+                for (payload, value, _), s in zip(batch, scores)], exc
 
-    def _score_one_by_one(self, todo: list) -> Optional[Exception]:
-        """Score items singly to name the one that cannot be scored; return its error."""
-        for key, entry in todo:
-            prediction, reference = entry["prediction"], entry["reference"]
-            try:
-                report = evaluate([(prediction, reference)], metric=self.metric, **self.options)
-            except (TypeError, ValueError) as exc:
-                hint = ""
-                if type(prediction) is not type(reference):
-                    got = "None" if prediction is None else f"a {type_name(prediction)}"
-                    hint = (f" predict returned {got} but the reference is a "
-                            f"{type_name(reference)}; make predict return the same kind of value as "
-                            "the references.")
-                error = type(exc)(
-                    f"evaluate_store could not score gold item {key!r} (prediction {prediction!r:.60}):"
-                    f"{hint} The metric said: {exc}"
-                )
-                error.__cause__ = exc
-                return error
-            entry["score"] = report.scores[0]
-            self._fix_metric(report.metric)
-        return None
-
-    def _fix_metric(self, name: str) -> None:
-        # The first scored batch fixes a type-dispatched metric for the rest of the run.
-        if self.metric is None:
-            self.metric = name
-        self.label = self.label or name
+    def check(self, entry: dict) -> None:
+        missing = [f for f in ("prediction", "reference", "slice", "score") if f not in entry]
+        if missing:
+            raise ValueError(f"it lacks {', '.join(map(repr, missing))}")
+        score = entry["score"]
+        if entry["error"] is None and not isinstance(score, Score):
+            raise ValueError(f"it has no error but its score is {type_name(score)}, not a stored Score")
+        if isinstance(score, Score) and score.value != score.value:
+            raise ValueError("its score is NaN")
+        hash(entry["slice"])
 
 
-def _assemble(scored: list, label: Optional[str], metric: Any) -> Report:
-    """The report over the scored items, aggregated by the metric, per slice when labelled."""
-    if not scored:
-        return Report(metric=label or "", aggregate=None, n=0)
-    scores = tuple(s for s, _ in scored)
-    slices = tuple(label_ for _, label_ in scored)
-    flat = Report(metric=label, n=len(scores), scores=scores,
-                  detail={"slices": slices} if any(x is not None for x in slices) else {})
-    return merge_reports(flat, metric=metric)
+def _settings(metric: Any, normalize: Any, grammar: Any, weights: Any, persisting: bool) -> dict:
+    """The settings fingerprint a stored run is checked against (None: the metric is chosen by type)."""
+    if not persisting:
+        return {}
+    if metric is not None and not isinstance(metric, str):
+        metric = callable_id(metric, "metric", _WHO)
+    return {"metric": metric, "normalize": setting_id(normalize, "normalize", _WHO),
+            "grammar": setting_id(grammar, "grammar", _WHO), "weights": setting_id(weights, "weights", _WHO)}
+
+
+def _resumed_metric(metric: Any, run: Any) -> Any:
+    """The metric to score with: the one given, else the one a stored run was scored with."""
+    stored = run.settings.get("metric")
+    if metric is not None or stored is None:
+        return metric
+    if stored not in names("metrics"):
+        raise ValueError(
+            f"run {run.run_id!r} was scored with the metric {stored!r}, which is not a registered "
+            "name, so it cannot be found again; pass that metric as metric= to resume the run."
+        )
+    return stored
 
 
 def _metric_label(metric: Any) -> Optional[str]:
     if metric is None or isinstance(metric, str):
         return metric
     return getattr(metric, "name", None) or getattr(metric, "__name__", None) or type(metric).__name__
-
-
-# ---------------------------------------------------------------------------
-# baselines and the regression gate
-# ---------------------------------------------------------------------------
-
-
-@dataclasses.dataclass(frozen=True)
-class GateResult:
-    """What `regression_gate` found; truthy when nothing regressed.
-
-    ``regressions`` holds one dict per regression: ``slice`` (None for the
-    aggregate), ``baseline``, ``current`` (None when the slice is missing
-    from the report) and ``delta`` (``current - baseline``, None if missing).
-    """
-
-    passed: bool
-    metric: str
-    higher_is_better: bool
-    tolerance: float
-    aggregate_current: Optional[float] = None
-    aggregate_baseline: Optional[float] = None
-    regressions: tuple = ()
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "regressions", tuple(self.regressions))
-
-    def __bool__(self) -> bool:
-        return bool(self.passed)
-
-    def __str__(self) -> str:
-        way = "higher" if self.higher_is_better else "lower"
-        head = (f"{self.metric} ({way} is better): {self.aggregate_current} vs baseline "
-                f"{self.aggregate_baseline}, tolerance {self.tolerance:g}")
-        if self.passed:
-            return f"PASS {head}"
-        lines = [f"FAIL {head}"]
-        for r in self.regressions:
-            where = "aggregate" if r["slice"] is None else f"slice {r['slice']!r}"
-            now = "missing from the report" if r["current"] is None else f"{r['current']} ({r['delta']:+.4g})"
-            lines.append(f"  {where}: baseline {r['baseline']}, now {now}")
-        return "\n".join(lines)
-
-
-def save_baseline(report: Report, name: str, *, rootdir: Any = None) -> dict:
-    """Store a report's aggregate and per-slice figures as the baseline ``name``; return it.
-
-    The record holds ``name``, ``metric``, ``higher_is_better`` (from the
-    scores' detail, or None), ``aggregate``, ``n``, ``per_slice`` and
-    ``slice_n`` (slice labels as strings) and ``saved_at``. It is returned as
-    `load_baseline` will give it back. Saving under an existing name replaces it.
-
-    Raises:
-        TypeError: ``report`` is not a `Report`.
-        ValueError: the report is empty, or ``name`` cannot be a store key.
-
-    >>> import tempfile
-    >>> root = tempfile.mkdtemp()
-    >>> report = evaluate_store(str.strip, {"x": {"input": " ab ", "reference": "ab"}}, metric="cer")
-    >>> save_baseline(report, "demo", rootdir=root)["aggregate"]
-    0.0
-    >>> load_baseline("demo", rootdir=root)["metric"]
-    'cer'
-    """
-    _check_report(report, "save_baseline")
-    if report.aggregate is None:
-        raise ValueError(
-            f"save_baseline() got an empty {report.metric!r} report (n=0), which has no figures to "
-            "freeze; evaluate a non-empty gold set first."
-        )
-    slice_n = report.detail.get("slice_n") or {}
-    record = {
-        "name": name,
-        "metric": report.metric,
-        "higher_is_better": _declared_direction(report),
-        "aggregate": report.aggregate,
-        "n": report.n,
-        "per_slice": {str(k): v for k, v in report.per_slice.items()},
-        "slice_n": {str(k): v for k, v in slice_n.items()},
-        "saved_at": now(),
-    }
-    record = json.loads(json.dumps(record))
-    json_store("baselines", rootdir=rootdir)[name] = record
-    return record
-
-
-def load_baseline(name: str, *, rootdir: Any = None) -> Optional[dict]:
-    """The baseline saved as ``name`` by `save_baseline`, or None if there is none."""
-    return json_store("baselines", rootdir=rootdir).get(name)
-
-
-def regression_gate(
-    report: Report,
-    baseline: Any,
-    *,
-    tolerance: float = 0.0,
-    higher_is_better: Optional[bool] = None,
-    rootdir: Any = None,
-) -> GateResult:
-    """Compare ``report`` with a baseline, on the aggregate and on every baseline slice.
-
-    A figure regresses when it is worse than the baseline by more than
-    ``tolerance``: lower when higher is better, higher when lower is better.
-    The direction is, in order: ``higher_is_better`` if given, the
-    ``higher_is_better`` the report's scores carry in their detail, the one
-    stored with the baseline, then the metric's name (CER/WER, graph and
-    trajectory distances and other ``*_rate``/``*_error``/``*_distance`` are
-    lower-is-better; F1, ANLS, similarities are higher-is-better). A slice in the baseline but absent
-    from the report counts as a regression, so coverage cannot quietly
-    shrink; new slices cannot regress.
-
-    Args:
-        report: the current `Report`.
-        baseline: a name saved with `save_baseline` (read from ``rootdir``),
-            or the dict it returned.
-        tolerance: drift allowed before a change counts as a regression (>= 0).
-        higher_is_better: force the direction.
-        rootdir: data folder holding the baselines store.
-
-    Returns:
-        A `GateResult`, falsy when anything regressed.
-
-    Raises:
-        ValueError: the baseline does not exist or belongs to another
-            metric, the report is empty, a negative tolerance, or the
-            direction cannot be told (pass ``higher_is_better=``).
-
-    >>> base = {"metric": "f1", "aggregate": 0.8, "per_slice": {"pdf": 0.9}}
-    >>> cur = Report(metric="f1", aggregate=0.82, n=3, per_slice={"pdf": 0.85})
-    >>> gate = regression_gate(cur, base, tolerance=0.01)
-    >>> bool(gate), [(r["slice"], r["baseline"], r["current"]) for r in gate.regressions]
-    (False, [('pdf', 0.9, 0.85)])
-    """
-    _check_report(report, "regression_gate")
-    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not (
-        math.isfinite(tolerance) and tolerance >= 0
-    ):
-        raise ValueError(
-            f"regression_gate() tolerance must be a finite number >= 0, got {tolerance!r}; it is "
-            "the drift allowed before a change counts as a regression."
-        )
-    base = _resolve_baseline(baseline, rootdir)
-    if base["metric"] != report.metric:
-        raise ValueError(
-            f"regression_gate() refuses to compare a {report.metric!r} report with a baseline of "
-            f"metric {base['metric']!r}: figures of different metrics are not comparable. Gate "
-            f"against a baseline saved from a {report.metric!r} report."
-        )
-    if report.aggregate is None:
-        raise ValueError(
-            f"regression_gate() got an empty {report.metric!r} report (n=0); there is nothing to "
-            "compare with the baseline. Check that the gold set and the predictor ran."
-        )
-    direction = _direction(report, base, higher_is_better)
-    worse = (lambda cur, old: cur < old - tolerance) if direction else (lambda cur, old: cur > old + tolerance)
-    regressions = []
-    if base.get("aggregate") is not None and worse(report.aggregate, base["aggregate"]):
-        regressions.append(_regression(None, base["aggregate"], report.aggregate))
-    current = {str(k): v for k, v in report.per_slice.items()}
-    for label, old in (base.get("per_slice") or {}).items():
-        now = current.get(str(label))
-        if now is None:
-            regressions.append(_regression(label, old, None))
-        elif worse(now, old):
-            regressions.append(_regression(label, old, now))
-    return GateResult(
-        passed=not regressions,
-        metric=report.metric,
-        higher_is_better=direction,
-        tolerance=float(tolerance),
-        aggregate_current=report.aggregate,
-        aggregate_baseline=base.get("aggregate"),
-        regressions=tuple(regressions),
-    )
-
-
-def _check_report(report: Any, who: str) -> None:
-    if not isinstance(report, Report):
-        raise TypeError(
-            f"{who}() takes a Report, got {type_name(report)}; build one with ek.evaluate(...) or "
-            "evaluate_store(...)."
-        )
-
-
-def _resolve_baseline(baseline: Any, rootdir: Any) -> Mapping:
-    if isinstance(baseline, str):
-        found = load_baseline(baseline, rootdir=rootdir)
-        if found is None:
-            raise ValueError(
-                f"regression_gate() found no baseline named {baseline!r} in "
-                f"{data_dir('baselines', rootdir=rootdir)}; save one first with "
-                f"save_baseline(report, {baseline!r}), or pass the baseline dict itself."
-            )
-        baseline = found
-    if not isinstance(baseline, Mapping):
-        raise TypeError(
-            f"regression_gate() baseline is a {type_name(baseline)}; pass a baseline name or the "
-            "dict save_baseline() returned."
-        )
-    for needed in ("metric", "aggregate"):
-        if needed not in baseline:
-            raise ValueError(
-                f"regression_gate() baseline has no {needed!r} entry (keys: {sorted(baseline)}); "
-                "build it with save_baseline(report, name)."
-            )
-    return baseline
-
-
-def _declared_direction(report: Report) -> Optional[bool]:
-    """The ``higher_is_better`` the report's scores declare, or None."""
-    for s in report.scores:
-        flag = s.detail.get("higher_is_better") if isinstance(s.detail, Mapping) else None
-        if flag is not None:
-            return bool(flag)
-    return None
-
-
-def _direction(report: Report, base: Mapping, override: Optional[bool]) -> bool:
-    if override is not None:
-        return bool(override)
-    for found in (_declared_direction(report), base.get("higher_is_better")):
-        if found is not None:
-            return bool(found)
-    words = set(re.split(r"[^a-z0-9]+", report.metric.lower())) | {report.metric.lower()}
-    lower, higher = bool(words & _LOWER_IS_BETTER), bool(words & _HIGHER_IS_BETTER)
-    if lower != higher:
-        return higher
-    raise ValueError(
-        f"regression_gate() cannot tell whether higher or lower {report.metric!r} is better: its "
-        "scores do not declare higher_is_better. Pass higher_is_better=True or False."
-    )
-
-
-def _regression(label: Any, old: float, now: Optional[float]) -> dict:
-    return {"slice": label, "baseline": old, "current": now,
-            "delta": None if now is None else now - old}
