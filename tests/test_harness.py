@@ -3,18 +3,12 @@
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import sys
-import textwrap
-import time
 import warnings
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import ek._runs
 from ek.base import Report, Score
 from ek.facade import evaluate
 from ek.harness import GateResult, evaluate_store, load_baseline, regression_gate, save_baseline

@@ -168,7 +168,7 @@ def evaluate_store(
     items = _gold_items(gold, input_key, reference_key, slice_key, fingerprints=persisting)
     settings = _settings(metric, normalize, grammar, weights, persisting)
     run = open_run("documents", who=_WHO, persist=persisting, run_id=run_id, rootdir=rootdir,
-                   settings=settings, resume=resume, n_items=len(items))
+                   settings=settings, resume=resume, n_items=len(items), inherit=("metric",))
     metric = _resumed_metric(metric, run)
     task = _Documents(predict, metric, {"grammar": grammar, "normalize": normalize, "weights": weights})
     entries = execute(run, task, items, label=_WHO, errors=errors, executor=executor, progress=progress)

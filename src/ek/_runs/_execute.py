@@ -76,13 +76,16 @@ class Run:
 
 
 def open_run(kind: str, *, who: str, persist: bool, run_id: Optional[str], rootdir: Any,
-             settings: dict, resume: bool, n_items: int) -> Run:
-    """Start a run: in memory, or in the stores, checked against what a stored one used."""
+             settings: dict, resume: bool, n_items: int, inherit: tuple = ()) -> Run:
+    """Start a run: in memory, or in the stores, checked against what a stored one used.
+
+    ``inherit`` names the settings a resume may leave as None to use the stored value.
+    """
     if not persist:
         return Run(kind, who, run_id, None, dict(settings))
     run_id = new_run_id() if run_id is None else check_run_id(run_id, who)
     store = RunStore(kind, run_id, rootdir, who)
-    return Run(kind, who, run_id, store, store.open(settings, resume=resume, n_items=n_items))
+    return Run(kind, who, run_id, store, store.open(settings, resume=resume, n_items=n_items, inherit=inherit))
 
 
 def check_errors(errors: Any, who: str) -> str:

@@ -75,11 +75,12 @@ class RunStore:
         self.header: dict = {}
         self.next_seq = 0
 
-    def open(self, settings: dict, *, resume: bool, n_items: int) -> dict:
+    def open(self, settings: dict, *, resume: bool, n_items: int, inherit: tuple = ()) -> dict:
         """Check ``settings`` against a stored run and start (or restart) it; return the settings in force.
 
-        A setting given as None takes the stored value (e.g. a metric not
-        named again on resume); any other difference is refused.
+        A setting named in ``inherit`` and given as None takes the stored
+        value (a metric not named again on resume), and one stored as None
+        takes the new value; any other difference is refused.
         """
         old = self._read_header() if resume else None
         chunks = self._chunks()
@@ -96,7 +97,7 @@ class RunStore:
             chunks = []
             started = now()
         else:
-            settings = self._merge(old["settings"], settings)
+            settings = self._merge(old["settings"], settings, inherit)
             started = old.get("started") or now()
         self.next_seq = chunks[-1][0] + 1 if chunks else 0
         self.header = {"format": FORMAT, "kind": self.kind, "run_id": self.run_id, "status": "running",
@@ -163,11 +164,11 @@ class RunStore:
                              f"{problem}. Repair or delete it; {_FRESH}")
         return old
 
-    def _merge(self, stored: dict, settings: dict) -> dict:
+    def _merge(self, stored: dict, settings: dict, inherit: tuple) -> dict:
         merged = dict(settings)
         for name in dict.fromkeys([*stored, *settings]):
             was, now_ = stored.get(name), settings.get(name)
-            if now_ is None or was is None:  # not given now, or not known when the run started
+            if name in inherit and (now_ is None or was is None):  # not given now, or not known then
                 merged[name] = was if now_ is None else now_
             elif was != now_:
                 raise ValueError(
