@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import warnings
 
@@ -509,3 +511,89 @@ def test_resume_refuses_other_scoring_settings(tmp_path):
     fresh = evaluate_store(lambda x: x, gold, metric="cer", run_id="r", rootdir=tmp_path,
                            normalize="lower", resume=False)
     assert again.aggregate == pytest.approx(4 / 6) and fresh.aggregate == 0.0
+
+
+# ---------------------------------------------------------------------------
+# faults found by a hostile user
+# ---------------------------------------------------------------------------
+
+
+def test_per_item_scores_are_numbers_to_sort_and_threshold():
+    r = evaluate_store(echo, GOLD)
+    items = r.detail["per_item"]
+    worst = sorted(items, key=lambda k: items[k]["score"], reverse=True)
+    assert worst == ["b", "c", "a"] and [k for k in items if items[k]["score"] > 0.5] == ["b"]
+    assert items["c"]["detail"] == {"edits": 2, "ref_len": 4}
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf])
+def test_a_non_finite_report_or_baseline_is_refused_by_the_gate(tmp_path, bad):
+    good = {"metric": "cer", "aggregate": 0.1, "per_slice": {"pdf": 0.2}}
+    figure = r"a NaN, infinite or non-numeric {} figure \((nan|inf)\), which cannot be compared"
+    with pytest.raises(ValueError, match=r"regression_gate\(\): the report has " + figure.format("aggregate")):
+        regression_gate(_report("cer", bad, {}), good)
+    with pytest.raises(ValueError, match=r"the report has " + figure.format("slice 'pdf'")):
+        regression_gate(_report("cer", 0.1, {"pdf": bad}), good)
+    with pytest.raises(ValueError, match=r"regression_gate\(\) baseline has " + figure.format("aggregate")):
+        regression_gate(_report("cer", 0.1, {}), {**good, "aggregate": bad})
+    with pytest.raises(ValueError, match=r"save_baseline\(\): the report has " + figure.format("aggregate")):
+        save_baseline(_report("cer", bad, {}), "main", rootdir=tmp_path)
+    assert load_baseline("main", rootdir=tmp_path) is None
+
+
+def test_a_metric_returning_nan_is_an_error_naming_the_item():
+    def shaky(pred, gold, *, grammar=None):
+        return Score(math.nan if pred == "dgo" else 0.0, metric="shaky", detail={"n": 1})
+
+    with pytest.raises(ValueError, match=r"metric 'shaky' returned NaN for gold item 'b' \(prediction 'dgo'\)"):
+        evaluate_store(echo, GOLD, metric=shaky)
+
+
+def test_slice_labels_that_merge_as_text_are_refused_and_the_old_baseline_kept(tmp_path):
+    save_baseline(evaluate_store(echo, GOLD), "main", rootdir=tmp_path)
+    merged = Report(metric="cer", aggregate=0.1, n=2, per_slice={1: 0.0, "1": 0.2})
+    with pytest.raises(ValueError, match=r"slice labels 1 and '1' are both stored as '1'"):
+        save_baseline(merged, "main", rootdir=tmp_path)
+    assert load_baseline("main", rootdir=tmp_path)["aggregate"] == pytest.approx(0.4)
+
+
+def test_document_and_agent_baselines_of_one_name_coexist(tmp_path):
+    from ek.agents import TaskSpec, load_agent_baseline, run_suite, save_agent_baseline
+
+    doc = save_baseline(evaluate_store(echo, GOLD), "main", rootdir=tmp_path)
+    agent = save_agent_baseline(run_suite(lambda t: t.gold, [TaskSpec("t", gold="a")]), "main", rootdir=tmp_path)
+    assert load_baseline("main", rootdir=tmp_path) == doc and doc["kind"] == "documents"
+    assert load_agent_baseline("main", rootdir=tmp_path) == agent and agent["kind"] == "agents"
+    save_agent_baseline(run_suite(lambda t: t.gold, [TaskSpec("t", gold="a")]), "agents-only", rootdir=tmp_path)
+    with pytest.raises(ValueError, match=r"load_baseline\('agents-only'\): the baseline of that name is an? agents "
+                                         r"baseline.*ek.agents.load_agent_baseline\(\)"):
+        load_baseline("agents-only", rootdir=tmp_path)
+    save_baseline(evaluate_store(echo, GOLD), "docs-only", rootdir=tmp_path)
+    with pytest.raises(ValueError, match=r"is a documents baseline.*ek.harness.load_baseline\(\)"):
+        load_agent_baseline("docs-only", rootdir=tmp_path)
+
+
+def test_a_baseline_saved_before_baselines_had_a_kind_is_still_read(tmp_path):
+    json_store("baselines", rootdir=tmp_path)["old"] = {
+        "name": "old", "metric": "cer", "higher_is_better": False, "aggregate": 0.4, "n": 3,
+        "per_slice": {"easy": 0.0}, "slice_n": {"easy": 1}, "saved_at": "2024-06-01T00:00:00+00:00"}
+    base = load_baseline("old", rootdir=tmp_path)
+    assert base["aggregate"] == 0.4 and base["kind"] == "documents"
+    gate = regression_gate(evaluate_store(echo, GOLD), "old", rootdir=tmp_path)
+    assert gate and gate.aggregate_baseline == 0.4 and gate.higher_is_better is False
+
+
+@pytest.mark.parametrize("edit,problem", [
+    (lambda b: b.update(aggregate="0.4"), r"non-numeric aggregate figure \('0.4'\)"),
+    (lambda b: b.update(per_slice=[0.1]), r"has a per_slice that is list, not a mapping"),
+    (lambda b: b.update(metric=None), r"has metric None, not a metric name"),
+    (lambda b: b.update(kind="agents"), r"its kind is 'agents', not 'documents'"),
+])
+def test_a_damaged_baseline_names_its_file_and_what_is_wrong(tmp_path, edit, problem):
+    save_baseline(evaluate_store(echo, GOLD), "main", rootdir=tmp_path)
+    path = tmp_path / "baselines" / "documents.main.json"
+    record = json.loads(path.read_text())
+    edit(record)
+    path.write_text(json.dumps(record))
+    with pytest.raises(ValueError, match=rf"{path} is a damaged documents baseline: .*{problem}.*save_baseline"):
+        regression_gate(evaluate_store(echo, GOLD), "main", rootdir=tmp_path)

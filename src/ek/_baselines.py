@@ -116,7 +116,7 @@ def save_baseline(report: Report, name: str, *, rootdir: Any = None) -> dict:
         "slice_n": str_keys(report.detail.get("slice_n") or {}, "slice", "save_baseline()"),
         "saved_at": now(),
     }
-    _check_figures(record, "save_baseline()", "the report")
+    _check_figures(record, "save_baseline(): the report has")
     return save_baseline_record("documents", name, record, rootdir=rootdir, who="save_baseline")
 
 
@@ -184,7 +184,7 @@ def regression_gate(
         )
     base = _resolve_baseline(baseline, rootdir)
     _check_figures({"aggregate": report.aggregate, "per_slice": dict(report.per_slice)},
-                   "regression_gate()", "the report")
+                   "regression_gate(): the report has")
     if base["metric"] != report.metric:
         raise ValueError(
             f"regression_gate() refuses to compare a {report.metric!r} report with a baseline of "
@@ -260,24 +260,24 @@ def _check_baseline(record: Mapping) -> None:
         raise ValueError(f"has metric {record['metric']!r}, not a metric name")
     if record.get("higher_is_better") not in (None, True, False):
         raise ValueError(f"has higher_is_better={record['higher_is_better']!r}, not True, False or None")
-    _check_figures(record, "", "has")
+    _check_figures(record, "has")
 
 
-def _check_figures(record: Mapping, who: str, whose: str) -> None:
+def _check_figures(record: Mapping, lead: str) -> None:
     """Refuse a non-numeric or non-finite aggregate or per-slice figure: no gate can compare it."""
     figures = [("aggregate", record.get("aggregate"))]
     per_slice = record.get("per_slice") or {}
     if not isinstance(per_slice, Mapping):
-        raise ValueError(f"{who} {whose} per_slice is {type_name(per_slice)}, not a mapping".strip())
+        raise ValueError(f"{lead} a per_slice that is {type_name(per_slice)}, not a mapping")
     figures += [(f"slice {label!r}", v) for label, v in per_slice.items()]
     for where, value in figures:
         if where == "aggregate" and value is None:
             continue
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise ValueError(
-                f"{who} {whose} {where} figure is {value!r}; a NaN, infinite or non-numeric figure cannot "
-                "be compared, so it can neither pass nor fail a gate. Find the item whose score is not "
-                "finite (report.detail['per_item']) and fix the metric or the data.".strip()
+                f"{lead} a NaN, infinite or non-numeric {where} figure ({value!r}), which cannot be "
+                "compared, so it could neither pass nor fail a gate. Find the items whose scores are "
+                "not finite (report.detail['per_item']) and fix the metric or the data"
             )
 
 

@@ -2,7 +2,10 @@
 
 import asyncio
 import io
+import json
+import math
 import random
+import socket
 import sys
 import threading
 import time
@@ -440,3 +443,125 @@ def test_resume_refuses_changed_prices(tmp_path):
     again = run_suite(lambda t: Episode(output=t.gold, cost=Cost(input_tokens=10)), tasks(3), k=1,
                       price=per_million(1.0, 5.0), persist=True, run_id="p", rootdir=tmp_path)
     assert again.cost["total_dollars"] == pytest.approx(30e-6)
+
+
+# ---------------------------------------------------------------- faults found by a hostile user
+
+@pytest.mark.parametrize("raised", [TimeoutError("the model API timed out"), socket.timeout("read timed out")])
+@pytest.mark.parametrize("timeout", [None, 5.0])
+def test_an_async_agent_raising_timeout_error_is_that_trials_error(tmp_path, raised, timeout):
+    async def agent(task):
+        if task.task_id == "t01":
+            raise raised
+        return task.gold
+
+    r = run_suite(agent, tasks(3), timeout=timeout, persist=True, run_id="r", rootdir=tmp_path)
+    assert r.n_success == 2
+    assert r.detail["errors"] == [{"task_id": "t01", "trial": 0, "error": f"TimeoutError: {raised}"}]
+    assert run_suite(agent, tasks(3), timeout=timeout, persist=True, run_id="r", rootdir=tmp_path) == r
+
+
+def test_an_async_agent_that_blocks_the_loop_past_its_timeout_timed_out():
+    async def agent(task):
+        if task.task_id == "t01":
+            time.sleep(0.3)  # blocks the event loop: nothing can cancel it
+        return task.gold
+
+    r = run_suite(agent, tasks(3), timeout=0.1)
+    assert r.n_success == 2
+    [err] = r.detail["errors"]
+    assert err["task_id"] == "t01" and "did not finish within timeout=0.1 s" in err["error"]
+    assert "blocked the event loop" in err["error"]
+
+
+def test_a_checker_returning_a_non_bool_fails_the_trial_with_an_error():
+    r = run_suite(lambda t: t.gold, tasks(3), check=lambda ep, gold: "no")
+    assert r.n_success == 0 and len(r.detail["errors"]) == 3
+    assert r.detail["errors"][0]["error"].startswith("check failed: the checker returned 'no' (str) instead of True")
+
+
+def test_an_episode_metric_returning_a_non_number_is_recorded_not_fatal():
+    calls = []
+
+    def odd(episode, gold, *, grammar=None):
+        calls.append(episode.task_id)
+        return "great" if episode.task_id == "t01" else 1.0
+
+    r = run_suite(lambda t: t.gold, tasks(4), metrics={"odd": odd})
+    assert len(calls) == 4 and r.n_success == 4
+    m = r.detail["metrics"]["odd"]
+    assert (m["n"], m["errors"], m["aggregate"]) == (3, 1, 1.0)
+
+
+def test_an_unhashable_slice_is_refused_before_any_trial():
+    calls = []
+    bad = tasks(3) + [TaskSpec("t99", input=0, gold="a", slice=["easy"])]
+    with pytest.raises(TypeError, match=r"task 't99' has slice \['easy'\] \(list\).*not hashable.*use a str"):
+        run_suite(lambda t: calls.append(t) or t.gold, bad)
+    assert calls == []
+
+
+def test_nan_figures_are_refused_by_the_agent_baseline_and_gate(tmp_path):
+    r = run_suite(lambda t: t.gold, tasks(4))
+    nan_report = ReliabilityReport(**{**r.__dict__, "success_rate": math.nan})
+    with pytest.raises(ValueError, match=r"success_rate=nan, not a proportion"):
+        save_agent_baseline(nan_report, "x", rootdir=tmp_path)
+    assert load_agent_baseline("x", rootdir=tmp_path) is None
+    with pytest.raises(ValueError, match=r"current report has success_rate=nan"):
+        agent_regression_gate(nan_report, r)
+    with pytest.raises(ValueError, match=r"baseline is malformed: it has pass_hat_k=nan"):
+        agent_regression_gate(r, {**_summary(r), "pass_hat_k": math.nan})
+
+
+def test_a_damaged_agent_baseline_names_its_file(tmp_path):
+    save_agent_baseline(run_suite(lambda t: t.gold, tasks(4)), "v1", rootdir=tmp_path)
+    path = tmp_path / "baselines" / "agents.v1.json"
+    path.write_text(path.read_text().replace('"n_success": 4', '"n_success": 40'))
+    with pytest.raises(ValueError, match=rf"{path} is a damaged agents baseline: has n_success=40 of n_trials=4"):
+        load_agent_baseline("v1", rootdir=tmp_path)
+
+
+def test_gate_is_underpowered_when_the_interval_reaches_past_the_tolerance():
+    # A 3-point drop is inside tolerance=0.05, but on 40 trials the interval of the change
+    # reaches far below -0.05: the run cannot show the drop stays inside the tolerance.
+    base = reliability({f"t{i}": [True] for i in range(40)})
+    now = reliability({f"t{i}": [i != 0] for i in range(40)})
+    with pytest.warns(UserWarning, match=r"not significant.*tolerance=0.05"):
+        g = agent_regression_gate(now, base, tolerance=0.05)
+    assert g.passed and g.underpowered
+    big_base = reliability({f"t{i}": [True] * 4 for i in range(2000)})
+    big_now = reliability({f"t{i}": [True] * 4 if i % 100 else [True, True, True, False] for i in range(2000)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g = agent_regression_gate(big_now, big_base, tolerance=0.05)  # interval inside the tolerance
+    assert g.passed and not g.underpowered
+
+
+def test_gate_fails_a_run_over_fewer_tasks_than_its_baseline():
+    base = reliability({f"t{i}": [True] for i in range(40)})
+    fewer = reliability({f"t{i}": [True] for i in range(30)})
+    g = agent_regression_gate(fewer, base)
+    assert not g and "the suite shrank from 40 tasks to 30" in g.reasons[0]
+
+
+def test_goldless_tasks_are_left_out_of_extra_metrics_and_named():
+    def exact(episode, gold, *, grammar=None):
+        if gold is None:
+            raise AssertionError("a goldless task reached the metric")
+        return float(episode.output == gold)
+
+    suite = tasks(4) + [TaskSpec("open1", input=0, gold=None), TaskSpec("open2", input=1, gold=None)]
+    with pytest.warns(UserWarning, match=r"2 task\(s\) have no gold \('open1', 'open2'\).*'exact'"):
+        r = run_suite(lambda t: Episode(output=t.gold), suite, metrics={"exact": exact}, check=lambda ep, gold: True)
+    m = r.detail["metrics"]["exact"]
+    assert m["skipped"] == ["open1", "open2"] and m["n"] == 4 and m["errors"] == 0 and m["aggregate"] == 1.0
+
+
+def test_the_persisted_run_stores_its_cost_headline_as_strict_json(tmp_path):
+    run_suite(lambda t: Episode(output="no", cost=Cost(input_tokens=1000)), tasks(3), price=PRICE,
+              persist=True, run_id="r", rootdir=tmp_path)
+    text = (tmp_path / "runs" / "agents.r.json").read_text()
+    summary = json.loads(text, parse_constant=lambda c: pytest.fail(f"bare {c}"))["summary"]
+    assert summary["total_dollars"] == pytest.approx(3 * 1000 * 1e-6)
+    assert summary["cost_per_success"] is None  # infinite: nothing succeeded
+    assert (summary["n_trials"], summary["n_success"], summary["success_rate"]) == (3, 0, 0.0)
