@@ -446,7 +446,7 @@ def test_gate_refuses_a_baseline_of_another_metric():
 
 
 def test_gate_missing_named_baseline(tmp_path):
-    with pytest.raises(ValueError, match=r"no baseline named 'main'.*save_baseline\(report, 'main'\)"):
+    with pytest.raises(ValueError, match=r"no documents baseline named 'main'.*save_baseline\(report, 'main'\)"):
         regression_gate(_report("cer", 0.1, {}), "main", rootdir=tmp_path)
 
 

@@ -23,10 +23,9 @@ import re
 from collections.abc import Mapping
 from typing import Any, Optional
 
-from ek._runs import load_baseline_record, now, save_baseline_record, str_keys
+from ek._runs import baseline_of, load_baseline_record, now, save_baseline_record, str_keys
 from ek._util import type_name
 from ek.base import Report
-from ek.stores import data_dir
 
 __all__ = ["GateResult", "load_baseline", "regression_gate", "save_baseline"]
 
@@ -182,7 +181,8 @@ def regression_gate(
             f"regression_gate() tolerance must be a finite number >= 0, got {tolerance!r}; it is "
             "the drift allowed before a change counts as a regression."
         )
-    base = _resolve_baseline(baseline, rootdir)
+    base = baseline_of(baseline, "documents", rootdir=rootdir, who="regression_gate", saver="save_baseline",
+                       check=_check_baseline)
     _check_figures({"aggregate": report.aggregate, "per_slice": dict(report.per_slice)},
                    "regression_gate(): the report has")
     if base["metric"] != report.metric:
@@ -225,28 +225,6 @@ def _check_report(report: Any, who: str) -> None:
             f"{who}() takes a Report, got {type_name(report)}; build one with ek.evaluate(...) or "
             "evaluate_store(...)."
         )
-
-
-def _resolve_baseline(baseline: Any, rootdir: Any) -> Mapping:
-    if isinstance(baseline, str):
-        found = load_baseline(baseline, rootdir=rootdir)
-        if found is None:
-            raise ValueError(
-                f"regression_gate() found no baseline named {baseline!r} in "
-                f"{data_dir('baselines', rootdir=rootdir)}; save one first with "
-                f"save_baseline(report, {baseline!r}), or pass the baseline dict itself."
-            )
-        return found
-    if not isinstance(baseline, Mapping):
-        raise TypeError(
-            f"regression_gate() baseline is a {type_name(baseline)}; pass a baseline name or the "
-            "dict save_baseline() returned."
-        )
-    try:
-        _check_baseline(baseline)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"regression_gate() baseline {exc}; build it with save_baseline(report, name).") from None
-    return baseline
 
 
 def _check_baseline(record: Mapping) -> None:

@@ -34,7 +34,6 @@ item unless ``errors="raise"``.
 
 from __future__ import annotations
 
-import dataclasses
 import warnings
 from collections.abc import Mapping
 from typing import Any, Callable, Optional
@@ -42,11 +41,11 @@ from typing import Any, Callable, Optional
 from ek._agreement import cohen_kappa, krippendorff_alpha, percent_agreement
 from ek._baselines import GateResult, load_baseline, regression_gate, save_baseline
 from ek._runs import (
-    assemble, callable_id, check_errors, check_executor, describe, execute, fingerprint, item_view,
-    open_run, score_cases, setting_id, str_keys,
+    ScoringTask, callable_id, check_errors, check_executor, execute, gold_items, open_run, scored_report,
+    setting_id,
 )
 from ek._util import type_name
-from ek.base import GraphGrammar, Report, Score
+from ek.base import GraphGrammar, Report
 from ek.registry import names
 
 # The agreement statistics and the gate live in private modules; present them under this public path.
@@ -165,26 +164,20 @@ def evaluate_store(
     check_executor(executor, _WHO, {"predict": predict, "metric": metric, "normalize": normalize,
                                     "grammar": grammar, "weights": weights})
     persisting = bool(persist) or run_id is not None
-    items = _gold_items(gold, input_key, reference_key, slice_key, fingerprints=persisting)
-    settings = _settings(metric, normalize, grammar, weights, persisting)
+    items = gold_items(gold, ((input_key, "input_key"), (reference_key, "reference_key"), slice_key), _WHO,
+                       fingerprints=persisting, check=_check_reference(reference_key))
     run = open_run("documents", who=_WHO, persist=persisting, run_id=run_id, rootdir=rootdir,
-                   settings=settings, resume=resume, n_items=len(items), inherit=("metric",))
-    metric = _resumed_metric(metric, run)
-    task = _Documents(predict, metric, {"grammar": grammar, "normalize": normalize, "weights": weights})
+                   settings=_settings(metric, normalize, grammar, weights, persisting), resume=resume,
+                   n_items=len(items), inherit=("metric",))
+    task = ScoringTask(predict, _resumed_metric(metric, run),
+                       {"grammar": grammar, "normalize": normalize, "weights": weights}, _WHO, errors)
     entries = execute(run, task, items, label=_WHO, errors=errors, executor=executor, progress=progress)
-    label = _metric_label(task.metric)
-    report = assemble([(e["score"], e["slice"]) for e in entries if e["error"] is None], label, task.metric)
-    failures = {item[0]: e["error"] for item, e in zip(items, entries) if e["error"] is not None}
-    per_item = {item[0]: item_view(e) for item, e in zip(items, entries)}
-    report = dataclasses.replace(
-        report, detail={**report.detail, "per_item": per_item, "errors": failures, "run_id": run.run_id})
-    run.close({"metric": report.metric, "n_items": len(items), "n_scored": report.n,
-               "n_errors": len(failures), "aggregate": report.aggregate,
-               "per_slice": str_keys(report.per_slice, "slice", _WHO),
-               "slice_n": str_keys(report.detail.get("slice_n") or {}, "slice", _WHO)})
-    if failures:
+    report, summary = scored_report(items, entries, label=_metric_label(task.metric), metric=task.metric,
+                                    who=_WHO, detail={"run_id": run.run_id})
+    run.close(summary)
+    if summary["n_errors"]:
         warnings.warn(
-            f"evaluate_store: predict raised on {len(failures)} of {len(items)} items; they are left "
+            f"evaluate_store: predict raised on {summary['n_errors']} of {len(items)} items; they are left "
             "out of the scores and listed in report.detail['errors']. Pass errors='raise' to stop "
             "at the first failure instead.",
             stacklevel=2,
@@ -192,89 +185,14 @@ def evaluate_store(
     return report
 
 
-def _gold_items(gold: Any, input_key: str, reference_key: str, slice_key: str, *,
-               fingerprints: bool) -> list[tuple]:
-    """``(key, (key, input, reference, slice), fingerprint)`` per gold record, checked before any prediction.
-
-    The fingerprint (a hash of the input, reference and slice) lets a resumed
-    run spot a changed record; it is only computed for a persisted run.
-    """
-    if not isinstance(gold, Mapping):
-        raise TypeError(
-            f"evaluate_store() gold is a {type_name(gold)}; it must be a mapping key -> record "
-            "(a dict or json_store('gold')). Build one with dict(enumerate(records))."
-        )
-    for name, value in (("input_key", input_key), ("reference_key", reference_key), ("slice_key", slice_key)):
-        if not isinstance(value, str):
-            raise TypeError(f"evaluate_store() {name} must be a str field name, got {type_name(value)}.")
-    keys = list(gold)
-    if not isinstance(gold, dict):  # a store: sorted, so every run visits items in one order
-        try:
-            keys.sort()
-        except TypeError:
-            keys.sort(key=repr)
-    items = []
-    for key in keys:
-        record = gold[key]
-        if not isinstance(record, Mapping):
-            raise TypeError(
-                f"gold record {key!r} is a {type_name(record)}; each record must be a mapping with "
-                f"{input_key!r} and {reference_key!r} fields (and optionally {slice_key!r})."
-            )
-        for name, option, role in ((reference_key, "reference_key", "reference answer to score against"),
-                                   (input_key, "input_key", "input to predict from")):
-            if name not in record:
-                raise ValueError(
-                    f"gold record {key!r} has no {name!r} field (it has {sorted(map(str, record))}); "
-                    f"every record needs the {role}. Add it, or pass {option}= naming the field "
-                    "it is stored under."
-                )
-        if record[reference_key] is None:
+def _check_reference(reference_key: str) -> Callable:
+    def check(key: Any, reference: Any) -> None:
+        if reference is None:
             raise ValueError(
                 f"gold record {key!r} has {reference_key}=None, so there is no answer to score "
                 "against; fill it in, or leave the record out of the gold set."
             )
-        payload = (key, record[input_key], record[reference_key], record.get(slice_key))
-        items.append((key, payload, fingerprint(payload[1:]) if fingerprints else None))
-    return items
-
-
-class _Documents:
-    """One gold item's prediction, and a chunk's scores: what the engine runs (also in workers)."""
-
-    def __init__(self, predict: Callable, metric: Any, options: dict) -> None:
-        self.predict, self.metric, self.options = predict, metric, options
-        self.unsettled = metric is None  # a type-chosen metric is fixed by the first scored chunk
-        self.learned: Optional[dict] = None
-
-    def step(self, payload: tuple) -> Any:
-        return self.predict(payload[1])
-
-    def failed(self, payload: tuple, exc: BaseException, seconds: float) -> dict:
-        return {"prediction": None, "reference": payload[2], "slice": payload[3], "score": None,
-                "error": describe(exc)}
-
-    def finish(self, batch: list) -> tuple:
-        if not batch:
-            return [], None
-        cases = [(value, payload[2]) for payload, value, _ in batch]
-        scores, name, exc = score_cases(cases, [payload[0] for payload, _, _ in batch], metric=self.metric,
-                                        options=self.options, who=_WHO)
-        if self.metric is None and scores:
-            self.metric, self.unsettled, self.learned = name, False, {"metric": name}
-        return [{"prediction": value, "reference": payload[2], "slice": payload[3], "score": s, "error": None}
-                for (payload, value, _), s in zip(batch, scores)], exc
-
-    def check(self, entry: dict) -> None:
-        missing = [f for f in ("prediction", "reference", "slice", "score") if f not in entry]
-        if missing:
-            raise ValueError(f"it lacks {', '.join(map(repr, missing))}")
-        score = entry["score"]
-        if entry["error"] is None and not isinstance(score, Score):
-            raise ValueError(f"it has no error but its score is {type_name(score)}, not a stored Score")
-        if isinstance(score, Score) and score.value != score.value:
-            raise ValueError("its score is NaN")
-        hash(entry["slice"])
+    return check
 
 
 def _settings(metric: Any, normalize: Any, grammar: Any, weights: Any, persisting: bool) -> dict:

@@ -350,7 +350,7 @@ def test_empty_runs_and_baselines_are_refused(tmp_path):
         agent_regression_gate(r, bogus)
     with pytest.raises(ValueError, match="current report has no trials"):
         agent_regression_gate(ReliabilityReport(), r)
-    with pytest.raises(ValueError, match="no agent baseline named 'missing'"):
+    with pytest.raises(ValueError, match="no agents baseline named 'missing'"):
         agent_regression_gate(r, "missing", rootdir=tmp_path)
 
 
@@ -509,7 +509,7 @@ def test_nan_figures_are_refused_by_the_agent_baseline_and_gate(tmp_path):
     assert load_agent_baseline("x", rootdir=tmp_path) is None
     with pytest.raises(ValueError, match=r"current report has success_rate=nan"):
         agent_regression_gate(nan_report, r)
-    with pytest.raises(ValueError, match=r"baseline is malformed: it has pass_hat_k=nan"):
+    with pytest.raises(ValueError, match=r"baseline has pass_hat_k=nan"):
         agent_regression_gate(r, {**_summary(r), "pass_hat_k": math.nan})
 
 

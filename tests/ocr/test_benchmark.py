@@ -283,7 +283,7 @@ def test_engine_failing_everywhere_raises_with_the_first_error():
 
 
 def test_gold_must_be_a_mapping():
-    with pytest.raises(TypeError, match=r"gold as a mapping key -> .*got list"):
+    with pytest.raises(TypeError, match=r"gold is a list; it must be a mapping key -> record"):
         evaluate_ocr(reader({}), [{"image": "a", "reference_text": "a"}])
 
 
@@ -293,17 +293,17 @@ def test_empty_gold_is_refused():
 
 
 def test_gold_record_must_be_a_mapping():
-    with pytest.raises(TypeError, match="gold item 'a' is str, not a mapping"):
+    with pytest.raises(TypeError, match="gold record 'a' is a str; each record must be a mapping"):
         evaluate_ocr(reader({}), {"a": "hello"})
 
 
 def test_gold_record_missing_reference_names_the_option():
-    with pytest.raises(ValueError, match=r"gold item 'a' has no 'reference_text' field .*reference_key="):
+    with pytest.raises(ValueError, match=r"gold record 'a' has no 'reference_text' field .*reference_key="):
         evaluate_ocr(reader({}), {"a": {"image": "a", "text": "x"}})
 
 
 def test_gold_record_missing_image_names_the_option():
-    with pytest.raises(ValueError, match=r"gold item 'a' has no 'image' field .*image_key="):
+    with pytest.raises(ValueError, match=r"gold record 'a' has no 'image' field .*image_key="):
         evaluate_ocr(reader({}), {"a": {"reference_text": "x"}})
 
 
@@ -364,7 +364,7 @@ def test_persist_writes_results_and_run(tmp_path):
     assert run["engine"] == "read" and run["metric"] == "cer"
     assert run["aggregate"] == pytest.approx(report.aggregate) == pytest.approx(1 / 6)
     assert run["per_slice"] == {"s1": 0.0, "s2": pytest.approx(1 / 3)}
-    assert run["n"] == 2 and run["n_errors"] == 0 and run["slice_n"] == {"s1": 1, "s2": 1}
+    assert run["n_scored"] == 2 and run["n_errors"] == 0 and run["slice_n"] == {"s1": 1, "s2": 1}
 
 
 def test_nothing_is_written_without_persist(tmp_path):

@@ -26,14 +26,14 @@ from ek._runs._execute import (
     CHUNK_ITEMS, FLUSH_SECONDS, Run, check_errors, check_executor, describe, execute, open_run,
 )
 from ek._runs._records import (
-    FORMAT, check_run_id, digest, load_baseline_record, new_run_id, now, save_baseline_record,
+    FORMAT, baseline_of, check_run_id, digest, load_baseline_record, new_run_id, now, save_baseline_record,
 )
-from ek._runs._scoring import assemble, item_view, score_cases
+from ek._runs._scoring import ScoringTask, gold_items, score_cases, scored_report
 from ek._runs._settings import callable_id, fingerprint, setting_id, str_keys
 
 __all__ = [
-    "CHUNK_ITEMS", "FLUSH_SECONDS", "FORMAT", "Run", "assemble", "callable_id", "check_errors",
-    "check_executor", "check_run_id", "decode", "describe", "digest", "encode", "execute",
-    "fingerprint", "item_view", "load_baseline_record", "new_run_id", "now", "open_run", "register",
-    "save_baseline_record", "score_cases", "setting_id", "str_keys",
+    "CHUNK_ITEMS", "FLUSH_SECONDS", "FORMAT", "Run", "ScoringTask", "baseline_of", "callable_id", "check_errors",
+    "check_executor", "check_run_id", "decode", "describe", "digest", "encode", "execute", "fingerprint",
+    "gold_items", "load_baseline_record", "new_run_id", "now", "open_run", "register",
+    "save_baseline_record", "score_cases", "scored_report", "setting_id", "str_keys",
 ]

@@ -21,13 +21,14 @@ from __future__ import annotations
 import datetime
 import hashlib
 import secrets
+from collections.abc import Mapping
 from typing import Any, Callable, Optional
 
 from ek._runs._codec import revive
 from ek.stores import data_dir, json_store
 
-__all__ = ["FORMAT", "RunStore", "check_run_id", "digest", "load_baseline_record", "new_run_id",
-           "now", "save_baseline_record"]
+__all__ = ["FORMAT", "RunStore", "baseline_of", "check_run_id", "digest", "load_baseline_record",
+           "new_run_id", "now", "save_baseline_record"]
 
 FORMAT = 2
 """Version of every record this module writes."""
@@ -264,6 +265,30 @@ def load_baseline_record(kind: str, name: Any, *, rootdir: Any, who: str, saver:
 
 
 _LOADERS = {"documents": "ek.harness.load_baseline()", "agents": "ek.agents.load_agent_baseline()"}
+
+
+def baseline_of(baseline: Any, kind: str, *, rootdir: Any, who: str, saver: str,
+                check: Callable[[Mapping], None]) -> dict:
+    """The baseline a gate was given: loaded by name (a missing one refused), or a checked mapping.
+
+    ``check`` raises ValueError/TypeError with a phrase that follows "baseline" ("has no ...").
+    """
+    if isinstance(baseline, str):
+        found = load_baseline_record(kind, baseline, rootdir=rootdir, who=who, saver=f"{saver}()", check=check)
+        if found is None:
+            raise ValueError(
+                f"{who}() found no {kind} baseline named {baseline!r} in {data_dir('baselines', rootdir=rootdir)}; "
+                f"save one first with {saver}(report, {baseline!r}), or pass the baseline itself."
+            )
+        return found
+    if not isinstance(baseline, Mapping):
+        raise TypeError(f"{who}() baseline is a {type(baseline).__name__}; pass a baseline name or the dict "
+                        f"{saver}() returned.")
+    try:
+        check(baseline)
+    except (TypeError, ValueError, KeyError) as exc:
+        raise ValueError(f"{who}() baseline {exc}; build it with {saver}(report, name).") from None
+    return dict(baseline)
 
 
 def _legacy_kind(record: Any) -> Optional[str]:

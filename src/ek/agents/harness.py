@@ -54,7 +54,7 @@ from typing import Any, Callable, Optional, Union
 
 import ek.agents.metrics  # noqa: F401 - registers the built-in checkers
 from ek._runs import (
-    check_errors, check_executor, execute, load_baseline_record, open_run, save_baseline_record,
+    baseline_of, check_errors, check_executor, execute, load_baseline_record, open_run, save_baseline_record,
 )
 from ek._util import type_name
 from ek.agents._reliability import ReliabilityReport
@@ -234,7 +234,7 @@ def load_agent_baseline(name: str, *, rootdir: Any = None) -> Optional[dict]:
             ``name`` holds a document baseline (see `ek.harness.load_baseline`).
     """
     return load_baseline_record("agents", name, rootdir=rootdir, who="load_agent_baseline",
-                                saver="ek.agents.save_agent_baseline()", check=check_summary)
+                                saver="ek.agents.save_agent_baseline()", check=_check_baseline)
 
 
 def agent_regression_gate(report: ReliabilityReport, baseline: Any, *, tolerance: float = 0.0,
@@ -374,36 +374,23 @@ def _is_async(agent: Any) -> bool:
 
 def _baseline(baseline: Any, rootdir: Any) -> dict:
     if isinstance(baseline, ReliabilityReport):
-        base = summary(baseline)
-    elif isinstance(baseline, str):
-        base = load_agent_baseline(baseline, rootdir=rootdir)
-        if base is None:
-            raise ValueError(
-                f"no agent baseline named {baseline!r} in the baselines store; save one first with "
-                f"save_agent_baseline(report, {baseline!r}) (or pass rootdir= if it lives elsewhere)."
-            )
-    elif isinstance(baseline, Mapping):
-        base = dict(baseline)
-    else:
-        raise TypeError(
-            f"baseline must be a name, a dict from save_agent_baseline or a ReliabilityReport, "
-            f"got {type_name(baseline)}."
-        )
+        baseline = summary(baseline)
+    return baseline_of(baseline, "agents", rootdir=rootdir, who="agent_regression_gate",
+                       saver="save_agent_baseline", check=_check_baseline)
+
+
+def _check_baseline(base: Mapping) -> None:
     if base.get("kind") != "agents" and base.get("format") != _LEGACY_FORMAT:
         raise ValueError(
-            f"the baseline is not an agent baseline (kind={base.get('kind')!r}, format="
-            f"{base.get('format')!r}); save it with save_agent_baseline(), not ek.harness.save_baseline()."
+            f"is not an agent baseline (kind={base.get('kind')!r}, format={base.get('format')!r}); save it "
+            "with save_agent_baseline(), not ek.harness.save_baseline()"
         )
-    try:
-        check_summary(base)
-    except ValueError as exc:
-        raise ValueError(f"the agent baseline is malformed: it {exc}; save it again.") from None
+    check_summary(base)
     if base["n_trials"] == 0:
         raise ValueError(
-            "the agent baseline recorded zero trials; an empty baseline can never be shown to be "
-            "beaten, so it would pass every run. Save a baseline from a real run."
+            "recorded zero trials; an empty baseline can never be shown to be beaten, so it would pass "
+            "every run. Save a baseline from a real run"
         )
-    return base
 
 
 def _check_comparable(cur: dict, base: dict) -> None:
@@ -428,14 +415,10 @@ def _provenance_fields(run: Any) -> dict:
 
 def _success_change(cur: dict, base: dict, tolerance: float, reasons: list, worse: list) -> None:
     lo, hi = _newcombe(cur["n_success"], cur["n_trials"], base["n_success"], base["n_trials"], _Z95)
-    drop = cur["success_rate"] - base["success_rate"]
-    if hi < -tolerance:
-        reasons.append(
-            f"success rate fell from {base['success_rate']:.3f} to {cur['success_rate']:.3f}; the 95% "
-            f"interval of the change is [{lo:+.3f}, {hi:+.3f}], entirely below -{tolerance:g}."
-        )
-    elif drop < 0 and lo < -tolerance:
-        worse.append(f"success rate {drop:+.3f}, 95% interval [{lo:+.3f}, {hi:+.3f}]")
+    was, now = base["success_rate"], cur["success_rate"]
+    _verdict(now - was, lo, hi, tolerance, reasons, worse, f"success rate fell from {was:.3f} to {now:.3f}; "
+             f"the 95% interval of the change is [{lo:+.3f}, {hi:+.3f}], entirely below -{tolerance:g}.",
+             f"success rate {now - was:+.3f}, 95% interval [{lo:+.3f}, {hi:+.3f}]")
 
 
 def _pass_k_change(cur: dict, base: dict, tolerance: float, reasons: list, worse: list) -> None:
@@ -448,32 +431,34 @@ def _pass_k_change(cur: dict, base: dict, tolerance: float, reasons: list, worse
     if k == 1 or cur["pass_hat_k"] is None or base["pass_hat_k"] is None:
         return
     pair = (cur["pass_hat_k"], cur["pass_hat_k_ci"], base["pass_hat_k"], base["pass_hat_k_ci"])
-    ub = difference_upper_bound(*pair, z=_Z95)
-    lb = -difference_upper_bound(*pair[2:], *pair[:2], z=_Z95)
-    change = cur["pass_hat_k"] - base["pass_hat_k"]
-    if ub < -tolerance:
-        reasons.append(
-            f"pass^{k} fell from {base['pass_hat_k']:.3f} to {cur['pass_hat_k']:.3f}; the "
-            f"upper 95% bound of the change is {ub:+.3f}, below -{tolerance:g}."
-        )
-    elif change < 0 and lb < -tolerance:
-        worse.append(f"pass^{k} {change:+.3f}, 95% interval [{lb:+.3f}, {ub:+.3f}]")
+    hi = difference_upper_bound(*pair, z=_Z95)
+    lo = -difference_upper_bound(*pair[2:], *pair[:2], z=_Z95)
+    was, now = base["pass_hat_k"], cur["pass_hat_k"]
+    _verdict(now - was, lo, hi, tolerance, reasons, worse, f"pass^{k} fell from {was:.3f} to {now:.3f}; the "
+             f"upper 95% bound of the change is {hi:+.3f}, below -{tolerance:g}.",
+             f"pass^{k} {now - was:+.3f}, 95% interval [{lo:+.3f}, {hi:+.3f}]")
 
 
 def _cost_change(cur: dict, base: dict, cost_tolerance: float, reasons: list, worse: list) -> None:
     """Cost per success; nothing when either side lacks dollars or an interval."""
     c, b = cur.get("cost_per_success"), base.get("cost_per_success")
     c_ci, b_ci = cur.get("cost_per_success_ci"), base.get("cost_per_success_ci")
-    if c is None or b is None or not (math.isfinite(c) and math.isfinite(b)) or not c_ci or not b_ci:
-        return
-    if not all(math.isfinite(v) for v in list(c_ci) + list(b_ci)):
+    if c is None or b is None or not c_ci or not b_ci or not all(map(math.isfinite, [c, b, *c_ci, *b_ci])):
         return
     allowed = cost_tolerance * b
-    rise = c - b
-    low = rise - math.hypot(c - c_ci[0], b_ci[1] - b)
-    high = rise + math.hypot(c_ci[1] - c, b - b_ci[0])
-    if low > allowed:
-        reasons.append(f"cost per success rose from ${b:.4g} to ${c:.4g}; the lower 95% bound of the rise is "
-                       f"${low:.4g}, above the allowed ${allowed:.4g}.")
-    elif rise > 0 and high > allowed:
-        worse.append(f"cost per success {rise:+.4g} USD, 95% interval [{low:+.4g}, {high:+.4g}]")
+    low = (c - b) - math.hypot(c - c_ci[0], b_ci[1] - b)
+    high = (c - b) + math.hypot(c_ci[1] - c, b - b_ci[0])
+    # A rise is a fall of the negated figure: the same verdict, mirrored.
+    _verdict(b - c, -high, -low, allowed, reasons, worse, f"cost per success rose from ${b:.4g} to ${c:.4g}; "
+             f"the lower 95% bound of the rise is ${low:.4g}, above the allowed ${allowed:.4g}.",
+             f"cost per success {c - b:+.4g} USD, 95% interval [{low:+.4g}, {high:+.4g}]")
+
+
+def _verdict(change: float, lo: float, hi: float, tolerance: float, reasons: list, worse: list,
+             reason: str, note: str) -> None:
+    """A regression when the whole interval of the change is below ``-tolerance``; underpowered
+    when the figure got worse and the interval still reaches below it."""
+    if hi < -tolerance:
+        reasons.append(reason)
+    elif change < 0 and lo < -tolerance:
+        worse.append(note)

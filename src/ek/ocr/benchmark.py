@@ -26,7 +26,6 @@ fails on every image raises ``RuntimeError`` naming the first failure.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import datetime
 import math
 import os
@@ -36,11 +35,11 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterator, Optional, Union
 
 from ek._runs import (
-    assemble, callable_id, check_errors, check_executor, check_run_id, describe, execute, fingerprint,
-    item_view, open_run, score_cases, setting_id, str_keys,
+    ScoringTask, callable_id, check_errors, check_executor, check_run_id, execute, gold_items, open_run,
+    scored_report, setting_id,
 )
 from ek._util import type_name
-from ek.base import Report, Score
+from ek.base import Report
 from ek.canonicalize import resolve_canonicalizer
 from ek.registry import get
 from ek.stores import json_store
@@ -124,7 +123,13 @@ def evaluate_ocr(
             are checked before the engine reads anything.
         RuntimeError: the engine failed on every item.
     """
-    items = _gold_items(gold, image_key, reference_key, slice_key, fingerprints=persist)
+    items = gold_items(gold, ((image_key, "image_key"), (reference_key, "reference_key"), slice_key), _WHO,
+                       fingerprints=persist, check=_check_reference(reference_key))
+    if not items:
+        raise ValueError(
+            "evaluate_ocr() got an empty gold corpus, so there is nothing to benchmark; add "
+            "items with add_gold_item() (check rootdir / EK_DATA_HOME) or pass a non-empty dict."
+        )
     if isinstance(metric, str):
         get("metrics", metric)  # an unknown name fails now, not after the engine has run
     resolve_canonicalizer(normalize)
@@ -133,39 +138,33 @@ def evaluate_ocr(
         datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
     workers = _check_workers(max_workers, executor)
     read, engine_name = _bind_engine(engine)
-    check_executor(executor, _WHO, {"engine": read, "metric": metric, "normalize": normalize,
-                                    "grammar": grammar})
-    settings = _settings(read, engine_name, metric, normalize, grammar) if persist else {}
-    run = open_run("ocr", who=_WHO, persist=persist, run_id=run_id, rootdir=rootdir, settings=settings,
-                   resume=resume, n_items=len(items))
-    task = _Ocr(read, engine_name, metric, {"normalize": normalize, "grammar": grammar}, errors)
+    check_executor(executor, _WHO, {"engine": read, "metric": metric, "normalize": normalize, "grammar": grammar})
+    run = open_run("ocr", who=_WHO, persist=persist, run_id=run_id, rootdir=rootdir, resume=resume,
+                   settings=_settings(read, engine_name, metric, normalize, grammar) if persist else {},
+                   n_items=len(items))
+    task = _Ocr(read, metric, {"normalize": normalize, "grammar": grammar}, _WHO, errors)
+    task.engine_name = engine_name
     with _pool(workers) as pool, _one_thread_per_engine(engine_name, workers > 1 or executor is not None):
         entries = execute(run, task, items, label=f"evaluate_ocr[{engine_name}]", unit="images",
                           errors=errors, executor=executor or pool, progress=progress)
-    per_item = {item[0]: item_view(e) for item, e in zip(items, entries)}
-    errors_ = {key: e["error"] for key, e in per_item.items() if e["error"] is not None}
-    scored = [(e["score"], e["slice"]) for e in entries if e["error"] is None]
-    if not scored:
-        first = next(iter(errors_))
+    report, summary = scored_report(items, entries, label=metric if isinstance(metric, str) else None,
+                                    metric=metric, who=_WHO, detail={"engine": engine_name, "run_id": run_id})
+    failures = report.detail["errors"]
+    if not report.n:
+        first = next(iter(failures))
         raise RuntimeError(
             f"evaluate_ocr: the engine {engine_name!r} failed on all {len(items)} items, so there "
-            f"is nothing to score. First failure, item {first!r}: {errors_[first]}"
+            f"is nothing to score. First failure, item {first!r}: {failures[first]}"
         )
-    if errors_:
-        shown = ", ".join(repr(k) for k in list(errors_)[:3]) + (", ..." if len(errors_) > 3 else "")
+    if failures:
+        shown = ", ".join(repr(k) for k in list(failures)[:3]) + (", ..." if len(failures) > 3 else "")
         warnings.warn(
-            f"evaluate_ocr: the engine {engine_name!r} failed on {len(errors_)} of {len(items)} "
+            f"evaluate_ocr: the engine {engine_name!r} failed on {len(failures)} of {len(items)} "
             f"items ({shown}); they are left out of the scores. See report.detail['errors'].",
             stacklevel=2,
         )
-    report = assemble(scored, metric if isinstance(metric, str) else None, metric)
-    detail = {**report.detail, "engine": engine_name, "run_id": run_id, "per_item": per_item,
-              "errors": errors_, "n_errors": len(errors_)}
-    run.close({"engine": engine_name, "metric": report.metric, "n": report.n, "n_errors": len(errors_),
-               "aggregate": report.aggregate, "per_slice": str_keys(report.per_slice, "slice", _WHO),
-               "slice_n": str_keys(detail.get("slice_n", {}), "slice", _WHO),
-               "errors": str_keys(errors_, "gold key", _WHO)})
-    return dataclasses.replace(report, detail=detail)
+    run.close({"engine": engine_name, **summary})
+    return report
 
 
 def add_gold_item(
@@ -216,44 +215,14 @@ def add_gold_item(
 # ---------------------------------------------------------------------------
 
 
-def _gold_items(gold: Any, image_key: str, reference_key: str, slice_key: str, *,
-               fingerprints: bool) -> list[tuple]:
-    """``(key, (key, image, reference, slice), fingerprint)`` per record, checked before the engine runs."""
-    if not isinstance(gold, Mapping):
-        raise TypeError(
-            f"evaluate_ocr() takes gold as a mapping key -> {{{image_key!r}: ..., "
-            f"{reference_key!r}: ...}}, got {type_name(gold)}. Build a dict, or use "
-            "ek.stores.json_store('gold') filled with add_gold_item()."
-        )
-    items = []
-    for key in gold:
-        record = gold[key]
-        if not isinstance(record, Mapping):
-            raise TypeError(
-                f"gold item {key!r} is {type_name(record)}, not a mapping; each gold value must "
-                f"be a dict with {image_key!r} and {reference_key!r}."
-            )
-        for field in (image_key, reference_key):
-            if field not in record:
-                option = "image_key" if field == image_key else "reference_key"
-                raise ValueError(
-                    f"gold item {key!r} has no {field!r} field (it has {sorted(map(str, record))}); "
-                    f"pass {option}= if your records name it differently."
-                )
-        reference = record[reference_key]
+def _check_reference(reference_key: str) -> Callable:
+    def check(key: Any, reference: Any) -> None:
         if not isinstance(reference, str):
             raise TypeError(
-                f"gold item {key!r} field {reference_key!r} is {type_name(reference)}; the "
+                f"gold record {key!r} field {reference_key!r} is {type_name(reference)}; the "
                 "reference must be the true transcription as a str."
             )
-        payload = (key, record[image_key], reference, record.get(slice_key))
-        items.append((key, payload, fingerprint(payload[1:]) if fingerprints else None))
-    if not items:
-        raise ValueError(
-            "evaluate_ocr() got an empty gold corpus, so there is nothing to benchmark; add "
-            "items with add_gold_item() (check rootdir / EK_DATA_HOME) or pass a non-empty dict."
-        )
-    return items
+    return check
 
 
 def _check_workers(max_workers: Any, executor: Any) -> int:
@@ -288,54 +257,26 @@ def _pool(workers: int) -> Iterator[Optional[ThreadPoolExecutor]]:
         yield pool
 
 
-class _Ocr:
-    """One image's reading, and a chunk's scores: what the engine runs (also in workers)."""
+class _Ocr(ScoringTask):
+    """An image read by the engine; its text is the prediction (also run in workers)."""
 
-    def __init__(self, read: Callable, engine_name: str, metric: Any, options: dict, errors: str) -> None:
-        self.read, self.engine_name, self.metric, self.options, self.errors = \
-            read, engine_name, metric, options, errors
+    engine_name = ""
 
-    def step(self, payload: tuple) -> Any:
-        return self.read(payload[1])
+    def reading(self, value: Any) -> str:
+        return _text_of(value)
 
-    def failed(self, payload: tuple, exc: BaseException, seconds: float) -> dict:
-        return self._entry(payload, None, None, self.engine_name, seconds, describe(exc))
-
-    def finish(self, batch: list) -> tuple:
-        entries, cases, keys, slots = [], [], [], []
-        for payload, result, seconds in batch:
-            try:
-                text = _text_of(result)
-            except TypeError as exc:
-                if self.errors == "raise":
-                    return entries, exc
-                entries.append(self._entry(payload, None, None, self.engine_name, seconds, describe(exc)))
-                continue
-            entries.append(self._entry(payload, text, _mean_confidence(result),
-                                       _backend_of(result, self.engine_name), seconds, None))
-            cases.append((text, payload[2]))
-            keys.append(payload[0])
-            slots.append(len(entries) - 1)
-        scores, _, exc = score_cases(cases, keys, metric=self.metric, options=self.options, who=_WHO)
-        for slot, s in zip(slots, scores):
-            entries[slot]["score"] = s
-        return (entries, None) if exc is None else (entries[:slots[len(scores)]], exc)
+    def extra(self, value: Any, seconds: float) -> dict:
+        return {"confidence": None if value is None else _mean_confidence(value),
+                "backend": _backend_of(value, self.engine_name), "seconds": round(seconds, 6)}
 
     def check(self, entry: dict) -> None:
-        score, confidence, seconds = entry.get("score"), entry.get("confidence"), entry.get("seconds")
-        if entry["error"] is None and not isinstance(score, Score):
-            raise ValueError(f"it has no error but its score is {type_name(score)}, not a stored Score")
-        for name, value in (("confidence", confidence), ("seconds", seconds)):
+        super().check(entry)
+        for name in ("confidence", "seconds"):
+            value = entry.get(name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
                 raise ValueError(f"its {name} is {value!r:.40}, not a number")
         if not isinstance(entry.get("backend"), str):
             raise ValueError(f"its backend is {entry.get('backend')!r:.40}, not a str")
-
-    @staticmethod
-    def _entry(payload: tuple, text: Optional[str], confidence: Optional[float], backend: str,
-               seconds: float, error: Optional[str]) -> dict:
-        return {"prediction": text, "reference": payload[2], "slice": payload[3], "score": None,
-                "confidence": confidence, "backend": backend, "seconds": round(seconds, 6), "error": error}
 
 
 def _bind_engine(engine: Any) -> tuple[Callable, str]:
