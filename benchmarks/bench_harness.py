@@ -3,6 +3,10 @@
 * evaluate_store over 20,000 gold records with an identity predictor:
   in memory, persisted, and a resumed persisted run that reuses every item,
   against one `ek.evaluate` call over the same cases (the bare scoring cost).
+* evaluate_store on a metric costing about a millisecond per item (the
+  typed-graph distance of small invoices, from bench_graphs), serially and
+  on a 2-process executor (goal: at least 1.6x the serial throughput on a
+  2-core machine); the reports must be equal.
 * krippendorff_alpha (pure Python) against the numpy ``krippendorff``
   package, and cohen_kappa against scikit-learn's ``cohen_kappa_score``,
   on the same data; the values must agree.
@@ -13,9 +17,11 @@
 from __future__ import annotations
 
 import math
+import os
 import random
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 
 import ek
 from ek.harness import cohen_kappa, evaluate_store, krippendorff_alpha
@@ -57,6 +63,31 @@ def bench_evaluate_store() -> None:
     print(f"  resumed, every item reused   {t_resume * 1e3:8.1f} ms  ({t_resume / N * 1e6:.1f} us/item)")
 
 
+def extractor(document):
+    """The system under test of the executor benchmark: its prediction is carried in the input."""
+    return document
+
+
+def bench_executor(n: int = 600, repeats: int = 3) -> None:
+    from bench_graphs import GRAMMAR, invoice, perturb  # noqa: PLC0415 - beside this script
+
+    rng = random.Random(2)
+    gold = {}
+    for i in range(n):
+        truth = invoice(rng, 2)
+        gold[f"inv-{i:04d}"] = {"input": perturb(rng, truth), "reference": truth, "slice": "ab"[i % 2]}
+    options = {"metric": "typed_graph_bipartite", "grammar": GRAMMAR}
+    evaluate_store(extractor, dict(list(gold.items())[:20]), **options)  # load the metric's backends
+    t_serial, serial = timed(lambda: evaluate_store(extractor, gold, **options), repeats)
+    with ProcessPoolExecutor(2) as pool:
+        evaluate_store(extractor, dict(list(gold.items())[:20]), executor=pool, **options)  # start the workers
+        t_pool, pooled = timed(lambda: evaluate_store(extractor, gold, executor=pool, **options), repeats)
+    assert pooled == serial
+    print(f"evaluate_store, {n} invoice graphs, typed_graph_bipartite ({os.cpu_count()} cores, best of {repeats}):")
+    print(f"  serial                       {t_serial * 1e3:8.1f} ms  ({t_serial / n * 1e3:.2f} ms/item)")
+    print(f"  ProcessPoolExecutor(2)       {t_pool * 1e3:8.1f} ms  ({t_serial / t_pool:.2f}x serial; goal 1.6x)")
+
+
 def bench_agreement() -> None:
     rng = random.Random(1)
     raters, items = 5, 2000
@@ -93,4 +124,5 @@ def bench_agreement() -> None:
 
 if __name__ == "__main__":
     bench_evaluate_store()
+    bench_executor()
     bench_agreement()

@@ -34,6 +34,7 @@ import math
 import os
 import pickle
 import time
+import types
 from typing import Any, Optional
 
 from ek._runs import _codec
@@ -108,16 +109,28 @@ def check_executor(executor: Any, who: str, parts: dict) -> None:
         )
     if not isinstance(executor, concurrent.futures.ProcessPoolExecutor):
         return
+    from multiprocessing.reduction import ForkingPickler  # noqa: PLC0415 - what the pool pickles with
+
+    ForkingPickler.register(types.MappingProxyType, _reduce_proxy)  # frozen mappings (GraphGrammar, TypedNode)
     for name, value in parts.items():
         try:
-            pickle.dumps(value)
+            ForkingPickler.dumps(value)
         except Exception as exc:
             label = getattr(value, "__qualname__", None) or type_name(value)
+            fix = ("Define it at module level (not a lambda or a nested function)" if callable(value)
+                   else "Make it picklable")
             raise TypeError(
                 f"{who}() {name} ({label}) cannot be pickled ({exc}), so a ProcessPoolExecutor cannot "
-                "send it to its worker processes. Define it at module level (not a lambda or a nested "
-                "function), or use a ThreadPoolExecutor."
+                f"send it to its worker processes. {fix}, or use a ThreadPoolExecutor."
             ) from None
+
+
+def _reduce_proxy(proxy: types.MappingProxyType) -> tuple:
+    return _proxy, (dict(proxy),)
+
+
+def _proxy(mapping: dict) -> types.MappingProxyType:
+    return types.MappingProxyType(mapping)
 
 
 def describe(exc: BaseException) -> str:
