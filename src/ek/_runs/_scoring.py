@@ -49,7 +49,7 @@ def gold_items(gold: Any, fields: tuple, who: str, *, fingerprints: bool,
     items = []
     for key in keys:
         record = gold[key]
-        if not isinstance(record, Mapping):
+        if type(record) is not dict and not isinstance(record, Mapping):
             raise TypeError(
                 f"gold record {key!r} is a {type_name(record)}; each record must be a mapping with "
                 f"{input_key!r} and {reference_key!r} fields (and optionally {slice_key!r})."
@@ -92,16 +92,22 @@ class ScoringTask:
 
     def finish(self, batch: list) -> tuple:
         entries, cases, keys, slots = [], [], [], []
+        plain = type(self).reading is ScoringTask.reading and type(self).extra is ScoringTask.extra
         for payload, value, seconds in batch:
-            try:
-                prediction = self.reading(value)
-            except TypeError as exc:  # a reading the system should not have returned
-                if self.errors == "raise":
-                    return entries, exc
-                entries.append(self.failed(payload, exc, seconds))
-                continue
-            entries.append({"prediction": prediction, "reference": payload[2], "slice": payload[3],
-                            "score": None, **self.extra(value, seconds), "error": None})
+            prediction, more = value, None  # the common case, kept cheap: the value is the prediction
+            if not plain:
+                try:
+                    prediction, more = self.reading(value), self.extra(value, seconds)
+                except TypeError as exc:  # a reading the system should not have returned
+                    if self.errors == "raise":
+                        return entries, exc
+                    entries.append(self.failed(payload, exc, seconds))
+                    continue
+            entry = {"prediction": prediction, "reference": payload[2], "slice": payload[3], "score": None,
+                     "error": None}
+            if more:
+                entry.update(more)
+            entries.append(entry)
             cases.append((prediction, payload[2]))
             keys.append(payload[0])
             slots.append(len(entries) - 1)

@@ -3,12 +3,14 @@
 `run_suite` runs the system under test over a task suite k times per task,
 grades every episode with an injected checker, and reports pass^k, the
 success rate, cost and latency, per slice. Trials may run concurrently
-(threads for a plain function, the event loop for an ``async def`` agent),
-each with an optional timeout; the report does not depend on the order in
-which they finish. A trial that raises or times out is a failed episode
-that carries its error. With ``persist=True`` every finished trial is stored
-at once, and a run interrupted by Ctrl-C or a killed process resumes under
-the same ``run_id``, running only the trials it lacks.
+(threads for a plain function, the event loop for an ``async def`` agent,
+or any ``executor=``), each with an optional timeout; the report does not
+depend on the order in which they finish. A trial that raises or times out
+is a failed episode that carries its error. It runs on the engine every
+persisted evaluation shares (`ek.harness.evaluate_store` is another): with
+``persist=True`` finished trials are stored as they come (at most a second
+apart), and a run interrupted by Ctrl-C or a killed process resumes under
+the same ``run_id`` and settings, running only the trials it lacks.
 
 Why a separate gate. A point comparison (``ek.harness.regression_gate``
 with a tolerance) suits a deterministic benchmark, not an agent: running
