@@ -222,6 +222,18 @@ class _Sink:
                                        or time.monotonic() - self.last >= FLUSH_SECONDS):
             self.flush()
 
+    def add_all(self, pairs: list) -> None:
+        """`add` each ``(index, entry)``, the progress bar being up to date already."""
+        if self.store is not None:
+            for i, entry in pairs:
+                self.add(i, entry, show=False)
+            return
+        results = self.results
+        for i, entry in pairs:
+            results[i] = entry
+            self.errors += entry["error"] is not None
+        self.done += len(pairs)
+
     def _buffer(self, i: int, entry: dict) -> dict:
         """Queue the stored form of ``entry``; return the entry as a resumed run will read it."""
         key, _, fingerprint = self.items[i]
@@ -255,9 +267,9 @@ def _serially(run: Run, task: Any, pending: list, payloads: list, sink: _Sink, e
         def tick(n: int, failed: int) -> None:
             sink.bar.update(base_done + n, base_errors + failed)
 
-        consumed, out, exc = _process(task, [payloads[i] for i in chunk], errors, deadline, tick)
-        for j, entry in out:
-            sink.add(chunk[j], entry, show=False)
+        consumed, out, exc = _process(task, [payloads[i] for i in chunk], errors, deadline,
+                                      tick if sink.bar.enabled else None)
+        sink.add_all([(chunk[j], entry) for j, entry in out])
         run.learn(task)
         if exc is not None:
             raise exc
@@ -284,10 +296,13 @@ def _process(task: Any, payloads: list, errors: str, deadline: Optional[float] =
                 out.append((pos, task.failed(payload, error, clock() - t0)))
                 failed += 1
             else:
-                done.append((pos, payload, value, clock() - t0))
-                if per_item:
-                    batch, done = done, []
-                    _finish(task, batch, out)
+                if per_item:  # finished at once, so a grader that stops the run stops it here
+                    entries, stop = task.finish([(payload, value, clock() - t0)])
+                    out.append((pos, entries[0]))
+                    if stop is not None:
+                        raise stop
+                else:
+                    done.append((pos, payload, value, clock() - t0))
             n += 1
             if tick is not None:
                 tick(n, failed)
@@ -304,8 +319,8 @@ def _process(task: Any, payloads: list, errors: str, deadline: Optional[float] =
 
 
 def _finish(task: Any, done: list, out: list) -> None:
-    entries, exc = task.finish([(payload, value, wall) for _, payload, value, wall in done])
-    out.extend((pos, entry) for (pos, *_), entry in zip(done, entries))
+    entries, exc = task.finish([d[1:] for d in done])
+    out.extend(zip([d[0] for d in done], entries))
     if exc is not None:
         raise exc
 

@@ -210,6 +210,10 @@ def scored_report(items: list, entries: list, *, label: Optional[str], metric: A
 def _view(entry: dict) -> dict:
     score = entry["score"]
     view = dict(entry)
-    view["score"] = None if score is None else score.value
-    view["detail"] = None if score is None else {k: v for k, v in score.detail.items() if k != "higher_is_better"}
+    if score is None:
+        view["detail"] = None
+    else:
+        view["score"] = score.value
+        view["detail"] = detail = dict(score.detail)
+        detail.pop("higher_is_better", None)
     return view

@@ -134,7 +134,7 @@ class Suite:
                          run=self._run(None, trial_seed), meta={"error": error})
             success = False
         rec = {"task_id": task.task_id, "trial": trial, "seed": trial_seed, "success": success,
-               "error": error, "cost": ep.cost, "wall_s": round(wall, 6),
+               "error": error, "cost": ep.cost, "wall_s": wall,
                "dollars": episode_dollars(ep, price=self.price, prices=self.prices) if self.priced else None}
         if self.metrics or self.persist:
             graded = ep.graded(success)
@@ -259,11 +259,8 @@ def _episode_json(ep: Episode) -> dict:
 
 def suite_items(specs: list, k: int, persist: bool) -> list:
     """``((task_id, trial), (task, trial), fingerprint of the task)`` per trial, task by task."""
-    out = []
-    for task in specs:
-        fp = fingerprint((task.input, task.gold, task.slice, task.value, task.tools)) if persist else None
-        out.extend(((task.task_id, trial), (task, trial), fp) for trial in range(k))
-    return out
+    fps = [fingerprint((t.input, t.gold, t.slice, t.value, t.tools)) if persist else None for t in specs]
+    return [((t.task_id, trial), (t, trial), fp) for t, fp in zip(specs, fps) for trial in range(k)]
 
 
 def suite_settings(specs: list, k: int, seed: Any, check: Any, metrics: dict, price: Any, prices: Any,
