@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -565,3 +566,21 @@ def test_the_persisted_run_stores_its_cost_headline_as_strict_json(tmp_path):
     assert summary["total_dollars"] == pytest.approx(3 * 1000 * 1e-6)
     assert summary["cost_per_success"] is None  # infinite: nothing succeeded
     assert (summary["n_trials"], summary["n_success"], summary["success_rate"]) == (3, 0, 0.0)
+
+
+def test_an_executor_runs_async_agents_and_timeouts_in_its_workers():
+    async def ajittery(task, *, seed=None):
+        await asyncio.sleep(0.001)
+        if task.task_id == "t03" and seed == 8:
+            await asyncio.sleep(2)  # past the timeout: cancelled in the worker
+        return flaky(task, seed=seed)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        serial = run_suite(ajittery, tasks(8), k=3, seed=7, price=PRICE, timeout=0.5)
+        with ThreadPoolExecutor(3) as pool:
+            pooled = run_suite(ajittery, tasks(8), k=3, seed=7, price=PRICE, timeout=0.5, executor=pool)
+    assert pooled == serial
+    [timed_out] = [e for e in pooled.detail["errors"] if e["task_id"] == "t03"]
+    assert timed_out["trial"] == 1 and timed_out["error"].startswith(
+        "TimeoutError: the trial did not finish within timeout=0.5 s and was cancelled")
