@@ -31,7 +31,6 @@ from ek.base import NodePath, Score
 
 __all__ = ["decode", "encode", "fallbacks", "register", "revive"]
 
-_SCORE_FIELDS = ("value", "precision", "recall", "f1", "metric", "detail")
 _TYPES: dict[type, str] = {}
 _BUILDERS: dict[str, Callable[..., Any]] = {}
 _REPRS = [0]  # values kept as their repr so far (see `fallbacks`)
