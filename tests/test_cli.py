@@ -117,3 +117,11 @@ def test_pass_k_answers_a_hundred_million_trials():
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert result["pass_at_k"] == 1.0 and result["pass_hat_k"] == 0.0 and result["success_rate"] == 0.5
+
+
+def test_cost_per_success_with_no_success_prints_strict_json():
+    out = run("cost-per-success", "12.5", "0")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout, parse_constant=lambda c: pytest.fail(f"bare {c} is not JSON"))
+    assert doc["cost_per_success"] == "Infinity" and float(doc["cost_per_success"]) == float("inf")
+    assert doc["total_dollars"] == 12.5 and doc["successes"] == 0
