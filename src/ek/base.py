@@ -27,7 +27,7 @@ import math
 from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, Sequence, TypeVar, runtime_checkable
 
 __all__ = [
     "AnnotatedExtraction",
@@ -58,9 +58,11 @@ __all__ = [
 ]
 
 _DEFAULT_IMPORTANCE = 1.0
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 
-def _frozen_mapping(value: Mapping | None) -> Mapping:
+def _frozen_mapping(value: Mapping[_K, _V] | None) -> Mapping[_K, _V]:
     """A read-only copy, so a value object cannot be changed through its dict."""
     return MappingProxyType(dict(value or {}))
 
@@ -188,7 +190,8 @@ class GraphGrammar:
             return self.node_cost(ref.name)
         if ref.kind == "edge":
             return self.edge_cost(ref.name)
-        return self.field_cost(ref.name, ref.field)  # type: ignore[arg-type]
+        assert ref.field is not None  # TypeRef.__post_init__ requires it for kind "field"
+        return self.field_cost(ref.name, ref.field)
 
 
 def default_cost_weight(grammar: GraphGrammar, ref: TypeRef) -> float:
@@ -237,9 +240,9 @@ class Provenance:
     """
 
     engine: str = ""
-    source_span: Optional[tuple] = None
+    source_span: Optional[tuple[Any, ...]] = None
     bbox: Any = None
-    raw_transcripts: tuple = ()
+    raw_transcripts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -260,7 +263,7 @@ class FieldEstimate:
     value: Any
     raw_signals: Mapping[str, float] = field(default_factory=dict)
     confidence: Optional[float] = None
-    findings: tuple = ()
+    findings: tuple[Finding, ...] = ()
     provenance: Optional[Provenance] = None
     decision: Optional[Decision] = None
 
@@ -346,7 +349,7 @@ class QualityReport:
 
     calibrated_confidence: Optional[float] = None
     decision: Optional[Decision] = None
-    findings: tuple = ()
+    findings: tuple[Finding, ...] = ()
     raw_signals: Mapping[str, float] = field(default_factory=dict)
     provenance: Mapping[str, Any] = field(default_factory=dict)
     per_field: Optional[Mapping[NodePath, FieldEstimate]] = None

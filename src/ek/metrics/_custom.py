@@ -14,10 +14,10 @@ import dataclasses
 import inspect
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Optional, Union
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 from ek._util import ratio, sum_detail, type_name
-from ek.base import Score
+from ek.base import GraphGrammar, Score
 
 __all__ = ["metric"]
 
@@ -31,12 +31,12 @@ class _FunctionMetric:
     fn: Callable[..., Any]
     name: str
     aggregation: str
-    statistics: tuple
+    statistics: tuple[str, ...]
     higher_is_better: Optional[bool] = None
     custom: Optional[Callable[[Any], float]] = None
     takes_grammar: bool = False
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: Any = None) -> Score:
+    def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
         out = self.fn(pred, gold, grammar=grammar) if self.takes_grammar else self.fn(pred, gold)
         if not isinstance(out, Score):
             if isinstance(out, bool) or not isinstance(out, (int, float)):
@@ -95,7 +95,7 @@ def metric(
     *,
     aggregate: Union[str, Callable[[Any], float]] = "mean",
     higher_is_better: Optional[bool] = None,
-    statistics: Optional[tuple] = None,
+    statistics: Optional[Sequence[str]] = None,
     name: Optional[str] = None,
 ) -> Any:
     """A metric following ek's contract, made from a plain ``(pred, gold) -> number | Score`` function.
