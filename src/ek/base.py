@@ -399,36 +399,40 @@ class Metric(Protocol):
     plain function with `ek.metric` to give it that contract.
     """
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score: ...
+    def __call__(self, pred: Any, gold: Any, /, *, grammar: Optional[GraphGrammar] = None) -> Score | float: ...
 
 
 @runtime_checkable
 class Signal(Protocol):
-    """A reference-free signal: extractor output in, raw score (or named scores) out."""
+    """A reference-free signal: extractor output in, raw score (or named scores) out.
 
-    cost_tier: int
+    ``cost_tier`` (lower is cheaper) orders the signals of one estimate.
+    """
 
-    def __call__(self, target: Any) -> float | Mapping[str, float]: ...
+    @property
+    def cost_tier(self) -> int: ...
+
+    def __call__(self, target: Any, /) -> float | Mapping[str, float]: ...
 
 
 @runtime_checkable
 class Validator(Protocol):
     """A reference-free check on a value that yields `Finding` s."""
 
-    def __call__(self, value: Any, *, spec: Optional[FieldSpec] = None) -> Iterable[Finding]: ...
+    def __call__(self, value: Any, /, *, spec: Optional[FieldSpec] = None) -> Iterable[Finding]: ...
 
 
 @runtime_checkable
 class Calibrator(Protocol):
     """Maps a raw score to a probability once fitted on labelled outcomes."""
 
-    def fit(self, scores: Any, correct: Any) -> "Calibrator": ...
+    def fit(self, scores: Any, correct: Any, /) -> "Calibrator": ...
 
-    def __call__(self, score: Any) -> Any: ...
+    def __call__(self, score: Any, /) -> Any: ...
 
 
 @runtime_checkable
 class DecisionPolicy(Protocol):
     """Turns a calibrated confidence into a `Decision`."""
 
-    def __call__(self, confidence: float) -> Decision: ...
+    def __call__(self, confidence: float, /) -> Decision: ...

@@ -112,7 +112,7 @@ def _same(p: Any, g: Any, canon: Optional[Normalizer]) -> bool:
     return bool(p == g)
 
 
-def _field_normalizers(grammar: GraphGrammar, keys: Iterable[Any]) -> dict[Any, Optional[Normalizer]]:
+def _field_normalizers(grammar: GraphGrammar, keys: Iterable[Any]) -> dict[Any, Normalizer]:
     """The normalizer ``grammar`` declares for each of ``keys`` that has exactly one."""
     if not isinstance(grammar, GraphGrammar):
         raise TypeError(f"field F1's grammar must be a GraphGrammar, got {type_name(grammar)}.")
@@ -121,7 +121,7 @@ def _field_normalizers(grammar: GraphGrammar, keys: Iterable[Any]) -> dict[Any, 
         for name, spec in node.fields.items():
             if spec.normalizer:
                 declared.setdefault(name, {}).setdefault(spec.normalizer, []).append(node_name)
-    out: dict[Any, Optional[Normalizer]] = {}
+    out: dict[Any, Normalizer] = {}
     for key in keys:
         options = declared.get(key) if isinstance(key, str) else None
         if not options:
