@@ -24,10 +24,11 @@ numbers come from the metrics and the quality-estimation pipeline.
 
 from __future__ import annotations
 
+import typing
 import warnings
 from collections.abc import Mapping
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 import ek.metrics  # noqa: F401 - registers the core metrics before any lookup
 from ek._util import DispatchRule, type_name
@@ -35,18 +36,18 @@ from ek.base import GraphGrammar, QualityReport, Report, Score
 from ek.canonicalize import resolve_canonicalizer
 from ek.registry import _live, get, names
 
-if TYPE_CHECKING:  # typing only: ek._estimate loads ek.qe and ek.validate
+__all__ = ["estimate_quality", "evaluate", "merge_reports", "score"]
+
+_CASE_TYPES = {tuple, list}
+_PRED, _GOLD = itemgetter(0), itemgetter(1)
+
+if typing.TYPE_CHECKING:  # typing only: ek._estimate loads ek.qe and ek.validate
     from ek._estimate import Calibration, Policy, Signals, Sources, Validators
     from ek.base import CostWeight, Metric
     from ek.canonicalize import Steps
 
     # a "dispatch" rule as _rules() reads it: (metric name, predicate, pairs, prepare)
     _Rule = tuple[str, Callable[[Any], Any], str, Optional[Callable[[Any], Any]]]
-
-__all__ = ["estimate_quality", "evaluate", "merge_reports", "score"]
-
-_CASE_TYPES = {tuple, list}
-_PRED, _GOLD = itemgetter(0), itemgetter(1)
 
 
 def score(
