@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from types import ModuleType
 from typing import Any, Optional
 
 from ek._util import import_optional
@@ -98,7 +99,7 @@ def lower_bound(model: CostModel, pred: PreparedGraph, gold: PreparedGraph) -> f
     return nodes + _assignment_cost(np, optimize, retype, edge_del, edge_ins)
 
 
-def _assignment_cost(np: Any, optimize: Any, sub: Any, dele: Any, ins: Any) -> float:
+def _assignment_cost(np: ModuleType, optimize: ModuleType, sub: Any, dele: Any, ins: Any) -> float:
     """Least total of substituting, deleting (rows) and inserting (columns)."""
     n, m = sub.shape
     cost = np.full((n, m + n), np.inf)
@@ -148,7 +149,7 @@ def refine(
     return mapping
 
 
-def _codes(nodes: list[PreparedNode], field_name: str, table: dict[Any, int], np: Any) -> Any:
+def _codes(nodes: list[PreparedNode], field_name: str, table: dict[Any, int], np: ModuleType) -> Any:
     """Integer code per node for one field's value (-1 when absent), or None if a
     value is unhashable (then codes could disagree with ``==``)."""
     out = np.full(len(nodes), _ABSENT_CODE, dtype=np.int64)
@@ -163,7 +164,7 @@ def _codes(nodes: list[PreparedNode], field_name: str, table: dict[Any, int], np
 
 
 def _differ(
-    p_nodes: list[PreparedNode], g_nodes: list[PreparedNode], field_name: str, table: dict[Any, int], np: Any
+    p_nodes: list[PreparedNode], g_nodes: list[PreparedNode], field_name: str, table: dict[Any, int], np: ModuleType
 ) -> Any:
     """Boolean matrix: does the field's value differ between pred and gold node?"""
     codes_p, codes_g = _codes(p_nodes, field_name, table, np), _codes(g_nodes, field_name, table, np)
@@ -176,7 +177,7 @@ def _differ(
 
 
 def _substitution_matrix(
-    model: CostModel, pred: PreparedGraph, gold: PreparedGraph, np: Any, del_cost: Any, ins_cost: Any
+    model: CostModel, pred: PreparedGraph, gold: PreparedGraph, np: ModuleType, del_cost: Any, ins_cost: Any
 ) -> Any:
     """``sub[i, j]`` = cost of substituting pred node i by gold node j, one type pair at a time."""
     pred_groups: dict[str, list[int]] = {}
@@ -221,7 +222,7 @@ def _signatures(graph: PreparedGraph) -> list[_Signature]:
     return [tuple(sorted(c.items())) for c in counts]
 
 
-def _edge_estimates(model: CostModel, pred: PreparedGraph, gold: PreparedGraph, np: Any) -> tuple[Any, Any, Any]:
+def _edge_estimates(model: CostModel, pred: PreparedGraph, gold: PreparedGraph, np: ModuleType) -> tuple[Any, Any, Any]:
     """Edits among incident edges if two nodes were matched (ignoring where the edges lead),
     and the cost of deleting/inserting each node's incident edges."""
     sig_p, sig_g = _signatures(pred), _signatures(gold)
@@ -243,12 +244,12 @@ def _edge_estimates(model: CostModel, pred: PreparedGraph, gold: PreparedGraph, 
     return table[np.ix_(ip, ig)], edge_del, edge_ins
 
 
-def _positions(unique: list[_Signature], sigs: list[_Signature], np: Any) -> Any:
+def _positions(unique: list[_Signature], sigs: list[_Signature], np: ModuleType) -> Any:
     where = {s: k for k, s in enumerate(unique)}
     return np.array([where[s] for s in sigs])
 
 
-def _same_id(pred: PreparedGraph, gold: PreparedGraph, np: Any) -> Any:
+def _same_id(pred: PreparedGraph, gold: PreparedGraph, np: ModuleType) -> Any:
     anchor = np.zeros((len(pred.nodes), len(gold.nodes)))
     for i, u in enumerate(pred.nodes):
         j = gold.index.get(u.node_id)

@@ -13,6 +13,7 @@ them); the libraries are imported on first fit or call. Public through
 from __future__ import annotations
 
 import inspect
+from types import ModuleType
 from typing import Any, Callable, Optional
 
 from ek._calls import probability
@@ -166,7 +167,7 @@ class _SklearnCalibrator(_BatchCall):
         return {"kind": "platt", "a": a, "b": b, "max_iter": 100}
 
 
-def _sklearn_platt(s: Any, y: Any, np: Any) -> tuple[float, float]:
+def _sklearn_platt(s: Any, y: Any, np: ModuleType) -> tuple[float, float]:
     """Platt's (a, b) via LogisticRegression: each row twice, weighted by its smoothed target."""
     from sklearn.linear_model import LogisticRegression
 

@@ -13,6 +13,7 @@ import numbers
 import warnings
 from dataclasses import dataclass, field
 from statistics import fmean
+from types import ModuleType
 from typing import Any, Callable, Mapping, Optional
 
 from ek._calls import call_maybe_group, probability
@@ -318,7 +319,7 @@ def _probs(probs: Any, owner: str) -> list:
     return [probability(v, what=f"{owner} value {i}") for i, v in enumerate(values)]
 
 
-def _scores(values: Any, what: str, np: Any) -> Any:
+def _scores(values: Any, what: str, np: Optional[ModuleType]) -> Any:
     return scores(values, what=what, np=np)
 
 
