@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import inspect
 from types import ModuleType
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from ek._calls import probability
 from ek.qe._checks import (
@@ -28,6 +28,9 @@ from ek.qe._checks import (
 )
 from ek.registry import requires_extra
 
+if TYPE_CHECKING:
+    from ek.base import Calibrator
+
 _NETCAL_METHODS = {
     "sigmoid": ("netcal.scaling", "LogisticCalibration"),
     "temperature": ("netcal.scaling", "TemperatureScaling"),
@@ -38,7 +41,7 @@ _NETCAL_METHODS = {
 
 
 @requires_extra("calibration", packages=["numpy", "sklearn"])
-def sklearn_calibrator(method: str = "sigmoid") -> Any:
+def sklearn_calibrator(method: str = "sigmoid") -> Calibrator:
     """A calibrator backed by scikit-learn: ``"sigmoid"`` (Platt) or ``"isotonic"``.
 
     ``"sigmoid"`` fits a logistic regression on Platt's smoothed targets (the
@@ -53,7 +56,7 @@ def sklearn_calibrator(method: str = "sigmoid") -> Any:
 
 
 @requires_extra("netcal", packages=["numpy", "netcal"])
-def netcal_calibrator(method: str = "sigmoid") -> Any:
+def netcal_calibrator(method: str = "sigmoid") -> Calibrator:
     """A calibrator backed by netcal (which needs PyTorch), on probabilities in [0, 1].
 
     ``method`` is one of ``"sigmoid"`` (logistic calibration), ``"temperature"``,
