@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
+from collections.abc import Sized
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
@@ -76,10 +77,10 @@ class _FunctionMetric:
         """
         if self.custom is None:
             return self.compute(sum_detail(scores, self.statistics, metric=self.name))
-        scores = scores if hasattr(scores, "__len__") else list(scores)
-        if not len(scores):  # type: ignore[arg-type]
+        items = scores if isinstance(scores, Sized) else list(scores)
+        if not len(items):
             raise ValueError(f"{self.name}.aggregate() got no scores; an empty corpus has no aggregate.")
-        return float(self.custom(scores))
+        return float(self.custom(items))
 
     def _needs_statistics(self, what: str) -> str:
         num, den = self.statistics

@@ -141,13 +141,15 @@ class _TableParser(HTMLParser):
     def close_cell(self) -> None:
         if self.cell is not None:
             parts, rowspan, colspan = self.cell
-            self.row.append((" ".join("".join(parts).split()), rowspan, colspan))  # type: ignore[union-attr]
+            assert self.row is not None  # handle_starttag opens a cell only inside a row
+            self.row.append((" ".join("".join(parts).split()), rowspan, colspan))
             self.cell = None
 
     def close_row(self) -> None:
         self.close_cell()
         if self.row is not None:
-            self.rows.append(self.row)  # type: ignore[union-attr]
+            assert self.rows is not None  # handle_starttag opens a row only inside the table
+            self.rows.append(self.row)
             self.row = None
 
     def finish(self) -> None:
