@@ -10,7 +10,7 @@ import sys
 import time
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Mapping, Optional, Sequence
 
 
 class MissingExtraError(ImportError):
@@ -154,7 +154,14 @@ class SummedStatistics:
     `with_options` from those declarations, so neither is written per metric.
     """
 
-    options: Mapping[str, str] = MappingProxyType({})
+    options: ClassVar[Mapping[str, str]] = MappingProxyType({})
+
+    if TYPE_CHECKING:  # what each metric declares, for the type checker
+
+        @property
+        def statistics(self) -> tuple[str, ...]: ...
+
+        def compute(self, totals: Mapping[str, float]) -> float: ...
 
     def aggregate(self, scores: Iterable[Any]) -> float:
         """The corpus figure: `compute` of each statistic summed over ``scores``.
@@ -163,7 +170,7 @@ class SummedStatistics:
             ValueError: ``scores`` is empty (an empty corpus has no
                 aggregate), or holds a score without these statistics.
         """
-        return self.compute(sum_detail(scores, self.statistics, metric=type(self).__name__))  # type: ignore[attr-defined]
+        return self.compute(sum_detail(scores, self.statistics, metric=type(self).__name__))
 
     def with_options(self, **values: Any) -> Any:
         """A copy of this metric with facade options (``normalize=``, ``weights=``) applied.

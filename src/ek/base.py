@@ -27,7 +27,7 @@ import math
 from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, Sequence, TypeVar, runtime_checkable
 
 __all__ = [
     "AnnotatedExtraction",
@@ -58,9 +58,11 @@ __all__ = [
 ]
 
 _DEFAULT_IMPORTANCE = 1.0
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 
-def _frozen_mapping(value: Mapping | None) -> Mapping:
+def _frozen_mapping(value: Mapping[_K, _V] | None) -> Mapping[_K, _V]:
     """A read-only copy, so a value object cannot be changed through its dict."""
     return MappingProxyType(dict(value or {}))
 
@@ -188,7 +190,8 @@ class GraphGrammar:
             return self.node_cost(ref.name)
         if ref.kind == "edge":
             return self.edge_cost(ref.name)
-        return self.field_cost(ref.name, ref.field)  # type: ignore[arg-type]
+        assert ref.field is not None  # TypeRef.__post_init__ requires it for kind "field"
+        return self.field_cost(ref.name, ref.field)
 
 
 def default_cost_weight(grammar: GraphGrammar, ref: TypeRef) -> float:
@@ -237,9 +240,9 @@ class Provenance:
     """
 
     engine: str = ""
-    source_span: Optional[tuple] = None
+    source_span: Optional[tuple[Any, ...]] = None
     bbox: Any = None
-    raw_transcripts: tuple = ()
+    raw_transcripts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -260,7 +263,7 @@ class FieldEstimate:
     value: Any
     raw_signals: Mapping[str, float] = field(default_factory=dict)
     confidence: Optional[float] = None
-    findings: tuple = ()
+    findings: tuple[Finding, ...] = ()
     provenance: Optional[Provenance] = None
     decision: Optional[Decision] = None
 
@@ -346,7 +349,7 @@ class QualityReport:
 
     calibrated_confidence: Optional[float] = None
     decision: Optional[Decision] = None
-    findings: tuple = ()
+    findings: tuple[Finding, ...] = ()
     raw_signals: Mapping[str, float] = field(default_factory=dict)
     provenance: Mapping[str, Any] = field(default_factory=dict)
     per_field: Optional[Mapping[NodePath, FieldEstimate]] = None
@@ -396,36 +399,40 @@ class Metric(Protocol):
     plain function with `ek.metric` to give it that contract.
     """
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score: ...
+    def __call__(self, pred: Any, gold: Any, /, *, grammar: Optional[GraphGrammar] = None) -> Score | float: ...
 
 
 @runtime_checkable
 class Signal(Protocol):
-    """A reference-free signal: extractor output in, raw score (or named scores) out."""
+    """A reference-free signal: extractor output in, raw score (or named scores) out.
 
-    cost_tier: int
+    ``cost_tier`` (lower is cheaper) orders the signals of one estimate.
+    """
 
-    def __call__(self, target: Any) -> float | Mapping[str, float]: ...
+    @property
+    def cost_tier(self) -> int: ...
+
+    def __call__(self, target: Any, /) -> float | Mapping[str, float]: ...
 
 
 @runtime_checkable
 class Validator(Protocol):
     """A reference-free check on a value that yields `Finding` s."""
 
-    def __call__(self, value: Any, *, spec: Optional[FieldSpec] = None) -> Iterable[Finding]: ...
+    def __call__(self, value: Any, /, *, spec: Optional[FieldSpec] = None) -> Iterable[Finding]: ...
 
 
 @runtime_checkable
 class Calibrator(Protocol):
     """Maps a raw score to a probability once fitted on labelled outcomes."""
 
-    def fit(self, scores: Any, correct: Any) -> "Calibrator": ...
+    def fit(self, scores: Any, correct: Any, /) -> "Calibrator": ...
 
-    def __call__(self, score: Any) -> Any: ...
+    def __call__(self, score: Any, /) -> Any: ...
 
 
 @runtime_checkable
 class DecisionPolicy(Protocol):
     """Turns a calibrated confidence into a `Decision`."""
 
-    def __call__(self, confidence: float) -> Decision: ...
+    def __call__(self, confidence: float, /) -> Decision: ...

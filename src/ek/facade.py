@@ -24,6 +24,7 @@ numbers come from the metrics and the quality-estimation pipeline.
 
 from __future__ import annotations
 
+import typing
 import warnings
 from collections.abc import Mapping
 from operator import itemgetter
@@ -40,15 +41,23 @@ __all__ = ["estimate_quality", "evaluate", "merge_reports", "score"]
 _CASE_TYPES = {tuple, list}
 _PRED, _GOLD = itemgetter(0), itemgetter(1)
 
+if typing.TYPE_CHECKING:  # typing only: ek._estimate loads ek.qe and ek.validate
+    from ek._estimate import Calibration, Policy, Signals, Sources, Validators
+    from ek.base import CostWeight, Metric
+    from ek.canonicalize import Steps
+
+    # a "dispatch" rule as _rules() reads it: (metric name, predicate, pairs, prepare)
+    _Rule = tuple[str, Callable[[Any], Any], str, Optional[Callable[[Any], Any]]]
+
 
 def score(
     pred: Any,
     gold: Any,
     *,
     grammar: Optional[GraphGrammar] = None,
-    metric: Any = None,
-    normalize: Any = None,
-    weights: Any = None,
+    metric: str | Metric | None = None,
+    normalize: Optional[Steps] = None,
+    weights: Optional[CostWeight] = None,
 ) -> Score:
     """Score one prediction against its gold reference.
 
@@ -77,12 +86,12 @@ def score(
 
 
 def evaluate(
-    cases: Iterable,
+    cases: Iterable[Sequence[Any]],
     *,
-    metric: Any = None,
+    metric: str | Metric | None = None,
     grammar: Optional[GraphGrammar] = None,
-    normalize: Any = None,
-    weights: Any = None,
+    normalize: Optional[Steps] = None,
+    weights: Optional[CostWeight] = None,
 ) -> Report:
     """Score a corpus and aggregate it into a `Report`.
 
@@ -122,7 +131,7 @@ def evaluate(
     return _report(m, name, scores, slices)
 
 
-def merge_reports(*reports: Report, metric: Any = None) -> Report:
+def merge_reports(*reports: Report, metric: str | Metric | None = None) -> Report:
     """Join reports over disjoint parts of a corpus into the report of the whole.
 
     The scores are concatenated in the order given and re-aggregated with the
@@ -149,7 +158,8 @@ def merge_reports(*reports: Report, metric: Any = None) -> Report:
         return reports[0]
     name = labels.pop()
     m = get("metrics", name) if metric is None else (get("metrics", metric) if isinstance(metric, str) else metric)
-    scores, slices = [], []
+    scores: list[Score] = []
+    slices: list[Any] = []
     for r in full:
         scores.extend(r.scores)
         slices.extend(r.detail.get("slices") or (None,) * r.n)
@@ -161,11 +171,11 @@ def merge_reports(*reports: Report, metric: Any = None) -> Report:
 def estimate_quality(
     extraction: Any,
     *,
-    sources: Iterable = (),
-    signals: Iterable = (),
-    calibrator: Any = None,
-    validators: Any = (),
-    policy: Any = None,
+    sources: Sources = (),
+    signals: Signals = (),
+    calibrator: Optional[Calibration] = None,
+    validators: Validators = (),
+    policy: Optional[Policy] = None,
     agreement: bool = True,
     assume_calibrated: bool = False,
 ) -> QualityReport:
@@ -204,7 +214,7 @@ def estimate_quality(
 # ---------------------------------------------------------------------------
 
 
-def _split_cases(cases: Iterable) -> tuple[list, list, Optional[list]]:
+def _split_cases(cases: Iterable[Sequence[Any]]) -> tuple[list[Any], list[Any], Optional[list[Any]]]:
     if isinstance(cases, (str, bytes, Mapping)) or not isinstance(cases, Iterable):
         raise TypeError(
             f"evaluate() takes an iterable of (pred, gold) or (pred, gold, slice) tuples, "
@@ -213,7 +223,9 @@ def _split_cases(cases: Iterable) -> tuple[list, list, Optional[list]]:
     cases = cases if isinstance(cases, list) else list(cases)
     if set(map(type, cases)) <= _CASE_TYPES and set(map(len, cases)) <= {2}:
         return list(map(_PRED, cases)), list(map(_GOLD, cases)), None  # all (pred, gold): C-speed split
-    preds, golds, slices = [], [], []
+    preds: list[Any] = []
+    golds: list[Any] = []
+    slices: list[Any] = []
     sliced = False
     for i, case in enumerate(cases):
         n = len(case) if isinstance(case, (tuple, list)) else -1
@@ -235,12 +247,12 @@ def _split_cases(cases: Iterable) -> tuple[list, list, Optional[list]]:
     return preds, golds, (slices if sliced else None)
 
 
-def _report(m: Any, name: str, scores: Sequence[Score], slices: Optional[Sequence]) -> Report:
+def _report(m: Metric, name: str, scores: Sequence[Score], slices: Optional[Sequence[Any]]) -> Report:
     aggregate = _aggregate(m, scores)
-    per_slice: dict = {}
-    detail: dict = {"higher_is_better": _direction(m), "aggregation": _aggregation(m)}
+    per_slice: dict[Any, float] = {}
+    detail: dict[str, Any] = {"higher_is_better": _direction(m), "aggregation": _aggregation(m)}
     if slices is not None:
-        groups: dict = {}
+        groups: dict[Any, list[int]] = {}
         for i, label in enumerate(slices):
             if label is not None:
                 try:
@@ -258,19 +270,20 @@ def _report(m: Any, name: str, scores: Sequence[Score], slices: Optional[Sequenc
     return Report(metric=name, aggregate=aggregate, n=len(scores), scores=scores, per_slice=per_slice, detail=detail)
 
 
-def _aggregate(m: Any, scores: Sequence[Score]) -> float:
+def _aggregate(m: Metric, scores: Sequence[Score]) -> float:
     agg = getattr(m, "aggregate", None)
     if agg is not None:
-        return agg(scores)
+        value: float = agg(scores)
+        return value
     return sum(float(s.value) for s in scores) / len(scores)
 
 
-def _direction(m: Any) -> Optional[bool]:
+def _direction(m: Metric) -> Optional[bool]:
     flag = getattr(m, "higher_is_better", None)
     return flag if isinstance(flag, bool) else None
 
 
-def _aggregation(m: Any) -> str:
+def _aggregation(m: Metric) -> str:
     """How the metric turns scores into a figure, in the vocabulary `ek.metrics` documents."""
     declared = getattr(m, "aggregation", None)
     if isinstance(declared, str):
@@ -280,7 +293,7 @@ def _aggregation(m: Any) -> str:
     return "statistics" if hasattr(m, "statistics") and hasattr(m, "compute") else "custom"
 
 
-def _warn_if_mean(m: Any, name: str, who: str) -> None:
+def _warn_if_mean(m: Metric, name: str, who: str) -> None:
     if getattr(m, "aggregate", None) is None:
         warnings.warn(
             f"{who}() aggregates metric {name!r} by the mean of its per-item values because it has no "
@@ -291,7 +304,9 @@ def _warn_if_mean(m: Any, name: str, who: str) -> None:
         )
 
 
-def _resolve(metric: Any, pred: Any, gold: Any, normalize: Any, weights: Any) -> tuple[str, Any, Optional[Callable]]:
+def _resolve(
+    metric: str | Metric | None, pred: Any, gold: Any, normalize: Optional[Steps], weights: Optional[CostWeight]
+) -> tuple[str, Metric, Optional[Callable[[Any], Any]]]:
     """(name, metric object, per-side conversion or None) for one call."""
     prepare = None
     if metric is None:
@@ -302,7 +317,7 @@ def _resolve(metric: Any, pred: Any, gold: Any, normalize: Any, weights: Any) ->
         prepare = _named_prepare(pred, gold)
     elif callable(metric):
         m = metric
-        name = getattr(metric, "name", None) or getattr(metric, "__name__", type(metric).__name__)
+        name = str(getattr(metric, "name", None) or getattr(metric, "__name__", type(metric).__name__))
     else:
         raise TypeError(
             f"metric must be a registered name, a metric callable or None, got {type_name(metric)}. "
@@ -316,7 +331,7 @@ def _resolve(metric: Any, pred: Any, gold: Any, normalize: Any, weights: Any) ->
     return name, m, prepare
 
 
-def _configure(m: Any, name: str, options: dict) -> Any:
+def _configure(m: Metric, name: str, options: dict[str, Any]) -> Metric:
     """The metric with the facade options applied, through the options it declares."""
     declared = getattr(m, "options", None) or {}
     for option in options:
@@ -325,13 +340,14 @@ def _configure(m: Any, name: str, options: dict) -> Any:
                 f"metric {name!r} does not take {option}=; drop it, or use a metric that declares "
                 f"{option!r} in its options (see the metric contract in ek.metrics)."
             )
-    return m.with_options(**options)
+    with_options: Callable[..., Metric] = getattr(m, "with_options")  # declared options come with it
+    return with_options(**options)
 
 
-_RULES: list = [None, [], []]  # registry entries last seen; their rules in order; those that convert
+_RULES: list[Any] = [None, [], []]  # registry entries last seen; their rules in order; those that convert
 
 
-def _rules() -> list:
+def _rules() -> list[_Rule]:
     """The ``"dispatch"`` rules, tried in this order (priority, then name).
 
     Each is ``(metric name, predicate, pairs, prepare)``, read off the
@@ -347,10 +363,11 @@ def _rules() -> list:
             for name, rule in entries
         ]
         _RULES[:] = [tuple(live.items()), ordered, [r for r in ordered if r[3] is not None]]
-    return _RULES[1]
+    rules: list[_Rule] = _RULES[1]
+    return rules
 
 
-def _dispatch(pred: Any, gold: Any) -> tuple[str, Optional[Callable]]:
+def _dispatch(pred: Any, gold: Any) -> tuple[str, Optional[Callable[[Any], Any]]]:
     for side, value in (("pred", pred), ("gold", gold)):
         if value is None:
             raise TypeError(
@@ -373,10 +390,11 @@ def _dispatch(pred: Any, gold: Any) -> tuple[str, Optional[Callable]]:
     )
 
 
-def _named_prepare(pred: Any, gold: Any) -> Optional[Callable]:
+def _named_prepare(pred: Any, gold: Any) -> Optional[Callable[[Any], Any]]:
     """A named metric still reads ``.text`` when a converting rule claims both sides (OCR results)."""
     _rules()
-    for _, accepts, _, prepare in _RULES[2]:
+    converting: list[_Rule] = _RULES[2]
+    for _, accepts, _, prepare in converting:
         if accepts(pred) and accepts(gold):
             return prepare
     return None
@@ -389,7 +407,7 @@ def _mismatch(pred: Any, gold: Any) -> None:
     )
 
 
-def _prepared(prepare: Callable, obj: Any, what: str) -> Any:
+def _prepared(prepare: Callable[[Any], Any], obj: Any, what: str) -> Any:
     try:
         return prepare(obj)
     except TypeError as exc:

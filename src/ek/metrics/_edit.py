@@ -9,7 +9,12 @@ on the same cases.
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
+
+Units = Sequence[Any]
+"""What is aligned: a ``str`` or a list of hashable tokens."""
+Distance = Callable[[Units, Units], int]
+Aligner = Callable[[Units, Units], "EditCounts"]
 
 
 class EditCounts(NamedTuple):
@@ -21,7 +26,7 @@ class EditCounts(NamedTuple):
     insertions: int
 
 
-def _py_distance(pred: Sequence, gold: Sequence) -> int:
+def _py_distance(pred: Units, gold: Units) -> int:
     """Levenshtein distance with one row of memory (Wagner-Fischer)."""
     if len(pred) < len(gold):
         pred, gold = gold, pred
@@ -34,7 +39,7 @@ def _py_distance(pred: Sequence, gold: Sequence) -> int:
     return previous[-1]
 
 
-def _py_counts(pred: Sequence, gold: Sequence) -> EditCounts:
+def _py_counts(pred: Units, gold: Units) -> EditCounts:
     """Full-matrix alignment with a backtrace; deletions are gold units missed.
 
     Several alignments can share the least edit count with other hit,
@@ -81,7 +86,7 @@ def _py_counts(pred: Sequence, gold: Sequence) -> EditCounts:
     return EditCounts(hits + start + stop, subs, dels + i, ins + j)
 
 
-def _rf_counts(pred: Sequence, gold: Sequence) -> EditCounts:
+def _rf_counts(pred: Units, gold: Units) -> EditCounts:
     from rapidfuzz.distance import Levenshtein
 
     subs = dels = ins = 0
@@ -96,9 +101,9 @@ def _rf_counts(pred: Sequence, gold: Sequence) -> EditCounts:
     return EditCounts(len(gold) - subs - dels, subs, dels, ins)
 
 
-def backends() -> dict[str, tuple[Callable[[Sequence, Sequence], int], Callable[[Sequence, Sequence], EditCounts]]]:
+def backends() -> dict[str, tuple[Distance, Aligner]]:
     """Every available backend by name, fastest first."""
-    found = {}
+    found: dict[str, tuple[Distance, Aligner]] = {}
     try:
         from rapidfuzz.distance import Levenshtein
 
@@ -109,10 +114,10 @@ def backends() -> dict[str, tuple[Callable[[Sequence, Sequence], int], Callable[
     return found
 
 
-_active: list = []
+_active: list[tuple[Distance, Aligner]] = []
 
 
-def active() -> tuple[Callable[[Sequence, Sequence], int], Callable[[Sequence, Sequence], EditCounts]]:
+def active() -> tuple[Distance, Aligner]:
     """The backend in use: (distance, counts), chosen on first call."""
     if not _active:
         _active.append(next(iter(backends().values())))
