@@ -120,6 +120,12 @@ def _tuple_cases(rows: list, fields: Fields, index: int) -> tuple[list, Optional
 
 def _not_a_case(row: Any, r: int, index: int, fields: Fields) -> None:
     shape = f"has {len(row)} elements" if type(row) in _TUPLES else f"is a {type_name(row)} ({row!r:.40})"
+    if isinstance(row, Mapping) or (type(row) in _TUPLES and len(row) in (2, 3)):
+        first = "records" if isinstance(row, Mapping) else "tuples"
+        raise ValueError(
+            f"ek.dask.evaluate() partition {index} mixes tuples and records: its row 0 is not one of the "
+            f"{first} row {r} is. Give every row one shape, e.g. bag.map(lambda r: (r['pred'], r['gold']))."
+        )
     raise ValueError(
         f"ek.dask.evaluate() partition {index} row {r} {shape}; each row must be a (pred, gold) or "
         f"(pred, gold, slice) tuple, or a record with the fields {fields.pred!r} and {fields.gold!r}. "
