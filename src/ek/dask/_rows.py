@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, Optional
 
 from ek._util import type_name
@@ -75,21 +76,19 @@ def _label(x: Any) -> Any:
 
 
 def _record_cases(rows: list, fields: Fields, index: int) -> tuple[list, Optional[list], bool]:
-    names = [name for _, name in fields.named()]
-    out = []
-    for r, row in enumerate(rows):
-        try:
-            out.append(tuple(row[name] for name in names))
-        except (KeyError, TypeError):
+    take = itemgetter(fields.pred, fields.gold, *([fields.slice] if fields.slice is not None else []))
+    try:
+        out = list(map(take, rows))
+        ids = list(map(itemgetter(fields.id), rows)) if fields.id is not None else None
+    except (KeyError, TypeError, IndexError):
+        for r, row in enumerate(rows):
             _bad_record(row, r, fields, index)
-    ids = None
-    if fields.id is not None:
-        ids = [case[-1] for case in out]
-        out = [case[:-1] for case in out]
+        raise  # not reached: one of the rows is bad
     return out, ids, fields.slice is not None
 
 
 def _bad_record(row: Any, r: int, fields: Fields, index: int) -> None:
+    """Raise for ``row`` if it is not a record holding every field."""
     if not isinstance(row, Mapping):
         _not_a_case(row, r, index, fields)
     for arg, name in fields.named():

@@ -1,0 +1,219 @@
+"""ek.dask.evaluate on a local cluster of 2 worker processes against serial ek.evaluate in one process.
+
+Goals (issue 13), on a 2-core machine:
+
+* CER over 2,000,000 OCR-like pairs read from JSON lines: at least 1.6x the
+  serial throughput, with the client's peak memory under 200 MB (the serial
+  run holds every pair). Each variant runs in a fresh process, which
+  reports its wall time (reading, parsing and scoring) and its peak RSS
+  (``resource.getrusage``); the serial one reads the files and calls
+  ``ek.evaluate`` once, the Dask one reads them with
+  ``dask.bag.read_text(...).map(json.loads)`` on the workers.
+* typed-graph scoring of 2,000 invoice-sized pairs: at least 1.8x (both
+  timed side by side in this process).
+
+Both aggregates must equal the serial ones. The script also prints the
+bytes of the summary that reached the client, the machine's load, and how
+much faster two pure-CPU jobs run on the same cluster than one after the
+other right now: the most any parallel run can gain while other work
+shares the cores.
+
+    python benchmarks/bench_dask.py [--pairs 2000000] [--graphs 2000] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FILES = 16  # JSON-lines files, one partition each
+DISTINCT = 20_000  # distinct OCR-like pairs; the corpus cycles through them
+
+CLUSTER = """
+import sys, warnings
+warnings.simplefilter("ignore")
+from distributed import LocalCluster
+cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None)
+print(cluster.scheduler_address, flush=True)
+sys.stdin.read()  # until the benchmark closes the pipe
+cluster.close()
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--pairs", type=int, default=2_000_000)
+    parser.add_argument("--graphs", type=int, default=2_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--variant", choices=["serial", "dask"])
+    parser.add_argument("--folder")
+    parser.add_argument("--scheduler")
+    args = parser.parse_args()
+    if args.variant:
+        print(json.dumps(run_variant(args.variant, args.folder, args.scheduler)))
+        return
+    print(f"load average before: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} "
+          f"({os.cpu_count()} cores)")
+    with tempfile.TemporaryDirectory() as folder:
+        t = time.perf_counter()
+        write_corpus(folder, args.pairs)
+        print(f"wrote {args.pairs:,} pairs in {FILES} JSON-lines files ({_size(folder) / 1e6:.0f} MB) "
+              f"in {time.perf_counter() - t:.1f} s")
+        cluster = subprocess.Popen([sys.executable, "-c", CLUSTER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.DEVNULL, text=True)
+        try:
+            address = cluster.stdout.readline().strip()
+            bench_cer(folder, address, args.rounds, args.pairs)
+            bench_graphs(address, args.graphs, args.rounds)
+        finally:
+            cluster.stdin.close()
+            cluster.wait(timeout=60)
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+
+# ---------------------------------------------------------------------------
+# CER over 2,000,000 pairs: each variant in a fresh process
+
+
+def write_corpus(folder: str, n: int) -> None:
+    sys.path.insert(0, HERE)
+    import bench_evaluate  # noqa: PLC0415 - beside this script: its OCR-like pairs
+
+    bench_evaluate.N = DISTINCT
+    pairs = bench_evaluate.make_pairs()
+    per_file = -(-n // FILES)
+    for f in range(FILES):
+        with open(os.path.join(folder, f"part-{f:02d}.jsonl"), "w", encoding="utf-8") as out:
+            for i in range(f * per_file, min(n, (f + 1) * per_file)):
+                pred, gold = pairs[i % DISTINCT]
+                out.write(json.dumps({"doc": f"d{i}", "pred": pred, "gold": gold}) + "\n")
+
+
+def run_variant(variant: str, folder: str, address: str) -> dict:
+    """Read, parse and score the corpus one way; the wall time, this process's peak RSS and the result."""
+    import ek
+
+    paths = sorted(os.path.join(folder, name) for name in os.listdir(folder))
+    if variant == "serial":
+        t = time.perf_counter()
+        cases = []
+        for path in paths:
+            with open(path, encoding="utf-8") as f:
+                for line in f:
+                    record = json.loads(line)
+                    cases.append((record["pred"], record["gold"]))
+        report = ek.evaluate(cases, metric="cer")
+        seconds, sent = time.perf_counter() - t, None
+    else:
+        import dask.bag as db
+        import distributed
+
+        import ek.dask
+
+        with distributed.Client(address, timeout=30):
+            ek.dask.evaluate(db.from_sequence([("warm", "up")]), metric="cer")  # the workers import ek
+            t = time.perf_counter()
+            bag = db.read_text(paths, blocksize=None).map(json.loads)
+            report = ek.dask.evaluate(bag, metric="cer", level=None)
+            seconds, sent = time.perf_counter() - t, report.detail["summary_bytes"]
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
+    return {"seconds": seconds, "peak_mb": peak, "aggregate": report.aggregate, "n": report.n, "bytes": sent}
+
+
+def bench_cer(folder: str, address: str, rounds: int, n: int) -> None:
+    runs: dict = {"serial": [], "dask": []}
+    for _ in range(rounds):
+        for variant in ("serial", "dask"):
+            out = subprocess.run([sys.executable, __file__, "--variant", variant, "--folder", folder,
+                                  "--scheduler", address], capture_output=True, text=True, check=True)
+            runs[variant].append(json.loads(out.stdout.strip().splitlines()[-1]))
+    serial, dask = runs["serial"], runs["dask"]
+    assert {r["aggregate"] for r in serial} == {r["aggregate"] for r in dask}, "the aggregates differ"
+    assert all(r["n"] == n for r in serial + dask)
+    ratios = [s["seconds"] / d["seconds"] for s, d in zip(serial, dask)]
+    best_s, best_d = min(r["seconds"] for r in serial), min(r["seconds"] for r in dask)
+    print(f"CER over {n:,} pairs (CER {serial[0]['aggregate']:.5f}, equal), {rounds} rounds:")
+    print(f"  serial ek.evaluate, one process   best {best_s:6.2f} s ({n / best_s:9,.0f} pairs/s), "
+          f"peak RSS {max(r['peak_mb'] for r in serial):6.0f} MB")
+    print(f"  ek.dask.evaluate, 2 workers       best {best_d:6.2f} s ({n / best_d:9,.0f} pairs/s), "
+          f"client peak RSS {max(r['peak_mb'] for r in dask):6.0f} MB (goal < 200 MB)")
+    print(f"  throughput ratio: median {statistics.median(ratios):.2f}x, rounds "
+          f"{', '.join(f'{r:.2f}' for r in ratios)} (goal 1.6x)")
+    print(f"  bytes that reached the client: {dask[0]['bytes']} (the merged summary)")
+
+
+# ---------------------------------------------------------------------------
+# typed graphs, side by side in this process
+
+
+def bench_graphs(address: str, n: int, rounds: int) -> None:
+    import dask.bag as db
+    import distributed
+
+    import ek
+    import ek.dask
+
+    sys.path.insert(0, HERE)
+    from bench_graphs import GRAMMAR, invoice, perturb  # noqa: PLC0415 - beside this script
+
+    rng = random.Random(3)
+    pairs = []
+    for _ in range(n):
+        truth = invoice(rng, rng.randint(1, 4))
+        pairs.append((perturb(rng, truth), truth))
+    with distributed.Client(address, timeout=30) as client:
+        ek.dask.evaluate(db.from_sequence(pairs[:40], npartitions=2), metric="typed_graph", grammar=GRAMMAR)
+        ek.evaluate(pairs[:40], metric="typed_graph", grammar=GRAMMAR)
+        ratios, times = [], {"serial": [], "dask": []}
+        for _ in range(rounds):
+            t = time.perf_counter()
+            serial = ek.evaluate(pairs, metric="typed_graph", grammar=GRAMMAR)
+            times["serial"].append(time.perf_counter() - t)
+            t = time.perf_counter()
+            bag = db.from_sequence(pairs, npartitions=32)
+            spread = ek.dask.evaluate(bag, metric="typed_graph", grammar=GRAMMAR, level=None)
+            times["dask"].append(time.perf_counter() - t)
+            assert (spread.n, spread.aggregate) == (serial.n, serial.aggregate)
+            ratios.append(times["serial"][-1] / times["dask"][-1])
+        capacity = _capacity(client)
+    print(f"typed_graph over {n:,} invoice pairs (1 to 4 line items; distance {serial.aggregate:.4f}, equal), "
+          f"{rounds} rounds:")
+    print(f"  serial ek.evaluate   best {min(times['serial']):6.2f} s ({min(times['serial']) / n * 1e3:.1f} ms/pair)")
+    print(f"  ek.dask.evaluate     best {min(times['dask']):6.2f} s")
+    print(f"  throughput ratio: median {statistics.median(ratios):.2f}x, rounds "
+          f"{', '.join(f'{r:.2f}' for r in ratios)} (goal 1.8x)")
+    print(f"  the machine, meanwhile: {capacity:.2f}x for two pure-CPU jobs on the cluster's workers")
+
+
+def _spin(n: int) -> int:
+    total = 0
+    for i in range(n):
+        total += i * i
+    return total
+
+
+def _capacity(client, n: int = 3_000_000) -> float:
+    """How much faster two CPU-bound jobs run on the cluster than one after the other here, right now."""
+    t = time.perf_counter()
+    _spin(n), _spin(n)
+    serial = time.perf_counter() - t
+    t = time.perf_counter()
+    client.gather(client.map(_spin, [n, n + 1]))
+    return serial / (time.perf_counter() - t)
+
+
+def _size(folder: str) -> int:
+    return sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder))
+
+
+if __name__ == "__main__":
+    main()
