@@ -53,6 +53,24 @@ def check_finite(values: Iterable[float], *, name: str) -> None:
             )
 
 
+class FrozenMappings:
+    """Mixin for frozen dataclasses that hold read-only mappings: pickles them as plain dicts.
+
+    ``types.MappingProxyType`` cannot be pickled, so without this a grammar
+    or a typed node could not travel to a process pool or a Dask worker.
+    The dataclass is rebuilt through its constructor, whose ``__post_init__``
+    freezes the mappings again. Every field must be an ``__init__`` field.
+    """
+
+    __slots__ = ()
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        import dataclasses  # noqa: PLC0415 - only when pickling
+
+        values = (getattr(self, f.name) for f in dataclasses.fields(self))  # type: ignore[arg-type]
+        return type(self), tuple(dict(v) if isinstance(v, MappingProxyType) else v for v in values)
+
+
 def rehome(namespace: dict) -> None:
     """Make the public objects a module re-exports from private modules report that module.
 

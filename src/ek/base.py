@@ -29,6 +29,8 @@ from enum import Enum
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, Sequence, TypeVar, runtime_checkable
 
+from ek._util import FrozenMappings
+
 __all__ = [
     "AnnotatedExtraction",
     "Calibrator",
@@ -102,7 +104,7 @@ class FieldSpec:
 
 
 @dataclass(frozen=True)
-class NodeType:
+class NodeType(FrozenMappings):
     """A kind of node in the typed graph (an invoice, a line item) and its fields."""
 
     name: str
@@ -151,7 +153,7 @@ class TypeRef:
 
 
 @dataclass(frozen=True)
-class GraphGrammar:
+class GraphGrammar(FrozenMappings):
     """The frozen schema: node and edge types with their importance weights.
 
     Anything not declared weighs 1.0, so a partial grammar always works.
@@ -257,7 +259,7 @@ class Finding:
 
 
 @dataclass(frozen=True)
-class FieldEstimate:
+class FieldEstimate(FrozenMappings):
     """One extracted value with its reference-free verification metadata."""
 
     value: Any
@@ -281,7 +283,7 @@ class FieldEstimate:
 
 
 @dataclass(frozen=True)
-class AnnotatedExtraction:
+class AnnotatedExtraction(FrozenMappings):
     """Layer B: per-field estimates keyed by `NodePath`, beside a frozen grammar."""
 
     grammar: GraphGrammar

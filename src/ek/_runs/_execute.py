@@ -34,7 +34,6 @@ import math
 import os
 import pickle
 import time
-import types
 from typing import Any, Optional
 
 from ek._runs import _codec
@@ -111,7 +110,6 @@ def check_executor(executor: Any, who: str, parts: dict) -> None:
         return
     from multiprocessing.reduction import ForkingPickler  # noqa: PLC0415 - what the pool pickles with
 
-    ForkingPickler.register(types.MappingProxyType, _reduce_proxy)  # frozen mappings (GraphGrammar, TypedNode)
     for name, value in parts.items():
         try:
             ForkingPickler.dumps(value)
@@ -123,14 +121,6 @@ def check_executor(executor: Any, who: str, parts: dict) -> None:
                 f"{who}() {name} ({label}) cannot be pickled ({exc}), so a ProcessPoolExecutor cannot "
                 f"send it to its worker processes. {fix}, or use a ThreadPoolExecutor."
             ) from None
-
-
-def _reduce_proxy(proxy: types.MappingProxyType) -> tuple:
-    return _proxy, (dict(proxy),)
-
-
-def _proxy(mapping: dict) -> types.MappingProxyType:
-    return types.MappingProxyType(mapping)
 
 
 def describe(exc: BaseException) -> str:

@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping, Optional, Sequence
 
-from ek._util import DispatchRule, SummedStatistics, import_optional, type_name
+from ek._util import DispatchRule, FrozenMappings, SummedStatistics, import_optional, type_name
 from ek.base import CostWeight, GraphGrammar, Normalizer, Score
 from ek.registry import register
 
@@ -74,7 +74,7 @@ def _check_id(value: Any, what: str) -> None:
 
 
 @dataclass(frozen=True)
-class TypedNode:
+class TypedNode(FrozenMappings):
     """A node of a typed graph: an id, a node type and its field values."""
 
     node_id: str | int
