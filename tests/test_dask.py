@@ -268,6 +268,14 @@ def test_a_metric_chosen_by_type_and_kept_items(sync):
     assert report.detail["slices"] == serial.detail["slices"] == ("x", "y", None, "x")
 
 
+def test_options_reach_every_partition(sync):
+    cases = [("Hello  World", "hello world"), ("ABC", "abd"), ("x", "X")]
+    serial = ek.evaluate(cases, metric="cer", normalize=["lower", "collapse_whitespace"])
+    report = ek.dask.evaluate(_bag([cases[:1], cases[1:]]), metric="cer", normalize=["lower", "collapse_whitespace"])
+    assert report.aggregate == serial.aggregate == 1 / 15  # only "c" -> "d" is left, over 11 + 3 + 1 characters
+    assert report.aggregate != ek.evaluate(cases, metric="cer").aggregate
+
+
 def test_no_item_reaches_the_client_without_keep_items(sync):
     def size(n):
         cases = [("kitten" * (i % 3), "sitting", "ab"[i % 2]) for i in range(n)]
@@ -390,6 +398,21 @@ def test_partitions_that_pick_different_metrics_by_type_are_refused(sync):
     with pytest.raises(ValueError, match=r"scored partition 0 with metric 'cer' but partition 1 with 'fields'.*"
                                          r"Pass metric='cer'"):
         ek.dask.evaluate(_bag([[("a", "b")], [({"a": 1}, {"a": 1})]]))
+
+
+def test_an_unknown_metric_name_is_refused_before_anything_runs():
+    with pytest.raises(KeyError, match=r"registered as 'cerr'\. Did you mean 'cer'\?"):
+        ek.dask.evaluate(db.from_sequence([("a", "b")]), metric="cerr")
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: ek.dask.client("tcp://127.0.0.1:1", workers=2), r"takes scheduler= .* or workers= .*, not both"),
+    (lambda: ek.dask.client(workers=0), r"workers must be a whole number >= 1, got 0"),
+])
+def test_client_arguments_are_checked(call, message):
+    with pytest.raises(ValueError, match=message):
+        with call():
+            pass
 
 
 def test_not_a_dask_collection():
