@@ -30,21 +30,25 @@ class Fields:
     slice: Optional[str] = None
     id: Optional[str] = None
 
-    def named(self) -> list[tuple[str, str]]:
-        """``(argument, field)`` for every field a record must have."""
-        out = [("pred", self.pred), ("gold", self.gold)]
-        return out + [(arg, name) for arg, name in (("slice", self.slice), ("id", self.id)) if name is not None]
+    def missing(self, have: Any) -> Optional[tuple[str, str]]:
+        """``(argument, field)`` of the first field a record (or the columns) ``have`` lacks, or None."""
+        named = [("pred", self.pred), ("gold", self.gold), ("slice", self.slice), ("id", self.id)]
+        return next(((arg, name) for arg, name in named if name is not None and name not in have), None)
 
 
 def check_columns(columns: Any, fields: Fields) -> None:
     """ValueError naming the first field that is not a column of the DataFrame, with the columns it has."""
-    have = list(columns)
-    for arg, name in fields.named():
-        if name not in have:
-            raise ValueError(
-                f"ek.dask.evaluate() {arg}={name!r} is not a column of the DataFrame; its columns are: "
-                f"{', '.join(map(repr, have))}. Pass {arg}= with one of them."
-            )
+    _check_has(list(columns), fields, where="the DataFrame", kind="column")
+
+
+def _check_has(have: Any, fields: Fields, *, where: str, kind: str) -> None:
+    lacking = fields.missing(have)
+    if lacking is not None:
+        arg, name = lacking
+        raise ValueError(
+            f"ek.dask.evaluate() {where} has no {kind} {name!r} ({arg}=); its {kind}s are: "
+            f"{', '.join(map(repr, have))}. Pass {arg}= with the {kind} that holds it."
+        )
 
 
 def cases_of(part: Any, fields: Fields, index: int) -> tuple[list, Optional[list], bool]:
@@ -91,12 +95,7 @@ def _bad_record(row: Any, r: int, fields: Fields, index: int) -> None:
     """Raise for ``row`` if it is not a record holding every field."""
     if not isinstance(row, Mapping):
         _not_a_case(row, r, index, fields)
-    for arg, name in fields.named():
-        if name not in row:
-            raise ValueError(
-                f"ek.dask.evaluate() partition {index} row {r} has no field {name!r} ({arg}=); its fields are: "
-                f"{', '.join(map(repr, row))}. Pass {arg}= with the field that holds it."
-            )
+    _check_has(row, fields, where=f"partition {index} row {r}", kind="field")
 
 
 def _tuple_cases(rows: list, fields: Fields, index: int) -> tuple[list, Optional[list], bool]:
