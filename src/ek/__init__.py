@@ -2,7 +2,8 @@
 
 * `score` / `evaluate` compare predictions with gold answers (CER/WER, field
   F1, ANLS*, span F1, TEDS/GriTS, a cost-weighted typed-graph distance) and
-  aggregate a corpus from summed statistics.
+  aggregate a corpus from summed statistics; `Report.interval` bounds the
+  figure and `compare` tests two runs against each other, paired by item.
 * `estimate_quality` judges an extraction with no gold answer: signals,
   calibration, validators and accept/flag/block gates.
 * `ek.ocr` benchmarks OCR engines; `ek.agents` evaluates agents in cost per
@@ -27,6 +28,7 @@ from typing import Any
 from ek.base import (
     AnnotatedExtraction,
     Calibrator,
+    Comparison,
     Decision,
     DecisionPolicy,
     EdgeType,
@@ -48,7 +50,7 @@ from ek.base import (
     default_cost_weight,
 )
 from ek.canonicalize import Canonicalizer, default_canonicalizer
-from ek.facade import estimate_quality, evaluate, merge_reports, score
+from ek.facade import compare, estimate_quality, evaluate, merge_reports, score
 from ek.metrics import FieldMetric, StringMetric, metric
 from ek.registry import check_requirements, get, names, register, requires_extra, resolve
 
@@ -121,11 +123,11 @@ def __dir__() -> list[str]:
 
 __all__ = sorted(
     [
-        "AnnotatedExtraction", "Calibrator", "Canonicalizer", "Decision", "DecisionPolicy",
+        "AnnotatedExtraction", "Calibrator", "Canonicalizer", "Comparison", "Decision", "DecisionPolicy",
         "EdgeType", "FieldEstimate", "FieldMetric", "FieldSpec", "Finding", "GraphGrammar",
         "Metric", "NodePath", "NodeType", "Provenance", "QualityReport", "Report", "Score",
         "Severity", "Signal", "StringMetric", "TypeRef", "Validator", "check_requirements",
-        "default_canonicalizer", "default_cost_weight", "estimate_quality", "evaluate", "get",
+        "compare", "default_canonicalizer", "default_cost_weight", "estimate_quality", "evaluate", "get",
         "merge_reports", "metric", "names", "register", "requires_extra", "resolve", "score",
     ]
     + list(_LAZY)

@@ -13,7 +13,8 @@ Results are values too: `Score` for one comparison, `Report` for a corpus and
 `QualityReport` for a reference-free estimate.
 
 This module holds data and contracts only and imports nothing outside the
-standard library.
+standard library but ``ek._resample``, the stdlib-level helper behind
+`Report.interval` (which loads numpy when first called).
 
 >>> g = GraphGrammar(node_types={"donation": NodeType("donation", fields={
 ...     "amount": FieldSpec("amount", "number", importance=10.0)})})
@@ -24,14 +25,18 @@ standard library.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+import pickle
+from dataclasses import dataclass, field, fields
 from enum import Enum
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, Sequence, runtime_checkable
 
+from ek import _resample
+
 __all__ = [
     "AnnotatedExtraction",
     "Calibrator",
+    "Comparison",
     "ConfidenceSource",
     "CostWeight",
     "Decision",
@@ -322,9 +327,12 @@ class Report:
     never a mean of per-item rates); it is None for an empty corpus.
     ``detail["slices"]`` holds each score's slice label so that reports over
     disjoint parts merge exactly (see `ek.merge_reports`);
-    ``detail["higher_is_better"]`` is the metric's direction (None when it
-    declares none) and ``detail["aggregation"]`` the rule that made the
-    figure (see `ek.metrics`).
+    ``detail["ids"]`` the item ids, when given (items are numbered by
+    position otherwise); ``detail["higher_is_better"]`` is the metric's
+    direction (None when it declares none) and ``detail["aggregation"]`` the
+    rule that made the figure (see `ek.metrics`). A report whose items were
+    dropped keeps ``detail["replicates"]`` instead of scores, and still
+    gives its `interval` and merges.
     """
 
     metric: str = ""
@@ -333,6 +341,74 @@ class Report:
     scores: Sequence[Score] = field(default_factory=tuple)
     per_slice: Mapping[Any, float] = field(default_factory=dict)
     detail: Mapping[str, Any] = field(default_factory=dict)
+    _metric: Any = field(default=None, compare=False, repr=False)
+    """The metric that made the report; its ``compute`` turns resampled sums into figures."""
+
+    def interval(self, level: float = 0.95, *, slice: Any = None) -> tuple[float, float]:
+        """A ``level`` percentile-bootstrap interval of ``aggregate``, or of slice ``slice``'s figure.
+
+        Documents are resampled, not characters: the statistics of each
+        item are summed under Poisson weights derived from a hash of its id
+        and the replicate number (1,000 replicates), and the metric
+        recomputes its figure on every replicate. The weights depend only on
+        the ids, so the interval is the same on every run and machine, the
+        interval of merged reports equals that of the whole, and two runs
+        over the same ids are resampled alike (see `ek.compare`). Needs
+        numpy.
+
+        Raises:
+            ValueError: an empty report, an unknown slice, a ``level``
+                outside (0, 1), or a metric that aggregates without summed
+                statistics.
+
+        >>> import ek
+        >>> r = ek.evaluate([("ct", "cat"), ("dog", "dog"), ("bird", "bird")] * 20, metric="cer")
+        >>> low, high = r.interval()
+        >>> low < r.aggregate < high
+        True
+        """
+        return _resample.interval(self, level, slice)
+
+    def __getstate__(self) -> dict:
+        # Only the fields travel: cached replicate sums are rebuilt, and a
+        # metric that cannot be pickled (a lambda) is left behind.
+        state = {f.name: getattr(self, f.name) for f in fields(self)}
+        if state["_metric"] is not None:
+            try:
+                pickle.dumps(state["_metric"])
+            except Exception:
+                state["_metric"] = None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update({"_metric": None, **state})
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Run B against run A on the same items: the paired difference of one metric.
+
+    ``a`` and ``b`` are the two aggregates and ``delta`` is ``b - a``;
+    ``interval`` is the paired bootstrap interval of ``delta`` at ``level``
+    and ``p_value`` the two-sided p-value of "no difference" read from the
+    same replicates. ``verdict`` is ``"better"`` or ``"worse"`` (for B, in
+    the metric's direction) when the interval excludes 0, else ``"no
+    detectable difference"`` (``"higher"`` / ``"lower"`` for a metric with
+    no declared direction). ``per_slice`` maps each slice to a dict of the
+    same keys plus ``n``. ``n`` counts the items.
+    """
+
+    metric: str
+    a: Optional[float]
+    b: Optional[float]
+    delta: Optional[float]
+    interval: tuple
+    p_value: float
+    verdict: str
+    per_slice: Mapping[Any, Mapping[str, Any]] = field(default_factory=dict)
+    level: float = 0.95
+    n: int = 0
+    higher_is_better: Optional[bool] = None
 
 
 @dataclass(frozen=True)

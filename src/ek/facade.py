@@ -1,4 +1,4 @@
-"""The top-level calls: `score`, `evaluate`, `merge_reports`, `estimate_quality`.
+"""The top-level calls: `score`, `evaluate`, `merge_reports`, `compare`, `estimate_quality`.
 
 This layer only resolves strategies, delegates and assembles results; the
 numbers come from the metrics and the quality-estimation pipeline.
@@ -12,7 +12,9 @@ numbers come from the metrics and the quality-estimation pipeline.
   function with no ``aggregate`` gets the mean of its values, with a
   warning (declare its aggregation with `ek.metric`).
 * `merge_reports` joins reports over disjoint parts of a corpus into exactly
-  the report of the whole.
+  the report of the whole (its `Report.interval` included).
+* `compare` tells whether run B differs from run A on the same items, with a
+  paired bootstrap interval and p-value.
 * `estimate_quality` judges an extraction with no gold answer.
 
 >>> score("hello wrld", "hello world").metric
@@ -26,16 +28,20 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from operator import itemgetter
+from functools import reduce
+from itertools import chain
+from operator import add, itemgetter
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 import ek.metrics  # noqa: F401 - registers the core metrics before any lookup
+from ek import _resample
+from ek._bootstrap import check_ids, id_text
 from ek._util import DispatchRule, type_name
-from ek.base import GraphGrammar, QualityReport, Report, Score
+from ek.base import Comparison, GraphGrammar, QualityReport, Report, Score
 from ek.canonicalize import resolve_canonicalizer
 from ek.registry import _live, get, names
 
-__all__ = ["estimate_quality", "evaluate", "merge_reports", "score"]
+__all__ = ["compare", "estimate_quality", "evaluate", "merge_reports", "score"]
 
 _CASE_TYPES = {tuple, list}
 _PRED, _GOLD = itemgetter(0), itemgetter(1)
@@ -83,6 +89,7 @@ def evaluate(
     grammar: Optional[GraphGrammar] = None,
     normalize: Any = None,
     weights: Any = None,
+    ids: Optional[Iterable] = None,
 ) -> Report:
     """Score a corpus and aggregate it into a `Report`.
 
@@ -90,6 +97,10 @@ def evaluate(
         cases: ``(pred, gold)`` or ``(pred, gold, slice)`` tuples.
         metric, grammar, normalize, weights: as in `score`; a type-chosen
             metric is picked once, from the first case.
+        ids: one id per case (str or int; unique), kept in
+            ``detail["ids"]``. They decide how `Report.interval` resamples
+            each item, so two runs over the same ids pair up in `compare`.
+            None numbers the cases by position (0, 1, ...).
 
     Returns:
         A `Report` whose ``aggregate`` (and each ``per_slice`` value) comes
@@ -106,6 +117,8 @@ def evaluate(
             error rate. Declare the aggregation with `ek.metric`.
     """
     preds, golds, slices = _split_cases(cases)
+    if ids is not None:
+        ids = check_ids(ids, len(preds), who="evaluate()")
     if not preds:
         label = metric if isinstance(metric, str) else getattr(metric, "name", "")
         return Report(metric=label or "", aggregate=None, n=0)
@@ -119,7 +132,7 @@ def evaluate(
     else:
         scores = tuple(_as_score(m(p, g, grammar=grammar), name) for p, g in zip(preds, golds))
     _warn_if_mean(m, name, "evaluate")
-    return _report(m, name, scores, slices)
+    return _report(m, name, scores, slices, ids)
 
 
 def merge_reports(*reports: Report, metric: Any = None) -> Report:
@@ -127,11 +140,17 @@ def merge_reports(*reports: Report, metric: Any = None) -> Report:
 
     The scores are concatenated in the order given and re-aggregated with the
     metric's ``aggregate``, so ``merge_reports(evaluate(a), evaluate(b))``
-    equals ``evaluate(a + b)``. The metric is looked up by the reports' name;
-    pass ``metric=`` for one that is not registered.
+    equals ``evaluate(a + b)``, its `Report.interval` included. Items keep
+    their ids; reports numbered by position are renumbered as
+    ``evaluate(a + b)`` numbers them. Reports whose items were dropped
+    (replicate sums in ``detail["replicates"]``) merge by adding their
+    sums. The metric is looked up by the reports' name; pass ``metric=``
+    for one that is not registered.
 
     Raises:
-        ValueError: no reports, or reports of different metrics.
+        ValueError: no reports, reports of different metrics, an id held
+            by two reports, or reports with ids mixed with reports
+            numbered by position.
     """
     if not reports:
         raise ValueError("merge_reports() needs at least one Report.")
@@ -149,13 +168,50 @@ def merge_reports(*reports: Report, metric: Any = None) -> Report:
         return reports[0]
     name = labels.pop()
     m = get("metrics", name) if metric is None else (get("metrics", metric) if isinstance(metric, str) else metric)
-    scores, slices = [], []
+    ids = _merged_ids(full)
+    _warn_if_mean(m, name, "merge_reports")
+    if any("replicates" in r.detail for r in full):
+        detail = {"higher_is_better": _direction(m), "aggregation": _aggregation(m)}
+        return _resample.merge_summaries(full, m, name, ids, detail)
+    slices = []
     for r in full:
-        scores.extend(r.scores)
         slices.extend(r.detail.get("slices") or (None,) * r.n)
     has_slices = any(r.detail.get("slices") for r in full)
-    _warn_if_mean(m, name, "merge_reports")
-    return _report(m, name, tuple(scores), slices if has_slices else None)
+    return _report(m, name, _concatenated([r.scores for r in full]), slices if has_slices else None, ids)
+
+
+def compare(report_a: Report, report_b: Report, level: float = 0.95) -> Comparison:
+    """Is run B better or worse than run A? The paired difference B - A on the same items.
+
+    Both reports are resampled with the same weights per item id (see
+    `Report.interval`), so the replicate differences form a paired
+    bootstrap: the per-document noise both runs share cancels, and a
+    difference far smaller than either interval can be detected.
+
+    Args:
+        report_a, report_b: reports of one metric over the same items
+            (the same ids, or the same number of items numbered by position).
+        level: the confidence level of the intervals.
+
+    Returns:
+        A `Comparison`: ``a``, ``b``, ``delta`` (B - A), its paired
+        ``interval``, ``p_value`` and ``verdict``, overall and per slice.
+
+    Raises:
+        ValueError: reports of different metrics or over different items
+            (the message names them), or an empty report.
+
+    >>> gold = ["the cat sat", "a dog ran", "birds sing"] * 30
+    >>> a = evaluate([(g.replace("a", "o"), g) for g in gold], metric="cer")
+    >>> b = evaluate([(g.replace("t", "d"), g) for g in gold], metric="cer")
+    >>> c = compare(a, b)
+    >>> round(c.delta, 3), c.verdict
+    (-0.033, 'better')
+    """
+    for i, r in enumerate((report_a, report_b)):
+        if not isinstance(r, Report):
+            raise TypeError(f"compare() argument {i} is {type_name(r)}, not a Report; pass two ek.evaluate reports.")
+    return Comparison(**_resample.compare(report_a, report_b, level))
 
 
 def estimate_quality(
@@ -235,10 +291,13 @@ def _split_cases(cases: Iterable) -> tuple[list, list, Optional[list]]:
     return preds, golds, (slices if sliced else None)
 
 
-def _report(m: Any, name: str, scores: Sequence[Score], slices: Optional[Sequence]) -> Report:
+def _report(m: Any, name: str, scores: Sequence[Score], slices: Optional[Sequence],
+            ids: Optional[tuple] = None) -> Report:
     aggregate = _aggregate(m, scores)
     per_slice: dict = {}
     detail: dict = {"higher_is_better": _direction(m), "aggregation": _aggregation(m)}
+    if ids is not None:
+        detail["ids"] = ids
     if slices is not None:
         groups: dict = {}
         for i, label in enumerate(slices):
@@ -255,7 +314,42 @@ def _report(m: Any, name: str, scores: Sequence[Score], slices: Optional[Sequenc
             part = take(idx) if take is not None else [scores[i] for i in idx]
             per_slice[label] = _aggregate(m, part)
         detail.update(slices=tuple(slices), slice_n={k: len(v) for k, v in groups.items()})
-    return Report(metric=name, aggregate=aggregate, n=len(scores), scores=scores, per_slice=per_slice, detail=detail)
+    return Report(metric=name, aggregate=aggregate, n=len(scores), scores=scores, per_slice=per_slice,
+                  detail=detail, _metric=m)
+
+
+def _merged_ids(reports: list) -> Optional[tuple]:
+    """The ids of merged reports in order; None when every report numbers its items by position."""
+    given = [r.detail.get("ids") is not None for r in reports]
+    if not any(given):
+        return None
+    if not all(given):
+        raise ValueError(
+            f"merge_reports() got report {given.index(True)} with item ids and report {given.index(False)} "
+            "numbered by position; pass ids= to evaluate() for every part, or for none."
+        )
+    owner: dict = {}
+    for k, r in enumerate(reports):
+        for item in r.detail["ids"]:
+            text = id_text(item)
+            if text in owner:
+                raise ValueError(
+                    f"merge_reports() got item {item!r} in report {owner[text]} and in report {k}; reports must "
+                    "cover disjoint items (unique ids) to merge into the report of the whole."
+                )
+            owner[text] = k
+    return tuple(chain.from_iterable(r.detail["ids"] for r in reports))
+
+
+def _concatenated(parts: list) -> Sequence[Score]:
+    """The scores of several reports in order; column-backed scores stay column-backed."""
+    kind = type(parts[0])
+    if kind is not list and all(type(p) is kind for p in parts):
+        try:
+            return reduce(add, parts)
+        except TypeError:
+            pass
+    return tuple(chain.from_iterable(parts))
 
 
 def _aggregate(m: Any, scores: Sequence[Score]) -> float:
