@@ -54,7 +54,7 @@ from ek.facade import compare, estimate_quality, evaluate, merge_reports, score
 from ek.metrics import FieldMetric, StringMetric, metric
 from ek.registry import check_requirements, get, names, register, requires_extra, resolve
 
-__version__ = "0.1.0"
+from ek._version import __version__
 
 # Public names that live in modules loaded on first access: name -> module.
 _LAZY = {

@@ -53,6 +53,24 @@ def check_finite(values: Iterable[float], *, name: str) -> None:
             )
 
 
+def rehome(namespace: dict) -> None:
+    """Make the public objects a module re-exports from private modules report that module.
+
+    Call it as ``rehome(globals())`` at the end of a public module: every name
+    in its ``__all__`` whose ``__module__`` is one of ek's private modules
+    (a path with a ``_``-component, such as ``ek.agents._stats``) then
+    reports the public module, where the reference documents it. Objects of
+    public modules and of other libraries keep theirs.
+    """
+    home = namespace["__name__"]
+    for name in namespace["__all__"]:
+        obj = namespace[name]
+        module = getattr(obj, "__module__", None)
+        if isinstance(module, str) and module.split(".")[0] == "ek" and \
+                any(part.startswith("_") for part in module.split(".")):
+            obj.__module__ = home
+
+
 def type_name(obj: Any) -> str:
     """Short type name for error messages."""
     return "None" if obj is None else type(obj).__name__

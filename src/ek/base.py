@@ -433,16 +433,30 @@ class QualityReport:
 # --------------------------------------------------------------------------
 
 Normalizer = Callable[[str], str]
-"""Canonicalize a string before comparison."""
+"""Type of one normalize step, ``str -> str``: what a metric's ``canonicalizer`` takes.
+
+Use it to annotate your own steps. To build or name steps, use
+`ek.canonicalize` (``resolve_canonicalizer``, registered names such as
+``"lower"``); to pass them, use ``normalize=`` on `ek.score` / `ek.evaluate`.
+"""
 
 ConfidenceSource = Callable[[FieldEstimate], Mapping[str, float]]
-"""Read named raw signals off a `FieldEstimate`."""
+"""Type of a function that reads named raw signals off a `FieldEstimate`.
+
+A typing aid only. Signals that compute a score from an extraction are
+`Signal` strategies (see `ek.qe.signals`); use this alias for a small adapter
+that pulls signals an extractor already attached to its fields.
+"""
 
 CostWeight = Callable[[GraphGrammar, TypeRef], float]
 """Cost of an edit on a schema element; `default_cost_weight` reads importance."""
 
 OcrBackend = Callable[[Any], Any]
-"""Image in, an object with ``.text`` and ``.blocks`` out."""
+"""Type of an OCR engine as ek runs it: image in, an object with ``.text`` (and ``.blocks``) out.
+
+A typing aid for your own engines; `ek.ocr.ocracy_backend` builds one from an
+ocracy engine id, and `ek.ocr.evaluate_ocr` accepts either.
+"""
 
 
 @runtime_checkable

@@ -43,7 +43,7 @@ from collections.abc import Mapping
 from typing import Any, Callable, Optional
 
 from ek._agreement import cohen_kappa, krippendorff_alpha, percent_agreement
-from ek._util import Progress, type_name
+from ek._util import Progress, rehome, type_name
 from ek.base import GraphGrammar, Report
 from ek._runs import (
     CHUNK_ITEMS,
@@ -59,9 +59,6 @@ from ek._runs import (
 from ek.facade import evaluate, merge_reports
 from ek.registry import get, names
 from ek.stores import data_dir, json_store
-
-# The agreement statistics live in a private module; present them under this public path.
-cohen_kappa.__module__ = krippendorff_alpha.__module__ = percent_agreement.__module__ = __name__
 
 __all__ = [
     "GateResult",
@@ -601,3 +598,6 @@ def _direction(report: Report, base: Mapping, override: Optional[bool]) -> bool:
 def _regression(label: Any, old: float, now: Optional[float]) -> dict:
     return {"slice": label, "baseline": old, "current": now,
             "delta": None if now is None else now - old}
+
+
+rehome(globals())  # the agreement statistics live in a private module

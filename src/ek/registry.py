@@ -30,7 +30,7 @@ import difflib
 import functools
 from typing import Any, Callable, Iterable, Optional
 
-from ek._util import MissingExtraError, install_hint, is_installed
+from ek._util import MissingExtraError, install_hint, is_installed, rehome
 
 __all__ = [
     "MissingExtraError",
@@ -41,8 +41,6 @@ __all__ = [
     "requires_extra",
     "resolve",
 ]
-
-MissingExtraError.__module__ = __name__
 
 # Import names that make up each extra; check_requirements reports on these.
 _EXTRA_PACKAGES = {
@@ -193,3 +191,6 @@ def _discover(namespace: str) -> dict[str, Any]:
         found = {ep.name: ep for ep in eps}
         _entry_points[namespace] = found
     return found
+
+
+rehome(globals())  # MissingExtraError lives in ek._util, below the registry

@@ -37,13 +37,17 @@ def where() -> str:
 
 def version() -> str:
     """The installed ek version."""
-    from ek import __version__
+    from ek._version import __version__
 
     return __version__
 
 
 def rover(*hypotheses: str, confidence: bool = True) -> dict:
-    """ROVER-fuse two or more transcriptions into a consensus and its agreement (no gold needed)."""
+    """ROVER-fuse two or more transcriptions into a consensus and its agreement (no gold needed).
+
+    The ``ek rover`` command: strings in, a plain dict out. In Python, call
+    `ek.rover` (the same as `ek.qe.rover`), which returns the full consensus object.
+    """
     from ek.qe import rover as fuse
 
     if len(hypotheses) < 2:

@@ -28,6 +28,7 @@ AI, DeepEval and provider transcripts.
 1.0
 """
 
+from ek._util import rehome
 from ek.agents._reliability import ReliabilityReport, reliability
 from ek.agents._stats import (bootstrap_ci, difference_upper_bound, newcombe_difference, pass_at_k,
                               pass_hat_k, wilson_interval)
@@ -60,13 +61,5 @@ __all__ = [
 ]
 
 
-def _rehome() -> None:
-    # Names implemented in private modules (_stats, _reliability) are documented here, so they
-    # report this package as their module, as those in public submodules report theirs.
-    for name in __all__:
-        obj = globals()[name]
-        if getattr(obj, "__module__", "").startswith(f"{__name__}._"):
-            obj.__module__ = __name__
-
-
-_rehome()
+# Names implemented in private modules (_stats, _reliability) are documented here.
+rehome(globals())

@@ -81,6 +81,7 @@ sides, so ``metric="wer"`` reads the text of two OCR results.
 True
 """
 
+from ek._util import rehome
 from ek.metrics._custom import metric
 from ek.metrics.anls import AnlsMetric
 from ek.metrics.fields import FieldMetric
@@ -106,3 +107,6 @@ __all__ = [
     "TypedNode",
     "metric",
 ]
+
+
+rehome(globals())  # ek.metric is defined in a private module

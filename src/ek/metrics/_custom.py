@@ -163,5 +163,3 @@ def _takes_grammar(fn: Callable[..., Any]) -> bool:
 def _is_number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and not math.isnan(x)
 
-
-metric.__module__ = "ek.metrics"

@@ -27,9 +27,9 @@ lacks its ``TextEquiv``.
 ('page', '2019-07-15', 'Schlym̃', (0.9,))
 """
 
+from ek._util import rehome
 from ek._files import Document, read_document
 
 __all__ = ["Document", "read_document"]
 
-for _public in (Document, read_document):
-    _public.__module__ = __name__
+rehome(globals())  # defined in the input-file layer, documented here

@@ -24,6 +24,7 @@ in `ek.registry`.
 ('the cat sat', 0.778)
 """
 
+from ek._util import rehome
 from ek.qe._rover import AgreementSignal, RoverConsensus, RoverSlot, rover
 from ek.qe.calibrate import (
     GroupCalibrator,
@@ -103,8 +104,6 @@ __all__ = [
     "totals_consistent",
 ]
 
-for _obj in (AgreementSignal, RoverConsensus, RoverSlot, rover):
-    _obj.__module__ = __name__
-del _obj
+rehome(globals())  # the objects of private modules report this documented home
 
 register("signals", "agreement", AgreementSignal)

@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 from typing import Any, Optional
 
-from ek._util import type_name
+from ek._util import rehome, type_name
 from ek.qe._backends import netcal_calibrator, netcal_ece, sklearn_calibrator
 from ek.qe._binning import bin_sums, curve_from_sums, ece_from_sums
 from ek.qe._families import GroupCalibrator, SignalFamilyCalibrator, mean_probability, min_probability
@@ -163,11 +163,7 @@ def _store(rootdir: Optional[str]) -> Any:
     return json_store("calibrators", rootdir=rootdir)
 
 
-for _obj in (GroupCalibrator, IsotonicCalibrator, PlattCalibrator, SignalFamilyCalibrator,
-             TemperatureCalibrator, load_calibrator, mean_probability, min_probability,
-             netcal_calibrator, netcal_ece, save_calibrator, sklearn_calibrator):
-    _obj.__module__ = __name__
-del _obj
+rehome(globals())  # the objects of private modules report this documented home
 
 register("calibrators", "platt", PlattCalibrator)
 register("calibrators", "isotonic", IsotonicCalibrator)

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
 from ek._calls import number, probability
-from ek._util import type_name
+from ek._util import rehome, type_name
 from ek.base import Decision
 from ek.qe import _checks
 from ek.qe._backends import crepes_mondrian_gate
@@ -495,4 +495,4 @@ register("policies", "cost_sensitive", CostSensitiveGate)
 register("policies", "conformal", ConformalGate)
 register("policies", "group_conformal", GroupConformalGate)
 register("policies", "risk_control", RiskControlGate)
-crepes_mondrian_gate.__module__ = __name__
+rehome(globals())  # the objects of private modules report this documented home

@@ -45,6 +45,7 @@ result), `_factories` (the layer factories), `_layers` (the layer objects)
 and `_anomaly` (the column checks); every public name is presented here.
 """
 
+from ek._util import rehome
 from ek.qe.verifiers import (
     checksum_validator,
     enum_validator,
@@ -115,10 +116,6 @@ __all__ = [
     "zscore_anomaly_findings",
 ]
 
-# Present the objects defined in the private modules under their documented home. The
-# re-exported verifiers keep theirs (ek.qe.verifiers), which the spec documents them in.
-for _obj in (Corrector, ValidationResult, benford_findings, canonicalize_corrector, cross_field_validator,
-             lexicon_corrector, llm_corrector, lm_surprisal_validator, ordering_validator,
-             stop_on_correction, stop_on_flag, validate, validation_pipeline, zscore_anomaly_findings):
-    _obj.__module__ = __name__
-del _obj
+# The objects of the private modules report this documented home; the re-exported
+# verifiers keep theirs (ek.qe.verifiers), where the reference documents them.
+rehome(globals())

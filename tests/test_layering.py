@@ -1,0 +1,103 @@
+"""Imports inside ek only point down the layer map (the README's "Architecture" section).
+
+    ek._util                          stdlib helpers every layer may use
+    ek.base  ek._calls  ek._files     data model, call helpers, input files: stdlib only
+    ek.registry  ek.stores            infrastructure
+    ek.canonicalize  ek._align        normalize steps, alignment
+    ek.metrics | ek.qe                strategies; siblings, never import each other
+    ek.validate                       layered validation, on top of ek.qe
+    ek.facade  (ek._estimate)         score / evaluate / estimate_quality
+    ek.harness (ek._runs)             the run engine and the offline harness
+    ek.ocr | ek.agents                domain packages; never import each other
+    ek.tools  ek._html  ek._demo      command line, report pages, the demo
+    ek  ek.__main__                   the root re-exports; the entry point
+
+Each module gets the rank of its row; a module may import only modules of a
+strictly lower rank or of its own package. Lazy imports inside functions
+count: a cycle or a back-edge is a design fault even when Python tolerates it.
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+SRC = pathlib.Path(__file__).resolve().parents[1] / "src" / "ek"
+
+# The longest matching prefix decides a module's rank.
+RANKS = {
+    "ek._util": 0, "ek._version": 0,
+    "ek.base": 1, "ek._calls": 1, "ek._files": 1, "ek._agreement": 1, "ek._bootstrap": 1,
+    "ek.registry": 2, "ek.stores": 2,
+    "ek.canonicalize": 3, "ek._align": 3,
+    "ek.metrics": 4, "ek.qe": 4,
+    "ek.validate": 5,
+    "ek._estimate": 6,
+    "ek.facade": 7,
+    "ek._runs": 8,
+    "ek.harness": 9,
+    "ek.ocr": 10, "ek.agents": 10, "ek.dask": 10,
+    "ek._html": 11, "ek._demo": 12, "ek._commands": 12,
+    "ek.tools": 13,
+    "ek": 14, "ek.__main__": 14,
+}
+
+
+def module_name(path: pathlib.Path) -> str:
+    parts = list(path.relative_to(SRC.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def group(module: str) -> str:
+    """The entry of RANKS that owns ``module`` (its longest matching prefix)."""
+    best = max((k for k in RANKS if module == k or module.startswith(k + ".")), key=len, default=None)
+    assert best is not None, f"{module} has no row in the layer map; add it to RANKS and the README"
+    return best
+
+
+def imports(path: pathlib.Path, known: set[str]) -> list[tuple[str, int]]:
+    """Every ek module ``path`` imports (lazy ones included), with its line."""
+    is_pkg = path.name == "__init__.py"
+    me = module_name(path)
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out += [(a.name, node.lineno) for a in node.names if a.name.split(".")[0] == "ek"]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = me.split(".") if is_pkg else me.split(".")[:-1]
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "ek":
+                continue
+            for a in node.names:  # ``from ek import _align`` imports the module ek._align
+                full = f"{target}.{a.name}"
+                out.append((full if full in known else target, node.lineno))
+    return out
+
+
+def test_imports_point_down():
+    files = sorted(SRC.rglob("*.py"))
+    known = {module_name(f) for f in files}
+    wrong = []
+    for f in files:
+        me = group(module_name(f))
+        for target, line in imports(f, known):
+            there = group(target)
+            if there != me and RANKS[there] >= RANKS[me]:
+                wrong.append(f"{f.relative_to(SRC.parent)}:{line} ({me}, row {RANKS[me]}) imports "
+                             f"{target} ({there}, row {RANKS[there]})")
+    assert not wrong, "imports that point up or sideways:\n" + "\n".join(wrong)
+
+
+def test_base_imports_only_the_standard_library():
+    tree = ast.parse((SRC / "base.py").read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            assert node.module.split(".")[0] != "ek" or node.module == "ek._util", node.module
+        elif isinstance(node, ast.Import):
+            assert all(a.name.split(".")[0] != "ek" for a in node.names)
