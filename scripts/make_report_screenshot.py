@@ -3,7 +3,7 @@
 The page is built from the bundled demo corpus (src/ek/data/demo_ocr.jsonl) scored with
 CER, and photographed in Debian's headless Chromium through Selenium and chromedriver
 (``apt-get install chromium chromium-driver``; no browser is downloaded). The intervals
-come from a seeded percentile bootstrap over documents, computed here.
+are the report's own (`ek.Report.interval`).
 
     python scripts/make_report_screenshot.py [OUT.png]
 
@@ -14,7 +14,6 @@ benchmarks/bench_html.py.
 from __future__ import annotations
 
 import json
-import random
 import shutil
 import sys
 import tempfile
@@ -22,7 +21,8 @@ from importlib import resources
 from pathlib import Path
 
 import ek
-from ek._html import align, render_evaluate, write_page
+from ek._align import align
+from ek._html import render_evaluate, write_page
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "report-screenshot.png"
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -55,36 +55,22 @@ def open_chromium(profile_dir: str, *, size: str = "1280,1600", logs: bool = Fal
     return webdriver.Chrome(service=Service(executable_path=paths[1]), options=opts)
 
 
-def _bootstrap(stats: list[tuple[int, int]], rng: random.Random, *, replicates: int = 1000) -> list[float]:
-    """A 95% percentile interval of summed edits over summed length, resampling documents."""
-    n, ratios = len(stats), []
-    for _ in range(replicates):
-        picks = [stats[rng.randrange(n)] for _ in range(n)]
-        ratios.append(sum(e for e, _ in picks) / max(1, sum(r for _, r in picks)))
-    ratios.sort()
-    return [ratios[int(0.025 * replicates)], ratios[int(0.975 * replicates) - 1]]
-
-
 def demo_evaluate_data() -> dict:
-    """The evaluate page data for the demo corpus, as ``ek evaluate --html`` would build it."""
+    """The evaluate page data for the demo corpus, as ``ek evaluate --html`` builds it."""
     text = (resources.files("ek") / "data" / "demo_ocr.jsonl").read_text(encoding="utf-8")
     rows = [json.loads(line) for line in text.splitlines() if line.strip()]
-    rng = random.Random(0)
-    items, by_slice = [], {}
-    for row in rows:
-        score = ek.score(row["prediction"], row["gold"], metric="cer")
-        edits, ref_len = score.detail["edits"], score.detail["ref_len"]
+    report = ek.evaluate([(r["prediction"], r["gold"], r["slice"]) for r in rows], metric="cer",
+                         ids=[r["id"] for r in rows])
+    items = []
+    for row, score in zip(rows, report.scores):
         items.append({"id": row["id"], "slice": row["slice"], "value": score.value, "gold": row["gold"],
-                      "pred": row["prediction"], "ops": align(row["gold"], row["prediction"], unit="char"),
-                      "unit": "char", "statistics": {"edits": edits, "ref_len": ref_len}})
-        by_slice.setdefault(row["slice"], []).append((edits, ref_len))
-    every = [pair for pairs in by_slice.values() for pair in pairs]
-    per_slice = {label: {"aggregate": sum(e for e, _ in s) / sum(r for _, r in s),
-                         "interval": _bootstrap(s, rng), "n": len(s)} for label, s in sorted(by_slice.items())}
+                      "pred": row["prediction"], "ops": align(row["prediction"], row["gold"], unit="char"),
+                      "unit": "char", "statistics": {k: score.detail[k] for k in ("edits", "ref_len")}})
+    per_slice = {label: {"aggregate": value, "interval": list(report.interval(slice=label)),
+                         "n": report.detail["slice_n"][label]} for label, value in sorted(report.per_slice.items())}
     return {"title": "ek evaluate: demo OCR corpus", "metric": "cer", "higher_is_better": False,
-            "aggregate": sum(e for e, _ in every) / sum(r for _, r in every),
-            "interval": _bootstrap(every, rng), "level": 0.95, "n": len(items), "missing": [], "extra": [],
-            "per_slice": per_slice, "items": items}
+            "aggregate": report.aggregate, "interval": list(report.interval()), "level": 0.95, "n": report.n,
+            "missing": [], "extra": [], "per_slice": per_slice, "items": items}
 
 
 def main(out: Path = OUT) -> Path:

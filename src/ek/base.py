@@ -13,8 +13,8 @@ Results are values too: `Score` for one comparison, `Report` for a corpus and
 `QualityReport` for a reference-free estimate.
 
 This module holds data and contracts only and imports nothing outside the
-standard library but ``ek._resample``, the stdlib-level helper behind
-`Report.interval` (which loads numpy when first called).
+standard library. A `Report` made by `ek.evaluate` carries the object that
+resamples it, so `Report.interval` needs no import from here.
 
 >>> g = GraphGrammar(node_types={"donation": NodeType("donation", fields={
 ...     "amount": FieldSpec("amount", "number", importance=10.0)})})
@@ -30,8 +30,6 @@ from dataclasses import dataclass, field, fields
 from enum import Enum
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, Sequence, runtime_checkable
-
-from ek import _resample
 
 __all__ = [
     "AnnotatedExtraction",
@@ -341,8 +339,8 @@ class Report:
     scores: Sequence[Score] = field(default_factory=tuple)
     per_slice: Mapping[Any, float] = field(default_factory=dict)
     detail: Mapping[str, Any] = field(default_factory=dict)
-    _metric: Any = field(default=None, compare=False, repr=False)
-    """The metric that made the report; its ``compute`` turns resampled sums into figures."""
+    _resampler: Any = field(default=None, compare=False, repr=False)
+    """Set by the facade: holds the report's metric and computes `interval` (see ``ek._bootstrap``)."""
 
     def interval(self, level: float = 0.95, *, slice: Any = None) -> tuple[float, float]:
         """A ``level`` percentile-bootstrap interval of ``aggregate``, or of slice ``slice``'s figure.
@@ -367,21 +365,27 @@ class Report:
         >>> low < r.aggregate < high
         True
         """
-        return _resample.interval(self, level, slice)
+        if self._resampler is None:
+            raise ValueError(
+                f"this {self.metric!r} report does not know its metric (it was built by hand), so it cannot "
+                "recompute its figure on resampled data; build it with ek.evaluate, or pass it through "
+                "ek.merge_reports(report, metric=...)."
+            )
+        return self._resampler.interval(self, level, slice)
 
     def __getstate__(self) -> dict:
         # Only the fields travel: cached replicate sums are rebuilt, and a
         # metric that cannot be pickled (a lambda) is left behind.
         state = {f.name: getattr(self, f.name) for f in fields(self)}
-        if state["_metric"] is not None:
+        if state["_resampler"] is not None:
             try:
-                pickle.dumps(state["_metric"])
+                pickle.dumps(state["_resampler"])
             except Exception:
-                state["_metric"] = None
+                state["_resampler"] = None
         return state
 
     def __setstate__(self, state: dict) -> None:
-        self.__dict__.update({"_metric": None, **state})
+        self.__dict__.update({"_resampler": None, **state})
 
 
 @dataclass(frozen=True)

@@ -34,8 +34,8 @@ from operator import add, itemgetter
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 import ek.metrics  # noqa: F401 - registers the core metrics before any lookup
-from ek import _resample
-from ek._bootstrap import check_ids, id_text
+from ek import _bootstrap
+from ek._bootstrap import Resampler, check_ids, id_text
 from ek._util import DispatchRule, type_name
 from ek.base import Comparison, GraphGrammar, QualityReport, Report, Score
 from ek.canonicalize import resolve_canonicalizer
@@ -172,7 +172,7 @@ def merge_reports(*reports: Report, metric: Any = None) -> Report:
     _warn_if_mean(m, name, "merge_reports")
     if any("replicates" in r.detail for r in full):
         detail = {"higher_is_better": _direction(m), "aggregation": _aggregation(m)}
-        return _resample.merge_summaries(full, m, name, ids, detail)
+        return _bootstrap.merge_summaries(full, m, name, ids, detail)
     slices = []
     for r in full:
         slices.extend(r.detail.get("slices") or (None,) * r.n)
@@ -211,7 +211,7 @@ def compare(report_a: Report, report_b: Report, level: float = 0.95) -> Comparis
     for i, r in enumerate((report_a, report_b)):
         if not isinstance(r, Report):
             raise TypeError(f"compare() argument {i} is {type_name(r)}, not a Report; pass two ek.evaluate reports.")
-    return Comparison(**_resample.compare(report_a, report_b, level))
+    return Comparison(**_bootstrap.compare(report_a, report_b, level))
 
 
 def estimate_quality(
@@ -315,7 +315,7 @@ def _report(m: Any, name: str, scores: Sequence[Score], slices: Optional[Sequenc
             per_slice[label] = _aggregate(m, part)
         detail.update(slices=tuple(slices), slice_n={k: len(v) for k, v in groups.items()})
     return Report(metric=name, aggregate=aggregate, n=len(scores), scores=scores, per_slice=per_slice,
-                  detail=detail, _metric=m)
+                  detail=detail, _resampler=Resampler(m))
 
 
 def _merged_ids(reports: list) -> Optional[tuple]:

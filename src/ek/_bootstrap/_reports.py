@@ -1,7 +1,7 @@
 """Bootstrap intervals, paired comparisons and item-free summaries of `Report` s.
 
-The numbers come from `ek._bootstrap` (weights, replicate sums, quantiles);
-this module reads them off a report: which statistics its metric sums, the
+The numbers come from `_weights` (weights, replicate sums, quantiles); this
+module reads them off a report: which statistics its metric sums, the
 per-item table, the slices, the ids. A report gets its replicate sums in
 one of two ways:
 
@@ -16,8 +16,8 @@ one of two ways:
   all `merge_summaries` needs to join it with others.
 
 Reports are read duck-typed (``metric``, ``n``, ``scores``, ``per_slice``,
-``detail`` and the private ``_metric``), so this module never imports
-`ek.base`, which calls it.
+``detail`` and the private ``_resampler``), so this module never imports
+`ek.base`, whose `Report.interval` calls it through the report's `Resampler`.
 """
 
 from __future__ import annotations
@@ -26,12 +26,23 @@ import dataclasses
 import math
 from typing import Any, Callable, Optional
 
-from ek._bootstrap import REPLICATES, SCHEME, as_table, id_text, interval_of, p_value_of, replicate_sums
+from ek._bootstrap._weights import REPLICATES, SCHEME, as_table, id_text, interval_of, p_value_of, replicate_sums
 
-__all__ = ["compare", "interval", "merge_summaries", "resampled", "summarize", "verdict"]
+__all__ = ["Resampler", "compare", "interval", "merge_summaries", "resampled", "summarize", "verdict"]
 
 _CACHE = "_resampled"
 _NO_SLICE = object()  # the group of items without a slice label
+
+
+@dataclasses.dataclass(frozen=True)
+class Resampler:
+    """What a `Report` carries to resample itself: the metric whose ``compute`` makes each replicate's figure."""
+
+    metric: Any
+
+    def interval(self, report: Any, level: float, slice: Any) -> tuple[float, float]:
+        """``report.interval(level, slice=slice)``."""
+        return interval(report, level, slice)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -132,7 +143,8 @@ def summarize(report: Any) -> Any:
 
 def merge_summaries(parts: list, metric: Any, name: str, ids: tuple, detail: dict) -> Any:
     """The report of the whole from parts of which some carry replicate sums only (see `ek.merge_reports`)."""
-    sums = [resampled(dataclasses.replace(p, _metric=metric) if p._metric is None else p) for p in parts]
+    sums = [resampled(p if p._resampler is not None else dataclasses.replace(p, _resampler=Resampler(metric)))
+            for p in parts]
     first = sums[0]
     for s in sums[1:]:
         if s.statistics != first.statistics or s.replicates != first.replicates:
@@ -156,7 +168,8 @@ def merge_summaries(parts: list, metric: Any, name: str, ids: tuple, detail: dic
         detail["slice_n"] = slice_n
     report = dataclasses.replace(
         parts[0], metric=name, aggregate=float(first.compute(totals)), n=n, scores=(),
-        per_slice={label: float(first.compute(t)) for label, t in slice_totals.items()}, detail=detail, _metric=metric,
+        per_slice={label: float(first.compute(t)) for label, t in slice_totals.items()}, detail=detail,
+        _resampler=Resampler(metric),
     )
     object.__setattr__(report, _CACHE, merged)
     return report
@@ -172,13 +185,7 @@ def _check_level(level: Any) -> None:
 
 def _statistics(report: Any) -> tuple[tuple, Callable[[dict], float]]:
     """The statistic names the report's metric sums, and its ``compute``."""
-    m = report._metric
-    if m is None:
-        raise ValueError(
-            f"this {report.metric!r} report does not carry its metric (it was built by hand, or unpickled from a "
-            "metric that cannot be pickled), so its figure cannot be recomputed on resampled sums; rebuild it "
-            "with ek.merge_reports(report, metric=...)."
-        )
+    m = _metric(report)
     if getattr(m, "aggregate", None) is None:  # the mean fallback of a plain function
         return ("value", "n"), _mean
     if report.detail.get("aggregation") == "custom" or not (hasattr(m, "statistics") and hasattr(m, "compute")):
@@ -188,6 +195,17 @@ def _statistics(report: Any) -> tuple[tuple, Callable[[dict], float]]:
             "'sum_ratio', ...)."
         )
     return tuple(m.statistics), m.compute
+
+
+def _metric(report: Any) -> Any:
+    carrier = report._resampler
+    if carrier is None or carrier.metric is None:
+        raise ValueError(
+            f"this {report.metric!r} report does not carry its metric (it was built by hand, or unpickled from a "
+            "metric that cannot be pickled), so its figure cannot be recomputed on resampled sums; rebuild it "
+            "with ek.merge_reports(report, metric=...)."
+        )
+    return carrier.metric
 
 
 def _mean(totals: dict) -> float:
@@ -227,7 +245,7 @@ def _columns(report: Any, names: tuple) -> list:
             f"this {report.metric!r} report holds {len(scores)} scores for n={report.n} items and no replicate "
             "sums, so it cannot be resampled; keep its scores, or build it with ek.merge_reports of full reports."
         )
-    if names == ("value", "n") and getattr(report._metric, "aggregate", None) is None:
+    if names == ("value", "n") and getattr(_metric(report), "aggregate", None) is None:
         return [[float(s.value) for s in scores], [1] * len(scores)]
     column = getattr(scores, "column", None)
     if column is not None:
@@ -280,7 +298,7 @@ def _add_totals(parts: Any) -> dict:
 def _direction(report: Any) -> Optional[bool]:
     flag = report.detail.get("higher_is_better")
     if not isinstance(flag, bool):
-        flag = getattr(report._metric, "higher_is_better", None)
+        flag = getattr(_metric(report), "higher_is_better", None)
     return flag if isinstance(flag, bool) else None
 
 

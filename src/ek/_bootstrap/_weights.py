@@ -1,42 +1,7 @@
-"""Replicate sums of a deterministic, mergeable Poisson bootstrap over items, and what they give.
+"""The weights and replicate sums of the bootstrap, and the interval and p-value they give.
 
-A corpus figure is a function of summed statistics (edits over reference
-length, micro-F1 of TP/FP/FN), so its uncertainty comes from which
-*documents* the corpus happened to hold, not which characters. The bootstrap
-here resamples documents: replicate ``b`` gives item ``i`` a weight
-``w(i, b)`` drawn from a Poisson(1)-like law, sums ``w(i, b) * s_i`` over the
-items for every statistic ``s``, and recomputes the metric from those sums.
-The percentile interval of the ``B`` replicate values is the interval.
-
-Why a hash, not a random generator: ``w(i, b)`` is a pure function of the
-item's id and ``b``, the same on every machine and in every process, so
-
-* each part of a corpus carries its own replicate sums, and the sums of the
-  parts add up to the sums of the whole, exactly for integer statistics
-  (the interval of merged reports *is* the interval of the whole);
-* two systems scored on the same ids are resampled identically, so the
-  replicate differences form a paired bootstrap for free.
-
-**The weight.** ``key = blake2b(id text, digest_size=8, key=b"ek.bootstrap")``
-read little-endian, where the id text is the id itself for a str, its
-decimal form for an integer and its ``repr`` otherwise. For ``b = 8j + k``,
-``h = splitmix64(key + (j + 1) * 0x9E3779B97F4A7C15 mod 2**64)`` and ``u``
-is byte ``k`` of ``h`` (``(h >> 8k) & 255``). The weight is the number of
-cut points ``94, 189, 235, 251, 255`` that ``u`` reaches: 0 to 5 with
-probabilities 94, 95, 46, 16, 4 and 1 in 256, a discretised Poisson(1)
-whose mean and variance are exactly 1 and whose third central moment is
-0.98 (Poisson: 1). One 64-bit hash makes eight weights, which is what lets
-1,000 replicates over 100,000 items run in well under a second.
-
-**The values.** A replicate whose items all got weight 0 has no value (the
-figure of an empty corpus is undefined) and is left out, which matters
-only for slices of a handful of items. The interval is the pair of
-``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of the replicate
-values (linear interpolation, as numpy and ``scipy.stats.bootstrap``'s
-percentile method take them). The paired p-value inverts that interval:
-it is the smallest ``1 - level`` whose interval of the replicate
-differences reaches 0, so "p < 1 - level" and "the interval excludes 0"
-always agree; it is reported no lower than ``1 / B``.
+See the `ek._bootstrap` package docstring for the design; this module is its
+arithmetic over numpy arrays (numpy is imported inside each function).
 
 >>> [weight("doc-1", b) for b in range(8)]
 [1, 1, 0, 1, 1, 0, 0, 2]

@@ -1,0 +1,121 @@
+"""``ek evaluate`` and ``ek compare``: score prediction files against gold files, with honest intervals.
+
+``ek evaluate GOLD PRED`` reads both sides (`ek._files`: JSONL, JSON, CSV,
+TSV, a document or a folder of documents, ``-`` for PRED on stdin), joins
+them by id, scores every item, and prints the corpus figure with its
+bootstrap interval (`ek.Report.interval`), overall and per slice. A gold id
+without a prediction is scored against an empty one and listed as missing;
+a prediction without gold is listed as extra and ignored. ``--json PATH``
+writes the report (``-``: standard output), ``--html PATH`` the page of
+`ek._html`, ``--save NAME`` keeps the run for ``ek compare``, and ``--max``
+/ ``--min`` make a CI gate.
+
+``ek compare GOLD PRED_A PRED_B`` scores both runs (files, or names saved
+with ``--save``) on the same gold items and prints A, B, B - A with its
+paired interval, a p-value and a verdict (`ek.compare`), overall and per
+slice; ``--fail-on-regression`` makes a gate of the verdict.
+
+Exit codes: 0 done, 1 a gate failed, 2 bad input (a one-line message on
+stderr, never a traceback). A progress bar shows on a terminal only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+__all__ = ["Outcome", "compare", "evaluate", "normalize_steps"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a command prints and how it exits; ``ek.__main__`` writes it out."""
+
+    stdout: str = ""
+    stderr: str = ""
+    exit_code: int = 0
+
+
+def normalize_steps(normalize: Optional[str]) -> Optional[list[str]]:
+    """``"nfc,lower"`` on the command line -> ``["nfc", "lower"]``."""
+    if normalize is None:
+        return None
+    return [s.strip() for s in normalize.split(",") if s.strip()]
+
+
+def evaluate(
+    gold: str,
+    pred: str,
+    *,
+    id: str = "id",
+    gold_field: Optional[str] = None,
+    pred_field: Optional[str] = None,
+    slice: Optional[str] = None,
+    metric: Optional[str] = None,
+    normalize: Optional[str] = None,
+    level: float = 0.95,
+    json: Optional[str] = None,
+    html: Optional[str] = None,
+    save: Optional[str] = None,
+    max: Optional[float] = None,
+    min: Optional[float] = None,
+) -> Outcome:
+    """Score PRED against GOLD: the corpus figure with its interval, overall and per slice.
+
+    GOLD and PRED are .jsonl, .json, .csv or .tsv files, documents or
+    folders of documents (NAME.gt.txt / NAME.txt); PRED may be - (stdin).
+    --id names the joining field ("" numbers records by position);
+    --gold-field / --pred-field pick the values (default: reference, gold,
+    text / prediction, pred, text; else the whole record); --slice names
+    the slice field (default: slice, when gold has it). --metric defaults
+    by type (text: cer, records: fields); --normalize takes comma-separated
+    steps (e.g. nfc,lower). --json PATH writes the report (- for stdout),
+    --html PATH the page, --save NAME keeps the run for ek compare. --max /
+    --min exit 1 when the figure is past the bound. Bad input exits 2.
+    """
+    from ek._commands._evaluate import run_evaluate
+
+    options = _options(id, gold_field, pred_field, slice, metric, normalize, level)
+    return run_evaluate(gold, pred, options, json_path=json, html_path=html, save=save, upper=max, lower=min)
+
+
+def compare(
+    gold: str,
+    pred_a: str,
+    pred_b: str,
+    *,
+    id: str = "id",
+    gold_field: Optional[str] = None,
+    pred_field: Optional[str] = None,
+    slice: Optional[str] = None,
+    metric: Optional[str] = None,
+    normalize: Optional[str] = None,
+    level: float = 0.95,
+    json: Optional[str] = None,
+    html: Optional[str] = None,
+    max: Optional[float] = None,
+    min: Optional[float] = None,
+    fail_on_regression: bool = False,
+) -> Outcome:
+    """Is PRED_B better or worse than PRED_A on GOLD? B - A with a paired interval, p-value and verdict.
+
+    PRED_A and PRED_B are prediction files (as for ek evaluate) or names
+    saved with ek evaluate --save. The options are those of ek evaluate;
+    --max / --min gate B's figure, and --fail-on-regression exits 1 when B
+    is significantly worse than A. Bad input exits 2.
+    """
+    from ek._commands._compare import run_compare
+
+    options = _options(id, gold_field, pred_field, slice, metric, normalize, level)
+    return run_compare(gold, pred_a, pred_b, options, json_path=json, html_path=html, upper=max, lower=min,
+                       fail_on_regression=fail_on_regression)
+
+
+def _options(id_field, gold_field, pred_field, slice_field, metric, normalize, level):
+    from ek._commands._inputs import Options
+
+    return Options(id_field=id_field or None, gold_field=gold_field, pred_field=pred_field, slice_field=slice_field,
+                   metric=metric, normalize=normalize_steps(normalize), level=level)
+
+
+evaluate.error_code = compare.error_code = 2  # type: ignore[attr-defined]  # bad input exits 2 (see ek.__main__)
