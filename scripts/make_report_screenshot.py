@@ -2,8 +2,8 @@
 
 The page is built from the bundled demo corpus (src/ek/data/demo_ocr.jsonl) scored with
 CER, and photographed in Debian's headless Chromium through Selenium and chromedriver
-(``apt-get install chromium chromium-driver``; no browser is downloaded). The intervals
-are the report's own (`ek.Report.interval`).
+(``apt-get install chromium chromium-driver``; no browser is downloaded). The page data is
+built by the code behind ``ek evaluate --html``, intervals included.
 
     python scripts/make_report_screenshot.py [OUT.png]
 
@@ -13,15 +13,14 @@ benchmarks/bench_html.py.
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 import tempfile
 from importlib import resources
 from pathlib import Path
 
-import ek
-from ek._align import align
+from ek._commands._inputs import Options, bound, read_gold, read_joined, score
+from ek._commands._pages import evaluate_page
 from ek._html import render_evaluate, write_page
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "report-screenshot.png"
@@ -56,21 +55,14 @@ def open_chromium(profile_dir: str, *, size: str = "1280,1600", logs: bool = Fal
 
 
 def demo_evaluate_data() -> dict:
-    """The evaluate page data for the demo corpus, as ``ek evaluate --html`` builds it."""
-    text = (resources.files("ek") / "data" / "demo_ocr.jsonl").read_text(encoding="utf-8")
-    rows = [json.loads(line) for line in text.splitlines() if line.strip()]
-    report = ek.evaluate([(r["prediction"], r["gold"], r["slice"]) for r in rows], metric="cer",
-                         ids=[r["id"] for r in rows])
-    items = []
-    for row, score in zip(rows, report.scores):
-        items.append({"id": row["id"], "slice": row["slice"], "value": score.value, "gold": row["gold"],
-                      "pred": row["prediction"], "ops": align(row["prediction"], row["gold"], unit="char"),
-                      "unit": "char", "statistics": {k: score.detail[k] for k in ("edits", "ref_len")}})
-    per_slice = {label: {"aggregate": value, "interval": list(report.interval(slice=label)),
-                         "n": report.detail["slice_n"][label]} for label, value in sorted(report.per_slice.items())}
-    return {"title": "ek evaluate: demo OCR corpus", "metric": "cer", "higher_is_better": False,
-            "aggregate": report.aggregate, "interval": list(report.interval()), "level": 0.95, "n": report.n,
-            "missing": [], "extra": [], "per_slice": per_slice, "items": items}
+    """The evaluate page data for the demo corpus: what ``ek evaluate GOLD PRED --html`` renders."""
+    corpus = str(resources.files("ek") / "data" / "demo_ocr.jsonl")
+    options = Options(metric="cer")
+    scored = score(read_joined(read_gold(corpus, options), corpus, options), options, name="demo_ocr.jsonl")
+    overall, per_slice = bound(scored.report, options.level, label="screenshot")
+    data = evaluate_page(scored, overall, per_slice, options)
+    data["title"] = "ek evaluate: demo OCR corpus"
+    return data
 
 
 def main(out: Path = OUT) -> Path:

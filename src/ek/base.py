@@ -13,8 +13,7 @@ Results are values too: `Score` for one comparison, `Report` for a corpus and
 `QualityReport` for a reference-free estimate.
 
 This module holds data and contracts only and imports nothing outside the
-standard library. A `Report` made by `ek.evaluate` carries the object that
-resamples it, so `Report.interval` needs no import from here.
+standard library; a `Report` carries the object that computes its interval.
 
 >>> g = GraphGrammar(node_types={"donation": NodeType("donation", fields={
 ...     "amount": FieldSpec("amount", "number", importance=10.0)})})
@@ -324,13 +323,12 @@ class Report:
     ``aggregate`` comes from the metric's own ``aggregate`` (summed statistics,
     never a mean of per-item rates); it is None for an empty corpus.
     ``detail["slices"]`` holds each score's slice label so that reports over
-    disjoint parts merge exactly (see `ek.merge_reports`);
-    ``detail["ids"]`` the item ids, when given (items are numbered by
-    position otherwise); ``detail["higher_is_better"]`` is the metric's
-    direction (None when it declares none) and ``detail["aggregation"]`` the
-    rule that made the figure (see `ek.metrics`). A report whose items were
-    dropped keeps ``detail["replicates"]`` instead of scores, and still
-    gives its `interval` and merges.
+    disjoint parts merge exactly (see `ek.merge_reports`), ``detail["ids"]``
+    the item ids (if given; else items are numbered by position),
+    ``detail["higher_is_better"]`` the metric's direction (or None) and
+    ``detail["aggregation"]`` the rule that made the figure (see
+    `ek.metrics`). A report whose items were dropped keeps its replicate
+    sums (``detail["replicates"]``): it still gives its `interval` and merges.
     """
 
     metric: str = ""
@@ -339,20 +337,17 @@ class Report:
     scores: Sequence[Score] = field(default_factory=tuple)
     per_slice: Mapping[Any, float] = field(default_factory=dict)
     detail: Mapping[str, Any] = field(default_factory=dict)
-    _resampler: Any = field(default=None, compare=False, repr=False)
-    """Set by the facade: holds the report's metric and computes `interval` (see ``ek._bootstrap``)."""
+    _resampler: Any = field(default=None, compare=False, repr=False)  # set by the facade: computes `interval`
 
     def interval(self, level: float = 0.95, *, slice: Any = None) -> tuple[float, float]:
         """A ``level`` percentile-bootstrap interval of ``aggregate``, or of slice ``slice``'s figure.
 
-        Documents are resampled, not characters: the statistics of each
-        item are summed under Poisson weights derived from a hash of its id
-        and the replicate number (1,000 replicates), and the metric
-        recomputes its figure on every replicate. The weights depend only on
-        the ids, so the interval is the same on every run and machine, the
-        interval of merged reports equals that of the whole, and two runs
-        over the same ids are resampled alike (see `ek.compare`). Needs
-        numpy.
+        Items are resampled (documents, not characters) under Poisson
+        weights derived from a hash of each id and the replicate number
+        (1,000 replicates); the metric recomputes its figure on each. So the
+        interval is the same on every machine, merged reports give the
+        interval of the whole, and runs over the same ids pair up in
+        `ek.compare`. Needs numpy.
 
         Raises:
             ValueError: an empty report, an unknown slice, a ``level``
@@ -361,21 +356,17 @@ class Report:
 
         >>> import ek
         >>> r = ek.evaluate([("ct", "cat"), ("dog", "dog"), ("bird", "bird")] * 20, metric="cer")
-        >>> low, high = r.interval()
-        >>> low < r.aggregate < high
+        >>> r.interval()[0] < r.aggregate < r.interval()[1]
         True
         """
-        if self._resampler is None:
-            raise ValueError(
-                f"this {self.metric!r} report does not know its metric (it was built by hand), so it cannot "
-                "recompute its figure on resampled data; build it with ek.evaluate, or pass it through "
-                "ek.merge_reports(report, metric=...)."
-            )
+        if not self.n or self._resampler is None:
+            raise ValueError(f"this {self.metric!r} report " + ("is empty: score some items first." if not self.n else
+                             "does not know its metric (built by hand?); pass it through ek.merge_reports(report, "
+                             "metric=...)."))
         return self._resampler.interval(self, level, slice)
 
     def __getstate__(self) -> dict:
-        # Only the fields travel: cached replicate sums are rebuilt, and a
-        # metric that cannot be pickled (a lambda) is left behind.
+        # Fields only (cached replicate sums are rebuilt); a metric that cannot be pickled is left behind.
         state = {f.name: getattr(self, f.name) for f in fields(self)}
         if state["_resampler"] is not None:
             try:
@@ -390,16 +381,14 @@ class Report:
 
 @dataclass(frozen=True)
 class Comparison:
-    """Run B against run A on the same items: the paired difference of one metric.
+    """Run B against run A on the same items (`ek.compare`): the paired difference of one metric.
 
-    ``a`` and ``b`` are the two aggregates and ``delta`` is ``b - a``;
-    ``interval`` is the paired bootstrap interval of ``delta`` at ``level``
-    and ``p_value`` the two-sided p-value of "no difference" read from the
-    same replicates. ``verdict`` is ``"better"`` or ``"worse"`` (for B, in
-    the metric's direction) when the interval excludes 0, else ``"no
-    detectable difference"`` (``"higher"`` / ``"lower"`` for a metric with
-    no declared direction). ``per_slice`` maps each slice to a dict of the
-    same keys plus ``n``. ``n`` counts the items.
+    ``delta`` is ``b - a``; ``interval`` its paired bootstrap interval at
+    ``level`` and ``p_value`` the two-sided p-value of no difference.
+    ``verdict`` is ``"better"`` / ``"worse"`` (B, in the metric's
+    direction; ``"higher"`` / ``"lower"`` when it has none) when the
+    interval excludes 0, else ``"no detectable difference"``. ``per_slice``
+    maps each slice to a dict of these keys and ``n``.
     """
 
     metric: str

@@ -34,9 +34,9 @@ only for slices of a handful of items. The interval is the pair of
 ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of the replicate
 values (linear interpolation, as numpy and ``scipy.stats.bootstrap``'s
 percentile method take them). The paired p-value inverts that interval:
-it is the smallest ``1 - level`` whose interval of the replicate
-differences reaches 0, so "p < 1 - level" and "the interval excludes 0"
-always agree; it is reported no lower than ``1 / B``.
+"p < 1 - level" exactly when the interval of the replicate differences at
+``level`` excludes 0, so the p-value and the verdict never disagree; it is
+reported no lower than ``1 / B``.
 
 The package holds the arithmetic (`_weights`: weights, replicate sums,
 quantiles, p-values) and its reading of `Report` s (`_reports`: which
@@ -46,10 +46,12 @@ carries a `Resampler` (its metric), through which `Report.interval` reaches
 this package without `ek.base` importing it.
 """
 
-from ek._bootstrap._reports import Resampler, compare, merge_summaries, resampled, summarize, verdict
+from ek._bootstrap._reports import (
+    Resampler, check_comparable, compare, merge_summaries, resampled, resampled_pair, summarize, verdict,
+)
 from ek._bootstrap._weights import REPLICATES, SCHEME, check_ids, id_text, interval_of, p_value_of, weight
 
 __all__ = [
-    "REPLICATES", "SCHEME", "Resampler", "check_ids", "compare", "id_text", "interval_of", "merge_summaries",
-    "p_value_of", "resampled", "summarize", "verdict", "weight",
+    "REPLICATES", "SCHEME", "Resampler", "check_comparable", "check_ids", "compare", "id_text", "interval_of", "merge_summaries",
+    "p_value_of", "resampled", "resampled_pair", "summarize", "verdict", "weight",
 ]

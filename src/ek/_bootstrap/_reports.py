@@ -28,7 +28,10 @@ from typing import Any, Callable, Optional
 
 from ek._bootstrap._weights import REPLICATES, SCHEME, as_table, id_text, interval_of, p_value_of, replicate_sums
 
-__all__ = ["Resampler", "compare", "interval", "merge_summaries", "resampled", "summarize", "verdict"]
+__all__ = [
+    "Resampler", "check_comparable", "compare", "interval", "merge_summaries", "resampled", "resampled_pair",
+    "summarize", "verdict",
+]
 
 _CACHE = "_resampled"
 _NO_SLICE = object()  # the group of items without a slice label
@@ -75,9 +78,51 @@ def resampled(report: Any, *, progress: Any = None) -> Resampled:
     if stored is not None:
         out = _from_stored(report, stored, names, compute)
     else:
-        out = _from_scores(report, names, compute, progress)
+        out = _from_scores(report, progress)
     object.__setattr__(report, _CACHE, out)  # a frozen dataclass; not a field, so never compared or pickled
     return out
+
+
+def resampled_pair(a: Any, b: Any, *, progress: Any = None) -> tuple[Resampled, Resampled]:
+    """Both reports' replicate sums; when both come from scores over one slicing, in one pass of weights."""
+    import numpy as np
+
+    fresh = all(_CACHE not in r.__dict__ and "replicates" not in r.detail for r in (a, b))
+    if not fresh:
+        return resampled(a), resampled(b)
+    ia, ib = _items(a), _items(b)
+    order = _alignment(ia, ib)
+    if order is None:
+        return resampled(a), resampled(b)
+    k = ia.table.shape[1]
+    table = np.concatenate([ia.table, ib.table[order]], axis=1)
+    sums = replicate_sums(ia.ids, table, ia.codes, max(len(ia.groups), 1), progress=progress)
+    weight = sums[:, :, -1:]
+    ra = _finish(ia, np.concatenate([sums[:, :, :k], weight], axis=2))
+    rb = _finish(dataclasses.replace(ib, ids=ia.ids, table=ib.table[order], codes=ia.codes, groups=ia.groups),
+                 sums[:, :, k:])
+    for report, out in ((a, ra), (b, rb)):
+        object.__setattr__(report, _CACHE, out)
+    return ra, rb
+
+
+def check_comparable(a: Any, b: Any) -> None:
+    """ValueError unless ``a`` and ``b`` are reports of one metric over the same items."""
+    if a.metric != b.metric:
+        raise ValueError(
+            f"compare() got a {a.metric!r} report and a {b.metric!r} report; compare two runs scored with the "
+            "same metric."
+        )
+    if not a.n or not b.n:
+        raise ValueError("compare() got an empty report; both runs need scored items.")
+    ids_a, ids_b = set(map(id_text, _ids(a))), set(map(id_text, _ids(b)))
+    if ids_a != ids_b:
+        only_a, only_b = sorted(ids_a - ids_b), sorted(ids_b - ids_a)
+        raise ValueError(
+            f"compare() needs two runs over the same items, but A has {len(ids_a)} and B {len(ids_b)}: "
+            f"{len(only_a)} only in A{_examples(only_a)} and {len(only_b)} only in B{_examples(only_b)}; "
+            "score both runs on one gold set."
+        )
 
 
 def interval(report: Any, level: float = 0.95, slice: Any = None) -> tuple[float, float]:
@@ -97,8 +142,8 @@ def interval(report: Any, level: float = 0.95, slice: Any = None) -> tuple[float
 def compare(a: Any, b: Any, level: float = 0.95) -> dict:
     """The fields of `ek.base.Comparison` for B against A (see `ek.compare`)."""
     _check_level(level)
-    _check_comparable(a, b)
-    sa, sb = resampled(a), resampled(b)
+    check_comparable(a, b)
+    sa, sb = resampled_pair(a, b)
     if sa.statistics != sb.statistics or sa.replicates != sb.replicates:
         raise ValueError(
             f"compare() got reports whose replicate sums differ in kind (statistics {sa.statistics} and "
@@ -217,25 +262,68 @@ def _ids(report: Any) -> tuple:
     return tuple(range(report.n)) if ids is None else tuple(ids)
 
 
-def _from_scores(report: Any, names: tuple, compute: Callable, progress: Any) -> Resampled:
+@dataclasses.dataclass(frozen=True)
+class _Items:
+    """A report's items as arrays: ids, the ``(n, k)`` statistics, the slice group of each item."""
+
+    ids: tuple
+    table: Any
+    codes: Any
+    groups: dict  # slice label (or _NO_SLICE) -> group number
+    names: tuple
+    compute: Callable
+
+
+def _items(report: Any) -> _Items:
     import numpy as np
 
-    table = as_table(_columns(report, names), report.n)
+    names, compute = _statistics(report)
     labels = report.detail.get("slices")
     groups: dict = {}
     codes = np.zeros(report.n, dtype=np.int64)
     if labels is not None:
         codes = np.fromiter((groups.setdefault(_NO_SLICE if x is None else x, len(groups)) for x in labels),
                             dtype=np.int64, count=report.n)
-    n_groups = max(len(groups), 1)
-    sums = replicate_sums(_ids(report), table, codes, n_groups, progress=progress)
-    by_group = np.zeros((n_groups, table.shape[1]), dtype=table.dtype)
-    np.add.at(by_group, codes, table)
+    return _Items(_ids(report), as_table(_columns(report, names), report.n), codes, groups, names, compute)
+
+
+def _from_scores(report: Any, progress: Any) -> Resampled:
+    items = _items(report)
+    return _finish(items, replicate_sums(items.ids, items.table, items.codes, max(len(items.groups), 1),
+                                         progress=progress))
+
+
+def _finish(items: _Items, sums: Any) -> Resampled:
+    """The `Resampled` of ``items`` from their replicate sums per group."""
+    import numpy as np
+
+    table, names = items.table, items.names
+    by_group = np.zeros((sums.shape[0], table.shape[1]), dtype=table.dtype)
+    np.add.at(by_group, items.codes, table)
     group_totals = by_group.tolist()
-    per_slice = {label: sums[g] for label, g in groups.items() if label is not _NO_SLICE}
-    slice_totals = {label: dict(zip(names, group_totals[g])) for label, g in groups.items() if label is not _NO_SLICE}
-    totals = dict(zip(names, table.sum(axis=0).tolist()))
-    return Resampled(names, compute, sums.sum(axis=0), per_slice, totals, slice_totals)
+    labelled = [(label, g) for label, g in items.groups.items() if label is not _NO_SLICE]
+    return Resampled(names, items.compute, sums.sum(axis=0), {label: sums[g] for label, g in labelled},
+                     dict(zip(names, table.sum(axis=0).tolist())),
+                     {label: dict(zip(names, group_totals[g])) for label, g in labelled})
+
+
+def _alignment(ia: _Items, ib: _Items) -> Any:
+    """Rows of B in A's item order, or None when the two slice the items differently."""
+    import numpy as np
+
+    if ia.ids == ib.ids:
+        order = np.arange(len(ia.ids))
+    else:
+        where = {text: k for k, text in enumerate(map(id_text, ib.ids))}
+        texts = list(map(id_text, ia.ids))
+        if len(where) != len(texts) or not all(t in where for t in texts):
+            return None
+        order = np.fromiter((where[t] for t in texts), dtype=np.int64, count=len(texts))
+    if set(ia.groups) != set(ib.groups):
+        return None
+    to_a = np.array([ia.groups[label] for label in ib.groups], dtype=np.int64)  # B's group numbers are in order
+    same = np.array_equal(to_a[ib.codes[order]], ia.codes) if len(to_a) else True
+    return order if same else None
 
 
 def _columns(report: Any, names: tuple) -> list:
@@ -300,24 +388,6 @@ def _direction(report: Any) -> Optional[bool]:
     if not isinstance(flag, bool):
         flag = getattr(_metric(report), "higher_is_better", None)
     return flag if isinstance(flag, bool) else None
-
-
-def _check_comparable(a: Any, b: Any) -> None:
-    if a.metric != b.metric:
-        raise ValueError(
-            f"compare() got a {a.metric!r} report and a {b.metric!r} report; compare two runs scored with the "
-            "same metric."
-        )
-    if not a.n or not b.n:
-        raise ValueError("compare() got an empty report; both runs need scored items.")
-    ids_a, ids_b = set(map(id_text, _ids(a))), set(map(id_text, _ids(b)))
-    if ids_a != ids_b:
-        only_a, only_b = sorted(ids_a - ids_b), sorted(ids_b - ids_a)
-        raise ValueError(
-            f"compare() needs two runs over the same items, but A has {len(ids_a)} and B {len(ids_b)}: "
-            f"{len(only_a)} only in A{_examples(only_a)} and {len(only_b)} only in B{_examples(only_b)}; "
-            "score both runs on one gold set."
-        )
 
 
 def _examples(ids: list) -> str:

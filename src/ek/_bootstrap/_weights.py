@@ -130,12 +130,20 @@ def interval_of(values: Sequence[float], level: float) -> tuple[float, float]:
     v = v[~np.isnan(v)]
     if not len(v):
         return (math.nan, math.nan)
-    low, high = np.quantile(v, [(1 - level) / 2, (1 + level) / 2])
+    tail = (1 - level) / 2  # as scipy.stats.bootstrap's percentile method takes it
+    low, high = np.quantile(v, [tail, 1 - tail])
     return (float(low), float(high))
 
 
 def p_value_of(differences: Sequence[float]) -> float:
-    """Two-sided p-value of "no difference" from paired replicate differences (see the module doc)."""
+    """Two-sided p-value of "no difference" from paired replicate differences (see the package doc).
+
+    With ``Q`` the quantile function `interval_of` reads (over positions
+    ``h`` of the sorted values), the interval at ``level`` excludes 0 exactly
+    when its tail ``(1 - level) / 2`` passes the last position where ``Q`` is
+    still <= 0, or mirrors past the first where it is already >= 0; the
+    p-value is twice the nearer of the two, as a share of the positions.
+    """
     import numpy as np
 
     d = np.sort(np.asarray(differences, dtype=np.float64))
@@ -143,18 +151,16 @@ def p_value_of(differences: Sequence[float]) -> float:
     m = len(d)
     if m < 2:
         return math.nan
-    below, zeros = int(np.sum(d < 0)), int(np.sum(d == 0))
-    if zeros:
-        h = below + (zeros - 1) / 2  # the middle of the flat run at 0
-    elif below == 0:
-        h = 0.0
-    elif below == m:
-        h = float(m - 1)
-    else:
+    below = int(np.searchsorted(d, 0.0, side="left"))   # values < 0
+    first_above = int(np.searchsorted(d, 0.0, side="right"))  # values <= 0
+    if below == first_above and 0 < below < m:  # no value is 0: Q crosses it between two values
         lo, hi = d[below - 1], d[below]
-        h = below - 1 + float(-lo / (hi - lo))
-    q = h / (m - 1)
-    return min(1.0, max(2 * min(q, 1 - q), 1 / m))
+        h_first = h_last = below - 1 + float(-lo / (hi - lo))
+    else:
+        h_first = float(min(below, m - 1))  # Q(h) >= 0 from here on
+        h_last = float(max(first_above - 1, 0))  # Q(h) <= 0 up to here
+    p = 2 * min(h_last / (m - 1), 1 - h_first / (m - 1))
+    return min(1.0, max(p, 1 / m))
 
 
 # ---------------------------------------------------------------------------

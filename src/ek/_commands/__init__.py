@@ -21,19 +21,11 @@ stderr, never a traceback). A progress bar shows on a terminal only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
 
+from ek._commands._format import Outcome
+
 __all__ = ["Outcome", "compare", "evaluate", "normalize_steps"]
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What a command prints and how it exits; ``ek.__main__`` writes it out."""
-
-    stdout: str = ""
-    stderr: str = ""
-    exit_code: int = 0
 
 
 def normalize_steps(normalize: Optional[str]) -> Optional[list[str]]:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-from ek._commands import Outcome
 from ek._commands import _format as fmt
+from ek._commands._format import Outcome
 from ek._commands._evaluate import gate
 from ek._commands._inputs import Options, Scored, bound, gold_digest, is_path, read_gold, read_joined, score
+from ek._bootstrap import check_comparable
 from ek._files import InputError
 from ek.base import Comparison
 from ek.facade import compare
@@ -24,7 +25,9 @@ def run_compare(gold: str, pred_a: str, pred_b: str, options: Options, *, json_p
     digest = gold_digest(gold_side)
     runs = [_run(gold_side, digest, source, options, role) for source, role in ((pred_a, "PRED_A"), (pred_b, "PRED_B"))]
     a, b = runs
-    bounds = [bound(run.report, options.level, label="ek compare")[0] for run in runs]  # resamples once, shown
+    check_comparable(a.report, b.report)  # different metrics or items: say so before any resampling
+    bounds = [bound(a.report, options.level, label="ek compare", other=b.report)[0],
+              bound(b.report, options.level, label="ek compare")[0]]
     result = compare(a.report, b.report, level=options.level)
     if json_path is not None:
         text = fmt.write_json(json_path, payload(result, a, b, bounds))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-from ek._commands import Outcome
 from ek._commands import _format as fmt
+from ek._commands._format import Outcome
 from ek._commands._inputs import Options, Scored, bound, gold_digest, item_rows, read_gold, read_joined, score
 
 

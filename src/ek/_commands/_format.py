@@ -1,15 +1,25 @@
-"""Numbers, tables and JSON files as ``ek evaluate`` and ``ek compare`` write them."""
+"""What ``ek evaluate`` and ``ek compare`` print and write: numbers, tables, JSON files, exit codes."""
 
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from ek._util import format_table
 
 _SHOWN_IDS = 5
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a command prints and how it exits; ``ek.__main__`` writes it out."""
+
+    stdout: str = ""
+    stderr: str = ""
+    exit_code: int = 0
 
 
 def number(x: Any, *, signed: bool = False) -> str:

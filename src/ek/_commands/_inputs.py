@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ek._bootstrap import id_text, resampled
+from ek._bootstrap import id_text, resampled, resampled_pair
 from ek._files import InputError, Joined, Side, join, read_side
 from ek._util import Progress
 from ek.base import Report
@@ -82,11 +82,17 @@ def score(joined: Joined, options: Options, *, name: str) -> Scored:
     return Scored(name, report, joined, tuple(joined.missing), tuple(joined.extra), documents)
 
 
-def bound(report: Report, level: float, *, label: str) -> tuple[tuple, dict]:
-    """The interval of the aggregate and of every slice (a progress bar follows the resampling)."""
+def bound(report: Report, level: float, *, label: str, other: Optional[Report] = None) -> tuple[tuple, dict]:
+    """The interval of the aggregate and of every slice (a progress bar follows the resampling).
+
+    With ``other`` (``ek compare``), both reports are resampled in one pass.
+    """
     bar = Progress(report.n, label=f"{label}: intervals", unit="items")
     try:
-        resampled(report, progress=bar.update if bar.enabled else None)
+        if other is None:
+            resampled(report, progress=bar.update if bar.enabled else None)
+        else:
+            resampled_pair(report, other, progress=bar.update if bar.enabled else None)
     finally:
         bar.close()
     return report.interval(level), {label_: report.interval(level, slice=label_) for label_ in report.per_slice}
