@@ -21,7 +21,11 @@ _USER_ERRORS = (ValueError, TypeError, KeyError, LookupError, MissingExtraError,
 def main(argv: Optional[Sequence[str]] = None) -> int:
     from ek.tools import _dispatch_funcs
 
-    parser = _build_parser(_dispatch_funcs)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # Only the named command's options are built (reading every command's signature costs a tenth
+    # of a second); anything else (no command, --help, a typo) gets the full parser and its choices.
+    named = [f for f in _dispatch_funcs if argv and f.__name__.replace("_", "-") == argv[0]]
+    parser = _build_parser(named or _dispatch_funcs)
     args = vars(parser.parse_args(argv))
     func = args.pop("_func", None)
     if func is None:

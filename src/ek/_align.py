@@ -171,21 +171,21 @@ def _align_units(pred: Sequence[str], gold: Sequence[str], joiner: str) -> list[
     from rapidfuzz.distance import Levenshtein
 
     ops: list[Op] = []
-    append, make = ops.append, Op._make
+    append, new = ops.append, tuple.__new__  # Op(...) without its keyword handling: this loop is hot
     text = isinstance(gold, str)  # code points: a slice is already the run's text
     # source = gold, destination = pred: "delete" drops a gold unit.
     for tag, g1, g2, p1, p2 in Levenshtein.opcodes(gold, pred).as_list():
         if tag == "equal":
             run = gold[g1:g2] if text else joiner.join(gold[g1:g2])
-            append(make(("equal", run, run)))
+            append(new(Op, ("equal", run, run)))
             continue
         shared = min(g2 - g1, p2 - p1)
         for k in range(shared):
-            append(make(("replace", gold[g1 + k], pred[p1 + k])))
+            append(new(Op, ("replace", gold[g1 + k], pred[p1 + k])))
         for g in gold[g1 + shared:g2]:
-            append(make(("delete", g, "")))
+            append(new(Op, ("delete", g, "")))
         for p in pred[p1 + shared:p2]:
-            append(make(("insert", "", p)))
+            append(new(Op, ("insert", "", p)))
     return ops
 
 

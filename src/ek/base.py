@@ -24,7 +24,6 @@ standard library; a `Report` carries the object that computes its interval.
 from __future__ import annotations
 
 import math
-import pickle
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from types import MappingProxyType
@@ -369,6 +368,7 @@ class Report:
         # Fields only (cached replicate sums are rebuilt); a metric that cannot be pickled is left behind.
         state = {f.name: getattr(self, f.name) for f in fields(self)}
         if state["_resampler"] is not None:
+            import pickle  # only when a report is pickled
             try:
                 pickle.dumps(state["_resampler"])
             except Exception:

@@ -34,8 +34,6 @@ from operator import add, itemgetter
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 import ek.metrics  # noqa: F401 - registers the core metrics before any lookup
-from ek import _bootstrap
-from ek._bootstrap import Resampler, check_ids, id_text
 from ek._util import DispatchRule, type_name
 from ek.base import Comparison, GraphGrammar, QualityReport, Report, Score
 from ek.canonicalize import resolve_canonicalizer
@@ -44,7 +42,7 @@ from ek.registry import _live, get, names
 __all__ = ["compare", "estimate_quality", "evaluate", "merge_reports", "score"]
 
 _CASE_TYPES = {tuple, list}
-_PRED, _GOLD = itemgetter(0), itemgetter(1)
+_PRED, _GOLD, _SLICE = itemgetter(0), itemgetter(1), itemgetter(2)
 
 
 def score(
@@ -118,6 +116,8 @@ def evaluate(
     """
     preds, golds, slices = _split_cases(cases)
     if ids is not None:
+        from ek._bootstrap import check_ids  # the bootstrap loads with the first report that needs it
+
         ids = check_ids(ids, len(preds), who="evaluate()")
     if not preds:
         label = metric if isinstance(metric, str) else getattr(metric, "name", "")
@@ -168,7 +168,9 @@ def merge_reports(*reports: Report, metric: Any = None) -> Report:
         return reports[0]
     name = labels.pop()
     m = get("metrics", name) if metric is None else (get("metrics", metric) if isinstance(metric, str) else metric)
-    ids = _merged_ids(full)
+    from ek import _bootstrap
+
+    ids = _bootstrap.merged_ids(full)
     _warn_if_mean(m, name, "merge_reports")
     if any("replicates" in r.detail for r in full):
         detail = {"higher_is_better": _direction(m), "aggregation": _aggregation(m)}
@@ -211,7 +213,9 @@ def compare(report_a: Report, report_b: Report, level: float = 0.95) -> Comparis
     for i, r in enumerate((report_a, report_b)):
         if not isinstance(r, Report):
             raise TypeError(f"compare() argument {i} is {type_name(r)}, not a Report; pass two ek.evaluate reports.")
-    return Comparison(**_bootstrap.compare(report_a, report_b, level))
+    from ek._bootstrap import compare as paired
+
+    return Comparison(**paired(report_a, report_b, level))
 
 
 def estimate_quality(
@@ -267,8 +271,12 @@ def _split_cases(cases: Iterable) -> tuple[list, list, Optional[list]]:
             f"got {type_name(cases)}. Build cases with zip(preds, golds)."
         )
     cases = cases if isinstance(cases, list) else list(cases)
-    if set(map(type, cases)) <= _CASE_TYPES and set(map(len, cases)) <= {2}:
-        return list(map(_PRED, cases)), list(map(_GOLD, cases)), None  # all (pred, gold): C-speed split
+    if set(map(type, cases)) <= _CASE_TYPES:
+        lengths = set(map(len, cases))
+        if lengths <= {2}:
+            return list(map(_PRED, cases)), list(map(_GOLD, cases)), None  # all (pred, gold): C-speed split
+        if lengths == {3}:
+            return list(map(_PRED, cases)), list(map(_GOLD, cases)), list(map(_SLICE, cases))
     preds, golds, slices = [], [], []
     sliced = False
     for i, case in enumerate(cases):
@@ -293,6 +301,8 @@ def _split_cases(cases: Iterable) -> tuple[list, list, Optional[list]]:
 
 def _report(m: Any, name: str, scores: Sequence[Score], slices: Optional[Sequence],
             ids: Optional[tuple] = None) -> Report:
+    from ek._bootstrap import Resampler
+
     aggregate = _aggregate(m, scores)
     per_slice: dict = {}
     detail: dict = {"higher_is_better": _direction(m), "aggregation": _aggregation(m)}
@@ -316,29 +326,6 @@ def _report(m: Any, name: str, scores: Sequence[Score], slices: Optional[Sequenc
         detail.update(slices=tuple(slices), slice_n={k: len(v) for k, v in groups.items()})
     return Report(metric=name, aggregate=aggregate, n=len(scores), scores=scores, per_slice=per_slice,
                   detail=detail, _resampler=Resampler(m))
-
-
-def _merged_ids(reports: list) -> Optional[tuple]:
-    """The ids of merged reports in order; None when every report numbers its items by position."""
-    given = [r.detail.get("ids") is not None for r in reports]
-    if not any(given):
-        return None
-    if not all(given):
-        raise ValueError(
-            f"merge_reports() got report {given.index(True)} with item ids and report {given.index(False)} "
-            "numbered by position; pass ids= to evaluate() for every part, or for none."
-        )
-    owner: dict = {}
-    for k, r in enumerate(reports):
-        for item in r.detail["ids"]:
-            text = id_text(item)
-            if text in owner:
-                raise ValueError(
-                    f"merge_reports() got item {item!r} in report {owner[text]} and in report {k}; reports must "
-                    "cover disjoint items (unique ids) to merge into the report of the whole."
-                )
-            owner[text] = k
-    return tuple(chain.from_iterable(r.detail["ids"] for r in reports))
 
 
 def _concatenated(parts: list) -> Sequence[Score]:

@@ -17,9 +17,10 @@ item's id and ``b``, the same on every machine and in every process, so
 * two systems scored on the same ids are resampled identically, so the
   replicate differences form a paired bootstrap for free.
 
-**The weight.** ``key = blake2b(id text, digest_size=8, key=b"ek.bootstrap")``
-read little-endian, where the id text is the id itself for a str, its
-decimal form for an integer and its ``repr`` otherwise. For ``b = 8j + k``,
+**The weight.** ``key`` is the 64-bit FNV-1a hash of the id text's UTF-8
+bytes followed by one more step with their count in place of a byte, where the
+id text is the id itself for a str, its decimal form for an integer and
+its ``repr`` otherwise. For ``b = 8j + k``,
 ``h = splitmix64(key + (j + 1) * 0x9E3779B97F4A7C15 mod 2**64)`` and ``u``
 is byte ``k`` of ``h`` (``(h >> 8k) & 255``). The weight is the number of
 cut points ``94, 189, 235, 251, 255`` that ``u`` reaches: 0 to 5 with
@@ -47,11 +48,11 @@ this package without `ek.base` importing it.
 """
 
 from ek._bootstrap._reports import (
-    Resampler, check_comparable, compare, merge_summaries, resampled, resampled_pair, summarize, verdict,
+    Resampler, check_comparable, compare, merge_summaries, merged_ids, resampled, resampled_pair, summarize, verdict,
 )
 from ek._bootstrap._weights import REPLICATES, SCHEME, check_ids, id_text, interval_of, p_value_of, weight
 
 __all__ = [
-    "REPLICATES", "SCHEME", "Resampler", "check_comparable", "check_ids", "compare", "id_text", "interval_of", "merge_summaries",
-    "p_value_of", "resampled", "resampled_pair", "summarize", "verdict", "weight",
+    "REPLICATES", "SCHEME", "Resampler", "check_comparable", "check_ids", "compare", "id_text", "interval_of",
+    "merge_summaries", "merged_ids", "p_value_of", "resampled", "resampled_pair", "summarize", "verdict", "weight",
 ]

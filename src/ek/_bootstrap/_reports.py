@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from itertools import chain
 from typing import Any, Callable, Optional
 
 from ek._bootstrap._weights import REPLICATES, SCHEME, as_table, id_text, interval_of, p_value_of, replicate_sums
 
 __all__ = [
-    "Resampler", "check_comparable", "compare", "interval", "merge_summaries", "resampled", "resampled_pair",
+    "Resampler", "check_comparable", "compare", "interval", "merge_summaries", "merged_ids", "resampled",
+    "resampled_pair",
     "summarize", "verdict",
 ]
 
@@ -184,6 +186,29 @@ def summarize(report: Any) -> Any:
         replicates=_stored(sums),
     )
     return dataclasses.replace(report, scores=(), detail=detail)
+
+
+def merged_ids(reports: list) -> Optional[tuple]:
+    """The ids of merged reports in order; None when every report numbers its items by position."""
+    given = [r.detail.get("ids") is not None for r in reports]
+    if not any(given):
+        return None
+    if not all(given):
+        raise ValueError(
+            f"merge_reports() got report {given.index(True)} with item ids and report {given.index(False)} "
+            "numbered by position; pass ids= to evaluate() for every part, or for none."
+        )
+    owner: dict = {}
+    for k, r in enumerate(reports):
+        for item in r.detail["ids"]:
+            text = id_text(item)
+            if text in owner:
+                raise ValueError(
+                    f"merge_reports() got item {item!r} in report {owner[text]} and in report {k}; reports must "
+                    "cover disjoint items (unique ids) to merge into the report of the whole."
+                )
+            owner[text] = k
+    return tuple(chain.from_iterable(r.detail["ids"] for r in reports))
 
 
 def merge_summaries(parts: list, metric: Any, name: str, ids: tuple, detail: dict) -> Any:

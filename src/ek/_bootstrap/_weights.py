@@ -4,12 +4,11 @@ See the `ek._bootstrap` package docstring for the design; this module is its
 arithmetic over numpy arrays (numpy is imported inside each function).
 
 >>> [weight("doc-1", b) for b in range(8)]
-[1, 1, 0, 1, 1, 0, 0, 2]
+[2, 0, 0, 2, 3, 4, 3, 2]
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 import numbers
 import sys
@@ -22,16 +21,17 @@ __all__ = [
 REPLICATES = 1000
 """Replicates per interval."""
 
-SCHEME = "ek-poisson256-blake2b-splitmix64-v1"
+SCHEME = "ek-poisson256-fnv1a-splitmix64-v1"
 """Names the weight function; replicate sums made by another scheme do not add up with these."""
 
-_SALT = b"ek.bootstrap"
+_FNV_OFFSET, _FNV_PRIME = 0xCBF29CE484222325, 0x100000001B3
 _GAMMA = 0x9E3779B97F4A7C15
 _MIX1, _MIX2 = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
 _MASK = (1 << 64) - 1
 _CUTS = (94, 189, 235, 251, 255)
 _MAX_WEIGHT = len(_CUTS)
-_CHUNK = 4096  # items per block of weights: 4096 x 1000 bytes stays in cache
+_KEY_BLOCK = 4096  # ids hashed together
+_CHUNK = 512  # items per block of weights: the block's buffers (0.5 MB each for 1,000 replicates) stay in cache
 _INT32_ROOM = 2**31 // (_MAX_WEIGHT * _CHUNK)  # largest |statistic| summed exactly in int32 per block
 
 
@@ -55,7 +55,7 @@ def check_ids(ids: Iterable, n: int, *, who: str) -> tuple:
     out = tuple(ids)
     if len(out) != n:
         raise ValueError(f"{who} got {len(out)} ids for {n} items; pass one id per case, in the same order.")
-    texts = list(map(id_text, out))
+    texts = out if set(map(type, out)) <= {str} else list(map(id_text, out))
     if len(set(texts)) != n:
         seen: dict = {}
         for i, text in enumerate(texts):
@@ -69,9 +69,11 @@ def check_ids(ids: Iterable, n: int, *, who: str) -> tuple:
 
 
 def weight(item_id: Any, b: int) -> int:
-    """The bootstrap weight of ``item_id`` in replicate ``b`` (see the module doc), in pure Python."""
-    key = int.from_bytes(hashlib.blake2b(id_text(item_id).encode("utf-8", "surrogatepass"), digest_size=8,
-                                         key=_SALT).digest(), "little")
+    """The bootstrap weight of ``item_id`` in replicate ``b`` (see the package doc), in pure Python."""
+    data = id_text(item_id).encode("utf-8", "surrogatepass")
+    key = _FNV_OFFSET
+    for byte in (*data, len(data)):
+        key = ((key ^ byte) * _FNV_PRIME) & _MASK
     j, k = divmod(b, 8)
     z = (key + (j + 1) * _GAMMA) & _MASK
     z = ((z ^ (z >> 30)) * _MIX1) & _MASK
@@ -107,15 +109,15 @@ def replicate_sums(ids: Sequence, table: Any, codes: Any, n_groups: int, *, repl
     columns = [_column_for_einsum(table[:, c]) for c in range(k)]
     order = np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[order], np.arange(n_groups + 1))
+    weigh = _Weigher(replicates, _CHUNK)
     done = 0
     for g in range(n_groups):
-        members = order[bounds[g]:bounds[g + 1]]
-        for start in range(0, len(members), _CHUNK):
-            rows = members[start:start + _CHUNK]
-            w = _weights(keys[rows], replicates)
+        for start in range(bounds[g], bounds[g + 1], _CHUNK):
+            rows = order[start:min(start + _CHUNK, bounds[g + 1])]
+            w = weigh(keys[rows])
             for c, column in enumerate(columns):
                 sums[g, :, c] += np.einsum("ib,i->b", w, column[rows])
-            sums[g, :, k] += w.sum(axis=0, dtype=np.int64)
+            sums[g, :, k] += np.add.reduce(w, axis=0, dtype=np.int32)
             done += len(rows)
             if progress is not None:
                 progress(done)
@@ -167,40 +169,78 @@ def p_value_of(differences: Sequence[float]) -> float:
 
 
 def _keys(ids: Sequence) -> Any:
-    """The 64-bit hash key of every id, as a uint64 array."""
+    """The 64-bit key of every id: FNV-1a over its UTF-8 bytes and then its length, as a uint64 array.
+
+    Vectorised over the ids: the bytes sit in a zero-padded matrix whose rows
+    are sorted by length, so byte ``j`` is hashed for a prefix of the rows.
+    Blocks of ids keep one very long id from padding all the others.
+    """
     import numpy as np
 
-    texts = ids if all(type(i) is str for i in ids) else list(map(id_text, ids))
-    keyed = hashlib.blake2b(digest_size=8, key=_SALT)  # copying a keyed state skips hashing the key again
-    out = []
-    for text in texts:
-        h = keyed.copy()
-        h.update(text.encode("utf-8", "surrogatepass"))
-        out.append(h.digest())
-    return np.frombuffer(b"".join(out), dtype="<u8").astype(np.uint64)
+    texts = ids if set(map(type, ids)) <= {str} else list(map(id_text, ids))
+    data = [t.encode("utf-8", "surrogatepass") for t in texts]
+    keys = np.empty(len(data), dtype=np.uint64)
+    prime = np.uint64(_FNV_PRIME)
+    for start in range(0, len(data), _KEY_BLOCK):
+        block = data[start:start + _KEY_BLOCK]
+        lengths = np.fromiter(map(len, block), dtype=np.int64, count=len(block))
+        order = np.argsort(-lengths, kind="stable")
+        ordered = lengths[order]
+        matrix = np.array([block[i] for i in order], dtype=f"S{max(int(ordered[0]), 1)}")
+        columns = np.ascontiguousarray(matrix.view(np.uint8).reshape(len(block), -1).T).astype(np.uint64)
+        h = np.full(len(block), _FNV_OFFSET, dtype=np.uint64)
+        live = len(block)
+        for j, column in enumerate(columns):
+            while live and ordered[live - 1] <= j:
+                live -= 1
+            np.bitwise_xor(h[:live], column[:live], out=h[:live])
+            np.multiply(h[:live], prime, out=h[:live])
+        h ^= ordered.astype(np.uint64)
+        h *= prime
+        keys[start + order] = h
+    return keys
 
 
 def _weights(keys: Any, replicates: int) -> Any:
-    """``(len(keys), replicates)`` uint8 weights: eight per splitmix64 hash of ``key + lane * gamma``."""
-    import numpy as np
+    """``(len(keys), replicates)`` uint8 weights (a fresh array; see `_Weigher`)."""
+    return _Weigher(replicates, len(keys))(keys).copy()
 
-    lanes = np.arange(1, -(-replicates // 8) + 1, dtype=np.uint64) * np.uint64(_GAMMA)  # wraps mod 2**64
-    z = keys[:, None] + lanes[None, :]
-    scratch = np.empty_like(z)
-    for shift, mult in ((30, _MIX1), (27, _MIX2), (31, None)):
-        np.right_shift(z, np.uint64(shift), out=scratch)
-        np.bitwise_xor(z, scratch, out=z)
-        if mult is not None:
-            np.multiply(z, np.uint64(mult), out=z)
-    if sys.byteorder != "little":
-        z = z.byteswap()
-    u = z.view(np.uint8)[:, :replicates]
-    w = (u >= _CUTS[0]).view(np.uint8)
-    hit = np.empty(u.shape, dtype=bool)
-    for cut in _CUTS[1:]:
-        np.greater_equal(u, cut, out=hit)
-        w += hit.view(np.uint8)
-    return w
+
+class _Weigher:
+    """Weights of blocks of items, eight per splitmix64 hash of ``key + lane * gamma``, in reused buffers.
+
+    Blocks are kept small (`_CHUNK`) so every buffer stays in the CPU's cache.
+    """
+
+    def __init__(self, replicates: int, chunk: int) -> None:
+        import numpy as np
+
+        lanes = -(-replicates // 8)
+        self.replicates = replicates
+        self.lanes = np.arange(1, lanes + 1, dtype=np.uint64) * np.uint64(_GAMMA)  # wraps mod 2**64
+        self.z = np.empty((chunk, lanes), dtype=np.uint64)
+        self.scratch = np.empty_like(self.z)
+        self.w = np.empty((chunk, replicates), dtype=np.uint8)
+        self.hit = np.empty((chunk, replicates), dtype=bool)
+
+    def __call__(self, keys: Any) -> Any:
+        import numpy as np
+
+        m = len(keys)
+        z, scratch = self.z[:m], self.scratch[:m]
+        np.add(keys[:, None], self.lanes[None, :], out=z)
+        for shift, mult in ((30, _MIX1), (27, _MIX2), (31, None)):
+            np.right_shift(z, np.uint64(shift), out=scratch)
+            np.bitwise_xor(z, scratch, out=z)
+            if mult is not None:
+                np.multiply(z, np.uint64(mult), out=z)
+        u = (z if sys.byteorder == "little" else z.byteswap()).view(np.uint8)[:, :self.replicates]
+        w, hit = self.w[:m], self.hit[:m]
+        np.greater_equal(u, _CUTS[0], out=w.view(bool))
+        for cut in _CUTS[1:]:
+            np.greater_equal(u, cut, out=hit)
+            np.add(w, hit.view(np.uint8), out=w)
+        return w
 
 
 def _column_for_einsum(column: Any) -> Any:

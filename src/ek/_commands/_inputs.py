@@ -124,13 +124,14 @@ def _evaluate_in_chunks(joined: Joined, options: Options, name: str) -> Report:
     metric: Any = options.metric
     parts = []
     bar = Progress(n, label=f"scoring {name}", unit="items")
+    chunk = _CHUNK if bar.enabled else n  # chunks only to move the bar: merging them costs a little
     try:
-        for start in range(0, n, _CHUNK):
-            part = evaluate(cases[start:start + _CHUNK], metric=metric, normalize=options.normalize,
-                            ids=ids[start:start + _CHUNK])
+        for start in range(0, n, chunk):
+            part = evaluate(cases[start:start + chunk], metric=metric, normalize=options.normalize,
+                            ids=ids[start:start + chunk])
             metric = metric or part.metric  # a metric chosen by type is kept for the later chunks
             parts.append(part)
-            bar.update(min(n, start + _CHUNK))
+            bar.update(min(n, start + chunk))
     finally:
         bar.close()
     return parts[0] if len(parts) == 1 else merge_reports(*parts, metric=metric)

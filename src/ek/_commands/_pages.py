@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import heapq
 import json
-from collections import Counter
 from typing import Any, Callable, Optional
 
 from ek._align import align, confusion_table, confusions
@@ -42,23 +41,19 @@ def evaluate_page(scored: Scored, overall: tuple, per_slice: dict, options: Opti
     items = [{"id": str(i), "slice": s, "value": v, "statistics": stats}
              for i, s, (v, stats) in zip(ids, labels, rows)]
     worst = _extremes([v for v, _ in rows], SHOWN, largest=not up)
+    prepare = _preparer(report.metric, options)
     joined, unit = scored.joined, _UNITS.get(report.metric)
     if joined is not None:
-        known = _document_confusions(scored, unit)  # documents: counted line by line already
-        prepare = _preparer(report.metric, options)
-        counts: Counter = Counter()
-        for k, item in enumerate(items):
-            gold, pred = joined.golds[k], joined.preds[k]
-            texts = unit is not None and isinstance(gold, str) and isinstance(pred, str)
-            if texts and (k in worst or (known is None and item["statistics"].get("edits") != 0)):
-                ops = align(prepare(pred), prepare(gold), unit=unit)
-                counts.update(confusions(ops))
-                if k in worst:
-                    item.update(ops=ops, unit="word" if unit == "word" else "char")
-            if k in worst:
-                item.update(gold=_shown(gold), pred=_shown(pred))
+        for k in worst:
+            items[k].update(gold=_shown(joined.golds[k]), pred=_shown(joined.preds[k]))
         if unit is not None:
-            data["confusions"] = known if known is not None else confusion_table(counts, n=_N_CONFUSIONS)
+            known = _document_confusions(scored, unit)  # documents: counted line by line already
+            data["confusions"] = known if known is not None else _corpus_confusions(joined, items, unit, prepare)
+            for k in worst:
+                gold, pred = joined.golds[k], joined.preds[k]
+                if isinstance(gold, str) and isinstance(pred, str):
+                    items[k].update(ops=align(prepare(pred), prepare(gold), unit=unit),
+                                    unit="word" if unit == "word" else "char")
     data["items"] = items
     fields = _fields(report)
     if fields:
@@ -145,6 +140,14 @@ def _texts(run: Scored) -> dict:
     return {str(i): (g, p) for i, g, p in zip(joined.ids, joined.golds, joined.preds)}
 
 
+def _corpus_confusions(joined: Any, items: list, unit: str, prepare: Callable[[str], str]) -> list:
+    """The most frequent confusions over every item with an edit, from one alignment each."""
+    texts = ((g, p) for g, p, item in zip(joined.golds, joined.preds, items)
+             if item["statistics"].get("edits") != 0 and isinstance(g, str) and isinstance(p, str))
+    every_op = (op for g, p in texts for op in align(prepare(p), prepare(g), unit=unit))
+    return confusion_table(confusions(every_op), n=_N_CONFUSIONS)
+
+
 def _document_confusions(scored: Scored, unit: Optional[str]) -> Optional[list]:
     tables = scored.documents.get("confusions")
     return None if not tables or unit is None else tables.get("word" if unit == "word" else "char")
@@ -153,6 +156,8 @@ def _document_confusions(scored: Scored, unit: Optional[str]) -> Optional[list]:
 def _fields(report: Any) -> dict:
     """Per-field TP/FP/FN summed over the items, with precision, recall and F1."""
     totals: dict = {}
+    if not report.scores or "per_field" not in report.scores[0].detail:  # not a field metric
+        return {}
     for s in report.scores:
         per_field = s.detail.get("per_field")
         if not per_field:
