@@ -3,6 +3,10 @@
 * evaluate_store over 20,000 gold records with an identity predictor:
   in memory, persisted, and a resumed persisted run that reuses every item,
   against one `ek.evaluate` call over the same cases (the bare scoring cost).
+* evaluate_store on a metric costing about a millisecond per item (the
+  typed-graph distance of small invoices, from bench_graphs), serially and
+  on a 2-process executor (goal: at least 1.6x the serial throughput on a
+  2-core machine); the reports must be equal.
 * krippendorff_alpha (pure Python) against the numpy ``krippendorff``
   package, and cohen_kappa against scikit-learn's ``cohen_kappa_score``,
   on the same data; the values must agree.
@@ -13,9 +17,11 @@
 from __future__ import annotations
 
 import math
+import os
 import random
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 
 import ek
 from ek.harness import cohen_kappa, evaluate_store, krippendorff_alpha
@@ -57,6 +63,61 @@ def bench_evaluate_store() -> None:
     print(f"  resumed, every item reused   {t_resume * 1e3:8.1f} ms  ({t_resume / N * 1e6:.1f} us/item)")
 
 
+def extractor(document):
+    """The system under test of the executor benchmark: its prediction is carried in the input."""
+    return document
+
+
+def millisecond_cer(pred, gold, *, grammar=None):
+    """CER plus about a millisecond of arithmetic: a metric of the cost the executor goal names."""
+    _spin(12_000)
+    return ek.score(pred, gold, metric="cer")
+
+
+def bench_executor(n: int = 600, repeats: int = 3) -> None:
+    from bench_graphs import GRAMMAR, invoice, perturb  # noqa: PLC0415 - beside this script
+
+    rng = random.Random(2)
+    graphs, texts = {}, {}
+    for i in range(n):
+        truth = invoice(rng, 0)  # an invoice, its seller and its buyer
+        graphs[f"inv-{i:04d}"] = {"input": perturb(rng, truth), "reference": truth, "slice": "ab"[i % 2]}
+        texts[f"doc-{i:04d}"] = {"input": f"invoice {i} total {i * 7}", "reference": f"invoice {i} total {i * 9}"}
+    cases = [("typed_graph_bipartite on invoice graphs", graphs, {"metric": "typed_graph_bipartite",
+                                                                  "grammar": GRAMMAR}),
+             ("CER plus 1 ms of work per item", texts, {"metric": millisecond_cer})]
+    print(f"evaluate_store on a 2-process executor, {n} items ({os.cpu_count()} cores, best of {repeats}):")
+    with ProcessPoolExecutor(2) as pool:
+        for name, gold, options in cases:
+            warm = dict(list(gold.items())[:20])
+            evaluate_store(extractor, warm, **options)  # load the metric's backends
+            evaluate_store(extractor, warm, executor=pool, **options)  # and start the workers
+            t_serial, serial = timed(lambda: evaluate_store(extractor, gold, **options), repeats)
+            t_pool, pooled = timed(lambda: evaluate_store(extractor, gold, executor=pool, **options), repeats)
+            assert pooled == serial
+            print(f"  {name:40s} serial {t_serial / n * 1e3:5.2f} ms/item, pool {t_pool / n * 1e3:5.2f} ms/item: "
+                  f"{t_serial / t_pool:.2f}x (goal 1.6x)")
+        print(f"  {'the machine, meanwhile':40s} {_capacity(pool):.2f}x for two pure-CPU jobs on the same pool "
+              "(the most any executor can reach while other work shares the cores)")
+
+
+def _spin(n: int) -> int:
+    total = 0
+    for i in range(n):
+        total += i * i
+    return total
+
+
+def _capacity(pool: ProcessPoolExecutor, n: int = 2_000_000) -> float:
+    """How much faster two CPU-bound jobs run on ``pool`` than one after the other, right now."""
+    t = time.perf_counter()
+    _spin(n), _spin(n)
+    serial = time.perf_counter() - t
+    t = time.perf_counter()
+    list(pool.map(_spin, [n, n]))
+    return serial / (time.perf_counter() - t)
+
+
 def bench_agreement() -> None:
     rng = random.Random(1)
     raters, items = 5, 2000
@@ -93,4 +154,5 @@ def bench_agreement() -> None:
 
 if __name__ == "__main__":
     bench_evaluate_store()
+    bench_executor()
     bench_agreement()

@@ -131,3 +131,22 @@ def test_protocols_are_structural():
     assert isinstance(Sig(), Signal)
     assert isinstance(lambda value, *, spec=None: (), Validator)
     assert not isinstance(object(), Calibrator)
+
+
+def test_values_with_frozen_mappings_pickle_for_process_pools_and_dask():
+    # MappingProxyType cannot be pickled; the values holding one pickle as plain dicts and refreeze.
+    import pickle
+
+    import cloudpickle
+
+    from ek.base import AnnotatedExtraction, FieldEstimate, FieldSpec, GraphGrammar, NodePath, NodeType
+
+    grammar = GraphGrammar(node_types={"inv": NodeType("inv", fields={"t": FieldSpec("t", "number", importance=3.0)})})
+    extraction = AnnotatedExtraction(grammar, {NodePath("i1", "inv", "t"): FieldEstimate(12, raw_signals={"j": 0.5})})
+    for value in (grammar, extraction):
+        for dumps, loads in ((pickle.dumps, pickle.loads), (cloudpickle.dumps, cloudpickle.loads)):
+            back = loads(dumps(value))
+            assert back == value
+            back_grammar = back if isinstance(back, GraphGrammar) else back.grammar
+            with pytest.raises(TypeError):  # frozen again after the round trip
+                back_grammar.node_types["x"] = None

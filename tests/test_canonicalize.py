@@ -34,6 +34,9 @@ def test_pipeline_order_version_and_names():
 
     mixed = Canonicalizer(["strip", shout])
     assert mixed(" ab ") == "AB" and mixed.version == "strip+shout"
+    # steps run left to right: here the other order would give "a b"
+    assert Canonicalizer(["collapse_whitespace", "strip_punctuation"])(" a . b ") == "a  b"
+    assert Canonicalizer(["strip_punctuation", "collapse_whitespace"])(" a . b ") == "a b"
 
 
 def test_default_canonicalizer():

@@ -65,11 +65,24 @@ def test_demo_prints_overall_and_per_slice_rates():
     out = run("demo")
     assert out.returncode == 0, out.stderr
     cases = demo_cases()
-    expected_cer = jiwer.cer(reference=[g for _, g, _ in cases], hypothesis=[p for p, _, _ in cases])
-    assert f"{expected_cer:.2%}" in out.stdout
-    for label in {s for _, _, s in cases}:
-        assert label in out.stdout
-    assert json.dumps  # the demo output is a table, not JSON
+    # the first table: slice, items, CER, WER (percentages to two decimals)
+    lines = out.stdout.splitlines()
+    top = lines.index(next(line for line in lines if line.split() == ["slice", "items", "CER", "WER"]))
+    rows = {}
+    for line in lines[top + 2:]:
+        if not line.strip():
+            break
+        label, items, cer, wer = line.split()
+        rows[label] = (int(items), float(cer.rstrip("%")) / 100, float(wer.rstrip("%")) / 100)
+    labels = sorted({s for _, _, s in cases})
+    assert sorted(rows) == sorted([*labels, "all"])
+    for label in [*labels, "all"]:
+        part = [c for c in cases if label in ("all", c[2])]
+        golds, preds = [g for _, g, _ in part], [p for p, _, _ in part]
+        n, cer, wer = rows[label]
+        assert n == len(part), label
+        assert cer == pytest.approx(jiwer.cer(reference=golds, hypothesis=preds), abs=5e-5), label
+        assert wer == pytest.approx(jiwer.wer(reference=golds, hypothesis=preds), abs=5e-5), label
 
 
 def test_rover_fuses_hypotheses():
@@ -104,3 +117,11 @@ def test_pass_k_answers_a_hundred_million_trials():
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert result["pass_at_k"] == 1.0 and result["pass_hat_k"] == 0.0 and result["success_rate"] == 0.5
+
+
+def test_cost_per_success_with_no_success_prints_strict_json():
+    out = run("cost-per-success", "12.5", "0")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout, parse_constant=lambda c: pytest.fail(f"bare {c} is not JSON"))
+    assert doc["cost_per_success"] == "Infinity" and float(doc["cost_per_success"]) == float("inf")
+    assert doc["total_dollars"] == 12.5 and doc["successes"] == 0

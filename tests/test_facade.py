@@ -108,6 +108,17 @@ def test_evaluate_corpus_and_slices_match_jiwer():
     assert r.detail["slice_n"] == {"x": 2, "y": 1}
 
 
+def test_corpus_cer_pools_edits_over_items_of_unequal_length():
+    # by hand: 1 edit of 3, 3 of 7 ("kitten"/"sitting"), 2 of 11 ("helo wrld"/"hello world")
+    cases = [("ct", "cat"), ("kitten", "sitting"), ("helo wrld", "hello world")]
+    r = evaluate(cases, metric="cer")
+    assert r.aggregate == pytest.approx(6 / 21)
+    assert r.aggregate == pytest.approx(jiwer.cer(reference=[g for _, g in cases], hypothesis=[p for p, _ in cases]))
+    mean_of_rates = (1 / 3 + 3 / 7 + 2 / 11) / 3  # 0.3147, what averaging per-item rates would give
+    assert abs(r.aggregate - mean_of_rates) > 0.02
+    assert [s.value for s in r.scores] == pytest.approx([1 / 3, 3 / 7, 2 / 11])
+
+
 def test_evaluate_fields_is_micro_f1():
     r = evaluate([({"a": 1}, {"a": 1}), ({"a": 1, "b": 1}, {"a": 2, "b": 2, "c": 3, "d": 4})])
     assert r.metric == "fields" and r.aggregate == pytest.approx(0.25)

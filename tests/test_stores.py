@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import doctest
 import json
+import math
 import os
+import signal
 import subprocess
 import sys
 import textwrap
 import time
+import types
 from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 
@@ -189,8 +192,63 @@ def test_store_is_a_mutable_mapping_backed_by_json_files(store, tmp_path):
 
 
 def test_values_come_back_in_json_form(store):
-    store["t"] = {"pair": (1, 2), "n": {1: "one"}}
+    store["t"] = {"pair": (1, 2), "n": {"1": "one"}}
     assert store["t"] == {"pair": [1, 2], "n": {"1": "one"}}
+
+
+@pytest.mark.parametrize("value,shown", [
+    ({1: "a", "1": "b"}, r"int key 1, which would read back as the string \"1\""),
+    ({"x": [{True: 1, "true": 2}]}, r"value\['x'\]\[0\] has the bool key True.*\"true\""),
+    ({None: 1, "null": 2}, r"NoneType key None.*\"null\""),
+    ({(1, 2): "pair"}, r"tuple key \(1, 2\), which JSON cannot hold as a key"),
+])
+def test_keys_that_would_merge_are_refused_and_the_old_value_kept(store, tmp_path, value, shown):
+    # json.dumps turns 1, True and None keys into "1", "true", "null": a value would read back
+    # with two keys merged into one. The store refuses it before writing anything.
+    store["k"] = {"old": 1}
+    with pytest.raises(TypeError, match=r"key 'k' cannot be written as JSON: keys must be str.*" + shown):
+        store["k"] = value
+    assert store["k"] == {"old": 1}
+    assert _visible(tmp_path / "gold") == ["k.json"]
+
+
+def test_non_finite_floats_are_strict_json_and_read_back_as_floats(store, tmp_path):
+    store["f"] = {"nan": math.nan, "up": [math.inf, -math.inf], "ok": 1.5, "pair": (math.inf, 2)}
+    text = (tmp_path / "gold" / "f.json").read_text()
+    strict = json.loads(text, parse_constant=lambda c: pytest.fail(f"bare {c} in {text}"))
+    assert strict["up"] == [{"$float": "Infinity"}, {"$float": "-Infinity"}]
+    back = store["f"]
+    assert math.isnan(back["nan"]) and back["up"] == [math.inf, -math.inf]
+    assert back["ok"] == 1.5 and back["pair"] == [math.inf, 2]
+
+
+def test_the_float_tag_is_reserved_and_a_forged_tag_is_named(store, tmp_path):
+    with pytest.raises(ValueError, match=r"only key is '\$float', which ek stores reserve"):
+        store["k"] = {"a": {"$float": "NaN"}}
+    assert "k" not in store
+    (tmp_path / "gold").mkdir(exist_ok=True)
+    (tmp_path / "gold" / "bad.json").write_text('{"x": {"$float": "lots"}}')
+    with pytest.raises(ValueError, match=r"bad\.json holds \{'\$float': 'lots'\}, which names no float"):
+        store["bad"]
+
+
+_KILLED_WRITER = """
+import os, signal, sys
+from ek.stores import json_store
+store = json_store("results", rootdir=sys.argv[1])
+store["done"] = 1
+os.replace = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)  # die between write and rename
+store["half"] = {"big": list(range(1000))}
+"""
+
+
+def test_temp_files_of_a_killed_writer_are_removed_by_the_next_write(tmp_path):
+    proc = subprocess.run([sys.executable, "-c", _KILLED_WRITER, str(tmp_path)], timeout=60)
+    assert proc.returncode == -signal.SIGKILL
+    folder = tmp_path / "results"
+    assert [p.name for p in folder.iterdir() if p.name.endswith(".tmp")]  # the writer left one
+    json_store("results", rootdir=tmp_path)["next"] = 2
+    assert sorted(p.name for p in folder.iterdir()) == ["done.json", "next.json"]
 
 
 def test_unicode_is_stored_readably_and_lone_surrogates_round_trip(store, tmp_path):
@@ -486,7 +544,7 @@ def test_persistent_cache_spec_example(tmp_path):
         return {"answer": 42}
 
     assert (compute(), compute(), len(calls)) == ({"answer": 42}, {"answer": 42}, 1)
-    assert json.loads((tmp_path / "runs" / "answer.json").read_text()) == {"answer": 42}
+    assert json.loads((tmp_path / "runs" / "cache.answer.json").read_text()) == {"answer": 42}
 
 
 def test_persistent_cache_survives_a_new_session(tmp_path):
@@ -515,8 +573,35 @@ def test_persistent_cache_bare_decorator_keys_by_qualified_name(tmp_path, monkey
 
     assert config() == {"x": 1}
     assert config.__name__ == "config" and config.__doc__ == "Docs stay."
-    assert list(json_store("runs")) == [config.__qualname__]
+    assert list(json_store("runs")) == [f"cache.{__name__}.{config.__qualname__}"]
     assert "<locals>" in config.__qualname__
+
+
+def test_persistent_cache_default_keys_of_same_named_functions_differ(tmp_path, monkeypatch):
+    # Two modules each define report(); the default key must tell them apart.
+    monkeypatch.setenv("EK_DATA_HOME", str(tmp_path))
+    first = types.ModuleType("team_a.stats")
+    second = types.ModuleType("team_b.stats")
+    exec("def report():\n    return 'a'", first.__dict__)
+    exec("def report():\n    return 'b'", second.__dict__)
+    assert first.report.__qualname__ == second.report.__qualname__
+    assert persistent_cache(first.report)() == "a"
+    assert persistent_cache(second.report)() == "b"
+    assert sorted(json_store("runs")) == ["cache.team_a.stats.report", "cache.team_b.stats.report"]
+
+
+def test_persistent_cache_entries_never_meet_run_records(tmp_path):
+    from ek.harness import evaluate_store
+
+    @persistent_cache(key="documents.nightly", rootdir=tmp_path)
+    def cached():
+        return {"mine": True}
+
+    evaluate_store(str.strip, {"a": {"input": "x", "reference": "x"}}, run_id="nightly", rootdir=tmp_path)
+    assert cached() == {"mine": True}
+    assert evaluate_store(str.strip, {"a": {"input": "x", "reference": "x"}}, run_id="nightly",
+                          rootdir=tmp_path).aggregate == 0.0
+    assert cached() == {"mine": True}
 
 
 def test_persistent_cache_key_callable_receives_call_arguments(tmp_path):
@@ -529,7 +614,7 @@ def test_persistent_cache_key_callable_receives_call_arguments(tmp_path):
 
     assert [add(1, 2), add(1, b=2), add(1), add(1, 2)] == [3, 3, 1, 3]
     assert calls == [(1, 2), (1, 0)]
-    assert sorted(json_store("results", rootdir=tmp_path)) == ["add-1-0", "add-1-2"]
+    assert sorted(json_store("results", rootdir=tmp_path)) == ["cache.add-1-0", "cache.add-1-2"]
 
 
 def test_persistent_cache_returns_json_form_on_first_call_too(tmp_path):
@@ -549,8 +634,8 @@ def test_persistent_cache_resolves_the_store_at_call_time(monkeypatch, tmp_path)
     where()
     monkeypatch.setenv("EK_DATA_HOME", str(tmp_path / "b"))
     where()
-    assert (tmp_path / "a" / "runs" / "where.json").is_file()
-    assert (tmp_path / "b" / "runs" / "where.json").is_file()
+    assert (tmp_path / "a" / "runs" / "cache.where.json").is_file()
+    assert (tmp_path / "b" / "runs" / "cache.where.json").is_file()
 
 
 def test_persistent_cache_non_serializable_result_is_not_cached(tmp_path):
@@ -562,7 +647,7 @@ def test_persistent_cache_non_serializable_result_is_not_cached(tmp_path):
         return {1, 2}
 
     for _ in range(2):
-        with pytest.raises(TypeError, match=r"key 'bad' contains a value of type set"):
+        with pytest.raises(TypeError, match=r"key 'cache.bad' contains a value of type set"):
             bad()
     assert len(calls) == 2 and list(json_store("runs", rootdir=tmp_path)) == []
 
@@ -604,8 +689,8 @@ def test_persistent_cache_reports_a_corrupt_entry(tmp_path):
         return 1
 
     entry()
-    (tmp_path / "runs" / "entry.json").write_text("{")
-    with pytest.raises(ValueError, match=r"entry\.json is not valid UTF-8 JSON.*delete it"):
+    (tmp_path / "runs" / "cache.entry.json").write_text("{")
+    with pytest.raises(ValueError, match=r"cache\.entry\.json is not valid UTF-8 JSON.*delete it"):
         entry()
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ek.base import (
     AnnotatedExtraction,
@@ -55,6 +55,33 @@ from ek.metrics import FieldMetric, StringMetric, metric
 from ek.registry import check_requirements, get, names, register, requires_extra, resolve
 
 from ek._version import __version__
+
+if TYPE_CHECKING:  # the lazy names' types, for type checkers; at run time __getattr__ loads them
+    from ek.agents import Episode, TaskSpec, ToolSpec, pass_at_k, pass_hat_k, run_suite
+    from ek.harness import (
+        GateResult, cohen_kappa, evaluate_store, krippendorff_alpha, load_baseline, percent_agreement,
+        regression_gate, save_baseline,
+    )
+    from ek.metrics import (
+        AnlsMetric, Cell, GritsMetric, MatchScheme, SpanF1Metric, Table, TedsMetric, TypedEdge,
+        TypedGraph, TypedGraphMetric, TypedNode,
+    )
+    from ek.ocr import engine_yields_tables, has_table_structure, resolve_table_parser, table_from_ocr
+    from ek.qe import (
+        AgreementSignal, ConformalGate, CostSensitiveGate, GroupCalibrator, GroupConformalGate,
+        IntrinsicConfidenceSignal, IsotonicCalibrator, LogprobSignal, PlattCalibrator, RiskControlGate,
+        RoverConsensus, SignalFamilyCalibrator, TemperatureCalibrator, VerifierSignal,
+        checksum_validator, enum_validator, expected_calibration_error, iban_check, isbn_check,
+        load_calibrator, luhn_check, mean_probability, min_probability, range_validator,
+        regex_validator, reliability_curve, risk_coverage_curve, rover, save_calibrator,
+        schema_validator, split_conformal_quantile, totals_consistent,
+    )
+    from ek.stores import app_folder, cache_this, json_store, mall, persistent_cache
+    from ek.validate import (
+        Corrector, ValidationResult, benford_findings, canonicalize_corrector, cross_field_validator,
+        lexicon_corrector, llm_corrector, lm_surprisal_validator, ordering_validator,
+        stop_on_correction, stop_on_flag, validation_pipeline, zscore_anomaly_findings,
+    )
 
 # Public names that live in modules loaded on first access: name -> module.
 _LAZY = {
@@ -121,14 +148,27 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(present))
 
 
-__all__ = sorted(
-    [
-        "AnnotatedExtraction", "Calibrator", "Canonicalizer", "Comparison", "Decision", "DecisionPolicy",
-        "EdgeType", "FieldEstimate", "FieldMetric", "FieldSpec", "Finding", "GraphGrammar",
-        "Metric", "NodePath", "NodeType", "Provenance", "QualityReport", "Report", "Score",
-        "Severity", "Signal", "StringMetric", "TypeRef", "Validator", "check_requirements",
-        "compare", "default_canonicalizer", "default_cost_weight", "estimate_quality", "evaluate", "get",
-        "merge_reports", "metric", "names", "register", "requires_extra", "resolve", "score",
-    ]
-    + list(_LAZY)
-)
+# Every name above and in _LAZY, sorted (a literal list, so type checkers read it).
+__all__ = [
+    "AgreementSignal", "AnlsMetric", "AnnotatedExtraction", "Calibrator", "Canonicalizer", "Cell",
+    "Comparison", "ConformalGate", "Corrector", "CostSensitiveGate", "Decision", "DecisionPolicy", "EdgeType",
+    "Episode", "FieldEstimate", "FieldMetric", "FieldSpec", "Finding", "GateResult", "GraphGrammar", "GritsMetric",
+    "GroupCalibrator", "GroupConformalGate", "IntrinsicConfidenceSignal", "IsotonicCalibrator",
+    "LogprobSignal", "MatchScheme", "Metric", "NodePath", "NodeType", "PlattCalibrator", "Provenance",
+    "QualityReport", "Report", "RiskControlGate", "RoverConsensus", "Score", "Severity", "Signal",
+    "SignalFamilyCalibrator", "SpanF1Metric", "StringMetric", "Table", "TaskSpec", "TedsMetric",
+    "TemperatureCalibrator", "ToolSpec", "TypeRef", "TypedEdge", "TypedGraph", "TypedGraphMetric",
+    "TypedNode", "ValidationResult", "Validator", "VerifierSignal", "app_folder", "benford_findings",
+    "cache_this", "canonicalize_corrector", "check_requirements", "checksum_validator", "cohen_kappa",
+    "compare", "cross_field_validator", "default_canonicalizer", "default_cost_weight",
+    "engine_yields_tables", "enum_validator", "estimate_quality", "evaluate", "evaluate_store", "expected_calibration_error", "get",
+    "has_table_structure", "iban_check", "isbn_check", "json_store", "krippendorff_alpha",
+    "lexicon_corrector", "llm_corrector", "lm_surprisal_validator", "load_baseline", "load_calibrator",
+    "luhn_check", "mall", "mean_probability", "merge_reports", "metric", "min_probability", "names",
+    "ordering_validator", "pass_at_k", "pass_hat_k", "percent_agreement", "persistent_cache",
+    "range_validator", "regex_validator", "register", "regression_gate", "reliability_curve",
+    "requires_extra", "resolve", "resolve_table_parser", "risk_coverage_curve", "rover", "run_suite",
+    "save_baseline", "save_calibrator", "schema_validator", "score", "split_conformal_quantile",
+    "stop_on_correction", "stop_on_flag", "table_from_ocr", "totals_consistent", "validation_pipeline",
+    "zscore_anomaly_findings",
+]

@@ -1,4 +1,9 @@
-"""The ``ek`` command: maps argv onto the functions in `ek.tools`."""
+"""The ``ek`` command: maps argv onto the functions in `ek.tools`.
+
+Structured results print as strict JSON: a non-finite number (a cost per
+success with no success) is written as the string ``"Infinity"``,
+``"-Infinity"`` or ``"NaN"``, which ``float()`` reads back.
+"""
 
 from __future__ import annotations
 
@@ -100,7 +105,18 @@ def _print(result: Any) -> None:
     elif isinstance(result, float):
         print(repr(result) if math.isfinite(result) else str(result))
     else:
-        print(json.dumps(result, indent=2, default=str))
+        print(json.dumps(_finite(result), indent=2, default=str, allow_nan=False))
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with each non-finite float as its JSON-safe name."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
 
 
 if __name__ == "__main__":

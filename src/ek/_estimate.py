@@ -45,22 +45,38 @@ import dataclasses
 import math
 from collections.abc import Mapping
 from statistics import fmean
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Union
 
 from ek._calls import accepts_keyword, call_maybe_group, number, probability
 from ek._util import type_name
-from ek.base import AnnotatedExtraction, Decision, FieldEstimate, FieldSpec, QualityReport, Severity
+from ek.base import AnnotatedExtraction, Decision, FieldEstimate, FieldSpec, Finding, NodePath, QualityReport, Severity
 from ek.qe import AgreementSignal, SignalFamilyCalibrator
 from ek.registry import get
 from ek.validate import validation_pipeline
+
+if TYPE_CHECKING:
+    from ek.base import Calibrator, DecisionPolicy, Signal, Validator
+    from ek.qe import GroupCalibrator
+    from ek.validate import ValidationResult
+
+    # What each argument of `ek.estimate_quality` takes; a str is a registered name.
+    Sources = Union[Iterable[Any], Mapping[Any, Iterable[Any]]]
+    Signals = Union[str, Signal, Iterable[Union[str, Signal]]]
+    FittedCalibrator = Union[Calibrator, GroupCalibrator]
+    Calibration = Union[FittedCalibrator, SignalFamilyCalibrator, Mapping[str, FittedCalibrator]]
+    Layer = Union[str, Validator, Callable[..., ValidationResult]]  # a validation_pipeline is one layer
+    Layers = Union[Layer, Iterable[Layer]]
+    Validators = Union[Layers, Mapping[Any, Layers], None]
+    Policy = Union[str, DecisionPolicy]
 
 __all__ = ["estimate"]
 
 _SEVERITY = {Decision.ACCEPT: 0, Decision.FLAG: 1, Decision.BLOCK: 2}
 
 
-def estimate(extraction: Any, *, sources: Any, signals: Any, calibrator: Any, validators: Any, policy: Any,
-             agreement: bool, assume_calibrated: bool) -> QualityReport:
+def estimate(extraction: Any, *, sources: Sources, signals: Signals, calibrator: Optional[Calibration],
+             validators: Validators, policy: Optional[Policy], agreement: bool,
+             assume_calibrated: bool) -> QualityReport:
     """Run the pipeline over a value, a `FieldEstimate` or an `AnnotatedExtraction`.
 
     The arguments are those of `ek.estimate_quality`, which owns their defaults.
@@ -96,12 +112,13 @@ def estimate(extraction: Any, *, sources: Any, signals: Any, calibrator: Any, va
 class _Estimator:
     """One configured pipeline, applied field by field."""
 
-    def __init__(self, signals: list, cal: Any, validators: tuple, policy: Any, agreement: bool, assume: bool):
+    def __init__(self, signals: list[tuple[str, Callable[..., Any]]], cal: Optional[Union[FittedCalibrator, SignalFamilyCalibrator]],
+                 validators: tuple[str, Any], policy: Optional[DecisionPolicy], agreement: bool, assume: bool):
         self.signals, self.cal, self.validators = signals, cal, validators
         self.policy, self.agreement, self.assume = policy, agreement, assume
-        self._pipelines: dict = {}  # (field name, group) -> the composed validation pipeline
+        self._pipelines: dict[tuple[Any, Any], Any] = {}  # (field name, group) -> the composed validation pipeline
 
-    def extraction(self, ex: AnnotatedExtraction, sources: Any) -> QualityReport:
+    def extraction(self, ex: AnnotatedExtraction, sources: Sources) -> QualityReport:
         """Every field of ``ex``, then a summary: the weakest confidence, the most severe decision."""
         by_field, readings = _split_sources(sources)
         shared = {}
@@ -113,7 +130,12 @@ class _Estimator:
                     "field as a mapping from NodePath (or field name) to that field's other hypotheses."
                 )
             shared["agreement"] = AgreementSignal()(readings)
-        per_field, confs, decisions, findings, families, unfused = {}, [], [], [], {}, []
+        per_field: dict[NodePath, FieldEstimate] = {}
+        confs: list[float] = []
+        decisions: list[Decision] = []
+        findings: list[Finding] = []
+        families: dict[NodePath, Any] = {}
+        unfused: list[NodePath] = []
         for path, fe in ex.estimates.items():
             spec = ex.grammar.field_spec(path.node_type, path.field) if path.field else None
             hyps = by_field.get(path, by_field.get(path.field, ())) if by_field else ()
@@ -160,7 +182,7 @@ class _Estimator:
         calibrated, how = self._calibrate(fe.confidence, raw, group)
         decision = None
         if self.policy is not None:
-            decision = self._decide(calibrated, group, findings, how)
+            decision = self._decide(self.policy, calibrated, group, findings, how)
         new = dataclasses.replace(
             fe,
             raw_signals=raw,
@@ -197,7 +219,7 @@ class _Estimator:
     def _calibrate(self, confidence: Optional[float], raw: dict, group: Any) -> tuple[Optional[float], dict]:
         cal = self.cal
         if isinstance(cal, SignalFamilyCalibrator):
-            return self._calibrate_families(confidence, raw, group)
+            return self._calibrate_families(cal, confidence, raw, group)
         if confidence is not None:
             score, source = float(confidence), "confidence"
         elif raw:
@@ -212,9 +234,9 @@ class _Estimator:
         value = call_maybe_group(cal, score, group)
         return probability(value, what=f"{type_name(cal)} output"), how
 
-    def _calibrate_families(self, confidence: Optional[float], raw: dict, group: Any) -> tuple[Optional[float], dict]:
+    def _calibrate_families(self, cal: SignalFamilyCalibrator, confidence: Optional[float], raw: dict,
+                            group: Any) -> tuple[Optional[float], dict]:
         """Calibrate each family on its own, then fuse (``combine``, then ``fusion`` when fitted)."""
-        cal = self.cal
         families = dict(raw)
         if confidence is not None:
             families["confidence"] = confidence
@@ -236,12 +258,13 @@ class _Estimator:
                 )
         return fused, how
 
-    def _decide(self, calibrated: Optional[float], group: Any, findings: tuple, how: dict) -> Decision:
+    def _decide(self, policy: DecisionPolicy, calibrated: Optional[float], group: Any, findings: tuple,
+                how: dict) -> Decision:
         if calibrated is None:
             how["decision_reason"] = "no signal or confidence to calibrate"
             decision = Decision.FLAG
         else:
-            decision = _as_decision(call_maybe_group(self.policy, calibrated, group), self.policy)
+            decision = _as_decision(call_maybe_group(policy, calibrated, group), policy)
         if any(f.severity is Severity.FLAG for f in findings):
             how["decision_reason"] = "a validator flagged the value"
             return Decision.BLOCK
@@ -256,7 +279,7 @@ class _Estimator:
 # --------------------------------------------------------------------------
 
 
-def _calibrator(calibrator: Any) -> Any:
+def _calibrator(calibrator: Optional[Calibration]) -> Optional[Union[FittedCalibrator, SignalFamilyCalibrator]]:
     if calibrator is None:
         return None
     if isinstance(calibrator, SignalFamilyCalibrator):
@@ -289,7 +312,7 @@ def _not_a_class(calibrator: Any, what: str) -> None:
         )
 
 
-def _policy(policy: Any) -> Any:
+def _policy(policy: Optional[Policy]) -> Optional[DecisionPolicy]:
     if isinstance(policy, str):
         policy = get("policies", policy)
     if isinstance(policy, type):
@@ -299,7 +322,7 @@ def _policy(policy: Any) -> Any:
     return policy
 
 
-def _signals(signals: Any) -> list:
+def _signals(signals: Signals) -> list[tuple[str, Callable[..., Any]]]:
     if isinstance(signals, (str, bytes)) or callable(signals):
         signals = [signals]
     out, seen = [], set()
@@ -320,12 +343,12 @@ def _signals(signals: Any) -> list:
     return [(name, sig) for _, name, sig in out]
 
 
-def _tier(sig: Any) -> float:
+def _tier(sig: Callable[..., Any]) -> float:
     tier = getattr(sig, "cost_tier", 0)
     return tier if isinstance(tier, (int, float)) and not math.isnan(tier) else 0
 
 
-def _validators(validators: Any) -> tuple[str, Any]:
+def _validators(validators: Validators) -> tuple[str, Any]:
     if validators is None:
         return "flat", []
     if isinstance(validators, Mapping):
@@ -333,7 +356,7 @@ def _validators(validators: Any) -> tuple[str, Any]:
     return "flat", _validator_list(validators, "validators")
 
 
-def _validator_list(v: Any, what: str) -> list:
+def _validator_list(v: Layers, what: str) -> list[Callable[..., Any]]:
     """The layers named or given; a name is looked up in the ``"validators"`` namespace."""
     items = [v] if callable(v) or isinstance(v, str) else list(v)
     out = []
@@ -349,7 +372,7 @@ def _validator_list(v: Any, what: str) -> list:
     return out
 
 
-def _split_sources(sources: Any) -> tuple[Mapping, list]:
+def _split_sources(sources: Sources) -> tuple[Mapping[Any, Iterable[Any]], list[Any]]:
     """``(per-field hypotheses, whole-document readings)`` from an extraction's ``sources``."""
     if isinstance(sources, Mapping):
         return sources, []
@@ -368,7 +391,7 @@ def _hypothesis(value: Any) -> Any:
     return str(value)
 
 
-def _as_decision(out: Any, policy: Any) -> Decision:
+def _as_decision(out: Any, policy: DecisionPolicy) -> Decision:
     if isinstance(out, Decision):
         return out
     try:

@@ -10,7 +10,7 @@ import sys
 import time
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Mapping, Optional, Sequence
 
 
 class MissingExtraError(ImportError):
@@ -51,6 +51,52 @@ def check_finite(values: Iterable[float], *, name: str) -> None:
                 f"{name}[{i}] is {v!r}; every entry must be a finite number. "
                 "Drop or impute the missing values first."
             )
+
+
+class FrozenMappings:
+    """Mixin for frozen dataclasses that hold read-only mappings: pickles them as plain dicts.
+
+    ``types.MappingProxyType`` cannot be pickled, so without this a grammar
+    or a typed node could not travel to a process pool or a Dask worker.
+    The dataclass is rebuilt through its constructor, whose ``__post_init__``
+    freezes the mappings again. Every field must be an ``__init__`` field.
+    """
+
+    __slots__ = ()
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        import dataclasses  # noqa: PLC0415 - only when pickling
+
+        values = (getattr(self, f.name) for f in dataclasses.fields(self))  # type: ignore[arg-type]
+        return type(self), tuple(dict(v) if isinstance(v, MappingProxyType) else v for v in values)
+
+
+class FieldsOnlyState:
+    """Mixin for frozen dataclasses that cache attributes beside their fields: pickles the fields only.
+
+    A field named in ``_optional_state`` (a class attribute) travels as None
+    when it cannot be pickled (a metric made from a lambda), rather than
+    making the whole value unpicklable.
+    """
+
+    __slots__ = ()
+    _optional_state: tuple[str, ...] = ()
+
+    def __getstate__(self) -> dict[str, Any]:
+        import dataclasses  # noqa: PLC0415 - only when pickling
+        import pickle  # noqa: PLC0415
+
+        state = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}  # type: ignore[arg-type]
+        for name in self._optional_state:
+            if state.get(name) is not None:
+                try:
+                    pickle.dumps(state[name])
+                except Exception:
+                    state[name] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update({**dict.fromkeys(self._optional_state), **state})
 
 
 def rehome(namespace: dict) -> None:
@@ -154,7 +200,14 @@ class SummedStatistics:
     `with_options` from those declarations, so neither is written per metric.
     """
 
-    options: Mapping[str, str] = MappingProxyType({})
+    options: ClassVar[Mapping[str, str]] = MappingProxyType({})
+
+    if TYPE_CHECKING:  # what each metric declares, for the type checker
+
+        @property
+        def statistics(self) -> tuple[str, ...]: ...
+
+        def compute(self, totals: Mapping[str, float]) -> float: ...
 
     def aggregate(self, scores: Iterable[Any]) -> float:
         """The corpus figure: `compute` of each statistic summed over ``scores``.
@@ -163,7 +216,7 @@ class SummedStatistics:
             ValueError: ``scores`` is empty (an empty corpus has no
                 aggregate), or holds a score without these statistics.
         """
-        return self.compute(sum_detail(scores, self.statistics, metric=type(self).__name__))  # type: ignore[attr-defined]
+        return self.compute(sum_detail(scores, self.statistics, metric=type(self).__name__))
 
     def with_options(self, **values: Any) -> Any:
         """A copy of this metric with facade options (``normalize=``, ``weights=``) applied.

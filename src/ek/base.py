@@ -24,10 +24,12 @@ standard library; a `Report` carries the object that computes its interval.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, Sequence, TypeVar, runtime_checkable
+
+from ek._util import FieldsOnlyState, FrozenMappings
 
 __all__ = [
     "AnnotatedExtraction",
@@ -59,9 +61,11 @@ __all__ = [
 ]
 
 _DEFAULT_IMPORTANCE = 1.0
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 
-def _frozen_mapping(value: Mapping | None) -> Mapping:
+def _frozen_mapping(value: Mapping[_K, _V] | None) -> Mapping[_K, _V]:
     """A read-only copy, so a value object cannot be changed through its dict."""
     return MappingProxyType(dict(value or {}))
 
@@ -101,7 +105,7 @@ class FieldSpec:
 
 
 @dataclass(frozen=True)
-class NodeType:
+class NodeType(FrozenMappings):
     """A kind of node in the typed graph (an invoice, a line item) and its fields."""
 
     name: str
@@ -150,7 +154,7 @@ class TypeRef:
 
 
 @dataclass(frozen=True)
-class GraphGrammar:
+class GraphGrammar(FrozenMappings):
     """The frozen schema: node and edge types with their importance weights.
 
     Anything not declared weighs 1.0, so a partial grammar always works.
@@ -189,7 +193,8 @@ class GraphGrammar:
             return self.node_cost(ref.name)
         if ref.kind == "edge":
             return self.edge_cost(ref.name)
-        return self.field_cost(ref.name, ref.field)  # type: ignore[arg-type]
+        assert ref.field is not None  # TypeRef.__post_init__ requires it for kind "field"
+        return self.field_cost(ref.name, ref.field)
 
 
 def default_cost_weight(grammar: GraphGrammar, ref: TypeRef) -> float:
@@ -238,9 +243,9 @@ class Provenance:
     """
 
     engine: str = ""
-    source_span: Optional[tuple] = None
+    source_span: Optional[tuple[Any, ...]] = None
     bbox: Any = None
-    raw_transcripts: tuple = ()
+    raw_transcripts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -255,13 +260,13 @@ class Finding:
 
 
 @dataclass(frozen=True)
-class FieldEstimate:
+class FieldEstimate(FrozenMappings):
     """One extracted value with its reference-free verification metadata."""
 
     value: Any
     raw_signals: Mapping[str, float] = field(default_factory=dict)
     confidence: Optional[float] = None
-    findings: tuple = ()
+    findings: tuple[Finding, ...] = ()
     provenance: Optional[Provenance] = None
     decision: Optional[Decision] = None
 
@@ -279,7 +284,7 @@ class FieldEstimate:
 
 
 @dataclass(frozen=True)
-class AnnotatedExtraction:
+class AnnotatedExtraction(FrozenMappings):
     """Layer B: per-field estimates keyed by `NodePath`, beside a frozen grammar."""
 
     grammar: GraphGrammar
@@ -316,7 +321,7 @@ class Score:
 
 
 @dataclass(frozen=True)
-class Report:
+class Report(FieldsOnlyState):
     """A corpus of `Score` s, its aggregate and its per-slice aggregates.
 
     ``aggregate`` comes from the metric's own ``aggregate`` (summed statistics,
@@ -337,6 +342,7 @@ class Report:
     per_slice: Mapping[Any, float] = field(default_factory=dict)
     detail: Mapping[str, Any] = field(default_factory=dict)
     _resampler: Any = field(default=None, compare=False, repr=False)  # set by the facade: computes `interval`
+    _optional_state = ("_resampler",)  # a pickled report leaves its cached replicate sums, and a lambda metric
 
     def interval(self, level: float = 0.95, *, slice: Any = None) -> tuple[float, float]:
         """A ``level`` percentile-bootstrap interval of ``aggregate``, or of slice ``slice``'s figure.
@@ -362,21 +368,8 @@ class Report:
             raise ValueError(f"this {self.metric!r} report " + ("is empty: score some items first." if not self.n else
                              "does not know its metric (built by hand?); pass it through ek.merge_reports(report, "
                              "metric=...)."))
-        return self._resampler.interval(self, level, slice)
-
-    def __getstate__(self) -> dict:
-        # Fields only (cached replicate sums are rebuilt); a metric that cannot be pickled is left behind.
-        state = {f.name: getattr(self, f.name) for f in fields(self)}
-        if state["_resampler"] is not None:
-            import pickle  # only when a report is pickled
-            try:
-                pickle.dumps(state["_resampler"])
-            except Exception:
-                state["_resampler"] = None
-        return state
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update({"_resampler": None, **state})
+        low, high = self._resampler.interval(self, level, slice)
+        return float(low), float(high)
 
 
 @dataclass(frozen=True)
@@ -395,7 +388,7 @@ class Comparison:
     a: Optional[float]
     b: Optional[float]
     delta: Optional[float]
-    interval: tuple
+    interval: tuple[float, float]
     p_value: float
     verdict: str
     per_slice: Mapping[Any, Mapping[str, Any]] = field(default_factory=dict)
@@ -415,7 +408,7 @@ class QualityReport:
 
     calibrated_confidence: Optional[float] = None
     decision: Optional[Decision] = None
-    findings: tuple = ()
+    findings: tuple[Finding, ...] = ()
     raw_signals: Mapping[str, float] = field(default_factory=dict)
     provenance: Mapping[str, Any] = field(default_factory=dict)
     per_field: Optional[Mapping[NodePath, FieldEstimate]] = None
@@ -465,36 +458,40 @@ class Metric(Protocol):
     plain function with `ek.metric` to give it that contract.
     """
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score: ...
+    def __call__(self, pred: Any, gold: Any, /, *, grammar: Optional[GraphGrammar] = None) -> Score | float: ...
 
 
 @runtime_checkable
 class Signal(Protocol):
-    """A reference-free signal: extractor output in, raw score (or named scores) out."""
+    """A reference-free signal: extractor output in, raw score (or named scores) out.
 
-    cost_tier: int
+    ``cost_tier`` (lower is cheaper) orders the signals of one estimate.
+    """
 
-    def __call__(self, target: Any) -> float | Mapping[str, float]: ...
+    @property
+    def cost_tier(self) -> int: ...
+
+    def __call__(self, target: Any, /) -> float | Mapping[str, float]: ...
 
 
 @runtime_checkable
 class Validator(Protocol):
     """A reference-free check on a value that yields `Finding` s."""
 
-    def __call__(self, value: Any, *, spec: Optional[FieldSpec] = None) -> Iterable[Finding]: ...
+    def __call__(self, value: Any, /, *, spec: Optional[FieldSpec] = None) -> Iterable[Finding]: ...
 
 
 @runtime_checkable
 class Calibrator(Protocol):
     """Maps a raw score to a probability once fitted on labelled outcomes."""
 
-    def fit(self, scores: Any, correct: Any) -> "Calibrator": ...
+    def fit(self, scores: Any, correct: Any, /) -> "Calibrator": ...
 
-    def __call__(self, score: Any) -> Any: ...
+    def __call__(self, score: Any, /) -> Any: ...
 
 
 @runtime_checkable
 class DecisionPolicy(Protocol):
     """Turns a calibrated confidence into a `Decision`."""
 
-    def __call__(self, confidence: float) -> Decision: ...
+    def __call__(self, confidence: float, /) -> Decision: ...

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import unicodedata
 import warnings
-from typing import Any, Callable, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Sequence, Union, overload
 
 from ek.registry import get, register
 from ek.registry import names as registered_names
@@ -45,6 +45,9 @@ __all__ = [
 ]
 
 Step = Union[str, Callable[[str], str]]
+"""One normalize step: a registered normalizer name or a ``str -> str`` callable."""
+Steps = Union[Step, Sequence[Step]]
+"""What a ``normalize=`` option takes: one step, a list of steps, or a `Canonicalizer` (itself a step)."""
 
 
 def nfc(s: str) -> str:
@@ -218,7 +221,15 @@ def default_canonicalizer() -> Canonicalizer:
     return Canonicalizer(["nfc", "lower", "collapse_whitespace"])
 
 
-def resolve_canonicalizer(normalize: Any) -> Optional[Callable[[str], str]]:
+@overload
+def resolve_canonicalizer(normalize: None) -> None: ...
+
+
+@overload
+def resolve_canonicalizer(normalize: Steps) -> Callable[[str], str]: ...
+
+
+def resolve_canonicalizer(normalize: Optional[Steps]) -> Optional[Callable[[str], str]]:
     """Turn a ``normalize=`` argument into a callable, or None.
 
     Accepts None, a registered step name, a callable, a sequence of steps or
@@ -238,7 +249,7 @@ def resolve_canonicalizer(normalize: Any) -> Optional[Callable[[str], str]]:
     )
 
 
-def _versioned_name(name: str, func: Callable) -> str:
+def _versioned_name(name: str, func: Callable[[str], str]) -> str:
     version = getattr(func, "step_version", None)
     return name if version is None else f"{name}@{version}"
 

@@ -26,6 +26,7 @@ numbers come from the metrics and the quality-estimation pipeline.
 
 from __future__ import annotations
 
+import typing
 import warnings
 from collections.abc import Mapping
 from functools import reduce
@@ -44,15 +45,23 @@ __all__ = ["compare", "estimate_quality", "evaluate", "merge_reports", "score"]
 _CASE_TYPES = {tuple, list}
 _PRED, _GOLD, _SLICE = itemgetter(0), itemgetter(1), itemgetter(2)
 
+if typing.TYPE_CHECKING:  # typing only: ek._estimate loads ek.qe and ek.validate
+    from ek._estimate import Calibration, Policy, Signals, Sources, Validators
+    from ek.base import CostWeight, Metric
+    from ek.canonicalize import Steps
+
+    # a "dispatch" rule as _rules() reads it: (metric name, predicate, pairs, prepare)
+    _Rule = tuple[str, Callable[[Any], Any], str, Optional[Callable[[Any], Any]]]
+
 
 def score(
     pred: Any,
     gold: Any,
     *,
     grammar: Optional[GraphGrammar] = None,
-    metric: Any = None,
-    normalize: Any = None,
-    weights: Any = None,
+    metric: str | Metric | None = None,
+    normalize: Optional[Steps] = None,
+    weights: Optional[CostWeight] = None,
 ) -> Score:
     """Score one prediction against its gold reference.
 
@@ -81,13 +90,13 @@ def score(
 
 
 def evaluate(
-    cases: Iterable,
+    cases: Iterable[Sequence[Any]],
     *,
-    metric: Any = None,
+    metric: str | Metric | None = None,
     grammar: Optional[GraphGrammar] = None,
-    normalize: Any = None,
-    weights: Any = None,
-    ids: Optional[Iterable] = None,
+    normalize: Optional[Steps] = None,
+    weights: Optional[CostWeight] = None,
+    ids: Optional[Iterable[Any]] = None,
 ) -> Report:
     """Score a corpus and aggregate it into a `Report`.
 
@@ -135,7 +144,7 @@ def evaluate(
     return _report(m, name, scores, slices, ids)
 
 
-def merge_reports(*reports: Report, metric: Any = None) -> Report:
+def merge_reports(*reports: Report, metric: str | Metric | None = None) -> Report:
     """Join reports over disjoint parts of a corpus into the report of the whole.
 
     The scores are concatenated in the order given and re-aggregated with the
@@ -174,8 +183,9 @@ def merge_reports(*reports: Report, metric: Any = None) -> Report:
     _warn_if_mean(m, name, "merge_reports")
     if any("replicates" in r.detail for r in full):
         detail = {"higher_is_better": _direction(m), "aggregation": _aggregation(m)}
-        return _bootstrap.merge_summaries(full, m, name, ids, detail)
-    slices = []
+        merged: Report = _bootstrap.merge_summaries(full, m, name, ids, detail)
+        return merged
+    slices: list[Any] = []
     for r in full:
         slices.extend(r.detail.get("slices") or (None,) * r.n)
     has_slices = any(r.detail.get("slices") for r in full)
@@ -221,11 +231,11 @@ def compare(report_a: Report, report_b: Report, level: float = 0.95) -> Comparis
 def estimate_quality(
     extraction: Any,
     *,
-    sources: Iterable = (),
-    signals: Iterable = (),
-    calibrator: Any = None,
-    validators: Any = (),
-    policy: Any = None,
+    sources: Sources = (),
+    signals: Signals = (),
+    calibrator: Optional[Calibration] = None,
+    validators: Validators = (),
+    policy: Optional[Policy] = None,
     agreement: bool = True,
     assume_calibrated: bool = False,
 ) -> QualityReport:
@@ -264,7 +274,7 @@ def estimate_quality(
 # ---------------------------------------------------------------------------
 
 
-def _split_cases(cases: Iterable) -> tuple[list, list, Optional[list]]:
+def _split_cases(cases: Iterable[Sequence[Any]]) -> tuple[list[Any], list[Any], Optional[list[Any]]]:
     if isinstance(cases, (str, bytes, Mapping)) or not isinstance(cases, Iterable):
         raise TypeError(
             f"evaluate() takes an iterable of (pred, gold) or (pred, gold, slice) tuples, "
@@ -277,7 +287,9 @@ def _split_cases(cases: Iterable) -> tuple[list, list, Optional[list]]:
             return list(map(_PRED, cases)), list(map(_GOLD, cases)), None  # all (pred, gold): C-speed split
         if lengths == {3}:
             return list(map(_PRED, cases)), list(map(_GOLD, cases)), list(map(_SLICE, cases))
-    preds, golds, slices = [], [], []
+    preds: list[Any] = []
+    golds: list[Any] = []
+    slices: list[Any] = []
     sliced = False
     for i, case in enumerate(cases):
         n = len(case) if isinstance(case, (tuple, list)) else -1
@@ -299,17 +311,17 @@ def _split_cases(cases: Iterable) -> tuple[list, list, Optional[list]]:
     return preds, golds, (slices if sliced else None)
 
 
-def _report(m: Any, name: str, scores: Sequence[Score], slices: Optional[Sequence],
-            ids: Optional[tuple] = None) -> Report:
+def _report(m: Metric, name: str, scores: Sequence[Score], slices: Optional[Sequence[Any]],
+            ids: Optional[tuple[Any, ...]] = None) -> Report:
     from ek._bootstrap import Resampler
 
     aggregate = _aggregate(m, scores)
-    per_slice: dict = {}
-    detail: dict = {"higher_is_better": _direction(m), "aggregation": _aggregation(m)}
+    per_slice: dict[Any, float] = {}
+    detail: dict[str, Any] = {"higher_is_better": _direction(m), "aggregation": _aggregation(m)}
     if ids is not None:
         detail["ids"] = ids
     if slices is not None:
-        groups: dict = {}
+        groups: dict[Any, list[int]] = {}
         for i, label in enumerate(slices):
             if label is not None:
                 try:
@@ -328,7 +340,7 @@ def _report(m: Any, name: str, scores: Sequence[Score], slices: Optional[Sequenc
                   detail=detail, _resampler=Resampler(m))
 
 
-def _concatenated(parts: list) -> Sequence[Score]:
+def _concatenated(parts: list[Sequence[Score]]) -> Sequence[Score]:
     """The scores of several reports in order; column-backed scores stay column-backed."""
     kind = type(parts[0])
     if kind is not list and all(type(p) is kind for p in parts):
@@ -339,19 +351,20 @@ def _concatenated(parts: list) -> Sequence[Score]:
     return tuple(chain.from_iterable(parts))
 
 
-def _aggregate(m: Any, scores: Sequence[Score]) -> float:
+def _aggregate(m: Metric, scores: Sequence[Score]) -> float:
     agg = getattr(m, "aggregate", None)
     if agg is not None:
-        return agg(scores)
+        value: float = agg(scores)
+        return value
     return sum(float(s.value) for s in scores) / len(scores)
 
 
-def _direction(m: Any) -> Optional[bool]:
+def _direction(m: Metric) -> Optional[bool]:
     flag = getattr(m, "higher_is_better", None)
     return flag if isinstance(flag, bool) else None
 
 
-def _aggregation(m: Any) -> str:
+def _aggregation(m: Metric) -> str:
     """How the metric turns scores into a figure, in the vocabulary `ek.metrics` documents."""
     declared = getattr(m, "aggregation", None)
     if isinstance(declared, str):
@@ -361,7 +374,7 @@ def _aggregation(m: Any) -> str:
     return "statistics" if hasattr(m, "statistics") and hasattr(m, "compute") else "custom"
 
 
-def _warn_if_mean(m: Any, name: str, who: str) -> None:
+def _warn_if_mean(m: Metric, name: str, who: str) -> None:
     if getattr(m, "aggregate", None) is None:
         warnings.warn(
             f"{who}() aggregates metric {name!r} by the mean of its per-item values because it has no "
@@ -372,7 +385,9 @@ def _warn_if_mean(m: Any, name: str, who: str) -> None:
         )
 
 
-def _resolve(metric: Any, pred: Any, gold: Any, normalize: Any, weights: Any) -> tuple[str, Any, Optional[Callable]]:
+def _resolve(
+    metric: str | Metric | None, pred: Any, gold: Any, normalize: Optional[Steps], weights: Optional[CostWeight]
+) -> tuple[str, Metric, Optional[Callable[[Any], Any]]]:
     """(name, metric object, per-side conversion or None) for one call."""
     prepare = None
     if metric is None:
@@ -383,7 +398,7 @@ def _resolve(metric: Any, pred: Any, gold: Any, normalize: Any, weights: Any) ->
         prepare = _named_prepare(pred, gold)
     elif callable(metric):
         m = metric
-        name = getattr(metric, "name", None) or getattr(metric, "__name__", type(metric).__name__)
+        name = str(getattr(metric, "name", None) or getattr(metric, "__name__", type(metric).__name__))
     else:
         raise TypeError(
             f"metric must be a registered name, a metric callable or None, got {type_name(metric)}. "
@@ -397,7 +412,7 @@ def _resolve(metric: Any, pred: Any, gold: Any, normalize: Any, weights: Any) ->
     return name, m, prepare
 
 
-def _configure(m: Any, name: str, options: dict) -> Any:
+def _configure(m: Metric, name: str, options: dict[str, Any]) -> Metric:
     """The metric with the facade options applied, through the options it declares."""
     declared = getattr(m, "options", None) or {}
     for option in options:
@@ -406,13 +421,14 @@ def _configure(m: Any, name: str, options: dict) -> Any:
                 f"metric {name!r} does not take {option}=; drop it, or use a metric that declares "
                 f"{option!r} in its options (see the metric contract in ek.metrics)."
             )
-    return m.with_options(**options)
+    with_options: Callable[..., Metric] = getattr(m, "with_options")  # declared options come with it
+    return with_options(**options)
 
 
-_RULES: list = [None, [], []]  # registry entries last seen; their rules in order; those that convert
+_RULES: list[Any] = [None, [], []]  # registry entries last seen; their rules in order; those that convert
 
 
-def _rules() -> list:
+def _rules() -> list[_Rule]:
     """The ``"dispatch"`` rules, tried in this order (priority, then name).
 
     Each is ``(metric name, predicate, pairs, prepare)``, read off the
@@ -428,10 +444,11 @@ def _rules() -> list:
             for name, rule in entries
         ]
         _RULES[:] = [tuple(live.items()), ordered, [r for r in ordered if r[3] is not None]]
-    return _RULES[1]
+    rules: list[_Rule] = _RULES[1]
+    return rules
 
 
-def _dispatch(pred: Any, gold: Any) -> tuple[str, Optional[Callable]]:
+def _dispatch(pred: Any, gold: Any) -> tuple[str, Optional[Callable[[Any], Any]]]:
     for side, value in (("pred", pred), ("gold", gold)):
         if value is None:
             raise TypeError(
@@ -454,10 +471,11 @@ def _dispatch(pred: Any, gold: Any) -> tuple[str, Optional[Callable]]:
     )
 
 
-def _named_prepare(pred: Any, gold: Any) -> Optional[Callable]:
+def _named_prepare(pred: Any, gold: Any) -> Optional[Callable[[Any], Any]]:
     """A named metric still reads ``.text`` when a converting rule claims both sides (OCR results)."""
     _rules()
-    for _, accepts, _, prepare in _RULES[2]:
+    converting: list[_Rule] = _RULES[2]
+    for _, accepts, _, prepare in converting:
         if accepts(pred) and accepts(gold):
             return prepare
     return None
@@ -470,7 +488,7 @@ def _mismatch(pred: Any, gold: Any) -> None:
     )
 
 
-def _prepared(prepare: Callable, obj: Any, what: str) -> Any:
+def _prepared(prepare: Callable[[Any], Any], obj: Any, what: str) -> Any:
     try:
         return prepare(obj)
     except TypeError as exc:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import difflib
 import functools
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional, ParamSpec, TypeVar
 
 from ek._util import MissingExtraError, install_hint, is_installed, rehome
 
@@ -118,7 +118,13 @@ def resolve(namespace: str, ref: Any, *, default: Any = None) -> Any:
     return ref
 
 
-def requires_extra(extra: str, *, packages: Optional[Iterable[str]] = None) -> Callable:
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def requires_extra(
+    extra: str, *, packages: Optional[Iterable[str]] = None
+) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
     """Decorator: run the function only if the extra's packages import.
 
     Otherwise raise `MissingExtraError` with the ``pip install "ek[extra]"``
@@ -126,9 +132,9 @@ def requires_extra(extra: str, *, packages: Optional[Iterable[str]] = None) -> C
     """
     needed = tuple(packages) if packages is not None else (extra,)
 
-    def decorate(func: Callable) -> Callable:
+    def decorate(func: Callable[_P, _R]) -> Callable[_P, _R]:
         @functools.wraps(func)
-        def guarded(*args: Any, **kwargs: Any) -> Any:
+        def guarded(*args: _P.args, **kwargs: _P.kwargs) -> _R:
             missing = [p for p in needed if not is_installed(p)]
             if missing:
                 raise MissingExtraError(

@@ -17,10 +17,19 @@ Windows), read on every call; pass ``rootdir=`` to use another folder.
 
 Guarantees: a write goes to a hidden temporary file in the same folder, is
 fsynced, then renamed over ``<key>.json``, so a crash never leaves a truncated
-value. Keys are plain file names; anything that could reach outside the folder
-is refused. Errors are built-in types: ``TypeError`` (non-str key, value JSON
-cannot hold), ``ValueError`` (unsafe key, unreadable JSON file, naming the
-path), ``KeyError`` (missing key, unknown kind in a `Mall`).
+value; temporary files a killed writer left behind are removed by the next
+process that writes to the folder. Keys are plain file names; anything that
+could reach outside the folder is refused.
+
+Files are strict JSON, readable by any JSON parser. A non-finite float is
+written as ``{"$float": "NaN"}`` (or ``"Infinity"``, ``"-Infinity"``) and read
+back as the float. A mapping inside a value must have str keys: ``{1: "a"}``
+would read back as ``{"1": "a"}`` and could silently merge with a ``"1"`` key,
+so it is refused before anything is written (the old value stays).
+
+Errors are built-in types: ``TypeError`` (non-str key, value JSON cannot
+hold), ``ValueError`` (unsafe key, unreadable JSON file, naming the path),
+``KeyError`` (missing key, unknown kind in a `Mall`).
 """
 
 from __future__ import annotations
@@ -28,8 +37,10 @@ from __future__ import annotations
 import difflib
 import functools
 import json
+import math
 import os
 import secrets
+import time
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,6 +58,12 @@ _SUFFIX = ".json"
 _MAX_NAME_BYTES = 240  # leaves room for ".json" under the usual 255-byte file name limit
 _RULES = ("a non-empty str of at most 240 UTF-8 bytes, with no '/', '\\' or NUL, "
           "not starting with '.', e.g. 'doc-001'")
+_FLOAT_TAG = "$float"
+_FLOAT_NAMES = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+_CACHE_PREFIX = "cache."  # persistent_cache entries, apart from ek's run records
+_STALE_TMP_SECONDS = 3600.0  # an old-style temp file (no writer pid) this old is abandoned
+_RESCAN_SECONDS = 60.0
+_scanned: dict = {}  # folder -> monotonic time its stale temp files were last removed
 
 
 def app_folder() -> Path:
@@ -130,19 +147,22 @@ def persistent_cache(func: Callable | None = None, *, kind: str = "runs",
     """Memoize ``func``'s JSON-serializable result in the ``kind`` store, across sessions.
 
     ``key`` is a constant, or a callable given the call's arguments that returns
-    the key; by default it is ``func.__qualname__``, so give a key to functions
-    that take arguments. The store is resolved on each call (``EK_DATA_HOME``
-    included). Every call returns the JSON form of the result, so the first
-    call and later sessions agree (a tuple comes back as a list). A key is
-    checked before ``func`` runs; a result JSON cannot hold raises ``TypeError``
-    and is not cached.
+    the key; by default it is ``func``'s module and qualified name (so two
+    functions of the same name in different modules never share an entry);
+    give a key to functions that take arguments. Entries are stored as
+    ``cache.<key>``, a namespace of their own, so no cache key can read or
+    overwrite a run record kept in the same store. The store is resolved on
+    each call (``EK_DATA_HOME`` included). Every call returns the JSON form of
+    the result, so the first call and later sessions agree (a tuple comes back
+    as a list). A key is checked before ``func`` runs; a result JSON cannot
+    hold raises ``TypeError`` and is not cached.
 
     >>> import tempfile; root = tempfile.mkdtemp()
     >>> @persistent_cache(key=lambda n: f"square-{n}", rootdir=root)
     ... def square(n):
     ...     return (n, n * n)
     >>> square(3), sorted(json_store("runs", rootdir=root))
-    ([3, 9], ['square-3'])
+    ([3, 9], ['cache.square-3'])
 
     For methods and properties, use `cache_this` (dol's descriptor).
     """
@@ -151,21 +171,22 @@ def persistent_cache(func: Callable | None = None, *, kind: str = "runs",
                         f"the key by name: @persistent_cache(key={func!r:.60}).")
     _check_name(kind, what="kind")
     if key is not None and not callable(key):
-        _check_name(key, what="key")
+        _cache_key(key)
 
     def decorate(f: Callable) -> Callable:
         @functools.wraps(f)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             if key is None:
-                k = f.__qualname__
+                k = f"{getattr(f, '__module__', None) or '?'}.{f.__qualname__}"
             else:
                 k = key(*args, **kwargs) if callable(key) else key
+            k = _cache_key(k)
             store = json_store(kind, rootdir=rootdir)
             try:
                 return store[k]
             except KeyError:
                 pass
-            return json.loads(store._write(k, f(*args, **kwargs)))
+            return _loads(store._write(k, f(*args, **kwargs)))
         return wrapper
 
     return decorate if func is None else decorate(func)
@@ -193,13 +214,31 @@ class _JsonStore(MutableMapping):
         self.path = path
 
     def __getitem__(self, key: str) -> Any:
+        return self._read(key)
+
+    def _read(self, key: str, revive: Callable[[dict], Any] | None = None) -> Any:
+        """The value of ``key``; ``revive`` rebuilds the caller's own one-key tagged objects.
+
+        An error raised by ``revive`` propagates unchanged, for the caller to explain.
+        """
         file = self._file(key)
+
+        def hook(obj: dict) -> Any:
+            if len(obj) != 1:
+                return obj
+            return _revive(obj) if _FLOAT_TAG in obj else obj if revive is None else revive(obj)
+
         try:
             with open(file, encoding="utf-8") as fh:
-                return json.load(fh)
+                return json.load(fh, object_hook=hook)
         except FileNotFoundError:
             raise KeyError(key) from None
-        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
+        except _BadTag as exc:
+            raise ValueError(
+                f"{file} holds {exc}, so key {key!r} of the {self.kind!r} store cannot be read. "
+                "Repair the file, or delete it to drop the entry."
+            ) from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ValueError(
                 f"{file} is not valid UTF-8 JSON ({exc}), so key {key!r} of the {self.kind!r} "
                 "store cannot be read. Repair the file, or delete it to drop the entry."
@@ -249,7 +288,8 @@ class _JsonStore(MutableMapping):
             text = _dumps(value, key=key, ascii_only=True)
             data = text.encode("ascii")
         self.path.mkdir(parents=True, exist_ok=True)
-        tmp = self.path / f".{key[:40]}.{secrets.token_hex(8)}.tmp"
+        _remove_stale_temp_files(self.path)
+        tmp = self.path / f".{key[:40]}.{os.getpid()}-{secrets.token_hex(8)}.tmp"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
                      0o666)
         try:
@@ -264,7 +304,28 @@ class _JsonStore(MutableMapping):
         return text
 
 
+class _BadTag(ValueError):
+    """A ``{"$float": ...}`` entry that names no float."""
+
+
+def _revive(obj: dict) -> Any:
+    """JSON object hook: turn a ``{"$float": name}`` entry back into its float."""
+    if len(obj) == 1 and _FLOAT_TAG in obj:
+        name = obj[_FLOAT_TAG]
+        try:
+            return _FLOAT_NAMES[name]
+        except (KeyError, TypeError):
+            raise _BadTag(f"{{{_FLOAT_TAG!r}: {name!r:.40}}}, which names no float (expected "
+                          f"{', '.join(map(repr, _FLOAT_NAMES))})") from None
+    return obj
+
+
+def _loads(text: str) -> Any:
+    return json.loads(text, object_hook=_revive)
+
+
 def _dumps(value: Any, *, key: str, ascii_only: bool = False) -> str:
+    """Strict JSON text of ``value``: str keys only, non-finite floats tagged."""
     offending: list[Any] = []
 
     def refuse(obj: Any) -> Any:
@@ -272,21 +333,106 @@ def _dumps(value: Any, *, key: str, ascii_only: bool = False) -> str:
         raise TypeError(type(obj).__name__)
 
     try:
-        return json.dumps(value, ensure_ascii=ascii_only, default=refuse)
-    except TypeError as exc:
-        if offending:
-            obj = offending[0]
-            raise TypeError(
-                f"the value for key {key!r} contains a value of type "
-                f"{type(obj).__name__} ({obj!r:.60}), which JSON cannot store; convert it "
-                "to dict, list, str, int, float, bool or None first. Nothing was written."
-            ) from None
-        raise TypeError(f"the value for key {key!r} cannot be written as JSON: {exc}. "
-                        "Use str dict keys and plain values. Nothing was written.") from exc
-    except ValueError as exc:  # a cycle
-        raise ValueError(f"the value for key {key!r} cannot be written as JSON: {exc}. "
-                         "Store a tree of plain values, without cycles. Nothing was written."
-                         ) from exc
+        try:  # the common case: plain JSON already, checked by reading it back
+            text = json.dumps(value, ensure_ascii=ascii_only, allow_nan=False, default=refuse)
+            if _loads(text) == value:
+                return text
+        except (ValueError, TypeError):  # NaN, a cycle, a non-str key...: _strict says which
+            if offending:
+                raise
+        return json.dumps(_strict(value, key, (), set()), ensure_ascii=ascii_only,
+                          allow_nan=False, default=refuse)
+    except TypeError:
+        if not offending:
+            raise
+        obj = offending[0]
+        raise TypeError(
+            f"the value for key {key!r} contains a value of type "
+            f"{type(obj).__name__} ({obj!r:.60}), which JSON cannot store; convert it "
+            "to dict, list, str, int, float, bool or None first. Nothing was written."
+        ) from None
+
+
+def _strict(value: Any, key: str, path: tuple, active: set) -> Any:
+    """A copy of ``value`` that JSON stores faithfully, or an error naming what it cannot hold."""
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        return {_FLOAT_TAG: "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")}
+    if not isinstance(value, (dict, list, tuple)):
+        return value
+    if id(value) in active:
+        raise ValueError(f"the value for key {key!r} cannot be written as JSON: Circular reference "
+                         f"at {_path(path)}. Store a tree of plain values, without cycles. "
+                         "Nothing was written.")
+    active.add(id(value))
+    try:
+        if not isinstance(value, dict):
+            return [_strict(v, key, path + (i,), active) for i, v in enumerate(value)]
+        for k in value:
+            if not isinstance(k, str):
+                became = (f"would read back as the string {json.dumps(json.dumps(k))} and could "
+                          "merge with a key of that name" if k is None or isinstance(k, (int, float))
+                          else "JSON cannot hold as a key")
+                raise TypeError(
+                    f"the value for key {key!r} cannot be written as JSON: keys must be str, but "
+                    f"the mapping at {_path(path)} has the {type(k).__name__} key {k!r:.40}, which "
+                    f"{became}. Convert the keys to distinct strings. Nothing was written.")
+        if len(value) == 1 and _FLOAT_TAG in value:
+            raise ValueError(
+                f"the value for key {key!r} has a mapping at {_path(path)} whose only key is "
+                f"{_FLOAT_TAG!r}, which ek stores reserve for non-finite numbers; rename the key. "
+                "Nothing was written.")
+        return {k: _strict(v, key, path + (k,), active) for k, v in value.items()}
+    finally:
+        active.discard(id(value))
+
+
+def _path(path: tuple) -> str:
+    return "the top level" if not path else "value" + "".join(f"[{p!r}]" for p in path)
+
+
+def _remove_stale_temp_files(folder: Path) -> None:
+    """Delete the temporary files of writers that died before renaming them (once a minute).
+
+    A temp file names its writer's process id; it is stale when that process
+    is gone. Older temp files, without a pid, are stale after an hour.
+    """
+    now = time.monotonic()
+    if now - _scanned.get(folder, -math.inf) < _RESCAN_SECONDS:
+        return
+    _scanned[folder] = now
+    try:
+        entries = [e for e in os.scandir(folder) if e.name.startswith(".") and e.name.endswith(".tmp")]
+    except OSError:
+        return
+    for entry in entries:
+        owner = entry.name[:-4].rsplit(".", 1)[-1].split("-")[0]
+        try:
+            stale = (not _alive(int(owner))) if owner.isdigit() else (
+                time.time() - entry.stat().st_mtime > _STALE_TMP_SECONDS)
+            if stale:
+                os.remove(entry.path)
+        except OSError:
+            continue  # gone already, or not ours to remove
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError, ValueError, OverflowError):
+        return True  # exists under another user, or cannot be told: keep the file
+    return True
+
+
+def _cache_key(key: Any) -> str:
+    """``cache.<key>``, after checking ``key`` itself is a safe name."""
+    _check_name(key, what="key")
+    return _check_name(_CACHE_PREFIX + key, what="key")
 
 
 def _check_name(name: Any, *, what: str) -> str:

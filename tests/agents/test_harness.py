@@ -2,21 +2,23 @@
 
 import asyncio
 import io
-import os
+import json
+import math
 import random
-import subprocess
+import socket
 import sys
-import textwrap
 import threading
 import time
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from ek.agents import (Cost, Episode, ReliabilityReport, RunProvenance, TaskSpec, ToolCallMetric, ToolSpec,
                        UnknownModelPrice, as_agent, per_million, reliability)
-from ek.agents.harness import (AgentGateResult, _summary, agent_regression_gate, load_agent_baseline,
-                               run_suite, save_agent_baseline)
+from ek.agents._suite import summary as _summary
+from ek.agents.harness import (AgentGateResult, agent_regression_gate, load_agent_baseline, run_suite,
+                               save_agent_baseline)
 from ek.stores import json_store
 
 PRICE = per_million(1.0, 5.0)
@@ -260,6 +262,13 @@ def test_bad_task_lists():
 
 # ---------------------------------------------------------------- persistence and resume
 
+def _stored(root, run_id):
+    """Every stored trial record of an agent run, by (task_id, trial)."""
+    results = json_store("results", rootdir=root)
+    chunks = [results[k] for k in results if k.startswith(f"agents.{run_id}.")]
+    return {tuple(item["key"]["$tuple"]): item for c in chunks for item in c["items"].values()}
+
+
 def test_persist_stores_each_trial_and_resumes(tmp_path):
     calls = []
 
@@ -272,9 +281,8 @@ def test_persist_stores_each_trial_and_resumes(tmp_path):
     resumed = False
     with pytest.raises(KeyboardInterrupt):
         run_suite(agent, tasks(), k=4, seed=0, price=PRICE, persist=True, run_id="r1", rootdir=tmp_path)
-    results = json_store("results", rootdir=tmp_path)
-    assert len(list(results)) == 9
-    assert json_store("runs", rootdir=tmp_path)["r1"]["status"] == "running"
+    assert len(_stored(tmp_path, "r1")) == 9  # the finished trials were written as the run stopped
+    assert json_store("runs", rootdir=tmp_path)["agents.r1"]["status"] == "running"
     resumed, calls[:] = True, []
     report = run_suite(agent, tasks(), k=4, seed=0, price=PRICE, persist=True, run_id="r1", rootdir=tmp_path)
     assert len(calls) == 48 - 9
@@ -282,9 +290,10 @@ def test_persist_stores_each_trial_and_resumes(tmp_path):
                       rootdir=tmp_path / "other")
     assert report == fresh
     assert report.detail["run_id"] == "r1"
-    header = json_store("runs", rootdir=tmp_path)["r1"]
-    assert header["status"] == "complete" and header["summary"]["n_trials"] == 48
-    stored = results["r1--0000000"]
+    header = json_store("runs", rootdir=tmp_path)["agents.r1"]
+    assert (header["kind"], header["status"]) == ("agents", "complete")
+    assert header["summary"]["n_trials"] == 48
+    stored = _stored(tmp_path, "r1")[("t00", 0)]
     assert stored["episode"]["task_id"] == "t00" and "wall_s" in stored
     calls[:] = []
     assert run_suite(agent, tasks(), k=4, seed=0, price=PRICE, persist=True, run_id="r1",
@@ -303,62 +312,15 @@ def test_resume_refuses_changed_settings(tmp_path):
 
 def test_unusable_run_id_is_refused_before_any_trial(tmp_path):
     calls = []
-    with pytest.raises(ValueError, match="can't name a stored run"):
+    with pytest.raises(ValueError, match="cannot name a stored run"):
         run_suite(lambda t: calls.append(t), tasks(2), persist=True, run_id="../escape", rootdir=tmp_path)
     assert calls == []
 
 
 def test_persist_without_run_id_generates_one(tmp_path):
     r = run_suite(lambda t: t.gold, tasks(2), persist=True, rootdir=tmp_path)
-    assert r.detail["run_id"].startswith("run-") and r.detail["run_id"] in json_store("runs", rootdir=tmp_path)
-
-
-AGENT_MODULE = '''
-import os, random, signal
-from ek.agents import Cost, Episode, TaskSpec, per_million
-TASKS = [TaskSpec(f"t{i}", input=i, gold=f"a{i}") for i in range(6)]
-CALLS = []
-def agent(task, *, seed=None):
-    CALLS.append((task.task_id, seed))
-    if len(CALLS) == int(os.environ.get("KILL_AT", "0")):
-        os.kill(os.getpid(), signal.SIGKILL)        # no cleanup, no finally: a real kill
-    rng = random.Random(f"{task.task_id}:{seed}")
-    out = task.gold if rng.random() < 0.6 else "no"
-    return Episode(output=out, cost=Cost(input_tokens=rng.randint(10, 99)))
-'''
-
-
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
-def test_a_killed_process_resumes_with_only_the_missing_trials(tmp_path):
-    (tmp_path / "suite_agent.py").write_text(AGENT_MODULE)
-    root = tmp_path / "data"
-    script = textwrap.dedent(f"""
-        import sys; sys.path.insert(0, {str(tmp_path)!r})
-        from suite_agent import agent, TASKS
-        from ek.agents import run_suite, per_million
-        run_suite(agent, TASKS, k=3, seed=0, price=per_million(1, 1), persist=True, run_id="killed",
-                  rootdir={str(root)!r})
-    """)
-    proc = subprocess.run([sys.executable, "-c", script], env={**os.environ, "KILL_AT": "8"},
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == -9, proc.stderr
-    assert len(list(json_store("results", rootdir=root))) == 7
-
-    sys.path.insert(0, str(tmp_path))
-    try:
-        import suite_agent
-        suite_agent.CALLS.clear()
-        resumed = run_suite(suite_agent.agent, suite_agent.TASKS, k=3, seed=0, price=per_million(1, 1),
-                            persist=True, run_id="killed", rootdir=root)
-        assert len(suite_agent.CALLS) == 18 - 7
-        assert sorted(suite_agent.CALLS) == sorted(
-            [(t.task_id, s) for t in suite_agent.TASKS for s in range(3)][7:])
-        clean = run_suite(suite_agent.agent, suite_agent.TASKS, k=3, seed=0, price=per_million(1, 1),
-                          persist=True, run_id="killed", rootdir=tmp_path / "clean")
-        assert resumed == clean
-    finally:
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("suite_agent", None)
+    assert r.detail["run_id"].startswith("run-")
+    assert f"agents.{r.detail['run_id']}" in json_store("runs", rootdir=tmp_path)
 
 
 # ---------------------------------------------------------------- baselines and the gate
@@ -389,7 +351,7 @@ def test_empty_runs_and_baselines_are_refused(tmp_path):
         agent_regression_gate(r, bogus)
     with pytest.raises(ValueError, match="current report has no trials"):
         agent_regression_gate(ReliabilityReport(), r)
-    with pytest.raises(ValueError, match="no agent baseline named 'missing'"):
+    with pytest.raises(ValueError, match="no agents baseline named 'missing'"):
         agent_regression_gate(r, "missing", rootdir=tmp_path)
 
 
@@ -482,3 +444,143 @@ def test_resume_refuses_changed_prices(tmp_path):
     again = run_suite(lambda t: Episode(output=t.gold, cost=Cost(input_tokens=10)), tasks(3), k=1,
                       price=per_million(1.0, 5.0), persist=True, run_id="p", rootdir=tmp_path)
     assert again.cost["total_dollars"] == pytest.approx(30e-6)
+
+
+# ---------------------------------------------------------------- faults found by a hostile user
+
+@pytest.mark.parametrize("raised", [TimeoutError("the model API timed out"), socket.timeout("read timed out")])
+@pytest.mark.parametrize("timeout", [None, 5.0])
+def test_an_async_agent_raising_timeout_error_is_that_trials_error(tmp_path, raised, timeout):
+    async def agent(task):
+        if task.task_id == "t01":
+            raise raised
+        return task.gold
+
+    r = run_suite(agent, tasks(3), timeout=timeout, persist=True, run_id="r", rootdir=tmp_path)
+    assert r.n_success == 2
+    assert r.detail["errors"] == [{"task_id": "t01", "trial": 0, "error": f"TimeoutError: {raised}"}]
+    assert run_suite(agent, tasks(3), timeout=timeout, persist=True, run_id="r", rootdir=tmp_path) == r
+
+
+def test_an_async_agent_that_blocks_the_loop_past_its_timeout_timed_out():
+    async def agent(task):
+        if task.task_id == "t01":
+            time.sleep(0.3)  # blocks the event loop: nothing can cancel it
+        return task.gold
+
+    r = run_suite(agent, tasks(3), timeout=0.1)
+    assert r.n_success == 2
+    [err] = r.detail["errors"]
+    assert err["task_id"] == "t01" and "did not finish within timeout=0.1 s" in err["error"]
+    assert "blocked the event loop" in err["error"]
+
+
+def test_a_checker_returning_a_non_bool_fails_the_trial_with_an_error():
+    r = run_suite(lambda t: t.gold, tasks(3), check=lambda ep, gold: "no")
+    assert r.n_success == 0 and len(r.detail["errors"]) == 3
+    assert r.detail["errors"][0]["error"].startswith("check failed: the checker returned 'no' (str) instead of True")
+
+
+def test_an_episode_metric_returning_a_non_number_is_recorded_not_fatal():
+    calls = []
+
+    def odd(episode, gold, *, grammar=None):
+        calls.append(episode.task_id)
+        return "great" if episode.task_id == "t01" else 1.0
+
+    r = run_suite(lambda t: t.gold, tasks(4), metrics={"odd": odd})
+    assert len(calls) == 4 and r.n_success == 4
+    m = r.detail["metrics"]["odd"]
+    assert (m["n"], m["errors"], m["aggregate"]) == (3, 1, 1.0)
+
+
+def test_an_unhashable_slice_is_refused_before_any_trial():
+    calls = []
+    bad = tasks(3) + [TaskSpec("t99", input=0, gold="a", slice=["easy"])]
+    with pytest.raises(TypeError, match=r"task 't99' has slice \['easy'\] \(list\).*not hashable.*use a str"):
+        run_suite(lambda t: calls.append(t) or t.gold, bad)
+    assert calls == []
+
+
+def test_nan_figures_are_refused_by_the_agent_baseline_and_gate(tmp_path):
+    r = run_suite(lambda t: t.gold, tasks(4))
+    nan_report = ReliabilityReport(**{**r.__dict__, "success_rate": math.nan})
+    with pytest.raises(ValueError, match=r"success_rate=nan, not a proportion"):
+        save_agent_baseline(nan_report, "x", rootdir=tmp_path)
+    assert load_agent_baseline("x", rootdir=tmp_path) is None
+    with pytest.raises(ValueError, match=r"current report has success_rate=nan"):
+        agent_regression_gate(nan_report, r)
+    with pytest.raises(ValueError, match=r"baseline has pass_hat_k=nan"):
+        agent_regression_gate(r, {**_summary(r), "pass_hat_k": math.nan})
+
+
+def test_a_damaged_agent_baseline_names_its_file(tmp_path):
+    save_agent_baseline(run_suite(lambda t: t.gold, tasks(4)), "v1", rootdir=tmp_path)
+    path = tmp_path / "baselines" / "agents.v1.json"
+    path.write_text(path.read_text().replace('"n_success": 4', '"n_success": 40'))
+    with pytest.raises(ValueError, match=rf"{path} is a damaged agents baseline: has n_success=40 of n_trials=4"):
+        load_agent_baseline("v1", rootdir=tmp_path)
+
+
+def test_gate_is_underpowered_when_the_interval_reaches_past_the_tolerance():
+    # A 3-point drop is inside tolerance=0.05, but on 40 trials the interval of the change
+    # reaches far below -0.05: the run cannot show the drop stays inside the tolerance.
+    base = reliability({f"t{i}": [True] for i in range(40)})
+    now = reliability({f"t{i}": [i != 0] for i in range(40)})
+    with pytest.warns(UserWarning, match=r"not significant.*tolerance=0.05"):
+        g = agent_regression_gate(now, base, tolerance=0.05)
+    assert g.passed and g.underpowered
+    big_base = reliability({f"t{i}": [True] * 4 for i in range(2000)})
+    big_now = reliability({f"t{i}": [True] * 4 if i % 100 else [True, True, True, False] for i in range(2000)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g = agent_regression_gate(big_now, big_base, tolerance=0.05)  # interval inside the tolerance
+    assert g.passed and not g.underpowered
+
+
+def test_gate_fails_a_run_over_fewer_tasks_than_its_baseline():
+    base = reliability({f"t{i}": [True] for i in range(40)})
+    fewer = reliability({f"t{i}": [True] for i in range(30)})
+    g = agent_regression_gate(fewer, base)
+    assert not g and "the suite shrank from 40 tasks to 30" in g.reasons[0]
+
+
+def test_goldless_tasks_are_left_out_of_extra_metrics_and_named():
+    def exact(episode, gold, *, grammar=None):
+        if gold is None:
+            raise AssertionError("a goldless task reached the metric")
+        return float(episode.output == gold)
+
+    suite = tasks(4) + [TaskSpec("open1", input=0, gold=None), TaskSpec("open2", input=1, gold=None)]
+    with pytest.warns(UserWarning, match=r"2 task\(s\) have no gold \('open1', 'open2'\).*'exact'"):
+        r = run_suite(lambda t: Episode(output=t.gold), suite, metrics={"exact": exact}, check=lambda ep, gold: True)
+    m = r.detail["metrics"]["exact"]
+    assert m["skipped"] == ["open1", "open2"] and m["n"] == 4 and m["errors"] == 0 and m["aggregate"] == 1.0
+
+
+def test_the_persisted_run_stores_its_cost_headline_as_strict_json(tmp_path):
+    run_suite(lambda t: Episode(output="no", cost=Cost(input_tokens=1000)), tasks(3), price=PRICE,
+              persist=True, run_id="r", rootdir=tmp_path)
+    text = (tmp_path / "runs" / "agents.r.json").read_text()
+    summary = json.loads(text, parse_constant=lambda c: pytest.fail(f"bare {c}"))["summary"]
+    assert summary["total_dollars"] == pytest.approx(3 * 1000 * 1e-6)
+    assert summary["cost_per_success"] is None  # infinite: nothing succeeded
+    assert (summary["n_trials"], summary["n_success"], summary["success_rate"]) == (3, 0, 0.0)
+
+
+def test_an_executor_runs_async_agents_and_timeouts_in_its_workers():
+    async def ajittery(task, *, seed=None):
+        await asyncio.sleep(0.001)
+        if task.task_id == "t03" and seed == 8:
+            await asyncio.sleep(2)  # past the timeout: cancelled in the worker
+        return flaky(task, seed=seed)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        serial = run_suite(ajittery, tasks(8), k=3, seed=7, price=PRICE, timeout=0.5)
+        with ThreadPoolExecutor(3) as pool:
+            pooled = run_suite(ajittery, tasks(8), k=3, seed=7, price=PRICE, timeout=0.5, executor=pool)
+    assert pooled == serial
+    [timed_out] = [e for e in pooled.detail["errors"] if e["task_id"] == "t03"]
+    assert timed_out["trial"] == 1 and timed_out["error"].startswith(
+        "TimeoutError: the trial did not finish within timeout=0.5 s and was cancelled")

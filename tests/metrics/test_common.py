@@ -12,7 +12,10 @@ needs a pool of cases in ``CASES``; a metric registered without one fails
 * ``aggregate`` is exactly ``compute`` of the summed statistics, also for
   float (weighted) totals;
 * any split of a corpus merges to the whole, aggregate and per slice, checked
-  against ``compute`` of statistics summed here by hand;
+  against ``compute`` of statistics summed here by hand, and against a corpus
+  figure made without ``compute`` (a reference library such as jiwer, seqeval,
+  nervaluate or anls_star, or counts made here), so a constant ``compute``
+  fails too;
 * an empty corpus raises, and a bad input raises with a message.
 """
 
@@ -125,6 +128,9 @@ def _registered_by_ek() -> list[str]:
 
 REGISTERED = _registered_by_ek()
 NAMES = sorted(CASES)
+# Metrics whose corpus figure is checked only through compute() of summed statistics.
+# fca: its matching is the metric itself; tests/metrics/test_reading_order.py checks it by hand.
+ORACLE_FREE = {"trajectory", "fca"}
 
 
 def _totals(metric, scores):
@@ -228,6 +234,119 @@ def test_any_split_merges_to_the_whole(name, data):
     for label in {case[2] for case in corpus if len(case) == 3}:
         part = [s for s, case in zip(scores, corpus) if len(case) == 3 and case[2] == label]
         assert merged.per_slice[label] == pytest.approx(m.compute(_totals(m, part)))
+    # and compute() itself against a figure made without it (a constant compute passes the above)
+    if name in ORACLE_FREE:
+        return
+    assert merged.aggregate == pytest.approx(_oracle(name, pairs))
+    for label in {case[2] for case in corpus if len(case) == 3}:
+        part = [case[:2] for case in corpus if len(case) == 3 and case[2] == label]
+        assert merged.per_slice[label] == pytest.approx(_oracle(name, part))
+
+
+# ---------------------------------------------------------------------------
+# the corpus figure of each metric, computed without its aggregate
+
+
+def _oracle(name, corpus):
+    """A reference library's corpus figure, or one pooled here from counts made here."""
+    preds, golds = [p for p, _ in corpus], [g for _, g in corpus]
+    if name in ("cer", "wer"):
+        import jiwer
+
+        return getattr(jiwer, name)(reference=golds, hypothesis=preds)
+    if name == "fields":
+        return _slot_f1(preds, golds)
+    if name.startswith("span_f1_seqeval"):
+        return _seqeval_f1(preds, golds, strict=name.endswith("strict"))
+    if name.startswith("span_f1_"):
+        return _nervaluate_f1(preds, golds, name.removeprefix("span_f1_"))
+    if name == "anls":
+        from anls_star import anls_score
+
+        return sum(anls_score(g, p) for p, g in corpus) / len(corpus)
+    metric = get("metrics", name)
+    if name.startswith("teds"):  # the mean of per-table TEDS, each checked against apted in test_tables
+        return sum(metric(p, g).value for p, g in corpus) / len(corpus)
+    if name.startswith("grits"):  # pooled overlap over pooled grid sizes
+        sizes = [(_grid_size(p), _grid_size(g)) for p, g in corpus]
+        overlap = sum(metric(p, g).recall * n_gold for (p, g), (_, n_gold) in zip(corpus, sizes))
+        total = sum(n_pred + n_gold for n_pred, n_gold in sizes)
+        return 2 * overlap / total if total else 1.0
+    if name.startswith("typed_graph"):  # pooled distance over pooled maxima, the maxima counted here
+        tops = [_graph_top(p) + _graph_top(g) for p, g in corpus]
+        raw = sum(metric(p, g).value * top for (p, g), top in zip(corpus, tops))
+        return raw / sum(tops) if sum(tops) else 0.0
+    if name == "task_success":  # successes over episodes
+        return sum(metric(p, g).value for p, g in corpus) / len(corpus)
+    if name == "tool_call":  # pooled matched calls over pooled call counts, the counts made here
+        sizes = [(_n_calls(p), len(g)) for p, g in corpus]
+        matched = sum(metric(p, g).recall * n_gold for (p, g), (_, n_gold) in zip(corpus, sizes))
+        total = sum(n_pred + n_gold for n_pred, n_gold in sizes)
+        return 2 * matched / total if total else 1.0
+    if name == "cer_grapheme":  # UAX #29 clusters (regex's \X), one edit distance over the cluster lists
+        import regex
+        from rapidfuzz.distance import Levenshtein
+
+        clusters = [(regex.findall(r"\X", p.strip()), regex.findall(r"\X", g.strip())) for p, g in corpus]
+        edits = sum(Levenshtein.distance(pc, gc) for pc, gc in clusters)
+        ref = sum(len(gc) for _, gc in clusters)
+        return edits / ref if ref else float(edits)
+    if name == "bow":  # unmatched word counts, order ignored, over the gold word count
+        from collections import Counter
+
+        edits = ref = 0
+        for p, g in corpus:
+            pc, gc = Counter(p.split()), Counter(g.split())
+            edits += max(sum(pc.values()), sum(gc.values())) - sum((pc & gc).values())
+            ref += sum(gc.values())
+        return edits / ref if ref else float(edits)
+    raise AssertionError(f"no oracle for {name}")
+
+
+def _slot_f1(preds, golds):
+    """sklearn's F1 over one binary decision per (record, key, value)."""
+    from sklearn.metrics import f1_score
+
+    gold_slots = {(i, k, v) for i, r in enumerate(golds) for k, v in r.items()}
+    pred_slots = {(i, k, v) for i, r in enumerate(preds) for k, v in r.items()}
+    slots = sorted(gold_slots | pred_slots, key=repr)
+    if not slots:
+        return 1.0  # nothing to extract and nothing extracted
+    return f1_score([s in gold_slots for s in slots], [s in pred_slots for s in slots], zero_division=1.0)
+
+
+def _seqeval_f1(preds, golds, *, strict):
+    import warnings
+
+    from seqeval.metrics import f1_score
+    from seqeval.scheme import IOB2
+
+    options = {"mode": "strict", "scheme": IOB2} if strict else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # seqeval warns on a corpus without entities
+        return f1_score(golds, preds, zero_division=1, **options)
+
+
+def _nervaluate_f1(preds, golds, scheme):
+    from nervaluate import Evaluator
+
+    labels = sorted({s["label"] for doc in preds + golds for s in doc})
+    result = Evaluator(golds, preds, tags=labels, loader="dict").evaluate()["overall"]
+    result = result[{"type": "ent_type"}.get(scheme, scheme)]
+    return 1.0 if result.actual == result.possible == 0 else result.f1
+
+
+def _n_calls(pred):
+    return len(pred.trajectory.steps) if isinstance(pred, Episode) else len(pred)
+
+
+def _grid_size(table):
+    return sum(len(row) for row in Table.coerce(table).as_grid())
+
+
+def _graph_top(graph):
+    """Cost of deleting the whole graph with every weight 1: nodes, their set fields, edges."""
+    return sum(1 + sum(v is not None for v in n.fields.values()) for n in graph.nodes) + len(graph.edges)
 
 
 @pytest.mark.parametrize("name", NAMES)

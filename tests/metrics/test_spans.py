@@ -50,6 +50,18 @@ def test_general_electric_depends_on_the_scheme():
     assert NERVALUATE[MatchScheme.TYPE](pred, gold).f1 == 1.0
 
 
+def test_spurious_spans_lower_precision_and_missed_spans_lower_recall():
+    one, two = [span("PER", 0, 0)], [span("PER", 0, 0), span("LOC", 2, 2)]
+    for scheme, metric in NERVALUATE.items():
+        extra = metric(two, one)  # one correct, one spurious
+        assert (extra.detail["spurious"], extra.detail["missed"]) == (1, 0), scheme
+        assert (extra.precision, extra.recall) == (0.5, 1.0), scheme
+        short = metric(one, two)  # one correct, one missed
+        assert (short.detail["spurious"], short.detail["missed"]) == (0, 1), scheme
+        assert (short.precision, short.recall) == (1.0, 0.5), scheme
+        assert metric.aggregate([extra, short]) == pytest.approx(2 / 3)  # 2 of 3 predicted, 2 of 3 gold
+
+
 def test_wrong_type_right_boundaries():
     gold, pred = [span("PER", 0, 1)], [span("ORG", 0, 1)]
     strict = NERVALUATE[MatchScheme.STRICT](pred, gold)

@@ -5,7 +5,7 @@ import string
 
 import jiwer
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ek.metrics import _edit
@@ -72,29 +72,80 @@ def test_per_item_and_corpus_match_jiwer(seed):
     assert WER.aggregate(wer_scores) == jiwer.wer(reference=golds, hypothesis=preds)
 
 
-def test_alignment_detail_matches_jiwer_counts():
-    metric = StringMetric("wer", alignment=True)
-    for pred, gold in _noisy_pairs(100, 7):
-        d = metric(pred, gold).detail
-        out = jiwer.process_words(reference=gold, hypothesis=pred)
-        assert d["edits"] == out.substitutions + out.deletions + out.insertions
-        assert d["hits"] + d["substitutions"] + d["deletions"] == d["ref_len"]
-        assert d["edits"] == WER(pred, gold).detail["edits"]
+def _jiwer_counts(pred, gold, *, unit):
+    """(hits, substitutions, deletions, insertions) as jiwer counts them."""
+    process = jiwer.process_characters if unit == "cer" else jiwer.process_words
+    out = process(reference=gold, hypothesis=pred)
+    return out.hits, out.substitutions, out.deletions, out.insertions
 
 
-@pytest.mark.parametrize("backend", sorted(_edit.backends()))
+KEYS = ("hits", "substitutions", "deletions", "insertions")
+BACKENDS = sorted(_edit.backends())
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request, monkeypatch):
+    """Run the test with one edit backend in use (the metrics pick `_edit.active()`)."""
+    monkeypatch.setattr(_edit, "_active", [_edit.backends()[request.param]])
+    return request.param
+
+
+def test_both_backends_are_available():
+    # rapidfuzz is a core dependency; the pure-Python path must be testable beside it
+    assert BACKENDS == ["python", "rapidfuzz"]
+
+
+def test_alignment_detail_matches_jiwer_counts(backend):
+    for unit in ("cer", "wer"):
+        metric = StringMetric(unit, alignment=True)
+        for pred, gold in _noisy_pairs(100, 7):
+            d = metric(pred, gold).detail
+            assert tuple(d[k] for k in KEYS) == _jiwer_counts(pred, gold, unit=unit), (unit, pred, gold)
+            assert d["edits"] == (WER if unit == "wer" else CER)(pred, gold).detail["edits"]
+
+
+@pytest.mark.parametrize(("unit", "pred", "gold", "counts"), [
+    ("wer", "a b", "a b c d", (2, 0, 2, 0)),  # two gold words missed
+    ("cer", "abcdef", "ab", (2, 0, 0, 4)),  # four extra characters
+    ("cer", "ab", "abcdef", (2, 0, 4, 0)),
+    ("cer", "kitten", "sitting", (4, 2, 1, 0)),  # k->s, e->i, the gold "g" missed
+    ("cer", "ba", "ab", (1, 0, 1, 1)),  # a tie: jiwer keeps one hit rather than two substitutions
+    ("wer", "the cat", "the bat sat", (1, 1, 1, 0)),
+    ("cer", "", "abc", (0, 0, 3, 0)),
+    ("cer", "abc", "", (0, 0, 0, 3)),
+])
+def test_hand_worked_alignment_counts(backend, unit, pred, gold, counts):
+    d = StringMetric(unit, alignment=True)(pred, gold).detail
+    assert tuple(d[k] for k in KEYS) == counts
+    assert d["edits"] == counts[1] + counts[2] + counts[3]
+    assert d["ref_len"] == counts[0] + counts[1] + counts[2]
+
+
 def test_every_backend_agrees_with_jiwer(backend):
     distance, counts = _edit.backends()[backend]
     for pred, gold in _noisy_pairs(60, 11) + [("", ""), ("", "ab"), ("ab", "")]:
-        ref = jiwer.process_characters(reference=gold, hypothesis=pred) if gold else None
-        d = distance(pred, gold)
         c = counts(pred, gold)
-        assert d == c.substitutions + c.deletions + c.insertions
-        assert c.hits + c.substitutions + c.deletions == len(gold)
-        if ref is not None and gold.strip() == gold:
-            assert d == ref.substitutions + ref.deletions + ref.insertions
-        wd = distance(pred.split(), gold.split())
-        assert wd == distance(gold.split(), pred.split())
+        assert distance(pred, gold) == c.substitutions + c.deletions + c.insertions
+        assert tuple(c) == _jiwer_counts(pred, gold, unit="cer"), (pred, gold)
+        w = counts(pred.split(), gold.split())
+        assert tuple(w) == _jiwer_counts(pred, gold, unit="wer"), (pred, gold)
+        assert distance(pred.split(), gold.split()) == distance(gold.split(), pred.split())
+
+
+# A small alphabet makes ties between equally short alignments common.
+tie_prone = st.text(alphabet="ab c", max_size=14)
+
+
+@settings(max_examples=150)
+@given(pairs=st.lists(st.tuples(tie_prone, tie_prone), min_size=1, max_size=4))
+def test_alignment_counts_equal_jiwer_on_any_pairs(pairs):
+    for name in BACKENDS:
+        counts = _edit.backends()[name][1]
+        for pred, gold in pairs:
+            for unit, p, g in (("cer", pred.strip(), gold.strip()), ("wer", pred.split(), gold.split())):
+                got = counts(p, g)
+                assert min(got) >= 0, (name, unit, pred, gold, got)
+                assert tuple(got) == _jiwer_counts(pred, gold, unit=unit), (name, unit, pred, gold)
 
 
 def test_canonicalizer_must_return_text():
@@ -133,6 +184,9 @@ def test_aggregate_of_any_split_equals_whole(pairs, data):
     left = list(CER.score_many(*zip(*pairs[:k]))) if k else []
     right = list(CER.score_many(*zip(*pairs[k:]))) if k < len(pairs) else []
     assert CER.aggregate(left + right) == CER.aggregate(whole)
+    # and the merged figure is jiwer's pooled CER, not just any number the two agree on
+    preds, golds = [p for p, _ in pairs], [g for _, g in pairs]
+    assert CER.aggregate(left + right) == pytest.approx(jiwer.cer(reference=golds, hypothesis=preds))
 
 
 # -- grapheme clusters (issue 14) ----------------------------------------------

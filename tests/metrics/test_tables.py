@@ -145,6 +145,44 @@ def test_teds_distance_matches_apted(pred, gold, structure_only):
     assert s.detail["distance"] == pytest.approx(apted_distance(pred, gold, structure_only=structure_only))
 
 
+def _node_count(table: Table) -> int:
+    """Nodes of the TEDS tree, counted by hand: the table, one per row, one per cell."""
+    return 1 + len(table.rows) + sum(len(row) for row in table.rows)
+
+
+def test_teds_divides_by_the_larger_tree_when_the_prediction_is_larger():
+    # one row of three cells against one cell: delete two cells (2) over the
+    # prediction's 5 nodes; dividing by the gold's 3 would give 1 - 2/3
+    s = TedsMetric()([["a", "b", "c"]], [["a"]])
+    assert s.detail["distance"] == 2.0
+    assert s.value == pytest.approx(0.6)
+    # 1x10 against 1x1: 9 deletions over 12 nodes, never below 0 (-2.0 over the gold's 3)
+    wide = TedsMetric()([["a"] * 10], [["a"]])
+    assert wide.value == pytest.approx(1 - 9 / 12)
+    assert TedsMetric(structure_only=True)([["x"] * 10], [["a"]]).value == pytest.approx(1 - 9 / 12)
+    # the same pair the other way round scores the same
+    assert TedsMetric()([["a"]], [["a"] * 10]).value == pytest.approx(wide.value)
+
+
+def test_teds_is_never_negative():
+    # 6 nodes each side, but an empty row makes the least edit cost 7: delete the empty
+    # row and one "a" row with its cell, rename the other "a" to "", insert three cells
+    pred = Table([[], [Cell("a")], [Cell("a")]])
+    gold = Table([[Cell("")] * 4])
+    s = TedsMetric()(pred, gold)
+    assert s.detail["distance"] == 7.0 == apted_distance(pred, gold, structure_only=False)
+    assert s.value == 0.0 and s.detail["similarity"] == 0.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(tables, tables, st.booleans())
+def test_teds_is_one_minus_apted_over_the_larger_node_count(pred, gold, structure_only):
+    value = TedsMetric(structure_only=structure_only)(pred, gold).value
+    larger = max(_node_count(pred), _node_count(gold))
+    assert 0.0 <= value <= 1.0
+    assert value == pytest.approx(max(0.0, 1 - apted_distance(pred, gold, structure_only=structure_only) / larger))
+
+
 @settings(max_examples=100, deadline=None)
 @given(tables)
 def test_identical_tables_score_one(table):

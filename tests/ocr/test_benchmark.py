@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import threading
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import jiwer
@@ -239,18 +240,31 @@ def test_engine_raising_on_one_image_is_recorded_and_the_rest_kept():
     assert list(report.detail["per_item"]) == ["a", "b", "c"]
 
 
-def test_result_without_text_is_an_item_error():
-    gold = {"a": {"image": "a", "reference_text": "abc"}, "b": {"image": "b", "reference_text": "abc"}}
+def test_result_with_null_text_is_an_empty_reading_not_a_failure():
+    # A text-only or VLM engine that saw nothing returns .text None: a full miss, kept in the corpus.
+    gold = {"a": {"image": "a", "reference_text": "abc"}, "b": {"image": "b", "reference_text": "abcd"}}
     engine = reader({"a": "abc", "b": Result(None)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        report = evaluate_ocr(engine, gold)
+    assert report.detail["errors"] == {} and report.n == 2
+    assert report.detail["per_item"]["b"]["prediction"] == ""
+    assert report.detail["per_item"]["b"]["score"] == 1.0  # 4 deletions over 4 reference chars
+    assert report.aggregate == pytest.approx(4 / 7)
+
+
+def test_result_with_a_non_text_text_is_an_item_error():
+    gold = {"a": {"image": "a", "reference_text": "abc"}, "b": {"image": "b", "reference_text": "abc"}}
+    engine = reader({"a": "abc", "b": Result(b"abc")})
     with pytest.warns(UserWarning, match="failed on 1 of 2"):
         report = evaluate_ocr(engine, gold)
-    assert report.detail["errors"]["b"].startswith("TypeError: the engine returned Result whose .text is None")
+    assert report.detail["errors"]["b"].startswith("TypeError: the engine returned Result with a .text that is bytes")
     assert "OcrResult-shaped object" in report.detail["errors"]["b"]
 
 
 def test_object_without_text_attribute_on_every_item_raises():
     gold = {"a": {"image": "a", "reference_text": "abc"}}
-    with pytest.raises(RuntimeError, match=r"failed on all 1 items.*item 'a'.*returned object whose \.text is None"):
+    with pytest.raises(RuntimeError, match=r"failed on all 1 items.*item 'a'.*returned object with no \.text"):
         evaluate_ocr(lambda image: object(), gold)
 
 
@@ -269,7 +283,7 @@ def test_engine_failing_everywhere_raises_with_the_first_error():
 
 
 def test_gold_must_be_a_mapping():
-    with pytest.raises(TypeError, match=r"gold as a mapping key -> .*got list"):
+    with pytest.raises(TypeError, match=r"gold is a list; it must be a mapping key -> record"):
         evaluate_ocr(reader({}), [{"image": "a", "reference_text": "a"}])
 
 
@@ -279,17 +293,17 @@ def test_empty_gold_is_refused():
 
 
 def test_gold_record_must_be_a_mapping():
-    with pytest.raises(TypeError, match="gold item 'a' is str, not a mapping"):
+    with pytest.raises(TypeError, match="gold record 'a' is a str; each record must be a mapping"):
         evaluate_ocr(reader({}), {"a": "hello"})
 
 
 def test_gold_record_missing_reference_names_the_option():
-    with pytest.raises(ValueError, match=r"gold item 'a' has no 'reference_text' field .*reference_key="):
+    with pytest.raises(ValueError, match=r"gold record 'a' has no 'reference_text' field .*reference_key="):
         evaluate_ocr(reader({}), {"a": {"image": "a", "text": "x"}})
 
 
 def test_gold_record_missing_image_names_the_option():
-    with pytest.raises(ValueError, match=r"gold item 'a' has no 'image' field .*image_key="):
+    with pytest.raises(ValueError, match=r"gold record 'a' has no 'image' field .*image_key="):
         evaluate_ocr(reader({}), {"a": {"reference_text": "x"}})
 
 
@@ -339,14 +353,18 @@ def test_persist_writes_results_and_run(tmp_path):
             "b": {"image": "b", "reference_text": "abc", "slice": "s2"}}
     engine = reader({"a": "abc", "b": Result("abd", blocks=[Block(0.25)])})
     report = evaluate_ocr(engine, gold, persist=True, run_id="run-1", rootdir=str(tmp_path))
-    results = json_store("results", rootdir=tmp_path)["run-1"]
-    assert results["engine"] == "read" and results["metric"] == "cer"
-    assert results["items"]["b"]["prediction"] == "abd"
-    assert results["items"]["b"]["confidence"] == 0.25
-    run = json_store("runs", rootdir=tmp_path)["run-1"]
+    chunk = json_store("results", rootdir=tmp_path)["ocr.run-1.000000"]
+    assert (chunk["kind"], chunk["format"], chunk["run_id"]) == ("ocr", 2, "run-1")
+    items = {item["key"]: item for item in chunk["items"].values()}
+    assert items["b"]["prediction"] == "abd"
+    assert items["b"]["confidence"] == 0.25
+    header = json_store("runs", rootdir=tmp_path)["ocr.run-1"]
+    assert header["settings"] == {"engine": "read", "metric": "cer", "normalize": "", "grammar": ""}
+    run = header["summary"]
+    assert run["engine"] == "read" and run["metric"] == "cer"
     assert run["aggregate"] == pytest.approx(report.aggregate) == pytest.approx(1 / 6)
     assert run["per_slice"] == {"s1": 0.0, "s2": pytest.approx(1 / 3)}
-    assert run["n"] == 2 and run["n_errors"] == 0 and run["slice_n"] == {"s1": 1, "s2": 1}
+    assert run["n_scored"] == 2 and run["n_errors"] == 0 and run["slice_n"] == {"s1": 1, "s2": 1}
 
 
 def test_nothing_is_written_without_persist(tmp_path):
@@ -358,8 +376,8 @@ def test_nothing_is_written_without_persist(tmp_path):
 def test_persist_uses_ek_data_home_by_default(tmp_path, monkeypatch):
     monkeypatch.setenv("EK_DATA_HOME", str(tmp_path / "home"))
     evaluate_ocr(reader({"a": "a"}), {"a": {"image": "a", "reference_text": "a"}}, persist=True, run_id="r")
-    assert list(json_store("runs")) == ["r"]
-    assert (tmp_path / "home" / "runs" / "r.json").is_file()
+    assert list(json_store("runs")) == ["ocr.r"]
+    assert (tmp_path / "home" / "runs" / "ocr.r.json").is_file()
 
 
 def test_add_gold_item_round_trips_through_the_store(tmp_path):

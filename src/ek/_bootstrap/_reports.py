@@ -211,7 +211,7 @@ def merged_ids(reports: list) -> Optional[tuple]:
     return tuple(chain.from_iterable(r.detail["ids"] for r in reports))
 
 
-def merge_summaries(parts: list, metric: Any, name: str, ids: tuple, detail: dict) -> Any:
+def merge_summaries(parts: list, metric: Any, name: str, ids: Optional[tuple], detail: dict) -> Any:
     """The report of the whole from parts of which some carry replicate sums only (see `ek.merge_reports`)."""
     sums = [resampled(p if p._resampler is not None else dataclasses.replace(p, _resampler=Resampler(metric)))
             for p in parts]

@@ -5,14 +5,16 @@ from __future__ import annotations
 import inspect
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence, Union
 
 from ek._util import type_name
 from ek.agents.base import Cost, Trajectory, as_call, is_episode
-from ek.base import GraphGrammar
+from ek.base import GraphGrammar, Normalizer
 from ek.registry import resolve
 
-Canon = Optional[Callable[[str], str]]
+Canon = Optional[Normalizer]
+CheckerArg = Union[str, Callable[[Any, Any], bool], None]
+"""A registered checker name, an ``(episode, gold) -> bool`` checker (`ek.agents.metrics.Checker`), or None."""
 
 
 def calls_of(x: Any, *, side: str) -> list:
@@ -146,7 +148,7 @@ def accepts_keyword(fn: Any, name: str) -> bool:
     return any(q.kind == q.VAR_KEYWORD for q in params.values())
 
 
-def resolve_check(check: Any) -> Any:
+def resolve_check(check: CheckerArg) -> Callable[[Any, Any], Any]:
     """The checker callable for a registered name, a callable, or None (``"output"``)."""
     fn = resolve("checkers", check, default="output")
     if not callable(fn):
@@ -157,7 +159,7 @@ def resolve_check(check: Any) -> Any:
     return fn
 
 
-def run_check(check: Any, episode: Any, gold: Any) -> bool:
+def run_check(check: CheckerArg, episode: Any, gold: Any) -> bool:
     """Run a checker and insist on a verdict."""
     result = resolve_check(check)(episode, gold)
     if result is None:

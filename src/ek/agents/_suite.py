@@ -1,11 +1,12 @@
-"""One suite run's bookkeeping: calling the agent, grading trials, storing them, and the report.
+"""One suite run's work for the run engine: calling the agent, grading each trial, the report.
 
-`Suite` turns each finished trial into a *record*: the few plain values the
-report is built from (outcome, error, cost, dollars, metric statistics).
-The report is computed from records only, in task-then-trial order, so it
-is the same whether trials finished in order, concurrently, or across an
-interrupted and resumed run (`RunStore` writes each record as it arrives
-and reads them back unchanged).
+`Suite` is the task `ek._runs` runs (in this process, on threads or an event
+loop, or on an executor's workers): ``step`` calls the agent for one trial and
+``finish`` grades it into a *record*, the few values the report is built from
+(outcome, error, cost, dollars, metric scores). The report is computed from
+records only, in task-then-trial order, so it is the same whether trials
+finished in order, concurrently, or across an interrupted and resumed run
+(the engine stores records faithfully, `Cost` and `Score` included).
 """
 
 from __future__ import annotations
@@ -14,126 +15,148 @@ import dataclasses
 import hashlib
 import json
 import math
+import warnings
 from collections.abc import Mapping
 from typing import Any, Optional
 
+from ek._runs import FORMAT, callable_id, describe, fingerprint, register, setting_id, str_keys
 from ek._util import type_name
-from ek.agents._common import cost_summary, per_success, resolve_check
+from ek.agents._common import accepts_keyword, cost_summary, per_success, resolve_check
 from ek.agents._reliability import ReliabilityReport, _build
 from ek.agents._stats import _ratio_bootstrap_ci
-from ek.agents.base import Cost, Episode, RunProvenance, suite_grammar
+from ek.agents.base import Cost, Episode, RunProvenance
 from ek.agents.cost import episode_dollars
 from ek.base import Score
 
-_KIND = "ek.agents.run_suite/1"
-_COST_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens",
-                "retries", "latency_s")
+__all__ = ["Suite", "check_summary", "run_summary", "suite_items", "suite_settings", "summary"]
+
+register(Cost, "cost")
 
 
 class Suite:
-    """The fixed settings of one `run_suite` call and the per-trial work."""
+    """The fixed settings of one `run_suite` call, and the work of one trial."""
 
-    def __init__(self, specs: list, *, k: int, check: Any, metrics: dict, price: Any, prices: Any,
-                 run: Optional[RunProvenance], seed: Optional[int], takes_seed: bool,
-                 is_async: bool, persist: bool) -> None:
-        self.specs, self.k = specs, k
-        self.check_name = check if isinstance(check, str) else getattr(check, "__qualname__", None) \
-            or ("output" if check is None else type(check).__name__)
-        self.check = resolve_check(check)
+    per_item = True  # grade each trial as it ends: a missing price stops the run at the first
+
+    def __init__(self, agent: Any, *, k: int, check: Any, metrics: dict, grammar: Any, price: Any,
+                 prices: Any, run: Optional[RunProvenance], seed: Optional[int], persist: bool) -> None:
+        self.agent, self.k = agent, k
+        self.checker = resolve_check(check)
         for name, m in metrics.items():
             if not callable(m):
                 raise TypeError(f"run_suite() metric {name!r} is {type_name(m)}, not a callable Metric.")
-        self.metrics = metrics
-        self.grammar = suite_grammar(specs) if metrics else None
+        self.metrics, self.grammar = metrics, grammar
         self.price, self.prices = price, prices
         self.priced = price is not None or prices is not None
-        self.run, self.seed = run, seed
-        self.takes_seed, self.is_async, self.persist = takes_seed, is_async, persist
+        self.run, self.seed, self.persist = run, seed, persist
+        self.takes_seed = accepts_keyword(agent, "seed")
         self._runs: dict = {}   # trial seed -> RunProvenance, shared by every task's trial
 
     def seed_of(self, trial: int) -> Optional[int]:
         return None if self.seed is None else self.seed + trial
 
-    def call(self, agent: Any, i: int) -> Any:
-        task, trial_seed = self.specs[i // self.k], self.seed_of(i % self.k)
-        if self.takes_seed and trial_seed is not None:
-            return agent(task, seed=trial_seed)
-        return agent(task)
-
-    def record(self, i: int, outcome: tuple) -> tuple:
-        """``(record, stored)`` for trial ``i``: the report's inputs, and what to persist (None if not persisting)."""
-        ok, value, wall = outcome
-        task, trial = self.specs[i // self.k], i % self.k
+    def step(self, payload: tuple) -> Any:
+        task, trial = payload
         trial_seed = self.seed_of(trial)
-        if ok:
-            ep = self._episode(value, task, trial_seed)
-            error = None
-            try:
-                verdict = self.check(ep, task.gold)
-                if verdict is None:
-                    raise TypeError("the checker returned None instead of True/False")
-                success = bool(verdict)
-            except Exception as exc:  # a broken oracle fails the trial, loudly, in detail["errors"]
-                success, error = False, f"check failed: {type(exc).__name__}: {exc}"
-        else:
-            error = f"{type(value).__name__}: {value}"
-            spent = getattr(value, "cost", None)
-            ep = Episode(task_id=task.task_id, cost=spent if isinstance(spent, Cost) else None,
-                         run=self._run(None, trial_seed), meta={"error": error})
-            success = False
-        rec = {"task_id": task.task_id, "trial": trial, "seed": trial_seed, "success": success,
-               "error": error, "cost": ep.cost,
-               "dollars": episode_dollars(ep, price=self.price, prices=self.prices) if self.priced else None}
-        if self.metrics:
-            graded = ep.graded(success)
-            rec["metrics"] = {name: _metric_entry(m, graded, task.gold, self.grammar)
-                              for name, m in self.metrics.items()}
-        if not self.persist:
-            return rec, None
-        stored = dict(rec, cost=_cost_json(ep.cost), wall_s=wall,
-                      episode=_jsonable(_episode_json(ep.graded(success))))
-        return rec, stored
+        if self.takes_seed and trial_seed is not None:
+            return self.agent(task, seed=trial_seed)
+        return self.agent(task)
 
-    def report(self, records: list, *, run_id: Optional[str]) -> ReliabilityReport:
+    def finish(self, batch: list) -> tuple:
+        return [self._record(payload, value, wall, None) for payload, value, wall in batch], None
+
+    def failed(self, payload: tuple, exc: BaseException, wall: float) -> dict:
+        return self._record(payload, None, wall, exc)
+
+    def check(self, rec: dict) -> None:
+        """Raise saying what is wrong with a stored record."""
+        if not isinstance(rec.get("success"), bool):
+            raise ValueError(f"its success is {rec.get('success')!r:.40}, not True or False")
+        if not isinstance(rec.get("trial"), int) or not isinstance(rec.get("task_id"), str):
+            raise ValueError("its task_id or trial is missing or of the wrong type")
+        if not isinstance(rec.get("cost"), (Cost, type(None))):
+            raise ValueError(f"its cost is {type_name(rec.get('cost'))}, not a stored Cost")
+        dollars = rec.get("dollars")
+        if self.priced and (isinstance(dollars, bool) or not isinstance(dollars, (int, float))
+                            or not math.isfinite(dollars) or dollars < 0):
+            raise ValueError(f"its dollars are {dollars!r:.40}; a trial costs a finite amount >= 0")
+        if self.metrics and not (isinstance(rec.get("metrics"), dict) and all(
+                isinstance(rec["metrics"].get(n), (Score, str, type(None))) for n in self.metrics)):
+            raise ValueError("its metrics do not hold a stored Score, error or None per metric")
+
+    def report(self, records: list, specs: list, *, run_id: Optional[str]) -> ReliabilityReport:
         k = self.k
-        outcomes, costs, successes, spent, errors = {}, [], [], [], []
-        task_dollars, task_wins, value_delivered = [], [], 0.0
+        outcomes, errors, task_dollars, task_wins, value_delivered = {}, [], [], [], 0.0
         slice_rows: dict = {}
-        for t, task in enumerate(self.specs):
+        for t, task in enumerate(specs):
             recs = records[t * k:(t + 1) * k]
             outcomes[task.task_id] = [r["success"] for r in recs]
-            wins = sum(r["success"] for r in recs)
+            wins = sum(outcomes[task.task_id])
             value_delivered += task.value * wins
             dollars_t = math.fsum(r["dollars"] for r in recs) if self.priced else 0.0
             task_dollars.append(dollars_t)
             task_wins.append(wins)
-            for r in recs:
-                costs.append(r["cost"])
-                successes.append(r["success"])
-                spent.append(r["dollars"])
-                if r["error"] is not None:
-                    errors.append({"task_id": r["task_id"], "trial": r["trial"], "error": r["error"]})
+            errors += [{"task_id": r["task_id"], "trial": r["trial"], "error": r["error"]}
+                       for r in recs if r["error"] is not None]
             if task.slice is not None:
                 row = slice_rows.setdefault(task.slice, [0.0, 0])
                 row[0] += dollars_t
                 row[1] += wins
-        cost = cost_summary(costs, successes, spent if self.priced else None)
+        cost = cost_summary([r["cost"] for r in records], [r["success"] for r in records],
+                            [r["dollars"] for r in records] if self.priced else None)
         cost["value_delivered"] = value_delivered
         cost["cost_per_value"] = per_success(cost["total_dollars"], value_delivered) if self.priced else None
-        cost["cost_per_success_ci"] = self._cost_ci(task_dollars, task_wins)
-        slices = {t.task_id: t.slice for t in self.specs if t.slice is not None}
+        cost["cost_per_success_ci"] = _ratio_bootstrap_ci(task_dollars, task_wins) \
+            if self.priced and len(task_dollars) >= 2 else None
         slice_cost = {label: {"total_dollars": d if self.priced else None,
                               "cost_per_success": per_success(d, w) if self.priced else None}
                       for label, (d, w) in slice_rows.items()}
-        detail = {"errors": errors, "metrics": self._metric_summary(records),
-                  "run": dataclasses.asdict(self.run) if self.run is not None else None,
-                  "seed": self.seed}
+        detail = {"errors": errors, "metrics": self._metric_summary(records, specs),
+                  "run": dataclasses.asdict(self.run) if self.run is not None else None, "seed": self.seed}
         if run_id is not None:
             detail["run_id"] = run_id
+        slices = {t.task_id: t.slice for t in specs if t.slice is not None}
         return _build(outcomes, k=k, slices=slices or None, cost=cost, detail=detail,
                       slice_extra=slice_cost, stacklevel=4)
 
     # ----------------------------------------------------------------------
+
+    def _record(self, payload: tuple, value: Any, wall: float, exc: Optional[BaseException]) -> dict:
+        task, trial = payload
+        trial_seed = self.seed_of(trial)
+        if exc is None:
+            ep = self._episode(value, task, trial_seed)
+            success, error = self._grade(ep, task.gold)
+        else:
+            error = describe(exc)
+            spent = getattr(exc, "cost", None)
+            ep = Episode(task_id=task.task_id, cost=spent if isinstance(spent, Cost) else None,
+                         run=self._run(None, trial_seed), meta={"error": error})
+            success = False
+        rec = {"task_id": task.task_id, "trial": trial, "seed": trial_seed, "success": success,
+               "error": error, "cost": ep.cost, "wall_s": wall,
+               "dollars": episode_dollars(ep, price=self.price, prices=self.prices) if self.priced else None}
+        if self.metrics or self.persist:
+            graded = ep.graded(success)
+            if self.metrics:
+                rec["metrics"] = {name: None if task.gold is None else _metric_score(m, name, graded, task.gold,
+                                                                                    self.grammar)
+                                  for name, m in self.metrics.items()}
+            if self.persist:
+                rec["episode"] = _episode_json(graded)
+        return rec
+
+    def _grade(self, ep: Episode, gold: Any) -> tuple:
+        """``(success, error)``: a checker that raises or returns a non-bool fails the trial, loudly."""
+        try:
+            verdict = self.checker(ep, gold)
+        except Exception as exc:
+            return False, f"check failed: {describe(exc)}"
+        if isinstance(verdict, bool) or type(verdict).__name__ == "bool_":  # numpy's bool too
+            return bool(verdict), None
+        return False, (f"check failed: the checker returned {verdict!r:.40} ({type_name(verdict)}) instead "
+                       "of True/False, so the trial cannot be graded; return a bool (a string such as "
+                       "'no' is truthy and would count as a success).")
 
     def _episode(self, value: Any, task: Any, trial_seed: Optional[int]) -> Episode:
         if not isinstance(value, Episode):
@@ -163,119 +186,48 @@ class Suite:
             return dataclasses.replace(self.run, seed=trial_seed, model=model)
         return own if own.seed is not None or trial_seed is None else dataclasses.replace(own, seed=trial_seed)
 
-    def _cost_ci(self, task_dollars: list, task_wins: list) -> Optional[tuple]:
-        if not self.priced or len(task_dollars) < 2:
-            return None
-        return _ratio_bootstrap_ci(task_dollars, task_wins)
-
-    def _metric_summary(self, records: list) -> dict:
+    def _metric_summary(self, records: list, specs: list) -> dict:
         out = {}
+        goldless = [t.task_id for t in specs if t.gold is None]
+        if self.metrics and goldless:
+            shown = ", ".join(map(repr, goldless[:5])) + (", ..." if len(goldless) > 5 else "")
+            warnings.warn(
+                f"run_suite(): {len(goldless)} task(s) have no gold ({shown}), so the metrics "
+                f"{', '.join(map(repr, self.metrics))} cannot score them; they are left out of "
+                "report.detail['metrics'] (listed under 'skipped'). Give those tasks a gold answer.",
+                stacklevel=4)
         for name, m in self.metrics.items():
             scores, labels, failed = [], [], 0
             for i, r in enumerate(records):
                 entry = r["metrics"][name]
-                if "error" in entry:
-                    failed += 1
-                    continue
-                scores.append(Score(entry["value"], metric=name, detail=entry["detail"]))
-                labels.append(self.specs[i // self.k].slice)
+                if isinstance(entry, Score):
+                    scores.append(entry)
+                    labels.append(specs[i // self.k].slice)
+                else:
+                    failed += isinstance(entry, str)
             groups: dict = {}
             for s, label in zip(scores, labels):
                 if label is not None:
                     groups.setdefault(label, []).append(s)
             out[name] = {"aggregate": _aggregate(m, scores), "n": len(scores), "errors": failed,
+                         "skipped": goldless,
                          "per_slice": {label: _aggregate(m, part) for label, part in groups.items()}}
         return out
-
-
-class RunStore:
-    """The persisted form of one run: a header in ``runs``, one record per trial in ``results``."""
-
-    def __init__(self, run_id: str, *, rootdir: Any) -> None:
-        from ek.stores import json_store
-
-        if not isinstance(run_id, str) or not run_id:
-            raise TypeError(f"run_suite() run_id must be a non-empty str, got {run_id!r}.")
-        if run_id.startswith(".") or any(ch in run_id for ch in "/\\\0") or len(run_id.encode()) > 200:
-            raise ValueError(
-                f"run_suite() run_id {run_id!r:.60} can't name a stored run: use at most 200 bytes, "
-                "no '/', '\\' or NUL, and don't start with '.', e.g. 'nightly-2024-06-01'."
-            )
-        self.run_id = run_id
-        self.runs = json_store("runs", rootdir=rootdir)
-        self.results = json_store("results", rootdir=rootdir)
-        self.header: dict = {}
-
-    def open(self, suite: Suite) -> None:
-        header = {
-            "kind": _KIND, "run_id": self.run_id, "k": suite.k, "seed": suite.seed,
-            "task_ids": [t.task_id for t in suite.specs], "check": suite.check_name,
-            "metrics": sorted(suite.metrics), "priced": suite.priced,
-            "price": _price_digest(suite.price, suite.prices),
-            "run": dataclasses.asdict(suite.run) if suite.run is not None else None,
-        }
-        old = self.runs.get(self.run_id)
-        if old is not None:
-            if old.get("kind") != _KIND:
-                raise ValueError(
-                    f"run_id {self.run_id!r} is already used in the runs store by something other than "
-                    "run_suite; pick another run_id."
-                )
-            changed = [key for key in header if key != "run_id" and old.get(key) != header[key]]
-            if changed:
-                key = changed[0]
-                raise ValueError(
-                    f"run_id {self.run_id!r} was started with {key}={old.get(key)!r}, but this call has "
-                    f"{key}={header[key]!r}; a run resumes only with the same tasks and settings. Use "
-                    "a new run_id, or the original settings."
-                )
-        self.header = header
-        self.runs[self.run_id] = dict(header, status="running")
-
-    def key(self, i: int) -> str:
-        return f"{self.run_id}--{i:07d}"
-
-    def load(self, n: int):
-        """``(index, record)`` for every trial already stored."""
-        for i in range(n):
-            key = self.key(i)
-            if key in self.results:
-                yield i, _record_from_json(self.results[key])
-
-    def save(self, i: int, stored: dict) -> None:
-        self.results[self.key(i)] = stored
-
-    def close(self, report: ReliabilityReport) -> None:
-        summary = {"n_trials": report.n_trials, "n_success": report.n_success,
-                   "success_rate": report.success_rate, "pass_hat_k": report.pass_hat_k,
-                   "n_errors": len(report.detail.get("errors", ()))}
-        self.runs[self.run_id] = dict(self.header, status="complete", summary=summary)
 
 
 # --------------------------------------------------------------------------
 
 
-def _price_digest(price: Any, prices: Any) -> Optional[str]:
-    """A short hash of the rates a run is billed at (None when unpriced), so a resume can't mix rates."""
-    if price is None and prices is None:
-        return None
-
-    def plain(p: Any) -> Any:
-        return dataclasses.asdict(p) if dataclasses.is_dataclass(p) and not isinstance(p, type) else p
-
-    table = None if prices is None else {str(k): plain(v) for k, v in prices.items()}
-    blob = json.dumps({"price": plain(price), "prices": table}, sort_keys=True, default=repr)
-    return hashlib.blake2b(blob.encode("utf-8"), digest_size=8).hexdigest()
-
-
-def _metric_entry(metric: Any, episode: Episode, gold: Any, grammar: Any) -> dict:
+def _metric_score(metric: Any, name: str, episode: Episode, gold: Any, grammar: Any) -> Any:
+    """The trial's `Score`, or the text of the error that kept the metric from scoring it."""
     try:
         score = metric(episode, gold, grammar=grammar)
+        value = score.value if isinstance(score, Score) else score
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+            raise TypeError(f"metric {name!r} returned {value!r:.40} ({type_name(value)}), not a number")
     except Exception as exc:
-        return {"error": f"{type(exc).__name__}: {exc}"}
-    if isinstance(score, Score):
-        return {"value": float(score.value), "detail": _jsonable(dict(score.detail))}
-    return {"value": float(score), "detail": {}}
+        return describe(exc)
+    return score if isinstance(score, Score) else Score(float(value), metric=name)
 
 
 def _aggregate(metric: Any, scores: list) -> Optional[float]:
@@ -287,19 +239,8 @@ def _aggregate(metric: Any, scores: list) -> Optional[float]:
     return sum(s.value for s in scores) / len(scores)
 
 
-def _cost_json(cost: Optional[Cost]) -> Optional[dict]:
-    return None if cost is None else {name: getattr(cost, name) for name in _COST_FIELDS}
-
-
-def _record_from_json(stored: Mapping) -> dict:
-    rec = {key: stored.get(key) for key in ("task_id", "trial", "seed", "success", "error", "dollars")}
-    rec["cost"] = Cost(**stored["cost"]) if stored.get("cost") is not None else None
-    if "metrics" in stored:
-        rec["metrics"] = stored["metrics"]
-    return rec
-
-
 def _episode_json(ep: Episode) -> dict:
+    """What a stored trial shows of its episode (values JSON cannot hold are kept as their repr)."""
     return {
         "task_id": ep.task_id,
         "output": ep.output,
@@ -312,15 +253,97 @@ def _episode_json(ep: Episode) -> dict:
     }
 
 
-def _jsonable(x: Any) -> Any:
-    """A JSON-safe copy: str keys, lists for sequences, dataclasses as dicts, repr for the rest."""
-    if x is None or isinstance(x, (str, bool, int, float)):
-        return x
-    if isinstance(x, Mapping):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple, set, frozenset)):
-        items = sorted(x, key=repr) if isinstance(x, (set, frozenset)) else x
-        return [_jsonable(v) for v in items]
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return _jsonable(dataclasses.asdict(x))
-    return repr(x)
+# --------------------------------------------------------------------------
+# what a suite run stores: its items, settings, summary; the summary a baseline keeps
+
+
+def suite_items(specs: list, k: int, persist: bool) -> list:
+    """``((task_id, trial), (task, trial), fingerprint of the task)`` per trial, task by task."""
+    fps = [fingerprint((t.input, t.gold, t.slice, t.value, t.tools)) if persist else None for t in specs]
+    return [((t.task_id, trial), (t, trial), fp) for t, fp in zip(specs, fps) for trial in range(k)]
+
+
+def suite_settings(specs: list, k: int, seed: Any, check: Any, metrics: dict, price: Any, prices: Any,
+                 run: Optional[RunProvenance]) -> dict:
+    """The settings a stored run is checked against on resume."""
+    check_id = "output" if check is None else check if isinstance(check, str) else callable_id(check, "check", "run_suite")
+    return {"k": k, "seed": seed, "task_ids": [t.task_id for t in specs], "check": check_id,
+            "metrics": {name: setting_id(m, f"metric {name!r}", "run_suite") for name, m in metrics.items()},
+            "price": price_digest(price, prices), "run": dataclasses.asdict(run) if run is not None else None}
+
+
+def price_digest(price: Any, prices: Any) -> Optional[str]:
+    """A short hash of the rates a run is billed at (None when unpriced), so a resume can't mix rates."""
+    if price is None and prices is None:
+        return None
+
+    def plain(p: Any) -> Any:
+        return dataclasses.asdict(p) if dataclasses.is_dataclass(p) and not isinstance(p, type) else p
+
+    table = None if prices is None else {str(k): plain(v) for k, v in prices.items()}
+    blob = json.dumps({"price": plain(price), "prices": table}, sort_keys=True, default=repr)
+    return hashlib.blake2b(blob.encode("utf-8"), digest_size=8).hexdigest()
+
+
+def run_summary(report: ReliabilityReport) -> dict:
+    """The headline stored with a finished run; a figure that is not finite is stored as null."""
+    cost = report.cost or {}
+
+    def finite(value: Any) -> Any:
+        return value if isinstance(value, (int, float)) and math.isfinite(value) else None
+
+    return {"n_tasks": report.n_tasks, "n_trials": report.n_trials, "n_success": report.n_success,
+            "success_rate": report.success_rate, "pass_hat_k": report.pass_hat_k,
+            "n_errors": len(report.detail.get("errors", ())),
+            "total_dollars": finite(cost.get("total_dollars")),
+            "cost_per_success": finite(cost.get("cost_per_success"))}
+
+
+def summary(report: ReliabilityReport) -> dict:
+    """The JSON form of a report that baselines store and the gate compares."""
+    cost = report.cost or {}
+    ci = cost.get("cost_per_success_ci")
+    return {
+        "format": FORMAT,
+        "kind": "agents",
+        "k": report.k,
+        "n_tasks": report.n_tasks,
+        "n_trials": report.n_trials,
+        "n_success": report.n_success,
+        "success_rate": report.success_rate,
+        "success_ci": list(report.success_ci),
+        "pass_at_k": report.pass_at_k,
+        "pass_hat_k": report.pass_hat_k,
+        "pass_hat_k_ci": list(report.pass_hat_k_ci),
+        "stochastic": report.stochastic,
+        "total_dollars": cost.get("total_dollars"),
+        "cost_per_success": cost.get("cost_per_success"),
+        "cost_per_success_ci": list(ci) if ci is not None else None,
+        "per_slice": str_keys({k: {kk: (list(v) if isinstance(v, tuple) else v) for kk, v in row.items()}
+                               for k, row in report.per_slice.items()}, "slice", "save_agent_baseline()"),
+        "run": dict(report.detail.get("run") or {}),
+    }
+
+
+def check_summary(base: Mapping) -> None:
+    """Raise saying what is wrong with a report summary (stored baseline, or the current run)."""
+    needed = ("k", "n_tasks", "n_trials", "n_success", "success_rate", "pass_hat_k", "pass_hat_k_ci", "run")
+    missing = [key for key in needed if key not in base]
+    if missing:
+        raise ValueError(f"lacks {', '.join(missing)}")
+    n, s = base["n_trials"], base["n_success"]
+    if not all(type(v) is int for v in (n, s, base["k"], base["n_tasks"])) or not 0 <= s <= n:
+        raise ValueError(f"has n_success={s!r} of n_trials={n!r} (k={base['k']!r}, n_tasks={base['n_tasks']!r})")
+    rates = [("success_rate", base["success_rate"]), ("pass_hat_k", base["pass_hat_k"])]
+    rates += [(f"{name}[{i}]", v) for name in ("success_ci", "pass_hat_k_ci") for i, v in enumerate(base.get(name) or ())]
+    for name, value in rates:
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not 0 <= value <= 1):
+            raise ValueError(f"has {name}={value!r}, not a proportion in [0, 1] (a NaN cannot be compared)")
+    dollars = [("total_dollars", base.get("total_dollars")), ("cost_per_success", base.get("cost_per_success"))]
+    dollars += [(f"cost_per_success_ci[{i}]", v) for i, v in enumerate(base.get("cost_per_success_ci") or ())]
+    for name, value in dollars:
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not value >= 0 or (name == "total_dollars" and value == math.inf)):
+            raise ValueError(f"has {name}={value!r}; dollars are a number >= 0 (a NaN or negative cost is "
+                             "refused)")

@@ -3,12 +3,14 @@
 `run_suite` runs the system under test over a task suite k times per task,
 grades every episode with an injected checker, and reports pass^k, the
 success rate, cost and latency, per slice. Trials may run concurrently
-(threads for a plain function, the event loop for an ``async def`` agent),
-each with an optional timeout; the report does not depend on the order in
-which they finish. A trial that raises or times out is a failed episode
-that carries its error. With ``persist=True`` every finished trial is stored
-at once, and a run interrupted by Ctrl-C or a killed process resumes under
-the same ``run_id``, running only the trials it lacks.
+(threads for a plain function, the event loop for an ``async def`` agent,
+or any ``executor=``), each with an optional timeout; the report does not
+depend on the order in which they finish. A trial that raises or times out
+is a failed episode that carries its error. It runs on the engine every
+persisted evaluation shares (`ek.harness.evaluate_store` is another): with
+``persist=True`` finished trials are stored as they come (at most a second
+apart), and a run interrupted by Ctrl-C or a killed process resumes under
+the same ``run_id`` and settings, running only the trials it lacks.
 
 Why a separate gate. A point comparison (``ek.harness.regression_gate``
 with a tolerance) suits a deterministic benchmark, not an agent: running
@@ -47,20 +49,20 @@ import dataclasses
 import inspect
 import math
 import numbers
-import uuid
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
 import ek.agents.metrics  # noqa: F401 - registers the built-in checkers
-from ek._util import Progress, type_name
-from ek.agents._common import accepts_keyword
+from ek._runs import (
+    baseline_of, check_errors, check_executor, execute, load_baseline_record, open_run, save_baseline_record,
+)
+from ek._util import type_name
 from ek.agents._reliability import ReliabilityReport
-from ek.agents._runner import run_trials
 from ek.agents._stats import _Z95, _newcombe, difference_upper_bound
-from ek.agents._suite import RunStore, Suite
-from ek.agents.base import RunProvenance, TaskSpec
+from ek.agents._suite import Suite, check_summary, run_summary, suite_items, suite_settings, summary
+from ek.agents.base import RunProvenance, TaskSpec, suite_grammar
 from ek.agents.cost import ModelPrice
 
 __all__ = [
@@ -71,16 +73,18 @@ __all__ = [
     "save_agent_baseline",
 ]
 
-_FORMAT = "ek.agents.baseline/1"
+_WHO = "run_suite"
+_LEGACY_FORMAT = "ek.agents.baseline/1"
 
 
 @dataclass(frozen=True)
 class AgentGateResult:
     """What `agent_regression_gate` found; truthy when the run passed.
 
-    ``reasons`` lists each confident regression. ``underpowered`` is True
-    when a figure got worse but not significantly: not a clean pass, an
-    experiment too small to tell (run more tasks or more trials).
+    ``reasons`` lists each confident regression (and a suite that shrank).
+    ``underpowered`` is True when a figure got worse and the interval of the
+    change still reaches past the tolerance: not a clean pass, an experiment
+    too small to tell (run more tasks or more trials).
     """
 
     passed: bool = True
@@ -101,8 +105,8 @@ def run_suite(agent: Callable, tasks: Any, *, k: int = 1, check: Any = None,
               metrics: Optional[Mapping] = None, price: Optional[Union[ModelPrice, str]] = None,
               prices: Optional[Mapping[str, ModelPrice]] = None, run: Optional[RunProvenance] = None,
               seed: Optional[int] = None, persist: bool = False, run_id: Optional[str] = None,
-              rootdir: Any = None, max_concurrency: int = 1,
-              timeout: Optional[float] = None) -> ReliabilityReport:
+              rootdir: Any = None, max_concurrency: int = 1, timeout: Optional[float] = None,
+              executor: Any = None, errors: str = "record", resume: bool = True) -> ReliabilityReport:
     """Run ``agent`` on every task ``k`` times and report reliability and cost.
 
     Args:
@@ -117,12 +121,15 @@ def run_suite(agent: Callable, tasks: Any, *, k: int = 1, check: Any = None,
         check: the success oracle: a registered checker name or an
             ``(episode, gold) -> bool`` callable; default ``"output"``.
             Inject a state-based or executable oracle for a real suite, and
-            run it out of the agent's reach.
+            run it out of the agent's reach. A verdict that is not a bool
+            fails the trial with an error, never counts as a success.
         metrics: optional ``{name: Metric}`` scored on every episode against
             ``task.gold`` with the suite's tool grammar (`suite_grammar`)
             injected, so tool and argument weights reach ``tool_call`` and
             ``trajectory`` metrics. Corpus figures land in
-            ``report.detail["metrics"]``.
+            ``report.detail["metrics"]``; a task with no gold is left out
+            (with a warning naming it), a metric that fails on a trial is
+            counted in its ``errors``.
         price, prices: rates for the dollar figures (see `ek.agents.cost`);
             without them dollars are None, never 0. Dollars are computed as
             each trial finishes, so a missing rate stops the run early.
@@ -130,18 +137,26 @@ def run_suite(agent: Callable, tasks: Any, *, k: int = 1, check: Any = None,
             on any baseline saved from the report.
         seed: base seed; trial i of each task gets ``seed + i``, recorded on
             the episode and passed to an agent that takes ``seed``.
-        persist: store the run header in the ``runs`` store and each
-            finished trial in the ``results`` store, as it finishes.
+        persist: store the run: its header in the ``runs`` store and the
+            finished trials in the ``results`` store (in chunks at most a
+            second apart), under ``agents.<run_id>``.
         run_id: the name to store and resume the run under (needs
             ``persist=True``; generated when omitted). Calling again with the
             same ``run_id`` and settings runs only the missing trials and
-            returns the same report as an uninterrupted run.
+            returns the same report as an uninterrupted run; other settings
+            (k, seed, tasks, checker, metrics, prices, provenance) are refused.
         rootdir: data folder for the stores (default: ek's data folder).
         max_concurrency: trials in flight at once (threads for a sync agent,
             tasks on the loop for an async one).
         timeout: seconds a trial may take; a trial over it fails with a
             ``TimeoutError`` (an async trial is cancelled, a sync one
-            abandoned).
+            abandoned, one that blocks the event loop counted as timed out).
+        executor: any ``concurrent.futures.Executor`` to run chunks of trials
+            on (graded there too); the report equals a serial run's.
+        errors: ``"record"`` (default): a trial whose agent raises or times
+            out is a failed episode carrying its error; ``"raise"`` stops
+            the run at the first such trial.
+        resume: reuse the stored trials of ``run_id``; False starts it over.
 
     Returns:
         A `ReliabilityReport` with pass@k, pass^k (bootstrap interval over
@@ -156,62 +171,48 @@ def run_suite(agent: Callable, tasks: Any, *, k: int = 1, check: Any = None,
 
     Raises:
         ValueError: no tasks, duplicate task ids, ``k < 1``, bad
-            concurrency or timeout, ``run_id`` without ``persist=True``, or a
-            ``run_id`` stored with different settings.
+            concurrency or timeout, ``run_id`` without ``persist=True``, a
+            ``run_id`` stored with different settings, or a lambda checker
+            or metric in a persisted run.
+        TypeError: a task's slice label is not hashable.
     """
     specs = _tasks(tasks)
     _check_settings(k, seed, max_concurrency, timeout, run, metrics)
+    check_errors(errors, _WHO)
     if run_id is not None and not persist:
         raise ValueError(
             f"run_id={run_id!r} is only used to store and resume a run; pass persist=True as well, "
             "or drop run_id."
         )
-    suite = Suite(specs, k=k, check=check, metrics=dict(metrics or {}), price=price,
-                         prices=prices, run=run, seed=seed,
-                         takes_seed=_accepts_seed(agent), is_async=_is_async(agent),
-                         persist=persist)
-    records: list = [None] * (len(specs) * k)
-    store = None
-    if persist:
-        run_id = run_id if run_id is not None else f"run-{uuid.uuid4().hex[:12]}"
-        store = RunStore(run_id, rootdir=rootdir)
-        store.open(suite)
-        for i, rec in store.load(len(records)):
-            records[i] = rec
-    pending = [i for i, rec in enumerate(records) if rec is None]
-    progress = Progress(len(records), label="run_suite", unit="trials",
-                        reused=len(records) - len(pending))
-
-    def on_done(i: int, outcome: tuple) -> None:
-        rec, stored = suite.record(i, outcome)
-        if store is not None:
-            store.save(i, stored)
-        records[i] = rec
-        progress.tick(rec["error"] is None and rec["success"])
-
-    try:
-        run_trials(lambda i: suite.call(agent, i), pending, is_async=suite.is_async,
-                   max_concurrency=max_concurrency, timeout=timeout, on_done=on_done)
-    finally:
-        progress.close()
-    report = suite.report(records, run_id=run_id if persist else None)
-    if store is not None:
-        store.close(report)
+    is_async = _is_async(agent)
+    metrics = dict(metrics or {})
+    suite = Suite(agent, k=k, check=check, metrics=metrics, grammar=suite_grammar(specs) if metrics else None,
+                  price=price, prices=prices, run=run, seed=seed, persist=persist)
+    check_executor(executor, _WHO, {"agent": agent, "check": suite.checker,
+                                    **{f"metric {n!r}": m for n, m in metrics.items()}})
+    settings = suite_settings(specs, k, seed, check, metrics, price, prices, run) if persist else {}
+    items = suite_items(specs, k, persist)
+    stored = open_run("agents", who=_WHO, persist=persist, run_id=run_id, rootdir=rootdir, settings=settings,
+                      resume=resume, n_items=len(items))
+    records = execute(stored, suite, items, label=_WHO, unit="trials", errors=errors, executor=executor,
+                      concurrency=max_concurrency, timeout=timeout, is_async=is_async, retry_failed=False)
+    report = suite.report(records, specs, run_id=stored.run_id)
+    stored.close(run_summary(report))
     return report
 
 
 def save_agent_baseline(report: ReliabilityReport, name: str, *, rootdir: Any = None) -> dict:
     """Store ``report`` as the named baseline, with its provenance, in the ``baselines`` store.
 
-    Returns the stored dict.
+    Returns the stored dict. It is kept under ``agents.<name>``, so a
+    document baseline of the same name (`ek.harness.save_baseline`) is
+    another record.
 
     Raises:
-        ValueError: the run evaluated nothing. An empty baseline is worse
+        ValueError: the run evaluated nothing (an empty baseline is worse
             than none: every bound in it is the widest possible, so no later
-            run could ever be shown to fall below it.
+            run could ever be shown to fall below it), or a figure is NaN.
     """
-    from ek.stores import json_store
-
     if not isinstance(report, ReliabilityReport):
         raise TypeError(f"save_agent_baseline() needs a ReliabilityReport, got {type_name(report)}.")
     if report.n_trials == 0:
@@ -219,19 +220,23 @@ def save_agent_baseline(report: ReliabilityReport, name: str, *, rootdir: Any = 
             f"save_agent_baseline({name!r}): the report has no trials. An empty baseline would be a "
             "permanent free pass for the gate; run the suite (run_suite) and save that report."
         )
-    summary = _summary(report)
-    json_store("baselines", rootdir=rootdir)[name] = summary
-    return summary
+    record = summary(report)
+    try:
+        check_summary(record)
+    except ValueError as exc:
+        raise ValueError(f"save_agent_baseline({name!r}): the report {exc}; it cannot be gated against.") from None
+    return save_baseline_record("agents", name, record, rootdir=rootdir, who="save_agent_baseline")
 
 
 def load_agent_baseline(name: str, *, rootdir: Any = None) -> Optional[dict]:
-    """The named agent baseline from the ``baselines`` store, or None when there is none."""
-    from ek.stores import json_store
+    """The named agent baseline from the ``baselines`` store, or None when there is none.
 
-    try:
-        return json_store("baselines", rootdir=rootdir)[name]
-    except KeyError:
-        return None
+    Raises:
+        ValueError: the stored record is damaged (naming its file), or
+            ``name`` holds a document baseline (see `ek.harness.load_baseline`).
+    """
+    return load_baseline_record("agents", name, rootdir=rootdir, who="load_agent_baseline",
+                                saver="ek.agents.save_agent_baseline()", check=_check_baseline)
 
 
 def agent_regression_gate(report: ReliabilityReport, baseline: Any, *, tolerance: float = 0.0,
@@ -241,15 +246,19 @@ def agent_regression_gate(report: ReliabilityReport, baseline: Any, *, tolerance
     Tests the change ``current - baseline`` with both runs' uncertainty: a
     Newcombe interval on the success rate (trials of one task share its
     difficulty, which only makes this conservative on a fixed suite) and,
-    when both runs have the same k > 1, a combined bound on pass^k
-    (`difference_upper_bound` of the two bootstrap intervals). A figure
+    when both runs have the same k > 1, a combined interval on pass^k (from
+    the two bootstrap intervals, see `difference_upper_bound`). A figure
     regresses when the upper bound of its change is below ``-tolerance``.
     Cost per success regresses when the lower bound of its increase (from
     the two bootstrap intervals) exceeds ``cost_tolerance`` times the
-    baseline's (a relative allowance: 0.1 lets it grow by 10%).
+    baseline's (a relative allowance: 0.1 lets it grow by 10%). A current
+    run over fewer tasks than the baseline fails: it is not the same
+    experiment.
 
-    A figure that is worse but not significantly so sets ``underpowered``
-    and warns: that is an experiment too small to decide, not a clean pass.
+    A figure that is worse, whose interval of change still reaches past the
+    tolerance, sets ``underpowered`` and warns, even when the drop itself is
+    within the tolerance: a small run cannot show it stays inside. That is
+    an experiment too small to decide, not a clean pass.
 
     Args:
         report: the current run's `ReliabilityReport`.
@@ -260,9 +269,9 @@ def agent_regression_gate(report: ReliabilityReport, baseline: Any, *, tolerance
         cost_tolerance: allowed relative rise in cost per success.
 
     Raises:
-        ValueError: the baseline is missing or malformed, either run has no
-            trials, or the runs differ in user simulator, suite version or
-            scaffold (not comparable).
+        ValueError: the baseline is missing or malformed (a NaN figure
+            included), either run has no trials, or the runs differ in user
+            simulator, suite version or scaffold (not comparable).
     """
     for name, value in (("tolerance", tolerance), ("cost_tolerance", cost_tolerance)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
@@ -275,46 +284,28 @@ def agent_regression_gate(report: ReliabilityReport, baseline: Any, *, tolerance
             "agent_regression_gate(): the current report has no trials, so nothing can be tested; "
             "run the suite first."
         )
-    cur = _summary(report)
+    cur = summary(report)
+    try:
+        check_summary(cur)
+    except ValueError as exc:
+        raise ValueError(f"agent_regression_gate(): the current report {exc}; it cannot be gated.") from None
     base = _baseline(baseline, rootdir)
     _check_comparable(cur, base)
-    reasons, worse = [], []
-    lo, hi = _newcombe(cur["n_success"], cur["n_trials"], base["n_success"], base["n_trials"], _Z95)
-    drop = cur["success_rate"] - base["success_rate"]
-    if hi < -tolerance:
+    reasons: list = []
+    worse: list = []
+    if cur["n_tasks"] < base["n_tasks"]:
         reasons.append(
-            f"success rate fell from {base['success_rate']:.3f} to {cur['success_rate']:.3f}; the 95% "
-            f"interval of the change is [{lo:+.3f}, {hi:+.3f}], entirely below -{tolerance:g}."
-        )
-    elif drop < -tolerance:
-        worse.append(f"success rate {drop:+.3f}")
-    if cur["k"] == base["k"] and cur["k"] > 1 and cur["pass_hat_k"] is not None \
-            and base["pass_hat_k"] is not None:
-        ub = difference_upper_bound(cur["pass_hat_k"], cur["pass_hat_k_ci"], base["pass_hat_k"],
-                                    base["pass_hat_k_ci"], z=_Z95)
-        change = cur["pass_hat_k"] - base["pass_hat_k"]
-        if ub is not None and ub < -tolerance:
-            reasons.append(
-                f"pass^{cur['k']} fell from {base['pass_hat_k']:.3f} to {cur['pass_hat_k']:.3f}; the "
-                f"upper 95% bound of the change is {ub:+.3f}, below -{tolerance:g}."
-            )
-        elif change < -tolerance:
-            worse.append(f"pass^{cur['k']} {change:+.3f}")
-    elif cur["k"] != base["k"]:
-        warnings.warn(
-            f"the baseline was run with k={base['k']} and this run with k={cur['k']}, so pass^k is "
-            "not compared; run both with the same k.", stacklevel=2)
-    cost_reason, cost_worse = _cost_change(cur, base, cost_tolerance)
-    if cost_reason:
-        reasons.append(cost_reason)
-    elif cost_worse:
-        worse.append(cost_worse)
+            f"the suite shrank from {base['n_tasks']} tasks to {cur['n_tasks']}: a run over fewer tasks is "
+            "not the same experiment as its baseline. Run the whole suite, or save a new baseline.")
+    _success_change(cur, base, tolerance, reasons, worse)
+    _pass_k_change(cur, base, tolerance, reasons, worse)
+    _cost_change(cur, base, cost_tolerance, reasons, worse)
     underpowered = not reasons and bool(worse)
     if underpowered:
         warnings.warn(
-            f"the agent looks worse than its baseline ({', '.join(worse)}) but the difference is not "
-            "significant: the run is too small to tell. Add tasks or trials (k) before trusting "
-            "this pass.", stacklevel=2)
+            f"the agent looks worse than its baseline ({'; '.join(worse)}) but the difference is not "
+            f"significant: the run is too small to tell whether it stays within tolerance={tolerance:g}. "
+            "Add tasks or trials (k) before trusting this pass.", stacklevel=2)
     return AgentGateResult(
         passed=not reasons, reasons=tuple(reasons),
         pass_hat_k=cur["pass_hat_k"], pass_hat_k_baseline=base["pass_hat_k"],
@@ -347,6 +338,13 @@ def _tasks(tasks: Any) -> list:
                 f"run_suite() task id {t.task_id!r} appears twice; task ids group trials, so each "
                 "task needs its own id."
             )
+        try:
+            hash(t.slice)
+        except TypeError:
+            raise TypeError(
+                f"run_suite() task {t.task_id!r} has slice {t.slice!r:.40} ({type_name(t.slice)}), which "
+                "cannot label a slice (it is not hashable); use a str such as 'easy'."
+            ) from None
         seen.add(t.task_id)
     return items
 
@@ -376,70 +374,25 @@ def _is_async(agent: Any) -> bool:
     return inspect.iscoroutinefunction(agent) or inspect.iscoroutinefunction(getattr(agent, "__call__", None))
 
 
-def _accepts_seed(agent: Any) -> bool:
-    return accepts_keyword(agent, "seed")
-
-
-def _summary(report: ReliabilityReport) -> dict:
-    """The JSON form of a report that baselines store and the gate compares."""
-    cost = report.cost or {}
-    ci = cost.get("cost_per_success_ci")
-    return {
-        "format": _FORMAT,
-        "k": report.k,
-        "n_tasks": report.n_tasks,
-        "n_trials": report.n_trials,
-        "n_success": report.n_success,
-        "success_rate": report.success_rate,
-        "success_ci": list(report.success_ci),
-        "pass_at_k": report.pass_at_k,
-        "pass_hat_k": report.pass_hat_k,
-        "pass_hat_k_ci": list(report.pass_hat_k_ci),
-        "stochastic": report.stochastic,
-        "total_dollars": cost.get("total_dollars"),
-        "cost_per_success": cost.get("cost_per_success"),
-        "cost_per_success_ci": list(ci) if ci is not None else None,
-        "per_slice": {str(k): {kk: (list(v) if isinstance(v, tuple) else v) for kk, v in row.items()}
-                      for k, row in report.per_slice.items()},
-        "run": dict(report.detail.get("run") or {}),
-    }
-
-
 def _baseline(baseline: Any, rootdir: Any) -> dict:
     if isinstance(baseline, ReliabilityReport):
-        base = _summary(baseline)
-    elif isinstance(baseline, str):
-        base = load_agent_baseline(baseline, rootdir=rootdir)
-        if base is None:
-            raise ValueError(
-                f"no agent baseline named {baseline!r} in the baselines store; save one first with "
-                f"save_agent_baseline(report, {baseline!r}) (or pass rootdir= if it lives elsewhere)."
-            )
-    elif isinstance(baseline, Mapping):
-        base = dict(baseline)
-    else:
-        raise TypeError(
-            f"baseline must be a name, a dict from save_agent_baseline or a ReliabilityReport, "
-            f"got {type_name(baseline)}."
-        )
-    if base.get("format") != _FORMAT:
+        baseline = summary(baseline)
+    return baseline_of(baseline, "agents", rootdir=rootdir, who="agent_regression_gate",
+                       saver="save_agent_baseline", check=_check_baseline)
+
+
+def _check_baseline(base: Mapping) -> None:
+    if base.get("kind") != "agents" and base.get("format") != _LEGACY_FORMAT:
         raise ValueError(
-            f"the baseline is not an agent baseline (format={base.get('format')!r}, expected "
-            f"{_FORMAT!r}); save it with save_agent_baseline(), not ek.harness.save_baseline()."
+            f"is not an agent baseline (kind={base.get('kind')!r}, format={base.get('format')!r}); save it "
+            "with save_agent_baseline(), not ek.harness.save_baseline()"
         )
-    needed = ("k", "n_trials", "n_success", "success_rate", "pass_hat_k", "pass_hat_k_ci", "run")
-    missing = [key for key in needed if key not in base]
-    if missing:
-        raise ValueError(f"the agent baseline is malformed: it lacks {', '.join(missing)}; save it again.")
-    n, s = base["n_trials"], base["n_success"]
-    if not isinstance(n, int) or not isinstance(s, int) or not 0 <= s <= n:
-        raise ValueError(f"the agent baseline is malformed: n_success={s!r} of n_trials={n!r}; save it again.")
-    if n == 0:
+    check_summary(base)
+    if base["n_trials"] == 0:
         raise ValueError(
-            "the agent baseline recorded zero trials; an empty baseline can never be shown to be "
-            "beaten, so it would pass every run. Save a baseline from a real run."
+            "recorded zero trials; an empty baseline can never be shown to be beaten, so it would pass "
+            "every run. Save a baseline from a real run"
         )
-    return base
 
 
 def _check_comparable(cur: dict, base: dict) -> None:
@@ -462,19 +415,52 @@ def _provenance_fields(run: Any) -> dict:
     return {k: v for k, v in run.items() if k in names}
 
 
-def _cost_change(cur: dict, base: dict, cost_tolerance: float) -> tuple:
-    """(reason, worse-note) for cost per success; nothing when either side lacks dollars or an interval."""
+def _success_change(cur: dict, base: dict, tolerance: float, reasons: list, worse: list) -> None:
+    lo, hi = _newcombe(cur["n_success"], cur["n_trials"], base["n_success"], base["n_trials"], _Z95)
+    was, now = base["success_rate"], cur["success_rate"]
+    _verdict(now - was, lo, hi, tolerance, reasons, worse, f"success rate fell from {was:.3f} to {now:.3f}; "
+             f"the 95% interval of the change is [{lo:+.3f}, {hi:+.3f}], entirely below -{tolerance:g}.",
+             f"success rate {now - was:+.3f}, 95% interval [{lo:+.3f}, {hi:+.3f}]")
+
+
+def _pass_k_change(cur: dict, base: dict, tolerance: float, reasons: list, worse: list) -> None:
+    k = cur["k"]
+    if k != base["k"]:
+        warnings.warn(
+            f"the baseline was run with k={base['k']} and this run with k={k}, so pass^k is "
+            "not compared; run both with the same k.", stacklevel=3)
+        return
+    if k == 1 or cur["pass_hat_k"] is None or base["pass_hat_k"] is None:
+        return
+    pair = (cur["pass_hat_k"], cur["pass_hat_k_ci"], base["pass_hat_k"], base["pass_hat_k_ci"])
+    hi = difference_upper_bound(*pair, z=_Z95)
+    lo = -difference_upper_bound(*pair[2:], *pair[:2], z=_Z95)
+    was, now = base["pass_hat_k"], cur["pass_hat_k"]
+    _verdict(now - was, lo, hi, tolerance, reasons, worse, f"pass^{k} fell from {was:.3f} to {now:.3f}; the "
+             f"upper 95% bound of the change is {hi:+.3f}, below -{tolerance:g}.",
+             f"pass^{k} {now - was:+.3f}, 95% interval [{lo:+.3f}, {hi:+.3f}]")
+
+
+def _cost_change(cur: dict, base: dict, cost_tolerance: float, reasons: list, worse: list) -> None:
+    """Cost per success; nothing when either side lacks dollars or an interval."""
     c, b = cur.get("cost_per_success"), base.get("cost_per_success")
     c_ci, b_ci = cur.get("cost_per_success_ci"), base.get("cost_per_success_ci")
-    if c is None or b is None or not (math.isfinite(c) and math.isfinite(b)) or not c_ci or not b_ci:
-        return None, None
-    if not all(math.isfinite(v) for v in list(c_ci) + list(b_ci)):
-        return None, None
+    if c is None or b is None or not c_ci or not b_ci or not all(map(math.isfinite, [c, b, *c_ci, *b_ci])):
+        return
     allowed = cost_tolerance * b
     low = (c - b) - math.hypot(c - c_ci[0], b_ci[1] - b)
-    if low > allowed:
-        return (f"cost per success rose from ${b:.4g} to ${c:.4g}; the lower 95% bound of the rise is "
-                f"${low:.4g}, above the allowed ${allowed:.4g}."), None
-    if c - b > allowed:
-        return None, f"cost per success {c - b:+.4g} USD"
-    return None, None
+    high = (c - b) + math.hypot(c_ci[1] - c, b - b_ci[0])
+    # A rise is a fall of the negated figure: the same verdict, mirrored.
+    _verdict(b - c, -high, -low, allowed, reasons, worse, f"cost per success rose from ${b:.4g} to ${c:.4g}; "
+             f"the lower 95% bound of the rise is ${low:.4g}, above the allowed ${allowed:.4g}.",
+             f"cost per success {c - b:+.4g} USD, 95% interval [{low:+.4g}, {high:+.4g}]")
+
+
+def _verdict(change: float, lo: float, hi: float, tolerance: float, reasons: list, worse: list,
+             reason: str, note: str) -> None:
+    """A regression when the whole interval of the change is below ``-tolerance``; underpowered
+    when the figure got worse and the interval still reaches below it."""
+    if hi < -tolerance:
+        reasons.append(reason)
+    elif change < 0 and lo < -tolerance:
+        worse.append(note)

@@ -74,7 +74,7 @@ class Checker(Protocol):
     owned by ek, and must run isolated from the agent.
     """
 
-    def __call__(self, episode: Any, gold: Any) -> bool: ...
+    def __call__(self, episode: Any, gold: Any, /) -> bool: ...
 
 
 def output_match(episode: Any, gold: Any) -> bool:
@@ -140,7 +140,7 @@ class TaskSuccessMetric(SummedStatistics):
             or executable oracle for a real suite.
     """
 
-    check: Any = None
+    check: Union[str, Checker, None] = None
 
     name = "task_success"
     higher_is_better = True
@@ -178,7 +178,7 @@ class CostPerSuccessMetric(SummedStatistics):
             when an episode's model is not in ``prices``.
     """
 
-    check: Any = None
+    check: Union[str, Checker, None] = None
     price: Optional[Union[ModelPrice, str]] = field(default=None, kw_only=True)
     prices: Optional[Mapping[str, ModelPrice]] = field(default=None, kw_only=True)
 

@@ -28,11 +28,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Mapping, Optional
+from typing import Any, Iterable, Mapping, Optional
 
 from ek._util import SummedStatistics, prf
 from ek.agents._common import arg_diff, call_mass, calls_of, field_weight, node_weight
-from ek.base import GraphGrammar, Score
+from ek.base import GraphGrammar, Normalizer, Score
 from ek.canonicalize import default_canonicalizer
 from ek.registry import register
 
@@ -42,7 +42,7 @@ _LEVELS = ("call", "arg")
 _DEFAULT_CANON = default_canonicalizer()
 
 
-def match_calls(pred: Iterable, gold: Iterable, *, canon: Optional[Callable[[str], str]] = None) -> tuple:
+def match_calls(pred: Iterable, gold: Iterable, *, canon: Optional[Normalizer] = None) -> tuple:
     """Assign predicted calls to gold calls; returns ``(pairs, unmatched_pred, unmatched_gold)``.
 
     Only calls to the same tool can pair. Within a tool, every candidate pair
@@ -99,7 +99,7 @@ class ToolCallMetric(SummedStatistics):
     """
 
     level: str = "call"
-    canonicalizer: Optional[Callable[[str], str]] = field(default=None, kw_only=True)
+    canonicalizer: Optional[Normalizer] = field(default=None, kw_only=True)
     grammar: Optional[GraphGrammar] = field(default=None, kw_only=True)
 
     name = "tool_call"
@@ -160,7 +160,7 @@ class ToolCallMetric(SummedStatistics):
 # --------------------------------------------------------------------------
 
 
-def _match(p_calls: list, g_calls: list, canon: Any) -> list:
+def _match(p_calls: list, g_calls: list, canon: Optional[Normalizer]) -> list:
     """Greedy best-first assignment: ``[(pred_index, gold_index, arg_diff), ...]`` in pred order."""
     by_tool: dict = {}
     for j, (tool, _) in enumerate(g_calls):

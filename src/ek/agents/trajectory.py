@@ -40,11 +40,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Mapping, Optional
 
 from ek._util import SummedStatistics
 from ek.agents._common import arg_diff, call_mass, calls_of, field_weight
-from ek.base import GraphGrammar, Score
+from ek.base import GraphGrammar, Normalizer, Score
 from ek.canonicalize import default_canonicalizer
 from ek.registry import register
 
@@ -81,7 +81,7 @@ class TrajectoryMetric(SummedStatistics):
 
     scheme: str = "in_order"
     grammar: Optional[GraphGrammar] = field(default=None, kw_only=True)
-    canonicalizer: Optional[Callable[[str], str]] = field(default=None, kw_only=True)
+    canonicalizer: Optional[Normalizer] = field(default=None, kw_only=True)
 
     name = "trajectory"
     higher_is_better = False
@@ -122,14 +122,14 @@ def _rate(distance: float, max_distance: float) -> float:
     return distance / max_distance if max_distance else 0.0
 
 
-def _substitution(p: tuple, q: tuple, grammar: Optional[GraphGrammar], canon: Any) -> float:
+def _substitution(p: tuple, q: tuple, grammar: Optional[GraphGrammar], canon: Normalizer) -> float:
     if p[0] != q[0]:
         return call_mass(p, grammar) + call_mass(q, grammar)
     _, wrong, extra, missing = arg_diff(p[1], q[1], canon)
     return sum(field_weight(q[0], a, grammar) for a in wrong + extra + missing)
 
 
-def _aligned(p_calls: list, g_calls: list, grammar: Optional[GraphGrammar], canon: Any) -> tuple:
+def _aligned(p_calls: list, g_calls: list, grammar: Optional[GraphGrammar], canon: Normalizer) -> tuple:
     """Needleman-Wunsch distance with two rolling rows, and the all-gaps maximum."""
     p_mass = [call_mass(c, grammar) for c in p_calls]
     g_mass = [call_mass(c, grammar) for c in g_calls]
@@ -146,7 +146,7 @@ def _aligned(p_calls: list, g_calls: list, grammar: Optional[GraphGrammar], cano
     return prev[-1], sum(p_mass) + sum(g_mass)
 
 
-def _exact(p_calls: list, g_calls: list, grammar: Optional[GraphGrammar], canon: Any) -> tuple:
+def _exact(p_calls: list, g_calls: list, grammar: Optional[GraphGrammar], canon: Normalizer) -> tuple:
     most = sum(call_mass(c, grammar) for c in p_calls) + sum(call_mass(c, grammar) for c in g_calls)
     same = len(p_calls) == len(g_calls) and all(
         p[0] == q[0] and not _differs(p, q, canon)
@@ -155,13 +155,13 @@ def _exact(p_calls: list, g_calls: list, grammar: Optional[GraphGrammar], canon:
     return (0.0 if same else most), most
 
 
-def _differs(p: tuple, q: tuple, canon: Any) -> bool:
+def _differs(p: tuple, q: tuple, canon: Normalizer) -> bool:
     # Compared by arguments, not weights: a zero-weight argument still makes two calls differ.
     _, wrong, extra, missing = arg_diff(p[1], q[1], canon)
     return bool(wrong or extra or missing)
 
 
-def _unordered(p_calls: list, g_calls: list, grammar: Optional[GraphGrammar], canon: Any, *,
+def _unordered(p_calls: list, g_calls: list, grammar: Optional[GraphGrammar], canon: Normalizer, *,
                superset: bool) -> tuple:
     """Order-free distance: the cheapest pairing of predicted and gold calls, tool by tool.
 

@@ -20,10 +20,12 @@ def apted_table_distance(pred: Any, gold: Any, *, structure_only: bool) -> float
     distance = _edit.active()[0]
 
     class Node:
-        def __init__(self, tag: str, cell: Any = None, children: tuple = ()) -> None:
+        def __init__(self, tag: str, cell: Any = None, children: list[Node] | tuple[()] = ()) -> None:
             self.tag, self.cell, self.children = tag, cell, list(children)
 
-    class TedsConfig(apted.Config):
+    config: Any = apted.Config  # apted ships no types
+
+    class TedsConfig(config):  # type: ignore[misc]  # subclassing the untyped apted.Config
         valuecls = float
 
         def rename(self, a: Node, b: Node) -> float:
@@ -38,10 +40,10 @@ def apted_table_distance(pred: Any, gold: Any, *, structure_only: bool) -> float
                 return 0.0
             return distance(x.text, y.text) / max(len(x.text), len(y.text))
 
-        def children(self, node: Node) -> list:
+        def children(self, node: Node) -> list[Node]:
             return node.children
 
     def tree(t: Any) -> Node:
         return Node("table", children=[Node("tr", children=[Node("td", c) for c in row]) for row in t.rows])
 
-    return apted.APTED(tree(pred), tree(gold), TedsConfig()).compute_edit_distance()
+    return float(apted.APTED(tree(pred), tree(gold), TedsConfig()).compute_edit_distance())

@@ -8,12 +8,12 @@ so batch scoring keeps the per-item statistics in columns and builds a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping, overload
 
 from ek.base import Score
 
 
-class ScoreColumns(Sequence):
+class ScoreColumns(Sequence[Score]):
     """Read-only ``Sequence[Score]`` whose rows are built on access.
 
     ``columns`` maps a statistic name to one list per item; ``make`` turns a
@@ -22,7 +22,7 @@ class ScoreColumns(Sequence):
 
     __slots__ = ("_columns", "_make", "_n")
 
-    def __init__(self, columns: Mapping[str, Sequence], make: Callable[..., Score]):
+    def __init__(self, columns: Mapping[str, Sequence[Any]], make: Callable[..., Score]):
         lengths = {len(c) for c in columns.values()}
         if len(lengths) > 1:
             raise ValueError(f"ScoreColumns needs columns of one length, got lengths {sorted(lengths)}.")
@@ -33,7 +33,13 @@ class ScoreColumns(Sequence):
     def __len__(self) -> int:
         return self._n
 
-    def __getitem__(self, index: Any) -> Any:
+    @overload
+    def __getitem__(self, index: int) -> Score: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> ScoreColumns: ...
+
+    def __getitem__(self, index: int | slice) -> Score | ScoreColumns:
         if isinstance(index, slice):
             return self.take(range(self._n)[index])
         if index < 0:
@@ -55,18 +61,19 @@ class ScoreColumns(Sequence):
             return len(other) == self._n and all(a == b for a, b in zip(self, other))
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as list is; typeshed does the same
 
     def __repr__(self) -> str:
         return f"<{self._n} scores: {', '.join(self._columns)}>"
 
     def __add__(self, other: object) -> "ScoreColumns":
         """The scores of ``self`` then ``other``, still column-backed when both are of one kind."""
-        if not (isinstance(other, ScoreColumns) and other._make == self._make and other._columns.keys() == self._columns.keys()):
+        if not (isinstance(other, ScoreColumns) and other._make == self._make
+                and other._columns.keys() == self._columns.keys()):
             return NotImplemented
         return ScoreColumns({k: c + other._columns[k] for k, c in self._columns.items()}, self._make)
 
-    def column(self, name: str) -> tuple:
+    def column(self, name: str) -> tuple[Any, ...]:
         """One statistic for every item."""
         return self._columns[name]
 

@@ -13,11 +13,12 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
+from collections.abc import Sized
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Optional, Union
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 from ek._util import ratio, sum_detail, type_name
-from ek.base import Score
+from ek.base import GraphGrammar, Score
 
 __all__ = ["metric"]
 
@@ -31,12 +32,12 @@ class _FunctionMetric:
     fn: Callable[..., Any]
     name: str
     aggregation: str
-    statistics: tuple
+    statistics: tuple[str, ...]
     higher_is_better: Optional[bool] = None
     custom: Optional[Callable[[Any], float]] = None
     takes_grammar: bool = False
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: Any = None) -> Score:
+    def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
         out = self.fn(pred, gold, grammar=grammar) if self.takes_grammar else self.fn(pred, gold)
         if not isinstance(out, Score):
             if isinstance(out, bool) or not isinstance(out, (int, float)):
@@ -76,10 +77,10 @@ class _FunctionMetric:
         """
         if self.custom is None:
             return self.compute(sum_detail(scores, self.statistics, metric=self.name))
-        scores = scores if hasattr(scores, "__len__") else list(scores)
-        if not len(scores):  # type: ignore[arg-type]
+        items = scores if isinstance(scores, Sized) else list(scores)
+        if not len(items):
             raise ValueError(f"{self.name}.aggregate() got no scores; an empty corpus has no aggregate.")
-        return float(self.custom(scores))
+        return float(self.custom(items))
 
     def _needs_statistics(self, what: str) -> str:
         num, den = self.statistics
@@ -95,7 +96,7 @@ def metric(
     *,
     aggregate: Union[str, Callable[[Any], float]] = "mean",
     higher_is_better: Optional[bool] = None,
-    statistics: Optional[tuple] = None,
+    statistics: Optional[Sequence[str]] = None,
     name: Optional[str] = None,
 ) -> Any:
     """A metric following ek's contract, made from a plain ``(pred, gold) -> number | Score`` function.

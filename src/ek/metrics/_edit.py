@@ -9,7 +9,12 @@ on the same cases.
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
+
+Units = Sequence[Any]
+"""What is aligned: a ``str`` or a list of hashable tokens."""
+Distance = Callable[[Units, Units], int]
+Aligner = Callable[[Units, Units], "EditCounts"]
 
 
 class EditCounts(NamedTuple):
@@ -21,7 +26,7 @@ class EditCounts(NamedTuple):
     insertions: int
 
 
-def _py_distance(pred: Sequence, gold: Sequence) -> int:
+def _py_distance(pred: Units, gold: Units) -> int:
     """Levenshtein distance with one row of memory (Wagner-Fischer)."""
     if len(pred) < len(gold):
         pred, gold = gold, pred
@@ -34,8 +39,25 @@ def _py_distance(pred: Sequence, gold: Sequence) -> int:
     return previous[-1]
 
 
-def _py_counts(pred: Sequence, gold: Sequence) -> EditCounts:
-    """Full-matrix alignment with a backtrace; deletions are gold units missed."""
+def _py_counts(pred: Units, gold: Units) -> EditCounts:
+    """Full-matrix alignment with a backtrace; deletions are gold units missed.
+
+    Several alignments can share the least edit count with other hit,
+    substitution, deletion and insertion counts (``"ab"`` against ``"ba"``:
+    two substitutions, or a hit, a deletion and an insertion). The walk
+    breaks ties as rapidfuzz's ``editops`` does, and so jiwer: the common
+    prefix and suffix are hits, then from the end a gold unit is dropped
+    when that is optimal, else a pred unit is inserted when the column
+    before allows it, else both advance. Every backend thus reports the
+    same counts.
+    """
+    start = 0
+    while start < min(len(gold), len(pred)) and gold[start] == pred[start]:
+        start += 1
+    stop = 0
+    while stop < min(len(gold), len(pred)) - start and gold[-1 - stop] == pred[-1 - stop]:
+        stop += 1
+    gold, pred = gold[start:len(gold) - stop], pred[start:len(pred) - stop]
     n, m = len(gold), len(pred)
     d = [[0] * (m + 1) for _ in range(n + 1)]
     for i in range(n + 1):
@@ -47,23 +69,24 @@ def _py_counts(pred: Sequence, gold: Sequence) -> EditCounts:
             d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (gold[i - 1] != pred[j - 1]))
     hits = subs = dels = ins = 0
     i, j = n, m
-    while i or j:
-        if i and j and d[i][j] == d[i - 1][j - 1] + (gold[i - 1] != pred[j - 1]):
-            if gold[i - 1] == pred[j - 1]:
+    while i and j:
+        if d[i][j] == d[i - 1][j] + 1:
+            dels += 1
+            i -= 1
+            continue
+        j -= 1
+        if j and d[i][j] == d[i - 1][j] - 1:
+            ins += 1
+        else:
+            i -= 1
+            if gold[i] == pred[j]:
                 hits += 1
             else:
                 subs += 1
-            i, j = i - 1, j - 1
-        elif i and d[i][j] == d[i - 1][j] + 1:
-            dels += 1
-            i -= 1
-        else:
-            ins += 1
-            j -= 1
-    return EditCounts(hits, subs, dels, ins)
+    return EditCounts(hits + start + stop, subs, dels + i, ins + j)
 
 
-def _rf_counts(pred: Sequence, gold: Sequence) -> EditCounts:
+def _rf_counts(pred: Units, gold: Units) -> EditCounts:
     from rapidfuzz.distance import Levenshtein
 
     subs = dels = ins = 0
@@ -78,9 +101,9 @@ def _rf_counts(pred: Sequence, gold: Sequence) -> EditCounts:
     return EditCounts(len(gold) - subs - dels, subs, dels, ins)
 
 
-def backends() -> dict[str, tuple[Callable[[Sequence, Sequence], int], Callable[[Sequence, Sequence], EditCounts]]]:
+def backends() -> dict[str, tuple[Distance, Aligner]]:
     """Every available backend by name, fastest first."""
-    found = {}
+    found: dict[str, tuple[Distance, Aligner]] = {}
     try:
         from rapidfuzz.distance import Levenshtein
 
@@ -91,10 +114,10 @@ def backends() -> dict[str, tuple[Callable[[Sequence, Sequence], int], Callable[
     return found
 
 
-_active: list = []
+_active: list[tuple[Distance, Aligner]] = []
 
 
-def active() -> tuple[Callable[[Sequence, Sequence], int], Callable[[Sequence, Sequence], EditCounts]]:
+def active() -> tuple[Distance, Aligner]:
     """The backend in use: (distance, counts), chosen on first call."""
     if not _active:
         _active.append(next(iter(backends().values())))

@@ -32,10 +32,11 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from types import ModuleType
 from typing import Any, Optional
 
 from ek._util import import_optional
-from ek.metrics._graph_costs import _ABSENT, CostModel, PreparedGraph, path_cost
+from ek.metrics._graph_costs import _ABSENT, CostModel, PreparedGraph, PreparedNode, path_cost
 
 _ABSENT_CODE = -1
 REFINE_BUDGET = 40_000  # refine only when n * (m + 1) * (nodes + edges) is at most this
@@ -89,16 +90,16 @@ def lower_bound(model: CostModel, pred: PreparedGraph, gold: PreparedGraph) -> f
     left_p = Counter(pred.edges.values())
     left_g = Counter(gold.edges.values())
     same = left_p & left_g
-    left_p, left_g = list((left_p - same).elements()), list((left_g - same).elements())
-    edge_del = np.array([model.edge_weight(t) for t in left_p])
-    edge_ins = np.array([model.edge_weight(t) for t in left_g])
-    if not left_p or not left_g:
+    rest_p, rest_g = list((left_p - same).elements()), list((left_g - same).elements())
+    edge_del = np.array([model.edge_weight(t) for t in rest_p])
+    edge_ins = np.array([model.edge_weight(t) for t in rest_g])
+    if not rest_p or not rest_g:
         return nodes + float(edge_del.sum() + edge_ins.sum())
-    retype = np.array([[model.retype_edge(a, b) for b in left_g] for a in left_p])
+    retype = np.array([[model.retype_edge(a, b) for b in rest_g] for a in rest_p])
     return nodes + _assignment_cost(np, optimize, retype, edge_del, edge_ins)
 
 
-def _assignment_cost(np: Any, optimize: Any, sub: Any, dele: Any, ins: Any) -> float:
+def _assignment_cost(np: ModuleType, optimize: ModuleType, sub: Any, dele: Any, ins: Any) -> float:
     """Least total of substituting, deleting (rows) and inserting (columns)."""
     n, m = sub.shape
     cost = np.full((n, m + n), np.inf)
@@ -148,7 +149,7 @@ def refine(
     return mapping
 
 
-def _codes(nodes: list, field_name: str, table: dict, np: Any) -> Any:
+def _codes(nodes: list[PreparedNode], field_name: str, table: dict[Any, int], np: ModuleType) -> Any:
     """Integer code per node for one field's value (-1 when absent), or None if a
     value is unhashable (then codes could disagree with ``==``)."""
     out = np.full(len(nodes), _ABSENT_CODE, dtype=np.int64)
@@ -162,7 +163,9 @@ def _codes(nodes: list, field_name: str, table: dict, np: Any) -> Any:
     return out
 
 
-def _differ(p_nodes: list, g_nodes: list, field_name: str, table: dict, np: Any) -> Any:
+def _differ(
+    p_nodes: list[PreparedNode], g_nodes: list[PreparedNode], field_name: str, table: dict[Any, int], np: ModuleType
+) -> Any:
     """Boolean matrix: does the field's value differ between pred and gold node?"""
     codes_p, codes_g = _codes(p_nodes, field_name, table, np), _codes(g_nodes, field_name, table, np)
     if codes_p is not None and codes_g is not None:
@@ -174,7 +177,7 @@ def _differ(p_nodes: list, g_nodes: list, field_name: str, table: dict, np: Any)
 
 
 def _substitution_matrix(
-    model: CostModel, pred: PreparedGraph, gold: PreparedGraph, np: Any, del_cost: Any, ins_cost: Any
+    model: CostModel, pred: PreparedGraph, gold: PreparedGraph, np: ModuleType, del_cost: Any, ins_cost: Any
 ) -> Any:
     """``sub[i, j]`` = cost of substituting pred node i by gold node j, one type pair at a time."""
     pred_groups: dict[str, list[int]] = {}
@@ -184,7 +187,7 @@ def _substitution_matrix(
     for j, v in enumerate(gold.nodes):
         gold_groups.setdefault(v.node_type, []).append(j)
     sub = np.zeros((len(pred.nodes), len(gold.nodes)))
-    tables: dict[str, dict] = {}
+    tables: dict[str, dict[Any, int]] = {}
     for tp, rows in pred_groups.items():
         p_nodes = [pred.nodes[i] for i in rows]
         for tg, cols in gold_groups.items():
@@ -206,23 +209,27 @@ def _substitution_matrix(
     return sub
 
 
-def _signatures(graph: PreparedGraph) -> list[tuple]:
+_Signature = tuple[tuple[tuple[str, str], int], ...]
+"""A node's incident edges: sorted ``((direction, edge type), count)`` pairs."""
+
+
+def _signatures(graph: PreparedGraph) -> list[_Signature]:
     """Per node, the multiset of ``(direction, edge type)`` of its incident edges."""
-    counts = [Counter() for _ in graph.nodes]
+    counts: list[Counter[tuple[str, str]]] = [Counter() for _ in graph.nodes]
     for (src, dst), etype in graph.edges.items():
         counts[graph.index[src]][("out", etype)] += 1
         counts[graph.index[dst]][("in", etype)] += 1
     return [tuple(sorted(c.items())) for c in counts]
 
 
-def _edge_estimates(model: CostModel, pred: PreparedGraph, gold: PreparedGraph, np: Any) -> tuple[Any, Any, Any]:
+def _edge_estimates(model: CostModel, pred: PreparedGraph, gold: PreparedGraph, np: ModuleType) -> tuple[Any, Any, Any]:
     """Edits among incident edges if two nodes were matched (ignoring where the edges lead),
     and the cost of deleting/inserting each node's incident edges."""
     sig_p, sig_g = _signatures(pred), _signatures(gold)
     unique_p = sorted(set(sig_p))
     unique_g = sorted(set(sig_g))
 
-    def weight(sig: tuple) -> float:
+    def weight(sig: _Signature) -> float:
         return sum(c * model.edge_weight(etype) for (_, etype), c in sig)
 
     table = np.zeros((len(unique_p), len(unique_g)))
@@ -237,12 +244,12 @@ def _edge_estimates(model: CostModel, pred: PreparedGraph, gold: PreparedGraph, 
     return table[np.ix_(ip, ig)], edge_del, edge_ins
 
 
-def _positions(unique: list, sigs: list, np: Any) -> Any:
+def _positions(unique: list[_Signature], sigs: list[_Signature], np: ModuleType) -> Any:
     where = {s: k for k, s in enumerate(unique)}
     return np.array([where[s] for s in sigs])
 
 
-def _same_id(pred: PreparedGraph, gold: PreparedGraph, np: Any) -> Any:
+def _same_id(pred: PreparedGraph, gold: PreparedGraph, np: ModuleType) -> Any:
     anchor = np.zeros((len(pred.nodes), len(gold.nodes)))
     for i, u in enumerate(pred.nodes):
         j = gold.index.get(u.node_id)
@@ -343,18 +350,19 @@ class _Search:
                 other = theirs[j].get(phi[k]) if j >= 0 and phi[k] >= 0 else None
                 cost += model.edge_weight(etype) if other is None else model.retype_edge(etype, other)
         if j >= 0:
-            for mine, theirs in ((self.out_g[j], self.out_p[i]), (self.in_g[j], self.in_p[i])):
-                for x, etype in mine.items():
+            for gold_side, pred_side in ((self.out_g[j], self.out_p[i]), (self.in_g[j], self.in_p[i])):
+                for x, etype in gold_side.items():
                     k = inv[x]
-                    if x != j and k >= 0 and k not in theirs:
+                    if x != j and k >= 0 and k not in pred_side:
                         cost += model.edge_weight(etype)  # a gold edge no pred edge covers
         loop_p = self.out_p[i].get(i)
         loop_g = self.out_g[j].get(j) if j >= 0 else None
-        if loop_p is not None or loop_g is not None:
-            if loop_p is None or loop_g is None:
-                cost += model.edge_weight(loop_p if loop_g is None else loop_g)
-            else:
-                cost += model.retype_edge(loop_p, loop_g)
+        if loop_p is not None and loop_g is not None:
+            cost += model.retype_edge(loop_p, loop_g)
+        elif loop_p is not None:
+            cost += model.edge_weight(loop_p)
+        elif loop_g is not None:
+            cost += model.edge_weight(loop_g)
         return cost
 
     def _completion(self) -> float:
@@ -376,10 +384,10 @@ class _Search:
         return _assignment_cost(np, self.optimize, self.sub[np.ix_(rows, cols)], self.dele[rows], self.ins[cols])
 
 
-def _adjacency(graph: PreparedGraph) -> tuple[list[dict], list[dict]]:
+def _adjacency(graph: PreparedGraph) -> tuple[list[dict[int, str]], list[dict[int, str]]]:
     """Per node index: ``{target index: edge type}`` out and ``{source index: edge type}`` in."""
-    out: list[dict] = [{} for _ in graph.nodes]
-    into: list[dict] = [{} for _ in graph.nodes]
+    out: list[dict[int, str]] = [{} for _ in graph.nodes]
+    into: list[dict[int, str]] = [{} for _ in graph.nodes]
     for (src, dst), etype in graph.edges.items():
         a, b = graph.index[src], graph.index[dst]
         out[a][b] = etype

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Mapping, Optional
 
-from ek.base import GraphGrammar, NodePath, TypeRef, default_cost_weight
+from ek.base import CostWeight, GraphGrammar, NodePath, Normalizer, TypeRef, default_cost_weight
 from ek.canonicalize import resolve_canonicalizer
 
 _ABSENT = object()  # a field a node does not carry (never equal to a value)
@@ -37,7 +37,7 @@ class PreparedNode:
 
     __slots__ = ("node_id", "node_type", "fields", "cost")
 
-    def __init__(self, node_id: Any, node_type: str, fields: dict, cost: float):
+    def __init__(self, node_id: Any, node_type: str, fields: dict[str, Any], cost: float):
         self.node_id, self.node_type, self.fields, self.cost = node_id, node_type, fields, cost
 
 
@@ -46,19 +46,23 @@ class PreparedGraph:
 
     __slots__ = ("nodes", "index", "edges")
 
-    def __init__(self, nodes: list, index: dict, edges: dict):
+    def __init__(
+        self, nodes: list[PreparedNode], index: dict[Any, int], edges: dict[tuple[Any, Any], str]
+    ) -> None:
         self.nodes, self.index, self.edges = nodes, index, edges
 
 
 class CostModel:
     """Weights, canonicalization and edit costs for one metric call."""
 
-    def __init__(self, grammar: Optional[GraphGrammar], weights: Optional[Callable], canonicalizer: Optional[Callable]):
+    def __init__(
+        self, grammar: Optional[GraphGrammar], weights: Optional[CostWeight], canonicalizer: Optional[Normalizer]
+    ) -> None:
         self.grammar = grammar if grammar is not None else GraphGrammar()
         self.weights = weights if weights is not None else default_cost_weight
         self.canonicalizer = canonicalizer
-        self._weight_cache: dict[tuple, float] = {}
-        self._canon_cache: dict[tuple[str, str], Optional[Callable]] = {}
+        self._weight_cache: dict[tuple[str, str, Optional[str]], float] = {}
+        self._canon_cache: dict[tuple[str, str], Optional[Normalizer]] = {}
 
     # -- weights ----------------------------------------------------------
     def _weight(self, kind: str, name: str, field_name: Optional[str] = None) -> float:
@@ -85,7 +89,7 @@ class CostModel:
         return self._weight("edge", edge_type)
 
     # -- canonicalization -------------------------------------------------
-    def _canon(self, node_type: str, field_name: str) -> Optional[Callable]:
+    def _canon(self, node_type: str, field_name: str) -> Optional[Normalizer]:
         key = (node_type, field_name)
         if key not in self._canon_cache:
             spec = self.grammar.field_spec(node_type, field_name)
@@ -96,7 +100,7 @@ class CostModel:
             self._canon_cache[key] = canon
         return self._canon_cache[key]
 
-    def prepare_node(self, node_id: str, node_type: str, fields: Mapping) -> PreparedNode:
+    def prepare_node(self, node_id: Any, node_type: str, fields: Mapping[str, Any]) -> PreparedNode:
         canonical = {}
         cost = self.node_weight(node_type)
         for name, value in fields.items():
@@ -138,10 +142,10 @@ class CostModel:
         return self.substitute(u, v) < u.cost + v.cost
 
     # -- networkx adaptors ------------------------------------------------
-    def nx_cost_functions(self) -> dict[str, Callable]:
+    def nx_cost_functions(self) -> dict[str, Callable[..., float]]:
         """Cost callables for ``networkx.graph_edit_distance`` over `TypedGraph.to_networkx` graphs."""
 
-        def prep(attrs: Mapping) -> PreparedNode:
+        def prep(attrs: Mapping[str, Any]) -> PreparedNode:
             return self.prepare_node("", attrs["node_type"], attrs["fields"])
 
         return {
@@ -173,12 +177,14 @@ def path_cost(model: CostModel, pred: PreparedGraph, gold: PreparedGraph, mappin
     return cost + _edge_cost(model, pred, gold, mapping)[0]
 
 
-def _edge_cost(model: CostModel, pred: PreparedGraph, gold: PreparedGraph, mapping: Mapping[int, int]) -> tuple[float, dict]:
+def _edge_cost(
+    model: CostModel, pred: PreparedGraph, gold: PreparedGraph, mapping: Mapping[int, int]
+) -> tuple[float, dict[str, list[int]]]:
     """Edge part of a path's cost, and ``{edge type: [tp, fp, fn]}``."""
     ids = {i: gold.nodes[j].node_id for i, j in mapping.items()}
     counts: dict[str, list[int]] = {}
     cost = 0.0
-    matched = set()
+    matched: set[tuple[Any, Any]] = set()
     for (src, dst), etype in pred.edges.items():
         key = (ids.get(pred.index[src]), ids.get(pred.index[dst]))
         gtype = gold.edges.get(key) if None not in key else None
@@ -200,7 +206,7 @@ def _edge_cost(model: CostModel, pred: PreparedGraph, gold: PreparedGraph, mappi
     return cost, counts
 
 
-def breakdown(model: CostModel, pred: PreparedGraph, gold: PreparedGraph, mapping: Mapping[int, int]) -> dict:
+def breakdown(model: CostModel, pred: PreparedGraph, gold: PreparedGraph, mapping: Mapping[int, int]) -> dict[str, Any]:
     """Where the cost of a path goes: per-`NodePath` TP/FP/FN and cost, and edges.
 
     Node paths have ``field=None``; a matched node is keyed by its gold id, a
@@ -209,7 +215,7 @@ def breakdown(model: CostModel, pred: PreparedGraph, gold: PreparedGraph, mappin
     relabel is priced as a delete plus an insert. The path costs plus
     ``edge_distance`` add up to the path's cost.
     """
-    per_path: dict[NodePath, list] = {}
+    per_path: dict[NodePath, list[float]] = {}
 
     def add(path: NodePath, tp: int, fp: int, fn: int, cost: float) -> None:
         row = per_path.setdefault(path, [0, 0, 0, 0.0])

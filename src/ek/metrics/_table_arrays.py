@@ -27,7 +27,7 @@ for every column pair at once. The blocks are never kept together.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 from rapidfuzz.distance import LCSseq, Levenshtein
@@ -50,7 +50,7 @@ class _TokensB:
         self.empty_row = np.zeros(m, bool)
         segment = np.empty(m)
         self.offset = np.empty(m)  # position of each token inside its row (the row start is 0)
-        cell_at = []
+        cell_at: list[int] = []
         t = 0
         for s, row in enumerate(rows):
             self.is_row[t] = True
@@ -82,7 +82,8 @@ class _TokensB:
 
 
 def _span_key(cell: Any) -> int:
-    return cell.rowspan * 2**32 + cell.colspan
+    key: int = cell.rowspan * 2**32 + cell.colspan
+    return key
 
 
 def tree_distance(a: Sequence[Sequence[Any]], b: Sequence[Sequence[Any]], *, structure_only: bool) -> float:
@@ -207,7 +208,9 @@ def _rename_costs(cells: Sequence[Any], tb: _TokensB, structure_only: bool, t0: 
 # GriTS
 
 
-def alignment_scores(gold: Sequence[Sequence[Any]], pred: Sequence[Sequence[Any]], *, kind: str) -> tuple[list, list]:
+def alignment_scores(
+    gold: Sequence[Sequence[Any]], pred: Sequence[Sequence[Any]], *, kind: str
+) -> tuple[list[list[float]], list[list[float]]]:
     """Best weighted-LCS score of every (gold row, pred row) and (gold column, pred column) pair.
 
     The same numbers as ``_table_scoring.overlap``'s ``row_score`` and
@@ -246,7 +249,7 @@ def alignment_scores(gold: Sequence[Sequence[Any]], pred: Sequence[Sequence[Any]
 
 def _distinct(items: Any) -> tuple[np.ndarray, np.ndarray]:
     """The index of each distinct item's first occurrence, and each item's distinct id."""
-    first: dict = {}
+    first: dict[Any, tuple[int, int]] = {}
     ids = []
     for n, item in enumerate(items):
         ids.append(first.setdefault(item, (len(first), n))[0])
@@ -259,7 +262,7 @@ class _Grids:
     def __init__(self, gold: Sequence[Sequence[Any]], pred: Sequence[Sequence[Any]], kind: str) -> None:
         self.gold = gold
         self.similarity = _SIMILARITY[kind]
-        index: dict = {}
+        index: dict[Any, int] = {}
         flat = [index.setdefault(v, len(index)) for row in pred for v in row]
         self.shape = (len(pred), len(pred[0]))
         # Mostly distinct values are all kept, so that blocks need no gathering.
@@ -268,12 +271,12 @@ class _Grids:
         self.pred_of = np.arange(len(flat)) if self.pred_distinct else np.asarray(flat, dtype=np.intp)
         self.pred_of = self.pred_of.reshape(self.shape)
         self.pred_side = _PREPARE[kind](values)
-        self.gold_of: list = []
+        self.gold_of: list[int] = []
 
     def similarities(self, i: int) -> np.ndarray:
         """Similarity of each distinct value of gold row ``i`` to each distinct pred value."""
         row = self.gold[i]
-        index: dict = {}
+        index: dict[Any, int] = {}
         self.gold_of = [index.setdefault(v, len(index)) for v in row]
         if len(index) > 0.8 * len(row):
             self.gold_of = list(range(len(row)))
@@ -286,7 +289,8 @@ class _Grids:
         if whole and self.pred_distinct and len(sims) == len(j):  # nothing repeats: no gathering
             return sims.reshape(len(j), *self.shape)
         gold_of = np.asarray(self.gold_of, dtype=np.intp)[j]
-        return sims[gold_of[:, None, None], self.pred_of[np.ix_(k, l)][None, :, :]]
+        out: np.ndarray = sims[gold_of[:, None, None], self.pred_of[np.ix_(k, l)][None, :, :]]
+        return out
 
 
 def _prepare_texts(texts: list[str]) -> tuple[list[str], np.ndarray]:
@@ -301,7 +305,8 @@ def _lcs_similarities(texts: list[str], other: tuple[list[str], np.ndarray]) -> 
     with np.errstate(divide="ignore", invalid="ignore"):
         common /= np.asarray([len(x) for x in texts], dtype=np.float64)[:, None] + other_len[None, :]
     if "" in texts and "" in other_texts:  # 0/0: two empty texts are identical
-        common[np.ix_([n for n, x in enumerate(texts) if not x], np.flatnonzero(other_len == 0))] = 1.0
+        empty = np.asarray([n for n, x in enumerate(texts) if not x], dtype=np.intp)
+        common[np.ix_(empty, np.flatnonzero(other_len == 0))] = 1.0
     return common
 
 
@@ -320,5 +325,7 @@ def _iou_similarities(boxes: list[tuple[int, int, int, int]], other: np.ndarray)
     return np.where(union == 0, 1.0, inter / np.maximum(union, 1))
 
 
-_PREPARE = {"content": _prepare_texts, "topology": _prepare_boxes}
-_SIMILARITY = {"content": _lcs_similarities, "topology": _iou_similarities}
+_PREPARE: dict[str, Callable[[list[Any]], Any]] = {"content": _prepare_texts, "topology": _prepare_boxes}
+_SIMILARITY: dict[str, Callable[[list[Any], Any], np.ndarray]] = {
+    "content": _lcs_similarities, "topology": _iou_similarities
+}

@@ -80,13 +80,13 @@ class _TableParser(HTMLParser):
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.rows: Optional[list] = None
-        self.row: Optional[list] = None
+        self.rows: Optional[list[list[Any]]] = None
+        self.row: Optional[list[Any]] = None
         self.cell: Optional[list[Any]] = None  # [text parts, rowspan, colspan]
         self.depth = 0
         self.done = False
 
-    def handle_starttag(self, tag: str, attrs: list) -> None:
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if self.done:
             return
         if tag in _BREAKS and self.cell is not None:
@@ -111,7 +111,7 @@ class _TableParser(HTMLParser):
             found = dict(reversed(attrs))  # a repeated attribute: the first one counts
             self.cell = [[], read_span(found.get("rowspan"), MAX_ROWSPAN), read_span(found.get("colspan"), MAX_COLSPAN)]
 
-    def handle_startendtag(self, tag: str, attrs: list) -> None:
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "table":  # <table/> holds nothing
             if not self.done and self.depth == 0:
                 self.rows, self.done = [], True
@@ -141,13 +141,15 @@ class _TableParser(HTMLParser):
     def close_cell(self) -> None:
         if self.cell is not None:
             parts, rowspan, colspan = self.cell
-            self.row.append((" ".join("".join(parts).split()), rowspan, colspan))  # type: ignore[union-attr]
+            assert self.row is not None  # handle_starttag opens a cell only inside a row
+            self.row.append((" ".join("".join(parts).split()), rowspan, colspan))
             self.cell = None
 
     def close_row(self) -> None:
         self.close_cell()
         if self.row is not None:
-            self.rows.append(self.row)  # type: ignore[union-attr]
+            assert self.rows is not None  # handle_starttag opens a row only inside the table
+            self.rows.append(self.row)
             self.row = None
 
     def finish(self) -> None:

@@ -55,7 +55,7 @@ from ek.metrics import _edit
 # A row is a sequence of cells (any objects). ``cost_matrix(cells_a, cells_b)``
 # gives ``m[i][j]``, the cost of turning cell ``cells_a[i]`` into ``cells_b[j]``.
 Rows = Sequence[Sequence[object]]
-RenameMatrix = Callable[[list, list], Sequence[Sequence[float]]]
+RenameMatrix = Callable[[list[Any], list[Any]], Sequence[Sequence[float]]]
 
 _INF = float("inf")
 # Work (product of the two sizes) up to which the pure-Python engine is used even
@@ -83,15 +83,15 @@ def teds_distance(a: Rows, b: Rows, *, structure_only: bool) -> float:
     work = (len(a) + sum(map(len, a))) * (len(b) + sum(map(len, b)))
     engine = _arrays(work, "TEDS")
     if engine is not None:
-        return engine.tree_distance(a, b, structure_only=structure_only)
+        return float(engine.tree_distance(a, b, structure_only=structure_only))
     return table_tree_distance(a, b, rename_matrix(structure_only))
 
 
-def _tokens(rows: Rows) -> tuple[list, list[int], list[bool], list[bool]]:
+def _tokens(rows: Rows) -> tuple[list[Any], list[int], list[bool], list[bool]]:
     """The cells in preorder; per token (a row start or a cell) the cell's
     index or -1 for a row start; which tokens start an empty row; and where a
     row boundary lies (index ``len`` included)."""
-    cells: list = []
+    cells: list[Any] = []
     tokens: list[int] = []
     empty_row: list[bool] = []
     for row in rows:
@@ -156,7 +156,7 @@ def rename_matrix(structure_only: bool) -> RenameMatrix:
     """TEDS's cost of renaming each `Cell` into each other: 1 for other spans,
     else the normalized character edit distance of the texts (0 for TEDS-Struct)."""
 
-    def matrix(cells_a: list, cells_b: list) -> list:
+    def matrix(cells_a: list[Any], cells_b: list[Any]) -> list[list[float]]:
         texts = None if structure_only else _text_distances([c.text for c in cells_a], [c.text for c in cells_b])
         out = []
         for i, a in enumerate(cells_a):
@@ -171,7 +171,7 @@ def rename_matrix(structure_only: bool) -> RenameMatrix:
     return matrix
 
 
-def _text_distances(a: list[str], b: list[str]) -> list:
+def _text_distances(a: list[str], b: list[str]) -> list[list[float]]:
     """``d[i][j]`` = edit distance of ``a[i]`` and ``b[j]`` over the longer length (0 if both empty)."""
     distance = _edit.active()[0]
     return [[distance(x, y) / max(len(x), len(y)) if x != y else 0.0 for y in b] for x in a]
@@ -243,7 +243,7 @@ def overlap(gold: Grid, pred: Grid, similarity: Callable[[object, object], float
     if not n_cols_g or not n_cols_p:
         return 0.0
     # reward[i][k][j][l]: gold (i, j) against pred (k, l)
-    cache: dict[tuple, float] = {}
+    cache: dict[tuple[object, object], float] = {}
 
     def sim(a: object, b: object) -> float:
         key = (a, b)
@@ -266,7 +266,13 @@ def overlap(gold: Grid, pred: Grid, similarity: Callable[[object, object], float
     return aligned_sum(gold, pred, row_score, col_score, lambda i, k, j, l: reward[i][k][j][l])
 
 
-def aligned_sum(gold: Grid, pred: Grid, row_score: Callable, col_score: Callable, reward: Callable) -> float:
+def aligned_sum(
+    gold: Grid,
+    pred: Grid,
+    row_score: Callable[[int, int], float],
+    col_score: Callable[[int, int], float],
+    reward: Callable[[int, int, int, int], float],
+) -> float:
     """Align the rows by ``row_score`` and the columns by ``col_score``, then sum
     ``reward(i, k, j, l)`` over aligned rows (i, k) crossed with aligned columns (j, l)."""
     _, row_pairs = align(len(gold), len(pred), row_score)

@@ -29,10 +29,10 @@ import math
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Optional
 
 from ek._util import SummedStatistics, import_optional, ratio, type_name
-from ek.base import Score
+from ek.base import GraphGrammar, Score
 from ek.registry import register
 
 __all__ = ["AnlsMetric"]
@@ -77,7 +77,7 @@ class AnlsMetric(SummedStatistics):
                 "0.5 is the usual ANLS cut-off and 0 keeps every partial match."
             )
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: Any = None) -> Score:
+    def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
         """ANLS* similarity of ``pred`` to ``gold`` (higher is better)."""
         pred = _plain(pred, "pred", allow_tuple=False)
         gold = _plain(gold, "gold", allow_tuple=True)
@@ -132,9 +132,9 @@ def _plain(obj: Any, side: str, *, allow_tuple: bool, path: str = "") -> Any:
     )
 
 
-def _flatten_key_scores(tree: Any, prefix: tuple = ()) -> dict[tuple, float]:
+def _flatten_key_scores(tree: Any, prefix: tuple[Any, ...] = ()) -> dict[tuple[Any, ...], float]:
     """Turn the backend's nested per-key score tree into ``{key path: score}``."""
-    flat: dict[tuple, float] = {}
+    flat: dict[tuple[Any, ...], float] = {}
     for key, node in (tree or {}).items():
         path = prefix + (key,)
         if node.anls_score is not None:

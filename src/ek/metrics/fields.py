@@ -30,10 +30,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Callable, Optional
+from typing import Any, Iterable, Optional
 
 from ek._util import DispatchRule, SummedStatistics, prf, type_name
-from ek.base import GraphGrammar, Score
+from ek.base import GraphGrammar, Normalizer, Score
 from ek.canonicalize import resolve_canonicalizer
 from ek.registry import register
 
@@ -53,14 +53,16 @@ class FieldMetric(SummedStatistics):
     key to its ``(tp, fp, fn)``, so a report can show which fields cost most.
     """
 
-    canonicalizer: Optional[Callable[[str], str]] = field(default=None, kw_only=True)
+    canonicalizer: Optional[Normalizer] = field(default=None, kw_only=True)
 
     name = "fields"
     higher_is_better = True
     statistics = ("tp", "fp", "fn")
     options = MappingProxyType({"normalize": "canonicalizer"})
 
-    def __call__(self, pred: Mapping, gold: Mapping, *, grammar: Optional[GraphGrammar] = None) -> Score:
+    def __call__(
+        self, pred: Mapping[Any, Any], gold: Mapping[Any, Any], *, grammar: Optional[GraphGrammar] = None
+    ) -> Score:
         """Field F1 of ``pred`` against ``gold``, with ``grammar``'s per-field normalizers.
 
         Raises:
@@ -104,13 +106,13 @@ class FieldMetric(SummedStatistics):
         return prf(tp, tp + fp, tp + fn)[2]
 
 
-def _same(p: Any, g: Any, canon: Optional[Callable[[str], str]]) -> bool:
+def _same(p: Any, g: Any, canon: Optional[Normalizer]) -> bool:
     if canon is not None and isinstance(p, str) and isinstance(g, str):
         return canon(p) == canon(g)
-    return p == g
+    return bool(p == g)
 
 
-def _field_normalizers(grammar: GraphGrammar, keys: Iterable[Any]) -> dict[Any, Callable[[str], str]]:
+def _field_normalizers(grammar: GraphGrammar, keys: Iterable[Any]) -> dict[Any, Normalizer]:
     """The normalizer ``grammar`` declares for each of ``keys`` that has exactly one."""
     if not isinstance(grammar, GraphGrammar):
         raise TypeError(f"field F1's grammar must be a GraphGrammar, got {type_name(grammar)}.")
@@ -119,7 +121,7 @@ def _field_normalizers(grammar: GraphGrammar, keys: Iterable[Any]) -> dict[Any, 
         for name, spec in node.fields.items():
             if spec.normalizer:
                 declared.setdefault(name, {}).setdefault(spec.normalizer, []).append(node_name)
-    out = {}
+    out: dict[Any, Normalizer] = {}
     for key in keys:
         options = declared.get(key) if isinstance(key, str) else None
         if not options:

@@ -53,10 +53,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Mapping, Optional, Sequence
 
-from ek._util import DispatchRule, SummedStatistics, import_optional, type_name
-from ek.base import CostWeight, GraphGrammar, Score
+from ek._util import DispatchRule, FrozenMappings, SummedStatistics, import_optional, type_name
+from ek.base import CostWeight, GraphGrammar, Normalizer, Score
 from ek.registry import register
 
 __all__ = ["DEFAULT_MAX_NODES", "METHODS", "TypedEdge", "TypedGraph", "TypedGraphMetric", "TypedNode"]
@@ -74,10 +74,10 @@ def _check_id(value: Any, what: str) -> None:
 
 
 @dataclass(frozen=True)
-class TypedNode:
+class TypedNode(FrozenMappings):
     """A node of a typed graph: an id, a node type and its field values."""
 
-    node_id: str
+    node_id: str | int
     node_type: str
     fields: Mapping[str, Any] = field(default_factory=dict)
 
@@ -94,8 +94,8 @@ class TypedNode:
 class TypedEdge:
     """A directed relation of type ``edge_type`` from node ``src`` to node ``dst``."""
 
-    src: str
-    dst: str
+    src: str | int
+    dst: str | int
     edge_type: str = ""
 
     def __post_init__(self) -> None:
@@ -113,8 +113,8 @@ class TypedGraph:
     is at most one edge per ordered pair of nodes.
     """
 
-    nodes: tuple = ()
-    edges: tuple = ()
+    nodes: Sequence[TypedNode] = ()
+    edges: Sequence[TypedEdge] = ()
 
     def __post_init__(self) -> None:
         nodes, edges = tuple(self.nodes), tuple(self.edges)
@@ -179,7 +179,7 @@ class TypedGraphMetric(SummedStatistics):
 
     grammar: Optional[GraphGrammar] = None
     weights: Optional[CostWeight] = None
-    canonicalizer: Optional[Callable[[str], str]] = field(default=None, kw_only=True)
+    canonicalizer: Optional[Normalizer] = field(default=None, kw_only=True)
     timeout: Optional[float] = field(default=10.0, kw_only=True)
     max_nodes: int = field(default=DEFAULT_MAX_NODES, kw_only=True)
     method: str = field(default="exact", kw_only=True)
@@ -206,10 +206,10 @@ class TypedGraphMetric(SummedStatistics):
 
     def __call__(self, pred: TypedGraph, gold: TypedGraph, *, grammar: Optional[GraphGrammar] = None) -> Score:
         """Normalized typed-graph edit distance of ``pred`` to ``gold``."""
-        for side, value in (("pred", pred), ("gold", gold)):
-            if not isinstance(value, TypedGraph):
+        for side, graph in (("pred", pred), ("gold", gold)):
+            if not isinstance(graph, TypedGraph):
                 raise TypeError(
-                    f"the typed-graph distance compares two TypedGraphs, but {side} is {type_name(value)}. "
+                    f"the typed-graph distance compares two TypedGraphs, but {side} is {type_name(graph)}. "
                     "Build one with TypedGraph([TypedNode(...)], [TypedEdge(...)])."
                 )
         grammar = grammar if grammar is not None else self.grammar
@@ -273,7 +273,7 @@ class TypedGraphMetric(SummedStatistics):
                 )
 
 
-def _mapping_ids(pred: Any, gold: Any, mapping: Mapping[int, int]) -> tuple:
+def _mapping_ids(pred: Any, gold: Any, mapping: Mapping[int, int]) -> tuple[tuple[Any, Any], ...]:
     """``(pred id, gold id)`` pairs, with None for a deleted or inserted node."""
     pairs = [(u.node_id, gold.nodes[mapping[i]].node_id if i in mapping else None) for i, u in enumerate(pred.nodes)]
     used = set(mapping.values())
@@ -281,7 +281,7 @@ def _mapping_ids(pred: Any, gold: Any, mapping: Mapping[int, int]) -> tuple:
     return tuple(pairs)
 
 
-def _unknown_types(grammar: Optional[GraphGrammar], pred: TypedGraph, gold: TypedGraph) -> tuple:
+def _unknown_types(grammar: Optional[GraphGrammar], pred: TypedGraph, gold: TypedGraph) -> tuple[str, ...]:
     """Node and edge types the grammar does not declare (they weigh the defaults)."""
     if grammar is None:
         return ()

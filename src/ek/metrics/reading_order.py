@@ -46,10 +46,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Callable, ClassVar, Mapping, Optional
+from typing import Any, ClassVar, Mapping, Optional
 
 from ek._util import SummedStatistics, type_name
-from ek.base import Score
+from ek.base import GraphGrammar, Normalizer, Score
 from ek.registry import register
 
 __all__ = ["BagOfWordsMetric", "FlexibleCharacterMetric"]
@@ -73,11 +73,11 @@ class FlexibleCharacterMetric(SummedStatistics):
     (1.0, 0, 10)
     """
 
-    canonicalizer: Optional[Callable[[str], str]] = field(default=None, kw_only=True)
+    canonicalizer: Optional[Normalizer] = field(default=None, kw_only=True)
     max_line_error: float = field(default=0.5, kw_only=True)
 
     higher_is_better: ClassVar[bool] = True
-    statistics: ClassVar[tuple] = ("edits", "ref_len")
+    statistics: ClassVar[tuple[str, ...]] = ("edits", "ref_len")
     options: ClassVar[Mapping[str, str]] = MappingProxyType({"normalize": "canonicalizer"})
     name: ClassVar[str] = "fca"
 
@@ -88,7 +88,7 @@ class FlexibleCharacterMetric(SummedStatistics):
                 "0.5 keeps matches where at most half the units are edits."
             )
 
-    def __call__(self, pred: str, gold: str, *, grammar: Any = None) -> Score:
+    def __call__(self, pred: str, gold: str, *, grammar: Optional[GraphGrammar] = None) -> Score:
         """Flexible character accuracy of one pair."""
         pred, gold = _prepare(pred, gold, self.canonicalizer, "flexible character accuracy")
         edits, ref_len = _flexible_edits(_lines(pred), _lines(gold), self.max_line_error)
@@ -115,14 +115,14 @@ class BagOfWordsMetric(SummedStatistics):
     (0.3333333333333333, 1, 2)
     """
 
-    canonicalizer: Optional[Callable[[str], str]] = field(default=None, kw_only=True)
+    canonicalizer: Optional[Normalizer] = field(default=None, kw_only=True)
 
     higher_is_better: ClassVar[bool] = False
-    statistics: ClassVar[tuple] = ("edits", "ref_len")
+    statistics: ClassVar[tuple[str, ...]] = ("edits", "ref_len")
     options: ClassVar[Mapping[str, str]] = MappingProxyType({"normalize": "canonicalizer"})
     name: ClassVar[str] = "bow"
 
-    def __call__(self, pred: str, gold: str, *, grammar: Any = None) -> Score:
+    def __call__(self, pred: str, gold: str, *, grammar: Optional[GraphGrammar] = None) -> Score:
         """Bag-of-words error of one pair."""
         pred, gold = _prepare(pred, gold, self.canonicalizer, "bag-of-words error")
         p, g = Counter(pred.split()), Counter(gold.split())
@@ -139,7 +139,7 @@ class BagOfWordsMetric(SummedStatistics):
 # ---------------------------------------------------------------------------
 
 
-def _prepare(pred: Any, gold: Any, canon: Optional[Callable[[str], str]], what: str) -> tuple[str, str]:
+def _prepare(pred: Any, gold: Any, canon: Optional[Normalizer], what: str) -> tuple[str, str]:
     for side, value in (("pred", pred), ("gold", gold)):
         if not isinstance(value, str):
             raise TypeError(
@@ -160,10 +160,12 @@ def _flexible_edits(pred: list[str], gold: list[str], max_error: float) -> tuple
     from rapidfuzz.distance import Levenshtein
 
     # Gold pieces carry their place in reading order (a tuple, extended for the rests of a cut).
-    queue = sorted((((k,), g) for k, g in enumerate(gold)), key=lambda item: -len(item[1]))
+    queue: list[tuple[tuple[int, ...], str]] = sorted(
+        (((k,), g) for k, g in enumerate(gold)), key=lambda item: -len(item[1])
+    )
     pieces = list(pred)
     edits = 0
-    set_aside = []
+    set_aside: list[tuple[tuple[int, ...], str]] = []
     while queue and pieces and len(queue) + len(pieces) > 2:  # one piece each: plain edit distance
         place, g = queue.pop(0)
         found = _best_window(g, pieces)

@@ -50,7 +50,7 @@ from operator import itemgetter
 from typing import Any, Iterable, Optional
 
 from ek._util import SummedStatistics, import_optional, prf, type_name
-from ek.base import Score
+from ek.base import GraphGrammar, Score
 from ek.registry import register
 
 __all__ = ["MatchScheme", "SpanF1Metric"]
@@ -123,7 +123,7 @@ class SpanF1Metric(SummedStatistics):
         ValueError: an unknown scheme or tagging scheme.
     """
 
-    scheme: Optional[MatchScheme] = None
+    scheme: Optional[MatchScheme | str] = None
     tagging_scheme: str = field(default="IOB2", kw_only=True)
 
     higher_is_better = True
@@ -147,18 +147,25 @@ class SpanF1Metric(SummedStatistics):
             )
 
     @property
-    def name(self) -> str:
-        """Registered name: ``span_f1_`` plus the scheme value."""
-        return f"span_f1_{self.scheme.value}"
+    def _match(self) -> MatchScheme:
+        """``scheme`` as the `MatchScheme` that ``__post_init__`` made of it."""
+        scheme = self.scheme
+        assert isinstance(scheme, MatchScheme)
+        return scheme
 
     @property
-    def statistics(self) -> tuple:
-        """The counts the corpus F1 sums: seqeval's TP/FP/FN or nervaluate's five."""
-        return _SEQEVAL_KEYS if self.scheme.backend == "seqeval" else _NERVALUATE_KEYS
+    def name(self) -> str:
+        """Registered name: ``span_f1_`` plus the scheme value."""
+        return f"span_f1_{self._match.value}"
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: Any = None) -> Score:
+    @property
+    def statistics(self) -> tuple[str, ...]:
+        """The counts the corpus F1 sums: seqeval's TP/FP/FN or nervaluate's five."""
+        return _count_keys(self._match)
+
+    def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
         """Span F1 of ``pred`` against ``gold`` under this metric's scheme."""
-        scheme = self.scheme
+        scheme = self._match
         if scheme.backend == "seqeval":
             pred_s, gold_s = _tag_sentences(pred, gold)
             counts, per_type = _seqeval_counts(pred_s, gold_s, scheme, self.tagging_scheme)
@@ -186,7 +193,7 @@ class SpanF1Metric(SummedStatistics):
         scheme = _corpus_scheme(scores)
         if scheme is not self.scheme:
             raise ValueError(
-                f"SpanF1Metric({self.scheme.value!r}).aggregate got scores of scheme {scheme.value!r}; "
+                f"SpanF1Metric({self._match.value!r}).aggregate got scores of scheme {scheme.value!r}; "
                 "seqeval and nervaluate counts (and the schemes of one backend) are not commensurable. "
                 "Aggregate each scheme with its own metric."
             )
@@ -194,7 +201,7 @@ class SpanF1Metric(SummedStatistics):
 
     def compute(self, totals: Mapping[str, float]) -> float:
         """Micro-averaged F1 from the counts summed over the corpus (1.0 when there are no entities)."""
-        return _prf_from_counts(self.scheme, totals)[2]
+        return _prf_from_counts(self._match, totals)[2]
 
     def report(self, scores: Iterable[Score], *, beta: float = 1.0) -> dict[str, dict[str, Any]]:
         """The corpus per-type table, as seqeval's ``classification_report(output_dict=True)`` lays it out.
@@ -242,7 +249,7 @@ class SpanF1Metric(SummedStatistics):
         return out
 
 
-def _corpus_scheme(scores: list) -> MatchScheme:
+def _corpus_scheme(scores: Sequence[Score]) -> MatchScheme:
     """The one scheme every score was computed under (see `SpanF1Metric.aggregate`)."""
     if not scores:
         raise ValueError("SpanF1Metric.aggregate() got no scores; an empty corpus has no aggregate.")
@@ -267,12 +274,12 @@ def _count_keys(scheme: MatchScheme) -> tuple[str, ...]:
     return _SEQEVAL_KEYS if scheme.backend == "seqeval" else _NERVALUATE_KEYS
 
 
-def _add_counts(into: dict, counts: Mapping[str, int]) -> None:
+def _add_counts(into: dict[str, int], counts: Mapping[str, int]) -> None:
     for k, v in counts.items():
         into[k] = into.get(k, 0) + v
 
 
-def _sum_counts(scheme: MatchScheme, details: Iterable[Mapping]) -> dict[str, int]:
+def _sum_counts(scheme: MatchScheme, details: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     totals = dict.fromkeys(_count_keys(scheme), 0)
     for detail in details:
         _add_counts(totals, {k: detail[k] for k in totals})
@@ -301,7 +308,7 @@ def _f_beta(precision: float, recall: float, beta: float) -> float:
     return (1 + weight) * precision * recall / denominator if denominator else 0.0
 
 
-def _averaged(rows: list[dict], weights: list[int], micro: dict) -> dict[str, Any]:
+def _averaged(rows: list[dict[str, Any]], weights: list[int], micro: dict[str, Any]) -> dict[str, Any]:
     """The ``weights``-weighted mean of the rows' figures; the micro row when there are no rows."""
     figures = [k for k in ("precision", "recall", "f1-score", "fbeta-score") if k in micro]
     support = sum(r["support"] for r in rows)
@@ -349,7 +356,7 @@ def _tag_sentences(pred: Any, gold: Any) -> tuple[list[list[str]], list[list[str
     return pred_s, gold_s
 
 
-def _spans(pred: Any, gold: Any) -> tuple[list[dict], list[dict]]:
+def _spans(pred: Any, gold: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Span lists for nervaluate; tag sequences are converted by nervaluate itself."""
     if _is_tag_sequence(pred) and _is_tag_sequence(gold) and (pred or gold):
         pred_s, gold_s = _tag_sentences(pred, gold)
@@ -358,7 +365,7 @@ def _spans(pred: Any, gold: Any) -> tuple[list[dict], list[dict]]:
     return _check_spans(pred, "pred"), _check_spans(gold, "gold")
 
 
-def _check_spans(obj: Any, side: str) -> list[dict]:
+def _check_spans(obj: Any, side: str) -> list[dict[str, Any]]:
     if not isinstance(obj, Sequence) or isinstance(obj, (str, bytes)):
         raise TypeError(
             f"{side} is {type_name(obj)}; the nervaluate schemes take a list of "
@@ -385,7 +392,9 @@ def _check_spans(obj: Any, side: str) -> list[dict]:
 # backends
 
 
-def _seqeval_counts(pred: list, gold: list, scheme: MatchScheme, tagging: str) -> tuple[dict, dict]:
+def _seqeval_counts(
+    pred: list[list[str]], gold: list[list[str]], scheme: MatchScheme, tagging: str
+) -> tuple[dict[str, int], dict[str, dict[str, int]]]:
     """TP/FP/FN from seqeval's own entity decoding: a TP is an entity found on both sides."""
     if scheme is MatchScheme.SEQEVAL_CONLL:
         labeling = import_optional("seqeval.metrics.sequence_labeling", extra="metrics", feature="SpanF1Metric")
@@ -413,7 +422,9 @@ def _seqeval_counts(pred: list, gold: list, scheme: MatchScheme, tagging: str) -
     return {"tp": tp, "fp": len(pred_e) - tp, "fn": len(gold_e) - tp}, per_type
 
 
-def _nervaluate_counts(pred: list[dict], gold: list[dict], scheme: MatchScheme) -> tuple[dict, dict]:
+def _nervaluate_counts(
+    pred: list[dict[str, Any]], gold: list[dict[str, Any]], scheme: MatchScheme
+) -> tuple[dict[str, int], dict[str, dict[str, int]]]:
     """nervaluate's counts for one document under ``scheme``, overall and per label."""
     zero = dict.fromkeys(_NERVALUATE_KEYS, 0)
     labels = sorted({s["label"] for s in pred} | {s["label"] for s in gold})
@@ -424,7 +435,7 @@ def _nervaluate_counts(pred: list[dict], gold: list[dict], scheme: MatchScheme) 
     results = evaluator.evaluate()
     key = _NERVALUATE_NAMES[scheme]
 
-    def counts(result: Any) -> dict:
+    def counts(result: Any) -> dict[str, int]:
         return {k: int(getattr(result, k)) for k in _NERVALUATE_KEYS}
 
     per_type = {label: counts(r[key]) for label, r in sorted(results["entities"].items())}

@@ -29,7 +29,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 from ek._align import graphemes
 from ek._util import DispatchRule, SummedStatistics, type_name
-from ek.base import Score
+from ek.base import GraphGrammar, Normalizer, Score
 from ek.metrics import _edit
 from ek.metrics._columns import ScoreColumns
 from ek.registry import register
@@ -41,14 +41,14 @@ _SEGMENTS = ("codepoint", "grapheme")
 _ALIGNMENT_KEYS = ("hits", "substitutions", "deletions", "insertions")
 
 
-def _rate(edits: int, ref_len: int) -> float:
+def _rate(edits: float, ref_len: float) -> float:
     """Error rate; an empty reference counts each inserted unit as one error."""
     return edits / ref_len if ref_len else float(edits)
 
 
 # CER ignores the ends' whitespace and WER splits on any whitespace, as jiwer
 # does for ordinary space-separated text.
-_UNITS = {"cer": str.strip, "wer": str.split}
+_UNITS: dict[str, Callable[[str], _edit.Units]] = {"cer": str.strip, "wer": str.split}
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ class StringMetric(SummedStatistics):
     """
 
     mode: str = "cer"
-    canonicalizer: Optional[Callable[[str], str]] = field(default=None, kw_only=True)
+    canonicalizer: Optional[Normalizer] = field(default=None, kw_only=True)
     alignment: bool = field(default=False, kw_only=True)
     segment: str = field(default="codepoint", kw_only=True)
 
@@ -86,12 +86,12 @@ class StringMetric(SummedStatistics):
     def name(self) -> str:
         return "cer_grapheme" if self.segment == "grapheme" else self.mode
 
-    def __call__(self, pred: str, gold: str, *, grammar: Any = None) -> Score:
+    def __call__(self, pred: str, gold: str, *, grammar: Optional[GraphGrammar] = None) -> Score:
         """Error rate of ``pred`` against ``gold``."""
         _check_pair(pred, gold, None, self.mode)
         return self.score_many([pred], [gold])[0]
 
-    def score_many(self, preds: Sequence[str], golds: Sequence[str], *, grammar: Any = None) -> ScoreColumns:
+    def score_many(self, preds: Sequence[str], golds: Sequence[str], *, grammar: Optional[GraphGrammar] = None) -> ScoreColumns:
         """Score aligned lists of predictions and references in one pass."""
         if len(preds) != len(golds):
             raise ValueError(
@@ -120,7 +120,7 @@ class StringMetric(SummedStatistics):
                 ref_lens.append(len(gu))
             return ScoreColumns({"edits": edits, "ref_len": ref_lens}, _MAKERS[self.name])
         counts = [align(to_units(p), to_units(g)) for p, g in zip(preds, golds)]
-        columns: dict[str, Sequence] = {
+        columns: dict[str, Sequence[int]] = {
             "edits": [c.substitutions + c.deletions + c.insertions for c in counts],
             "ref_len": [c.hits + c.substitutions + c.deletions for c in counts],
         }
@@ -132,7 +132,7 @@ class StringMetric(SummedStatistics):
         return _rate(totals["edits"], totals["ref_len"])
 
 
-def _grapheme_units(text: str) -> list:
+def _grapheme_units(text: str) -> list[str]:
     return graphemes(text.strip())
 
 

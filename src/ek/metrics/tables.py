@@ -58,10 +58,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Mapping, NamedTuple, Optional
+from typing import Any, Iterable, Mapping, NamedTuple, Optional
 
 from ek._util import DispatchRule, SummedStatistics, prf, ratio, sum_detail, type_name
-from ek.base import Score
+from ek.base import GraphGrammar, Normalizer, Score
 from ek.registry import register
 
 __all__ = ["Cell", "GritsMetric", "Table", "TedsMetric"]
@@ -96,7 +96,7 @@ class Table:
     `as_grid` expands the spans into the dense position grid GriTS compares.
     """
 
-    rows: tuple = ()
+    rows: Sequence[Sequence[Cell]] = ()
 
     def __post_init__(self) -> None:
         if isinstance(self.rows, (str, bytes)) or not isinstance(self.rows, Iterable):
@@ -212,7 +212,7 @@ class Table:
         return grid
 
 
-def _grid_cell(rows: list[list], r: int, c: int, value: Any, claimed: set) -> Cell:
+def _grid_cell(rows: list[list[Any]], r: int, c: int, value: Any, claimed: set[tuple[int, int]]) -> Cell:
     """The cell starting at ``rows[r][c]``, claiming the ``None`` positions it spans."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise TypeError(f"grid[{r}][{c}] is {type_name(value)}; cells must be text (str or a number) or None.")
@@ -234,7 +234,7 @@ def _grid_cell(rows: list[list], r: int, c: int, value: Any, claimed: set) -> Ce
 
 
 class _Layout(NamedTuple):
-    placed: list  # (cell, top row, left column) in reading order
+    placed: list[tuple[Cell, int, int]]  # (cell, top row, left column) in reading order
     n_rows: int
     n_cols: int
 
@@ -255,7 +255,7 @@ def _layout(table: Table, *, max_cells: int, label: str) -> _Layout:
         raise _too_large(label, n_rows, 1, max_cells)
     width_cap = max_cells // max(n_rows, 1)
     reach: list[int] = []
-    placed = []
+    placed: list[tuple[Cell, int, int]] = []
     for r, row in enumerate(table.rows):
         c = 0
         for cell in row:
@@ -293,7 +293,7 @@ def _check_max_cells(owner: str, max_cells: Any) -> None:
 # TEDS
 
 
-def _canon_rows(table: Table, canon: Optional[Callable[[str], str]]) -> tuple:
+def _canon_rows(table: Table, canon: Optional[Normalizer]) -> Sequence[Sequence[Cell]]:
     if canon is None:
         return table.rows
     return tuple(tuple(Cell(canon(c.text), c.rowspan, c.colspan) for c in row) for row in table.rows)
@@ -315,13 +315,14 @@ class TedsMetric(SummedStatistics):
             module docstring); larger tables raise ValueError.
 
     ``detail`` holds ``distance`` (the tree edit distance), ``max_distance``
-    (the larger tree's node count, the most the distance can be),
-    ``similarity`` and ``n`` (1); ``1 - sum(distance) / sum(max_distance)``
-    over a corpus is the size-weighted variant.
+    (the larger tree's node count, which the distance exceeds only when a
+    table has empty rows; TEDS is then 0, never negative), ``similarity`` and
+    ``n`` (1); ``1 - sum(distance) / sum(max_distance)`` over a corpus is
+    the size-weighted variant.
     """
 
     structure_only: bool = field(default=False, kw_only=True)
-    canonicalizer: Optional[Callable[[str], str]] = field(default=None, kw_only=True)
+    canonicalizer: Optional[Normalizer] = field(default=None, kw_only=True)
     max_cells: int = field(default=_DEFAULT_MAX_CELLS, kw_only=True)
 
     def __post_init__(self) -> None:
@@ -336,7 +337,7 @@ class TedsMetric(SummedStatistics):
         """Registered name: ``"teds"`` or ``"teds_struct"``."""
         return "teds_struct" if self.structure_only else "teds"
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: Any = None) -> Score:
+    def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
         """TEDS of ``pred`` against ``gold`` (Tables, HTML strings or grids)."""
         pred_t, gold_t = Table.coerce(pred), Table.coerce(gold)
         _layout(pred_t, max_cells=self.max_cells, label="the pred table")
@@ -348,7 +349,7 @@ class TedsMetric(SummedStatistics):
             _canon_rows(pred_t, canon), _canon_rows(gold_t, canon), structure_only=self.structure_only
         )
         nodes = max(_n_nodes(pred_t), _n_nodes(gold_t))
-        value = 1.0 - distance / nodes
+        value = max(0.0, 1.0 - distance / nodes)  # an empty row can push the distance past nodes
         detail = {"distance": distance, "max_distance": nodes, "similarity": value, "n": 1}
         return Score(value, metric=self.name, detail=detail)
 
@@ -371,7 +372,7 @@ def _topology_grid(layout: _Layout) -> list[list[tuple[int, int, int, int]]]:
     return grid
 
 
-def _text_grid(layout: _Layout, canon: Optional[Callable[[str], str]]) -> list[list[str]]:
+def _text_grid(layout: _Layout, canon: Optional[Normalizer]) -> list[list[str]]:
     """Each position's text ('' where no cell covers it)."""
     grid = [[""] * layout.n_cols for _ in range(layout.n_rows)]
     for cell, r0, c0 in layout.placed:
@@ -406,7 +407,7 @@ class GritsMetric(SummedStatistics):
     """
 
     structure_only: bool = field(default=False, kw_only=True)
-    canonicalizer: Optional[Callable[[str], str]] = field(default=None, kw_only=True)
+    canonicalizer: Optional[Normalizer] = field(default=None, kw_only=True)
     max_cells: int = field(default=_DEFAULT_MAX_CELLS, kw_only=True)
 
     def __post_init__(self) -> None:
@@ -421,7 +422,7 @@ class GritsMetric(SummedStatistics):
         """Registered name: ``"grits"`` (mean of GriTS-Top and GriTS-Con) or ``"grits_top"``."""
         return "grits_top" if self.structure_only else "grits"
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: Any = None) -> Score:
+    def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
         """GriTS F1 of ``pred`` against ``gold`` (Tables, HTML strings or grids)."""
         from ek.metrics import _table_scoring as _scoring  # noqa: PLC0415 - loaded on first use
 

@@ -26,25 +26,27 @@ fails on every image raises ``RuntimeError`` naming the first failure.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import datetime
 import math
 import os
-import time
 import warnings
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterator, Optional, Union
 
-from ek._util import Progress, type_name
+from ek._runs import (
+    ScoringTask, callable_id, check_errors, check_executor, check_run_id, execute, gold_items, open_run,
+    scored_report, setting_id,
+)
+from ek._util import type_name
 from ek.base import Report
 from ek.canonicalize import resolve_canonicalizer
-from ek.facade import evaluate
 from ek.registry import get
 from ek.stores import json_store
 
 __all__ = ["add_gold_item", "evaluate_ocr"]
 
+_WHO = "evaluate_ocr"
 # ocracy engines that run an OpenMP program per call (see _one_thread_per_engine).
 _OPENMP_ENGINES = frozenset({"tesseract"})
 
@@ -64,6 +66,9 @@ def evaluate_ocr(
     rootdir: Optional[str] = None,
     max_workers: Optional[int] = None,
     progress: Optional[bool] = None,
+    executor: Any = None,
+    errors: str = "record",
+    resume: bool = True,
 ) -> Report:
     """Run ``engine`` over a gold corpus and score its text (CER by default; lower is better).
 
@@ -76,17 +81,28 @@ def evaluate_ocr(
         normalize: canonicalizer applied to both sides before scoring.
         grammar: passed on to the metric.
         image_key, reference_key, slice_key: field names inside each record.
-        persist: also write the per-item results to the ``results`` store and
-            the run's figures to the ``runs`` store, both under ``run_id``.
+        persist: store the run: each read item in the ``results`` store as it
+            finishes (in chunks at most a second apart), the header and
+            figures in the ``runs`` store, under ``ocr.<run_id>``. Calling
+            again with the same ``run_id`` reads only the images with no
+            stored result (or whose gold record changed, or that failed),
+            and refuses another engine, engine options, metric, normalize
+            or grammar.
         run_id: name of this run; by default a UTC timestamp.
         rootdir: data root for the stores (default: `ek.stores.app_folder`).
-        max_workers: run the engine on this many images at once (threads);
-            None or 1 reads them one by one. Results keep the gold order.
-            For Tesseract (an engine named or bound as ``"tesseract"``),
-            ``OMP_THREAD_LIMIT=1`` is set during a concurrent run, unless
-            already set, so the processes do not fight over the cores.
+        max_workers: run the engine on this many images at once (a thread
+            pool); None or 1 reads them one by one. Results keep the gold
+            order. For Tesseract (an engine named or bound as
+            ``"tesseract"``), ``OMP_THREAD_LIMIT=1`` is set during a
+            concurrent run, unless already set, so the processes do not
+            fight over the cores.
         progress: print ``done/total`` to stderr; None shows it only when
             stderr is a terminal.
+        executor: any ``concurrent.futures.Executor`` to read and score
+            chunks of images on (instead of ``max_workers``).
+        errors: ``"record"`` (default) records an image the engine fails on
+            and goes on; ``"raise"`` stops at the first failure.
+        resume: reuse the stored items of ``run_id``; False starts it over.
 
     Returns:
         A `Report` over the items the engine read. ``detail["per_item"]`` maps
@@ -94,75 +110,60 @@ def evaluate_ocr(
         ``slice``, ``score``, ``detail`` (the metric's counts), ``confidence``
         (the engine's mean confidence, None when it reports none),
         ``backend``, ``seconds`` and ``error`` (None, or the failure message,
-        in which case prediction and score are None). ``detail`` also holds
-        ``engine``, ``run_id``, ``errors`` (key -> message) and ``n_errors``.
+        in which case prediction and score are None). A result whose
+        ``.text`` is None is an empty reading (prediction ``""``, a full
+        miss), not a failure. ``detail`` also holds ``engine``, ``run_id``,
+        ``errors`` (key -> message) and ``n_errors``.
 
     Raises:
-        TypeError, ValueError: ``gold``, ``engine`` or an option is malformed.
+        TypeError, ValueError: ``gold``, ``engine`` or an option is malformed,
+            or a stored run of other settings is under ``run_id``.
         KeyError: an engine id ocracy does not know, or an unknown metric or
             normalizer name (the message lists the known ones). All of these
             are checked before the engine reads anything.
         RuntimeError: the engine failed on every item.
     """
-    items = _gold_items(gold, image_key, reference_key, slice_key)
+    items = gold_items(gold, ((image_key, "image_key"), (reference_key, "reference_key"), slice_key), _WHO,
+                       fingerprints=persist, check=_check_reference(reference_key))
+    if not items:
+        raise ValueError(
+            "evaluate_ocr() got an empty gold corpus, so there is nothing to benchmark; add "
+            "items with add_gold_item() (check rootdir / EK_DATA_HOME) or pass a non-empty dict."
+        )
     if isinstance(metric, str):
         get("metrics", metric)  # an unknown name fails now, not after the engine has run
     resolve_canonicalizer(normalize)
-    run_id = _check_run_id(run_id)
-    workers = _check_workers(max_workers)
+    check_errors(errors, _WHO)
+    run_id = check_run_id(run_id, _WHO) if run_id is not None else \
+        datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+    workers = _check_workers(max_workers, executor)
     read, engine_name = _bind_engine(engine)
-
-    with _one_thread_per_engine(engine_name, workers):
-        outcomes = _read_all(read, [item[1] for item in items], workers=workers,
-                             label=f"evaluate_ocr[{engine_name}]", show=progress)
-
-    per_item: dict = {}
-    errors: dict = {}
-    cases, scored_keys = [], []
-    for (key, _image, reference, label), (result, error, seconds) in zip(items, outcomes, strict=True):
-        text = None
-        if error is None:
-            try:
-                text = _text_of(result)
-            except TypeError as exc:
-                error = f"TypeError: {exc}"
-        entry = {"prediction": text, "reference": reference, "slice": label, "score": None,
-                 "detail": None, "confidence": None if error else _mean_confidence(result),
-                 "backend": _backend_of(result, engine_name), "seconds": round(seconds, 6),
-                 "error": error}
-        per_item[key] = entry
-        if error is not None:
-            errors[key] = error
-            continue
-        cases.append((text, reference, label))
-        scored_keys.append(key)
-
-    if not cases:
-        first = next(iter(errors))
+    check_executor(executor, _WHO, {"engine": read, "metric": metric, "normalize": normalize, "grammar": grammar})
+    run = open_run("ocr", who=_WHO, persist=persist, run_id=run_id, rootdir=rootdir, resume=resume,
+                   settings=_settings(read, engine_name, metric, normalize, grammar) if persist else {},
+                   n_items=len(items))
+    task = _Ocr(read, metric, {"normalize": normalize, "grammar": grammar}, _WHO, errors)
+    task.engine_name = engine_name
+    with _pool(workers) as pool, _one_thread_per_engine(engine_name, workers > 1 or executor is not None):
+        entries = execute(run, task, items, label=f"evaluate_ocr[{engine_name}]", unit="images",
+                          errors=errors, executor=executor or pool, progress=progress)
+    report, summary = scored_report(items, entries, label=metric if isinstance(metric, str) else None,
+                                    metric=metric, who=_WHO, detail={"engine": engine_name, "run_id": run_id})
+    failures = report.detail["errors"]
+    if not report.n:
+        first = next(iter(failures))
         raise RuntimeError(
             f"evaluate_ocr: the engine {engine_name!r} failed on all {len(items)} items, so there "
-            f"is nothing to score. First failure, item {first!r}: {errors[first]}"
+            f"is nothing to score. First failure, item {first!r}: {failures[first]}"
         )
-    if errors:
-        shown = ", ".join(repr(k) for k in list(errors)[:3]) + (", ..." if len(errors) > 3 else "")
+    if failures:
+        shown = ", ".join(repr(k) for k in list(failures)[:3]) + (", ..." if len(failures) > 3 else "")
         warnings.warn(
-            f"evaluate_ocr: the engine {engine_name!r} failed on {len(errors)} of {len(items)} "
+            f"evaluate_ocr: the engine {engine_name!r} failed on {len(failures)} of {len(items)} "
             f"items ({shown}); they are left out of the scores. See report.detail['errors'].",
             stacklevel=2,
         )
-
-    sliced = any(label is not None for _, _, label in cases)
-    report = evaluate(cases if sliced else [c[:2] for c in cases], metric=metric,
-                      grammar=grammar, normalize=normalize)
-    for key, score in zip(scored_keys, report.scores, strict=True):
-        per_item[key]["score"] = score.value
-        per_item[key]["detail"] = {k: v for k, v in score.detail.items() if k != "higher_is_better"}
-
-    detail = {**report.detail, "engine": engine_name, "run_id": run_id, "per_item": per_item,
-              "errors": errors, "n_errors": len(errors)}
-    report = dataclasses.replace(report, detail=detail)
-    if persist:
-        _persist(report, rootdir=rootdir)
+    run.close({"engine": engine_name, **summary})
     return report
 
 
@@ -214,56 +215,17 @@ def add_gold_item(
 # ---------------------------------------------------------------------------
 
 
-def _gold_items(gold: Any, image_key: str, reference_key: str, slice_key: str) -> list[tuple]:
-    """``(key, image, reference, slice)`` per record, checked before the engine runs."""
-    if not isinstance(gold, Mapping):
-        raise TypeError(
-            f"evaluate_ocr() takes gold as a mapping key -> {{{image_key!r}: ..., "
-            f"{reference_key!r}: ...}}, got {type_name(gold)}. Build a dict, or use "
-            "ek.stores.json_store('gold') filled with add_gold_item()."
-        )
-    items = []
-    for key in gold:
-        record = gold[key]
-        if not isinstance(record, Mapping):
-            raise TypeError(
-                f"gold item {key!r} is {type_name(record)}, not a mapping; each gold value must "
-                f"be a dict with {image_key!r} and {reference_key!r}."
-            )
-        for field in (image_key, reference_key):
-            if field not in record:
-                option = "image_key" if field == image_key else "reference_key"
-                raise ValueError(
-                    f"gold item {key!r} has no {field!r} field (it has {sorted(map(str, record))}); "
-                    f"pass {option}= if your records name it differently."
-                )
-        reference = record[reference_key]
+def _check_reference(reference_key: str) -> Callable:
+    def check(key: Any, reference: Any) -> None:
         if not isinstance(reference, str):
             raise TypeError(
-                f"gold item {key!r} field {reference_key!r} is {type_name(reference)}; the "
+                f"gold record {key!r} field {reference_key!r} is {type_name(reference)}; the "
                 "reference must be the true transcription as a str."
             )
-        items.append((key, record[image_key], reference, record.get(slice_key)))
-    if not items:
-        raise ValueError(
-            "evaluate_ocr() got an empty gold corpus, so there is nothing to benchmark; add "
-            "items with add_gold_item() (check rootdir / EK_DATA_HOME) or pass a non-empty dict."
-        )
-    return items
+    return check
 
 
-def _check_run_id(run_id: Any) -> str:
-    if run_id is None:
-        return datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
-    if not isinstance(run_id, str) or not run_id or "/" in run_id or "\\" in run_id or run_id.startswith("."):
-        raise ValueError(
-            f"run_id {run_id!r} cannot name a stored run; use a non-empty str without '/' or "
-            "'\\' that does not start with '.', e.g. 'tesseract-2024-06-01'."
-        )
-    return run_id
-
-
-def _check_workers(max_workers: Any) -> int:
+def _check_workers(max_workers: Any, executor: Any) -> int:
     if max_workers is None:
         return 1
     if isinstance(max_workers, bool) or not isinstance(max_workers, int) or max_workers < 1:
@@ -271,7 +233,50 @@ def _check_workers(max_workers: Any) -> int:
             f"max_workers must be a positive int (images read at once), got {max_workers!r}; "
             "use None or 1 to read them one by one."
         )
+    if executor is not None:
+        raise ValueError("evaluate_ocr() got both max_workers= and executor=; max_workers is a shorthand "
+                         "for a thread pool of that size, so pass one or the other.")
     return max_workers
+
+
+def _settings(read: Callable, engine_name: str, metric: Any, normalize: Any, grammar: Any) -> dict:
+    """What a stored run is checked against: the engine and its options, and the scoring settings."""
+    options = getattr(read, "options", None)
+    engine = engine_name if not options else f"{engine_name} {sorted(options.items())!r}"
+    return {"engine": engine, "metric": metric if isinstance(metric, str) else callable_id(metric, "metric", _WHO),
+            "normalize": setting_id(normalize, "normalize", _WHO), "grammar": setting_id(grammar, "grammar", _WHO)}
+
+
+@contextlib.contextmanager
+def _pool(workers: int) -> Iterator[Optional[ThreadPoolExecutor]]:
+    """The thread pool ``max_workers`` asks for (None for one at a time)."""
+    if workers == 1:
+        yield None
+        return
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ek-ocr") as pool:
+        yield pool
+
+
+class _Ocr(ScoringTask):
+    """An image read by the engine; its text is the prediction (also run in workers)."""
+
+    engine_name = ""
+
+    def reading(self, value: Any) -> str:
+        return _text_of(value)
+
+    def extra(self, value: Any, seconds: float) -> dict:
+        return {"confidence": None if value is None else _mean_confidence(value),
+                "backend": _backend_of(value, self.engine_name), "seconds": round(seconds, 6)}
+
+    def check(self, entry: dict) -> None:
+        super().check(entry)
+        for name in ("confidence", "seconds"):
+            value = entry.get(name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                raise ValueError(f"its {name} is {value!r:.40}, not a number")
+        if not isinstance(entry.get("backend"), str):
+            raise ValueError(f"its backend is {entry.get('backend')!r:.40}, not a str")
 
 
 def _bind_engine(engine: Any) -> tuple[Callable, str]:
@@ -292,28 +297,8 @@ def _bind_engine(engine: Any) -> tuple[Callable, str]:
     return engine, name
 
 
-def _read_all(read: Callable, images: list, *, workers: int, label: str,
-              show: Optional[bool]) -> list[tuple]:
-    """``(result, error message or None, seconds)`` per image, in input order."""
-    n = len(images)
-    outcomes: list = [None] * n
-    bar = Progress(n, label=label, unit="images", enabled=show)
-    if workers == 1 or n == 1:
-        for i, image in enumerate(images):
-            outcomes[i] = _read_one(read, image)
-            bar.tick(outcomes[i][1] is None)
-    else:
-        with ThreadPoolExecutor(max_workers=min(workers, n)) as pool:
-            futures = {pool.submit(_read_one, read, image): i for i, image in enumerate(images)}
-            for future in as_completed(futures):
-                outcomes[futures[future]] = future.result()
-                bar.tick(outcomes[futures[future]][1] is None)
-    bar.close()
-    return outcomes
-
-
 @contextlib.contextmanager
-def _one_thread_per_engine(engine_id: str, workers: int) -> Iterator[None]:
+def _one_thread_per_engine(engine_id: str, concurrent: bool) -> Iterator[None]:
     """Cap an OpenMP engine at one thread per call while several calls run at once.
 
     Tesseract parallelises each page with OpenMP; several such processes on
@@ -321,7 +306,7 @@ def _one_thread_per_engine(engine_id: str, workers: int) -> Iterator[None]:
     one after another. ``OMP_THREAD_LIMIT`` is set only if the user has not
     set it, and restored afterwards.
     """
-    if engine_id not in _OPENMP_ENGINES or workers == 1 or "OMP_THREAD_LIMIT" in os.environ:
+    if engine_id not in _OPENMP_ENGINES or not concurrent or "OMP_THREAD_LIMIT" in os.environ:
         yield
         return
     os.environ["OMP_THREAD_LIMIT"] = "1"
@@ -331,26 +316,23 @@ def _one_thread_per_engine(engine_id: str, workers: int) -> Iterator[None]:
         os.environ.pop("OMP_THREAD_LIMIT", None)
 
 
-def _read_one(read: Callable, image: Any) -> tuple:
-    start = time.perf_counter()
-    try:
-        result = read(image)
-    except Exception as exc:  # one bad image must not sink the run
-        return None, f"{type(exc).__name__}: {exc}", time.perf_counter() - start
-    return result, None, time.perf_counter() - start
-
-
 def _text_of(result: Any) -> str:
+    """The text of a reading; a ``.text`` of None is an empty reading (the engine saw nothing)."""
     if isinstance(result, str):
         return result
-    text = getattr(result, "text", None)
+    text = getattr(result, "text", _MISSING)
+    if text is None:
+        return ""
     if not isinstance(text, str):
+        has = "no .text" if text is _MISSING else f"a .text that is {type_name(text)}"
         raise TypeError(
-            f"the engine returned {type_name(result)} whose .text is {type_name(text)}; an OCR "
-            "engine must return an OcrResult-shaped object with the recognized text in .text "
-            "(or the text itself as a str)."
+            f"the engine returned {type_name(result)} with {has}; an OCR engine must return an "
+            "OcrResult-shaped object with the recognized text in .text (or the text itself as a str)."
         )
     return text
+
+
+_MISSING = object()
 
 
 def _mean_confidence(result: Any) -> Optional[float]:
@@ -368,24 +350,3 @@ def _mean_confidence(result: Any) -> Optional[float]:
 def _backend_of(result: Any, engine_name: str) -> str:
     backend = getattr(result, "backend", None)
     return backend if isinstance(backend, str) and backend else engine_name
-
-
-def _persist(report: Report, *, rootdir: Optional[str]) -> None:
-    detail = report.detail
-    run_id = detail["run_id"]
-    items = {str(k): v for k, v in detail["per_item"].items()}
-    json_store("results", rootdir=rootdir)[run_id] = {
-        "run_id": run_id, "engine": detail["engine"], "metric": report.metric, "items": items,
-    }
-    json_store("runs", rootdir=rootdir)[run_id] = {
-        "run_id": run_id,
-        "engine": detail["engine"],
-        "metric": report.metric,
-        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(),
-        "n": report.n,
-        "n_errors": detail["n_errors"],
-        "aggregate": report.aggregate,
-        "per_slice": {str(k): v for k, v in report.per_slice.items()},
-        "slice_n": {str(k): v for k, v in detail.get("slice_n", {}).items()},
-        "errors": {str(k): v for k, v in detail["errors"].items()},
-    }

@@ -72,6 +72,7 @@ def ocracy_backend(backend: Optional[str] = None, **default_kwargs: Any) -> Call
             raise
 
     read.backend = backend_id  # type: ignore[attr-defined]
+    read.options = dict(default_kwargs)  # type: ignore[attr-defined]  # part of a stored run's settings
     read.__name__ = read.__qualname__ = f"ocracy_{backend_id.replace('-', '_')}"
     read.__doc__ = f"Read ``image`` with ocracy's {backend_id!r} backend."
     return read

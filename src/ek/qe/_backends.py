@@ -13,7 +13,8 @@ them); the libraries are imported on first fit or call. Public through
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Optional
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from ek._calls import probability
 from ek.qe._checks import (
@@ -27,6 +28,9 @@ from ek.qe._checks import (
 )
 from ek.registry import requires_extra
 
+if TYPE_CHECKING:
+    from ek.base import Calibrator
+
 _NETCAL_METHODS = {
     "sigmoid": ("netcal.scaling", "LogisticCalibration"),
     "temperature": ("netcal.scaling", "TemperatureScaling"),
@@ -37,7 +41,7 @@ _NETCAL_METHODS = {
 
 
 @requires_extra("calibration", packages=["numpy", "sklearn"])
-def sklearn_calibrator(method: str = "sigmoid") -> Any:
+def sklearn_calibrator(method: str = "sigmoid") -> Calibrator:
     """A calibrator backed by scikit-learn: ``"sigmoid"`` (Platt) or ``"isotonic"``.
 
     ``"sigmoid"`` fits a logistic regression on Platt's smoothed targets (the
@@ -52,7 +56,7 @@ def sklearn_calibrator(method: str = "sigmoid") -> Any:
 
 
 @requires_extra("netcal", packages=["numpy", "netcal"])
-def netcal_calibrator(method: str = "sigmoid") -> Any:
+def netcal_calibrator(method: str = "sigmoid") -> Calibrator:
     """A calibrator backed by netcal (which needs PyTorch), on probabilities in [0, 1].
 
     ``method`` is one of ``"sigmoid"`` (logistic calibration), ``"temperature"``,
@@ -166,7 +170,7 @@ class _SklearnCalibrator(_BatchCall):
         return {"kind": "platt", "a": a, "b": b, "max_iter": 100}
 
 
-def _sklearn_platt(s: Any, y: Any, np: Any) -> tuple[float, float]:
+def _sklearn_platt(s: Any, y: Any, np: ModuleType) -> tuple[float, float]:
     """Platt's (a, b) via LogisticRegression: each row twice, weighted by its smoothed target."""
     from sklearn.linear_model import LogisticRegression
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 import numbers
 from fractions import Fraction
-from typing import Any, Callable, Mapping, Sequence
+from types import ModuleType
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from ek._calls import number
 from ek._util import is_installed, type_name
@@ -27,7 +28,7 @@ def _force_pure_python(flag: bool) -> None:
     _PURE_PYTHON = bool(flag)
 
 
-def numpy_or_none() -> Any:
+def numpy_or_none() -> Optional[ModuleType]:
     """The numpy module when it is installed and enabled, else None."""
     if _PURE_PYTHON or not is_installed("numpy"):
         return None
@@ -49,7 +50,7 @@ def is_batch(value: Any) -> bool:
     return isinstance(ndim, int) and ndim >= 1 and hasattr(value, "__len__")
 
 
-def as_out(values: Any, np: Any) -> Any:
+def as_out(values: Any, np: Optional[ModuleType]) -> Any:
     """A batch result: a float64 array with numpy, a list of floats without."""
     if np is not None:
         return np.asarray(values, dtype=float)
@@ -71,7 +72,7 @@ def as_decisions(decisions: Sequence[Any]) -> Any:
 # --------------------------------------------------------------------------
 
 
-def scores(values: Any, *, what: str, np: Any = None, allow_nonfinite: bool = False) -> Any:
+def scores(values: Any, *, what: str, np: Optional[ModuleType] = None, allow_nonfinite: bool = False) -> Any:
     """Validate a 1-D batch of real numbers; an array with numpy, else a list."""
     if isinstance(values, (str, bytes)) or not (is_batch(values) or _iterable(values)):
         raise TypeError(f"{what} must be a list or array of numbers, got {type_name(values)}.")
@@ -100,7 +101,7 @@ def scores(values: Any, *, what: str, np: Any = None, allow_nonfinite: bool = Fa
     return out
 
 
-def probabilities(values: Any, *, what: str, np: Any = None, allow_nonfinite: bool = False) -> Any:
+def probabilities(values: Any, *, what: str, np: Optional[ModuleType] = None, allow_nonfinite: bool = False) -> Any:
     """Validate a batch of probabilities in [0, 1] (non-finite only if allowed)."""
     arr = scores(values, what=what, np=np, allow_nonfinite=allow_nonfinite)
     if np is not None:
@@ -115,7 +116,7 @@ def probabilities(values: Any, *, what: str, np: Any = None, allow_nonfinite: bo
     return arr
 
 
-def labels(values: Any, n: int, *, what: str, np: Any = None) -> Any:
+def labels(values: Any, n: int, *, what: str, np: Optional[ModuleType] = None) -> Any:
     """Validate ``n`` correctness labels (bools or 0/1); bool array or list."""
     if isinstance(values, (str, bytes)) or not (is_batch(values) or _iterable(values)):
         raise TypeError(f"{what} must be a list or array of bools, got {type_name(values)}.")
@@ -257,7 +258,7 @@ def _iterable(values: Any) -> bool:
     return True
 
 
-def _np_floats(values: Any, *, what: str, np: Any) -> Any:
+def _np_floats(values: Any, *, what: str, np: ModuleType) -> Any:
     try:
         arr = np.asarray(values if is_batch(values) else list(values))
     except (TypeError, ValueError) as exc:

@@ -13,10 +13,12 @@ import numbers
 import warnings
 from dataclasses import dataclass, field
 from statistics import fmean
+from types import ModuleType
 from typing import Any, Callable, Mapping, Optional
 
 from ek._calls import call_maybe_group, probability
 from ek._util import type_name
+from ek.base import Calibrator
 from ek.qe._checks import (
     is_batch,
     labels,
@@ -72,9 +74,9 @@ class GroupCalibrator:
         pooled: calibrator fitted on all rows (set by `fit`).
     """
 
-    factory: Callable[[], Any] = PlattCalibrator
-    by_group: dict = field(default_factory=dict)
-    pooled: Any = None
+    factory: Callable[[], Calibrator] = PlattCalibrator
+    by_group: dict[Any, Calibrator] = field(default_factory=dict)
+    pooled: Optional[Calibrator] = None
     kind: str = "group"
 
     def fit(self, scores: Any, correct: Any, *, groups: Any) -> "GroupCalibrator":
@@ -119,7 +121,7 @@ class GroupCalibrator:
             return np.asarray(out) if np is not None else out
         return self._pick(group)(score)
 
-    def _pick(self, group: Any) -> Any:
+    def _pick(self, group: Any) -> Calibrator:
         cal = self.by_group.get(group)
         if cal is None and group is not None:
             cal = self.by_group.get(str(group))
@@ -179,10 +181,10 @@ class SignalFamilyCalibrator:
             but refuses to gate it unless ``assume_calibrated=True``.
     """
 
-    calibrators: dict = field(default_factory=dict)
+    calibrators: dict[str, Calibrator | GroupCalibrator] = field(default_factory=dict)
     combine: Callable[[Mapping[str, float]], float] = mean_probability
-    factory: Callable[[], Any] = PlattCalibrator
-    fusion: Any = None
+    factory: Callable[[], Calibrator] = PlattCalibrator
+    fusion: Optional[Calibrator] = None
     kind: str = "signal_family"
 
     def fit(self, signals: Any, correct: Any) -> "SignalFamilyCalibrator":
@@ -200,7 +202,7 @@ class SignalFamilyCalibrator:
         names: dict = {}
         for row in rows:
             names.update(dict.fromkeys(row))
-        fitted = {}
+        fitted: dict[str, Calibrator | GroupCalibrator] = {}
         for name in names:
             idx = [i for i, row in enumerate(rows) if _finite(row.get(name), name, i)]
             outcomes = {y[i] for i in idx}
@@ -317,7 +319,7 @@ def _probs(probs: Any, owner: str) -> list:
     return [probability(v, what=f"{owner} value {i}") for i, v in enumerate(values)]
 
 
-def _scores(values: Any, what: str, np: Any) -> Any:
+def _scores(values: Any, what: str, np: Optional[ModuleType]) -> Any:
     return scores(values, what=what, np=np)
 
 
@@ -362,7 +364,7 @@ def _finite(value: Any, name: Any, row: Optional[int]) -> bool:
     return math.isfinite(value)
 
 
-def _record(cal: Any, what: str) -> dict:
+def _record(cal: Calibrator | GroupCalibrator, what: str) -> dict:
     to_dict = getattr(cal, "to_dict", None)
     if to_dict is None:
         raise TypeError(f"the {what} calibrator ({type_name(cal)}) has no to_dict(), so it cannot be saved.")

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from typing import Any, Sequence
+from types import ModuleType
+from typing import Any, Optional, Sequence
 
 _RIDGE = 1e-12  # keeps the 2x2 Newton system solvable for constant scores
 _ARMIJO = 1e-4
@@ -50,7 +51,7 @@ def platt_targets(n_pos: int, n_neg: int) -> tuple[float, float]:
 # --------------------------------------------------------------------------
 
 
-def platt_fit(s: Any, y: Any, *, max_iter: int, np: Any = None) -> tuple[float, float]:
+def platt_fit(s: Any, y: Any, *, max_iter: int, np: Optional[ModuleType] = None) -> tuple[float, float]:
     """``(a, b)`` maximising the likelihood of the smoothed targets under ``sigmoid(a*s + b)``."""
     n_pos = int(sum(1 for v in y if v)) if np is None else int(y.sum())
     n_neg = len(y) - n_pos
@@ -88,7 +89,7 @@ def platt_fit(s: Any, y: Any, *, max_iter: int, np: Any = None) -> tuple[float, 
     return a, b
 
 
-def _platt_np(s: Any, t: Any, np: Any) -> Any:
+def _platt_np(s: Any, t: Any, np: ModuleType) -> Any:
     def step(a: float, b: float) -> tuple:
         z = a * s + b
         e = np.exp(-np.abs(z))
@@ -123,7 +124,7 @@ def _platt_py(s: Sequence[float], t: Sequence[float]) -> Any:
     return step
 
 
-def platt_predict(s: Any, a: float, b: float, *, np: Any = None) -> Any:
+def platt_predict(s: Any, a: float, b: float, *, np: Optional[ModuleType] = None) -> Any:
     """``sigmoid(a * s + b)`` for a float, or elementwise for an array."""
     if np is None:
         return sigmoid(a * s + b)
@@ -136,7 +137,7 @@ def platt_predict(s: Any, a: float, b: float, *, np: Any = None) -> Any:
 # --------------------------------------------------------------------------
 
 
-def isotonic_fit(x: Any, y: Any, *, np: Any = None) -> tuple[list, list]:
+def isotonic_fit(x: Any, y: Any, *, np: Optional[ModuleType] = None) -> tuple[list, list]:
     """Thresholds ``(xs, ys)`` of the non-decreasing least-squares fit of ``y`` on ``x``.
 
     Tied ``x`` are pooled first (their mean ``y``, weighted by count); then
@@ -163,7 +164,7 @@ def isotonic_fit(x: Any, y: Any, *, np: Any = None) -> tuple[list, list]:
     return xs, ys
 
 
-def _pool_ties_np(x: Any, y: Any, np: Any) -> tuple:
+def _pool_ties_np(x: Any, y: Any, np: ModuleType) -> tuple:
     order = np.argsort(x)  # ties are pooled whole, so the sort need not be stable
     xs, ys = x[order], y[order].astype(float)
     first = np.ones(len(xs), dtype=bool)
@@ -174,7 +175,7 @@ def _pool_ties_np(x: Any, y: Any, np: Any) -> tuple:
     return xs[idx], v, w, np.arange(len(idx))
 
 
-def _merge_runs_np(v: Any, w: Any, start: Any, np: Any) -> tuple:
+def _merge_runs_np(v: Any, w: Any, start: Any, np: ModuleType) -> tuple:
     """Merge every maximal non-increasing run of blocks, a few vectorised passes.
 
     Pooling a whole run of adjacent blocks whose means do not increase is a
@@ -233,7 +234,7 @@ def _stack_pav(v: list, w: list, start: list) -> tuple[list, list, list]:
     return sv, sw, ss
 
 
-def interp(x: Any, xs: Sequence[float], ys: Sequence[float], *, np: Any = None) -> Any:
+def interp(x: Any, xs: Sequence[float], ys: Sequence[float], *, np: Optional[ModuleType] = None) -> Any:
     """Linear interpolation through ``(xs, ys)``, constant beyond the ends."""
     if np is not None:
         return np.interp(x, xs, ys)
@@ -251,7 +252,7 @@ def interp(x: Any, xs: Sequence[float], ys: Sequence[float], *, np: Any = None) 
 # --------------------------------------------------------------------------
 
 
-def temperature_fit(logits: Any, y: Any, *, t_min: float, t_max: float, max_iter: int, np: Any = None) -> float:
+def temperature_fit(logits: Any, y: Any, *, t_min: float, t_max: float, max_iter: int, np: Optional[ModuleType] = None) -> float:
     """The ``T`` in ``[t_min, t_max]`` minimising the NLL of ``sigmoid(logit / T)``."""
     if np is not None:
         yy = y.astype(float)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from types import ModuleType
+from typing import Any, Mapping, Optional
 
 from ek._calls import number, probability
 from ek.qe import _fit
@@ -41,7 +42,7 @@ class _Fitted:
             return float(self._predict(np.asarray([v]), np)[0])
         return float(self._predict([v], None)[0])
 
-    def _predict(self, values: Any, np: Any) -> Any:  # pragma: no cover - overridden
+    def _predict(self, values: Any, np: Optional[ModuleType]) -> Any:  # pragma: no cover - overridden
         raise NotImplementedError
 
     def _require_fit(self) -> None:
@@ -94,7 +95,7 @@ class PlattCalibrator(_Fitted):
         self._fitted = True
         return self
 
-    def _predict(self, values: Any, np: Any) -> Any:
+    def _predict(self, values: Any, np: Optional[ModuleType]) -> Any:
         if np is not None:
             return _fit.platt_predict(values, self.a, self.b, np=np)
         return [_fit.sigmoid(self.a * v + self.b) for v in values]
@@ -143,7 +144,7 @@ class IsotonicCalibrator(_Fitted):
         self._fitted = True
         return self
 
-    def _predict(self, values: Any, np: Any) -> Any:
+    def _predict(self, values: Any, np: Optional[ModuleType]) -> Any:
         if np is not None:
             return _fit.interp(values, self.x, self.y, np=np)
         return [_fit.interp(v, self.x, self.y) for v in values]
@@ -217,7 +218,7 @@ class TemperatureCalibrator(_Fitted):
                 )
         return self
 
-    def _predict(self, values: Any, np: Any) -> Any:
+    def _predict(self, values: Any, np: Optional[ModuleType]) -> Any:
         if np is not None:
             return _fit.platt_predict(values, 1.0 / self.T, 0.0, np=np)
         return [_fit.sigmoid(v / self.T) for v in values]

@@ -33,7 +33,7 @@ True
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from ek._util import rehome, type_name
 from ek.qe._backends import netcal_calibrator, netcal_ece, sklearn_calibrator
@@ -42,6 +42,9 @@ from ek.qe._families import GroupCalibrator, SignalFamilyCalibrator, mean_probab
 from ek.qe._records import from_record
 from ek.qe._scalar import IsotonicCalibrator, PlattCalibrator, TemperatureCalibrator
 from ek.registry import register
+
+if TYPE_CHECKING:
+    from ek.base import Calibrator
 
 __all__ = [
     "DEFAULT_N_BINS",
@@ -102,7 +105,9 @@ def reliability_curve(probs: Any, correct: Any, *, n_bins: int = DEFAULT_N_BINS)
 # --------------------------------------------------------------------------
 
 
-def save_calibrator(calibrator: Any, name: str, *, rootdir: Optional[str] = None) -> dict:
+def save_calibrator(
+    calibrator: Calibrator | GroupCalibrator | SignalFamilyCalibrator, name: str, *, rootdir: Optional[str] = None
+) -> dict:
     """Persist a fitted calibrator's parameters under ``name`` in the ``calibrators`` store.
 
     Returns:

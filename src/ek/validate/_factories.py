@@ -14,7 +14,7 @@ import math
 from typing import Any, Callable, Iterable, Optional
 
 from ek._util import type_name
-from ek.canonicalize import resolve_canonicalizer
+from ek.canonicalize import Steps, resolve_canonicalizer
 from ek.validate._layers import (
     CanonicalizeCorrector,
     CrossFieldValidator,
@@ -49,7 +49,7 @@ near 0.3, so 0.8 fixes common typos while rarely replacing a real value.
 # ---------------------------------------------------------------------------
 
 
-def canonicalize_corrector(normalize: Any, *, field_name: str = "", layer: str = "canonicalize") -> Corrector:
+def canonicalize_corrector(normalize: Steps, *, field_name: str = "", layer: str = "canonicalize") -> Corrector:
     """L0: a corrector proposing the canonical form of a string when it differs.
 
     ``normalize`` is anything `ek.canonicalize.resolve_canonicalizer` takes: a
@@ -76,7 +76,7 @@ def lexicon_corrector(
     vocabulary: Iterable[str],
     *,
     threshold: float = DEFAULT_LEXICON_THRESHOLD,
-    scorer: Any = None,
+    scorer: Optional[Callable[..., float]] = None,
     field_name: str = "",
     layer: str = "lexicon",
     flag_unmatched: bool = True,

@@ -48,9 +48,10 @@ class Corrector(Protocol):
     place on the cheap-to-expensive spine (``"canonicalize"``, ``"lexicon"``).
     """
 
-    layer: str
+    @property
+    def layer(self) -> str: ...
 
-    def __call__(self, value: Any, *, spec: Optional[FieldSpec] = None) -> Iterable[Finding]: ...
+    def __call__(self, value: Any, /, *, spec: Optional[FieldSpec] = None) -> Iterable[Finding]: ...
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,7 @@ def _run_every_layer(findings: Iterable[Finding]) -> bool:
 
 
 def validation_pipeline(
-    *layers: Layer,
+    *layers: Layer | Callable[..., ValidationResult],
     apply_corrections: bool = True,
     stop_when: Callable[[tuple], bool] = _run_every_layer,
 ) -> Callable[..., ValidationResult]:
@@ -160,7 +161,7 @@ def validation_pipeline(
 def validate(
     value: Any,
     *,
-    layers: Iterable[Layer] = (),
+    layers: Iterable[Layer | Callable[..., ValidationResult]] = (),
     spec: Optional[FieldSpec] = None,
     apply_corrections: bool = True,
     stop_when: Callable[[tuple], bool] = _run_every_layer,
@@ -195,7 +196,7 @@ class _Pipeline:
 
     wants_findings: ClassVar[bool] = True  # nested in a pipeline, it sees the outer findings
 
-    layers: tuple
+    layers: tuple[Callable[..., Any], ...]
     apply_corrections: bool = True
     stop_when: Callable[[tuple], bool] = _run_every_layer
     _plan: tuple = field(init=False, repr=False, compare=False, default=())
@@ -225,7 +226,7 @@ class _Pipeline:
         return ValidationResult(original, value, tuple(trail))
 
 
-def _outcome(produced: Any, index: int, layer: Any, value: Any) -> tuple[list, Any]:
+def _outcome(produced: Any, index: int, layer: Callable[..., Any], value: Any) -> tuple[list[Finding], Any]:
     """``(findings, new value or _KEEP)`` of one layer call, checked to really be findings."""
     if isinstance(produced, ValidationResult):  # a nested pipeline
         changed = _differs(produced.value, value)
@@ -235,7 +236,7 @@ def _outcome(produced: Any, index: int, layer: Any, value: Any) -> tuple[list, A
     return found, _KEEP if fix is None else fix.suggestion
 
 
-def _collect(produced: Any, index: int, layer: Any) -> list[Finding]:
+def _collect(produced: Any, index: int, layer: Callable[..., Any]) -> list[Finding]:
     """The findings of one layer call, checked to really be `Finding` s."""
     if produced is None:
         return []

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import math
 import os
-import signal
-import subprocess
-import sys
-import textwrap
-import time
 import warnings
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import ek._runs
 from ek.base import Report, Score
 from ek.facade import evaluate
 from ek.harness import GateResult, evaluate_store, load_baseline, regression_gate, save_baseline
@@ -63,7 +59,7 @@ def test_evaluate_store_scores_per_slice_from_summed_edits():
     assert r.detail["slice_n"] == {"easy": 1, "hard": 2}
     item = r.detail["per_item"]["b"]
     assert item["prediction"] == "dgo" and item["reference"] == "dog" and item["slice"] == "hard"
-    assert isinstance(item["score"], Score) and item["score"].detail["edits"] == 2
+    assert item["score"] == pytest.approx(2 / 3) and item["detail"] == {"edits": 2, "ref_len": 3}
     assert item["error"] is None
     assert r.detail["errors"] == {} and r.detail["run_id"] is None
 
@@ -197,20 +193,25 @@ def test_bad_arguments():
 def test_persisted_run_writes_results_and_summary(tmp_path):
     r = evaluate_store(echo, GOLD, run_id="nightly", rootdir=tmp_path)
     assert r.detail["run_id"] == "nightly"
-    summary = json_store("runs", rootdir=tmp_path)["nightly"]
-    assert summary["status"] == "complete" and summary["metric"] == "cer"
+    header = json_store("runs", rootdir=tmp_path)["documents.nightly"]
+    assert (header["kind"], header["format"], header["status"]) == ("documents", 2, "complete")
+    assert header["settings"] == {"metric": "cer", "normalize": "", "grammar": "", "weights": ""}
+    summary = header["summary"]
+    assert summary["metric"] == "cer"
     assert summary["n_items"] == 3 and summary["n_scored"] == 3 and summary["n_errors"] == 0
     assert summary["aggregate"] == pytest.approx(0.4)
     assert summary["per_slice"] == {"easy": 0.0, "hard": pytest.approx(4 / 7)}
-    chunks = [k for k in json_store("results", rootdir=tmp_path) if k.startswith("nightly.")]
-    items = [item for k in chunks for item in json_store("results", rootdir=tmp_path)[k]["items"].values()]
+    chunks = [json_store("results", rootdir=tmp_path)[k] for k in json_store("results", rootdir=tmp_path)
+              if k.startswith("documents.nightly.")]
+    assert all((c["kind"], c["format"], c["run_id"]) == ("documents", 2, "nightly") for c in chunks)
+    items = [item for c in chunks for item in c["items"].values()]
     assert sorted(i["key"] for i in items) == ["a", "b", "c"]
 
 
 def test_persist_without_run_id_names_the_run(tmp_path):
     r = evaluate_store(echo, GOLD, persist=True, rootdir=tmp_path)
     assert r.detail["run_id"].startswith("run-")
-    assert r.detail["run_id"] in json_store("runs", rootdir=tmp_path)
+    assert f"documents.{r.detail['run_id']}" in json_store("runs", rootdir=tmp_path)
 
 
 def test_rerun_reuses_every_stored_item(tmp_path):
@@ -230,13 +231,56 @@ def test_resume_after_keyboard_interrupt_scores_only_the_rest(tmp_path):
 
     with pytest.raises(KeyboardInterrupt):
         evaluate_store(interrupted, gold, run_id="r", rootdir=tmp_path)
-    assert json_store("runs", rootdir=tmp_path)["r"]["status"] == "running"
+    assert json_store("runs", rootdir=tmp_path)["documents.r"]["status"] == "running"
     predict = Counting()
     resumed = evaluate_store(predict, gold, run_id="r", rootdir=tmp_path)
     assert predict.calls == [f"w{i}" for i in range(12, 20)]
     fresh = evaluate_store(echo, gold, run_id="r", rootdir=tmp_path / "other")
     assert resumed == fresh
-    assert json_store("runs", rootdir=tmp_path)["r"]["status"] == "complete"
+    assert json_store("runs", rootdir=tmp_path)["documents.r"]["status"] == "complete"
+
+
+def _stops_at(*inputs):
+    """A predictor that raises KeyboardInterrupt once on each of ``inputs`` (as a user's Ctrl-C)."""
+    pending = set(inputs)
+
+    def predict(x):
+        if x in pending:
+            pending.discard(x)
+            raise KeyboardInterrupt
+        return x
+
+    return predict
+
+
+def _raise_on_any(x):
+    raise AssertionError(f"{x!r} was predicted again, but its stored result should have been reused")
+
+
+@pytest.mark.parametrize("stops", [("w7",), ("w5", "w13")], ids=["one-stop", "two-stops"])
+def test_results_written_before_and_after_an_interruption_all_survive(tmp_path, stops):
+    """Every stored result is kept across resumes: a third run predicts nothing.
+
+    Written against what a user sees (predictor calls and reports), so it keeps
+    its meaning whatever the layout of the stored chunks.
+    """
+    gold = _gold(20)
+    predict = _stops_at(*stops)
+    for _ in stops:
+        with pytest.raises(KeyboardInterrupt):
+            evaluate_store(predict, gold, run_id="r", rootdir=tmp_path, metric="cer")
+    resumed_calls = Counting()
+    resumed = evaluate_store(resumed_calls, gold, run_id="r", rootdir=tmp_path, metric="cer")
+    assert resumed_calls.calls == [f"w{i}" for i in range(int(stops[-1][1:]), 20)]
+
+    third = Counting()
+    again = evaluate_store(third, gold, run_id="r", rootdir=tmp_path, metric="cer")
+    assert third.calls == []  # the items stored before and after each interruption are all on disk
+    clean = evaluate_store(echo, gold, run_id="r", rootdir=tmp_path / "clean", metric="cer")
+    assert again == resumed == clean
+    assert set(again.detail["per_item"]) == set(gold)
+    # and a fourth run that could not predict anything still returns the whole report
+    assert evaluate_store(_raise_on_any, gold, run_id="r", rootdir=tmp_path, metric="cer", errors="raise") == clean
 
 
 def test_errors_raise_keeps_finished_items_for_resume(tmp_path):
@@ -262,13 +306,14 @@ def test_resume_false_predicts_everything_again(tmp_path):
     predict = Counting()
     evaluate_store(predict, GOLD, run_id="r", rootdir=tmp_path, resume=False)
     assert predict.calls == ["cat", "dgo", "brid"]
-    chunks = [k for k in json_store("results", rootdir=tmp_path) if k.startswith("r.")]
-    assert len(chunks) == 1  # the old chunks were dropped
+    chunks = [k for k in json_store("results", rootdir=tmp_path) if k.startswith("documents.r.")]
+    assert chunks == ["documents.r.000000"]  # the old chunks were dropped
 
 
 def test_resume_refuses_another_metric(tmp_path):
     evaluate_store(echo, GOLD, run_id="r", rootdir=tmp_path, metric="cer")
-    with pytest.raises(ValueError, match=r"run 'r' was started with metric 'cer'.*'wer'.*resume=False"):
+    with pytest.raises(ValueError, match=r"run_id 'r' was started with metric='cer', but this call has "
+                                         r"metric='wer'.*resume=False"):
         evaluate_store(echo, GOLD, run_id="r", rootdir=tmp_path, metric="wer")
 
 
@@ -309,58 +354,10 @@ def test_a_score_detail_json_cannot_hold_stops_persistence(tmp_path):
 
 
 def test_chunks_are_written_while_the_run_goes_on(tmp_path, monkeypatch):
-    monkeypatch.setattr(ek._runs, "FLUSH_SECONDS", 0.0)
-    monkeypatch.setattr("ek.harness.FLUSH_SECONDS", 0.0)
+    monkeypatch.setattr("ek._runs._execute.FLUSH_SECONDS", 0.0)
     evaluate_store(echo, GOLD, run_id="r", rootdir=tmp_path)
-    chunks = [k for k in json_store("results", rootdir=tmp_path) if k.startswith("r.")]
-    assert chunks == ["r.000000", "r.000001", "r.000002"]
-
-
-_KILLED_RUN = textwrap.dedent(
-    """
-    import sys, time
-    from ek.harness import evaluate_store
-
-    gold = {f"k{i:03d}": {"input": f"w{i}", "reference": f"w{i % 7}", "slice": "ab"[i % 2]}
-            for i in range(60)}
-
-    def predict(x):
-        if int(x[1:]) >= 40:
-            time.sleep(3600)  # hangs here until the test kills the process
-        time.sleep(0.05)
-        return x
-
-    evaluate_store(predict, gold, run_id="killed", rootdir=sys.argv[1], metric="cer")
-    """
-)
-
-
-def test_resume_after_the_process_is_killed(tmp_path):
-    root = tmp_path / "data"
-    proc = subprocess.Popen([sys.executable, "-c", _KILLED_RUN, str(root)])
-    results = json_store("results", rootdir=root)
-    try:
-        deadline = time.monotonic() + 120
-        while not any(k.startswith("killed.") for k in results):
-            assert proc.poll() is None, "the run ended before it could be interrupted"
-            assert time.monotonic() < deadline, "no chunk was written"
-            time.sleep(0.05)
-    finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-    stored = {
-        item["key"] for k in results if k.startswith("killed.") for item in results[k]["items"].values()
-    }
-    assert 0 < len(stored) < 60 and json_store("runs", rootdir=root)["killed"]["status"] == "running"
-
-    gold = _gold(60)
-    predict = Counting()
-    resumed = evaluate_store(predict, gold, run_id="killed", rootdir=root, metric="cer")
-    assert len(predict.calls) == 60 - len(stored)
-    assert not {f"k{int(x[1:]):03d}" for x in predict.calls} & stored
-    uninterrupted = evaluate_store(echo, gold, run_id="killed", rootdir=tmp_path / "clean", metric="cer")
-    assert resumed == uninterrupted
-    assert resumed.aggregate == evaluate([(g["input"], g["reference"]) for g in gold.values()], metric="cer").aggregate
+    chunks = [k for k in json_store("results", rootdir=tmp_path) if k.startswith("documents.r.")]
+    assert chunks == ["documents.r.000000", "documents.r.000001", "documents.r.000002"]
 
 
 # ---------------------------------------------------------------------------
@@ -412,7 +409,7 @@ def test_load_missing_baseline_is_none(tmp_path):
 def test_baseline_uses_ek_data_home(tmp_path, monkeypatch):
     monkeypatch.setenv("EK_DATA_HOME", str(tmp_path))
     save_baseline(evaluate_store(echo, GOLD), "env")
-    assert (tmp_path / "baselines" / "env.json").is_file()
+    assert (tmp_path / "baselines" / "documents.env.json").is_file()
     assert regression_gate(evaluate_store(echo, GOLD), "env")
 
 
@@ -492,7 +489,7 @@ def test_gate_refuses_a_baseline_of_another_metric():
 
 
 def test_gate_missing_named_baseline(tmp_path):
-    with pytest.raises(ValueError, match=r"no baseline named 'main'.*save_baseline\(report, 'main'\)"):
+    with pytest.raises(ValueError, match=r"no documents baseline named 'main'.*save_baseline\(report, 'main'\)"):
         regression_gate(_report("cer", 0.1, {}), "main", rootdir=tmp_path)
 
 
@@ -546,16 +543,105 @@ def test_harness_public_names():
 
     assert set(H.__all__) == {"GateResult", "cohen_kappa", "evaluate_store", "krippendorff_alpha",
                               "load_baseline", "percent_agreement", "regression_gate", "save_baseline"}
-    assert os.path.basename(H.__file__) == "harness.py"
+    # a package whose helpers (agreement statistics, baselines) sit beside it, privately
+    assert H.__file__.endswith(os.path.join("harness", "__init__.py"))
+    assert {H.cohen_kappa.__module__, H.regression_gate.__module__} == {"ek.harness"}
 
 
 def test_resume_refuses_other_scoring_settings(tmp_path):
     gold = {"a": {"input": "Cat", "reference": "cat"}, "b": {"input": "DOG", "reference": "dog"}}
     evaluate_store(lambda x: x, gold, metric="cer", run_id="r", rootdir=tmp_path)
-    with pytest.raises(ValueError, match="other normalize/grammar/weights settings"):
+    with pytest.raises(ValueError, match=r"run_id 'r' was started with normalize='', but this call has "
+                                         r"normalize='lower'"):
         evaluate_store(lambda x: x, gold, metric="cer", run_id="r", rootdir=tmp_path, normalize="lower")
     # the same settings resume; resume=False starts over under the new ones
     again = evaluate_store(lambda x: x, gold, metric="cer", run_id="r", rootdir=tmp_path)
     fresh = evaluate_store(lambda x: x, gold, metric="cer", run_id="r", rootdir=tmp_path,
                            normalize="lower", resume=False)
     assert again.aggregate == pytest.approx(4 / 6) and fresh.aggregate == 0.0
+
+
+# ---------------------------------------------------------------------------
+# faults found by a hostile user
+# ---------------------------------------------------------------------------
+
+
+def test_per_item_scores_are_numbers_to_sort_and_threshold():
+    r = evaluate_store(echo, GOLD)
+    items = r.detail["per_item"]
+    worst = sorted(items, key=lambda k: items[k]["score"], reverse=True)
+    assert worst == ["b", "c", "a"] and [k for k in items if items[k]["score"] > 0.5] == ["b"]
+    assert items["c"]["detail"] == {"edits": 2, "ref_len": 4}
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf])
+def test_a_non_finite_report_or_baseline_is_refused_by_the_gate(tmp_path, bad):
+    good = {"metric": "cer", "aggregate": 0.1, "per_slice": {"pdf": 0.2}}
+    figure = r"a NaN, infinite or non-numeric {} figure \((nan|inf)\), which cannot be compared"
+    with pytest.raises(ValueError, match=r"regression_gate\(\): the report has " + figure.format("aggregate")):
+        regression_gate(_report("cer", bad, {}), good)
+    with pytest.raises(ValueError, match=r"the report has " + figure.format("slice 'pdf'")):
+        regression_gate(_report("cer", 0.1, {"pdf": bad}), good)
+    with pytest.raises(ValueError, match=r"regression_gate\(\) baseline has " + figure.format("aggregate")):
+        regression_gate(_report("cer", 0.1, {}), {**good, "aggregate": bad})
+    with pytest.raises(ValueError, match=r"save_baseline\(\): the report has " + figure.format("aggregate")):
+        save_baseline(_report("cer", bad, {}), "main", rootdir=tmp_path)
+    assert load_baseline("main", rootdir=tmp_path) is None
+
+
+def test_a_metric_returning_nan_is_an_error_naming_the_item():
+    def shaky(pred, gold, *, grammar=None):
+        return Score(math.nan if pred == "dgo" else 0.0, metric="shaky", detail={"n": 1})
+
+    with pytest.raises(ValueError, match=r"metric 'shaky' returned NaN for gold item 'b' \(prediction 'dgo'\)"):
+        evaluate_store(echo, GOLD, metric=shaky)
+
+
+def test_slice_labels_that_merge_as_text_are_refused_and_the_old_baseline_kept(tmp_path):
+    save_baseline(evaluate_store(echo, GOLD), "main", rootdir=tmp_path)
+    merged = Report(metric="cer", aggregate=0.1, n=2, per_slice={1: 0.0, "1": 0.2})
+    with pytest.raises(ValueError, match=r"slice labels 1 and '1' are both stored as '1'"):
+        save_baseline(merged, "main", rootdir=tmp_path)
+    assert load_baseline("main", rootdir=tmp_path)["aggregate"] == pytest.approx(0.4)
+
+
+def test_document_and_agent_baselines_of_one_name_coexist(tmp_path):
+    from ek.agents import TaskSpec, load_agent_baseline, run_suite, save_agent_baseline
+
+    doc = save_baseline(evaluate_store(echo, GOLD), "main", rootdir=tmp_path)
+    agent = save_agent_baseline(run_suite(lambda t: t.gold, [TaskSpec("t", gold="a")]), "main", rootdir=tmp_path)
+    assert load_baseline("main", rootdir=tmp_path) == doc and doc["kind"] == "documents"
+    assert load_agent_baseline("main", rootdir=tmp_path) == agent and agent["kind"] == "agents"
+    save_agent_baseline(run_suite(lambda t: t.gold, [TaskSpec("t", gold="a")]), "agents-only", rootdir=tmp_path)
+    with pytest.raises(ValueError, match=r"load_baseline\('agents-only'\): the baseline of that name is an? agents "
+                                         r"baseline.*ek.agents.load_agent_baseline\(\)"):
+        load_baseline("agents-only", rootdir=tmp_path)
+    save_baseline(evaluate_store(echo, GOLD), "docs-only", rootdir=tmp_path)
+    with pytest.raises(ValueError, match=r"is a documents baseline.*ek.harness.load_baseline\(\)"):
+        load_agent_baseline("docs-only", rootdir=tmp_path)
+
+
+def test_a_baseline_saved_before_baselines_had_a_kind_is_still_read(tmp_path):
+    json_store("baselines", rootdir=tmp_path)["old"] = {
+        "name": "old", "metric": "cer", "higher_is_better": False, "aggregate": 0.4, "n": 3,
+        "per_slice": {"easy": 0.0}, "slice_n": {"easy": 1}, "saved_at": "2024-06-01T00:00:00+00:00"}
+    base = load_baseline("old", rootdir=tmp_path)
+    assert base["aggregate"] == 0.4 and base["kind"] == "documents"
+    gate = regression_gate(evaluate_store(echo, GOLD), "old", rootdir=tmp_path)
+    assert gate and gate.aggregate_baseline == 0.4 and gate.higher_is_better is False
+
+
+@pytest.mark.parametrize("edit,problem", [
+    (lambda b: b.update(aggregate="0.4"), r"non-numeric aggregate figure \('0.4'\)"),
+    (lambda b: b.update(per_slice=[0.1]), r"has a per_slice that is list, not a mapping"),
+    (lambda b: b.update(metric=None), r"has metric None, not a metric name"),
+    (lambda b: b.update(kind="agents"), r"its kind is 'agents', not 'documents'"),
+])
+def test_a_damaged_baseline_names_its_file_and_what_is_wrong(tmp_path, edit, problem):
+    save_baseline(evaluate_store(echo, GOLD), "main", rootdir=tmp_path)
+    path = tmp_path / "baselines" / "documents.main.json"
+    record = json.loads(path.read_text())
+    edit(record)
+    path.write_text(json.dumps(record))
+    with pytest.raises(ValueError, match=rf"{path} is a damaged documents baseline: .*{problem}.*save_baseline"):
+        regression_gate(evaluate_store(echo, GOLD), "main", rootdir=tmp_path)

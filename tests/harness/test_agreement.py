@@ -1,4 +1,4 @@
-"""Inter-annotator agreement (ek._agreement, public through ek.harness).
+"""Inter-annotator agreement (ek.harness._agreement, public through ek.harness).
 
 Reference numbers come from hand-worked examples in Krippendorff (2011),
 "Computing Krippendorff's Alpha-Reliability", from scikit-learn's

@@ -1,0 +1,394 @@
+"""Run the items of a run: reuse what is stored, run the rest, write finished ones as they come.
+
+An adapter describes the work as a *task*, a picklable object with:
+
+* ``step(payload)``: the expensive, fallible part for one item (predict,
+  read an image, call an agent). An exception here is the item's error.
+* ``finish(batch) -> (entries, exception or None)``: score or grade a batch
+  of ``(payload, value, seconds)``; it may stop early, returning the entries
+  of the batch's first items and the exception that stopped it.
+* ``failed(payload, exception, seconds) -> entry``: the record of an item
+  whose step raised.
+* ``check(entry)``: raise ValueError/TypeError if a stored entry is damaged.
+* optionally ``per_item = True`` (finish each item at once, so a failing
+  grader stops the run at the first trial), and ``unsettled``/``learned``
+  (a setting only known once the first batch is scored, such as a metric
+  chosen by type, recorded in the run header when learned).
+
+Entries are dicts with an ``"error"`` (None, or ``"Type: message"``). Work
+runs in one of three ways, all giving the same entries in input order:
+serially in chunks; with ``concurrency``/``timeout``/``is_async``, one call
+at a time on threads or an event loop (`ek._runs._calls`); or on any
+``concurrent.futures.Executor``, in chunks sized to take about a quarter of
+a second, each chunk stepped *and* finished in the worker.
+
+A persisted run writes finished items as one chunk when a second has
+passed since the last, at `CHUNK_ITEMS` items, and when the run ends or
+raises, so a hard kill loses at most about a second of work.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import math
+import os
+import pickle
+import time
+from typing import Any, Optional
+
+from ek._runs import _codec
+from ek._runs._calls import run_calls
+from ek._runs._records import RunStore, check_run_id, digest, new_run_id
+from ek._util import Progress, type_name
+
+__all__ = ["CHUNK_ITEMS", "FLUSH_SECONDS", "Run", "check_errors", "check_executor", "describe",
+           "execute", "open_run"]
+
+CHUNK_ITEMS = 1000
+"""Most items run (and held back from the store) in one chunk."""
+
+FLUSH_SECONDS = 1.0
+"""Longest time finished items wait before they are written."""
+
+_TARGET_SECONDS = 0.25  # what one chunk sent to an executor should take
+_ERROR_MODES = ("record", "raise")
+
+
+class Run:
+    """One run's identity and settings, and its store when persisted."""
+
+    def __init__(self, kind: str, who: str, run_id: Optional[str], store: Optional[RunStore],
+                 settings: dict) -> None:
+        self.kind, self.who, self.run_id, self.store, self.settings = kind, who, run_id, store, settings
+
+    def learn(self, task: Any) -> None:
+        """Record the settings ``task`` learned from its first scored batch."""
+        learned = getattr(task, "learned", None)
+        if learned:
+            task.learned = None
+            self.settings.update(learned)
+            if self.store is not None:
+                self.store.update(settings=dict(self.settings))
+
+    def close(self, summary: dict) -> None:
+        if self.store is not None:
+            self.store.close(summary)
+
+
+def open_run(kind: str, *, who: str, persist: bool, run_id: Optional[str], rootdir: Any,
+             settings: dict, resume: bool, n_items: int, inherit: tuple = ()) -> Run:
+    """Start a run: in memory, or in the stores, checked against what a stored one used.
+
+    ``inherit`` names the settings a resume may leave as None to use the stored value.
+    """
+    if not persist:
+        return Run(kind, who, run_id, None, dict(settings))
+    run_id = new_run_id() if run_id is None else check_run_id(run_id, who)
+    store = RunStore(kind, run_id, rootdir, who)
+    return Run(kind, who, run_id, store, store.open(settings, resume=resume, n_items=n_items, inherit=inherit))
+
+
+def check_errors(errors: Any, who: str) -> str:
+    if errors not in _ERROR_MODES:
+        raise ValueError(
+            f"{who}() errors must be 'record' or 'raise', got {errors!r}; 'record' keeps going past "
+            "a failing item and lists it under the report's errors, 'raise' stops at the first one."
+        )
+    return errors
+
+
+def check_executor(executor: Any, who: str, parts: dict) -> None:
+    """Refuse a non-executor, and, for a process pool, parts that cannot travel to its workers."""
+    if executor is None:
+        return
+    if not isinstance(executor, concurrent.futures.Executor):
+        raise TypeError(
+            f"{who}() executor must be a concurrent.futures.Executor (ThreadPoolExecutor, "
+            f"ProcessPoolExecutor, or e.g. a Dask client's get_executor()), got {type_name(executor)}."
+        )
+    if not isinstance(executor, concurrent.futures.ProcessPoolExecutor):
+        return
+    from multiprocessing.reduction import ForkingPickler  # noqa: PLC0415 - what the pool pickles with
+
+    for name, value in parts.items():
+        try:
+            ForkingPickler.dumps(value)
+        except Exception as exc:
+            label = getattr(value, "__qualname__", None) or type_name(value)
+            fix = ("Define it at module level (not a lambda or a nested function)" if callable(value)
+                   else "Make it picklable")
+            raise TypeError(
+                f"{who}() {name} ({label}) cannot be pickled ({exc}), so a ProcessPoolExecutor cannot "
+                f"send it to its worker processes. {fix}, or use a ThreadPoolExecutor."
+            ) from None
+
+
+def describe(exc: BaseException) -> str:
+    """How an item's error is recorded."""
+    return f"{type(exc).__name__}: {exc}"
+
+
+def execute(run: Run, task: Any, items: list, *, label: str, unit: str = "items", errors: str = "record",
+            executor: Any = None, concurrency: int = 1, timeout: Optional[float] = None,
+            is_async: bool = False, progress: Optional[bool] = None, retry_failed: bool = True) -> list:
+    """The entry of every ``(key, payload, fingerprint)`` item, in order.
+
+    A persisted run reuses each stored entry whose fingerprint still matches
+    (and, with ``retry_failed``, that did not fail) and runs the others.
+    """
+    sink = _Sink(run, task, items, retry_failed)
+    pending = [i for i, entry in enumerate(sink.results) if entry is None]
+    sink.bar = Progress(len(items), label=label, unit=unit, enabled=progress, reused=sink.reused)
+    payloads = [item[1] for item in items]
+    try:
+        if not pending:
+            pass
+        elif executor is not None:
+            _on_executor(run, task, pending, payloads, sink, errors, executor, (concurrency, timeout, is_async))
+        elif concurrency > 1 or timeout is not None or is_async:
+            _drive(task, [payloads[i] for i in pending], errors, (concurrency, timeout, is_async),
+                   lambda pos, entry: sink.add(pending[pos], entry))
+        else:
+            _serially(run, task, pending, payloads, sink, errors)
+    finally:
+        try:
+            sink.flush()
+        finally:
+            sink.bar.close()
+    return sink.results
+
+
+# ---------------------------------------------------------------------------
+
+
+class _Sink:
+    """Collects entries in input order, counts them, and writes them in chunks."""
+
+    def __init__(self, run: Run, task: Any, items: list, retry_failed: bool) -> None:
+        self.run, self.store, self.items = run, run.store, items
+        self.results: list = [None] * len(items)
+        self.ids = [digest(repr(item[0])) for item in items] if self.store is not None else None
+        self.buffer: dict = {}
+        self.last = time.monotonic()
+        self.reused = self.errors = 0
+        self.bar: Any = None
+        if self.store is not None:
+            self._reuse(task, retry_failed)
+        self.done = self.reused
+
+    def _reuse(self, task: Any, retry_failed: bool) -> None:
+        saved = self.store.saved()
+        for i, item_id in enumerate(self.ids):
+            entry = saved.get(item_id)
+            if entry is None or entry.pop("fingerprint", None) != self.items[i][2]:
+                continue
+            entry.pop("key", None)
+            try:
+                if not isinstance(entry.get("error"), (str, type(None))):
+                    raise ValueError(f"its error is {type_name(entry.get('error'))}, not a str or None")
+                task.check(entry)
+            except (ValueError, TypeError, KeyError) as exc:
+                raise ValueError(
+                    f"{self.store.where(item_id)} holds a damaged {self.run.kind} record for item "
+                    f"{self.items[i][0]!r}: {exc}. Delete the file to run its items again, or pass "
+                    "resume=False to start the run over."
+                ) from None
+            if retry_failed and entry["error"] is not None:
+                continue
+            self.results[i] = entry
+            self.reused += 1
+            self.errors += entry["error"] is not None
+
+    def add(self, i: int, entry: dict, *, show: bool = True) -> None:
+        if self.store is not None:
+            entry = self._buffer(i, entry)
+        self.results[i] = entry
+        self.done += 1
+        if entry["error"] is not None:
+            self.errors += 1
+        if show:
+            self.bar.update(self.done, self.errors)
+        if self.store is not None and (len(self.buffer) >= CHUNK_ITEMS
+                                       or time.monotonic() - self.last >= FLUSH_SECONDS):
+            self.flush()
+
+    def add_all(self, pairs: list) -> None:
+        """`add` each ``(index, entry)``, the progress bar being up to date already."""
+        if self.store is not None:
+            for i, entry in pairs:
+                self.add(i, entry, show=False)
+            return
+        results = self.results
+        for i, entry in pairs:
+            results[i] = entry
+            self.errors += entry["error"] is not None
+        self.done += len(pairs)
+
+    def _buffer(self, i: int, entry: dict) -> dict:
+        """Queue the stored form of ``entry``; return the entry as a resumed run will read it."""
+        key, _, fingerprint = self.items[i]
+        before = _codec.fallbacks()
+        try:
+            coded = _codec.encode(entry)
+        except TypeError as exc:
+            self.flush()
+            raise TypeError(
+                f"{exc}, so {self.run.who} cannot persist the run (item {key!r}); run it with "
+                "persist=False, or keep plain values (numbers, strings, lists, dicts) in that detail."
+            ) from None
+        self.buffer[self.ids[i]] = {**coded, "key": _codec.encode(key), "fingerprint": fingerprint}
+        return _codec.decode(coded) if _codec.fallbacks() != before else entry
+
+    def flush(self) -> None:
+        self.last = time.monotonic()
+        if self.store is not None and self.buffer:
+            batch, self.buffer = self.buffer, {}
+            self.store.write(batch)
+
+
+def _serially(run: Run, task: Any, pending: list, payloads: list, sink: _Sink, errors: str) -> None:
+    """Chunks in this process: a chunk ends at `CHUNK_ITEMS` items or, when persisting, after a second."""
+    pos = 0
+    while pos < len(pending):
+        chunk = pending[pos:pos + CHUNK_ITEMS]
+        deadline = time.monotonic() + FLUSH_SECONDS if sink.store is not None else None
+        base_done, base_errors = sink.done, sink.errors
+
+        def tick(n: int, failed: int) -> None:
+            sink.bar.update(base_done + n, base_errors + failed)
+
+        consumed, out, exc = _process(task, [payloads[i] for i in chunk], errors, deadline,
+                                      tick if sink.bar.enabled else None)
+        sink.add_all([(chunk[j], entry) for j, entry in out])
+        run.learn(task)
+        if exc is not None:
+            raise exc
+        pos += consumed
+
+
+def _process(task: Any, payloads: list, errors: str, deadline: Optional[float] = None,
+             tick: Any = None) -> tuple:
+    """Step then finish ``payloads``: ``(items consumed, [(position, entry)], exception or None)``."""
+    out: list = []
+    done: list = []
+    exc: Optional[BaseException] = None
+    step, per_item, clock = task.step, getattr(task, "per_item", False), time.perf_counter
+    n = failed = 0
+    try:
+        for pos, payload in enumerate(payloads):
+            t0 = clock()
+            try:
+                value = step(payload)
+            except Exception as error:
+                if errors == "raise":
+                    exc = error
+                    break
+                out.append((pos, task.failed(payload, error, clock() - t0)))
+                failed += 1
+            else:
+                if per_item:  # finished at once, so a grader that stops the run stops it here
+                    entries, stop = task.finish([(payload, value, clock() - t0)])
+                    out.append((pos, entries[0]))
+                    if stop is not None:
+                        raise stop
+                else:
+                    done.append((pos, payload, value, clock() - t0))
+            n += 1
+            if tick is not None:
+                tick(n, failed)
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+    except BaseException as error:  # Ctrl-C during a step, or a grader that stops the run
+        exc = error
+    if done:
+        try:
+            _finish(task, done, out)
+        except BaseException as error:
+            exc = exc or error
+    return n, out, exc
+
+
+def _finish(task: Any, done: list, out: list) -> None:
+    entries, exc = task.finish([d[1:] for d in done])
+    out.extend(zip([d[0] for d in done], entries))
+    if exc is not None:
+        raise exc
+
+
+def _drive(task: Any, payloads: list, errors: str, how: tuple, emit: Any) -> None:
+    """One call at a time on threads or an event loop, each finished as it completes."""
+    concurrency, timeout, is_async = how
+
+    def on_done(pos: int, outcome: tuple) -> None:
+        ok, value, wall = outcome
+        if not ok:
+            if errors == "raise":
+                raise value
+            emit(pos, task.failed(payloads[pos], value, wall))
+            return
+        entries, exc = task.finish([(payloads[pos], value, wall)])
+        if exc is not None:
+            raise exc
+        emit(pos, entries[0])
+
+    run_calls(lambda pos: task.step(payloads[pos]), range(len(payloads)), is_async=is_async,
+              max_concurrency=concurrency, timeout=timeout, on_done=on_done)
+
+
+def _chunk_job(task: Any, payloads: list, errors: str, how: tuple) -> tuple:
+    """What an executor's worker runs: ``([(position, entry)], exception or None, seconds)``."""
+    t0 = time.perf_counter()
+    concurrency, timeout, is_async = how
+    if timeout is not None or is_async:
+        out: list = []
+        exc = None
+        try:
+            _drive(task, payloads, errors, (1, timeout, is_async), lambda pos, e: out.append((pos, e)))
+        except Exception as error:
+            exc = error
+    else:
+        _, out, exc = _process(task, payloads, errors)
+    if exc is not None:
+        try:
+            pickle.dumps(exc)
+        except Exception:
+            exc = RuntimeError(describe(exc))
+    return out, exc, time.perf_counter() - t0
+
+
+def _on_executor(run: Run, task: Any, pending: list, payloads: list, sink: _Sink, errors: str,
+                 executor: Any, how: tuple) -> None:
+    """Chunks on ``executor``, a bounded number in flight, sized from the time the last ones took."""
+    while pending and getattr(task, "unsettled", False):  # learn the setting here, then fan out
+        _, out, exc = _process(task, [payloads[pending[0]]], errors)
+        for _, entry in out:
+            sink.add(pending[0], entry)
+        run.learn(task)
+        if exc is not None:
+            raise exc
+        pending = pending[1:]
+    workers = getattr(executor, "_max_workers", None) or os.cpu_count() or 1
+    in_flight: dict = {}
+    pos, per_item = 0, None
+    try:
+        while pos < len(pending) or in_flight:
+            while pos < len(pending) and len(in_flight) < 2 * workers:
+                left = len(pending) - pos
+                size = 1 if per_item is None else int(_TARGET_SECONDS / max(per_item, 1e-7))
+                size = max(1, min(size, CHUNK_ITEMS, math.ceil(left / (2 * workers))))
+                chunk = pending[pos:pos + size]
+                pos += size
+                future = executor.submit(_chunk_job, task, [payloads[i] for i in chunk], errors, how)
+                in_flight[future] = chunk
+            finished, _ = concurrent.futures.wait(in_flight, return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in finished:
+                chunk = in_flight.pop(future)
+                out, exc, seconds = future.result()
+                per_item = seconds / len(chunk)
+                for j, entry in out:
+                    sink.add(chunk[j], entry)
+                if exc is not None:
+                    raise exc
+    finally:
+        for future in in_flight:
+            future.cancel()

@@ -1,0 +1,225 @@
+"""Runs that predict then score against a reference: the documents and OCR kinds.
+
+Both read a gold mapping of records (`gold_items`), run the system on each
+record's input and score chunks of ``(prediction, reference)`` with
+`ek.facade.evaluate` (`ScoringTask`), then build one `Report`
+(`scored_report`). An OCR run only changes how a reading becomes the
+prediction (`ScoringTask.reading`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any, Callable, Optional
+
+from ek._runs._execute import describe
+from ek._runs._settings import fingerprint, str_keys
+from ek._util import type_name
+from ek.base import Report, Score
+
+__all__ = ["ScoringTask", "gold_items", "score_cases", "scored_report"]
+
+
+def gold_items(gold: Any, fields: tuple, who: str, *, fingerprints: bool,
+               check: Optional[Callable[[Any, Any], None]] = None) -> list:
+    """``(key, (key, input, reference, slice), fingerprint)`` per gold record, all checked first.
+
+    ``fields`` are the ``(input, reference, slice)`` field names and the
+    options that set them; ``check(key, reference)`` refuses a reference.
+    Items come in the dict's order, or sorted for another mapping (a store),
+    so every run visits them in one order. The fingerprint (of input,
+    reference and slice) lets a resumed run spot a changed record.
+    """
+    (input_key, input_option), (reference_key, reference_option), slice_key = fields
+    if not isinstance(gold, Mapping):
+        raise TypeError(
+            f"{who}() gold is a {type_name(gold)}; it must be a mapping key -> record (a dict or "
+            "json_store('gold')). Build one with dict(enumerate(records))."
+        )
+    for option, value in ((input_option, input_key), (reference_option, reference_key), ("slice_key", slice_key)):
+        if not isinstance(value, str):
+            raise TypeError(f"{who}() {option} must be a str field name, got {type_name(value)}.")
+    keys = list(gold)
+    if not isinstance(gold, dict):
+        try:
+            keys.sort()
+        except TypeError:
+            keys.sort(key=repr)
+    items = []
+    for key in keys:
+        record = gold[key]
+        if type(record) is not dict and not isinstance(record, Mapping):
+            raise TypeError(
+                f"gold record {key!r} is a {type_name(record)}; each record must be a mapping with "
+                f"{input_key!r} and {reference_key!r} fields (and optionally {slice_key!r})."
+            )
+        for name, option in ((reference_key, reference_option), (input_key, input_option)):
+            if name not in record:
+                raise ValueError(
+                    f"gold record {key!r} has no {name!r} field (it has {sorted(map(str, record))}); add "
+                    f"it, or pass {option}= naming the field it is stored under."
+                )
+        if check is not None:
+            check(key, record[reference_key])
+        payload = (key, record[input_key], record[reference_key], record.get(slice_key))
+        items.append((key, payload, fingerprint(payload[1:]) if fingerprints else None))
+    return items
+
+
+class ScoringTask:
+    """Run the system on one item's input; score a chunk (what the engine runs, also in workers)."""
+
+    def __init__(self, call: Callable, metric: Any, options: dict, who: str, errors: str = "record") -> None:
+        self.call, self.metric, self.options, self.who, self.errors = call, metric, options, who, errors
+        self.unsettled = metric is None  # a type-chosen metric is fixed by the first scored chunk
+        self.learned: Optional[dict] = None
+
+    def step(self, payload: tuple) -> Any:
+        return self.call(payload[1])
+
+    def reading(self, value: Any) -> Any:
+        """The prediction in what the system returned (TypeError: none, the item fails)."""
+        return value
+
+    def extra(self, value: Any, seconds: float) -> dict:
+        """More fields of an item's entry (``value`` is None when the item failed)."""
+        return {}
+
+    def failed(self, payload: tuple, exc: BaseException, seconds: float) -> dict:
+        return {"prediction": None, "reference": payload[2], "slice": payload[3], "score": None,
+                **self.extra(None, seconds), "error": describe(exc)}
+
+    def finish(self, batch: list) -> tuple:
+        entries, cases, keys, slots = [], [], [], []
+        plain = type(self).reading is ScoringTask.reading and type(self).extra is ScoringTask.extra
+        for payload, value, seconds in batch:
+            prediction, more = value, None  # the common case, kept cheap: the value is the prediction
+            if not plain:
+                try:
+                    prediction, more = self.reading(value), self.extra(value, seconds)
+                except TypeError as exc:  # a reading the system should not have returned
+                    if self.errors == "raise":
+                        return entries, exc
+                    entries.append(self.failed(payload, exc, seconds))
+                    continue
+            entry = {"prediction": prediction, "reference": payload[2], "slice": payload[3], "score": None,
+                     "error": None}
+            if more:
+                entry.update(more)
+            entries.append(entry)
+            cases.append((prediction, payload[2]))
+            keys.append(payload[0])
+            slots.append(len(entries) - 1)
+        if not cases:
+            return entries, None
+        scores, name, exc = score_cases(cases, keys, metric=self.metric, options=self.options, who=self.who)
+        for slot, s in zip(slots, scores):
+            entries[slot]["score"] = s
+        if self.metric is None and scores:
+            self.metric, self.unsettled, self.learned = name, False, {"metric": name}
+        return (entries, None) if exc is None else (entries[:slots[len(scores)]], exc)
+
+    def check(self, entry: dict) -> None:
+        """Raise saying what is wrong with a stored entry."""
+        missing = [f for f in ("prediction", "reference", "slice", "score") if f not in entry]
+        if missing:
+            raise ValueError(f"it lacks {', '.join(map(repr, missing))}")
+        score = entry["score"]
+        if entry["error"] is None and not isinstance(score, Score):
+            raise ValueError(f"it has no error but its score is {type_name(score)}, not a stored Score")
+        if isinstance(score, Score) and score.value != score.value:
+            raise ValueError("its score is NaN")
+        hash(entry["slice"])
+
+
+def score_cases(cases: list, keys: list, *, metric: Any, options: dict, who: str) -> tuple:
+    """``(scores, metric name, error or None)`` for ``cases`` scored with one `ek.evaluate` call.
+
+    When the batch cannot be scored, items are scored one by one to name the
+    first that cannot; ``scores`` then holds the items before it. A metric
+    returning NaN for an item is an error naming it too.
+    """
+    from ek.facade import evaluate  # noqa: PLC0415 - the metrics load with the first scored chunk
+
+    try:
+        report = evaluate(cases, metric=metric, **options)
+        scores, name, error = list(report.scores), report.metric, None
+    except (TypeError, ValueError):
+        scores, name, error = _one_by_one(cases, keys, metric, options, who)
+    for i, s in enumerate(scores):
+        if s.value != s.value:
+            return scores[:i], name, ValueError(
+                f"{who}: metric {name!r} returned NaN for gold item {keys[i]!r} (prediction "
+                f"{cases[i][0]!r:.60}), which no aggregate can use; fix the metric so it returns a "
+                "number for every item, or leave the item out of the gold set.")
+    return scores, name, error
+
+
+def _one_by_one(cases: list, keys: list, metric: Any, options: dict, who: str) -> tuple:
+    from ek.facade import evaluate  # noqa: PLC0415
+
+    scores, name = [], None
+    for key, (prediction, reference) in zip(keys, cases):
+        try:
+            report = evaluate([(prediction, reference)], metric=metric, **options)
+        except (TypeError, ValueError) as exc:
+            hint = ""
+            if type(prediction) is not type(reference):
+                got = "None" if prediction is None else f"a {type_name(prediction)}"
+                hint = (f" predict returned {got} but the reference is a {type_name(reference)}; make "
+                        "predict return the same kind of value as the references.")
+            error = type(exc)(f"{who} could not score gold item {key!r} (prediction {prediction!r:.60}):"
+                              f"{hint} The metric said: {exc}")
+            error.__cause__ = exc
+            return scores, name, error
+        scores.append(report.scores[0])
+        name = report.metric
+        metric = name if metric is None else metric  # the first item fixes a type-chosen metric
+    return scores, name, None
+
+
+def scored_report(items: list, entries: list, *, label: Optional[str], metric: Any, who: str,
+                  detail: dict) -> tuple:
+    """``(report, run summary)``: the report over the scored entries, per slice, with ``per_item``.
+
+    The report's items are the gold keys (``detail["ids"]``), so its
+    `ek.Report.interval` resamples by key and two runs over one gold set
+    pair up in `ek.compare`.
+
+    ``detail`` is added to the report's; ``per_item`` maps every key to its
+    entry with the score as a number and its statistics as ``detail``.
+    """
+    from ek.facade import merge_reports  # noqa: PLC0415
+
+    scored = [(item[0], e["score"], e["slice"]) for item, e in zip(items, entries) if e["error"] is None]
+    report = Report(metric=label or "", aggregate=None, n=0)
+    if scored:
+        slices = tuple(s for _, _, s in scored)
+        flat_detail: dict[str, Any] = {"ids": tuple(k for k, _, _ in scored)}  # gold keys pair runs in compare
+        if any(s is not None for s in slices):
+            flat_detail["slices"] = slices
+        flat = Report(metric=label or "", n=len(scored), scores=tuple(s for _, s, _ in scored), detail=flat_detail)
+        report = merge_reports(flat, metric=metric)
+    failures = {item[0]: e["error"] for item, e in zip(items, entries) if e["error"] is not None}
+    per_item = {item[0]: _view(e) for item, e in zip(items, entries)}
+    report = dataclasses.replace(report, detail={**report.detail, **detail, "per_item": per_item,
+                                                 "errors": failures, "n_errors": len(failures)})
+    summary = {"metric": report.metric, "n_items": len(items), "n_scored": report.n,
+               "n_errors": len(failures), "aggregate": report.aggregate,
+               "per_slice": str_keys(report.per_slice, "slice", who),
+               "slice_n": str_keys(report.detail.get("slice_n") or {}, "slice", who),
+               "errors": str_keys(failures, "gold key", who)}
+    return report, summary
+
+
+def _view(entry: dict) -> dict:
+    score = entry["score"]
+    view = dict(entry)
+    if score is None:
+        view["detail"] = None
+    else:
+        view["score"] = score.value
+        view["detail"] = detail = dict(score.detail)
+        detail.pop("higher_is_better", None)
+    return view

@@ -1,0 +1,119 @@
+"""Calls a user writes against ek's typed API; mypy checks this file (tests/test_types.py), nothing runs it.
+
+Each assignment says that one of ek's own strategies satisfies the Protocol
+its signatures name, so an annotation that stops being true (a Protocol
+member an implementation lacks, a parameter a strategy does not take) fails
+the type check here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import ek
+from ek.agents import (
+    Checker,
+    CostPerSuccessMetric,
+    JudgeSignal,
+    TaskSuccessMetric,
+    ToolCallMetric,
+    TrajectoryMetric,
+    final_state_match,
+    output_match,
+    per_million,
+    recorded_success,
+)
+from ek.base import (
+    Calibrator,
+    CostWeight,
+    DecisionPolicy,
+    FieldSpec,
+    Finding,
+    GraphGrammar,
+    Metric,
+    Normalizer,
+    Signal,
+    TypeRef,
+    Validator,
+    default_cost_weight,
+)
+from ek.canonicalize import Canonicalizer, default_canonicalizer, lower
+from ek.metrics import (
+    AnlsMetric,
+    FieldMetric,
+    GritsMetric,
+    MatchScheme,
+    SpanF1Metric,
+    StringMetric,
+    TedsMetric,
+    TypedGraphMetric,
+)
+from ek.qe import (
+    AgreementSignal,
+    ConformalGate,
+    CostSensitiveGate,
+    GroupConformalGate,
+    IntrinsicConfidenceSignal,
+    IsotonicCalibrator,
+    LogprobSignal,
+    PlattCalibrator,
+    RiskControlGate,
+    TemperatureCalibrator,
+    VerifierSignal,
+    regex_validator,
+    schema_validator,
+)
+from ek.validate import Corrector, canonicalize_corrector, lexicon_corrector, llm_corrector, validation_pipeline
+
+
+def _strategies_satisfy_their_protocols() -> None:
+    metrics: list[Metric] = [
+        StringMetric(), FieldMetric(), TypedGraphMetric(), SpanF1Metric(MatchScheme.STRICT), TedsMetric(),
+        GritsMetric(), AnlsMetric(), TaskSuccessMetric(), ToolCallMetric(), TrajectoryMetric(),
+        CostPerSuccessMetric(price=per_million(1.0, 2.0)), ek.metric(lambda p, g: 1.0),
+    ]
+    calibrators: list[Calibrator] = [PlattCalibrator(), IsotonicCalibrator(), TemperatureCalibrator()]
+    policies: list[DecisionPolicy] = [
+        ConformalGate(alpha=0.1), GroupConformalGate(alpha=0.1), RiskControlGate(), CostSensitiveGate(),
+    ]
+    signals: list[Signal] = [
+        AgreementSignal(), LogprobSignal(), IntrinsicConfidenceSignal(), VerifierSignal(), JudgeSignal(lambda t: 1.0),
+    ]
+    validators: list[Validator] = [
+        regex_validator(r"\d+"), schema_validator, lexicon_corrector(["a"]), canonicalize_corrector("lower"),
+    ]
+    correctors: list[Corrector] = [lexicon_corrector(["a"]), canonicalize_corrector("lower"), llm_corrector(str)]
+    checkers: list[Checker] = [output_match, final_state_match, recorded_success]
+    normalizers: list[Normalizer] = [lower, str.strip, default_canonicalizer(), Canonicalizer(["nfc"])]
+    weights: list[CostWeight] = [default_cost_weight]
+    del metrics, calibrators, policies, signals, validators, correctors, checkers, normalizers, weights
+
+
+def _my_metric(pred: Any, gold: Any, *, grammar: GraphGrammar | None = None) -> float:
+    return float(pred == gold)
+
+
+def _my_validator(value: Any, *, spec: FieldSpec | None = None) -> Iterable[Finding]:
+    return ()
+
+
+def _my_weight(grammar: GraphGrammar, ref: TypeRef) -> float:
+    return 2.0
+
+
+def _the_facade_takes_them() -> None:
+    ek.score("a", "b", metric=StringMetric("wer"), normalize="lower")
+    ek.score("a", "b", metric=_my_metric, normalize=[lower, "strip"])
+    ek.score({"a": 1}, {"a": 2}, metric="fields", normalize=default_canonicalizer())
+    ek.score(ek.TypedGraph(), ek.TypedGraph(), metric="typed_graph", weights=_my_weight)
+    report = ek.evaluate([("a", "b"), ("c", "d", "slice")], metric="cer", normalize=str.lower)
+    ek.merge_reports(report, report, metric=StringMetric())
+    platt = PlattCalibrator().fit([0.2, 0.9], [False, True])
+    ek.estimate_quality(
+        "the cat", sources=["the cat", "the bat"], signals=[AgreementSignal(), "agreement"],
+        calibrator=platt, validators=[_my_validator, lexicon_corrector(["the cat"])],
+        policy=ConformalGate(alpha=0.1),
+    )
+    ek.estimate_quality("x", calibrator={"agreement": platt, "*": platt}, validators={"*": [_my_validator]},
+                        policy="conformal")
+    ek.estimate_quality("x", validators=[validation_pipeline(_my_validator)], assume_calibrated=True)
