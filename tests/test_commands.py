@@ -201,6 +201,21 @@ def test_a_saved_run_compares_by_name_and_only_on_its_gold(capsys, tmp_path):
     assert code == 2 and "PRED_A 'no-such-run' is neither a file nor a run saved" in err and "base-1" in err
 
 
+def test_a_saved_run_is_an_engine_run_of_its_own_kind_and_a_new_save_replaces_it(capsys, tmp_path):
+    gold = jsonl(tmp_path / "g.jsonl", [{"id": f"d{i}", "text": "cat", "slice": "s"} for i in range(3000)])
+    pred = jsonl(tmp_path / "p.jsonl", [{"id": f"d{i}", "text": "cut" if i % 2 else "cat"} for i in range(3000)])
+    assert run(capsys, "evaluate", gold, gold, "--save", "twice")[0] == 0
+    assert run(capsys, "evaluate", gold, pred, "--save", "twice")[0] == 0
+    home = Path(os.environ["EK_DATA_HOME"])
+    header = json.loads((home / "runs" / "evaluate.twice.json").read_text())
+    assert (header["format"], header["kind"], header["status"]) == (2, "evaluate", "complete")
+    assert header["settings"]["metric"] == "cer" and header["summary"]["aggregate"] == pytest.approx(1 / 6)
+    chunks = sorted((home / "results").glob("evaluate.twice.*.json"))
+    assert len(chunks) == 3 and all(json.loads(c.read_text())["kind"] == "evaluate" for c in chunks)
+    data = run_json(capsys, "compare", gold, "twice", gold)
+    assert data["a"] == pytest.approx(1 / 6) and data["b"] == 0.0 and data["verdict"] == "better"
+
+
 def test_compare_refuses_another_metric(capsys):
     assert run(capsys, "evaluate", GOLD, GOLD, "--save", "words", "--metric", "wer")[0] == 0
     code, _, err = run(capsys, "compare", GOLD, "words", PRED_B)

@@ -196,18 +196,12 @@ def compare(report_a: Report, report_b: Report, level: float = 0.95) -> Comparis
     """Is run B better or worse than run A? The paired difference B - A on the same items.
 
     Both reports are resampled with the same weights per item id (see
-    `Report.interval`), so the replicate differences form a paired
-    bootstrap: the per-document noise both runs share cancels, and a
-    difference far smaller than either interval can be detected.
-
-    Args:
-        report_a, report_b: reports of one metric over the same items
-            (the same ids, or the same number of items numbered by position).
-        level: the confidence level of the intervals.
-
-    Returns:
-        A `Comparison`: ``a``, ``b``, ``delta`` (B - A), its paired
-        ``interval``, ``p_value`` and ``verdict``, overall and per slice.
+    `Report.interval`): a paired bootstrap, in which the noise both runs
+    share cancels. ``report_a`` and ``report_b`` must be of one metric over
+    the same items (ids, or as many items numbered by position); ``level``
+    is the confidence level. Returns a `Comparison`: ``a``, ``b``, ``delta``
+    (B - A), its paired ``interval``, ``p_value`` and ``verdict``, overall
+    and per slice.
 
     Raises:
         ValueError: reports of different metrics or over different items
