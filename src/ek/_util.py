@@ -117,6 +117,22 @@ def rehome(namespace: dict) -> None:
             obj.__module__ = home
 
 
+def first_repeat(values: Sequence[Any]) -> Optional[tuple[int, int]]:
+    """``(i, j)``: the positions of the first value seen a second time (at ``j``), or None if all differ.
+
+    >>> first_repeat(["a", "b", "c", "b"]), first_repeat([1, 2])
+    ((1, 3), None)
+    """
+    if len(set(values)) == len(values):
+        return None
+    seen: dict = {}
+    for j, value in enumerate(values):
+        if value in seen:
+            return seen[value], j
+        seen[value] = j
+    return None
+
+
 def type_name(obj: Any) -> str:
     """Short type name for error messages."""
     return "None" if obj is None else type(obj).__name__

@@ -14,6 +14,8 @@ import numbers
 import sys
 from typing import Any, Iterable, Sequence
 
+from ek._util import first_repeat
+
 __all__ = [
     "REPLICATES", "SCHEME", "as_table", "check_ids", "id_text", "interval_of", "p_value_of", "replicate_sums", "weight",
 ]
@@ -55,16 +57,13 @@ def check_ids(ids: Iterable, n: int, *, who: str) -> tuple:
     out = tuple(ids)
     if len(out) != n:
         raise ValueError(f"{who} got {len(out)} ids for {n} items; pass one id per case, in the same order.")
-    texts = out if set(map(type, out)) <= {str} else list(map(id_text, out))
-    if len(set(texts)) != n:
-        seen: dict = {}
-        for i, text in enumerate(texts):
-            if text in seen:
-                raise ValueError(
-                    f"{who} ids hold {out[i]!r} twice (items {seen[text]} and {i}); every item needs its own "
-                    "id, since an item's id decides how the bootstrap resamples it."
-                )
-            seen[text] = i
+    repeat = first_repeat(out if set(map(type, out)) <= {str} else list(map(id_text, out)))
+    if repeat is not None:
+        i, j = repeat
+        raise ValueError(
+            f"{who} ids hold {out[j]!r} twice (items {i} and {j}); every item needs its own id, since an "
+            "item's id decides how the bootstrap resamples it."
+        )
     return out
 
 

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import contextlib
 import gc
-from typing import Iterator, Optional
+import inspect
+from typing import Any, Callable, Iterator, Optional
 
 from ek._commands._format import Outcome
 
@@ -37,23 +38,30 @@ def normalize_steps(normalize: Optional[str]) -> Optional[list[str]]:
     return [s.strip() for s in normalize.split(",") if s.strip()]
 
 
-def evaluate(
-    gold: str,
-    pred: str,
-    *,
-    id: str = "id",
-    gold_field: Optional[str] = None,
-    pred_field: Optional[str] = None,
-    slice: Optional[str] = None,
-    metric: Optional[str] = None,
-    normalize: Optional[str] = None,
-    level: float = 0.95,
-    json: Optional[str] = None,
-    html: Optional[str] = None,
-    save: Optional[str] = None,
-    max: Optional[float] = None,
-    min: Optional[float] = None,
-) -> Outcome:
+_SHARED = (  # the options of both commands, as (name, annotation, default), in the order --help lists them
+    ("id", str, "id"), ("gold_field", Optional[str], None), ("pred_field", Optional[str], None),
+    ("slice", Optional[str], None), ("metric", Optional[str], None), ("normalize", Optional[str], None),
+    ("level", float, 0.95), ("json", Optional[str], None), ("html", Optional[str], None),
+    ("max", Optional[float], None), ("min", Optional[float], None),
+)
+
+
+def _with_shared_options(command: Callable[..., Outcome]) -> Callable[..., Outcome]:
+    """Give ``command`` (which takes them as ``**options``) the shared options in its signature, for the CLI."""
+    sig = inspect.signature(command)
+    own = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    first_keyword = next((k for k, p in enumerate(own) if p.kind is p.KEYWORD_ONLY), len(own))
+    shared = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=hint)
+              for name, hint, default in _SHARED]
+    signature = sig.replace(parameters=own[:first_keyword] + shared + own[first_keyword:])
+    command.__signature__ = signature  # type: ignore[attr-defined]
+    command.__annotations__ = {**{name: hint for name, hint, _ in _SHARED}, **command.__annotations__}
+    command.error_code = 2  # type: ignore[attr-defined]  # bad input exits 2 (see ek.__main__)
+    return command
+
+
+@_with_shared_options
+def evaluate(gold: str, pred: str, *, save: Optional[str] = None, **options: Any) -> Outcome:
     """Score PRED against GOLD: the corpus figure with its interval, overall and per slice.
 
     GOLD and PRED are .jsonl, .json, .csv or .tsv files, documents or
@@ -69,29 +77,13 @@ def evaluate(
     """
     from ek._commands._evaluate import run_evaluate
 
-    options = _options(id, gold_field, pred_field, slice, metric, normalize, level)
+    reading, out = _split(options)
     with _no_cycle_collection():
-        return run_evaluate(gold, pred, options, json_path=json, html_path=html, save=save, upper=max, lower=min)
+        return run_evaluate(gold, pred, reading, save=save, **out)
 
 
-def compare(
-    gold: str,
-    pred_a: str,
-    pred_b: str,
-    *,
-    id: str = "id",
-    gold_field: Optional[str] = None,
-    pred_field: Optional[str] = None,
-    slice: Optional[str] = None,
-    metric: Optional[str] = None,
-    normalize: Optional[str] = None,
-    level: float = 0.95,
-    json: Optional[str] = None,
-    html: Optional[str] = None,
-    max: Optional[float] = None,
-    min: Optional[float] = None,
-    fail_on_regression: bool = False,
-) -> Outcome:
+@_with_shared_options
+def compare(gold: str, pred_a: str, pred_b: str, *, fail_on_regression: bool = False, **options: Any) -> Outcome:
     """Is PRED_B better or worse than PRED_A on GOLD? B - A with a paired interval, p-value and verdict.
 
     PRED_A and PRED_B are prediction files (as for ek evaluate) or names
@@ -101,10 +93,9 @@ def compare(
     """
     from ek._commands._compare import run_compare
 
-    options = _options(id, gold_field, pred_field, slice, metric, normalize, level)
+    reading, out = _split(options)
     with _no_cycle_collection():
-        return run_compare(gold, pred_a, pred_b, options, json_path=json, html_path=html, upper=max, lower=min,
-                           fail_on_regression=fail_on_regression)
+        return run_compare(gold, pred_a, pred_b, reading, fail_on_regression=fail_on_regression, **out)
 
 
 @contextlib.contextmanager
@@ -119,11 +110,15 @@ def _no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def _options(id_field, gold_field, pred_field, slice_field, metric, normalize, level):
+def _split(options: dict) -> tuple[Any, dict]:
+    """The reading `Options` and the output arguments of a command, its defaults filled in."""
     from ek._commands._inputs import Options
 
-    return Options(id_field=id_field or None, gold_field=gold_field, pred_field=pred_field, slice_field=slice_field,
-                   metric=metric, normalize=normalize_steps(normalize), level=level)
-
-
-evaluate.error_code = compare.error_code = 2  # type: ignore[attr-defined]  # bad input exits 2 (see ek.__main__)
+    unknown = set(options) - {name for name, _, _ in _SHARED}
+    if unknown:
+        raise TypeError(f"unknown option(s) {', '.join(sorted(unknown))}; see ek evaluate --help.")
+    o = {name: options.get(name, default) for name, _, default in _SHARED}
+    reading = Options(id_field=o["id"] or None, gold_field=o["gold_field"], pred_field=o["pred_field"],
+                      slice_field=o["slice"], metric=o["metric"], normalize=normalize_steps(o["normalize"]),
+                      level=o["level"])
+    return reading, {"json_path": o["json"], "html_path": o["html"], "upper": o["max"], "lower": o["min"]}
