@@ -306,3 +306,27 @@ def test_compare_refuses_other_metrics_and_other_items():
         ek.compare(a, other)
     with pytest.raises(TypeError, match="argument 1 is dict"):
         ek.compare(a, {})
+
+
+# --- the run engine's reports --------------------------------------------------------------
+
+
+def test_evaluate_store_and_evaluate_ocr_resample_by_gold_key():
+    from ek.harness import evaluate_store
+    from ek.ocr import evaluate_ocr
+
+    gold = {f"k{i}": {"input": g, "reference": g, "slice": s} for i, (_, g, s) in enumerate(CASES)}
+    noisy = {g: p for p, g, _ in CASES}
+    a = evaluate_store(lambda x: noisy[x], gold, metric="cer")
+    b = evaluate_store(str, gold, metric="cer")
+    assert a.detail["ids"] == tuple(gold) and a.interval() == ek.evaluate(CASES, metric="cer", ids=list(gold)).interval()
+    c = ek.compare(a, b)
+    assert c.delta == -a.aggregate and c.verdict == "better" and set(c.per_slice) == {"a", "b"}
+    images = {f"k{i}": {"image": g, "reference_text": g} for i, (_, g, _) in enumerate(CASES)}
+    ocr = evaluate_ocr(lambda image: noisy[image], images)
+    assert ocr.detail["ids"] == tuple(images) and ocr.interval() == a.interval()
+
+
+def test_merging_column_backed_reports_keeps_their_columns():
+    merged = ek.merge_reports(ek.evaluate(CASES[:7], metric="cer"), ek.evaluate(CASES[7:], metric="cer"))
+    assert type(merged.scores).__name__ == "ScoreColumns" and merged.scores == ek.evaluate(CASES, metric="cer").scores

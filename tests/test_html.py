@@ -412,3 +412,24 @@ def test_compare_page_in_chromium(browser, tmp_path):
 def test_readme_screenshot_script_draws_a_png(browser, tmp_path):
     out = SCRIPT.main(tmp_path / "shot.png")
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_pages_written_by_the_commands_in_chromium(browser, tmp_path):
+    """``ek evaluate --html`` and ``ek compare --html``: the headline equals the ``--json`` report's."""
+    from selenium.webdriver.common.by import By
+
+    from ek.__main__ import main
+
+    data = ROOT / "src" / "ek" / "data"
+    gold, other = str(data / "demo_ocr.jsonl"), str(data / "demo_ocr_b.jsonl")
+    for command, preds, charts in (("evaluate", [gold], ["slice-chart", "value-histogram"]),
+                                   ("compare", [gold, other], ["slice-chart", "delta-histogram"])):
+        page, report = tmp_path / f"{command}.html", tmp_path / f"{command}.json"
+        assert main([command, gold, *preds, "--html", str(page), "--json", str(report)]) == 0
+        figures = json.loads(report.read_text())
+        url = _open(browser, page)
+        _assert_clean_load(browser, url)
+        shown = float(browser.find_element(By.ID, "headline-value").get_attribute("data-value"))
+        assert shown == figures["aggregate" if command == "evaluate" else "delta"]
+        _assert_charts_have_marks(browser, charts)
+        _screenshot(browser, tmp_path, f"{command}-command.png")
