@@ -131,6 +131,15 @@ def test_value_fields_normalize_metric_and_stdin(capsys, tmp_path, monkeypatch):
     assert data["aggregate"] == pytest.approx(1 / 11)
 
 
+def test_records_without_ids_pair_by_position_with_an_empty_id(capsys, tmp_path):
+    gold = jsonl(tmp_path / "g.jsonl", [{"text": "cat"}, {"text": "dog"}])
+    pred = jsonl(tmp_path / "p.jsonl", [{"text": "cut"}, {"text": "dog"}])
+    code, _, err = run(capsys, "evaluate", gold, pred)
+    assert code == 2 and "has no 'id' field" in err
+    data = run_json(capsys, "evaluate", gold, pred, "--id", "")
+    assert set(data["items"]) == {"1", "2"} and data["aggregate"] == pytest.approx(1 / 6)
+
+
 def test_max_and_min_make_a_gate(capsys):
     code, _, err = run(capsys, "evaluate", GOLD, GOLD, "--max", "0.03")
     assert code == 1 and err.strip() == "FAIL: cer 0.0410 is above --max 0.03."

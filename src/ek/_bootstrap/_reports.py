@@ -31,8 +31,7 @@ from ek._bootstrap._weights import REPLICATES, SCHEME, as_table, id_text, interv
 
 __all__ = [
     "Resampler", "check_comparable", "compare", "interval", "merge_summaries", "merged_ids", "resampled",
-    "resampled_pair",
-    "summarize", "verdict",
+    "resampled_pair", "summarize", "verdict",
 ]
 
 _CACHE = "_resampled"
