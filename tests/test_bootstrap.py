@@ -112,7 +112,7 @@ def test_p_value_edges():
     assert _bootstrap.interval_of(ties, 0.95)[1] == 0.0 and _bootstrap.p_value_of(ties) > 0.05
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(st.lists(st.sampled_from([-3.0, -1.0, -0.5, 0.0, 0.0, 0.25, 1.0, 2.0]) | st.floats(-10, 10), min_size=20,
                 max_size=200),
        st.sampled_from([0.8, 0.9, 0.95, 0.99]))
