@@ -124,8 +124,13 @@ def test_p_below_one_minus_level_exactly_when_the_interval_excludes_zero(d, leve
 
 
 def test_interval_is_numpys_percentile_and_ignores_empty_replicates():
-    v = list(np.random.default_rng(0).normal(size=999)) + [float("nan")]
-    assert _bootstrap.interval_of(v, 0.9) == pytest.approx(tuple(np.quantile(v[:-1], [0.05, 0.95])), rel=1e-12)
+    rng = np.random.default_rng(0)
+    for n in (1, 2, 7, 999, 1000):
+        v = list(rng.normal(size=n))
+        for level in (0.5, 0.9, 0.95):
+            tail = (1 - level) / 2
+            expected = tuple(float(x) for x in np.quantile(v, [tail, 1 - tail]))
+            assert _bootstrap.interval_of(v + [float("nan")], level) == expected  # bit for bit
     one = ek.evaluate([("ct", "cat", "tiny")] + [("dog", "dog", "big")] * 30, metric="cer")
     assert one.interval(slice="tiny") == (1 / 3, 1 / 3)  # replicates that drew no item are left out
 

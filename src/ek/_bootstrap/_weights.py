@@ -9,6 +9,7 @@ arithmetic over numpy arrays (numpy is imported inside each function).
 
 from __future__ import annotations
 
+import bisect
 import math
 import numbers
 import sys
@@ -124,16 +125,15 @@ def replicate_sums(ids: Sequence, table: Any, codes: Any, n_groups: int, *, repl
 
 
 def interval_of(values: Sequence[float], level: float) -> tuple[float, float]:
-    """The percentile interval of replicate ``values`` (NaN ones left out) at ``level``."""
-    import numpy as np
+    """The percentile interval of replicate ``values`` (NaN ones left out) at ``level``.
 
-    v = np.asarray(values, dtype=np.float64)
-    v = v[~np.isnan(v)]
-    if not len(v):
+    The quantiles are numpy's default ("linear"), computed here in plain Python.
+    """
+    v = _sorted_numbers(values)
+    if not v:
         return (math.nan, math.nan)
     tail = (1 - level) / 2  # as scipy.stats.bootstrap's percentile method takes it
-    low, high = np.quantile(v, [tail, 1 - tail])
-    return (float(low), float(high))
+    return (_quantile(v, tail), _quantile(v, 1 - tail))
 
 
 def p_value_of(differences: Sequence[float]) -> float:
@@ -145,18 +145,15 @@ def p_value_of(differences: Sequence[float]) -> float:
     still <= 0, or mirrors past the first where it is already >= 0; the
     p-value is twice the nearer of the two, as a share of the positions.
     """
-    import numpy as np
-
-    d = np.sort(np.asarray(differences, dtype=np.float64))
-    d = d[~np.isnan(d)]
+    d = _sorted_numbers(differences)
     m = len(d)
     if m < 2:
         return math.nan
-    below = int(np.searchsorted(d, 0.0, side="left"))   # values < 0
-    first_above = int(np.searchsorted(d, 0.0, side="right"))  # values <= 0
+    below = bisect.bisect_left(d, 0.0)  # values < 0
+    first_above = bisect.bisect_right(d, 0.0)  # values <= 0
     if below == first_above and 0 < below < m:  # no value is 0: Q crosses it between two values
         lo, hi = d[below - 1], d[below]
-        h_first = h_last = below - 1 + float(-lo / (hi - lo))
+        h_first = h_last = below - 1 + -lo / (hi - lo)
     else:
         h_first = float(min(below, m - 1))  # Q(h) >= 0 from here on
         h_last = float(max(first_above - 1, 0))  # Q(h) <= 0 up to here
@@ -165,6 +162,19 @@ def p_value_of(differences: Sequence[float]) -> float:
 
 
 # ---------------------------------------------------------------------------
+
+
+def _sorted_numbers(values: Sequence[float]) -> list[float]:
+    return sorted(float(v) for v in values if v == v)  # NaN is the one value unequal to itself
+
+
+def _quantile(v: list[float], q: float) -> float:
+    """numpy's "linear" quantile of sorted ``v``: interpolation between the two values around ``q (n - 1)``."""
+    h = q * (len(v) - 1)
+    below = min(int(h), len(v) - 1)
+    above = min(below + 1, len(v) - 1)
+    a, b, t = v[below], v[above], h - below
+    return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t  # numpy's lerp, exact at both ends
 
 
 def _keys(ids: Sequence) -> Any:
