@@ -18,7 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from ek._html import align, render_compare, render_evaluate, write_page
+from ek._align import align
+from ek._html import render_compare, render_evaluate, write_page
 
 SLICES = ["invoice", "receipt", "letter", "form", "table", "handwriting", "fax", "photo"]
 
@@ -42,7 +43,7 @@ def make_items(n: int, seed: int = 0) -> list[dict]:
     for i in range(n):
         gold = " ".join(rng.choice(words) for _ in range(10))[:60]
         pred = noisy(gold, rng, rng.choice([0.0, 0.01, 0.03, 0.1]))
-        ops = align(gold, pred, unit="char")
+        ops = align(pred, gold, unit="char")
         edits = sum(max(len(g), len(p)) for tag, g, p in ops if tag != "equal")
         items.append({"id": f"doc-{i:06d}", "slice": SLICES[i % len(SLICES)], "value": edits / len(gold),
                       "gold": gold, "pred": pred, "ops": ops, "unit": "char",

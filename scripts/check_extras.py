@@ -24,7 +24,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 # Distributions an extra must never bring in, and why.
 DENY = {
-    "": {"levenshtein": "GPL", "python-levenshtein": "GPL", "torch": "heavy", "numpy": "core stays lean"},
+    "": {"levenshtein": "GPL", "python-levenshtein": "GPL", "torch": "heavy", "scipy": "core stays lean"},
     "calibration": {"torch": "netcal's dependency; use ek[netcal]", "netcal": "own extra"},
     "metrics": {"torch": "not needed by any metric"},
     "report": {"torch": "not needed by the report"},

@@ -1,6 +1,9 @@
-"""Generate ek's bundled demo corpus: src/ek/data/demo_ocr.jsonl.
+"""Generate ek's bundled demo corpus: src/ek/data/demo_ocr.jsonl and demo_ocr_b.jsonl.
 
-Each row is ``{"id", "prediction", "gold", "slice"}``. Gold lines are
+Each row of demo_ocr.jsonl is ``{"id", "prediction", "gold", "slice"}``: the
+gold and the output of an OCR system A. demo_ocr_b.jsonl holds the output of
+a second system B on the same gold, ``{"id", "prediction"}``, so that
+``ek compare`` has two runs to tell apart. Gold lines are
 invoice, receipt and letter text built from templates with seeded values.
 Predictions pass the gold through a model of OCR noise:
 
@@ -10,7 +13,10 @@ Predictions pass the gold through a model of OCR noise:
 
 Two slices: ``clean_print`` (about 1.5% character noise, like a 300 dpi
 laser print) and ``degraded_scan`` (about 7%, like a faxed or photographed
-page). The seed is fixed, so running the script again rebuilds the same file.
+page). System B draws from the same noise model, at the same level on clean
+prints and a lower one (4%) on degraded scans: better where it matters,
+indistinguishable elsewhere. The seeds are fixed, so running the script
+again rebuilds the same files.
 
     python scripts/make_demo_corpus.py
 """
@@ -22,11 +28,13 @@ import random
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parents[1] / "src" / "ek" / "data" / "demo_ocr.jsonl"
+OUT_B = OUT.with_name("demo_ocr_b.jsonl")
 
 CONFUSIONS = [("rn", "m"), ("m", "rn"), ("l", "1"), ("1", "l"), ("O", "0"), ("0", "O"),
               ("e", "c"), ("c", "e"), ("S", "5"), ("5", "S"), ("B", "8"), ("I", "l"),
               ("cl", "d"), ("vv", "w"), ("h", "b"), (",", "."), (".", ",")]
 SLICES = {"clean_print": 0.015, "degraded_scan": 0.07}
+SLICES_B = {"clean_print": 0.015, "degraded_scan": 0.04}
 
 VENDORS = ["Acme Supplies Ltd", "Northwind Traders", "Blue Harbor Foods", "Kestrel Office Co",
            "Greenfield Hardware", "Marlowe & Sons", "Orchid Pharmacy", "Summit Logistics"]
@@ -98,9 +106,12 @@ def main() -> None:
             gold = gold_line(rng)
             rows.append({"id": f"{slice_name}-{k:03d}", "prediction": ocr_noise(gold, rate, rng),
                          "gold": gold, "slice": slice_name})
+    rng_b = random.Random(20261130)  # a stream of its own, so system A's file never changes
+    rows_b = [{"id": r["id"], "prediction": ocr_noise(r["gold"], SLICES_B[r["slice"]], rng_b)} for r in rows]
     OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    print(f"wrote {len(rows)} rows to {OUT}")
+    for path, table in ((OUT, rows), (OUT_B, rows_b)):
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in table), encoding="utf-8")
+        print(f"wrote {len(table)} rows to {path}")
 
 
 if __name__ == "__main__":

@@ -2,8 +2,8 @@
 
 The page is built from the bundled demo corpus (src/ek/data/demo_ocr.jsonl) scored with
 CER, and photographed in Debian's headless Chromium through Selenium and chromedriver
-(``apt-get install chromium chromium-driver``; no browser is downloaded). The intervals
-come from a seeded percentile bootstrap over documents, computed here.
+(``apt-get install chromium chromium-driver``; no browser is downloaded). The page data is
+built by the code behind ``ek evaluate --html``, intervals included.
 
     python scripts/make_report_screenshot.py [OUT.png]
 
@@ -13,16 +13,15 @@ benchmarks/bench_html.py.
 
 from __future__ import annotations
 
-import json
-import random
 import shutil
 import sys
 import tempfile
 from importlib import resources
 from pathlib import Path
 
-import ek
-from ek._html import align, render_evaluate, write_page
+from ek._commands._inputs import Options, bound, read_gold, read_joined, score
+from ek._commands._pages import evaluate_page
+from ek._html import render_evaluate, write_page
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "report-screenshot.png"
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -55,36 +54,15 @@ def open_chromium(profile_dir: str, *, size: str = "1280,1600", logs: bool = Fal
     return webdriver.Chrome(service=Service(executable_path=paths[1]), options=opts)
 
 
-def _bootstrap(stats: list[tuple[int, int]], rng: random.Random, *, replicates: int = 1000) -> list[float]:
-    """A 95% percentile interval of summed edits over summed length, resampling documents."""
-    n, ratios = len(stats), []
-    for _ in range(replicates):
-        picks = [stats[rng.randrange(n)] for _ in range(n)]
-        ratios.append(sum(e for e, _ in picks) / max(1, sum(r for _, r in picks)))
-    ratios.sort()
-    return [ratios[int(0.025 * replicates)], ratios[int(0.975 * replicates) - 1]]
-
-
 def demo_evaluate_data() -> dict:
-    """The evaluate page data for the demo corpus, as ``ek evaluate --html`` would build it."""
-    text = (resources.files("ek") / "data" / "demo_ocr.jsonl").read_text(encoding="utf-8")
-    rows = [json.loads(line) for line in text.splitlines() if line.strip()]
-    rng = random.Random(0)
-    items, by_slice = [], {}
-    for row in rows:
-        score = ek.score(row["prediction"], row["gold"], metric="cer")
-        edits, ref_len = score.detail["edits"], score.detail["ref_len"]
-        items.append({"id": row["id"], "slice": row["slice"], "value": score.value, "gold": row["gold"],
-                      "pred": row["prediction"], "ops": align(row["gold"], row["prediction"], unit="char"),
-                      "unit": "char", "statistics": {"edits": edits, "ref_len": ref_len}})
-        by_slice.setdefault(row["slice"], []).append((edits, ref_len))
-    every = [pair for pairs in by_slice.values() for pair in pairs]
-    per_slice = {label: {"aggregate": sum(e for e, _ in s) / sum(r for _, r in s),
-                         "interval": _bootstrap(s, rng), "n": len(s)} for label, s in sorted(by_slice.items())}
-    return {"title": "ek evaluate: demo OCR corpus", "metric": "cer", "higher_is_better": False,
-            "aggregate": sum(e for e, _ in every) / sum(r for _, r in every),
-            "interval": _bootstrap(every, rng), "level": 0.95, "n": len(items), "missing": [], "extra": [],
-            "per_slice": per_slice, "items": items}
+    """The evaluate page data for the demo corpus: what ``ek evaluate GOLD PRED --html`` renders."""
+    corpus = str(resources.files("ek") / "data" / "demo_ocr.jsonl")
+    options = Options(metric="cer")
+    scored = score(read_joined(read_gold(corpus, options), corpus, options), options, name="demo_ocr.jsonl")
+    overall, per_slice = bound(scored.report, options.level, label="screenshot")
+    data = evaluate_page(scored, overall, per_slice, options)
+    data["title"] = "ek evaluate: demo OCR corpus"
+    return data
 
 
 def main(out: Path = OUT) -> Path:

@@ -21,7 +21,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import ek._html
-from ek._html import align, render_compare, render_evaluate, write_page
+from ek._align import align
+from ek._html import render_compare, render_evaluate, write_page
 from ek._html._charts import bin_counts, nice_step
 from ek._html._diff import render_diff
 
@@ -41,7 +42,7 @@ SCRIPT = _load_script()
 
 def _item(i, value, gold="cat", pred="cut", slice_="s"):
     return {"id": f"doc-{i}", "slice": slice_, "value": value, "gold": gold, "pred": pred,
-            "ops": align(gold, pred, unit="char"), "unit": "char", "statistics": {"edits": 1, "ref_len": 3}}
+            "ops": align(pred, gold, unit="char"), "unit": "char", "statistics": {"edits": 1, "ref_len": 3}}
 
 
 def _evaluate_data(**extra):
@@ -96,8 +97,8 @@ def test_compare_headline_holds_the_delta_and_both_sides():
 
 
 def test_substitution_deletion_and_insertion_are_marked_with_more_than_colour():
-    assert align("cat", "cut", unit="char") == [["equal", "c", "c"], ["replace", "a", "u"], ["equal", "t", "t"]]
-    html = render_diff(align("abc", "xbcd", unit="char"), unit="char")
+    assert align("cut", "cat", unit="char") == [("equal", "c", "c"), ("replace", "a", "u"), ("equal", "t", "t")]
+    html = render_diff(align("xbcd", "abc", unit="char"), unit="char")
     assert ('<span class="op-sub" title="substituted: &#x27;a&#x27; → &#x27;x&#x27;"><del>a</del><ins>x</ins></span>'
             in html)
     assert '<ins class="op-ins" title="inserted: &#x27;d&#x27;">d</ins>' in html
@@ -107,9 +108,9 @@ def test_substitution_deletion_and_insertion_are_marked_with_more_than_colour():
 
 
 def test_word_diff_aligns_words():
-    ops = align("the cat sat", "the bat sat down", unit="word")
-    assert ops == [["equal", "the", "the"], ["replace", "cat", "bat"], ["equal", "sat", "sat"],
-                   ["insert", "", "down"]]
+    ops = align("the bat sat down", "the cat sat", unit="word")
+    assert ops == [("equal", "the", "the"), ("replace", "cat", "bat"), ("equal", "sat", "sat"),
+                   ("insert", "", "down")]
     html = render_diff(ops, unit="word")
     assert "the <span" in html and "</span> sat <ins" in html
 
@@ -118,7 +119,7 @@ def test_diff_without_ops_aligns_the_texts_and_long_runs_fold():
     assert "<del>a</del><ins>u</ins>" in render_diff(None, unit="char", gold="cat", pred="cut")
     assert render_diff(None, unit=None, gold=None, pred="only") == '<span class="plain">only</span>'
     gold = "x" + "a" * 500 + "y"
-    html = render_diff(align(gold, "X" + "a" * 500 + "Y", unit="char"), unit="char")
+    html = render_diff(align("X" + "a" * 500 + "Y", gold, unit="char"), unit="char")
     assert 'title="440 unchanged characters"' in html  # 500 minus 30 of context on each side
     assert len(html) < 600
 
@@ -411,3 +412,24 @@ def test_compare_page_in_chromium(browser, tmp_path):
 def test_readme_screenshot_script_draws_a_png(browser, tmp_path):
     out = SCRIPT.main(tmp_path / "shot.png")
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_pages_written_by_the_commands_in_chromium(browser, tmp_path):
+    """``ek evaluate --html`` and ``ek compare --html``: the headline equals the ``--json`` report's."""
+    from selenium.webdriver.common.by import By
+
+    from ek.__main__ import main
+
+    data = ROOT / "src" / "ek" / "data"
+    gold, other = str(data / "demo_ocr.jsonl"), str(data / "demo_ocr_b.jsonl")
+    for command, preds, charts in (("evaluate", [gold], ["slice-chart", "value-histogram"]),
+                                   ("compare", [gold, other], ["slice-chart", "delta-histogram"])):
+        page, report = tmp_path / f"{command}.html", tmp_path / f"{command}.json"
+        assert main([command, gold, *preds, "--html", str(page), "--json", str(report)]) == 0
+        figures = json.loads(report.read_text())
+        url = _open(browser, page)
+        _assert_clean_load(browser, url)
+        shown = float(browser.find_element(By.ID, "headline-value").get_attribute("data-value"))
+        assert shown == figures["aggregate" if command == "evaluate" else "delta"]
+        _assert_charts_have_marks(browser, charts)
+        _screenshot(browser, tmp_path, f"{command}-command.png")

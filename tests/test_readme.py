@@ -224,3 +224,29 @@ def _check_division(derivation: str, expected: ast.AST, literal: str, where: str
     assert match and isinstance(expected, ast.Constant), f"{where}\ncannot read the worked figure {derivation!r}"
     quotient = float(match[1]) / float(match[2])
     assert abs(quotient - expected.value) <= _half_unit(literal), f"{where}\n{match[0]} is {quotient}, not {literal}"
+
+
+SHELL = re.findall(r"```bash\n(ek (?:evaluate|compare) [^\n]*)\n```\n\n```text\n(.*?)```",
+                   README.read_text(encoding="utf-8"), flags=re.S)
+"""The README's ``ek evaluate`` / ``ek compare`` examples, each with the output it shows."""
+
+
+def test_readme_has_evaluate_and_compare_examples():
+    assert [cmd.split()[1] for cmd, _ in SHELL] == ["evaluate", "compare"]
+
+
+@pytest.mark.parametrize("command, shown", SHELL, ids=[cmd.split()[1] for cmd, _ in SHELL])
+def test_readme_shell_examples_print_what_the_readme_shows(command, shown, tmp_path):
+    import shlex
+    import subprocess
+    import sys
+
+    root = README.parent
+    argv = [str(root / a) if a.startswith("src/") else a for a in shlex.split(command)[1:]]
+    if "--html" in argv:  # the page goes to a temporary folder, not the checkout
+        argv[argv.index("--html") + 1] = str(tmp_path / "report.html")
+    out = subprocess.run([sys.executable, "-m", "ek", *argv], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == shown
+    if "--html" in argv:
+        assert (tmp_path / "report.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")

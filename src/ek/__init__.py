@@ -2,7 +2,8 @@
 
 * `score` / `evaluate` compare predictions with gold answers (CER/WER, field
   F1, ANLS*, span F1, TEDS/GriTS, a cost-weighted typed-graph distance) and
-  aggregate a corpus from summed statistics.
+  aggregate a corpus from summed statistics; `Report.interval` bounds the
+  figure and `compare` tests two runs against each other, paired by item.
 * `estimate_quality` judges an extraction with no gold answer: signals,
   calibration, validators and accept/flag/block gates.
 * `ek.ocr` benchmarks OCR engines; `ek.agents` evaluates agents in cost per
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ek.base import (
     AnnotatedExtraction,
     Calibrator,
+    Comparison,
     Decision,
     DecisionPolicy,
     EdgeType,
@@ -48,7 +50,7 @@ from ek.base import (
     default_cost_weight,
 )
 from ek.canonicalize import Canonicalizer, default_canonicalizer
-from ek.facade import estimate_quality, evaluate, merge_reports, score
+from ek.facade import compare, estimate_quality, evaluate, merge_reports, score
 from ek.metrics import FieldMetric, StringMetric, metric
 from ek.registry import check_requirements, get, names, register, requires_extra, resolve
 
@@ -149,8 +151,8 @@ def __dir__() -> list[str]:
 # Every name above and in _LAZY, sorted (a literal list, so type checkers read it).
 __all__ = [
     "AgreementSignal", "AnlsMetric", "AnnotatedExtraction", "Calibrator", "Canonicalizer", "Cell",
-    "ConformalGate", "Corrector", "CostSensitiveGate", "Decision", "DecisionPolicy", "EdgeType", "Episode",
-    "FieldEstimate", "FieldMetric", "FieldSpec", "Finding", "GateResult", "GraphGrammar", "GritsMetric",
+    "Comparison", "ConformalGate", "Corrector", "CostSensitiveGate", "Decision", "DecisionPolicy", "EdgeType",
+    "Episode", "FieldEstimate", "FieldMetric", "FieldSpec", "Finding", "GateResult", "GraphGrammar", "GritsMetric",
     "GroupCalibrator", "GroupConformalGate", "IntrinsicConfidenceSignal", "IsotonicCalibrator",
     "LogprobSignal", "MatchScheme", "Metric", "NodePath", "NodeType", "PlattCalibrator", "Provenance",
     "QualityReport", "Report", "RiskControlGate", "RoverConsensus", "Score", "Severity", "Signal",
@@ -158,8 +160,8 @@ __all__ = [
     "TemperatureCalibrator", "ToolSpec", "TypeRef", "TypedEdge", "TypedGraph", "TypedGraphMetric",
     "TypedNode", "ValidationResult", "Validator", "VerifierSignal", "app_folder", "benford_findings",
     "cache_this", "canonicalize_corrector", "check_requirements", "checksum_validator", "cohen_kappa",
-    "cross_field_validator", "default_canonicalizer", "default_cost_weight", "engine_yields_tables",
-    "enum_validator", "estimate_quality", "evaluate", "evaluate_store", "expected_calibration_error", "get",
+    "compare", "cross_field_validator", "default_canonicalizer", "default_cost_weight",
+    "engine_yields_tables", "enum_validator", "estimate_quality", "evaluate", "evaluate_store", "expected_calibration_error", "get",
     "has_table_structure", "iban_check", "isbn_check", "json_store", "krippendorff_alpha",
     "lexicon_corrector", "llm_corrector", "lm_surprisal_validator", "load_baseline", "load_calibrator",
     "luhn_check", "mall", "mean_probability", "merge_reports", "metric", "min_probability", "names",

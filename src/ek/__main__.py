@@ -11,20 +11,26 @@ import argparse
 import inspect
 import json
 import math
+import os
 import sys
 import typing
 from typing import Any, Callable, Optional, Sequence
 
+from ek._commands import Outcome
 from ek._util import MissingExtraError
 
 # Mistakes a user can make; anything else is a bug and keeps its traceback.
-_USER_ERRORS = (ValueError, TypeError, KeyError, LookupError, MissingExtraError, FileNotFoundError)
+_USER_ERRORS = (ValueError, TypeError, KeyError, LookupError, MissingExtraError, OSError)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     from ek.tools import _dispatch_funcs
 
-    parser = _build_parser(_dispatch_funcs)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # Only the named command's options are built (reading every command's signature costs a tenth
+    # of a second); anything else (no command, --help, a typo) gets the full parser and its choices.
+    named = [f for f in _dispatch_funcs if argv and f.__name__.replace("_", "-") == argv[0]]
+    parser = _build_parser(named or _dispatch_funcs)
     args = vars(parser.parse_args(argv))
     func = args.pop("_func", None)
     if func is None:
@@ -36,8 +42,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         result = func(*call_args, *(positional or ()), **{k: v for k, v in args.items()})
     except _USER_ERRORS as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"ek {func.__name__.replace('_', '-')}: error: {message}", file=sys.stderr)
-        return 1
+        one_line = " ".join(str(message).split())
+        print(f"ek {func.__name__.replace('_', '-')}: error: {one_line}", file=sys.stderr)
+        return getattr(func, "error_code", 1)  # ek evaluate / compare: bad input exits 2
+    if isinstance(result, Outcome):  # a command that says what to print and how to exit
+        try:
+            for text, stream in ((result.stdout, sys.stdout), (result.stderr, sys.stderr)):
+                if text:
+                    print(text, file=stream, flush=True)
+        except BrokenPipeError:  # the reader left (| head): not an error of ours
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return result.exit_code
     _print(result)
     return 0
 

@@ -171,17 +171,21 @@ def _align_units(pred: Sequence[str], gold: Sequence[str], joiner: str) -> list[
     from rapidfuzz.distance import Levenshtein
 
     ops: list[Op] = []
+    append, new = ops.append, tuple.__new__  # Op(...) without its keyword handling: this loop is hot
+    text = isinstance(gold, str)  # code points: a slice is already the run's text
     # source = gold, destination = pred: "delete" drops a gold unit.
-    for tag, g1, g2, p1, p2 in Levenshtein.opcodes(gold, pred):
+    for tag, g1, g2, p1, p2 in Levenshtein.opcodes(gold, pred).as_list():
         if tag == "equal":
-            run = joiner.join(gold[g1:g2])
-            ops.append(Op("equal", run, run))
+            run = gold[g1:g2] if text else joiner.join(gold[g1:g2])
+            append(new(Op, ("equal", run, run)))
             continue
-        g_part, p_part = gold[g1:g2], pred[p1:p2]
-        shared = min(len(g_part), len(p_part))
-        ops.extend(Op("replace", g, p) for g, p in zip(g_part[:shared], p_part[:shared]))
-        ops.extend(Op("delete", g, "") for g in g_part[shared:])
-        ops.extend(Op("insert", "", p) for p in p_part[shared:])
+        shared = min(g2 - g1, p2 - p1)
+        for k in range(shared):
+            append(new(Op, ("replace", gold[g1 + k], pred[p1 + k])))
+        for g in gold[g1 + shared:g2]:
+            append(new(Op, ("delete", g, "")))
+        for p in pred[p1 + shared:p2]:
+            append(new(Op, ("insert", "", p)))
     return ops
 
 

@@ -71,6 +71,34 @@ class FrozenMappings:
         return type(self), tuple(dict(v) if isinstance(v, MappingProxyType) else v for v in values)
 
 
+class FieldsOnlyState:
+    """Mixin for frozen dataclasses that cache attributes beside their fields: pickles the fields only.
+
+    A field named in ``_optional_state`` (a class attribute) travels as None
+    when it cannot be pickled (a metric made from a lambda), rather than
+    making the whole value unpicklable.
+    """
+
+    __slots__ = ()
+    _optional_state: tuple[str, ...] = ()
+
+    def __getstate__(self) -> dict[str, Any]:
+        import dataclasses  # noqa: PLC0415 - only when pickling
+        import pickle  # noqa: PLC0415
+
+        state = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}  # type: ignore[arg-type]
+        for name in self._optional_state:
+            if state.get(name) is not None:
+                try:
+                    pickle.dumps(state[name])
+                except Exception:
+                    state[name] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update({**dict.fromkeys(self._optional_state), **state})
+
+
 def rehome(namespace: dict) -> None:
     """Make the public objects a module re-exports from private modules report that module.
 
@@ -87,6 +115,22 @@ def rehome(namespace: dict) -> None:
         if isinstance(module, str) and module.split(".")[0] == "ek" and \
                 any(part.startswith("_") for part in module.split(".")):
             obj.__module__ = home
+
+
+def first_repeat(values: Sequence[Any]) -> Optional[tuple[int, int]]:
+    """``(i, j)``: the positions of the first value seen a second time (at ``j``), or None if all differ.
+
+    >>> first_repeat(["a", "b", "c", "b"]), first_repeat([1, 2])
+    ((1, 3), None)
+    """
+    if len(set(values)) == len(values):
+        return None
+    seen: dict = {}
+    for j, value in enumerate(values):
+        if value in seen:
+            return seen[value], j
+        seen[value] = j
+    return None
 
 
 def type_name(obj: Any) -> str:

@@ -13,7 +13,7 @@ Results are values too: `Score` for one comparison, `Report` for a corpus and
 `QualityReport` for a reference-free estimate.
 
 This module holds data and contracts only and imports nothing outside the
-standard library.
+standard library; a `Report` carries the object that computes its interval.
 
 >>> g = GraphGrammar(node_types={"donation": NodeType("donation", fields={
 ...     "amount": FieldSpec("amount", "number", importance=10.0)})})
@@ -29,11 +29,12 @@ from enum import Enum
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, Sequence, TypeVar, runtime_checkable
 
-from ek._util import FrozenMappings
+from ek._util import FieldsOnlyState, FrozenMappings
 
 __all__ = [
     "AnnotatedExtraction",
     "Calibrator",
+    "Comparison",
     "ConfidenceSource",
     "CostWeight",
     "Decision",
@@ -320,16 +321,18 @@ class Score:
 
 
 @dataclass(frozen=True)
-class Report:
+class Report(FieldsOnlyState):
     """A corpus of `Score` s, its aggregate and its per-slice aggregates.
 
     ``aggregate`` comes from the metric's own ``aggregate`` (summed statistics,
     never a mean of per-item rates); it is None for an empty corpus.
     ``detail["slices"]`` holds each score's slice label so that reports over
-    disjoint parts merge exactly (see `ek.merge_reports`);
-    ``detail["higher_is_better"]`` is the metric's direction (None when it
-    declares none) and ``detail["aggregation"]`` the rule that made the
-    figure (see `ek.metrics`).
+    disjoint parts merge exactly (see `ek.merge_reports`), ``detail["ids"]``
+    the item ids (if given; else items are numbered by position),
+    ``detail["higher_is_better"]`` the metric's direction (or None) and
+    ``detail["aggregation"]`` the rule that made the figure (see
+    `ek.metrics`). A report whose items were dropped keeps its replicate
+    sums (``detail["replicates"]``): it still gives its `interval` and merges.
     """
 
     metric: str = ""
@@ -338,6 +341,60 @@ class Report:
     scores: Sequence[Score] = field(default_factory=tuple)
     per_slice: Mapping[Any, float] = field(default_factory=dict)
     detail: Mapping[str, Any] = field(default_factory=dict)
+    _resampler: Any = field(default=None, compare=False, repr=False)  # set by the facade: computes `interval`
+    _optional_state = ("_resampler",)  # a pickled report leaves its cached replicate sums, and a lambda metric
+
+    def interval(self, level: float = 0.95, *, slice: Any = None) -> tuple[float, float]:
+        """A ``level`` percentile-bootstrap interval of ``aggregate``, or of slice ``slice``'s figure.
+
+        Items are resampled (documents, not characters) under Poisson
+        weights derived from a hash of each id and the replicate number
+        (1,000 replicates); the metric recomputes its figure on each. So the
+        interval is the same on every machine, merged reports give the
+        interval of the whole, and runs over the same ids pair up in
+        `ek.compare`. Needs numpy.
+
+        Raises:
+            ValueError: an empty report, an unknown slice, a ``level``
+                outside (0, 1), or a metric that aggregates without summed
+                statistics.
+
+        >>> import ek
+        >>> r = ek.evaluate([("ct", "cat"), ("dog", "dog"), ("bird", "bird")] * 20, metric="cer")
+        >>> r.interval()[0] < r.aggregate < r.interval()[1]
+        True
+        """
+        if not self.n or self._resampler is None:
+            raise ValueError(f"this {self.metric!r} report " + ("is empty: score some items first." if not self.n else
+                             "does not know its metric (built by hand?); pass it through ek.merge_reports(report, "
+                             "metric=...)."))
+        low, high = self._resampler.interval(self, level, slice)
+        return float(low), float(high)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Run B against run A on the same items (`ek.compare`): the paired difference of one metric.
+
+    ``delta`` is ``b - a``; ``interval`` its paired bootstrap interval at
+    ``level`` and ``p_value`` the two-sided p-value of no difference.
+    ``verdict`` is ``"better"`` / ``"worse"`` (B, in the metric's
+    direction; ``"higher"`` / ``"lower"`` when it has none) when the
+    interval excludes 0, else ``"no detectable difference"``. ``per_slice``
+    maps each slice to a dict of these keys and ``n``.
+    """
+
+    metric: str
+    a: Optional[float]
+    b: Optional[float]
+    delta: Optional[float]
+    interval: tuple[float, float]
+    p_value: float
+    verdict: str
+    per_slice: Mapping[Any, Mapping[str, Any]] = field(default_factory=dict)
+    level: float = 0.95
+    n: int = 0
+    higher_is_better: Optional[bool] = None
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The top-level calls: `score`, `evaluate`, `merge_reports`, `estimate_quality`.
+"""The top-level calls: `score`, `evaluate`, `merge_reports`, `compare`, `estimate_quality`.
 
 This layer only resolves strategies, delegates and assembles results; the
 numbers come from the metrics and the quality-estimation pipeline.
@@ -12,7 +12,9 @@ numbers come from the metrics and the quality-estimation pipeline.
   function with no ``aggregate`` gets the mean of its values, with a
   warning (declare its aggregation with `ek.metric`).
 * `merge_reports` joins reports over disjoint parts of a corpus into exactly
-  the report of the whole.
+  the report of the whole (its `Report.interval` included).
+* `compare` tells whether run B differs from run A on the same items, with a
+  paired bootstrap interval and p-value.
 * `estimate_quality` judges an extraction with no gold answer.
 
 >>> score("hello wrld", "hello world").metric
@@ -27,19 +29,21 @@ from __future__ import annotations
 import typing
 import warnings
 from collections.abc import Mapping
-from operator import itemgetter
+from functools import reduce
+from itertools import chain
+from operator import add, itemgetter
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 import ek.metrics  # noqa: F401 - registers the core metrics before any lookup
 from ek._util import DispatchRule, type_name
-from ek.base import GraphGrammar, QualityReport, Report, Score
+from ek.base import Comparison, GraphGrammar, QualityReport, Report, Score
 from ek.canonicalize import resolve_canonicalizer
 from ek.registry import _live, get, names
 
-__all__ = ["estimate_quality", "evaluate", "merge_reports", "score"]
+__all__ = ["compare", "estimate_quality", "evaluate", "merge_reports", "score"]
 
 _CASE_TYPES = {tuple, list}
-_PRED, _GOLD = itemgetter(0), itemgetter(1)
+_PRED, _GOLD, _SLICE = itemgetter(0), itemgetter(1), itemgetter(2)
 
 if typing.TYPE_CHECKING:  # typing only: ek._estimate loads ek.qe and ek.validate
     from ek._estimate import Calibration, Policy, Signals, Sources, Validators
@@ -92,6 +96,7 @@ def evaluate(
     grammar: Optional[GraphGrammar] = None,
     normalize: Optional[Steps] = None,
     weights: Optional[CostWeight] = None,
+    ids: Optional[Iterable[Any]] = None,
 ) -> Report:
     """Score a corpus and aggregate it into a `Report`.
 
@@ -99,6 +104,10 @@ def evaluate(
         cases: ``(pred, gold)`` or ``(pred, gold, slice)`` tuples.
         metric, grammar, normalize, weights: as in `score`; a type-chosen
             metric is picked once, from the first case.
+        ids: one id per case (str or int; unique), kept in
+            ``detail["ids"]``. They decide how `Report.interval` resamples
+            each item, so two runs over the same ids pair up in `compare`.
+            None numbers the cases by position (0, 1, ...).
 
     Returns:
         A `Report` whose ``aggregate`` (and each ``per_slice`` value) comes
@@ -115,6 +124,10 @@ def evaluate(
             error rate. Declare the aggregation with `ek.metric`.
     """
     preds, golds, slices = _split_cases(cases)
+    if ids is not None:
+        from ek._bootstrap import check_ids  # the bootstrap loads with the first report that needs it
+
+        ids = check_ids(ids, len(preds), who="evaluate()")
     if not preds:
         label = metric if isinstance(metric, str) else getattr(metric, "name", "")
         return Report(metric=label or "", aggregate=None, n=0)
@@ -128,7 +141,7 @@ def evaluate(
     else:
         scores = tuple(_as_score(m(p, g, grammar=grammar), name) for p, g in zip(preds, golds))
     _warn_if_mean(m, name, "evaluate")
-    return _report(m, name, scores, slices)
+    return _report(m, name, scores, slices, ids)
 
 
 def merge_reports(*reports: Report, metric: str | Metric | None = None) -> Report:
@@ -136,11 +149,17 @@ def merge_reports(*reports: Report, metric: str | Metric | None = None) -> Repor
 
     The scores are concatenated in the order given and re-aggregated with the
     metric's ``aggregate``, so ``merge_reports(evaluate(a), evaluate(b))``
-    equals ``evaluate(a + b)``. The metric is looked up by the reports' name;
-    pass ``metric=`` for one that is not registered.
+    equals ``evaluate(a + b)``, its `Report.interval` included. Items keep
+    their ids; reports numbered by position are renumbered as
+    ``evaluate(a + b)`` numbers them. Reports whose items were dropped
+    (replicate sums in ``detail["replicates"]``) merge by adding their
+    sums. The metric is looked up by the reports' name; pass ``metric=``
+    for one that is not registered.
 
     Raises:
-        ValueError: no reports, or reports of different metrics.
+        ValueError: no reports, reports of different metrics, an id held
+            by two reports, or reports with ids mixed with reports
+            numbered by position.
     """
     if not reports:
         raise ValueError("merge_reports() needs at least one Report.")
@@ -158,14 +177,49 @@ def merge_reports(*reports: Report, metric: str | Metric | None = None) -> Repor
         return reports[0]
     name = labels.pop()
     m = get("metrics", name) if metric is None else (get("metrics", metric) if isinstance(metric, str) else metric)
-    scores: list[Score] = []
+    from ek import _bootstrap
+
+    ids = _bootstrap.merged_ids(full)
+    _warn_if_mean(m, name, "merge_reports")
+    if any("replicates" in r.detail for r in full):
+        detail = {"higher_is_better": _direction(m), "aggregation": _aggregation(m)}
+        merged: Report = _bootstrap.merge_summaries(full, m, name, ids, detail)
+        return merged
     slices: list[Any] = []
     for r in full:
-        scores.extend(r.scores)
         slices.extend(r.detail.get("slices") or (None,) * r.n)
     has_slices = any(r.detail.get("slices") for r in full)
-    _warn_if_mean(m, name, "merge_reports")
-    return _report(m, name, tuple(scores), slices if has_slices else None)
+    return _report(m, name, _concatenated([r.scores for r in full]), slices if has_slices else None, ids)
+
+
+def compare(report_a: Report, report_b: Report, level: float = 0.95) -> Comparison:
+    """Is run B better or worse than run A? The paired difference B - A on the same items.
+
+    Both reports are resampled with the same weights per item id (see
+    `Report.interval`): a paired bootstrap, in which the noise both runs
+    share cancels. ``report_a`` and ``report_b`` must be of one metric over
+    the same items (ids, or as many items numbered by position); ``level``
+    is the confidence level. Returns a `Comparison`: ``a``, ``b``, ``delta``
+    (B - A), its paired ``interval``, ``p_value`` and ``verdict``, overall
+    and per slice.
+
+    Raises:
+        ValueError: reports of different metrics or over different items
+            (the message names them), or an empty report.
+
+    >>> gold = ["the cat sat", "a dog ran", "birds sing"] * 30
+    >>> a = evaluate([(g.replace("a", "o"), g) for g in gold], metric="cer")
+    >>> b = evaluate([(g.replace("t", "d"), g) for g in gold], metric="cer")
+    >>> c = compare(a, b)
+    >>> round(c.delta, 3), c.verdict
+    (-0.033, 'better')
+    """
+    for i, r in enumerate((report_a, report_b)):
+        if not isinstance(r, Report):
+            raise TypeError(f"compare() argument {i} is {type_name(r)}, not a Report; pass two ek.evaluate reports.")
+    from ek._bootstrap import compare as paired
+
+    return Comparison(**paired(report_a, report_b, level))
 
 
 def estimate_quality(
@@ -221,8 +275,12 @@ def _split_cases(cases: Iterable[Sequence[Any]]) -> tuple[list[Any], list[Any], 
             f"got {type_name(cases)}. Build cases with zip(preds, golds)."
         )
     cases = cases if isinstance(cases, list) else list(cases)
-    if set(map(type, cases)) <= _CASE_TYPES and set(map(len, cases)) <= {2}:
-        return list(map(_PRED, cases)), list(map(_GOLD, cases)), None  # all (pred, gold): C-speed split
+    if set(map(type, cases)) <= _CASE_TYPES:
+        lengths = set(map(len, cases))
+        if lengths <= {2}:
+            return list(map(_PRED, cases)), list(map(_GOLD, cases)), None  # all (pred, gold): C-speed split
+        if lengths == {3}:
+            return list(map(_PRED, cases)), list(map(_GOLD, cases)), list(map(_SLICE, cases))
     preds: list[Any] = []
     golds: list[Any] = []
     slices: list[Any] = []
@@ -247,10 +305,15 @@ def _split_cases(cases: Iterable[Sequence[Any]]) -> tuple[list[Any], list[Any], 
     return preds, golds, (slices if sliced else None)
 
 
-def _report(m: Metric, name: str, scores: Sequence[Score], slices: Optional[Sequence[Any]]) -> Report:
+def _report(m: Metric, name: str, scores: Sequence[Score], slices: Optional[Sequence[Any]],
+            ids: Optional[tuple[Any, ...]] = None) -> Report:
+    from ek._bootstrap import Resampler
+
     aggregate = _aggregate(m, scores)
     per_slice: dict[Any, float] = {}
     detail: dict[str, Any] = {"higher_is_better": _direction(m), "aggregation": _aggregation(m)}
+    if ids is not None:
+        detail["ids"] = ids
     if slices is not None:
         groups: dict[Any, list[int]] = {}
         for i, label in enumerate(slices):
@@ -267,7 +330,19 @@ def _report(m: Metric, name: str, scores: Sequence[Score], slices: Optional[Sequ
             part = take(idx) if take is not None else [scores[i] for i in idx]
             per_slice[label] = _aggregate(m, part)
         detail.update(slices=tuple(slices), slice_n={k: len(v) for k, v in groups.items()})
-    return Report(metric=name, aggregate=aggregate, n=len(scores), scores=scores, per_slice=per_slice, detail=detail)
+    return Report(metric=name, aggregate=aggregate, n=len(scores), scores=scores, per_slice=per_slice,
+                  detail=detail, _resampler=Resampler(m))
+
+
+def _concatenated(parts: list[Sequence[Score]]) -> Sequence[Score]:
+    """The scores of several reports in order; column-backed scores stay column-backed."""
+    kind = type(parts[0])
+    if kind is not list and all(type(p) is kind for p in parts):
+        try:
+            return reduce(add, parts)
+        except TypeError:
+            pass
+    return tuple(chain.from_iterable(parts))
 
 
 def _aggregate(m: Metric, scores: Sequence[Score]) -> float:

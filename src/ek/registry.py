@@ -44,7 +44,7 @@ __all__ = [
 
 # Import names that make up each extra; check_requirements reports on these.
 _EXTRA_PACKAGES = {
-    "metrics": ("numpy", "scipy", "networkx", "seqeval", "nervaluate", "anls_star"),
+    "metrics": ("numpy", "scipy", "networkx", "seqeval", "nervaluate", "anls_star", "regex"),
     "calibration": ("numpy", "sklearn", "crepes"),
     "netcal": ("numpy", "netcal"),
     "ocr": ("ocracy",),

@@ -5,6 +5,8 @@ arguments, keyword-only ones become ``--options``. `_dispatch_funcs` is the
 one list of what ``ek`` exposes.
 
     ek cer "hello wrld" "hello world"
+    ek evaluate gold.jsonl pred.jsonl --html report.html
+    ek compare gold.jsonl pred_a.jsonl pred_b.jsonl
     ek where
 """
 
@@ -12,10 +14,13 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ek._commands import compare, evaluate
+from ek._commands import normalize_steps as _steps
 from ek.facade import score
 from ek.registry import check_requirements, get
 
-__all__ = ["cer", "check", "cost_per_success", "engines", "pass_k", "rover", "version", "wer", "where"]
+__all__ = ["cer", "check", "compare", "cost_per_success", "engines", "evaluate", "pass_k", "rover", "version", "wer",
+           "where"]
 
 
 def cer(prediction: str, gold: str, *, normalize: Optional[str] = None) -> float:
@@ -98,13 +103,6 @@ def check(engine: str) -> dict:
     return check_requirements(engine=engine)
 
 
-def _steps(normalize: Optional[str]) -> Optional[list[str]]:
-    """``"nfc,lower"`` on the command line -> ``["nfc", "lower"]``."""
-    if normalize is None:
-        return None
-    return [s.strip() for s in normalize.split(",") if s.strip()]
-
-
 def _demo() -> str:
     """Score the bundled demo corpus and print the results."""
     from ek._demo import demo
@@ -114,4 +112,4 @@ def _demo() -> str:
 
 _demo.__name__ = "demo"
 
-_dispatch_funcs = [cer, wer, where, version, rover, pass_k, cost_per_success, engines, check, _demo]
+_dispatch_funcs = [cer, wer, evaluate, compare, where, version, rover, pass_k, cost_per_success, engines, check, _demo]

@@ -42,8 +42,24 @@ def demo() -> str:
         _ocr_section(),
         "",
         _agent_section(),
+        "",
+        _files_section(),
     ]
     return "\n".join(sections)
+
+
+def _files_section() -> str:
+    folder = resources.files("ek").joinpath("data")
+    gold, other = folder / _CORPUS, folder / "demo_ocr_b.jsonl"
+    return "\n".join([
+        "4. Your own files: the same corpus, with intervals, a page, and a second system to compare",
+        "",
+        f"   ek evaluate {gold} {gold} --html report.html",
+        f"   ek compare {gold} {gold} {other}",
+        "",
+        "   (the corpus file holds the gold and system A's predictions; GOLD and PRED may be .jsonl, .json,",
+        "   .csv, .tsv files or folders of OCR documents, joined by id.)",
+    ])
 
 
 def _agent_section() -> str:

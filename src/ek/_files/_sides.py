@@ -14,6 +14,7 @@ from typing import Any, BinaryIO, Mapping, Optional, Union
 from ek._files import _records
 from ek._files._documents import Document, read_document
 from ek._files._errors import InputError, decode_utf8
+from ek._util import first_repeat
 
 VALUE_FIELDS = {"gold": ("reference", "gold", "text"), "pred": ("prediction", "pred", "text")}
 RECORD_FORMATS = ("jsonl", "json", "csv", "tsv")
@@ -188,15 +189,13 @@ def _ids(table, label, id_field) -> list:
             raise _no_field(label, table, k, id_field, "the id field") from None
         if set(map(type, ids)) != {str}:
             ids = [_id_text(v, label, table, k) for k, v in enumerate(ids)]
-    if len(set(ids)) != len(ids):
-        seen: dict = {}
-        for k, i in enumerate(ids):
-            if i in seen:
-                raise InputError(
-                    f"{label} has the id {i!r} twice ({table.where(seen[i])} and {table.where(k)}); "
-                    "ids must be unique to join GOLD and PRED."
-                )
-            seen[i] = k
+    repeat = first_repeat(ids)
+    if repeat is not None:
+        first, k = repeat
+        raise InputError(
+            f"{label} has the id {ids[k]!r} twice ({table.where(first)} and {table.where(k)}); "
+            "ids must be unique to join GOLD and PRED."
+        )
     return ids
 
 

@@ -5,9 +5,9 @@ A pure renderer. The CLI turns a report into a plain dict, `render_evaluate` or
 saves it. The page needs nothing else: styles and the small table-sorting script are
 inline, charts are SVG drawn here in Python, and a Content-Security-Policy forbids every
 fetch, so the file opens from ``file://`` offline. Every string from the data (ids, texts,
-slice labels, metric names) is escaped. Only the standard library is used (plus rapidfuzz,
-a core dependency, when an item carries texts but no alignment), so the ``report`` extra
-is empty.
+slice labels, metric names) is escaped. Only the standard library is used (plus
+`ek._align`, on rapidfuzz, a core dependency, when an item carries texts but no alignment),
+so the ``report`` extra is empty.
 
 The evaluate page data (any key but ``metric`` and ``aggregate`` may be absent or None)::
 
@@ -25,9 +25,10 @@ The evaluate page data (any key but ``metric`` and ``aggregate`` may be absent o
      "fields": {name: {"precision", "recall", "f1": float, "tp", "fp", "fn": int}}}
 
 ``percent`` (default: by metric name, e.g. cer, wer, fields, anls) shows values as
-percentages. `align` (gold, pred, unit) builds ``ops``. Without ``ops`` an item with both texts is aligned here; without
-``confusions`` they are counted from the items' ``ops``. The worst items are the largest
-values, or the smallest when ``higher_is_better``.
+percentages. ``ops`` are those of ``ek._align.align(pred, gold, unit=...)``; without them
+an item with both texts is aligned on the page, and without ``confusions`` they are
+counted from the items' ``ops``. The worst items are the largest values, or the smallest
+when ``higher_is_better``.
 
 The compare page data (``metric``, ``a``, ``b`` and ``delta`` are required)::
 
@@ -55,10 +56,9 @@ from pathlib import Path
 from typing import Union
 
 from ek._html._compare import render_compare
-from ek._html._diff import align
 from ek._html._evaluate import render_evaluate
 
-__all__ = ["render_evaluate", "render_compare", "write_page", "align"]
+__all__ = ["render_evaluate", "render_compare", "write_page"]
 
 
 def write_page(path: Union[str, Path], html: str) -> Path:

@@ -2,10 +2,11 @@
 
 An alignment is a list of ``[tag, gold_segment, pred_segment]`` with tag ``equal``,
 ``replace``, ``delete`` or ``insert`` (a segment is a string; for words it may also be a
-list of words). Changes are marked by more than colour: a deletion is struck through
-(``<del>``), an insertion underlined (``<ins>``), a substitution boxed with an arrow
-between the two, and each carries a ``title`` naming the operation. Long unchanged runs
-are folded so a page stays small whatever the document length.
+list of words): the ops of `ek._align.align`, which also aligns an item given only its
+texts. Changes are marked by more than colour: a deletion is struck through (``<del>``),
+an insertion underlined (``<ins>``), a substitution boxed with an arrow between the two,
+and each carries a ``title`` naming the operation. Long unchanged runs are folded so a
+page stays small whatever the document length.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterable, Optional, Sequence
 
+from ek._align import align
 from ek._html._format import esc
 
 _CONTEXT = 30          # units of unchanged text kept on each side of a folded run
@@ -32,24 +34,11 @@ def visible(text: str) -> str:
     return text.translate(_VISIBLE)
 
 
-def align(gold: str, pred: str, *, unit: Optional[str]) -> list[list[Any]]:
-    """A minimal edit alignment of ``pred`` against ``gold``, by characters or by words."""
-    from rapidfuzz.distance import Levenshtein
-
-    words = unit == "word"
-    g, p = (gold.split(), pred.split()) if words else (gold, pred)
-    ops = []
-    for op in Levenshtein.opcodes(g, p):
-        gs, ps = g[op.src_start:op.src_end], p[op.dest_start:op.dest_end]
-        ops.append([op.tag, " ".join(gs) if words else gs, " ".join(ps) if words else ps])
-    return ops
-
-
 def render_diff(ops: Optional[Sequence], *, unit: Optional[str], gold: Any = None, pred: Any = None) -> str:
     """The inline diff of one item as HTML; falls back to aligning ``gold`` and ``pred`` itself."""
     if not ops:
         if isinstance(gold, str) and isinstance(pred, str):
-            ops = align(gold, pred, unit=unit)
+            ops = align(pred, gold, unit="word" if unit == "word" else "char")
         else:
             shown = pred if pred is not None else gold
             return f'<span class="plain">{esc(shown)}</span>' if shown is not None else ""

@@ -18,7 +18,10 @@ fingerprint of the run. The engine owns everything else, once:
 
 A run is used in three steps: ``run = open_run(...)`` (checks and records
 the settings), ``entries = execute(run, task, items, ...)``, then
-``run.close(summary)`` once the adapter has built its report.
+``run.close(summary)`` once the adapter has built its report. A run scored
+elsewhere (``ek evaluate --save``, kind ``evaluate``) writes its entries
+with ``run.store.write`` between the two; `read_run` reads any stored run
+back, and `stored_runs` lists those of a kind.
 """
 
 from ek._runs._codec import decode, encode, register
@@ -26,7 +29,8 @@ from ek._runs._execute import (
     CHUNK_ITEMS, FLUSH_SECONDS, Run, check_errors, check_executor, describe, execute, open_run,
 )
 from ek._runs._records import (
-    FORMAT, baseline_of, check_run_id, digest, load_baseline_record, new_run_id, now, save_baseline_record,
+    FORMAT, baseline_of, check_run_id, digest, load_baseline_record, new_run_id, now, read_run,
+    save_baseline_record, stored_runs,
 )
 from ek._runs._scoring import ScoringTask, gold_items, score_cases, scored_report
 from ek._runs._settings import callable_id, fingerprint, setting_id, str_keys
@@ -34,6 +38,6 @@ from ek._runs._settings import callable_id, fingerprint, setting_id, str_keys
 __all__ = [
     "CHUNK_ITEMS", "FLUSH_SECONDS", "FORMAT", "Run", "ScoringTask", "baseline_of", "callable_id", "check_errors",
     "check_executor", "check_run_id", "decode", "describe", "digest", "encode", "execute", "fingerprint",
-    "gold_items", "load_baseline_record", "new_run_id", "now", "open_run", "register",
-    "save_baseline_record", "score_cases", "scored_report", "setting_id", "str_keys",
+    "gold_items", "load_baseline_record", "new_run_id", "now", "open_run", "read_run", "register",
+    "save_baseline_record", "score_cases", "scored_report", "setting_id", "stored_runs", "str_keys",
 ]

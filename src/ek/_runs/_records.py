@@ -28,7 +28,7 @@ from ek._runs._codec import revive
 from ek.stores import data_dir, json_store
 
 __all__ = ["FORMAT", "RunStore", "baseline_of", "check_run_id", "digest", "load_baseline_record",
-           "new_run_id", "now", "save_baseline_record"]
+           "new_run_id", "now", "read_run", "save_baseline_record", "stored_runs"]
 
 FORMAT = 2
 """Version of every record this module writes."""
@@ -198,6 +198,22 @@ class RunStore:
 
     def _where(self, store: Any, key: str) -> str:
         return str(data_dir(store.kind, rootdir=self.rootdir) / f"{key}.json")
+
+
+def read_run(kind: str, run_id: str, *, rootdir: Any, who: str) -> Optional[tuple[dict, dict]]:
+    """``(header, item_id -> entry)`` of the stored ``kind`` run ``run_id``, None when there is none.
+
+    Reading changes nothing; a damaged header or chunk is a ValueError naming its file.
+    """
+    store = RunStore(kind, check_run_id(run_id, who), rootdir, who)
+    header = store._read_header()
+    return None if header is None else (header, store.saved())
+
+
+def stored_runs(kind: str, *, rootdir: Any) -> list[str]:
+    """The ids of the stored runs of ``kind``, sorted."""
+    prefix = f"{kind}."
+    return sorted(key[len(prefix):] for key in json_store("runs", rootdir=rootdir) if key.startswith(prefix))
 
 
 _REPAIR = ("Delete the file to run its items again (or pass resume=False to start the run over); "

@@ -183,17 +183,23 @@ def scored_report(items: list, entries: list, *, label: Optional[str], metric: A
                   detail: dict) -> tuple:
     """``(report, run summary)``: the report over the scored entries, per slice, with ``per_item``.
 
+    The report's items are the gold keys (``detail["ids"]``), so its
+    `ek.Report.interval` resamples by key and two runs over one gold set
+    pair up in `ek.compare`.
+
     ``detail`` is added to the report's; ``per_item`` maps every key to its
     entry with the score as a number and its statistics as ``detail``.
     """
     from ek.facade import merge_reports  # noqa: PLC0415
 
-    scored = [(e["score"], e["slice"]) for e in entries if e["error"] is None]
+    scored = [(item[0], e["score"], e["slice"]) for item, e in zip(items, entries) if e["error"] is None]
     report = Report(metric=label or "", aggregate=None, n=0)
     if scored:
-        slices = tuple(s for _, s in scored)
-        flat = Report(metric=label or "", n=len(scored), scores=tuple(s for s, _ in scored),
-                      detail={"slices": slices} if any(s is not None for s in slices) else {})
+        slices = tuple(s for _, _, s in scored)
+        flat_detail: dict[str, Any] = {"ids": tuple(k for k, _, _ in scored)}  # gold keys pair runs in compare
+        if any(s is not None for s in slices):
+            flat_detail["slices"] = slices
+        flat = Report(metric=label or "", n=len(scored), scores=tuple(s for _, s, _ in scored), detail=flat_detail)
         report = merge_reports(flat, metric=metric)
     failures = {item[0]: e["error"] for item, e in zip(items, entries) if e["error"] is not None}
     per_item = {item[0]: _view(e) for item, e in zip(items, entries)}

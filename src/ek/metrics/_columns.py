@@ -66,6 +66,13 @@ class ScoreColumns(Sequence[Score]):
     def __repr__(self) -> str:
         return f"<{self._n} scores: {', '.join(self._columns)}>"
 
+    def __add__(self, other: object) -> "ScoreColumns":
+        """The scores of ``self`` then ``other``, still column-backed when both are of one kind."""
+        if not (isinstance(other, ScoreColumns) and other._make == self._make
+                and other._columns.keys() == self._columns.keys()):
+            return NotImplemented
+        return ScoreColumns({k: c + other._columns[k] for k, c in self._columns.items()}, self._make)
+
     def column(self, name: str) -> tuple[Any, ...]:
         """One statistic for every item."""
         return self._columns[name]

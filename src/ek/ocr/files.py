@@ -45,7 +45,7 @@ from ek.facade import evaluate
 if TYPE_CHECKING:
     from ek._files import Joined
 
-__all__ = ["evaluate_files"]
+__all__ = ["evaluate_files", "evaluate_joined"]
 
 DEFAULT_MEASURES = ("cer", "wer", "fca", "bow")
 
@@ -87,9 +87,28 @@ def evaluate_files(
     from ek._files import read_pair  # the readers and their parsers load on first use
 
     joined = read_pair(gold, pred, level=level, pick=pick)
+    return evaluate_joined(joined, metric=metric, segment=segment, normalize=normalize, measures=measures,
+                           n_confusions=n_confusions, n_bins=n_bins)
+
+
+def evaluate_joined(
+    joined: Joined,
+    *,
+    metric: str = "cer",
+    segment: str = "codepoint",
+    normalize: Any = None,
+    measures: Sequence[str] = DEFAULT_MEASURES,
+    n_confusions: int = 20,
+    n_bins: Optional[int] = None,
+) -> Report:
+    """`evaluate_files` on GOLD and PRED already read and joined by ``ek._files`` (as ``ek evaluate`` reads them).
+
+    The report's items carry the joined ids (``detail["ids"]``), so its
+    `ek.Report.interval` resamples documents by name.
+    """
     canon = resolve_canonicalizer(normalize)
     name = _with_segment(metric, segment)
-    report = evaluate(joined.cases(), metric=name, normalize=normalize)
+    report = evaluate(joined.cases(), metric=name, normalize=normalize, ids=joined.ids)
     values = {}
     for m in measures:
         m_name = _with_segment(m, segment) if m == "cer" else m
@@ -98,7 +117,6 @@ def evaluate_files(
     per_file, totals = _confusions(joined, canon, unit, n_confusions)
     detail = {
         **report.detail,
-        "ids": joined.ids,
         "missing": joined.missing,
         "extra": joined.extra,
         "errors": {"gold": dict(joined.gold_errors), "pred": dict(joined.pred_errors)},

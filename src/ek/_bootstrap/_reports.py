@@ -1,0 +1,428 @@
+"""Bootstrap intervals, paired comparisons and item-free summaries of `Report` s.
+
+The numbers come from `_weights` (weights, replicate sums, quantiles); this
+module reads them off a report: which statistics its metric sums, the
+per-item table, the slices, the ids. A report gets its replicate sums in
+one of two ways:
+
+* from its scores, computed on first use and kept on the report object
+  (never pickled, never compared);
+* from ``detail["replicates"]``, for a report whose items were dropped
+  (`summarize`): ``{"scheme", "replicates", "statistics", "overall",
+  "per_slice"}`` where ``overall`` and each slice hold one row per
+  replicate: the weighted sum of each statistic, then the total weight.
+  Such a report also holds ``detail["ids"]``, ``detail["statistics"]``
+  (the summed statistics) and ``detail["slice_statistics"]``, which is
+  all `merge_summaries` needs to join it with others.
+
+Reports are read duck-typed (``metric``, ``n``, ``scores``, ``per_slice``,
+``detail`` and the private ``_resampler``), so this module never imports
+`ek.base`, whose `Report.interval` calls it through the report's `Resampler`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from itertools import chain
+from typing import Any, Callable, Optional
+
+from ek._bootstrap._weights import REPLICATES, SCHEME, as_table, id_text, interval_of, p_value_of, replicate_sums
+
+__all__ = [
+    "Resampler", "check_comparable", "compare", "interval", "merge_summaries", "merged_ids", "resampled",
+    "resampled_pair", "summarize", "verdict",
+]
+
+_CACHE = "_resampled"
+_NO_SLICE = object()  # the group of items without a slice label
+
+
+@dataclasses.dataclass(frozen=True)
+class Resampler:
+    """What a `Report` carries to resample itself: the metric whose ``compute`` makes each replicate's figure."""
+
+    metric: Any
+
+    def interval(self, report: Any, level: float, slice: Any) -> tuple[float, float]:
+        """``report.interval(level, slice=slice)``."""
+        return interval(report, level, slice)
+
+
+@dataclasses.dataclass(frozen=True)
+class Resampled:
+    """One report's replicate sums: ``overall`` and ``per_slice`` arrays ``(B, k + 1)``."""
+
+    statistics: tuple
+    compute: Callable[[dict], float]
+    overall: Any
+    per_slice: dict
+    totals: dict
+    slice_totals: dict
+    replicates: int = REPLICATES
+
+    def values(self, label: Any = _NO_SLICE) -> list[float]:
+        """The metric's value in every replicate, NaN where the replicate drew no item."""
+        sums = self.overall if label is _NO_SLICE else self.per_slice[label]
+        k = len(self.statistics)
+        names, compute = self.statistics, self.compute
+        return [math.nan if row[k] == 0 else float(compute(dict(zip(names, row)))) for row in sums.tolist()]
+
+
+def resampled(report: Any, *, progress: Any = None) -> Resampled:
+    """The replicate sums of ``report``: stored ones, cached ones, or computed now and cached."""
+    cached = report.__dict__.get(_CACHE)
+    if cached is not None:
+        return cached
+    names, compute = _statistics(report)
+    stored = report.detail.get("replicates")
+    if stored is not None:
+        out = _from_stored(report, stored, names, compute)
+    else:
+        out = _from_scores(report, progress)
+    object.__setattr__(report, _CACHE, out)  # a frozen dataclass; not a field, so never compared or pickled
+    return out
+
+
+def resampled_pair(a: Any, b: Any, *, progress: Any = None) -> tuple[Resampled, Resampled]:
+    """Both reports' replicate sums; when both come from scores over one slicing, in one pass of weights."""
+    import numpy as np
+
+    fresh = all(_CACHE not in r.__dict__ and "replicates" not in r.detail for r in (a, b))
+    if not fresh:
+        return resampled(a), resampled(b)
+    ia, ib = _items(a), _items(b)
+    order = _alignment(ia, ib)
+    if order is None:
+        return resampled(a), resampled(b)
+    k = ia.table.shape[1]
+    table = np.concatenate([ia.table, ib.table[order]], axis=1)
+    sums = replicate_sums(ia.ids, table, ia.codes, max(len(ia.groups), 1), progress=progress)
+    weight = sums[:, :, -1:]
+    ra = _finish(ia, np.concatenate([sums[:, :, :k], weight], axis=2))
+    rb = _finish(dataclasses.replace(ib, ids=ia.ids, table=ib.table[order], codes=ia.codes, groups=ia.groups),
+                 sums[:, :, k:])
+    for report, out in ((a, ra), (b, rb)):
+        object.__setattr__(report, _CACHE, out)
+    return ra, rb
+
+
+def check_comparable(a: Any, b: Any) -> None:
+    """ValueError unless ``a`` and ``b`` are reports of one metric over the same items."""
+    if a.metric != b.metric:
+        raise ValueError(
+            f"compare() got a {a.metric!r} report and a {b.metric!r} report; compare two runs scored with the "
+            "same metric."
+        )
+    if not a.n or not b.n:
+        raise ValueError("compare() got an empty report; both runs need scored items.")
+    ids_a, ids_b = set(map(id_text, _ids(a))), set(map(id_text, _ids(b)))
+    if ids_a != ids_b:
+        only_a, only_b = sorted(ids_a - ids_b), sorted(ids_b - ids_a)
+        raise ValueError(
+            f"compare() needs two runs over the same items, but A has {len(ids_a)} and B {len(ids_b)}: "
+            f"{len(only_a)} only in A{_examples(only_a)} and {len(only_b)} only in B{_examples(only_b)}; "
+            "score both runs on one gold set."
+        )
+
+
+def interval(report: Any, level: float = 0.95, slice: Any = None) -> tuple[float, float]:
+    """The percentile bootstrap interval of ``report``'s aggregate, or of slice ``slice``'s figure."""
+    _check_level(level)
+    if not report.n:
+        raise ValueError("Report.interval() got an empty report; an empty corpus has no figure to bound.")
+    sums = resampled(report)
+    if slice is None:
+        return interval_of(sums.values(), level)
+    if slice not in sums.per_slice:
+        known = ", ".join(map(repr, list(sums.per_slice)[:10])) or "none"
+        raise ValueError(f"Report.interval() has no slice {slice!r}; the report's slices are: {known}.")
+    return interval_of(sums.values(slice), level)
+
+
+def compare(a: Any, b: Any, level: float = 0.95) -> dict:
+    """The fields of `ek.base.Comparison` for B against A (see `ek.compare`)."""
+    _check_level(level)
+    check_comparable(a, b)
+    sa, sb = resampled_pair(a, b)
+    if sa.statistics != sb.statistics or sa.replicates != sb.replicates:
+        raise ValueError(
+            f"compare() got reports whose replicate sums differ in kind (statistics {sa.statistics} and "
+            f"{sb.statistics}, {sa.replicates} and {sb.replicates} replicates); score both with one ek version."
+        )
+    up = _direction(a)
+    overall = _paired(a.aggregate, b.aggregate, sa.values(), sb.values(), level, up)
+    per_slice = {}
+    slice_n = a.detail.get("slice_n") or {}
+    for label in sa.per_slice:
+        if label in sb.per_slice:
+            row = _paired(a.per_slice.get(label), b.per_slice.get(label), sa.values(label), sb.values(label),
+                          level, up)
+            per_slice[label] = {**row, "n": slice_n.get(label)}
+    return {"metric": a.metric, **overall, "per_slice": per_slice, "level": level, "n": a.n,
+            "higher_is_better": up}
+
+
+def verdict(low: float, high: float, higher_is_better: Optional[bool]) -> str:
+    """``"better"`` / ``"worse"`` for B when the interval of B - A excludes 0, in the metric's direction."""
+    if not (low > 0 or high < 0):
+        return "no detectable difference"
+    if higher_is_better is None:
+        return "higher" if low > 0 else "lower"
+    return "better" if (low > 0) == higher_is_better else "worse"
+
+
+def summarize(report: Any) -> Any:
+    """``report`` without its items: summed statistics and replicate sums, enough to merge and bound it."""
+    if "replicates" in report.detail:
+        return report
+    sums = resampled(report)
+    detail = {k: v for k, v in report.detail.items() if k != "slices"}
+    detail.update(
+        ids=_ids(report),
+        statistics=dict(sums.totals),
+        slice_statistics={label: dict(t) for label, t in sums.slice_totals.items()},
+        replicates=_stored(sums),
+    )
+    return dataclasses.replace(report, scores=(), detail=detail)
+
+
+def merged_ids(reports: list) -> Optional[tuple]:
+    """The ids of merged reports in order; None when every report numbers its items by position."""
+    given = [r.detail.get("ids") is not None for r in reports]
+    if not any(given):
+        return None
+    if not all(given):
+        raise ValueError(
+            f"merge_reports() got report {given.index(True)} with item ids and report {given.index(False)} "
+            "numbered by position; pass ids= to evaluate() for every part, or for none."
+        )
+    owner: dict = {}
+    for k, r in enumerate(reports):
+        for item in r.detail["ids"]:
+            text = id_text(item)
+            if text in owner:
+                raise ValueError(
+                    f"merge_reports() got item {item!r} in report {owner[text]} and in report {k}; reports must "
+                    "cover disjoint items (unique ids) to merge into the report of the whole."
+                )
+            owner[text] = k
+    return tuple(chain.from_iterable(r.detail["ids"] for r in reports))
+
+
+def merge_summaries(parts: list, metric: Any, name: str, ids: Optional[tuple], detail: dict) -> Any:
+    """The report of the whole from parts of which some carry replicate sums only (see `ek.merge_reports`)."""
+    sums = [resampled(p if p._resampler is not None else dataclasses.replace(p, _resampler=Resampler(metric)))
+            for p in parts]
+    first = sums[0]
+    for s in sums[1:]:
+        if s.statistics != first.statistics or s.replicates != first.replicates:
+            raise ValueError(
+                f"merge_reports() got replicate sums of different kinds ({first.statistics} and {s.statistics}); "
+                "merge reports made by one metric and one ek version."
+            )
+    overall = sum(s.overall for s in sums)
+    totals = _add_totals(s.totals for s in sums)
+    per_slice, slice_totals, slice_n = {}, {}, {}
+    for part, s in zip(parts, sums):
+        for label, rows in s.per_slice.items():
+            per_slice[label] = per_slice[label] + rows if label in per_slice else rows
+            slice_totals[label] = _add_totals([slice_totals.get(label, {}), s.slice_totals[label]])
+            slice_n[label] = slice_n.get(label, 0) + (part.detail.get("slice_n") or {}).get(label, 0)
+    merged = Resampled(first.statistics, first.compute, overall, per_slice, totals, slice_totals, first.replicates)
+    n = sum(p.n for p in parts)
+    detail = {**detail, "ids": ids, "statistics": totals, "slice_statistics": slice_totals,
+              "replicates": _stored(merged)}
+    if slice_n:
+        detail["slice_n"] = slice_n
+    report = dataclasses.replace(
+        parts[0], metric=name, aggregate=float(first.compute(totals)), n=n, scores=(),
+        per_slice={label: float(first.compute(t)) for label, t in slice_totals.items()}, detail=detail,
+        _resampler=Resampler(metric),
+    )
+    object.__setattr__(report, _CACHE, merged)
+    return report
+
+
+# ---------------------------------------------------------------------------
+
+
+def _check_level(level: Any) -> None:
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
+        raise ValueError(f"level must be a number between 0 and 1 (e.g. 0.95 for a 95% interval), got {level!r}.")
+
+
+def _statistics(report: Any) -> tuple[tuple, Callable[[dict], float]]:
+    """The statistic names the report's metric sums, and its ``compute``."""
+    m = _metric(report)
+    if getattr(m, "aggregate", None) is None:  # the mean fallback of a plain function
+        return ("value", "n"), _mean
+    if report.detail.get("aggregation") == "custom" or not (hasattr(m, "statistics") and hasattr(m, "compute")):
+        raise ValueError(
+            f"metric {report.metric!r} aggregates with a custom function rather than summed statistics, so its "
+            "figure cannot be resampled; declare how it aggregates with ek.metric(fn, aggregate='mean' or "
+            "'sum_ratio', ...)."
+        )
+    return tuple(m.statistics), m.compute
+
+
+def _metric(report: Any) -> Any:
+    carrier = report._resampler
+    if carrier is None or carrier.metric is None:
+        raise ValueError(
+            f"this {report.metric!r} report does not carry its metric (it was built by hand, or unpickled from a "
+            "metric that cannot be pickled), so its figure cannot be recomputed on resampled sums; rebuild it "
+            "with ek.merge_reports(report, metric=...)."
+        )
+    return carrier.metric
+
+
+def _mean(totals: dict) -> float:
+    return totals["value"] / totals["n"] if totals["n"] else math.nan
+
+
+def _ids(report: Any) -> tuple:
+    ids = report.detail.get("ids")
+    return tuple(range(report.n)) if ids is None else tuple(ids)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Items:
+    """A report's items as arrays: ids, the ``(n, k)`` statistics, the slice group of each item."""
+
+    ids: tuple
+    table: Any
+    codes: Any
+    groups: dict  # slice label (or _NO_SLICE) -> group number
+    names: tuple
+    compute: Callable
+
+
+def _items(report: Any) -> _Items:
+    import numpy as np
+
+    names, compute = _statistics(report)
+    labels = report.detail.get("slices")
+    groups: dict = {}
+    codes = np.zeros(report.n, dtype=np.int64)
+    if labels is not None:
+        codes = np.fromiter((groups.setdefault(_NO_SLICE if x is None else x, len(groups)) for x in labels),
+                            dtype=np.int64, count=report.n)
+    return _Items(_ids(report), as_table(_columns(report, names), report.n), codes, groups, names, compute)
+
+
+def _from_scores(report: Any, progress: Any) -> Resampled:
+    items = _items(report)
+    return _finish(items, replicate_sums(items.ids, items.table, items.codes, max(len(items.groups), 1),
+                                         progress=progress))
+
+
+def _finish(items: _Items, sums: Any) -> Resampled:
+    """The `Resampled` of ``items`` from their replicate sums per group."""
+    import numpy as np
+
+    table, names = items.table, items.names
+    by_group = np.zeros((sums.shape[0], table.shape[1]), dtype=table.dtype)
+    np.add.at(by_group, items.codes, table)
+    group_totals = by_group.tolist()
+    labelled = [(label, g) for label, g in items.groups.items() if label is not _NO_SLICE]
+    return Resampled(names, items.compute, sums.sum(axis=0), {label: sums[g] for label, g in labelled},
+                     dict(zip(names, table.sum(axis=0).tolist())),
+                     {label: dict(zip(names, group_totals[g])) for label, g in labelled})
+
+
+def _alignment(ia: _Items, ib: _Items) -> Any:
+    """Rows of B in A's item order, or None when the two slice the items differently."""
+    import numpy as np
+
+    if ia.ids == ib.ids:
+        order = np.arange(len(ia.ids))
+    else:
+        where = {text: k for k, text in enumerate(map(id_text, ib.ids))}
+        texts = list(map(id_text, ia.ids))
+        if len(where) != len(texts) or not all(t in where for t in texts):
+            return None
+        order = np.fromiter((where[t] for t in texts), dtype=np.int64, count=len(texts))
+    if set(ia.groups) != set(ib.groups):
+        return None
+    to_a = np.array([ia.groups[label] for label in ib.groups], dtype=np.int64)  # B's group numbers are in order
+    same = np.array_equal(to_a[ib.codes[order]], ia.codes) if len(to_a) else True
+    return order if same else None
+
+
+def _columns(report: Any, names: tuple) -> list:
+    scores = report.scores
+    if len(scores) != report.n:
+        raise ValueError(
+            f"this {report.metric!r} report holds {len(scores)} scores for n={report.n} items and no replicate "
+            "sums, so it cannot be resampled; keep its scores, or build it with ek.merge_reports of full reports."
+        )
+    if names == ("value", "n") and getattr(_metric(report), "aggregate", None) is None:
+        return [[float(s.value) for s in scores], [1] * len(scores)]
+    column = getattr(scores, "column", None)
+    if column is not None:
+        try:
+            return [column(name) for name in names]
+        except KeyError:
+            pass
+    out = []
+    for name in names:
+        try:
+            out.append([s.detail[name] for s in scores])
+        except (KeyError, TypeError):
+            i = next(i for i, s in enumerate(scores) if name not in (s.detail or {}))
+            raise ValueError(
+                f"score {i} of this {report.metric!r} report has no {name!r} in its detail, so it cannot be "
+                "resampled; every score must carry the statistics its metric sums."
+            ) from None
+    return out
+
+
+def _from_stored(report: Any, stored: dict, names: tuple, compute: Callable) -> Resampled:
+    import numpy as np
+
+    if stored.get("scheme") != SCHEME or tuple(stored.get("statistics", ())) != names:
+        raise ValueError(
+            f"this report's replicate sums were made by scheme {stored.get('scheme')!r} over statistics "
+            f"{stored.get('statistics')!r}, not {SCHEME!r} over {names}; rebuild it with this ek version."
+        )
+    overall = np.asarray(stored["overall"])
+    per_slice = {label: np.asarray(rows) for label, rows in stored["per_slice"].items()}
+    return Resampled(names, compute, overall, per_slice, dict(report.detail["statistics"]),
+                     {k: dict(v) for k, v in report.detail.get("slice_statistics", {}).items()},
+                     int(stored["replicates"]))
+
+
+def _stored(sums: Resampled) -> dict:
+    return {"scheme": SCHEME, "replicates": sums.replicates, "statistics": sums.statistics,
+            "overall": tuple(map(tuple, sums.overall.tolist())),
+            "per_slice": {label: tuple(map(tuple, rows.tolist())) for label, rows in sums.per_slice.items()}}
+
+
+def _add_totals(parts: Any) -> dict:
+    out: dict = {}
+    for totals in parts:
+        for k, v in totals.items():
+            out[k] = out.get(k, 0) + v
+    return out
+
+
+def _direction(report: Any) -> Optional[bool]:
+    flag = report.detail.get("higher_is_better")
+    if not isinstance(flag, bool):
+        flag = getattr(_metric(report), "higher_is_better", None)
+    return flag if isinstance(flag, bool) else None
+
+
+def _examples(ids: list) -> str:
+    return f" ({', '.join(map(repr, ids[:3]))}{', ...' if len(ids) > 3 else ''})" if ids else ""
+
+
+def _paired(value_a: Any, value_b: Any, va: list, vb: list, level: float, up: Optional[bool]) -> dict:
+    import numpy as np
+
+    d = np.asarray(vb, dtype=np.float64) - np.asarray(va, dtype=np.float64)
+    low, high = interval_of(d, level)
+    delta = None if value_a is None or value_b is None else float(value_b) - float(value_a)
+    return {"a": value_a, "b": value_b, "delta": delta, "interval": (low, high), "p_value": p_value_of(d),
+            "verdict": verdict(low, high, up)}

@@ -1,0 +1,272 @@
+"""The weights and replicate sums of the bootstrap, and the interval and p-value they give.
+
+See the `ek._bootstrap` package docstring for the design; this module is its
+arithmetic over numpy arrays (numpy is imported inside each function).
+
+>>> [weight("doc-1", b) for b in range(8)]
+[2, 0, 0, 2, 3, 4, 3, 2]
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import numbers
+import sys
+from typing import Any, Iterable, Sequence
+
+from ek._util import first_repeat
+
+__all__ = [
+    "REPLICATES", "SCHEME", "as_table", "check_ids", "id_text", "interval_of", "p_value_of", "replicate_sums", "weight",
+]
+
+REPLICATES = 1000
+"""Replicates per interval."""
+
+SCHEME = "ek-poisson256-fnv1a-splitmix64-v1"
+"""Names the weight function; replicate sums made by another scheme do not add up with these."""
+
+_FNV_OFFSET, _FNV_PRIME = 0xCBF29CE484222325, 0x100000001B3
+_GAMMA = 0x9E3779B97F4A7C15
+_MIX1, _MIX2 = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
+_MASK = (1 << 64) - 1
+_CUTS = (94, 189, 235, 251, 255)
+_MAX_WEIGHT = len(_CUTS)
+_KEY_BLOCK = 4096  # ids hashed together
+_CHUNK = 512  # items per block of weights: the block's buffers (0.5 MB each for 1,000 replicates) stay in cache
+_INT32_ROOM = 2**31 // (_MAX_WEIGHT * _CHUNK)  # largest |statistic| summed exactly in int32 per block
+
+
+def id_text(item_id: Any) -> str:
+    """The text an id is hashed as: a str as is, an integer in decimal, anything else as its repr."""
+    if isinstance(item_id, str):
+        return item_id
+    if isinstance(item_id, numbers.Integral) and not isinstance(item_id, bool):
+        return str(int(item_id))
+    return repr(item_id)
+
+
+def check_ids(ids: Iterable, n: int, *, who: str) -> tuple:
+    """``ids`` as a tuple, after checking there is one per item and no two hash alike.
+
+    Raises:
+        ValueError: a count other than ``n``, or two ids with the same text.
+    """
+    if isinstance(ids, (str, bytes)):
+        raise TypeError(f"{who} ids must be a sequence of item ids (one per case), got a {type(ids).__name__}.")
+    out = tuple(ids)
+    if len(out) != n:
+        raise ValueError(f"{who} got {len(out)} ids for {n} items; pass one id per case, in the same order.")
+    repeat = first_repeat(out if set(map(type, out)) <= {str} else list(map(id_text, out)))
+    if repeat is not None:
+        i, j = repeat
+        raise ValueError(
+            f"{who} ids hold {out[j]!r} twice (items {i} and {j}); every item needs its own id, since an "
+            "item's id decides how the bootstrap resamples it."
+        )
+    return out
+
+
+def weight(item_id: Any, b: int) -> int:
+    """The bootstrap weight of ``item_id`` in replicate ``b`` (see the package doc), in pure Python."""
+    data = id_text(item_id).encode("utf-8", "surrogatepass")
+    key = _FNV_OFFSET
+    for byte in (*data, len(data)):
+        key = ((key ^ byte) * _FNV_PRIME) & _MASK
+    j, k = divmod(b, 8)
+    z = (key + (j + 1) * _GAMMA) & _MASK
+    z = ((z ^ (z >> 30)) * _MIX1) & _MASK
+    z = ((z ^ (z >> 27)) * _MIX2) & _MASK
+    z ^= z >> 31
+    u = (z >> (8 * k)) & 0xFF
+    return sum(u >= c for c in _CUTS)
+
+
+def replicate_sums(ids: Sequence, table: Any, codes: Any, n_groups: int, *, replicates: int = REPLICATES,
+                   progress: Any = None) -> Any:
+    """Weighted sums per group and replicate: an array ``(n_groups, replicates, k + 1)``.
+
+    Args:
+        ids: the item ids, one per row of ``table``.
+        table: ``(n, k)`` per-item statistics (integer or float numpy array).
+        codes: ``(n,)`` group number of each item, in ``range(n_groups)``.
+        replicates: ``B``.
+        progress: called with the number of items done so far, if given.
+
+    The last column holds each replicate's total weight (how many items it
+    drew), which says when a replicate of a group is empty. Integer
+    statistics give int64 sums, exact whatever the order of addition.
+    """
+    import numpy as np
+
+    n, k = table.shape
+    exact = table.dtype.kind in "iub"
+    sums = np.zeros((n_groups, replicates, k + 1), dtype=np.int64 if exact else np.float64)
+    if n == 0:
+        return sums
+    keys = _keys(ids)
+    columns = [_column_for_einsum(table[:, c]) for c in range(k)]
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(n_groups + 1))
+    weigh = _Weigher(replicates, _CHUNK)
+    done = 0
+    for g in range(n_groups):
+        for start in range(bounds[g], bounds[g + 1], _CHUNK):
+            rows = order[start:min(start + _CHUNK, bounds[g + 1])]
+            w = weigh(keys[rows])
+            for c, column in enumerate(columns):
+                sums[g, :, c] += np.einsum("ib,i->b", w, column[rows])
+            sums[g, :, k] += np.add.reduce(w, axis=0, dtype=np.int32)
+            done += len(rows)
+            if progress is not None:
+                progress(done)
+    return sums
+
+
+def interval_of(values: Sequence[float], level: float) -> tuple[float, float]:
+    """The percentile interval of replicate ``values`` (NaN ones left out) at ``level``.
+
+    The quantiles are numpy's default ("linear"), computed here in plain Python.
+    """
+    v = _sorted_numbers(values)
+    if not v:
+        return (math.nan, math.nan)
+    tail = (1 - level) / 2  # as scipy.stats.bootstrap's percentile method takes it
+    return (_quantile(v, tail), _quantile(v, 1 - tail))
+
+
+def p_value_of(differences: Sequence[float]) -> float:
+    """Two-sided p-value of "no difference" from paired replicate differences (see the package doc).
+
+    With ``Q`` the quantile function `interval_of` reads (over positions
+    ``h`` of the sorted values), the interval at ``level`` excludes 0 exactly
+    when its tail ``(1 - level) / 2`` passes the last position where ``Q`` is
+    still <= 0, or mirrors past the first where it is already >= 0; the
+    p-value is twice the nearer of the two, as a share of the positions.
+    """
+    d = _sorted_numbers(differences)
+    m = len(d)
+    if m < 2:
+        return math.nan
+    below = bisect.bisect_left(d, 0.0)  # values < 0
+    first_above = bisect.bisect_right(d, 0.0)  # values <= 0
+    if below == first_above and 0 < below < m:  # no value is 0: Q crosses it between two values
+        lo, hi = d[below - 1], d[below]
+        h_first = h_last = below - 1 + -lo / (hi - lo)
+    else:
+        h_first = float(min(below, m - 1))  # Q(h) >= 0 from here on
+        h_last = float(max(first_above - 1, 0))  # Q(h) <= 0 up to here
+    p = 2 * min(h_last / (m - 1), 1 - h_first / (m - 1))
+    return min(1.0, max(p, 1 / m))
+
+
+# ---------------------------------------------------------------------------
+
+
+def _sorted_numbers(values: Sequence[float]) -> list[float]:
+    return sorted(float(v) for v in values if v == v)  # NaN is the one value unequal to itself
+
+
+def _quantile(v: list[float], q: float) -> float:
+    """numpy's "linear" quantile of sorted ``v``: interpolation between the two values around ``q (n - 1)``."""
+    h = q * (len(v) - 1)
+    below = min(int(h), len(v) - 1)
+    above = min(below + 1, len(v) - 1)
+    a, b, t = v[below], v[above], h - below
+    return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t  # numpy's lerp, exact at both ends
+
+
+def _keys(ids: Sequence) -> Any:
+    """The 64-bit key of every id: FNV-1a over its UTF-8 bytes and then its length, as a uint64 array.
+
+    Vectorised over the ids: the bytes sit in a zero-padded matrix whose rows
+    are sorted by length, so byte ``j`` is hashed for a prefix of the rows.
+    Blocks of ids keep one very long id from padding all the others.
+    """
+    import numpy as np
+
+    texts = ids if set(map(type, ids)) <= {str} else list(map(id_text, ids))
+    data = [t.encode("utf-8", "surrogatepass") for t in texts]
+    keys = np.empty(len(data), dtype=np.uint64)
+    prime = np.uint64(_FNV_PRIME)
+    for start in range(0, len(data), _KEY_BLOCK):
+        block = data[start:start + _KEY_BLOCK]
+        lengths = np.fromiter(map(len, block), dtype=np.int64, count=len(block))
+        order = np.argsort(-lengths, kind="stable")
+        ordered = lengths[order]
+        matrix = np.array([block[i] for i in order], dtype=f"S{max(int(ordered[0]), 1)}")
+        columns = np.ascontiguousarray(matrix.view(np.uint8).reshape(len(block), -1).T).astype(np.uint64)
+        h = np.full(len(block), _FNV_OFFSET, dtype=np.uint64)
+        live = len(block)
+        for j, column in enumerate(columns):
+            while live and ordered[live - 1] <= j:
+                live -= 1
+            np.bitwise_xor(h[:live], column[:live], out=h[:live])
+            np.multiply(h[:live], prime, out=h[:live])
+        h ^= ordered.astype(np.uint64)
+        h *= prime
+        keys[start + order] = h
+    return keys
+
+
+def _weights(keys: Any, replicates: int) -> Any:
+    """``(len(keys), replicates)`` uint8 weights (a fresh array; see `_Weigher`)."""
+    return _Weigher(replicates, len(keys))(keys).copy()
+
+
+class _Weigher:
+    """Weights of blocks of items, eight per splitmix64 hash of ``key + lane * gamma``, in reused buffers.
+
+    Blocks are kept small (`_CHUNK`) so every buffer stays in the CPU's cache.
+    """
+
+    def __init__(self, replicates: int, chunk: int) -> None:
+        import numpy as np
+
+        lanes = -(-replicates // 8)
+        self.replicates = replicates
+        self.lanes = np.arange(1, lanes + 1, dtype=np.uint64) * np.uint64(_GAMMA)  # wraps mod 2**64
+        self.z = np.empty((chunk, lanes), dtype=np.uint64)
+        self.scratch = np.empty_like(self.z)
+        self.w = np.empty((chunk, replicates), dtype=np.uint8)
+        self.hit = np.empty((chunk, replicates), dtype=bool)
+
+    def __call__(self, keys: Any) -> Any:
+        import numpy as np
+
+        m = len(keys)
+        z, scratch = self.z[:m], self.scratch[:m]
+        np.add(keys[:, None], self.lanes[None, :], out=z)
+        for shift, mult in ((30, _MIX1), (27, _MIX2), (31, None)):
+            np.right_shift(z, np.uint64(shift), out=scratch)
+            np.bitwise_xor(z, scratch, out=z)
+            if mult is not None:
+                np.multiply(z, np.uint64(mult), out=z)
+        u = (z if sys.byteorder == "little" else z.byteswap()).view(np.uint8)[:, :self.replicates]
+        w, hit = self.w[:m], self.hit[:m]
+        np.greater_equal(u, _CUTS[0], out=w.view(bool))
+        for cut in _CUTS[1:]:
+            np.greater_equal(u, cut, out=hit)
+            np.add(w, hit.view(np.uint8), out=w)
+        return w
+
+
+def _column_for_einsum(column: Any) -> Any:
+    """A statistic column in the narrowest dtype that sums a block of weighted values exactly."""
+    import numpy as np
+
+    if column.dtype.kind not in "iub":
+        return column.astype(np.float64)
+    top = int(np.abs(column).max()) if len(column) else 0
+    return column.astype(np.int32 if top < _INT32_ROOM else np.int64)
+
+
+def as_table(columns: Sequence[Sequence], n: int) -> Any:
+    """Per-item statistic columns as one ``(n, k)`` array: int64 when every value is an integer."""
+    import numpy as np
+
+    arrays = [np.asarray(c) for c in columns]
+    if all(a.dtype.kind in "iub" for a in arrays):
+        return np.stack(arrays, axis=1).astype(np.int64) if arrays else np.zeros((n, 0), dtype=np.int64)
+    return np.stack([a.astype(np.float64) for a in arrays], axis=1)

@@ -1,0 +1,124 @@
+"""``ek evaluate`` and ``ek compare``: score prediction files against gold files, with honest intervals.
+
+``ek evaluate GOLD PRED`` reads both sides (`ek._files`: JSONL, JSON, CSV,
+TSV, a document or a folder of documents, ``-`` for PRED on stdin), joins
+them by id, scores every item, and prints the corpus figure with its
+bootstrap interval (`ek.Report.interval`), overall and per slice. A gold id
+without a prediction is scored against an empty one and listed as missing;
+a prediction without gold is listed as extra and ignored. ``--json PATH``
+writes the report (``-``: standard output), ``--html PATH`` the page of
+`ek._html`, ``--save NAME`` keeps the run for ``ek compare``, and ``--max``
+/ ``--min`` make a CI gate.
+
+``ek compare GOLD PRED_A PRED_B`` scores both runs (files, or names saved
+with ``--save``) on the same gold items and prints A, B, B - A with its
+paired interval, a p-value and a verdict (`ek.compare`), overall and per
+slice; ``--fail-on-regression`` makes a gate of the verdict.
+
+Exit codes: 0 done, 1 a gate failed, 2 bad input (a one-line message on
+stderr, never a traceback). A progress bar shows on a terminal only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import inspect
+from typing import Any, Callable, Iterator, Optional
+
+from ek._commands._format import Outcome
+
+__all__ = ["Outcome", "compare", "evaluate", "normalize_steps"]
+
+
+def normalize_steps(normalize: Optional[str]) -> Optional[list[str]]:
+    """``"nfc,lower"`` on the command line -> ``["nfc", "lower"]``."""
+    if normalize is None:
+        return None
+    return [s.strip() for s in normalize.split(",") if s.strip()]
+
+
+_SHARED = (  # the options of both commands, as (name, annotation, default), in the order --help lists them
+    ("id", str, "id"), ("gold_field", Optional[str], None), ("pred_field", Optional[str], None),
+    ("slice", Optional[str], None), ("metric", Optional[str], None), ("normalize", Optional[str], None),
+    ("level", float, 0.95), ("json", Optional[str], None), ("html", Optional[str], None),
+    ("max", Optional[float], None), ("min", Optional[float], None),
+)
+
+
+def _with_shared_options(command: Callable[..., Outcome]) -> Callable[..., Outcome]:
+    """Give ``command`` (which takes them as ``**options``) the shared options in its signature, for the CLI."""
+    sig = inspect.signature(command)
+    own = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    first_keyword = next((k for k, p in enumerate(own) if p.kind is p.KEYWORD_ONLY), len(own))
+    shared = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=hint)
+              for name, hint, default in _SHARED]
+    signature = sig.replace(parameters=own[:first_keyword] + shared + own[first_keyword:])
+    command.__signature__ = signature  # type: ignore[attr-defined]
+    command.__annotations__ = {**{name: hint for name, hint, _ in _SHARED}, **command.__annotations__}
+    command.error_code = 2  # type: ignore[attr-defined]  # bad input exits 2 (see ek.__main__)
+    return command
+
+
+@_with_shared_options
+def evaluate(gold: str, pred: str, *, save: Optional[str] = None, **options: Any) -> Outcome:
+    """Score PRED against GOLD: the corpus figure with its interval, overall and per slice.
+
+    GOLD and PRED are .jsonl, .json, .csv or .tsv files, documents or
+    folders of documents (NAME.gt.txt / NAME.txt); PRED may be - (stdin).
+    --id names the joining field ("" numbers records by position);
+    --gold-field / --pred-field pick the values (default: reference, gold,
+    text / prediction, pred, text; else the whole record); --slice names
+    the slice field (default: slice, when gold has it). --metric defaults
+    by type (text: cer, records: fields); --normalize takes comma-separated
+    steps (e.g. nfc,lower). --json PATH writes the report (- for stdout),
+    --html PATH the page, --save NAME keeps the run for ek compare. --max /
+    --min exit 1 when the figure is past the bound. Bad input exits 2.
+    """
+    from ek._commands._evaluate import run_evaluate
+
+    reading, out = _split(options)
+    with _no_cycle_collection():
+        return run_evaluate(gold, pred, reading, save=save, **out)
+
+
+@_with_shared_options
+def compare(gold: str, pred_a: str, pred_b: str, *, fail_on_regression: bool = False, **options: Any) -> Outcome:
+    """Is PRED_B better or worse than PRED_A on GOLD? B - A with a paired interval, p-value and verdict.
+
+    PRED_A and PRED_B are prediction files (as for ek evaluate) or names
+    saved with ek evaluate --save. The options are those of ek evaluate;
+    --max / --min gate B's figure, and --fail-on-regression exits 1 when B
+    is significantly worse than A. Bad input exits 2.
+    """
+    from ek._commands._compare import run_compare
+
+    reading, out = _split(options)
+    with _no_cycle_collection():
+        return run_compare(gold, pred_a, pred_b, reading, fail_on_regression=fail_on_regression, **out)
+
+
+@contextlib.contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Pause the cyclic garbage collector: reading 100,000 records makes no cycles, yet triggers it often."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _split(options: dict) -> tuple[Any, dict]:
+    """The reading `Options` and the output arguments of a command, its defaults filled in."""
+    from ek._commands._inputs import Options
+
+    unknown = set(options) - {name for name, _, _ in _SHARED}
+    if unknown:
+        raise TypeError(f"unknown option(s) {', '.join(sorted(unknown))}; see ek evaluate --help.")
+    o = {name: options.get(name, default) for name, _, default in _SHARED}
+    reading = Options(id_field=o["id"] or None, gold_field=o["gold_field"], pred_field=o["pred_field"],
+                      slice_field=o["slice"], metric=o["metric"], normalize=normalize_steps(o["normalize"]),
+                      level=o["level"])
+    return reading, {"json_path": o["json"], "html_path": o["html"], "upper": o["max"], "lower": o["min"]}

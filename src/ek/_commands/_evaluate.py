@@ -1,0 +1,92 @@
+"""``ek evaluate GOLD PRED``: the figure with its interval, overall and per slice; JSON, page, gate."""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+from ek._commands import _format as fmt
+from ek._commands._format import Outcome
+from ek._commands._inputs import Options, Scored, bound, gold_digest, item_rows, read_gold, read_joined, score
+
+
+def run_evaluate(gold: str, pred: str, options: Options, *, json_path: Optional[str], html_path: Optional[str],
+                 save: Optional[str], upper: Optional[float], lower: Optional[float]) -> Outcome:
+    """The whole command: read, score, bound, then print, write and gate."""
+    if save is not None:
+        from ek._commands._saved import check_name
+
+        check_name(save)
+    gold_side = read_gold(gold, options)
+    scored = score(read_joined(gold_side, pred, options), options, name=os.path.basename(pred) or pred)
+    report = scored.report
+    overall, per_slice = bound(report, options.level, label="ek evaluate")
+    out = []
+    if json_path is not None:
+        out.append(fmt.write_json(json_path, payload(scored, overall, per_slice, options.level)))
+    if html_path is not None:
+        from ek._commands._pages import evaluate_page
+        from ek._html import render_evaluate, write_page
+
+        data = evaluate_page(scored, overall, per_slice, options)
+        write_page(html_path, render_evaluate(data))
+    if save is not None:
+        from ek._commands._saved import save_run
+
+        save_run(save, scored, gold_digest(gold_side), source=pred, normalize=options.normalize)
+    text = "\n".join(t for t in out if t) if json_path == "-" else summary(scored, overall, per_slice, options.level)
+    failed = gate(report.metric, report.aggregate, upper, lower)
+    return Outcome(stdout=text, stderr=failed, exit_code=1 if failed else 0)
+
+
+def summary(scored: Scored, overall: tuple, per_slice: dict, level: float) -> str:
+    """The printed table: overall and per slice, n, value and interval, then missing and extra ids."""
+    report = scored.report
+    way = {True: "higher is better", False: "lower is better"}.get(report.detail.get("higher_is_better"), "")
+    head = f"ek evaluate: {report.metric}" + (f" ({way})" if way else "") + f" on {report.n} items"
+    slice_n = report.detail.get("slice_n") or {}
+    rows = [["all", str(report.n), fmt.number(report.aggregate), fmt.interval(overall)]]
+    rows += [[str(label), str(slice_n.get(label, "")), fmt.number(value), fmt.interval(per_slice.get(label))]
+             for label, value in report.per_slice.items()]
+    lines = [head, "", fmt.table(["slice", "n", report.metric, f"{level:.0%} interval"], rows), "",
+             fmt.ids_line("missing", scored.missing, "gold ids without a prediction (scored as empty)"),
+             fmt.ids_line("extra", scored.extra, "predictions without a gold id (ignored)")]
+    measures = scored.documents.get("measures")
+    if measures:
+        lines.append("measures: " + ", ".join(f"{k} {fmt.number(v)}" for k, v in measures.items()))
+    return "\n".join(lines)
+
+
+def payload(scored: Scored, overall: tuple, per_slice: dict, level: float) -> dict:
+    """The ``--json`` report: metric, aggregate, interval, level, n, missing, extra, per_slice, items."""
+    report = scored.report
+    slice_n = report.detail.get("slice_n") or {}
+    ids = report.detail.get("ids") or range(report.n)
+    out = {
+        "metric": report.metric,
+        "higher_is_better": report.detail.get("higher_is_better"),
+        "aggregate": report.aggregate,
+        "interval": list(overall),
+        "level": level,
+        "n": report.n,
+        "missing": list(scored.missing),
+        "extra": list(scored.extra),
+        "per_slice": {label: {"aggregate": value, "interval": list(per_slice[label]), "n": slice_n.get(label)}
+                      for label, value in report.per_slice.items()},
+        "items": {str(i): {"value": value, **stats} for i, (value, stats) in zip(ids, item_rows(report))},
+    }
+    out.update(scored.documents)
+    return out
+
+
+def gate(metric: str, value: Optional[float], upper: Optional[float], lower: Optional[float]) -> str:
+    """The failure message of a ``--max`` / ``--min`` gate, or "" when the figure is within bounds."""
+    if upper is None and lower is None:
+        return ""
+    if value is None or value != value:
+        return f"FAIL: {metric} has no value to check against the bound."
+    if upper is not None and value > upper:
+        return f"FAIL: {metric} {fmt.number(value)} is above --max {upper:g}."
+    if lower is not None and value < lower:
+        return f"FAIL: {metric} {fmt.number(value)} is below --min {lower:g}."
+    return ""
