@@ -36,6 +36,7 @@ called.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import pickle
 from typing import Any, Iterator, Optional
@@ -43,7 +44,9 @@ from typing import Any, Iterator, Optional
 from ek._util import import_optional, type_name
 from ek.base import Report
 from ek.dask._rows import Fields, check_columns
-from ek.dask._summary import Spec, Summary, check_mergeable, items_of, merge, metric_object, score_partition, summarize
+from ek.dask._summary import (
+    Spec, Summary, check_mergeable, items_of, length, merge, metric_object, offsets, score_partition, summarize,
+)
 
 __all__ = ["client", "evaluate"]
 
@@ -108,14 +111,18 @@ def evaluate(
         check_mergeable(metric_object(metric, metric) if isinstance(metric, str) else metric,
                         metric if isinstance(metric, str) else _label(metric))
     _check_pickles({"metric": metric, "normalize": normalize, "grammar": grammar, "weights": weights})
-    spec = dask.delayed(Spec(metric, grammar, normalize, weights, fields, keep_items), traverse=False)
+    spec = dask.delayed(Spec(metric, grammar, normalize, weights, fields, keep_items, level is not None),
+                        traverse=False)
     parts = collection.to_delayed()
     scored = [dask.delayed(score_partition)(part, spec, i) for i, part in enumerate(parts)]
-    root = _tree(dask, [dask.delayed(summarize)(s) for s in scored])
+    starts = None
+    if level is not None and id is None:  # the bootstrap weighs an item by its global position
+        starts = dask.delayed(offsets)([dask.delayed(length)(s) for s in scored])
+    root = _tree(dask, [dask.delayed(summarize)(s, spec, starts) for s in scored])
     kept = [dask.delayed(items_of)(s) for s in scored] if keep_items else []
     scheduler = dask.base.get_scheduler(collections=[collection])
     summary, items = dask.compute(root, kept, scheduler=scheduler)
-    return _report(summary, metric, items if keep_items else None, len(parts))
+    return _report(summary, metric, items if keep_items else None, len(parts), level)
 
 
 @contextlib.contextmanager
@@ -227,22 +234,43 @@ def _tree(dask: Any, nodes: list) -> Any:
     return nodes[0] if nodes else dask.delayed(Summary)()
 
 
-def _report(summary: Summary, metric: Any, items: Optional[list], partitions: int) -> Report:
+def _report(summary: Summary, metric: Any, items: Optional[list], partitions: int, level: Optional[float]) -> Report:
+    from ek._bootstrap import Resampler
+
     size = len(pickle.dumps(summary))
     if not summary.n:
         label = metric if isinstance(metric, str) else (_label(metric) if metric is not None else "")
         return Report(metric=label, aggregate=None, n=0, detail={"partitions": partitions, "summary_bytes": size})
     m = metric_object(metric, summary.metric)
-    aggregate, per_slice, _ = summary.figures(m)
     detail: dict = dict(summary.detail)
-    scores: Any = ()
     if summary.sliced:
         detail["slice_n"] = dict(summary.slice_n)
+    scores: Any = ()
     if items is not None:
         scores = tuple(s for part in items for s in part[0])
         if summary.sliced:
             detail["slices"] = tuple(x for part in items for x in (part[1] or (None,) * len(part[0])))
+        if items[0][2] is not None:
+            detail["ids"] = tuple(x for part in items for x in part[2])
+    if summary.replicates is not None:
+        detail.update(statistics=summary.sums(), replicates=_stored(summary),
+                      slice_statistics={label: summary.sums(label) for label in summary.slice_totals})
     detail.update(partitions=partitions, summary_bytes=size)
-    return Report(metric=summary.metric, aggregate=aggregate, n=summary.n, scores=scores, per_slice=per_slice,
-                  detail=detail)
+    report = Report(metric=summary.metric, aggregate=m.compute(summary.sums()), n=summary.n, scores=scores,
+                    per_slice={label: m.compute(summary.sums(label)) for label in summary.slice_totals},
+                    detail=detail, _resampler=Resampler(m))
+    if summary.replicates is None or level is None:
+        return report
+    return dataclasses.replace(report, detail={**detail, "level": level, "interval": report.interval(level)})
 
+
+def _stored(summary: Summary) -> dict:
+    """The replicate sums in the form a `Report` keeps them (see ``ek._bootstrap``)."""
+    from ek._bootstrap import SCHEME
+
+    def rows(array: Any) -> tuple:
+        return tuple(map(tuple, array.tolist()))
+
+    return {"scheme": SCHEME, "replicates": len(summary.replicates), "statistics": summary.statistics,
+            "overall": rows(summary.replicates),
+            "per_slice": {label: rows(array) for label, array in summary.slice_replicates.items()}}

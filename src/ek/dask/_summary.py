@@ -2,18 +2,22 @@
 
 Two steps run on the workers, per partition:
 
-* `score_partition`: the rows become cases, `ek.evaluate` scores them
-  (so a partition is scored exactly as a serial call scores it), and the
-  metric's statistics are read off the scores as columns (a `Scored`, which
-  stays on the worker);
-* `summarize`: a `Summary` of those columns, the exact sum of each
-  statistic overall and per slice (see `ek.dask._sums`). Its size does not
-  grow with the number of items.
+* `score_partition`: the rows become cases and `ek.evaluate` scores them,
+  so a partition is scored exactly as a serial call scores it. The
+  partition's report (a `Scored`) stays on its worker.
+* `summarize`: a `Summary` of that report whose size does not grow with the
+  number of items: the exact sum of each statistic, overall and per slice
+  (see `ek.dask._sums`), and, for intervals, the partition's replicate sums
+  of the bootstrap behind `ek.Report.interval` (``ek._bootstrap``). The
+  weights of an item come from its id, so they need each item's global
+  position when the ids are positions: `offsets` turns the partition
+  lengths into the first position of each partition, on a worker.
 
 `merge` joins summaries of consecutive partitions, in order; it is
-associative, so any tree of merges gives the summary of the whole, and it
-is the only thing the client receives (with ``keep_items=True``, the
-scores too).
+associative, so any tree of merges gives the summary of the whole, and that
+summary is all the client receives (with ``keep_items=True``, the scores too).
+Integer replicate sums add exactly, so the interval of the whole is the
+serial one's.
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ from ek._util import type_name
 from ek.dask._rows import Fields, cases_of
 from ek.dask._sums import Sum, add, exact_sum, total
 
-__all__ = ["Scored", "Spec", "Summary", "check_mergeable", "merge", "metric_object", "score_partition", "summarize"]
+__all__ = ["Scored", "Spec", "Summary", "check_mergeable", "items_of", "length", "merge", "metric_object",
+           "offsets", "score_partition", "summarize"]
 
 _WHO = "ek.dask.evaluate()"
 
@@ -41,44 +46,48 @@ class Spec:
     weights: Any = None
     fields: Fields = Fields()
     keep_items: bool = False
+    replicates: bool = True
 
 
 @dataclass(frozen=True)
 class Scored:
-    """One scored partition: its statistics as columns, and its slices, ids and (kept) scores."""
+    """One scored partition: its `ek.evaluate` report (None when empty) and its item ids, if a field holds them."""
 
     index: int
-    n: int = 0
-    metric: str = ""
-    statistics: tuple = ()
-    columns: tuple = ()
-    slices: Optional[list] = None
+    report: Any = None
     ids: Optional[list] = None
     sliced: bool = False
-    detail: Mapping[str, Any] = field(default_factory=dict)
-    scores: Optional[Sequence[Any]] = None
+
+    @property
+    def n(self) -> int:
+        return self.report.n if self.report is not None else 0
 
 
 @dataclass(frozen=True)
 class Summary:
-    """Exact statistic sums over consecutive partitions, overall and per slice (in first-seen order)."""
+    """Exact statistic sums over consecutive partitions, overall and per slice (in first-seen order).
+
+    ``replicates`` (and each of ``slice_replicates``) is the bootstrap's
+    ``(B, k + 1)`` array of replicate sums, then the total weight; None
+    when no interval was asked for.
+    """
 
     n: int = 0
     metric: str = ""
-    first: int = -1  # the first partition with items (names it in a mismatch)
+    first: int = -1  # the first partition with items (named in a mismatch)
     statistics: tuple = ()
     totals: tuple = ()
     slice_n: Mapping[Any, int] = field(default_factory=dict)
     slice_totals: Mapping[Any, tuple] = field(default_factory=dict)
     sliced: bool = False
     detail: Mapping[str, Any] = field(default_factory=dict)
+    replicates: Any = None
+    slice_replicates: Mapping[Any, Any] = field(default_factory=dict)
 
-    def figures(self, m: Any) -> tuple[Any, dict, dict]:
-        """``(aggregate, per_slice, summed statistics)`` by the metric's ``compute``."""
-        sums = dict(zip(self.statistics, map(total, self.totals)))
-        per_slice = {label: m.compute(dict(zip(self.statistics, map(total, t))))
-                     for label, t in self.slice_totals.items()}
-        return m.compute(sums), per_slice, sums
+    def sums(self, label: Any = None) -> dict:
+        """The summed statistics, of the whole or of slice ``label``: ints, or floats rounded once."""
+        totals = self.totals if label is None else self.slice_totals[label]
+        return dict(zip(self.statistics, map(total, totals)))
 
 
 def metric_object(metric: Any, name: str) -> Any:
@@ -110,7 +119,7 @@ def check_mergeable(m: Any, name: str) -> None:
 
 
 def score_partition(part: Any, spec: Spec, index: int) -> Scored:
-    """Partition ``index`` scored by `ek.evaluate`, its statistics read off as columns."""
+    """Partition ``index`` scored by `ek.evaluate` (with the ids of the id field, if any)."""
     from ek.facade import evaluate
 
     cases, ids, sliced = cases_of(part, spec.fields, index)
@@ -118,37 +127,54 @@ def score_partition(part: Any, spec: Spec, index: int) -> Scored:
         return Scored(index, sliced=sliced)
     try:
         report = evaluate(cases, metric=spec.metric, grammar=spec.grammar, normalize=spec.normalize,
-                          weights=spec.weights)
+                          weights=spec.weights, ids=ids)
     except (TypeError, ValueError) as exc:
         if type(exc) not in (TypeError, ValueError):
             raise
         raise type(exc)(f"{_WHO} partition {index}: {exc}") from exc
-    m = metric_object(spec.metric, report.metric)
-    check_mergeable(m, report.metric)
-    names = tuple(m.statistics)
-    slices = list(report.detail["slices"]) if "slices" in report.detail else None
-    detail = {k: report.detail[k] for k in ("higher_is_better", "aggregation")}
-    return Scored(index, report.n, report.metric, names, _columns(report, names, index), slices, ids,
-                  sliced or slices is not None, detail, report.scores if spec.keep_items else None)
+    check_mergeable(metric_object(spec.metric, report.metric), report.metric)
+    return Scored(index, report, ids, sliced or "slices" in report.detail)
 
 
-def summarize(scored: Scored) -> Summary:
-    """The exact sums of one scored partition, overall and per slice."""
-    if not scored.n:
+def length(scored: Scored) -> int:
+    """How many items partition ``scored`` holds."""
+    return scored.n
+
+
+def offsets(lengths: Sequence[int]) -> list[int]:
+    """The global position of each partition's first item."""
+    out, at = [], 0
+    for n in lengths:
+        out.append(at)
+        at += n
+    return out
+
+
+def summarize(scored: Scored, spec: Spec, starts: Optional[Sequence[int]] = None) -> Summary:
+    """The exact sums of one scored partition, overall and per slice, and its replicate sums if asked for.
+
+    ``starts`` (from `offsets`) numbers the items by global position when
+    no id field does.
+    """
+    report = scored.report
+    if report is None:
         return Summary(sliced=scored.sliced)
-    totals = tuple(exact_sum(c) for c in scored.columns)
-    slice_n: dict = {}
-    slice_totals: dict = {}
-    if scored.slices is not None:
-        groups: dict = {}
-        for i, label in enumerate(scored.slices):
-            if label is not None:
-                groups.setdefault(label, []).append(i)
-        for label, rows in groups.items():
-            slice_n[label] = len(rows)
-            slice_totals[label] = tuple(exact_sum([c[i] for i in rows]) for c in scored.columns)
-    return Summary(scored.n, scored.metric, scored.index, scored.statistics, totals, slice_n, slice_totals,
-                   scored.sliced, scored.detail)
+    names = tuple(metric_object(spec.metric, report.metric).statistics)
+    columns = _columns(report, names, scored.index)
+    groups: dict = {}
+    for i, label in enumerate(report.detail.get("slices") or ()):
+        if label is not None:
+            groups.setdefault(label, []).append(i)
+    slice_totals = {label: tuple(exact_sum([c[i] for i in rows]) for c in columns) for label, rows in groups.items()}
+    out = Summary(report.n, report.metric, scored.index, names, tuple(map(exact_sum, columns)),
+                  {label: len(rows) for label, rows in groups.items()}, slice_totals, scored.sliced,
+                  {k: report.detail[k] for k in ("higher_is_better", "aggregation")})
+    if not spec.replicates:
+        return out
+    if scored.ids is None:
+        start = starts[scored.index] if starts is not None else 0
+        report = dataclasses.replace(report, detail={**report.detail, "ids": range(start, start + report.n)})
+    return _with_replicates(out, report)
 
 
 def merge(*parts: Summary) -> Summary:
@@ -165,19 +191,41 @@ def merge(*parts: Summary) -> Summary:
                 f"{p.metric!r}: without metric= each partition picks one by the type of its first case. "
                 f"Pass metric={out.metric!r} (or the metric you mean) so every partition uses it."
             )
-        slice_n, slice_totals = dict(out.slice_n), dict(out.slice_totals)
-        for label, rows in p.slice_totals.items():
-            had = slice_totals.get(label)
-            slice_totals[label] = rows if had is None else tuple(map(add, had, rows))
-            slice_n[label] = slice_n.get(label, 0) + p.slice_n[label]
-        out = dataclasses.replace(out, n=out.n + p.n, totals=tuple(map(add, out.totals, p.totals)),
-                                  slice_n=slice_n, slice_totals=slice_totals)
+        out = dataclasses.replace(
+            out, n=out.n + p.n, totals=tuple(map(add, out.totals, p.totals)),
+            slice_n=_joined(out.slice_n, p.slice_n, lambda a, b: a + b),
+            slice_totals=_joined(out.slice_totals, p.slice_totals, lambda a, b: tuple(map(add, a, b))),
+            replicates=None if out.replicates is None else out.replicates + p.replicates,
+            slice_replicates=_joined(out.slice_replicates, p.slice_replicates, lambda a, b: a + b),
+        )
     return dataclasses.replace(out, sliced=sliced)
 
 
 def items_of(scored: Scored) -> tuple:
     """``(scores, slices, ids)`` of one partition, for ``keep_items=True``."""
-    return (tuple(scored.scores or ()), scored.slices, scored.ids)
+    report = scored.report
+    if report is None:
+        return (), None, scored.ids
+    return tuple(report.scores), report.detail.get("slices"), scored.ids
+
+
+def _joined(a: Mapping, b: Mapping, plus: Any) -> dict:
+    """``a`` and ``b`` with the values of shared keys combined by ``plus``; ``a``'s keys first."""
+    out = dict(a)
+    for key, value in b.items():
+        out[key] = plus(out[key], value) if key in out else value
+    return out
+
+
+def _with_replicates(out: Summary, report: Any) -> Summary:
+    """``out`` with the bootstrap's replicate sums of ``report`` (whose ``detail["ids"]`` name its items)."""
+    import numpy as np
+
+    from ek._bootstrap import summarize as item_free
+
+    stored = item_free(report).detail["replicates"]
+    return dataclasses.replace(out, replicates=np.asarray(stored["overall"]),
+                               slice_replicates={k: np.asarray(v) for k, v in stored["per_slice"].items()})
 
 
 def _columns(report: Any, names: tuple, index: int) -> tuple:
