@@ -111,7 +111,9 @@ def test_per_item_record_and_slices():
     assert items["y"] | {"seconds": 0} == {
         "prediction": "abed", "reference": "abcd", "slice": "noisy", "score": 0.25,
         "detail": {"edits": 1, "ref_len": 4}, "confidence": 0.5, "backend": "read",
-        "seconds": 0, "error": None}
+        "seconds": 0, "error": None,
+        "confusions": {"char": [{"kind": "substitution", "gold": "c", "pred": "e", "count": 1}],
+                       "word": [{"kind": "substitution", "gold": "abcd", "pred": "abed", "count": 1}]}}
     assert report.detail["run_id"] == "r1"
     assert report.detail["engine"] == "read"
     assert report.detail["errors"] == {} and report.detail["n_errors"] == 0
