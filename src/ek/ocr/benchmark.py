@@ -32,7 +32,7 @@ import math
 import os
 import warnings
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any, Callable, Iterator, Optional, Union
 
 from ek._runs import (
@@ -40,8 +40,8 @@ from ek._runs import (
     scored_report, setting_id,
 )
 from ek._util import type_name
-from ek.base import Report
-from ek.canonicalize import resolve_canonicalizer
+from ek.base import GraphGrammar, Report
+from ek.canonicalize import Steps, resolve_canonicalizer
 from ek.registry import get
 from ek.stores import json_store
 
@@ -57,8 +57,8 @@ def evaluate_ocr(
     gold: Mapping,
     *,
     metric: str = "cer",
-    normalize: Any = None,
-    grammar: Any = None,
+    normalize: Optional[Steps] = None,
+    grammar: Optional[GraphGrammar] = None,
     image_key: str = "image",
     reference_key: str = "reference_text",
     slice_key: str = "slice",
@@ -67,7 +67,7 @@ def evaluate_ocr(
     rootdir: Optional[str] = None,
     max_workers: Optional[int] = None,
     progress: Optional[bool] = None,
-    executor: Any = None,
+    executor: Optional[Executor] = None,
     errors: str = "record",
     resume: bool = True,
 ) -> Report:
