@@ -111,7 +111,9 @@ def test_per_item_record_and_slices():
     assert items["y"] | {"seconds": 0} == {
         "prediction": "abed", "reference": "abcd", "slice": "noisy", "score": 0.25,
         "detail": {"edits": 1, "ref_len": 4}, "confidence": 0.5, "backend": "read",
-        "seconds": 0, "error": None}
+        "seconds": 0, "error": None,
+        "confusions": {"char": [{"kind": "substitution", "gold": "c", "pred": "e", "count": 1}],
+                       "word": [{"kind": "substitution", "gold": "abcd", "pred": "abed", "count": 1}]}}
     assert report.detail["run_id"] == "r1"
     assert report.detail["engine"] == "read"
     assert report.detail["errors"] == {} and report.detail["n_errors"] == 0
@@ -527,3 +529,49 @@ def test_tesseract_missing_and_unreadable_images_are_item_errors(tmp_path, rende
     assert errors["junk"].startswith("ValueError: image file ")
     assert "could not be decoded as an image" in errors["junk"]
     assert report.n == 1
+
+
+# -- issue 14: gold references in OCR files, confusions in the report --------------------------
+
+_PAGE = ('<?xml version="1.0" encoding="UTF-8"?>\n'
+         '<PcGts xmlns="http://schema.primaresearch.org/PAGE/gts/pagecontent/2019-07-15">'
+         '<Page imageFilename="x.png"><TextRegion id="r1">'
+         '<TextLine id="l1"><TextEquiv><Unicode>the cat</Unicode></TextEquiv></TextLine>'
+         '<TextLine id="l2"><TextEquiv><Unicode>sat down</Unicode></TextEquiv></TextLine>'
+         '</TextRegion></Page></PcGts>\n')
+
+
+def test_a_gold_record_may_name_a_page_xml_reference_file(tmp_path):
+    path = tmp_path / "p1.xml"
+    path.write_text(_PAGE, encoding="utf-8")
+    gold = {"p1": {"image": "p1.png", "reference_file": str(path)},
+            "p2": {"image": "p2.png", "reference_text": "dog"}}
+    report = evaluate_ocr(lambda image: "the cat\nsat dawn" if image == "p1.png" else "dog", gold)
+    assert report.detail["per_item"]["p1"]["reference"] == "the cat\nsat down"
+    # 1 substitution over the 16 characters of the PAGE text plus 3 of "dog"
+    assert report.aggregate == pytest.approx(jiwer.cer(reference=["the cat\nsat down", "dog"],
+                                                       hypothesis=["the cat\nsat dawn", "dog"]))
+    assert report.aggregate == pytest.approx(1 / 19)
+
+
+def test_an_unreadable_reference_file_fails_before_the_engine_runs(tmp_path):
+    bad = tmp_path / "broken.xml"
+    bad.write_text("<PcGts><Page>", encoding="utf-8")
+    calls = []
+    with pytest.raises(ValueError, match="broken.xml"):
+        evaluate_ocr(lambda image: calls.append(image) or "x", {"a": {"image": "a", "reference_file": str(bad)}})
+    assert calls == []
+    with pytest.raises(TypeError, match="reference_file"):
+        evaluate_ocr(lambda image: "x", {"a": {"image": "a", "reference_file": 3}})
+
+
+def test_the_report_lists_the_most_frequent_confusions():
+    gold = {"a": {"image": "a", "reference_text": "cello cello"},
+            "b": {"image": "b", "reference_text": "hello"}}
+    report = evaluate_ocr(lambda image: {"a": "ceIIo cello", "b": "heIlo"}[image], gold)
+    # l -> I three times (twice in a, once in b); counted by hand
+    top = report.detail["confusions"]["char"][0]
+    assert (top["kind"], top["gold"], top["pred"], top["count"]) == ("substitution", "l", "I", 3)
+    assert report.detail["per_item"]["b"]["confusions"]["char"][0]["count"] == 1
+    words = {(r["gold"], r["pred"]): r["count"] for r in report.detail["confusions"]["word"]}
+    assert words == {("cello", "ceIIo"): 1, ("hello", "heIlo"): 1}

@@ -10,10 +10,13 @@ arithmetic over numpy arrays (numpy is imported inside each function).
 from __future__ import annotations
 
 import bisect
+import concurrent.futures
+import contextlib
 import math
 import numbers
+import os
 import sys
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from ek._util import first_repeat
 
@@ -35,6 +38,8 @@ _CUTS = (94, 189, 235, 251, 255)
 _MAX_WEIGHT = len(_CUTS)
 _KEY_BLOCK = 4096  # ids hashed together
 _CHUNK = 512  # items per block of weights: the block's buffers (0.5 MB each for 1,000 replicates) stay in cache
+_BLOCK = 64 * _CHUNK  # items summed apart before their sums are added (one job for a thread)
+_PARALLEL_WORK = 20_000_000  # items x replicates from which the weighing is shared among threads
 _INT32_ROOM = 2**31 // (_MAX_WEIGHT * _CHUNK)  # largest |statistic| summed exactly in int32 per block
 
 
@@ -109,19 +114,47 @@ def replicate_sums(ids: Sequence, table: Any, codes: Any, n_groups: int, *, repl
     columns = [_column_for_einsum(table[:, c]) for c in range(k)]
     order = np.argsort(codes, kind="stable")
     bounds = np.searchsorted(codes[order], np.arange(n_groups + 1))
-    weigh = _Weigher(replicates, _CHUNK)
-    done = 0
-    for g in range(n_groups):
-        for start in range(bounds[g], bounds[g + 1], _CHUNK):
-            rows = order[start:min(start + _CHUNK, bounds[g + 1])]
+    # Blocks of chunks are summed apart and then added in a fixed order, so float sums round
+    # the same however many threads ran them.
+    blocks = [(g, [order[s:min(s + _CHUNK, bounds[g + 1])] for s in range(b0, min(b0 + _BLOCK, bounds[g + 1]), _CHUNK)])
+              for g in range(n_groups) for b0 in range(bounds[g], bounds[g + 1], _BLOCK)]
+
+    def block_sums(block: tuple) -> Any:
+        g, chunks = block
+        weigh = _Weigher(replicates, _CHUNK)
+        out = np.zeros((replicates, k + 1), dtype=sums.dtype)
+        for rows in chunks:
             w = weigh(keys[rows])
             for c, column in enumerate(columns):
-                sums[g, :, c] += np.einsum("ib,i->b", w, column[rows])
-            sums[g, :, k] += np.add.reduce(w, axis=0, dtype=np.int32)
-            done += len(rows)
+                out[:, c] += np.einsum("ib,i->b", w, column[rows])
+            out[:, k] += np.add.reduce(w, axis=0, dtype=np.int32)
+        return out
+
+    done = 0
+    with _pool(n * replicates) as pool:
+        for (g, chunks), partial in zip(blocks, (pool or _Serial()).map(block_sums, blocks)):
+            sums[g] += partial
+            done += sum(len(rows) for rows in chunks)
             if progress is not None:
                 progress(done)
     return sums
+
+
+@contextlib.contextmanager
+def _pool(work: int) -> Iterator[Any]:
+    """Threads for a large weighing (numpy releases the GIL in it), else None."""
+    cores = os.cpu_count() or 1
+    if work < _PARALLEL_WORK or cores < 2:
+        yield None
+        return
+    with concurrent.futures.ThreadPoolExecutor(max_workers=min(cores, 4), thread_name_prefix="ek-bootstrap") as pool:
+        yield pool
+
+
+class _Serial:
+    @staticmethod
+    def map(fn: Any, items: Sequence) -> Iterator[Any]:
+        return map(fn, items)
 
 
 def interval_of(values: Sequence[float], level: float) -> tuple[float, float]:

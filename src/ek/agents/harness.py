@@ -101,12 +101,13 @@ class AgentGateResult:
         return self.passed
 
 
-def run_suite(agent: Callable, tasks: Any, *, k: int = 1, check: Any = None,
-              metrics: Optional[Mapping] = None, price: Optional[Union[ModelPrice, str]] = None,
+def run_suite(agent: Callable, tasks: Any, *, k: int = 1, check: Union[str, Checker, None] = None,
+              metrics: Optional[Mapping[str, Metric]] = None, price: Optional[Union[ModelPrice, str]] = None,
               prices: Optional[Mapping[str, ModelPrice]] = None, run: Optional[RunProvenance] = None,
               seed: Optional[int] = None, persist: bool = False, run_id: Optional[str] = None,
               rootdir: Any = None, max_concurrency: int = 1, timeout: Optional[float] = None,
-              executor: Any = None, errors: str = "record", resume: bool = True) -> ReliabilityReport:
+              executor: Optional[Executor] = None, errors: str = "record",
+              resume: bool = True) -> ReliabilityReport:
     """Run ``agent`` on every task ``k`` times and report reliability and cost.
 
     Args:

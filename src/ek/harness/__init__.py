@@ -13,7 +13,9 @@ slice, with the last good one. This module adds that discipline on top of
   per-slice figures in the ``baselines`` store.
 * `regression_gate` fails when a report is worse than a baseline by more
   than a tolerance, on the aggregate or on any slice, in the direction the
-  metric declares.
+  metric declares. It is a CI check over whole reports; the *gates* of
+  `ek.qe.decide` (``ConformalGate``, ...) are something else, policies that
+  accept, flag or block one extracted value.
 * `percent_agreement`, `cohen_kappa` and `krippendorff_alpha` measure how
   far annotators agree, the ceiling of any score against their labels.
 
@@ -36,7 +38,9 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from typing import Any, Callable, Optional
+import os
+from concurrent.futures import Executor
+from typing import Any, Callable, Optional, Union
 
 from ek.harness._agreement import cohen_kappa, krippendorff_alpha, percent_agreement
 from ek.harness._baselines import GateResult, load_baseline, regression_gate, save_baseline
@@ -45,7 +49,8 @@ from ek._runs import (
     setting_id,
 )
 from ek._util import rehome, type_name
-from ek.base import GraphGrammar, Report
+from ek.base import CostWeight, GraphGrammar, Metric, Report
+from ek.canonicalize import Steps
 from ek.registry import names
 
 __all__ = [
@@ -71,20 +76,20 @@ def evaluate_store(
     predict: Callable[[Any], Any],
     gold: Mapping,
     *,
-    metric: Any = None,
+    metric: Union[str, Metric, None] = None,
     grammar: Optional[GraphGrammar] = None,
-    normalize: Any = None,
-    weights: Any = None,
+    normalize: Optional[Steps] = None,
+    weights: Optional[CostWeight] = None,
     input_key: str = "input",
     reference_key: str = "reference",
     slice_key: str = "slice",
     persist: bool = False,
     run_id: Optional[str] = None,
-    rootdir: Any = None,
+    rootdir: Union[str, os.PathLike, None] = None,
     errors: str = "record",
     resume: bool = True,
     progress: Optional[bool] = None,
-    executor: Any = None,
+    executor: Optional[Executor] = None,
 ) -> Report:
     """Run ``predict`` on every gold record's input and score it per slice.
 

@@ -26,12 +26,13 @@ fails on every image raises ``RuntimeError`` naming the first failure.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime
 import math
 import os
 import warnings
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any, Callable, Iterator, Optional, Union
 
 from ek._runs import (
@@ -39,8 +40,8 @@ from ek._runs import (
     scored_report, setting_id,
 )
 from ek._util import type_name
-from ek.base import Report
-from ek.canonicalize import resolve_canonicalizer
+from ek.base import GraphGrammar, Report
+from ek.canonicalize import Steps, resolve_canonicalizer
 from ek.registry import get
 from ek.stores import json_store
 
@@ -56,8 +57,8 @@ def evaluate_ocr(
     gold: Mapping,
     *,
     metric: str = "cer",
-    normalize: Any = None,
-    grammar: Any = None,
+    normalize: Optional[Steps] = None,
+    grammar: Optional[GraphGrammar] = None,
     image_key: str = "image",
     reference_key: str = "reference_text",
     slice_key: str = "slice",
@@ -66,7 +67,7 @@ def evaluate_ocr(
     rootdir: Optional[str] = None,
     max_workers: Optional[int] = None,
     progress: Optional[bool] = None,
-    executor: Any = None,
+    executor: Optional[Executor] = None,
     errors: str = "record",
     resume: bool = True,
 ) -> Report:
@@ -77,6 +78,8 @@ def evaluate_ocr(
             such as ``"tesseract"`` (bound with `ek.ocr.ocracy_backend`).
         gold: a mapping ``key -> {image, reference_text, slice, ...}``; a plain
             dict or ``ek.stores.json_store("gold")``. Items are read in its order.
+            A record may give ``reference_file`` (a PAGE-XML, ALTO, hOCR or
+            text file, told by its content) in place of ``reference_text``.
         metric: ``"cer"``, ``"wer"`` or another registered string metric.
         normalize: canonicalizer applied to both sides before scoring.
         grammar: passed on to the metric.
@@ -113,7 +116,10 @@ def evaluate_ocr(
         in which case prediction and score are None). A result whose
         ``.text`` is None is an empty reading (prediction ``""``, a full
         miss), not a failure. ``detail`` also holds ``engine``, ``run_id``,
-        ``errors`` (key -> message) and ``n_errors``.
+        ``errors`` (key -> message), ``n_errors`` and ``confusions``: the
+        corpus's most frequent character and word confusions (``{"char":
+        rows, "word": rows}``, rows as `ek.ocr.files.evaluate_files` gives
+        them); each item's five most frequent are under its ``confusions``.
 
     Raises:
         TypeError, ValueError: ``gold``, ``engine`` or an option is malformed,
@@ -123,6 +129,7 @@ def evaluate_ocr(
             are checked before the engine reads anything.
         RuntimeError: the engine failed on every item.
     """
+    gold = _with_file_references(gold, reference_key)
     items = gold_items(gold, ((image_key, "image_key"), (reference_key, "reference_key"), slice_key), _WHO,
                        fingerprints=persist, check=_check_reference(reference_key))
     if not items:
@@ -164,7 +171,7 @@ def evaluate_ocr(
             stacklevel=2,
         )
     run.close({"engine": engine_name, **summary})
-    return report
+    return _with_confusions(report)
 
 
 def add_gold_item(
@@ -213,6 +220,57 @@ def add_gold_item(
 
 
 # ---------------------------------------------------------------------------
+
+
+def _with_file_references(gold: Any, reference_key: str) -> Any:
+    """``gold`` with each record's ``reference_file`` read into ``reference_key`` (where it has none).
+
+    The file may be PAGE-XML, ALTO, hOCR or plain text, told by its content
+    (`ek.ocr.formats.read_document`); a file that cannot be read fails now,
+    naming it, before the engine runs.
+    """
+    if not isinstance(gold, Mapping) or not any(
+            isinstance(r, Mapping) and reference_key not in r and _FILE_KEY in r for r in gold.values()):
+        return gold
+    from ek.ocr.formats import read_document  # noqa: PLC0415 - the XML readers load only when used
+
+    keys = list(gold)
+    if not isinstance(gold, dict):  # a store: the sorted order gold_items would visit
+        try:
+            keys.sort()
+        except TypeError:
+            keys.sort(key=repr)
+    out = {}
+    for key in keys:
+        record = gold[key]
+        if isinstance(record, Mapping) and reference_key not in record and _FILE_KEY in record:
+            path = record[_FILE_KEY]
+            if not isinstance(path, (str, os.PathLike)):
+                raise TypeError(f"gold record {key!r} field {_FILE_KEY!r} is {type_name(path)}; give the path "
+                                "of a PAGE-XML, ALTO, hOCR or text file with the true transcription.")
+            record = {**record, reference_key: read_document(path).text}
+        out[key] = record
+    return out
+
+
+_FILE_KEY = "reference_file"
+
+
+def _with_confusions(report: Report, n: int = 20) -> Report:
+    """The report with the corpus's most frequent character and word confusions, and each item's."""
+    per_item = report.detail["per_item"]
+    texts = [(k, e["prediction"], e["reference"]) for k, e in per_item.items()
+             if e.get("error") is None and isinstance(e.get("prediction"), str) and isinstance(e.get("reference"), str)]
+    if not texts:
+        return report
+    from ek import _align  # noqa: PLC0415
+    from ek.ocr.files import confusions_by_item  # noqa: PLC0415
+
+    ids, preds, golds = zip(*texts)
+    by_item, totals = confusions_by_item(ids, preds, golds, None, "char", 5)
+    items = {k: ({**e, "confusions": by_item[k]} if k in by_item else e) for k, e in per_item.items()}
+    corpus = {unit: _align.confusion_table(counts, n=n) for unit, counts in totals.items()}
+    return dataclasses.replace(report, detail={**report.detail, "per_item": items, "confusions": corpus})
 
 
 def _check_reference(reference_key: str) -> Callable:

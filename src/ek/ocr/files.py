@@ -153,9 +153,18 @@ def _lines(text: Any, canon: Optional[Callable[[str], str]]) -> list:
 
 def _confusions(joined: Joined, canon, unit: str, n: int) -> tuple[dict, dict]:
     """Per-file confusion tables and corpus counters, for characters (``unit``) and words."""
+    return confusions_by_item(joined.ids, joined.preds, joined.golds, canon, unit, n)
+
+
+def confusions_by_item(ids: Sequence, preds: Sequence, golds: Sequence, canon: Optional[Callable[[str], str]],
+                       unit: str, n: int) -> tuple[dict, dict]:
+    """Per-item confusion tables (top ``n``) and corpus counters, for characters (``unit``) and words.
+
+    Texts are aligned line by line when both sides have lines (see `ek._align.align_lines`).
+    """
     per_file: dict = {}
     totals = {"char": Counter(), "word": Counter()}
-    for i, p, g in zip(joined.ids, joined.preds, joined.golds):
+    for i, p, g in zip(ids, preds, golds):
         p_lines, g_lines = _lines(p, canon), _lines(g, canon)
         tables = {}
         for key, u in (("char", unit), ("word", "word")):

@@ -1,7 +1,9 @@
 """Decision gates: turn a calibrated probability into accept, flag or block.
 
 A gate is a selective predictor: it accepts a value automatically or routes
-it to a person. Every gate here reads calibrated probabilities only; a raw
+it to a person. (Not to be confused with `ek.harness.regression_gate` and
+`ek.agents.agent_regression_gate`, CI checks that compare a whole run with a
+baseline.) Every gate here reads calibrated probabilities only; a raw
 score must go through a calibrator first (`ek.qe.calibrate`).
 
 * `CostSensitiveGate` (the default): the accept threshold follows from the
