@@ -208,6 +208,21 @@ def corpora(draw, name):
     return cases, cuts
 
 
+def _records(cases, ids):
+    return [{"pred": c[0], "gold": c[1], "slice": c[2] if len(c) == 3 else None, "doc": i} for c, i in zip(cases, ids)]
+
+
+def _intervals(report, level=0.9):
+    return [report.interval(level)] + [report.interval(level, slice=label) for label in report.per_slice]
+
+
+def _same_intervals(a, b, exact):
+    if exact:  # integer replicate sums: the very same replicate values
+        assert all(_same(x, y) for pa, pb in zip(a, b) for x, y in zip(pa, pb)), (a, b)
+    else:  # float replicate sums are added in another order
+        assert a == [pytest.approx(p, rel=1e-9, nan_ok=True) for p in b]
+
+
 # ---------------------------------------------------------------------------
 # equality with ek.evaluate
 
@@ -232,6 +247,50 @@ def test_any_partitioning_gives_the_serial_report(name, data, sync):
         assert all(_same(report.per_slice[k], serial.per_slice[k]) for k in per_slice)
     else:  # a serial sum of floats rounds at every step; ours once
         assert report.aggregate == pytest.approx(serial.aggregate, rel=1e-12, nan_ok=True)
+    _same_intervals(_intervals(report), _intervals(serial), exact=name in INTEGER)
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), kind=st.sampled_from([str, int]))
+def test_with_an_id_field_the_interval_is_the_serial_one_over_those_ids(name, data, kind, sync):
+    cases, cuts = data.draw(corpora(name))
+    ids = data.draw(st.lists(st.integers(0, 10**6).map(kind), min_size=len(cases), max_size=len(cases), unique=True))
+    serial = ek.evaluate(cases, metric=name, ids=ids)
+    report = ek.dask.evaluate(_bag(_chunks(_records(cases, ids), cuts)), metric=name, slice="slice", id="doc")
+    assert (report.n, report.per_slice.keys()) == (serial.n, serial.per_slice.keys())
+    _same_intervals(_intervals(report), _intervals(serial), exact=name in INTEGER)
+    assert report.detail["level"] == 0.95 and report.detail["interval"] == report.interval(0.95)
+
+
+def test_replicate_sums_weigh_each_item_by_its_global_position(sync):
+    """An oracle apart from ek._bootstrap's vectorised code: its pure-Python weight of each position."""
+    from ek._bootstrap import weight
+
+    cases = [("kitten", "sitting"), ("ab", "ab"), ("", "abc"), ("a b", "a c"), ("x", ""), ("yes", "yet"), ("q", "qq")]
+    scores = ek.evaluate(cases, metric="cer").scores
+    for chunks, ids in (([cases[:3], [], cases[3:5], cases[5:]], None), ([cases[:4], cases[4:]], list("ABCDEFG"))):
+        bag = _bag(chunks) if ids is None else _bag([_records(c, ids[k:]) for c, k in ((chunks[0], 0), (chunks[1], 4))])
+        report = ek.dask.evaluate(bag, metric="cer", id=None if ids is None else "doc")
+        stored = report.detail["replicates"]
+        assert stored["statistics"] == ("edits", "ref_len") and stored["replicates"] == 1000
+        for b in (0, 1, 7, 8, 500, 999):
+            w = [weight(i if ids is None else ids[i], b) for i in range(len(cases))]
+            expect = (sum(wi * s.detail["edits"] for wi, s in zip(w, scores)),
+                      sum(wi * s.detail["ref_len"] for wi, s in zip(w, scores)), sum(w))
+            assert tuple(stored["overall"][b]) == expect
+
+
+def test_level_none_skips_the_bootstrap(sync):
+    cases = [("ct", "cat"), ("dog", "dog")] * 5
+    report = ek.dask.evaluate(db.from_sequence(cases, npartitions=3), metric="cer", level=None)
+    assert report.aggregate == ek.evaluate(cases, metric="cer").aggregate
+    assert "replicates" not in report.detail and "interval" not in report.detail
+    with pytest.raises(ValueError, match=r"comes from ek.dask.evaluate\(..., level=None\), which skips the "
+                                         r"bootstrap, so it has no interval; pass level=0.95"):
+        report.interval()
+    with pytest.raises(ValueError, match=r"level must be a number between 0 and 1 \(e.g. 0.95\), or None; got 95"):
+        ek.dask.evaluate(db.from_sequence(cases), metric="cer", level=95)
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -454,11 +513,17 @@ def test_on_the_cluster_a_bag_and_a_dataframe_give_the_serial_report(cluster):
     report = ek.dask.evaluate(db.from_sequence(graphs, npartitions=4), metric="typed_graph")
     aggregate, per_slice = _oracle("typed_graph", graphs)
     assert (report.n, report.aggregate, report.per_slice) == (20, aggregate, per_slice)
+    _same_intervals(_intervals(report), _intervals(ek.evaluate(graphs, metric="typed_graph")), exact=False)
     texts = [(p, g, "xyz"[i % 3]) for i, (p, g) in enumerate(POOLS["cer"] * 50)]
     frame = dd.from_pandas(pd.DataFrame(texts, columns=["pred", "gold", "lang"]), npartitions=5)
     serial = ek.evaluate(texts, metric="cer")
     report = ek.dask.evaluate(frame, metric="cer", slice="lang")
     assert (report.n, report.aggregate, report.per_slice) == (serial.n, serial.aggregate, serial.per_slice)
+    assert _intervals(report) == _intervals(serial)
+    docs = [f"doc-{i:03d}" for i in range(len(texts))]
+    records = db.from_sequence(_records(texts, docs), npartitions=3)
+    report = ek.dask.evaluate(records, metric="cer", slice="slice", id="doc")
+    assert _intervals(report) == _intervals(ek.evaluate(texts, metric="cer", ids=docs)) != _intervals(serial)
 
 
 def test_a_worker_killed_mid_run_costs_a_retry_not_the_run(cluster, work):
@@ -468,6 +533,7 @@ def test_a_worker_killed_mid_run_costs_a_retry_not_the_run(cluster, work):
     bag = db.from_sequence(cases, npartitions=8).map(work.die_once)
     report = ek.dask.evaluate(bag, metric="cer")
     assert (report.n, report.aggregate, report.per_slice) == (serial.n, serial.aggregate, serial.per_slice)
+    assert _intervals(report) == _intervals(serial)
     assert (work.HERE / "killed-evaluate").exists()  # the worker did die
 
 
@@ -539,7 +605,6 @@ def test_a_persisted_run_on_the_cluster_resumes(cluster, work, tmp_path):
         _settle(cluster)  # a chunk cancelled in flight may still be running: let it end before counting
         work.reset("predict")
         resumed = evaluate_store(work.predict, gold, metric="cer", run_id="r", rootdir=tmp_path, executor=executor)
-        print(sorted(stored), (work.HERE / "calls-predict.log").read_text())
         assert work.calls("predict") == 24 - len(stored)  # only what the first run did not store
         clean = evaluate_store(work.predict, gold, metric="cer", run_id="r", rootdir=tmp_path / "clean")
         work.reset("predict")
@@ -549,9 +614,15 @@ def test_a_persisted_run_on_the_cluster_resumes(cluster, work, tmp_path):
     assert json_store("runs", rootdir=tmp_path)["documents.r"]["status"] == "complete"
 
 
+def _busy(dask_worker):
+    """Tasks a worker still runs, counting those the scheduler cancelled (which the worker finishes anyway)."""
+    return sum(ts.state in ("executing", "cancelled", "long-running") for ts in dask_worker.state.tasks.values())
+
+
 def _settle(client, timeout=30.0):
+    """Wait until no worker runs anything, so a chunk cancelled in flight does not count as a later call."""
     deadline = time.monotonic() + timeout
-    while any(client.processing().values()) and time.monotonic() < deadline:
+    while any(client.run(_busy).values()) and time.monotonic() < deadline:
         time.sleep(0.05)
 
 

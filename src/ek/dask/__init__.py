@@ -4,11 +4,15 @@
   records, or a Dask DataFrame. Each partition is scored where it lives, by
   `ek.evaluate` itself; what leaves it is a summary whose size does not
   grow with the number of items: the exact sum of each of the metric's
-  statistics, overall and per slice. Summaries are merged as a tree on the
-  workers, and the client computes the figures from the final sums, so
-  ``aggregate``, ``per_slice`` and ``n`` equal the serial ones (integer
-  statistics are summed as Python ints; float ones exactly, then rounded
-  once, so the figure does not depend on the partitioning).
+  statistics, overall and per slice, and the partition's share of the
+  bootstrap replicate sums behind `ek.Report.interval`. Summaries are
+  merged as a tree on the workers, and the client computes the figures
+  from the final sums, so ``aggregate``, ``per_slice``, ``n`` and
+  ``interval()`` equal the serial ones (integer statistics are summed as
+  Python ints; float ones exactly, then rounded once, so the figure does
+  not depend on the partitioning). An item is resampled by its id: the
+  ``id=`` field, else its position in the collection, as in a serial
+  ``ek.evaluate(cases, ids=...)`` over the same cases in the same order.
 * `client` connects to a Dask scheduler, or starts a local cluster, and
   closes what it started; it never waits on a scheduler that does not answer.
 
@@ -31,6 +35,8 @@ called.
 ...     report = ek.dask.evaluate(bag, metric="cer")
 >>> report.n, report.aggregate
 (3, 0.2)
+>>> report.interval(0.95) == ek.evaluate(bag.compute(), metric="cer").interval(0.95)
+True
 """
 
 from __future__ import annotations
@@ -78,8 +84,12 @@ def evaluate(
             must sum statistics (every ek metric does; wrap a function with
             `ek.metric`), and it and the options must pickle.
         pred, gold, slice, id: the record fields (DataFrame columns) that hold
-            the prediction, the gold answer, the slice label and the item id.
-        level: the confidence level of the report's interval; None for none.
+            the prediction, the gold answer, the slice label and the item id
+            (str or int, unique over the collection: each partition checks
+            its own). Without ``id``, items are numbered by position.
+        level: the confidence level of the interval kept in
+            ``detail["interval"]``; None skips the bootstrap (faster, but
+            the report then has no interval).
         keep_items: also bring every item's score back to the client (in
             ``scores``, with ``detail["slices"]``); by default no per-item
             data leaves the workers. To keep per-item scores at scale,
@@ -87,10 +97,12 @@ def evaluate(
             (``bag.map(...).to_textfiles(...)``) instead.
 
     Returns:
-        A `Report` with the serial ``aggregate``, ``per_slice``, ``n`` and
-        ``detail["slice_n"]``; ``detail["partitions"]`` counts the partitions
-        and ``detail["summary_bytes"]`` is the size of the merged summary
-        the client received.
+        A `Report` with the serial ``aggregate``, ``per_slice``, ``n``,
+        ``detail["slice_n"]`` and ``interval(level, slice=...)`` (from the
+        replicate sums in ``detail["replicates"]``, at any level);
+        ``detail["partitions"]`` counts the partitions and
+        ``detail["summary_bytes"]`` is the size of the merged summary the
+        client received.
 
     Raises:
         MissingExtraError: dask is not installed.
@@ -258,10 +270,23 @@ def _report(summary: Summary, metric: Any, items: Optional[list], partitions: in
     detail.update(partitions=partitions, summary_bytes=size)
     report = Report(metric=summary.metric, aggregate=m.compute(summary.sums()), n=summary.n, scores=scores,
                     per_slice={label: m.compute(summary.sums(label)) for label in summary.slice_totals},
-                    detail=detail, _resampler=Resampler(m))
-    if summary.replicates is None or level is None:
+                    detail=detail, _resampler=Resampler(m) if level is not None else _NoReplicates(m))
+    if level is None:
         return report
     return dataclasses.replace(report, detail={**detail, "level": level, "interval": report.interval(level)})
+
+
+@dataclasses.dataclass(frozen=True)
+class _NoReplicates:
+    """The resampler of a report made with ``level=None``: it says how to get an interval."""
+
+    metric: Any
+
+    def interval(self, report: Any, level: float, slice: Any) -> tuple[float, float]:
+        raise ValueError(
+            f"this {report.metric!r} report comes from ek.dask.evaluate(..., level=None), which skips the "
+            "bootstrap, so it has no interval; pass level=0.95 (the default) to get one."
+        )
 
 
 def _stored(summary: Summary) -> dict:

@@ -219,13 +219,10 @@ def _joined(a: Mapping, b: Mapping, plus: Any) -> dict:
 
 def _with_replicates(out: Summary, report: Any) -> Summary:
     """``out`` with the bootstrap's replicate sums of ``report`` (whose ``detail["ids"]`` name its items)."""
-    import numpy as np
+    from ek._bootstrap import resampled
 
-    from ek._bootstrap import summarize as item_free
-
-    stored = item_free(report).detail["replicates"]
-    return dataclasses.replace(out, replicates=np.asarray(stored["overall"]),
-                               slice_replicates={k: np.asarray(v) for k, v in stored["per_slice"].items()})
+    sums = resampled(report)
+    return dataclasses.replace(out, replicates=sums.overall, slice_replicates=dict(sums.per_slice))
 
 
 def _columns(report: Any, names: tuple, index: int) -> tuple:
