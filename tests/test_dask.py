@@ -11,8 +11,10 @@ on the loopback interface, started once for the module.
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 import math
+import pathlib
 import socket
 import subprocess
 import sys
@@ -114,7 +116,8 @@ def local_cluster(work):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                      dashboard_address=None) as c, distributed.Client(c) as client:
+                                      dashboard_address=None, scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}
+                                      ) as c, distributed.Client(c) as client:
             yield client
 
 
@@ -492,14 +495,90 @@ def _free_port():
         return s.getsockname()[1]
 
 
-@pytest.mark.parametrize("address", [f"tcp://127.0.0.1:{_free_port()}", "no-port-here"])
-def test_a_scheduler_that_does_not_answer_times_out_with_a_clear_message(address):
+@pytest.fixture
+def silent():
+    """The address of a server that accepts connections and never says a word."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(8)
+        yield f"tcp://127.0.0.1:{s.getsockname()[1]}"
+
+
+@pytest.mark.parametrize("address", [f"tcp://127.0.0.1:{_free_port()}", "no-port-here", "silent"])
+def test_a_scheduler_that_does_not_answer_times_out_with_a_clear_message(address, request):
+    address = request.getfixturevalue("silent") if address == "silent" else address
     start = time.monotonic()
     with pytest.raises(ConnectionError, match=rf"no Dask scheduler answered at '{address}' within 1 s \(.+\); "
                                               r"check the address"):
         with ek.dask.client(address, timeout=1):
             pass
     assert time.monotonic() - start < 30  # bounded (never a hang); the message names the 1 s
+
+
+# ---------------------------------------------------------------------------
+# ek evaluate --workers / --scheduler
+
+DEMO = pathlib.Path(str(importlib.resources.files("ek") / "data"))
+
+
+def _ek(capsys, *argv):
+    from ek.__main__ import main
+
+    code = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_ek_evaluate_on_a_scheduler_prints_what_it_prints_alone(cluster, capsys):
+    argv = ["evaluate", DEMO / "demo_ocr.jsonl", DEMO / "demo_ocr_b.jsonl", "--level", "0.9"]
+    alone = _ek(capsys, *argv)
+    assert alone[0] == 0 and "clean_print    40" in alone[1]
+    assert _ek(capsys, *argv, "--scheduler", cluster.scheduler.address) == alone
+    code, out, _ = _ek(capsys, *argv, "--scheduler", cluster.scheduler.address, "--json", "-")
+    assert code == 0 and json.loads(out) == json.loads(_ek(capsys, *argv, "--json", "-")[1])  # every item too
+
+
+def test_ek_evaluate_on_local_workers(capsys, tmp_path):
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("".join(json.dumps({"id": f"r{i}", "text": f"w0rd {i % 7}"}) + "\n" for i in range(30)))
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text("".join(json.dumps({"id": f"r{i}", "text": f"word {i % 5}"}) + "\n" for i in range(1, 31)))
+    alone = _ek(capsys, "evaluate", gold, pred, "--metric", "wer")
+    assert alone[0] == 0 and "missing: 1" in alone[1] and "extra: 1" in alone[1]
+    assert _ek(capsys, "evaluate", gold, pred, "--metric", "wer", "--workers", "2") == alone
+
+
+def test_ek_evaluate_gives_up_on_a_silent_scheduler_with_one_line_and_exit_2(capsys, silent, monkeypatch):
+    from ek._commands import _dask
+
+    monkeypatch.setattr(_dask, "CONNECT_SECONDS", 1.0)
+    start = time.monotonic()
+    code, out, err = _ek(capsys, "evaluate", DEMO / "demo_ocr.jsonl", DEMO / "demo_ocr_b.jsonl", "--scheduler", silent)
+    assert time.monotonic() - start < 30
+    assert (code, out, err.count("\n")) == (2, "", 1)
+    assert err.startswith(f"ek evaluate: error: no Dask scheduler answered at '{silent}' within 1 s (")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], "--workers N (a local cluster) and --scheduler "
+                                                           "ADDRESS (a running one) cannot be used together; pass "
+                                                           "one of them"),
+    (["--workers", "0"], "--workers must be at least 1, got 0"),
+])
+def test_ek_evaluate_cluster_options_are_checked(capsys, argv, message):
+    code, out, err = _ek(capsys, "evaluate", DEMO / "demo_ocr.jsonl", DEMO / "demo_ocr_b.jsonl", *argv)
+    assert (code, out) == (2, "") and err == f"ek evaluate: error: {message}.\n"
+
+
+def test_ek_evaluate_keeps_text_documents_here(capsys, tmp_path):
+    (tmp_path / "gold").mkdir()
+    (tmp_path / "pred").mkdir()
+    (tmp_path / "gold" / "a.gt.txt").write_text("cat")
+    (tmp_path / "pred" / "a.txt").write_text("cut")
+    code, out, err = _ek(capsys, "evaluate", tmp_path / "gold", tmp_path / "pred", "--workers", "1")
+    assert (code, out) == (2, "")
+    assert "pred holds text documents, whose OCR measures and confusion tables are computed in this process; " \
+           "drop --workers/--scheduler for documents" in err
 
 
 # ---------------------------------------------------------------------------

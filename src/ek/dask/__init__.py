@@ -58,6 +58,7 @@ __all__ = ["client", "evaluate"]
 
 _WHO = "ek.dask.evaluate()"
 _FAN_IN = 8  # summaries merged by one task of the tree
+_QUIET_HTTP = {"dashboard_address": "127.0.0.1:0"}  # the scheduler's metrics server: any free loopback port
 
 
 def evaluate(
@@ -160,22 +161,53 @@ def client(scheduler: Optional[str] = None, *, workers: Optional[int] = None,
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ValueError(f"ek.dask.client() workers must be a whole number >= 1, got {workers!r}.")
         with distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                      dashboard_address=None) as cluster, distributed.Client(cluster) as c:
+                                      dashboard_address=None, scheduler_kwargs=_QUIET_HTTP) as cluster, \
+                distributed.Client(cluster) as c:
             yield c
         return
     try:
+        _probe(distributed, scheduler, timeout)
         c = distributed.Client(scheduler, timeout=timeout)
     except Exception as exc:  # OSError on a timeout, ValueError on a malformed address, ...
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ConnectionError(
             f"no Dask scheduler answered at {scheduler!r} within {timeout:g} s ({reason}); check the address "
-            "(e.g. tcp://10.0.0.5:8786) and that the scheduler is running, or use a local cluster instead."
+            "(e.g. tcp://10.0.0.5:8786) and that the scheduler is running, or start a local cluster instead "
+            "(workers=N; ek evaluate --workers N)."
         ) from None
     with c:
         yield c
 
 
 # ---------------------------------------------------------------------------
+
+
+def _probe(distributed: Any, address: str, timeout: float) -> None:
+    """Ask the scheduler at ``address`` who it is; TimeoutError when no answer comes within ``timeout`` s.
+
+    ``distributed.Client`` bounds the connection but not the first
+    exchange, so a server that accepts and stays silent would hold it
+    forever. The question runs on its own event loop in a helper thread (the
+    caller may be running a loop of its own).
+    """
+    import asyncio
+    import concurrent.futures
+
+    async def ask() -> None:
+        server = distributed.core.rpc(address, timeout=timeout)
+        try:
+            await server.identity()
+        finally:
+            await server.close_rpc()
+
+    async def bounded() -> None:
+        try:
+            await asyncio.wait_for(ask(), timeout)
+        except asyncio.TimeoutError:
+            raise TimeoutError(f"no answer within {timeout:g} s") from None
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="ek-dask-probe") as pool:
+        pool.submit(asyncio.run, bounded()).result()
 
 
 def _fields(pred: Any, gold: Any, slice: Any, id: Any) -> Fields:
