@@ -231,7 +231,7 @@ def _columns(report: Any, names: tuple, index: int) -> tuple:
     column = getattr(scores, "column", None)
     if column is not None:
         try:
-            return tuple(list(column(k)) for k in names)
+            return tuple(column(k) for k in names)
         except KeyError:
             pass
     out = []

@@ -38,6 +38,9 @@ _INTS = {int, bool}
 
 def exact_sum(values: Sequence[Any]) -> Sum:
     """The exact sum of one partition's column of a statistic."""
+    quick = sum(values)
+    if type(quick) is int:  # only ints (and bools) add up to an int: int + float is a float, + numpy a numpy scalar
+        return quick
     kinds = set(map(type, values))
     if kinds <= _INTS:
         return sum(values)
