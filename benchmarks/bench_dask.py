@@ -149,6 +149,7 @@ def run_variant(variant: str, kind: str, folder: str, address: str, level: Optio
             import dask.dataframe as dd  # pandas and pyarrow: about 100 MB of the client's memory
         with distributed.Client(address, timeout=30) as client:
             client.run(_warm_worker)  # every worker imports ek, its numpy and the Parquet reader
+            client.run_on_scheduler(_warm_worker)  # the scheduler unpickles tasks of dask.dataframe too
             t = time.perf_counter()
             if kind == "jsonl":
                 collection = db.read_text(paths, blocksize=None).map(json.loads)

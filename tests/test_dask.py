@@ -284,6 +284,29 @@ def test_replicate_sums_weigh_each_item_by_its_global_position(sync):
             assert tuple(stored["overall"][b]) == expect
 
 
+def test_two_dask_reports_compare_as_the_serial_ones(sync):
+    """Replicate sums of the same items pair up: ek.compare of two summaries is the serial comparison."""
+    gold = [f"w{i % 5} word{i % 9}" for i in range(60)]
+    runs = [[g.replace("o", "0") if i % 3 else g for i, g in enumerate(gold)],
+            [g.replace("w", "vv") if i % 4 == 0 else g for i, g in enumerate(gold)]]
+    spread = [ek.dask.evaluate(db.from_sequence(list(zip(run, gold)), npartitions=k), metric="cer")
+              for run, k in zip(runs, (3, 5))]
+    serial = [ek.evaluate(list(zip(run, gold)), metric="cer") for run in runs]
+    assert ek.compare(*spread) == ek.compare(*serial)
+    assert ek.compare(*spread).delta == pytest.approx(60 / 480 - 40 / 480)  # "w" -> "vv" twice in 15 items; 40 "o"s
+
+
+def test_kept_items_carry_their_ids(sync):
+    cases = [("kitten", "sitting", "x"), ("ab", "ab", "y"), ("", "abc", "x"), ("a b", "a c", None)]
+    ids = ["d3", "d1", "d4", "d2"]
+    serial = ek.evaluate(cases, metric="cer", ids=ids)
+    report = ek.dask.evaluate(_bag(_chunks(_records(cases, ids), [1, 3])), metric="cer", slice="slice", id="doc",
+                              keep_items=True)
+    assert report.detail["ids"] == serial.detail["ids"] == tuple(ids)
+    assert report.detail["slices"] == serial.detail["slices"]
+    assert list(report.scores) == list(serial.scores) and _intervals(report) == _intervals(serial)
+
+
 def test_level_none_skips_the_bootstrap(sync):
     cases = [("ct", "cat"), ("dog", "dog")] * 5
     report = ek.dask.evaluate(db.from_sequence(cases, npartitions=3), metric="cer", level=None)
