@@ -122,9 +122,11 @@ def distances(preds: Sequence[Units], golds: Sequence[Units]) -> list[int]:
     """`distance` of every aligned pair, in one C call for a large batch on the rapidfuzz backend."""
     distance = active()[0]
     if len(preds) >= _BATCH and getattr(distance, "__module__", "").startswith("rapidfuzz"):
+        from rapidfuzz.distance import Levenshtein
         from rapidfuzz.process import cpdist
 
-        return cpdist(preds, golds, scorer=distance, dtype="int64").tolist()
+        out: list[int] = cpdist(preds, golds, scorer=Levenshtein.distance, dtype="int64").tolist()
+        return out
     return list(map(distance, preds, golds))
 
 
