@@ -132,6 +132,20 @@ def test_every_backend_agrees_with_jiwer(backend):
         assert distance(pred.split(), gold.split()) == distance(gold.split(), pred.split())
 
 
+def test_a_large_batch_scores_as_one_pair_at_a_time():
+    # past _edit._BATCH pairs rapidfuzz scores the whole batch in one C call (cpdist)
+    pairs = _noisy_pairs(_edit._BATCH + 7, 5) + [("", "ab"), ("\u0e33x", "x\u0e33"), ("", "")]
+    preds, golds = [p for p, _ in pairs], [g for _, g in pairs]
+    python = _edit.backends()["python"][0]
+    for metric in (CER, WER, StringMetric("cer", segment="grapheme")):
+        batch = metric.score_many(preds, golds)
+        one_by_one = [metric(p, g) for p, g in pairs]
+        assert [s.detail["edits"] for s in batch] == [s.detail["edits"] for s in one_by_one]
+        assert [s.value for s in batch] == [s.value for s in one_by_one]
+    units = [(p.split(), g.split()) for p, g in pairs]
+    assert _edit.distances(*zip(*units)) == [python(p, g) for p, g in units]
+
+
 # A small alphabet makes ties between equally short alignments common.
 tie_prone = st.text(alphabet="ab c", max_size=14)
 

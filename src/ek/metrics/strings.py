@@ -110,16 +110,13 @@ class StringMetric(SummedStatistics):
                     f"the canonicalizer returned {type_name(bad)} ({bad!r:.40}); every "
                     "normalize step must map str to str."
                 )
-        distance, align = _edit.active()
         to_units = _grapheme_units if self.segment == "grapheme" else _UNITS[mode]  # C methods for code points
+        gold_units = list(map(to_units, golds))
         if not self.alignment:
-            edits, ref_lens = [], []
-            for p, g in zip(preds, golds):
-                gu = to_units(g)
-                edits.append(distance(to_units(p), gu))
-                ref_lens.append(len(gu))
-            return ScoreColumns({"edits": edits, "ref_len": ref_lens}, _MAKERS[self.name])
-        counts = [align(to_units(p), to_units(g)) for p, g in zip(preds, golds)]
+            edits = _edit.distances(list(map(to_units, preds)), gold_units)
+            return ScoreColumns({"edits": edits, "ref_len": list(map(len, gold_units))}, _MAKERS[self.name])
+        align = _edit.active()[1]
+        counts = list(map(align, map(to_units, preds), gold_units))
         columns: dict[str, Sequence[int]] = {
             "edits": [c.substitutions + c.deletions + c.insertions for c in counts],
             "ref_len": [c.hits + c.substitutions + c.deletions for c in counts],
