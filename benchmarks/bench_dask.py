@@ -267,7 +267,7 @@ def bench_graphs(address: str, n: int, rounds: int) -> None:
                 spread = ek.dask.evaluate(bag, metric="typed_graph", grammar=GRAMMAR)
                 times[kind].append(time.perf_counter() - t)
                 assert (spread.n, spread.aggregate) == (serial.n, serial.aggregate)
-                assert spread.interval() == pytest_approx(serial.interval())
+                assert spread.interval() == _near(serial.interval())
         capacity = _capacity(client)
     print(f"typed_graph over {n:,} invoice pairs (1 to 4 line items; distance {serial.aggregate:.4f}, equal; "
           f"with the 95% interval), {rounds} rounds:")
@@ -291,7 +291,7 @@ def _graph_bag(pairs: list, partitions: int) -> Any:
                             for i in range(0, len(pairs), size)])
 
 
-def pytest_approx(interval: tuple) -> Any:
+def _near(interval: tuple) -> Any:
     """Float replicate sums add in another order on the cluster: equal up to rounding."""
     import math
 

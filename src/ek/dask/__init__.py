@@ -92,7 +92,8 @@ def evaluate(
             ``detail["interval"]``; None skips the bootstrap (faster, but
             the report then has no interval).
         keep_items: also bring every item's score back to the client (in
-            ``scores``, with ``detail["slices"]``); by default no per-item
+            ``scores``, with ``detail["slices"]`` and, given ``id``,
+            ``detail["ids"]``); by default no per-item
             data leaves the workers. To keep per-item scores at scale,
             write them from the workers with the collection's own writers
             (``bag.map(...).to_textfiles(...)``) instead.
@@ -100,7 +101,9 @@ def evaluate(
     Returns:
         A `Report` with the serial ``aggregate``, ``per_slice``, ``n``,
         ``detail["slice_n"]`` and ``interval(level, slice=...)`` (from the
-        replicate sums in ``detail["replicates"]``, at any level);
+        replicate sums in ``detail["replicates"]``, at any level; the one
+        at ``level`` is in ``detail["interval"]``), which also pair up in
+        `ek.compare` with another report over the same ids;
         ``detail["partitions"]`` counts the partitions and
         ``detail["summary_bytes"]`` is the size of the merged summary the
         client received.
@@ -124,8 +127,7 @@ def evaluate(
         check_mergeable(metric_object(metric, metric) if isinstance(metric, str) else metric,
                         metric if isinstance(metric, str) else _label(metric))
     _check_pickles({"metric": metric, "normalize": normalize, "grammar": grammar, "weights": weights})
-    spec = dask.delayed(Spec(metric, grammar, normalize, weights, fields, keep_items, level is not None),
-                        traverse=False)
+    spec = dask.delayed(Spec(metric, grammar, normalize, weights, fields, level is not None), traverse=False)
     parts = collection.to_delayed()
     scored = [dask.delayed(score_partition)(part, spec, i) for i, part in enumerate(parts)]
     starts = None

@@ -45,8 +45,7 @@ class Spec:
     normalize: Any = None
     weights: Any = None
     fields: Fields = Fields()
-    keep_items: bool = False
-    replicates: bool = True
+    replicates: bool = True  # also the bootstrap's replicate sums (an interval was asked for)
 
 
 @dataclass(frozen=True)
