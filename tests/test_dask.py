@@ -527,9 +527,12 @@ def silent():
         yield f"tcp://127.0.0.1:{s.getsockname()[1]}"
 
 
-@pytest.mark.parametrize("address", [f"tcp://127.0.0.1:{_free_port()}", "no-port-here", "silent"])
+@pytest.mark.parametrize("address", ["refused", "no-port-here", "silent"])  # names stable for pytest-xdist
 def test_a_scheduler_that_does_not_answer_times_out_with_a_clear_message(address, request):
-    address = request.getfixturevalue("silent") if address == "silent" else address
+    if address == "silent":
+        address = request.getfixturevalue("silent")
+    elif address == "refused":
+        address = f"tcp://127.0.0.1:{_free_port()}"
     start = time.monotonic()
     with pytest.raises(ConnectionError, match=rf"no Dask scheduler answered at '{address}' within 1 s \(.+\); "
                                               r"check the address"):
