@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 HEAVY = ["numpy", "scipy", "sklearn", "networkx", "apted", "seqeval", "nervaluate", "anls_star",
-         "crepes", "netcal", "torch", "ocracy", "dol", "pandas", "inspect_ai", "deepeval"]
+         "crepes", "netcal", "torch", "ocracy", "dol", "pandas", "inspect_ai", "deepeval", "dask", "distributed"]
 
 
 def test_import_ek_stays_light():

@@ -7,8 +7,9 @@ bootstrap interval (`ek.Report.interval`), overall and per slice. A gold id
 without a prediction is scored against an empty one and listed as missing;
 a prediction without gold is listed as extra and ignored. ``--json PATH``
 writes the report (``-``: standard output), ``--html PATH`` the page of
-`ek._html`, ``--save NAME`` keeps the run for ``ek compare``, and ``--max``
-/ ``--min`` make a CI gate.
+`ek._html`, ``--save NAME`` keeps the run for ``ek compare``, ``--max`` / ``--min``
+make a CI gate, and ``--workers N`` / ``--scheduler ADDRESS`` score on a
+Dask cluster (`ek._commands._dask`).
 
 ``ek compare GOLD PRED_A PRED_B`` scores both runs (files, or names saved
 with ``--save``) on the same gold items and prints A, B, B - A with its
@@ -61,7 +62,8 @@ def _with_shared_options(command: Callable[..., Outcome]) -> Callable[..., Outco
 
 
 @_with_shared_options
-def evaluate(gold: str, pred: str, *, save: Optional[str] = None, **options: Any) -> Outcome:
+def evaluate(gold: str, pred: str, *, save: Optional[str] = None, workers: Optional[int] = None,
+             scheduler: Optional[str] = None, **options: Any) -> Outcome:
     """Score PRED against GOLD: the corpus figure with its interval, overall and per slice.
 
     GOLD and PRED are .jsonl, .json, .csv or .tsv files, documents or
@@ -73,13 +75,16 @@ def evaluate(gold: str, pred: str, *, save: Optional[str] = None, **options: Any
     by type (text: cer, records: fields); --normalize takes comma-separated
     steps (e.g. nfc,lower). --json PATH writes the report (- for stdout),
     --html PATH the page, --save NAME keeps the run for ek compare. --max /
-    --min exit 1 when the figure is past the bound. Bad input exits 2.
+    --min exit 1 when the figure is past the bound. --workers N scores on
+    N local Dask worker processes, --scheduler ADDRESS on a running Dask
+    cluster (the dask extra); the figures are the same. Bad input, or no
+    scheduler answering at ADDRESS, exits 2.
     """
     from ek._commands._evaluate import run_evaluate
 
     reading, out = _split(options)
     with _no_cycle_collection():
-        return run_evaluate(gold, pred, reading, save=save, **out)
+        return run_evaluate(gold, pred, reading, save=save, workers=workers, scheduler=scheduler, **out)
 
 
 @_with_shared_options

@@ -11,14 +11,26 @@ from ek._commands._inputs import Options, Scored, bound, gold_digest, item_rows,
 
 
 def run_evaluate(gold: str, pred: str, options: Options, *, json_path: Optional[str], html_path: Optional[str],
-                 save: Optional[str], upper: Optional[float], lower: Optional[float]) -> Outcome:
-    """The whole command: read, score, bound, then print, write and gate."""
+                 save: Optional[str], upper: Optional[float], lower: Optional[float],
+                 workers: Optional[int] = None, scheduler: Optional[str] = None) -> Outcome:
+    """The whole command: read, score (here, or on a Dask cluster), bound, then print, write and gate."""
     if save is not None:
         from ek._commands._saved import check_name
 
         check_name(save)
+    if workers is not None or scheduler is not None:
+        from ek._commands._dask import check_cluster
+
+        check_cluster(workers, scheduler)
     gold_side = read_gold(gold, options)
-    scored = score(read_joined(gold_side, pred, options), options, name=os.path.basename(pred) or pred)
+    joined, name = read_joined(gold_side, pred, options), os.path.basename(pred) or pred
+    if workers is None and scheduler is None:
+        scored = score(joined, options, name=name)
+    else:
+        from ek._commands._dask import score_on_dask
+
+        keep = json_path is not None or html_path is not None or save is not None  # they list every item
+        scored = score_on_dask(joined, options, name=name, workers=workers, scheduler=scheduler, keep_items=keep)
     report = scored.report
     overall, per_slice = bound(report, options.level, label="ek evaluate")
     out = []

@@ -335,6 +335,18 @@ def _drive(task: Any, payloads: list, errors: str, how: tuple, emit: Any) -> Non
               max_concurrency=concurrency, timeout=timeout, on_done=on_done)
 
 
+def _parallelism(executor: Any) -> int:
+    """How many chunks ``executor`` runs at once: a pool's size, a Dask cluster's threads, else the cores here."""
+    n = getattr(executor, "_max_workers", None)
+    client = getattr(executor, "_client", None)  # a Dask client's get_executor()
+    if n is None and client is not None:
+        try:
+            n = sum(client.nthreads().values())
+        except Exception:  # a client that cannot say: fall back to this machine's cores
+            n = None
+    return n or os.cpu_count() or 1
+
+
 def _chunk_job(task: Any, payloads: list, errors: str, how: tuple) -> tuple:
     """What an executor's worker runs: ``([(position, entry)], exception or None, seconds)``."""
     t0 = time.perf_counter()
@@ -367,7 +379,7 @@ def _on_executor(run: Run, task: Any, pending: list, payloads: list, sink: _Sink
         if exc is not None:
             raise exc
         pending = pending[1:]
-    workers = getattr(executor, "_max_workers", None) or os.cpu_count() or 1
+    workers = _parallelism(executor)
     in_flight: dict = {}
     pos, per_item = 0, None
     try:
