@@ -56,18 +56,18 @@ TABLES = ("tests/metrics/test_tables.py", "tests/metrics/test_common.py", "tests
 GRAPHS = ("tests/metrics/test_graphs.py", "tests/metrics/test_common.py", "tests/test_readme.py")
 SPANS = ("tests/metrics/test_spans.py", "tests/metrics/test_common.py", "tests/test_readme.py")
 ANLS = ("tests/metrics/test_anls.py", "tests/metrics/test_common.py", "tests/test_readme.py")
-FACADE = ("tests/test_facade.py", "tests/metrics/test_common.py", "tests/test_harness.py", "tests/test_readme.py")
-HARNESS = ("tests/test_harness.py", "tests/test_readme.py")
+FACADE = ("tests/test_facade.py", "tests/metrics/test_common.py", "tests/harness", "tests/test_readme.py")
+HARNESS = ("tests/harness", "tests/test_runs.py", "tests/test_readme.py")
 STORES = ("tests/test_stores.py",)
 CANON = ("tests/test_canonicalize.py", "tests/test_facade.py")
 QE = ("tests/qe", "tests/test_readme.py")
-AGREEMENT = ("tests/test_agreement.py", "tests/test_harness.py", "tests/test_readme.py")
+AGREEMENT = ("tests/harness", "tests/test_readme.py")
 AGENTS = ("tests/agents/test_reliability.py", "tests/agents/test_passk.py", "tests/agents/test_harness.py",
           "tests/test_readme.py")
 
 MUTANTS = (
     # the four bugs issue 15 found unguarded
-    Mutant("resume_restarts_chunk_numbering", "src/ek/_runs.py",
+    Mutant("resume_restarts_chunk_numbering", "src/ek/_runs/_records.py",
            "self.next_seq = chunks[-1][0] + 1 if chunks else 0", "self.next_seq = 0", HARNESS),
     Mutant("teds_gold_normaliser", "src/ek/metrics/tables.py",
            "nodes = max(_n_nodes(pred_t), _n_nodes(gold_t))", "nodes = _n_nodes(gold_t)", TABLES),
@@ -83,7 +83,8 @@ MUTANTS = (
            'return _rate(totals["edits"], totals["ref_len"])',
            "return sum(s.value for s in scores) / len(scores)", STRINGS),
     Mutant("cer_keeps_surrounding_whitespace", "src/ek/metrics/strings.py",
-           '_UNITS = {"cer": str.strip, "wer": str.split}', '_UNITS = {"cer": str, "wer": str.split}', STRINGS),
+           '_UNITS: dict[str, Callable[[str], _edit.Units]] = {"cer": str.strip, "wer": str.split}',
+           '_UNITS: dict[str, Callable[[str], _edit.Units]] = {"cer": str, "wer": str.split}', STRINGS),
     Mutant("empty_reference_scores_zero", "src/ek/metrics/strings.py",
            "return edits / ref_len if ref_len else float(edits)", "return edits / ref_len if ref_len else 0.0",
            STRINGS),
@@ -98,14 +99,14 @@ MUTANTS = (
     Mutant("merge_reports_drops_slices", "src/ek/facade.py",
            'slices.extend(r.detail.get("slices") or (None,) * r.n)', "slices.extend((None,) * r.n)", FACADE),
     # harness
-    Mutant("gate_direction_flipped", "src/ek/harness.py",
+    Mutant("gate_direction_flipped", "src/ek/harness/_baselines.py",
            "worse = (lambda cur, old: cur < old - tolerance) if direction else "
            "(lambda cur, old: cur > old + tolerance)",
            "worse = (lambda cur, old: cur < old - tolerance) if not direction else "
            "(lambda cur, old: cur > old + tolerance)", HARNESS),
-    Mutant("resume_ignores_changed_gold", "src/ek/_runs.py",
-           'if saved is None or saved.get("fingerprint") != fingerprint or saved.get("error") is not None:',
-           'if saved is None or saved.get("error") is not None:', HARNESS),
+    Mutant("resume_ignores_changed_gold", "src/ek/_runs/_execute.py",
+           'if entry is None or entry.pop("fingerprint", None) != self.items[i][2]:',
+           'if entry is None or entry.pop("fingerprint", None) is None:', HARNESS),
     # stores
     Mutant("store_write_not_fsynced", "src/ek/stores.py", "os.fsync(fh.fileno())", "pass", STORES),
     # canonicalize
@@ -154,7 +155,7 @@ MUTANTS = (
            "for name, func in zip(self._names, self._funcs):",
            "for name, func in zip(self._names[::-1], self._funcs[::-1]):", CANON),
     # agreement and agents
-    Mutant("kappa_observed_not_scaled", "src/ek/_agreement.py",
+    Mutant("kappa_observed_not_scaled", "src/ek/harness/_agreement.py",
            "return (expected - n * observed) / expected", "return (expected - observed) / expected", AGREEMENT),
     Mutant("pass_hat_k_counts_failures", "src/ek/agents/_stats.py",
            "exact = exact_ratio(n, n - c, k)", "exact = exact_ratio(n, c, k)", AGENTS),
