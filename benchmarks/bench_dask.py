@@ -51,7 +51,9 @@ GRAPH_PARTITIONS = 64  # about 0.2 s of scoring each: the two workers finish wit
 CLUSTER = """
 import sys, warnings
 warnings.simplefilter("ignore")
+import dask
 from distributed import LocalCluster
+dask.config.set({"distributed.worker.profile.enabled": False})  # as ek.dask.client() starts its workers
 cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None,
                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
 print(cluster.scheduler_address, flush=True)

@@ -507,6 +507,17 @@ def test_client_arguments_are_checked(call, message):
             pass
 
 
+def test_a_local_client_scores_on_workers_without_the_stack_profiler():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with ek.dask.client(workers=1) as c:
+            flags = c.run(lambda: dask.config.get("distributed.worker.profile.enabled"))
+            assert dask.config.get("distributed.worker.profile.enabled") is True  # the caller's config is untouched
+            report = ek.dask.evaluate(db.from_sequence([("ct", "cat"), ("dog", "dog")], npartitions=2), metric="cer")
+    assert list(flags.values()) == [False]
+    assert (report.n, report.aggregate) == (2, 1 / 6)
+
+
 def test_not_a_dask_collection():
     with pytest.raises(TypeError, match=r"takes a dask.bag.Bag or a dask.dataframe.DataFrame, got list.*ek.evaluate"):
         ek.dask.evaluate([("a", "b")])
