@@ -141,15 +141,6 @@ def evaluate(
 
 
 @contextlib.contextmanager
-def _no_profiler() -> Iterator[None]:
-    """Dask config for the workers started inside: their stack-sampling profiler off (each nanny keeps it)."""
-    import dask
-
-    with dask.config.set({"distributed.worker.profile.enabled": False}):
-        yield
-
-
-@contextlib.contextmanager
 def client(scheduler: Optional[str] = None, *, workers: Optional[int] = None,
            timeout: float = 10.0) -> Iterator[Any]:
     """A ``distributed.Client``: on the scheduler at ``scheduler``, or on a new local cluster.
@@ -174,7 +165,10 @@ def client(scheduler: Optional[str] = None, *, workers: Optional[int] = None,
         n = (os.cpu_count() or 1) if workers is None else workers
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ValueError(f"ek.dask.client() workers must be a whole number >= 1, got {workers!r}.")
-        with _no_profiler():  # read once, as each nanny starts (and restarts) its worker
+        import dask
+
+        # Each nanny keeps the config it was made with, for every (re)start of its worker.
+        with dask.config.set({"distributed.worker.profile.enabled": False}):
             cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
                                                dashboard_address=None, scheduler_kwargs=_QUIET_HTTP)
         with cluster, distributed.Client(cluster) as c:
