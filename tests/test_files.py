@@ -134,6 +134,24 @@ def test_unknown_extension_is_read_by_content_or_refused(tmp_path):
         ("g.csv", "id,text\na,x,extra\n", r"line 2 has more cells than the header's 2 columns"),
         ("g.json", '{"a": 1', r"g\.json is not valid JSON: .* at line 1"),
         ("g.json", '"just a string"', r"holds a JSON str; give an array of records"),
+        # issue 20 item 10: parsing holes
+        ("g.jsonl", '{"id": "a", "text": "x"}, {"id": "b", "text": "y"}\n{"id": "c", "text": "z", "n": [3\n4]}\n',
+         r"g\.jsonl line 1 is not valid JSON: extra data after the value"),
+        ("g.jsonl", '{"id": "a", "text": "x"}\n{"id": "b",\n"text": "y"}\n', r"g\.jsonl line 2 is not valid JSON"),
+        ("g.json", '{"a": "x",\n "b": "y",\n "a": "z"}', r"g\.json gives the key 'a' twice in one object"),
+        ("g.json", '[{"id": "a", "text": "x", "text": "y"}]', r"gives the key 'text' twice in one object"),
+        ("g.csv", 'id,text\na,x\nb,"never closed\nc,z\nd,w\n',
+         r"g\.csv line 3 is not valid CSV: unexpected end of data \(a quoted cell that begins on that line"),
+        ("g.csv", 'id,text\nb,"opens\nc,z\nd,"w"\n', r"g\.csv line 2 is not valid CSV: .*a quoted cell that begins"),
+        ("g.csv", "id,text\na,x\nb\n", r"g\.csv line 3 has 1 cell but the header has 2 columns"),
+        ("g.tsv", "id\ttext\ttext\na\tx\ty\n", r"g\.tsv line 1 names the column 'text' twice \(columns 2 and 3\)"),
+        # issue 20 item 15: one line naming the file and the line, never a RecursionError or a bare ValueError
+        ("g.jsonl", '{"id": "a", "text": "x"}\n{"id": "b", "text": ' + "[" * 100_000 + "]" * 100_000 + "}\n",
+         r"g\.jsonl line 2 nests arrays or objects deeper than ek can read"),
+        ("g.json", '{"a": "x",\n\n "b": ' + "[" * 100_000 + "]" * 100_000 + "}",
+         r"g\.json line 3 nests arrays or objects deeper than ek can read"),
+        ("g.jsonl", '{"id": ' + "7" * 5000 + ', "text": "x"}\n', r"g\.jsonl line 1 holds an integer of more than 4300 digits"),
+        ("g.json", '{"a": "x",\n "b": ' + "7" * 5000 + "}", r"g\.json line 2 holds an integer of more than 4300 digits"),
     ],
 )
 def test_bad_gold_files(tmp_path, name, content, message):

@@ -3,6 +3,17 @@
 Nothing here knows about ids or value fields; `ek._files._sides` reads
 those. Line and row numbers are worked out only when an error needs them,
 so the common path is a few C-level calls per file.
+
+What is refused, each naming the file and the line (or key, or column):
+
+* JSONL: a line that is not exactly one JSON value (two values on one
+  line, or one value split over two lines).
+* JSON: an object that gives one key twice (JSON would keep the last).
+* CSV/TSV: a header that names a column twice, a row with fewer or more
+  cells than the header, and a quoted cell whose quote is never closed
+  (the line where that row began is named).
+* All: values nested deeper than the parser can follow, and integers of
+  more digits than Python converts (4300 by default).
 """
 
 from __future__ import annotations
@@ -10,6 +21,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
+import sys
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -30,14 +43,13 @@ class Table:
 
 
 def parse_jsonl(text: str, label: str) -> Table:
-    """One JSON value per non-blank line."""
+    """Exactly one JSON value per non-blank line."""
     body = text.strip()
-    records = _bulk(body.replace("\n", ","), body.count("\n") + 1) if body else []  # one C call per step
+    records = _bulk(body.split("\n")) if body else []  # one C call per step
     lines: list = []
     if records is None:  # blank lines, or a bad one: go line by line
         lines = text.split("\n")
-        kept = [line for line in lines if line.strip()]
-        records = _bulk(",".join(kept), len(kept))
+        records = _bulk([line for line in lines if line.strip()])
         if records is None:
             _locate_bad_line(lines, label)
             raise InputError(f"{label} is not valid JSONL; put one JSON object on each line.")
@@ -52,11 +64,18 @@ def parse_jsonl(text: str, label: str) -> Table:
 
 
 def parse_json(text: str, label: str) -> Table:
-    """A JSON array of records, or an object mapping id -> record."""
+    """A JSON array of records, or an object mapping id -> record; no object may repeat a key."""
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=_unique_keys)
+    except _RepeatedKey as exc:
+        raise InputError(
+            f"{label} gives the key {exc.args[0]!r} twice in one object; JSON would keep only the last, "
+            "so give each key (each id of a mapping) once."
+        ) from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{label} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}.") from None
+    except (ValueError, RecursionError) as exc:
+        raise _unparsable(label, _line_of_failure(text, exc), exc) from None
     if isinstance(value, list):
         return Table(value, None, lambda i: f"record {i + 1}")
     if isinstance(value, dict):
@@ -70,35 +89,127 @@ def parse_json(text: str, label: str) -> Table:
 
 def parse_delimited(text: str, label: str, *, delimiter: str) -> Table:
     """A CSV or TSV file with a header row; every record maps column -> cell text."""
-    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter, restval="")
-    records, numbers = [], []
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    rows, numbers = [], []
+    start = 1
     try:
         for row in reader:
-            records.append(row)
-            numbers.append(reader.line_num)
+            if row and (len(row) > 1 or row[0].strip()):  # a blank line is no record
+                rows.append(row)
+                numbers.append(start)
+            start = reader.line_num + 1
     except csv.Error as exc:
-        raise InputError(f"{label} line {reader.line_num} is not valid {_kind(delimiter)}: {exc}.") from None
-    columns = list(reader.fieldnames or [])
-    for i, row in enumerate(records):
-        if None in row:
-            raise InputError(
-                f"{label} line {numbers[i]} has more cells than the header's {len(columns)} columns; "
-                "quote cells that contain the delimiter."
-            )
-    return Table(records, None, lambda i: f"line {numbers[i]}", columns)
+        quote = "end of data" in str(exc) or "expected after" in str(exc)
+        raise InputError(
+            f"{label} line {start} is not valid {_kind(delimiter)}: {exc}"
+            + (' (a quoted cell that begins on that line is not closed where it should be); close the quote, '
+               'and double any " inside a quoted cell.' if quote else ".")
+        ) from None
+    if not rows:
+        return Table([], None, lambda i: f"line {numbers[i]}", [])
+    columns = rows[0]
+    _check_header(columns, label)
+    width = len(columns)
+    for row, line in zip(rows[1:], numbers[1:]):
+        if len(row) != width:
+            raise _bad_width(label, line, len(row), width)
+    records = [dict(zip(columns, row)) for row in rows[1:]]
+    body = numbers[1:]
+    return Table(records, None, lambda i: f"line {body[i]}", columns)
 
 
-def _bulk(joined: str, n: int) -> Optional[list]:
-    """The ``n`` comma-joined values parsed in one call, or None when that is not what ``joined`` holds."""
+# ---------------------------------------------------------------------------
+
+
+class _RepeatedKey(Exception):
+    """Raised inside the JSON parser when an object repeats a key."""
+
+
+def _unique_keys(pairs: list) -> dict:
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(key)
+            seen.add(key)
+    return value
+
+
+def _bulk(lines: list) -> Optional[list]:
+    """The one value of each line, parsed in one call; None when some line does not hold exactly one value.
+
+    Each line is wrapped in brackets of its own, so a value split over two
+    lines or two values on one line cannot pass for one value per line.
+    """
     try:
-        records = json.loads("[" + joined + "]")
-    except ValueError:
+        wrapped = json.loads("[[" + "],[".join(lines) + "]]")
+    except (ValueError, RecursionError):
         return None
-    return records if len(records) == n else None
+    if len(wrapped) != len(lines) or (lines and set(map(len, wrapped)) != {1}):
+        return None
+    return [one for (one,) in wrapped]
 
 
 def _kind(delimiter: str) -> str:
     return "TSV" if delimiter == "\t" else "CSV"
+
+
+def _check_header(columns: list, label: str) -> None:
+    seen: dict = {}
+    for k, name in enumerate(columns):
+        if name in seen:
+            raise InputError(
+                f"{label} line 1 names the column {name!r} twice (columns {seen[name] + 1} and {k + 1}); "
+                "give every column its own name."
+            )
+        seen[name] = k
+
+
+def _bad_width(label: str, line: int, cells: int, width: int) -> InputError:
+    if cells > width:
+        return InputError(f"{label} line {line} has more cells than the header's {width} columns ({cells}); "
+                          "quote cells that contain the delimiter.")
+    return InputError(f"{label} line {line} has {cells} cell{'s' if cells != 1 else ''} but the header has "
+                      f"{width} columns; give every column a cell (an empty one is two delimiters in a row).")
+
+
+def _unparsable(label: str, where: str, exc: BaseException) -> InputError:
+    """A value the JSON parser gives up on: nested too deep, or an integer with too many digits."""
+    if isinstance(exc, RecursionError):
+        return InputError(f"{label}{where} nests arrays or objects deeper than ek can read (about "
+                          f"{sys.getrecursionlimit():,} levels); flatten the value.")
+    if "digits" in str(exc):
+        return InputError(f"{label}{where} holds an integer of more than {sys.get_int_max_str_digits()} digits, "
+                          "which Python does not convert; write it as a string (in quotes).")
+    return InputError(f"{label}{where} is not valid JSON: {exc}.")
+
+
+def _line_of_failure(text: str, exc: BaseException) -> str:
+    """`` line N`` of a JSON file where an over-long integer stands or the nesting gets too deep ("" if not found)."""
+    if isinstance(exc, RecursionError):
+        at = _too_deep_at(text, sys.getrecursionlimit() // 2)
+    else:
+        found = re.search(r"\d{%d,}" % (sys.get_int_max_str_digits() + 1), text)
+        at = found.start() if found else -1
+    return "" if at < 0 else " line %d" % (text.count("\n", 0, at) + 1)
+
+
+def _too_deep_at(text: str, depth: int) -> int:
+    """The offset where brackets outside strings first nest ``depth`` deep, or -1."""
+    level, in_string, escaped = 0, False, False
+    for k, char in enumerate(text):
+        if in_string:
+            escaped, in_string = (False, True) if escaped else (char == "\\", char != '"')
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            level += 1
+            if level >= depth:
+                return k
+        elif char in "]}":
+            level -= 1
+    return -1
 
 
 def _locate_bad_line(lines: list, label: str) -> None:
@@ -117,3 +228,5 @@ def _locate_bad_line(lines: list, label: str) -> None:
                 f"{label} line {k + 1} is not valid JSON: {exc.msg} at column {column}; "
                 "put one JSON object on each line."
             ) from None
+        except (ValueError, RecursionError) as exc:
+            raise _unparsable(label, f" line {k + 1}", exc) from None
