@@ -153,6 +153,7 @@ def test_unknown_extension_is_read_by_content_or_refused(tmp_path):
         ("g.jsonl", '{"id": ' + "7" * 5000 + ', "text": "x"}\n', r"g\.jsonl line 1 holds an integer of more than 4300 digits"),
         ("g.json", '{"a": "x",\n "b": ' + "7" * 5000 + "}", r"g\.json line 2 holds an integer of more than 4300 digits"),
     ],
+    ids=lambda value: value[:40],
 )
 def test_bad_gold_files(tmp_path, name, content, message):
     with pytest.raises(InputError, match=message) as caught:
