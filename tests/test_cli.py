@@ -39,7 +39,7 @@ def test_help_for_every_command(command):
 
 def test_user_errors_go_to_stderr_without_traceback():
     out = run("cer", "a", "b", "--normalize", "bogus")
-    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "error" in out.stderr and "'bogus'" in out.stderr and out.stdout == ""
     missing = run("cer", "only-one")
     assert missing.returncode == 2 and "required" in missing.stderr
@@ -94,7 +94,7 @@ def test_rover_fuses_hypotheses():
     assert result["agreement"] == pytest.approx([1.0, 2 / 3, 2 / 3])
     assert result["mean_agreement"] == pytest.approx(7 / 9)
     single = run("rover", "only one")
-    assert single.returncode == 1 and "two or more transcriptions" in single.stderr
+    assert single.returncode == 2 and "two or more transcriptions" in single.stderr
 
 
 def test_check_reports_an_engine_without_raising():

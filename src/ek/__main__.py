@@ -3,6 +3,13 @@
 Structured results print as strict JSON: a non-finite number (a cost per
 success with no success) is written as the string ``"Infinity"``,
 ``"-Infinity"`` or ``"NaN"``, which ``float()`` reads back.
+
+Exit codes, for every command: 0 done, 1 a gate failed (``--max``,
+``--fail-on-regression``, a command's own check), 2 bad input: a one-line
+message on stderr, never a traceback or a usage block (a mistake on the
+command line points to ``ek COMMAND --help``). A parameter annotated
+``Annotated[T, check]`` is converted by ``check``, whose ValueError
+message is the one printed.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ import inspect
 import json
 import math
 import os
+import re
 import sys
 import typing
 from typing import Any, Callable, Optional, Sequence
@@ -31,7 +39,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     # of a second); anything else (no command, --help, a typo) gets the full parser and its choices.
     named = [f for f in _dispatch_funcs if argv and f.__name__.replace("_", "-") == argv[0]]
     parser = _build_parser(named or _dispatch_funcs)
-    args = vars(parser.parse_args(argv))
+    parser.command = f"ek {argv[0]}" if named else None
+    try:
+        args = vars(parser.parse_args(argv))
+    except SystemExit as done:  # --help, or a mistake argparse has printed
+        return done.code if isinstance(done.code, int) else 2
     func = args.pop("_func", None)
     if func is None:
         parser.print_help(sys.stderr)
@@ -44,7 +56,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         one_line = " ".join(str(message).split())
         print(f"ek {func.__name__.replace('_', '-')}: error: {one_line}", file=sys.stderr)
-        return getattr(func, "error_code", 1)  # ek evaluate / compare: bad input exits 2
+        return 2
     if isinstance(result, Outcome):  # a command that says what to print and how to exit
         try:
             for text, stream in ((result.stdout, sys.stdout), (result.stderr, sys.stderr)):
@@ -57,15 +69,26 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a mistake prints one line and where to look, not the usage block."""
+
+    command: Optional[str] = None  # "ek evaluate" on the top parser when argv names a command
+
+    def error(self, message: str) -> typing.NoReturn:
+        one_line = re.sub(r"^argument (--[\w-]+): (?=\1\b)", "", " ".join(message.split()))  # no "--x: --x ..."
+        prog = self.command or self.prog
+        self.exit(2, f"{prog}: error: {one_line.rstrip('.')} (see {prog} --help)\n")
+
+
 def _build_parser(funcs: list[Callable]) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ek", description="ek, the Evaluation Kit.")
+    parser = _Parser(prog="ek", description="ek, the Evaluation Kit.")
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
     for func in funcs:
         name = func.__name__.replace("_", "-")
         doc = inspect.getdoc(func) or ""
         p = sub.add_parser(name, help=doc.splitlines()[0] if doc else "", description=doc)
         p.set_defaults(_func=func)
-        hints = typing.get_type_hints(func)
+        hints = typing.get_type_hints(func, include_extras=True)
         for param in inspect.signature(func).parameters.values():
             _add_param(p, param, hints.get(param.name))
     return parser
@@ -89,6 +112,8 @@ def _add_param(p: argparse.ArgumentParser, param: inspect.Parameter, hint: Any) 
 
 def _scalar(hint: Any, default: Any) -> Callable:
     """The argparse converter for a parameter's annotation."""
+    if typing.get_origin(hint) is typing.Annotated:
+        return _checked(typing.get_args(hint)[1])
     args = [a for a in typing.get_args(hint) if a is not type(None)]
     if args:
         hint = args[0]
@@ -97,6 +122,19 @@ def _scalar(hint: Any, default: Any) -> Callable:
     if isinstance(default, (bool, int, float)):
         return type(default)
     return str
+
+
+def _checked(check: Callable) -> Callable:
+    """``check`` as an argparse type: its ValueError message becomes the error printed."""
+
+    def convert(text: str) -> Any:
+        try:
+            return check(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    convert.__name__ = check.__name__
+    return convert
 
 
 def _print(result: Any) -> None:

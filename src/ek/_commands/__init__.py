@@ -16,8 +16,17 @@ with ``--save``) on the same gold items and prints A, B, B - A with its
 paired interval, a p-value and a verdict (`ek.compare`), overall and per
 slice; ``--fail-on-regression`` makes a gate of the verdict.
 
+Documents (PAGE, ALTO, hOCR, text) are NFC-normalised unless
+``--normalize`` or ``--profile`` says otherwise, and the header prints the
+normalisation, text level and profile used. A document that cannot be
+read is an error (exit 2) unless ``--keep-going``, which scores the others;
+the printed summary, the JSON and the page list the same failures and
+skipped files (`ek._commands._meta`). ``--json`` and ``--html`` may not
+name an input, and are written whole or not at all (`ek._commands._outputs`).
+
 Exit codes: 0 done, 1 a gate failed, 2 bad input (a one-line message on
-stderr, never a traceback). A progress bar shows on a terminal only.
+stderr, never a traceback), for these and every other ``ek`` command. A
+progress bar shows on a terminal only.
 """
 
 from __future__ import annotations
@@ -25,9 +34,10 @@ from __future__ import annotations
 import contextlib
 import gc
 import inspect
-from typing import Any, Callable, Iterator, Optional
+from typing import Annotated, Any, Callable, Iterator, Optional
 
 from ek._commands._format import Outcome
+from ek._commands._options import confidence_level, finite_bound
 
 __all__ = ["Outcome", "compare", "evaluate", "normalize_steps"]
 
@@ -42,8 +52,11 @@ def normalize_steps(normalize: Optional[str]) -> Optional[list[str]]:
 _SHARED = (  # the options of both commands, as (name, annotation, default), in the order --help lists them
     ("id", str, "id"), ("gold_field", Optional[str], None), ("pred_field", Optional[str], None),
     ("slice", Optional[str], None), ("metric", Optional[str], None), ("normalize", Optional[str], None),
-    ("level", float, 0.95), ("json", Optional[str], None), ("html", Optional[str], None),
-    ("max", Optional[float], None), ("min", Optional[float], None),
+    ("level", Annotated[float, confidence_level], 0.95), ("json", Optional[str], None),
+    ("html", Optional[str], None), ("max", Optional[float], None), ("min", Optional[float], None),
+    ("text_level", Optional[str], None), ("profile", Optional[str], None), ("words", Optional[str], None),
+    ("keep_going", bool, False), ("gold_suffix", Optional[str], None), ("pred_suffix", Optional[str], None),
+    ("pred_format", Optional[str], None), ("follow_symlinks", bool, False), ("max_file_mb", Optional[float], None),
 )
 
 
@@ -57,7 +70,6 @@ def _with_shared_options(command: Callable[..., Outcome]) -> Callable[..., Outco
     signature = sig.replace(parameters=own[:first_keyword] + shared + own[first_keyword:])
     command.__signature__ = signature  # type: ignore[attr-defined]
     command.__annotations__ = {**{name: hint for name, hint, _ in _SHARED}, **command.__annotations__}
-    command.error_code = 2  # type: ignore[attr-defined]  # bad input exits 2 (see ek.__main__)
     return command
 
 
@@ -66,19 +78,35 @@ def evaluate(gold: str, pred: str, *, save: Optional[str] = None, workers: Optio
              scheduler: Optional[str] = None, **options: Any) -> Outcome:
     """Score PRED against GOLD: the corpus figure with its interval, overall and per slice.
 
-    GOLD and PRED are .jsonl, .json, .csv or .tsv files, documents or
-    folders of documents (NAME.gt.txt / NAME.txt); PRED may be - (stdin).
+    GOLD and PRED are .jsonl, .json, .csv or .tsv files, documents (PAGE,
+    ALTO, hOCR, text) or folders of documents; PRED may be - (stdin).
     --id names the joining field ("" numbers records by position);
     --gold-field / --pred-field pick the values (default: reference, gold,
     text / prediction, pred, text; else the whole record); --slice names
     the slice field (default: slice, when gold has it). --metric defaults
     by type (text: cer, records: fields); --normalize takes comma-separated
-    steps (e.g. nfc,lower). --json PATH writes the report (- for stdout),
-    --html PATH the page, --save NAME keeps the run for ek compare. --max /
-    --min exit 1 when the figure is past the bound. --workers N scores on
-    N local Dask worker processes, --scheduler ADDRESS on a running Dask
-    cluster (the dask extra); the figures are the same. Bad input, or no
-    scheduler answering at ADDRESS, exits 2.
+    steps (e.g. nfc,lower; documents get nfc unless --normalize or
+    --profile says otherwise). --level is the confidence level of the
+    intervals. --json PATH writes the report (- for stdout), --html PATH
+    the page, --save NAME keeps the run for ek compare. --max / --min exit
+    1 when the figure is past the bound. --workers N scores on N local Dask
+    worker processes, --scheduler ADDRESS on a running Dask cluster (the
+    dask extra); the figures are the same.
+
+    Documents: --text-level region|line|word|glyph picks the text a
+    PAGE/ALTO/hOCR file gives (default: the finest level present);
+    --profile dinglehopper scores as dinglehopper does; --words
+    unicode|whitespace says how WER cuts words. Folders pair by name:
+    NAME.gt.txt beside NAME.txt or NAME.ENGINE.txt, gt/ and ocr/
+    subfolders, one subfolder per document; --gold-suffix / --pred-suffix
+    (e.g. .gt.txt and .some-ocr.txt, _PAGE.xml and _ALTO.xml) name the
+    two kinds of file, also in one folder given as both GOLD and PRED;
+    --pred-format text|hocr|alto|page picks one of several outputs of a
+    page. Only regular files up to --max-file-mb megabytes (default 256)
+    are read; FIFOs, devices and links out of the folder are skipped and
+    listed (--follow-symlinks reads such links). A document that cannot be
+    read stops the run (exit 2); --keep-going scores the others and lists
+    the failures. Bad input, or no scheduler answering at ADDRESS, exits 2.
     """
     from ek._commands._evaluate import run_evaluate
 
@@ -117,7 +145,7 @@ def _no_cycle_collection() -> Iterator[None]:
 
 def _split(options: dict) -> tuple[Any, dict]:
     """The reading `Options` and the output arguments of a command, its defaults filled in."""
-    from ek._commands._inputs import Options
+    from ek._commands._options import Options
 
     unknown = set(options) - {name for name, _, _ in _SHARED}
     if unknown:
@@ -125,5 +153,9 @@ def _split(options: dict) -> tuple[Any, dict]:
     o = {name: options.get(name, default) for name, _, default in _SHARED}
     reading = Options(id_field=o["id"] or None, gold_field=o["gold_field"], pred_field=o["pred_field"],
                       slice_field=o["slice"], metric=o["metric"], normalize=normalize_steps(o["normalize"]),
-                      level=o["level"])
-    return reading, {"json_path": o["json"], "html_path": o["html"], "upper": o["max"], "lower": o["min"]}
+                      level=o["level"], text_level=o["text_level"], profile=o["profile"], words=o["words"],
+                      keep_going=o["keep_going"], gold_suffix=o["gold_suffix"], pred_suffix=o["pred_suffix"],
+                      pred_format=o["pred_format"], follow_symlinks=o["follow_symlinks"],
+                      max_file_mb=o["max_file_mb"])
+    return reading, {"json_path": o["json"], "html_path": o["html"], "upper": finite_bound("--max", o["max"]),
+                     "lower": finite_bound("--min", o["min"])}

@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 from typing import Optional
 
 from ek._commands import _format as fmt
 from ek._commands._format import Outcome
-from ek._commands._inputs import Options, Scored, bound, gold_digest, item_rows, read_gold, read_joined, score
+from ek._commands._inputs import (Options, Scored, bound, gold_digest, item_rows, options_for, read_gold, read_joined,
+                                  score)
+from ek._commands._meta import has_documents, run_meta
+from ek._commands._outputs import check_outputs, write_json, write_text
 
 
 def run_evaluate(gold: str, pred: str, options: Options, *, json_path: Optional[str], html_path: Optional[str],
                  save: Optional[str], upper: Optional[float], lower: Optional[float],
                  workers: Optional[int] = None, scheduler: Optional[str] = None) -> Outcome:
     """The whole command: read, score (here, or on a Dask cluster), bound, then print, write and gate."""
+    inputs = {"gold": gold, "pred": pred}
+    check_outputs(inputs, json_path, html_path)
     if save is not None:
         from ek._commands._saved import check_name
 
@@ -23,6 +29,7 @@ def run_evaluate(gold: str, pred: str, options: Options, *, json_path: Optional[
 
         check_cluster(workers, scheduler)
     gold_side = read_gold(gold, options)
+    options = options_for(gold_side, options)
     joined, name = read_joined(gold_side, pred, options), os.path.basename(pred) or pred
     if workers is None and scheduler is None:
         scored = score(joined, options, name=name)
@@ -33,44 +40,45 @@ def run_evaluate(gold: str, pred: str, options: Options, *, json_path: Optional[
         scored = score_on_dask(joined, options, name=name, workers=workers, scheduler=scheduler, keep_items=keep)
     report = scored.report
     overall, per_slice = bound(report, options.level, label="ek evaluate")
+    meta = run_meta(inputs, options, [scored])
     out = []
     if json_path is not None:
-        out.append(fmt.write_json(json_path, payload(scored, overall, per_slice, options.level)))
+        out.append(write_json(json_path, payload(scored, overall, per_slice, options.level, meta)))
     if html_path is not None:
-        from ek._commands._pages import evaluate_page
-        from ek._html import render_evaluate, write_page
-
-        data = evaluate_page(scored, overall, per_slice, options)
-        write_page(html_path, render_evaluate(data))
+        _write_page(html_path, scored, overall, per_slice, options, meta)
     if save is not None:
         from ek._commands._saved import save_run
 
         save_run(save, scored, gold_digest(gold_side), source=pred, normalize=options.normalize)
-    text = "\n".join(t for t in out if t) if json_path == "-" else summary(scored, overall, per_slice, options.level)
+    text = "\n".join(t for t in out if t) if json_path == "-" else summary(scored, overall, per_slice, options.level,
+                                                                          meta)
     failed = gate(report.metric, report.aggregate, upper, lower)
     return Outcome(stdout=text, stderr=failed, exit_code=1 if failed else 0)
 
 
-def summary(scored: Scored, overall: tuple, per_slice: dict, level: float) -> str:
-    """The printed table: overall and per slice, n, value and interval, then missing and extra ids."""
+def summary(scored: Scored, overall: tuple, per_slice: dict, level: float, meta: Optional[dict] = None) -> str:
+    """The printed table: overall and per slice, n, value and interval, then missing, extra, failed and skipped."""
     report = scored.report
     way = {True: "higher is better", False: "lower is better"}.get(report.detail.get("higher_is_better"), "")
-    head = f"ek evaluate: {report.metric}" + (f" ({way})" if way else "") + f" on {report.n} items"
+    head = [f"ek evaluate: {report.metric}" + (f" ({way})" if way else "") + f" on {report.n} items"]
+    if meta is not None and has_documents([scored]):
+        head.append(fmt.settings_line(meta))
     slice_n = report.detail.get("slice_n") or {}
     rows = [["all", str(report.n), fmt.number(report.aggregate), fmt.interval(overall)]]
     rows += [[str(label), str(slice_n.get(label, "")), fmt.number(value), fmt.interval(per_slice.get(label))]
              for label, value in report.per_slice.items()]
-    lines = [head, "", fmt.table(["slice", "n", report.metric, f"{level:.0%} interval"], rows), "",
+    lines = [*head, "", fmt.table(["slice", "n", report.metric, f"{level:.0%} interval"], rows), "",
              fmt.ids_line("missing", scored.missing, "gold ids without a prediction (scored as empty)"),
              fmt.ids_line("extra", scored.extra, "predictions without a gold id (ignored)")]
+    lines += fmt.problem_lines(meta or {})
     measures = scored.documents.get("measures")
     if measures:
         lines.append("measures: " + ", ".join(f"{k} {fmt.number(v)}" for k, v in measures.items()))
     return "\n".join(lines)
 
 
-def payload(scored: Scored, overall: tuple, per_slice: dict, level: float) -> dict:
-    """The ``--json`` report: metric, aggregate, interval, level, n, missing, extra, per_slice, items."""
+def payload(scored: Scored, overall: tuple, per_slice: dict, level: float, meta: Optional[dict] = None) -> dict:
+    """The ``--json`` report: metric, aggregate, interval, level, n, missing, extra, per_slice, items, and the meta keys."""
     report = scored.report
     slice_n = report.detail.get("slice_n") or {}
     ids = report.detail.get("ids") or range(report.n)
@@ -88,6 +96,7 @@ def payload(scored: Scored, overall: tuple, per_slice: dict, level: float) -> di
         "items": {str(i): {"value": value, **stats} for i, (value, stats) in zip(ids, item_rows(report))},
     }
     out.update(scored.documents)
+    out.update(meta or {})
     return out
 
 
@@ -102,3 +111,15 @@ def gate(metric: str, value: Optional[float], upper: Optional[float], lower: Opt
     if lower is not None and value < lower:
         return f"FAIL: {metric} {fmt.number(value)} is below --min {lower:g}."
     return ""
+
+
+# ---------------------------------------------------------------------------
+
+
+def _write_page(path: str, scored: Scored, overall: tuple, per_slice: dict, options: Options, meta: dict) -> None:
+    from ek._commands._pages import evaluate_page
+    from ek._html import render_evaluate
+
+    # TODO(lead): pass meta=meta unconditionally once h-html's evaluate_page takes it (contract C).
+    extra = {"meta": meta} if "meta" in inspect.signature(evaluate_page).parameters else {}
+    write_text(path, render_evaluate(evaluate_page(scored, overall, per_slice, options, **extra)), option="--html")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from ek._util import format_table
@@ -68,15 +67,28 @@ def clean(value: Any) -> Any:
     return value
 
 
-def write_json(path: str, payload: dict) -> str:
-    """Write ``payload`` as strict JSON to ``path``; ``-`` returns the text for standard output instead."""
-    text = json.dumps(clean(payload), ensure_ascii=False, indent=2, allow_nan=False, default=str)
-    if path == "-":
-        return text
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text + "\n", encoding="utf-8")
-    return ""
+def settings_line(meta: dict) -> str:
+    """``normalize nfc, text level line, profile none``: how documents were read and compared."""
+    settings = meta["settings"]
+    level = meta.get("text_level")
+    if isinstance(level, dict):
+        level = ", ".join(f"{k} {v}" for k, v in level.items())
+    return (f"settings: normalize {settings.get('normalize') or 'none'}, text level "
+            f"{level or settings.get('text_level') or 'default'}, profile {settings.get('profile') or 'none'}")
+
+
+def problem_lines(meta: dict) -> list:
+    """The documents that failed to read and the files skipped, one per line (nothing when there are none)."""
+    lines = []
+    errors, skipped = meta.get("errors") or [], meta.get("skipped") or []
+    if errors:
+        lines.append(f"failed: {len(errors)} document{'s' if len(errors) != 1 else ''} could not be read "
+                     "(left out):")
+        lines += [f"  {e['message']}" for e in errors]
+    if skipped:
+        lines.append(f"skipped: {len(skipped)} file{'s' if len(skipped) != 1 else ''} not read:")
+        lines += [f"  {s['path']}: {s['reason']}" for s in skipped]
+    return lines
 
 
 def _key(key: Any) -> str:

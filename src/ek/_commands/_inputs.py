@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ek._bootstrap import id_text, resampled, resampled_pair
-from ek._files import InputError, Joined, Side, join, read_side
+from ek._commands._options import Options
+from ek._files import InputError, Joined, Side, join, leave_out, read_side
 from ek._util import Progress
 from ek.base import Report
 from ek.facade import evaluate, merge_reports
@@ -24,23 +25,8 @@ from ek.registry import get
 
 _CHUNK = 20_000  # items scored per evaluate() call; the progress bar moves once per chunk
 _DOCUMENT_METRICS = (None, "cer", "wer", "cer_grapheme", "fca", "bow")
-
-
-@dataclass(frozen=True)
-class Options:
-    """The reading and scoring options shared by ``ek evaluate`` and ``ek compare``."""
-
-    id_field: Optional[str] = "id"
-    gold_field: Optional[str] = None
-    pred_field: Optional[str] = None
-    slice_field: Optional[str] = None
-    metric: Optional[str] = None
-    normalize: Optional[list] = None
-    level: float = 0.95
-
-    def __post_init__(self) -> None:
-        if not 0 < self.level < 1:
-            raise ValueError(f"--level must be between 0 and 1 (e.g. 0.95 for a 95% interval), got {self.level}.")
+_DOCUMENT_KEYS = ("measures", "confusions", "document_mean")  # of the OCR report, in the JSON
+_SHOWN_FAILURES = 3
 
 
 @dataclass(frozen=True)
@@ -56,27 +42,36 @@ class Scored:
 
 
 def read_gold(path: str, options: Options) -> Side:
-    """GOLD as one side, read once."""
-    return read_side(path, role="gold", id_field=options.id_field, value_field=options.gold_field,
-                     slice_field=options.slice_field)
+    """GOLD as one side, read once; a GOLD document that failed to read is an InputError unless ``--keep-going``."""
+    side = read_side(path, role="gold", value_field=options.gold_field, **options.reading())
+    if side.errors and not options.keep_going:
+        raise _unread(list(side.errors.values()))
+    return side
+
+
+def options_for(gold: Side, options: Options) -> Options:
+    """The options to score GOLD with: NFC by default when it is documents (`Options.for_documents`)."""
+    return options.for_documents() if gold.documents else options
 
 
 def read_joined(gold: Side, path: str, options: Options) -> Joined:
-    """PRED read and joined with GOLD."""
-    pred = read_side(path, role="pred", id_field=options.id_field, value_field=options.pred_field,
-                     slice_field=options.slice_field)
-    return join(gold, pred)
+    """PRED read and joined with GOLD; a prediction that failed to read is an InputError, or left out with ``--keep-going``."""
+    joined = join(gold, read_side(path, role="pred", value_field=options.pred_field, **options.reading()))
+    failed = [f for f in joined.failures if f.side == "pred"]
+    if failed and not options.keep_going:
+        raise _unread([f.message for f in failed])
+    return leave_out(joined, [f.id for f in failed])
 
 
 def score(joined: Joined, options: Options, *, name: str) -> Scored:
     """Score the joined cases (with a progress bar on a terminal)."""
     if not joined.ids:
         raise InputError(f"no gold item could be scored against {name}; check GOLD.")
-    if joined.documents and options.metric in _DOCUMENT_METRICS:
+    if (joined.documents or options.profile is not None) and options.metric in _DOCUMENT_METRICS:
         from ek.ocr.files import evaluate_joined  # documents: OCR measures and confusion tables too
 
-        report = evaluate_joined(joined, metric=options.metric or "cer", normalize=options.normalize)
-        documents = {k: report.detail[k] for k in ("measures", "confusions", "errors")}
+        report = evaluate_joined(joined, **_document_scoring(options))
+        documents = {k: report.detail[k] for k in _DOCUMENT_KEYS if k in report.detail}
     else:
         report, documents = _evaluate_in_chunks(joined, options, name), {}
     return Scored(name, report, joined, tuple(joined.missing), tuple(joined.extra), documents)
@@ -119,9 +114,32 @@ def item_rows(report: Report) -> list:
     return [(s.value, {n: s.detail.get(n) for n in names}) for s in report.scores]
 
 
+def _unread(messages: list) -> InputError:
+    n = len(messages)
+    shown = "; ".join(messages[:_SHOWN_FAILURES]) + (f"; and {n - _SHOWN_FAILURES} more" if n > _SHOWN_FAILURES else "")
+    return InputError(f"{n} document{'s' if n != 1 else ''} could not be read: {shown}; fix "
+                      f"{'them' if n != 1 else 'it'}, or pass --keep-going to score the others and list the failures.")
+
+
+def _document_scoring(options: Options) -> dict:
+    """The options `ek.ocr.files.evaluate_joined` gets: those given (None leaves its default, or the profile's)."""
+    given = {"normalize": options.normalize, "profile": options.profile, "words": options.words}
+    return {"metric": options.metric or "cer", **{k: v for k, v in given.items() if v is not None}}
+
+
+def _record_metric(options: Options) -> Any:
+    """The metric of record inputs: ``--words unicode`` makes WER the Unicode-word WER."""
+    if options.words in (None, "whitespace"):
+        return options.metric
+    if options.metric == "wer":
+        return "wer_unicode"
+    raise ValueError(f"--words {options.words} changes how WER cuts words, and --metric is "
+                     f"{options.metric or 'chosen by type'}; pass --metric wer, or drop --words.")
+
+
 def _evaluate_in_chunks(joined: Joined, options: Options, name: str) -> Report:
     cases, ids, n = joined.cases(), joined.ids, len(joined.ids)
-    metric: Any = options.metric
+    metric: Any = _record_metric(options)
     parts = []
     bar = Progress(n, label=f"scoring {name}", unit="items")
     chunk = _CHUNK if bar.enabled else n  # chunks only to move the bar: merging them costs a little

@@ -24,12 +24,8 @@ like JSON or XML, and refused otherwise. Text must be UTF-8.
 compared as strings (an integer id 7 is "7"). Every record must have one:
 a record without it is an error, never a silent position. Pass
 ``id_field=None`` to number records instead ("1", "2", ... in file order).
-A JSON object mapping gives ids by key. In a folder, a file ``NAME.gt.txt``,
-``NAME.txt`` or ``NAME.xml`` (any of the document extensions, in
-subfolders as ``sub/NAME``) has id ``NAME``; when a GOLD folder holds
-``*.gt.*`` files only those are gold, and a PRED folder skips them, so one
-folder can hold both (the tesstrain layout). Two single documents pair
-with each other whatever their names.
+A JSON object mapping gives ids by key. Two single documents pair with
+each other whatever their names.
 
 **Values.** ``gold_field`` / ``pred_field`` name the value; by default the
 first of ``reference``, ``gold``, ``text`` (gold) or ``prediction``,
@@ -39,12 +35,48 @@ and slice fields, is the value (field metrics score it). A document's value
 is its text. ``slice_field`` (default ``"slice"`` when a gold record has
 it) gives slices; they are read from gold only.
 
+**Folders.** A folder side is read recursively (`ek._files._pairing` has
+the rules in full):
+
+* Its documents are the ``.txt``, ``.xml``, ``.html``, ``.htm`` and
+  ``.hocr`` files, and the files whose names end with ``gold_suffix`` /
+  ``pred_suffix``. Hidden files and folders are passed over.
+* GOLD is, with ``gold_suffix``, the files ending with it; else the files
+  named ``NAME.gt.EXT`` (or ``gt.EXT``) when the folder holds any; else
+  every document. PRED is, with ``pred_suffix``, the files ending with it;
+  else every document not named as gold. So one folder can hold both sides
+  (pass it as GOLD and PRED): ``NAME.gt.txt`` beside ``NAME.txt`` or
+  ``NAME.ENGINE.txt`` (the tesstrain and OCR-D line layout), ``NAME_PAGE.xml``
+  beside ``NAME_ALTO.xml`` with ``gold_suffix="_PAGE.xml",
+  pred_suffix="_ALTO.xml"``.
+* A file's id is its path below the folder without the suffix or extension
+  (``sub/NAME``); a document named as its folder (``p1/p1.gt.txt``), or
+  ``gt.EXT`` in a folder, has the folder's id (``p1``). A PRED file whose
+  id is no GOLD id pairs with ``NAME`` when named ``NAME.ENGINE.EXT``, else
+  with the one document of its own folder (one subfolder per document).
+* A folder holding ``gt/`` (or ``GT/``) and ``ocr/`` (or ``pred/``) and no
+  document of its own stands for its ``gt/`` as GOLD and ``ocr/`` as PRED.
+* Refused, with a message that says how to pair: two GOLD files with one
+  id; several PRED files for one document (Tesseract's ``.txt``, ``.hocr``
+  and ``.xml`` of a page: ``pred_format="text"|"hocr"|"alto"|"page"``
+  reads only that format and lists the others as skipped; two engines'
+  outputs: name one with ``pred_suffix``); and sides that share no id.
+* Only regular files are read, each up to ``max_file_mb`` megabytes
+  (default 256; a larger file fails to read). FIFOs, devices, sockets,
+  broken links and links that leave the folder are not read but listed in
+  ``skipped`` with the reason (``follow_symlinks=True`` follows links out
+  of the folder). See `ek._files._folders`.
+* A document that fails to read (not UTF-8, malformed, too large, or a
+  GOLD one without text) is recorded in ``gold_errors`` / ``pred_errors``
+  and in ``failures`` with its path, and the others are read: a failed
+  gold document is left out, a failed prediction scores as empty here
+  (``ek evaluate`` refuses both unless ``--keep-going``, which leaves them
+  out; `leave_out` drops cases).
+
 **Joining.** Cases come in gold order. A gold id without a prediction is
 listed in ``missing`` and compared with an empty prediction; a prediction
-without a gold id is listed in ``extra`` and ignored. In folder mode a file
-that fails to read is recorded in ``gold_errors`` / ``pred_errors`` and the
-others are read: a failed gold document is left out, a failed prediction
-scores as empty.
+without a gold id is listed in ``extra`` and ignored; a PRED side none of
+whose ids is a GOLD id is an error (nothing paired).
 
 >>> import json, tempfile, os
 >>> d = tempfile.mkdtemp()
@@ -64,10 +96,12 @@ from typing import BinaryIO, Optional, Union
 
 from ek._files._documents import Document, read_document
 from ek._files._errors import InputError
-from ek._files._join import Joined, join
+from ek._files._folders import MAX_FILE_MB, Skipped
+from ek._files._join import Failure, Joined, join, leave_out
 from ek._files._sides import Side, read_side
 
-__all__ = ["Document", "InputError", "Joined", "Side", "join", "read_document", "read_pair", "read_side"]
+__all__ = ["MAX_FILE_MB", "Document", "Failure", "InputError", "Joined", "Side", "Skipped", "join", "leave_out",
+           "read_document", "read_pair", "read_side"]
 
 
 def read_pair(
@@ -78,9 +112,16 @@ def read_pair(
     gold_field: Optional[str] = None,
     pred_field: Optional[str] = None,
     slice_field: Optional[str] = None,
-    level: str = "line",
+    text_level: Optional[str] = None,
     pick: str = "index",
+    profile: Optional[str] = None,
+    gold_suffix: Optional[str] = None,
+    pred_suffix: Optional[str] = None,
+    pred_format: Optional[str] = None,
+    follow_symlinks: bool = False,
+    max_file_mb: float = MAX_FILE_MB,
     stdin: Optional[BinaryIO] = None,
+    level: Optional[str] = None,
 ) -> Joined:
     """Read GOLD and PRED (see the module doc for sources and rules) and join them by id.
 
@@ -89,13 +130,21 @@ def read_pair(
         id_field: the joining field; None numbers records in file order.
         gold_field, pred_field: the value fields (None: the default candidates).
         slice_field: the gold slice field (None: ``"slice"`` when present).
-        level, pick: how PAGE documents are read (see `read_document`).
+        text_level, pick, profile: how PAGE, ALTO and hOCR documents are read
+            (see `read_document`; None keeps its default); ``level`` is the
+            deprecated name of ``text_level``.
+        gold_suffix, pred_suffix, pred_format: which files of a folder are
+            GOLD and PRED, and how they pair (see "Folders" above).
+        follow_symlinks: read links that leave a folder.
+        max_file_mb: the largest file read, in megabytes.
         stdin: the binary stream ``"-"`` reads (default ``sys.stdin.buffer``).
 
     Raises:
-        InputError: a side cannot be read; the message says which and why.
+        InputError: a side cannot be read, or nothing pairs; the message says which and why.
     """
-    options = dict(id_field=id_field, level=level, pick=pick, stdin=stdin)
+    options = dict(id_field=id_field, text_level=text_level, pick=pick, profile=profile, gold_suffix=gold_suffix,
+                   pred_suffix=pred_suffix, pred_format=pred_format, follow_symlinks=follow_symlinks,
+                   max_file_mb=max_file_mb, stdin=stdin, level=level)
     gold_side = read_side(gold, role="gold", value_field=gold_field, slice_field=slice_field, **options)
     pred_side = read_side(pred, role="pred", value_field=pred_field, slice_field=slice_field, **options)
     return join(gold_side, pred_side)

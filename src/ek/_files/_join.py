@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import repeat
@@ -9,6 +11,18 @@ from typing import Any, Optional
 
 from ek._files._errors import InputError
 from ek._files._sides import Side
+
+_SHOWN = 3  # ids a message shows from each side
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A document of a folder that could not be read: its side (``"gold"`` or ``"pred"``), file, id and why."""
+
+    side: str
+    path: str
+    id: str
+    message: str
 
 
 @dataclass(frozen=True)
@@ -22,8 +36,10 @@ class Joined:
     prediction whose document failed to read scores the same way and is in
     ``pred_errors`` instead. Predictions without a gold id are in ``extra``
     and left out. Gold documents that failed to read are in ``gold_errors``
-    and left out. ``documents`` maps each id to its ``(gold, pred)``
-    `Document` pair (None where a side is not a document).
+    and left out. ``failures`` lists both kinds as `Failure` values (gold
+    first), ``skipped`` the files of either folder that were not read.
+    ``documents`` maps each id to its ``(gold, pred)`` `Document` pair (None
+    where a side is not a document).
     """
 
     ids: tuple
@@ -35,6 +51,8 @@ class Joined:
     gold_errors: Mapping[str, str] = field(default_factory=dict)
     pred_errors: Mapping[str, str] = field(default_factory=dict)
     documents: Mapping[str, tuple] = field(default_factory=dict)
+    failures: tuple = ()
+    skipped: tuple = ()
 
     def cases(self) -> list:
         """``(pred, gold)`` tuples, or ``(pred, gold, slice)`` when gold has slices, for `ek.evaluate`."""
@@ -44,7 +62,13 @@ class Joined:
 
 
 def join(gold: Side, pred: Side) -> Joined:
-    """Pair every gold id with its prediction; two single documents pair whatever their names."""
+    """Pair every gold id with its prediction; two single documents pair whatever their names.
+
+    A PRED folder's file whose id is no GOLD id pairs by its candidates
+    (``NAME.ENGINE.txt`` with ``NAME``, a file with its folder's document);
+    two PRED files for one GOLD id, or a PRED side none of whose ids is a
+    GOLD id, are InputErrors that say how to pair them.
+    """
     if gold.role != "gold" or pred.role != "pred":
         raise ValueError(f"join() takes the gold side then the pred side, got {gold.role!r} then {pred.role!r}.")
     if pred.values and gold.whole_records != pred.whole_records:
@@ -55,6 +79,7 @@ def join(gold: Side, pred: Side) -> Joined:
         )
     if gold.single and pred.single:
         pred = Side(pred.source, "pred", gold.ids, pred.values, documents=dict(zip(gold.ids, pred.documents.values())))
+    pred = _paired(gold, pred)
     by_id = dict(zip(pred.ids, pred.values))
     preds = list(map(by_id.get, gold.ids, repeat(None)))
     missing: list = []
@@ -70,9 +95,13 @@ def join(gold: Side, pred: Side) -> Joined:
         known = set(gold.ids).union(gold.errors)
         extra = tuple(i for i in (*pred.ids, *pred.errors) if i not in known)
         pred_errors = {i: e for i, e in pred.errors.items() if i in known}
+        if len(extra) == len(pred.ids) + len(pred.errors) > 0 and known:
+            raise _nothing_paired(gold, pred)
     documents = {}
     if gold.documents or pred.documents:
         documents = {i: (gold.documents.get(i), pred.documents.get(i)) for i in gold.ids}
+    failures = tuple(Failure(side.role, side.paths.get(i, side.source), i, message)
+                     for side, errors in ((gold, gold.errors), (pred, pred_errors)) for i, message in errors.items())
     return Joined(
         ids=gold.ids,
         golds=gold.values,
@@ -83,7 +112,83 @@ def join(gold: Side, pred: Side) -> Joined:
         gold_errors=dict(gold.errors),
         pred_errors=pred_errors,
         documents=documents,
+        failures=failures,
+        skipped=gold.skipped + pred.skipped,
     )
+
+
+def leave_out(joined: Joined, ids: Any) -> Joined:
+    """``joined`` without the cases of ``ids`` (e.g. those whose prediction failed to read)."""
+    drop = set(ids)
+    keep = [k for k, i in enumerate(joined.ids) if i not in drop]
+    if len(keep) == len(joined.ids):
+        return joined
+    return dataclasses.replace(
+        joined,
+        ids=tuple(joined.ids[k] for k in keep),
+        golds=tuple(joined.golds[k] for k in keep),
+        preds=tuple(joined.preds[k] for k in keep),
+        slices=None if joined.slices is None else tuple(joined.slices[k] for k in keep),
+        documents={i: pair for i, pair in joined.documents.items() if i not in drop},
+    )
+
+
+# ---------------------------------------------------------------------------
+
+
+def _paired(gold: Side, pred: Side) -> Side:
+    """``pred`` with each folder file that names no GOLD id renamed to the GOLD id its candidates find."""
+    if not pred.candidates:
+        return pred
+    known = set(gold.ids).union(gold.errors)
+    names = [*pred.ids, *pred.errors]
+    claimed = {i: i for i in names if i in known}
+    renamed = {}
+    for i in names:
+        if i in known:
+            continue
+        for candidate in pred.candidates.get(i, ()):
+            if candidate in known:
+                if candidate in claimed:
+                    raise _several(pred, candidate, (claimed[candidate], i))
+                claimed[candidate] = renamed[i] = candidate
+                break
+    if not renamed:
+        return pred
+    return dataclasses.replace(
+        pred,
+        ids=tuple(renamed.get(i, i) for i in pred.ids),
+        errors={renamed.get(i, i): e for i, e in pred.errors.items()},
+        documents={renamed.get(i, i): d for i, d in pred.documents.items()},
+        paths={renamed.get(i, i): p for i, p in pred.paths.items()},
+        candidates={},
+    )
+
+
+def _several(pred: Side, gold_id: str, ids: tuple) -> InputError:
+    paths = [pred.paths.get(i, i) for i in ids]
+    name, stem = os.path.basename(paths[-1]), gold_id.rpartition("/")[2]
+    example = f" (e.g. --pred-suffix {name[len(stem):]})" if name.startswith(stem) and len(name) > len(stem) else ""
+    return InputError(
+        f"{pred.source} has several predictions for the GOLD id {gold_id!r} ({', '.join(paths)}); keep one, or "
+        f"name the files to read with --pred-suffix{example}."
+    )
+
+
+def _nothing_paired(gold: Side, pred: Side) -> InputError:
+    folders = bool(gold.paths or pred.paths)
+    hint = ("name the files alike, or pair them with --gold-suffix and --pred-suffix (e.g. --gold-suffix .gt.txt "
+            "--pred-suffix .ocr.txt)" if folders else "check that both sides carry the same ids (--id names the "
+            "id field)")
+    return InputError(
+        f"nothing paired: no id of {pred.source} is an id of {gold.source} (GOLD has {_few([*gold.ids, *gold.errors])}; "
+        f"PRED has {_few([*pred.ids, *pred.errors])}); {hint}."
+    )
+
+
+def _few(ids: list) -> str:
+    shown = ", ".join(map(repr, ids[:_SHOWN]))
+    return shown + (f" and {len(ids) - _SHOWN} more" if len(ids) > _SHOWN else "")
 
 
 def _empty_like(value: Any) -> Any:

@@ -14,11 +14,12 @@ from typing import Any, BinaryIO, Mapping, Optional, Union
 from ek._files import _records
 from ek._files._documents import Document, read_document
 from ek._files._errors import InputError, decode_utf8
+from ek._files._folders import MAX_FILE_MB, list_files, max_bytes_of, read_bounded, too_big_error
+from ek._files._pairing import DOCUMENT_SUFFIXES, Naming, select, side_folder
 from ek._util import first_repeat
 
 VALUE_FIELDS = {"gold": ("reference", "gold", "text"), "pred": ("prediction", "pred", "text")}
 RECORD_FORMATS = ("jsonl", "json", "csv", "tsv")
-DOCUMENT_SUFFIXES = (".txt", ".xml", ".html", ".htm", ".hocr")
 _EXTENSIONS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv", ".tsv": "tsv"}
 
 
@@ -27,10 +28,13 @@ class Side:
     """One side read from its source: ids in file order with their values and slices.
 
     ``value_field`` is the record field the values came from (None for whole
-    records, documents and bare values). ``errors`` maps the id of each
-    document that failed to read to its message (folder mode only);
-    ``documents`` maps ids to the `Document` read for them. ``single`` marks
-    a side read from one document file.
+    records, documents and bare values). ``single`` marks a side read from
+    one document file. For a folder: ``documents`` maps ids to the
+    `Document` read for them, ``errors`` maps the id of each document that
+    failed to read to its message, ``paths`` maps every id (failed ones
+    included) to its file, ``skipped`` lists the `Skipped` files, and
+    ``candidates`` gives, for a PRED folder, the GOLD ids each id may pair
+    with (see `ek._files._pairing.candidates`).
     """
 
     source: str
@@ -43,6 +47,9 @@ class Side:
     errors: Mapping[str, str] = field(default_factory=dict)
     documents: Mapping[str, Document] = field(default_factory=dict)
     single: bool = False
+    paths: Mapping[str, str] = field(default_factory=dict)
+    skipped: tuple = ()
+    candidates: Mapping[str, tuple] = field(default_factory=dict)
 
 
 def read_side(
@@ -53,9 +60,16 @@ def read_side(
     value_field: Optional[str] = None,
     slice_field: Optional[str] = None,
     format: Optional[str] = None,
-    level: str = "line",
+    text_level: Optional[str] = None,
     pick: str = "index",
+    profile: Optional[str] = None,
+    gold_suffix: Optional[str] = None,
+    pred_suffix: Optional[str] = None,
+    pred_format: Optional[str] = None,
+    follow_symlinks: bool = False,
+    max_file_mb: float = MAX_FILE_MB,
     stdin: Optional[BinaryIO] = None,
+    level: Optional[str] = None,
 ) -> Side:
     """Read GOLD (``role="gold"``) or PRED (``role="pred"``) from a file, a folder or ``-`` (stdin).
 
@@ -66,33 +80,40 @@ def read_side(
     """
     if role not in VALUE_FIELDS:
         raise ValueError(f"role must be 'gold' or 'pred', got {role!r}.")
+    reading = _Reading(_document_options(text_level, pick, profile, level), max_bytes_of(max_file_mb),
+                       Naming(gold_suffix, pred_suffix, pred_format), follow_symlinks)
     label = f"{role.upper()} {os.fspath(source)}"
     if os.fspath(source) == "-":
-        data = (stdin if stdin is not None else sys.stdin.buffer).read()
+        data = (stdin if stdin is not None else sys.stdin.buffer).read(reading.max_bytes + 1)
+        if len(data) > reading.max_bytes:
+            raise too_big_error(f"{role.upper()} <stdin>", None, reading.max_bytes)
         return _from_bytes(data, f"{role.upper()} <stdin>", role, format or _sniff(data, f"{role} <stdin>"),
-                           id_field, value_field, slice_field, level, pick, "stdin")
+                           id_field, value_field, slice_field, reading.document, "stdin")
     path = Path(source)
     if path.is_dir():
-        return _from_folder(path, label, role, level, pick)
+        return _from_folder(os.fspath(path), label, role, reading)
     if not path.exists():
         raise InputError(f"{label} does not exist; give a .jsonl, .json, .csv or .tsv file, a document or a folder.")
     suffix = path.suffix.lower()
     fmt = format or _EXTENSIONS.get(suffix) or ("document" if suffix in DOCUMENT_SUFFIXES else None)
-    data = _read_bytes(path, label)
+    data = read_bounded(os.fspath(path), label, reading.max_bytes)
     if fmt is None:
         fmt = _sniff(data, label, strict=True)
-    return _from_bytes(data, label, role, fmt, id_field, value_field, slice_field, level, pick,
+    return _from_bytes(data, label, role, fmt, id_field, value_field, slice_field, reading.document,
                        _document_id(path.name))
 
 
 # ---------------------------------------------------------------------------
 
 
-def _read_bytes(path: Path, label: str) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read {label}: {exc.strerror or exc}; check the path and its permissions.") from None
+@dataclass(frozen=True)
+class _Reading:
+    """How documents are read: `read_document`'s options, the size bound, the folder naming and links."""
+
+    document: dict
+    max_bytes: int
+    naming: Naming
+    follow_symlinks: bool
 
 
 def _sniff(data: bytes, label: str, strict: bool = False) -> str:
@@ -117,9 +138,15 @@ def _sniff(data: bytes, label: str, strict: bool = False) -> str:
     )
 
 
-def _from_bytes(data, label, role, fmt, id_field, value_field, slice_field, level, pick, doc_id) -> Side:
+def _document_options(text_level: Optional[str], pick: str, profile: Optional[str], level: Optional[str]) -> dict:
+    """The options given for `read_document` (those left at None keep its defaults)."""
+    options = {"text_level": text_level, "profile": profile, "level": level}
+    return {"pick": pick, **{k: v for k, v in options.items() if v is not None}}
+
+
+def _from_bytes(data, label, role, fmt, id_field, value_field, slice_field, document, doc_id) -> Side:
     if fmt == "document":
-        doc = read_document(data, level=level, pick=pick, allow_empty=role == "pred", name=label)
+        doc = read_document(data, allow_empty=role == "pred", name=label, **document)
         return Side(label, role, (doc_id,), (doc.text,), documents={doc_id: doc}, single=True)
     text = decode_utf8(data, label)
     if fmt == "jsonl":
@@ -239,22 +266,22 @@ def _document_id(name: str) -> str:
     return stem[:-3] if stem.endswith(".gt") else stem
 
 
-def _from_folder(path: Path, label: str, role: str, level: str, pick: str) -> Side:
-    files = _document_files(os.fspath(path))
-    gt = {rel for rel in files if rel.rsplit(".", 1)[0].endswith(".gt")}
-    files = ([rel for rel in files if rel in gt] or files) if role == "gold" else [rel for rel in files if rel not in gt]
-    if not files and role == "gold":
-        raise InputError(f"{label} holds no document ({', '.join(DOCUMENT_SUFFIXES)}); point GOLD at the transcriptions.")
-    ids, values, docs, errors, where = [], [], {}, {}, {}
-    for rel in files:
-        folder, _, name = rel.rpartition("/")
-        doc_id = f"{folder}/{_document_id(name)}" if folder else _document_id(name)
-        if doc_id in where:
-            raise InputError(f"{label} has two files for {doc_id!r} ({where[doc_id]} and {rel}); keep one.")
-        where[doc_id] = rel
+def _from_folder(path: str, label: str, role: str, reading: _Reading) -> Side:
+    root = side_folder(path, role, label)
+    if root != path:
+        label = f"{role.upper()} {root}"
+    listing = list_files(root, reading.naming.wants, follow_symlinks=reading.follow_symlinks)
+    chosen, other_formats = select(listing.entries, role, reading.naming, label)
+    if not chosen and role == "gold":
+        raise InputError(f"{label} holds no document ({', '.join(DOCUMENT_SUFFIXES)}); point GOLD at the "
+                         "transcriptions, or name them with --gold-suffix.")
+    ids, values, docs, errors, paths = [], [], {}, {}, {}
+    for doc_id, entry, _ in chosen:
+        paths[doc_id] = entry.path
+        name = f"{label}/{entry.rel}"
         try:
-            doc = read_document(os.path.join(path, rel), level=level, pick=pick, allow_empty=role == "pred",
-                                name=f"{label}/{rel}")
+            data = read_bounded(entry.path, name, reading.max_bytes, regular_only=True)
+            doc = read_document(data, allow_empty=role == "pred", name=name, **reading.document)
         except InputError as exc:
             errors[doc_id] = str(exc)
             continue
@@ -264,16 +291,6 @@ def _from_folder(path: Path, label: str, role: str, level: str, pick: str) -> Si
     if not ids and role == "gold":
         first = next(iter(errors.values()))
         raise InputError(f"{label}: no document could be read; the first error: {first}")
-    return Side(label, role, tuple(ids), tuple(values), errors=errors, documents=docs)
-
-
-def _document_files(root: str) -> list:
-    """Relative paths ("sub/NAME.ext", "/"-separated) of the documents under ``root``, sorted; hidden ones skipped."""
-    found = []
-    for folder, dirs, names in os.walk(root):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        prefix = os.path.relpath(folder, root).replace(os.sep, "/")
-        prefix = "" if prefix == "." else prefix + "/"
-        found.extend(prefix + n for n in names
-                     if not n.startswith(".") and os.path.splitext(n)[1].lower() in DOCUMENT_SUFFIXES)
-    return sorted(found)
+    return Side(label, role, tuple(ids), tuple(values), errors=errors, documents=docs, paths=paths,
+                skipped=listing.skipped + tuple(other_formats),
+                candidates={doc_id: found for doc_id, _, found in chosen if len(found) > 1})

@@ -1,0 +1,86 @@
+"""The options of ``ek evaluate`` and ``ek compare``, each checked once, with messages that say the fix.
+
+`Options` holds what reading and scoring need; `confidence_level` and
+`finite_bound` check the two numbers a user most often gets wrong
+(``--level region``, ``--max nan``). They run for the command line and for
+Python callers of `ek.tools.evaluate` alike.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any, Optional
+
+WORDS = ("whitespace", "unicode")
+"""How WER cuts words (``--words``): at whitespace (jiwer's way) or as Unicode words (UAX #29)."""
+
+_TEXT_LEVELS = ("region", "line", "word", "glyph")  # as ek._files reads them; named in the --level hint
+
+
+@dataclass(frozen=True)
+class Options:
+    """The reading and scoring options shared by ``ek evaluate`` and ``ek compare``.
+
+    ``normalize`` None means: NFC for documents (set by `for_documents`
+    when GOLD is a document or folder and no profile is given), nothing
+    for records (the defaults of `ek.evaluate`).
+    """
+
+    id_field: Optional[str] = "id"
+    gold_field: Optional[str] = None
+    pred_field: Optional[str] = None
+    slice_field: Optional[str] = None
+    metric: Optional[str] = None
+    normalize: Optional[list] = None
+    level: float = 0.95
+    text_level: Optional[str] = None
+    profile: Optional[str] = None
+    words: Optional[str] = None
+    keep_going: bool = False
+    gold_suffix: Optional[str] = None
+    pred_suffix: Optional[str] = None
+    pred_format: Optional[str] = None
+    follow_symlinks: bool = False
+    max_file_mb: Optional[float] = None  # None: ek._files.MAX_FILE_MB (256)
+
+    def __post_init__(self) -> None:
+        confidence_level(self.level)
+        if self.words not in (None, *WORDS):
+            raise ValueError(f"--words must be one of {', '.join(WORDS)} (how WER cuts words), got {self.words!r}.")
+
+    def reading(self) -> dict:
+        """The keyword arguments of `ek._files.read_side` these options give (the value field aside)."""
+        options = {"id_field": self.id_field, "slice_field": self.slice_field, "text_level": self.text_level,
+                   "profile": self.profile, "gold_suffix": self.gold_suffix, "pred_suffix": self.pred_suffix,
+                   "pred_format": self.pred_format, "follow_symlinks": self.follow_symlinks}
+        return options if self.max_file_mb is None else {**options, "max_file_mb": self.max_file_mb}
+
+    def for_documents(self) -> Options:
+        """These options for document inputs: NFC unless ``--normalize`` or ``--profile`` says otherwise."""
+        if self.normalize is None and self.profile is None:
+            return dataclasses.replace(self, normalize=["nfc"])
+        return self
+
+
+def confidence_level(value: Any) -> float:
+    """``--level`` as a number between 0 and 1; the ValueError says what ``--level`` is and points to ``--text-level``."""
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            hint = value if value in _TEXT_LEVELS else "|".join(_TEXT_LEVELS)
+            got = "" if value in _TEXT_LEVELS else f", got {value!r}"
+            raise ValueError(f"--level is the confidence level (e.g. 0.95){got}; for which text of a PAGE/ALTO/hOCR "
+                             f"file to read use --text-level {hint}") from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+        raise ValueError(f"--level must be between 0 and 1 (e.g. 0.95 for a 95% interval), got {value}.")
+    return float(value)
+
+
+def finite_bound(option: str, value: Optional[float]) -> Optional[float]:
+    """``value`` of ``--max`` / ``--min`` (None: no bound); ValueError for NaN and infinities, which no figure can fail."""
+    if value is not None and not (isinstance(value, (int, float)) and math.isfinite(value)):
+        raise ValueError(f"{option} must be a finite number (the bound of the gate), got {value}; e.g. {option} 0.05.")
+    return value
