@@ -7,12 +7,14 @@ subprocess.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import pty
 import re
 import subprocess
 import sys
+import unicodedata
 from importlib import resources
 from pathlib import Path
 
@@ -20,7 +22,11 @@ import jiwer
 import pytest
 
 import ek
+import ek.tools
 from ek.__main__ import main
+from ek._commands._pages import evaluate_page
+from ek._files import read_document
+from ek.ocr.files import evaluate_joined
 
 DATA = Path(str(resources.files("ek") / "data"))
 GOLD = DATA / "demo_ocr.jsonl"
@@ -301,3 +307,292 @@ def test_demo_mentions_both_commands():
 
     text = demo()
     assert "ek evaluate" in text and "ek compare" in text
+
+
+# --- issue 19 and issue 20: folders that fail loudly, outputs that would destroy inputs, bad options -----------
+#
+# ("Folders that fail loudly", the text level and normalisation defaults of issue 19; issue 20 items 3, 9, 12,
+# 15 and 18.)
+
+PAGE_NS = "http://schema.primaresearch.org/PAGE/gts/pagecontent/2019-07-15"
+
+
+def put(path, text):
+    """Write ``text`` (str or bytes) at ``path``, making its folders; returns the path."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write(path, text)
+    return path
+
+
+def ek_process(*argv):
+    return subprocess.run([sys.executable, "-m", "ek", *map(str, argv)], capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def failing(tmp_path):
+    """gt/ and ocr/ where gold b is not UTF-8, gold c has no text and prediction d cannot be decoded."""
+    gt, ocr = tmp_path / "gt", tmp_path / "ocr"
+    for name, text in (("a", "cat"), ("b", "caf\xe9".encode("latin-1")), ("c", "  \n"), ("d", "dog"), ("e", "emu")):
+        put(gt / f"{name}.gt.txt", text)
+    for name, text in (("a", "cut"), ("b", "cafe"), ("c", "x"), ("d", b"d\xffg"), ("e", "emu"), ("z", "extra")):
+        put(ocr / f"{name}.txt", text)
+    return gt, ocr
+
+
+# -- loud folder failures -------------------------------------------------------------------
+
+
+def test_an_unreadable_gold_document_stops_the_run_naming_the_file_and_the_reason(capsys, failing):
+    gt, ocr = failing
+    code, out, err = run(capsys, "evaluate", gt, ocr)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith("ek evaluate: error: 2 documents could not be read: ")
+    assert f"GOLD {gt}/b.gt.txt is not UTF-8: byte 0xe9 at offset 3" in err
+    assert f"GOLD {gt}/c.gt.txt has no text" in err
+    assert err.rstrip().endswith("fix them, or pass --keep-going to score the others and list the failures.")
+
+
+def test_an_undecodable_prediction_stops_the_run_instead_of_scoring_empty(capsys, failing):
+    gt, ocr = failing
+    for name in ("b", "c"):
+        os.remove(gt / f"{name}.gt.txt")
+    code, _, err = run(capsys, "evaluate", gt, ocr)
+    assert code == 2 and err.startswith("ek evaluate: error: 1 document could not be read: ")
+    assert f"PRED {ocr}/d.txt is not UTF-8: byte 0xff at offset 1" in err and "fix it, or pass --keep-going" in err
+
+
+def test_keep_going_scores_the_rest_and_the_terminal_json_and_page_agree(capsys, failing, tmp_path):
+    gt, ocr = failing
+    code, out, err = run(capsys, "evaluate", gt, ocr, "--keep-going")
+    assert code == 0, err
+    data = run_json(capsys, "evaluate", gt, ocr, "--keep-going")
+    # scored: a and e (d's prediction failed and is left out, not scored as empty); b, c failed as gold
+    assert set(data["items"]) == {"a", "e"} and data["n"] == 2 and data["aggregate"] == pytest.approx(1 / 6)
+    assert data["missing"] == [] and data["extra"] == ["z"] and data["skipped"] == []
+    assert [(e["side"], e["path"], e["id"]) for e in data["errors"]] == [
+        ("gold", str(gt / "b.gt.txt"), "b"), ("gold", str(gt / "c.gt.txt"), "c"), ("pred", str(ocr / "d.txt"), "d")]
+    assert "is not UTF-8" in data["errors"][2]["message"]
+    lines = out.splitlines()
+    assert "ek evaluate: cer (lower is better) on 2 items" in lines[0]
+    k = lines.index("failed: 3 documents could not be read (left out):")
+    assert lines[k + 1:k + 4] == [f"  {e['message']}" for e in data["errors"]]
+    assert "extra: 1 predictions without a gold id (ignored): 'z'" in out
+    if "meta" in inspect.signature(evaluate_page).parameters:  # h-html renders meta (contract C)
+        page = tmp_path / "page.html"
+        assert run(capsys, "evaluate", gt, ocr, "--keep-going", "--html", page)[0] == 0
+        assert str(gt / "c.gt.txt") in page.read_text(encoding="utf-8")
+
+
+def test_keep_going_in_compare_leaves_out_what_either_run_could_not_read(capsys, tmp_path):
+    gt = tmp_path / "gt"
+    for name, text in (("a", "cat"), ("b", "dog"), ("c", "emu")):
+        put(gt / f"{name}.txt", text)
+    put(tmp_path / "A" / "a.txt", "cut"), put(tmp_path / "A" / "b.txt", b"\xfe"), put(tmp_path / "A" / "c.txt", "emu")
+    put(tmp_path / "B" / "a.txt", "cat"), put(tmp_path / "B" / "b.txt", "dog"), put(tmp_path / "B" / "c.txt", b"\xfe")
+    code, _, err = run(capsys, "compare", gt, tmp_path / "A", tmp_path / "B")
+    assert code == 2 and "1 document could not be read: PRED" in err
+    data = run_json(capsys, "compare", gt, tmp_path / "A", tmp_path / "B", "--keep-going")
+    assert data["n"] == 1 and data["a"] == pytest.approx(1 / 3) and data["b"] == 0.0  # only a was read on both sides
+    assert [(e["path"], e["id"]) for e in data["errors"]] == [(str(tmp_path / "A" / "b.txt"), "b"),
+                                                             (str(tmp_path / "B" / "c.txt"), "c")]
+    assert data["inputs"] == {"gold": str(gt), "pred_a": str(tmp_path / "A"), "pred_b": str(tmp_path / "B")}
+
+
+def test_folders_sharing_no_id_exit_2_showing_names(capsys, tmp_path):
+    put(tmp_path / "gt" / "page1.gt.txt", "x")
+    put(tmp_path / "ocr" / "scan_0001.txt", "x")
+    code, out, err = run(capsys, "evaluate", tmp_path / "gt", tmp_path / "ocr")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "nothing paired" in err and "GOLD has 'page1'; PRED has 'scan_0001'" in err and "--gold-suffix" in err
+
+
+def test_suffixes_and_pred_format_on_the_command_line(capsys, tmp_path):
+    put(tmp_path / "l1.gt.txt", "Hello")
+    put(tmp_path / "l1.some-ocr.txt", "Hallo")
+    put(tmp_path / "l1.other.txt", "Hxllo")
+    code, _, err = run(capsys, "evaluate", tmp_path, tmp_path)
+    assert code == 2 and "several predictions for the GOLD id 'l1'" in err
+    data = run_json(capsys, "evaluate", tmp_path, tmp_path, "--gold-suffix", ".gt.txt", "--pred-suffix",
+                    ".some-ocr.txt")
+    assert data["aggregate"] == pytest.approx(1 / 5) and set(data["items"]) == {"l1"}
+    put(tmp_path / "out" / "gt" / "p.txt", "Hello")
+    put(tmp_path / "out" / "ocr" / "p.txt", "Hello")
+    put(tmp_path / "out" / "ocr" / "p.hocr", "<html><body><span class='ocr_line'>Hallo</span></body></html>")
+    code, _, err = run(capsys, "evaluate", tmp_path / "out", tmp_path / "out")
+    assert code == 2 and "--pred-format text|hocr|alto|page" in err
+    data = run_json(capsys, "evaluate", tmp_path / "out", tmp_path / "out", "--pred-format", "hocr")
+    assert data["aggregate"] == pytest.approx(1 / 5)
+    assert data["skipped"] == [{"path": str(tmp_path / "out" / "ocr" / "p.txt"),
+                                "reason": "its format is text; --pred-format hocr reads only hocr files"}]
+
+
+# -- documents: NFC by default, and the header says how they were read ------------------------
+
+
+def test_nfd_and_nfc_encodings_of_one_page_score_zero_by_default(capsys, tmp_path):
+    text = "Müller’s café\nSeñor Ærø"
+    put(tmp_path / "gt.xml", f'<PcGts xmlns="{PAGE_NS}"><Page><TextRegion id="r"><TextLine id="l"><TextEquiv>'
+          f"<Unicode>{unicodedata.normalize('NFC', text)}</Unicode></TextEquiv></TextLine></TextRegion></Page></PcGts>")
+    put(tmp_path / "ocr.txt", unicodedata.normalize("NFD", text))
+    data = run_json(capsys, "evaluate", tmp_path / "gt.xml", tmp_path / "ocr.txt")
+    assert data["aggregate"] == 0.0 and data["settings"]["normalize"] == "nfc"
+    raw = run_json(capsys, "evaluate", tmp_path / "gt.xml", tmp_path / "ocr.txt", "--normalize", "strip")
+    assert raw["aggregate"] > 0 and raw["settings"]["normalize"] == "strip"  # --normalize replaces the default
+    code, out, _ = run(capsys, "evaluate", tmp_path / "gt.xml", tmp_path / "ocr.txt")
+    assert code == 0 and out.splitlines()[1].startswith("settings: normalize nfc, text level ")
+    assert out.splitlines()[1].endswith(", profile none")
+
+
+def test_records_keep_the_python_defaults_and_print_no_settings_line(capsys, tmp_path):
+    nfc, nfd = unicodedata.normalize("NFC", "café"), unicodedata.normalize("NFD", "café")
+    gold = put(tmp_path / "g.jsonl", json.dumps({"id": "a", "text": nfc}) + "\n")
+    pred = put(tmp_path / "p.jsonl", json.dumps({"id": "a", "text": nfd}) + "\n")
+    data = run_json(capsys, "evaluate", gold, pred)
+    assert data["aggregate"] == pytest.approx(2 / 4) and data["settings"]["normalize"] is None
+    _, out, _ = run(capsys, "evaluate", gold, pred)
+    assert "settings:" not in out
+
+
+def test_the_json_records_inputs_settings_version_and_date(capsys, tmp_path):
+    put(tmp_path / "gt" / "a.txt", "cat")
+    put(tmp_path / "ocr" / "a.txt", "cut")
+    data = run_json(capsys, "evaluate", tmp_path / "gt", tmp_path / "ocr", "--level", "0.9")
+    assert data["inputs"] == {"gold": str(tmp_path / "gt"), "pred": str(tmp_path / "ocr")}
+    settings = data["settings"]
+    assert {k: settings[k] for k in ("metric", "normalize", "text_level", "profile", "words", "segment", "level")} == {
+        "metric": "cer", "normalize": "nfc", "text_level": None, "profile": None, "words": "whitespace",
+        "segment": "codepoint", "level": 0.9}
+    assert "text_level" in data and data["ek_version"] == ek.__version__
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", data["date"])
+    assert data["errors"] == [] and data["skipped"] == []
+
+
+@pytest.mark.skipif("text_level" not in inspect.signature(read_document).parameters,
+                    reason="needs read_document(text_level=) from h-readers (contract A)")
+def test_text_level_reaches_the_reader(capsys, tmp_path):
+    put(tmp_path / "gt.xml", f'<PcGts xmlns="{PAGE_NS}"><Page><TextRegion id="r"><TextEquiv><Unicode>Region text'
+          '</Unicode></TextEquiv><TextLine id="l"><TextEquiv><Unicode>Line text</Unicode></TextEquiv></TextLine>'
+          "</TextRegion></Page></PcGts>")
+    put(tmp_path / "ocr.txt", "Region text")
+    for cmd in (("evaluate", tmp_path / "gt.xml", tmp_path / "ocr.txt"),
+                ("compare", tmp_path / "gt.xml", tmp_path / "ocr.txt", tmp_path / "ocr.txt")):
+        data = run_json(capsys, *cmd, "--text-level", "region")
+        assert data["settings"]["text_level"] == "region" and data["text_level"] == "region"
+        assert (data["aggregate"] if cmd[0] == "evaluate" else data["a"]) == 0.0
+
+
+@pytest.mark.skipif("profile" not in inspect.signature(evaluate_joined).parameters,
+                    reason="needs evaluate_joined(profile=, words=) from h-profile (contract B)")
+def test_profile_and_words_reach_the_ocr_scoring(capsys, tmp_path):
+    put(tmp_path / "gt.txt", "The cat's hat")
+    put(tmp_path / "ocr.txt", "The cat’s hat")
+    data = run_json(capsys, "evaluate", tmp_path / "gt.txt", tmp_path / "ocr.txt", "--profile", "dinglehopper")
+    assert data["settings"]["profile"] == "dinglehopper" and data["aggregate"] == 0.0  # ’ is ' to dinglehopper
+    words = run_json(capsys, "evaluate", tmp_path / "gt.txt", tmp_path / "ocr.txt", "--words", "unicode")
+    assert words["settings"]["words"] == "unicode"
+
+
+def test_words_on_records_needs_wer(capsys, tmp_path):
+    gold = put(tmp_path / "g.jsonl", '{"id": "a", "text": "cat"}\n')
+    code, _, err = run(capsys, "evaluate", gold, gold, "--words", "unicode")
+    assert code == 2 and "--words unicode changes how WER cuts words, and --metric is chosen by type" in err
+    code, _, err = run(capsys, "evaluate", gold, gold, "--words", "sentences")
+    assert code == 2 and "--words must be one of whitespace, unicode" in err
+
+
+# -- outputs never overwrite inputs, and are written whole ---------------------------------------
+
+
+def test_outputs_that_resolve_to_an_input_are_refused(capsys, tmp_path):
+    gold = put(tmp_path / "g.jsonl", '{"id": "a", "text": "cat"}\n')
+    pred = put(tmp_path / "ocr" / "a.txt", "cut")
+    put(tmp_path / "gt" / "a.txt", "cat")
+    os.symlink(gold, tmp_path / "alias.json")
+    cases = [
+        (("evaluate", gold, gold, "--json", gold), f"--json {gold} is the input GOLD {gold}"),
+        (("evaluate", gold, gold, "--html", tmp_path / "alias.json"), f"--html {gold} is the input GOLD {gold}"),
+        (("evaluate", tmp_path / "gt", tmp_path / "ocr", "--html", tmp_path / "ocr" / "report.html"),
+         f"--html {tmp_path / 'ocr' / 'report.html'} lies inside the input PRED {tmp_path / 'ocr'}"),
+        (("compare", gold, gold, gold, "--json", tmp_path / "x.json", "--html", tmp_path / "x.json"),
+         f"--json and --html both name {tmp_path / 'x.json'}"),
+        (("compare", tmp_path / "gt", tmp_path / "ocr", tmp_path / "ocr", "--json", tmp_path / "gt" / "r.json"),
+         "lies inside the input GOLD"),
+    ]
+    for argv, message in cases:
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and out == "" and message in err, (argv, err)
+    assert gold.read_text() == '{"id": "a", "text": "cat"}\n' and pred.read_text() == "cut"
+    assert sorted(os.listdir(tmp_path / "ocr")) == ["a.txt"]
+
+
+def test_reports_are_written_whole_or_not_at_all(capsys, tmp_path, monkeypatch):
+    gold = put(tmp_path / "g.jsonl", '{"id": "a", "text": "cat"}\n')
+    report = put(tmp_path / "out" / "report.json", "the previous report\n")
+    os.chmod(report, 0o640)
+
+    def killed(src, dst):
+        raise KeyboardInterrupt  # the run is stopped between writing and renaming
+
+    monkeypatch.setattr(os, "replace", killed)
+    with pytest.raises(KeyboardInterrupt):
+        main(["evaluate", str(gold), str(gold), "--json", str(report)])
+    assert report.read_text() == "the previous report\n" and os.listdir(tmp_path / "out") == ["report.json"]
+    monkeypatch.undo()
+    assert run(capsys, "evaluate", gold, gold, "--json", report, "--html", tmp_path / "out" / "page.html")[0] == 0
+    assert json.loads(report.read_text())["aggregate"] == 0.0 and oct(os.stat(report).st_mode & 0o777) == "0o640"
+    assert sorted(os.listdir(tmp_path / "out")) == ["page.html", "report.json"]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("option", ["--html", "--json"])
+def test_a_full_device_is_one_line_naming_the_path(tmp_path, option):
+    gold = put(tmp_path / "g.jsonl", '{"id": "a", "text": "cat"}\n')
+    out = ek_process("evaluate", gold, gold, option, "/dev/full")
+    assert out.returncode == 2 and "Traceback" not in out.stderr and "Errno" not in out.stderr
+    assert out.stderr == (f"ek evaluate: error: cannot write {option} /dev/full: No space left on device; free some "
+                          "space, check the permissions or choose another path.\n")
+    assert os.path.exists("/dev/full") and not os.path.isfile("/dev/full")  # the device is still a device
+
+
+# -- options that cannot be right ------------------------------------------------------------------
+
+
+def test_level_region_points_to_text_level(tmp_path):
+    gold = put(tmp_path / "g.jsonl", '{"id": "a", "text": "cat"}\n')
+    out = ek_process("evaluate", gold, gold, "--level", "region")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr == ("ek evaluate: error: --level is the confidence level (e.g. 0.95); for which text of a "
+                          "PAGE/ALTO/hOCR file to read use --text-level region (see ek evaluate --help)\n")
+    with pytest.raises(ValueError, match=r"--level is the confidence level .* use --text-level line"):
+        ek.tools.evaluate(str(gold), str(gold), level="line")
+
+
+@pytest.mark.parametrize("bound", [("--max", "nan"), ("--min", "nan"), ("--max", "inf"), ("--min=-inf",)])
+def test_non_finite_gate_bounds_are_refused(capsys, tmp_path, bound):
+    gold = put(tmp_path / "g.jsonl", '{"id": "a", "text": "cat"}\n')
+    code, out, err = run(capsys, "evaluate", gold, gold, *bound)
+    option = bound[0].split("=")[0]
+    assert code == 2 and out == "" and f"{option} must be a finite number (the bound of the gate)" in err
+    code, _, err = run(capsys, "compare", gold, gold, gold, *bound)
+    assert code == 2 and f"{option} must be a finite number" in err
+
+
+def test_argparse_mistakes_are_one_line_with_a_pointer_to_help(tmp_path):
+    for argv, start in ((("evaluate", "g.jsonl"), "ek evaluate: error: the following arguments are required: PRED"),
+                        (("compare", "g", "a", "b", "--bogus"), "ek compare: error: unrecognized arguments: --bogus"),
+                        (("pass-k", "ten", "9"), "ek pass-k: error: argument N: invalid int value: 'ten'")):
+        out = ek_process(*argv)
+        assert out.returncode == 2 and out.stdout == "" and "usage:" not in out.stderr
+        assert out.stderr.startswith(start) and out.stderr.count("\n") == 1, out.stderr
+        assert out.stderr.endswith(f"(see ek {argv[0]} --help)\n")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (("cer", "a", "b", "--normalize", "bogus"), "'bogus'"),
+    (("rover", "only one"), "two or more transcriptions"),
+    (("pass-k", "3", "5"), "c must be in 0..n"),
+    (("cost-per-success", "10", "5", "--attempts", "2"), "attempts=2 is fewer than successes=5"),
+])
+def test_small_commands_exit_2_on_bad_input(argv, message):
+    out = ek_process(*argv)
+    assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr

@@ -144,7 +144,7 @@ def max_bytes_of(max_file_mb: float) -> int:
 
 def too_big_error(label: str, size: int | None, max_bytes: int) -> InputError:
     """The error for an input larger than ``max_bytes`` (``size`` None: it had no end in sight)."""
-    limit = f"--max-file-mb {max_bytes / (1024 * 1024):g}"
+    limit = f"--max-file-mb {round(max_bytes / (1024 * 1024), 6):g}"
     has = f"is {size / (1024 * 1024):.3g} MB, more than {limit}" if size is not None else f"holds more than {limit} MB"
     return InputError(f"{label} {has}; raise --max-file-mb (max_file_mb=) to read it.")
 

@@ -151,7 +151,7 @@ def _paired(gold: Side, pred: Side) -> Side:
             if candidate in known:
                 if candidate in claimed:
                     raise _several(pred, candidate, (claimed[candidate], i))
-                claimed[candidate] = renamed[i] = candidate
+                claimed[candidate], renamed[i] = i, candidate
                 break
     if not renamed:
         return pred
