@@ -346,9 +346,9 @@ def test_an_unreadable_gold_document_stops_the_run_naming_the_file_and_the_reaso
     gt, ocr = failing
     code, out, err = run(capsys, "evaluate", gt, ocr)
     assert code == 2 and out == "" and err.count("\n") == 1
-    assert err.startswith("ek evaluate: error: 2 documents could not be read: ")
+    assert err.startswith("ek evaluate: error: 3 documents could not be read: ")  # all of them, in one message
     assert f"GOLD {gt}/b.gt.txt is not UTF-8: byte 0xe9 at offset 3" in err
-    assert f"GOLD {gt}/c.gt.txt has no text" in err
+    assert f"GOLD {gt}/c.gt.txt has no text" in err and f"PRED {ocr}/d.txt is not UTF-8" in err
     assert err.rstrip().endswith("fix them, or pass --keep-going to score the others and list the failures.")
 
 

@@ -9,8 +9,8 @@ from typing import Optional
 from ek._commands import _format as fmt
 from ek._commands._format import Outcome
 from ek._commands._evaluate import gate
-from ek._commands._inputs import (Options, Scored, bound, gold_digest, is_path, options_for, read_gold, read_joined,
-                                  score)
+from ek._commands._inputs import (Options, Scored, bound, check_gold, gold_digest, is_path, options_for, read_gold,
+                                  read_joined, score)
 from ek._commands._meta import has_documents, run_meta
 from ek._commands._outputs import check_outputs, write_json, write_text
 from ek._bootstrap import check_comparable
@@ -91,6 +91,8 @@ def _row(label, n, a, b, delta, interval, p, verdict) -> list:
 def _runs(gold_side: Side, sources: tuple, options: Options) -> list:
     """Each prediction file scored now (on the items every file could be read for), or a run saved by ``--save``."""
     read = {role: read_joined(gold_side, source, options) for source, role in sources if is_path(source)}
+    if not read:
+        check_gold(gold_side, options)
     failed = {f.id for joined in read.values() for f in joined.failures if f.side == "pred"}  # --keep-going
     runs = []
     for source, role in sources:

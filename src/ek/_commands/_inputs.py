@@ -42,11 +42,14 @@ class Scored:
 
 
 def read_gold(path: str, options: Options) -> Side:
-    """GOLD as one side, read once; a GOLD document that failed to read is an InputError unless ``--keep-going``."""
-    side = read_side(path, role="gold", value_field=options.gold_field, **options.reading())
-    if side.errors and not options.keep_going:
-        raise _unread(list(side.errors.values()))
-    return side
+    """GOLD as one side, read once (its failed documents are refused by `read_joined`, or `check_gold`)."""
+    return read_side(path, role="gold", value_field=options.gold_field, **options.reading())
+
+
+def check_gold(gold: Side, options: Options) -> None:
+    """InputError for GOLD documents that failed to read, unless ``--keep-going`` (for runs that join no PRED)."""
+    if gold.errors and not options.keep_going:
+        raise _unread(list(gold.errors.values()))
 
 
 def options_for(gold: Side, options: Options) -> Options:
@@ -55,12 +58,15 @@ def options_for(gold: Side, options: Options) -> Options:
 
 
 def read_joined(gold: Side, path: str, options: Options) -> Joined:
-    """PRED read and joined with GOLD; a prediction that failed to read is an InputError, or left out with ``--keep-going``."""
+    """PRED read and joined with GOLD.
+
+    Documents of either side that failed to read are one InputError listing
+    them, unless ``--keep-going``: then failed predictions are left out too.
+    """
     joined = join(gold, read_side(path, role="pred", value_field=options.pred_field, **options.reading()))
-    failed = [f for f in joined.failures if f.side == "pred"]
-    if failed and not options.keep_going:
-        raise _unread([f.message for f in failed])
-    return leave_out(joined, [f.id for f in failed])
+    if joined.failures and not options.keep_going:
+        raise _unread([f.message for f in joined.failures])
+    return leave_out(joined, [f.id for f in joined.failures if f.side == "pred"])
 
 
 def score(joined: Joined, options: Options, *, name: str) -> Scored:
@@ -116,7 +122,8 @@ def item_rows(report: Report) -> list:
 
 def _unread(messages: list) -> InputError:
     n = len(messages)
-    shown = "; ".join(messages[:_SHOWN_FAILURES]) + (f"; and {n - _SHOWN_FAILURES} more" if n > _SHOWN_FAILURES else "")
+    shown = "; ".join(m.rstrip(".") for m in messages[:_SHOWN_FAILURES])
+    shown += f"; and {n - _SHOWN_FAILURES} more" if n > _SHOWN_FAILURES else ""
     return InputError(f"{n} document{'s' if n != 1 else ''} could not be read: {shown}; fix "
                       f"{'them' if n != 1 else 'it'}, or pass --keep-going to score the others and list the failures.")
 
