@@ -441,6 +441,19 @@ def test_nfd_and_nfc_encodings_of_one_page_score_zero_by_default(capsys, tmp_pat
     code, out, _ = run(capsys, "evaluate", tmp_path / "gt.xml", tmp_path / "ocr.txt")
     assert code == 0 and out.splitlines()[1].startswith("settings: normalize nfc, text level ")
     assert out.splitlines()[1].endswith(", profile none")
+    data = run_json(capsys, "compare", tmp_path / "gt.xml", tmp_path / "ocr.txt", tmp_path / "gt.xml")
+    assert data["a"] == data["b"] == 0.0 and data["settings"]["normalize"] == "nfc"
+    code, out, _ = run(capsys, "compare", tmp_path / "gt.xml", tmp_path / "ocr.txt", tmp_path / "gt.xml")
+    assert code == 0 and out.splitlines()[1].startswith("settings: normalize nfc, text level ")
+
+
+def test_compare_of_two_saved_runs_still_refuses_unread_gold(capsys, tmp_path):
+    gt = tmp_path / "gt"
+    put(gt / "a.txt", "cat"), put(gt / "b.txt", "dog")
+    assert run(capsys, "evaluate", gt, gt, "--save", "both")[0] == 0
+    put(gt / "b.txt", b"\xfe")
+    code, _, err = run(capsys, "compare", gt, "both", "both")
+    assert code == 2 and f"1 document could not be read: GOLD {gt}/b.txt is not UTF-8" in err
 
 
 def test_records_keep_the_python_defaults_and_print_no_settings_line(capsys, tmp_path):
