@@ -286,3 +286,19 @@ def test_a_fifo_and_a_link_to_dev_zero_in_a_folder_neither_block_nor_read_foreve
     assert followed.returncode == 0, followed.stderr
     assert "skipped: 2 files not read:" in followed.stdout
     assert f"  {ocr / 'c.txt'}: a character device" in followed.stdout
+
+
+def test_a_folder_side_without_any_document_is_refused(tmp_path):
+    write(tmp_path / "gt" / "a.txt", "x")
+    write(tmp_path / "ocr" / "a.png", b"\x89PNG")
+    with pytest.raises(InputError, match=r"PRED .*ocr holds no document \(\.txt, .*\); point PRED at the predictions"):
+        read_pair(tmp_path / "gt", tmp_path / "ocr")
+    write(tmp_path / "ocr" / "a.txt", "x")
+    with pytest.raises(InputError, match=r"PRED .*ocr holds no file ending with '_ALTO\.xml'; .*--pred-suffix"):
+        read_pair(tmp_path / "gt", tmp_path / "ocr", pred_suffix="_ALTO.xml")
+    with pytest.raises(InputError, match=r"holds no hocr document \(--pred-format hocr\); 1 of other formats are "
+                                         r"skipped"):
+        read_pair(tmp_path / "gt", tmp_path / "ocr", pred_format="hocr")
+    with pytest.raises(InputError, match=r"GOLD .*gt holds no file ending with '\.gt\.txt'; point GOLD at the "
+                                         r"transcriptions, or name them with --gold-suffix"):
+        read_side(tmp_path / "gt", gold_suffix=".gt.txt")

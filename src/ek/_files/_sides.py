@@ -272,13 +272,12 @@ def _from_folder(path: str, label: str, role: str, reading: _Reading) -> Side:
         label = f"{role.upper()} {root}"
     listing = list_files(root, reading.naming.wants, follow_symlinks=reading.follow_symlinks)
     chosen, other_formats = select(listing.entries, role, reading.naming, label)
-    if not chosen and role == "gold":
-        raise InputError(f"{label} holds no document ({', '.join(DOCUMENT_SUFFIXES)}); point GOLD at the "
-                         "transcriptions, or name them with --gold-suffix.")
+    if not chosen:
+        raise _no_document(label, role, reading.naming, other_formats)
     ids, values, docs, errors, paths = [], [], {}, {}, {}
     for doc_id, entry, _ in chosen:
         paths[doc_id] = entry.path
-        name = f"{label}/{entry.rel}"
+        name = os.path.join(label, entry.rel)
         try:
             data = read_bounded(entry.path, name, reading.max_bytes, regular_only=True)
             doc = read_document(data, allow_empty=role == "pred", name=name, **reading.document)
@@ -294,3 +293,14 @@ def _from_folder(path: str, label: str, role: str, reading: _Reading) -> Side:
     return Side(label, role, tuple(ids), tuple(values), errors=errors, documents=docs, paths=paths,
                 skipped=listing.skipped + tuple(other_formats),
                 candidates={doc_id: found for doc_id, _, found in chosen if len(found) > 1})
+
+
+def _no_document(label: str, role: str, naming: Naming, other_formats: list) -> InputError:
+    if other_formats:
+        return InputError(f"{label} holds no {naming.pred_format} document (--pred-format {naming.pred_format}); "
+                          f"{len(other_formats)} of other formats are skipped, so pick their format instead.")
+    suffix = naming.gold_suffix if role == "gold" else naming.pred_suffix
+    what = f"file ending with {suffix!r}" if suffix else f"document ({', '.join(DOCUMENT_SUFFIXES)})"
+    fix = "transcriptions" if role == "gold" else "predictions"
+    return InputError(f"{label} holds no {what}; point {role.upper()} at the {fix}, or name them with "
+                      f"--{role}-suffix.")
