@@ -6,7 +6,8 @@ import heapq
 from typing import Any, Optional
 
 from ek._html._charts import dot_whisker, histogram
-from ek._html._diff import LEGEND, confusions_from_items, render_diff, visible
+from ek._html._chars import show
+from ek._html._diff import LEGEND, confusions_from_items, render_diff
 from ek._html._format import (count_cell, esc, fmt_count, fmt_interval, fmt_value, is_interval, is_number, num_cell,
                               shown_note, text_cell, uses_percent)
 from ek._html._page import check_data, id_list, page, stat, table
@@ -167,4 +168,4 @@ def _unit_cell(text: Any) -> str:
     if text in (None, ""):
         return '<td class="note">–</td>'
     raw = str(text)
-    return f'<td title="{esc(repr(raw))}"><code>{esc(visible(raw))}</code></td>'
+    return f'<td title="{esc(repr(raw))}"><code>{show(raw, changed=True)}</code></td>'
