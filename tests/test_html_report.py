@@ -239,7 +239,7 @@ def test_meta_is_copied_into_both_pages_and_wins(tmp_path):
     result = Comparison(metric="cer", a=0.5, b=0.5, delta=0.0, interval=(0.0, 0.0), p_value=1.0,
                         verdict="no detectable difference", n=2)
     data = compare_page(result, scored, scored, [overall, overall], options, meta=META)
-    assert {k: data[k] for k in META} == META and data["delta"] == 0.0
+    assert {k: data[k] for k in META} == META and data["delta"] == 0.0 and data["noun"] == "documents"
     assert evaluate_page(scored, overall, per_slice, options, meta=None)["errors"][0]["id"] == "p2"
 
 

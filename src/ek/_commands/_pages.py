@@ -104,6 +104,8 @@ def compare_page(result: Comparison, a: Scored, b: Scored, bounds: list, options
                 item[f"ops_{side}"] = align(prepare(pred), prepare(gold), unit=unit)
         item["unit"] = "word" if unit == "word" else "char"
     data["items"] = items
+    if a.joined is not None and a.joined.documents:
+        data["noun"] = "documents"
     return {**data, **(meta or {})}
 
 

@@ -29,7 +29,8 @@ from ek._align import Op, align, graphemes
 
 # General categories always drawn as a code point (Python's str.isprintable is False for all of them).
 _BOXED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
-_NAMELESS = {"Cc": "control character", "Co": "private-use character: no standard name (MUFI and other projects assign these)",
+_NAMELESS = {"Cc": "control character",
+             "Co": "private-use character: no standard name (MUFI and other projects assign these)",
              "Cn": "unassigned code point", "Cs": "lone surrogate (not valid Unicode text)"}
 _ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;"}
 _CHANGED = {" ": "␣", "\n": "↵", "\t": "⇥"}  # whitespace inside a changed segment

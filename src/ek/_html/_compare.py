@@ -7,8 +7,8 @@ from typing import Any, Optional
 
 from ek._html._charts import dot_whisker, histogram
 from ek._html._diff import LEGEND, render_diff
-from ek._html._format import (count_cell, esc, fmt_count, fmt_p, fmt_value, interval_cell, interval_text, is_number,
-                              needs_more, num_cell, shown_note, text_cell, uses_percent)
+from ek._html._format import (count_cell, drawable, esc, fmt_count, fmt_p, fmt_value, interval_cell, interval_text,
+                              is_number, level_text, noun, num_cell, shown_note, text_cell, uses_percent)
 from ek._html._page import check_data, page, stat, table
 from ek._html._provenance import failures, failures_note, generated, provenance
 
@@ -41,8 +41,7 @@ def render_compare(data: dict, *, max_items: int = 200) -> str:
 
 def headline(data: dict, *, pct: bool) -> str:
     """A and B with their intervals, the difference with its paired interval, p-value and verdict."""
-    level, n = data.get("level"), data.get("n")
-    level_text = f"{level:.0%} interval" if is_number(level) else "interval"
+    n, counted, interval_of = data.get("n"), noun(data), level_text(data)
     figures = []
     for side in ("a", "b"):
         run = data.get(side) or {}
@@ -50,13 +49,14 @@ def headline(data: dict, *, pct: bool) -> str:
         raw = esc(repr(value))
         figures.append(stat(f"{side.upper()}: {_name(data, side)}", fmt_value(value, percent=pct),
                             attrs=f' id="headline-{side}" data-value="{raw}" title="{raw}"'))
-        figures.append(stat(f"{side.upper()} {level_text}", interval_text(run.get("interval"), n=n, percent=pct)))
+        figures.append(stat(f"{side.upper()} {interval_of}",
+                            interval_text(run.get("interval"), n=n, percent=pct, noun=counted)))
     delta = data["delta"]
     raw = esc(repr(delta))
     figures += [
         stat("B − A", fmt_value(delta, percent=pct, signed=True), big=True,
              attrs=f' id="headline-value" data-value="{raw}" title="{raw}"'),
-        stat(f"paired {level_text}", interval_text(data.get("interval"), n=n, percent=pct, signed=True),
+        stat(f"paired {interval_of}", interval_text(data.get("interval"), n=n, percent=pct, noun=counted, signed=True),
              attrs=' id="headline-interval"'),
         stat("p-value", fmt_p(data.get("p_value")), attrs=' id="headline-p"'),
         stat("verdict", verdict_badge(data.get("verdict")), attrs=' id="headline-verdict"'),
@@ -83,11 +83,12 @@ def slices(data: dict, *, pct: bool) -> str:
     whole = {"a": (data.get("a") or {}).get("aggregate"), "b": (data.get("b") or {}).get("aggregate"),
              "delta": data["delta"], "interval": data.get("interval"), "p_value": data.get("p_value"),
              "verdict": data.get("verdict"), "n": data.get("n")}
-    rows = [_slice_row(label, s, pct=pct) for label, s in ordered[:_MAX_SLICE_ROWS]]
+    counted = noun(data)
+    rows = [_slice_row(label, s, pct=pct, noun=counted) for label, s in ordered[:_MAX_SLICE_ROWS]]
     out = table("slice-table", ["slice", "n", "A", "B", "B − A", "interval of B − A", "p-value", "verdict"],
-                rows, sort_col=0, pinned=_slice_row("all", whole, pct=pct, label_cls="all"))
+                rows, sort_col=0, pinned=_slice_row("all", whole, pct=pct, noun=counted, label_cls="all"))
     out += shown_note(len(rows), len(per), "slices")
-    chart_rows = [(label, s.get("delta"), None if needs_more(s.get("interval"), s.get("n")) else s.get("interval"))
+    chart_rows = [(label, s.get("delta"), drawable(s.get("interval"), s.get("n")))
                   for label, s in ordered[:_MAX_CHART_ROWS]]
     out += dot_whisker(chart_rows, percent=pct, chart_id="slice-chart", signed=True,
                        xlabel=f"B − A ({data['metric']})", reference=(0.0, "no difference"),
@@ -126,12 +127,12 @@ def moved_items(data: dict, moved: list, *, pct: bool, limit: int, table_id: str
     return out + shown_note(len(rows), len(moved), "items (the largest changes first)")
 
 
-def _slice_row(label: Any, s: dict, *, pct: bool, label_cls: str = "") -> str:
+def _slice_row(label: Any, s: dict, *, pct: bool, noun: str, label_cls: str = "") -> str:
     p = s.get("p_value")
     return ("<tr>" + text_cell(label, cls=label_cls) + count_cell(s.get("n"))
             + num_cell(s.get("a"), percent=pct) + num_cell(s.get("b"), percent=pct)
             + num_cell(s.get("delta"), percent=pct, signed=True)
-            + interval_cell(s.get("interval"), n=s.get("n"), percent=pct, signed=True)
+            + interval_cell(s.get("interval"), n=s.get("n"), percent=pct, noun=noun, signed=True)
             + f'<td class="num" data-sort="{esc(repr(p)) if is_number(p) else ""}">{fmt_p(p)}</td>'
             + f'<td data-sort="{esc(s.get("verdict") or "")}">{verdict_badge(s.get("verdict"))}</td></tr>')
 

@@ -8,8 +8,8 @@ from typing import Any, Optional
 from ek._html._charts import dot_whisker, histogram
 from ek._html._chars import show
 from ek._html._diff import LEGEND, confusions_from_items, render_diff
-from ek._html._format import (count_cell, esc, fmt_count, fmt_value, interval_cell, interval_text, is_number,
-                              needs_more, num_cell, shown_note, text_cell, uses_percent)
+from ek._html._format import (count_cell, drawable, esc, fmt_count, fmt_value, interval_cell, interval_text, is_number,
+                              level_text, noun, num_cell, shown_note, text_cell, uses_percent)
 from ek._html._measures import measures_table, reading_order_note
 from ek._html._page import check_data, id_list, page, stat, table
 from ek._html._provenance import failures, failures_note, generated, provenance
@@ -42,11 +42,10 @@ def render_evaluate(data: dict, *, max_items: int = 200) -> str:
 def headline(data: dict, *, pct: bool) -> str:
     """The big number with its interval, n, the missing and extra ids, and the OCR measures when present."""
     agg = data["aggregate"]
-    level_text = _level_text(data)
     figures = [
         stat(str(data["metric"]), fmt_value(agg, percent=pct), big=True,
              attrs=f' id="headline-value" data-value="{esc(repr(agg))}" title="{esc(repr(agg))}"'),
-        stat(level_text, interval_text(data.get("interval"), n=data.get("n"), percent=pct, noun=_noun(data)),
+        stat(level_text(data), interval_text(data.get("interval"), n=data.get("n"), percent=pct, noun=noun(data)),
              attrs=' id="headline-interval"'),
         stat("items (n)", fmt_count(data.get("n")), attrs=' id="headline-n"'),
         stat("missing", fmt_count(len(data.get("missing") or [])), attrs=' id="headline-missing"'),
@@ -68,14 +67,14 @@ def slices(data: dict, *, pct: bool) -> str:
     if not per:
         return ""
     worst_first = _order(per.items(), value=lambda kv: kv[1].get("aggregate"), data=data)
-    noun = _noun(data)
+    counted = noun(data)
     whole = {"aggregate": data["aggregate"], "interval": data.get("interval"), "n": data.get("n")}
-    rows = [_slice_row(label, s, pct=pct, noun=noun) for label, s in worst_first[:_MAX_SLICE_ROWS]]
-    out = table("slice-table", ["slice", "n", "value", f"{_level_text(data)}"], rows, sort_col=2,
+    rows = [_slice_row(label, s, pct=pct, noun=counted) for label, s in worst_first[:_MAX_SLICE_ROWS]]
+    out = table("slice-table", ["slice", "n", "value", level_text(data)], rows, sort_col=2,
                 descending=not data.get("higher_is_better"),
-                pinned=_slice_row("all", whole, pct=pct, noun=noun, label_cls="all"))
+                pinned=_slice_row("all", whole, pct=pct, noun=counted, label_cls="all"))
     out += shown_note(len(rows), len(per), "slices")
-    chart_rows = [(label, s.get("aggregate"), None if needs_more(s.get("interval"), s.get("n")) else s.get("interval"))
+    chart_rows = [(label, s.get("aggregate"), drawable(s.get("interval"), s.get("n")))
                   for label, s in worst_first[:_MAX_CHART_ROWS]]
     out += dot_whisker(chart_rows, percent=pct, chart_id="slice-chart", xlabel=str(data["metric"]),
                        title="Per-slice value with its interval; the dashed line is the overall value",
@@ -150,17 +149,9 @@ def fields(data: dict) -> str:
 
 
 def _slice_row(label: Any, s: dict, *, pct: bool, noun: str, label_cls: str = "") -> str:
-    return ("<tr>" + text_cell(label, cls=label_cls) + count_cell(s.get("n")) + num_cell(s.get("aggregate"), percent=pct)
+    return ("<tr>" + text_cell(label, cls=label_cls) + count_cell(s.get("n"))
+            + num_cell(s.get("aggregate"), percent=pct)
             + interval_cell(s.get("interval"), n=s.get("n"), percent=pct, noun=noun) + "</tr>")
-
-
-def _level_text(data: dict) -> str:
-    level = data.get("level")
-    return f"{level:.0%} interval" if is_number(level) else "interval"
-
-
-def _noun(data: dict) -> str:
-    return str(data.get("noun") or "items")
 
 
 def _order(pairs, *, value, data: dict) -> list:

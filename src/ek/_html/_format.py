@@ -99,6 +99,22 @@ def needs_more(interval: Any, n: Any) -> bool:
     return n == 1 and not isinstance(n, bool)
 
 
+def drawable(interval: Any, n: Any) -> Optional[list]:
+    """``interval`` when a chart may draw it, None when it is missing for want of items."""
+    return None if needs_more(interval, n) else interval
+
+
+def level_text(data: dict) -> str:
+    """``"95% interval"`` from the page's ``level``, or just ``"interval"``."""
+    level = data.get("level")
+    return f"{level:.0%} interval" if is_number(level) else "interval"
+
+
+def noun(data: dict) -> str:
+    """What the page's n counts: ``data["noun"]``, by default ``"items"``."""
+    return str(data.get("noun") or "items")
+
+
 def interval_text(interval: Any, *, n: Any, percent: bool, noun: str = "items", signed: bool = False) -> str:
     """``[lo, hi]`` as text, or the sentence saying more items are needed (never a zero-width interval)."""
     if needs_more(interval, n):

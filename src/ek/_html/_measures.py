@@ -57,7 +57,8 @@ def reading_order_note(data: dict) -> str:
             f"{_pct(1 - fca)})")
     bow, wer = found.get("bow"), found.get("wer")
     if is_number(bow):
-        text += f"; the bag-of-words error is {_pct(bow)}" + (f" against a WER of {_pct(wer)}" if is_number(wer) else "")
+        text += f"; the bag-of-words error is {_pct(bow)}"
+        text += f" against a WER of {_pct(wer)}" if is_number(wer) else ""
     text += (". Lines pair badly in reading order, so CER and WER count text in another place as errors; "
              "check the region order of both sides (or compare at another text level).")
     return f'<p class="warn" id="reading-order-note">{esc(text)}</p>'
