@@ -128,6 +128,15 @@ def test_a_combining_letter_is_one_unit_in_the_diff():
     assert _units(html, "del") == [M_TILDE]
 
 
+def test_ops_that_keep_clusters_whole_are_drawn_as_given_and_others_regrouped():
+    whole = [("equal", "a", "a"), ("delete", M_TILDE, ""), ("insert", "", "m")]  # valid, though not minimal
+    html = render_diff(whole, unit="char")
+    assert _units(html, "del") == [M_TILDE] and _units(html, "ins") == ["m"] and "op-sub" not in html
+    cut = [("equal", "am", "am"), ("delete", "\u0303", "")]                      # cuts m̃ after its m
+    html = render_diff(cut, unit="char")
+    assert '<span class="op-sub" title="substituted: &#x27;m̃&#x27; → &#x27;m&#x27;">' in html
+
+
 def test_runs_of_substitutions_merge_into_one_block():
     ops = align("xyz-q", "abc-d", unit="char")
     assert [op.tag for op in ops] == ["replace", "replace", "replace", "equal", "replace"]

@@ -1,9 +1,10 @@
 """The data of the ``--html`` pages (see `ek._html` for the keys), built from scored runs.
 
 Text metrics get aligned diffs from `ek._align`, the one alignment ek has:
-every item with an edit is aligned once, for the confusion counts over the
-whole corpus, and the items the page shows keep their ops and texts (the
-rest carry their value only, so a page of 100,000 items stays small).
+every item with an edit is aligned once in the metric's unit, for the
+confusion counts over the whole corpus, and the items the page shows keep
+their texts and ops by grapheme cluster, the unit the page draws (the rest
+carry their value only, so a page of 100,000 items stays small).
 Field metrics get per-field precision, recall and F1. Text documents add their OCR
 ``measures`` (CER, WER, FCA, bag of words) and the documents that failed to read.
 ``meta`` (the provenance the command builds once for ``--json`` and the page: inputs,
@@ -19,6 +20,7 @@ from typing import Any, Callable, Optional
 
 from ek._align import align, confusion_table, confusions
 from ek._commands._inputs import Options, Scored, item_rows
+from ek._html._chars import align_clusters
 from ek._util import prf
 from ek.base import Comparison
 from ek.canonicalize import resolve_canonicalizer
@@ -57,7 +59,7 @@ def evaluate_page(scored: Scored, overall: tuple, per_slice: dict, options: Opti
             for k in worst:
                 gold, pred = joined.golds[k], joined.preds[k]
                 if isinstance(gold, str) and isinstance(pred, str):
-                    items[k].update(ops=align(prepare(pred), prepare(gold), unit=unit),
+                    items[k].update(ops=_display_ops(prepare(pred), prepare(gold), unit),
                                     unit="word" if unit == "word" else "char")
     data["items"] = items
     fields = _fields(report)
@@ -101,7 +103,7 @@ def compare_page(result: Comparison, a: Scored, b: Scored, bounds: list, options
             pred = texts[side].get(item["id"], (None, None))[1]
             item[f"pred_{side}"] = _shown(pred)
             if unit and isinstance(gold, str) and isinstance(pred, str):
-                item[f"ops_{side}"] = align(prepare(pred), prepare(gold), unit=unit)
+                item[f"ops_{side}"] = _display_ops(prepare(pred), prepare(gold), unit)
         item["unit"] = "word" if unit == "word" else "char"
     data["items"] = items
     if a.joined is not None and a.joined.documents:
@@ -138,6 +140,11 @@ def _preparer(metric: str, options: Options) -> Callable[[str], str]:
         return text.strip() if trim else text
 
     return prepare
+
+
+def _display_ops(pred: str, gold: str, unit: str) -> list:
+    """The ops the page draws: words as words, characters by grapheme cluster (a mark stays on its letter)."""
+    return align(pred, gold, unit="word") if unit == "word" else align_clusters(pred, gold)
 
 
 def _shown(value: Any) -> Optional[str]:

@@ -113,12 +113,30 @@ def _pairs(tag: str, g: str, p: str, *, words: bool) -> list[tuple[str, str, str
 
 
 def _by_cluster(ops: Sequence) -> Sequence:
-    """Character ops regrouped by grapheme cluster, or ``ops`` itself when no cluster spans two code points."""
+    """Character ops regrouped by grapheme cluster, or ``ops`` itself when none of them cuts a cluster."""
     unpacked = [_unpack(op) for op in ops]
     gold, pred = "".join(g for _, g, _ in unpacked), "".join(p for _, _, p in unpacked)
-    if len(clusters(gold)) == len(gold) and len(clusters(pred)) == len(pred):
-        return ops
-    return align_clusters(pred, gold)
+    g_cuts, p_cuts = _cuts(gold), _cuts(pred)
+    if g_cuts is None and p_cuts is None:
+        return ops  # every cluster is one code point
+    g_at = p_at = 0
+    for _, g, p in unpacked:
+        g_at, p_at = g_at + len(g), p_at + len(p)
+        if (g_cuts is not None and g_at not in g_cuts) or (p_cuts is not None and p_at not in p_cuts):
+            return align_clusters(pred, gold)
+    return ops
+
+
+def _cuts(text: str) -> Optional[set]:
+    """The offsets where ``text``'s clusters end, or None when each cluster is one code point."""
+    units = clusters(text)
+    if len(units) == len(text):
+        return None
+    ends, at = set(), 0
+    for u in units:
+        at += len(u)
+        ends.add(at)
+    return ends
 
 
 def _blocks(ops: Sequence, joiner: str) -> list[tuple[str, str, str, int]]:
