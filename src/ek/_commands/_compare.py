@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import os
 from typing import Optional
 
@@ -110,6 +109,4 @@ def _write_page(path: str, result: Comparison, a: Scored, b: Scored, bounds: lis
     from ek._commands._pages import compare_page
     from ek._html import render_compare
 
-    # TODO(lead): pass meta=meta unconditionally once h-html's compare_page takes it (contract C).
-    extra = {"meta": meta} if "meta" in inspect.signature(compare_page).parameters else {}
-    write_text(path, render_compare(compare_page(result, a, b, bounds, options, **extra)), option="--html")
+    write_text(path, render_compare(compare_page(result, a, b, bounds, options, meta=meta)), option="--html")

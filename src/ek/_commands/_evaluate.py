@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import os
 from typing import Optional
 
@@ -120,6 +119,4 @@ def _write_page(path: str, scored: Scored, overall: tuple, per_slice: dict, opti
     from ek._commands._pages import evaluate_page
     from ek._html import render_evaluate
 
-    # TODO(lead): pass meta=meta unconditionally once h-html's evaluate_page takes it (contract C).
-    extra = {"meta": meta} if "meta" in inspect.signature(evaluate_page).parameters else {}
-    write_text(path, render_evaluate(evaluate_page(scored, overall, per_slice, options, **extra)), option="--html")
+    write_text(path, render_evaluate(evaluate_page(scored, overall, per_slice, options, meta=meta)), option="--html")
