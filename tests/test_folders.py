@@ -178,6 +178,11 @@ def test_pred_format_reads_one_and_lists_the_others_as_skipped(tesseract_outputs
         assert skipped["p1.xml"].startswith("its format is alto")
 
 
+def test_gold_never_picks_among_several_files_of_one_id(tesseract_outputs):
+    with pytest.raises(InputError, match=r"GOLD .*ocr has 3 files for 'p1' \(p1\.hocr, p1\.txt and p1\.xml\); keep one"):
+        read_side(tesseract_outputs / "ocr", pred_format="hocr")  # --pred-format is for PRED only
+
+
 def test_pred_format_must_be_a_known_format(tmp_path):
     write(tmp_path / "a.txt", "x")
     with pytest.raises(ValueError, match=r"pred_format \(--pred-format\) must be one of text, hocr, alto, page"):

@@ -161,7 +161,8 @@ def _several(label: str, role: str, doc_id: str, entries: list, naming: Naming) 
     names = sorted(e.rel for e in entries)
     if role == "gold":
         listed = " and ".join([", ".join(names[:-1]), names[-1]])
-        return InputError(f"{label} has two files for {doc_id!r} ({listed}); keep one.")
+        count = "two" if len(names) == 2 else str(len(names))
+        return InputError(f"{label} has {count} files for {doc_id!r} ({listed}); keep one.")
     formats = {file_format(e) for e in entries}
     if naming.pred_format is None and len(formats) > 1:
         return InputError(
