@@ -38,7 +38,7 @@ class Scored:
     joined: Optional[Joined] = None
     missing: tuple = ()
     extra: tuple = ()
-    documents: dict = field(default_factory=dict)  # measures, confusions, errors of text documents
+    documents: dict = field(default_factory=dict)  # the OCR report's measures, confusions, document_mean
 
 
 def read_gold(path: str, options: Options) -> Side:
