@@ -535,6 +535,27 @@ def test_engine_choice_and_missing_numpy(monkeypatch):
         _table_scoring._arrays(10**8, "TEDS")
 
 
+def test_the_array_engines_take_over_from_small_tables():
+    # measured: numpy wins from about 6x5 cells against 6x5 (work ~ 1000); 4x4 tables stay pure Python
+    assert _table_scoring._arrays(500, "GriTS") is None
+    assert _table_scoring._arrays(1_000, "GriTS") is not None
+    assert _table_scoring._arrays(2_000, "TEDS") is not None
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.floats(0, 1), min_size=3, max_size=3), min_size=1, max_size=6))
+def test_best_total_is_the_total_of_align(rewards):
+    total, pairs = _table_scoring.align(len(rewards), 3, lambda i, j: rewards[i][j])
+    assert _table_scoring.best_total(rewards) == total  # the same sums in the same order: exactly equal
+    assert sum(rewards[i][j] for i, j in pairs) == pytest.approx(total)
+
+
+def test_equal_texts_are_identical_without_an_alignment(monkeypatch):
+    monkeypatch.setattr(_table_scoring, "_lcs_length", lambda a, b: pytest.fail("aligned equal texts"))
+    assert _table_scoring.lcs_similarity("x" * 10_000, "x" * 10_000) == 1.0
+    assert _table_scoring.lcs_similarity("", "") == 1.0
+
+
 def test_grits_blends_topology_and_content():
     gold = [["Total", "12"], ["Net", "10"]]
     pred = [["Totl", "12"], ["Nt", "10"]]  # right structure, imperfect text
