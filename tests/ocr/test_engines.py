@@ -195,13 +195,14 @@ def test_missing_program_makes_check_exit_2_with_the_install_line(monkeypatch, c
     assert "tesseract" not in {e["engine"] for e in json.loads(out)}  # not installed: not listed
 
 
+@requires_tesseract
 def test_engine_ocracy_cannot_run_for_another_reason_is_not_ready(monkeypatch):
-    monkeypatch.setattr(ocracy, "is_set_up", lambda b: False)
+    pytest.importorskip("pytesseract")
+    monkeypatch.setattr(ocracy, "is_set_up", lambda b: False)  # package and program present, yet not set up
     report = check_engine("tesseract")
-    if report["package"] and report["binary"]:
-        assert report["state"] == "not ready" and report["ok"] is False
-        assert report["hint"] == ("'tesseract' is not ready: ocracy says it cannot run here. "
-                                  "See ocracy.requirements('tesseract').instructions().")
+    assert report["state"] == "not ready" and report["ok"] is False
+    assert report["hint"] == ("'tesseract' is not ready: ocracy says it cannot run here. "
+                              "See ocracy.requirements('tesseract').instructions().")
 
 
 def test_bad_engine_id_exits_2(capsys):

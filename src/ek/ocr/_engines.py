@@ -130,7 +130,7 @@ def check_engine(engine: str) -> dict:
     import ocracy  # noqa: PLC0415 - optional, present (checked above)
 
     req = ocracy.requirements(cid)
-    report.update(known=True, engine=cid, package=bool(req.available), binary=_program_path(cid),
+    report.update(known=True, package=bool(req.available), binary=_program_path(cid),
                   credentials=list(req.credentials) if req.is_remote else [])
     report.update(_readiness(cid, req, bool(ocracy.is_set_up(cid)), missing_binary(cid)))
     return report
