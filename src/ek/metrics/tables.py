@@ -19,8 +19,9 @@
   components are in every ``detail`` as sums, and `GritsMetric.report` gives
   each published variant over a corpus.
 
-Both engines are in `ek.metrics._table_scoring`: pure Python for small
-tables, numpy arrays (the ``metrics`` extra) for large ones.
+Both engines are in `ek.metrics._table_scoring`: pure Python for the
+smallest tables (about 5x4 cells) and when numpy is missing, numpy arrays
+(the ``metrics`` extra) for the rest.
 
 Both are written here from the papers: the usual wrapper package pulls in the
 GPL ``Levenshtein``, which ek does not ship.
