@@ -4,8 +4,8 @@
 calls `teds_distance` and `grid_overlap`, which pick an engine: the pure
 Python one below for tables of a few cells (and when numpy is missing), the
 array one in `ek.metrics._table_arrays` from ``_ARRAY_MIN_WORK`` on (about
-6x5 cells against 6x5, where it was measured to overtake). Both compute the same numbers
-(the tests run both on the same cases); without numpy, work past
+6x5 cells against 6x5, where it was measured to overtake). Both compute the
+same numbers (the tests run both on the same cases); without numpy, work past
 ``_PYTHON_MAX_WORK`` asks for the ``metrics`` extra instead of running for
 minutes. Text costs are integer edit counts divided once in float64, so TEDS
 matches ``apted`` to the last few bits.
