@@ -14,10 +14,11 @@ def run_evaluate(gold: str, pred: str, options: Options, *, json_path: Optional[
                  save: Optional[str], upper: Optional[float], lower: Optional[float],
                  workers: Optional[int] = None, scheduler: Optional[str] = None) -> Outcome:
     """The whole command: read, score (here, or on a Dask cluster), bound, then print, write and gate."""
+    lock = None
     if save is not None:
-        from ek._commands._saved import check_name
+        from ek._commands._saved import reserve
 
-        check_name(save)
+        lock = reserve(save)  # the name checked, and its run locked for the whole command
     if workers is not None or scheduler is not None:
         from ek._commands._dask import check_cluster
 
@@ -45,7 +46,7 @@ def run_evaluate(gold: str, pred: str, options: Options, *, json_path: Optional[
     if save is not None:
         from ek._commands._saved import save_run
 
-        save_run(save, scored, gold_digest(gold_side), source=pred, normalize=options.normalize)
+        save_run(save, scored, gold_digest(gold_side), source=pred, options=options, lock=lock)
     text = "\n".join(t for t in out if t) if json_path == "-" else summary(scored, overall, per_slice, options.level)
     failed = gate(report.metric, report.aggregate, upper, lower)
     return Outcome(stdout=text, stderr=failed, exit_code=1 if failed else 0)

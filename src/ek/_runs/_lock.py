@@ -54,9 +54,8 @@ class RunLock:
         except OSError:
             os.close(fd)
             raise BlockingIOError(
-                f"{self.who}: {self.what} is being written by another process{_holder(self.path)}, and a run "
-                "has one writer at a time; wait for that one to finish (then run again to replace its run), "
-                "or use another name."
+                f"{self.who}: {self.what} is being written by another process{_holder(self.path)}; a run has "
+                "one writer at a time, so wait for that one to finish, or use another name."
             ) from None
         self._fd = fd
         _HELD.add(self)

@@ -23,6 +23,7 @@ message saying how to start over; baselines of that format are still read.
 from __future__ import annotations
 
 import datetime
+import functools
 import hashlib
 import re
 import secrets
@@ -301,7 +302,7 @@ def merge_settings(stored: Mapping, settings: Mapping, inherit: tuple = ()) -> t
     return merged, None
 
 
-def read_run(kind: str, run_id: str, *, rootdir: Any, who: str, check: Optional[Callable[[dict], None]] = None,
+def read_run(kind: str, run_id: str, *, rootdir: Any, who: str, check: Optional[Callable[..., None]] = None,
              fix: str = "") -> Optional[tuple[dict, dict]]:
     """``(header, item_id -> entry)`` of the stored ``kind`` run ``run_id``, None when there is none.
 
@@ -309,8 +310,9 @@ def read_run(kind: str, run_id: str, *, rootdir: Any, who: str, check: Optional[
     chunks of the generation the header names, then the header again, and
     starts over when a replacement took over meanwhile. The header returned
     is the run in force (an unfinished replacement's ``staging`` left out).
-    A damaged header or chunk, or an entry ``check`` refuses (see
-    `RunStore.saved`), is a ValueError naming its file and ending in ``fix``.
+    A damaged header or chunk, or an entry ``check(entry, header=header)``
+    refuses (see `RunStore.saved`), is a ValueError naming its file and
+    ending in ``fix``.
     """
     store = RunStore(kind, check_run_id(run_id, who), rootdir, who)
     for _ in range(_READ_ATTEMPTS):
@@ -319,7 +321,7 @@ def read_run(kind: str, run_id: str, *, rootdir: Any, who: str, check: Optional[
             return None
         store.generation = header.get("generation", "")
         try:
-            items = store.saved(check, fix)
+            items = store.saved(None if check is None else functools.partial(check, header=header), fix)
         except KeyError:  # a chunk deleted by a replacement that took over meanwhile
             continue
         again = store._read_header(fix)
