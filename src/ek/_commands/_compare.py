@@ -8,8 +8,8 @@ from typing import Optional
 from ek._commands import _format as fmt
 from ek._commands._format import Outcome
 from ek._commands._evaluate import gate
-from ek._commands._inputs import (Options, Scored, bound, check_gold, gold_digest, is_path, options_for, read_gold,
-                                  read_joined, score)
+from ek._commands._inputs import (Options, Scored, bound, check_gold, gold_digest, options_for, read_gold, read_joined,
+                                  score)
 from ek._commands._meta import has_documents, run_meta
 from ek._commands._outputs import check_outputs, write_json, write_text
 from ek._bootstrap import check_comparable
@@ -88,20 +88,21 @@ def _row(label, n, a, b, delta, interval, p, verdict) -> list:
 
 
 def _runs(gold_side: Side, sources: tuple, options: Options) -> list:
-    """Each prediction file scored now (on the items every file could be read for), or a run saved by ``--save``."""
-    read = {role: read_joined(gold_side, source, options) for source, role in sources if is_path(source)}
+    """Each prediction file scored now (on the items every file could be read for), or a run saved by ``--save``.
+
+    A source is a saved run when `ek._commands._saved.saved_name` says so (``run:NAME``, or a bare NAME).
+    """
+    from ek._commands._saved import load_run, saved_name
+
+    names = {role: saved_name(source, role=role) for source, role in sources}
+    read = {role: read_joined(gold_side, source, options) for source, role in sources if names[role] is None}
     if not read:
         check_gold(gold_side, options)
     failed = {f.id for joined in read.values() for f in joined.failures if f.side == "pred"}  # --keep-going
-    runs = []
-    for source, role in sources:
-        if role in read:
-            runs.append(score(leave_out(read[role], failed), options, name=os.path.basename(source) or source))
-        else:
-            from ek._commands._saved import load_run
-
-            runs.append(load_run(source, gold_digest(gold_side), role=role))
-    return runs
+    digest = gold_digest(gold_side)
+    return [score(leave_out(read[role], failed), options, name=os.path.basename(source) or source)
+            if role in read else load_run(names[role], digest, role=role, options=options)
+            for source, role in sources]
 
 
 def _write_page(path: str, result: Comparison, a: Scored, b: Scored, bounds: list, options: Options,
