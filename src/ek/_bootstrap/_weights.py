@@ -32,15 +32,15 @@ MIN_ITEMS = 40
 """Fewest items (in a report, or in a slice) given a bootstrap interval; below it there is none (NaN).
 
 Chosen by simulation: CER-like corpora (document difficulty Beta(2, 38),
-lengths uniform in 20-100 or log-normal varying tenfold), 8,000 trials a
-size. The 95% percentile interval covered the true CER 89% of the time at
-5 documents (84% with the log-normal lengths), 91-92.5% at 20-30, and
-92.5-94% from 40 on; one document gives a zero-width interval. The paired
-bootstrap p-value of two equal systems fell under 0.05 in 6-7% of
-comparisons up to 40 documents and 5.5-6% at 50 (tests/test_bootstrap_simulation.py).
-Below this size `ek.compare` uses the sign-flip permutation test of
+lengths uniform in 20-100 or log-normal varying tenfold), 4,000 to 8,000
+trials a size. The 95% percentile interval covered the true CER 48% of
+the time at 2 documents, 85% at 5, 91-92% at 20, 92.3-93% at 30 and
+92.5-94% at 40-50; one document gives a zero-width interval. The paired
+bootstrap p-value of two equal systems fell under 0.05 in 29-38% of
+comparisons at 2 documents, 7-9% at 5 and 5.5-7% at 20-50. Below this
+size `ek.compare` uses the sign-flip permutation test of
 `ek._bootstrap._permutation` instead, and from it on it checks the
-bootstrap's verdicts with that test.
+bootstrap's verdicts with that test (tests/test_bootstrap_simulation.py).
 """
 
 SCHEME = "ek-poisson256-fnv1a-splitmix64-v1"
