@@ -28,8 +28,8 @@ lacks its ``TextEquiv``.
 """
 
 from ek._util import rehome
-from ek._files import Document, read_document
+from ek._files import TEXT_LEVELS, Document, read_document
 
-__all__ = ["Document", "read_document"]
+__all__ = ["TEXT_LEVELS", "Document", "read_document"]
 
 rehome(globals())  # defined in the input-file layer, documented here
