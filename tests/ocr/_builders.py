@@ -266,15 +266,35 @@ def hocr_tesseract(paragraphs: list, *, confs: Optional[list] = None, glyphs: bo
     return "".join(out).encode()
 
 
+_KRAKEN_HEAD = """<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" \
+"http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">
+<html xmlns="http://www.w3.org/1999/xhtml" xml:lang="en" lang="en">
+<head>
+<title></title>
+<meta http-equiv="Content-Type" content="text/html;charset=utf-8" />
+<meta name="ocr-system" content="kraken 4.3" />
+<meta name="ocr-capabilities" content="ocr_page ocr_line ocrx_word" />
+</head>
+<body>
+<div class="ocr_page" title="bbox 0 0 100 100; image x.png">
+"""
+_OCROPUS_HEAD = """<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN" "http://www.w3.org/TR/html4/loose.dtd">
+<html>
+<head>
+<meta http-equiv="Content-Type" content="text/html; charset=utf-8" />
+<meta name="ocr-capabilities" content="ocr_line ocr_page" />
+<meta name="ocr-langs" content="en" />
+<meta name="ocr-scripts" content="Latn" />
+<title>OCR Output</title>
+</head>
+<body>
+<div class='ocr_page' title='file x.png'>
+"""
+
+
 def hocr_kraken(lines: list) -> bytes:
     """kraken's hOCR: ``ocr_line`` spans of ``ocrx_word`` segments with per-character ``x_confs``."""
-    out = ['<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" '
-           '"http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">\n'
-           '<html xmlns="http://www.w3.org/1999/xhtml" xml:lang="en" lang="en">\n<head>\n<title></title>\n'
-           '<meta http-equiv="Content-Type" content="text/html;charset=utf-8" />\n'
-           '<meta name="ocr-system" content="kraken 4.3" />\n'
-           '<meta name="ocr-capabilities" content="ocr_page ocr_line ocrx_word" />\n</head>\n<body>\n'
-           '<div class="ocr_page" title="bbox 0 0 100 100; image x.png">\n']
+    out = [_KRAKEN_HEAD]
     for k, text in enumerate(lines):
         out.append(f'\t<span class="ocr_line" id="line_{k}" title="bbox 0 {k} 10 {k + 1}">\n')
         for j, word in enumerate(text.split()):
@@ -282,20 +302,11 @@ def hocr_kraken(lines: list) -> bytes:
             out.append(f'\t\t<span class="ocrx_word" id="segment_{k}_{j}" title="bbox 0 0 1 1; x_confs {confs}">'
                        f"{escape(word)}</span>\n")
         out.append("\t</span>\n\t<br/>\n")
-    out.append("</div>\n</body>\n</html>\n")
-    return "".join(out).encode()
+    return ("".join(out) + "</div>\n</body>\n</html>\n").encode()
 
 
 def hocr_ocropus(lines: list) -> bytes:
     """OCRopus's hOCR (``ocropus-hocr``): ``ocr_line`` spans that hold their text directly."""
-    out = ['<!DOCTYPE html PUBLIC "-//W3C//DTD HTML 4.01 Transitional//EN" '
-           '"http://www.w3.org/TR/html4/loose.dtd">\n<html>\n<head>\n'
-           '<meta http-equiv="Content-Type" content="text/html; charset=utf-8" />\n'
-           '<meta name="ocr-capabilities" content="ocr_line ocr_page" />\n'
-           '<meta name="ocr-langs" content="en" />\n<meta name="ocr-scripts" content="Latn" />\n'
-           '<meta name="ocr-microformats" content="" />\n<title>OCR Output</title>\n</head>\n<body>\n'
-           "<div class='ocr_page' title='file x.png'>\n"]
-    for k, text in enumerate(lines):
-        out.append(f"<span class='ocr_line' title='bbox 0 {k} 10 {k + 1}'>{escape(text)}</span><br />\n")
-    out.append("</div>\n</body>\n</html>\n")
-    return "".join(out).encode()
+    spans = "".join(f"<span class='ocr_line' title='bbox 0 {k} 10 {k + 1}'>{escape(text)}</span><br />\n"
+                    for k, text in enumerate(lines))
+    return (_OCROPUS_HEAD + spans + "</div>\n</body>\n</html>\n").encode()

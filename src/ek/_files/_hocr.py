@@ -118,8 +118,9 @@ class _Parser(HTMLParser):
         if roles["raw"]:
             return
         if roles["word"]:
-            roles["word"][-1].parts.append(data)
-            if roles["glyph"]:
+            in_glyph = bool(roles["glyph"])
+            roles["word"][-1].parts.append(data if in_glyph or data.strip() else None)  # None: a blank between glyphs?
+            if in_glyph:
                 roles["glyph"][-1].parts.append(data)
         elif roles["line"]:
             roles["line"][-1].parts.append(data)
@@ -164,9 +165,15 @@ def _region(run: tuple) -> Unit:
 
 
 def _line(line: _Node) -> Unit:
-    words = tuple(Unit("ocrx_word", w.id, "".join(w.parts), w.conf,
+    words = tuple(Unit("ocrx_word", w.id, _word_text(w), w.conf,
                        tuple(Unit("ocrx_cinfo", g.id, "".join(g.parts), None) for g in w.children))
                   for w in line.children)
     if any(w.text.strip() for w in words):
         return Unit(line.kind, line.id, " ".join(w.text.strip() for w in words if w.text.strip()), None, words)
     return Unit(line.kind, line.id, " ".join("".join(line.parts).split()), None)
+
+
+def _word_text(word: _Node) -> str:
+    """The word's text, whitespace collapsed; blanks between its glyphs are the markup's layout, not spaces."""
+    blank = "" if word.children else " "
+    return " ".join("".join(blank if part is None else part for part in word.parts).split())
