@@ -215,15 +215,34 @@ def test_document_checks_its_confidences_and_options():
 needs_tesseract = pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract is not installed")
 
 
-@pytest.fixture(scope="module")
-def tesseract_outputs(tmp_path_factory):
+def run_tesseract(tmp_path_factory, *options: str) -> Path:
+    """A folder of Tesseract's outputs for every demo image (skips with the install hint without tesseract)."""
     if shutil.which("tesseract") is None:
-        pytest.skip("tesseract is not installed")
+        pytest.skip("tesseract is not installed (apt-get install tesseract-ocr)")
     out = tmp_path_factory.mktemp("tesseract")
     for image in sorted(DEMO.glob("*.png")):
-        subprocess.run(["tesseract", str(image), str(out / image.stem), "hocr", "alto", "txt"],
-                       check=True, capture_output=True)
+        subprocess.run(["tesseract", str(image), str(out / image.stem), *options], check=True, capture_output=True)
     return out
+
+
+@pytest.fixture(scope="module")
+def tesseract_outputs(tmp_path_factory):
+    return run_tesseract(tmp_path_factory, "hocr", "alto", "txt")
+
+
+@pytest.fixture(scope="module")
+def tesseract_glyphs(tmp_path_factory):
+    return run_tesseract(tmp_path_factory, "-c", "hocr_char_boxes=1", "hocr", "alto")
+
+
+@pytest.mark.parametrize("stem", sorted(p.stem for p in DEMO.glob("*.png")))
+def test_tesseract_glyph_level_hocr_agrees_with_its_words_and_its_alto(tesseract_glyphs, stem):
+    glyphs = read_document(tesseract_glyphs / f"{stem}.hocr", allow_empty=True)
+    words = read_document(tesseract_glyphs / f"{stem}.hocr", text_level="word", allow_empty=True)
+    alto = read_document(tesseract_glyphs / f"{stem}.xml", allow_empty=True)
+    assert (alto.schema, alto.text_level) == ("v3", "word") and glyphs.text_level in ("glyph", "")
+    assert glyphs.lines == words.lines == alto.lines and glyphs.words == alto.words
+    assert glyphs.word_confidences == words.word_confidences
 
 
 @needs_tesseract

@@ -1,25 +1,22 @@
 """The readers over every PAGE version, ALTO v1-v4 and the hOCR of Tesseract, kraken and OCRopus.
 
 Fixtures come from tests/ocr/_builders.py (each version as the tools of its
-time wrote it), from ocrd_models (real PAGE 2019), and from Tesseract itself.
+time wrote it) and from ocrd_models (real PAGE 2019); Tesseract's own output
+is read in tests/ocr/test_formats.py.
 """
 
 from __future__ import annotations
 
 import datetime
-import shutil
-import subprocess
 import tracemalloc
 from pathlib import Path
 
 import pytest
 
-import ek
 from ek.ocr.formats import TEXT_LEVELS, read_document
 from tests.ocr._builders import (PAGE_VERSIONS, PAGE_XSD, AltoWord, Glyph, Line, Region, Word, alto_document,
                                  full_line, full_region, hocr_kraken, hocr_ocropus, hocr_tesseract, page_document)
 
-DEMO = Path(ek.__file__).parent / "data" / "ocr_demo"
 TEXTS = {"r1": ["Die Schlyñ-", "gen & co"], "c1": ["cell one"], "c2": ["cell two"], "r2": ["Ende gut"]}
 REGIONS = [full_region("r1", TEXTS["r1"]),
            Region("t1", kind="TableRegion", regions=(full_region("c1", TEXTS["c1"]), full_region("c2", TEXTS["c2"]))),
@@ -261,27 +258,3 @@ def test_unclosed_hocr_line_spans_each_make_a_line():
     data = ("<div class='ocr_page'>" + "<span class='ocr_line'>x " * n).encode()
     doc = read_document(data)
     assert len(data) > 1_500_000 and doc.lines == ("x",) * n
-
-
-# -- real files from Tesseract --------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def tesseract_glyphs(tmp_path_factory):
-    if shutil.which("tesseract") is None:
-        pytest.skip("tesseract is not installed (apt-get install tesseract-ocr)")
-    out = tmp_path_factory.mktemp("tesseract")
-    for image in sorted(DEMO.glob("*clean.png")):
-        subprocess.run(["tesseract", str(image), str(out / image.stem), "-c", "hocr_char_boxes=1", "hocr", "alto"],
-                       check=True, capture_output=True)
-    return out
-
-
-@pytest.mark.parametrize("stem", sorted(p.stem for p in DEMO.glob("*clean.png")))
-def test_tesseract_glyph_level_hocr_agrees_with_its_words_and_its_alto(tesseract_glyphs, stem):
-    glyphs = read_document(tesseract_glyphs / f"{stem}.hocr")
-    words = read_document(tesseract_glyphs / f"{stem}.hocr", text_level="word")
-    alto = read_document(tesseract_glyphs / f"{stem}.xml")
-    assert (glyphs.text_level, alto.schema, alto.text_level) == ("glyph", "v3", "word")
-    assert glyphs.lines == words.lines == alto.lines and glyphs.words == alto.words
-    assert glyphs.word_confidences == words.word_confidences
