@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional, Union
 
 
 class InputError(ValueError):
@@ -30,10 +30,12 @@ def decode_utf8(data: bytes, source: str, *, keep_bom: bool = False) -> str:
         ) from None
 
 
-def confidence(raw: Optional[str], label: str, element: str, attr: str, scale: float = 1.0) -> Optional[float]:
+def confidence(raw: Optional[str], label: str, element: Union[str, Callable[[], str]], attr: str,
+               scale: float = 1.0) -> Optional[float]:
     """The confidence ``raw`` (None when absent) divided by ``scale``; `InputError` unless it lands in [0, 1].
 
-    ``element`` names the element and its id, ``attr`` the attribute (or hOCR property).
+    ``element`` names the element and its id (or is a function that does, called only for the
+    message), ``attr`` the attribute (or hOCR property).
 
     >>> confidence("96", "a.hocr", "<span class='ocrx_word' id='w1'>", "x_wconf", scale=100)
     0.96
@@ -56,6 +58,6 @@ def confidence(raw: Optional[str], label: str, element: str, attr: str, scale: f
         else:
             return value
     raise InputError(
-        f"{label}: {element} has {attr}={raw!r}, {problem}; confidences are numbers between 0 and 1 "
+        f"{label}: {element if isinstance(element, str) else element()} has {attr}={raw!r}, {problem}; confidences are numbers between 0 and 1 "
         "(hOCR x_wconf between 0 and 100): fix the value or remove it."
     )

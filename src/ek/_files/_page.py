@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from typing import Optional
+from typing import Callable, Optional
 
 from ek._files._errors import InputError, confidence
 from ek._files._levels import Unit
@@ -57,14 +57,17 @@ def describe(el: ET.Element) -> str:
     return f"<{local(el.tag)} id={el.get('id')!r}>"
 
 
-def integer(el: ET.Element, attr: str, label: str, owner: str = "") -> int:
-    """``el``'s integer attribute ``attr`` (UNINDEXED when absent), or `InputError` naming the element."""
+def integer(el: ET.Element, attr: str, label: str, owner: Optional[Callable[[], str]] = None) -> int:
+    """``el``'s integer attribute ``attr`` (UNINDEXED when absent), or `InputError` naming the element.
+
+    ``owner`` names the element for the message (default: its tag and id).
+    """
     raw = el.get(attr)
     if raw is None:
         return UNINDEXED
     if not _INTEGER.fullmatch(raw):
         raise InputError(
-            f"{label}: {owner or describe(el)} has {attr}={raw!r}, which is not a whole number; @index ranks "
+            f"{label}: {owner() if owner else describe(el)} has {attr}={raw!r}, which is not a whole number; @index ranks "
             "alternatives (the lowest comes first), so write it as 0, 1, 2, ... or remove it."
         )
     return int(raw)
@@ -73,8 +76,8 @@ def integer(el: ET.Element, attr: str, label: str, owner: str = "") -> int:
 def equivs(el: ET.Element, ns: str, label: str) -> list:
     """``(index, conf, text or None)`` of each TextEquiv of ``el``, checked; text None when it has no Unicode."""
     found = []
+    owner = lambda: f"<TextEquiv> of {describe(el)}"  # noqa: E731 - named only for a message
     for te in el.findall(ns + "TextEquiv"):
-        owner = f"<TextEquiv> of {describe(el)}"
         conf = confidence(te.get("conf"), label, owner, "conf")
         unicode = te.find(ns + "Unicode")
         found.append((integer(te, "index", label, owner), conf, None if unicode is None else unicode.text or ""))
@@ -104,7 +107,7 @@ def ordered_refs(reading_order: ET.Element, label: str, *, keep_unindexed: bool 
         if name.startswith("Ordered"):
             if not keep_unindexed:
                 members = [c for c in members if c.get("index") is not None]
-            members.sort(key=lambda c: integer(c, "index", label, _ro_member(c)))
+            members.sort(key=lambda c: integer(c, "index", label, lambda: _ro_member(c)))
         stack.extend(reversed(members))
     return refs
 
@@ -166,14 +169,16 @@ def _region(el: ET.Element, ns: str, label: str, pick: str) -> Unit:
     text, conf = _chosen(el, ns, label, pick)
     if el.find(ns + "TextRegion") is not None:
         text = conf = None  # a container: its parts are read, its own text would repeat them
-    lines = tuple(_unit(line, ns, label, pick, ("Word", "Glyph")) for line in el.findall(ns + "TextLine"))
+    lines = tuple(_unit(line, ns, label, pick, ("TextLine", "Word", "Glyph")) for line in el.findall(ns + "TextLine"))
     return Unit("TextRegion", el.get("id"), text, conf, lines)
 
 
-def _unit(el: ET.Element, ns: str, label: str, pick: str, finer: tuple) -> Unit:
+def _unit(el: ET.Element, ns: str, label: str, pick: str, names: tuple) -> Unit:
+    """The unit of ``el``, named ``names[0]``, with its finer units (``names[1:]``)."""
     text, conf = _chosen(el, ns, label, pick)
-    children = tuple(_unit(c, ns, label, pick, finer[1:]) for c in el.findall(ns + finer[0])) if finer else ()
-    return Unit(local(el.tag), el.get("id"), text, conf, children)
+    finer = names[1:]
+    children = tuple(_unit(c, ns, label, pick, finer) for c in el.findall(ns + finer[0])) if finer else ()
+    return Unit(names[0], el.get("id"), text, conf, children)
 
 
 def _chosen(el: ET.Element, ns: str, label: str, pick: str) -> tuple[Optional[str], Optional[float]]:
