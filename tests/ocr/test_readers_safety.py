@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tracemalloc
+
 import pytest
 
 from ek.ocr.formats import read_document
@@ -56,12 +58,21 @@ def test_a_hundred_thousand_levels_of_nesting_is_a_one_line_error_not_a_recursio
     assert "\n" not in str(caught.value)
 
 
-def test_deeply_nested_regions_with_text_are_all_read():
-    n = 20_000
-    data = f'<PcGts xmlns="{NS}"><Page>' + "".join(
-        f'<TextRegion id="r{k}"><TextLine id="l{k}"><TextEquiv><Unicode>{k}</Unicode></TextEquiv></TextLine>'
-        for k in range(n)) + "</TextRegion>" * n + "</Page></PcGts>"
-    assert read_document(data.encode()).lines == tuple(map(str, range(n)))
+def test_regions_nested_five_thousand_deep_and_all_named_are_read_in_linear_memory():
+    n = 5000
+    regions = "".join(f'<TextRegion id="r{k}"><TextLine id="l{k}"><TextEquiv><Unicode>{k}</Unicode></TextEquiv>'
+                      "</TextLine>" for k in range(n)) + "</TextRegion>" * n
+    refs = "".join(f'<RegionRefIndexed index="{k}" regionRef="r{k}"/>' for k in range(n))
+    data = f'<PcGts xmlns="{NS}"><Page><ReadingOrder><OrderedGroup id="g">{refs}</OrderedGroup></ReadingOrder>' \
+           f"{regions}</Page></PcGts>"
+    tracemalloc.start()
+    try:
+        doc = read_document(data.encode())
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert doc.lines == tuple(map(str, range(n)))
+    assert peak < 60 * len(data)  # each reference used to list every region inside it again: n^2 / 2 entries
 
 
 @pytest.mark.parametrize("conf, problem", [("5", r"which is outside \[0, 1\]"), ("-3", r"which is outside \[0, 1\]"),

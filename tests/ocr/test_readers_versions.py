@@ -34,6 +34,8 @@ def test_every_page_version_reads_the_same_text_at_every_level(version, text_lev
     assert doc.lines == ("Die Schlyñ-", "gen & co", "cell one", "cell two", "Ende gut")
     assert doc.words == ("Die", "Schlyñ-", "gen", "&", "co", "cell", "one", "cell", "two", "Ende", "gut")
     assert (doc.text_level, doc.fallbacks) == (text_level or "glyph", ())  # every level complete: the finest
+    if version == "2019-07-15":  # as ocrd_models writes it, with the pc: prefix
+        assert read_document(page_document(version, REGIONS, prefix="pc"), text_level=text_level) == doc
 
 
 @pytest.mark.parametrize("version", PAGE_VERSIONS)
@@ -58,11 +60,6 @@ def test_page_2019_fixtures_are_valid_against_the_schema():
                  page_document("2019-07-15", REGIONS, prefix="pc"),
                  page_document("2019-07-15", alternatives)):
         assert schema.validate(etree.fromstring(data)), schema.error_log.last_error
-
-
-def test_a_prefixed_namespace_is_the_same_document():
-    plain, prefixed = (read_document(page_document("2019-07-15", REGIONS, prefix=p)) for p in ("", "pc"))
-    assert plain == prefixed
 
 
 def test_page_2019_written_by_ocrd_models():
