@@ -106,3 +106,11 @@ def test_hocr_word_confidences_outside_zero_hundred(wconf, problem):
     with pytest.raises(ValueError, match=rf"^h\.hocr: <span class='ocrx_word' id='word_1_2'> has x_wconf='{wconf}', "
                                          rf"which is {problem}"):
         read_document(data, name="h.hocr")
+
+
+def test_hocr_after_its_last_tag_is_text_and_unclosable_tags_cost_one_pass():
+    cut = b"<div class='ocr_page'><span class='ocr_line'>a</span><span class='ocr_line'>b &amp; c"
+    assert read_document(cut).lines == ("a", "b & c")  # a file cut short keeps its last line
+    # html.parser rescanned the rest of the file from each "<" it could not close: 26 s for these 200 kB
+    stray = cut + b" <a" * 70_000
+    assert read_document(stray).lines == ("a", "b & c <a" + " <a" * 69_999)

@@ -15,14 +15,19 @@
 
 The parser is the standard library's `html.parser`, which expands HTML
 character references only (``&amp;``, ``&nbsp;``): a ``<!DOCTYPE ... [``
-internal subset or an ``<!ENTITY>`` is refused. It is linear in the file:
-the open elements are a stack, with a count per tag name (so an end tag
-that matches nothing open costs nothing) and a stack per hOCR role (so text
-goes to the innermost word or line at once), however unclosed the spans.
+internal subset or an ``<!ENTITY>`` is refused. Reading is linear in the
+file: the open elements are a stack, with a count per tag name (so an end
+tag that matches nothing open costs nothing) and a stack per hOCR role (so
+text goes to the innermost word or line at once), however unclosed the
+spans. The parser is given the file up to its last ``>`` only, and what
+follows is text: no tag can end there, and ``html.parser`` (before Python
+3.13.5) rescans the rest of the file from every ``<`` it cannot close,
+which made 200 kB of ``<a<a<a...`` take 26 s.
 """
 
 from __future__ import annotations
 
+from html import unescape
 from html.parser import HTMLParser
 from typing import Optional
 
@@ -38,8 +43,11 @@ _RAW = frozenset({"script", "style"})
 def regions(text: str, label: str) -> list:
     """The regions of an hOCR document as `Unit` trees, in document order."""
     parser = _Parser(label)
-    parser.feed(text)
+    end = text.rfind(">") + 1
+    parser.feed(text[:end])
     parser.close()
+    if text[end:].strip():
+        parser.handle_data(unescape(text[end:]))  # no tag can end after the last ">": text (see the module doc)
     if not parser.hocr:
         raise InputError(
             f"{label} is HTML without hOCR classes (ocr_page, ocr_line, ocrx_word); "
