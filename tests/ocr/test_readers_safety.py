@@ -114,3 +114,10 @@ def test_hocr_after_its_last_tag_is_text_and_unclosable_tags_cost_one_pass():
     # html.parser rescanned the rest of the file from each "<" it could not close: 26 s for these 200 kB
     stray = cut + b" <a" * 70_000
     assert read_document(stray).lines == ("a", "b & c <a" + " <a" * 69_999)
+
+
+def test_a_huge_confidence_is_named_in_a_short_message():
+    data = page_document("2019-07-15", [Region("r", "x", conf="9" * 5000)])
+    with pytest.raises(ValueError, match=r"has conf='9{40}\.\.\.', which is not a finite number") as caught:
+        read_document(data)
+    assert len(str(caught.value)) < 300

@@ -19,6 +19,7 @@ printed, as it is on the page and in a line transcription, so
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from typing import Optional
 
 from ek._files._errors import confidence
 from ek._files._levels import Unit
@@ -63,5 +64,5 @@ def _line(line: ET.Element, ns: str, label: str) -> Unit:
     return Unit("TextLine", line.get("ID"), text, None, units)
 
 
-def _wc(el: ET.Element, label: str):
+def _wc(el: ET.Element, label: str) -> Optional[float]:
     return confidence(el.get("WC"), label, f"<String ID={el.get('ID')!r}>", "WC")

@@ -58,6 +58,11 @@ def confidence(raw: Optional[str], label: str, element: Union[str, Callable[[], 
         else:
             return value
     raise InputError(
-        f"{label}: {element if isinstance(element, str) else element()} has {attr}={raw!r}, {problem}; confidences are numbers between 0 and 1 "
+        f"{label}: {element if isinstance(element, str) else element()} has {attr}={shorten(raw)!r}, {problem}; confidences are numbers between 0 and 1 "
         "(hOCR x_wconf between 0 and 100): fix the value or remove it."
     )
+
+
+def shorten(value: str, limit: int = 40) -> str:
+    """``value`` cut to ``limit`` characters (and "...") for a one-line message."""
+    return value if len(value) <= limit else value[:limit] + "..."

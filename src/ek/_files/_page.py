@@ -30,7 +30,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Callable, Optional
 
-from ek._files._errors import InputError, confidence
+from ek._files._errors import InputError, confidence, shorten
 from ek._files._levels import Unit
 
 GROUPS = frozenset({"OrderedGroup", "OrderedGroupIndexed", "UnorderedGroup", "UnorderedGroupIndexed"})
@@ -67,8 +67,9 @@ def integer(el: ET.Element, attr: str, label: str, owner: Optional[Callable[[], 
         return UNINDEXED
     if not _INTEGER.fullmatch(raw):
         raise InputError(
-            f"{label}: {owner() if owner else describe(el)} has {attr}={raw!r}, which is not a whole number; @index ranks "
-            "alternatives (the lowest comes first), so write it as 0, 1, 2, ... or remove it."
+            f"{label}: {owner() if owner else describe(el)} has {attr}={shorten(raw)!r}, "
+            "which is not a whole number (of at most "
+            "18 digits); @index ranks alternatives (the lowest comes first), so write it as 0, 1, 2, ... or remove it."
         )
     return int(raw)
 
