@@ -216,7 +216,35 @@ def test_reliability_curve_matches_sklearn_calibration_curve(backend):
 
 
 def test_ece_skips_non_finite_and_clamps_out_of_range():
-    assert expected_calibration_error([0.75, math.nan, 1.5], [True, False, True]) == pytest.approx(0.125)
+    # the documented behaviour: NaN skipped, 1.5 clamped to 1.0 -> bins {0.75: right}, {1.0: right} -> 0.125
+    with pytest.warns(UserWarning, match=r"2 confidence\(s\) that are not probabilities \(the first: probs\[1\]"):
+        assert expected_calibration_error([0.75, math.nan, 1.5], [True, False, True]) == pytest.approx(0.125)
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf, 5, -3, 1.0000001])
+@pytest.mark.parametrize("func", [expected_calibration_error, reliability_curve])
+def test_confidences_that_are_not_probabilities_warn_with_their_position(backend, func, bad):
+    # issue 20 item 13: they were skipped or clamped silently
+    with pytest.warns(UserWarning, match=rf"{func.__name__}\(\) got 1 confidence\(s\).*probs\[2\] = "):
+        func([0.75, 0.5, bad, 0.25], [True, False, True, False])
+
+
+def test_probabilities_do_not_warn(backend):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        expected_calibration_error([0.0, 0.3, 1.0], [False, True, True])
+
+
+def test_probabilities_on_the_bounds_are_kept(backend):
+    # 0 and 1 are probabilities: 1.0 in the top bin (accuracy 1), 0.0 in the bottom one (accuracy 0)
+    assert expected_calibration_error([0.0, 1.0], [False, True]) == 0.0
+    assert reliability_curve([0.0, 1.0], [True, True]) == [
+        {"confidence": 0.0, "accuracy": 1.0, "count": 1}, {"confidence": 1.0, "accuracy": 1.0, "count": 1}]
+
+
+def test_no_probabilities_is_refused(backend):
+    with pytest.raises(ValueError, match=r"expected_calibration_error\(\) got no finite probabilities"):
+        expected_calibration_error([], [])
 
 
 # --------------------------------------------------------------------------

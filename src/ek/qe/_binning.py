@@ -5,11 +5,18 @@ edges ``i * (1 / n_bins)``. A probability on an interior edge falls in the
 lower bin (bins are ``[0, e1], (e1, e2], ...``), the convention of
 scikit-learn's ``calibration_curve``. Each bin carries three sums (count,
 summed confidence, number correct), so bins from disjoint batches add.
+
+As documented for `expected_calibration_error`, a non-finite probability is
+skipped and one outside [0, 1] is clamped into it. Either means the numbers
+are not the probabilities they claim to be (a ``conf`` of 5 read from a
+file), so each call that skips or clamps warns once, with the count and the
+first offending position and value.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from bisect import bisect_left
 from typing import Any
 
@@ -30,6 +37,7 @@ def bin_sums(probs: Any, correct: Any, *, n_bins: int, owner: str) -> tuple[list
     np = numpy_or_none()
     p = scores(probs, what=f"{owner} probs", np=np, allow_nonfinite=True)
     y = labels(correct, len(p), what=f"{owner} correct", np=np)
+    _warn_if_not_probabilities(p, owner, np)
     if np is not None:
         keep = np.isfinite(p)
         p, y = np.clip(p[keep], 0.0, 1.0), y[keep]
@@ -85,3 +93,20 @@ def _no_rows(owner: str) -> None:
         f"{owner} got no finite probabilities; pass at least one (prob, correct) pair "
         "with a finite prob."
     )
+
+
+def _warn_if_not_probabilities(p: Any, owner: str, np: Any) -> None:
+    if np is not None:
+        bad = np.flatnonzero(~(np.isfinite(p) & (p >= 0.0) & (p <= 1.0)))
+        positions = bad.tolist()
+    else:
+        positions = [i for i, v in enumerate(p) if not (math.isfinite(v) and 0.0 <= v <= 1.0)]
+    if positions:
+        i = positions[0]
+        warnings.warn(
+            f"{owner} got {len(positions)} confidence(s) that are not probabilities (the first: probs[{i}] = "
+            f"{float(p[i])!r}); non-finite ones are skipped and the others clamped into [0, 1]. Check where "
+            "the confidences come from, or clean them before calling.",
+            UserWarning,
+            stacklevel=4,
+        )
