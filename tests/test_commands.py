@@ -24,7 +24,6 @@ import pytest
 import ek
 import ek.tools
 from ek.__main__ import main
-from ek._files import read_document
 from ek.ocr.files import evaluate_joined
 
 DATA = Path(str(resources.files("ek") / "data"))
@@ -482,18 +481,34 @@ def test_the_json_records_inputs_settings_version_and_date(capsys, tmp_path):
     assert data["errors"] == [] and data["skipped"] == []
 
 
-@pytest.mark.skipif("text_level" not in inspect.signature(read_document).parameters,
-                    reason="needs read_document(text_level=) from h-readers (contract A)")
+def two_level_page(tmp_path):
+    """A PAGE file whose region says "Region text" and whose one line says "Line text"."""
+    return put(tmp_path / "gt.xml", f'<PcGts xmlns="{PAGE_NS}"><Page><TextRegion id="r"><TextEquiv><Unicode>Region '
+               'text</Unicode></TextEquiv><TextLine id="l"><TextEquiv><Unicode>Line text</Unicode></TextEquiv>'
+               "</TextLine></TextRegion></Page></PcGts>")
+
+
 def test_text_level_reaches_the_reader(capsys, tmp_path):
-    put(tmp_path / "gt.xml", f'<PcGts xmlns="{PAGE_NS}"><Page><TextRegion id="r"><TextEquiv><Unicode>Region text'
-          '</Unicode></TextEquiv><TextLine id="l"><TextEquiv><Unicode>Line text</Unicode></TextEquiv></TextLine>'
-          "</TextRegion></Page></PcGts>")
-    put(tmp_path / "ocr.txt", "Region text")
-    for cmd in (("evaluate", tmp_path / "gt.xml", tmp_path / "ocr.txt"),
-                ("compare", tmp_path / "gt.xml", tmp_path / "ocr.txt", tmp_path / "ocr.txt")):
+    gold, pred = two_level_page(tmp_path), put(tmp_path / "ocr.txt", "Region text")
+    for cmd in (("evaluate", gold, pred), ("compare", gold, pred, pred)):
         data = run_json(capsys, *cmd, "--text-level", "region")
-        assert data["settings"]["text_level"] == "region" and data["text_level"] == "region"
+        assert data["settings"]["text_level"] == "region"
         assert (data["aggregate"] if cmd[0] == "evaluate" else data["a"]) == 0.0
+        data = run_json(capsys, *cmd)  # the default: the finest level present throughout, the line
+        # "Line" -> "Region": L->R, +e, +g, i, +o, n, -e: 5 edits over the 9 characters of "Line text"
+        assert (data["aggregate"] if cmd[0] == "evaluate" else data["a"]) == pytest.approx(5 / 9)
+    code, _, err = run(capsys, "evaluate", gold, pred, "--text-level", "page")
+    assert code == 2 and "text_level must be one of 'region', 'line', 'word', 'glyph'" in err
+
+
+@pytest.mark.skipif("profile" not in inspect.signature(evaluate_joined).parameters,
+                    reason="needs evaluate_joined(profile=, words=) from h-profile (contract B)")
+def test_the_text_level_read_is_in_the_header_and_the_json(capsys, tmp_path):
+    gold, pred = two_level_page(tmp_path), put(tmp_path / "ocr.txt", "Region text")
+    data = run_json(capsys, "evaluate", gold, pred, "--text-level", "region")
+    assert data["text_level"] == "region" and data["settings"]["text_level"] == "region"
+    _, out, _ = run(capsys, "evaluate", gold, pred)
+    assert out.splitlines()[1] == "settings: normalize nfc, text level line, profile none"
 
 
 @pytest.mark.skipif("profile" not in inspect.signature(evaluate_joined).parameters,

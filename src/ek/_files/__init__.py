@@ -94,14 +94,15 @@ from __future__ import annotations
 import os
 from typing import BinaryIO, Optional, Union
 
-from ek._files._documents import Document, read_document
+from ek._files._documents import Document, read_document, resolve_text_level
+from ek._files._levels import TEXT_LEVELS
 from ek._files._errors import InputError
 from ek._files._folders import MAX_FILE_MB, Skipped
 from ek._files._join import Failure, Joined, join, leave_out
 from ek._files._sides import Side, read_side
 
-__all__ = ["MAX_FILE_MB", "Document", "Failure", "InputError", "Joined", "Side", "Skipped", "join", "leave_out",
-           "read_document", "read_pair", "read_side"]
+__all__ = ["MAX_FILE_MB", "TEXT_LEVELS", "Document", "Failure", "InputError", "Joined", "Side", "Skipped", "join",
+           "leave_out", "read_document", "read_pair", "read_side"]
 
 
 def read_pair(
@@ -142,9 +143,10 @@ def read_pair(
     Raises:
         InputError: a side cannot be read, or nothing pairs; the message says which and why.
     """
+    text_level = resolve_text_level(text_level, level, profile, "read_pair")
     options = dict(id_field=id_field, text_level=text_level, pick=pick, profile=profile, gold_suffix=gold_suffix,
                    pred_suffix=pred_suffix, pred_format=pred_format, follow_symlinks=follow_symlinks,
-                   max_file_mb=max_file_mb, stdin=stdin, level=level)
+                   max_file_mb=max_file_mb, stdin=stdin)
     gold_side = read_side(gold, role="gold", value_field=gold_field, slice_field=slice_field, **options)
     pred_side = read_side(pred, role="pred", value_field=pred_field, slice_field=slice_field, **options)
     return join(gold_side, pred_side)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Mapping, Optional, Union
 
 from ek._files import _records
-from ek._files._documents import Document, read_document
+from ek._files._documents import Document, read_document, resolve_text_level
 from ek._files._errors import InputError, decode_utf8
 from ek._files._folders import MAX_FILE_MB, list_files, max_bytes_of, read_bounded, too_big_error
 from ek._files._pairing import DOCUMENT_SUFFIXES, Naming, select, side_folder
@@ -78,10 +78,12 @@ def read_side(
     ``"document"``) overrides the extension and the content sniffing; the
     other options are `read_pair`'s.
     """
+    document = {"text_level": resolve_text_level(text_level, level, profile, "read_side"), "pick": pick,
+                "profile": profile}
     if role not in VALUE_FIELDS:
         raise ValueError(f"role must be 'gold' or 'pred', got {role!r}.")
-    reading = _Reading(_document_options(text_level, pick, profile, level), max_bytes_of(max_file_mb),
-                       Naming(gold_suffix, pred_suffix, pred_format), follow_symlinks)
+    reading = _Reading(document, max_bytes_of(max_file_mb), Naming(gold_suffix, pred_suffix, pred_format),
+                       follow_symlinks)
     label = f"{role.upper()} {os.fspath(source)}"
     if os.fspath(source) == "-":
         data = (stdin if stdin is not None else sys.stdin.buffer).read(reading.max_bytes + 1)
@@ -136,12 +138,6 @@ def _sniff(data: bytes, label: str, strict: bool = False) -> str:
         f"{label} has an unknown extension and its content is neither JSON nor an XML/HTML document; "
         "use .jsonl, .json, .csv, .tsv, .txt, .xml or .hocr (or pass format=)."
     )
-
-
-def _document_options(text_level: Optional[str], pick: str, profile: Optional[str], level: Optional[str]) -> dict:
-    """The options given for `read_document` (those left at None keep its defaults)."""
-    options = {"text_level": text_level, "profile": profile, "level": level}
-    return {"pick": pick, **{k: v for k, v in options.items() if v is not None}}
 
 
 def _from_bytes(data, label, role, fmt, id_field, value_field, slice_field, document, doc_id) -> Side:

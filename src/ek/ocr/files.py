@@ -86,7 +86,7 @@ def evaluate_files(
     """
     from ek._files import read_pair  # the readers and their parsers load on first use
 
-    joined = read_pair(gold, pred, level=level, pick=pick)
+    joined = read_pair(gold, pred, text_level=level, pick=pick)
     return evaluate_joined(joined, metric=metric, segment=segment, normalize=normalize, measures=measures,
                            n_confusions=n_confusions, n_bins=n_bins)
 
