@@ -247,15 +247,15 @@ def _warn_private_use(texts: Sequence) -> None:
     chars = sorted(found)
     named = ", ".join(f"U+{ord(c):04X} {c!r}" for c in chars[:5]) + (f" and {len(chars) - 5} more" if len(chars) > 5 else "")
     if any(_settings.maps_mufi(c) for c in chars):
-        fix = ('normalize=[..., "mufi"] or profile="dinglehopper" maps the MUFI characters among them to the '
+        fix = ('Pass normalize=[..., "mufi"] or profile="dinglehopper" to map the MUFI characters among them to the '
                "letters they stand for")
     else:
-        fix = "no ek step maps these; add a str -> str step to normalize= that does, if the gold spells them out"
+        fix = "No ek step maps these; add a str -> str step to normalize= that does, if the gold spells them out"
     warnings.warn(
         f"the texts hold private-use characters that no normalisation step maps ({named}); they compare as "
         f"themselves, so a reading of the letters they stand for counts as errors. {fix}.",
         UserWarning,
-        stacklevel=3,
+        stacklevel=4,  # the caller of evaluate_files / evaluate_joined
     )
 
 
