@@ -326,3 +326,54 @@ def test_estimate_quality_reaches_no_private_module_of_another_package():
         imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
         private = [m for m in imported if any(p.startswith("_") for p in m.split(".")[2:])]
         assert private == [], (path.name, private)
+
+
+# --------------------------------------------------------------------------
+# issue 20 item 12: a metric returning NaN for an item is refused, naming the item
+# --------------------------------------------------------------------------
+
+
+def _nan_for_dgo(pred, gold, *, grammar=None):
+    return Score(float("nan") if pred == "dgo" else 0.5, metric="shaky", detail={"n": 1})
+
+
+@dataclass(frozen=True)
+class _SummedShaky(SummedStatistics):
+    """A summed metric whose one item has a NaN statistic (and so a NaN value)."""
+
+    name = "summed_shaky"
+    higher_is_better = True
+    statistics = ("hits", "n")
+
+    def __call__(self, pred, gold, *, grammar=None):
+        hits = float("nan") if pred == "dgo" else float(pred == gold)
+        return Score(hits, metric=self.name, detail={"hits": hits, "n": 1})
+
+    def compute(self, totals):
+        return totals["hits"] / totals["n"]
+
+
+def test_a_nan_item_is_refused_naming_its_index():
+    cases = [("cat", "cat"), ("cow", "cow"), ("dgo", "dog")]
+    with pytest.warns(UserWarning, match="mean"), pytest.raises(
+            ValueError, match=r"evaluate\(\): metric '_nan_for_dgo' returned NaN for item 2, prediction 'dgo'; "
+                              r"no aggregate can use a NaN\..*to skip the item, leave it out of cases"):
+        evaluate(cases, metric=_nan_for_dgo)
+
+
+def test_a_nan_item_is_named_by_its_id_when_ids_are_given():
+    cases = [("dgo", "dog"), ("cat", "cat")]
+    with pytest.raises(ValueError, match=r"returned NaN for item 0 \(id 'doc-7'\), prediction 'dgo'"):
+        evaluate(cases, metric=_SummedShaky(), ids=["doc-7", "doc-8"])
+
+
+def test_skipping_the_item_as_the_message_says_scores_the_rest():
+    cases = [("cat", "cat"), ("dgo", "dog"), ("cow", "cox")]
+    kept = [c for i, c in enumerate(cases) if i != 1]
+    report = evaluate(kept, metric=_SummedShaky(), ids=["a", "c"])
+    assert report.n == 2 and report.aggregate == 0.5  # 1 hit of 2
+
+
+def test_column_backed_scores_are_not_refused_without_nan():
+    report = evaluate([("", ""), ("a", "")], metric="cer")  # empty references decide 0/0 without NaN
+    assert report.aggregate == 1.0 and report.n == 2

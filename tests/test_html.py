@@ -327,7 +327,8 @@ def _assert_charts_have_marks(driver, expected):
 
 def _column(driver, table_id, col):
     return driver.execute_script(
-        "var col = arguments[1]; return Array.from(document.getElementById(arguments[0]).tBodies[0].rows)"
+        "var col = arguments[1], t = document.getElementById(arguments[0]);"
+        "return Array.from(t.tBodies[t.tBodies.length - 1].rows)"  # the sorted body, under a pinned "all" row
         ".map(function (r) { return r.cells[col].textContent; });", table_id, col)
 
 
@@ -407,6 +408,57 @@ def test_compare_page_in_chromium(browser, tmp_path):
     assert browser.execute_script(
         "return Array.from(document.getElementById('worse-table').tBodies[0].rows).every(r => r.hidden);")
     _screenshot(browser, tmp_path, "compare-report.png")
+
+
+ARTIFACTS = ROOT / "tests" / "artifacts"  # ignored by git (its own .gitignore); CI keeps it
+
+
+def _historical_data():
+    """A page of early modern and medieval text: long s, ligatures, combining e, MUFI letters, bidi in an id."""
+    gold = ("Der Fluſz iſt ſchoͤn — m̃ uͤber die  Bruͤcke; ﬁnis . "
+            + "Unveraͤndert bleibt dieſer lange Satz der Vorlage. " * 3 + "Ende")
+    pred = ("Der Fluss ist schön — m über die q Brucke; finis . "
+            + "Unveraͤndert bleibt dieſer lange Satz der Vorlage. " * 3 + "Ende\u00ad")
+    items = [{"id": "seite\u202e-7", "slice": "fraktur\u2066", "value": 0.31, "gold": gold, "pred": pred,
+              "ops": align(pred, gold, unit="char"), "unit": "char", "statistics": {"edits": 25, "ref_len": 190}},
+             {"id": "seite-8", "slice": "fraktur\u2066", "value": 0.2, "gold": "\u0364lt uͤ", "pred": "alt u",
+              "unit": "char"}]
+    return {"metric": "cer", "aggregate": 0.3, "interval": [0.2, 0.4], "level": 0.95, "n": 2, "noun": "documents",
+            "per_slice": {"fraktur\u2066": {"aggregate": 0.3, "interval": [0.2, 0.4], "n": 2}},
+            "measures": {"cer": 0.3, "wer": 0.5, "fca": 0.95, "bow": 0.1},
+            "confusions": [{"kind": "substitution", "gold": "ſ", "pred": "s", "count": 3},
+                           {"kind": "deletion", "gold": "\u0364", "pred": "", "count": 2},
+                           {"kind": "substitution", "gold": "\ue8bf", "pred": "q", "count": 1}],
+            "inputs": {"gold": "/corpus/gt\u202e", "pred": "/corpus/ocr"},
+            "settings": {"metric": "cer", "normalize": "nfc", "text_level": "line", "profile": None,
+                         "words": "whitespace", "segment": "codepoint", "level": 0.95},
+            "ek_version": "0.1.0", "date": "2026-12-01T10:15:00Z",
+            "skipped": [{"path": "/corpus/ocr/README\u2067.md", "reason": "not a document"}], "items": items}
+
+
+def test_historical_text_in_chromium(browser, tmp_path):
+    """Code-point boxes are drawn, a letter with its combining mark is one unit, no raw bidi control is in the DOM."""
+    url = _open(browser, write_page(tmp_path / "historical.html", render_evaluate(_historical_data())))
+    _assert_clean_load(browser, url)
+    boxes = browser.execute_script("""
+        return Array.from(document.querySelectorAll('.cp')).map(function (b) {
+          var r = b.getBoundingClientRect(); return [b.textContent, r.width, r.height, b.title]; });""")
+    shown = {text for text, width, height, _ in boxes if width > 10 and height > 5}
+    assert {"U+F50E", "U+E8BF", "U+202E", "U+2066", "U+2067", "U+0364", "U+00AD"} <= shown
+    assert ["U+0364", "COMBINING LATIN SMALL LETTER E, with no letter to sit on"] in [
+        [t, title.split(" ", 1)[1]] for t, _, _, title in boxes]
+    pairs = browser.execute_script("""
+        return Array.from(document.querySelectorAll('#items-table .op-sub')).map(function (s) {
+          return [s.querySelector('del').textContent, s.querySelector('ins').textContent]; });""")
+    assert ["m\u0303", "m"] in pairs and ["u\u0364", "u"] in pairs and ["ſz", "ss"] in pairs
+    assert ["o\u0364", "ö"] in pairs  # the letter and its combining e changed together
+    text = browser.execute_script("return document.documentElement.outerHTML;")
+    assert not set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f") & set(text)
+    assert "ſ" in text and "ﬁ" in text and "—" in text and 'id="reading-order-note"' in text
+    _screenshot(browser, tmp_path, "historical-text.png")
+    ARTIFACTS.mkdir(exist_ok=True)
+    shutil.copy(tmp_path / "historical-text.png", ARTIFACTS / "historical-text.png")
+    print(f"screenshot of the historical-text page: {ARTIFACTS / 'historical-text.png'}")
 
 
 def test_readme_screenshot_script_draws_a_png(browser, tmp_path):

@@ -153,6 +153,20 @@ def format_table(header: list[str], rows: list[list[Any]]) -> str:
     return "\n".join(lines)
 
 
+def format_p_value(p: Optional[float]) -> str:
+    """A p-value as ek prints it everywhere: ``<=0.001`` at or below a thousandth, else three decimals.
+
+    A bootstrap p-value is resolved only to about one over the number of
+    replicates, so smaller values are not shown. None and NaN print as ``-``.
+
+    >>> format_p_value(0.0004), format_p_value(0.0421), format_p_value(float("nan"))
+    ('<=0.001', '0.042', '-')
+    """
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "-"
+    return f"{p:.3f}" if p > 0.001 else "<=0.001"
+
+
 def _cell(value: Any) -> str:
     if value is None:
         return "-"

@@ -117,6 +117,12 @@ def evaluate(
         `ek.metrics`). An empty corpus gives ``n == 0`` and ``aggregate is
         None``.
 
+    Raises:
+        ValueError: the metric returned NaN for an item, which no aggregate
+            can use; the message names the item (its index, and its id when
+            ``ids`` are given). To skip such items, leave them out of
+            ``cases``: nothing is dropped unless you drop it.
+
     Warns:
         UserWarning: the metric has no ``aggregate``, so the figure is the
             mean of the per-item values (``detail["aggregation"] ==
@@ -141,7 +147,9 @@ def evaluate(
     else:
         scores = tuple(_as_score(m(p, g, grammar=grammar), name) for p, g in zip(preds, golds))
     _warn_if_mean(m, name, "evaluate")
-    return _report(m, name, scores, slices, ids)
+    report = _report(m, name, scores, slices, ids)
+    _refuse_nan(report, preds)
+    return report
 
 
 def merge_reports(*reports: Report, metric: str | Metric | None = None) -> Report:
@@ -332,6 +340,27 @@ def _report(m: Metric, name: str, scores: Sequence[Score], slices: Optional[Sequ
         detail.update(slices=tuple(slices), slice_n={k: len(v) for k, v in groups.items()})
     return Report(metric=name, aggregate=aggregate, n=len(scores), scores=scores, per_slice=per_slice,
                   detail=detail, _resampler=Resampler(m))
+
+
+def _refuse_nan(report: Report, preds: Sequence[Any]) -> None:
+    """Raise naming the first item whose value is NaN.
+
+    Column-backed scores (`score_many`) make each value from the statistics
+    the aggregate sums, so they are searched only when the aggregate is NaN.
+    """
+    scores = report.scores
+    if hasattr(scores, "column") and report.aggregate == report.aggregate:
+        return
+    at = next((i for i, s in enumerate(scores) if s.value != s.value), None)
+    if at is None:
+        return
+    ids = report.detail.get("ids")
+    item = f"item {at}" if ids is None else f"item {at} (id {ids[at]!r})"
+    raise ValueError(
+        f"evaluate(): metric {report.metric!r} returned NaN for {item}, prediction {preds[at]!r:.60}; no "
+        "aggregate can use a NaN. Make the metric return a number for every item, or, to skip the item, "
+        "leave it out of cases."
+    )
 
 
 def _concatenated(parts: list[Sequence[Score]]) -> Sequence[Score]:

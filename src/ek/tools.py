@@ -12,9 +12,10 @@ one list of what ``ek`` exposes.
 
 from __future__ import annotations
 
+import json
 from typing import Optional
 
-from ek._commands import compare, evaluate
+from ek._commands import Outcome, compare, evaluate
 from ek._commands import normalize_steps as _steps
 from ek.facade import score
 from ek.registry import check_requirements, get
@@ -94,13 +95,39 @@ def cost_per_success(total_dollars: float, successes: int, *, attempts: Optional
 
 
 def engines() -> list:
-    """OCR engines installed and usable here (needs the ``ocr`` extra)."""
-    return get("engines", "installed")()
+    """OCR engines installed here, each with whether it is ready to run (needs the ``ocr`` extra).
+
+    One ``{"engine", "state", "hint"}`` entry per engine whose package (and
+    system program) is installed, state as `check` decides it: ``"ready"``
+    (usable now), or ``"installed, not configured"`` for a cloud engine whose
+    credential variable is not set, ``hint`` naming it. Only ``"ready"``
+    engines can be used.
+    """
+    return [{"engine": r["engine"], "state": r["state"], "hint": r["hint"]}
+            for r in map(check, get("engines", "installed")())]
 
 
 def check(engine: str) -> dict:
-    """What an OCR engine needs to run here, and whether it is ready."""
+    """What an OCR engine needs to run here, and whether it is ready (``ok``, ``state``).
+
+    ``hint`` says why an engine is not ready and the fix: the install line
+    or the credential variable to set. ``ek check ENGINE`` prints the report
+    and exits 2 when the engine is not ready, with the hint on stderr.
+    """
     return check_requirements(engine=engine)
+
+
+def _check_command(engine: str) -> Outcome:
+    """What an OCR engine needs to run here; exit 2 when it is not ready."""
+    report = check(engine)
+    ready = report.get("ok") is True
+    return Outcome(stdout=json.dumps(report, indent=2, default=str),
+                   stderr="" if ready else f"ek check: {report.get('hint', '')}", exit_code=0 if ready else 2)
+
+
+_check_command.__name__ = "check"
+_check_command.__doc__ = check.__doc__
+_check_command.error_code = 2  # type: ignore[attr-defined]  # a bad engine id exits 2 too (see ek.__main__)
 
 
 def _demo() -> str:
@@ -112,4 +139,5 @@ def _demo() -> str:
 
 _demo.__name__ = "demo"
 
-_dispatch_funcs = [cer, wer, evaluate, compare, where, version, rover, pass_k, cost_per_success, engines, check, _demo]
+_dispatch_funcs = [cer, wer, evaluate, compare, where, version, rover, pass_k, cost_per_success, engines,
+                   _check_command, _demo]

@@ -56,5 +56,5 @@ def test_demo_report_matches_jiwer(monkeypatch):
 def test_demo_without_tesseract_says_how_to_install(monkeypatch):
     monkeypatch.setattr("ek.ocr._engines.shutil.which", lambda name: None)
     text = _demo.tesseract_demo()
-    assert text.startswith("2. Tesseract benchmark skipped: 'tesseract' is not ready.")
+    assert text.startswith("2. Tesseract benchmark skipped: 'tesseract' is not ready: the 'tesseract' program")
     assert re.search(r"(apt-get|brew|choco) install", text)

@@ -155,3 +155,49 @@ def test_field_normalizer_bad_inputs():
         FieldMetric()({"city": "a"}, {"city": "a"}, grammar=_grammar(invoice={"city": "nope"}))
     with pytest.raises(TypeError, match="grammar must be a GraphGrammar, got dict"):
         FieldMetric()({"city": "a"}, {"city": "a"}, grammar={"city": "lower"})
+
+
+# --------------------------------------------------------------------------
+# issue 20, item 11: NaN is equal to NaN; booleans are not numbers
+# --------------------------------------------------------------------------
+
+
+def test_identical_records_holding_nan_score_one():
+    record = {"total": float("nan"), "net": 1.5, "tax": 0.5, "vat": float("nan")}
+    copy = {"total": float("nan"), "net": 1.5, "tax": 0.5, "vat": float("nan")}  # other NaN objects
+    s = F(record, copy)
+    assert (s.detail["tp"], s.detail["fp"], s.detail["fn"]) == (4, 0, 0) and s.value == 1.0
+    nested = F({"lines": [float("nan"), 2], "meta": {"x": float("nan")}},
+               {"lines": [float("nan"), 2], "meta": {"x": float("nan")}})
+    assert nested.value == 1.0
+
+
+def test_nan_against_a_number_is_wrong():
+    s = F({"total": float("nan"), "net": 2}, {"total": 3.0, "net": 2})
+    assert s.detail["per_field"] == {"total": (0, 1, 1), "net": (1, 0, 0)}
+    assert F({"total": 3.0}, {"total": float("nan")}).value == 0.0
+
+
+@pytest.mark.parametrize("pred, gold", [(True, 1), (False, 0), (1, True), (0, False), (True, 1.0),
+                                        ([True], [1]), ({"a": False}, {"a": 0})])
+def test_booleans_and_numbers_are_different_values(pred, gold):
+    s = F({"paid": pred}, {"paid": gold})
+    assert s.detail["per_field"] == {"paid": (0, 1, 1)} and s.value == 0.0
+
+
+def test_equal_values_of_one_kind_still_match():
+    s = F({"a": True, "b": False, "c": 1, "d": [1, "x"], "e": {"k": 2}},
+          {"a": True, "b": False, "c": 1.0, "d": [1, "x"], "e": {"k": 2.0}})
+    assert s.value == 1.0
+    assert F({"d": [1, 2]}, {"d": (1, 2)}).value == 0.0  # a list is not a tuple, as in Python
+    assert F({"d": [1, 2]}, {"d": [1, 2, 3]}).value == 0.0
+
+
+def test_json_true_and_one_through_evaluate():
+    import json
+
+    preds = [json.loads('{"paid": true, "n": 1}'), json.loads('{"x": NaN}')]
+    golds = [json.loads('{"paid": 1, "n": 1}'), json.loads('{"x": NaN}')]
+    report = evaluate(list(zip(preds, golds)), metric="fields")
+    # tp = 1 (n) + 1 (x), fp = fn = 1 (paid): F1 = 2*2 / (2*2 + 1 + 1)
+    assert report.aggregate == pytest.approx(4 / 6)

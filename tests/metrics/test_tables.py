@@ -400,6 +400,57 @@ def test_the_size_limit_admits_100x100_and_can_be_raised():
         TedsMetric(max_cells=True)
 
 
+# --------------------------------------------------------------------------
+# issue 20 item 6: the total text is bounded as well as the cell count
+# --------------------------------------------------------------------------
+
+
+TEXT_METRICS = (TedsMetric, GritsMetric)
+
+
+@pytest.mark.parametrize("metric", TEXT_METRICS)
+def test_text_over_max_chars_is_refused_naming_the_limit(metric):
+    # "abcde" spanning 3 columns counts 15 characters, one per grid position it covers, plus "xy": 17
+    table = Table([[Cell("abcde", colspan=3)], [Cell("xy"), Cell(""), Cell("")]])
+    assert metric(max_chars=17)(table, table).value == 1.0
+    with pytest.raises(ValueError, match=r"the pred table holds 17 characters of cell text \(counted at every grid "
+                                         r"position a cell covers\), over the limit of max_chars=16;.*"
+                                         r"structure_only=True.*raise max_chars= on the metric"):
+        metric(max_chars=16)(table, [["a"]])
+    with pytest.raises(ValueError, match=r"the gold table holds 17 characters.*max_chars=16"):
+        metric(max_chars=16)([["a"]], table)
+
+
+@pytest.mark.parametrize("metric", TEXT_METRICS)
+def test_the_default_text_limit_is_half_a_million_characters(metric):
+    at_limit = Table([[Cell("a" * 500_000)]])
+    over = Table([[Cell("a" * 500_001)]])
+    assert metric()(at_limit, at_limit).value == 1.0  # equal texts are not aligned, so this is quick
+    with pytest.raises(ValueError, match=r"holds 500001 characters .* max_chars=500000"):
+        metric()(over, at_limit)
+
+
+def test_the_issue_input_is_refused_at_once():
+    # two 100x100 tables of 300-character cells: inside max_cells, six times max_chars (ran over 120 s each)
+    big = Table.from_grid([[("%03d" % c) * 100 for c in range(100)] for _ in range(100)])
+    for metric in (TedsMetric(), GritsMetric()):
+        with pytest.raises(ValueError, match=r"holds 3000000 characters .* max_chars=500000"):
+            metric(big, big)
+
+
+@pytest.mark.parametrize("metric", TEXT_METRICS)
+def test_structure_only_scores_ignore_the_text_limit(metric):
+    table = Table([[Cell("abcde"), Cell("fgh")]])
+    assert metric(structure_only=True, max_chars=1)(table, [["x", "y"]]).value == 1.0
+
+
+@pytest.mark.parametrize("metric", TEXT_METRICS)
+@pytest.mark.parametrize("bad", [0, -5, True, 2.5, "10"])
+def test_max_chars_must_be_a_positive_int(metric, bad):
+    with pytest.raises(ValueError, match=rf"{metric.__name__} max_chars must be an int >= 1, got {bad!r}"):
+        metric(max_chars=bad)
+
+
 def test_colspan_of_a_billion_is_scored_as_1000_columns():
     s = GritsMetric(structure_only=True)('<table><tr><td colspan="1000000000">a</td></tr></table>', [["a"]])
     # pred: one cell over 1000 positions; gold: one position. Topology IoU of the
@@ -482,6 +533,27 @@ def test_engine_choice_and_missing_numpy(monkeypatch):
     assert _table_scoring._arrays(10**6, "TEDS") is None  # pure Python while it is quick enough
     with pytest.raises(MissingExtraError, match=r'TEDS on tables this large .*pip install "ek\[metrics\]"'):
         _table_scoring._arrays(10**8, "TEDS")
+
+
+def test_the_array_engines_take_over_from_small_tables():
+    # measured: numpy wins from about 6x5 cells against 6x5 (work ~ 1000); 4x4 tables stay pure Python
+    assert _table_scoring._arrays(500, "GriTS") is None
+    assert _table_scoring._arrays(1_000, "GriTS") is not None
+    assert _table_scoring._arrays(2_000, "TEDS") is not None
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.floats(0, 1), min_size=3, max_size=3), min_size=1, max_size=6))
+def test_best_total_is_the_total_of_align(rewards):
+    total, pairs = _table_scoring.align(len(rewards), 3, lambda i, j: rewards[i][j])
+    assert _table_scoring.best_total(rewards) == total  # the same sums in the same order: exactly equal
+    assert sum(rewards[i][j] for i, j in pairs) == pytest.approx(total)
+
+
+def test_equal_texts_are_identical_without_an_alignment(monkeypatch):
+    monkeypatch.setattr(_table_scoring, "_lcs_length", lambda a, b: pytest.fail("aligned equal texts"))
+    assert _table_scoring.lcs_similarity("x" * 10_000, "x" * 10_000) == 1.0
+    assert _table_scoring.lcs_similarity("", "") == 1.0
 
 
 def test_grits_blends_topology_and_content():

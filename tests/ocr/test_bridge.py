@@ -101,14 +101,14 @@ def test_non_string_backend_is_a_type_error():
 
 
 def test_known_but_uninstalled_engine_says_what_to_install():
-    with pytest.raises(ImportError, match=r"'ek-not-installed' is not ready\. Run: pip install"):
+    with pytest.raises(ImportError, match=r"'ek-not-installed' is not ready: its Python package is not installed\. Run: pip install"):
         ocracy_backend("ek-not-installed")
 
 
 def test_missing_tesseract_binary_gives_the_system_install_line(monkeypatch):
     pytest.importorskip("pytesseract")
     monkeypatch.setattr("ek.ocr._engines.shutil.which", lambda name: None)
-    with pytest.raises(ImportError, match=r"'tesseract' is not ready\. Run: .*(apt-get|brew|choco) install"):
+    with pytest.raises(ImportError, match=r"'tesseract' is not ready: the 'tesseract' program .* not on PATH\. Run: .*(apt-get|brew|choco) install"):
         ocracy_backend("tesseract")
 
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
+import subprocess
 import sys
 
 import ocracy
@@ -87,3 +90,121 @@ def test_check_engine_needs_an_id():
         check_engine("  ")
     with pytest.raises(TypeError, match="takes an engine id such as 'tesseract', got int"):
         check_engine(3)
+
+
+# --------------------------------------------------------------------------
+# issue 19: `ek engines` lists an engine as usable only when `ek check` says it is ready;
+# `ek check` exits 2 when it is not, with the reason and the fix
+# --------------------------------------------------------------------------
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "ek", *args], capture_output=True, text=True, timeout=120,
+                          env={k: v for k, v in os.environ.items() if k != "GOOGLE_APPLICATION_CREDENTIALS"})
+
+
+def _main(capsys, *args):
+    from ek.__main__ import main
+
+    code = main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@requires_tesseract
+def test_cli_check_tesseract_is_ready_and_exits_0():
+    out = _cli("check", "tesseract")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["ok"] is True and report["state"] == "ready" and report["binary"] == shutil.which("tesseract")
+    assert out.stderr == ""
+
+
+@requires_tesseract
+def test_cli_engines_lists_tesseract_as_ready():
+    out = _cli("engines")
+    assert out.returncode == 0, out.stderr
+    listed = {e["engine"]: e for e in json.loads(out.stdout)}
+    assert listed["tesseract"] == {"engine": "tesseract", "state": "ready", "hint": "'tesseract' is ready to run."}
+    # every engine listed is one ek check judges, and only "ready" ones say they are ready
+    for entry in listed.values():
+        assert entry["state"] in ("ready", "installed, not configured", "not ready")
+        assert (entry["state"] == "ready") == (entry["hint"] == f"{entry['engine']!r} is ready to run.")
+
+
+def test_cli_check_google_vision_is_not_ready_and_exits_2():
+    if check_engine("google-vision")["ok"]:
+        pytest.skip("google-vision is set up on this machine")
+    out = _cli("check", "google-vision")
+    assert out.returncode == 2
+    report = json.loads(out.stdout)
+    assert report["ok"] is False and report["engine"] == "google-vision"
+    assert out.stderr.startswith("ek check: 'google-vision' is not ready: ")
+    assert "GOOGLE_APPLICATION_CREDENTIALS" in out.stderr
+    if not report["package"]:  # here: the package is missing, so the install line is the first fix
+        assert report["state"] == "not installed"
+        assert re.search(r"its Python package is not installed.*Run: pip install \"ocracy\[google-vision\]\"",
+                         out.stderr)
+
+
+def _fake_cloud(monkeypatch, engine="mathpix", variable="FAKE_OCR_KEY"):
+    """Make ``engine`` a cloud engine whose package is installed and whose one credential is unset."""
+    from ocracy.kit.install import Requirements
+
+    real = ocracy.requirements
+    fake = Requirements(backend_id=engine, implemented=True, available=True, is_local=False, is_remote=True,
+                        pip_command=f'pip install "ocracy[{engine}]"',
+                        credentials=[f"export {variable}  (get a key: https://example.invalid/key)"])
+    monkeypatch.setattr(ocracy, "requirements", lambda b: fake if b == engine else real(b))
+    monkeypatch.setattr(ocracy, "is_set_up", lambda b, _real=ocracy.is_set_up: False if b == engine else _real(b))
+    monkeypatch.setattr(ocracy, "available_backends", lambda: [engine, "tesseract"])
+    monkeypatch.delenv(variable, raising=False)
+
+
+def test_cloud_engine_without_credentials_is_installed_not_configured(monkeypatch, capsys):
+    _fake_cloud(monkeypatch)
+    report = check_engine("mathpix")
+    assert report["ok"] is False and report["state"] == "installed, not configured" and report["package"] is True
+    assert report["hint"] == ("'mathpix' is not ready: its credential FAKE_OCR_KEY is not set. "
+                              "Run: export FAKE_OCR_KEY  (get a key: https://example.invalid/key)")
+    code, out, err = _main(capsys, "check", "mathpix")
+    assert code == 2 and json.loads(out)["state"] == "installed, not configured"
+    assert err.strip() == "ek check: " + report["hint"]
+    code, out, err = _main(capsys, "engines")
+    assert code == 0
+    listed = {e["engine"]: e["state"] for e in json.loads(out)}
+    assert listed["mathpix"] == "installed, not configured"  # shown, but not as usable
+
+
+def test_cloud_engine_with_its_credential_set_is_ready(monkeypatch, capsys):
+    _fake_cloud(monkeypatch)
+    monkeypatch.setattr(ocracy, "is_set_up", lambda b: True)
+    monkeypatch.setenv("FAKE_OCR_KEY", "k")
+    code, out, err = _main(capsys, "check", "mathpix")
+    assert code == 0 and json.loads(out)["state"] == "ready" and err == ""
+
+
+def test_missing_program_makes_check_exit_2_with_the_install_line(monkeypatch, capsys):
+    pytest.importorskip("pytesseract")
+    monkeypatch.setattr("ek.ocr._engines.shutil.which", lambda name: None)
+    code, out, err = _main(capsys, "check", "tesseract")
+    assert code == 2 and json.loads(out)["state"] == "not installed"
+    assert re.search(r"'tesseract' is not ready: the 'tesseract' program it runs is not on PATH\. "
+                     r"Run: .*(apt-get|brew|choco) install", err)
+    code, out, _ = _main(capsys, "engines")
+    assert "tesseract" not in {e["engine"] for e in json.loads(out)}  # not installed: not listed
+
+
+@requires_tesseract
+def test_engine_ocracy_cannot_run_for_another_reason_is_not_ready(monkeypatch):
+    pytest.importorskip("pytesseract")
+    monkeypatch.setattr(ocracy, "is_set_up", lambda b: False)  # package and program present, yet not set up
+    report = check_engine("tesseract")
+    assert report["state"] == "not ready" and report["ok"] is False
+    assert report["hint"] == ("'tesseract' is not ready: ocracy says it cannot run here. "
+                              "See ocracy.requirements('tesseract').instructions().")
+
+
+def test_bad_engine_id_exits_2(capsys):
+    code, _, err = _main(capsys, "check", " ")
+    assert code == 2 and "empty engine id" in err

@@ -215,8 +215,27 @@ def test_reliability_curve_matches_sklearn_calibration_curve(backend):
     assert sum(b["count"] for b in curve) == len(s)
 
 
-def test_ece_skips_non_finite_and_clamps_out_of_range():
-    assert expected_calibration_error([0.75, math.nan, 1.5], [True, False, True]) == pytest.approx(0.125)
+@pytest.mark.parametrize("bad, shown", [(math.nan, "nan"), (math.inf, "inf"), (-math.inf, "-inf"),
+                                        (5, "5.0, outside \\[0, 1\\]"), (-3, "-3.0, outside \\[0, 1\\]"),
+                                        (1.0000001, "1.0000001, outside")])
+@pytest.mark.parametrize("func", [expected_calibration_error, reliability_curve])
+def test_confidences_that_are_not_probabilities_are_refused(backend, func, bad, shown):
+    # issue 20 item 13: these were skipped or clamped into [0, 1] and measured silently
+    name = func.__name__
+    with pytest.raises(ValueError, match=rf"{name}\(\) probs\[2\] is {shown}"):
+        func([0.75, 0.5, bad, 0.25], [True, False, True, False])
+
+
+def test_probabilities_on_the_bounds_are_kept(backend):
+    # 0 and 1 are probabilities: 1.0 in the top bin (accuracy 1), 0.0 in the bottom one (accuracy 0)
+    assert expected_calibration_error([0.0, 1.0], [False, True]) == 0.0
+    assert reliability_curve([0.0, 1.0], [True, True]) == [
+        {"confidence": 0.0, "accuracy": 1.0, "count": 1}, {"confidence": 1.0, "accuracy": 1.0, "count": 1}]
+
+
+def test_no_probabilities_is_refused(backend):
+    with pytest.raises(ValueError, match=r"expected_calibration_error\(\) got no probabilities"):
+        expected_calibration_error([], [])
 
 
 # --------------------------------------------------------------------------

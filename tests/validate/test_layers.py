@@ -98,3 +98,95 @@ def test_integer_strings_order_like_integers(a, b):
 @given(st.dates(), st.dates())
 def test_iso_dates_order_like_dates(a, b):
     assert bool(_flagged(a.isoformat(), b.isoformat())) == (a >= b)
+
+
+# --------------------------------------------------------------------------
+# issue 20 item 19: dd/mm/yyyy-style dates are dates, not text
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sep", ["/", ".", "-"])
+def test_day_first_dates_are_compared_as_dates(sep):
+    lo, hi = sep.join(["02", "05", "2024"]), sep.join(["30", "04", "2024"])
+    # as text "02..." < "30...", but 2 May 2024 is after 30 April 2024
+    assert _flagged(lo, hi) == [f"min ({lo!r}) is not before max ({hi!r})"]
+    assert _flagged(hi, lo) == []
+    # 31/12/2023 is before 01/01/2024; as text it is after
+    assert _flagged(sep.join(["31", "12", "2023"]), sep.join(["01", "01", "2024"])) == []
+    assert len(_flagged(sep.join(["1", "1", "2024"]), sep.join(["31", "12", "2023"]))) == 1  # one-digit parts
+
+
+def test_day_first_dates_compare_with_iso_dates_and_times():
+    assert len(_flagged("03/05/2024", "2024-05-02")) == 1  # 3 May after 2 May
+    assert _flagged("2024-05-02", "03/05/2024") == []
+    assert len(_flagged("02/05/2024", "2024-05-01T23:59")) == 1
+    assert _flagged(date(2024, 5, 1), "02.05.2024") == []
+
+
+def test_dayfirst_false_reads_month_first():
+    us = ordering_validator(["min", "max"], dayfirst=False)
+    # 02/05/2024 is February 5 and 04/30/2024 April 30: in order
+    assert _flagged("02/05/2024", "04/03/2024", us) == []
+    assert len(_flagged("04/03/2024", "02/05/2024", us)) == 1
+    # day first (the default) they are 2 May and 4 March: out of order
+    assert len(_flagged("02/05/2024", "04/03/2024")) == 1
+
+
+def test_a_date_only_one_reading_fits_decides_for_the_record():
+    # 12/25/2024 can only be December 25, so the record is month first: 01/02/2024 is January 2
+    check = ordering_validator(["a", "b", "c"])
+    record = {"a": "01/02/2024", "b": "01/03/2024", "c": "12/25/2024"}
+    assert list(check(record)) == []
+    # day first (no value decides) the same first two are 1 February and 1 March: still in order,
+    # but 03/01/2024 (3 January) before 02/02/2024 (2 February) tells the orders apart
+    assert list(check({"a": "03/01/2024", "b": "02/02/2024"})) == []
+    assert len(list(check({"a": "03/01/2024", "b": "02/02/2024", "c": "12/25/2024"}))) == 1
+    # a value over 12 in the first place (25/12/2024) makes it day first even with dayfirst=False
+    us = ordering_validator(["a", "b", "c"], dayfirst=False)
+    assert list(us({"a": "03/01/2024", "b": "02/02/2024", "c": "25/12/2024"})) == []
+    assert len(list(us({"a": "03/01/2024", "b": "02/02/2024"}))) == 1
+
+
+def test_values_that_disagree_are_each_read_the_only_way_they_fit():
+    # 25/12/2024 is day first, 12/26/2024 month first: December 25 before December 26
+    assert _flagged("25/12/2024", "12/26/2024") == []
+    assert len(_flagged("12/26/2024", "25/12/2024")) == 1
+
+
+def test_dayfirst_none_leaves_ambiguous_dates_unread():
+    check = ordering_validator(["min", "max"], dayfirst=None)
+    assert _flagged("05/04/2024", "03/04/2024", check) == []  # both ambiguous: skipped
+    assert len(_flagged("05/04/2024", "03/04/2024")) == 1  # day first: 5 April after 3 April
+    assert len(_flagged("25/04/2024", "03/04/2024", check)) == 1  # 25/04 decides day first for both
+    assert _flagged("05/05/2024", "2024-05-06", check) == []  # same either way: 5 May, read
+
+
+@pytest.mark.parametrize("lo, hi", [
+    ("31/02/2024", "01/01/2024"),  # no 31 February and no month 31: text, not compared with a date
+    ("02/05/24", "30/04/2024"),  # two-digit years are not read
+    ("02/05-2024", "2024-01-01"),  # mixed separators are not a date
+    ("13/13/2024", "2024-01-01"),
+])
+def test_strings_that_are_not_dates_are_not_compared_with_dates(lo, hi):
+    assert _flagged(lo, hi) == []
+
+
+def test_order_key_reads_the_formats():
+    assert order_key("02/05/2024") == ("time", datetime(2024, 5, 2))
+    assert order_key("02.05.2024", dayfirst=False) == ("time", datetime(2024, 2, 5))
+    assert order_key("25-12-2024", dayfirst=False) == ("time", datetime(2024, 12, 25))
+    assert order_key("02/05/2024", dayfirst=None) == ("ambiguous", "02/05/2024")
+    assert order_key("2 May 2024") == ("text", "2 May 2024")
+
+
+def test_dayfirst_must_be_a_bool_or_none():
+    with pytest.raises(TypeError, match=r"dayfirst must be True, False or None, got 'yes'; True reads 02/05/2024"):
+        ordering_validator(["a", "b"], dayfirst="yes")
+
+
+@given(st.dates(min_value=date(1000, 1, 1)), st.dates(min_value=date(1000, 1, 1)), st.sampled_from("/.-"))
+def test_day_first_dates_order_like_dates(a, b, sep):
+    def text(d):
+        return sep.join([f"{d.day:02d}", f"{d.month:02d}", f"{d.year:04d}"])
+
+    assert bool(_flagged(text(a), text(b))) == (a >= b)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-from ek._util import format_table
+from ek._util import format_p_value as p_value, format_table  # noqa: F401 - p_value: one formatter, CLI and page
 
 _SHOWN_IDS = 5
 
@@ -38,12 +38,6 @@ def interval(bounds: Optional[Iterable], *, signed: bool = False) -> str:
         return "-"
     low, high = bounds
     return f"[{number(low, signed=signed)}, {number(high, signed=signed)}]"
-
-
-def p_value(p: Optional[float]) -> str:
-    if p is None or (isinstance(p, float) and math.isnan(p)):
-        return "-"
-    return f"{p:.3f}" if p > 0.001 else "<=0.001"  # a bootstrap p-value is resolved to 1 / replicates
 
 
 def table(header: list, rows: list) -> str:

@@ -1,10 +1,15 @@
 """The data of the ``--html`` pages (see `ek._html` for the keys), built from scored runs.
 
 Text metrics get aligned diffs from `ek._align`, the one alignment ek has:
-every item with an edit is aligned once, for the confusion counts over the
-whole corpus, and the items the page shows keep their ops and texts (the
-rest carry their value only, so a page of 100,000 items stays small).
-Field metrics get per-field precision, recall and F1.
+every item with an edit is aligned once in the metric's unit, for the
+confusion counts over the whole corpus, and the items the page shows keep
+their texts and ops by grapheme cluster, the unit the page draws (the rest
+carry their value only, so a page of 100,000 items stays small).
+Field metrics get per-field precision, recall and F1. Text documents add their OCR
+``measures`` (CER, WER, FCA, bag of words) and the documents that failed to read.
+``meta`` (the provenance the command builds once for ``--json`` and the page: inputs,
+settings, ek version, date, errors, skipped files) is copied into the page data; its keys
+win over those computed here.
 """
 
 from __future__ import annotations
@@ -15,17 +20,19 @@ from typing import Any, Callable, Optional
 
 from ek._align import align, confusion_table, confusions
 from ek._commands._inputs import Options, Scored, item_rows
+from ek._html._chars import align_clusters
 from ek._util import prf
 from ek.base import Comparison
 from ek.canonicalize import resolve_canonicalizer
 
 SHOWN = 200  # items the pages list (the worst, or the most changed each way)
-_UNITS = {"cer": "char", "cer_grapheme": "grapheme", "wer": "word"}
+_UNITS = {"cer": "char", "cer_grapheme": "grapheme", "wer": "word", "wer_unicode": "word"}
 _N_CONFUSIONS = 200
 
 
-def evaluate_page(scored: Scored, overall: tuple, per_slice: dict, options: Options) -> dict:
-    """The ``render_evaluate`` data of one scored run."""
+def evaluate_page(scored: Scored, overall: tuple, per_slice: dict, options: Options,
+                  meta: Optional[dict] = None) -> dict:
+    """The ``render_evaluate`` data of one scored run, with ``meta``'s keys copied in."""
     report = scored.report
     slice_n = report.detail.get("slice_n") or {}
     up = report.detail.get("higher_is_better")
@@ -52,17 +59,23 @@ def evaluate_page(scored: Scored, overall: tuple, per_slice: dict, options: Opti
             for k in worst:
                 gold, pred = joined.golds[k], joined.preds[k]
                 if isinstance(gold, str) and isinstance(pred, str):
-                    items[k].update(ops=align(prepare(pred), prepare(gold), unit=unit),
+                    items[k].update(ops=_display_ops(prepare(pred), prepare(gold), unit),
                                     unit="word" if unit == "word" else "char")
     data["items"] = items
     fields = _fields(report)
     if fields:
         data["fields"] = fields
-    return data
+    if scored.documents.get("measures"):
+        data["measures"] = dict(scored.documents["measures"])
+    if joined is not None and joined.documents:
+        data["noun"] = "documents"
+        data["errors"] = _read_errors(joined)
+    return {**data, **(meta or {})}
 
 
-def compare_page(result: Comparison, a: Scored, b: Scored, bounds: list, options: Options) -> dict:
-    """The ``render_compare`` data of two scored runs."""
+def compare_page(result: Comparison, a: Scored, b: Scored, bounds: list, options: Options,
+                 meta: Optional[dict] = None) -> dict:
+    """The ``render_compare`` data of two scored runs, with ``meta``'s keys copied in."""
     data = {
         "title": f"ek compare: {a.name} vs {b.name}", "metric": result.metric,
         "higher_is_better": result.higher_is_better, "level": result.level, "n": result.n,
@@ -90,10 +103,12 @@ def compare_page(result: Comparison, a: Scored, b: Scored, bounds: list, options
             pred = texts[side].get(item["id"], (None, None))[1]
             item[f"pred_{side}"] = _shown(pred)
             if unit and isinstance(gold, str) and isinstance(pred, str):
-                item[f"ops_{side}"] = align(prepare(pred), prepare(gold), unit=unit)
+                item[f"ops_{side}"] = _display_ops(prepare(pred), prepare(gold), unit)
         item["unit"] = "word" if unit == "word" else "char"
     data["items"] = items
-    return data
+    if a.joined is not None and a.joined.documents:
+        data["noun"] = "documents"
+    return {**data, **(meta or {})}
 
 
 # ---------------------------------------------------------------------------
@@ -127,6 +142,11 @@ def _preparer(metric: str, options: Options) -> Callable[[str], str]:
     return prepare
 
 
+def _display_ops(pred: str, gold: str, unit: str) -> list:
+    """The ops the page draws: words as words, characters by grapheme cluster (a mark stays on its letter)."""
+    return align(pred, gold, unit="word") if unit == "word" else align_clusters(pred, gold)
+
+
 def _shown(value: Any) -> Optional[str]:
     if value is None or isinstance(value, str):
         return value
@@ -151,6 +171,13 @@ def _corpus_confusions(joined: Any, items: list, unit: str, prepare: Callable[[s
 def _document_confusions(scored: Scored, unit: Optional[str]) -> Optional[list]:
     tables = scored.documents.get("confusions")
     return None if not tables or unit is None else tables.get("word" if unit == "word" else "char")
+
+
+def _read_errors(joined: Any) -> list:
+    """The documents that failed to read, as the page lists them (``meta["errors"]`` replaces these)."""
+    return [{"side": side, "path": "", "id": str(i), "message": str(message)}
+            for side, errors in (("gold", joined.gold_errors), ("pred", joined.pred_errors))
+            for i, message in errors.items()]
 
 
 def _fields(report: Any) -> dict:

@@ -5,9 +5,12 @@ A pure renderer. The CLI turns a report into a plain dict, `render_evaluate` or
 saves it. The page needs nothing else: styles and the small table-sorting script are
 inline, charts are SVG drawn here in Python, and a Content-Security-Policy forbids every
 fetch, so the file opens from ``file://`` offline. Every string from the data (ids, texts,
-slice labels, metric names) is escaped. Only the standard library is used (plus
-`ek._align`, on rapidfuzz, a core dependency, when an item carries texts but no alignment),
-so the ``report`` extra is empty.
+slice labels, metric names) is escaped, and characters a reader cannot see (bidi
+controls, joiners, private-use MUFI letters, combining marks without a letter) are drawn
+as code-point boxes (`ek._html._chars`), never raw. Only the standard library is used
+(plus `ek._align`, on rapidfuzz, a core dependency, for the diffs, and the ``regex``
+package for UAX #29 grapheme clusters when it is installed), so the ``report`` extra is
+empty.
 
 The evaluate page data (any key but ``metric`` and ``aggregate`` may be absent or None)::
 
@@ -22,7 +25,18 @@ The evaluate page data (any key but ``metric`` and ``aggregate`` may be absent o
                 "statistics": {name: number}}, ...],
      "confusions": [{"kind": "substitution" | "deletion" | "insertion",
                      "gold": str, "pred": str, "count": int}, ...],
-     "fields": {name: {"precision", "recall", "f1": float, "tp", "fp", "fn": int}}}
+     "fields": {name: {"precision", "recall", "f1": float, "tp", "fp", "fn": int}},
+     "measures": {"cer": 0.05, "wer": ..., "fca": ..., "bow": ...},   # OCR documents
+     "noun": "documents" | "items"}                    # what n counts (default "items")
+
+Both pages also take the provenance keys of `ek._html._provenance` (``inputs``,
+``settings``, ``text_level``, ``ek_version``, ``date``, ``errors``, ``skipped``): the
+header names the version and date, a section lists inputs and settings, another the
+files that failed to read or were skipped. An interval with NaN bounds, or of a single
+item, is shown as "an interval needs more items (n=1)", never as a zero-width bar; slice
+tables start with an "all" row for the whole corpus, which stays first when sorting. With
+``measures``, a small table sits under the headline, and a note when CER and FCA
+disagree so strongly that the reading orders probably differ (`ek._html._measures`).
 
 ``percent`` (default: by metric name, e.g. cer, wer, fields, anls) shows values as
 percentages. ``ops`` are those of ``ek._align.align(pred, gold, unit=...)``; without them
@@ -35,7 +49,7 @@ The compare page data (``metric``, ``a``, ``b`` and ``delta`` are required)::
     {"title", "metric", "higher_is_better", "percent", "level", "n",
      "a": {"name": str, "aggregate": float, "interval": [low, high]}, "b": {...},
      "delta": float (B - A), "interval": [low, high] (paired, of the delta),
-     "p_value": float, "verdict": "better" | "worse" | "no detectable difference",
+     "p_value": float, "verdict": "better" | "worse" | "no detectable difference" | any text,
      "per_slice": {label: {"a", "b", "delta": float, "interval": [low, high],
                            "p_value": float, "verdict": str, "n": int}},
      "items": [{"id", "slice", "a", "b", "delta", "gold", "pred_a", "pred_b",

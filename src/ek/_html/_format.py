@@ -1,14 +1,17 @@
-"""Text and number formatting for the HTML report: escaping, rates, counts, p-values.
+"""Text and number formatting for the HTML report: escaping, rates, counts, p-values, intervals.
 
-Every string that reaches the page goes through `esc` (text and attribute values alike),
-so an id, a prediction or a slice label can never open a tag or close a script.
+Every string that reaches the page goes through `esc` (attribute values, headings) or
+`ek._html._chars.show` (cell and diff text), so an id, a prediction or a slice label can
+never open a tag, close a script, or reorder the page with a raw bidi control.
 """
 
 from __future__ import annotations
 
-import html
 import math
 from typing import Any, Optional
+
+from ek._html._chars import plain, show
+from ek._util import format_p_value
 
 # Metrics whose values are fractions in [0, 1] (or error rates that can pass 1): shown as %.
 _RATE_METRICS = {"cer", "wer", "mer", "wil", "wip", "fields", "anls", "teds", "teds_struct",
@@ -17,8 +20,8 @@ _RATE_METRICS = {"cer", "wer", "mer", "wil", "wip", "fields", "anls", "teds", "t
 
 
 def esc(value: Any) -> str:
-    """``value`` as text safe inside an element or a double-quoted attribute."""
-    return html.escape("" if value is None else str(value), quote=True)
+    """``value`` as text safe inside an element or a double-quoted attribute (hidden characters as ``[U+202E]``)."""
+    return plain("" if value is None else str(value))
 
 
 def is_number(value: Any) -> bool:
@@ -77,10 +80,8 @@ def fmt_count(value: Any) -> str:
 
 
 def fmt_p(value: Any) -> str:
-    """A p-value: ``p < 0.001`` below a thousandth, three decimals otherwise."""
-    if not is_number(value):
-        return "–"
-    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+    """A p-value as the command line prints it (`ek._util.format_p_value`), escaped: ``&lt;=0.001`` or ``0.042``."""
+    return esc(format_p_value(value if is_number(value) else None))
 
 
 def fmt_interval(interval: Optional[list], *, percent: bool, signed: bool = False) -> str:
@@ -89,6 +90,44 @@ def fmt_interval(interval: Optional[list], *, percent: bool, signed: bool = Fals
         return "–"
     lo, hi = (fmt_value(v, percent=percent, signed=signed) for v in interval)
     return f"[{lo}, {hi}]"
+
+
+def needs_more(interval: Any, n: Any) -> bool:
+    """Whether an interval cannot be given for want of items: NaN bounds, or a single item."""
+    if isinstance(interval, (list, tuple)) and any(isinstance(v, float) and math.isnan(v) for v in interval):
+        return True
+    return n == 1 and not isinstance(n, bool)
+
+
+def drawable(interval: Any, n: Any) -> Optional[list]:
+    """``interval`` when a chart may draw it, None when it is missing for want of items."""
+    return None if needs_more(interval, n) else interval
+
+
+def level_text(data: dict) -> str:
+    """``"95% interval"`` from the page's ``level``, or just ``"interval"``."""
+    level = data.get("level")
+    return f"{level:.0%} interval" if is_number(level) else "interval"
+
+
+def noun(data: dict) -> str:
+    """What the page's n counts: ``data["noun"]``, by default ``"items"``."""
+    return str(data.get("noun") or "items")
+
+
+def interval_text(interval: Any, *, n: Any, percent: bool, noun: str = "items", signed: bool = False) -> str:
+    """``[lo, hi]`` as text, or the sentence saying more items are needed (never a zero-width interval)."""
+    if needs_more(interval, n):
+        count = f" (n={n:,})" if isinstance(n, int) and not isinstance(n, bool) else ""
+        return f'<span class="needs-more">an interval needs more {esc(noun)}{count}</span>'
+    return fmt_interval(interval, percent=percent, signed=signed)
+
+
+def interval_cell(interval: Any, *, n: Any, percent: bool, noun: str = "items", signed: bool = False) -> str:
+    """A ``<td>`` for an interval, sortable by its lower bound."""
+    sort = esc(repr(interval[0])) if is_interval(interval) and not needs_more(interval, n) else ""
+    return (f'<td class="num" data-sort="{sort}">'
+            f"{interval_text(interval, n=n, percent=percent, noun=noun, signed=signed)}</td>")
 
 
 def num_cell(value: Any, *, percent: bool, signed: bool = False, cls: str = "num") -> str:
@@ -107,9 +146,9 @@ def count_cell(value: Any) -> str:
 
 
 def text_cell(value: Any, *, cls: str = "") -> str:
-    """A ``<td>`` holding escaped text."""
+    """A ``<td>`` holding the text, hidden characters in code-point boxes."""
     attr = f' class="{cls}"' if cls else ""
-    return f"<td{attr}>{esc(value)}</td>"
+    return f"<td{attr}>{show('' if value is None else str(value))}</td>"
 
 
 def shown_note(shown: int, total: int, noun: str) -> str:

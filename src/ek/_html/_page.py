@@ -12,6 +12,7 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any, Optional, Sequence
 
+from ek._html._chars import show
 from ek._html._format import esc, fmt_count, shown_note
 
 _CSS = """
@@ -52,6 +53,14 @@ ins{text-decoration:underline;text-decoration-thickness:2px;background:var(--goo
 .op-sub del{background:none}.op-sub ins{background:none}
 .op-sub del::after{content:"\\2192";color:#7a5d00;text-decoration:none;display:inline-block;padding:0 1px}
 .fold{color:var(--muted);background:var(--soft);padding:0 4px;border-radius:3px}
+.cp{display:inline-block;font:600 10px/1.35 ui-monospace,"DejaVu Sans Mono",monospace;color:#3b3f99;background:#eceefe;border:1px solid #8c91d9;border-radius:3px;padding:0 2px;margin:0 1px;vertical-align:1px;white-space:nowrap}
+del>.cp{text-decoration:line-through;border-color:var(--bad)}ins>.cp{border-bottom:3px solid var(--good)}
+td,li,.stat .value,dd{unicode-bidi:isolate}
+.needs-more{color:var(--muted);font-style:italic;font-size:13px}
+.warn{border-left:4px solid #a07a00;background:var(--sub-bg);padding:6px 10px;margin:10px 0;max-width:900px}
+dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:6px 0}
+dl.meta dt{color:var(--muted)}dl.meta dd{margin:0;font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12px;overflow-wrap:anywhere}
+tbody.all td{font-weight:600;background:var(--soft)}
 .legend{font-size:12px;color:var(--muted)}
 .note{color:var(--muted);font-size:12px}
 .truncated{font-weight:600}
@@ -85,7 +94,7 @@ _JS = """
   }
   function sortBy(table, th, col) {
     var asc = th.getAttribute("aria-sort") !== "ascending";
-    var body = table.tBodies[0];
+    var body = table.tBodies[table.tBodies.length - 1];  // a pinned first body (the "all" row) stays put
     var rows = Array.prototype.map.call(body.rows, function (r, i) {
       return {r: r, k: key(r.cells[col]), i: i};
     });
@@ -114,7 +123,7 @@ _JS = """
     var table = document.getElementById(input.getAttribute("data-table"));
     input.addEventListener("input", function () {
       var q = input.value.trim().toLowerCase();
-      Array.prototype.forEach.call(table.tBodies[0].rows, function (r) {
+      Array.prototype.forEach.call(table.tBodies[table.tBodies.length - 1].rows, function (r) {
         r.hidden = q !== "" && r.textContent.toLowerCase().indexOf(q) < 0;
       });
     });
@@ -144,16 +153,21 @@ def page(title: str, subtitle: str, sections: Sequence[tuple[str, str, str]]) ->
 
 
 def table(table_id: str, headers: Sequence[str], rows: Sequence[str], *, sort_col: Optional[int] = None,
-          descending: bool = False, filter_hint: str = "") -> str:
-    """A sortable table; ``rows`` are finished ``<tr>`` strings, ``sort_col`` marks the initial order."""
+          descending: bool = False, filter_hint: str = "", pinned: str = "") -> str:
+    """A sortable table; ``rows`` are finished ``<tr>`` strings, ``sort_col`` marks the initial order.
+
+    ``pinned`` (a finished ``<tr>``, e.g. the "all" row) goes in a body of its own
+    above the rows and stays first whatever the sorting.
+    """
     cells = []
     for i, h in enumerate(headers):
         attr = f' aria-sort="{"descending" if descending else "ascending"}"' if i == sort_col else ""
         cells.append(f'<th scope="col"{attr}>{esc(h)}</th>')
     search = (f'<input type="search" class="filter" data-table="{esc(table_id)}" '
               f'placeholder="{esc(filter_hint)}" aria-label="{esc(filter_hint)}">' if filter_hint else "")
+    first = f'<tbody class="all">{pinned}</tbody>' if pinned else ""
     return (f'{search}<table class="sortable" id="{esc(table_id)}"><thead><tr>{"".join(cells)}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table>')
+            f'{first}<tbody>{"".join(rows)}</tbody></table>')
 
 
 def stat(label: str, value_html: str, *, big: bool = False, attrs: str = "") -> str:
@@ -169,7 +183,7 @@ def id_list(noun: str, ids: Optional[Sequence[Any]], *, limit: int) -> str:
     if not ids:
         return ""
     shown = ids[:limit]
-    lis = "".join(f"<li>{esc(i)}</li>" for i in shown)
+    lis = "".join(f"<li>{show(str(i))}</li>" for i in shown)
     opened = " open" if len(ids) <= 10 else ""
     return (f'<details class="idlist"{opened}><summary>{fmt_count(len(ids))} {esc(noun)}</summary>'
             f'<ul class="ids">{lis}</ul>{shown_note(len(shown), len(ids), "ids")}</details>')

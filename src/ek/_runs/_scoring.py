@@ -138,7 +138,7 @@ def score_cases(cases: list, keys: list, *, metric: Any, options: dict, who: str
 
     When the batch cannot be scored, items are scored one by one to name the
     first that cannot; ``scores`` then holds the items before it. A metric
-    returning NaN for an item is an error naming it too.
+    returning NaN for an item is such an error (`ek.facade.evaluate` refuses it).
     """
     from ek.facade import evaluate  # noqa: PLC0415 - the metrics load with the first scored chunk
 
@@ -147,12 +147,6 @@ def score_cases(cases: list, keys: list, *, metric: Any, options: dict, who: str
         scores, name, error = list(report.scores), report.metric, None
     except (TypeError, ValueError):
         scores, name, error = _one_by_one(cases, keys, metric, options, who)
-    for i, s in enumerate(scores):
-        if s.value != s.value:
-            return scores[:i], name, ValueError(
-                f"{who}: metric {name!r} returned NaN for gold item {keys[i]!r} (prediction "
-                f"{cases[i][0]!r:.60}), which no aggregate can use; fix the metric so it returns a "
-                "number for every item, or leave the item out of the gold set.")
     return scores, name, error
 
 
@@ -162,7 +156,7 @@ def _one_by_one(cases: list, keys: list, metric: Any, options: dict, who: str) -
     scores, name = [], None
     for key, (prediction, reference) in zip(keys, cases):
         try:
-            report = evaluate([(prediction, reference)], metric=metric, **options)
+            report = evaluate([(prediction, reference)], metric=metric, ids=[key], **options)
         except (TypeError, ValueError) as exc:
             hint = ""
             if type(prediction) is not type(reference):

@@ -1,4 +1,4 @@
-"""Array (numpy) versions of the TEDS and GriTS engines, for large tables.
+"""Array (numpy) versions of the TEDS and GriTS engines, for all but the smallest tables.
 
 `ek.metrics._table_scoring` holds the pure-Python engines and explains the
 programmes; this module computes the same numbers with one array operation

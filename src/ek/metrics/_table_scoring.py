@@ -2,9 +2,10 @@
 
 `ek.metrics.tables` turns `Table` s into rows of cells or grids of values and
 calls `teds_distance` and `grid_overlap`, which pick an engine: the pure
-Python one below for small tables (and when numpy is missing), the array one
-in `ek.metrics._table_arrays` for large tables. Both compute the same numbers
-(the tests run both on the same cases); without numpy, work past
+Python one below for tables of a few cells (and when numpy is missing), the
+array one in `ek.metrics._table_arrays` from ``_ARRAY_MIN_WORK`` on (about
+6x5 cells against 6x5, where it was measured to overtake). Both compute the
+same numbers (the tests run both on the same cases); without numpy, work past
 ``_PYTHON_MAX_WORK`` asks for the ``metrics`` extra instead of running for
 minutes. Text costs are integer edit counts divided once in float64, so TEDS
 matches ``apted`` to the last few bits.
@@ -59,8 +60,9 @@ RenameMatrix = Callable[[list[Any], list[Any]], Sequence[Sequence[float]]]
 
 _INF = float("inf")
 # Work (product of the two sizes) up to which the pure-Python engine is used even
-# with numpy at hand (it is faster there), and past which it is never used.
-_ARRAY_MIN_WORK = 20_000
+# with numpy at hand (it is faster there: about 5x4 cells against 5x4), and past
+# which it is never used.
+_ARRAY_MIN_WORK = 600
 _PYTHON_MAX_WORK = 1_000_000
 
 
@@ -157,15 +159,18 @@ def rename_matrix(structure_only: bool) -> RenameMatrix:
     else the normalized character edit distance of the texts (0 for TEDS-Struct)."""
 
     def matrix(cells_a: list[Any], cells_b: list[Any]) -> list[list[float]]:
-        texts = None if structure_only else _text_distances([c.text for c in cells_a], [c.text for c in cells_b])
-        out = []
-        for i, a in enumerate(cells_a):
+        if structure_only:
+            out = [[0.0] * len(cells_b) for _ in cells_a]
+        else:
+            out = _text_distances([c.text for c in cells_a], [c.text for c in cells_b])
+        spans_b = [(b.rowspan, b.colspan) for b in cells_b]
+        if len(set(spans_b)) == 1 and all((a.rowspan, a.colspan) == spans_b[0] for a in cells_a):
+            return out  # one span everywhere (no merged cells): no rename costs 1
+        for a, row in zip(cells_a, out):
             spans = (a.rowspan, a.colspan)
-            row = [0.0 if texts is None else texts[i][j] for j in range(len(cells_b))]
-            for j, b in enumerate(cells_b):
-                if (b.rowspan, b.colspan) != spans:
+            for j, other in enumerate(spans_b):
+                if other != spans:
                     row[j] = 1.0
-            out.append(row)
         return out
 
     return matrix
@@ -234,7 +239,7 @@ def overlap(gold: Grid, pred: Grid, similarity: Callable[[object, object], float
 
     ``gold`` and ``pred`` are rectangular lists of rows of hashable entries;
     ``similarity`` scores one gold entry against one pred entry, in [0, 1],
-    and is called once per distinct pair.
+    and is called once per pair of distinct values.
     """
     n_rows_g, n_rows_p = len(gold), len(pred)
     if not n_rows_g or not n_rows_p:
@@ -242,28 +247,41 @@ def overlap(gold: Grid, pred: Grid, similarity: Callable[[object, object], float
     n_cols_g, n_cols_p = len(gold[0]), len(pred[0])
     if not n_cols_g or not n_cols_p:
         return 0.0
+    # similarity of each distinct gold value (row) to each distinct pred value (column)
+    gold_values, gold_codes = _codes(gold)
+    pred_values, pred_codes = _codes(pred)
+    table = [[similarity(g, p) for p in pred_values] for g in gold_values]
     # reward[i][k][j][l]: gold (i, j) against pred (k, l)
-    cache: dict[tuple[object, object], float] = {}
-
-    def sim(a: object, b: object) -> float:
-        key = (a, b)
-        value = cache.get(key)
-        if value is None:
-            value = cache[key] = similarity(a, b)
-        return value
-
-    reward = [
-        [[[sim(g, p) for p in pred[k]] for g in gold[i]] for k in range(n_rows_p)]
-        for i in range(n_rows_g)
-    ]
+    reward = [[[[sims[c] for c in pred_codes[k]] for sims in map(table.__getitem__, gold_codes[i])]
+               for k in range(n_rows_p)] for i in range(n_rows_g)]
 
     def row_score(i: int, k: int) -> float:
-        return align(n_cols_g, n_cols_p, lambda j, l: reward[i][k][j][l])[0]
+        return best_total(reward[i][k])
 
     def col_score(j: int, l: int) -> float:
-        return align(n_rows_g, n_rows_p, lambda i, k: reward[i][k][j][l])[0]
+        return best_total([[reward[i][k][j][l] for k in range(n_rows_p)] for i in range(n_rows_g)])
 
     return aligned_sum(gold, pred, row_score, col_score, lambda i, k, j, l: reward[i][k][j][l])
+
+
+def best_total(rewards: Sequence[Sequence[float]]) -> float:
+    """`align`'s total for the matrix ``rewards[i][j]``, without the matched pairs (one row of memory)."""
+    above = [0.0] * (len(rewards[0]) + 1)
+    for r in rewards:
+        row = [0.0]
+        for j, gain in enumerate(r):
+            best = above[j + 1] if above[j + 1] >= row[j] else row[j]
+            diagonal = above[j] + gain
+            row.append(diagonal if diagonal > best else best)
+        above = row
+    return above[-1]
+
+
+def _codes(grid: Grid) -> tuple[list[object], list[list[int]]]:
+    """The distinct values of ``grid`` in order of appearance, and each position's index into them."""
+    index: dict[object, int] = {}
+    codes = [[index.setdefault(v, len(index)) for v in row] for row in grid]
+    return list(index), codes
 
 
 def aligned_sum(
@@ -290,18 +308,19 @@ def iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
 
 
 def lcs_similarity(a: str, b: str) -> float:
-    """``2 * LCS(a, b) / (len(a) + len(b))``; two empty strings are identical (1.0)."""
-    if not a and not b:
+    """``2 * LCS(a, b) / (len(a) + len(b))``; equal strings (two empty ones too) are identical (1.0)."""
+    if a == b:
         return 1.0
     return 2 * _lcs_length(a, b) / (len(a) + len(b))
 
 
-def _lcs_length(a: str, b: str) -> int:
+def _rapidfuzz_lcs() -> Callable[[str, str], int]:
     try:
-        from rapidfuzz.distance import LCSseq  # core dependency, loaded on first use
+        from rapidfuzz.distance import LCSseq  # core dependency; this module loads on first use
     except ImportError:  # pragma: no cover - rapidfuzz is a core dependency
-        return _py_lcs_length(a, b)
-    return LCSseq.similarity(a, b)
+        return _py_lcs_length
+    length: Callable[[str, str], int] = LCSseq.similarity
+    return length
 
 
 def _py_lcs_length(a: str, b: str) -> int:
@@ -314,5 +333,7 @@ def _py_lcs_length(a: str, b: str) -> int:
         previous = current
     return previous[-1]
 
+
+_lcs_length = _rapidfuzz_lcs()
 
 SIMILARITIES: dict[str, Callable[[Any, Any], float]] = {"content": lcs_similarity, "topology": iou}

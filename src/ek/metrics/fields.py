@@ -6,6 +6,12 @@ negative, and a wrong value is both (the usual slot-error accounting). A
 ``None`` value counts as an absent key. Corpus F1 is micro-averaged: the
 counts are summed over all records and divided once.
 
+Values are equal when Python says so, with two exceptions that keep JSON
+records honest: NaN equals NaN (a record is identical to itself, so two
+copies holding ``NaN`` score F1 1.0), and a bool equals only a bool
+(``true`` is not ``1`` and ``false`` is not ``0``, though ``1`` equals
+``1.0``). The same rules apply inside lists, tuples and dicts, item by item.
+
 Per-field normalizers: with ``grammar=`` a `GraphGrammar`, a field whose
 `FieldSpec` names a ``normalizer`` (a registered normalizer, or several
 joined by ``+``) has both string values passed through it before they are
@@ -109,6 +115,19 @@ class FieldMetric(SummedStatistics):
 def _same(p: Any, g: Any, canon: Optional[Normalizer]) -> bool:
     if canon is not None and isinstance(p, str) and isinstance(g, str):
         return canon(p) == canon(g)
+    return _equal(p, g)
+
+
+def _equal(p: Any, g: Any) -> bool:
+    """``p == g``, except that NaN equals NaN and a bool equals only a bool, all the way down."""
+    if isinstance(p, bool) or isinstance(g, bool):
+        return type(p) is type(g) and p == g
+    if isinstance(p, float) and isinstance(g, float) and p != p:
+        return g != g
+    if isinstance(p, Mapping) and isinstance(g, Mapping):
+        return p.keys() == g.keys() and all(_equal(v, g[k]) for k, v in p.items())
+    if isinstance(p, (list, tuple)) and type(p) is type(g):
+        return len(p) == len(g) and all(_equal(a, b) for a, b in zip(p, g))
     return bool(p == g)
 
 

@@ -19,18 +19,26 @@
   components are in every ``detail`` as sums, and `GritsMetric.report` gives
   each published variant over a corpus.
 
-Both engines are in `ek.metrics._table_scoring`: pure Python for small
-tables, numpy arrays (the ``metrics`` extra) for large ones.
+Both engines are in `ek.metrics._table_scoring`: pure Python for the
+smallest tables (about 5x4 cells) and when numpy is missing, numpy arrays
+(the ``metrics`` extra) for the rest.
 
 Both are written here from the papers: the usual wrapper package pulls in the
 GPL ``Levenshtein``, which ek does not ship.
 
-Size limit: both metrics grow with the product of the two tables' sizes, so
-each table may have at most ``max_cells`` grid positions (rows x columns once
-spans are expanded; 10,000 by default, a 100x100 table). A larger table is
-refused with a ValueError before any work that grows faster than its size;
-raise ``max_cells=`` on the metric to accept the time and memory. Two
-100x100 tables take a few seconds with numpy installed.
+Size limits: both metrics grow with the product of the two tables' sizes,
+so each table may have at most ``max_cells`` grid positions (rows x columns
+once spans are expanded; 10,000 by default, a 100x100 table). With text
+(not ``structure_only``) they also compare each cell's text with the other
+table's cells, work that grows with the product of the two tables' total
+text, so each table may hold at most ``max_chars`` characters of cell text,
+counted at every grid position a cell covers (500,000 by default: 100x100
+cells of 50 characters). At both limits two unrelated tables take about 5 s
+of CPU time with numpy installed; two 100x100 tables of 300-character cells,
+six times the text limit, took 23 s (TEDS) and 113 s (GriTS) before the
+limit. A larger table is refused with a ValueError, naming the limit,
+before any work that grows faster than its size; raise ``max_cells=`` or
+``max_chars=`` on the metric to accept the time and memory.
 
 `Table` is the shared input: rows of logical `Cell` s carrying their spans,
 built from HTML (`Table.from_html`), from a grid of texts (`Table.from_grid`)
@@ -68,6 +76,8 @@ __all__ = ["Cell", "GritsMetric", "Table", "TedsMetric"]
 
 # The most grid positions (rows x columns, spans expanded) a table may have by default.
 _DEFAULT_MAX_CELLS = 10_000
+# The most characters of cell text (at every grid position a cell covers) a table may hold by default.
+_DEFAULT_MAX_CHARS = 500_000
 
 
 @dataclass(frozen=True)
@@ -284,9 +294,23 @@ def _too_large(label: str, n_rows: int, n_cols: int, max_cells: int) -> ValueErr
     )
 
 
-def _check_max_cells(owner: str, max_cells: Any) -> None:
-    if isinstance(max_cells, bool) or not isinstance(max_cells, int) or max_cells < 1:
-        raise ValueError(f"{owner} max_cells must be an int >= 1, got {max_cells!r}.")
+def _check_limits(owner: str, max_cells: Any, max_chars: Any) -> None:
+    for name, value in (("max_cells", max_cells), ("max_chars", max_chars)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{owner} {name} must be an int >= 1, got {value!r}.")
+
+
+def _check_text(layout: _Layout, *, max_chars: int, label: str) -> None:
+    """Refuse a table holding more than ``max_chars`` characters of cell text, counted per grid position."""
+    chars = sum(len(cell.text) * cell.rowspan * cell.colspan for cell, _, _ in layout.placed)
+    if chars > max_chars:
+        raise ValueError(
+            f"{label} holds {chars} characters of cell text (counted at every grid position a cell covers), "
+            f"over the limit of max_chars={max_chars}; the table metrics compare each cell's text with the "
+            "other table's cells, work that grows with the product of the two tables' text. Score the "
+            "structure alone (structure_only=True), score smaller tables (split this one), or raise "
+            "max_chars= on the metric if you accept the time."
+        )
 
 
 # --------------------------------------------------------------------------
@@ -313,6 +337,9 @@ class TedsMetric(SummedStatistics):
         canonicalizer: optional ``str -> str`` applied to cell texts first.
         max_cells: the most grid positions either table may have (see the
             module docstring); larger tables raise ValueError.
+        max_chars: the most characters of cell text either table may hold
+            (see the module docstring; not checked with ``structure_only``);
+            more raise ValueError.
 
     ``detail`` holds ``distance`` (the tree edit distance), ``max_distance``
     (the larger tree's node count, which the distance exceeds only when a
@@ -324,9 +351,10 @@ class TedsMetric(SummedStatistics):
     structure_only: bool = field(default=False, kw_only=True)
     canonicalizer: Optional[Normalizer] = field(default=None, kw_only=True)
     max_cells: int = field(default=_DEFAULT_MAX_CELLS, kw_only=True)
+    max_chars: int = field(default=_DEFAULT_MAX_CHARS, kw_only=True)
 
     def __post_init__(self) -> None:
-        _check_max_cells("TedsMetric", self.max_cells)
+        _check_limits("TedsMetric", self.max_cells, self.max_chars)
 
     higher_is_better = True
     statistics = ("similarity", "n")
@@ -340,8 +368,9 @@ class TedsMetric(SummedStatistics):
     def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
         """TEDS of ``pred`` against ``gold`` (Tables, HTML strings or grids)."""
         pred_t, gold_t = Table.coerce(pred), Table.coerce(gold)
-        _layout(pred_t, max_cells=self.max_cells, label="the pred table")
-        _layout(gold_t, max_cells=self.max_cells, label="the gold table")
+        chars = None if self.structure_only else self.max_chars
+        _within_limits(pred_t, self.max_cells, chars, "the pred table")
+        _within_limits(gold_t, self.max_cells, chars, "the gold table")
         canon = None if self.structure_only else self.canonicalizer
         from ek.metrics import _table_scoring as _scoring  # noqa: PLC0415 - loaded on first use
 
@@ -397,6 +426,9 @@ class GritsMetric(SummedStatistics):
         canonicalizer: optional ``str -> str`` applied to cell texts first.
         max_cells: the most grid positions either table may have (see the
             module docstring); larger tables raise ValueError.
+        max_chars: the most characters of cell text either table may hold
+            (see the module docstring; not checked with ``structure_only``);
+            more raise ValueError.
 
     ``detail`` holds sums that pool over a corpus: ``overlap_top`` (summed
     topology similarity over the aligned positions), ``overlap_con`` (summed
@@ -409,9 +441,10 @@ class GritsMetric(SummedStatistics):
     structure_only: bool = field(default=False, kw_only=True)
     canonicalizer: Optional[Normalizer] = field(default=None, kw_only=True)
     max_cells: int = field(default=_DEFAULT_MAX_CELLS, kw_only=True)
+    max_chars: int = field(default=_DEFAULT_MAX_CHARS, kw_only=True)
 
     def __post_init__(self) -> None:
-        _check_max_cells("GritsMetric", self.max_cells)
+        _check_limits("GritsMetric", self.max_cells, self.max_chars)
 
     higher_is_better = True
     statistics = _GRITS_SUMS
@@ -426,8 +459,9 @@ class GritsMetric(SummedStatistics):
         """GriTS F1 of ``pred`` against ``gold`` (Tables, HTML strings or grids)."""
         from ek.metrics import _table_scoring as _scoring  # noqa: PLC0415 - loaded on first use
 
-        pred_l = _layout(Table.coerce(pred), max_cells=self.max_cells, label="the pred table")
-        gold_l = _layout(Table.coerce(gold), max_cells=self.max_cells, label="the gold table")
+        chars = None if self.structure_only else self.max_chars
+        pred_l = _within_limits(Table.coerce(pred), self.max_cells, chars, "the pred table")
+        gold_l = _within_limits(Table.coerce(gold), self.max_cells, chars, "the gold table")
         top = _scoring.grid_overlap(_topology_grid(gold_l), _topology_grid(pred_l), kind="topology")
         detail: dict[str, Any] = {"overlap": top, "overlap_top": top}
         if not self.structure_only:
@@ -469,6 +503,14 @@ class GritsMetric(SummedStatistics):
                 p, r, f1 = prf(totals[key], totals["pred_cells"], totals["gold_cells"])
                 out[variant] = {"precision": p, "recall": r, "f1": f1}
         return out
+
+
+def _within_limits(table: Table, max_cells: int, max_chars: Optional[int], label: str) -> _Layout:
+    """``table``'s layout, refused past ``max_cells`` positions or ``max_chars`` characters (None: unchecked)."""
+    layout = _layout(table, max_cells=max_cells, label=label)
+    if max_chars is not None:
+        _check_text(layout, max_chars=max_chars, label=label)
+    return layout
 
 
 def _is_table(obj: Any) -> bool:

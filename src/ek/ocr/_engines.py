@@ -6,6 +6,15 @@ form. `installed_engines` and `check_engine` ask ocracy what can run here,
 adding the one thing ocracy's own probe skips: a local engine's system binary
 (the ``tesseract`` executable behind ``pytesseract``).
 
+`check_engine` is the one judge of readiness: its ``state`` is ``"ready"``
+(it can run now), ``"installed, not configured"`` (a cloud engine whose
+package is installed but whose credential variable is not set),
+``"not installed"`` (its Python package or system program is missing),
+``"not ready"`` (ocracy says it cannot run, for another reason) or
+``"unknown"`` (no such engine). ``ek engines`` lists each installed engine
+with that state, so only ``"ready"`` ones are shown as usable, and
+``ek check`` exits 2 unless the state is ``"ready"``.
+
 ocracy is imported inside the functions only; without it `installed_engines`
 raises `MissingExtraError` and `check_engine` reports the install line.
 """
@@ -13,6 +22,8 @@ raises `MissingExtraError` and `check_engine` reports the install line.
 from __future__ import annotations
 
 import difflib
+import os
+import re
 import shutil
 from typing import Any, Optional
 
@@ -22,6 +33,9 @@ from ek.ocr.profiles import profile
 
 # Local engines whose Python package only wraps a program that must be on PATH.
 _SYSTEM_BINARIES = {"tesseract": "tesseract"}
+
+# ocracy writes each credential as "export NAME  (get a key: URL)".
+_EXPORT = re.compile(r"\s*export\s+([A-Za-z_][A-Za-z0-9_]*)")
 
 # How to get each system binary, per platform (ocracy's recipes say the same;
 # this copy is used when ocracy itself is missing).
@@ -88,19 +102,22 @@ def installed_engines() -> list[str]:
 def check_engine(engine: str) -> dict:
     """What ``engine`` needs to run here, as a dict; an unknown or missing engine is reported, not raised.
 
-    Keys: ``engine`` (ocracy's id), ``ok`` (it can run now), ``known`` (ocracy
-    ships a facade for it), ``package`` (its Python package imports),
-    ``binary`` (the system program's path, or None; only for engines that need
-    one), ``credentials`` (environment variables a remote engine reads),
-    ``profile`` (`ek.ocr.profile`) and ``hint`` (what to do next).
+    Keys: ``engine`` (ocracy's id), ``ok`` (it can run now), ``state`` (see
+    the module docstring), ``known`` (ocracy ships a facade for it),
+    ``package`` (its Python package imports), ``binary`` (the system
+    program's path, or None; only for engines that need one),
+    ``credentials`` (environment variables a remote engine reads),
+    ``profile`` (`ek.ocr.profile`) and ``hint``: that it is ready, or why it
+    is not and the commands that fix it.
     """
     if not isinstance(engine, str):
         raise TypeError(f"check_engine() takes an engine id such as 'tesseract', got {type(engine).__name__}.")
     if not engine.strip():
         raise ValueError("check_engine() got an empty engine id; name one, e.g. 'tesseract' (see `ek engines`).")
     cid = canonical_id(engine)
-    report: dict[str, Any] = {"engine": cid, "ok": False, "known": None, "package": None,
-                              "binary": None, "credentials": [], "profile": profile(cid), "hint": ""}
+    report: dict[str, Any] = {"engine": cid, "ok": False, "state": "not installed", "known": None,
+                              "package": None, "binary": None, "credentials": [], "profile": profile(cid),
+                              "hint": ""}
     if not is_installed("ocracy"):
         steps = [install_hint("ocr")] + _system_steps(cid)
         report["hint"] = "OCR engines run through ocracy, which is not installed. Run: " + " ; ".join(steps)
@@ -108,32 +125,52 @@ def check_engine(engine: str) -> dict:
     try:
         cid = resolve_engine_id(engine)
     except KeyError as exc:
-        report.update(known=False, hint=exc.args[0])
+        report.update(known=False, state="unknown", hint=exc.args[0])
         return report
     import ocracy  # noqa: PLC0415 - optional, present (checked above)
 
     req = ocracy.requirements(cid)
-    absent = missing_binary(cid)
-    set_up = bool(ocracy.is_set_up(cid))
-    report.update(known=True, package=bool(req.available),
+    report.update(known=True, package=bool(req.available), binary=_program_path(cid),
                   credentials=list(req.credentials) if req.is_remote else [])
-    report["binary"] = _program_path(cid)
-    report["ok"] = set_up and absent is None
-    if report["ok"]:
-        report["hint"] = f"{cid!r} is ready to run."
-        return report
-    steps = []
+    report.update(_readiness(cid, req, bool(ocracy.is_set_up(cid)), missing_binary(cid)))
+    return report
+
+
+def _readiness(cid: str, req: Any, set_up: bool, absent: Optional[str]) -> dict[str, Any]:
+    """``ok``, ``state`` and ``hint`` (why not, and the fix) from ocracy's requirements of ``cid``."""
+    if set_up and absent is None:
+        return {"ok": True, "state": "ready", "hint": f"{cid!r} is ready to run."}
+    reasons, steps = [], []
     if absent is not None:
+        reasons.append(f"the {absent!r} program it runs is not on PATH")
         steps.extend(req.system or _system_steps(cid))
     if not req.available:
+        reasons.append("its Python package is not installed")
         steps.append(req.pip_command)
-    if not set_up and req.is_remote:
+    if req.is_remote and not set_up:
+        variables = _unset_credentials(req.credentials) or [_variable(c) for c in req.credentials]
+        if variables:
+            reasons.append(f"its credential {' or '.join(variables)} is not set")
         steps.extend(req.credentials)
-    if steps:
-        report["hint"] = f"{cid!r} is not ready. Run: " + " ; ".join(steps)
+    if absent is not None or not req.available:
+        state = "not installed"
+    elif req.is_remote and not set_up:
+        state = "installed, not configured"
     else:
-        report["hint"] = f"{cid!r} is not ready; see ocracy.requirements({cid!r}).instructions()."
-    return report
+        state = "not ready"
+    why = "; ".join(reasons) or "ocracy says it cannot run here"
+    fix = "Run: " + " ; ".join(steps) if steps else f"See ocracy.requirements({cid!r}).instructions()."
+    return {"ok": False, "state": state, "hint": f"{cid!r} is not ready: {why}. {fix}"}
+
+
+def _variable(credential: str) -> str:
+    """The environment variable in one of ocracy's ``"export NAME  (get a key: ...)"`` lines."""
+    m = _EXPORT.match(credential)
+    return m.group(1) if m else credential.strip()
+
+
+def _unset_credentials(credentials: list[str]) -> list[str]:
+    return [v for v in map(_variable, credentials) if not os.environ.get(v)]
 
 
 def _system_steps(engine_id: str) -> list[str]:

@@ -5,36 +5,36 @@ edges ``i * (1 / n_bins)``. A probability on an interior edge falls in the
 lower bin (bins are ``[0, e1], (e1, e2], ...``), the convention of
 scikit-learn's ``calibration_curve``. Each bin carries three sums (count,
 summed confidence, number correct), so bins from disjoint batches add.
+
+Confidences must be probabilities: a NaN, an infinity or a value outside
+[0, 1] is refused, naming its position and value. Skipping or clamping it
+would measure the calibration of other numbers than the ones given (a
+``conf`` of 5 read from a file is a fault of the file, not a confidence of 1).
 """
 
 from __future__ import annotations
 
-import math
 from bisect import bisect_left
 from typing import Any
 
-from ek.qe._checks import labels, numpy_or_none, scores
+from ek.qe._checks import labels, numpy_or_none, probabilities
 
 
 def bin_sums(probs: Any, correct: Any, *, n_bins: int, owner: str) -> tuple[list, list, list]:
-    """``(count, sum_confidence, n_correct)`` per bin after cleaning the inputs.
-
-    Non-finite probabilities are skipped, out-of-range ones are clamped into
-    ``[0, 1]``.
+    """``(count, sum_confidence, n_correct)`` per bin after checking the inputs.
 
     Raises:
-        ValueError: ``n_bins`` < 1, mismatched lengths, or no finite probability.
+        ValueError: ``n_bins`` < 1, mismatched lengths, no probability, or a
+            probability that is NaN, infinite or outside [0, 1].
     """
     if isinstance(n_bins, bool) or not isinstance(n_bins, int) or n_bins < 1:
         raise ValueError(f"{owner} n_bins must be a positive int, got {n_bins!r}.")
     np = numpy_or_none()
-    p = scores(probs, what=f"{owner} probs", np=np, allow_nonfinite=True)
+    p = probabilities(probs, what=f"{owner} probs", np=np)
     y = labels(correct, len(p), what=f"{owner} correct", np=np)
+    if len(p) == 0:
+        raise ValueError(f"{owner} got no probabilities; pass at least one (prob, correct) pair.")
     if np is not None:
-        keep = np.isfinite(p)
-        p, y = np.clip(p[keep], 0.0, 1.0), y[keep]
-        if len(p) == 0:
-            _no_rows(owner)
         edges = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
         ids = np.searchsorted(edges, p, side="left")
         count = np.bincount(ids, minlength=n_bins)
@@ -46,18 +46,11 @@ def bin_sums(probs: Any, correct: Any, *, n_bins: int, owner: str) -> tuple[list
     count_py = [0] * n_bins
     conf_py = [0.0] * n_bins
     hits_py = [0.0] * n_bins
-    seen = False
     for v, c in zip(p, y):
-        if not math.isfinite(v):
-            continue
-        seen = True
-        v = min(max(v, 0.0), 1.0)
         b = bisect_left(edges_py, v)
         count_py[b] += 1
         conf_py[b] += v
         hits_py[b] += 1.0 if c else 0.0
-    if not seen:
-        _no_rows(owner)
     return count_py, conf_py, hits_py
 
 
@@ -79,9 +72,3 @@ def curve_from_sums(count: list, conf: list, hits: list) -> list[dict]:
         if n
     ]
 
-
-def _no_rows(owner: str) -> None:
-    raise ValueError(
-        f"{owner} got no finite probabilities; pass at least one (prob, correct) pair "
-        "with a finite prob."
-    )

@@ -269,7 +269,8 @@ def cross_field_validator(
     return CrossFieldValidator(predicate, message, names, layer)
 
 
-def ordering_validator(keys: Iterable[str], *, strict: bool = True, layer: str = "cross_field") -> Layer:
+def ordering_validator(keys: Iterable[str], *, strict: bool = True, layer: str = "cross_field",
+                       dayfirst: Optional[bool] = True) -> Layer:
     """Flag a record whose values at ``keys`` are out of ascending order.
 
     The date and sequence check: ``start`` before ``end``, ``issued`` before
@@ -287,19 +288,31 @@ def ordering_validator(keys: Iterable[str], *, strict: bool = True, layer: str =
       8601 strings ``YYYY-MM-DD``, optionally with ``THH:MM[:SS[.ffffff]]``
       (a space may replace the ``T``) and ``Z`` or ``+HH:MM``. A date is the
       midnight that starts it; a time with an offset is compared only with
-      another that has one. Other date spellings (``02/05/2024``) are text;
+      another that has one;
+    * dates written with the day and the month before a four-digit year,
+      ``DD/MM/YYYY``, ``DD.MM.YYYY`` or ``DD-MM-YYYY`` (one separator
+      throughout; one or two digits for the day and the month). Which of the
+      two numbers is the day: a date only one reading fits (``25/12/2024``,
+      ``12/25/2024``) is read that way, and it decides for the other dates
+      of the record; when none does (or two disagree), ``dayfirst`` decides:
+      True (the default) reads ``02/05/2024`` as 2 May, False as February 5,
+      and None leaves such a date unread, so its pairs are skipped. Other
+      spellings (``2 May 2024``, two-digit years) are text;
     * any other strings as text. A number next to a date, or text next to
       either, cannot be compared, and the pair is skipped.
 
     Raises:
         ValueError: fewer than two keys.
-        TypeError: when run on something that is not a mapping.
+        TypeError: ``dayfirst`` that is not True, False or None; when run,
+            a record that is not a mapping.
 
     >>> check = ordering_validator(["issued", "due"])
     >>> [f.message for f in check({"issued": "2024-05-02", "due": "2024-04-30"})]
     ["issued ('2024-05-02') is not before due ('2024-04-30')"]
     >>> [f.message for f in ordering_validator(["min", "max"])({"min": "10", "max": "9"})]
     ["min ('10') is not before max ('9')"]
+    >>> [f.message for f in check({"issued": "02/05/2024", "due": "30/04/2024"})]
+    ["issued ('02/05/2024') is not before due ('30/04/2024')"]
     """
     names = (keys,) if isinstance(keys, str) else tuple(keys)
     if len(names) < 2:
@@ -307,4 +320,9 @@ def ordering_validator(keys: Iterable[str], *, strict: bool = True, layer: str =
             f"ordering_validator() needs at least two keys to compare, got {list(names)!r}; "
             "pass them in the order they must ascend, e.g. ['start', 'end']."
         )
-    return OrderingValidator(names, bool(strict), layer)
+    if dayfirst is not None and not isinstance(dayfirst, bool):
+        raise TypeError(
+            f"ordering_validator() dayfirst must be True, False or None, got {dayfirst!r}; True reads "
+            "02/05/2024 as 2 May, False as February 5, None leaves such dates unread."
+        )
+    return OrderingValidator(names, bool(strict), layer, dayfirst)

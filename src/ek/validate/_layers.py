@@ -28,6 +28,7 @@ __all__ = [
     "SurprisalValidator",
     "field_of",
     "order_key",
+    "record_dayfirst",
 ]
 
 _EPS = 1e-12  # float slack when comparing a similarity with its threshold
@@ -205,6 +206,7 @@ class OrderingValidator:
     keys: tuple
     strict: bool = True
     layer: str = "cross_field"
+    dayfirst: Optional[bool] = True
 
     def __call__(self, record: Any, *, spec: Optional[FieldSpec] = None) -> list[Finding]:
         getter = getattr(record, "get", None)
@@ -213,11 +215,13 @@ class OrderingValidator:
                 f"ordering_validator({list(self.keys)!r}) checks a record (a mapping of field to "
                 f"value), got a {type_name(record)}; run it on the whole record, not on one field."
             )
-        present = [(k, getter(k)) for k in self.keys]
-        present = [(k, v, order_key(v)) for k, v in present if v is not None]
+        values = [(k, getter(k)) for k in self.keys]
+        values = [(k, v) for k, v in values if v is not None]
+        dayfirst = record_dayfirst((v for _, v in values), self.dayfirst)
+        present = [(k, v, order_key(v, dayfirst=dayfirst)) for k, v in values]
         out = []
         for (ka, a, oa), (kb, b, ob) in zip(present, present[1:]):
-            if oa[0] != ob[0]:  # a number and a date, say: not comparable, nothing to say
+            if oa[0] != ob[0] or oa[0] == "ambiguous":  # a number and a date, say: nothing to say
                 continue
             try:
                 wrong = oa[1] >= ob[1] if self.strict else oa[1] > ob[1]
@@ -235,10 +239,12 @@ _ISO_DATE = re.compile(
     r"(?:[T ](?P<H>[0-9]{2}):(?P<M>[0-9]{2})(?::(?P<S>[0-9]{2})(?:[.,](?P<f>[0-9]{1,6})[0-9]*)?)?"
     r"(?P<tz>Z|[+-][0-9]{2}:?[0-9]{2})?)?"
 )
+# A day, a month and a four-digit year, in either order of day and month, one separator throughout.
+_NUMERIC_DATE = re.compile(r"(?P<a>[0-9]{1,2})(?P<sep>[./-])(?P<b>[0-9]{1,2})(?P=sep)(?P<y>[0-9]{4})")
 _NUMERIC = re.compile(r"[+-]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
-def order_key(value: Any) -> tuple[str, Any]:
+def order_key(value: Any, *, dayfirst: Optional[bool] = True) -> tuple[str, Any]:
     """``(kind, comparable)`` for `OrderingValidator`: numbers, then dates and times, then the rest.
 
     * ``"number"``: an int, float or `decimal.Decimal` (not a bool), or a string
@@ -248,7 +254,13 @@ def order_key(value: Any) -> tuple[str, Any]:
       string ``YYYY-MM-DD``, optionally followed by ``T`` (or a space)
       ``HH:MM[:SS[.ffffff]]`` and ``Z`` or an offset ``+HH:MM``. A date counts
       as the midnight that starts it; a time with an offset only compares
-      with another that has one.
+      with another that has one. Also a date written ``DD/MM/YYYY``,
+      ``DD.MM.YYYY`` or ``DD-MM-YYYY`` (one or two digits for the day and the
+      month), read day first when ``dayfirst`` is True and month first when
+      it is False; a value only one reading makes a date of (``25/12/2024``)
+      is read that way whatever ``dayfirst`` says.
+    * ``"ambiguous"``: with ``dayfirst=None``, a date both readings fit
+      (``02/05/2024``); it is compared with nothing.
     * ``"text"`` for any other string (compared as text), else ``"other"``.
     """
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
@@ -263,9 +275,11 @@ def order_key(value: Any) -> tuple[str, Any]:
         s = value.strip()
         if _NUMERIC.fullmatch(s):
             return "number", Decimal(s.replace("_", ""))
-        when = _iso_time(s)
+        when = _iso_time(s) or _numeric_date(s, dayfirst)
         if when is not None:
             return "time", when
+        if dayfirst is None and _numeric_date(s, True) is not None:
+            return "ambiguous", value
         return "text", value
     return "other", value
 
@@ -288,6 +302,45 @@ def _iso_time(s: str) -> Optional[datetime]:
                         int(g["S"] or 0), int((g["f"] or "0").ljust(6, "0")), tzinfo=tz)
     except ValueError:  # month 13, February 30, an offset of 24 hours or more
         return None
+
+
+def record_dayfirst(values: Iterable[Any], default: Optional[bool]) -> Optional[bool]:
+    """Whether a record's ``DD/MM/YYYY``-style dates put the day first.
+
+    Dates only one reading fits decide: a first number above 12
+    (``25/12/2024``) says day first, a second one above 12 (``12/25/2024``)
+    month first. With no such date, or dates that say both, ``default``.
+    """
+    said = set()
+    for value in values:
+        m = _NUMERIC_DATE.fullmatch(value.strip()) if isinstance(value, str) else None
+        if m is not None:
+            a, b = int(m["a"]), int(m["b"])
+            if a > 12 >= b:
+                said.add(True)
+            elif b > 12 >= a:
+                said.add(False)
+    return said.pop() if len(said) == 1 else default
+
+
+def _numeric_date(s: str, dayfirst: Optional[bool]) -> Optional[datetime]:
+    """The midnight of a ``DD/MM/YYYY``-style date (see `order_key`), or None."""
+    m = _NUMERIC_DATE.fullmatch(s)
+    if m is None:
+        return None
+    a, b, year = int(m["a"]), int(m["b"]), int(m["y"])
+    readings = []
+    for day, month in ((a, b), (b, a)):
+        try:
+            readings.append(datetime(year, month, day))
+        except ValueError:  # month 13, 31 June
+            readings.append(None)
+    day_first, month_first = readings
+    if day_first is None or month_first is None or day_first == month_first:
+        return day_first or month_first
+    if dayfirst is None:
+        return None
+    return day_first if dayfirst else month_first
 
 
 def field_of(field_name: str, spec: Optional[FieldSpec]) -> str:
