@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ek._words
-from ek._words import segments, unicode_words
+from ek._words import segments, unicode_words, unicode_words_by_line
 
 uniseg_wordbreak = pytest.importorskip("uniseg.wordbreak")
 
@@ -87,3 +87,10 @@ def test_a_text_made_only_of_separators_has_no_words():
     text = "".join(ch for ch in TRICKY if unicodedata.category(ch)[0] in "MPZS" or unicodedata.category(ch) in ("Cc", "Cf"))
     assert unicode_words(text) == []
     assert "".join(segments(text)) == text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=TRICKY.replace("\n", "").replace("\r", ""), max_size=8), max_size=5))
+def test_words_by_line_equal_the_words_of_each_line(lines):
+    lines = [part for line in lines for part in line.splitlines()] or lines  # no line holds a break
+    assert unicode_words_by_line(lines) == [unicode_words(line) for line in lines]

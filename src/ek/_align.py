@@ -54,7 +54,7 @@ from collections import Counter
 from typing import Iterable, NamedTuple, Optional, Sequence
 
 from ek._util import import_optional
-from ek._words import unicode_words
+from ek._words import unicode_words, unicode_words_by_line
 
 __all__ = ["Op", "UNITS", "align", "align_lines", "confusion_table", "confusions", "graphemes", "split_units"]
 
@@ -126,8 +126,11 @@ def align_lines(
     [(0, 0), (1, None), (2, 1)]
     """
     joiner = _JOINERS.get(unit, "")
-    p_units = [split_units(line, unit) for line in pred_lines]
-    g_units = [split_units(line, unit) for line in gold_lines]
+    if unit == "unicode_word":  # one pass over all lines
+        p_units, g_units = unicode_words_by_line(pred_lines), unicode_words_by_line(gold_lines)
+    else:
+        p_units = [split_units(line, unit) for line in pred_lines]
+        g_units = [split_units(line, unit) for line in gold_lines]
     guide = _guide(pred_lines, gold_lines) if (len(gold_lines) + 1) * (len(pred_lines) + 1) > _FULL else None
     steps = []
     for gi, pi in _pair_lines(p_units, g_units, guide):

@@ -52,11 +52,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Any
+from itertools import accumulate
+from typing import Any, Sequence
 
 from ek._util import import_optional
 
-__all__ = ["segments", "unicode_words"]
+__all__ = ["segments", "unicode_words", "unicode_words_by_line"]
 
 # Word_Break values and their one-letter codes. An Extended_Pictographic
 # character gets its own code ("P", or "a" for the few that are ALetter), and
@@ -122,6 +123,29 @@ def unicode_words(text: str) -> list[str]:
     _learn(text)
     keep = text.translate(_KEEP)
     return [text[a:b] for a, b in _spans(text) if keep.find("1", a, b) >= 0]
+
+
+def unicode_words_by_line(lines: Sequence[str]) -> list[list[str]]:
+    """`unicode_words` of each line, found in one pass over the lines joined by line breaks.
+
+    A line break is a word boundary on both sides (WB3a, WB3b) and starts
+    anew the rule that extending characters attach to what precedes (WB4),
+    so the words of the joined text are those of the lines, in order.
+    """
+    out: list[list[str]] = [[] for _ in lines]
+    text = "\n".join(lines)
+    if not text:
+        return out
+    _learn(text)
+    keep = text.translate(_KEEP)
+    ends = list(accumulate(len(line) + 1 for line in lines))  # where each line's break ends
+    line = 0
+    for a, b in _spans(text):
+        if keep.find("1", a, b) >= 0:
+            while a >= ends[line]:
+                line += 1
+            out[line].append(text[a:b])
+    return out
 
 
 # ---------------------------------------------------------------------------
