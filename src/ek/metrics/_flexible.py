@@ -60,7 +60,7 @@ def flexible_edits(pred: list[str], gold: list[str], max_error: float) -> tuple[
         dist, k, g1, g2, p1, p2 = found
         edits += dist
         p = pieces.texts[k]
-        pieces.replace(k, [r for r in (p[:p1].strip(), p[p2:].strip()) if r])
+        pieces.replace(k, p[:p1].strip(), p[p2:].strip())
         for side, rest in enumerate((g[:g1].strip(), g[g2:].strip())):
             if rest:
                 heapq.heappush(queue, (-len(rest), arrivals, place + (side,), rest))
@@ -87,85 +87,86 @@ class _Pieces:
         self._n_chars = sum(1 for f in features if len(f) == 1)
         longest = max(map(len, texts), default=0)  # no count exceeds a piece's length
         self._dtype = np.uint8 if longest < 2**8 else np.uint16 if longest < 2**16 else np.int64
-        self._fill(self.texts)
+        self._fill([((k,), t) for k, t in enumerate(self.texts)])
 
     def best(self, g: str, max_error: float) -> Optional[Match]:
         """The match for gold piece ``g``: identical, containing, else best fuzzy window (see the module doc)."""
-        same = self._by_text.get(g)
-        if same:
-            k = min(map(self._slots.index, same))
-            return 0, k, 0, len(g), 0, len(g)
         import numpy as np
 
+        same = self._by_text.get(g)
+        if same:
+            k = self._slots.index(min(same, key=self._place.__getitem__))
+            return 0, k, 0, len(g), 0, len(g)
         bounds = self._bounds(g)  # by slot; -1 for the matched ones
         full = np.flatnonzero(bounds >= 100.0 - _EPS).tolist()  # only these can contain g
-        for k in sorted(map(self._slots.index, full)):
-            at = self.texts[k].find(g)
+        for slot in sorted(full, key=self._place.__getitem__):
+            at = self._text[slot].find(g)
             if at >= 0:
-                return 0, k, 0, len(g), at, at + len(g)
+                return 0, self._slots.index(slot), 0, len(g), at, at + len(g)
         return self._fuzzy(g, bounds, max_error)
 
-    def replace(self, k: int, rests: list[str]) -> None:
-        """Put the unmatched ``rests`` of piece ``k`` in its place."""
+    def replace(self, k: int, left: str, right: str) -> None:
+        """Put the unmatched rests of piece ``k`` (either may be empty) in its place."""
         old = self._slots[k]
         self._by_text[self.texts[k]].remove(old)
         self._alive[old] = False
+        rests = [(self._place[old] + (side,), rest) for side, rest in enumerate((left, right)) if rest]
         if self._n + len(rests) > len(self._sizes):  # out of slots: renumber the unmatched pieces
-            self._fill(self.texts[:k] + rests + self.texts[k + 1:])
-            self.texts[k:k + 1] = rests
-            return
-        new = []
-        for rest in rests:
-            self._add(self._n, rest)
-            new.append(self._n)
-            self._n += 1
-        self._slots[k:k + 1] = new
-        self.texts[k:k + 1] = rests
+            live = [(self._place[i], self._text[i]) for i in self._slots]
+            self._fill(live[:k] + rests + live[k + 1:])
+        else:
+            self._slots[k:k + 1] = [self._add(place, rest) for place, rest in rests]
+        self.texts[k:k + 1] = [rest for _, rest in rests]
 
-    def _fill(self, texts: list[str]) -> None:
-        """Slots 0, 1, ... for ``texts``, with room for a quarter more (matched slots are dead weight)."""
+    def _fill(self, pieces: list[tuple[tuple[int, ...], str]]) -> None:
+        """Slots 0, 1, ... for ``(place, text)`` pieces, with room for a quarter more (matched slots are dead weight)."""
         import numpy as np
 
-        capacity = len(texts) + max(2, len(texts) // 4)
-        self._n = len(texts)
-        self._slots = list(range(len(texts)))  # the slot of the piece at each position
+        capacity = len(pieces) + max(2, len(pieces) // 4)
+        self._n = 0
+        self._text: list[str] = []  # by slot: its text, its place in reading order (a tuple, as gold's)
+        self._place: list[tuple[int, ...]] = []
         self._by_text: dict[str, list[int]] = {}
         self._sizes = np.zeros(capacity, dtype=np.int64)
         self._alive = np.zeros(capacity, dtype=bool)
         self._counts = np.zeros((max(1, len(self._feature)), capacity), dtype=self._dtype)
-        for i, t in enumerate(texts):
-            self._add(i, t)
+        self._slots = [self._add(place, text) for place, text in pieces]  # the slot of the piece at each position
 
-    def _add(self, i: int, text: str) -> None:
+    def _add(self, place: tuple[int, ...], text: str) -> int:
+        """A new slot for ``text``; returns it."""
         import numpy as np
 
+        i = self._n
+        self._n += 1
+        self._text.append(text)
+        self._place.append(place)
         self._sizes[i], self._alive[i] = len(text), True
         self._by_text.setdefault(text, []).append(i)
         rows = list(map(self._feature.__getitem__, _features(text)))
         self._counts[:, i] = np.bincount(rows, minlength=len(self._counts))
+        return i
 
     def _fuzzy(self, g: str, bounds: np.ndarray, max_error: float) -> Optional[Match]:
         from rapidfuzz.fuzz import partial_ratio_alignment
 
         if max_error < 1 and bounds.max() <= 0:
             return None  # no piece shares a character: any window is all edits, beyond max_error
-        best: Optional[tuple[tuple[float, int, int], Any]] = None
+        best: Optional[tuple[float, int, int, Any]] = None  # (score, window, slot, alignment)
         while True:  # pieces in falling order of their bound, until none can reach the best score
             i = int(bounds.argmax())
-            if bounds[i] < 0 or (best is not None and bounds[i] < best[0][0] - _EPS):
+            if bounds[i] < 0 or (best is not None and bounds[i] < best[0] - _EPS):
                 break
             bounds[i] = -2.0  # scored
-            k = self._slots.index(i)
-            a = partial_ratio_alignment(g, self.texts[k])
+            a = partial_ratio_alignment(g, self._text[i])
             if a is None or a.src_end <= a.src_start or a.dest_end <= a.dest_start:
                 continue
-            key = (a.score, max(a.src_end - a.src_start, a.dest_end - a.dest_start), -k)
-            if best is None or key > best[0]:
-                best = (key, a)
+            window = max(a.src_end - a.src_start, a.dest_end - a.dest_start)
+            if (best is None or (a.score, window) > best[:2]
+                    or ((a.score, window) == best[:2] and self._place[i] < self._place[best[2]])):
+                best = (a.score, window, i, a)
         if best is None:
             return None
-        k, a = -best[0][2], best[1]
-        p = self.texts[k]
+        k, p, a = self._slots.index(best[2]), self._text[best[2]], best[3]
         if a.src_end - a.src_start == len(g):  # all of g against a window of p
             dist, p1, p2 = _refine(g, p, a.dest_start, a.dest_end)
             return dist, k, 0, len(g), p1, p2
