@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import ek
 from ek import _bootstrap
-from ek._bootstrap._weights import _keys, _weights, replicate_sums
+from ek._bootstrap._weights import _weights, id_keys, replicate_sums
 from ek.base import Report, Score
 
 CASES = [("ct", "cat", "a"), ("dog", "dog", "a"), ("brd", "bird", "b"), ("fish", "fsh", "b"), ("cow", "cow", "b"),
@@ -28,19 +28,35 @@ CASES = [("ct", "cat", "a"), ("dog", "dog", "a"), ("brd", "bird", "b"), ("fish",
 IDS = [f"doc-{i}" for i in range(len(CASES))]
 
 
-def weights_by_hand(item_id, b):
-    """The weight as the package docstring defines it, written again from the text."""
+MASK = 2**64 - 1
+
+
+def key_by_hand(item_id):
     text = item_id if isinstance(item_id, str) else str(item_id)
-    mask = 2**64 - 1
     key = 0xCBF29CE484222325  # FNV-1a, 64 bits, over the UTF-8 bytes, then the byte count
     for byte in list(text.encode()) + [len(text.encode())]:
-        key = ((key ^ byte) * 0x100000001B3) & mask
-    z = (key + (b // 8 + 1) * 0x9E3779B97F4A7C15) & mask
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
-    z ^= z >> 31
+        key = ((key ^ byte) * 0x100000001B3) & MASK
+    return key
+
+
+def splitmix_by_hand(z):
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+    return z ^ (z >> 31)
+
+
+def weights_by_hand(item_id, b):
+    """The weight as the package docstring defines it, written again from the text."""
+    z = splitmix_by_hand((key_by_hand(item_id) + (b // 8 + 1) * 0x9E3779B97F4A7C15) & MASK)
     u = (z >> (8 * (b % 8))) & 0xFF
     return sum(u >= c for c in (94, 189, 235, 251, 255))
+
+
+def swapped_by_hand(item_id, r):
+    """Whether draw r of the permutation test swaps the item, as ek._bootstrap._permutation defines it."""
+    j, b = divmod(r, 64)
+    z = splitmix_by_hand(((key_by_hand(item_id) ^ 0x5851F42D4C957F2D) + (j + 1) * 0x9E3779B97F4A7C15) & MASK)
+    return (z >> b) & 1
 
 
 # --- the weights --------------------------------------------------------------------------
@@ -49,18 +65,18 @@ def weights_by_hand(item_id, b):
 def test_vectorised_weights_follow_the_documented_definition():
     ids = ["doc-1", "x", "", "naïve", "7", 12345, "a" * 700, "é" * 9]
     expected = [[weights_by_hand(i, b) for b in range(37)] for i in ids]
-    assert _weights(_keys(ids), 37).tolist() == expected
+    assert _weights(id_keys(ids), 37).tolist() == expected
     assert [_bootstrap.weight(i, b) for i in ids for b in range(37)] == sum(expected, [])
 
 
 def test_an_integer_id_hashes_as_its_decimal_text():
-    assert _weights(_keys([7]), 64).tolist() == _weights(_keys(["7"]), 64).tolist()
+    assert _weights(id_keys([7]), 64).tolist() == _weights(id_keys(["7"]), 64).tolist()
     assert _bootstrap.id_text(7) == "7" and _bootstrap.id_text(np.int64(7)) == "7"
     assert _bootstrap.id_text(("a", 1)) == "('a', 1)"
 
 
 def test_weights_are_a_discretised_poisson_with_mean_and_variance_one():
-    w = _weights(_keys([f"item-{i}" for i in range(4000)]), 1000).ravel()
+    w = _weights(id_keys([f"item-{i}" for i in range(4000)]), 1000).ravel()
     counts = Counter(w.tolist())
     expected = {0: 94, 1: 95, 2: 46, 3: 16, 4: 4, 5: 1}
     n = len(w)
@@ -72,7 +88,7 @@ def test_weights_are_a_discretised_poisson_with_mean_and_variance_one():
 
 
 def test_weights_of_items_and_replicates_are_uncorrelated():
-    w = _weights(_keys([f"item-{i}" for i in range(3000)]), 1000).astype(float)
+    w = _weights(id_keys([f"item-{i}" for i in range(3000)]), 1000).astype(float)
     across_items = np.corrcoef(w[:-1].ravel(), w[1:].ravel())[0, 1]
     across_replicates = np.corrcoef(w[:, :-1].ravel(), w[:, 1:].ravel())[0, 1]
     within_a_hash = np.corrcoef(w[:, 0::8].ravel(), w[:, 1::8].ravel())[0, 1]
@@ -91,11 +107,11 @@ def test_replicate_sums_are_exact_for_large_integers_and_floats():
 
 
 def test_the_interval_is_the_same_in_another_process():
-    code = ("import ek, json; r = ek.evaluate([('ct', 'cat'), ('dog', 'dog'), ('bird', 'brd')] * 9, "
-            "metric='cer', ids=[f'd{i}' for i in range(27)]); print(json.dumps(r.interval()))")
+    code = ("import ek, json; r = ek.evaluate([('ct', 'cat'), ('dog', 'dog'), ('bird', 'brd')] * 15, "
+            "metric='cer', ids=[f'd{i}' for i in range(45)]); print(json.dumps(r.interval()))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
-    here = ek.evaluate([("ct", "cat"), ("dog", "dog"), ("bird", "brd")] * 9, metric="cer",
-                       ids=[f"d{i}" for i in range(27)])
+    here = ek.evaluate([("ct", "cat"), ("dog", "dog"), ("bird", "brd")] * 15, metric="cer",
+                       ids=[f"d{i}" for i in range(45)])
     assert json.loads(out.stdout) == list(here.interval())
 
 
@@ -131,8 +147,11 @@ def test_interval_is_numpys_percentile_and_ignores_empty_replicates():
             tail = (1 - level) / 2
             expected = tuple(float(x) for x in np.quantile(v, [tail, 1 - tail]))
             assert _bootstrap.interval_of(v + [float("nan")], level) == expected  # bit for bit
-    one = ek.evaluate([("ct", "cat", "tiny")] + [("dog", "dog", "big")] * 30, metric="cer")
-    assert one.interval(slice="tiny") == (1 / 3, 1 / 3)  # replicates that drew no item are left out
+    # Replicates that drew no item of a slice are left out (the NaN above); a slice that small gets no
+    # interval at all (see test_no_interval_below_the_minimum).
+    sums = _bootstrap.resampled(ek.evaluate([("ct", "cat", "tiny")] + [("dog", "dog", "big")] * 40, metric="cer"))
+    values = sums.values("tiny")
+    assert any(v != v for v in values) and {v for v in values if v == v} == {1 / 3}
 
 
 # --- Report.interval ----------------------------------------------------------------------
@@ -149,11 +168,13 @@ def test_interval_brackets_the_figure_and_narrows_with_more_documents():
 
 
 def test_per_slice_intervals_equal_the_interval_of_the_slice_alone():
-    report = ek.evaluate(CASES, metric="cer", ids=IDS)
+    cases, ids = CASES * 2, [f"doc-{i}" for i in range(2 * len(CASES))]
+    report = ek.evaluate(cases, metric="cer", ids=ids)
     for label in ("a", "b"):
-        part = [(p, g) for p, g, s in CASES if s == label]
-        ids = [i for i, (_, _, s) in zip(IDS, CASES) if s == label]
-        assert report.interval(slice=label) == ek.evaluate(part, metric="cer", ids=ids).interval()
+        part = [(p, g) for p, g, s in cases if s == label]
+        part_ids = [i for i, (_, _, s) in zip(ids, cases) if s == label]
+        alone = ek.evaluate(part, metric="cer", ids=part_ids).interval()
+        assert report.interval(slice=label) == alone and alone[0] < alone[1]
 
 
 def test_interval_errors_say_what_to_do():
@@ -166,7 +187,7 @@ def test_interval_errors_say_what_to_do():
         ek.evaluate([], metric="cer").interval()
     with pytest.raises(ValueError, match=r"does not know its metric .* ek.merge_reports\(report, metric=...\)"):
         Report(metric="cer", aggregate=0.1, n=1, scores=(Score(0.1, detail={"edits": 1, "ref_len": 10}),)).interval()
-    hand = Report(metric="cer", n=1, scores=(Score(0.1, detail={"edits": 1, "ref_len": 10}),))
+    hand = Report(metric="cer", n=40, scores=(Score(0.1, detail={"edits": 1, "ref_len": 10}),) * 40)
     assert ek.merge_reports(hand).interval() == (0.1, 0.1)
     custom = ek.metric(lambda p, g: float(p == g), aggregate=lambda scores: 0.5, name="custom")
     with pytest.raises(ValueError, match="aggregates with a custom function .* aggregate='mean'"):
@@ -185,7 +206,7 @@ def test_a_plain_function_is_resampled_by_its_mean():
 
 
 def test_field_metrics_are_resampled_by_their_counts():
-    cases = [({"a": 1, "b": 2}, {"a": 1, "b": 3})] * 10 + [({"a": 1}, {"a": 1})] * 10
+    cases = [({"a": 1, "b": 2}, {"a": 1, "b": 3})] * 20 + [({"a": 1}, {"a": 1})] * 20
     report = ek.evaluate(cases, metric="fields")
     lo, hi = report.interval()
     assert lo < report.aggregate < hi and hi <= 1.0
@@ -335,3 +356,166 @@ def test_evaluate_store_and_evaluate_ocr_resample_by_gold_key():
 def test_merging_column_backed_reports_keeps_their_columns():
     merged = ek.merge_reports(ek.evaluate(CASES[:7], metric="cer"), ek.evaluate(CASES[7:], metric="cer"))
     assert type(merged.scores).__name__ == "ScoreColumns" and merged.scores == ek.evaluate(CASES, metric="cer").scores
+
+
+# --- small samples: no interval below the minimum, an exact test instead ------------------------
+
+
+def cer_runs(a_edits, b_edits, lengths, *, ids=None, slices=None):
+    """Two CER reports with the given edits per document (A, then B) on documents of the given lengths."""
+    ids = ids or [f"d{i}" for i in range(len(lengths))]
+    golds = ["x" * n for n in lengths]
+    made = []
+    for edits in (a_edits, b_edits):
+        cases = [("y" * e + g[e:], g) for e, g in zip(edits, golds)]  # e substitutions
+        if slices is not None:
+            cases = [(p, g, s) for (p, g), s in zip(cases, slices)]
+        made.append(ek.evaluate(cases, metric="cer", ids=ids))
+    return made
+
+
+def test_no_interval_below_the_minimum_item_count():
+    m = _bootstrap.MIN_ITEMS
+    one = ek.evaluate([("ct", "cat")], metric="cer")
+    assert all(x != x for x in one.interval())  # one document used to give the zero-width (1/3, 1/3)
+    short = ek.evaluate(CASES[: m - 1], metric="cer")
+    assert all(x != x for x in short.interval()) and all(x != x for x in _bootstrap.summarize(short).interval())
+    low, high = ek.evaluate(CASES[:m], metric="cer").interval()
+    assert low < high
+    sliced = ek.evaluate([(p, g, "small" if i < m - 1 else "big") for i, (p, g, _) in enumerate(CASES * 3)],
+                         metric="cer")
+    assert all(x != x for x in sliced.interval(slice="small")) and sliced.interval(slice="big")[0] < \
+        sliced.interval(slice="big")[1]
+    with pytest.raises(ValueError, match="no slice 'z'"):  # the checks still run on a small report
+        short.interval(slice="z")
+    custom = ek.metric(lambda p, g: float(p == g), aggregate=lambda scores: 0.5, name="custom")
+    with pytest.raises(ValueError, match="aggregates with a custom function"):
+        ek.evaluate([("a", "a")], metric=custom).interval()
+
+
+def test_compare_on_two_documents_calls_no_difference():
+    # Issue 20 item 14: B far worse on both documents was "worse, p=0.002" with a zero-width interval.
+    a, b = cer_runs([0, 0], [3, 5], [40, 60])
+    c = ek.compare(a, b)
+    assert c.verdict == "too few items (n=2) to tell" and all(x != x for x in c.interval)
+    assert c.p_value == 0.5  # of the 4 swap patterns, 2 give |B - A| = 8/100: none, and swapping both
+    assert c.delta == pytest.approx(0.08)
+
+
+def test_sign_flip_p_value_by_hand():
+    # A has 2, 0 and 1 edits, B none, on three 10-character documents: B - A = -3/30. Swapping an item
+    # moves its edits to the other side: the differences are (+-2 +-1) / 30 whatever item 2 does, so
+    # |B - A| >= 3/30 in 4 of the 8 patterns.
+    a, b = cer_runs([2, 0, 1], [0, 0, 0], [10, 10, 10])
+    c = ek.compare(a, b)
+    assert c.p_value == 0.5 and c.verdict == "too few items (n=3) to tell"
+    # Six documents all worse by one edit: only "none swapped" and "all swapped" reach |B - A|.
+    six = ek.compare(*cer_runs([0] * 6, [1] * 6, [10] * 6))
+    assert six.p_value == 2 / 64 and six.verdict == "worse"
+    five = ek.compare(*cer_runs([0] * 5, [1] * 5, [10] * 5))
+    assert five.p_value == 2 / 32 and five.verdict == "too few items (n=5) to tell"  # 2/2**5 > 0.05
+    strict = ek.compare(*cer_runs([0] * 7, [1] * 7, [10] * 7), level=0.99)  # 2/128 > 0.01
+    assert strict.verdict == "too few items (n=7) to tell"
+    assert ek.compare(*cer_runs([0] * 8, [1] * 8, [10] * 8), level=0.99).verdict == "worse"
+    assert ek.compare(*cer_runs([1] * 8, [0] * 8, [10] * 8)).verdict == "better"
+
+
+def _scipy_sign_flip(table_a, table_b, compute, names, n_resamples=np.inf):
+    """scipy's paired permutation test over item indices: it swaps x_i and y_i, the statistic reads the table."""
+    from scipy import stats
+
+    both = np.concatenate([table_a, table_b])
+    n = len(table_a)
+
+    def figure_difference(x, y):
+        return compute(dict(zip(names, both[y].sum(axis=0).tolist()))) - \
+            compute(dict(zip(names, both[x].sum(axis=0).tolist())))
+
+    res = stats.permutation_test((np.arange(n), np.arange(n) + n), figure_difference, permutation_type="samples",
+                                 alternative="two-sided", n_resamples=n_resamples, vectorized=False)
+    return res.pvalue
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4), st.integers(0, 4), st.integers(0, 4),
+                          st.integers(0, 4), st.integers(0, 4)), min_size=2, max_size=9))
+def test_sign_flip_p_value_equals_scipys_exact_permutation_test_on_micro_f1(rows):
+    # Field F1 is 2 TP / (2 TP + FP + FN): a ratio of sums whose parts differ between the runs.
+    from ek.metrics import FieldMetric
+
+    names = ("tp", "fp", "fn")
+    a = np.array([r[:3] for r in rows]) + np.array([1, 0, 0])
+    b = np.array([r[3:] for r in rows]) + np.array([1, 0, 0])
+    compute = FieldMetric().compute
+    ours = _bootstrap.sign_flip_p_value([f"i{k}" for k in range(len(rows))], a, b, compute, names)
+    assert ours == pytest.approx(_scipy_sign_flip(a, b, compute, names), abs=1e-12)
+
+
+def test_drawn_swap_patterns_are_fixed_by_the_ids_and_estimate_the_exact_p_value():
+    from ek._bootstrap._permutation import DRAWS, _lane_hashes
+
+    def swaps(ids):  # (items, draws): bit b of lane j swaps the item in draw 64 j + b
+        z = _lane_hashes(ids, 16)
+        return ((z[:, :, None] >> np.arange(64, dtype=np.uint64)) & np.uint64(1)).reshape(len(ids), -1)[:, :DRAWS]
+
+    some = ["doc-1", "", "naïve", 12345, "a" * 300]
+    assert swaps(some).tolist() == [[swapped_by_hand(i, r) for r in range(DRAWS)] for i in some]
+
+    rng = np.random.default_rng(11)
+    n = 16  # past EXACT_UP_TO: 999 drawn patterns; scipy enumerates all 65,536
+    lengths = rng.integers(20, 200, n)
+    a_edits, b_edits = rng.binomial(lengths, 0.05), rng.binomial(lengths, 0.08)
+    a, b = cer_runs(a_edits, b_edits, lengths)
+    c = ek.compare(a, b)
+    ia, ib = _bootstrap._reports._items(a), _bootstrap._reports._items(b)
+    exact = _scipy_sign_flip(ia.table, ib.table, ia.compute, ia.names)
+    assert abs(c.p_value - exact) < 4 * (exact * (1 - exact) / DRAWS) ** 0.5 + 1 / DRAWS
+    order = rng.permutation(n)
+    shuffled = cer_runs(a_edits[order], b_edits[order], lengths[order], ids=[f"d{i}" for i in order])
+    assert ek.compare(*shuffled).p_value == c.p_value  # the items' order does not matter, their ids do
+    # The p-value is the share of drawn patterns reaching |B - A|, counted again here from the documented bits.
+    moved = swaps(list(a.detail["ids"])).T @ (ib.table - ia.table)
+    sums_a, sums_b = ia.table.sum(axis=0) + moved, ib.table.sum(axis=0) - moved
+    t = sums_b[:, 0] / sums_b[:, 1] - sums_a[:, 0] / sums_a[:, 1]
+    assert c.p_value == (1 + np.sum(np.abs(t) >= abs(c.delta) * (1 - 1e-9))) / (1 + DRAWS)
+    bits = swaps([f"id-{i}" for i in range(3000)]).astype(float)
+    assert abs(bits.mean() - 0.5) < 0.002  # 3,000,000 bits: SE 0.0003
+    pairs = np.corrcoef(bits[:, :200].T)[np.triu_indices(200, 1)]  # draws over 3,000 items: SE 0.018
+    assert np.abs(pairs).max() < 0.1 and np.abs(np.corrcoef(bits[:200])[np.triu_indices(200, 1)]).max() < 0.2
+    code = ("import ek; from ek._bootstrap._permutation import _lane_hashes; "
+            "print(_lane_hashes(['a', 'b', 7], 16).tolist())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(out.stdout) == _lane_hashes(["a", "b", 7], 16).tolist()
+
+
+def test_a_difference_made_by_a_few_documents_needs_the_exact_test_to_agree():
+    # 40 documents, of which 5 differ (3 edits fewer in B). The bootstrap leaves all 5 out of only
+    # 0.367**5 = 0.7% of its replicates, so its interval excludes 0 (p about 0.01). But 5 differing
+    # documents are 5: the swap test gives 2/2**5 = 0.0625 (estimated from 999 draws).
+    lengths = [50] * 40
+    a, b = cer_runs([3] * 5 + [1] * 35, [0] * 5 + [1] * 35, lengths)
+    c = ek.compare(a, b)
+    assert c.interval[1] < 0 and _bootstrap.p_value_of(
+        np.array(_bootstrap.resampled(b).values()) - np.array(_bootstrap.resampled(a).values())) < 0.05
+    assert c.verdict == "no detectable difference" and c.p_value == pytest.approx(0.0625, abs=0.025)
+    ten = ek.compare(*cer_runs([3] * 10 + [1] * 30, [0] * 10 + [1] * 30, lengths))
+    assert ten.verdict == "better" and ten.p_value < 0.01  # 10 of 10 differing documents agree: 2/1024
+
+
+def test_slices_below_the_minimum_get_the_exact_test_and_the_rest_the_bootstrap():
+    lengths = [30] * 46
+    slices = ["big"] * 40 + ["tiny"] * 6
+    a, b = cer_runs([2] * 46, [0] * 40 + [1] * 6, lengths, slices=slices)
+    c = ek.compare(a, b)
+    big, tiny = c.per_slice["big"], c.per_slice["tiny"]
+    assert big["verdict"] == "better" and big["interval"][1] < 0 and big["n"] == 40
+    assert tiny["p_value"] == 2 / 64 and all(x != x for x in tiny["interval"]) and tiny["verdict"] == "better"
+    assert c.interval[1] < 0 and c.verdict == "better"
+
+
+def test_summaries_below_the_minimum_cannot_be_tested():
+    a, b = map(_bootstrap.summarize, cer_runs([2] * 10, [0] * 10, [30] * 10))
+    c = ek.compare(a, b)
+    assert c.p_value != c.p_value and c.verdict == "too few items (n=10) to tell"
+    big = ek.compare(*map(_bootstrap.summarize, cer_runs([2] * 40, [0] * 40, [30] * 40)))
+    assert big.verdict == "better"  # from the minimum on the bootstrap needs only the replicate sums

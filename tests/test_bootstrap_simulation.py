@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import ek
+from ek._bootstrap import MIN_ITEMS
 from ek._util import SummedStatistics
 from ek.base import Score
 from ek.metrics import StringMetric
@@ -87,6 +88,39 @@ def test_compare_detects_a_one_point_cer_difference_on_2000_documents():
         c = ek.compare(a, b)
         found += c.verdict == "worse" and c.p_value < 0.05
     assert found / trials >= 0.8, found / trials
+
+
+@pytest.mark.parametrize("n", [2, 5, 10, 20, 50])
+def test_a_handful_of_documents_gives_no_false_certainty(n):
+    """Equal systems on n documents: p < 0.05 in at most 6% of comparisons, and honest intervals or none.
+
+    Below `MIN_ITEMS` there is no interval and the p-value is the sign-flip
+    test's (none below 0.05 before 6 documents); from it on, the bootstrap's,
+    confirmed by that test.
+    """
+    rng = np.random.default_rng(20240610 + n)
+    # Where intervals are given, 2,000 trials put the bounds 3 standard errors from the rates expected
+    # (about 94% coverage, under 5% alarms); below the minimum the test is exact, so 1,000 do.
+    trials = 2000 if n >= MIN_ITEMS else 1000
+    alarms = covered = 0
+    for t in range(trials):
+        ref_len, p = corpus(rng, n)
+        ids = [f"s{n}-c{t}-d{i}" for i in range(n)]
+        a, b = (report(rng.binomial(ref_len, p), ref_len, ids) for _ in "ab")
+        c = ek.compare(a, b)
+        alarms += c.p_value < 0.05
+        assert (c.p_value < 0.05) == (c.verdict in ("better", "worse")), c
+        low, high = a.interval(0.95)
+        if n < MIN_ITEMS:
+            assert low != low and high != high and c.interval[0] != c.interval[0]
+            assert (c.verdict == f"too few items (n={n}) to tell") == (n <= 5)
+        else:
+            covered += low <= TRUE_CER <= high
+    assert alarms / trials <= 0.06, alarms / trials
+    if n >= MIN_ITEMS:
+        assert covered / trials >= 0.92, covered / trials
+    else:
+        assert n > 5 or alarms == 0
 
 
 def test_interval_agrees_with_scipy_percentile_bootstrap():

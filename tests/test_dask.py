@@ -596,11 +596,50 @@ def test_ek_evaluate_gives_up_on_a_silent_scheduler_with_one_line_and_exit_2(cap
     assert err.startswith(f"ek evaluate: error: no Dask scheduler answered at '{silent}' within 1 s (")
 
 
+@pytest.fixture
+def no_workers():
+    """A live scheduler on loopback that has no worker (and gets none), closed afterwards."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with distributed.LocalCluster(n_workers=0, processes=True, host="127.0.0.1", dashboard_address=None) as c:
+            yield c.scheduler_address
+
+
+def _no_worker_message(address: str, seconds: str) -> str:
+    return (f"ek evaluate: error: the Dask scheduler at {address!r} has no worker, and none joined within {seconds} s; "
+            f"start workers for it (dask worker {address}), wait longer with --timeout S, or score on local workers "
+            "with --workers N instead.\n")
+
+
+def test_ek_evaluate_gives_up_on_a_scheduler_without_workers_after_timeout_seconds(no_workers):
+    # A real process, so that the wait is capped: before --timeout it waited for a worker forever.
+    argv = [sys.executable, "-m", "ek", "evaluate", DEMO / "demo_ocr.jsonl", DEMO / "demo_ocr_b.jsonl",
+            "--scheduler", no_workers, "--timeout", "1.5"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", _no_worker_message(no_workers, "1.5"))
+
+
+def test_without_timeout_the_wait_for_a_worker_is_the_documented_default(no_workers, capsys, monkeypatch):
+    from ek._commands import _dask, evaluate
+
+    assert _dask.WORKER_SECONDS == 30 and "--timeout S is how long --scheduler waits for a worker (default 30)" \
+        in " ".join(evaluate.__doc__.split())
+    monkeypatch.setattr(_dask, "WORKER_SECONDS", 1.0)
+    code, out, err = _ek(capsys, "evaluate", DEMO / "demo_ocr.jsonl", DEMO / "demo_ocr_b.jsonl", "--scheduler", no_workers)
+    assert (code, out, err) == (2, "", _no_worker_message(no_workers, "1"))
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], "--workers N (a local cluster) and --scheduler "
                                                            "ADDRESS (a running one) cannot be used together; pass "
                                                            "one of them"),
     (["--workers", "0"], "--workers must be at least 1, got 0"),
+    (["--timeout", "5"], "--timeout S is how long --scheduler ADDRESS waits for a worker; pass --scheduler too, or "
+                         "drop --timeout"),
+    (["--scheduler", "tcp://127.0.0.1:1", "--timeout", "0"], "--timeout must be a number of seconds above 0, got 0; "
+                                                              "e.g. --timeout 120"),
+    (["--scheduler", "tcp://127.0.0.1:1", "--timeout", "nan"], "--timeout must be a number of seconds above 0, got "
+                                                                "nan; e.g. --timeout 120"),
 ])
 def test_ek_evaluate_cluster_options_are_checked(capsys, argv, message):
     code, out, err = _ek(capsys, "evaluate", DEMO / "demo_ocr.jsonl", DEMO / "demo_ocr_b.jsonl", *argv)

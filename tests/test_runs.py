@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import os
 import signal
 import subprocess
@@ -531,3 +532,119 @@ def test_chunks_of_an_earlier_format_are_refused_with_a_way_out(work, tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert KINDS[0].run(work, tmp_path, resume=False).n == 21
+
+
+# ---------------------------------------------------------------------------
+# one writer per run; a run replaced only once its replacement is complete
+
+
+HOLD = """
+import sys
+from ek._runs import run_lock
+lock = run_lock({kind!r}, "r", rootdir={root!r}, who="holder").acquire()
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="flock")
+@pytest.mark.parametrize("k", KINDS, ids=IDS)
+def test_a_run_another_process_is_writing_is_refused_until_it_is_done(k, work, tmp_path):
+    holder = subprocess.Popen([sys.executable, "-c", HOLD.format(kind=k.kind, root=str(tmp_path))],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        with pytest.raises(BlockingIOError, match=rf"^\w+: run 'r' is being written by another process \(pid "
+                                                  rf"{holder.pid} since .+ UTC\); a run has one writer at a time"):
+            k.run(work, tmp_path)
+        assert f"{k.kind}.r" not in json_store("runs", rootdir=tmp_path)  # refused before anything was written
+    finally:
+        holder.communicate("", timeout=60)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert k.comparable(k.run(work, tmp_path)) == k.comparable(k.run(work, tmp_path / "clean"))
+
+
+def test_a_failed_run_lets_the_next_writer_in_at_once(work, tmp_path):
+    def broken(text):
+        raise ValueError("model not loaded")
+
+    with pytest.raises(ValueError, match="model not loaded") as caught:
+        evaluate_store(broken, work.documents(), metric="cer", run_id="r", rootdir=tmp_path, errors="raise")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert evaluate_store(work.predict, work.documents(), metric="cer", run_id="r", rootdir=tmp_path).n == 21
+    assert caught.value is not None  # the failed run's traceback is still held, and did not hold the lock
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="fork")
+def test_forked_pool_workers_do_not_keep_a_finished_run_locked(work, tmp_path):
+    import multiprocessing
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
+            first = KINDS[0].run(work, tmp_path, executor=pool)  # the workers fork while the run is locked
+            again = KINDS[0].run(work, tmp_path, executor=pool, resume=False)  # they are still alive here
+    assert again == first
+
+
+def _replace_interrupted(work, root, stop_at):
+    def interrupted(text):
+        if text == stop_at:
+            raise KeyboardInterrupt
+        return work.predict(text).upper()
+
+    with pytest.raises(KeyboardInterrupt):
+        evaluate_store(interrupted, work.documents(), metric="cer", run_id="r", rootdir=root, resume=False)
+
+
+def test_an_interrupted_replacement_leaves_the_old_run_whole_and_a_resume_carries_it_on(work, tmp_path):
+    from ek._runs import read_run
+
+    def shouting(text):
+        return work.predict(text).upper()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        old = evaluate_store(work.predict, work.documents(), metric="cer", run_id="r", rootdir=tmp_path)
+        old_header, old_items = read_run("documents", "r", rootdir=tmp_path, who="t")
+        _replace_interrupted(work, tmp_path, "w0rd9")
+        header, items = read_run("documents", "r", rootdir=tmp_path, who="t")
+        assert (header, items) == (old_header, old_items)  # the old run, whole, is still the one in force
+        staged = json_store("runs", rootdir=tmp_path)["documents.r"]["staging"]
+        assert staged["status"] == "running" and re.fullmatch(r"v[0-9a-f]{12}", staged["generation"])
+        _replace_interrupted(work, tmp_path, "w0rd5")  # starting over again drops the first attempt's chunks
+        names = sorted(json_store("results", rootdir=tmp_path))
+        restaged = json_store("runs", rootdir=tmp_path)["documents.r"]["staging"]["generation"]
+        assert names[0] == "documents.r.000000" and {n.rsplit(".", 1)[-1] for n in names[1:]} == {restaged}
+        work.CALLS.clear()
+        resumed = evaluate_store(shouting, work.documents(), metric="cer", run_id="r", rootdir=tmp_path)
+        calls = len(work.CALLS)
+        clean = evaluate_store(shouting, work.documents(), metric="cer", run_id="r", rootdir=tmp_path / "clean")
+    assert calls == 24 - 4  # the replacement finished k00..k04 before it stopped; k03 failed and runs again
+    assert resumed == clean and resumed != old
+    header = json_store("runs", rootdir=tmp_path)["documents.r"]
+    assert "staging" not in header and header["generation"] == restaged and header["status"] == "complete"
+    assert {n.rsplit(".", 1)[-1] for n in json_store("results", rootdir=tmp_path)} == {restaged}
+
+
+def test_a_reader_starts_over_when_a_replacement_takes_over_while_it_reads(work, tmp_path, monkeypatch):
+    from ek._runs import _records, read_run
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        evaluate_store(work.predict, work.documents(), metric="cer", run_id="r", rootdir=tmp_path)
+        saved = _records.RunStore.saved
+        calls = []
+
+        def replaced_first(store, *args, **kwargs):  # the first read finds the old chunks gone, as a race would
+            calls.append(store.generation)
+            if len(calls) == 1:
+                evaluate_store(str.upper, work.documents(), metric="cer", run_id="r", rootdir=tmp_path, resume=False)
+            return saved(store, *args, **kwargs)
+
+        monkeypatch.setattr(_records.RunStore, "saved", replaced_first)
+        header, items = read_run("documents", "r", rootdir=tmp_path, who="t")
+    assert calls[0] == "" and calls[1] == header["generation"] != ""
+    assert len(items) == 24 and {e["prediction"] for e in items.values()} >= {"W0RD1"}

@@ -6,6 +6,7 @@ import doctest
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -371,6 +372,26 @@ def test_cyclic_value_is_refused(store):
     loop.append(loop)
     with pytest.raises(ValueError, match=r"key 'k' cannot be written.*Circular.*without cycles"):
         store["k"] = loop
+    assert "k" not in store
+
+
+@pytest.mark.parametrize("opener, closer", [("[", "]"), ('{"a": ', "}")])
+def test_json_nested_100000_deep_is_a_value_error_naming_the_file(store, tmp_path, opener, closer):
+    store["good"] = [1]
+    deep = tmp_path / "gold" / "deep.json"
+    deep.write_text(opener * 100_000 + "1" + closer * 100_000)
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(deep))} nests JSON arrays or objects too deeply to be "
+                                         r"read .*key 'deep' of the 'gold' store cannot be read.*delete it"):
+        store["deep"]
+    assert store.get("good") == [1] and list(store) == ["deep", "good"]
+
+
+def test_a_value_nested_too_deeply_for_json_is_refused_and_nothing_is_written(store):
+    value: list = []
+    for _ in range(100_000):
+        value = [value]
+    with pytest.raises(ValueError, match=r"key 'k' nests lists or mappings too deeply for JSON.*Nothing was written"):
+        store["k"] = value
     assert "k" not in store
 
 

@@ -354,6 +354,12 @@ class Report(FieldsOnlyState):
         interval of the whole, and runs over the same ids pair up in
         `ek.compare`. Needs numpy.
 
+        Fewer than 40 items (in the report, or in the slice) give no
+        interval: ``(nan, nan)``, which ``ek evaluate`` shows as ``needs 40+
+        items``. The percentile bootstrap is too narrow on so few documents
+        (one document would give a zero-width interval); the minimum was
+        chosen by simulation (``ek._bootstrap.MIN_ITEMS``).
+
         Raises:
             ValueError: an empty report, an unknown slice, a ``level``
                 outside (0, 1), or a metric that aggregates without summed
@@ -363,6 +369,8 @@ class Report(FieldsOnlyState):
         >>> r = ek.evaluate([("ct", "cat"), ("dog", "dog"), ("bird", "bird")] * 20, metric="cer")
         >>> r.interval()[0] < r.aggregate < r.interval()[1]
         True
+        >>> ek.evaluate([("ct", "cat"), ("dog", "dog")], metric="cer").interval()
+        (nan, nan)
         """
         if not self.n or self._resampler is None:
             raise ValueError(f"this {self.metric!r} report " + ("is empty: score some items first." if not self.n else
@@ -377,11 +385,13 @@ class Comparison:
     """Run B against run A on the same items (`ek.compare`): the paired difference of one metric.
 
     ``delta`` is ``b - a``; ``interval`` its paired bootstrap interval at
-    ``level`` and ``p_value`` the two-sided p-value of no difference.
-    ``verdict`` is ``"better"`` / ``"worse"`` (B, in the metric's
-    direction; ``"higher"`` / ``"lower"`` when it has none) when the
-    interval excludes 0, else ``"no detectable difference"``. ``per_slice``
-    maps each slice to a dict of these keys and ``n``.
+    ``level``, or ``(nan, nan)`` below 40 items; ``p_value`` the two-sided
+    p-value of no difference. ``verdict`` is ``"better"`` / ``"worse"`` (B,
+    in the metric's direction; ``"higher"`` / ``"lower"`` when it has none)
+    when the difference is significant at ``level``, ``"too few items
+    (n=K) to tell"`` when K items cannot make it so (5 or fewer at 0.95),
+    else ``"no detectable difference"``. ``per_slice`` maps each slice to a
+    dict of these keys and ``n``.
     """
 
     metric: str

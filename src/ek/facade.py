@@ -211,6 +211,26 @@ def compare(report_a: Report, report_b: Report, level: float = 0.95) -> Comparis
     (B - A), its paired ``interval``, ``p_value`` and ``verdict``, overall
     and per slice.
 
+    A handful of documents cannot show a difference, and the bootstrap
+    would pretend they do. So, for the whole corpus and for each slice:
+
+    * Below 40 items there is no interval (``(nan, nan)``) and the p-value
+      comes from a paired sign-flip permutation test: A's and B's
+      statistics are swapped within items, every way for up to 12 items
+      (999 ways drawn by a hash of the ids beyond), and the corpus figures
+      recomputed from the summed statistics. Its smallest p-value is
+      ``2 / 2**n``, so up to 5 items (at ``level=0.95``) the verdict is
+      ``"too few items (n=K) to tell"`` whatever the runs did.
+    * From 40 items on, the bootstrap gives the interval and the p-value,
+      and a difference it finds is called only when the permutation test
+      finds it too (else the verdict is ``"no detectable difference"``
+      with that test's p-value): a difference made by a few documents
+      among many is a few documents' worth of evidence.
+
+    Reports whose items were dropped (`merge_reports` of summaries, Dask)
+    have only the bootstrap: below 40 items their p-value is NaN and their
+    verdict ``"too few items"``.
+
     Raises:
         ValueError: reports of different metrics or over different items
             (the message names them), or an empty report.
@@ -221,6 +241,10 @@ def compare(report_a: Report, report_b: Report, level: float = 0.95) -> Comparis
     >>> c = compare(a, b)
     >>> round(c.delta, 3), c.verdict
     (-0.033, 'better')
+    >>> few = compare(evaluate([("ct", "cat"), ("dg", "dog")], metric="cer"),
+    ...               evaluate([("cat", "cat"), ("dog", "dog")], metric="cer"))
+    >>> few.interval, few.p_value, few.verdict
+    ((nan, nan), 0.5, 'too few items (n=2) to tell')
     """
     for i, r in enumerate((report_a, report_b)):
         if not isinstance(r, Report):

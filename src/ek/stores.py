@@ -40,6 +40,7 @@ import json
 import math
 import os
 import secrets
+import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from pathlib import Path
@@ -243,6 +244,12 @@ class _JsonStore(MutableMapping):
                 f"{file} is not valid UTF-8 JSON ({exc}), so key {key!r} of the {self.kind!r} "
                 "store cannot be read. Repair the file, or delete it to drop the entry."
             ) from exc
+        except RecursionError:
+            raise ValueError(
+                f"{file} nests JSON arrays or objects too deeply to be read (Python's parser stops near "
+                f"{sys.getrecursionlimit()} levels), so key {key!r} of the {self.kind!r} store cannot be read; "
+                "no record ek writes is nested like that. Repair the file, or delete it to drop the entry."
+            ) from None
 
     def __setitem__(self, key: str, value: Any) -> None:
         self._write(key, value)
@@ -281,7 +288,13 @@ class _JsonStore(MutableMapping):
     def _write(self, key: str, value: Any) -> str:
         """Atomically store ``value`` under ``key``; return the JSON text written."""
         file = self._file(key)
-        text = _dumps(value, key=key)
+        try:
+            text = _dumps(value, key=key)
+        except RecursionError:
+            raise ValueError(
+                f"the value for key {key!r} nests lists or mappings too deeply for JSON (Python's encoder stops "
+                f"near {sys.getrecursionlimit()} levels); store a flatter value. Nothing was written."
+            ) from None
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError:  # lone surrogates: fall back to \\u escapes

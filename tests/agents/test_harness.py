@@ -538,6 +538,66 @@ def test_gate_is_underpowered_when_the_interval_reaches_past_the_tolerance():
     assert g.passed and not g.underpowered
 
 
+def test_smallest_detectable_drop_by_hand_and_by_statsmodels():
+    from scipy.stats import norm
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    from ek.agents._stats import _smallest_detectable_drop
+
+    # 10 of 10 against 10 trials: the baseline's Wilson lower bound is 10 / (10 + 1.96**2) = 0.72246, so
+    # Newcombe's upper bound of the change is -d + hypot(u(1 - d) - (1 - d), 0.27754). At d = 0.35 the
+    # Wilson upper bound of 6.5 / 10 is 0.60837 + 0.25470 = 0.86307: hypot(0.21307, 0.27754) = 0.34990.
+    d = _smallest_detectable_drop(1.0, 10, 10)
+    assert d == pytest.approx(0.3499, abs=2e-4)
+    alpha = 2 * (1 - norm.cdf(1.96))  # statsmodels at the gate's z
+    for rate, n_base, n_cur in ((1.0, 10, 10), (0.5, 100, 100), (0.8, 200, 120), (28 / 45, 20, 20)):
+        d = _smallest_detectable_drop(rate, n_base, n_cur)
+        for step, sign in ((-1e-4, 1), (1e-4, -1)):  # just below it the drop is not significant, just above it is
+            _, upper = confint_proportions_2indep((rate - d - step) * n_cur, n_cur, rate * n_base, n_base,
+                                                  method="newcomb", compare="diff", alpha=alpha)
+            assert sign * upper > 0, (rate, n_base, n_cur, step)
+    # 1 task of 1: a fall from 1 to 0 leaves Newcombe's upper bound at -1 + hypot(0.7935, 0.7935) = 0.12 > 0.
+    assert _smallest_detectable_drop(1.0, 1, 1) is None and _smallest_detectable_drop(0.0, 50, 50) is None
+
+
+def test_gate_is_underpowered_when_the_suite_cannot_resolve_a_drop_of_the_tolerances_size():
+    # 20 tasks that all score alike: 8 of 10 trials each in the baseline, 7 of 10 now (k=2). Every task's
+    # pass^2 is 28/45 = 0.622, then 21/45 = 0.467, so both bootstrap intervals have zero width and the
+    # change -0.156 looks certain, inside tolerance=0.2. But 20 tasks cannot resolve drops below 0.307
+    # (Newcombe over 20 tasks from 0.622): -0.156 - 0.307 is past -0.2, so the pass is underpowered.
+    base = reliability({f"t{i}": [True] * 8 + [False] * 2 for i in range(20)}, k=2)
+    now = reliability({f"t{i}": [True] * 7 + [False] * 3 for i in range(20)}, k=2)
+    assert now.pass_hat_k_ci[1] - now.pass_hat_k_ci[0] < 1e-12 and base.pass_hat_k == pytest.approx(28 / 45)
+    with pytest.warns(UserWarning, match=r"pass\^2 -0\.156, 95% interval \[-0\.156, -0\.156\], the smallest "
+                                         r"detectable drop at 20 tasks is 0\.307.*tolerance=0\.2"):
+        g = agent_regression_gate(now, base, tolerance=0.2)
+    assert g.passed and g.underpowered
+    # The success rate, 0.8 -> 0.7 over 200 trials each, stays clean: its interval [-0.183, -0.015] and the
+    # drop plus the smallest detectable one (0.1 + 0.084) both stay above -0.2.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        agent_regression_gate(now, base, tolerance=0.2)
+    assert "success rate" not in str(caught[0].message)
+    # With 500 such tasks the smallest detectable pass^2 drop is 0.06: -0.156 - 0.06 stays inside 0.25.
+    wide_base = reliability({f"t{i}": [True] * 8 + [False] * 2 for i in range(500)}, k=2)
+    wide_now = reliability({f"t{i}": [True] * 7 + [False] * 3 for i in range(500)}, k=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g = agent_regression_gate(wide_now, wide_base, tolerance=0.25)
+    assert g.passed and not g.underpowered
+
+
+def test_the_underpowered_warning_names_the_smallest_detectable_drop():
+    base = reliability({f"t{i}": [True] for i in range(10)})
+    now = reliability({f"t{i}": [i != 0] for i in range(10)})
+    with pytest.warns(UserWarning, match=r"success rate -0\.100, .*the smallest detectable drop at 10 trials is "
+                                         r"0\.350"):
+        assert agent_regression_gate(now, base, tolerance=0.1).underpowered
+    one = reliability({"t0": [True]})
+    with pytest.warns(UserWarning, match="no drop is detectable at 1 trials"):
+        assert agent_regression_gate(reliability({"t0": [False]}), one, tolerance=0.5).underpowered
+
+
 def test_gate_fails_a_run_over_fewer_tasks_than_its_baseline():
     base = reliability({f"t{i}": [True] for i in range(40)})
     fewer = reliability({f"t{i}": [True] for i in range(30)})

@@ -215,15 +215,24 @@ def test_reliability_curve_matches_sklearn_calibration_curve(backend):
     assert sum(b["count"] for b in curve) == len(s)
 
 
-@pytest.mark.parametrize("bad, shown", [(math.nan, "nan"), (math.inf, "inf"), (-math.inf, "-inf"),
-                                        (5, "5.0, outside \\[0, 1\\]"), (-3, "-3.0, outside \\[0, 1\\]"),
-                                        (1.0000001, "1.0000001, outside")])
+def test_ece_skips_non_finite_and_clamps_out_of_range():
+    # the documented behaviour: NaN skipped, 1.5 clamped to 1.0 -> bins {0.75: right}, {1.0: right} -> 0.125
+    with pytest.warns(UserWarning, match=r"2 confidence\(s\) that are not probabilities \(the first: probs\[1\]"):
+        assert expected_calibration_error([0.75, math.nan, 1.5], [True, False, True]) == pytest.approx(0.125)
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf, 5, -3, 1.0000001])
 @pytest.mark.parametrize("func", [expected_calibration_error, reliability_curve])
-def test_confidences_that_are_not_probabilities_are_refused(backend, func, bad, shown):
-    # issue 20 item 13: these were skipped or clamped into [0, 1] and measured silently
-    name = func.__name__
-    with pytest.raises(ValueError, match=rf"{name}\(\) probs\[2\] is {shown}"):
+def test_confidences_that_are_not_probabilities_warn_with_their_position(backend, func, bad):
+    # issue 20 item 13: they were skipped or clamped silently
+    with pytest.warns(UserWarning, match=rf"{func.__name__}\(\) got 1 confidence\(s\).*probs\[2\] = "):
         func([0.75, 0.5, bad, 0.25], [True, False, True, False])
+
+
+def test_probabilities_do_not_warn(backend):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        expected_calibration_error([0.0, 0.3, 1.0], [False, True, True])
 
 
 def test_probabilities_on_the_bounds_are_kept(backend):
@@ -234,7 +243,7 @@ def test_probabilities_on_the_bounds_are_kept(backend):
 
 
 def test_no_probabilities_is_refused(backend):
-    with pytest.raises(ValueError, match=r"expected_calibration_error\(\) got no probabilities"):
+    with pytest.raises(ValueError, match=r"expected_calibration_error\(\) got no finite probabilities"):
         expected_calibration_error([], [])
 
 

@@ -39,20 +39,32 @@ percentile method take them). The paired p-value inverts that interval:
 ``level`` excludes 0, so the p-value and the verdict never disagree; it is
 reported no lower than ``1 / B``.
 
+**Small samples.** Below `MIN_ITEMS` (40) items, in a report or a slice,
+the percentile bootstrap is too narrow to trust (one document gives a
+zero-width interval), so there is no interval (NaN) and `compare` takes
+its p-value from the paired sign-flip permutation test of `_permutation`,
+exact at any size, whose verdict is "too few items (n=K) to tell" when no
+outcome could reach the level (up to 5 items at 0.95). From `MIN_ITEMS` on,
+a bootstrap p-value under the level stands only when that test reaches
+the level too; otherwise the test's p-value replaces it. The simulation
+figures behind the minimum are in `MIN_ITEMS`' doc.
+
 The package holds the arithmetic (`_weights`: weights, replicate sums,
-quantiles, p-values) and its reading of `Report` s (`_reports`: which
-statistics a report's metric sums, slices, ids, caching, `compare`,
-item-free summaries and their merging). A `Report` made by the facade
-carries a `Resampler` (its metric), through which `Report.interval` reaches
-this package without `ek.base` importing it.
+quantiles, p-values; `_permutation`: the sign-flip test) and its reading
+of `Report` s (`_reports`: which statistics a report's metric sums,
+slices, ids, caching, `compare`, item-free summaries and their merging).
+A `Report` made by the facade carries a `Resampler` (its metric), through
+which `Report.interval` reaches this package without `ek.base` importing it.
 """
 
+from ek._bootstrap._permutation import sign_flip_p_value, smallest_p_value
 from ek._bootstrap._reports import (
     Resampler, check_comparable, compare, merge_summaries, merged_ids, resampled, resampled_pair, summarize, verdict,
 )
-from ek._bootstrap._weights import REPLICATES, SCHEME, check_ids, id_text, interval_of, p_value_of, weight
+from ek._bootstrap._weights import MIN_ITEMS, REPLICATES, SCHEME, check_ids, id_text, interval_of, p_value_of, weight
 
 __all__ = [
-    "REPLICATES", "SCHEME", "Resampler", "check_comparable", "check_ids", "compare", "id_text", "interval_of",
-    "merge_summaries", "merged_ids", "p_value_of", "resampled", "resampled_pair", "summarize", "verdict", "weight",
+    "MIN_ITEMS", "REPLICATES", "SCHEME", "Resampler", "check_comparable", "check_ids", "compare", "id_text",
+    "interval_of", "merge_summaries", "merged_ids", "p_value_of", "resampled", "resampled_pair", "sign_flip_p_value",
+    "smallest_p_value", "summarize", "verdict", "weight",
 ]

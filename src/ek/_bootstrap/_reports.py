@@ -27,15 +27,19 @@ import math
 from itertools import chain
 from typing import Any, Callable, Optional
 
-from ek._bootstrap._weights import REPLICATES, SCHEME, as_table, id_text, interval_of, p_value_of, replicate_sums
+from ek._bootstrap._permutation import sign_flip_p_value, smallest_p_value
+from ek._bootstrap._weights import (
+    MIN_ITEMS, REPLICATES, SCHEME, as_table, id_text, interval_of, p_value_of, replicate_sums,
+)
 
 __all__ = [
-    "Resampler", "check_comparable", "compare", "interval", "merge_summaries", "merged_ids", "resampled",
-    "resampled_pair", "summarize", "verdict",
+    "Resampler", "check_comparable", "compare", "group_size", "interval", "merge_summaries", "merged_ids",
+    "resampled", "resampled_pair", "small_verdict", "summarize", "verdict",
 ]
 
 _CACHE = "_resampled"
 _NO_SLICE = object()  # the group of items without a slice label
+_UNREAD = object()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -127,40 +131,45 @@ def check_comparable(a: Any, b: Any) -> None:
 
 
 def interval(report: Any, level: float = 0.95, slice: Any = None) -> tuple[float, float]:
-    """The percentile bootstrap interval of ``report``'s aggregate, or of slice ``slice``'s figure."""
+    """The percentile bootstrap interval of ``report``'s aggregate, or of slice ``slice``'s figure.
+
+    ``(nan, nan)`` for fewer than `MIN_ITEMS` items (in the slice, for a slice).
+    """
     _check_level(level)
     if not report.n:
         raise ValueError("Report.interval() got an empty report; an empty corpus has no figure to bound.")
-    sums = resampled(report)
-    if slice is None:
-        return interval_of(sums.values(), level)
-    if slice not in sums.per_slice:
-        known = ", ".join(map(repr, list(sums.per_slice)[:10])) or "none"
+    _statistics(report)  # a figure that cannot be resampled is refused at any size
+    if slice is not None and slice not in report.per_slice:
+        known = ", ".join(map(repr, list(report.per_slice)[:10])) or "none"
         raise ValueError(f"Report.interval() has no slice {slice!r}; the report's slices are: {known}.")
-    return interval_of(sums.values(slice), level)
+    if group_size(report, slice) < MIN_ITEMS:
+        return (math.nan, math.nan)
+    sums = resampled(report)
+    return interval_of(sums.values() if slice is None else sums.values(slice), level)
+
+
+def group_size(report: Any, label: Any = None) -> int:
+    """How many items the report (``label`` None) or its slice ``label`` holds."""
+    if label is None:
+        return int(report.n)
+    counts = report.detail.get("slice_n")
+    if counts and label in counts:
+        return int(counts[label])
+    return sum(1 for x in report.detail.get("slices") or () if x == label)
 
 
 def compare(a: Any, b: Any, level: float = 0.95) -> dict:
     """The fields of `ek.base.Comparison` for B against A (see `ek.compare`)."""
     _check_level(level)
     check_comparable(a, b)
-    sa, sb = resampled_pair(a, b)
-    if sa.statistics != sb.statistics or sa.replicates != sb.replicates:
-        raise ValueError(
-            f"compare() got reports whose replicate sums differ in kind (statistics {sa.statistics} and "
-            f"{sb.statistics}, {sa.replicates} and {sb.replicates} replicates); score both with one ek version."
-        )
-    up = _direction(a)
-    overall = _paired(a.aggregate, b.aggregate, sa.values(), sb.values(), level, up)
-    per_slice = {}
+    labels = [label for label in a.per_slice if label in b.per_slice]
+    sizes = {None: a.n, **{label: group_size(a, label) for label in labels}}
+    pair = _Pair(a, b, _direction(a), level)
+    rows = {g: pair.row(g, n) for g, n in sizes.items()}
     slice_n = a.detail.get("slice_n") or {}
-    for label in sa.per_slice:
-        if label in sb.per_slice:
-            row = _paired(a.per_slice.get(label), b.per_slice.get(label), sa.values(label), sb.values(label),
-                          level, up)
-            per_slice[label] = {**row, "n": slice_n.get(label)}
-    return {"metric": a.metric, **overall, "per_slice": per_slice, "level": level, "n": a.n,
-            "higher_is_better": up}
+    per_slice = {label: {**rows[label], "n": slice_n.get(label)} for label in labels}
+    return {"metric": a.metric, **rows[None], "per_slice": per_slice, "level": level, "n": a.n,
+            "higher_is_better": pair.up}
 
 
 def verdict(low: float, high: float, higher_is_better: Optional[bool]) -> str:
@@ -170,6 +179,21 @@ def verdict(low: float, high: float, higher_is_better: Optional[bool]) -> str:
     if higher_is_better is None:
         return "higher" if low > 0 else "lower"
     return "better" if (low > 0) == higher_is_better else "worse"
+
+
+def small_verdict(n: int, p: float, delta: Optional[float], level: float, higher_is_better: Optional[bool]) -> str:
+    """The verdict of the permutation test on ``n`` items: `verdict`'s words, or that ``n`` is too few.
+
+    ``"too few items (n=K) to tell"`` when no p-value of the test can be
+    below ``1 - level`` at this ``n`` (5 items or fewer at 0.95), or when
+    there was no test (reports without per-item statistics: NaN ``p``).
+    """
+    alpha = _alpha(level)
+    if smallest_p_value(n) >= alpha or p != p:
+        return f"too few items (n={n}) to tell"
+    if p >= alpha or delta is None:
+        return "no detectable difference"
+    return verdict(delta, delta, higher_is_better)
 
 
 def summarize(report: Any) -> Any:
@@ -418,11 +442,83 @@ def _examples(ids: list) -> str:
     return f" ({', '.join(map(repr, ids[:3]))}{', ...' if len(ids) > 3 else ''})" if ids else ""
 
 
-def _paired(value_a: Any, value_b: Any, va: list, vb: list, level: float, up: Optional[bool]) -> dict:
+def _alpha(level: float) -> float:
+    """``1 - level`` as written (0.05 for 0.95, not 0.050000000000000044), so p = 0.05 is not below it."""
+    return round(1 - level, 12)
+
+
+def _figure_of(report: Any, label: Any) -> Any:
+    return report.aggregate if label is None else report.per_slice.get(label)
+
+
+def _paired_items(a: Any, b: Any) -> Optional[tuple]:
+    """A's `_Items` and B's statistics in A's item order; None when either report kept no scores."""
     import numpy as np
 
-    d = np.asarray(vb, dtype=np.float64) - np.asarray(va, dtype=np.float64)
-    low, high = interval_of(d, level)
-    delta = None if value_a is None or value_b is None else float(value_b) - float(value_a)
-    return {"a": value_a, "b": value_b, "delta": delta, "interval": (low, high), "p_value": p_value_of(d),
-            "verdict": verdict(low, high, up)}
+    if len(a.scores) != a.n or len(b.scores) != b.n:
+        return None
+    ia, ib = _items(a), _items(b)
+    where = {text: k for k, text in enumerate(map(id_text, ib.ids))}
+    order = np.fromiter((where[text] for text in map(id_text, ia.ids)), dtype=np.int64, count=len(ia.ids))
+    return ia, ib.table[order]
+
+
+class _Pair:
+    """Reports A and B being compared: one row of `compare` per group (None: all items), sums made once."""
+
+    def __init__(self, a: Any, b: Any, up: Optional[bool], level: float) -> None:
+        self.a, self.b, self.up, self.level = a, b, up, level
+        self._sums: Optional[tuple] = None
+        self._items: Any = _UNREAD
+
+    def row(self, label: Any, n: int) -> dict:
+        """B - A on the group: bootstrap interval and p-value from `MIN_ITEMS` items, else the permutation test's.
+
+        From `MIN_ITEMS` on, a bootstrap p-value below ``1 - level`` is checked
+        by the permutation test (when the items are at hand): if that test
+        does not reach the level, its p-value replaces the bootstrap's, so a
+        difference is called only when both find it.
+        """
+        value_a, value_b = _figure_of(self.a, label), _figure_of(self.b, label)
+        delta = None if value_a is None or value_b is None else float(value_b) - float(value_a)
+        out = {"a": value_a, "b": value_b, "delta": delta}
+        if n < MIN_ITEMS:
+            p = self._exact_p(label)
+            return {**out, "interval": (math.nan, math.nan), "p_value": p,
+                    "verdict": small_verdict(n, p, delta, self.level, self.up)}
+        import numpy as np
+
+        sa, sb = self._resampled()
+        va, vb = (sa.values(), sb.values()) if label is None else (sa.values(label), sb.values(label))
+        d = np.asarray(vb, dtype=np.float64) - np.asarray(va, dtype=np.float64)
+        low, high = interval_of(d, self.level)
+        p = p_value_of(d)
+        alpha = _alpha(self.level)
+        if p < alpha:
+            exact = self._exact_p(label)
+            p = exact if exact >= alpha else p  # a NaN (no items at hand) keeps the bootstrap's
+        return {**out, "interval": (low, high), "p_value": p,
+                "verdict": verdict(low, high, self.up) if p < alpha else "no detectable difference"}
+
+    def _resampled(self) -> tuple:
+        if self._sums is None:
+            sa, sb = resampled_pair(self.a, self.b)
+            if sa.statistics != sb.statistics or sa.replicates != sb.replicates:
+                raise ValueError(
+                    f"compare() got reports whose replicate sums differ in kind (statistics {sa.statistics} and "
+                    f"{sb.statistics}, {sa.replicates} and {sb.replicates} replicates); score both with one ek "
+                    "version."
+                )
+            self._sums = (sa, sb)
+        return self._sums
+
+    def _exact_p(self, label: Any) -> float:
+        """The sign-flip permutation p-value over the group's items; NaN when the reports kept no scores."""
+        if self._items is _UNREAD:
+            self._items = _paired_items(self.a, self.b)
+        if self._items is None:
+            return math.nan
+        ia, table_b = self._items
+        rows = slice(None) if label is None else ia.codes == ia.groups[label]
+        ids = ia.ids if label is None else tuple(i for i, keep in zip(ia.ids, rows.tolist()) if keep)
+        return sign_flip_p_value(ids, ia.table[rows], table_b[rows], ia.compute, ia.names)

@@ -63,7 +63,7 @@ def _with_shared_options(command: Callable[..., Outcome]) -> Callable[..., Outco
 
 @_with_shared_options
 def evaluate(gold: str, pred: str, *, save: Optional[str] = None, workers: Optional[int] = None,
-             scheduler: Optional[str] = None, **options: Any) -> Outcome:
+             scheduler: Optional[str] = None, timeout: Optional[float] = None, **options: Any) -> Outcome:
     """Score PRED against GOLD: the corpus figure with its interval, overall and per slice.
 
     GOLD and PRED are .jsonl, .json, .csv or .tsv files, documents or
@@ -77,14 +77,16 @@ def evaluate(gold: str, pred: str, *, save: Optional[str] = None, workers: Optio
     --html PATH the page, --save NAME keeps the run for ek compare. --max /
     --min exit 1 when the figure is past the bound. --workers N scores on
     N local Dask worker processes, --scheduler ADDRESS on a running Dask
-    cluster (the dask extra); the figures are the same. Bad input, or no
-    scheduler answering at ADDRESS, exits 2.
+    cluster (the dask extra); the figures are the same. --timeout S is how
+    long --scheduler waits for a worker (default 30). Bad input, no
+    scheduler answering at ADDRESS, or no worker joining it, exits 2.
     """
     from ek._commands._evaluate import run_evaluate
 
     reading, out = _split(options)
     with _no_cycle_collection():
-        return run_evaluate(gold, pred, reading, save=save, workers=workers, scheduler=scheduler, **out)
+        return run_evaluate(gold, pred, reading, save=save, workers=workers, scheduler=scheduler, timeout=timeout,
+                            **out)
 
 
 @_with_shared_options

@@ -8,7 +8,7 @@ from typing import Optional
 from ek._commands import _format as fmt
 from ek._commands._format import Outcome
 from ek._commands._evaluate import gate
-from ek._commands._inputs import Options, Scored, bound, gold_digest, is_path, read_gold, read_joined, score
+from ek._commands._inputs import Options, Scored, bound, gold_digest, read_gold, read_joined, score
 from ek._bootstrap import check_comparable
 from ek._files import InputError
 from ek.base import Comparison
@@ -86,9 +86,10 @@ def _row(label, n, a, b, delta, interval, p, verdict) -> list:
 
 
 def _run(gold_side, digest: str, source: str, options: Options, role: str) -> Scored:
-    """A prediction file scored now, or a run saved with ``ek evaluate --save``."""
-    if is_path(source):
-        return score(read_joined(gold_side, source, options), options, name=os.path.basename(source) or source)
-    from ek._commands._saved import load_run
+    """A prediction file scored now, or a run saved with ``ek evaluate --save`` (``run:NAME``, or a bare NAME)."""
+    from ek._commands._saved import load_run, saved_name
 
-    return load_run(source, digest, role=role)
+    name = saved_name(source, role=role)
+    if name is None:
+        return score(read_joined(gold_side, source, options), options, name=os.path.basename(source) or source)
+    return load_run(name, digest, role=role, options=options)

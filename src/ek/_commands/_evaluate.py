@@ -12,16 +12,18 @@ from ek._commands._inputs import Options, Scored, bound, gold_digest, item_rows,
 
 def run_evaluate(gold: str, pred: str, options: Options, *, json_path: Optional[str], html_path: Optional[str],
                  save: Optional[str], upper: Optional[float], lower: Optional[float],
-                 workers: Optional[int] = None, scheduler: Optional[str] = None) -> Outcome:
+                 workers: Optional[int] = None, scheduler: Optional[str] = None,
+                 timeout: Optional[float] = None) -> Outcome:
     """The whole command: read, score (here, or on a Dask cluster), bound, then print, write and gate."""
+    lock = None
     if save is not None:
-        from ek._commands._saved import check_name
+        from ek._commands._saved import reserve
 
-        check_name(save)
-    if workers is not None or scheduler is not None:
+        lock = reserve(save)  # the name checked, and its run locked for the whole command
+    if workers is not None or scheduler is not None or timeout is not None:
         from ek._commands._dask import check_cluster
 
-        check_cluster(workers, scheduler)
+        check_cluster(workers, scheduler, timeout)
     gold_side = read_gold(gold, options)
     joined, name = read_joined(gold_side, pred, options), os.path.basename(pred) or pred
     if workers is None and scheduler is None:
@@ -30,7 +32,8 @@ def run_evaluate(gold: str, pred: str, options: Options, *, json_path: Optional[
         from ek._commands._dask import score_on_dask
 
         keep = json_path is not None or html_path is not None or save is not None  # they list every item
-        scored = score_on_dask(joined, options, name=name, workers=workers, scheduler=scheduler, keep_items=keep)
+        scored = score_on_dask(joined, options, name=name, workers=workers, scheduler=scheduler, keep_items=keep,
+                               timeout=timeout)
     report = scored.report
     overall, per_slice = bound(report, options.level, label="ek evaluate")
     out = []
@@ -45,7 +48,7 @@ def run_evaluate(gold: str, pred: str, options: Options, *, json_path: Optional[
     if save is not None:
         from ek._commands._saved import save_run
 
-        save_run(save, scored, gold_digest(gold_side), source=pred, normalize=options.normalize)
+        save_run(save, scored, gold_digest(gold_side), source=pred, options=options, lock=lock)
     text = "\n".join(t for t in out if t) if json_path == "-" else summary(scored, overall, per_slice, options.level)
     failed = gate(report.metric, report.aggregate, upper, lower)
     return Outcome(stdout=text, stderr=failed, exit_code=1 if failed else 0)

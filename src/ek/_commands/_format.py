@@ -33,10 +33,16 @@ def number(x: Any, *, signed: bool = False) -> str:
     return f"{x:+.4f}" if signed else f"{x:.4f}"
 
 
-def interval(bounds: Optional[Iterable], *, signed: bool = False) -> str:
+def interval(bounds: Optional[Iterable], *, signed: bool = False, n: Optional[int] = None) -> str:
+    """``[low, high]``; ``-`` for None; for a NaN interval (too few items for one, see `ek.Report.interval`)
+    ``needs more items (n=K)`` given the count ``n``, else ``needs 40+ items``."""
     if bounds is None:
         return "-"
     low, high = bounds
+    if _nan(low) and _nan(high):
+        from ek._bootstrap import MIN_ITEMS
+
+        return f"needs more items (n={n})" if n is not None else f"needs {MIN_ITEMS}+ items"
     return f"[{number(low, signed=signed)}, {number(high, signed=signed)}]"
 
 
@@ -71,6 +77,10 @@ def write_json(path: str, payload: dict) -> str:
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text + "\n", encoding="utf-8")
     return ""
+
+
+def _nan(x: Any) -> bool:
+    return isinstance(x, float) and math.isnan(x)
 
 
 def _key(key: Any) -> str:

@@ -10,6 +10,8 @@ fingerprint of the run. The engine owns everything else, once:
 * run identity ``(kind, run_id)`` and the record format (`ek._runs._records`):
   every record names its kind and format version, kinds never share a key,
   and a resume under other settings is refused, naming what differs;
+* one writer per run (`ek._runs._lock`), and a run replaced only once its
+  replacement is complete (an interrupted one leaves the old run whole);
 * faithful records (`ek._runs._codec`): a resumed report equals a clean one;
 * durable chunked writes, one progress bar, per-item error records with
   ``errors="record"|"raise"``, and execution in this process, on threads or
@@ -29,8 +31,8 @@ from ek._runs._execute import (
     CHUNK_ITEMS, FLUSH_SECONDS, Run, check_errors, check_executor, describe, execute, open_run,
 )
 from ek._runs._records import (
-    FORMAT, baseline_of, check_run_id, digest, load_baseline_record, new_run_id, now, read_run,
-    save_baseline_record, stored_runs,
+    FORMAT, baseline_of, check_run_id, digest, load_baseline_record, merge_settings, new_run_id, now, read_run,
+    run_lock, save_baseline_record, stored_runs,
 )
 from ek._runs._scoring import ScoringTask, gold_items, score_cases, scored_report
 from ek._runs._settings import callable_id, fingerprint, setting_id, str_keys
@@ -38,6 +40,6 @@ from ek._runs._settings import callable_id, fingerprint, setting_id, str_keys
 __all__ = [
     "CHUNK_ITEMS", "FLUSH_SECONDS", "FORMAT", "Run", "ScoringTask", "baseline_of", "callable_id", "check_errors",
     "check_executor", "check_run_id", "decode", "describe", "digest", "encode", "execute", "fingerprint",
-    "gold_items", "load_baseline_record", "new_run_id", "now", "open_run", "read_run", "register",
-    "save_baseline_record", "score_cases", "scored_report", "setting_id", "stored_runs", "str_keys",
+    "gold_items", "load_baseline_record", "merge_settings", "new_run_id", "now", "open_run", "read_run", "register",
+    "run_lock", "save_baseline_record", "score_cases", "scored_report", "setting_id", "stored_runs", "str_keys",
 ]

@@ -71,20 +71,32 @@ class Run:
                 self.store.update(settings=dict(self.settings))
 
     def close(self, summary: dict) -> None:
+        """Record the summary, mark the run complete, and release its lock."""
         if self.store is not None:
             self.store.close(summary)
 
+    def release(self) -> None:
+        """Release the run's lock without completing it (the run failed)."""
+        if self.store is not None:
+            self.store.release()
+
 
 def open_run(kind: str, *, who: str, persist: bool, run_id: Optional[str], rootdir: Any,
-             settings: dict, resume: bool, n_items: int, inherit: tuple = ()) -> Run:
+             settings: dict, resume: bool, n_items: int, inherit: tuple = (), lock: Any = None) -> Run:
     """Start a run: in memory, or in the stores, checked against what a stored one used.
 
-    ``inherit`` names the settings a resume may leave as None to use the stored value.
+    ``inherit`` names the settings a resume may leave as None to use the
+    stored value. A persisted run holds its lock (`ek._runs._lock`) until
+    `Run.close`, or until `execute` fails; ``lock`` is one the caller took
+    earlier (`run_lock`), which the run then holds and releases.
+
+    Raises:
+        BlockingIOError: another process is writing the run ``run_id``.
     """
     if not persist:
         return Run(kind, who, run_id, None, dict(settings))
     run_id = new_run_id() if run_id is None else check_run_id(run_id, who)
-    store = RunStore(kind, run_id, rootdir, who)
+    store = RunStore(kind, run_id, rootdir, who, lock)
     return Run(kind, who, run_id, store, store.open(settings, resume=resume, n_items=n_items, inherit=inherit))
 
 
@@ -134,8 +146,23 @@ def execute(run: Run, task: Any, items: list, *, label: str, unit: str = "items"
     """The entry of every ``(key, payload, fingerprint)`` item, in order.
 
     A persisted run reuses each stored entry whose fingerprint still matches
-    (and, with ``retry_failed``, that did not fail) and runs the others.
+    (and, with ``retry_failed``, that did not fail) and runs the others; if
+    this raises, the run's lock is released (what finished is stored).
     """
+    try:
+        return _execute(run, task, items, label, unit, errors, executor, (concurrency, timeout, is_async),
+                        progress, retry_failed)
+    except BaseException:
+        run.release()
+        raise
+
+
+# ---------------------------------------------------------------------------
+
+
+def _execute(run: Run, task: Any, items: list, label: str, unit: str, errors: str, executor: Any, how: tuple,
+             progress: Optional[bool], retry_failed: bool) -> list:
+    concurrency, timeout, is_async = how
     sink = _Sink(run, task, items, retry_failed)
     pending = [i for i, entry in enumerate(sink.results) if entry is None]
     sink.bar = Progress(len(items), label=label, unit=unit, enabled=progress, reused=sink.reused)
@@ -144,10 +171,9 @@ def execute(run: Run, task: Any, items: list, *, label: str, unit: str = "items"
         if not pending:
             pass
         elif executor is not None:
-            _on_executor(run, task, pending, payloads, sink, errors, executor, (concurrency, timeout, is_async))
+            _on_executor(run, task, pending, payloads, sink, errors, executor, how)
         elif concurrency > 1 or timeout is not None or is_async:
-            _drive(task, [payloads[i] for i in pending], errors, (concurrency, timeout, is_async),
-                   lambda pos, entry: sink.add(pending[pos], entry))
+            _drive(task, [payloads[i] for i in pending], errors, how, lambda pos, entry: sink.add(pending[pos], entry))
         else:
             _serially(run, task, pending, payloads, sink, errors)
     finally:
@@ -156,9 +182,6 @@ def execute(run: Run, task: Any, items: list, *, label: str, unit: str = "items"
         finally:
             sink.bar.close()
     return sink.results
-
-
-# ---------------------------------------------------------------------------
 
 
 class _Sink:

@@ -4,11 +4,15 @@ Layout (every key starts with its kind, so kinds never meet, nor meet
 ``persistent_cache``'s ``cache.`` entries):
 
 * ``runs`` store, ``<kind>.<run_id>``: the run header: format, kind, status
-  (``running`` / ``complete``), start time, the settings fingerprint and,
-  once complete, the ``summary``;
-* ``results`` store, ``<kind>.<run_id>.<seq>``: one chunk of finished items
-  (six-digit sequence numbers), ``{"items": {item_id: entry}}``; a later
-  chunk overrides an earlier one for the same item;
+  (``running`` / ``complete``), start time, the settings fingerprint, the
+  generation of its chunks (absent for the first) and, once complete, the
+  ``summary``; while a replacement is being written, its own header under
+  ``staging`` (see `RunStore`). Beside it, the hidden lock file
+  ``.<kind>.<run_id>.lock`` (`ek._runs._lock`);
+* ``results`` store, ``<kind>.<run_id>.<seq>`` (or ``<seq>.<generation>``):
+  one chunk of finished items (six-digit sequence numbers),
+  ``{"items": {item_id: entry}}``; a later chunk overrides an earlier one
+  for the same item;
 * ``baselines`` store, ``<kind>.<name>``: a frozen report.
 
 Every record carries ``"format": 2`` and its ``"kind"``. Records of the
@@ -19,21 +23,28 @@ message saying how to start over; baselines of that format are still read.
 from __future__ import annotations
 
 import datetime
+import functools
 import hashlib
+import re
 import secrets
 from collections.abc import Mapping
 from typing import Any, Callable, Optional
 
 from ek._runs._codec import revive
+from ek._runs._lock import RunLock
 from ek.stores import data_dir, json_store
 
 __all__ = ["FORMAT", "RunStore", "baseline_of", "check_run_id", "digest", "load_baseline_record",
-           "new_run_id", "now", "read_run", "save_baseline_record", "stored_runs"]
+           "merge_settings", "new_run_id", "now", "read_run", "run_lock", "save_baseline_record", "stored_runs"]
 
 FORMAT = 2
 """Version of every record this module writes."""
 
 _SEQ_DIGITS = 6
+_GENERATION_BYTES = 6
+_GENERATION = re.compile(r"v[0-9a-f]{12}")
+_CHUNK = re.compile(r"([0-9]{6})(?:\.(v[0-9a-f]{12}))?")  # what follows "<kind>.<run_id>." in a chunk's key
+_READ_ATTEMPTS = 5
 _LEGACY_AGENT_BASELINE = "ek.agents.baseline/1"
 _FRESH = "Use a new run_id, or pass resume=False to start this one over."
 
@@ -66,48 +77,64 @@ def check_run_id(run_id: Any, who: str) -> str:
 
 
 class RunStore:
-    """The stored side of one run of one kind: header, chunks of items, summary."""
+    """The stored side of one run of one kind: header, chunks of items, summary.
 
-    def __init__(self, kind: str, run_id: str, rootdir: Any, who: str) -> None:
+    The chunks of a run belong to one *generation*, which its header names:
+    ``<kind>.<run_id>.<seq>`` for the first run under an id, and
+    ``<kind>.<run_id>.<seq>.<generation>`` for each replacement. Opening an
+    existing run with ``resume=False`` starts a new generation beside the old
+    one: the header keeps the old run in force and holds the new one's header
+    under ``"staging"``, until `close` writes the new header over it in one
+    atomic rename and only then deletes the old chunks. A replacement that
+    dies half-way leaves the old run whole; a resume carries the replacement
+    on, and starting over again discards its chunks. The whole write, from
+    `open` to `close`, holds the run's lock (`ek._runs._lock`).
+    """
+
+    def __init__(self, kind: str, run_id: str, rootdir: Any, who: str, lock: Optional[RunLock] = None) -> None:
         self.kind, self.run_id, self.who, self.rootdir = kind, run_id, who, rootdir
         self.key = f"{kind}.{run_id}"
         self.runs = json_store("runs", rootdir=rootdir)
         self.results = json_store("results", rootdir=rootdir)
         self.header: dict = {}
         self.next_seq = 0
+        self.generation = ""
+        self.lock = lock
+        self._live: Optional[dict] = None  # the run a replacement keeps in force until it is complete
 
     def open(self, settings: dict, *, resume: bool, n_items: int, inherit: tuple = ()) -> dict:
-        """Check ``settings`` against a stored run and start (or restart) it; return the settings in force.
+        """Lock the run, check ``settings`` against a stored one and start (or restart) it; return the settings in force.
 
         A setting named in ``inherit`` and given as None takes the stored
         value (a metric not named again on resume), and one stored as None
         takes the new value; any other difference is refused.
+
+        Raises:
+            BlockingIOError: another process is writing this run.
         """
-        old = self._read_header() if resume else None
-        chunks = self._chunks()
-        if old is None:
-            if resume and chunks:
-                raise ValueError(
-                    f"{self.who}(): {len(chunks)} stored chunk(s) of run {self.run_id!r} exist but its "
-                    f"header {self._where(self.runs, self.key)} is missing, so they cannot be checked "
-                    f"against this call's settings. {_FRESH}")
-            if resume:
-                self._refuse_legacy()
-            for _, name in chunks:
-                del self.results[name]
-            chunks = []
-            started = now()
-        else:
-            settings = self._merge(old["settings"], settings, inherit)
-            started = old.get("started") or now()
-        self.next_seq = chunks[-1][0] + 1 if chunks else 0
-        self.header = {"format": FORMAT, "kind": self.kind, "run_id": self.run_id, "status": "running",
-                       "started": started, "n_items": n_items, "settings": settings}
-        self.runs[self.key] = self.header
+        if self.lock is None:
+            self.lock = run_lock(self.kind, self.run_id, rootdir=self.rootdir, who=self.who)
+        self.lock.acquire()
+        try:
+            settings, started = self._start(settings, resume, inherit)
+            chunks = self._chunks()
+            self.next_seq = chunks[-1][0] + 1 if chunks else 0
+            self.header = {"format": FORMAT, "kind": self.kind, "run_id": self.run_id, "status": "running",
+                           "started": started, "n_items": n_items, "settings": settings}
+            if self.generation:
+                self.header["generation"] = self.generation
+            self._write_header()
+        except BaseException:
+            self.release()
+            raise
         return settings
 
-    def saved(self) -> dict:
-        """``item_id -> entry`` over every stored chunk, later chunks winning."""
+    def saved(self, check: Optional[Callable[[dict], None]] = None, fix: str = "") -> dict:
+        """``item_id -> entry`` over every stored chunk of this generation, later chunks winning.
+
+        ``check(entry)`` raises ValueError or TypeError, with a phrase that
+        follows the item's id, for an entry the caller cannot use.
+        """
         out: dict = {}
         for _, name in self._chunks():
             where = self._where(self.results, name)
@@ -116,17 +143,11 @@ class RunStore:
             except ValueError as exc:
                 if str(where) in str(exc):
                     raise
-                raise ValueError(f"{where} is a damaged {self.kind} run chunk: {exc}. {_REPAIR}") from None
-            problem = _shape_problem(record, self.kind, ("items",))
-            items = record.get("items") if isinstance(record, dict) else None
-            if problem is None and not isinstance(items, dict):
-                problem = f"its 'items' is {type(items).__name__}, not a mapping"
-            if problem is None:
-                bad = next((k for k, v in items.items() if not isinstance(v, dict)), None)
-                problem = None if bad is None else f"item {bad!r} is not a mapping"
+                raise ValueError(f"{where} is a damaged {self.kind} run chunk: {exc}. {fix or _REPAIR}") from None
+            problem = _chunk_problem(record, self.kind, check)
             if problem is not None:
-                raise ValueError(f"{where} is a damaged {self.kind} run chunk: {problem}. {_REPAIR}")
-            out.update(items)
+                raise ValueError(f"{where} is a damaged {self.kind} run chunk: {problem}. {fix or _REPAIR}")
+            out.update(record["items"])
         return out
 
     def where(self, item_id: str) -> str:
@@ -139,43 +160,91 @@ class RunStore:
 
     def write(self, items: dict) -> None:
         """Store ``item_id -> encoded entry`` as the next chunk."""
-        name = f"{self.key}.{self.next_seq:0{_SEQ_DIGITS}d}"
+        name = f"{self.key}.{self.next_seq:0{_SEQ_DIGITS}d}" + (f".{self.generation}" if self.generation else "")
         self.results[name] = {"format": FORMAT, "kind": self.kind, "run_id": self.run_id,
                               "seq": self.next_seq, "items": items}
         self.next_seq += 1
 
     def update(self, **fields: Any) -> None:
         self.header = {**self.header, **fields}
-        self.runs[self.key] = self.header
+        self._write_header()
 
     def close(self, summary: dict) -> None:
-        self.update(status="complete", finished=now(), summary=summary)
+        """Mark the run complete (a replacement takes over here, in one rename), then let the next writer in."""
+        try:
+            self.header = {**self.header, "status": "complete", "finished": now(), "summary": summary}
+            replaced, self._live = self._live, None
+            self._write_header()
+            if replaced is not None:
+                self._drop_chunks(keep=(self.generation,))
+        finally:
+            self.release()
+
+    def release(self) -> None:
+        """Give up the run's lock (a failed run writes nothing more)."""
+        if self.lock is not None:
+            self.lock.release()
 
     # ------------------------------------------------------------------
 
-    def _read_header(self) -> Optional[dict]:
+    def _start(self, settings: dict, resume: bool, inherit: tuple) -> tuple[dict, str]:
+        """Settle the generation this run writes; return the settings in force and the start time."""
+        live = self._read_header() if resume else self._usable_header()
+        if live is None:
+            if resume and self._all_chunks():
+                raise ValueError(
+                    f"{self.who}(): {len(self._all_chunks())} stored chunk(s) of run {self.run_id!r} exist but "
+                    f"its header {self._where(self.runs, self.key)} is missing, so they cannot be checked "
+                    f"against this call's settings. {_FRESH}")
+            if resume:
+                self._refuse_legacy()
+            self._drop_chunks(keep=())  # no header: nothing stored under this id is a run to keep
+            return settings, now()
+        staging = live.pop("staging", None)
+        in_force = live.get("generation", "")
+        base: Optional[dict] = None
+        if resume and staging is not None:  # an interrupted replacement: carry it on
+            self._live, self.generation, base = live, staging["generation"], staging
+        elif resume:
+            self.generation, base = in_force, live
+        else:  # a replacement, written beside the run in force
+            self._live, self.generation = live, "v" + secrets.token_hex(_GENERATION_BYTES)
+        self._drop_chunks(keep=(in_force, self.generation))  # e.g. an interrupted replacement's chunks
+        if base is None:
+            return settings, now()
+        return self._merge(base["settings"], settings, inherit), base.get("started") or now()
+
+    def _write_header(self) -> None:
+        self.runs[self.key] = self.header if self._live is None else {**self._live, "staging": self.header}
+
+    def _read_header(self, fix: str = "") -> Optional[dict]:
         old = self.runs.get(self.key)
         if old is None:
             return None
-        problem = _shape_problem(old, self.kind, ("settings",))
-        if problem is None and not isinstance(old["settings"], dict):
-            problem = f"its 'settings' is {type(old['settings']).__name__}, not a mapping"
+        problem = _header_problem(old, self.kind)
+        if problem is None and isinstance(old.get("staging"), dict):
+            problem = _header_problem(old["staging"], self.kind)
+            problem = problem and f"its 'staging' header is damaged ({problem})"
         if problem is not None:
             raise ValueError(f"{self._where(self.runs, self.key)} is a damaged {self.kind} run header: "
-                             f"{problem}. Repair or delete it; {_FRESH}")
+                             f"{problem}. {fix or 'Repair or delete it; ' + _FRESH}")
         return old
 
+    def _usable_header(self) -> Optional[dict]:
+        """The stored header, or None when there is none or it is damaged (a run that cannot be read protects nothing)."""
+        try:
+            return self._read_header()
+        except ValueError:
+            return None
+
     def _merge(self, stored: dict, settings: dict, inherit: tuple) -> dict:
-        merged = dict(settings)
-        for name in dict.fromkeys([*stored, *settings]):
-            was, now_ = stored.get(name), settings.get(name)
-            if name in inherit and (now_ is None or was is None):  # not given now, or not known then
-                merged[name] = was if now_ is None else now_
-            elif was != now_:
-                raise ValueError(
-                    f"run_id {self.run_id!r} was started with {name}={was!r}, but this call has "
-                    f"{name}={now_!r}; a run resumes only under the settings it started with, or "
-                    f"its results would mix two kinds of score. {_FRESH}")
+        merged, differs = merge_settings(stored, settings, inherit)
+        if differs is not None:
+            name, was, now_ = differs
+            raise ValueError(
+                f"run_id {self.run_id!r} was started with {name}={was!r}, but this call has "
+                f"{name}={now_!r}; a run resumes only under the settings it started with, or "
+                f"its results would mix two kinds of score. {_FRESH}")
         return merged
 
     def _refuse_legacy(self) -> None:
@@ -187,27 +256,81 @@ class RunStore:
                 f"({self._where(self.runs, self.run_id)}), in a format this version cannot resume. "
                 f"{_FRESH} (the old files are left as they are).")
 
-    def _chunks(self) -> list:
+    def _all_chunks(self) -> list:
+        """``(generation, seq, name)`` of every chunk stored under this run id, sorted."""
         prefix = f"{self.key}."
         out = []
         for name in self.results:
-            rest = name[len(prefix):] if name.startswith(prefix) else ""
-            if len(rest) == _SEQ_DIGITS and rest.isdigit():
-                out.append((int(rest), name))
+            found = _CHUNK.fullmatch(name[len(prefix):]) if name.startswith(prefix) else None
+            if found:
+                out.append((found.group(2) or "", int(found.group(1)), name))
         return sorted(out)
+
+    def _chunks(self) -> list:
+        """``(seq, name)`` of the chunks of this run's generation, in order."""
+        return [(seq, name) for generation, seq, name in self._all_chunks() if generation == self.generation]
+
+    def _drop_chunks(self, keep: tuple) -> None:
+        for generation, _, name in self._all_chunks():
+            if generation not in keep:
+                self.results.pop(name, None)
 
     def _where(self, store: Any, key: str) -> str:
         return str(data_dir(store.kind, rootdir=self.rootdir) / f"{key}.json")
 
 
-def read_run(kind: str, run_id: str, *, rootdir: Any, who: str) -> Optional[tuple[dict, dict]]:
+def run_lock(kind: str, run_id: str, *, rootdir: Any, who: str) -> RunLock:
+    """The (not yet acquired) lock of the ``kind`` run ``run_id``, a hidden file beside its header."""
+    return RunLock(data_dir("runs", rootdir=rootdir) / f".{kind}.{run_id}.lock", f"run {run_id!r}", who)
+
+
+def merge_settings(stored: Mapping, settings: Mapping, inherit: tuple = ()) -> tuple[dict, Optional[tuple]]:
+    """``settings`` with inherited values filled in, and the first setting that differs, or None.
+
+    The difference is ``(name, stored value, value now)``. A setting named in
+    ``inherit`` may be None on either side: None now takes the stored value,
+    and a stored None takes the new one. A name missing on one side counts
+    as None there.
+    """
+    merged = dict(settings)
+    for name in dict.fromkeys([*stored, *settings]):
+        was, now_ = stored.get(name), settings.get(name)
+        if name in inherit and (now_ is None or was is None):  # not given now, or not known then
+            merged[name] = was if now_ is None else now_
+        elif was != now_:
+            return merged, (name, was, now_)
+    return merged, None
+
+
+def read_run(kind: str, run_id: str, *, rootdir: Any, who: str, check: Optional[Callable[..., None]] = None,
+             fix: str = "") -> Optional[tuple[dict, dict]]:
     """``(header, item_id -> entry)`` of the stored ``kind`` run ``run_id``, None when there is none.
 
-    Reading changes nothing; a damaged header or chunk is a ValueError naming its file.
+    Reading changes nothing and takes no lock. It reads the header, the
+    chunks of the generation the header names, then the header again, and
+    starts over when a replacement took over meanwhile. The header returned
+    is the run in force (an unfinished replacement's ``staging`` left out).
+    A damaged header or chunk, or an entry ``check(entry, header=header)``
+    refuses (see `RunStore.saved`), is a ValueError naming its file and
+    ending in ``fix``.
     """
     store = RunStore(kind, check_run_id(run_id, who), rootdir, who)
-    header = store._read_header()
-    return None if header is None else (header, store.saved())
+    for _ in range(_READ_ATTEMPTS):
+        header = store._read_header(fix)
+        if header is None:
+            return None
+        store.generation = header.get("generation", "")
+        try:
+            items = store.saved(None if check is None else functools.partial(check, header=header), fix)
+        except KeyError:  # a chunk deleted by a replacement that took over meanwhile
+            continue
+        again = store._read_header(fix)
+        if again is not None and again.get("generation", "") == store.generation:
+            header.pop("staging", None)
+            return header, items
+    raise ValueError(
+        f"run {run_id!r} changed {_READ_ATTEMPTS} times while it was being read "
+        f"({store._where(store.runs, store.key)}): another process keeps replacing it. Try again once it is done.")
 
 
 def stored_runs(kind: str, *, rootdir: Any) -> list[str]:
@@ -218,6 +341,39 @@ def stored_runs(kind: str, *, rootdir: Any) -> list[str]:
 
 _REPAIR = ("Delete the file to run its items again (or pass resume=False to start the run over); "
            "a hand-edited record cannot be trusted.")
+
+
+def _header_problem(record: Any, kind: str) -> Optional[str]:
+    """What is wrong with a run header (or the header of a replacement under way), or None."""
+    problem = _shape_problem(record, kind, ("settings",))
+    if problem is None and not isinstance(record["settings"], dict):
+        problem = f"its 'settings' is {type(record['settings']).__name__}, not a mapping"
+    generation = record.get("generation", "") if problem is None else ""
+    if generation != "" and not (isinstance(generation, str) and _GENERATION.fullmatch(generation)):
+        problem = f"its 'generation' is {generation!r:.40}, not a name this module writes"
+    staging = record.get("staging") if problem is None else None
+    if staging is not None and not (isinstance(staging, dict) and staging.get("generation")):
+        problem = "its 'staging' is not the header of a replacement"
+    return problem
+
+
+def _chunk_problem(record: Any, kind: str, check: Optional[Callable[[dict], None]]) -> Optional[str]:
+    """What is wrong with a chunk of items (``check`` judging each entry), or None."""
+    problem = _shape_problem(record, kind, ("items",))
+    if problem is not None:
+        return problem
+    items = record["items"]
+    if not isinstance(items, dict):
+        return f"its 'items' is {type(items).__name__}, not a mapping"
+    for item_id, entry in items.items():
+        if not isinstance(entry, dict):
+            return f"item {item_id!r} is not a mapping"
+        if check is not None:
+            try:
+                check(entry)
+            except (ValueError, TypeError) as exc:
+                return f"item {item_id!r} {exc}"
+    return None
 
 
 def _shape_problem(record: Any, kind: str, needed: tuple) -> Optional[str]:

@@ -233,6 +233,32 @@ def _newcombe(sa: float, na: float, sb: float, nb: float, z: float) -> tuple:
     return d - math.hypot(pa - la, ub - pb), d + math.hypot(ua - pa, pb - lb)
 
 
+def _smallest_detectable_drop(rate: float, n_baseline: float, n_current: float, z: float = _Z95) -> Optional[float]:
+    """The smallest fall from ``rate`` that a run of ``n_current`` units can show against a baseline at ``rate``.
+
+    The drop ``d`` at which the upper bound of Newcombe's interval of
+    ``(rate - d) - rate`` (a current proportion over ``n_current`` units, a
+    baseline one over ``n_baseline``) reaches 0: any smaller observed drop
+    is not significant at this suite size. The bound falls as ``d`` grows
+    (the Wilson upper bound rises slower than the proportion), so the root
+    is found by bisection. None when even a fall to 0 would not be
+    significant: at this size no drop can be shown.
+    """
+    lb = _wilson(rate * n_baseline, n_baseline, z)[0]
+
+    def upper(d: float) -> float:
+        p = rate - d
+        return -d + math.hypot(_wilson(p * n_current, n_current, z)[1] - p, rate - lb)
+
+    if rate <= 0 or upper(rate) >= 0:
+        return None
+    low, high = 0.0, rate
+    for _ in range(60):
+        mid = (low + high) / 2
+        low, high = (low, mid) if upper(mid) < 0 else (mid, high)
+    return high
+
+
 def _quantile(sorted_values: Sequence[float], q: float) -> float:
     """Linear-interpolation quantile of sorted values (numpy's default), inf-safe."""
     pos = q * (len(sorted_values) - 1)

@@ -60,7 +60,7 @@ from ek._runs import (
 )
 from ek._util import type_name
 from ek.agents._reliability import ReliabilityReport
-from ek.agents._stats import _Z95, _newcombe, difference_upper_bound
+from ek.agents._stats import _Z95, _newcombe, _smallest_detectable_drop, difference_upper_bound
 from ek.agents._suite import Suite, check_summary, run_summary, suite_items, suite_settings, summary
 from ek.agents.base import RunProvenance, TaskSpec, suite_grammar
 from ek.agents.cost import ModelPrice
@@ -82,9 +82,12 @@ class AgentGateResult:
     """What `agent_regression_gate` found; truthy when the run passed.
 
     ``reasons`` lists each confident regression (and a suite that shrank).
-    ``underpowered`` is True when a figure got worse and the interval of the
-    change still reaches past the tolerance: not a clean pass, an experiment
-    too small to tell (run more tasks or more trials).
+    ``underpowered`` is True when a figure got worse and the run cannot show
+    the drop stays within the tolerance: the interval of the change reaches
+    past it, or the suite is too small to resolve a drop of that size (the
+    drop plus the smallest drop this many trials or tasks can detect passes
+    the tolerance). Not a clean pass: an experiment too small to tell (run
+    more tasks or more trials).
     """
 
     passed: bool = True
@@ -258,8 +261,13 @@ def agent_regression_gate(report: ReliabilityReport, baseline: Any, *, tolerance
 
     A figure that is worse, whose interval of change still reaches past the
     tolerance, sets ``underpowered`` and warns, even when the drop itself is
-    within the tolerance: a small run cannot show it stays inside. That is
-    an experiment too small to decide, not a clean pass.
+    within the tolerance: a small run cannot show it stays inside. So does a
+    drop that, with the smallest drop this suite size can detect added, goes
+    past the tolerance (the smallest detectable drop comes from the run's
+    size alone: Newcombe's interval over the trials for the success rate,
+    over the tasks for pass^k), which catches an interval made narrow by
+    tasks that all scored alike. The warning names that smallest drop.
+    That is an experiment too small to decide, not a clean pass.
 
     Args:
         report: the current run's `ReliabilityReport`.
@@ -304,9 +312,9 @@ def agent_regression_gate(report: ReliabilityReport, baseline: Any, *, tolerance
     underpowered = not reasons and bool(worse)
     if underpowered:
         warnings.warn(
-            f"the agent looks worse than its baseline ({'; '.join(worse)}) but the difference is not "
-            f"significant: the run is too small to tell whether it stays within tolerance={tolerance:g}. "
-            "Add tasks or trials (k) before trusting this pass.", stacklevel=2)
+            f"the agent looks worse than its baseline ({'; '.join(worse)}), and the evidence that the drop "
+            f"is small is not significant: the run is too small to tell whether it stays within "
+            f"tolerance={tolerance:g}. Add tasks or trials (k) before trusting this pass.", stacklevel=2)
     return AgentGateResult(
         passed=not reasons, reasons=tuple(reasons),
         pass_hat_k=cur["pass_hat_k"], pass_hat_k_baseline=base["pass_hat_k"],
@@ -419,9 +427,11 @@ def _provenance_fields(run: Any) -> dict:
 def _success_change(cur: dict, base: dict, tolerance: float, reasons: list, worse: list) -> None:
     lo, hi = _newcombe(cur["n_success"], cur["n_trials"], base["n_success"], base["n_trials"], _Z95)
     was, now = base["success_rate"], cur["success_rate"]
+    detectable = _smallest_detectable_drop(was, base["n_trials"], cur["n_trials"])
     _verdict(now - was, lo, hi, tolerance, reasons, worse, f"success rate fell from {was:.3f} to {now:.3f}; "
              f"the 95% interval of the change is [{lo:+.3f}, {hi:+.3f}], entirely below -{tolerance:g}.",
-             f"success rate {now - was:+.3f}, 95% interval [{lo:+.3f}, {hi:+.3f}]")
+             f"success rate {now - was:+.3f}, 95% interval [{lo:+.3f}, {hi:+.3f}], "
+             + _detectable_note(detectable, f"{cur['n_trials']} trials"), detectable)
 
 
 def _pass_k_change(cur: dict, base: dict, tolerance: float, reasons: list, worse: list) -> None:
@@ -437,9 +447,11 @@ def _pass_k_change(cur: dict, base: dict, tolerance: float, reasons: list, worse
     hi = difference_upper_bound(*pair, z=_Z95)
     lo = -difference_upper_bound(*pair[2:], *pair[:2], z=_Z95)
     was, now = base["pass_hat_k"], cur["pass_hat_k"]
+    detectable = _smallest_detectable_drop(was, base["n_tasks"], cur["n_tasks"])
     _verdict(now - was, lo, hi, tolerance, reasons, worse, f"pass^{k} fell from {was:.3f} to {now:.3f}; the "
              f"upper 95% bound of the change is {hi:+.3f}, below -{tolerance:g}.",
-             f"pass^{k} {now - was:+.3f}, 95% interval [{lo:+.3f}, {hi:+.3f}]")
+             f"pass^{k} {now - was:+.3f}, 95% interval [{lo:+.3f}, {hi:+.3f}], "
+             + _detectable_note(detectable, f"{cur['n_tasks']} tasks"), detectable)
 
 
 def _cost_change(cur: dict, base: dict, cost_tolerance: float, reasons: list, worse: list) -> None:
@@ -458,10 +470,17 @@ def _cost_change(cur: dict, base: dict, cost_tolerance: float, reasons: list, wo
 
 
 def _verdict(change: float, lo: float, hi: float, tolerance: float, reasons: list, worse: list,
-             reason: str, note: str) -> None:
+             reason: str, note: str, detectable: Optional[float] = 0.0) -> None:
     """A regression when the whole interval of the change is below ``-tolerance``; underpowered
-    when the figure got worse and the interval still reaches below it."""
+    when the figure got worse and the interval, or the drop plus the smallest detectable one
+    (None: no drop is detectable), still reaches below it."""
     if hi < -tolerance:
         reasons.append(reason)
-    elif change < 0 and lo < -tolerance:
+    elif change < 0 and (lo < -tolerance or detectable is None or change - detectable < -tolerance):
         worse.append(note)
+
+
+def _detectable_note(detectable: Optional[float], size: str) -> str:
+    if detectable is None:
+        return f"no drop is detectable at {size}"
+    return f"the smallest detectable drop at {size} is {detectable:.3f}"

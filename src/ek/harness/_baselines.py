@@ -225,9 +225,9 @@ def _check_baseline(record: Mapping) -> None:
     if record.get("kind", "documents") != "documents":
         raise ValueError(f"is a {record['kind']!r} baseline; the document gate needs one saved by save_baseline()")
     if not isinstance(record["metric"], str):
-        raise ValueError(f"has metric {record['metric']!r}, not a metric name")
+        raise ValueError(f"has metric {record['metric']!r:.60}, not a metric name")
     if record.get("higher_is_better") not in (None, True, False):
-        raise ValueError(f"has higher_is_better={record['higher_is_better']!r}, not True, False or None")
+        raise ValueError(f"has higher_is_better={record['higher_is_better']!r:.60}, not True, False or None")
     _check_figures(record, "has")
 
 
@@ -243,7 +243,7 @@ def _check_figures(record: Mapping, lead: str) -> None:
             continue
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise ValueError(
-                f"{lead} a NaN, infinite or non-numeric {where} figure ({value!r}), which cannot be "
+                f"{lead} a NaN, infinite or non-numeric {where:.80} figure ({value!r:.60}), which cannot be "
                 "compared, so it could neither pass nor fail a gate. Find the items whose scores are "
                 "not finite (report.detail['per_item']) and fix the metric or the data"
             )

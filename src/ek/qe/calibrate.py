@@ -78,12 +78,8 @@ def expected_calibration_error(probs: Any, correct: Any, *, n_bins: int = DEFAUL
 
     Predictions fall into ``n_bins`` equal-width confidence bins; the result
     is ``sum_b (n_b / n) * |mean confidence_b - accuracy_b|``, 0 for perfect
-    calibration.
-
-    Raises:
-        ValueError: a probability that is NaN, infinite or outside [0, 1]
-            (the message gives its position and value), no probabilities,
-            lengths that differ, or ``n_bins`` < 1.
+    calibration. Non-finite probabilities are skipped and out-of-range ones
+    clamped into [0, 1].
 
     >>> expected_calibration_error([0.75, 0.75, 0.25, 0.25], [True, False, False, False])
     0.25
@@ -96,8 +92,7 @@ def reliability_curve(probs: Any, correct: Any, *, n_bins: int = DEFAULT_N_BINS)
 
     ``confidence`` is the bin's mean probability and ``accuracy`` its share
     of correct values; bins are the ones `expected_calibration_error` uses,
-    in increasing order, and empty bins are left out. Its inputs are checked
-    as `expected_calibration_error` checks them.
+    in increasing order, and empty bins are left out.
 
     >>> reliability_curve([0.75, 0.75, 0.25, 0.25], [True, False, False, False])
     [{'confidence': 0.25, 'accuracy': 0.0, 'count': 2}, {'confidence': 0.75, 'accuracy': 0.5, 'count': 2}]
