@@ -341,3 +341,19 @@ def test_private_use_characters_no_step_maps_get_another_hint(tmp_path):
     write(tmp_path / "gt.txt", "a\ue000b")
     with pytest.warns(UserWarning, match=r"U\+E000.*No ek step maps these"):
         evaluate_files(tmp_path / "gt.txt", tmp_path / "gt.txt", normalize=["nfc", "mufi"])
+
+
+def test_the_text_level_read_is_recorded_one_level_or_counts(tmp_path):
+    write(tmp_path / "gt" / "a.xml", page_xml(["one two", "three"]))
+    write(tmp_path / "gt" / "b.xml", page_xml(["four"]))
+    write(tmp_path / "ocr" / "a.hocr", hocr([[("one", 90), ("two", 90)], [("three", 90)]]))
+    write(tmp_path / "ocr" / "b.txt", "four")
+    assert evaluate_files(tmp_path / "gt", tmp_path / "ocr").detail["text_level"] == {"line": 2, "word": 1}
+    assert evaluate_files(tmp_path / "gt" / "a.xml", tmp_path / "gt" / "a.xml").detail["text_level"] == "line"
+    with_region = page_xml(["four"]).replace("</TextRegion>", "<TextEquiv><Unicode>four</Unicode></TextEquiv></TextRegion>")
+    write(tmp_path / "b.xml", with_region)
+    region = evaluate_files(tmp_path / "b.xml", tmp_path / "ocr" / "b.txt", profile="dinglehopper")
+    assert region.detail["text_level"] == "region" and region.aggregate == 0.0  # the profile reads PAGE regions
+    line = evaluate_files(tmp_path / "gt" / "a.xml", tmp_path / "ocr" / "b.txt", profile="dinglehopper",
+                          text_level="line")
+    assert line.detail["text_level"] == "line"

@@ -1,4 +1,7 @@
-"""ek.ocr.formats: PAGE (2013, 2019), ALTO (v2-v4), hOCR and text documents, written here and made by Tesseract."""
+"""ek.ocr.formats: PAGE (2013, 2019), ALTO (v2-v4), hOCR and text documents, written here and made by Tesseract.
+
+Every version and dialect, the text levels, safety and dinglehopper's profile: tests/ocr/test_readers_*.py.
+"""
 
 from __future__ import annotations
 
@@ -55,15 +58,17 @@ def test_page_2019_line_level_with_word_confidences():
 
 
 def test_page_2013_region_and_word_levels():
-    doc = read_document(page(TWO_REGIONS, ns=PAGE_2013), level="region")
+    doc = read_document(page(TWO_REGIONS, ns=PAGE_2013), text_level="region")
     assert doc.schema == "2013-07-15" and doc.lines == ("first line", "second", "Schlym\u0303")
     assert doc.word_confidences == (None,) * 4  # region level: words split from the region text
-    with pytest.raises(ValueError, match=r"<TextLine id='l2'> has no TextEquiv/Unicode at word level"):
-        read_document(page(TWO_REGIONS), level="word")
+    # l2 and l3 have no words: their regions fall back to the line level, and say so
+    doc = read_document(page(TWO_REGIONS), text_level="word")
+    assert doc.lines == ("first line", "second", "Schlym\u0303")
+    assert (doc.text_level, doc.fallbacks) == ("word", (("r1", "line"), ("r2", "line")))
     words = page(f'<TextRegion id="r"><TextLine id="l">'
                  f'<Word id="w1">{equiv("a", conf=0.2)}</Word><Word id="w2">{equiv("b")}</Word></TextLine></TextRegion>')
-    doc = read_document(words, level="word")
-    assert doc.lines == ("a b",) and doc.word_confidences == (0.2, None)
+    doc = read_document(words, text_level="word")
+    assert doc.lines == ("a b",) and doc.word_confidences == (0.2, None) and doc.fallbacks == ()
 
 
 def test_page_reading_order_nested_groups_and_unreferenced_regions():
@@ -99,17 +104,17 @@ def test_page_picks_the_lowest_index_or_the_highest_confidence():
     "data, message",
     [
         (page('<TextRegion id="r"><TextLine id="l9"><Coords points="0,0"/></TextLine></TextRegion>'),
-         r"x\.xml: <TextLine id='l9'> has no TextEquiv/Unicode at line level; transcribe it, or read another level"),
-        (page("", ns="http://schema.primaresearch.org/PAGE/gts/pagecontent/2010-03-19"),
-         r"x\.xml is PAGE with namespace '.*2010-03-19', which ek does not know; expected one of: .*2013-07-15, .*2019-07-15"),
+         r"x\.xml: <TextLine id='l9'> has no TextEquiv/Unicode at line level in <TextRegion id='r'>, and no other "
+         r"level covers its region; transcribe it"),
+        (page("", ns="http://schema.primaresearch.org/PAGE/gts/pagecontent/2011-01-01"),
+         r"x\.xml is PAGE with namespace '.*2011-01-01', which ek does not know; expected one of: .*2013-07-15, .*2019-07-15"),
         (b'<alto xmlns="http://www.loc.gov/standards/alto/ns-v9#"/>',
          r"is ALTO with namespace .*ns-v9#.*expected one of: .*ns-v2#, .*ns-v3#, .*ns-v4#"),
-        (b"<alto/>", r"is ALTO with namespace '\(none\)'"),
         (b'<?xml version="1.0"?>\n<PcGts>\n  <Page>\n</PcGts>', r"x\.xml is malformed XML at line 4, column 3: mismatched tag"),
         (b"<svg/>", r"root element <svg>, which is not an OCR format; expected PAGE \(<PcGts>\), ALTO"),
         (page(f'<TextRegion id="r">{line("l", " ")}</TextRegion>'), r"x\.xml has no text \(page\)"),
         (page(f'<TextRegion id="r"><TextLine id="l">{equiv("x", conf="high")}</TextLine></TextRegion>'),
-         r"<TextEquiv id=None> has conf='high', which is not a number"),
+         r"x\.xml: <TextEquiv> of <TextLine id='l'> has conf='high', which is not a number"),
         ('<?xml version="1.0" encoding="UTF-8"?><PcGts>é</PcGts>'.encode("latin-1"),
          r"x\.xml is not UTF-8: byte 0xe9 at offset 45"),
         (b"<html><body><p>no hOCR here</p></body></html>", r"is HTML without hOCR classes"),
@@ -121,9 +126,9 @@ def test_bad_documents_say_which_file_and_why(data, message):
     assert "\n" not in str(caught.value)
 
 
-def test_region_level_needs_region_text():
-    with pytest.raises(ValueError, match=r"<TextRegion id='r9'> has no TextEquiv/Unicode at region level; .*'line'"):
-        read_document(page(f'<TextRegion id="r9">{line("l", "x")}</TextRegion>'), level="region")
+def test_region_level_falls_back_to_lines_where_a_region_has_no_text_of_its_own():
+    doc = read_document(page(f'<TextRegion id="r9">{line("l", "x")}</TextRegion>'), text_level="region")
+    assert (doc.lines, doc.text_level, doc.fallbacks) == (("x",), "region", (("r9", "line"),))
 
 
 def test_entity_declarations_are_refused_before_parsing():
@@ -185,7 +190,7 @@ def test_plain_text_and_detection_by_content_not_extension(tmp_path):
     text = tmp_path / "looks-like.xml"
     text.write_text("line one\n  line two  \n\n\f")
     doc = read_document(text)
-    assert doc.format == "text" and doc.lines == ("line one", "  line two  ")
+    assert doc.format == "text" and doc.lines == ("line one", "line two")  # ek's joining: stripped, no blanks
     pagefile = tmp_path / "page.txt"
     pagefile.write_bytes(page(f'<TextRegion id="r">{line("l", "x")}</TextRegion>'))
     assert read_document(pagefile).format == "page"
@@ -197,8 +202,8 @@ def test_plain_text_and_detection_by_content_not_extension(tmp_path):
 def test_document_checks_its_confidences_and_options():
     with pytest.raises(ValueError, match="Document has 2 words but 1 word_confidences"):
         Document(lines=("a b",), words=("a", "b"), line_confidences=(None,), word_confidences=(None,))
-    with pytest.raises(ValueError, match="level must be one of 'region', 'line', 'word'"):
-        read_document(b"x", level="glyph")
+    with pytest.raises(ValueError, match="text_level must be one of 'region', 'line', 'word', 'glyph'"):
+        read_document(b"x", text_level="paragraph")
     with pytest.raises(ValueError, match="pick must be 'index'"):
         read_document(b"x", pick="best")
     with pytest.raises(TypeError, match="takes a path or bytes"):
@@ -210,15 +215,34 @@ def test_document_checks_its_confidences_and_options():
 needs_tesseract = pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract is not installed")
 
 
-@pytest.fixture(scope="module")
-def tesseract_outputs(tmp_path_factory):
+def run_tesseract(tmp_path_factory, *options: str) -> Path:
+    """A folder of Tesseract's outputs for every demo image (skips with the install hint without tesseract)."""
     if shutil.which("tesseract") is None:
-        pytest.skip("tesseract is not installed")
+        pytest.skip("tesseract is not installed (apt-get install tesseract-ocr)")
     out = tmp_path_factory.mktemp("tesseract")
     for image in sorted(DEMO.glob("*.png")):
-        subprocess.run(["tesseract", str(image), str(out / image.stem), "hocr", "alto", "txt"],
-                       check=True, capture_output=True)
+        subprocess.run(["tesseract", str(image), str(out / image.stem), *options], check=True, capture_output=True)
     return out
+
+
+@pytest.fixture(scope="module")
+def tesseract_outputs(tmp_path_factory):
+    return run_tesseract(tmp_path_factory, "hocr", "alto", "txt")
+
+
+@pytest.fixture(scope="module")
+def tesseract_glyphs(tmp_path_factory):
+    return run_tesseract(tmp_path_factory, "-c", "hocr_char_boxes=1", "hocr", "alto")
+
+
+@pytest.mark.parametrize("stem", sorted(p.stem for p in DEMO.glob("*.png")))
+def test_tesseract_glyph_level_hocr_agrees_with_its_words_and_its_alto(tesseract_glyphs, stem):
+    glyphs = read_document(tesseract_glyphs / f"{stem}.hocr", allow_empty=True)
+    words = read_document(tesseract_glyphs / f"{stem}.hocr", text_level="word", allow_empty=True)
+    alto = read_document(tesseract_glyphs / f"{stem}.xml", allow_empty=True)
+    assert (alto.schema, alto.text_level) == ("v3", "word") and glyphs.text_level in ("glyph", "")
+    assert glyphs.lines == words.lines == alto.lines and glyphs.words == alto.words
+    assert glyphs.word_confidences == words.word_confidences
 
 
 @needs_tesseract

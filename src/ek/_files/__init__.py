@@ -62,12 +62,13 @@ from __future__ import annotations
 import os
 from typing import BinaryIO, Optional, Union
 
-from ek._files._documents import Document, read_document
+from ek._files._documents import Document, read_document, resolve_text_level
+from ek._files._levels import TEXT_LEVELS
 from ek._files._errors import InputError
 from ek._files._join import Joined, join
 from ek._files._sides import Side, read_side
 
-__all__ = ["Document", "InputError", "Joined", "Side", "join", "read_document", "read_pair", "read_side"]
+__all__ = ["TEXT_LEVELS", "Document", "InputError", "Joined", "Side", "join", "read_document", "read_pair", "read_side"]
 
 
 def read_pair(
@@ -78,9 +79,11 @@ def read_pair(
     gold_field: Optional[str] = None,
     pred_field: Optional[str] = None,
     slice_field: Optional[str] = None,
-    level: str = "line",
+    text_level: Optional[str] = None,
     pick: str = "index",
     stdin: Optional[BinaryIO] = None,
+    profile: Optional[str] = None,
+    level: Optional[str] = None,
 ) -> Joined:
     """Read GOLD and PRED (see the module doc for sources and rules) and join them by id.
 
@@ -89,13 +92,15 @@ def read_pair(
         id_field: the joining field; None numbers records in file order.
         gold_field, pred_field: the value fields (None: the default candidates).
         slice_field: the gold slice field (None: ``"slice"`` when present).
-        level, pick: how PAGE documents are read (see `read_document`).
+        text_level, pick, profile: how PAGE, ALTO and hOCR documents are read (see
+            `read_document`); ``level`` is the deprecated name of ``text_level``.
         stdin: the binary stream ``"-"`` reads (default ``sys.stdin.buffer``).
 
     Raises:
         InputError: a side cannot be read; the message says which and why.
     """
-    options = dict(id_field=id_field, level=level, pick=pick, stdin=stdin)
+    text_level = resolve_text_level(text_level, level, profile, "read_pair")
+    options = dict(id_field=id_field, text_level=text_level, pick=pick, profile=profile, stdin=stdin)
     gold_side = read_side(gold, role="gold", value_field=gold_field, slice_field=slice_field, **options)
     pred_side = read_side(pred, role="pred", value_field=pred_field, slice_field=slice_field, **options)
     return join(gold_side, pred_side)

@@ -1,28 +1,42 @@
 """Read one OCR document (PAGE-XML, ALTO, hOCR or plain text), told apart by its content.
 
 `read_document` returns a `Document`: the lines in reading order, the
-words, and the line and word confidences the file carries. The format
-comes from the bytes, not the file name: a leading ``<`` with an
-``<html`` or hOCR class is hOCR; other XML is PAGE (root ``PcGts``) or
-ALTO (root ``alto``) by its root element; anything else is plain UTF-8
-text. XML goes through `ek._files._xml`, which reads no DTD and expands
-no entity.
+words, the line and word confidences the file carries, the text level read
+and the regions read at another. The format comes from the bytes, not the
+file name: a leading ``<`` with an ``<html`` or hOCR class is hOCR
+(`ek._files._hocr`); other XML is PAGE (root ``PcGts``, `ek._files._page`)
+or ALTO (root ``alto``, `ek._files._alto`) by its root element, parsed by
+`ek._files._xml`, which declares and expands no entity; anything else is
+plain UTF-8 text. How the text level is chosen: `ek._files._levels`.
+
+**Joining (every format).** A document's text is its lines, each stripped
+of whitespace at both ends, blank lines dropped, joined by one ``"\\n"``.
+So ``"a\\nb\\n"``, ``"a\\n\\nb\\n"``, ``"  a\\r\\nb"`` and a PAGE file with the lines
+``a`` and ``b`` all read as ``"a\\nb"``: a trailing newline, blank lines
+between paragraphs and indentation are layout, not text, and count as
+errors on neither side. Plain text splits into lines where `str.splitlines`
+does (``\\n``, ``\\r\\n``, ``\\r``, form feed, ...).
+
+``profile="dinglehopper"`` reads as dinglehopper 0.11 does instead
+(`ek._files._dinglehopper`): PAGE at region level unless ``text_level`` is
+``"line"``, and its own joining (blank lines of plain text kept).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import warnings
 from dataclasses import dataclass
-from html.parser import HTMLParser
 from typing import Optional, Union
 
-from ek._files import _xml
+from ek._files import _dinglehopper, _hocr, _xml
 from ek._files._errors import InputError, decode_utf8
+from ek._files._levels import TEXT_LEVELS, Reading, resolve
 
 FORMATS = ("page", "alto", "hocr", "text")
-LEVELS = ("region", "line", "word")
 PICKS = ("index", "conf")
+PROFILES = ("dinglehopper",)
 
 _HTML = re.compile(r"<html[\s>]|<!DOCTYPE\s+html|<\w+[^<>]*\sclass=['\"][^'\"]*\bocr", re.IGNORECASE)
 _XML_ENCODING = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]+)")
@@ -37,6 +51,9 @@ class Document:
     file gives none (hOCR ``x_wconf`` is divided by 100). ``format`` is
     ``"page"``, ``"alto"``, ``"hocr"`` or ``"text"``; ``schema`` names the
     PAGE or ALTO version read (``"2019-07-15"``, ``"v4"``), else "".
+    ``text_level`` is the level the text was read at (one of `TEXT_LEVELS`;
+    "" for plain text and for a document with no text), and ``fallbacks``
+    lists ``(region id, level)`` for each region read at another level.
     """
 
     lines: tuple
@@ -45,6 +62,8 @@ class Document:
     word_confidences: tuple
     format: str = "text"
     schema: str = ""
+    text_level: str = ""
+    fallbacks: tuple = ()
 
     def __post_init__(self) -> None:
         for units, confs in (("lines", "line_confidences"), ("words", "word_confidences")):
@@ -55,6 +74,10 @@ class Document:
                     f"Document has {len(getattr(self, units))} {units} but {len(getattr(self, confs))} "
                     f"{confs}; give one confidence (or None) per unit."
                 )
+        object.__setattr__(self, "fallbacks", tuple(map(tuple, self.fallbacks)))
+        if self.text_level not in TEXT_LEVELS + ("",):
+            raise ValueError(f"Document.text_level must be one of {', '.join(map(repr, TEXT_LEVELS))} or '' "
+                             f"(plain text), got {self.text_level!r}.")
 
     @property
     def text(self) -> str:
@@ -65,47 +88,86 @@ class Document:
 def read_document(
     source: Union[str, os.PathLike, bytes],
     *,
-    level: str = "line",
+    text_level: Optional[str] = None,
     pick: str = "index",
     allow_empty: bool = False,
     name: Optional[str] = None,
+    profile: Optional[str] = None,
+    level: Optional[str] = None,
 ) -> Document:
     """Read a PAGE-XML, ALTO, hOCR or plain-text document (format told by content).
 
     Args:
         source: a path, or the file's bytes.
-        level: for PAGE, where the text is read: ``"region"``, ``"line"`` or
-            ``"word"`` (words joined by spaces). ALTO and hOCR are read by words.
+        text_level: which level's text a PAGE, ALTO or hOCR file gives:
+            ``"region"``, ``"line"``, ``"word"`` (words joined by spaces) or
+            ``"glyph"`` (glyphs joined into words). None: the finest level
+            every region has (see `ek._files._levels`); a region without the
+            level read falls back to its nearest and is listed in
+            ``Document.fallbacks``.
         pick: for PAGE, which ``TextEquiv`` of several: ``"index"`` (the lowest
             ``@index``, else the first) or ``"conf"`` (the highest ``@conf``).
         allow_empty: accept a document with no text (an engine's blank page);
             otherwise it is an error.
         name: how messages name the source (default: the path, or "<bytes>").
+        profile: None for ek's rules, ``"dinglehopper"`` for the text
+            dinglehopper 0.11 extracts (see the module doc).
+        level: the former name of ``text_level``; deprecated.
 
     Raises:
         InputError (a ValueError): unreadable, malformed, of an unknown schema,
             not UTF-8, or without text; the message names the file and the fix.
     """
-    if level not in LEVELS:
-        raise ValueError(f"level must be one of {', '.join(map(repr, LEVELS))}, got {level!r}.")
+    text_level = resolve_text_level(text_level, level, profile, "read_document")
     if pick not in PICKS:
         raise ValueError(f"pick must be 'index' (lowest @index) or 'conf' (highest @conf), got {pick!r}.")
+    if profile is not None and pick != "index":
+        raise ValueError(f"profile={profile!r} picks TextEquivs as dinglehopper does (lowest @index, else highest "
+                         f"@conf), so pick={pick!r} contradicts it; leave pick at 'index' or drop the profile.")
     data, label = _load(source, name)
     head = data[:4096].decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
     if not head.startswith("<"):
-        lines = decode_utf8(data, label).splitlines()
-        while lines and not lines[-1].strip():
-            lines.pop()  # trailing blank lines and a final form feed are not text
-        doc = _build("text", "", [(line, None, None) for line in lines])
+        fmt, schema = "text", ""
+        if profile is None:
+            reading = Reading([(line, None, None) for line in decode_utf8(data, label).splitlines()], "")
+        else:
+            reading = _dinglehopper.text(data, label)
     elif _HTML.search(head):
-        doc = _read_hocr(decode_utf8(data, label), label)
+        fmt, schema = "hocr", ""
+        reading = resolve(_hocr.regions(decode_utf8(data, label), label), text_level, label)
     else:
         _check_xml_encoding(data, label)
-        fmt, schema, lines = _xml.read(data, label, level=level, pick=pick)
-        doc = _build(fmt, schema, lines)
+        fmt, schema, reading = _xml.read(data, label, text_level=text_level, pick=pick, profile=profile)
+    doc = _build(fmt, schema, reading)
     if not allow_empty and not any(line.strip() for line in doc.lines):
         raise InputError(f"{label} has no text ({doc.format}); transcribe it or leave the file out.")
     return doc
+
+
+def resolve_text_level(text_level: Optional[str], level: Optional[str], profile: Optional[str],
+                       caller: str, stacklevel: int = 3) -> Optional[str]:
+    """``text_level`` checked, with the deprecated ``level=`` folded in (warning ``caller``'s caller)."""
+    if level is not None:
+        warnings.warn(
+            f"{caller}(level=...) is deprecated and will be removed in the next release: use text_level=... "
+            "(level means the confidence level elsewhere in ek).",
+            DeprecationWarning,
+            stacklevel=stacklevel,
+        )
+        if text_level is not None and text_level != level:
+            raise ValueError(f"{caller}() got text_level={text_level!r} and the deprecated level={level!r}; "
+                             "pass text_level only.")
+        text_level = level
+    if text_level is not None and text_level not in TEXT_LEVELS:
+        raise ValueError(f"text_level must be one of {', '.join(map(repr, TEXT_LEVELS))} (or None for the finest "
+                         f"level the file has throughout), got {text_level!r}.")
+    if profile is not None and profile not in PROFILES:
+        raise ValueError(f"profile must be None (ek's rules) or one of {', '.join(map(repr, PROFILES))}, "
+                         f"got {profile!r}.")
+    if profile == "dinglehopper" and text_level not in (None,) + _dinglehopper.PAGE_LEVELS:
+        raise ValueError(f"profile='dinglehopper' reads PAGE at region or line level (its --textequiv-level), "
+                         f"got text_level={text_level!r}; pass text_level='region' or 'line', or no profile.")
+    return text_level
 
 
 # ---------------------------------------------------------------------------
@@ -130,91 +192,22 @@ def _check_xml_encoding(data: bytes, label: str) -> None:
         decode_utf8(data, label)  # reports the offset of a bad byte, which expat would not
 
 
-def _build(fmt: str, schema: str, lines: list) -> Document:
-    """A Document from ``(text, confidence, words or None)`` per line; words split the text when None."""
-    words, word_confs = [], []
-    for text, _, line_words in lines:
-        if line_words is None:
-            split = text.split()
-            words.extend(split)
-            word_confs.extend([None] * len(split))
-        else:
-            for word, conf in line_words:
-                words.append(word)
-                word_confs.append(conf)
-    return Document(
-        lines=[text for text, _, _ in lines],
-        words=words,
-        line_confidences=[conf for _, conf, _ in lines],
-        word_confidences=word_confs,
-        format=fmt,
-        schema=schema,
-    )
-
-
-_LINE_CLASSES = frozenset({"ocr_line", "ocrx_line", "ocr_textfloat", "ocr_caption", "ocr_header"})
-_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"})
-_WCONF = re.compile(r"x_wconf\s+(-?\d+(?:\.\d+)?)")
-
-
-def _read_hocr(text: str, label: str) -> Document:
-    parser = _HocrParser()
-    parser.feed(text)
-    parser.close()
-    if not parser.hocr:
-        raise InputError(
-            f"{label} is HTML without hOCR classes (ocr_page, ocr_line, ocrx_word); "
-            "give an hOCR file, e.g. from `tesseract IMAGE OUT hocr`."
-        )
-    lines = []
-    for words, loose in parser.lines:
-        kept = [(w.strip(), conf) for w, conf in words if w.strip()]
-        if kept:
-            lines.append((" ".join(w for w, _ in kept), None, kept))
-        elif "".join(loose).strip():
-            lines.append((" ".join("".join(loose).split()), None, None))
-    return _build("hocr", "", lines)
-
-
-class _HocrParser(HTMLParser):
-    """Collects hOCR lines: each is ([[word text, confidence], ...], [loose text]) in document order."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.stack: list[tuple[str, Optional[str]]] = []
-        self.lines: list[tuple[list, list]] = []
-        self.hocr = False
-        self.implicit = False  # the last line collects words found outside any line element
-
-    def handle_starttag(self, tag, attrs):
-        if tag in _VOID:
-            return
-        values = dict(attrs)
-        classes = set((values.get("class") or "").split())
-        role = None
-        if any(c.startswith("ocr") for c in classes):
-            self.hocr = True
-        if classes & _LINE_CLASSES:
-            role, self.implicit = "line", False
-            self.lines.append(([], []))
-        elif "ocrx_word" in classes:
-            role = "word"
-            if not any(r == "line" for _, r in self.stack) and not self.implicit:
-                self.lines.append(([], []))
-                self.implicit = True
-            found = _WCONF.search(values.get("title") or "")
-            self.lines[-1][0].append(["", float(found.group(1)) / 100 if found else None])
-        self.stack.append((tag, role))
-
-    def handle_endtag(self, tag):
-        for k in range(len(self.stack) - 1, -1, -1):
-            if self.stack[k][0] == tag:
-                del self.stack[k:]
-                return
-
-    def handle_data(self, data):
-        roles = {r for _, r in self.stack}
-        if "word" in roles:
-            self.lines[-1][0][-1][0] += data
-        elif "line" in roles:
-            self.lines[-1][1].append(data)
+def _build(fmt: str, schema: str, reading: Reading) -> Document:
+    """A Document from a reading; ek's joining unless the reading is verbatim; words split when not given."""
+    lines, line_confs, words, word_confs = [], [], [], []
+    for text, conf, line_words in reading.lines:
+        parts = [text] if reading.verbatim else [p.strip() for p in text.splitlines() if p.strip()]
+        for part in parts:
+            lines.append(part)
+            line_confs.append(conf)
+            if line_words is None or len(parts) > 1:
+                split = part.split()
+                words.extend(split)
+                word_confs.extend([None] * len(split))
+                continue
+            for word, word_conf in line_words:
+                if word.strip():
+                    words.append(word.strip())
+                    word_confs.append(word_conf)
+    return Document(lines=lines, words=words, line_confidences=line_confs, word_confidences=word_confs,
+                    format=fmt, schema=schema, text_level=reading.text_level, fallbacks=reading.fallbacks)

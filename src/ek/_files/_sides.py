@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Mapping, Optional, Union
 
 from ek._files import _records
-from ek._files._documents import Document, read_document
+from ek._files._documents import Document, read_document, resolve_text_level
 from ek._files._errors import InputError, decode_utf8
 from ek._util import first_repeat
 
@@ -53,9 +53,11 @@ def read_side(
     value_field: Optional[str] = None,
     slice_field: Optional[str] = None,
     format: Optional[str] = None,
-    level: str = "line",
+    text_level: Optional[str] = None,
     pick: str = "index",
     stdin: Optional[BinaryIO] = None,
+    profile: Optional[str] = None,
+    level: Optional[str] = None,
 ) -> Side:
     """Read GOLD (``role="gold"``) or PRED (``role="pred"``) from a file, a folder or ``-`` (stdin).
 
@@ -64,16 +66,18 @@ def read_side(
     ``"document"``) overrides the extension and the content sniffing; the
     other options are `read_pair`'s.
     """
+    text_level = resolve_text_level(text_level, level, profile, "read_side")
+    reading = dict(text_level=text_level, pick=pick, profile=profile)
     if role not in VALUE_FIELDS:
         raise ValueError(f"role must be 'gold' or 'pred', got {role!r}.")
     label = f"{role.upper()} {os.fspath(source)}"
     if os.fspath(source) == "-":
         data = (stdin if stdin is not None else sys.stdin.buffer).read()
         return _from_bytes(data, f"{role.upper()} <stdin>", role, format or _sniff(data, f"{role} <stdin>"),
-                           id_field, value_field, slice_field, level, pick, "stdin")
+                           id_field, value_field, slice_field, reading, "stdin")
     path = Path(source)
     if path.is_dir():
-        return _from_folder(path, label, role, level, pick)
+        return _from_folder(path, label, role, reading)
     if not path.exists():
         raise InputError(f"{label} does not exist; give a .jsonl, .json, .csv or .tsv file, a document or a folder.")
     suffix = path.suffix.lower()
@@ -81,7 +85,7 @@ def read_side(
     data = _read_bytes(path, label)
     if fmt is None:
         fmt = _sniff(data, label, strict=True)
-    return _from_bytes(data, label, role, fmt, id_field, value_field, slice_field, level, pick,
+    return _from_bytes(data, label, role, fmt, id_field, value_field, slice_field, reading,
                        _document_id(path.name))
 
 
@@ -117,9 +121,9 @@ def _sniff(data: bytes, label: str, strict: bool = False) -> str:
     )
 
 
-def _from_bytes(data, label, role, fmt, id_field, value_field, slice_field, level, pick, doc_id) -> Side:
+def _from_bytes(data, label, role, fmt, id_field, value_field, slice_field, reading, doc_id) -> Side:
     if fmt == "document":
-        doc = read_document(data, level=level, pick=pick, allow_empty=role == "pred", name=label)
+        doc = read_document(data, **reading, allow_empty=role == "pred", name=label)
         return Side(label, role, (doc_id,), (doc.text,), documents={doc_id: doc}, single=True)
     text = decode_utf8(data, label)
     if fmt == "jsonl":
@@ -239,7 +243,7 @@ def _document_id(name: str) -> str:
     return stem[:-3] if stem.endswith(".gt") else stem
 
 
-def _from_folder(path: Path, label: str, role: str, level: str, pick: str) -> Side:
+def _from_folder(path: Path, label: str, role: str, reading: dict) -> Side:
     files = _document_files(os.fspath(path))
     gt = {rel for rel in files if rel.rsplit(".", 1)[0].endswith(".gt")}
     files = ([rel for rel in files if rel in gt] or files) if role == "gold" else [rel for rel in files if rel not in gt]
@@ -253,7 +257,7 @@ def _from_folder(path: Path, label: str, role: str, level: str, pick: str) -> Si
             raise InputError(f"{label} has two files for {doc_id!r} ({where[doc_id]} and {rel}); keep one.")
         where[doc_id] = rel
         try:
-            doc = read_document(os.path.join(path, rel), level=level, pick=pick, allow_empty=role == "pred",
+            doc = read_document(os.path.join(path, rel), **reading, allow_empty=role == "pred",
                                 name=f"{label}/{rel}")
         except InputError as exc:
             errors[doc_id] = str(exc)

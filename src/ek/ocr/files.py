@@ -133,7 +133,7 @@ def evaluate_files(
     settings = _settings.resolve(profile, normalize, segment, words)  # refuse bad settings before reading
     from ek._files import read_pair  # the readers and their parsers load on first use
 
-    joined = read_pair(gold, pred, level=text_level or ("region" if settings.profile else "line"), pick=pick)
+    joined = read_pair(gold, pred, text_level=text_level, pick=pick, profile=settings.profile)
     return _evaluate(joined, metric, settings, measures, n_confusions, n_bins)
 
 
@@ -228,9 +228,8 @@ def _mean(report: Report) -> Optional[float]:
 
 def _text_level(joined: Joined) -> Any:
     """The text level of every PAGE/ALTO/hOCR document read, one string if they agree, else counts."""
-    # Document.text_level comes with the readers of issue 19 (contract A); "" for plain text
-    levels = Counter(level for pair in joined.documents.values() for doc in pair
-                     if doc is not None and (level := getattr(doc, "text_level", "")))
+    levels = Counter(doc.text_level for pair in joined.documents.values() for doc in pair
+                     if doc is not None and doc.text_level)  # "" for plain text
     if not levels:
         return None
     return next(iter(levels)) if len(levels) == 1 else dict(levels)
