@@ -43,7 +43,7 @@ def test_grapheme_units_keep_a_combining_mark_with_its_letter():
 
 
 def test_unknown_unit_and_non_text_are_refused():
-    with pytest.raises(ValueError, match="unit must be one of 'char', 'word', 'grapheme', got 'line'"):
+    with pytest.raises(ValueError, match="unit must be one of 'char', 'word', 'grapheme', 'unicode_word', got 'line'"):
         align("a", "a", unit="line")
     with pytest.raises(TypeError, match="gold is int"):
         align("a", 3)
@@ -117,3 +117,114 @@ def test_grapheme_fast_path_agrees_with_uax29_clusters(text):
     import regex
 
     assert graphemes(text) == regex.findall(r"\X", text)
+
+
+# -- line pairing: the banded table against the whole one (issue 19) ---------------------------------
+
+
+def _full_table_pairing(pred, gold, allowed=None):
+    """The least-cost order-keeping pairing from the whole table, cell by cell (the brute-force reference).
+
+    ``allowed(i, j)``, when given, says which cells may be used (others cost infinity).
+    """
+    inf = float("inf")
+    n, m = len(gold), len(pred)
+    ok = allowed or (lambda i, j: True)
+    cost = [[inf] * (m + 1) for _ in range(n + 1)]
+    for i in range(n + 1):
+        for j in range(m + 1):
+            if not ok(i, j):
+                continue
+            if i == j == 0:
+                cost[i][j] = 0
+                continue
+            options = []
+            if i and j:
+                options.append(cost[i - 1][j - 1] + Levenshtein.distance(gold[i - 1], pred[j - 1]))
+            if i:
+                options.append(cost[i - 1][j] + len(gold[i - 1]))
+            if j:
+                options.append(cost[i][j - 1] + len(pred[j - 1]))
+            cost[i][j] = min(options)
+    steps, i, j = [], n, m
+    while i or j:
+        if i and j and cost[i][j] == cost[i - 1][j - 1] + Levenshtein.distance(gold[i - 1], pred[j - 1]):
+            steps.append((i - 1, j - 1))
+            i, j = i - 1, j - 1
+        elif i and cost[i][j] == cost[i - 1][j] + len(gold[i - 1]):
+            steps.append((i - 1, None))
+            i -= 1
+        else:
+            steps.append((None, j - 1))
+            j -= 1
+    return steps[::-1], cost[n][m]
+
+
+def _cost(pairs, pred, gold):
+    return sum(Levenshtein.distance(gold[g], pred[p]) if g is not None and p is not None
+               else len(gold[g]) if g is not None else len(pred[p]) for g, p in pairs)
+
+
+LINES = st.lists(st.text(alphabet="ab c", max_size=6), max_size=7)
+
+
+@settings(max_examples=400, deadline=None)
+@given(pred=LINES, gold=LINES)
+def test_small_pages_are_paired_by_the_whole_table(pred, gold):
+    if len(gold) == len(pred) == 1:
+        return  # one line each is always paired
+    assert _align._pair_lines(pred, gold) == _full_table_pairing(pred, gold)[0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(pred=LINES, gold=LINES, width=st.integers(0, 3), shift=st.integers(-2, 2))
+def test_the_banded_table_equals_the_whole_table_restricted_to_the_band(pred, gold, width, shift):
+    n, m = len(gold), len(pred)
+    guide = [min(m, max(0, round(i * m / max(n, 1)) + shift)) for i in range(n)] + [m]
+    guide = [max(guide[:k + 1]) for k in range(len(guide))]  # monotone, as _guide makes it
+    ranges = _align._band(guide, m, width)
+    expected, cost = _full_table_pairing(pred, gold, lambda i, j: ranges[i][0] <= j < ranges[i][1])
+    got = _align._backtrace(_align._costs(gold, pred, ranges), n, m)
+    assert got == expected and _cost(got, pred, gold) == cost
+
+
+def _ocr_like_page(rng, n_lines):
+    """Gold lines (each with a word of its own) and an OCR of them: typos, lines split, merged, dropped."""
+    words = ["der", "die", "und", "ſein", "Haus", "über", "nach", "Zeit", "ſo", "mit"]
+    gold = [" ".join([f"w{k}"] + [rng.choice(words) for _ in range(rng.randint(3, 8))]) for k in range(n_lines)]
+    pred, k = [], 0
+    while k < len(gold):
+        line = "".join(ch if rng.random() > 0.05 else rng.choice("eaoil") for ch in gold[k])
+        u = rng.random()
+        if u < 0.03 and k + 1 < len(gold):
+            line, k = f"{line} {gold[k + 1]}", k + 1  # two lines read as one
+        if u > 0.98:
+            pass  # a line dropped
+        elif u > 0.95:
+            cut = len(line) // 2
+            pred.extend((line[:cut], line[cut:]))  # a line read as two
+        else:
+            pred.append(line)
+        k += 1
+    return pred, gold
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_long_page_pairs_as_the_whole_table_does(seed):
+    rng = __import__("random").Random(seed)
+    pred, gold = _ocr_like_page(rng, 180)
+    assert (len(gold) + 1) * (len(pred) + 1) > _align._FULL  # the banded path
+    steps = align_lines(pred, gold)
+    expected, _ = _full_table_pairing(pred, gold)
+    assert [(g, p) for g, p, _ in steps] == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**6), n_lines=st.integers(2, 40))
+def test_the_band_around_the_word_alignment_finds_the_least_cost(seed, n_lines):
+    rng = __import__("random").Random(seed)
+    pred, gold = _ocr_like_page(rng, n_lines)
+    guide = _align._guide(pred, gold)
+    ranges = _align._band(guide, len(pred), _align._BAND)
+    got = _align._backtrace(_align._costs(gold, pred, ranges), len(gold), len(pred))
+    assert _cost(got, pred, gold) == _full_table_pairing(pred, gold)[1]

@@ -4,7 +4,7 @@ import unicodedata
 import warnings
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ek.canonicalize import (
@@ -124,3 +124,78 @@ def test_historical_steps_are_idempotent(name, text):
     step = Canonicalizer([name])
     once = step(text)
     assert step(once) == once
+
+
+# -- dinglehopper's normalisation and the MUFI characters (issue 19) ----------------------------------
+
+
+def _dinglehopper_tables():
+    """The two substitution tables of dinglehopper 0.11, read from its source (dict literals, in order)."""
+    import ast
+    import inspect
+
+    extracted_text = pytest.importorskip("dinglehopper.extracted_text")
+    tree = ast.parse(inspect.getsource(extracted_text))
+    tables = {}
+    for fn in tree.body:
+        if isinstance(fn, ast.FunctionDef) and fn.name in ("unjoin_ligatures", "substitute_equivalences"):
+            table = next(node.value for node in ast.walk(fn) if isinstance(node, ast.Assign)
+                         and isinstance(node.value, ast.Dict))
+            tables[fn.name] = [(ast.literal_eval(k), ast.literal_eval(v)) for k, v in zip(table.keys, table.values)]
+    return tables["unjoin_ligatures"], tables["substitute_equivalences"]
+
+
+def _normalize_sbb():
+    return pytest.importorskip("dinglehopper.extracted_text").normalize_sbb
+
+
+def _is_private_use(text):
+    return len(text) == 1 and "\ue000" <= text <= "\uf8ff"
+
+
+def test_dinglehopper_step_by_hand():
+    canon = Canonicalizer(["dinglehopper"])
+    assert canon("Auſ ſchoͤn \ufb01ſch \ueba7 — Gott’s ==") == "Auſ ſchön fiſch ſſi – Gott's –"
+    assert canon("e\u0301") == "\u00e9"  # NFC first
+    assert canon.version == "dinglehopper@1"
+    assert Canonicalizer(["nfc", "mufi"]).version == "nfc+mufi@1"
+
+
+def test_dinglehopper_step_maps_every_table_entry_as_dinglehopper_does():
+    unjoin, equivalences = _dinglehopper_tables()
+    assert len(unjoin) == 21 and len(equivalences) == 11  # dinglehopper 0.11's tables
+    step, sbb = Canonicalizer(["dinglehopper"]), _normalize_sbb()
+    for old, new in unjoin + equivalences:
+        assert step(old) == sbb(old), (old, new)
+        assert step(f"x{old}y") == sbb(f"x{old}y")
+
+
+def test_mufi_step_maps_exactly_the_private_use_entries_of_dinglehopper_tables():
+    unjoin, equivalences = _dinglehopper_tables()
+    mufi = Canonicalizer(["mufi"])
+    private = [(old, new) for old, new in unjoin + equivalences if _is_private_use(old)]
+    assert len(private) == 19
+    for old, new in private:
+        assert mufi(old) == new
+    for old, _ in unjoin + equivalences:
+        if not _is_private_use(old):
+            assert mufi(old) == old  # ligatures, dashes, quotes: left alone
+    assert mufi("\ue000\uf8ff\ue5b8") == "\ue000\uf8ff\ue5b8"  # private use outside the tables: kept
+
+
+def _table_alphabet():
+    unjoin, equivalences = _dinglehopper_tables()
+    return "".join(sorted({ch for old, new in unjoin + equivalences for ch in old + new})) + "aeiouqQſs =-’—\u0301\u0308"
+
+
+@settings(max_examples=500, deadline=None)
+@given(data=st.data())
+def test_dinglehopper_step_equals_normalize_sbb_on_random_text(data):
+    text = data.draw(st.text(alphabet=_table_alphabet() + "AbcxyzÄöü\u0364\u0303\n", max_size=30))
+    assert Canonicalizer(["dinglehopper"])(text) == _normalize_sbb()(text)
+
+
+@given(text=st.text(alphabet="aouſﬁ\ueba7\uf502\u0364\u2014\u2019= \u0301"))
+def test_mufi_step_is_idempotent(text):
+    mufi = Canonicalizer(["mufi"])
+    assert mufi(mufi(text)) == mufi(text)

@@ -118,8 +118,55 @@ def _historic_hyphen(s: str) -> str:
     return s.translate(_HYPHENS)
 
 
+# dinglehopper 0.11's substitutions (dinglehopper/extracted_text.py): first its
+# `unjoin_ligatures` table, then its `substitute_equivalences` table, each
+# applied entry by entry in this order, after NFC. MUFI and eMOP private-use
+# code points are named in the comments.
+_UNJOIN = (
+    ("\ueba6", "\u017f\u017f"),  # MUFI long s long s ligature
+    ("\ueba7", "\u017f\u017fi"),  # MUFI long s long s i ligature
+    ("\uf502", "ch"), ("\ueec4", "ck"), ("\uf4f9", "ll"),  # MUFI ligatures
+    ("\ueba2", "\u017fi"), ("\ueada", "\u017ft"),  # MUFI long s i, long s t
+    ("\ufb01", "fi"), ("\ufb00", "ff"), ("\ufb02", "fl"), ("\ufb03", "ffi"),
+    ("\ueec5", "ct"), ("\ueedc", "tz"),  # MUFI ct, tz
+    ("\uf532", "as"), ("\uf533", "is"), ("\uf534", "us"), ("\uf535", "Qu"),  # eMOP ligatures
+    ("\u0133", "ij"),
+    ("\ue8bf", "q&"),  # MUFI q ligated with final et
+    ("\ueba5", "\u017fp"),  # MUFI long s p
+    ("\ufb06", "st"),
+)
+_EQUIVALENT = (
+    ("\ue72b", "\u00fc"), ("\ue42c", "\u00e4"),  # MUFI u, a with a small e above
+    ("==", "\u2013"), ("\u2014", "\u2013"),  # double hyphen and em dash as en dash
+    ("\ue644", "\u00f6"),  # MUFI o with a small e above
+    ("\u2019", "'"), ("\u2e17", "-"),
+    ("a\u0364", "\u00e4"), ("o\u0364", "\u00f6"), ("u\u0364", "\u00fc"),  # combining small e above
+    ("\uf50e", "q\u0301"),  # MUFI q with acute
+)
+_MUFI = str.maketrans({old: new for old, new in _UNJOIN + _EQUIVALENT if "\ue000" <= old <= "\uf8ff"})
+
+
+def _dinglehopper(s: str) -> str:
+    """dinglehopper 0.11's normalisation (its ``normalize_sbb``): NFC, then its two tables in order.
+
+    It keeps ``ſ``, unjoins ligatures (``ﬁ`` -> ``fi``, MUFI ``\\ueba7`` ->
+    ``ſſi``), maps ``’`` to ``'``, ``—`` and ``==`` to ``–`` and a, o, u with a
+    combining small e above to umlauts.
+    """
+    s = unicodedata.normalize("NFC", s)
+    for old, new in _UNJOIN + _EQUIVALENT:
+        if old in s:
+            s = s.replace(old, new)
+    return s
+
+
+def _mufi(s: str) -> str:
+    """The MUFI and eMOP private-use characters of dinglehopper's tables as the letters they stand for."""
+    return s.translate(_MUFI)
+
+
 for _name, _step in (("long_s", _long_s), ("ligatures", _ligatures), ("superscript_e", _superscript_e),
-                     ("historic_hyphen", _historic_hyphen)):
+                     ("historic_hyphen", _historic_hyphen), ("dinglehopper", _dinglehopper), ("mufi", _mufi)):
     _step.step_version = 1  # type: ignore[attr-defined]
     register("normalizers", _name, _step)
 del _name, _step

@@ -75,10 +75,13 @@ EPISODES = [(Episode(output="42"), "42"), (Episode(output="41"), "42"), (Episode
             (Episode(output=None), "x")]
 
 PAGES = [("b one\na two", "a two\nb one"), ("Schlym\u0303", "Schly\u00f1"), ("", "abc"), ("x y", "x y z")]
+WORDS = [("lazy dog.", "lazy dog"), ("can\u2019t (stop)", "can\u2019t stop!"), ("3,14 m", "3.14 m"), ("", "a, b"),
+         ("x", "")]
 
 CASES = {
     "cer": STRINGS, "wer": STRINGS, "fields": RECORDS, "anls": ANSWERS,
     "cer_grapheme": STRINGS + PAGES, "fca": STRINGS + PAGES, "bow": STRINGS + PAGES,
+    "wer_unicode": STRINGS + PAGES + WORDS,
     "span_f1_seqeval_conll": TAGS, "span_f1_seqeval_strict": TAGS,
     "span_f1_strict": SPANS, "span_f1_exact": SPANS, "span_f1_partial": SPANS, "span_f1_type": SPANS,
     "teds": TABLES, "teds_struct": TABLES, "grits": TABLES, "grits_top": TABLES,
@@ -97,6 +100,7 @@ BAD = {
     "cer": ((1, "a"), TypeError, "compares strings"),
     "wer": (("a", None), TypeError, "compares strings"),
     "cer_grapheme": ((b"a", "a"), TypeError, "compares strings"),
+    "wer_unicode": (("a", ["a"]), TypeError, "compares strings"),
     "fca": ((["a"], "a"), TypeError, "compares strings"),
     "bow": (("a", 3), TypeError, "compares strings"),
     "fields": (("a", {}), TypeError, "compares two dict records"),
@@ -193,7 +197,7 @@ def test_values_are_in_range(name):
     m = get("metrics", name)
     for pred, gold in CASES[name]:
         s = m(pred, gold)
-        if name not in ("cer", "wer", "cer_grapheme", "bow"):  # error rates are unbounded above
+        if name not in ("cer", "wer", "cer_grapheme", "wer_unicode", "bow"):  # error rates are unbounded above
             assert 0.0 <= s.value <= 1.0, (name, pred, gold, s.value)
 
 
@@ -290,6 +294,16 @@ def _oracle(name, corpus):
         clusters = [(regex.findall(r"\X", p.strip()), regex.findall(r"\X", g.strip())) for p, g in corpus]
         edits = sum(Levenshtein.distance(pc, gc) for pc, gc in clusters)
         ref = sum(len(gc) for _, gc in clusters)
+        return edits / ref if ref else float(edits)
+    if name == "wer_unicode":  # dinglehopper's words (uniseg's UAX #29 segmentation), one distance per pair
+        import importlib
+
+        from rapidfuzz.distance import Levenshtein
+
+        words = importlib.import_module("dinglehopper.word_error_rate").words
+        cut = [(list(words(p)), list(words(g))) for p, g in corpus]
+        edits = sum(Levenshtein.distance(pw, gw) for pw, gw in cut)
+        ref = sum(len(gw) for _, gw in cut)
         return edits / ref if ref else float(edits)
     if name == "bow":  # unmatched word counts, order ignored, over the gold word count
         from collections import Counter

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ek
-from ek.metrics import reading_order
+from ek.metrics import _flexible, reading_order
 from ek.metrics.reading_order import BagOfWordsMetric, FlexibleCharacterMetric
 
 FCA = FlexibleCharacterMetric()
@@ -125,3 +125,118 @@ def test_non_text_is_refused():
         FCA(["a"], "a")
     with pytest.raises(TypeError, match="bag-of-words error compares strings, but gold is int"):
         BOW("a", 3)
+
+
+# -- the fast matching against the literal one (issue 19) -------------------------------------------
+
+
+def _reference_flexible_edits(pred, gold, max_error):
+    """The matching rule of the module doc done literally: every piece scored for every gold piece."""
+    from rapidfuzz.distance import Levenshtein
+    from rapidfuzz.fuzz import partial_ratio_alignment
+
+    def refine(s, t, start, end):
+        best = (Levenshtein.distance(s, t[start:end]), start - end, start, end)
+        for a in range(max(0, start - 3), min(start + 3, end - 1) + 1):
+            for b in range(max(a + 1, end - 3), min(len(t), end + 3) + 1):
+                best = min(best, (Levenshtein.distance(s, t[a:b]), a - b, a, b))
+        return best[0], best[2], best[3]
+
+    def best_window(g, pieces):
+        for k, p in enumerate(pieces):
+            if p == g:
+                return 0, k, 0, len(g), 0, len(p)
+        for k, p in enumerate(pieces):
+            if g in p:
+                at = p.find(g)
+                return 0, k, 0, len(g), at, at + len(g)
+        best, best_key = None, (-1.0, 0)
+        for k, p in enumerate(pieces):
+            a = partial_ratio_alignment(g, p)
+            if a is None or a.src_end <= a.src_start or a.dest_end <= a.dest_start:
+                continue
+            key = (a.score, max(a.src_end - a.src_start, a.dest_end - a.dest_start))
+            if key > best_key:
+                best, best_key = (k, a), key
+        if best is None:
+            return None
+        k, a = best
+        p = pieces[k]
+        if a.src_end - a.src_start == len(g):
+            dist, p1, p2 = refine(g, p, a.dest_start, a.dest_end)
+            return dist, k, 0, len(g), p1, p2
+        dist, g1, g2 = refine(p[a.dest_start:a.dest_end], g, a.src_start, a.src_end)
+        return dist, k, g1, g2, a.dest_start, a.dest_end
+
+    queue = sorted((((k,), g) for k, g in enumerate(gold)), key=lambda item: -len(item[1]))
+    pieces, edits, set_aside = list(pred), 0, []
+    while queue and pieces and len(queue) + len(pieces) > 2:
+        place, g = queue.pop(0)
+        found = best_window(g, pieces)
+        if found is None or found[0] > max_error * max(found[3] - found[2], found[5] - found[4]):
+            set_aside.append((place, g))
+            continue
+        dist, k, g1, g2, p1, p2 = found
+        edits += dist
+        p = pieces.pop(k)
+        pieces[k:k] = [r for r in (p[:p1].strip(), p[p2:].strip()) if r]
+        rests = [(place + (side,), r) for side, r in enumerate((g[:g1].strip(), g[g2:].strip())) if r]
+        queue = sorted(queue + rests, key=lambda item: -len(item[1]))
+    left_gold = "".join(g for _, g in sorted(set_aside + queue))
+    return edits + Levenshtein.distance(left_gold, "".join(pieces)), sum(map(len, gold))
+
+
+PIECES = st.lists(st.text(alphabet="aab c", min_size=1, max_size=9).map(str.strip).filter(bool), max_size=7)
+
+
+@settings(max_examples=300, deadline=None)
+@given(pred=PIECES, gold=PIECES, max_error=st.sampled_from([0.0, 0.25, 0.5, 1.0]))
+def test_fast_matching_equals_the_literal_one_on_any_lines(pred, gold, max_error):
+    assert _flexible.flexible_edits(pred, gold, max_error) == _reference_flexible_edits(pred, gold, max_error)
+
+
+@settings(max_examples=150, deadline=None)
+@given(gold=PIECES, seed=st.integers(0, 10**6), max_error=st.sampled_from([0.25, 0.5, 1.0]))
+def test_fast_matching_equals_the_literal_one_on_reordered_noisy_lines(gold, seed, max_error):
+    rng = random.Random(seed)
+    pred = ["".join(ch if rng.random() > 0.15 else rng.choice("abcd") for ch in g).strip() or "x" for g in gold]
+    rng.shuffle(pred)
+    if len(pred) > 2 and rng.random() < 0.5:
+        pred = [f"{pred[0]} {pred[1]}", *pred[2:]]  # two lines read as one
+    assert _flexible.flexible_edits(pred, gold, max_error) == _reference_flexible_edits(pred, gold, max_error)
+
+
+def test_a_page_of_lines_matches_as_the_literal_rule_does():
+    rng = random.Random(3)
+    words = ["der", "ſein", "und", "über", "nach", "Zeit", "Gott", "ſo"]
+    gold = [" ".join(rng.choice(words) for _ in range(rng.randint(3, 9))) for _ in range(60)]
+    pred = ["".join(ch if rng.random() > 0.05 else rng.choice("eaoil") for ch in g) for g in gold]
+    pred = pred[30:] + pred[:30]  # the second column read first
+    pred[3:5] = [f"{pred[3]} {pred[4]}"]
+    assert _flexible.flexible_edits(pred, gold, 0.5) == _reference_flexible_edits(pred, gold, 0.5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(g=st.text(alphabet="abcde ", min_size=1, max_size=12), pieces=st.lists(
+    st.text(alphabet="abcde ", min_size=1, max_size=12), min_size=1, max_size=5))
+def test_the_character_bound_is_never_below_the_partial_ratio(g, pieces):
+    from rapidfuzz.fuzz import partial_ratio
+
+    bounds = _flexible._Pieces(pieces)._bounds(g)
+    for k, p in enumerate(pieces):
+        assert partial_ratio(g, p) <= bounds[k] + 1e-9
+
+
+def test_pieces_sharing_no_character_are_set_aside_unless_any_window_is_accepted():
+    assert FCA("xyz\nuvw", "abc\ndef").detail["edits"] == 6  # set aside, then one edit distance
+    loose = FlexibleCharacterMetric(max_line_error=1.0)
+    assert loose("xyz\nuvw", "abc\ndef").detail["edits"] == 6  # matched at full cost, one line each
+
+
+def test_bag_of_words_with_unicode_words():
+    unicode_bow = BagOfWordsMetric(words="unicode")
+    s = unicode_bow("dog. the cat,", "The cat (dog)")
+    assert (s.detail["matched"], s.detail["edits"], s.detail["ref_len"]) == (2, 1, 3)  # "The" vs "the"
+    assert BOW("dog. the cat,", "The cat (dog)").detail["matched"] == 0
+    with pytest.raises(ValueError, match="BagOfWordsMetric words must be 'whitespace' or 'unicode'"):
+        BagOfWordsMetric(words="x")

@@ -234,3 +234,61 @@ def test_grapheme_cer_equals_code_point_cer_without_combining_marks(pred, gold):
         return
     grapheme = StringMetric("cer", segment="grapheme")
     assert grapheme(pred, gold).detail == {**CER(pred, gold).detail}
+
+
+# -- Unicode words, the edge whitespace, long texts (issue 19) ------------------------------------
+
+WER_UNICODE = StringMetric("wer", words="unicode")
+
+
+def _dinglehopper_wer(pred, gold):
+    wer = pytest.importorskip("dinglehopper.word_error_rate")
+    return wer.word_error_rate_n(list(wer.words(gold)), list(wer.words(pred)))
+
+
+def test_unicode_words_leave_out_punctuation_by_hand():
+    s = WER_UNICODE("the quick brown fox.", "The quick (brown) fox")
+    assert (s.detail["edits"], s.detail["ref_len"], s.metric) == (1, 4, "wer_unicode")  # only The -> the
+    assert WER("the quick brown fox.", "The quick (brown) fox").value == 3 / 4  # whitespace words: 3 edits
+    assert WER_UNICODE("3,14 m", "3.14 m").value == 0.5  # numbers keep their separators
+    assert __import__("ek").score("a lazy dog", "a lazy dog.", metric="wer_unicode").value == 0.0
+    assert WER_UNICODE.name == "wer_unicode" and StringMetric("wer").name == "wer"
+
+
+def test_words_are_for_wer_only():
+    with pytest.raises(ValueError, match="words must be 'whitespace' or 'unicode' .* mode='cer'; use mode='wer'"):
+        StringMetric("cer", words="unicode")
+    with pytest.raises(ValueError, match="got words='spaces'"):
+        StringMetric("wer", words="spaces")
+
+
+WORDY = st.text(alphabet="ab c.,'’-\n1é\u0301\ue000", max_size=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(pred=WORDY, gold=WORDY)
+def test_unicode_wer_equals_dinglehopper(pred, gold):
+    rate, n = _dinglehopper_wer(pred, gold)
+    s = WER_UNICODE(pred, gold)
+    assert s.detail["ref_len"] == n
+    if n:  # dinglehopper gives infinity for an empty reference with errors; ek counts the inserted words
+        assert s.value == pytest.approx(rate, abs=1e-12)
+
+
+def test_strip_false_counts_the_whitespace_at_the_ends():
+    assert CER(" ab\n", "ab").value == 0.0
+    kept = StringMetric("cer", strip=False)(" ab\n", "ab")
+    assert (kept.detail["edits"], kept.detail["ref_len"]) == (2, 2)
+    graphemes = StringMetric("cer", segment="grapheme", strip=False)("ab", "ab\n")
+    assert (graphemes.detail["edits"], graphemes.detail["ref_len"]) == (1, 3)
+
+
+def test_long_texts_score_the_same_distance_with_the_band_hint():
+    from rapidfuzz.distance import Levenshtein
+
+    rng = random.Random(5)
+    gold = "".join(rng.choice("abcdefgh \n") for _ in range(9000))
+    pred = "".join(ch if rng.random() > 0.1 else rng.choice("xyz") for ch in gold)[:8800] + "tail"
+    s = CER(pred, gold)
+    assert s.detail["edits"] == Levenshtein.distance(gold.strip(), pred.strip())  # the full table, no band
+    assert len(gold) >= _edit._LONG

@@ -5,8 +5,11 @@ from __future__ import annotations
 import importlib
 import json
 import math
+import re
 import shutil
 import subprocess
+import unicodedata
+import warnings
 from pathlib import Path
 from xml.sax.saxutils import escape
 
@@ -214,3 +217,143 @@ def test_an_empty_reference_is_infinite_for_dinglehopper_and_counted_for_ek(ding
     _, cer, _ = dinglehopper
     assert math.isinf(cer.character_error_rate("", "abc"))
     assert ek.score("abc", "", metric="cer_grapheme").value == 3.0  # one error per inserted unit, as jiwer 4
+
+
+# -- issue 19: the default normalisation, the settings in the report, words, the profile --------------
+
+
+def test_an_nfd_and_an_nfc_encoding_of_the_same_page_score_zero_by_default(tmp_path):
+    text = "Schöne Grüße aus Köln\nÄrger über Öl"
+    write(tmp_path / "gt.txt", unicodedata.normalize("NFC", text))
+    write(tmp_path / "ocr.txt", unicodedata.normalize("NFD", text))
+    r = evaluate_files(tmp_path / "gt.txt", tmp_path / "ocr.txt")
+    assert r.aggregate == 0.0 and r.detail["measures"] == {"cer": 0.0, "wer": 0.0, "fca": 1.0, "bow": 0.0}
+    assert r.detail["confusions"] == {"char": [], "word": []}
+    raw = evaluate_files(tmp_path / "gt.txt", tmp_path / "ocr.txt", normalize=None)
+    assert raw.aggregate == pytest.approx(12 / 35)  # 6 umlauts: each a deletion and a substitution
+    assert (r.detail["normalize"], raw.detail["normalize"]) == ("nfc", None)
+
+
+def test_the_report_records_its_settings(tmp_path):
+    write(tmp_path / "gt.txt", "a b")
+    write(tmp_path / "ocr.txt", "a c")
+    d = evaluate_files(tmp_path / "gt.txt", tmp_path / "ocr.txt", segment="grapheme", words="unicode",
+                       normalize=["nfc", "long_s"]).detail
+    assert {k: d[k] for k in ("profile", "normalize", "segment", "words", "text_level")} == {
+        "profile": None, "normalize": "nfc+long_s@1", "segment": "grapheme", "words": "unicode", "text_level": None}
+    p = evaluate_files(tmp_path / "gt.txt", tmp_path / "ocr.txt", profile="dinglehopper").detail
+    assert {k: p[k] for k in ("profile", "normalize", "segment", "words")} == {
+        "profile": "dinglehopper", "normalize": "dinglehopper@1", "segment": "grapheme", "words": "unicode"}
+
+
+def test_document_mean_is_the_mean_of_the_per_document_rates(tmp_path):
+    write(tmp_path / "gt" / "a.txt", "abcd")          # 1 edit in 4
+    write(tmp_path / "gt" / "b.txt", "ab cd ef gh")   # 0 edits
+    write(tmp_path / "ocr" / "a.txt", "abcx")
+    write(tmp_path / "ocr" / "b.txt", "ab cd ef gh")
+    r = evaluate_files(tmp_path / "gt", tmp_path / "ocr")
+    assert r.aggregate == pytest.approx(1 / 15)  # ek's corpus figure: summed edits over summed length
+    assert r.detail["document_mean"] == {"cer": pytest.approx((1 / 4 + 0) / 2), "wer": pytest.approx((1 + 0) / 2)}
+
+
+def test_unicode_words_reach_wer_the_bag_of_words_and_the_word_confusions(tmp_path):
+    write(tmp_path / "gt.txt", "The cat, (sat).")
+    write(tmp_path / "ocr.txt", "The cat sat")
+    spaces = evaluate_files(tmp_path / "gt.txt", tmp_path / "ocr.txt")
+    words = evaluate_files(tmp_path / "gt.txt", tmp_path / "ocr.txt", words="unicode")
+    assert spaces.detail["measures"]["wer"] == pytest.approx(2 / 3) and spaces.detail["measures"]["bow"] > 0
+    assert words.detail["measures"]["wer"] == 0.0 and words.detail["measures"]["bow"] == 0.0
+    assert words.detail["confusions"]["word"] == [] and len(spaces.detail["confusions"]["word"]) == 2
+    assert evaluate_files(tmp_path / "gt.txt", tmp_path / "ocr.txt", metric="wer", words="unicode").metric == "wer_unicode"
+
+
+def test_level_still_works_with_a_deprecation_warning(tmp_path):
+    write(tmp_path / "gt.xml", page_xml(["one two", "three"]))
+    write(tmp_path / "ocr.txt", "one two\nthree")
+    with pytest.warns(DeprecationWarning, match="use text_level="):
+        old = evaluate_files(tmp_path / "gt.xml", tmp_path / "ocr.txt", level="line")
+    assert old.aggregate == 0.0
+    with pytest.raises(ValueError, match="text_level='line' and its deprecated alias level='region' disagree"):
+        with pytest.warns(DeprecationWarning):
+            evaluate_files(tmp_path / "gt.xml", tmp_path / "ocr.txt", text_level="line", level="region")
+
+
+@pytest.mark.parametrize("option, value, says", [
+    ("normalize", ["nfc", "lower"], "sets normalize='dinglehopper', but normalize=['nfc', 'lower'] was passed"),
+    ("normalize", None, "sets normalize='dinglehopper', but normalize=None was passed"),
+    ("segment", "codepoint", "sets segment='grapheme', but segment='codepoint' was passed"),
+    ("words", "whitespace", "sets words='unicode', but words='whitespace' was passed"),
+])
+def test_settings_that_contradict_the_profile_are_refused(tmp_path, option, value, says):
+    write(tmp_path / "gt.txt", "a")
+    with pytest.raises(ValueError, match=re.escape(says) + ".*drop profile="):
+        evaluate_files(tmp_path / "gt.txt", tmp_path / "gt.txt", profile="dinglehopper", **{option: value})
+
+
+def test_the_profile_accepts_its_own_settings_and_refuses_unknown_names(tmp_path):
+    write(tmp_path / "gt.txt", "a b")
+    r = evaluate_files(tmp_path / "gt.txt", tmp_path / "gt.txt", profile="dinglehopper", normalize="dinglehopper",
+                       segment="grapheme", words="unicode")
+    assert r.aggregate == 0.0 and r.metric == "cer_grapheme"
+    with pytest.raises(ValueError, match="profile must be None .* or one of 'dinglehopper', got 'ocrd'"):
+        evaluate_files(tmp_path / "gt.txt", tmp_path / "gt.txt", profile="ocrd")
+    with pytest.raises(ValueError, match="words must be one of 'whitespace', 'unicode', got 'spaces'"):
+        evaluate_files(tmp_path / "gt.txt", tmp_path / "gt.txt", words="spaces")
+
+
+def test_the_profile_counts_graphemes_dinglehopper_substitutions_and_the_edge_whitespace(tmp_path):
+    write(tmp_path / "gt.txt", "Schly\u00f1 ſchoͤn — Gott’s")
+    write(tmp_path / "ocr.txt", "Schlym\u0303 ſchön – Gott's")
+    r = evaluate_files(tmp_path / "gt.txt", tmp_path / "ocr.txt", profile="dinglehopper")
+    assert r.aggregate == pytest.approx(1 / 21)  # only ñ / m̃ differs once ſchoͤn, —, ’ are normalised
+    assert r.detail["measures"]["wer"] == pytest.approx(1 / 3)  # Schlyñ; the dash is no word
+
+
+# -- private-use characters ---------------------------------------------------------------------------
+
+
+def test_private_use_characters_left_by_the_normalisation_warn_once(tmp_path):
+    write(tmp_path / "gt" / "a.txt", "\uf502riſt Gl\ue72bck")
+    write(tmp_path / "gt" / "b.txt", "wa\ueec4er \ue000")
+    write(tmp_path / "ocr" / "a.txt", "chriſt Glück")
+    write(tmp_path / "ocr" / "b.txt", "wacker x")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        evaluate_files(tmp_path / "gt", tmp_path / "ocr")
+    messages = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    assert len(messages) == 1
+    assert "U+E000" in messages[0] and "U+E72B" in messages[0] and "U+F502" in messages[0]
+    assert 'Pass normalize=[..., "mufi"] or profile="dinglehopper"' in messages[0]
+    assert caught[0].filename == __file__  # points at the caller
+
+
+@pytest.mark.parametrize("options", [{"normalize": ["nfc", "mufi"]}, {"profile": "dinglehopper"}])
+def test_mufi_or_the_profile_maps_them_and_silences_the_warning(tmp_path, options):
+    write(tmp_path / "gt.txt", "\uf502riſt Gl\ue72bck wa\ueec4er")
+    write(tmp_path / "ocr.txt", "chriſt Glück wacker")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = evaluate_files(tmp_path / "gt.txt", tmp_path / "ocr.txt", **options)
+    assert r.aggregate == 0.0
+
+
+def test_private_use_characters_no_step_maps_get_another_hint(tmp_path):
+    write(tmp_path / "gt.txt", "a\ue000b")
+    with pytest.warns(UserWarning, match=r"U\+E000.*No ek step maps these"):
+        evaluate_files(tmp_path / "gt.txt", tmp_path / "gt.txt", normalize=["nfc", "mufi"])
+
+
+def test_the_text_level_read_is_recorded_one_level_or_counts(tmp_path):
+    write(tmp_path / "gt" / "a.xml", page_xml(["one two", "three"]))
+    write(tmp_path / "gt" / "b.xml", page_xml(["four"]))
+    write(tmp_path / "ocr" / "a.hocr", hocr([[("one", 90), ("two", 90)], [("three", 90)]]))
+    write(tmp_path / "ocr" / "b.txt", "four")
+    assert evaluate_files(tmp_path / "gt", tmp_path / "ocr").detail["text_level"] == {"line": 2, "word": 1}
+    assert evaluate_files(tmp_path / "gt" / "a.xml", tmp_path / "gt" / "a.xml").detail["text_level"] == "line"
+    with_region = page_xml(["four"]).replace("</TextRegion>", "<TextEquiv><Unicode>four</Unicode></TextEquiv></TextRegion>")
+    write(tmp_path / "b.xml", with_region)
+    region = evaluate_files(tmp_path / "b.xml", tmp_path / "ocr" / "b.txt", profile="dinglehopper")
+    assert region.detail["text_level"] == "region" and region.aggregate == 0.0  # the profile reads PAGE regions
+    line = evaluate_files(tmp_path / "gt" / "a.xml", tmp_path / "ocr" / "b.txt", profile="dinglehopper",
+                          text_level="line")
+    assert line.detail["text_level"] == "line"

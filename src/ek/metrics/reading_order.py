@@ -14,7 +14,9 @@ tolerate that:
   order-free word count difference ``max(n_gold, n_pred) - matched``
   over ``n_gold``, where ``matched`` counts each word as often as it
   occurs on both sides. A substitution is one error, as in WER, and the
-  count never exceeds WER's edits.
+  count never exceeds WER's edits. Words are cut at whitespace, or with
+  ``words="unicode"`` at Unicode word boundaries without punctuation (as
+  `ek.metrics.strings.StringMetric` cuts them for WER).
 
 Both keep their sufficient statistics (``edits``, ``ref_len``) in
 ``Score.detail``; ``aggregate`` sums them and divides once. An empty gold
@@ -29,10 +31,13 @@ the string metrics do.
 **The matching** (a greedy version of the paper's; the paper searches
 several penalty weightings, this keeps one rule and states it). Both texts
 are cut into lines, without their edge whitespace. Repeatedly, the longest
-unmatched gold piece is matched with the window of a pred piece that fits
-it best: an identical piece, else the piece containing it, else the best
-window of `rapidfuzz.fuzz.partial_ratio_alignment` over all pred pieces
-(its ends moved by a few units where that saves edits). A match is kept when at most
+unmatched gold piece (the earliest of equal ones) is matched with the
+window of a pred piece that fits it best: the first identical piece, else
+the first piece containing it, else the best window of
+`rapidfuzz.fuzz.partial_ratio_alignment` over all pred pieces (highest
+score, then longest window, then earliest piece; its ends moved by a few
+units where that saves edits). `ek.metrics._flexible` finds it without
+scoring every piece (a 1,300-line page in well under a second). A match is kept when at most
 ``max_line_error`` of its units are edits; the unmatched rests of both
 pieces (trimmed of edge whitespace, as line breaks are not counted) go
 back into play. A gold piece with no acceptable match is set aside. At the
@@ -49,10 +54,14 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Mapping, Optional
 
 from ek._util import SummedStatistics, type_name
+from ek._words import unicode_words
 from ek.base import GraphGrammar, Normalizer, Score
+from ek.metrics._flexible import flexible_edits
 from ek.registry import register
 
 __all__ = ["BagOfWordsMetric", "FlexibleCharacterMetric"]
+
+_WORDS = ("whitespace", "unicode")
 
 
 def _error_rate(edits: float, ref_len: float) -> float:
@@ -91,7 +100,7 @@ class FlexibleCharacterMetric(SummedStatistics):
     def __call__(self, pred: str, gold: str, *, grammar: Optional[GraphGrammar] = None) -> Score:
         """Flexible character accuracy of one pair."""
         pred, gold = _prepare(pred, gold, self.canonicalizer, "flexible character accuracy")
-        edits, ref_len = _flexible_edits(_lines(pred), _lines(gold), self.max_line_error)
+        edits, ref_len = flexible_edits(_lines(pred), _lines(gold), self.max_line_error)
         return self._score(edits, ref_len)
 
     def compute(self, totals: Mapping[str, float]) -> float:
@@ -109,23 +118,35 @@ class BagOfWordsMetric(SummedStatistics):
 
     Args:
         canonicalizer: optional ``str -> str`` applied to both sides first.
+        words: ``"whitespace"`` or ``"unicode"`` (see the module doc).
 
     >>> s = BagOfWordsMetric()("b a c", "a b d")
     >>> s.value, s.detail["edits"], s.detail["matched"]
     (0.3333333333333333, 1, 2)
+    >>> BagOfWordsMetric(words="unicode")("dog, cat", "cat dog").value
+    0.0
     """
 
     canonicalizer: Optional[Normalizer] = field(default=None, kw_only=True)
+    words: str = field(default="whitespace", kw_only=True)
 
     higher_is_better: ClassVar[bool] = False
     statistics: ClassVar[tuple[str, ...]] = ("edits", "ref_len")
     options: ClassVar[Mapping[str, str]] = MappingProxyType({"normalize": "canonicalizer"})
     name: ClassVar[str] = "bow"
 
+    def __post_init__(self) -> None:
+        if self.words not in _WORDS:
+            raise ValueError(
+                f"BagOfWordsMetric words must be 'whitespace' or 'unicode', got {self.words!r}; "
+                "'unicode' cuts at Unicode word boundaries and drops punctuation."
+            )
+
     def __call__(self, pred: str, gold: str, *, grammar: Optional[GraphGrammar] = None) -> Score:
         """Bag-of-words error of one pair."""
         pred, gold = _prepare(pred, gold, self.canonicalizer, "bag-of-words error")
-        p, g = Counter(pred.split()), Counter(gold.split())
+        cut = unicode_words if self.words == "unicode" else str.split
+        p, g = Counter(cut(pred)), Counter(cut(gold))
         n_pred, n_gold = sum(p.values()), sum(g.values())
         matched = sum((p & g).values())
         detail = {"edits": max(n_gold, n_pred) - matched, "ref_len": n_gold, "matched": matched, "pred_len": n_pred}
@@ -153,84 +174,6 @@ def _prepare(pred: Any, gold: Any, canon: Optional[Normalizer], what: str) -> tu
 
 def _lines(text: str) -> list[str]:
     return [line for line in (raw.strip() for raw in text.splitlines()) if line]
-
-
-def _flexible_edits(pred: list[str], gold: list[str], max_error: float) -> tuple[int, int]:
-    """(errors, gold characters) of the greedy flexible matching described in the module doc."""
-    from rapidfuzz.distance import Levenshtein
-
-    # Gold pieces carry their place in reading order (a tuple, extended for the rests of a cut).
-    queue: list[tuple[tuple[int, ...], str]] = sorted(
-        (((k,), g) for k, g in enumerate(gold)), key=lambda item: -len(item[1])
-    )
-    pieces = list(pred)
-    edits = 0
-    set_aside: list[tuple[tuple[int, ...], str]] = []
-    while queue and pieces and len(queue) + len(pieces) > 2:  # one piece each: plain edit distance
-        place, g = queue.pop(0)
-        found = _best_window(g, pieces)
-        if found is None or found[0] > max_error * max(found[3] - found[2], found[5] - found[4]):
-            set_aside.append((place, g))
-            continue
-        dist, k, g1, g2, p1, p2 = found
-        edits += dist
-        p = pieces.pop(k)
-        pieces[k:k] = [r for r in (p[:p1].strip(), p[p2:].strip()) if r]
-        rests = [(place + (side,), r) for side, r in enumerate((g[:g1].strip(), g[g2:].strip())) if r]
-        if rests:
-            queue = sorted(queue + rests, key=lambda item: -len(item[1]))
-    left_gold = "".join(g for _, g in sorted(set_aside + queue))
-    edits += Levenshtein.distance(left_gold, "".join(pieces))
-    return edits, sum(map(len, gold))
-
-
-def _best_window(g: str, pieces: list[str]) -> Optional[tuple[int, int, int, int, int, int]]:
-    """(edits, piece index, gold start, gold end, pred start, pred end) of the best match for ``g``."""
-    for k, p in enumerate(pieces):
-        if p == g:
-            return 0, k, 0, len(g), 0, len(p)
-    for k, p in enumerate(pieces):
-        at = p.find(g)
-        if at >= 0:
-            return 0, k, 0, len(g), at, at + len(g)
-    from rapidfuzz.fuzz import partial_ratio_alignment
-
-    best, best_key = None, (-1.0, 0)
-    for k, p in enumerate(pieces):
-        a = partial_ratio_alignment(g, p)
-        if a is None or a.src_end <= a.src_start or a.dest_end <= a.dest_start:
-            continue
-        key = (a.score, max(a.src_end - a.src_start, a.dest_end - a.dest_start))
-        if key > best_key:
-            best, best_key = (k, a), key
-    if best is None:
-        return None
-    k, a = best
-    p = pieces[k]
-    if a.src_end - a.src_start == len(g):  # all of g against a window of p
-        dist, p1, p2 = _refine(g, p, a.dest_start, a.dest_end)
-        return dist, k, 0, len(g), p1, p2
-    dist, g1, g2 = _refine(p[a.dest_start:a.dest_end], g, a.src_start, a.src_end)
-    return dist, k, g1, g2, a.dest_start, a.dest_end
-
-
-def _refine(s: str, t: str, start: int, end: int) -> tuple[int, int, int]:
-    """(edits, start, end) of the window of ``t`` near ``t[start:end]`` closest to ``s``.
-
-    `partial_ratio_alignment` only tries windows as long as the shorter text;
-    moving each end by up to `_SLACK` units lets a window absorb a dropped or
-    an inserted character.
-    """
-    from rapidfuzz.distance import Levenshtein
-
-    best = (Levenshtein.distance(s, t[start:end]), start - end, start, end)
-    for a in range(max(0, start - _SLACK), min(start + _SLACK, end - 1) + 1):
-        for b in range(max(a + 1, end - _SLACK), min(len(t), end + _SLACK) + 1):
-            best = min(best, (Levenshtein.distance(s, t[a:b]), a - b, a, b))
-    return best[0], best[2], best[3]
-
-
-_SLACK = 3
 
 
 register("metrics", "fca", FlexibleCharacterMetric())

@@ -13,8 +13,12 @@ the number of inserted units (0 when the prediction is empty too), as jiwer
 
 ``segment="grapheme"`` (registered as ``"cer_grapheme"``) counts CER in
 extended grapheme clusters (Unicode UAX #29) instead of code points, so a
-letter with a combining mark is one unit, as OCR evaluation counts it; it
-needs the ``regex`` package (``pip install "ek[metrics]"``).
+letter with a combining mark is one unit, as OCR evaluation counts it.
+``words="unicode"`` (registered as ``"wer_unicode"``) counts WER in the
+words between Unicode word boundaries (UAX #29, see `ek._words`), without
+the punctuation and spaces between them, as dinglehopper does: ``"dog."``
+and ``"dog"`` are the same word. Both need the ``regex`` package
+(``pip install "ek[metrics]"``).
 
 >>> s = StringMetric("cer")("kitten", "sitting")
 >>> s.detail["edits"], s.detail["ref_len"], round(s.value, 3)
@@ -28,6 +32,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from ek._align import graphemes
+from ek._words import unicode_words
 from ek._util import DispatchRule, SummedStatistics, type_name
 from ek.base import GraphGrammar, Normalizer, Score
 from ek.metrics import _edit
@@ -38,6 +43,7 @@ __all__ = ["StringMetric"]
 
 _MODES = ("cer", "wer")
 _SEGMENTS = ("codepoint", "grapheme")
+_WORDS = ("whitespace", "unicode")
 _ALIGNMENT_KEYS = ("hits", "substitutions", "deletions", "insertions")
 
 
@@ -46,9 +52,17 @@ def _rate(edits: float, ref_len: float) -> float:
     return edits / ref_len if ref_len else float(edits)
 
 
-# CER ignores the ends' whitespace and WER splits on any whitespace, as jiwer
-# does for ordinary space-separated text.
-_UNITS: dict[str, Callable[[str], _edit.Units]] = {"cer": str.strip, "wer": str.split}
+def _grapheme_units(text: str) -> list[str]:
+    return graphemes(text.strip())
+
+
+# The units each metric aligns. CER ignores the ends' whitespace and WER
+# splits on any whitespace, as jiwer does for ordinary space-separated text
+# (C methods for code points); `_UNSTRIPPED` keeps the ends (strip=False).
+_UNITS: dict[str, Callable[[str], _edit.Units]] = {
+    "cer": str.strip, "cer_grapheme": _grapheme_units, "wer": str.split, "wer_unicode": unicode_words,
+}
+_UNSTRIPPED: dict[str, Callable[[str], _edit.Units]] = {"cer": str, "cer_grapheme": graphemes}
 
 
 @dataclass(frozen=True)
@@ -62,12 +76,22 @@ class StringMetric(SummedStatistics):
             ``insertions`` per item (slower; the rates are the same).
         segment: the CER unit, ``"codepoint"`` or ``"grapheme"`` (UAX #29
             clusters: "Schlyñ" against "Schlym̃" is 1 edit over 6).
+        words: the WER unit, ``"whitespace"`` (runs of non-space, jiwer's
+            rule) or ``"unicode"`` (UAX #29 words without punctuation,
+            dinglehopper's rule: "dog." against "dog" is no edit).
+        strip: CER leaves out the whitespace at both ends of each text
+            (jiwer's rule); False counts it, as dinglehopper does.
+
+    >>> StringMetric("wer", words="unicode")("a lazy dog", "a lazy dog.").value
+    0.0
     """
 
     mode: str = "cer"
     canonicalizer: Optional[Normalizer] = field(default=None, kw_only=True)
     alignment: bool = field(default=False, kw_only=True)
     segment: str = field(default="codepoint", kw_only=True)
+    words: str = field(default="whitespace", kw_only=True)
+    strip: bool = field(default=True, kw_only=True)
 
     higher_is_better = False
     statistics = ("edits", "ref_len")
@@ -81,10 +105,17 @@ class StringMetric(SummedStatistics):
                 f"StringMetric segment must be 'codepoint' or 'grapheme' (grapheme for CER only), "
                 f"got segment={self.segment!r} with mode={self.mode!r}."
             )
+        if self.words not in _WORDS or (self.words != "whitespace" and self.mode != "wer"):
+            raise ValueError(
+                f"StringMetric words must be 'whitespace' or 'unicode' (for WER only: they say how words are "
+                f"cut), got words={self.words!r} with mode={self.mode!r}; use mode='wer' or drop words=."
+            )
 
     @property
     def name(self) -> str:
-        return "cer_grapheme" if self.segment == "grapheme" else self.mode
+        if self.segment == "grapheme":
+            return "cer_grapheme"
+        return "wer_unicode" if self.words == "unicode" else self.mode
 
     def __call__(self, pred: str, gold: str, *, grammar: Optional[GraphGrammar] = None) -> Score:
         """Error rate of ``pred`` against ``gold``."""
@@ -110,11 +141,12 @@ class StringMetric(SummedStatistics):
                     f"the canonicalizer returned {type_name(bad)} ({bad!r:.40}); every "
                     "normalize step must map str to str."
                 )
-        to_units = _grapheme_units if self.segment == "grapheme" else _UNITS[mode]  # C methods for code points
+        name = self.name
+        to_units = _UNITS[name] if self.strip else _UNSTRIPPED.get(name, _UNITS[name])
         gold_units = list(map(to_units, golds))
         if not self.alignment:
             edits = _edit.distances(list(map(to_units, preds)), gold_units)
-            return ScoreColumns({"edits": edits, "ref_len": list(map(len, gold_units))}, _MAKERS[self.name])
+            return ScoreColumns({"edits": edits, "ref_len": list(map(len, gold_units))}, _MAKERS[name])
         align = _edit.active()[1]
         counts = list(map(align, map(to_units, preds), gold_units))
         columns: dict[str, Sequence[int]] = {
@@ -122,15 +154,11 @@ class StringMetric(SummedStatistics):
             "ref_len": [c.hits + c.substitutions + c.deletions for c in counts],
         }
         columns.update(zip(_ALIGNMENT_KEYS, map(list, zip(*counts)) if counts else ([], [], [], [])))
-        return ScoreColumns(columns, _MAKERS[self.name])
+        return ScoreColumns(columns, _MAKERS[name])
 
     def compute(self, totals: Mapping[str, float]) -> float:
         """Corpus error rate: summed edits over summed reference length."""
         return _rate(totals["edits"], totals["ref_len"])
-
-
-def _grapheme_units(text: str) -> list[str]:
-    return graphemes(text.strip())
 
 
 def _check_pair(pred: Any, gold: Any, index: Optional[int], mode: str) -> None:
@@ -164,7 +192,7 @@ class _Maker:
         return hash(self.mode)
 
 
-_MAKERS = {mode: _Maker(mode) for mode in (*_MODES, "cer_grapheme")}
+_MAKERS = {mode: _Maker(mode) for mode in (*_MODES, "cer_grapheme", "wer_unicode")}
 
 
 def _has_text(obj: Any) -> bool:
@@ -183,6 +211,7 @@ def _text_of(obj: Any) -> str:
 register("metrics", "cer", StringMetric("cer"))
 register("metrics", "wer", StringMetric("wer"))
 register("metrics", "cer_grapheme", StringMetric("cer", segment="grapheme"))
+register("metrics", "wer_unicode", StringMetric("wer", words="unicode"))
 # Default metrics by type (see ek.metrics): text gets CER, and so does any
 # object carrying a str ``.text`` (an OCR result) when both sides have one.
 register("dispatch", "str", DispatchRule(lambda obj: isinstance(obj, str), metric="cer", pairs="same", priority=100))

@@ -3,14 +3,18 @@
 `evaluate_files` takes GOLD and PRED as two documents or two folders of
 documents paired by name (PAGE-XML, ALTO, hOCR or text, see
 `ek.ocr.formats`; record files such as JSONL work too) and returns a
-`Report` of the chosen metric, whose ``detail`` also holds:
+`Report` of the chosen metric. Both sides are normalised with NFC first
+(``normalize="nfc"``), so an NFD and an NFC encoding of the same page
+score 0. The report's ``detail`` also holds:
 
 * ``missing`` / ``extra``: gold ids without a prediction (scored as an
   empty reading) and predictions without gold (ignored); ``errors``: the
   files that failed to read, ``{"gold": {id: message}, "pred": {...}}``.
 * ``measures``: the corpus value of each measure in ``measures=`` (CER,
   WER, flexible character accuracy, bag-of-words error by default), so a
-  reading-order problem shows as a bad CER next to a good FCA.
+  reading-order problem shows as a bad CER next to a good FCA;
+  ``document_mean``: the mean of the per-document CER and WER (the corpus
+  figure dinglehopper reports; ek's own corpus figure sums edits first).
 * ``confusions``: the most frequent substitutions, dropped and inserted
   characters (``"char"``) and words (``"word"``) over the corpus, and
   ``per_file`` the same per id; rows are ``{kind, gold, pred, count}``.
@@ -18,6 +22,30 @@ documents paired by name (PAGE-XML, ALTO, hOCR or text, see
 * ``calibration``: when PRED carries word confidences, their calibration
   against word correctness: ``n`` words, ``ece`` and the reliability
   ``curve`` (`ek.qe.calibrate`); None without confidences.
+* the settings used: ``profile``, ``normalize`` (the canonicalizer's
+  version, e.g. ``"nfc"``, or None), ``segment``, ``words`` and
+  ``text_level`` (the level every document was read at, or a dict level ->
+  number of documents when they differ; None for plain text and records).
+
+**Words.** ``words="whitespace"`` (the default, as jiwer) cuts WER, the
+word confusions and the bag of words at whitespace; ``words="unicode"`` at
+Unicode word boundaries without the punctuation (``"dog."`` is the word
+``dog``), as dinglehopper does.
+
+**profile="dinglehopper"** gives the figures dinglehopper 0.11 reports on
+the same pair: the text extracted by its rules (PAGE at region level unless
+``text_level`` says otherwise), its normalisation (the ``"dinglehopper"``
+step of `ek.canonicalize`), CER over grapheme clusters counting the
+whitespace at the ends, WER over its Unicode words. Per pair the CER and
+WER equal dinglehopper's, except that an empty reference scores the number
+of inserted units (ek's rule) where dinglehopper gives infinity.
+``normalize``, ``segment`` and ``words`` set to something else than the
+profile's values is an error.
+
+**Private-use characters** (U+E000-U+F8FF, planes 15 and 16) that are
+still in the texts after normalisation compare as themselves: a UserWarning
+names them (once per call); ``normalize=["nfc", "mufi"]`` or the profile
+maps the MUFI characters of dinglehopper's tables.
 
 >>> import os, tempfile
 >>> d = tempfile.mkdtemp()
@@ -28,12 +56,15 @@ documents paired by name (PAGE-XML, ALTO, hOCR or text, see
 >>> r = evaluate_files(os.path.join(d, "gold"), os.path.join(d, "pred"))
 >>> round(r.aggregate, 3), r.detail["confusions"]["char"]
 (0.091, [{'kind': 'substitution', 'gold': 'a', 'pred': 'u', 'count': 1}])
+>>> r.detail["normalize"], r.detail["document_mean"]
+('nfc', {'cer': 0.09090909090909091, 'wer': 0.3333333333333333})
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import warnings
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
 
@@ -41,6 +72,8 @@ from ek import _align
 from ek.base import Report
 from ek.canonicalize import resolve_canonicalizer
 from ek.facade import evaluate
+from ek.ocr import _settings
+from ek.ocr._settings import CODEPOINT, NFC, WHITESPACE, Settings
 
 if TYPE_CHECKING:
     from ek._files import Joined
@@ -55,13 +88,16 @@ def evaluate_files(
     pred: Union[str, os.PathLike],
     *,
     metric: str = "cer",
-    segment: str = "codepoint",
-    normalize: Any = None,
-    level: str = "line",
+    segment: Optional[str] = CODEPOINT,
+    normalize: Any = NFC,
+    text_level: Optional[str] = None,
     pick: str = "index",
+    profile: Optional[str] = None,
+    words: Optional[str] = WHITESPACE,
     measures: Sequence[str] = DEFAULT_MEASURES,
     n_confusions: int = 20,
     n_bins: Optional[int] = None,
+    level: Optional[str] = None,
 ) -> Report:
     """Score OCR files in PRED against GOLD (CER by default; lower is better).
 
@@ -71,32 +107,44 @@ def evaluate_files(
         metric: the headline metric: ``"cer"``, ``"wer"``, ``"fca"``,
             ``"bow"`` or another registered text metric.
         segment: ``"codepoint"`` or ``"grapheme"``: the unit of CER (and of
-            every character measure and the character confusions).
+            the character confusions); None is the default.
         normalize: a canonicalizer (step names, a callable, ...) applied to
-            both sides first, e.g. ``["nfc", "long_s"]``.
-        level, pick: how PAGE text is read (see `ek.ocr.formats.read_document`).
+            both sides first; ``"nfc"`` by default, None for none; e.g.
+            ``["nfc", "long_s"]``.
+        text_level: which text of a PAGE/ALTO/hOCR file is read:
+            ``"region"``, ``"line"``, ``"word"``, ``"glyph"`` or None (see
+            `ek.ocr.formats.read_document`); ``pick`` which ``TextEquiv``.
+        profile: None (ek's rules) or ``"dinglehopper"`` (its figures; see
+            the module doc).
+        words: ``"whitespace"`` or ``"unicode"``: how WER, the word
+            confusions and the bag of words cut words; None is the default.
         measures: metrics whose corpus values go in ``detail["measures"]``.
         n_confusions: how many rows each confusion table keeps.
         n_bins: bins of the confidence reliability curve (None: the default
             of `ek.qe.calibrate`, which loads only when a file has confidences).
+        level: deprecated name of ``text_level``.
 
     Raises:
-        ValueError: a side cannot be read (the message names the file), or
-            ``segment="grapheme"`` with a metric that has no grapheme form.
+        ValueError: a side cannot be read (the message names the file),
+            ``segment="grapheme"`` with a metric that has no grapheme form,
+            an unknown profile, or settings that contradict the profile.
     """
+    text_level = _settings.text_level(text_level, level)
+    settings = _settings.resolve(profile, normalize, segment, words)  # refuse bad settings before reading
     from ek._files import read_pair  # the readers and their parsers load on first use
 
-    joined = read_pair(gold, pred, text_level=level, pick=pick)
-    return evaluate_joined(joined, metric=metric, segment=segment, normalize=normalize, measures=measures,
-                           n_confusions=n_confusions, n_bins=n_bins)
+    joined = read_pair(gold, pred, text_level=text_level, pick=pick, profile=settings.profile)
+    return _evaluate(joined, metric, settings, measures, n_confusions, n_bins)
 
 
 def evaluate_joined(
     joined: Joined,
     *,
     metric: str = "cer",
-    segment: str = "codepoint",
-    normalize: Any = None,
+    segment: Optional[str] = CODEPOINT,
+    normalize: Any = NFC,
+    profile: Optional[str] = None,
+    words: Optional[str] = WHITESPACE,
     measures: Sequence[str] = DEFAULT_MEASURES,
     n_confusions: int = 20,
     n_bins: Optional[int] = None,
@@ -106,74 +154,113 @@ def evaluate_joined(
     The report's items carry the joined ids (``detail["ids"]``), so its
     `ek.Report.interval` resamples documents by name.
     """
-    canon = resolve_canonicalizer(normalize)
-    name = _with_segment(metric, segment)
-    report = evaluate(joined.cases(), metric=name, normalize=normalize, ids=joined.ids)
-    values = {}
-    for m in measures:
-        m_name = _with_segment(m, segment) if m == "cer" else m
-        values[m] = report.aggregate if m_name == name else _corpus(joined, m_name, normalize)
-    unit = "grapheme" if segment == "grapheme" else "char"
-    per_file, totals = _confusions(joined, canon, unit, n_confusions)
-    detail = {
-        **report.detail,
-        "missing": joined.missing,
-        "extra": joined.extra,
-        "errors": {"gold": dict(joined.gold_errors), "pred": dict(joined.pred_errors)},
-        "measures": values,
-        "confusions": {u: _align.confusion_table(c, n=n_confusions) for u, c in totals.items()},
-        "per_file": per_file,
-        "calibration": _calibration(joined, canon, n_bins),
-    }
-    return dataclasses.replace(report, detail=detail)
-
-
-# ---------------------------------------------------------------------------
-
-
-def _with_segment(metric: str, segment: str) -> str:
-    if segment == "codepoint":
-        return metric
-    if segment == "grapheme" and metric in ("cer", "cer_grapheme"):
-        return "cer_grapheme"
-    raise ValueError(
-        f"segment must be 'codepoint' or 'grapheme' (for metric 'cer'), got segment={segment!r} with "
-        f"metric={metric!r}; grapheme clusters change only character error rates."
-    )
-
-
-def _corpus(joined: Joined, metric: str, normalize: Any) -> Optional[float]:
-    return evaluate(joined.cases(), metric=metric, normalize=normalize).aggregate
-
-
-def _lines(text: Any, canon: Optional[Callable[[str], str]]) -> list:
-    lines = text.splitlines() if isinstance(text, str) else []
-    return [canon(line) for line in lines] if canon is not None else lines
-
-
-def _confusions(joined: Joined, canon, unit: str, n: int) -> tuple[dict, dict]:
-    """Per-file confusion tables and corpus counters, for characters (``unit``) and words."""
-    return confusions_by_item(joined.ids, joined.preds, joined.golds, canon, unit, n)
+    return _evaluate(joined, metric, _settings.resolve(profile, normalize, segment, words), measures,
+                     n_confusions, n_bins)
 
 
 def confusions_by_item(ids: Sequence, preds: Sequence, golds: Sequence, canon: Optional[Callable[[str], str]],
-                       unit: str, n: int) -> tuple[dict, dict]:
+                       unit: str, n: int, *, words: str = "whitespace") -> tuple[dict, dict]:
     """Per-item confusion tables (top ``n``) and corpus counters, for characters (``unit``) and words.
 
-    Texts are aligned line by line when both sides have lines (see `ek._align.align_lines`).
+    Texts are aligned line by line when both sides have lines (see
+    `ek._align.align_lines`); ``words`` says how words are cut.
     """
     per_file: dict = {}
     totals = {"char": Counter(), "word": Counter()}
+    word_unit = "unicode_word" if words == "unicode" else "word"
     for i, p, g in zip(ids, preds, golds):
         p_lines, g_lines = _lines(p, canon), _lines(g, canon)
         tables = {}
-        for key, u in (("char", unit), ("word", "word")):
+        for key, u in (("char", unit), ("word", word_unit)):
             ops = [op for _, _, line_ops in _align.align_lines(p_lines, g_lines, unit=u) for op in line_ops]
             counts = _align.confusions(ops)
             totals[key].update(counts)
             tables[key] = _align.confusion_table(counts, n=n)
         per_file[i] = tables
     return per_file, totals
+
+
+# ---------------------------------------------------------------------------
+
+
+def _evaluate(joined: Joined, metric: str, settings: Settings, measures: Sequence[str], n_confusions: int,
+              n_bins: Optional[int]) -> Report:
+    canon = resolve_canonicalizer(settings.normalize)
+    head = settings.metric(metric, headline=True)
+    golds, preds = _canonical(joined.golds, canon), _canonical(joined.preds, canon)
+    _warn_private_use(golds + preds)
+    cases = list(zip(preds, golds)) if joined.slices is None else list(zip(preds, golds, joined.slices))
+    report = evaluate(cases, metric=head, ids=joined.ids)
+    reports = {head: report}
+    for m in {*measures, "cer", "wer"}:
+        chosen = settings.metric(m)
+        if chosen not in reports:
+            reports[chosen] = evaluate(cases, metric=chosen)
+    unit = "grapheme" if settings.segment == "grapheme" else "char"
+    per_file, totals = confusions_by_item(joined.ids, joined.preds, joined.golds, canon, unit, n_confusions,
+                                          words=settings.words)
+    detail = {
+        **report.detail,
+        "missing": joined.missing,
+        "extra": joined.extra,
+        "errors": {"gold": dict(joined.gold_errors), "pred": dict(joined.pred_errors)},
+        "measures": {m: reports[settings.metric(m)].aggregate for m in measures},
+        "document_mean": {m: _mean(reports[settings.metric(m)]) for m in ("cer", "wer")},
+        "confusions": {u: _align.confusion_table(c, n=n_confusions) for u, c in totals.items()},
+        "per_file": per_file,
+        "calibration": _calibration(joined, canon, n_bins),
+        **settings.detail(canon),
+        "text_level": _text_level(joined),
+    }
+    return dataclasses.replace(report, detail=detail)
+
+
+def _canonical(values: Sequence, canon: Optional[Callable[[str], str]]) -> tuple:
+    if canon is None:
+        return tuple(values)
+    return tuple(canon(v) if isinstance(v, str) else v for v in values)
+
+
+def _mean(report: Report) -> Optional[float]:
+    """The mean of the per-document values (each empty reference by ek's rule); None for no documents."""
+    return sum(s.value for s in report.scores) / report.n if report.n else None
+
+
+def _text_level(joined: Joined) -> Any:
+    """The text level of every PAGE/ALTO/hOCR document read, one string if they agree, else counts."""
+    levels = Counter(doc.text_level for pair in joined.documents.values() for doc in pair
+                     if doc is not None and doc.text_level)  # "" for plain text
+    if not levels:
+        return None
+    return next(iter(levels)) if len(levels) == 1 else dict(levels)
+
+
+def _warn_private_use(texts: Sequence) -> None:
+    """One UserWarning naming the private-use characters left in ``texts``, if any."""
+    found: set = set()
+    for text in texts:
+        if isinstance(text, str) and _settings.PRIVATE_USE.search(text):
+            found.update(_settings.PRIVATE_USE.findall(text))
+    if not found:
+        return
+    chars = sorted(found)
+    named = ", ".join(f"U+{ord(c):04X} {c!r}" for c in chars[:5]) + (f" and {len(chars) - 5} more" if len(chars) > 5 else "")
+    if any(_settings.maps_mufi(c) for c in chars):
+        fix = ('Pass normalize=[..., "mufi"] or profile="dinglehopper" to map the MUFI characters among them to the '
+               "letters they stand for")
+    else:
+        fix = "No ek step maps these; add a str -> str step to normalize= that does, if the gold spells them out"
+    warnings.warn(
+        f"the texts hold private-use characters that no normalisation step maps ({named}); they compare as "
+        f"themselves, so a reading of the letters they stand for counts as errors. {fix}.",
+        UserWarning,
+        stacklevel=4,  # the caller of evaluate_files / evaluate_joined
+    )
+
+
+def _lines(text: Any, canon: Optional[Callable[[str], str]]) -> list:
+    lines = text.splitlines() if isinstance(text, str) else []
+    return [canon(line) for line in lines] if canon is not None else lines
 
 
 def _calibration(joined: Joined, canon, n_bins: Optional[int]) -> Optional[dict]:
