@@ -138,6 +138,8 @@ def test_unknown_extension_is_read_by_content_or_refused(tmp_path):
         ("g.jsonl", '{"id": "a", "text": "x"}, {"id": "b", "text": "y"}\n{"id": "c", "text": "z", "n": [3\n4]}\n',
          r"g\.jsonl line 1 is not valid JSON: extra data after the value"),
         ("g.jsonl", '{"id": "a", "text": "x"}\n{"id": "b",\n"text": "y"}\n', r"g\.jsonl line 2 is not valid JSON"),
+        ("g.jsonl", '{"id": "a", "text": "x"},"\\u0001",{"id": "b", "text": "y"}\n{"id": "c", "n": [3\n4]}\n',
+         r"g\.jsonl line 1 is not valid JSON: extra data after the value"),  # the bulk parse's own marker
         ("g.json", '{"a": "x",\n "b": "y",\n "a": "z"}', r"g\.json gives the key 'a' twice in one object"),
         ("g.json", '[{"id": "a", "text": "x", "text": "y"}]', r"gives the key 'text' twice in one object"),
         ("g.csv", 'id,text\na,x\nb,"never closed\nc,z\nd,w\n',
@@ -159,6 +161,14 @@ def test_bad_gold_files(tmp_path, name, content, message):
     with pytest.raises(InputError, match=message) as caught:
         read_side(_write(tmp_path / name, content))
     assert "\n" not in str(caught.value)  # one line, for the command's error output
+
+
+def test_jsonl_values_holding_any_text_are_read_whole(tmp_path):
+    records = [{"id": "a", "text": "\u0001"}, {"id": "b", "text": "x\ny", "n": [1, 2]}, {"id": "c", "text": ",\"\u0001\","}]
+    text = "".join(json.dumps(r) + "\n" for r in records)
+    for body in (text, text.replace("\n", "\n\n"), text.replace("\n", "\r\n")):
+        side = read_side(_write(tmp_path / "g.jsonl", body))
+        assert side.ids == ("a", "b", "c") and side.values == ("\u0001", "x\ny", ',"\u0001",')
 
 
 def test_non_utf8_file_reports_the_byte_offset(tmp_path):

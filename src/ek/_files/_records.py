@@ -28,6 +28,9 @@ from typing import Callable, Optional
 
 from ek._files._errors import InputError
 
+_MARK = "\x01"
+_SEPARATOR = '"\\u0001"'  # the JSON text of _MARK, put between the lines of a JSONL file to parse them at once
+
 
 @dataclass(frozen=True)
 class Table:
@@ -45,14 +48,14 @@ class Table:
 def parse_jsonl(text: str, label: str) -> Table:
     """Exactly one JSON value per non-blank line."""
     body = text.strip()
-    records = _bulk(body.split("\n")) if body else []  # one C call per step
+    records = _bulk(body, body.count("\n") + 1) if body else []  # one C call per step
     lines: list = []
     if records is None:  # blank lines, or a bad one: go line by line
         lines = text.split("\n")
-        records = _bulk([line for line in lines if line.strip()])
+        kept = [line for line in lines if line.strip()]
+        records = _bulk("\n".join(kept), len(kept))
         if records is None:
-            _locate_bad_line(lines, label)
-            raise InputError(f"{label} is not valid JSONL; put one JSON object on each line.")
+            records = _line_by_line(lines, label)
     numbers: list = []
 
     def where(i: int) -> str:
@@ -136,19 +139,24 @@ def _unique_keys(pairs: list) -> dict:
     return value
 
 
-def _bulk(lines: list) -> Optional[list]:
-    """The one value of each line, parsed in one call; None when some line does not hold exactly one value.
+def _bulk(body: str, n: int) -> Optional[list]:
+    """The one value of each of the ``n`` lines of ``body``, parsed in one call; None when that is not what it holds.
 
-    Each line is wrapped in brackets of its own, so a value split over two
-    lines or two values on one line cannot pass for one value per line.
+    The lines are parsed as one array with a marker string between them
+    (`_SEPARATOR`). A line holding two values, or a value split over two
+    lines, leaves some marker off its place (every second element, at the
+    top level), so only lines of exactly one value each pass. A body that
+    holds the marker itself goes line by line instead.
     """
+    if _SEPARATOR in body:
+        return None
     try:
-        wrapped = json.loads("[[" + "],[".join(lines) + "]]")
+        values = json.loads("[" + body.replace("\n", "," + _SEPARATOR + ",") + "]")
     except (ValueError, RecursionError):
         return None
-    if len(wrapped) != len(lines) or (lines and set(map(len, wrapped)) != {1}):
+    if len(values) != 2 * n - 1 or values[1::2] != [_MARK] * (n - 1):
         return None
-    return [one for (one,) in wrapped]
+    return values[0::2]
 
 
 def _kind(delimiter: str) -> str:
@@ -212,14 +220,16 @@ def _too_deep_at(text: str, depth: int) -> int:
     return -1
 
 
-def _locate_bad_line(lines: list, label: str) -> None:
+def _line_by_line(lines: list, label: str) -> list:
+    """The value of each non-blank line, parsed one at a time; InputError at the first line that is not one value."""
     decoder = json.JSONDecoder()
+    records = []
     for k, line in enumerate(lines):
         body = line.strip()
         if not body:
             continue
         try:
-            _, end = decoder.raw_decode(body)
+            value, end = decoder.raw_decode(body)
             if end != len(body):
                 raise json.JSONDecodeError("extra data after the value", body, end)
         except json.JSONDecodeError as exc:
@@ -230,3 +240,5 @@ def _locate_bad_line(lines: list, label: str) -> None:
             ) from None
         except (ValueError, RecursionError) as exc:
             raise _unparsable(label, f" line {k + 1}", exc) from None
+        records.append(value)
+    return records
