@@ -32,6 +32,7 @@ from ek._files._errors import InputError
 MAX_FILE_MB = 256
 """The default bound on the size of one input file, in megabytes (``--max-file-mb``)."""
 
+_CHUNK = 1 << 24  # bytes read by one call
 _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
@@ -105,20 +106,24 @@ def read_bounded(path: str, label: str, max_bytes: int, *, regular_only: bool = 
         fd = os.open(path, flags)
     except OSError as exc:
         raise InputError(f"cannot read {label}: {exc.strerror or exc}; check the path and its permissions.") from None
-    with os.fdopen(fd, "rb") as f:
+    try:
         info = os.fstat(fd)
         if regular_only and not stat.S_ISREG(info.st_mode):
             raise InputError(f"{label} is {_kind(info.st_mode)}, not a regular file; ek reads only regular files "
                              "in a folder.")
         if stat.S_ISREG(info.st_mode) and info.st_size > max_bytes:
             raise too_big_error(label, info.st_size, max_bytes)
-        try:
-            data = f.read(max_bytes + 1)
-        except OSError as exc:
-            raise InputError(f"cannot read {label}: {exc.strerror or exc}; check the file.") from None
-    if len(data) > max_bytes:
-        raise too_big_error(label, None, max_bytes)
-    return data
+        chunks, size = [], 0
+        while chunk := os.read(fd, min(max_bytes + 1 - size, _CHUNK)):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > max_bytes:
+                raise too_big_error(label, None, max_bytes)
+    except OSError as exc:
+        raise InputError(f"cannot read {label}: {exc.strerror or exc}; check the file.") from None
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
 
 
 def read_head(path: str, size: int = 4096) -> bytes:
@@ -153,11 +158,19 @@ def too_big_error(label: str, size: int | None, max_bytes: int) -> InputError:
 
 
 def _mode(item: os.DirEntry, path: str, real_root: str, follow_symlinks: bool) -> tuple:
-    """(st_mode of what ``item`` names, or None; the reason to skip it, or None)."""
+    """(st_mode of what ``item`` names, or None; the reason to skip it, or None).
+
+    Plain files and folders are told by the folder listing itself (no stat);
+    anything else is stat-ed, which, unlike an open, never waits on a FIFO.
+    """
     try:
         if not item.is_symlink():
+            if item.is_file(follow_symlinks=False):
+                return stat.S_IFREG, None
+            if item.is_dir(follow_symlinks=False):
+                return stat.S_IFDIR, None
             return item.stat(follow_symlinks=False).st_mode, None
-        mode = os.stat(path).st_mode  # a stat, not an open: it does not wait on a FIFO
+        mode = os.stat(path).st_mode
     except FileNotFoundError:
         return None, "a broken link (its target does not exist)"
     except OSError as exc:

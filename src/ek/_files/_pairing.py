@@ -110,8 +110,10 @@ def file_format(entry) -> str:
 
 def side_folder(path: str, role: str, label: str) -> str:
     """The side's subfolder of ``path`` when it holds ``gt/`` and ``ocr/`` (or ``pred/``) and no document itself."""
-    names = [n for n in os.listdir(path) if not n.startswith(".")]
-    folders = [n for n in names if os.path.isdir(os.path.join(path, n))]
+    with os.scandir(path) as found:
+        entries = [(e.name, e.is_dir()) for e in found if not e.name.startswith(".")]
+    names = [n for n, _ in entries]
+    folders = [n for n, is_dir in entries if is_dir]
     gold = [n for n in folders if n.lower() in GOLD_FOLDERS]
     pred = [n for n in folders if n.lower() in PRED_FOLDERS]
     if not gold or not pred or any(os.path.splitext(n)[1].lower() in DOCUMENT_SUFFIXES for n in names
