@@ -120,6 +120,16 @@ def test_a_failed_command_releases_its_name_in_the_same_process(capsys, tmp_path
     assert run(capsys, "evaluate", gold, gold, "--save", "again")[0] == 0
 
 
+def test_a_failed_command_frees_its_name_for_other_processes(capsys, tmp_path):
+    # the lock of a --save that failed before saving must not outlive the command (a long-lived caller of main())
+    gold = lines(tmp_path / "gold.jsonl", 5, "cat")
+    code, _, err = run(capsys, "evaluate", gold, tmp_path / "absent.jsonl", "--save", "freed")
+    assert code == 2 and "does not exist" in err
+    other = ek("evaluate", gold, gold, "--save", "freed")
+    out, err = other.communicate(timeout=120)
+    assert other.returncode == 0, err
+
+
 # --- a re-save replaces the run only once complete -------------------------------------------
 
 
@@ -190,6 +200,21 @@ def test_compare_refuses_a_run_saved_under_other_settings_naming_the_setting_and
         compared(capsys, GOLD, GOLD, PRED_B, "--normalize", "nfc,lower")
 
 
+@pytest.mark.parametrize("option, value", [("--text-level", "line"), ("--profile", "dinglehopper"),
+                                           ("--words", "unicode")])
+def test_compare_refuses_a_run_saved_at_another_text_level_profile_or_word_rule(capsys, tmp_path, option, value):
+    # issue 20 item 8: a run of documents read or cut another way measures something else
+    gold, pred = tmp_path / "gold", tmp_path / "pred"
+    for folder, text in ((gold, "Der Hund lief"), (pred, "Der Hnnd lief")):
+        folder.mkdir()
+        (folder / "p1.txt").write_text(text + "\n", encoding="utf-8")
+    assert run(capsys, "evaluate", gold, pred, "--save", "doc", option, value)[0] == 0
+    code, _, err = run(capsys, "compare", gold, "doc", pred)
+    name = option[2:].replace("-", "_")
+    assert code == 2 and f"PRED_A 'doc' was saved with {name}={value!r}, but this ek compare has {name}=None" in err
+    assert run(capsys, "compare", gold, "doc", pred, option, value)[0] == 0
+
+
 def test_compare_refuses_a_metric_other_than_the_saved_one(capsys):
     assert run(capsys, "evaluate", GOLD, GOLD, "--save", "chars")[0] == 0
     code, _, err = run(capsys, "compare", GOLD, "chars", PRED_B, "--metric", "wer")
@@ -200,8 +225,9 @@ def test_the_settings_a_run_records_are_those_compare_checks():
     from ek._commands._inputs import Options
     from ek._commands._saved import _CHECKED, run_settings
 
-    settings = run_settings("cer", Options(normalize=["nfc"]))
-    assert settings == {"metric": "cer", "statistics": ["edits", "ref_len"], "normalize": ["nfc"]}
+    settings = run_settings("cer", Options(normalize=["nfc"], words="unicode"))
+    assert settings == {"metric": "cer", "statistics": ["edits", "ref_len"], "profile": None, "normalize": ["nfc"],
+                        "text_level": None, "words": "unicode"}
     assert set(_CHECKED) <= set(Options.__dataclass_fields__)
 
 

@@ -20,17 +20,30 @@ def run_evaluate(gold: str, pred: str, options: Options, *, json_path: Optional[
     """The whole command: read, score (here, or on a Dask cluster), bound, then print, write and gate."""
     inputs = {"gold": gold, "pred": pred}
     check_outputs(inputs, json_path, html_path)
-    lock = None
-    if save is not None:
-        from ek._commands._saved import reserve
+    rest = dict(json_path=json_path, html_path=html_path, upper=upper, lower=lower, workers=workers,
+                scheduler=scheduler, timeout=timeout)
+    if save is None:
+        return _evaluate(inputs, options, save=None, **rest)
+    from ek._commands._saved import release, reserve
 
-        lock = reserve(save)  # the name checked, and its run locked for the whole command
+    lock = reserve(save)  # the name checked, and its run locked for the whole command
+    try:
+        return _evaluate(inputs, options, save=(save, lock), **rest)
+    finally:
+        release(lock)  # a command that failed before saving frees the name too
+
+
+def _evaluate(inputs: dict, options: Options, *, save: Optional[tuple], json_path: Optional[str],
+              html_path: Optional[str], upper: Optional[float], lower: Optional[float], workers: Optional[int],
+              scheduler: Optional[str], timeout: Optional[float]) -> Outcome:
+    """`run_evaluate` once the outputs are checked and the ``--save`` name (``save = (name, lock)``) is held."""
     if workers is not None or scheduler is not None or timeout is not None:
         from ek._commands._dask import check_cluster
 
         check_cluster(workers, scheduler, timeout)
-    gold_side = read_gold(gold, options)
+    gold_side = read_gold(inputs["gold"], options)
     options = options_for(gold_side, options)
+    pred = inputs["pred"]
     joined, name = read_joined(gold_side, pred, options), os.path.basename(pred) or pred
     if workers is None and scheduler is None:
         scored = score(joined, options, name=name)
@@ -51,7 +64,7 @@ def run_evaluate(gold: str, pred: str, options: Options, *, json_path: Optional[
     if save is not None:
         from ek._commands._saved import save_run
 
-        save_run(save, scored, gold_digest(gold_side), source=pred, options=options, lock=lock)
+        save_run(save[0], scored, gold_digest(gold_side), source=pred, options=options, lock=save[1])
     text = "\n".join(t for t in out if t) if json_path == "-" else summary(scored, overall, per_slice, options.level,
                                                                           meta)
     failed = gate(report.metric, report.aggregate, upper, lower)

@@ -43,7 +43,10 @@ PREFIX = "run:"
 """``ek compare GOLD run:NAME PRED`` names the saved run NAME, whatever files are about."""
 
 _CHECKED = (  # the Options fields that change what a figure measures: recorded by --save, checked by compare
+    "profile",  # first: a profile brings its own normalisation, so it is the difference to name
     "normalize",
+    "text_level",
+    "words",
 )
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 _RESERVED: dict = {}  # lock file -> the lock `reserve` took in this process, until `save_run` releases it
@@ -96,6 +99,12 @@ def reserve(name: str) -> Any:
     return lock
 
 
+def release(lock: Any) -> None:
+    """Free a name `reserve` took (nothing happens once `save_run` has freed it)."""
+    lock.release()
+    _RESERVED.pop(lock.path, None)
+
+
 def run_settings(metric: str, options: Options) -> dict:
     """The settings that decide what a run's figures measure, for ``metric`` scored under ``options``."""
     settings: dict = {"metric": metric, "statistics": list(statistic_names(metric))}
@@ -128,7 +137,7 @@ def save_run(name: str, scored: Scored, gold_digest: str, *, source: str, option
                    "extra": list(scored.extra)})
     finally:
         run.release()
-        _RESERVED.pop(lock.path, None)
+        release(lock)
 
 
 def saved_name(source: str, *, role: str) -> Optional[str]:
