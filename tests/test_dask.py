@@ -585,6 +585,20 @@ def test_ek_evaluate_on_local_workers(capsys, tmp_path):
     assert _ek(capsys, "evaluate", gold, pred, "--metric", "wer", "--workers", "2") == alone
 
 
+def test_ek_evaluate_on_local_workers_cuts_words_as_told_and_keeps_profiles_here(capsys, tmp_path):
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("".join(json.dumps({"id": f"r{i}", "text": f"der Hund, {i}."}) + "\n" for i in range(30)))
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text("".join(json.dumps({"id": f"r{i}", "text": f"der Hund {i}"}) + "\n" for i in range(30)))
+    argv = ["evaluate", gold, pred, "--metric", "wer", "--words", "unicode"]
+    alone = _ek(capsys, *argv)
+    # Unicode words leave the punctuation out: every pair is right; cut at whitespace, two of three words differ
+    assert alone[0] == 0 and "wer_unicode" in alone[1] and " 0.0000 " in alone[1]
+    assert _ek(capsys, *argv, "--workers", "2") == alone
+    code, out, err = _ek(capsys, "evaluate", gold, pred, "--profile", "dinglehopper", "--workers", "1")
+    assert (code, out) == (2, "") and "--profile dinglehopper scores the texts as OCR documents" in err
+
+
 def test_ek_evaluate_gives_up_on_a_silent_scheduler_with_one_line_and_exit_2(capsys, silent, monkeypatch):
     from ek._commands import _dask
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
-from ek._commands._inputs import Options, Scored
+from ek._commands._inputs import Options, Scored, record_metric
 from ek._files import InputError, Joined
 
 __all__ = ["CONNECT_SECONDS", "WORKER_SECONDS", "check_cluster", "score_on_dask"]
@@ -57,6 +57,11 @@ def score_on_dask(joined: Joined, options: Options, *, name: str, workers: Optio
             f"{name} holds text documents, whose OCR measures and confusion tables are computed in this "
             "process; drop --workers/--scheduler for documents, or give the texts as JSONL records."
         )
+    if options.profile is not None:
+        raise InputError(
+            f"--profile {options.profile} scores the texts as OCR documents, which is done in this process; "
+            "drop --workers/--scheduler, or drop --profile."
+        )
     if not joined.ids:
         raise InputError(f"no gold item could be scored against {name}; check GOLD.")
     import dask.bag as db
@@ -72,9 +77,9 @@ def score_on_dask(joined: Joined, options: Options, *, name: str, workers: Optio
             _wait_for_a_worker(client, scheduler, WORKER_SECONDS if timeout is None else timeout)
         threads = sum(client.nthreads().values()) or 1
         parts = max(min(len(records), _PER_THREAD * threads), math.ceil(len(records) / _PER_PARTITION))
-        report = ek.dask.evaluate(db.from_sequence(records, npartitions=parts), metric=options.metric,
-                                  slice=None if joined.slices is None else "slice", id="id", normalize=options.normalize, level=options.level,
-                                  keep_items=keep_items)
+        report = ek.dask.evaluate(db.from_sequence(records, npartitions=parts), metric=record_metric(options),
+                                  slice=None if joined.slices is None else "slice", id="id",
+                                  normalize=options.normalize, level=options.level, keep_items=keep_items)
     return Scored(name, report, joined, tuple(joined.missing), tuple(joined.extra), {})
 
 

@@ -134,7 +134,7 @@ def _document_scoring(options: Options) -> dict:
     return {"metric": options.metric or "cer", **{k: v for k, v in given.items() if v is not None}}
 
 
-def _record_metric(options: Options) -> Any:
+def record_metric(options: Options) -> Any:
     """The metric of record inputs: ``--words unicode`` makes WER the Unicode-word WER."""
     if options.words in (None, "whitespace"):
         return options.metric
@@ -146,7 +146,7 @@ def _record_metric(options: Options) -> Any:
 
 def _evaluate_in_chunks(joined: Joined, options: Options, name: str) -> Report:
     cases, ids, n = joined.cases(), joined.ids, len(joined.ids)
-    metric: Any = _record_metric(options)
+    metric: Any = record_metric(options)
     parts = []
     bar = Progress(n, label=f"scoring {name}", unit="items")
     chunk = _CHUNK if bar.enabled else n  # chunks only to move the bar: merging them costs a little
