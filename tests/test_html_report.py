@@ -261,3 +261,17 @@ def test_ek_evaluate_html_shows_the_reading_order_note(tmp_path):
     assert main(["evaluate", gold, pred, "--html", str(page)]) == 0
     html = page.read_text(encoding="utf-8")
     assert 'id="reading-order-note"' in html and "an interval needs more documents (n=1)" in html
+
+
+def test_unicode_word_wer_counts_its_confusions_in_its_own_words(tmp_path):
+    # "Hund," is the Unicode word "Hund" (the comma is no word), so the one confusion is Hund -> Hnnd
+    for side, text in (("gold", "der Hund, lief."), ("pred", "der Hnnd lief")):
+        (tmp_path / f"{side}.jsonl").write_text(f'{{"id": "a", "text": "{text}"}}\n', encoding="utf-8")
+    options = Options(metric="wer", words="unicode")
+    scored = score(read_joined(read_gold(str(tmp_path / "gold.jsonl"), options), str(tmp_path / "pred.jsonl"),
+                               options), options, name="pred")
+    overall, per_slice = bound(scored.report, 0.95, label="test")
+    data = evaluate_page(scored, overall, per_slice, options)
+    assert scored.report.metric == "wer_unicode" and scored.report.aggregate == pytest.approx(1 / 3)
+    assert [(c["gold"], c["pred"]) for c in data["confusions"]] == [("Hund", "Hnnd")]
+    assert data["items"][0]["unit"] == "word"

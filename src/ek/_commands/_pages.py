@@ -26,7 +26,8 @@ from ek.base import Comparison
 from ek.canonicalize import resolve_canonicalizer
 
 SHOWN = 200  # items the pages list (the worst, or the most changed each way)
-_UNITS = {"cer": "char", "cer_grapheme": "grapheme", "wer": "word", "wer_unicode": "word"}
+_UNITS = {"cer": "char", "cer_grapheme": "grapheme", "wer": "word", "wer_unicode": "unicode_word"}
+_WORDS = ("word", "unicode_word")  # confusions count the metric's words; diffs show whitespace words
 _N_CONFUSIONS = 200
 
 
@@ -60,7 +61,7 @@ def evaluate_page(scored: Scored, overall: tuple, per_slice: dict, options: Opti
                 gold, pred = joined.golds[k], joined.preds[k]
                 if isinstance(gold, str) and isinstance(pred, str):
                     items[k].update(ops=_display_ops(prepare(pred), prepare(gold), unit),
-                                    unit="word" if unit == "word" else "char")
+                                    unit="word" if unit in _WORDS else "char")
     data["items"] = items
     fields = _fields(report)
     if fields:
@@ -104,7 +105,7 @@ def compare_page(result: Comparison, a: Scored, b: Scored, bounds: list, options
             item[f"pred_{side}"] = _shown(pred)
             if unit and isinstance(gold, str) and isinstance(pred, str):
                 item[f"ops_{side}"] = _display_ops(prepare(pred), prepare(gold), unit)
-        item["unit"] = "word" if unit == "word" else "char"
+        item["unit"] = "word" if unit in _WORDS else "char"
     data["items"] = items
     if a.joined is not None and a.joined.documents:
         data["noun"] = "documents"
@@ -144,7 +145,7 @@ def _preparer(metric: str, options: Options) -> Callable[[str], str]:
 
 def _display_ops(pred: str, gold: str, unit: str) -> list:
     """The ops the page draws: words as words, characters by grapheme cluster (a mark stays on its letter)."""
-    return align(pred, gold, unit="word") if unit == "word" else align_clusters(pred, gold)
+    return align(pred, gold, unit="word") if unit in _WORDS else align_clusters(pred, gold)
 
 
 def _shown(value: Any) -> Optional[str]:
@@ -170,7 +171,7 @@ def _corpus_confusions(joined: Any, items: list, unit: str, prepare: Callable[[s
 
 def _document_confusions(scored: Scored, unit: Optional[str]) -> Optional[list]:
     tables = scored.documents.get("confusions")
-    return None if not tables or unit is None else tables.get("word" if unit == "word" else "char")
+    return None if not tables or unit is None else tables.get("word" if unit in _WORDS else "char")
 
 
 def _read_errors(joined: Any) -> list:
