@@ -626,3 +626,14 @@ def test_argparse_mistakes_are_one_line_with_a_pointer_to_help(tmp_path):
 def test_small_commands_exit_2_on_bad_input(argv, message):
     out = ek_process(*argv)
     assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
+
+
+def test_the_terminal_lists_every_failure_but_only_the_first_skips():
+    from ek._commands._format import problem_lines
+
+    meta = {"errors": [{"message": f"e{i}"} for i in range(7)],
+            "skipped": [{"path": f"p{i}.hocr", "reason": "its format is hocr"} for i in range(7)]}
+    lines = problem_lines(meta)
+    assert lines[:8] == ["failed: 7 documents could not be read (left out):", *(f"  e{i}" for i in range(7))]
+    assert lines[8:] == ["skipped: 7 files not read:", *(f"  p{i}.hocr: its format is hocr" for i in range(5)),
+                         "  ... and 2 more (every one is listed by --json and --html)"]

@@ -10,6 +10,7 @@ from typing import Any, Iterable, Optional
 from ek._util import format_p_value as p_value, format_table  # noqa: F401 - p_value: one formatter, CLI and page
 
 _SHOWN_IDS = 5
+_SHOWN_SKIPS = 5
 
 
 @dataclass(frozen=True)
@@ -85,9 +86,11 @@ def problem_lines(meta: dict) -> list:
         lines.append(f"failed: {len(errors)} document{'s' if len(errors) != 1 else ''} could not be read "
                      "(left out):")
         lines += [f"  {e['message']}" for e in errors]
-    if skipped:
+    if skipped:  # skips are expected (another engine's files): a few shown, all of them in --json and --html
         lines.append(f"skipped: {len(skipped)} file{'s' if len(skipped) != 1 else ''} not read:")
-        lines += [f"  {s['path']}: {s['reason']}" for s in skipped]
+        lines += [f"  {s['path']}: {s['reason']}" for s in skipped[:_SHOWN_SKIPS]]
+        if len(skipped) > _SHOWN_SKIPS:
+            lines.append(f"  ... and {len(skipped) - _SHOWN_SKIPS} more (every one is listed by --json and --html)")
     return lines
 
 
