@@ -6,19 +6,21 @@ and WER must equal dinglehopper's to 1e-9. The pairs hold historical text:
 long s, ligatures, a combining small e, MUFI private-use characters, em
 dashes, ’, NFD input, several lines and regions.
 
-The first group needs no special extraction: ek's readers already read these
-files to dinglehopper's text (one PAGE region at region level, plain text
-without blank lines or edge spaces, ALTO without hyphenation). The second
-group (reading orders, several regions, line level, blank lines, HYP) needs
-the readers' ``profile="dinglehopper"`` (issue 19, contract A) and runs once
-`ek.ocr.formats.read_document` takes it.
+The first group needs no special extraction: ek's readers read these files
+to dinglehopper's text by their own rules too (one PAGE region at region
+level, plain text without blank lines or edge spaces, ALTO without
+hyphenation). The second group (reading orders, several regions, line
+level, blank lines, HYP) needs the readers' ``profile="dinglehopper"``.
+The last tests run every PAGE and ALTO version, and ALTO written by OCR-D's
+own converter (``page-to-alto``).
 """
 
 from __future__ import annotations
 
-import inspect
 import json
 import math
+import shutil
+import subprocess
 import statistics
 import unicodedata
 from pathlib import Path
@@ -26,10 +28,11 @@ from xml.sax.saxutils import escape, quoteattr
 
 import pytest
 
-import ek.ocr.formats
 from ek._files import Joined
 from ek.ocr import evaluate_files
 from ek.ocr.files import evaluate_joined
+
+from tests.ocr._builders import PAGE_VERSIONS, AltoWord, alto_document, full_region, page_document
 
 cli = pytest.importorskip("dinglehopper.cli")
 
@@ -37,8 +40,6 @@ PAGE_2019 = "http://schema.primaresearch.org/PAGE/gts/pagecontent/2019-07-15"
 PAGE_2013 = "http://schema.primaresearch.org/PAGE/gts/pagecontent/2013-07-15"
 ALTO = {2: "http://www.loc.gov/standards/alto/ns-v2#", 3: "http://www.loc.gov/standards/alto/ns-v3#",
         4: "http://www.loc.gov/standards/alto/ns-v4#"}
-READER_PROFILE = "profile" in inspect.signature(ek.ocr.formats.read_document).parameters
-needs_reader_profile = pytest.mark.skipif(not READER_PROFILE, reason="needs read_document(profile='dinglehopper')")
 pytestmark = pytest.mark.filterwarnings("ignore:the texts hold private-use characters")  # U+E5B8 is meant
 
 
@@ -131,13 +132,11 @@ def test_cer_and_wer_equal_dinglehopper_per_pair(tmp_path, name):
     assert theirs["cer"] > 0  # every pair has errors to count
 
 
-@needs_reader_profile
 @pytest.mark.parametrize("name", sorted(PROFILE_PAIRS))
 def test_cer_and_wer_equal_dinglehopper_where_extraction_follows_its_rules(tmp_path, name):
     _agree(tmp_path, name, *PROFILE_PAIRS[name])
 
 
-@needs_reader_profile
 def test_line_level_equals_dinglehopper_at_line_level(tmp_path):
     _agree(tmp_path, "line_level", *LINE_LEVEL, level="line")
 
@@ -167,3 +166,40 @@ def test_an_empty_reference_is_infinite_for_dinglehopper_and_counted_by_ek(tmp_p
     ours = evaluate_joined(Joined(ids=("empty",), golds=("",), preds=("abc de",)), profile="dinglehopper")
     assert ours.aggregate == 6.0  # ek's rule: each inserted unit is one error (as jiwer 4)
     assert ours.detail["measures"]["wer"] == 2.0
+
+
+# -- every PAGE and ALTO version, and ALTO from OCR-D's converter -------------------------------
+
+ALTO_VERSIONS = ("v1", "v2", "v3", "v4")
+
+GOLD_PAGE = [["Der Fuchs ſprang über den Zaun", "und lief in den Wald hin-", "ein, wo er ſich \uf502ng verſteckte."],
+             ["Am Abend kam er wieder", "heraus und ſah ſich um — ſchoͤn."]]
+OCR_PAGE = [["Der Fuchs fprang über den Zaun", "und lief in den Wald hin"], ["ein, wo er ſich verſteckte."],
+            ["Am Abend kam er wleder", "heraus und ſah ſich um – schön."]]
+
+
+@pytest.mark.parametrize("k, version", list(enumerate(PAGE_VERSIONS)))
+def test_every_page_version_against_every_alto_version_equals_dinglehopper(tmp_path, k, version):
+    alto_version = ALTO_VERSIONS[k % len(ALTO_VERSIONS)]
+    gold = page_document(version, [full_region(f"r{i}", lines, glyphs=False) for i, lines in enumerate(GOLD_PAGE)],
+                         reading_order=("r0", "r1"))
+    ocr = alto_document(alto_version, [[[AltoWord(w) for w in line.split()] for line in block] for block in OCR_PAGE])
+    ours, theirs = _agree(tmp_path, version, "gt.xml", gold.decode(), "ocr.xml", ocr.decode())
+    assert 0 < theirs["cer"] < 0.2 and ours.detail["text_level"] == {"region": 1, "word": 1}
+
+
+@pytest.mark.skipif(not shutil.which("page-to-alto"), reason="pip install ocrd-page-to-alto")
+@pytest.mark.parametrize("alto_version", ["2.0", "3.1", "4.2"])
+def test_alto_written_by_page_to_alto_reads_as_its_page_and_agrees_with_dinglehopper(tmp_path, alto_version):
+    # OCR-D's converter writes the hyphen of "hin-" as an ALTO HYP: ek reads it as printed (no edit); dinglehopper
+    # ignores HYP, so under its profile the pair has exactly that one edit, as dinglehopper counts it
+    gold = page_document("2019-07-15", [full_region(f"r{i}", lines, glyphs=False) for i, lines in enumerate(GOLD_PAGE)],
+                         reading_order=("r0", "r1"))
+    page_file = _write(tmp_path, "page.xml", gold.decode())
+    converted = subprocess.run(["page-to-alto", "--alto-version", alto_version, "--trailing-dash-to-hyp",
+                                str(page_file)], capture_output=True, text=True, check=True).stdout
+    alto_file = _write(tmp_path, "alto.xml", converted)
+    assert "<HYP" in converted and f"ns-v{alto_version[0]}#" in converted
+    assert evaluate_files(page_file, alto_file).aggregate == 0.0
+    ours, theirs = _agree(tmp_path, alto_version, "gt.xml", gold.decode(), "ocr.xml", converted)
+    assert ours.scores[0].detail["edits"] == 1 and theirs["cer"] == pytest.approx(1 / theirs["n_characters"])
