@@ -440,12 +440,12 @@ def test_nfd_and_nfc_encodings_of_one_page_score_zero_by_default(capsys, tmp_pat
     raw = run_json(capsys, "evaluate", tmp_path / "gt.xml", tmp_path / "ocr.txt", "--normalize", "strip")
     assert raw["aggregate"] > 0 and raw["settings"]["normalize"] == "strip"  # --normalize replaces the default
     code, out, _ = run(capsys, "evaluate", tmp_path / "gt.xml", tmp_path / "ocr.txt")
-    assert code == 0 and out.splitlines()[1].startswith("settings: normalize nfc, text level ")
-    assert out.splitlines()[1].endswith(", profile none")
+    assert code == 0 and out.splitlines()[1].startswith("settings: normalize nfc | text level ")
+    assert out.splitlines()[1].endswith(" | profile none")
     data = run_json(capsys, "compare", tmp_path / "gt.xml", tmp_path / "ocr.txt", tmp_path / "gt.xml")
     assert data["a"] == data["b"] == 0.0 and data["settings"]["normalize"] == "nfc"
     code, out, _ = run(capsys, "compare", tmp_path / "gt.xml", tmp_path / "ocr.txt", tmp_path / "gt.xml")
-    assert code == 0 and out.splitlines()[1].startswith("settings: normalize nfc, text level ")
+    assert code == 0 and out.splitlines()[1].startswith("settings: normalize nfc | text level ")
 
 
 def test_compare_of_two_saved_runs_still_refuses_unread_gold(capsys, tmp_path):
@@ -508,7 +508,7 @@ def test_the_text_level_read_is_in_the_header_and_the_json(capsys, tmp_path):
     data = run_json(capsys, "evaluate", gold, pred, "--text-level", "region")
     assert data["text_level"] == "region" and data["settings"]["text_level"] == "region"
     _, out, _ = run(capsys, "evaluate", gold, pred)
-    assert out.splitlines()[1] == "settings: normalize nfc, text level line, profile none"
+    assert out.splitlines()[1] == "settings: normalize nfc | text level line | profile none"
 
 
 @pytest.mark.skipif("profile" not in inspect.signature(evaluate_joined).parameters,

@@ -167,6 +167,25 @@ def format_p_value(p: Optional[float]) -> str:
     return f"{p:.3f}" if p > 0.001 else "<=0.001"
 
 
+def describe_text_level(level: Any) -> str:
+    """How OCR documents were read, in words: a level, counts of documents per level, or per side.
+
+    >>> describe_text_level("line")
+    'line'
+    >>> describe_text_level({"gold": {"line": 2, "region": 1}, "pred": "word"})
+    'gold: line (2 documents), region (1 document); pred: word'
+    """
+    if level is None:
+        return "default"
+    if not isinstance(level, dict):
+        return str(level)
+    if all(isinstance(n, int) for n in level.values()):  # {level: number of documents}
+        return ", ".join(f"{k} ({n} document{'' if n == 1 else 's'})" for k, n in level.items())
+    names = {"a": "A", "b": "B"}  # ek compare: one entry per run
+    return "; ".join(f"{names.get(side, side)}: {describe_text_level(v) if v is not None else 'plain text'}"
+                     for side, v in level.items())
+
+
 def _cell(value: Any) -> str:
     if value is None:
         return "-"

@@ -343,12 +343,18 @@ def test_private_use_characters_no_step_maps_get_another_hint(tmp_path):
         evaluate_files(tmp_path / "gt.txt", tmp_path / "gt.txt", normalize=["nfc", "mufi"])
 
 
-def test_the_text_level_read_is_recorded_one_level_or_counts(tmp_path):
+def test_the_text_level_read_is_recorded_one_level_or_per_side(tmp_path):
     write(tmp_path / "gt" / "a.xml", page_xml(["one two", "three"]))
     write(tmp_path / "gt" / "b.xml", page_xml(["four"]))
     write(tmp_path / "ocr" / "a.hocr", hocr([[("one", 90), ("two", 90)], [("three", 90)]]))
     write(tmp_path / "ocr" / "b.txt", "four")
-    assert evaluate_files(tmp_path / "gt", tmp_path / "ocr").detail["text_level"] == {"line": 2, "word": 1}
+    assert evaluate_files(tmp_path / "gt", tmp_path / "ocr").detail["text_level"] == {"gold": "line", "pred": "word"}
+    word_line = ('<TextLine id="l"><Word id="w"><TextEquiv><Unicode>five</Unicode></TextEquiv></Word>'
+                 "<TextEquiv><Unicode>five</Unicode></TextEquiv></TextLine>")  # complete down to the word
+    write(tmp_path / "gt" / "c.xml", f'<?xml version="1.0"?><PcGts xmlns="{PAGE_NS}"><Page><TextRegion id="r">'
+                                     f"{word_line}</TextRegion></Page></PcGts>")
+    assert evaluate_files(tmp_path / "gt", tmp_path / "gt").detail["text_level"] == {"gold": {"line": 2, "word": 1},
+                                                                                    "pred": {"line": 2, "word": 1}}
     assert evaluate_files(tmp_path / "gt" / "a.xml", tmp_path / "gt" / "a.xml").detail["text_level"] == "line"
     with_region = page_xml(["four"]).replace("</TextRegion>", "<TextEquiv><Unicode>four</Unicode></TextEquiv></TextRegion>")
     write(tmp_path / "b.xml", with_region)

@@ -107,3 +107,17 @@ def test_historical_text_agrees_after_dinglehopper_normalises_ours(tmp_path):
 def test_hocr_is_read_by_ek_rules_under_the_profile():
     html = b"<div class='ocr_page'><span class='ocr_line'>a  b</span><span class='ocr_line'> </span></div>"
     assert read_document(html, profile="dinglehopper").lines == ("a b",)
+
+
+@pytest.mark.parametrize("asked, levels, other", [(None, ("line",), "line"), ("line", ("region",), "region")])
+def test_a_page_without_text_at_the_profile_level_says_which_level_has_it(tmp_path, asked, levels, other):
+    # dinglehopper reads such a page as empty; ek refuses it and names the level that has text
+    region = Region("r1", "eins zwei" if "region" in levels else None,
+                    (Line("eins zwei"),) if "line" in levels else (Line(None),))
+    path = tmp_path / "gt.xml"
+    path.write_bytes(page_document("2019-07-15", [region]))
+    with pytest.raises(ValueError, match=rf"has no text \(page\) at {asked or 'region'} level, where the dinglehopper "
+                                         rf"profile reads it .*; it has text at {other} level: read that with "
+                                         rf"--text-level {other}"):
+        read_document(path, profile="dinglehopper", text_level=asked)
+    assert read_document(path, profile="dinglehopper", text_level=other).text == "eins zwei"

@@ -140,7 +140,7 @@ def read_document(
         fmt, schema, reading = _xml.read(data, label, text_level=text_level, pick=pick, profile=profile)
     doc = _build(fmt, schema, reading)
     if not allow_empty and not any(line.strip() for line in doc.lines):
-        raise InputError(f"{label} has no text ({doc.format}); transcribe it or leave the file out.")
+        raise InputError(f"{label} has no text ({doc.format}){_elsewhere(data, label, fmt, text_level, profile)}.")
     return doc
 
 
@@ -190,6 +190,18 @@ def _check_xml_encoding(data: bytes, label: str) -> None:
     declared = _XML_ENCODING.match(data[:300])
     if declared is None or declared.group(1).lower().replace(b"_", b"-") in (b"utf-8", b"utf8"):
         decode_utf8(data, label)  # reports the offset of a bad byte, which expat would not
+
+
+def _elsewhere(data: bytes, label: str, fmt: str, text_level: Optional[str], profile: Optional[str]) -> str:
+    """What to do about a document without text: under the dinglehopper profile, the PAGE level that has some."""
+    if profile == "dinglehopper" and fmt == "page":
+        asked = text_level or "region"
+        other = "line" if asked == "region" else "region"
+        _, _, found = _xml.read(data, label, text_level=other, pick="index", profile=profile)
+        if any(text.strip() for text, _, _ in found.lines):
+            return (f" at {asked} level, where the dinglehopper profile reads it (as dinglehopper does); it has "
+                    f"text at {other} level: read that with --text-level {other} (text_level={other!r})")
+    return "; transcribe it or leave the file out"
 
 
 def _build(fmt: str, schema: str, reading: Reading) -> Document:

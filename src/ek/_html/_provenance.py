@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ek._util import describe_text_level
 from ek._html._chars import show
 from ek._html._format import esc, fmt_count, shown_note, text_cell
 from ek._html._page import table
@@ -86,8 +87,8 @@ def failures(data: dict) -> str:
 def _setting(key: str, value: Any) -> str:
     if value is None:
         return _UNSET.get(key, "–")
-    if isinstance(value, dict):  # a text level per document count: "line (12), region (2)"
-        return ", ".join(f"{level} ({fmt_count(n)} document{'' if n == 1 else 's'})" for level, n in value.items())
+    if isinstance(value, dict):  # a text level per document count or per side
+        return describe_text_level(value)
     if isinstance(value, (list, tuple)):
         return ", ".join(map(str, value))
     return str(value)

@@ -24,8 +24,9 @@ score 0. The report's ``detail`` also holds:
   ``curve`` (`ek.qe.calibrate`); None without confidences.
 * the settings used: ``profile``, ``normalize`` (the canonicalizer's
   version, e.g. ``"nfc"``, or None), ``segment``, ``words`` and
-  ``text_level`` (the level every document was read at, or a dict level ->
-  number of documents when they differ; None for plain text and records).
+  ``text_level`` (the level every document was read at; when they differ,
+  ``{"gold": ..., "pred": ...}`` with each side's level, or its counts
+  ``{level: documents}``; None for plain text and records).
 
 **Words.** ``words="whitespace"`` (the default, as jiwer) cuts WER, the
 word confusions and the bag of words at whitespace; ``words="unicode"`` at
@@ -227,12 +228,20 @@ def _mean(report: Report) -> Optional[float]:
 
 
 def _text_level(joined: Joined) -> Any:
-    """The text level of every PAGE/ALTO/hOCR document read, one string if they agree, else counts."""
-    levels = Counter(doc.text_level for pair in joined.documents.values() for doc in pair
-                     if doc is not None and doc.text_level)  # "" for plain text
-    if not levels:
+    """The level every PAGE/ALTO/hOCR document was read at, or per side (``{"gold": ..., "pred": ...}``).
+
+    One string when every document of both sides was read at one level; else
+    each side's level, or its counts ``{level: documents}`` when its documents
+    differ (None for a side of plain text only). Plain text has no level.
+    """
+    sides = [Counter(pair[k].text_level for pair in joined.documents.values()
+                     if pair[k] is not None and pair[k].text_level) for k in (0, 1)]  # "" for plain text
+    every = sides[0] + sides[1]
+    if not every:
         return None
-    return next(iter(levels)) if len(levels) == 1 else dict(levels)
+    if len(every) == 1:
+        return next(iter(every))
+    return {side: (None if not c else next(iter(c)) if len(c) == 1 else dict(c)) for side, c in zip(("gold", "pred"), sides)}
 
 
 def _warn_private_use(texts: Sequence) -> None:
