@@ -347,7 +347,7 @@ def test_an_unreadable_gold_document_stops_the_run_naming_the_file_and_the_reaso
     assert err.startswith("ek evaluate: error: 3 documents could not be read: ")  # all of them, in one message
     assert f"GOLD {gt}/b.gt.txt is not UTF-8: byte 0xe9 at offset 3" in err
     assert f"GOLD {gt}/c.gt.txt has no text" in err and f"PRED {ocr}/d.txt is not UTF-8" in err
-    assert err.rstrip().endswith("fix them, or pass --keep-going to score the others and list the failures.")
+    assert err.rstrip().endswith("fix them, or pass --keep-going (keep_going=True in Python) to score the others and list the failures.")
 
 
 def test_an_undecodable_prediction_stops_the_run_instead_of_scoring_empty(capsys, failing):

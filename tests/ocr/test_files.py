@@ -129,16 +129,34 @@ def test_grapheme_segment_and_normalize_reach_every_measure(tmp_path):
         evaluate_files(tmp_path / "gt.txt", tmp_path / "ocr.txt", metric="wer", segment="grapheme")
 
 
-def test_failed_files_are_recorded_and_the_rest_scored(tmp_path):
+def test_unreadable_files_are_an_error_or_left_out_and_listed_with_keep_going(tmp_path):
+    # issue 19: never a silently dropped gold or an empty-scored prediction
     write(tmp_path / "gt" / "a.gt.txt", "fine")
     write(tmp_path / "gt" / "b.gt.xml", page_xml(["x"]).replace("<TextEquiv>", "<TextEquivX>").replace(
         "</TextEquiv>", "</TextEquivX>"))
+    write(tmp_path / "gt" / "c.gt.txt", "good")
     write(tmp_path / "ocr" / "a.xml", "<alto><broken")
     write(tmp_path / "ocr" / "b.txt", "x")
-    r = evaluate_files(tmp_path / "gt", tmp_path / "ocr")
-    assert r.n == 1 and r.aggregate == 1.0  # a's prediction failed to read: scored as empty
+    write(tmp_path / "ocr" / "c.txt", "gold")
+    with pytest.raises(ValueError, match=r"2 documents could not be read: .*b\.gt\.xml.*a\.xml.*keep_going=True"):
+        evaluate_files(tmp_path / "gt", tmp_path / "ocr")
+    r = evaluate_files(tmp_path / "gt", tmp_path / "ocr", keep_going=True)
+    assert r.n == 1 and r.detail["ids"] == ("c",) and r.aggregate == pytest.approx(1 / 4)  # good -> gold; a and b left out
     assert "has no TextEquiv/Unicode at line level" in r.detail["errors"]["gold"]["b"]
     assert "malformed XML at line 1" in r.detail["errors"]["pred"]["a"]
+
+
+def test_folder_options_pair_as_the_command_line_does(tmp_path):
+    write(tmp_path / "p1.gt.txt", "Hello World")
+    write(tmp_path / "p1.tess.txt", "Hello Wor1d")
+    write(tmp_path / "p1.other.txt", "Hel1o World")
+    with pytest.raises(ValueError, match="--pred-suffix"):
+        evaluate_files(tmp_path, tmp_path)
+    assert evaluate_files(tmp_path, tmp_path, gold_suffix=".gt.txt", pred_suffix=".tess.txt").aggregate == 1 / 11
+    write(tmp_path / "ocr" / "p1.txt", "Hello World")
+    write(tmp_path / "ocr" / "p1.hocr", hocr([[("Hello", 90), ("Wor1d", 90)]]))
+    assert evaluate_files(tmp_path / "p1.gt.txt", tmp_path / "ocr" / "p1.hocr").aggregate == 1 / 11
+    assert evaluate_files(tmp_path, tmp_path / "ocr", pred_format="hocr", gold_suffix=".gt.txt").aggregate == 1 / 11
 
 
 # -- real OCR: Tesseract output against PAGE ground truth, dinglehopper as the reference --------

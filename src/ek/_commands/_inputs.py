@@ -17,7 +17,7 @@ from typing import Any, Optional
 
 from ek._bootstrap import id_text, resampled, resampled_pair
 from ek._commands._options import Options
-from ek._files import InputError, Joined, Side, join, leave_out, read_side
+from ek._files import InputError, Joined, Side, join, read_side, refuse_failures, unread
 from ek._util import Progress
 from ek.base import Report
 from ek.facade import evaluate, merge_reports
@@ -26,7 +26,6 @@ from ek.registry import get
 _CHUNK = 20_000  # items scored per evaluate() call; the progress bar moves once per chunk
 _DOCUMENT_METRICS = (None, "cer", "wer", "cer_grapheme", "fca", "bow")
 _DOCUMENT_KEYS = ("measures", "confusions", "document_mean")  # of the OCR report, in the JSON
-_SHOWN_FAILURES = 3
 
 
 @dataclass(frozen=True)
@@ -49,7 +48,7 @@ def read_gold(path: str, options: Options) -> Side:
 def check_gold(gold: Side, options: Options) -> None:
     """InputError for GOLD documents that failed to read, unless ``--keep-going`` (for runs that join no PRED)."""
     if gold.errors and not options.keep_going:
-        raise _unread(list(gold.errors.values()))
+        raise unread(list(gold.errors.values()))
 
 
 def options_for(gold: Side, options: Options) -> Options:
@@ -64,9 +63,7 @@ def read_joined(gold: Side, path: str, options: Options) -> Joined:
     them, unless ``--keep-going``: then failed predictions are left out too.
     """
     joined = join(gold, read_side(path, role="pred", value_field=options.pred_field, **options.reading()))
-    if joined.failures and not options.keep_going:
-        raise _unread([f.message for f in joined.failures])
-    return leave_out(joined, [f.id for f in joined.failures if f.side == "pred"])
+    return refuse_failures(joined, keep_going=options.keep_going)
 
 
 def score(joined: Joined, options: Options, *, name: str) -> Scored:
@@ -118,14 +115,6 @@ def item_rows(report: Report) -> list:
     """``(value, {statistic: number})`` of every item, in report order."""
     names = statistic_names(report.metric)
     return [(s.value, {n: s.detail.get(n) for n in names}) for s in report.scores]
-
-
-def _unread(messages: list) -> InputError:
-    n = len(messages)
-    shown = "; ".join(m.rstrip(".") for m in messages[:_SHOWN_FAILURES])
-    shown += f"; and {n - _SHOWN_FAILURES} more" if n > _SHOWN_FAILURES else ""
-    return InputError(f"{n} document{'s' if n != 1 else ''} could not be read: {shown}; fix "
-                      f"{'them' if n != 1 else 'it'}, or pass --keep-going to score the others and list the failures.")
 
 
 def _document_scoring(options: Options) -> dict:

@@ -98,10 +98,10 @@ from ek._files._documents import Document, read_document, resolve_text_level
 from ek._files._levels import TEXT_LEVELS
 from ek._files._errors import InputError
 from ek._files._folders import MAX_FILE_MB, Skipped
-from ek._files._join import Failure, Joined, join, leave_out
+from ek._files._join import Failure, Joined, join, leave_out, refuse_failures, unread
 from ek._files._sides import Side, read_side
 
-__all__ = ["MAX_FILE_MB", "TEXT_LEVELS", "Document", "Failure", "InputError", "Joined", "Side", "Skipped", "join",
+__all__ = ["MAX_FILE_MB", "TEXT_LEVELS", "Document", "Failure", "InputError", "Joined", "Side", "Skipped", "join", "refuse_failures", "unread",
            "leave_out", "read_document", "read_pair", "read_side"]
 
 

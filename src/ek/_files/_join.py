@@ -12,6 +12,8 @@ from typing import Any, Optional
 from ek._files._errors import InputError
 from ek._files._sides import Side
 
+_SHOWN_FAILURES = 3  # documents an unread-documents error names
+
 _SHOWN = 3  # ids a message shows from each side
 
 
@@ -115,6 +117,28 @@ def join(gold: Side, pred: Side) -> Joined:
         failures=failures,
         skipped=gold.skipped + pred.skipped,
     )
+
+
+def refuse_failures(joined: Joined, *, keep_going: bool = False) -> Joined:
+    """``joined`` if no document failed to read; else one InputError listing them, unless ``keep_going``.
+
+    With ``keep_going`` the cases whose prediction failed are left out too
+    (failed gold documents are already out), so nothing unread is scored;
+    ``joined.failures`` still lists every failure.
+    """
+    if joined.failures and not keep_going:
+        raise unread([f.message for f in joined.failures])
+    return leave_out(joined, [f.id for f in joined.failures if f.side == "pred"])
+
+
+def unread(messages: list) -> InputError:
+    """One InputError for the documents that could not be read (the first few shown, the rest counted)."""
+    n = len(messages)
+    shown = "; ".join(m.rstrip(".") for m in messages[:_SHOWN_FAILURES])
+    shown += f"; and {n - _SHOWN_FAILURES} more" if n > _SHOWN_FAILURES else ""
+    return InputError(f"{n} document{'s' if n != 1 else ''} could not be read: {shown}; fix "
+                      f"{'them' if n != 1 else 'it'}, or pass --keep-going (keep_going=True in Python) to score the "
+                      "others and list the failures.")
 
 
 def leave_out(joined: Joined, ids: Any) -> Joined:

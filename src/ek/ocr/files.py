@@ -98,6 +98,10 @@ def evaluate_files(
     measures: Sequence[str] = DEFAULT_MEASURES,
     n_confusions: int = 20,
     n_bins: Optional[int] = None,
+    keep_going: bool = False,
+    gold_suffix: Optional[str] = None,
+    pred_suffix: Optional[str] = None,
+    pred_format: Optional[str] = None,
     level: Optional[str] = None,
 ) -> Report:
     """Score OCR files in PRED against GOLD (CER by default; lower is better).
@@ -123,19 +127,28 @@ def evaluate_files(
         n_confusions: how many rows each confusion table keeps.
         n_bins: bins of the confidence reliability curve (None: the default
             of `ek.qe.calibrate`, which loads only when a file has confidences).
+        keep_going: score the documents that could be read, leaving out those
+            that could not (listed in ``detail["errors"]``); by default any
+            unreadable document is an error.
+        gold_suffix, pred_suffix, pred_format: how folders pair, as the
+            options of ``ek evaluate`` (see `ek._files`): e.g.
+            ``gold_suffix=".gt.txt", pred_suffix=".tess.txt"``, or
+            ``pred_format="hocr"`` when a folder holds several outputs per page.
         level: deprecated name of ``text_level``.
 
     Raises:
-        ValueError: a side cannot be read (the message names the file),
+        ValueError: a side cannot be read (the message names the file), a
+            document that cannot be read (unless ``keep_going``),
             ``segment="grapheme"`` with a metric that has no grapheme form,
             an unknown profile, or settings that contradict the profile.
     """
     text_level = _settings.text_level(text_level, level)
     settings = _settings.resolve(profile, normalize, segment, words)  # refuse bad settings before reading
-    from ek._files import read_pair  # the readers and their parsers load on first use
+    from ek._files import read_pair, refuse_failures  # the readers and their parsers load on first use
 
-    joined = read_pair(gold, pred, text_level=text_level, pick=pick, profile=settings.profile)
-    return _evaluate(joined, metric, settings, measures, n_confusions, n_bins)
+    joined = read_pair(gold, pred, text_level=text_level, pick=pick, profile=settings.profile,
+                       gold_suffix=gold_suffix, pred_suffix=pred_suffix, pred_format=pred_format)
+    return _evaluate(refuse_failures(joined, keep_going=keep_going), metric, settings, measures, n_confusions, n_bins)
 
 
 def evaluate_joined(
