@@ -28,6 +28,8 @@ from xml.sax.saxutils import escape, quoteattr
 
 import pytest
 
+import ek
+
 from ek._files import Joined
 from ek.ocr import evaluate_files
 from ek.ocr.files import evaluate_joined
@@ -203,3 +205,20 @@ def test_alto_written_by_page_to_alto_reads_as_its_page_and_agrees_with_dingleho
     assert evaluate_files(page_file, alto_file).aggregate == 0.0
     ours, theirs = _agree(tmp_path, alto_version, "gt.xml", gold.decode(), "ocr.xml", converted)
     assert ours.scores[0].detail["edits"] == 1 and theirs["cer"] == pytest.approx(1 / theirs["n_characters"])
+
+
+# -- real engine output: the bundled Tesseract text and ALTO against PAGE ground truth ------------------
+
+OCR_GT = Path(ek.__file__).parent / "data" / "ocr_gt"
+
+
+@pytest.mark.parametrize("page, level", [("froschkoenig", "region"), ("brief", "region"), ("sterntaler", "line")])
+@pytest.mark.parametrize("suffix", [".xml", ".txt"])
+def test_tesseract_output_against_page_ground_truth_equals_dinglehopper(tmp_path, page, level, suffix):
+    # the README quotes froschkoenig's figures; Tesseract's own ALTO v3 and text, read as dinglehopper reads them
+    gt, ocr = OCR_GT / f"{page}.gt.xml", OCR_GT / f"{page}{suffix}"
+    theirs = dinglehopper_report(gt, ocr, tmp_path, level)
+    ours = evaluate_files(gt, ocr, profile="dinglehopper", text_level=level)
+    assert 0.02 < theirs["cer"] < 0.3 and ours.scores[0].detail["ref_len"] == theirs["n_characters"]
+    assert ours.aggregate == pytest.approx(theirs["cer"], abs=1e-9)
+    assert ours.detail["measures"]["wer"] == pytest.approx(theirs["wer"], abs=1e-9)
