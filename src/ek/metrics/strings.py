@@ -63,6 +63,7 @@ _UNITS: dict[str, Callable[[str], _edit.Units]] = {
     "cer": str.strip, "cer_grapheme": _grapheme_units, "wer": str.split, "wer_unicode": unicode_words,
 }
 _UNSTRIPPED: dict[str, Callable[[str], _edit.Units]] = {"cer": str, "cer_grapheme": graphemes}
+_CODE_POINTS = (str.strip, str)  # the unit cutters that leave a str (compared code point by code point)
 
 
 @dataclass(frozen=True)
@@ -143,12 +144,15 @@ class StringMetric(SummedStatistics):
                 )
         name = self.name
         to_units = _UNITS[name] if self.strip else _UNSTRIPPED.get(name, _UNITS[name])
-        gold_units = list(map(to_units, golds))
         if not self.alignment:
-            edits = _edit.distances(list(map(to_units, preds)), gold_units)
-            return ScoreColumns({"edits": edits, "ref_len": list(map(len, gold_units))}, _MAKERS[name])
+            if to_units in _CODE_POINTS:  # strings in, strings out: one C call for the batch
+                gold_texts = list(map(to_units, golds))
+                edits = _edit.distances(list(map(to_units, preds)), gold_texts)
+                return ScoreColumns({"edits": edits, "ref_len": list(map(len, gold_texts))}, _MAKERS[name])
+            edits, lengths = _edit.unit_distances(preds, golds, to_units)
+            return ScoreColumns({"edits": edits, "ref_len": lengths}, _MAKERS[name])
         align = _edit.active()[1]
-        counts = list(map(align, map(to_units, preds), gold_units))
+        counts = [align(to_units(p), to_units(g)) for p, g in zip(preds, golds)]
         columns: dict[str, Sequence[int]] = {
             "edits": [c.substitutions + c.deletions + c.insertions for c in counts],
             "ref_len": [c.hits + c.substitutions + c.deletions for c in counts],
