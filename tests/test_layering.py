@@ -7,7 +7,7 @@
     ek.canonicalize  ek._align        normalize steps, alignment
     ek.metrics | ek.qe                strategies; siblings, never import each other
     ek.validate                       layered validation, on top of ek.qe
-    ek.facade  (ek._estimate)         score / evaluate / estimate_quality
+    ek.facade  (ek._estimate, ek._ppi)  score / evaluate / estimate_quality / estimate_corpus
     ek.harness (ek._runs)             the run engine and the offline harness
     ek.ocr | ek.agents                domain packages; never import each other
     ek.tools  ek._html  ek._demo      command line, report pages, the demo
@@ -33,7 +33,7 @@ RANKS = {
     "ek.canonicalize": 3, "ek._align": 3,
     "ek.metrics": 4, "ek.qe": 4,
     "ek.validate": 5,
-    "ek._estimate": 6,
+    "ek._estimate": 6, "ek._ppi": 6,
     "ek.facade": 7,
     "ek._runs": 8,
     "ek.harness": 9,

@@ -6,6 +6,9 @@
   figure and `compare` tests two runs against each other, paired by item.
 * `estimate_quality` judges an extraction with no gold answer: signals,
   calibration, validators and accept/flag/block gates.
+* `estimate_corpus` estimates a whole corpus's figure from a proxy of every
+  item and a gold audit of a few (prediction-powered inference), with
+  `plan_audit` to choose what to audit and `compare_estimates` for two engines.
 * `ek.ocr` benchmarks OCR engines; `ek.agents` evaluates agents in cost per
   successful task.
 
@@ -50,7 +53,10 @@ from ek.base import (
     default_cost_weight,
 )
 from ek.canonicalize import Canonicalizer, default_canonicalizer
-from ek.facade import compare, estimate_quality, evaluate, merge_reports, score
+from ek.facade import (
+    AuditPlan, CorpusEstimate, agreement_proxy, compare, compare_estimates, confidence_proxy, estimate_corpus,
+    estimate_quality, evaluate, merge_reports, plan_audit, score,
+)
 from ek.metrics import FieldMetric, StringMetric, metric
 from ek.registry import check_requirements, get, names, register, requires_extra, resolve
 
@@ -150,22 +156,23 @@ def __dir__() -> list[str]:
 
 # Every name above and in _LAZY, sorted (a literal list, so type checkers read it).
 __all__ = [
-    "AgreementSignal", "AnlsMetric", "AnnotatedExtraction", "Calibrator", "Canonicalizer", "Cell",
-    "Comparison", "ConformalGate", "Corrector", "CostSensitiveGate", "Decision", "DecisionPolicy", "EdgeType",
+    "AgreementSignal", "AnlsMetric", "AnnotatedExtraction", "AuditPlan", "Calibrator", "Canonicalizer", "Cell",
+    "Comparison", "CorpusEstimate", "ConformalGate", "Corrector", "CostSensitiveGate", "Decision", "DecisionPolicy", "EdgeType",
     "Episode", "FieldEstimate", "FieldMetric", "FieldSpec", "Finding", "GateResult", "GraphGrammar", "GritsMetric",
     "GroupCalibrator", "GroupConformalGate", "IntrinsicConfidenceSignal", "IsotonicCalibrator",
     "LogprobSignal", "MatchScheme", "Metric", "NodePath", "NodeType", "PlattCalibrator", "Provenance",
     "QualityReport", "Report", "RiskControlGate", "RoverConsensus", "Score", "Severity", "Signal",
     "SignalFamilyCalibrator", "SpanF1Metric", "StringMetric", "Table", "TaskSpec", "TedsMetric",
     "TemperatureCalibrator", "ToolSpec", "TypeRef", "TypedEdge", "TypedGraph", "TypedGraphMetric",
-    "TypedNode", "ValidationResult", "Validator", "VerifierSignal", "app_folder", "benford_findings",
+    "TypedNode", "ValidationResult", "Validator", "VerifierSignal", "agreement_proxy", "app_folder",
+    "benford_findings",
     "cache_this", "canonicalize_corrector", "check_requirements", "checksum_validator", "cohen_kappa",
-    "compare", "cross_field_validator", "default_canonicalizer", "default_cost_weight",
-    "engine_yields_tables", "enum_validator", "estimate_quality", "evaluate", "evaluate_store", "expected_calibration_error", "get",
+    "compare", "compare_estimates", "confidence_proxy", "cross_field_validator", "default_canonicalizer", "default_cost_weight",
+    "engine_yields_tables", "enum_validator", "estimate_corpus", "estimate_quality", "evaluate", "evaluate_store", "expected_calibration_error", "get",
     "has_table_structure", "iban_check", "isbn_check", "json_store", "krippendorff_alpha",
     "lexicon_corrector", "llm_corrector", "lm_surprisal_validator", "load_baseline", "load_calibrator",
     "luhn_check", "mall", "mean_probability", "merge_reports", "metric", "min_probability", "names",
-    "ordering_validator", "pass_at_k", "pass_hat_k", "percent_agreement", "persistent_cache",
+    "ordering_validator", "pass_at_k", "plan_audit", "pass_hat_k", "percent_agreement", "persistent_cache",
     "range_validator", "regex_validator", "register", "regression_gate", "reliability_curve",
     "requires_extra", "resolve", "resolve_table_parser", "risk_coverage_curve", "rover", "run_suite",
     "save_baseline", "save_calibrator", "schema_validator", "score", "split_conformal_quantile",

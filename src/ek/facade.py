@@ -16,6 +16,10 @@ numbers come from the metrics and the quality-estimation pipeline.
 * `compare` tells whether run B differs from run A on the same items, with a
   paired bootstrap interval and p-value.
 * `estimate_quality` judges an extraction with no gold answer.
+* `estimate_corpus` estimates a corpus figure from a proxy of every item
+  and a gold audit of a few (prediction-powered inference), with
+  `compare_estimates` for two engines and `plan_audit` to choose the audit;
+  `agreement_proxy` and `confidence_proxy` build proxies.
 
 >>> score("hello wrld", "hello world").metric
 'cer'
@@ -35,12 +39,14 @@ from operator import add, itemgetter
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 import ek.metrics  # noqa: F401 - registers the core metrics before any lookup
-from ek._util import DispatchRule, type_name
+from ek._ppi import AuditPlan, CorpusEstimate
+from ek._util import DispatchRule, rehome, type_name
 from ek.base import Comparison, GraphGrammar, QualityReport, Report, Score
 from ek.canonicalize import resolve_canonicalizer
 from ek.registry import _live, get, names
 
-__all__ = ["compare", "estimate_quality", "evaluate", "merge_reports", "score"]
+__all__ = ["AuditPlan", "CorpusEstimate", "agreement_proxy", "compare", "compare_estimates", "confidence_proxy",
+           "estimate_corpus", "estimate_quality", "evaluate", "merge_reports", "plan_audit", "score"]
 
 _CASE_TYPES = {tuple, list}
 _PRED, _GOLD, _SLICE = itemgetter(0), itemgetter(1), itemgetter(2)
@@ -297,6 +303,143 @@ def estimate_quality(
     )
 
 
+def estimate_corpus(proxy: Report, audit: Report, *, level: float = 0.95, lam: str | float = "tune",
+                    interval: str = "clt", plan: Optional[AuditPlan] = None) -> CorpusEstimate:
+    """How good is the whole corpus, from a proxy of every item and a gold audit of a few? A `CorpusEstimate`.
+
+    Prediction-powered inference (PPI++): the proxy's statistics on all N
+    items, corrected by the n audited ones, then the metric's own figure of
+    the estimated totals, so CER stays edits over reference length and F1
+    micro-F1. The interval is valid whatever the proxy's quality and
+    narrower the better the proxy; overall and per slice (each tuned alone).
+
+    Args:
+        proxy: a `Report` of the metric on every item, scored against a
+            stand-in for gold (`agreement_proxy`, `confidence_proxy`, yours).
+        audit: a `Report` of the same metric (and normalisation) against real
+            gold on audited ids, a subset of the proxy's.
+        level: the confidence level.
+        lam: ``"tune"`` (PPI++'s power tuning), or the proxy's weight in [0, 1]
+            (0: the audit alone; 1: plain PPI).
+        interval: ``"clt"`` (normal, delta method) or ``"bootstrap"`` (the
+            id-hash Poisson bootstrap of `Report.interval`).
+        plan: the `AuditPlan` the audit was drawn by (items weighed by 1 / their
+            inclusion probability); None: a uniform sample.
+
+    Raises:
+        ValueError: audit ids not in the corpus, another metric or
+            normalisation, fewer than 2 audited items, NaN or negative
+            statistics, a proxy without summed statistics, audited items the
+            plan did not draw.
+
+    >>> gold = ["the cat sat", "a dog ran", "birds sing", "fish swim"] * 25
+    >>> pred = [g.replace("a", "o") for g in gold]
+    >>> proxy = agreement_proxy(pred, [g.replace("i", "e") for g in gold], ids=range(100))
+    >>> audit = evaluate(zip(pred[::5], gold[::5]), metric="cer", ids=range(0, 100, 5))
+    >>> est = estimate_corpus(proxy, audit)
+    >>> est.n, est.N, est.interval[0] < est.estimate < est.interval[1]
+    (20, 100, True)
+    """
+    for name, r in (("proxy", proxy), ("audit", audit)):
+        if not isinstance(r, Report):
+            raise TypeError(f"estimate_corpus() {name} is {type_name(r)}, not a Report; pass ek.evaluate reports.")
+    from ek._ppi import estimate_corpus as ppi
+
+    return CorpusEstimate(**ppi(proxy, audit, level=level, lam=lam, interval=interval, plan=plan))
+
+
+def compare_estimates(a: CorpusEstimate, b: CorpusEstimate) -> Comparison:
+    """Engine B against engine A on the same corpus and audit: B - A with its paired interval, p-value, verdict.
+
+    Both estimates come from `estimate_corpus` over the same corpus ids,
+    audit ids, plan, level and interval kind; B's and A's statistics are
+    paired item by item (`ek.compare` reads the `Comparison` the same way).
+    """
+    from ek._ppi import compare as paired
+
+    return Comparison(**paired(a, b))
+
+
+def plan_audit(proxy: Report, budget: float, *, strategy: str = "uniform", seed: int = 0,
+               min_prob: Optional[float] = None) -> AuditPlan:
+    """Which items to audit: an `AuditPlan` of Poisson-drawn ids and their inclusion probabilities.
+
+    ``budget`` is the expected number of audited items; ``strategy``
+    ``"uniform"``, ``"stratified"`` (Neyman allocation over the proxy's
+    slices) or ``"active"`` (probability growing with each item's
+    predicted uncertainty, never below ``min_prob``; default a quarter of
+    ``budget / N``). ``seed`` makes the draw reproducible. Pass the plan to
+    `estimate_corpus` with the audit of its ids.
+
+    >>> proxy = evaluate([("ct", "cat"), ("dog", "dog")] * 50, metric="cer")
+    >>> plan = plan_audit(proxy, 20, strategy="active", seed=1)
+    >>> plan.N, plan.budget, min(plan.probabilities) >= plan.min_prob
+    (100, 20.0, True)
+    """
+    if not isinstance(proxy, Report):
+        raise TypeError(f"plan_audit() proxy is {type_name(proxy)}, not a Report; pass an ek.evaluate report.")
+    from ek._ppi import plan
+
+    return AuditPlan(**plan(proxy, budget, strategy=strategy, seed=seed, min_prob=min_prob))
+
+
+def agreement_proxy(preds: Iterable[Any], references: Iterable[Any], *, metric: str | Metric | None = None,
+                    ids: Optional[Iterable[Any]] = None, slices: Optional[Iterable[Any]] = None,
+                    normalize: Optional[Steps] = None) -> Report:
+    """A proxy `Report` for `estimate_corpus`: each prediction scored against another engine's output.
+
+    Each item's reference is one other output, or several, fused into their
+    ROVER consensus (`ek.qe.rover`, strings). The rest is `evaluate`.
+
+    >>> proxy = agreement_proxy(["the cat sat"], [["the cat sit", "the cat sat", "the bat sat"]], metric="cer")
+    >>> proxy.aggregate
+    0.0
+    """
+    from ek._ppi import consensus
+
+    stand_ins = consensus(list(references), who="agreement_proxy()")
+    preds = list(preds)
+    cases = list(zip(preds, stand_ins) if slices is None else zip(preds, stand_ins, slices))
+    if len(cases) != len(preds) or len(stand_ins) != len(preds):
+        raise ValueError(f"agreement_proxy() got {len(preds)} predictions and {len(stand_ins)} references (or "
+                         "slices of another count); give one of each per item, in the same order.")
+    return evaluate(cases, metric=metric, normalize=normalize, ids=ids)
+
+
+def confidence_proxy(confidences: Iterable[Any], *, metric: str = "cer", calibrator: Optional[Any] = None,
+                     ids: Optional[Iterable[Any]] = None, slices: Optional[Iterable[Any]] = None,
+                     normalize: Optional[Steps] = None) -> Report:
+    """A proxy `Report` for `estimate_corpus`: each item's expected statistics from calibrated confidences.
+
+    Per item: one confidence per character or word (CER, WER), per field
+    (field F1, a list or a field mapping) or one (means); ``calibrator`` (a
+    fitted `ek.qe` calibrator) maps raw scores to probabilities of being
+    correct. Expected edits are ``Σ (1 - p)`` over the prediction's units,
+    expected TP/FP/FN ``Σ p`` and ``Σ (1 - p)``; ``detail["uncertainty"]``
+    feeds ``plan_audit(strategy="active")``. Use the audit's ``metric`` and
+    ``normalize``.
+
+    >>> proxy = confidence_proxy([[1.0, 0.5, 1.0], [0.75, 1.0]], metric="cer")
+    >>> proxy.aggregate, proxy.scores[0].detail["edits"]
+    (0.15, 0.5)
+    """
+    from ek._ppi import expected_statistics
+
+    name, m, _ = _resolve(metric, None, None, normalize, None)
+    rows = expected_statistics(list(confidences), tuple(getattr(m, "statistics", ())), calibrator=calibrator,
+                               who="confidence_proxy()")
+    labels = None if slices is None else list(slices)
+    if labels is not None and len(labels) != len(rows):
+        raise ValueError(f"confidence_proxy() got {len(rows)} items and {len(labels)} slices; give one per item.")
+    if ids is not None:
+        from ek._bootstrap import check_ids
+
+        ids = check_ids(ids, len(rows), who="confidence_proxy()")
+    compute: Callable[[Mapping[str, float]], float] = getattr(m, "compute")
+    scores = tuple(Score(float(compute(row)), metric=name, detail=row) for row in rows)
+    return _report(m, name, scores, labels, None if ids is None else tuple(ids))
+
+
 # ---------------------------------------------------------------------------
 
 
@@ -550,3 +693,6 @@ def _as_score(result: Any, name: str) -> Score:
     raise TypeError(
         f"metric {name!r} returned {type_name(result)}; a metric must return a Score or a number."
     )
+
+
+rehome(globals())  # CorpusEstimate and AuditPlan are defined in ek._ppi

@@ -59,12 +59,15 @@ which `Report.interval` reaches this package without `ek.base` importing it.
 
 from ek._bootstrap._permutation import sign_flip_p_value, smallest_p_value
 from ek._bootstrap._reports import (
-    Resampler, check_comparable, compare, merge_summaries, merged_ids, resampled, resampled_pair, summarize, verdict,
+    Resampler, check_comparable, compare, merge_summaries, merged_ids, metric_of, resampled, resampled_pair,
+    statistic_table, summarize, verdict,
 )
-from ek._bootstrap._weights import MIN_ITEMS, REPLICATES, SCHEME, check_ids, id_text, interval_of, p_value_of, weight
+from ek._bootstrap._weights import (
+    MIN_ITEMS, REPLICATES, SCHEME, check_ids, id_text, interval_of, p_value_of, replicate_sums, weight,
+)
 
 __all__ = [
     "MIN_ITEMS", "REPLICATES", "SCHEME", "Resampler", "check_comparable", "check_ids", "compare", "id_text",
-    "interval_of", "merge_summaries", "merged_ids", "p_value_of", "resampled", "resampled_pair", "sign_flip_p_value",
-    "smallest_p_value", "summarize", "verdict", "weight",
+    "interval_of", "merge_summaries", "merged_ids", "metric_of", "p_value_of", "replicate_sums", "resampled",
+    "resampled_pair", "sign_flip_p_value", "smallest_p_value", "statistic_table", "summarize", "verdict", "weight",
 ]

@@ -34,7 +34,7 @@ from ek._bootstrap._weights import (
 
 __all__ = [
     "Resampler", "check_comparable", "compare", "group_size", "interval", "merge_summaries", "merged_ids",
-    "resampled", "resampled_pair", "small_verdict", "summarize", "verdict",
+    "metric_of", "resampled", "resampled_pair", "small_verdict", "statistic_table", "summarize", "verdict",
 ]
 
 _CACHE = "_resampled"
@@ -194,6 +194,23 @@ def small_verdict(n: int, p: float, delta: Optional[float], level: float, higher
     if p >= alpha or delta is None:
         return "no detectable difference"
     return verdict(delta, delta, higher_is_better)
+
+
+def statistic_table(report: Any) -> tuple:
+    """``(names, compute, table)``: the statistics ``report``'s metric sums, its ``compute``, the ``(n, k)`` array.
+
+    The table is read as the bootstrap reads it (column-backed scores
+    without building a `Score` each); its errors are the bootstrap's: a
+    metric that aggregates without summed statistics, a report without its
+    metric or without its scores, a score lacking a statistic.
+    """
+    names, compute = _statistics(report)
+    return names, compute, as_table(_columns(report, names), report.n)
+
+
+def metric_of(report: Any) -> Any:
+    """The metric object a report was made with (ValueError when it does not carry one)."""
+    return _metric(report)
 
 
 def summarize(report: Any) -> Any:

@@ -1,0 +1,129 @@
+"""A `Report` read as statistic columns, once: the array, the id index, the slices and the corpus moments.
+
+A proxy of a million items is read into one ``(N, k)`` float array the first
+time an estimate uses it, and the array, the index from id text to row and
+the `ek._ppi._core.Moments` of the whole corpus and of each slice are kept
+on the report object (never pickled, never compared), so later estimates,
+plans and comparisons pay only for their audit. Reports are read through
+`ek._bootstrap` (which statistics a metric sums, column-backed scores), so
+the rules and messages are those of `ek.Report.interval`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
+
+from ek._bootstrap import id_text, metric_of, statistic_table
+from ek._ppi._core import Moments, moments
+
+__all__ = ["Columns", "columns", "detail_column", "examples"]
+
+_CACHE = "_ppi_columns"
+
+
+class Columns:
+    """One report's items as arrays: ``table`` ``(n, k)``, the slice ``codes`` (-1: no slice) and ``labels``."""
+
+    def __init__(self, report: Any, role: str, names: tuple, compute: Callable[[Mapping[str, float]], float],
+                 table: Any) -> None:
+        import numpy as np
+
+        self.role, self.metric_name, self.n = role, report.metric, report.n
+        self.metric = metric_of(report)
+        self.names, self.compute, self.table = names, compute, table
+        ids = report.detail.get("ids")
+        self.ids = tuple(range(report.n)) if ids is None else tuple(ids)
+        slices = report.detail.get("slices")
+        groups: dict = {}
+        if slices is None:
+            self.codes = np.full(report.n, -1, dtype=np.int64)
+        else:
+            self.codes = np.fromiter((-1 if x is None else groups.setdefault(x, len(groups)) for x in slices),
+                                     dtype=np.int64, count=report.n)
+        self.labels = tuple(groups)
+        self._index: Optional[dict] = None
+        self._moments: dict = {}
+
+    def value(self, totals: Sequence[float]) -> float:
+        """The metric's figure from totals given in column order."""
+        return float(self.compute(dict(zip(self.names, totals))))
+
+    def index(self) -> dict:
+        """Id text -> row."""
+        if self._index is None:
+            texts = self.ids if set(map(type, self.ids)) <= {str} else map(id_text, self.ids)
+            self._index = dict(zip(texts, range(self.n)))
+        return self._index
+
+    def rows(self, ids: Sequence[Any], *, who: str) -> Any:
+        """The rows of ``ids`` (ValueError naming a few that are not among this report's items)."""
+        import numpy as np
+
+        index = self.index()
+        texts = ids if set(map(type, ids)) <= {str} else list(map(id_text, ids))
+        rows = np.fromiter((index.get(t, -1) for t in texts), dtype=np.int64, count=len(texts))
+        unknown = [ids[i] for i in np.flatnonzero(rows < 0)[:4].tolist()]
+        if unknown:
+            count = int((rows < 0).sum())
+            raise ValueError(
+                f"{who}: {count} of the {len(ids)} audited ids are not in the corpus (the {self.role}'s "
+                f"{self.n} ids){examples(unknown)}; audit items of the corpus only, under the ids the "
+                f"{self.role} gives them."
+            )
+        return rows
+
+    def moments(self, code: Optional[int] = None) -> Moments:
+        """`Moments` of every row (``code`` None) or of slice ``code``, computed once."""
+        if code not in self._moments:
+            self._moments[code] = moments(self.table if code is None else self.table[self.codes == code])
+        return self._moments[code]
+
+
+def columns(report: Any, *, role: str, who: str) -> Columns:
+    """The `Columns` of ``report`` (kept on it), after checking every statistic is a finite number >= 0."""
+    import numpy as np
+
+    cached = report.__dict__.get(_CACHE)
+    if cached is not None:
+        return cached
+    if not report.n:
+        raise ValueError(f"{who}: the {role} report is empty; score the items first.")
+    try:
+        names, compute, table = statistic_table(report)
+    except ValueError as exc:
+        raise ValueError(f"{who}: the {role} report cannot be used: {exc}") from None
+    table = np.asarray(table, dtype=np.float64)
+    bad = ~np.isfinite(table) | (table < 0)
+    if bad.any():
+        i, j = (int(x) for x in np.argwhere(bad)[0])
+        out = Columns(report, role, names, compute, table)
+        raise ValueError(
+            f"{who}: {role} item {out.ids[i]!r} has {names[j]} = {float(table[i, j])!r}; every statistic must be a finite "
+            f"number >= 0 (a count or a sum of them). Fix or drop that item before estimating."
+        )
+    out = Columns(report, role, names, compute, table)
+    object.__setattr__(report, _CACHE, out)  # a frozen dataclass; not a field, so never compared or pickled
+    return out
+
+
+def detail_column(report: Any, name: str) -> Optional[Any]:
+    """The per-item ``detail[name]`` of ``report`` as floats, or None when some item has none."""
+    import numpy as np
+
+    scores = report.scores
+    reader = getattr(scores, "column", None)
+    if reader is not None:
+        try:
+            return np.asarray(reader(name), dtype=np.float64)
+        except KeyError:
+            return None
+    values = [(s.detail or {}).get(name) for s in scores]
+    if any(not isinstance(v, (int, float)) or isinstance(v, bool) for v in values):
+        return None
+    return np.asarray(values, dtype=np.float64)
+
+
+def examples(values: Iterable[Any]) -> str:
+    """`` ('a', 'b', 'c', ...)`` for an error message: the first three values."""
+    shown = list(values)
+    return f" ({', '.join(map(repr, shown[:3]))}{', ...' if len(shown) > 3 else ''})" if shown else ""

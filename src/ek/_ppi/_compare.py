@@ -1,0 +1,142 @@
+"""`ek.compare_estimates`: engine B against engine A on one corpus and one audit, paired item by item.
+
+Both estimates keep what they were made from. The difference is estimated
+as one figure over the two engines' statistics side by side,
+``value_B(T_B) - value_A(T_A)``, each half at its own estimate's ``λ``, so
+the difference is exactly ``B - A`` and its delta-method variance counts
+what the two engines share on every item (the same documents, the same
+audit): a paired interval. With ``interval="bootstrap"`` both estimates were
+resampled with the same id-hash weights, so the replicate differences are
+the paired bootstrap, as in `ek.compare`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+from ek._bootstrap import MIN_ITEMS, interval_of, p_value_of, verdict
+from ek._ppi._columns import examples
+from ek._ppi._core import estimate, moments, normal_interval, p_value, without
+from ek._ppi._estimate import Basis, group_rows
+
+__all__ = ["compare"]
+
+_WHO = "compare_estimates()"
+
+
+def compare(a: Any, b: Any) -> dict:
+    """The fields of an `ek.Comparison` of estimate ``b`` against estimate ``a``."""
+    ba, bb = _basis(a, "a"), _basis(b, "b")
+    _check_pair(a, b, ba, bb)
+    joint = _Joint(ba, bb)
+    up = a.detail.get("higher_is_better")
+    up = up if isinstance(up, bool) else None
+    groups = [None, *range(len(ba.p.labels))]
+    rows = {g: joint.row(g, a.level, up) for g in groups}
+    per_slice = {ba.p.labels[g]: rows[g] for g in groups if g is not None}
+    overall = {key: value for key, value in rows[None].items() if key != "n"}
+    return {"metric": a.metric, **overall, "per_slice": per_slice, "level": a.level, "n": a.n,
+            "higher_is_better": up}
+
+
+# ---------------------------------------------------------------------------
+
+
+def _basis(estimate_: Any, name: str) -> Basis:
+    from ek._ppi._values import CorpusEstimate
+
+    if not isinstance(estimate_, CorpusEstimate):
+        raise TypeError(f"{_WHO} argument {name} is {type(estimate_).__name__}, not a CorpusEstimate; pass two "
+                        "ek.estimate_corpus results.")
+    basis = estimate_._basis
+    if not isinstance(basis, Basis):
+        raise ValueError(f"{_WHO} argument {name} does not keep what it was estimated from (built by hand, or "
+                         "unpickled); compare estimates made by ek.estimate_corpus in this process.")
+    return basis
+
+
+def _check_pair(a: Any, b: Any, ba: Basis, bb: Basis) -> None:
+    if a.metric != b.metric:
+        raise ValueError(f"{_WHO} got a {a.metric!r} estimate and a {b.metric!r} one; compare two engines scored "
+                         "with the same metric.")
+    if a.level != b.level or ba.interval != bb.interval:
+        raise ValueError(f"{_WHO} got estimates at level {a.level} ({ba.interval}) and {b.level} ({bb.interval}); "
+                         "estimate both with the same level= and interval=.")
+    if ba.p.n != bb.p.n:
+        raise ValueError(f"{_WHO}: engine A's corpus has {ba.p.n} items and B's {bb.p.n}; compare engines run over "
+                         "the same corpus.")
+    bb.p.rows(ba.p.ids, who=f"{_WHO} (A's corpus in B's)")
+    texts_a = set(map(str, ba.a.ids))
+    only = [i for i in bb.a.ids if str(i) not in texts_a]
+    if only or len(texts_a) != bb.a.n:
+        raise ValueError(f"{_WHO} needs both engines audited on the same items; A has {ba.a.n} audited items and B "
+                         f"{bb.a.n}{examples(only)}. Audit the same ids for both (one labelling serves both).")
+    if (ba.inclusion is None) != (bb.inclusion is None):
+        raise ValueError(f"{_WHO}: one estimate used a plan and the other did not; estimate both with the same plan=.")
+
+
+class _Joint:
+    """The two engines' statistics side by side: corpus table, audit rows, λ per group, figure of B - A."""
+
+    def __init__(self, ba: Basis, bb: Basis) -> None:
+        import numpy as np
+
+        self.ba, self.bb = ba, bb
+        self.k = len(ba.p.names)
+        in_b = bb.p.rows(ba.p.ids, who=_WHO)  # B's row of each of A's items
+        self.table = np.concatenate([ba.p.table, bb.p.table[in_b]], axis=1)
+        where = {str(i): j for j, i in enumerate(bb.a.ids)}
+        order = np.fromiter((where[str(i)] for i in ba.a.ids), dtype=np.int64, count=ba.a.n)
+        self.gold = np.concatenate([ba.a.table, bb.a.table[order]], axis=1)
+        self.inclusion = ba.inclusion
+        self.codes = ba.p.codes
+
+    def value(self, totals: Any) -> float:
+        return self.bb.p.value(totals[self.k:]) - self.ba.p.value(totals[:self.k])
+
+    def row(self, group: Optional[int], level: float, up: Optional[bool]) -> dict:
+        """One row of the comparison: a, b, delta, interval, p_value, verdict, n."""
+        import numpy as np
+
+        at = group_rows(self.ba.p, self.ba.rows, group)
+        n = len(at)
+        ea, eb = self.ba.lams.get(group), self.bb.lams.get(group)
+        figure_a, figure_b = _figure(self.ba, group), _figure(self.bb, group)
+        out: dict = {"a": figure_a, "b": figure_b,
+                     "delta": None if figure_a is None or figure_b is None else figure_b - figure_a, "n": n}
+        if n < 2 or ea is None or eb is None:
+            return {**out, "interval": (math.nan, math.nan), "p_value": math.nan,
+                    "verdict": f"too few items (n={n}) to tell"}
+        if self.ba.replicates is not None:
+            if n < MIN_ITEMS:
+                return {**out, "interval": (math.nan, math.nan), "p_value": math.nan,
+                        "verdict": f"too few items (n={n}) for the bootstrap to tell (use interval='clt')"}
+            return {**out, **self._bootstrap(group, level, up)}
+        mine = self.ba.rows[at]
+        whole = moments(self.table if group is None else self.table[self.codes == group])
+        unaudited = without(whole, moments(self.table[mine]))
+        lam = np.concatenate([np.full(self.k, ea), np.full(self.k, eb)])
+        fig = estimate(unaudited, self.table[mine], self.gold[at], self.value, lam=lam,
+                       inclusion=None if self.inclusion is None else self.inclusion[at])
+        low, high = normal_interval(fig.estimate, fig.std_error, level)
+        p = p_value(fig.estimate, fig.std_error)
+        return {**out, "delta": fig.estimate, "interval": (low, high), "p_value": p,
+                "verdict": verdict(low, high, up) if low == low else "no detectable difference"}
+
+    def _bootstrap(self, group: Optional[int], level: float, up: Optional[bool]) -> dict:
+        import numpy as np
+
+        va, vb = self.ba.replicates.get(group), self.bb.replicates.get(group)  # type: ignore[union-attr]
+        if va is None or vb is None:
+            return {"interval": (math.nan, math.nan), "p_value": math.nan, "verdict": "no detectable difference"}
+        d = np.asarray(vb[0], dtype=np.float64) - np.asarray(va[0], dtype=np.float64)
+        low, high = interval_of(d, level)
+        p = p_value_of(d)
+        return {"interval": (float(low), float(high)), "p_value": p,
+                "verdict": verdict(low, high, up) if p < round(1 - level, 12) else "no detectable difference"}
+
+
+def _figure(basis: Basis, group: Optional[int]) -> Optional[float]:
+    figure = basis.figures.get(group)
+    return None if figure is None else float(figure)

@@ -1,0 +1,258 @@
+"""Prediction-powered estimates of a corpus figure from statistic columns: the pure maths.
+
+Every ek corpus figure is ``value(T)``, a function of the statistics ``T``
+summed over the corpus (edits and reference lengths for CER, TP/FP/FN for
+micro-F1, a sum and a count for a mean). Gold is known for ``n`` audited
+items only; a *proxy* of every item's statistics (``ŝ``, scored against a
+stand-in for gold) is known for all ``N``. With ``λ`` the weight given to the
+proxy, the estimated totals are
+
+* uniform audit (no plan; ppi_py's two-sample convention, the unlabelled
+  set ``U`` being the ``N - n`` items not audited):
+  ``T = N · (λ · mean_U(ŝ) + mean_L(s - λ ŝ))``;
+* a Poisson sample with inclusion probabilities ``π`` (a plan; the active
+  inference estimator of Zrnic & Candès 2024):
+  ``T = Σ_all λ ŝ + Σ_L (s - λ ŝ) / π``.
+
+The figure is ``value(T)`` and its standard error comes from the delta
+method written once for every metric: ``g = ∇value(T)`` (central
+differences, so any ``compute`` serves), each item's influence ``ψ = g · s``
+and its proxy ``ψ̂ = g · ŝ``. Uniform audits:
+``Var = N² [λ² Var_U(ψ̂) / N_U + Var_L(ψ - λ ψ̂) / n]`` (variances with
+ddof 0), which is ppi_py's ``ppi_mean_ci`` when the statistics are a value
+and a count of 1, and for a ratio ``A / B`` is
+``[λ² Var_U(ê - θ r̂) / N_U + Var_L((e - θ r) - λ (ê - θ r̂)) / n] / B²``
+with ``B`` the estimated mean denominator. Planned audits:
+``Var = N · Var_all(g · t)`` over the per-item terms
+``t = λ ŝ + ξ (s - λ ŝ) / π`` (``ξ`` = audited), the superpopulation
+variance, so both designs bound the same target the same way.
+
+``λ = "tune"`` is PPI++'s plug-in power tuning, computed as ppi_py
+computes it: the influences at the ``λ = 1`` estimate, then
+``λ = Cov_L(ψ, ψ̂) / ((1 + n / N_U) · Var_all(ψ̂))`` (covariance with ddof 0,
+ppi_py's ``np.cov`` with ddof 1 for the variance over all ``N`` proxies),
+clipped to ``[0, 1]``; for planned audits, the ``λ`` minimising
+``Var_all(t)``, clipped the same way. A proxy that never varies carries no
+information and gets ``λ = 0``. ``λ = 0`` is the classical, audit-only
+estimate; ``λ = 1`` plain PPI.
+
+The unaudited items enter only through their `Moments` (count, mean and
+centred cross-products of the proxy statistics), so a caller keeps those of
+the whole corpus and removes the audited rows (`without`), and a monitor can
+feed one window at a time. numpy is imported inside each function.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any, Callable, Optional, Sequence, Union
+
+__all__ = ["Figures", "Moments", "estimate", "gradient", "moments", "normal_interval", "p_value", "without"]
+
+Value = Callable[[Sequence[float]], float]
+"""A corpus figure from its summed statistics, in column order."""
+
+Lam = Union[str, float, Sequence[float]]
+
+_STEP = 1e-6  # relative step of the central differences
+_FLOOR = 1e-2  # a statistic near 0 is stepped by this share of the largest one
+
+
+@dataclass(frozen=True)
+class Moments:
+    """``n`` rows of statistics summarised: their mean (``k``) and centred cross-products (``k × k``)."""
+
+    n: int
+    mean: Any
+    scatter: Any
+
+
+@dataclass(frozen=True)
+class Figures:
+    """One prediction-powered estimate and its classical (audit-only) and plug-in (proxy-only) companions.
+
+    ``variance`` splits the estimate's squared standard error into the part
+    the unaudited items contribute (it does not shrink with more labels) and
+    the audit's part (about ``1 / n``); the audit planner reads it.
+    """
+
+    estimate: float
+    std_error: float
+    lam: Any
+    classical: float
+    classical_std_error: float
+    plug_in: float
+    n: int
+    N: int
+    variance: tuple = (math.nan, math.nan)
+
+
+def moments(table: Any) -> Moments:
+    """The `Moments` of the rows of ``table`` (``(m, k)``)."""
+    import numpy as np
+
+    x = np.asarray(table, dtype=np.float64)
+    if not len(x):
+        return Moments(0, np.zeros(x.shape[1]), np.zeros((x.shape[1], x.shape[1])))
+    mean = x.mean(axis=0)
+    centred = x - mean
+    return Moments(len(x), mean, centred.T @ centred)
+
+
+def without(whole: Moments, part: Moments) -> Moments:
+    """The `Moments` of the rows of ``whole`` that are not in ``part`` (a subset of them)."""
+    import numpy as np
+
+    rest = whole.n - part.n
+    if rest <= 0:
+        return Moments(0, np.zeros_like(whole.mean), np.zeros_like(whole.scatter))
+    mean = (whole.n * whole.mean - part.n * part.mean) / rest
+    delta = part.mean - mean
+    scatter = whole.scatter - part.scatter - (part.n * rest / whole.n) * np.outer(delta, delta)
+    return Moments(rest, mean, scatter)
+
+
+def estimate(unaudited: Moments, proxy: Any, gold: Any, value: Value, *, lam: Lam = "tune",
+             inclusion: Optional[Any] = None) -> Figures:
+    """The prediction-powered estimate of ``value`` over the corpus (see the module docstring).
+
+    Args:
+        unaudited: `Moments` of the proxy statistics of the items not audited.
+        proxy: ``(n, k)`` proxy statistics of the audited items.
+        gold: ``(n, k)`` their real statistics, in the same order.
+        value: the corpus figure from summed statistics.
+        lam: ``"tune"``, a number in [0, 1], or one number per statistic
+            (two estimates compared at their own ``λ``).
+        inclusion: ``(n,)`` inclusion probabilities of a planned (Poisson)
+            audit; None for a uniform audit.
+    """
+    import numpy as np
+
+    proxy, gold = np.asarray(proxy, dtype=np.float64), np.asarray(gold, dtype=np.float64)
+    design = _Design(unaudited, proxy, gold, None if inclusion is None else np.asarray(inclusion, dtype=np.float64))
+    k = proxy.shape[1]
+    if isinstance(lam, str):
+        lam = design.tuned(value)
+    elif inclusion is None and not unaudited.n:
+        lam = 0.0  # every item audited: the audit is the answer
+    weights = np.broadcast_to(np.asarray(lam, dtype=np.float64), (k,))
+    theta, se2, parts = design.figure(value, weights)
+    classical, classical_se2, _ = design.figure(value, np.zeros(k))
+    plug_in = _call(value, design.proxy_totals())
+    lam_out = float(weights[0]) if np.ndim(lam) == 0 else tuple(float(x) for x in weights)
+    return Figures(theta, math.sqrt(se2), lam_out, classical, math.sqrt(classical_se2), plug_in,
+                   len(gold), unaudited.n + len(gold), parts)
+
+
+def normal_interval(center: float, std_error: float, level: float) -> tuple[float, float]:
+    """``center ± z · std_error``, ``z`` the normal quantile of ``(1 + level) / 2``; NaN when either is."""
+    if not (math.isfinite(center) and math.isfinite(std_error)):
+        return (math.nan, math.nan)
+    z = NormalDist().inv_cdf((1 + level) / 2)
+    return (center - z * std_error, center + z * std_error)
+
+
+def p_value(center: float, std_error: float) -> float:
+    """Two-sided normal p-value of "the figure is 0"; NaN without a standard error, 0 or 1 when it is 0."""
+    if not (math.isfinite(center) and math.isfinite(std_error)):
+        return math.nan
+    if std_error == 0:
+        return 1.0 if center == 0 else 0.0
+    return 2 * (1 - NormalDist().cdf(abs(center) / std_error))
+
+
+def gradient(value: Value, totals: Sequence[float]) -> list[float]:
+    """``∇value`` at ``totals`` by central differences (each step relative to its total, floored)."""
+    point = [float(t) for t in totals]
+    scale = max((abs(t) for t in point), default=0.0) or 1.0
+    out = []
+    for j, t in enumerate(point):
+        h = _STEP * max(abs(t), _FLOOR * scale)
+        up, down = list(point), list(point)
+        up[j], down[j] = t + h, t - h
+        out.append((_call(value, up) - _call(value, down)) / (2 * h))
+    return out
+
+
+# ---------------------------------------------------------------------------
+
+
+def _call(value: Value, totals: Any) -> float:
+    try:
+        return float(value([float(t) for t in totals]))
+    except ZeroDivisionError:
+        return math.nan
+
+
+class _Design:
+    """The audit's rows and the unaudited items' moments, with the estimator of the design they came from."""
+
+    def __init__(self, unaudited: Moments, proxy: Any, gold: Any, inclusion: Any) -> None:
+        self.u, self.proxy, self.gold, self.pi = unaudited, proxy, gold, inclusion
+        self.n, self.N = len(gold), unaudited.n + len(gold)
+
+    def proxy_totals(self) -> Any:
+        return self.u.n * self.u.mean + self.proxy.sum(axis=0)
+
+    def totals(self, lam: Any) -> Any:
+        """The estimated corpus totals at per-statistic weights ``lam``."""
+        residual = self.gold - lam * self.proxy
+        if self.pi is None:
+            return self.N * (lam * self.u.mean + residual.mean(axis=0))
+        return lam * self.proxy_totals() + (residual / self.pi[:, None]).sum(axis=0)
+
+    def figure(self, value: Value, lam: Any) -> tuple[float, float, tuple]:
+        """``(value(T), its squared standard error, (unaudited part, audit part))`` at weights ``lam``."""
+        import numpy as np
+
+        totals = self.totals(lam)
+        theta = _call(value, totals)
+        g = np.asarray(gradient(value, totals))
+        if not (math.isfinite(theta) and np.isfinite(g).all()):
+            return theta, math.nan, (math.nan, math.nan)
+        gl = g * lam
+        spread_u = float(gl @ self.u.scatter @ gl) / self.u.n if self.u.n else 0.0  # Var_U(λ ψ̂)
+        if self.pi is None:
+            audit = float(((self.gold - lam * self.proxy) @ g).var()) / self.n
+            unaudited = spread_u / self.u.n if self.u.n else 0.0
+            return theta, max(0.0, self.N ** 2 * (unaudited + audit)), (self.N ** 2 * unaudited, self.N ** 2 * audit)
+        terms = (lam * self.proxy + (self.gold - lam * self.proxy) / self.pi[:, None]) @ g
+        mean_u = float(gl @ self.u.mean)
+        total = self.u.n * mean_u + float(terms.sum())
+        square = self.u.n * (mean_u ** 2 + spread_u) + float(terms @ terms)
+        var = max(0.0, square / self.N - (total / self.N) ** 2)
+        unaudited = self.N * (spread_u * self.u.n / self.N)  # the proxy's own spread, which more labels keep
+        return theta, self.N * var, (unaudited, max(0.0, self.N * var - unaudited))
+
+    def tuned(self, value: Value) -> float:
+        """PPI++'s plug-in ``λ`` for this design, clipped to [0, 1] (0 for a proxy that never varies)."""
+        import numpy as np
+
+        k = self.proxy.shape[1]
+        g = np.asarray(gradient(value, self.totals(np.ones(k))))
+        if not np.isfinite(g).all():
+            return 0.0
+        psi, psi_hat = self.gold @ g, self.proxy @ g
+        mean_u, spread_u = float(g @ self.u.mean), float(g @ self.u.scatter @ g)  # of ψ̂ over U: mean, Σ (x - x̄)²
+        if self.pi is None:
+            if not self.u.n or self.N < 2:
+                return 0.0
+            cov = float(((psi - psi.mean()) * (psi_hat - psi_hat.mean())).mean())
+            diff = mean_u - float(psi_hat.mean())
+            pooled = spread_u + float(((psi_hat - psi_hat.mean()) ** 2).sum()) + self.u.n * self.n / self.N * diff ** 2
+            var_all = pooled / (self.N - 1)
+            return _clip(cov, (1 + self.n / self.u.n) * var_all)
+        a = psi / self.pi
+        b = psi_hat * (1 - 1 / self.pi)
+        mean_a, mean_b = float(a.sum()) / self.N, (self.u.n * mean_u + float(b.sum())) / self.N
+        cov = float(a @ b) / self.N - mean_a * mean_b
+        var_b = (self.u.n * mean_u ** 2 + spread_u + float(b @ b)) / self.N - mean_b ** 2
+        return _clip(-cov, var_b)
+
+
+def _clip(numerator: float, denominator: float) -> float:
+    if not (denominator > 0 and math.isfinite(numerator)):
+        return 0.0
+    return min(1.0, max(0.0, numerator / denominator))

@@ -1,0 +1,167 @@
+"""Choosing what to audit: inclusion probabilities, a Poisson draw, and the audit size a target needs.
+
+`plan` sets every corpus item's inclusion probability ``π`` so that the
+probabilities add up to the budget, then draws each item on its own with
+its probability (Poisson sampling, seeded), so `ek.estimate_corpus` can
+weigh each audited item by ``1 / π`` and stay unbiased:
+
+* ``"uniform"``: ``π = budget / N`` for every item;
+* ``"stratified"``: Neyman allocation over the proxy's slices (items
+  without a slice are one stratum): stratum ``h`` gets
+  ``n_h ∝ N_h · σ_h`` labels, ``σ_h`` the root mean square of its items'
+  predicted uncertainty, capped at ``N_h`` with the excess passed on;
+* ``"active"``: ``π ∝`` the item's predicted uncertainty (the optimum of
+  Zrnic & Candès' active inference), floored at ``min_prob`` and capped at
+  1, the factor found by bisection so the sum is the budget.
+
+An item's predicted uncertainty is ``detail["uncertainty"]`` when every
+proxy score carries one (`ek.confidence_proxy` does: the standard deviation
+of its statistics under the calibrated probabilities). Otherwise it is the
+Poisson rule, a count's variance being about its mean:
+``sqrt(Σ_j |g_j| ŝ_j)``, with ``g`` the gradient of the metric's figure at
+the proxy's totals, so an item with more (proxy) errors and more text is
+less certain. ``min_prob`` defaults to a quarter of the uniform rate, so
+no item weighs more than four uniform ones. Any floor keeps the estimate
+valid; the floor bounds how much a wrong uncertainty can cost.
+
+`ek.CorpusEstimate.half_width_for` and ``labels_for`` answer the other
+planning question, how many labels a target half-width needs, from a pilot.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any, Optional
+
+from ek._ppi._columns import columns, detail_column
+from ek._ppi._core import gradient
+from ek._ppi._values import STRATEGIES
+from ek._util import type_name
+
+__all__ = ["plan"]
+
+_FLOOR_SHARE = 0.25  # default min_prob, as a share of budget / N
+_WHO = "plan_audit()"
+
+
+def plan(proxy: Any, budget: Any, *, strategy: str, seed: Any, min_prob: Optional[float]) -> dict:
+    """The fields of an `ek.AuditPlan` for ``proxy`` (see the module docstring)."""
+    import numpy as np
+
+    if strategy not in STRATEGIES:
+        raise ValueError(f"{_WHO} strategy must be one of {', '.join(map(repr, STRATEGIES))}, got {strategy!r}.")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"{_WHO} seed must be an integer (it makes the draw reproducible), got {type_name(seed)}.")
+    p = columns(proxy, role="proxy", who=_WHO)
+    n_items = p.n
+    budget = _checked_budget(budget, n_items)
+    floor = _checked_floor(min_prob, budget, n_items)
+    detail: dict = {}
+    if strategy == "uniform":
+        probs = np.full(n_items, budget / n_items)
+    else:
+        spread, detail["uncertainty"] = _uncertainty(proxy, p)
+        if strategy == "active":
+            probs = _proportional(spread, budget, floor)
+        else:
+            probs, detail["allocation"] = _neyman(spread, p, budget, floor)
+    drawn = np.random.default_rng(int(seed)).random(n_items) < probs
+    rows = np.flatnonzero(drawn)
+    ids = tuple(p.ids[i] for i in rows.tolist())
+    return {"ids": ids, "probabilities": tuple(probs[rows].tolist()), "strategy": strategy, "budget": float(budget),
+            "N": n_items, "seed": int(seed), "min_prob": float(probs.min()), "detail": detail}
+
+
+# ---------------------------------------------------------------------------
+
+
+def _checked_budget(budget: Any, n_items: int) -> float:
+    if isinstance(budget, bool) or not isinstance(budget, numbers.Real) or not budget > 0 or math.isinf(budget):
+        raise ValueError(f"{_WHO} budget must be a positive number of items to audit, got {budget!r}.")
+    if budget > n_items:
+        raise ValueError(f"{_WHO} budget {budget:g} is larger than the corpus ({n_items} items); audit at most every "
+                         "item, and then the audit alone is the answer (ek.evaluate).")
+    return float(budget)
+
+
+def _checked_floor(min_prob: Optional[float], budget: float, n_items: int) -> float:
+    if min_prob is None:
+        return _FLOOR_SHARE * budget / n_items
+    if isinstance(min_prob, bool) or not isinstance(min_prob, numbers.Real) or not 0 < min_prob <= 1:
+        raise ValueError(f"{_WHO} min_prob must be in (0, 1] (every item keeps a chance to be drawn), got {min_prob!r}.")
+    if min_prob * n_items > budget:
+        raise ValueError(f"{_WHO} min_prob {min_prob:g} over {n_items} items draws {min_prob * n_items:g} items on "
+                         f"average, more than the budget {budget:g}; lower min_prob or raise the budget.")
+    return float(min_prob)
+
+
+def _uncertainty(proxy: Any, p: Any) -> tuple[Any, str]:
+    """Each item's predicted uncertainty and where it came from."""
+    import numpy as np
+
+    given = detail_column(proxy, "uncertainty")
+    if given is not None and np.isfinite(given).all() and (given >= 0).all():
+        return given, "detail['uncertainty']"
+    g = np.abs(np.asarray(gradient(p.value, p.table.sum(axis=0))))
+    if not np.isfinite(g).all():
+        g = np.ones(len(p.names))
+    return np.sqrt(p.table @ g), "Poisson rule: sqrt(sum_j |g_j| s_j)"
+
+
+def _proportional(spread: Any, budget: float, floor: float) -> Any:
+    """``clip(c · spread, floor, 1)`` summing to ``budget`` (uniform when nothing is uncertain)."""
+    import numpy as np
+
+    n_items = len(spread)
+    if not spread.max() > 0:
+        return np.full(n_items, budget / n_items)
+    low, high = 0.0, 1.0
+    while np.clip(high * spread, floor, 1).sum() < budget:
+        high *= 2
+    for _ in range(200):
+        mid = (low + high) / 2
+        if np.clip(mid * spread, floor, 1).sum() < budget:
+            low = mid
+        else:
+            high = mid
+    return np.clip(high * spread, floor, 1)
+
+
+def _neyman(spread: Any, p: Any, budget: float, floor: float) -> tuple[Any, dict]:
+    """Stratum probabilities by Neyman allocation, and the expected labels per stratum."""
+    import numpy as np
+
+    codes = p.codes
+    strata = sorted(set(codes.tolist()))
+    size = np.array([(codes == h).sum() for h in strata], dtype=np.float64)
+    sigma = np.array([math.sqrt(float((spread[codes == h] ** 2).mean())) for h in strata])
+    weight = size * sigma if (size * sigma).sum() > 0 else size.copy()
+    share = _capped(weight, size, budget)
+    rate = np.maximum(share / size, floor)
+    probs = np.empty(len(codes))
+    for h, r in zip(strata, rate):
+        probs[codes == h] = r
+    probs *= budget / probs.sum()
+    probs = np.minimum(probs, 1.0)
+    label = {h: (None if h < 0 else p.labels[h]) for h in strata}
+    return probs, {label[h]: float(probs[codes == h].sum()) for h in strata}
+
+
+def _capped(weight: Any, size: Any, budget: float) -> Any:
+    """``budget`` shared in proportion to ``weight``, no stratum above its size (excess passed on)."""
+    import numpy as np
+
+    share = np.zeros(len(weight))
+    free = np.ones(len(weight), dtype=bool)
+    left = budget
+    while left > 1e-12 and free.any() and weight[free].sum() > 0:
+        part = left * weight * free / weight[free].sum()
+        over = free & (share + part >= size)
+        if not over.any():
+            share += part
+            break
+        left -= float((size[over] - share[over]).sum())
+        share[over] = size[over]
+        free &= ~over
+    return share

@@ -1,0 +1,164 @@
+"""The values of corpus estimation: `CorpusEstimate` (what `ek.estimate_corpus` returns) and `AuditPlan`.
+
+Standard library only, so `ek.facade` re-exports them without loading numpy.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+from statistics import NormalDist
+from typing import Any, Mapping, Optional
+
+from ek._util import first_repeat, type_name
+
+__all__ = ["STRATEGIES", "AuditPlan", "CorpusEstimate"]
+
+STRATEGIES = ("uniform", "stratified", "active")
+"""How `ek.plan_audit` sets inclusion probabilities (see `ek._ppi._plan`)."""
+
+
+@dataclass(frozen=True)
+class CorpusEstimate:
+    """A corpus figure estimated from a proxy of every item and a gold audit of a few (`ek.estimate_corpus`).
+
+    ``estimate`` is the prediction-powered figure and ``interval`` its
+    interval at ``level``; ``classical`` holds the audit-only
+    ``{"estimate", "interval"}`` computed the same way (``λ = 0``) and
+    ``plug_in`` the proxy's own figure over all ``N`` items, which has no
+    interval (its bias is unknown). ``lam`` is the weight the proxy got,
+    ``effective_n`` the audit size the classical interval would need to be
+    as narrow, ``n`` the audited items and ``N`` the corpus. ``per_slice``
+    maps each slice of the corpus to a dict of these keys (and ``note``
+    when the slice has no interval, saying why); ``detail`` says how the
+    figures were computed. A slice with fewer than 2 audited items has no
+    interval (NaN), and ``interval="bootstrap"`` gives none below 40.
+    """
+
+    metric: str
+    estimate: Optional[float]
+    interval: tuple[float, float]
+    classical: Mapping[str, Any]
+    plug_in: Optional[float]
+    lam: Optional[float]
+    effective_n: float
+    n: int
+    N: int
+    per_slice: Mapping[Any, Mapping[str, Any]] = field(default_factory=dict)
+    level: float = 0.95
+    detail: Mapping[str, Any] = field(default_factory=dict)
+    _basis: Any = field(default=None, compare=False, repr=False)  # what compare_estimates re-reads
+
+    def half_width_for(self, n: int) -> float:
+        """The half-width an audit of ``n`` items would buy, read off this (pilot) estimate.
+
+        The proxy's part of the variance stays, the audit's shrinks as
+        ``1 / n``, at this estimate's ``λ`` and design (approximate for a
+        plan, whose probabilities would change with the budget). The split
+        is ``detail["variance"]``: (unaudited items' part, audit's part).
+
+        >>> import ek
+        >>> est = ek.CorpusEstimate("cer", 0.1, (0.08, 0.12), {}, 0.1, 0.5, 400.0, 100, 10_000,
+        ...                         detail={"variance": (0.0, 1e-4)})
+        >>> round(est.half_width_for(400), 4)
+        0.0098
+        """
+        if isinstance(n, bool) or not isinstance(n, numbers.Real) or not n >= 2:
+            raise ValueError(f"half_width_for() needs an audit size of at least 2 items, got {n!r}.")
+        unaudited, audit = _variance(self)
+        keep = unaudited * (self.N - self.n) / (self.N - n) if self.N > n else 0.0
+        return _z(self.level) * math.sqrt(keep + audit * self.n / float(n))
+
+    def labels_for(self, half_width: float) -> int:
+        """How many audited items this (pilot) estimate says an interval of ``± half_width`` needs.
+
+        Raises:
+            ValueError: ``half_width`` is not a positive number, or no audit
+                reaches it because the proxy's own noise over the unaudited
+                items is wider (the message gives the narrowest reachable).
+
+        >>> import ek
+        >>> est = ek.CorpusEstimate("cer", 0.1, (0.08, 0.12), {}, 0.1, 0.5, 400.0, 100, 10_000,
+        ...                         detail={"variance": (0.0, 1e-4)})
+        >>> est.labels_for(0.01)
+        385
+        """
+        if isinstance(half_width, bool) or not isinstance(half_width, numbers.Real) or not half_width > 0:
+            raise ValueError(f"labels_for() needs a positive half-width, got {half_width!r}.")
+        unaudited, audit = _variance(self)
+        z = _z(self.level)
+        room = (half_width / z) ** 2 - unaudited
+        if room <= 0:
+            raise ValueError(
+                f"labels_for(): no audit reaches ± {half_width:g}: the proxy's own noise over the unaudited items "
+                f"already gives ± {z * math.sqrt(unaudited):.4g}. Ask for a wider interval, or use a better proxy."
+            )
+        return max(2, math.ceil(audit * self.n / room - 1e-9))
+
+
+@dataclass(frozen=True)
+class AuditPlan:
+    """Which items to audit and the probability each had of being drawn (`ek.plan_audit`).
+
+    ``ids`` are the drawn items, in corpus order, and ``probabilities``
+    their inclusion probabilities: each item of the corpus was drawn on its
+    own with its probability (Poisson sampling), so the number drawn is
+    ``budget`` on average. `ek.estimate_corpus` with ``plan=`` weighs each
+    audited item by the inverse of its probability. ``N`` is the corpus
+    size, ``strategy`` how the probabilities were set (``"uniform"``,
+    ``"stratified"``, ``"active"``, or ``"file"`` for a plan read back from
+    a labelling file), ``min_prob`` the floor of every probability and
+    ``detail`` the allocation per slice and the uncertainty used.
+
+    Raises:
+        ValueError: ``ids`` and ``probabilities`` of different lengths, an
+            id given twice, or a probability outside (0, 1].
+    """
+
+    ids: tuple
+    probabilities: tuple
+    strategy: str = "file"
+    budget: Optional[float] = None
+    N: Optional[int] = None
+    seed: Optional[int] = None
+    min_prob: Optional[float] = None
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        ids, probs = tuple(self.ids), tuple(self.probabilities)
+        if len(ids) != len(probs):
+            raise ValueError(f"AuditPlan got {len(ids)} ids and {len(probs)} probabilities; give one inclusion "
+                             "probability per drawn id.")
+        for item, p in zip(ids, probs):
+            if isinstance(p, bool) or not isinstance(p, (int, float)) or not (0 < p <= 1) or math.isnan(p):
+                raise ValueError(
+                    f"AuditPlan: item {item!r} has inclusion probability {p!r} ({type_name(p)}); every probability "
+                    "must be in (0, 1]: an item that could not be drawn cannot stand for others. Give the probability "
+                    "the item was drawn with."
+                )
+        repeat = first_repeat([str(i) for i in ids])
+        if repeat is not None:
+            raise ValueError(f"AuditPlan holds id {ids[repeat[1]]!r} twice; each drawn item appears once.")
+        object.__setattr__(self, "ids", ids)
+        object.__setattr__(self, "probabilities", tuple(float(p) for p in probs))
+
+    def probability(self, item_id: Any) -> float:
+        """The inclusion probability of drawn item ``item_id`` (KeyError when it was not drawn)."""
+        lookup = self.__dict__.get("_lookup")
+        if lookup is None:
+            lookup = dict(zip(map(str, self.ids), self.probabilities))
+            object.__setattr__(self, "_lookup", lookup)
+        return float(lookup[str(item_id)])
+
+
+def _variance(estimate: CorpusEstimate) -> tuple[float, float]:
+    parts = (estimate.detail or {}).get("variance")
+    if not parts or not all(isinstance(v, float) and math.isfinite(v) for v in parts):
+        raise ValueError("this estimate has no variance to plan from (an estimate of at least 2 audited items has "
+                         "one in detail['variance']); estimate the pilot audit with ek.estimate_corpus.")
+    return float(parts[0]), float(parts[1])
+
+
+def _z(level: float) -> float:
+    return NormalDist().inv_cdf((1 + level) / 2)
