@@ -39,7 +39,7 @@ from ek._ppi._core import gradient
 from ek._ppi._values import STRATEGIES
 from ek._util import type_name
 
-__all__ = ["plan"]
+__all__ = ["plan", "poisson_uncertainty", "probabilities"]
 
 _FLOOR_SHARE = 0.25  # default min_prob, as a share of budget / N
 _WHO = "plan_audit()"
@@ -58,19 +58,42 @@ def plan(proxy: Any, budget: Any, *, strategy: str, seed: Any, min_prob: Optiona
     budget = _checked_budget(budget, n_items)
     floor = _checked_floor(min_prob, budget, n_items)
     detail: dict = {}
-    if strategy == "uniform":
-        probs = np.full(n_items, budget / n_items)
-    else:
+    spread = None
+    if strategy != "uniform":
         spread, detail["uncertainty"] = _uncertainty(proxy, p)
-        if strategy == "active":
-            probs = _proportional(spread, budget, floor)
-        else:
-            probs, detail["allocation"] = _neyman(spread, p, budget, floor)
+    probs, allocation = probabilities(strategy, spread, p.codes, budget, floor)
+    if allocation is not None:
+        detail["allocation"] = {(None if h < 0 else p.labels[h]): share for h, share in allocation.items()}
     drawn = np.random.default_rng(int(seed)).random(n_items) < probs
     rows = np.flatnonzero(drawn)
     ids = tuple(p.ids[i] for i in rows.tolist())
     return {"ids": ids, "probabilities": tuple(probs[rows].tolist()), "strategy": strategy, "budget": float(budget),
             "N": n_items, "seed": int(seed), "min_prob": float(probs.min()), "detail": detail}
+
+
+def probabilities(strategy: str, spread: Any, codes: Any, budget: float, floor: float) -> tuple[Any, Optional[dict]]:
+    """Every item's inclusion probability, and for ``"stratified"`` the expected labels per stratum code.
+
+    ``spread`` is each item's predicted uncertainty (unused by ``"uniform"``),
+    ``codes`` its stratum (-1: none), ``floor`` the least probability.
+    """
+    import numpy as np
+
+    if strategy == "uniform":
+        return np.full(len(codes), budget / len(codes)), None
+    if strategy == "active":
+        return _proportional(np.asarray(spread, dtype=np.float64), budget, floor), None
+    return _neyman(np.asarray(spread, dtype=np.float64), np.asarray(codes), budget, floor)
+
+
+def poisson_uncertainty(table: Any, value: Any) -> Any:
+    """The Poisson rule: ``sqrt(Σ_j |g_j| s_j)`` per row, ``g`` the gradient of ``value`` at the column totals."""
+    import numpy as np
+
+    g = np.abs(np.asarray(gradient(value, table.sum(axis=0))))
+    if not np.isfinite(g).all():
+        g = np.ones(table.shape[1])
+    return np.sqrt(table @ g)
 
 
 # ---------------------------------------------------------------------------
@@ -103,49 +126,56 @@ def _uncertainty(proxy: Any, p: Any) -> tuple[Any, str]:
     given = detail_column(proxy, "uncertainty")
     if given is not None and np.isfinite(given).all() and (given >= 0).all():
         return given, "detail['uncertainty']"
-    g = np.abs(np.asarray(gradient(p.value, p.table.sum(axis=0))))
-    if not np.isfinite(g).all():
-        g = np.ones(len(p.names))
-    return np.sqrt(p.table @ g), "Poisson rule: sqrt(sum_j |g_j| s_j)"
+    return poisson_uncertainty(p.table, p.value), "Poisson rule: sqrt(sum_j |g_j| s_j)"
 
 
 def _proportional(spread: Any, budget: float, floor: float) -> Any:
-    """``clip(c · spread, floor, 1)`` summing to ``budget`` (uniform when nothing is uncertain)."""
+    """``clip(c · spread, floor, 1)`` summing to ``budget`` (uniform when nothing is uncertain).
+
+    The sum is increasing in ``c`` and, over the sorted spreads and their
+    prefix sums, costs two binary searches to evaluate, so ``c`` is found by
+    bisection to the last bit without touching every item each step.
+    """
     import numpy as np
 
     n_items = len(spread)
     if not spread.max() > 0:
         return np.full(n_items, budget / n_items)
-    low, high = 0.0, 1.0
-    while np.clip(high * spread, floor, 1).sum() < budget:
+    ordered = np.sort(spread)
+    prefix = np.concatenate([[0.0], np.cumsum(ordered)])
+
+    def total(c: float) -> float:
+        low = int(np.searchsorted(ordered, floor / c, side="right"))  # these stay at the floor
+        high = max(low, int(np.searchsorted(ordered, 1 / c, side="left")))  # from here on, probability 1
+        return floor * low + c * float(prefix[high] - prefix[low]) + (n_items - high)
+
+    low, high = 0.0, 1.0 / float(ordered[-1])
+    while total(high) < budget:
         high *= 2
-    for _ in range(200):
+    for _ in range(80):
         mid = (low + high) / 2
-        if np.clip(mid * spread, floor, 1).sum() < budget:
-            low = mid
-        else:
-            high = mid
+        if mid <= low or mid >= high:
+            break
+        low, high = (mid, high) if (mid == 0 or total(mid) < budget) else (low, mid)
     return np.clip(high * spread, floor, 1)
 
 
-def _neyman(spread: Any, p: Any, budget: float, floor: float) -> tuple[Any, dict]:
-    """Stratum probabilities by Neyman allocation, and the expected labels per stratum."""
+def _neyman(spread: Any, codes: Any, budget: float, floor: float) -> tuple[Any, dict]:
+    """Stratum probabilities by Neyman allocation, and the expected labels per stratum code."""
     import numpy as np
 
-    codes = p.codes
-    strata = sorted(set(codes.tolist()))
-    size = np.array([(codes == h).sum() for h in strata], dtype=np.float64)
-    sigma = np.array([math.sqrt(float((spread[codes == h] ** 2).mean())) for h in strata])
+    shifted = codes + 1  # stratum -1 (no slice) counts as 0
+    size_all = np.bincount(shifted).astype(np.float64)
+    present = np.flatnonzero(size_all)
+    size = size_all[present]
+    sigma = np.sqrt(np.bincount(shifted, weights=spread ** 2)[present] / size)
     weight = size * sigma if (size * sigma).sum() > 0 else size.copy()
-    share = _capped(weight, size, budget)
-    rate = np.maximum(share / size, floor)
-    probs = np.empty(len(codes))
-    for h, r in zip(strata, rate):
-        probs[codes == h] = r
-    probs *= budget / probs.sum()
-    probs = np.minimum(probs, 1.0)
-    label = {h: (None if h < 0 else p.labels[h]) for h in strata}
-    return probs, {label[h]: float(probs[codes == h].sum()) for h in strata}
+    rate = np.zeros(len(size_all))
+    rate[present] = np.maximum(_capped(weight, size, budget) / size, floor)
+    probs = rate[shifted]
+    probs = np.minimum(probs * (budget / probs.sum()), 1.0)
+    labels = np.bincount(shifted, weights=probs)
+    return probs, {int(h) - 1: float(labels[h]) for h in present}
 
 
 def _capped(weight: Any, size: Any, budget: float) -> Any:
