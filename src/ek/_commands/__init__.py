@@ -11,6 +11,10 @@ writes the report (``-``: standard output), ``--html PATH`` the page of
 make a CI gate, and ``--workers N`` / ``--scheduler ADDRESS`` score on a
 Dask cluster (`ek._commands._dask`).
 
+``ek estimate PRED --proxy PSEUDO_GOLD --audit GOLD`` and ``ek audit-plan``
+estimate a corpus figure from a stand-in for gold and a small audit
+(`ek._commands._estimate`).
+
 ``ek compare GOLD PRED_A PRED_B`` scores both runs (files, or names saved
 with ``--save``) on the same gold items and prints A, B, B - A with its
 paired interval, a p-value and a verdict (`ek.compare`), overall and per
@@ -39,7 +43,7 @@ from typing import Annotated, Any, Callable, Iterator, Optional
 from ek._commands._format import Outcome
 from ek._commands._options import confidence_level, finite_bound
 
-__all__ = ["Outcome", "compare", "evaluate", "normalize_steps"]
+__all__ = ["Outcome", "audit_plan", "compare", "estimate", "evaluate", "normalize_steps"]
 
 
 def normalize_steps(normalize: Optional[str]) -> Optional[list[str]]:
@@ -132,6 +136,53 @@ def compare(gold: str, pred_a: str, pred_b: str, *, fail_on_regression: bool = F
     reading, out = _split(options)
     with _no_cycle_collection():
         return run_compare(gold, pred_a, pred_b, reading, fail_on_regression=fail_on_regression, **out)
+
+
+@_with_shared_options
+def estimate(pred: str, *, proxy: str, audit: str, proxy_field: Optional[str] = None, plan: Optional[str] = None,
+             lam: str = "tune", interval: str = "clt", **options: Any) -> Outcome:
+    """How good is PRED over the whole corpus, from a stand-in for gold and a gold audit of a few items?
+
+    --proxy PSEUDO_GOLD is read as a gold side (another engine's output:
+    --proxy-field names its value field, else the gold defaults; its slices
+    slice the corpus); every prediction is scored against it. --audit GOLD
+    holds real gold for the audited ids. Prints, overall and per slice, N,
+    n, the prediction-powered estimate and its interval, the classical
+    (audit-only) interval, the plug-in figure, lambda and the effective n.
+    --plan PLAN.jsonl (from ek audit-plan) weighs the audited items by
+    their inclusion probabilities and leaves out GOLD ids it did not draw.
+    --lam tune|0..1, --interval clt|bootstrap; the other options are those
+    of ek evaluate (--max / --min gate the estimate). Bad input exits 2.
+    """
+    from ek._commands._estimate import run_estimate
+
+    reading, out = _split(options)
+    with _no_cycle_collection():
+        return run_estimate(pred, proxy, audit, reading, proxy_field=proxy_field, plan_path=plan, lam=lam,
+                            interval=interval, **out)
+
+
+def audit_plan(pred: str, *, proxy: str, budget: float, strategy: str = "uniform", seed: int = 0,
+               min_prob: Optional[float] = None, out: Optional[str] = None, proxy_field: Optional[str] = None,
+               id: str = "id", slice: Optional[str] = None, metric: Optional[str] = None,
+               normalize: Optional[str] = None, pred_field: Optional[str] = None) -> Outcome:
+    """Which items of PRED to audit: a JSONL of id, inclusion probability, slice and the text to label.
+
+    PRED is scored against --proxy PSEUDO_GOLD (as for ek estimate);
+    --budget is the expected number of items drawn; --strategy uniform,
+    stratified (Neyman allocation over the slices) or active (probability
+    growing with each item's predicted uncertainty, never below
+    --min-prob); --seed makes the draw reproducible. --out PATH writes the
+    file (standard output without it). Bad input exits 2.
+    """
+    from ek._commands._estimate import run_audit_plan
+    from ek._commands._options import Options
+
+    reading = Options(id_field=id or None, slice_field=slice, metric=metric, normalize=normalize_steps(normalize),
+                      pred_field=pred_field)
+    with _no_cycle_collection():
+        return run_audit_plan(pred, proxy, reading, proxy_field=proxy_field, budget=budget, strategy=strategy,
+                              seed=seed, min_prob=min_prob, out=out)
 
 
 @contextlib.contextmanager

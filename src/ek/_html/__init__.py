@@ -55,6 +55,10 @@ The compare page data (``metric``, ``a``, ``b`` and ``delta`` are required)::
      "items": [{"id", "slice", "a", "b", "delta", "gold", "pred_a", "pred_b",
                 "ops_a", "ops_b", "unit"}, ...]}
 
+The ``ek estimate`` page (`render_estimate`) takes the ``--json`` report of ``ek estimate``
+and draws the prediction-powered, classical and plug-in figures side by side
+(`ek._html._estimate`).
+
 On both pages the element ``#headline-value`` holds the headline figure (the aggregate;
 the difference B - A on the compare page) with its exact ``repr`` in ``data-value``.
 
@@ -70,9 +74,10 @@ from pathlib import Path
 from typing import Union
 
 from ek._html._compare import render_compare
+from ek._html._estimate import render_estimate
 from ek._html._evaluate import render_evaluate
 
-__all__ = ["render_evaluate", "render_compare", "write_page"]
+__all__ = ["render_evaluate", "render_compare", "render_estimate", "write_page"]
 
 
 def write_page(path: Union[str, Path], html: str) -> Path:

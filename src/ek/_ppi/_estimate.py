@@ -120,8 +120,8 @@ def _check_same_metric(proxy: Any, audit: Any) -> None:
 
 
 def _check_slices(p: Columns, a: Columns, rows: Any) -> None:
-    """The audit's slices, where it has any, must be the proxy's for the same items."""
-    if not a.labels:
+    """The audit's slices, where both have any, must be the proxy's for the same items (the corpus's slices)."""
+    if not a.labels or not p.labels:
         return
     for i, row in enumerate(rows.tolist()):
         mine = None if a.codes[i] < 0 else a.labels[a.codes[i]]
