@@ -75,3 +75,12 @@ def test_no_public_object_reports_a_private_module():
         if owned_by_ek(obj):
             assert not any(p.startswith("_") for p in obj.__module__.split(".")), (name, obj.__module__)
             assert getattr(importlib.import_module(obj.__module__), obj.__name__, None) is obj, name
+
+
+def test_corpus_estimation_names_report_the_facade():
+    import ek
+
+    for name in ("estimate_corpus", "compare_estimates", "plan_audit", "agreement_proxy", "confidence_proxy",
+                 "CorpusEstimate", "AuditPlan"):
+        obj = getattr(ek, name)
+        assert obj.__module__ == "ek.facade" and getattr(importlib.import_module("ek.facade"), name) is obj, name

@@ -68,7 +68,7 @@ def plan(proxy: Any, budget: Any, *, strategy: str, seed: Any, min_prob: Optiona
     rows = np.flatnonzero(drawn)
     ids = tuple(p.ids[i] for i in rows.tolist())
     return {"ids": ids, "probabilities": tuple(probs[rows].tolist()), "strategy": strategy, "budget": float(budget),
-            "N": n_items, "seed": int(seed), "min_prob": float(probs.min()), "detail": detail}
+            "N": n_items, "seed": int(seed), "min_prob": float(min(floor, probs.min())), "detail": detail}
 
 
 def probabilities(strategy: str, spread: Any, codes: Any, budget: float, floor: float) -> tuple[Any, Optional[dict]]:

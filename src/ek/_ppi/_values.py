@@ -88,13 +88,20 @@ class CorpusEstimate:
             raise ValueError(f"labels_for() needs a positive half-width, got {half_width!r}.")
         unaudited, audit = _variance(self)
         z = _z(self.level)
-        room = (half_width / z) ** 2 - unaudited
-        if room <= 0:
+        target = (half_width / z) ** 2
+        # unaudited (N - n) / (N - m) + audit n / m = target, times m (N - m): a quadratic in m
+        rest, size = unaudited * (self.N - self.n), self.N
+        b = rest - audit * self.n - target * size
+        disc = b * b - 4 * target * audit * self.n * size
+        if disc < 0 or target <= unaudited * (self.N - self.n) / self.N:
             raise ValueError(
                 f"labels_for(): no audit reaches ± {half_width:g}: the proxy's own noise over the unaudited items "
                 f"already gives ± {z * math.sqrt(unaudited):.4g}. Ask for a wider interval, or use a better proxy."
             )
-        return max(2, math.ceil(audit * self.n / room - 1e-9))
+        m = math.ceil((-b - math.sqrt(disc)) / (2 * target) - 1e-9)
+        while m < size and self.half_width_for(max(2, m)) > half_width:
+            m += 1
+        return max(2, m)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,114 @@
+"""``ek estimate`` and ``ek audit-plan`` on the bundled demo corpus: tables, JSON, page, plan files, exit codes."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import re
+
+import pytest
+
+import ek
+from ek.__main__ import main
+
+pytest.importorskip("numpy")
+
+DATA = pathlib.Path(ek.__file__).parent / "data"
+ENGINE_A, ENGINE_B = str(DATA / "demo_ocr.jsonl"), str(DATA / "demo_ocr_b.jsonl")
+# PRED is engine B; engine A's output (with the corpus's slices) stands in for gold; the demo file's gold is the audit.
+STAND_IN = ["--proxy", ENGINE_A, "--proxy-field", "prediction"]
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_audit_plan_writes_the_items_to_label(tmp_path, capsys):
+    out = tmp_path / "sample.jsonl"
+    code, text, _ = run(capsys, "audit-plan", ENGINE_B, *STAND_IN, "--budget", "30", "--strategy", "stratified",
+                        "--seed", "1", "--out", str(out))
+    assert code == 0 and "stratified plan over N=80 items, budget 30" in text
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    b = {json.loads(line)["id"]: json.loads(line)["prediction"] for line in open(ENGINE_B, encoding="utf-8")}
+    assert rows and all(set(r) == {"id", "probability", "slice", "text"} for r in rows)
+    assert all(r["text"] == b[r["id"]] and 0 < r["probability"] <= 1 for r in rows)
+    assert {r["slice"] for r in rows} == {"clean_print", "degraded_scan"}
+    again = tmp_path / "again.jsonl"
+    run(capsys, "audit-plan", ENGINE_B, *STAND_IN, "--budget", "30", "--strategy", "stratified", "--seed", "1",
+        "--out", str(again))
+    assert again.read_text() == out.read_text()
+
+
+def test_estimate_prints_json_and_draws_the_page(tmp_path, capsys):
+    plan = tmp_path / "sample.jsonl"
+    run(capsys, "audit-plan", ENGINE_B, *STAND_IN, "--budget", "40", "--seed", "2", "--out", str(plan))
+    report, page = tmp_path / "estimate.json", tmp_path / "estimate.html"
+    code, text, _ = run(capsys, "estimate", ENGINE_B, *STAND_IN, "--audit", ENGINE_A, "--plan", str(plan),
+                        "--json", str(report), "--html", str(page))
+    assert code == 0
+    data = json.loads(report.read_text())
+    drawn = [json.loads(line)["id"] for line in plan.read_text().splitlines()]
+    assert data["N"] == 80 and data["n"] == len(drawn) and data["metric"] == "cer"
+    assert set(data["per_slice"]) == {"clean_print", "degraded_scan"}
+    assert data["settings"]["left_out_of_plan"] == 80 - len(drawn)
+    for word in ("ek estimate: cer (lower is better) on N=80 items", "classical (audit only)", "plug-in",
+                 "effective n", "clean_print", "degraded_scan", "left out"):
+        assert word in text, word
+    python = _python_estimate(drawn, json.loads(plan.read_text().splitlines()[0])["probability"])
+    assert data["estimate"] == pytest.approx(python.estimate, abs=1e-12)
+    assert data["interval"] == pytest.approx(list(python.interval), abs=1e-12)
+    html = page.read_text()
+    assert f'id="headline-value" data-value="{data["estimate"]!r}"' in html
+    assert "audit alone" in html and "plug-in" in html and 'id="slice-chart"' in html
+
+
+def _python_estimate(drawn, probability):
+    rows = {json.loads(line)["id"]: json.loads(line) for line in open(ENGINE_A, encoding="utf-8")}
+    b = {json.loads(line)["id"]: json.loads(line)["prediction"] for line in open(ENGINE_B, encoding="utf-8")}
+    ids = list(rows)
+    proxy = ek.agreement_proxy([b[i] for i in ids], [rows[i]["prediction"] for i in ids], metric="cer", ids=ids,
+                               slices=[rows[i]["slice"] for i in ids])
+    audit = ek.evaluate([(b[i], rows[i]["gold"], rows[i]["slice"]) for i in drawn], metric="cer", ids=drawn)
+    return ek.estimate_corpus(proxy, audit, plan=ek.AuditPlan(tuple(drawn), (probability,) * len(drawn)))
+
+
+def test_estimate_without_a_plan_takes_the_audit_as_a_uniform_sample(tmp_path, capsys):
+    lines = open(ENGINE_A, encoding="utf-8").read().splitlines()
+    audit = tmp_path / "audit.jsonl"
+    audit.write_text("\n".join(lines[::2]) + "\n")
+    code, text, _ = run(capsys, "estimate", ENGINE_B, *STAND_IN, "--audit", str(audit), "--json", "-",
+                        "--interval", "bootstrap", "--lam", "0.5")
+    data = json.loads(text)
+    assert code == 0 and data["n"] == 40 and data["lam"] == 0.5 and "uniform audit" in data["detail"]["design"]
+    assert data["interval"][0] < data["estimate"] < data["interval"][1]
+
+
+@pytest.mark.parametrize("line, pattern", [
+    ('{"id": "clean_print-000", "probability": 0}', "inclusion probability 0 .*must be in \\(0, 1\\]"),
+    ('{"id": "clean_print-000", "probability": 1.5}', "must be in \\(0, 1\\]"),
+    ('{"id": "clean_print-000"}', "not a JSON object with 'id' and 'probability'"),
+])
+def test_bad_plan_files_exit_2(tmp_path, capsys, line, pattern):
+    plan = tmp_path / "plan.jsonl"
+    plan.write_text(line + "\n")
+    code, _, err = run(capsys, "estimate", ENGINE_B, *STAND_IN, "--audit", ENGINE_A, "--plan", str(plan))
+    assert code == 2
+    assert re.search(pattern, err), err
+
+
+def test_bad_input_exits_2_with_the_fix(tmp_path, capsys):
+    stranger = tmp_path / "gold.jsonl"
+    stranger.write_text('{"id": "nobody", "gold": "x"}\n{"id": "clean_print-001", "gold": "y"}\n')
+    code, _, err = run(capsys, "estimate", ENGINE_B, *STAND_IN, "--audit", str(stranger))
+    assert code == 2 and "not in the corpus" in err and "'nobody'" in err
+    code, _, err = run(capsys, "audit-plan", ENGINE_B, *STAND_IN, "--budget", "81")
+    assert code == 2 and "larger than the corpus (80 items)" in err
+    code, _, err = run(capsys, "estimate", ENGINE_B, *STAND_IN, "--audit", ENGINE_A, "--lam", "best")
+    assert code == 2 and "--lam must be 'tune' or a number" in err
+    short = tmp_path / "short.jsonl"
+    short.write_text("\n".join(open(ENGINE_A, encoding="utf-8").read().splitlines()[:10]) + "\n")
+    code, _, err = run(capsys, "estimate", ENGINE_B, "--proxy", str(short), "--proxy-field", "prediction",
+                       "--audit", ENGINE_A)
+    assert code == 2 and "PRED has 70 items without a stand-in" in err
