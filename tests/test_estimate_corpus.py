@@ -312,7 +312,8 @@ def test_a_proxy_without_summed_statistics_or_with_bad_statistics_is_refused():
     with pytest.raises(ValueError, match="the proxy report cannot be used.*custom function"):
         ek.estimate_corpus(proxy, proxy)
     for bad, word in ((float("nan"), "nan"), (-1.0, "-1.0")):
-        scores = [ek.Score(0.1, detail={"edits": bad, "ref_len": 10}), ek.Score(0.1, detail={"edits": 1, "ref_len": 10})]
+        scores = [ek.Score(0.1, detail={"edits": bad, "ref_len": 10}),
+                  ek.Score(0.1, detail={"edits": 1, "ref_len": 10})]
         report = ek.merge_reports(ek.Report(metric="cer", n=2, scores=scores, detail={"ids": ("p", "q")}), metric="cer")
         with pytest.raises(ValueError, match=f"proxy item 'p' has edits = {word}; every statistic must be a finite"):
             ek.estimate_corpus(report, report)

@@ -117,7 +117,7 @@ def read_plan(path: str) -> AuditPlan:
 
 
 def summary(result: CorpusEstimate, corpus: Scored, meta: dict) -> str:
-    """The printed table: overall and per slice, N, n, estimate, interval, classical interval, plug-in, λ, effective n."""
+    """The printed table, overall and per slice: N, n, estimate, interval, classical interval, plug-in, λ, effective n."""
     way = {True: "higher is better", False: "lower is better"}.get(result.detail.get("higher_is_better"), "")
     head = [f"ek estimate: {result.metric}" + (f" ({way})" if way else "") + f" on N={result.N} items, "
             f"n={result.n} audited", f"{result.detail['design']}; interval: {result.detail['interval']}"]

@@ -98,8 +98,8 @@ def columns(report: Any, *, role: str, who: str) -> Columns:
         i, j = (int(x) for x in np.argwhere(bad)[0])
         out = Columns(report, role, names, compute, table)
         raise ValueError(
-            f"{who}: {role} item {out.ids[i]!r} has {names[j]} = {float(table[i, j])!r}; every statistic must be a finite "
-            f"number >= 0 (a count or a sum of them). Fix or drop that item before estimating."
+            f"{who}: {role} item {out.ids[i]!r} has {names[j]} = {float(table[i, j])!r}; every statistic must be a "
+            f"finite number >= 0 (a count or a sum of them). Fix or drop that item before estimating."
         )
     out = Columns(report, role, names, compute, table)
     object.__setattr__(report, _CACHE, out)  # a frozen dataclass; not a field, so never compared or pickled

@@ -114,8 +114,8 @@ def _checked_floor(min_prob: Optional[float], budget: float, n_items: int) -> fl
     if isinstance(min_prob, bool) or not isinstance(min_prob, numbers.Real) or not 0 < min_prob <= 1:
         raise ValueError(f"{_WHO} min_prob must be in (0, 1] (every item keeps a chance to be drawn), got {min_prob!r}.")
     if min_prob * n_items > budget:
-        raise ValueError(f"{_WHO} min_prob {min_prob:g} over {n_items} items draws {min_prob * n_items:g} items on "
-                         f"average, more than the budget {budget:g}; lower min_prob or raise the budget.")
+        raise ValueError(f"{_WHO} min_prob {min_prob:g} over {n_items} items draws {min_prob * n_items:g} items "
+                         f"on average, more than the budget {budget:g}; lower min_prob or raise the budget.")
     return float(min_prob)
 
 
