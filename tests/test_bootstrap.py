@@ -436,19 +436,48 @@ def _scipy_sign_flip(table_a, table_b, compute, names, n_resamples=np.inf):
     return res.pvalue
 
 
+def _exact_f1_sign_flip(table_a, table_b):
+    """The sign-flip p-value of micro-F1 in exact rationals: every swap pattern, ties counted as ties."""
+    import itertools
+    from fractions import Fraction
+
+    def f1(rows):
+        tp, fp, fn = (sum(column) for column in zip(*rows))
+        return Fraction(2 * tp, 2 * tp + fp + fn) if 2 * tp + fp + fn else Fraction(1)
+
+    a, b = table_a.tolist(), table_b.tolist()
+    observed = abs(f1(b) - f1(a))
+    patterns = list(itertools.product((False, True), repeat=len(a)))
+    hits = sum(abs(f1([x if s else y for s, x, y in zip(p, a, b)]) - f1([y if s else x for s, x, y in zip(p, a, b)]))
+               >= observed for p in patterns)
+    return Fraction(hits, len(patterns))
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4), st.integers(0, 4), st.integers(0, 4),
                           st.integers(0, 4), st.integers(0, 4)), min_size=2, max_size=9))
-def test_sign_flip_p_value_equals_scipys_exact_permutation_test_on_micro_f1(rows):
-    # Field F1 is 2 TP / (2 TP + FP + FN): a ratio of sums whose parts differ between the runs.
+def test_sign_flip_p_value_equals_the_exact_permutation_test_on_micro_f1(rows):
+    # Field F1 is 2 TP / (2 TP + FP + FN): a ratio of sums whose parts differ between the runs. The reference
+    # counts in exact rationals: scipy's permutation_test compares floats, and a difference equal to the observed
+    # one up to rounding can fall on either side of it there (e.g. rows (1,3,1,1,4,1), (1,3,3,0,0,1), (4,2,3,1,1,3),
+    # (4,0,0,3,1,2), (0,4,2,4,3,3), (1,3,0,2,2,4): exactly 60 of 64 patterns, scipy counts 58).
     from ek.metrics import FieldMetric
 
     names = ("tp", "fp", "fn")
     a = np.array([r[:3] for r in rows]) + np.array([1, 0, 0])
     b = np.array([r[3:] for r in rows]) + np.array([1, 0, 0])
-    compute = FieldMetric().compute
-    ours = _bootstrap.sign_flip_p_value([f"i{k}" for k in range(len(rows))], a, b, compute, names)
-    assert ours == pytest.approx(_scipy_sign_flip(a, b, compute, names), abs=1e-12)
+    ours = _bootstrap.sign_flip_p_value([f"i{k}" for k in range(len(rows))], a, b, FieldMetric().compute, names)
+    assert ours == float(_exact_f1_sign_flip(a, b))
+
+
+def test_sign_flip_p_value_equals_scipys_permutation_test_where_no_difference_ties():
+    from ek.metrics import FieldMetric
+
+    names, compute = ("tp", "fp", "fn"), FieldMetric().compute
+    a = np.array([[5, 1, 0], [3, 0, 2], [7, 2, 1], [4, 1, 1], [6, 0, 0]])
+    b = np.array([[4, 2, 1], [3, 1, 2], [5, 3, 2], [4, 0, 3], [2, 3, 1]])
+    ours = _bootstrap.sign_flip_p_value([f"i{k}" for k in range(5)], a, b, compute, names)
+    assert ours == pytest.approx(_scipy_sign_flip(a, b, compute, names), abs=1e-12) == float(_exact_f1_sign_flip(a, b))
 
 
 def test_drawn_swap_patterns_are_fixed_by_the_ids_and_estimate_the_exact_p_value():
