@@ -88,6 +88,11 @@ def die_once(row):
     return row
 
 
+def busy(dask_worker):
+    """Tasks a worker still runs, counting those the scheduler cancelled (which the worker finishes anyway)."""
+    return sum(ts.state in ("executing", "cancelled", "long-running") for ts in dask_worker.state.tasks.values())
+
+
 def calls(kind):
     path = HERE / f"calls-{kind}.log"
     return len(path.read_text().splitlines()) if path.exists() else 0
@@ -771,7 +776,7 @@ def test_a_persisted_run_on_the_cluster_resumes(cluster, work, tmp_path):
         stored = _stored(tmp_path)
         assert len(stored) < 24
         failing.unlink()
-        _settle(cluster)  # a chunk cancelled in flight may still be running: let it end before counting
+        _settle(cluster, work)  # a chunk cancelled in flight may still be running: let it end before counting
         work.reset("predict")
         resumed = evaluate_store(work.predict, gold, metric="cer", run_id="r", rootdir=tmp_path, executor=executor)
         assert work.calls("predict") == 24 - len(stored)  # only what the first run did not store
@@ -783,15 +788,14 @@ def test_a_persisted_run_on_the_cluster_resumes(cluster, work, tmp_path):
     assert json_store("runs", rootdir=tmp_path)["documents.r"]["status"] == "complete"
 
 
-def _busy(dask_worker):
-    """Tasks a worker still runs, counting those the scheduler cancelled (which the worker finishes anyway)."""
-    return sum(ts.state in ("executing", "cancelled", "long-running") for ts in dask_worker.state.tasks.values())
+def _settle(client, work, timeout=30.0):
+    """Wait until no worker runs anything, so a chunk cancelled in flight does not count as a later call.
 
-
-def _settle(client, timeout=30.0):
-    """Wait until no worker runs anything, so a chunk cancelled in flight does not count as a later call."""
+    The probe lives in the work module: a function of this test module would travel by name, and a worker
+    started outside the checkout cannot import ``tests.test_dask``.
+    """
     deadline = time.monotonic() + timeout
-    while any(client.run(_busy).values()) and time.monotonic() < deadline:
+    while any(client.run(work.busy).values()) and time.monotonic() < deadline:
         time.sleep(0.05)
 
 
