@@ -38,6 +38,13 @@ def test_pieces_of_a_skewed_page_stay_on_their_lines():
     assert _reading_order_text(rows) == "L0a L0b\nL1a L1b\nL2a L2b"
 
 
+def test_a_short_piece_with_a_rough_slope_joins_its_line():
+    # "has" is 40 px wide and its box tilts by 6 px: carried 300 px, its slope would miss the line
+    rows = [[_quad(0, 4, 560, 39), "You will rejoice to hear that no disaster", 0.9],
+            [_quad(570, 5, 610, 30, rise=6), "has", 0.9]]  # centre 20.5: above the long piece's 21.5
+    assert _reading_order_text(rows) == "You will rejoice to hear that no disaster has"
+
+
 def test_nothing_found_is_empty_text():
     assert _reading_order_text([]) == ""
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Optional
 
 from ocracy.base import OcrResult
 from ocracy.make_backend import BaseOcrAdapter, make_block
@@ -117,33 +117,35 @@ def _plain(image: Any) -> Any:
 def _reading_order_text(rows: list) -> str:
     """Detected pieces ``[quad, text, score]`` as lines of text, top to bottom and left to right.
 
-    A piece joins the line whose last piece's centre line, carried on to the
-    new piece's centre, passes within half that piece's height of it: pieces
-    of one skewed line are joined, pieces of the line below are not (on a
-    page turned by three degrees a line falls by more than a line's height
-    across the page, so neither a shared band of rows nor the detector's
-    top-down order tells lines apart).
+    A piece joins a line when the centre line of the line's widest piece,
+    carried on to the new piece's centre, passes within half that piece's
+    height of it, or the new piece's own centre line passes so near the
+    widest piece's centre (a short piece's slope is too rough to carry far):
+    pieces of one skewed line are joined, pieces of the line below are not
+    (on a page turned by three degrees a line falls by more than a line's
+    height across the page, so neither a shared band of rows nor the
+    detector's top-down order tells lines apart).
     """
     lines: list[list[_Piece]] = []
     for piece in sorted((_piece(quad, text.strip()) for quad, text, _score in rows), key=lambda p: (p.cy, p.cx)):
-        gaps = [(abs(piece.cy - line[-1].y_at(piece.cx)), i) for i, line in enumerate(lines)
-                if abs(piece.cy - line[-1].y_at(piece.cx)) <= line[-1].height / 2]
+        gaps = [(gap, i) for i, line in enumerate(lines) if (gap := _gap(_widest(line), piece)) is not None]
         if gaps:
             lines[min(gaps)[1]].append(piece)
         else:
             lines.append([piece])
-    lines.sort(key=lambda line: line[0].y_at(0.0))
+    lines.sort(key=lambda line: _widest(line).y_at(0.0))
     return "\n".join(" ".join(p.text for p in sorted(line, key=lambda p: p.cx)) for line in lines)
 
 
 @dataclass(frozen=True)
 class _Piece:
-    """One detected piece of a line: its text, centre, slope and height."""
+    """One detected piece of a line: its text, centre, slope, width and height."""
 
     text: str
     cx: float
     cy: float
     slope: float
+    width: float
     height: float
 
     def y_at(self, x: float) -> float:
@@ -157,4 +159,16 @@ def _piece(quad: Any, text: str) -> _Piece:
     left, right = ((x0 + x3) / 2, (y0 + y3) / 2), ((x1 + x2) / 2, (y1 + y2) / 2)
     run = right[0] - left[0]
     return _Piece(text, (left[0] + right[0]) / 2, (left[1] + right[1]) / 2,
-                  (right[1] - left[1]) / run if run else 0.0, max(1.0, ((y3 - y0) + (y2 - y1)) / 2))
+                  (right[1] - left[1]) / run if run else 0.0, abs(run), max(1.0, ((y3 - y0) + (y2 - y1)) / 2))
+
+
+def _widest(line: list[_Piece]) -> _Piece:
+    return max(line, key=lambda p: p.width)
+
+
+def _gap(ref: _Piece, piece: _Piece) -> Optional[float]:
+    """How far ``piece`` is off the line of ``ref``, or None when it is on another line."""
+    gap = abs(piece.cy - ref.y_at(piece.cx))
+    if gap <= ref.height / 2 or abs(ref.cy - piece.y_at(ref.cx)) <= piece.height / 2:
+        return gap
+    return None
