@@ -15,6 +15,11 @@ what is specific to it on top of ek's source-agnostic core.
   character accuracy and bag-of-words error, confusion tables and the
   calibration of word confidences; `ek.ocr.formats.read_document` reads
   one such file.
+* `engine_specs` / `fleet_engine` / `EngineSpec` / `engine_state`: name
+  the engines of a fleet with their options (``"tesseract:lang=deu"``), bind
+  each as a reader that sends line images to the engine's line mode, and say
+  whether an engine can run here. RapidOCR runs with the models bundled in
+  ``rapidocr_onnxruntime`` (the ``rapidocr`` extra), never downloading any.
 * `profile`: what each engine claims to emit (confidence grain, real boxes,
   calibration, tables); priors for ek to check.
 * `table_from_ocr` / `has_table_structure` / `resolve_table_parser` /
@@ -26,6 +31,8 @@ Importing this package needs neither ocracy nor any engine; they are
 checked when an engine is first bound.
 """
 
+from ek._util import rehome
+from ek.ocr._fleet_engines import EngineSpec, engine_specs, engine_state, fleet_engine
 from ek.ocr.benchmark import add_gold_item, evaluate_ocr
 from ek.ocr.bridge import ocracy_backend, read_text
 from ek.ocr.files import evaluate_files
@@ -33,10 +40,14 @@ from ek.ocr.profiles import profile
 from ek.ocr.tables import engine_yields_tables, has_table_structure, resolve_table_parser, table_from_ocr
 
 __all__ = [
+    "EngineSpec",
     "add_gold_item",
+    "engine_specs",
+    "engine_state",
     "engine_yields_tables",
     "evaluate_files",
     "evaluate_ocr",
+    "fleet_engine",
     "has_table_structure",
     "ocracy_backend",
     "profile",
@@ -44,3 +55,5 @@ __all__ = [
     "resolve_table_parser",
     "table_from_ocr",
 ]
+
+rehome(globals())  # the fleet's engine specs live in a private module
