@@ -7,6 +7,7 @@ one list of what ``ek`` exposes.
     ek cer "hello wrld" "hello world"
     ek evaluate gold.jsonl pred.jsonl --html report.html
     ek compare gold.jsonl pred_a.jsonl pred_b.jsonl
+    ek benchmark gold.jsonl --engine tesseract --engine rapidocr
     ek where
 """
 
@@ -15,12 +16,12 @@ from __future__ import annotations
 import json
 from typing import Optional
 
-from ek._commands import Outcome, compare, evaluate
+from ek._commands import Outcome, benchmark, compare, evaluate
 from ek._commands import normalize_steps as _steps
 from ek.facade import score
 from ek.registry import check_requirements, get
 
-__all__ = ["cer", "check", "compare", "cost_per_success", "engines", "evaluate", "pass_k", "rover", "version", "wer",
+__all__ = ["benchmark", "cer", "check", "compare", "cost_per_success", "engines", "evaluate", "pass_k", "rover", "version", "wer",
            "where"]
 
 
@@ -138,5 +139,5 @@ def _demo() -> str:
 
 _demo.__name__ = "demo"
 
-_dispatch_funcs = [cer, wer, evaluate, compare, where, version, rover, pass_k, cost_per_success, engines,
+_dispatch_funcs = [cer, wer, evaluate, compare, benchmark, where, version, rover, pass_k, cost_per_success, engines,
                    _check_command, _demo]

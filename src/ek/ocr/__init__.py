@@ -10,6 +10,9 @@ what is specific to it on top of ek's source-agnostic core.
 * `evaluate_ocr` / `add_gold_item`: run an engine over a gold corpus, score
   CER/WER as corpus rates, slice the report and persist gold, per-item
   results and the run's figures in the ek stores.
+* `benchmark_fleet`: run a fleet of engines over one gold corpus and rank
+  them, each paired with the best (`ek.compare`), with their speed, failures,
+  confidence calibration and the ROVER consensus of the fleet (`FleetReport`).
 * `evaluate_files`: score OCR output files (PAGE-XML, ALTO, hOCR, text;
   file against file or folder against folder) with CER/WER, flexible
   character accuracy and bag-of-words error, confusion tables and the
@@ -26,14 +29,17 @@ Importing this package needs neither ocracy nor any engine; they are
 checked when an engine is first bound.
 """
 
-from ek.ocr.benchmark import add_gold_item, evaluate_ocr
+from ek.ocr.benchmark import EngineResult, FleetReport, add_gold_item, benchmark_fleet, evaluate_ocr
 from ek.ocr.bridge import ocracy_backend, read_text
 from ek.ocr.files import evaluate_files
 from ek.ocr.profiles import profile
 from ek.ocr.tables import engine_yields_tables, has_table_structure, resolve_table_parser, table_from_ocr
 
 __all__ = [
+    "EngineResult",
+    "FleetReport",
     "add_gold_item",
+    "benchmark_fleet",
     "engine_yields_tables",
     "evaluate_files",
     "evaluate_ocr",

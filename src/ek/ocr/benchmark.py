@@ -33,15 +33,16 @@ from concurrent.futures import Executor
 from typing import Any, Callable, Optional, Union
 
 from ek._runs import check_errors, check_executor, check_run_id, execute, gold_items, open_run, scored_report
-from ek._util import type_name
+from ek._util import rehome, type_name
 from ek.base import GraphGrammar, Report
 from ek.canonicalize import Steps, resolve_canonicalizer
+from ek.ocr._fleet_report import CONSENSUS, EngineResult, FleetReport
 from ek.ocr._ocr_run import (OcrTask, bind_engine, check_reference, engine_settings, one_thread_per_engine, thread_pool,
                              with_confusions, with_file_references)
 from ek.registry import get
 from ek.stores import json_store
 
-__all__ = ["add_gold_item", "evaluate_ocr"]
+__all__ = ["EngineResult", "FleetReport", "add_gold_item", "benchmark_fleet", "evaluate_ocr"]
 
 _WHO = "evaluate_ocr"
 
@@ -135,8 +136,7 @@ def evaluate_ocr(
         get("metrics", metric)  # an unknown name fails now, not after the engine has run
     resolve_canonicalizer(normalize)
     check_errors(errors, _WHO)
-    run_id = check_run_id(run_id, _WHO) if run_id is not None else \
-        datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+    run_id = _run_id(run_id, _WHO)
     workers = _check_workers(max_workers, executor)
     read, engine_name = bind_engine(engine, _WHO)
     check_executor(executor, _WHO, {"engine": read, "metric": metric, "normalize": normalize, "grammar": grammar})
@@ -166,6 +166,104 @@ def evaluate_ocr(
         )
     run.close({"engine": engine_name, **summary})
     return with_confusions(report)
+
+
+def benchmark_fleet(
+    engines: Any,
+    gold: Mapping,
+    *,
+    metric: str = "cer",
+    normalize: Optional[Steps] = None,
+    level: float = 0.95,
+    persist: bool = False,
+    run_id: Optional[str] = None,
+    max_workers: Optional[int] = None,
+    grammar: Optional[GraphGrammar] = None,
+    image_key: str = "image",
+    reference_key: str = "reference_text",
+    slice_key: str = "slice",
+    kind_key: Optional[str] = "kind",
+    rootdir: Optional[str] = None,
+    executor: Optional[Executor] = None,
+    timeout: Optional[float] = None,
+    strict: bool = False,
+    consensus: bool = True,
+    check_images: Optional[bool] = None,
+    resume: bool = True,
+    progress: Optional[bool] = None,
+) -> FleetReport:
+    """Run a fleet of OCR engines over one gold corpus and rank them, each paired with the best (see `FleetReport`).
+
+    Every engine reads every gold image through the run engine, exactly as
+    `evaluate_ocr` reads them for one engine, and is scored the same way
+    (CER by default, a corpus rate; lower is better). The engines are then
+    ranked, and each is compared with the best by ``ek.compare(best,
+    engine)``: the paired difference on the same pages with its interval,
+    p-value and verdict, overall and per slice. Below 40 pages ek gives no
+    interval (NaN) and says "too few items (n=K) to tell" where a handful of
+    pages cannot show a difference; the report keeps that as given. With two
+    engines or more, the ROVER consensus of the fleet (`ek.qe.rover`, the
+    engines' word confidences breaking ties) is scored like one more engine:
+    does combining them beat the best one? A fleet of one engine is a report
+    without comparisons.
+
+    Args:
+        engines: an ocracy id (``"tesseract"``, ``"tesseract:lang=deu,psm=6"``),
+            an ``image -> OcrResult`` callable, a sequence of those, or a
+            mapping name -> id, callable or ``(id, {options})`` (see
+            `ek.ocr.engine_specs`).
+        gold: a mapping ``key -> {image, reference_text, slice, kind, ...}``,
+            as for `evaluate_ocr`; ``kind`` (``"line"`` or ``"page"``) sends
+            a line image to an engine's line mode.
+        metric, normalize, grammar, image_key, reference_key, slice_key,
+            rootdir, resume, progress: as for `evaluate_ocr`.
+        level: the confidence level of every interval and comparison.
+        persist: store each engine's run (kind ``fleet``, under
+            ``<run_id>.<engine name>``); calling again with the same
+            ``run_id`` reads only what is not stored yet, engine by engine.
+        run_id: the fleet run's name; by default a UTC timestamp.
+        max_workers: how many engines read at once (threads; None or 1: one
+            after the other). Tesseract is then held to one thread per page
+            (``OMP_THREAD_LIMIT=1``, unless set) so the engines share the cores.
+        kind_key: the record field giving a page's kind (None: never read).
+        executor: a ``concurrent.futures.Executor`` each engine reads its
+            pages on, in chunks.
+        timeout: seconds an engine may take on one page; a page past it is
+            that engine's error (recorded as timed out).
+        strict: an engine that is not installed or not configured raises
+            ImportError instead of being left out (with a warning).
+        consensus: build the ROVER consensus row.
+        check_images: look at every image path and byte string before any
+            engine runs; one that is missing or cannot be decoded is listed
+            in ``FleetReport.unreadable`` and is an error for every engine
+            (none is asked to read it). None (default) checks when an engine
+            of the fleet is an ocracy id (those read files); a fleet of
+            callables gets its images as given.
+
+    Returns:
+        A `FleetReport`.
+
+    Raises:
+        KeyError: an engine id ocracy does not know (with a did-you-mean).
+        ValueError, TypeError: bad gold, engines or options (checked before
+            any engine runs).
+        ImportError: with ``strict``, an engine that cannot run here.
+        RuntimeError: no engine of the fleet could read the corpus.
+    """
+    from ek.ocr._fleet import run_fleet  # noqa: PLC0415
+    from ek.ocr._fleet_engines import engine_specs  # noqa: PLC0415
+
+    specs = engine_specs(engines)
+    if consensus and len(specs) > 1 and CONSENSUS in {spec.name for spec in specs}:
+        raise ValueError(f"benchmark_fleet() engine name {CONSENSUS!r} is the name of the ROVER consensus row; "
+                         "name the engine otherwise, or pass consensus=False.")
+    _check_fleet_options(metric, normalize, level, timeout, max_workers)
+    settings = {"metric": metric, "normalize": normalize, "grammar": grammar, "level": float(level),
+                "persist": persist, "rootdir": rootdir, "resume": resume, "max_workers": max_workers,
+                "executor": executor, "timeout": timeout, "strict": strict, "consensus": consensus,
+                "check_images": check_images,
+                "progress": progress, "run_id": _run_id(run_id, "benchmark_fleet")}
+    return run_fleet(specs, gold, (image_key, reference_key, slice_key, kind_key), settings)
 
 
 def add_gold_item(
@@ -216,6 +314,30 @@ def add_gold_item(
 # ---------------------------------------------------------------------------
 
 
+def _run_id(run_id: Optional[str], who: str) -> str:
+    """``run_id`` checked, or a UTC timestamp."""
+    if run_id is not None:
+        return check_run_id(run_id, who)
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+
+
+def _check_fleet_options(metric: Any, normalize: Any, level: Any, timeout: Any, max_workers: Any) -> None:
+    """Refuse a bad option of `benchmark_fleet` before any engine runs."""
+    if isinstance(metric, str):
+        get("metrics", metric)
+    resolve_canonicalizer(normalize)
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
+        raise ValueError(f"benchmark_fleet() level must be between 0 and 1 (e.g. 0.95 for 95% intervals), "
+                         f"got {level!r}.")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                or not timeout > 0 or timeout != timeout):
+        raise ValueError(f"benchmark_fleet() timeout must be a positive number of seconds per page, got {timeout!r}.")
+    if max_workers is not None and (isinstance(max_workers, bool) or not isinstance(max_workers, int)
+                                    or max_workers < 1):
+        raise ValueError(f"benchmark_fleet() max_workers must be a positive int (engines reading at once), got "
+                         f"{max_workers!r}; use None or 1 to run them one after the other.")
+
+
 def _check_workers(max_workers: Any, executor: Any) -> int:
     if max_workers is None:
         return 1
@@ -228,3 +350,6 @@ def _check_workers(max_workers: Any, executor: Any) -> int:
         raise ValueError("evaluate_ocr() got both max_workers= and executor=; max_workers is a shorthand "
                          "for a thread pool of that size, so pass one or the other.")
     return max_workers
+
+
+rehome(globals())  # FleetReport and EngineResult report this documented home
