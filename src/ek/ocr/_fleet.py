@@ -49,7 +49,7 @@ def run_fleet(specs: tuple, gold: Mapping, fields: tuple, settings: dict) -> Fle
     ready, skipped = _ready(specs, settings["strict"])
     check = settings["check_images"]
     if check is None:  # ocracy engines read files; a callable may take any key for an image
-        check = any(isinstance(spec.engine, str) for spec in specs)
+        check = any(isinstance(spec.engine, str) for spec in ready)
     unreadable = {key: problem for key, payload, _ in items
                   if check and (problem := image_problem(payload[1][0])) is not None}
     runs, failed = _run_engines(ready, items, unreadable, settings)

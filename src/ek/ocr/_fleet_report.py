@@ -132,7 +132,7 @@ def build_fleet_report(runs: Mapping[str, tuple], consensus: Optional[tuple], *,
         rows[CONSENSUS] = (CONSENSUS, consensus[0], consensus[1])
     up = next((r.detail.get("higher_is_better") for _, r, _ in rows.values() if r.n), None)
     ranking = _ranking({name: r for name, (_, r, _) in rows.items()}, up)
-    best = next((name for name in ranking if name != CONSENSUS), None)
+    best = next((name for name in ranking if name in runs), None)
     results = {}
     for name, (engine, report, parts) in rows.items():
         interval, slices = _intervals(report, level)
