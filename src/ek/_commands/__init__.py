@@ -159,9 +159,10 @@ def benchmark(gold: str, *, engine: Optional[list[str]] = None, metric: str = "c
     stdout), --html PATH a page with the worst pages of each engine and one
     page read by every engine side by side. --save NAME keeps the engines'
     runs, so a run that dies resumes when given the same NAME.
-    --max-workers N runs N engines at once; --timeout S gives up on a page
-    after S seconds. An engine that is not installed or not configured is
-    left out (named, with the install line) unless --strict; an unknown
+    --max-workers N reads N pages at once (every engine runs at once);
+    --timeout S gives up on a page after S seconds. An engine that is not
+    installed or not configured is left out (named, with the install line)
+    unless --strict; an unknown
     engine, GOLD without images, or --strict with an engine missing exits 2.
     """
     from ek._commands._benchmark import run_benchmark

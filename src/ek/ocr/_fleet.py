@@ -185,19 +185,29 @@ def _ready(specs: tuple, strict: bool) -> tuple[list, dict]:
 
 
 def _run_engines(specs: list, items: list, unreadable: Mapping[str, str], settings: dict) -> tuple[dict, dict]:
-    """``(name -> (engine id, report), name -> why it failed)``, the engines run ``max_workers`` at once."""
+    """``(name -> (engine id, report), name -> why it failed)``.
+
+    With ``max_workers`` N > 1 (or an ``executor``) every engine runs at once,
+    each handing its pages in chunks to one pool of N threads (or to the
+    executor), so N pages are read at any time, whichever engines they are
+    for: a slow engine gets every thread once a fast one is done.
+    """
     from ek.ocr._fleet_engines import fleet_engine  # noqa: PLC0415 - the engines bind only when run
 
     bound = [(spec, fleet_engine(spec)) for spec in specs]
     check_executor(settings["executor"], _WHO, {**{f"engine {s.name!r}": read for s, read in bound},
                                                 "metric": settings["metric"]})
-    workers = min(settings["max_workers"] or 1, len(bound))
+    workers = settings["max_workers"] or 1
+    together = settings["executor"] is not None or (workers > 1 and len(items) > 1)
     ids = [spec.engine for spec in specs if isinstance(spec.engine, str)]
-    progress = settings["progress"] if workers == 1 else bool(settings["progress"])  # one bar at a time
-    with thread_pool(workers, "ek-fleet") as pool, one_thread_per_engine(ids, workers > 1):
+    progress = bool(settings["progress"]) if together and len(bound) > 1 else settings["progress"]  # one bar at once
+    with thread_pool(workers if together and settings["executor"] is None else 1, "ek-fleet") as pages, \
+            thread_pool(len(bound) if together else 1, "ek-fleet-engine") as engines, \
+            one_thread_per_engine(ids, together):
+        run = {**settings, "executor": settings["executor"] or pages}
         jobs = [(spec, read, progress) for spec, read in bound]
-        outcomes = list(pool.map(lambda job: _run_one(*job, items, unreadable, settings), jobs)) if pool else \
-            [_run_one(*job, items, unreadable, settings) for job in jobs]
+        outcomes = list(engines.map(lambda job: _run_one(*job, items, unreadable, run), jobs)) if engines else \
+            [_run_one(*job, items, unreadable, run) for job in jobs]
     runs, failed = {}, {}
     for (spec, _, _), (report, problem) in zip(jobs, outcomes):
         if problem is None:

@@ -222,12 +222,17 @@ def benchmark_fleet(
             ``<run_id>.<engine name>``); calling again with the same
             ``run_id`` reads only what is not stored yet, engine by engine.
         run_id: the fleet run's name; by default a UTC timestamp.
-        max_workers: how many engines read at once (threads; None or 1: one
-            after the other). Tesseract is then held to one thread per page
-            (``OMP_THREAD_LIMIT=1``, unless set) so the engines share the cores.
+        max_workers: how many pages are read at once, over all engines (a
+            pool of threads; None or 1: one engine after the other, one page
+            at a time). Every engine then runs at once, each handing its
+            pages to the pool, so a slow engine gets every thread once a fast
+            one is done; Tesseract is held to one thread per page
+            (``OMP_THREAD_LIMIT=1``, unless set) so the calls share the cores.
+            An engine given as a callable must then be thread-safe.
         kind_key: the record field giving a page's kind (None: never read).
-        executor: a ``concurrent.futures.Executor`` each engine reads its
-            pages on, in chunks.
+        executor: a ``concurrent.futures.Executor`` the engines read their
+            pages on, in chunks, all engines at once (in place of the pool
+            of ``max_workers``).
         timeout: seconds an engine may take on one page; a page past it is
             that engine's error (recorded as timed out).
         strict: an engine that is not installed or not configured raises
