@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
 import shutil
 import warnings
@@ -24,8 +23,10 @@ install()  # until h-engines' ek.ocr._fleet_engines lands on main
 from ek.__main__ import main  # noqa: E402
 from ek.ocr import benchmark_fleet  # noqa: E402
 from tests.ocr.conftest import font_files, render_text  # noqa: E402
+from tests import test_html  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+browser = test_html.browser  # the Chromium fixture of the page tests
 pytestmark = pytest.mark.skipif(shutil.which("tesseract") is None,
                                 reason="Tesseract is not installed (apt-get install -y tesseract-ocr)")
 TEXTS = {"p1": "The quick brown fox\njumps over the lazy dog.", "p2": "Pack my box with\nfive dozen liquor jugs."}
@@ -198,23 +199,6 @@ def test_save_keeps_the_runs_and_a_second_run_reads_nothing_again(corpus, tmp_pa
 
 def _has(module):
     return importlib.util.find_spec(module) is not None
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    spec = importlib.util.spec_from_file_location("make_report_screenshot", ROOT / "scripts" / "make_report_screenshot.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    reason = None if _has("selenium") else "selenium is not installed (pip install -e '.[test]')"
-    if reason is None and script.chromium_paths() is None:
-        reason = "chromium / chromedriver are not installed (apt-get install -y chromium chromium-driver)"
-    if reason:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must run the browser tests, but {reason}")
-        pytest.skip(reason)
-    driver = script.open_chromium(str(tmp_path_factory.mktemp("chromium-profile")), logs=True)
-    yield driver
-    driver.quit()
 
 
 def test_the_page_opens_in_chromium_without_console_errors(corpus, tmp_path, capsys, browser):

@@ -90,3 +90,15 @@ def plain(image):
     """The true text as a plain string (no blocks, no confidence)."""
     _count()
     return reference(_page(image))
+
+
+def reader(table):
+    """A fake engine: the image is a key into ``table`` (a reading, a text, or an exception to raise)."""
+
+    def read(image):
+        value = table[image]
+        if isinstance(value, Exception):
+            raise value
+        return value
+
+    return read

@@ -16,7 +16,6 @@ import subprocess
 import sys
 import textwrap
 import time
-import warnings
 from pathlib import Path
 
 import pytest
@@ -32,7 +31,7 @@ from ek.ocr import FleetReport, benchmark_fleet, evaluate_ocr  # noqa: E402
 from ek.ocr._fleet import FleetTask, engine_run_id, image_problem  # noqa: E402
 from ek.ocr._fleet_parts import BREAK_CONFIDENCE, consensus_texts, vote_units  # noqa: E402
 from tests.ocr import _fleet_fakes as fakes  # noqa: E402
-from tests.ocr._fleet_fakes import Result  # noqa: E402
+from tests.ocr._fleet_fakes import Result, reader  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 requires_tesseract = pytest.mark.skipif(shutil.which("tesseract") is None,
@@ -47,18 +46,6 @@ def _has(module: str) -> bool:
 
 requires_rapidocr = pytest.mark.skipif(not _has("rapidocr_onnxruntime"),
                                        reason='RapidOCR is not installed (pip install "ek[rapidocr]")')
-
-
-def reader(table):
-    """An engine reading ``table[image]`` (a Result, a str, or an exception to raise)."""
-
-    def read(image):
-        value = table[image]
-        if isinstance(value, Exception):
-            raise value
-        return value
-
-    return read
 
 
 def comparable(report: FleetReport) -> dict:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Optional, Sequence
 
+from ek.ocr._calibration import calibration_figures, word_outcomes
 from ek.ocr._ocr_run import is_number
 
 _FINE_TO_COARSE = ("glyph", "word", "line", "paragraph", "block", "region", "page")
@@ -91,12 +92,7 @@ def calibration_of(entries: Sequence[dict], canon: Any, n_bins: Optional[int] = 
                 correct.append(ok)
     if not probs:
         return None
-    from ek.qe.calibrate import DEFAULT_N_BINS, expected_calibration_error, reliability_curve  # noqa: PLC0415
-
-    bins = DEFAULT_N_BINS if n_bins is None else n_bins
-    return {"unit": units.pop() if len(units) == 1 else "mixed", "n": len(probs),
-            "ece": expected_calibration_error(probs, correct, n_bins=bins),
-            "curve": reliability_curve(probs, correct, n_bins=bins),
+    return {"unit": units.pop() if len(units) == 1 else "mixed", **calibration_figures(probs, correct, n_bins),
             "mean_confidence": math.fsum(probs) / len(probs)}
 
 
@@ -161,14 +157,13 @@ def vote_units(entry: dict) -> list:
 def _unit_outcomes(blocks: list, reference: str, canon: Any) -> list:
     """``(confidence, read right)`` of each unit with words, aligned word by word with the reference."""
     from ek import _align  # noqa: PLC0415
-    from ek.ocr.files import _word_outcomes  # noqa: PLC0415 - one reading of a word alignment for files and fleets
 
     prepare = canon if canon is not None else (lambda text: text)
     tokens = [prepare(b[0]).split() for b in blocks]
     words = [t for unit in tokens for t in unit]
     if not words:
         return []
-    outcomes = _word_outcomes(_align.align(" ".join(words), " ".join(prepare(reference).split()), unit="word"))
+    outcomes = word_outcomes(_align.align(" ".join(words), " ".join(prepare(reference).split()), unit="word"))
     out, pos = [], 0
     for b, unit in zip(blocks, tokens):
         if unit:
