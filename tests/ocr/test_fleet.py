@@ -171,9 +171,21 @@ def test_consensus_keeps_a_line_break_only_where_both_engines_put_one():
         {"a": {"error": None, "prediction": "one\ntwo\nthree four", "blocks": None, "confidence": 0.99}},
     ]
     assert consensus_texts(["a"], entries) == {"a": "one two\nthree four"}
-    units = vote_units(entries[1]["a"])
-    assert units == [("one", 0.99), ("\ufdd0", BREAK_CONFIDENCE), ("two", 0.99), ("\ufdd0", BREAK_CONFIDENCE),
-                     ("three", 0.99), ("four", 0.99)]
+    b = ("\ufdd0", BREAK_CONFIDENCE)
+    assert vote_units(entries[1]["a"]) == [*((c, 0.99) for c in "one"), b, *((c, 0.99) for c in "two"), b,
+                                           *((c, 0.99) for c in "three four")]
+
+
+def test_a_character_vote_mends_words_one_engine_ran_together():
+    # RapidOCR drops the spaces between words; Tesseract misreads a letter: each is outvoted where it errs
+    tesseract = {"error": None, "prediction": "It was the best of tirnes", "confidence": None,
+                 "blocks": [[w, c, "word"] for w, c in zip("It was the best of tirnes".split(),
+                                                            [0.96, 0.95, 0.97, 0.96, 0.95, 0.6])]}
+    rapidocr = {"error": None, "prediction": "Itwasthebestof times", "confidence": 0.93,
+                "blocks": [["Itwasthebestof times", 0.93, "line"]]}
+    assert consensus_texts(["p"], [{"p": tesseract}, {"p": rapidocr}]) == {"p": "It was the best of times"}
+    units = vote_units(tesseract)
+    assert units[:4] == [("I", 0.96), ("t", 0.96), (" ", (0.96 + 0.95) / 2), ("w", 0.95)]
 
 
 def test_consensus_of_a_page_no_engine_read_is_none_and_listed():

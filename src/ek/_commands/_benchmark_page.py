@@ -46,7 +46,8 @@ def _worst(row: Any, prepare: Any, unit: Optional[str], up: Optional[bool]) -> l
     per_item = row.report.detail["per_item"]
     keys = [k for k, e in per_item.items() if e.get("error") is None]
     values = [per_item[k]["score"] for k in keys]
-    picked = sorted(_extremes(values, min(SHOWN, _SHOWN_PER_ROW), largest=not up), key=lambda i: keys[i])
+    picked = sorted(_extremes(values, min(SHOWN, _SHOWN_PER_ROW), largest=not up), key=lambda i: values[i],
+                    reverse=not up)  # the worst first, as the table says
     return [_item(k, per_item[k], prepare, unit) for k in (keys[i] for i in picked)]
 
 

@@ -13,16 +13,22 @@ say how well the confidence predicted that. Confidences outside [0, 1] are
 not probabilities and are left out.
 
 **Consensus.** `consensus_texts` fuses, page by page, the readings of every
-engine that read the page with `ek.qe.rover` (word confidences weigh each
-vote; with two engines no majority can form, so the more confident word
-wins a disagreement, and a word that only one engine read stays when its
-confidence beats ROVER's credit for a deletion). Line breaks vote as
-tokens too, so the consensus keeps the pages' lines, but engines cut lines
-differently (RapidOCR's boxes may hold one word each) and no engine gives
-a confidence for a break: a break stands where most engines put one. ROVER
-refuses readings more than ten times shorter than the longest: such a
-reading is left out of that page's vote (a blank one is kept: it votes
-"nothing here"). A page no engine read has no consensus.
+engine that read the page with `ek.qe.rover`, character by character: each
+character votes with its word's confidence (with two engines no majority
+can form, so the more confident reading wins a disagreement, and what only
+one engine read stays when its confidence beats ROVER's credit for a
+deletion, 0.7). Characters, not words, because engines cut words
+differently: RapidOCR's recogniser often drops the space between words
+(``"thebestof"``), and a word-level vote would then keep both engines'
+versions side by side; at the character level the other engine's spaces
+simply win their slots. A space votes with the mean confidence of the
+words on either side. Line breaks vote as tokens too, so the consensus keeps
+the pages' lines; but engines cut lines differently and none gives a
+confidence for a break, so a break stands where most engines put one
+(`BREAK_CONFIDENCE`). ROVER refuses readings more than ten times shorter
+than the longest: such a reading is left out of that page's vote (a blank
+one is kept: it votes "nothing here"). A page no engine read has no
+consensus. The consensus text has single spaces and no empty lines.
 """
 
 from __future__ import annotations
@@ -127,11 +133,12 @@ def consensus_texts(keys: Sequence[str], readings: Sequence[Mapping[str, dict]])
 
 
 def vote_units(entry: dict) -> list:
-    """A page reading as ROVER's ``(token, confidence)`` list, a break token between its lines.
+    """A page reading as ROVER's ``(token, confidence)`` list: its characters, a space between words, a break
+    token between lines.
 
-    A word takes the confidence of its block (when the blocks spell out the
-    text, as ocracy's do), else the page's mean confidence, else 1; a line
-    break takes `BREAK_CONFIDENCE`.
+    Each character takes the confidence of its word's block (when the blocks
+    spell out the text, as ocracy's do), else the page's mean confidence,
+    else 1; a space the mean of its two words'; a line break `BREAK_CONFIDENCE`.
     """
     lines = [line.split() for line in (entry.get("prediction") or "").splitlines()]
     lines = [line for line in lines if line]
@@ -146,7 +153,11 @@ def vote_units(entry: dict) -> list:
     for line in lines:
         if out:
             out.append((_BREAK, BREAK_CONFIDENCE))
-        out.extend(zip(line, confidences[pos:pos + len(line)]))
+        for k, word in enumerate(line):
+            conf = confidences[pos + k]
+            if k:
+                out.append((" ", (confidences[pos + k - 1] + conf) / 2))
+            out.extend((ch, conf) for ch in word)
         pos += len(line)
     return out
 
@@ -180,13 +191,6 @@ def _quantile(values: Sequence[float], q: float) -> Optional[float]:
 
 
 def _lines(tokens: Sequence[str]) -> str:
-    """Consensus tokens as text: words joined by spaces, a break token ending a line, empty lines dropped."""
-    lines, current = [], []
-    for token in tokens:
-        if token == _BREAK:
-            lines.append(" ".join(current))
-            current = []
-        else:
-            current.append(token)
-    lines.append(" ".join(current))
-    return "\n".join(line for line in lines if line)
+    """Consensus characters as text: a break token ends a line; spaces collapsed, empty lines dropped."""
+    lines = "".join(tokens).split(_BREAK)
+    return "\n".join(" ".join(line.split()) for line in lines if line.split())
