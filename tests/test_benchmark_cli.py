@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import shutil
 import warnings
@@ -22,6 +23,7 @@ install()  # until h-engines' ek.ocr._fleet_engines lands on main
 
 from ek.__main__ import main  # noqa: E402
 from ek.ocr import benchmark_fleet  # noqa: E402
+from tests.ocr._fleet_fakes import without_seconds  # noqa: E402
 from tests.ocr.conftest import font_files, render_text  # noqa: E402
 from tests import test_html  # noqa: E402
 
@@ -47,8 +49,8 @@ def corpus(tmp_path):
     for key, text in TEXTS.items():
         render_text(text, font, 36).save(folder / f"{key}.png")
     gold = tmp_path / "gold.jsonl"
-    gold.write_text("".join(json.dumps({"id": k, "image": f"pages/{k}.png", "reference_text": t,
-                                        "slice": "clean"}) + "\n" for k, t in TEXTS.items()), encoding="utf-8")
+    gold.write_text("".join(json.dumps({"id": k, "image": f"pages/{k}.png", "reference_text": t, "slice": "clean",
+                                        "kind": "page"}) + "\n" for k, t in TEXTS.items()), encoding="utf-8")
     return gold
 
 
@@ -61,8 +63,8 @@ def test_jsonl_gold_prints_the_ranking_and_writes_the_figures_python_gives(corpu
     assert header.split() == ["rank", "engine", "cer", "95%", "interval", "vs", "best", "interval", "of", "difference",
                               "p", "verdict", "s/page", "p95", "s", "errors"]
     payload = json.loads(out_json.read_text(encoding="utf-8"))
-    gold = {k: {"image": str(corpus.parent / "pages" / f"{k}.png"), "reference_text": t, "slice": "clean"}
-            for k, t in TEXTS.items()}
+    gold = {k: {"image": str(corpus.parent / "pages" / f"{k}.png"), "reference_text": t, "slice": "clean",
+                "kind": "page"} for k, t in TEXTS.items()}
     expected = benchmark_fleet(["tesseract"], gold)
     assert payload["best"] == "tesseract" and payload["n_items"] == 2
     row = payload["ranking"][0]
@@ -75,7 +77,8 @@ def test_jsonl_gold_prints_the_ranking_and_writes_the_figures_python_gives(corpu
 
 def test_a_missing_image_is_listed_and_an_error_for_every_engine(corpus, tmp_path, capsys):
     with corpus.open("a", encoding="utf-8") as f:
-        f.write(json.dumps({"id": "p3", "image": "pages/p3.png", "reference_text": "lost", "slice": "clean"}) + "\n")
+        f.write(json.dumps({"id": "p3", "image": "pages/p3.png", "reference_text": "lost", "slice": "clean",
+                            "kind": "page"}) + "\n")
     out_json = tmp_path / "fleet.json"
     code, out, err = run(["benchmark", str(corpus), "--engine", "tesseract", "--json", str(out_json)], capsys)
     assert code == 0, err
@@ -109,9 +112,9 @@ def test_gold_csv_with_a_reference_column_and_ids_by_position(tmp_path, capsys):
 
 def test_a_folder_of_images_with_their_ground_truth(tmp_path, capsys):
     font = font_files()[0]
-    render_text(TEXTS["p1"], font, 36).save(tmp_path / "p1.png")
+    render_text(TEXTS["p1"], font, 48).save(tmp_path / "p1.png")  # over 160 pixels high: read as a page
     (tmp_path / "p1.gt.txt").write_text(TEXTS["p1"], encoding="utf-8")
-    render_text(TEXTS["p2"], font, 36).save(tmp_path / "scan-0002.png")
+    render_text(TEXTS["p2"], font, 48).save(tmp_path / "scan-0002.png")
     lines = "".join(f"<TextLine id='l{i}'><TextEquiv><Unicode>{t}</Unicode></TextEquiv></TextLine>"
                     for i, t in enumerate(TEXTS["p2"].splitlines()))
     (tmp_path / "p2.gt.xml").write_text(
@@ -227,3 +230,26 @@ def test_the_page_opens_in_chromium_without_console_errors(corpus, tmp_path, cap
     assert {"ranking", "slices", "side-by-side", "worst", "provenance"} <= set(sections)
     if len(engines) > 2:
         assert "delta-chart" in charts and "calibration" in sections
+
+
+README = ROOT / "README.md"
+_SECTION = re.search(r"^## Choose an engine\n(.*?)(?=^## )", README.read_text(encoding="utf-8"), re.S | re.M)
+SHOWN = re.findall(r"```bash\n(ek benchmark [^\n]*)\n```\n\n```text\n(.*?)```", _SECTION.group(1) if _SECTION else "",
+                   re.S)
+
+
+def test_readme_has_a_choose_an_engine_example():
+    assert _SECTION is not None and len(SHOWN) == 1
+
+
+@pytest.mark.skipif(not _has("rapidocr_onnxruntime"), reason='RapidOCR is not installed (pip install "ek[rapidocr]")')
+@pytest.mark.parametrize("command, shown", SHOWN)
+def test_readme_benchmark_prints_what_the_readme_shows(command, shown, tmp_path):
+    import shlex
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "ek", *shlex.split(command)[1:]], capture_output=True, text=True,
+                         timeout=600, cwd=ROOT, env={**os.environ, "EK_DATA_HOME": str(tmp_path)})
+    assert out.returncode == 0, out.stderr
+    assert without_seconds(out.stdout) == without_seconds(shown)

@@ -15,19 +15,12 @@ install()  # until h-engines' ek.ocr._fleet_engines lands on main
 
 from ek._commands import benchmark  # noqa: E402
 from ek._demo import _fleet as _demo  # noqa: E402
+from tests.ocr._fleet_fakes import without_seconds  # noqa: E402
 
 requires_tesseract = pytest.mark.skipif(
     shutil.which("tesseract") is None,
     reason="the tesseract binary is not installed (apt-get install -y tesseract-ocr)",
 )
-SECONDS = re.compile(r"(?<![\d.])\d+\.\d{3}(?![\d])")  # the s/page columns (figures have four decimals)
-
-
-def without_seconds(text: str) -> str:
-    """``text`` with the times per page masked and the table spacing collapsed: what two runs share."""
-    return re.sub(r" +", " ", SECONDS.sub("#", text))
-
-
 def test_bundled_demo_scans_name_existing_images():
     folder = resources.files("ek").joinpath("data", "ocr_demo")
     gold = json.loads(folder.joinpath("gold.json").read_text(encoding="utf-8"))

@@ -1,4 +1,4 @@
-"""Fake OCR engines for the fleet tests: OcrResult-shaped readings, made from the image key, at module level.
+"""Fake OCR engines for the fleet tests (OcrResult-shaped readings made from the image key), and test helpers.
 
 They are importable by a subprocess (the kill-and-resume test) and named
 (a persisted run refuses lambdas). ``KILL_AT`` in the environment makes the
@@ -8,6 +8,7 @@ Nth engine call SIGKILL its own process; ``CALLS`` counts the calls.
 from __future__ import annotations
 
 import os
+import re
 import signal
 
 CALLS: list = []
@@ -102,3 +103,11 @@ def reader(table):
         return value
 
     return read
+
+
+_SECONDS = re.compile(r"(?<![\d.])\d+\.\d{3}(?!\d)")  # the s/page columns (figures have four decimals)
+
+
+def without_seconds(text: str) -> str:
+    """A printed ranking with its times per page masked and its spacing collapsed: what two runs share."""
+    return re.sub(r"-{2,}", "--", re.sub(r" +", " ", _SECONDS.sub("#", text)))

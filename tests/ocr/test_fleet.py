@@ -481,12 +481,13 @@ def test_a_fleet_killed_mid_way_resumes_engine_by_engine_to_the_same_report(tmp_
 # real engines
 
 
-def _demo_gold():
-    folder = ROOT / "src" / "ek" / "data" / "ocr_demo"
+def _corpus(n=None):
+    """The bundled fleet corpus (30 line and 6 page images), or its first ``n`` records."""
     import json
 
-    gold = json.loads((folder / "gold.json").read_text(encoding="utf-8"))
-    return {k: {**v, "image": str(folder / v["image"])} for k, v in gold.items()}
+    folder = ROOT / "src" / "ek" / "data" / "ocr_fleet"
+    records = [json.loads(line) for line in (folder / "gold.jsonl").read_text(encoding="utf-8").splitlines()]
+    return {r["id"]: {**r, "image": str(folder / r["image"])} for r in records[:n]}
 
 
 @requires_tesseract
@@ -494,13 +495,14 @@ def _demo_gold():
 def test_real_engines_every_figure_equals_evaluate_ocr_and_compare():
     from ek.ocr._fleet_engines import engine_specs, fleet_engine
 
-    gold = _demo_gold()
+    gold = _corpus()
     report = benchmark_fleet(["tesseract", "rapidocr"], gold, max_workers=2)
     assert set(report.engines) == {"tesseract", "rapidocr"} and report.skipped == {}
     alone = {}
     for spec in engine_specs(["tesseract", "rapidocr"]):
         read = fleet_engine(spec)
-        alone[spec.name] = evaluate_ocr(read, gold)
+        kinds = {r["image"]: r["kind"] for r in gold.values()}
+        alone[spec.name] = evaluate_ocr(lambda image: read(image, kind=kinds[image]), gold)  # noqa: B023
         row = report[spec.name]
         assert row.aggregate == alone[spec.name].aggregate
         assert row.report.per_slice == alone[spec.name].per_slice
@@ -517,13 +519,16 @@ def test_real_engines_every_figure_equals_evaluate_ocr_and_compare():
     assert report.consensus.aggregate == rover.aggregate
     assert report["tesseract"].calibration["unit"] == "word" and report["rapidocr"].calibration["unit"] == "line"
     assert all(0 < row.aggregate < 0.5 for row in report.engines.values())  # both make real errors here
+    for row in report.engines.values():
+        assert row.seconds_median <= row.seconds_p95 and row.errors == {} and row.timeouts == ()
+        assert 0 <= row.calibration["ece"] <= 1 and row.calibration["n"] > 30
 
 
 @requires_tesseract
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
 def test_real_tesseract_fleet_killed_mid_way_resumes_to_the_same_report(tmp_path):
     root = tmp_path / "data"
-    gold = _demo_gold()
+    gold = _corpus(8)
     script = textwrap.dedent(f"""
         import os, signal, sys, threading, warnings
         sys.path.insert(0, {str(ROOT)!r})
