@@ -21,6 +21,7 @@ import math
 import os
 import re
 import sys
+import types
 import typing
 from typing import Any, Callable, Optional, Sequence
 
@@ -102,12 +103,22 @@ def _add_param(p: argparse.ArgumentParser, param: inspect.Parameter, hint: Any) 
         p.add_argument(f"_pos_{param.name}", type=kind, metavar=param.name.upper())
     else:
         flag = "--" + param.name.replace("_", "-")
-        if kind is bool:
+        if _is_list(hint):  # a repeatable option: --engine a --engine b
+            p.add_argument(flag, dest=param.name, type=str, action="append", metavar=param.name.upper(),
+                           default=None if param.default is param.empty else param.default)
+        elif kind is bool:
             p.add_argument(flag, dest=param.name, action=argparse.BooleanOptionalAction, default=param.default)
         else:
             default = None if param.default is param.empty else param.default
             p.add_argument(flag, dest=param.name, type=kind, default=default,
                            required=param.default is param.empty, metavar=param.name.upper())
+
+
+def _is_list(hint: Any) -> bool:
+    """Whether ``hint`` is ``list[str]`` (or ``Optional[list[str]]``)."""
+    union = typing.get_origin(hint) in (typing.Union, types.UnionType)
+    args = [a for a in typing.get_args(hint) if a is not type(None)] if union else [hint]
+    return len(args) == 1 and typing.get_origin(args[0]) is list
 
 
 def _scalar(hint: Any, default: Any) -> Callable:

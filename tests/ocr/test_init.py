@@ -10,6 +10,7 @@ _SPEC_NAMES = {"ocracy_backend", "read_text", "evaluate_ocr", "add_gold_item", "
                "table_from_ocr", "has_table_structure", "resolve_table_parser", "engine_yields_tables"}
 _EXTENSIONS = {"evaluate_files"}  # issue 14: OCR files scored without an engine run
 _EXTENSIONS |= {"EngineSpec", "engine_specs", "engine_state", "fleet_engine"}  # issue 21: a fleet's engines
+_EXTENSIONS |= {"benchmark_fleet", "FleetReport", "EngineResult"}  # issue 21: a fleet of engines over one gold corpus
 
 
 def test_public_names_match_the_spec():

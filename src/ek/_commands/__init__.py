@@ -1,4 +1,4 @@
-"""``ek evaluate`` and ``ek compare``: score prediction files against gold files, with honest intervals.
+"""``ek evaluate``, ``ek compare`` and ``ek benchmark``: score predictions against gold files, with honest intervals.
 
 ``ek evaluate GOLD PRED`` reads both sides (`ek._files`: JSONL, JSON, CSV,
 TSV, a document or a folder of documents, ``-`` for PRED on stdin), joins
@@ -19,6 +19,10 @@ estimate a corpus figure from a stand-in for gold and a small audit
 with ``--save``) on the same gold items and prints A, B, B - A with its
 paired interval, a p-value and a verdict (`ek.compare`), overall and per
 slice; ``--fail-on-regression`` makes a gate of the verdict.
+
+``ek benchmark GOLD --engine A --engine B`` runs a fleet of OCR engines over
+page images and their ground truth and prints the ranking, every engine
+paired with the best (`ek._commands._benchmark`).
 
 Documents (PAGE, ALTO, hOCR, text) are NFC-normalised unless
 ``--normalize`` or ``--profile`` says otherwise, and the header prints the
@@ -43,7 +47,7 @@ from typing import Annotated, Any, Callable, Iterator, Optional
 from ek._commands._format import Outcome
 from ek._commands._options import confidence_level, finite_bound
 
-__all__ = ["Outcome", "audit_plan", "compare", "estimate", "evaluate", "normalize_steps"]
+__all__ = ["Outcome", "audit_plan", "benchmark", "compare", "estimate", "evaluate", "normalize_steps"]
 
 
 def normalize_steps(normalize: Optional[str]) -> Optional[list[str]]:
@@ -183,6 +187,41 @@ def audit_plan(pred: str, *, proxy: str, budget: float, strategy: str = "uniform
     with _no_cycle_collection():
         return run_audit_plan(pred, proxy, reading, proxy_field=proxy_field, budget=budget, strategy=strategy,
                               seed=seed, min_prob=min_prob, out=out)
+
+
+def benchmark(gold: str, *, engine: Optional[list[str]] = None, metric: str = "cer", normalize: Optional[str] = None,
+              level: Annotated[float, confidence_level] = 0.95, json: Optional[str] = None,
+              html: Optional[str] = None, save: Optional[str] = None, strict: bool = False,
+              max_workers: Optional[int] = None, timeout: Optional[float] = None, id: str = "id",  # noqa: A002
+              gold_field: Optional[str] = None, slice: Optional[str] = None) -> Outcome:  # noqa: A002
+    """Run a fleet of OCR engines over GOLD and rank them: which engine should ship?
+
+    GOLD is a .jsonl, .json, .csv or .tsv file of page records (an image
+    path, relative to the file, and the true text: --gold-field, else
+    reference_text, reference, gold or text; --id and --slice as for ek
+    evaluate; a kind of line or page), or a folder of ground truth with the
+    images beside it (NAME.png and NAME.gt.txt, or a PAGE/ALTO file naming
+    its image). --engine names an engine, once per engine, with options
+    after a colon (--engine tesseract --engine tesseract:lang=deu --engine
+    rapidocr). Prints each engine's figure with its interval, the
+    difference to the best with its paired interval, p-value and verdict,
+    seconds per page and errors, and the ROVER consensus of the fleet
+    scored like one more engine. --json PATH writes the figures (- for
+    stdout), --html PATH a page with the worst pages of each engine and one
+    page read by every engine side by side. --save NAME keeps the engines'
+    runs, so a run that dies resumes when given the same NAME.
+    --max-workers N reads N pages at once (every engine runs at once);
+    --timeout S gives up on a page after S seconds. An engine that is not
+    installed or not configured is left out (named, with the install line)
+    unless --strict; an unknown
+    engine, GOLD without images, or --strict with an engine missing exits 2.
+    """
+    from ek._commands._benchmark import run_benchmark
+
+    options = {"metric": metric, "normalize": normalize_steps(normalize), "level": level, "save": save,
+               "strict": strict, "max_workers": max_workers, "timeout": timeout, "id": id, "gold_field": gold_field,
+               "slice": slice}
+    return run_benchmark(gold, engine, options, json_path=json, html_path=html)
 
 
 @contextlib.contextmanager

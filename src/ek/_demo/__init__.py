@@ -2,7 +2,9 @@
 
 The corpus (``ek/data/demo_ocr.jsonl``) is built by
 ``scripts/make_demo_corpus.py`` from template text and a documented model of
-OCR noise, in two slices: clean prints and degraded scans.
+OCR noise, in two slices: clean prints and degraded scans. Section 2 runs the
+OCR engines installed here (Tesseract, RapidOCR) over the bundled real corpus
+with ``ek benchmark`` (`ek._demo._fleet`), or says how to install them.
 """
 
 from __future__ import annotations
@@ -69,6 +71,6 @@ def _agent_section() -> str:
 
 
 def _ocr_section() -> str:
-    from ek._demo._ocr import tesseract_demo
+    from ek._demo._fleet import fleet_demo
 
-    return tesseract_demo()
+    return fleet_demo()
