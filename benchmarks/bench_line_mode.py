@@ -1,4 +1,4 @@
-"""Line mode on the bundled fleet corpus: each engine on the 30 line images, three ways, and per slice.
+"""Line mode on the bundled fleet corpus: each engine on the 48 line images, three ways, and per slice.
 
 For Tesseract and RapidOCR (``ek.ocr.fleet_engine``), over the line images of
 ``src/ek/data/ocr_fleet``:
@@ -9,7 +9,7 @@ For Tesseract and RapidOCR (``ek.ocr.fleet_engine``), over the line images of
   RapidOCR's detector on the 40-pixel strip);
 * **padded**: the line put on paper first (`pad_line`), then read as a page.
 
-Each run prints the wall time over the 30 lines, seconds per line and the
+Each run prints the wall time over the 48 lines, seconds per line and the
 corpus CER (`ek.ocr.evaluate_ocr`). Then each engine's CER per slice and kind
 on the whole corpus, lines in line mode (the fleet's default). The models are
 loaded by one read before any timing.

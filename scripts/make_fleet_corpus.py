@@ -1,6 +1,6 @@
 """Render the small real OCR corpus ek benchmarks engines on: src/ek/data/ocr_fleet/.
 
-Thirty line images and six page images of public-domain prose, English and
+Forty-eight line images and six page images of public-domain prose, English and
 German, with ``gold.jsonl``: one record per image with ``id``, ``image``
 (relative to the folder), ``reference_text``, ``slice``, ``kind``
 (``line`` or ``page``; a page's reference is its lines joined by newlines,
@@ -52,7 +52,7 @@ FONT_FILES = {
     "LiberationSans": "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
 }
 SLICES = ("clean", "degraded", "skewed")
-N_LINES = 30
+N_LINES = 48
 LINE_WIDTH = 48  # characters per line image (textwrap)
 PAGE_WIDTH = 62  # characters per line of a page
 LINE_SIZE = 30  # font size of line images, in pixels
@@ -135,7 +135,7 @@ PAGES = (
 
 
 def records() -> list[dict]:
-    """The gold records, in order: 30 lines then 6 pages (images not rendered)."""
+    """The gold records, in order: 48 lines then 6 pages (images not rendered)."""
     fonts = list(FONT_FILES)
     out = []
     for i, (key, text) in enumerate(_line_texts()):
@@ -181,7 +181,7 @@ def main() -> None:
 
 
 def _line_texts() -> list[tuple[str, str]]:
-    """Thirty (text key, line) pairs: the texts' wrapped lines, taken from each text in turn."""
+    """Forty-eight (text key, line) pairs: the texts' wrapped lines, taken from each text in turn."""
     wrapped = {k: textwrap.wrap(t, LINE_WIDTH) for k, t in TEXTS.items()}
     out: list[tuple[str, str]] = []
     depth = 0

@@ -17,15 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.ocr._fleet_standin import install
-
-install()  # until h-engines' ek.ocr._fleet_engines lands on main
-
-from ek.__main__ import main  # noqa: E402
-from ek.ocr import benchmark_fleet  # noqa: E402
-from tests.ocr._fleet_fakes import without_seconds  # noqa: E402
-from tests.ocr.conftest import font_files, render_text  # noqa: E402
-from tests import test_html  # noqa: E402
+from ek.__main__ import main
+from ek.ocr import benchmark_fleet
+from tests import test_html
+from tests.ocr._fleet_fakes import without_seconds
+from tests.ocr.conftest import font_files, render_text
 
 ROOT = Path(__file__).resolve().parents[1]
 browser = test_html.browser  # the Chromium fixture of the page tests

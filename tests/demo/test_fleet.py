@@ -9,13 +9,9 @@ from importlib import resources
 
 import pytest
 
-from tests.ocr._fleet_standin import install
-
-install()  # until h-engines' ek.ocr._fleet_engines lands on main
-
-from ek._commands import benchmark  # noqa: E402
-from ek._demo import _fleet as _demo  # noqa: E402
-from tests.ocr._fleet_fakes import without_seconds  # noqa: E402
+from ek._commands import benchmark
+from ek._demo import _fleet as _demo
+from tests.ocr._fleet_fakes import without_seconds
 
 requires_tesseract = pytest.mark.skipif(
     shutil.which("tesseract") is None,

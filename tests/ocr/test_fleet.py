@@ -22,16 +22,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.ocr._fleet_standin import install
-
-install()  # until h-engines' ek.ocr._fleet_engines lands on main
-
-import ek  # noqa: E402
-from ek.ocr import FleetReport, benchmark_fleet, evaluate_ocr  # noqa: E402
-from ek.ocr._fleet import FleetTask, engine_run_id, image_problem  # noqa: E402
-from ek.ocr._fleet_parts import BREAK_CONFIDENCE, consensus_texts, vote_units  # noqa: E402
-from tests.ocr import _fleet_fakes as fakes  # noqa: E402
-from tests.ocr._fleet_fakes import Result, reader  # noqa: E402
+import ek
+from ek.ocr import FleetReport, benchmark_fleet, evaluate_ocr
+from ek.ocr._fleet import FleetTask, engine_run_id, image_problem
+from ek.ocr._fleet_parts import BREAK_CONFIDENCE, consensus_texts, vote_units
+from tests.ocr import _fleet_fakes as fakes
+from tests.ocr._fleet_fakes import Result, reader
 
 ROOT = Path(__file__).resolve().parents[2]
 requires_tesseract = pytest.mark.skipif(shutil.which("tesseract") is None,
@@ -452,13 +448,11 @@ def test_a_fleet_killed_mid_way_resumes_engine_by_engine_to_the_same_report(tmp_
     root = tmp_path / "data"
     script = textwrap.dedent(f"""
         import sys, warnings
-        sys.path.insert(0, {str(ROOT)!r})
+        sys.path.insert(0, {str(Path(__file__).parent)!r})  # not ROOT: ppi-python installs a package named tests
         warnings.simplefilter("ignore")
-        from tests.ocr._fleet_standin import install
-        install()
         import ek._runs._execute
         ek._runs._execute.FLUSH_SECONDS = 0.0  # write each finished page before the next starts
-        from tests.ocr import _fleet_fakes as fakes
+        import _fleet_fakes as fakes
         from ek.ocr import benchmark_fleet
         benchmark_fleet({{"careful": fakes.careful, "sloppy": fakes.sloppy}}, fakes.gold(10), persist=True,
                         run_id="killed", rootdir={str(root)!r})
@@ -482,7 +476,7 @@ def test_a_fleet_killed_mid_way_resumes_engine_by_engine_to_the_same_report(tmp_
 
 
 def _corpus(n=None):
-    """The bundled fleet corpus (30 line and 6 page images), or its first ``n`` records."""
+    """The bundled fleet corpus (48 line and 6 page images), or its first ``n`` records."""
     import json
 
     folder = ROOT / "src" / "ek" / "data" / "ocr_fleet"
@@ -531,10 +525,7 @@ def test_real_tesseract_fleet_killed_mid_way_resumes_to_the_same_report(tmp_path
     gold = _corpus(8)
     script = textwrap.dedent(f"""
         import os, signal, sys, threading, warnings
-        sys.path.insert(0, {str(ROOT)!r})
         warnings.simplefilter("ignore")
-        from tests.ocr._fleet_standin import install
-        install()
         import ek._runs._execute
         ek._runs._execute.FLUSH_SECONDS = 0.0
         import ek._runs._records as records

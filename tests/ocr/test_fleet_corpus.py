@@ -40,7 +40,7 @@ def _requires(engine):
 
 def test_every_record_has_the_fields_and_its_image():
     records = _records()
-    assert len(records) == 36
+    assert len(records) == 54
     for record in records:
         assert set(record) == FIELDS, record["id"]
         assert all(isinstance(record[f], str) and record[f] for f in FIELDS), record["id"]
@@ -55,11 +55,11 @@ def test_no_file_in_the_folder_is_left_out():
     assert {p.name for p in CORPUS.iterdir()} == listed
 
 
-def test_thirty_lines_and_six_pages_spread_over_slices_languages_and_fonts():
+def test_forty_eight_lines_and_six_pages_spread_over_slices_languages_and_fonts():
     records = _records()
-    assert Counter(r["kind"] for r in records) == {"line": 30, "page": 6}
+    assert Counter(r["kind"] for r in records) == {"line": 48, "page": 6}
     assert Counter((r["kind"], r["slice"]) for r in records) == {
-        ("line", s): 10 for s in ("clean", "degraded", "skewed")} | {("page", s): 2 for s in ("clean", "degraded",
+        ("line", s): 16 for s in ("clean", "degraded", "skewed")} | {("page", s): 2 for s in ("clean", "degraded",
                                                                                               "skewed")}
     for cut in ("clean", "degraded", "skewed"):
         assert {r["lang"] for r in records if r["slice"] == cut and r["kind"] == "page"} == {"en", "de"}
