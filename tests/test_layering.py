@@ -38,9 +38,9 @@ RANKS = {
     "ek._runs": 8,
     "ek.harness": 9,
     "ek.ocr": 10, "ek.agents": 10, "ek.dask": 10,
-    "ek._html": 11, "ek._demo": 12, "ek._commands": 12,
-    "ek.tools": 13,
-    "ek": 14, "ek.__main__": 14,
+    "ek._html": 11, "ek._commands": 12, "ek._demo": 13,
+    "ek.tools": 14,
+    "ek": 15, "ek.__main__": 15,
 }
 
 
