@@ -17,8 +17,8 @@ from __future__ import annotations
 import json
 from typing import Optional
 
-from ek._commands import Outcome, audit_plan, benchmark, compare, estimate, evaluate
-from ek._commands import normalize_steps as _steps
+from ek.cli import Outcome, audit_plan, benchmark, compare, estimate, evaluate
+from ek.cli import normalize_steps as _steps
 from ek.facade import score
 from ek.registry import check_requirements, get
 
@@ -133,7 +133,7 @@ _check_command.__doc__ = check.__doc__
 
 def _demo() -> str:
     """Score the bundled demo corpus and print the results."""
-    from ek._demo import demo
+    from ek.cli import demo
 
     return demo()
 

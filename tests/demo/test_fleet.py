@@ -1,4 +1,4 @@
-"""ek._demo._fleet: the engine section of `ek demo`, the fleet over the bundled corpus (or how to install it)."""
+"""ek.cli._demo._fleet: the engine section of `ek demo`, the fleet over the bundled corpus (or how to install it)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from importlib import resources
 
 import pytest
 
-from ek._commands import benchmark
-from ek._demo import _fleet as _demo
+from ek.cli._commands import benchmark
+from ek.cli._demo import _fleet as _demo
 from tests.ocr._fleet_fakes import without_seconds
 
 requires_tesseract = pytest.mark.skipif(

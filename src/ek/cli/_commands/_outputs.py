@@ -20,7 +20,7 @@ import stat
 import tempfile
 from typing import Mapping, Optional
 
-from ek._commands._format import clean
+from ek.cli._commands._format import clean
 
 
 def check_outputs(inputs: Mapping[str, str], json_path: Optional[str], html_path: Optional[str]) -> None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-from ek._commands import _format as fmt
-from ek._commands._format import Outcome
-from ek._commands._evaluate import gate
-from ek._commands._inputs import (Options, Scored, bound, check_gold, gold_digest, options_for, read_gold, read_joined,
+from ek.cli._commands import _format as fmt
+from ek.cli._commands._format import Outcome
+from ek.cli._commands._evaluate import gate
+from ek.cli._commands._inputs import (Options, Scored, bound, check_gold, gold_digest, options_for, read_gold, read_joined,
                                   score)
-from ek._commands._meta import has_documents, run_meta
-from ek._commands._outputs import check_outputs, write_json, write_text
+from ek.cli._commands._meta import has_documents, run_meta
+from ek.cli._commands._outputs import check_outputs, write_json, write_text
 from ek._bootstrap import check_comparable
 from ek._files import InputError, Side, leave_out
 from ek.base import Comparison
@@ -90,9 +90,9 @@ def _row(label, n, a, b, delta, interval, p, verdict) -> list:
 def _runs(gold_side: Side, sources: tuple, options: Options) -> list:
     """Each prediction file scored now (on the items every file could be read for), or a run saved by ``--save``.
 
-    A source is a saved run when `ek._commands._saved.saved_name` says so (``run:NAME``, or a bare NAME).
+    A source is a saved run when `ek.cli._commands._saved.saved_name` says so (``run:NAME``, or a bare NAME).
     """
-    from ek._commands._saved import load_run, saved_name
+    from ek.cli._commands._saved import load_run, saved_name
 
     names = {role: saved_name(source, role=role) for source, role in sources}
     read = {role: read_joined(gold_side, source, options) for source, role in sources if names[role] is None}
@@ -107,7 +107,7 @@ def _runs(gold_side: Side, sources: tuple, options: Options) -> list:
 
 def _write_page(path: str, result: Comparison, a: Scored, b: Scored, bounds: list, options: Options,
                 meta: dict) -> None:
-    from ek._commands._pages import compare_page
-    from ek._html import render_compare
+    from ek.cli._commands._pages import compare_page
+    from ek.cli._html import render_compare
 
     write_text(path, render_compare(compare_page(result, a, b, bounds, options, meta=meta)), option="--html")

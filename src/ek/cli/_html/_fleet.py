@@ -15,7 +15,7 @@ and ``ranking`` may be absent)::
                                           "confidence"}]}],
      "side_by_side": {"id", "slice", "gold", "readings": [{"name", "value", "pred", "ops", "unit"}]},
      "skipped": {engine: why}, "unreadable": {id: why},
-     + the provenance keys of `ek._html._provenance`}
+     + the provenance keys of `ek.cli._html._provenance`}
 
 ``#headline-value`` holds the best engine's figure (its exact ``repr`` in
 ``data-value``), as on the other pages.
@@ -25,13 +25,13 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ek._html._charts import dot_whisker
-from ek._html._compare import verdict_badge
-from ek._html._diff import LEGEND, render_diff
-from ek._html._format import (count_cell, drawable, esc, fmt_count, fmt_p, fmt_value, interval_cell, interval_text, is_number,
+from ek.cli._html._charts import dot_whisker
+from ek.cli._html._compare import verdict_badge
+from ek.cli._html._diff import LEGEND, render_diff
+from ek.cli._html._format import (count_cell, drawable, esc, fmt_count, fmt_p, fmt_value, interval_cell, interval_text, is_number,
                               level_text, num_cell, shown_note, text_cell, uses_percent)
-from ek._html._page import check_data, page, stat, table
-from ek._html._provenance import failures, failures_note, generated, provenance
+from ek.cli._html._page import check_data, page, stat, table
+from ek.cli._html._provenance import failures, failures_note, generated, provenance
 
 _MAX_CHART_ROWS = 40
 

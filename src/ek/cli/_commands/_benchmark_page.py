@@ -1,9 +1,9 @@
-"""The data of the ``ek benchmark --html`` page (see `ek._html._fleet` for the keys), from a `FleetReport`.
+"""The data of the ``ek benchmark --html`` page (see `ek.cli._html._fleet` for the keys), from a `FleetReport`.
 
 The ranking and per-slice figures are those of the ``--json`` report
-(`ek._commands._benchmark.fleet_payload`), so the page and the file agree.
+(`ek.cli._commands._benchmark.fleet_payload`), so the page and the file agree.
 Each row's worst pages carry their texts and aligned diffs (drawn as ``ek
-evaluate`` draws them, `ek._commands._pages`), and one page is shown as every
+evaluate`` draws them, `ek.cli._commands._pages`), and one page is shown as every
 row read it: the page on which the rows' figures differ most.
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ek._commands._benchmark_gold import BenchmarkGold
-from ek._commands._options import Options
-from ek._commands._pages import SHOWN, _display_ops, _extremes, _preparer, _UNITS, _WORDS
+from ek.cli._commands._benchmark_gold import BenchmarkGold
+from ek.cli._commands._options import Options
+from ek.cli._commands._pages import SHOWN, _display_ops, _extremes, _preparer, _UNITS, _WORDS
 
 _SHOWN_PER_ROW = 20  # worst pages listed per engine (the JSON lists every page)
 

@@ -7,13 +7,13 @@ bootstrap interval (`ek.Report.interval`), overall and per slice. A gold id
 without a prediction is scored against an empty one and listed as missing;
 a prediction without gold is listed as extra and ignored. ``--json PATH``
 writes the report (``-``: standard output), ``--html PATH`` the page of
-`ek._html`, ``--save NAME`` keeps the run for ``ek compare``, ``--max`` / ``--min``
+`ek.cli._html`, ``--save NAME`` keeps the run for ``ek compare``, ``--max`` / ``--min``
 make a CI gate, and ``--workers N`` / ``--scheduler ADDRESS`` score on a
-Dask cluster (`ek._commands._dask`).
+Dask cluster (`ek.cli._commands._dask`).
 
 ``ek estimate PRED --proxy PSEUDO_GOLD --audit GOLD`` and ``ek audit-plan``
 estimate a corpus figure from a stand-in for gold and a small audit
-(`ek._commands._estimate`).
+(`ek.cli._commands._estimate`).
 
 ``ek compare GOLD PRED_A PRED_B`` scores both runs (files, or names saved
 with ``--save``) on the same gold items and prints A, B, B - A with its
@@ -22,15 +22,15 @@ slice; ``--fail-on-regression`` makes a gate of the verdict.
 
 ``ek benchmark GOLD --engine A --engine B`` runs a fleet of OCR engines over
 page images and their ground truth and prints the ranking, every engine
-paired with the best (`ek._commands._benchmark`).
+paired with the best (`ek.cli._commands._benchmark`).
 
 Documents (PAGE, ALTO, hOCR, text) are NFC-normalised unless
 ``--normalize`` or ``--profile`` says otherwise, and the header prints the
 normalisation, text level and profile used. A document that cannot be
 read is an error (exit 2) unless ``--keep-going``, which scores the others;
 the printed summary, the JSON and the page list the same failures and
-skipped files (`ek._commands._meta`). ``--json`` and ``--html`` may not
-name an input, and are written whole or not at all (`ek._commands._outputs`).
+skipped files (`ek.cli._commands._meta`). ``--json`` and ``--html`` may not
+name an input, and are written whole or not at all (`ek.cli._commands._outputs`).
 
 Exit codes: 0 done, 1 a gate failed, 2 bad input (a one-line message on
 stderr, never a traceback), for these and every other ``ek`` command. A
@@ -44,8 +44,8 @@ import gc
 import inspect
 from typing import Annotated, Any, Callable, Iterator, Optional
 
-from ek._commands._format import Outcome
-from ek._commands._options import confidence_level, finite_bound
+from ek.cli._commands._format import Outcome
+from ek.cli._commands._options import confidence_level, finite_bound
 
 __all__ = ["Outcome", "audit_plan", "benchmark", "compare", "estimate", "evaluate", "normalize_steps"]
 
@@ -118,7 +118,7 @@ def evaluate(gold: str, pred: str, *, save: Optional[str] = None, workers: Optio
     the failures. Bad input, no scheduler answering at ADDRESS, or no
     worker joining it, exits 2.
     """
-    from ek._commands._evaluate import run_evaluate
+    from ek.cli._commands._evaluate import run_evaluate
 
     reading, out = _split(options)
     with _no_cycle_collection():
@@ -135,7 +135,7 @@ def compare(gold: str, pred_a: str, pred_b: str, *, fail_on_regression: bool = F
     --max / --min gate B's figure, and --fail-on-regression exits 1 when B
     is significantly worse than A. Bad input exits 2.
     """
-    from ek._commands._compare import run_compare
+    from ek.cli._commands._compare import run_compare
 
     reading, out = _split(options)
     with _no_cycle_collection():
@@ -158,7 +158,7 @@ def estimate(pred: str, *, proxy: str, audit: str, proxy_field: Optional[str] = 
     --lam tune|0..1, --interval clt|bootstrap; the other options are those
     of ek evaluate (--max / --min gate the estimate). Bad input exits 2.
     """
-    from ek._commands._estimate import run_estimate
+    from ek.cli._commands._estimate import run_estimate
 
     reading, out = _split(options)
     with _no_cycle_collection():
@@ -179,8 +179,8 @@ def audit_plan(pred: str, *, proxy: str, budget: float, strategy: str = "uniform
     --min-prob); --seed makes the draw reproducible. --out PATH writes the
     file (standard output without it). Bad input exits 2.
     """
-    from ek._commands._estimate import run_audit_plan
-    from ek._commands._options import Options
+    from ek.cli._commands._estimate import run_audit_plan
+    from ek.cli._commands._options import Options
 
     reading = Options(id_field=id or None, slice_field=slice, metric=metric, normalize=normalize_steps(normalize),
                       pred_field=pred_field)
@@ -216,7 +216,7 @@ def benchmark(gold: str, *, engine: Optional[list[str]] = None, metric: str = "c
     unless --strict; an unknown
     engine, GOLD without images, or --strict with an engine missing exits 2.
     """
-    from ek._commands._benchmark import run_benchmark
+    from ek.cli._commands._benchmark import run_benchmark
 
     options = {"metric": metric, "normalize": normalize_steps(normalize), "level": level, "save": save,
                "strict": strict, "max_workers": max_workers, "timeout": timeout, "id": id, "gold_field": gold_field,
@@ -238,7 +238,7 @@ def _no_cycle_collection() -> Iterator[None]:
 
 def _split(options: dict) -> tuple[Any, dict]:
     """The reading `Options` and the output arguments of a command, its defaults filled in."""
-    from ek._commands._options import Options
+    from ek.cli._commands._options import Options
 
     unknown = set(options) - {name for name, _, _ in _SHARED}
     if unknown:

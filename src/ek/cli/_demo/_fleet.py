@@ -30,7 +30,7 @@ def fleet_demo() -> str:
     if not ready:
         hints = "\n".join(f"   {engine}: {s['hint']}" for engine, s in status.items())
         return f"{title}: skipped, no engine is installed here.\n{hints}"
-    from ek._commands import benchmark  # noqa: PLC0415 - keeps `ek demo` light when skipped
+    from ek.cli._commands import benchmark  # noqa: PLC0415 - keeps `ek demo` light when skipped
 
     with resources.as_file(resources.files("ek").joinpath(*_FOLDER, "gold.jsonl")) as gold:
         argv = " ".join(f"--engine {engine}" for engine in ready) + (" --max-workers 2" if len(ready) > 1 else "")

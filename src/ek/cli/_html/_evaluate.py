@@ -5,14 +5,14 @@ from __future__ import annotations
 import heapq
 from typing import Any, Optional
 
-from ek._html._charts import dot_whisker, histogram
-from ek._html._chars import show
-from ek._html._diff import LEGEND, confusions_from_items, render_diff
-from ek._html._format import (count_cell, drawable, esc, fmt_count, fmt_value, interval_cell, interval_text, is_number,
+from ek.cli._html._charts import dot_whisker, histogram
+from ek.cli._html._chars import show
+from ek.cli._html._diff import LEGEND, confusions_from_items, render_diff
+from ek.cli._html._format import (count_cell, drawable, esc, fmt_count, fmt_value, interval_cell, interval_text, is_number,
                               level_text, noun, num_cell, shown_note, text_cell, uses_percent)
-from ek._html._measures import measures_table, reading_order_note
-from ek._html._page import check_data, id_list, page, stat, table
-from ek._html._provenance import failures, failures_note, generated, provenance
+from ek.cli._html._measures import measures_table, reading_order_note
+from ek.cli._html._page import check_data, id_list, page, stat, table
+from ek.cli._html._provenance import failures, failures_note, generated, provenance
 
 _MAX_SLICE_ROWS = 1000
 _MAX_CHART_ROWS = 40

@@ -22,7 +22,7 @@ import dataclasses
 import datetime
 from typing import Any, Mapping, Sequence
 
-from ek._commands._options import Options
+from ek.cli._commands._options import Options
 from ek._version import __version__
 from ek.canonicalize import Canonicalizer
 

@@ -1,7 +1,7 @@
 """Text and number formatting for the HTML report: escaping, rates, counts, p-values, intervals.
 
 Every string that reaches the page goes through `esc` (attribute values, headings) or
-`ek._html._chars.show` (cell and diff text), so an id, a prediction or a slice label can
+`ek.cli._html._chars.show` (cell and diff text), so an id, a prediction or a slice label can
 never open a tag, close a script, or reorder the page with a raw bidi control.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
-from ek._html._chars import plain, show
+from ek.cli._html._chars import plain, show
 from ek._util import format_p_value
 
 # Metrics whose values are fractions in [0, 1] (or error rates that can pass 1): shown as %.

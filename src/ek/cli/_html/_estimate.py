@@ -10,7 +10,7 @@ The data (``metric`` and ``estimate`` required) is the ``--json`` report of
      "per_slice": {label: {the same keys, and "note" when a slice has no interval}},
      "detail": {"design", "interval", "note", ...}}
 
-plus the provenance keys of `ek._html._provenance`. For the whole corpus and
+plus the provenance keys of `ek.cli._html._provenance`. For the whole corpus and
 each slice, three rows: the estimate with its interval, the audit alone
 with its interval, and the plug-in figure, which has none.
 """
@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ek._html._charts import dot_whisker
-from ek._html._format import (count_cell, drawable, esc, fmt_count, fmt_value, interval_cell, interval_text,
+from ek.cli._html._charts import dot_whisker
+from ek.cli._html._format import (count_cell, drawable, esc, fmt_count, fmt_value, interval_cell, interval_text,
                               level_text, num_cell, text_cell, uses_percent)
-from ek._html._page import check_data, page, stat, table
-from ek._html._provenance import failures, generated, provenance
+from ek.cli._html._page import check_data, page, stat, table
+from ek.cli._html._provenance import failures, generated, provenance
 
 _MAX_SLICES = 40
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-from ek._commands import _format as fmt
-from ek._commands._format import Outcome
-from ek._commands._inputs import (Options, Scored, bound, gold_digest, item_rows, options_for, read_gold, read_joined,
+from ek.cli._commands import _format as fmt
+from ek.cli._commands._format import Outcome
+from ek.cli._commands._inputs import (Options, Scored, bound, gold_digest, item_rows, options_for, read_gold, read_joined,
                                   score)
-from ek._commands._meta import has_documents, run_meta
-from ek._commands._outputs import check_outputs, write_json, write_text
+from ek.cli._commands._meta import has_documents, run_meta
+from ek.cli._commands._outputs import check_outputs, write_json, write_text
 
 
 def run_evaluate(gold: str, pred: str, options: Options, *, json_path: Optional[str], html_path: Optional[str],
@@ -24,7 +24,7 @@ def run_evaluate(gold: str, pred: str, options: Options, *, json_path: Optional[
                 scheduler=scheduler, timeout=timeout)
     if save is None:
         return _evaluate(inputs, options, save=None, **rest)
-    from ek._commands._saved import release, reserve
+    from ek.cli._commands._saved import release, reserve
 
     lock = reserve(save)  # the name checked, and its run locked for the whole command
     try:
@@ -38,7 +38,7 @@ def _evaluate(inputs: dict, options: Options, *, save: Optional[tuple], json_pat
               scheduler: Optional[str], timeout: Optional[float]) -> Outcome:
     """`run_evaluate` once the outputs are checked and the ``--save`` name (``save = (name, lock)``) is held."""
     if workers is not None or scheduler is not None or timeout is not None:
-        from ek._commands._dask import check_cluster
+        from ek.cli._commands._dask import check_cluster
 
         check_cluster(workers, scheduler, timeout)
     gold_side = read_gold(inputs["gold"], options)
@@ -48,7 +48,7 @@ def _evaluate(inputs: dict, options: Options, *, save: Optional[tuple], json_pat
     if workers is None and scheduler is None:
         scored = score(joined, options, name=name)
     else:
-        from ek._commands._dask import score_on_dask
+        from ek.cli._commands._dask import score_on_dask
 
         keep = json_path is not None or html_path is not None or save is not None  # they list every item
         scored = score_on_dask(joined, options, name=name, workers=workers, scheduler=scheduler, keep_items=keep,
@@ -62,7 +62,7 @@ def _evaluate(inputs: dict, options: Options, *, save: Optional[tuple], json_pat
     if html_path is not None:
         _write_page(html_path, scored, overall, per_slice, options, meta)
     if save is not None:
-        from ek._commands._saved import save_run
+        from ek.cli._commands._saved import save_run
 
         save_run(save[0], scored, gold_digest(gold_side), source=pred, options=options, lock=save[1])
     text = "\n".join(t for t in out if t) if json_path == "-" else summary(scored, overall, per_slice, options.level,
@@ -132,7 +132,7 @@ def gate(metric: str, value: Optional[float], upper: Optional[float], lower: Opt
 
 
 def _write_page(path: str, scored: Scored, overall: tuple, per_slice: dict, options: Options, meta: dict) -> None:
-    from ek._commands._pages import evaluate_page
-    from ek._html import render_evaluate
+    from ek.cli._commands._pages import evaluate_page
+    from ek.cli._html import render_evaluate
 
     write_text(path, render_evaluate(evaluate_page(scored, overall, per_slice, options, meta=meta)), option="--html")

@@ -1,6 +1,6 @@
 """``ek benchmark GOLD --engine A --engine B``: run a fleet of OCR engines over GOLD and print the ranking.
 
-GOLD is read by `ek._commands._benchmark_gold`; the fleet runs through
+GOLD is read by `ek.cli._commands._benchmark_gold`; the fleet runs through
 `ek.ocr.benchmark_fleet`. The printed ranking gives, per engine (and for the
 ROVER consensus of the fleet), the corpus figure with its interval, the
 difference to the best engine with its paired interval, p-value and verdict
@@ -10,7 +10,7 @@ confidence calibration, and what was left out: engines not installed or
 not configured (with the install line), pages whose image cannot be read
 (an error for every engine), pages an engine failed on. ``--json`` and
 ``--html`` carry the same figures (`fleet_payload`), written as ``ek
-evaluate`` writes its outputs (`ek._commands._outputs`). ``--save NAME``
+evaluate`` writes its outputs (`ek.cli._commands._outputs`). ``--save NAME``
 keeps every engine's run under NAME, so a benchmark that dies resumes where
 it stopped when run again with the same NAME.
 """
@@ -22,10 +22,10 @@ import math
 import warnings
 from typing import Any, Optional
 
-from ek._commands import _format as fmt
-from ek._commands._benchmark_gold import BenchmarkGold, read_benchmark_gold
-from ek._commands._format import Outcome
-from ek._commands._outputs import check_outputs, write_json, write_text
+from ek.cli._commands import _format as fmt
+from ek.cli._commands._benchmark_gold import BenchmarkGold, read_benchmark_gold
+from ek.cli._commands._format import Outcome
+from ek.cli._commands._outputs import check_outputs, write_json, write_text
 from ek._files import InputError
 from ek._version import __version__
 from ek.canonicalize import Canonicalizer
@@ -50,8 +50,8 @@ def run_benchmark(gold: str, engines: Optional[list], options: dict, *, json_pat
     payload = fleet_payload(report, meta)
     text = write_json(json_path, payload) if json_path is not None else ""
     if html_path is not None:
-        from ek._commands._benchmark_page import fleet_page  # noqa: PLC0415
-        from ek._html._fleet import render_fleet  # noqa: PLC0415
+        from ek.cli._commands._benchmark_page import fleet_page  # noqa: PLC0415
+        from ek.cli._html._fleet import render_fleet  # noqa: PLC0415
 
         write_text(html_path, render_fleet(fleet_page(report, corpus, payload, steps)), option="--html")
     if json_path != "-":
@@ -144,7 +144,7 @@ def _run(engines: list, corpus: BenchmarkGold, options: dict, steps: Optional[li
 
     save = options["save"]
     if save is not None:
-        from ek._commands._saved import check_name  # noqa: PLC0415
+        from ek.cli._commands._saved import check_name  # noqa: PLC0415
 
         check_name(save)
     with warnings.catch_warnings():

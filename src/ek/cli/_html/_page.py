@@ -12,8 +12,8 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any, Optional, Sequence
 
-from ek._html._chars import show
-from ek._html._format import esc, fmt_count, shown_note
+from ek.cli._html._chars import show
+from ek.cli._html._format import esc, fmt_count, shown_note
 
 _CSS = """
 :root{--fg:#1d1f23;--muted:#5b6270;--line:#d7dbe2;--bg:#fff;--soft:#f4f6f9;--accent:#2f5d9e;
@@ -193,11 +193,11 @@ def check_data(data: Any, *, caller: str, required: Sequence[str]) -> None:
     """Raise when ``data`` is not a mapping or lacks a key the page cannot do without."""
     if not isinstance(data, Mapping):
         raise TypeError(f"{caller}() takes a dict of report data, got {type(data).__name__}; "
-                        "build it as described in the ek._html docstring.")
+                        "build it as described in the ek.cli._html docstring.")
     for key in required:
         if data.get(key) is None:
             raise ValueError(f"{caller}() data has no {key!r}; the page cannot be drawn without it. "
-                             f"Add data[{key!r}] (see the ek._html docstring).")
+                             f"Add data[{key!r}] (see the ek.cli._html docstring).")
     items = data.get("items") or []
     if not isinstance(items, Sequence) or isinstance(items, (str, bytes)):
         raise TypeError(f"{caller}() data['items'] must be a list of dicts, got {type(items).__name__}.")

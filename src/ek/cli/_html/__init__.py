@@ -7,7 +7,7 @@ inline, charts are SVG drawn here in Python, and a Content-Security-Policy forbi
 fetch, so the file opens from ``file://`` offline. Every string from the data (ids, texts,
 slice labels, metric names) is escaped, and characters a reader cannot see (bidi
 controls, joiners, private-use MUFI letters, combining marks without a letter) are drawn
-as code-point boxes (`ek._html._chars`), never raw. Only the standard library is used
+as code-point boxes (`ek.cli._html._chars`), never raw. Only the standard library is used
 (plus `ek._align`, on rapidfuzz, a core dependency, for the diffs, and the ``regex``
 package for UAX #29 grapheme clusters when it is installed), so the ``report`` extra is
 empty.
@@ -29,14 +29,14 @@ The evaluate page data (any key but ``metric`` and ``aggregate`` may be absent o
      "measures": {"cer": 0.05, "wer": ..., "fca": ..., "bow": ...},   # OCR documents
      "noun": "documents" | "items"}                    # what n counts (default "items")
 
-Both pages also take the provenance keys of `ek._html._provenance` (``inputs``,
+Both pages also take the provenance keys of `ek.cli._html._provenance` (``inputs``,
 ``settings``, ``text_level``, ``ek_version``, ``date``, ``errors``, ``skipped``): the
 header names the version and date, a section lists inputs and settings, another the
 files that failed to read or were skipped. An interval with NaN bounds, or of a single
 item, is shown as "an interval needs more items (n=1)", never as a zero-width bar; slice
 tables start with an "all" row for the whole corpus, which stays first when sorting. With
 ``measures``, a small table sits under the headline, and a note when CER and FCA
-disagree so strongly that the reading orders probably differ (`ek._html._measures`).
+disagree so strongly that the reading orders probably differ (`ek.cli._html._measures`).
 
 ``percent`` (default: by metric name, e.g. cer, wer, fields, anls) shows values as
 percentages. ``ops`` are those of ``ek._align.align(pred, gold, unit=...)``; without them
@@ -57,7 +57,7 @@ The compare page data (``metric``, ``a``, ``b`` and ``delta`` are required)::
 
 The ``ek estimate`` page (`render_estimate`) takes the ``--json`` report of ``ek estimate``
 and draws the prediction-powered, classical and plug-in figures side by side
-(`ek._html._estimate`).
+(`ek.cli._html._estimate`).
 
 On both pages the element ``#headline-value`` holds the headline figure (the aggregate;
 the difference B - A on the compare page) with its exact ``repr`` in ``data-value``.
@@ -73,9 +73,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Union
 
-from ek._html._compare import render_compare
-from ek._html._estimate import render_estimate
-from ek._html._evaluate import render_evaluate
+from ek.cli._html._compare import render_compare
+from ek.cli._html._estimate import render_estimate
+from ek.cli._html._evaluate import render_evaluate
 
 __all__ = ["render_evaluate", "render_compare", "render_estimate", "write_page"]
 

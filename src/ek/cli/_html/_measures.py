@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ek._html._format import esc, fmt_value, is_number, num_cell, text_cell
+from ek.cli._html._format import esc, fmt_value, is_number, num_cell, text_cell
 
 ORDER_GAP = 0.05
 ORDER_RATIO = 2.0

@@ -24,12 +24,12 @@ import json
 import os
 from typing import Any, Optional
 
-from ek._commands import _format as fmt
-from ek._commands._evaluate import gate
-from ek._commands._format import Outcome
-from ek._commands._inputs import Options, Scored, options_for, read_gold, score
-from ek._commands._meta import run_meta
-from ek._commands._outputs import check_outputs, write_json, write_text
+from ek.cli._commands import _format as fmt
+from ek.cli._commands._evaluate import gate
+from ek.cli._commands._format import Outcome
+from ek.cli._commands._inputs import Options, Scored, options_for, read_gold, score
+from ek.cli._commands._meta import run_meta
+from ek.cli._commands._outputs import check_outputs, write_json, write_text
 from ek._files import InputError, join, read_side, refuse_failures
 from ek.facade import AuditPlan, CorpusEstimate, estimate_corpus, plan_audit
 
@@ -63,7 +63,7 @@ def run_estimate(pred: str, proxy: str, audit: str, options: Options, *, proxy_f
     meta["settings"].update(lam=lam, interval=interval, plan=plan_path, left_out_of_plan=left_out)
     text = write_json(json_path, payload(result, corpus, meta)) if json_path is not None else ""
     if html_path is not None:
-        from ek._html import render_estimate
+        from ek.cli._html import render_estimate
 
         write_text(html_path, render_estimate(page_data(result, corpus, meta)), option="--html")
     if json_path != "-":
@@ -149,7 +149,7 @@ def payload(result: CorpusEstimate, corpus: Scored, meta: dict) -> dict:
 
 
 def page_data(result: CorpusEstimate, corpus: Scored, meta: dict) -> dict:
-    """The data of the estimate page (`ek._html.render_estimate`)."""
+    """The data of the estimate page (`ek.cli._html.render_estimate`)."""
     return {**payload(result, corpus, meta), "higher_is_better": result.detail.get("higher_is_better"),
             "title": f"ek estimate: {result.metric} of {corpus.name}"}
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import heapq
 from typing import Any, Optional
 
-from ek._html._charts import dot_whisker, histogram
-from ek._html._diff import LEGEND, render_diff
-from ek._html._format import (count_cell, drawable, esc, fmt_count, fmt_p, fmt_value, interval_cell, interval_text,
+from ek.cli._html._charts import dot_whisker, histogram
+from ek.cli._html._diff import LEGEND, render_diff
+from ek.cli._html._format import (count_cell, drawable, esc, fmt_count, fmt_p, fmt_value, interval_cell, interval_text,
                               is_number, level_text, noun, num_cell, shown_note, text_cell, uses_percent)
-from ek._html._page import check_data, page, stat, table
-from ek._html._provenance import failures, failures_note, generated, provenance
+from ek.cli._html._page import check_data, page, stat, table
+from ek.cli._html._provenance import failures, failures_note, generated, provenance
 
 _MAX_SLICE_ROWS = 1000
 _MAX_CHART_ROWS = 40

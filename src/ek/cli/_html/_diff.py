@@ -4,11 +4,11 @@ An alignment is a list of ``[tag, gold_segment, pred_segment]`` with tag ``equal
 ``replace``, ``delete`` or ``insert`` (a segment is a string; for words it may also be a
 list of words): the ops of `ek._align.align`, which also aligns an item given only its
 texts. Whatever unit the metric counts in, a character diff is drawn by grapheme cluster
-(`ek._html._chars.align_clusters`): a combining ``e`` stays on its letter and ``m̃`` is
+(`ek.cli._html._chars.align_clusters`): a combining ``e`` stays on its letter and ``m̃`` is
 one unit. Changes are marked by more than colour: a deletion is struck through
 (``<del>``), an insertion underlined (``<ins>``), and a run of adjacent substitutions is
 one box holding the gold run, an arrow and the predicted run; each carries a ``title``
-naming the operation. Hidden characters show as code-point boxes (`ek._html._chars.show`).
+naming the operation. Hidden characters show as code-point boxes (`ek.cli._html._chars.show`).
 Long unchanged runs are folded so a page stays small whatever the document length.
 """
 
@@ -18,8 +18,8 @@ from collections import Counter
 from typing import Any, Iterable, Optional, Sequence
 
 from ek._align import align
-from ek._html._chars import align_clusters, box, clusters, show
-from ek._html._format import esc
+from ek.cli._html._chars import align_clusters, box, clusters, show
+from ek.cli._html._format import esc
 
 _CONTEXT = 30          # units of unchanged text kept on each side of a folded run
 _MAX_OPS = 400         # edits rendered per item before the diff is cut

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
-from ek._commands._inputs import Options, Scored, record_metric
+from ek.cli._commands._inputs import Options, Scored, record_metric
 from ek._files import InputError, Joined
 
 __all__ = ["CONNECT_SECONDS", "WORKER_SECONDS", "check_cluster", "score_on_dask"]

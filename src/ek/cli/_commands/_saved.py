@@ -30,7 +30,7 @@ import os
 import re
 from typing import Any, Optional
 
-from ek._commands._inputs import Options, Scored, is_path, item_rows, statistic_names
+from ek.cli._commands._inputs import Options, Scored, is_path, item_rows, statistic_names
 from ek._files import InputError
 from ek._runs import CHUNK_ITEMS, merge_settings, open_run, read_run, run_lock, stored_runs
 from ek._util import type_name

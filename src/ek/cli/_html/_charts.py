@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Optional, Sequence
 
-from ek._html._format import clip, esc, fmt_count, fmt_interval, fmt_tick, fmt_value, is_interval, is_number
+from ek.cli._html._format import clip, esc, fmt_count, fmt_interval, fmt_tick, fmt_value, is_interval, is_number
 
 _WIDTH = 720
 _ROW = 22          # height of one dot-and-whisker row

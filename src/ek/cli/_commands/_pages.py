@@ -1,4 +1,4 @@
-"""The data of the ``--html`` pages (see `ek._html` for the keys), built from scored runs.
+"""The data of the ``--html`` pages (see `ek.cli._html` for the keys), built from scored runs.
 
 Text metrics get aligned diffs from `ek._align`, the one alignment ek has:
 every item with an edit is aligned once in the metric's unit, for the
@@ -19,8 +19,8 @@ import json
 from typing import Any, Callable, Optional
 
 from ek._align import align, confusion_table, confusions
-from ek._commands._inputs import Options, Scored, item_rows
-from ek._html._chars import align_clusters
+from ek.cli._commands._inputs import Options, Scored, item_rows
+from ek.cli._html._chars import align_clusters
 from ek._util import prf
 from ek.base import Comparison
 from ek.canonicalize import resolve_canonicalizer

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ek._bootstrap import id_text, resampled, resampled_pair
-from ek._commands._options import Options
+from ek.cli._commands._options import Options
 from ek._files import InputError, Joined, Side, join, read_side, refuse_failures, unread
 from ek._util import Progress
 from ek.base import Report

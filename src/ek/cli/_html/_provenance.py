@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from ek._util import describe_text_level
-from ek._html._chars import show
-from ek._html._format import esc, fmt_count, shown_note, text_cell
-from ek._html._page import table
+from ek.cli._html._chars import show
+from ek.cli._html._format import esc, fmt_count, shown_note, text_cell
+from ek.cli._html._page import table
 
 _MAX_ROWS = 1000
 _SETTINGS = (("metric", "metric"), ("normalize", "normalisation"), ("text_level", "text level"),

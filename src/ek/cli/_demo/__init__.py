@@ -4,7 +4,7 @@ The corpus (``ek/data/demo_ocr.jsonl``) is built by
 ``scripts/make_demo_corpus.py`` from template text and a documented model of
 OCR noise, in two slices: clean prints and degraded scans. Section 2 runs the
 OCR engines installed here (Tesseract, RapidOCR) over the bundled real corpus
-with ``ek benchmark`` (`ek._demo._fleet`), or says how to install them.
+with ``ek benchmark`` (`ek.cli._demo._fleet`), or says how to install them.
 """
 
 from __future__ import annotations
@@ -65,12 +65,12 @@ def _files_section() -> str:
 
 
 def _agent_section() -> str:
-    from ek._demo._agents import demo_report, format_demo
+    from ek.cli._demo._agents import demo_report, format_demo
 
     return format_demo(demo_report())
 
 
 def _ocr_section() -> str:
-    from ek._demo._fleet import fleet_demo
+    from ek.cli._demo._fleet import fleet_demo
 
     return fleet_demo()
