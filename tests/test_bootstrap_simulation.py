@@ -17,7 +17,7 @@ import pytest
 
 import ek
 from ek._bootstrap import MIN_ITEMS
-from ek._util import SummedStatistics
+from ek.metrics import SummedStatistics
 from ek.base import Score
 from ek.metrics import StringMetric
 

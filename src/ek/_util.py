@@ -10,7 +10,7 @@ import sys
 import time
 from functools import lru_cache
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Mapping, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 
 class MissingExtraError(ImportError):
@@ -240,49 +240,6 @@ def sum_detail(scores: Iterable[Any], keys: Sequence[str], *, metric: str = "") 
     return totals
 
 
-class SummedStatistics:
-    """The half of the metric contract (see `ek.metrics`) that is the same for every ek metric.
-
-    A metric class declares ``statistics`` and ``compute`` and, in
-    ``options``, which facade options it takes (facade option -> the
-    dataclass field that receives it); this mixin derives `aggregate` and
-    `with_options` from those declarations, so neither is written per metric.
-    """
-
-    options: ClassVar[Mapping[str, str]] = MappingProxyType({})
-
-    if TYPE_CHECKING:  # what each metric declares, for the type checker
-
-        @property
-        def statistics(self) -> tuple[str, ...]: ...
-
-        def compute(self, totals: Mapping[str, float]) -> float: ...
-
-    def aggregate(self, scores: Iterable[Any]) -> float:
-        """The corpus figure: `compute` of each statistic summed over ``scores``.
-
-        Raises:
-            ValueError: ``scores`` is empty (an empty corpus has no
-                aggregate), or holds a score without these statistics.
-        """
-        return self.compute(sum_detail(scores, self.statistics, metric=type(self).__name__))
-
-    def with_options(self, **values: Any) -> Any:
-        """A copy of this metric with facade options (``normalize=``, ``weights=``) applied.
-
-        Raises:
-            TypeError: an option this metric does not declare in ``options``.
-        """
-        unknown = sorted(set(values) - set(self.options))
-        if unknown:
-            takes = ", ".join(f"{k}=" for k in self.options) or "no options"
-            raise TypeError(
-                f"{type(self).__name__} does not take {unknown[0]}= (it takes {takes}); drop it, "
-                "or use a metric that declares it."
-            )
-        return dataclasses.replace(self, **{self.options[k]: v for k, v in values.items()})  # type: ignore[type-var]
-
-
 def ratio(numerator: float, denominator: float) -> float:
     """``numerator / denominator``, NaN when the denominator is 0 (the figure is undefined)."""
     return numerator / denominator if denominator else math.nan
@@ -314,6 +271,18 @@ class DispatchRule:
 
     def __call__(self, obj: Any) -> bool:
         return bool(self.accepts(obj))
+
+
+def as_rule(obj: Any) -> DispatchRule:
+    """A ``"dispatch"`` registry entry as a `DispatchRule`: itself, or a plain predicate with its attributes read once.
+
+    A predicate may carry the rule's fields as attributes (``metric``,
+    ``pairs``, ``prepare``, ``priority``); those it lacks take their defaults.
+    """
+    if isinstance(obj, DispatchRule):
+        return obj
+    return DispatchRule(accepts=obj, metric=getattr(obj, "metric", None), pairs=getattr(obj, "pairs", "either"),
+                        prepare=getattr(obj, "prepare", None), priority=getattr(obj, "priority", 0))
 
 
 def want_progress(progress: Optional[bool]) -> bool:

@@ -45,6 +45,7 @@ __all__ = [
     "Finding",
     "GraphGrammar",
     "Metric",
+    "MetricContract",
     "NodePath",
     "NodeType",
     "Normalizer",
@@ -461,14 +462,83 @@ class Metric(Protocol):
 
     Structurally only ``__call__`` is required, so a plain function
     ``(pred, gold, *, grammar=None) -> Score | number`` is a Metric. ek's
-    own metrics also have ``name``, a class-level ``higher_is_better``, the
-    ``statistics`` their scores carry, ``compute(totals)`` and
-    ``aggregate(scores) == compute(summed statistics)``: the contract the
-    facade and the harness rely on, written out in `ek.metrics`. Wrap a
-    plain function with `ek.metric` to give it that contract.
+    own metrics satisfy the whole contract, `MetricContract` (``name``,
+    ``higher_is_better``, ``statistics``, ``compute(totals)``,
+    ``aggregate(scores) == compute(summed statistics)``, ...), written out in
+    `ek.metrics`. Wrap a plain function with `ek.metric` to declare it.
     """
 
     def __call__(self, pred: Any, gold: Any, /, *, grammar: Optional[GraphGrammar] = None) -> Score | float: ...
+
+
+@runtime_checkable
+class MetricContract(Protocol):
+    """A metric as ek reads it once resolved: the contract `ek.metrics` writes out.
+
+    Every registered metric satisfies it (their shared half comes from
+    `ek.metrics.SummedStatistics`), and the facade wraps any other callable
+    into it once, when it resolves the metric (`ek.metrics.as_metric`;
+    `ek.metric` builds one directly). So the facade, the bootstrap, the Dask
+    path and the pages read these attributes and never guess from a name.
+
+    Attributes:
+        name: the registered name (`ek.merge_reports` finds the metric by it).
+        higher_is_better: the direction, or None when it is not declared.
+        statistics: the ``Score.detail`` keys the corpus figure sums.
+        aggregation: the rule that makes the corpus figure: ``"statistics"``,
+            ``"sum_ratio"``, ``"mean"`` or ``"custom"`` (see `ek.metrics`).
+        declared: False only for a function that declared no aggregation, whose
+            figure falls back to the mean of its values (the facade warns).
+        options: the facade options it takes, mapped to the field receiving each.
+        unit: what an edit counts (``"char"``, ``"grapheme"``, ``"word"``,
+            ``"unicode_word"``), or None when it is not an alignment of units.
+        percent: whether its values read as percentages (rates and shares).
+        reads_documents: whether it scores OCR documents (their measures and
+            confusions come with it).
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def higher_is_better(self) -> Optional[bool]: ...
+
+    @property
+    def statistics(self) -> tuple[str, ...]: ...
+
+    @property
+    def aggregation(self) -> str: ...
+
+    @property
+    def declared(self) -> bool: ...
+
+    @property
+    def options(self) -> Mapping[str, str]: ...
+
+    @property
+    def unit(self) -> Optional[str]: ...
+
+    @property
+    def percent(self) -> bool: ...
+
+    @property
+    def reads_documents(self) -> bool: ...
+
+    def __call__(self, pred: Any, gold: Any, /, *, grammar: Optional[GraphGrammar] = None) -> Score:
+        """One comparison."""
+
+    def compute(self, totals: Mapping[str, float]) -> float:
+        """The headline value from summed statistics (float totals too); the one place 0/0 is decided."""
+
+    def aggregate(self, scores: Iterable[Score]) -> float:
+        """The corpus figure: `compute` of the statistics summed over ``scores``."""
+
+    def score_many(self, preds: Sequence[Any], golds: Sequence[Any], *,
+                   grammar: Optional[GraphGrammar] = None) -> Sequence[Score]:
+        """The scores of aligned lists (one pass where the metric declares a batch path)."""
+
+    def with_options(self, **values: Any) -> MetricContract:
+        """A copy with facade options (``normalize=``, ``weights=``) applied; TypeError for undeclared ones."""
 
 
 @runtime_checkable

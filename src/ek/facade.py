@@ -40,9 +40,10 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 
 import ek.metrics  # noqa: F401 - registers the core metrics before any lookup
 from ek._ppi import AuditPlan, CorpusEstimate
-from ek._util import DispatchRule, rehome, type_name
-from ek.base import Comparison, GraphGrammar, QualityReport, Report, Score
+from ek._util import as_rule, rehome, type_name
+from ek.base import Comparison, GraphGrammar, MetricContract, QualityReport, Report, Score
 from ek.canonicalize import resolve_canonicalizer
+from ek.metrics import as_metric
 from ek.registry import _live, get, names
 
 __all__ = ["AuditPlan", "CorpusEstimate", "agreement_proxy", "compare", "compare_estimates", "confidence_proxy",
@@ -92,7 +93,7 @@ def score(
     name, m, prepare = _resolve(metric, pred, gold, normalize, weights)
     if prepare is not None:
         pred, gold = _prepared(prepare, pred, "pred"), _prepared(prepare, gold, "gold")
-    return _as_score(m(pred, gold, grammar=grammar), name)
+    return m(pred, gold, grammar=grammar)
 
 
 def evaluate(
@@ -141,17 +142,13 @@ def evaluate(
 
         ids = check_ids(ids, len(preds), who="evaluate()")
     if not preds:
-        label = metric if isinstance(metric, str) else getattr(metric, "name", "")
-        return Report(metric=label or "", aggregate=None, n=0)
+        label = metric if isinstance(metric, str) else as_metric(metric).name if callable(metric) else ""
+        return Report(metric=label, aggregate=None, n=0)
     name, m, prepare = _resolve(metric, preds[0], golds[0], normalize, weights)
     if prepare is not None:
         preds = [_prepared(prepare, p, f"item {i} pred") for i, p in enumerate(preds)]
         golds = [_prepared(prepare, g, f"item {i} gold") for i, g in enumerate(golds)]
-    batch = getattr(m, "score_many", None)
-    if batch is not None:
-        scores: Sequence[Score] = batch(preds, golds, grammar=grammar)
-    else:
-        scores = tuple(_as_score(m(p, g, grammar=grammar), name) for p, g in zip(preds, golds))
+    scores = m.score_many(preds, golds, grammar=grammar)
     _warn_if_mean(m, name, "evaluate")
     report = _report(m, name, scores, slices, ids)
     _refuse_nan(report, preds)
@@ -190,13 +187,14 @@ def merge_reports(*reports: Report, metric: str | Metric | None = None) -> Repor
     if not full:
         return reports[0]
     name = labels.pop()
-    m = get("metrics", name) if metric is None else (get("metrics", metric) if isinstance(metric, str) else metric)
+    m = _merged_metric(full, name) if metric is None else as_metric(get("metrics", metric) if isinstance(metric, str)
+                                                                     else metric)
     from ek import _bootstrap
 
     ids = _bootstrap.merged_ids(full)
     _warn_if_mean(m, name, "merge_reports")
     if any("replicates" in r.detail for r in full):
-        detail = {"higher_is_better": _direction(m), "aggregation": _aggregation(m)}
+        detail = {"higher_is_better": m.higher_is_better, "aggregation": m.aggregation}
         merged: Report = _bootstrap.merge_summaries(full, m, name, ids, detail)
         return merged
     slices: list[Any] = []
@@ -426,8 +424,7 @@ def confidence_proxy(confidences: Iterable[Any], *, metric: str = "cer", calibra
     from ek._ppi import expected_statistics
 
     name, m, _ = _resolve(metric, None, None, normalize, None)
-    rows = expected_statistics(list(confidences), tuple(getattr(m, "statistics", ())), calibrator=calibrator,
-                               who="confidence_proxy()")
+    rows = expected_statistics(list(confidences), m.statistics, calibrator=calibrator, who="confidence_proxy()")
     labels = None if slices is None else list(slices)
     if labels is not None and len(labels) != len(rows):
         raise ValueError(f"confidence_proxy() got {len(rows)} items and {len(labels)} slices; give one per item.")
@@ -435,8 +432,7 @@ def confidence_proxy(confidences: Iterable[Any], *, metric: str = "cer", calibra
         from ek._bootstrap import check_ids
 
         ids = check_ids(ids, len(rows), who="confidence_proxy()")
-    compute: Callable[[Mapping[str, float]], float] = getattr(m, "compute")
-    scores = tuple(Score(float(compute(row)), metric=name, detail=row) for row in rows)
+    scores = tuple(Score(float(m.compute(row)), metric=name, detail=row) for row in rows)
     return _report(m, name, scores, labels, None if ids is None else tuple(ids))
 
 
@@ -480,13 +476,13 @@ def _split_cases(cases: Iterable[Sequence[Any]]) -> tuple[list[Any], list[Any], 
     return preds, golds, (slices if sliced else None)
 
 
-def _report(m: Metric, name: str, scores: Sequence[Score], slices: Optional[Sequence[Any]],
+def _report(m: MetricContract, name: str, scores: Sequence[Score], slices: Optional[Sequence[Any]],
             ids: Optional[tuple[Any, ...]] = None) -> Report:
     from ek._bootstrap import Resampler
 
-    aggregate = _aggregate(m, scores)
+    aggregate = m.aggregate(scores)
     per_slice: dict[Any, float] = {}
-    detail: dict[str, Any] = {"higher_is_better": _direction(m), "aggregation": _aggregation(m)}
+    detail: dict[str, Any] = {"higher_is_better": m.higher_is_better, "aggregation": m.aggregation}
     if ids is not None:
         detail["ids"] = ids
     if slices is not None:
@@ -503,7 +499,7 @@ def _report(m: Metric, name: str, scores: Sequence[Score], slices: Optional[Sequ
         take = getattr(scores, "take", None)
         for label, idx in groups.items():
             part = take(idx) if take is not None else [scores[i] for i in idx]
-            per_slice[label] = _aggregate(m, part)
+            per_slice[label] = m.aggregate(part)
         detail.update(slices=tuple(slices), slice_n={k: len(v) for k, v in groups.items()})
     return Report(metric=name, aggregate=aggregate, n=len(scores), scores=scores, per_slice=per_slice,
                   detail=detail, _resampler=Resampler(m))
@@ -541,31 +537,19 @@ def _concatenated(parts: list[Sequence[Score]]) -> Sequence[Score]:
     return tuple(chain.from_iterable(parts))
 
 
-def _aggregate(m: Metric, scores: Sequence[Score]) -> float:
-    agg = getattr(m, "aggregate", None)
-    if agg is not None:
-        value: float = agg(scores)
-        return value
-    return sum(float(s.value) for s in scores) / len(scores)
+def _merged_metric(reports: Sequence[Report], name: str) -> MetricContract:
+    """The metric of reports to merge: the registered one of that name, else the one the reports carry."""
+    if name in names("metrics"):
+        return as_metric(get("metrics", name))
+    carried = {id(r._resampler.metric): r._resampler.metric for r in reports if r._resampler is not None}
+    if len(carried) == 1:
+        only: MetricContract = carried.popitem()[1]
+        return only
+    return as_metric(get("metrics", name))  # KeyError: the name is unknown, listing the known ones
 
 
-def _direction(m: Metric) -> Optional[bool]:
-    flag = getattr(m, "higher_is_better", None)
-    return flag if isinstance(flag, bool) else None
-
-
-def _aggregation(m: Metric) -> str:
-    """How the metric turns scores into a figure, in the vocabulary `ek.metrics` documents."""
-    declared = getattr(m, "aggregation", None)
-    if isinstance(declared, str):
-        return declared
-    if getattr(m, "aggregate", None) is None:
-        return "mean"
-    return "statistics" if hasattr(m, "statistics") and hasattr(m, "compute") else "custom"
-
-
-def _warn_if_mean(m: Metric, name: str, who: str) -> None:
-    if getattr(m, "aggregate", None) is None:
+def _warn_if_mean(m: MetricContract, name: str, who: str) -> None:
+    if not m.declared:
         warnings.warn(
             f"{who}() aggregates metric {name!r} by the mean of its per-item values because it has no "
             "aggregate(); for a ratio such as an error rate that is not the corpus figure. Declare how it "
@@ -577,18 +561,22 @@ def _warn_if_mean(m: Metric, name: str, who: str) -> None:
 
 def _resolve(
     metric: str | Metric | None, pred: Any, gold: Any, normalize: Optional[Steps], weights: Optional[CostWeight]
-) -> tuple[str, Metric, Optional[Callable[[Any], Any]]]:
-    """(name, metric object, per-side conversion or None) for one call."""
+) -> tuple[str, MetricContract, Optional[Callable[[Any], Any]]]:
+    """(name, the metric as the contract, per-side conversion or None) for one call.
+
+    This is where a metric is wrapped into `ek.base.MetricContract`, once
+    (`ek.metrics.as_metric`); everything after reads its attributes.
+    """
     prepare = None
     if metric is None:
         name, prepare = _dispatch(pred, gold)
-        m = get("metrics", name)
+        m = as_metric(get("metrics", name))
     elif isinstance(metric, str):
-        name, m = metric, get("metrics", metric)
+        name, m = metric, as_metric(get("metrics", metric))
         prepare = _named_prepare(pred, gold)
     elif callable(metric):
-        m = metric
-        name = str(getattr(metric, "name", None) or getattr(metric, "__name__", type(metric).__name__))
+        m = as_metric(metric)
+        name = m.name
     else:
         raise TypeError(
             f"metric must be a registered name, a metric callable or None, got {type_name(metric)}. "
@@ -602,17 +590,15 @@ def _resolve(
     return name, m, prepare
 
 
-def _configure(m: Metric, name: str, options: dict[str, Any]) -> Metric:
+def _configure(m: MetricContract, name: str, options: dict[str, Any]) -> MetricContract:
     """The metric with the facade options applied, through the options it declares."""
-    declared = getattr(m, "options", None) or {}
     for option in options:
-        if option not in declared:
+        if option not in m.options:
             raise TypeError(
                 f"metric {name!r} does not take {option}=; drop it, or use a metric that declares "
                 f"{option!r} in its options (see the metric contract in ek.metrics)."
             )
-    with_options: Callable[..., Metric] = getattr(m, "with_options")  # declared options come with it
-    return with_options(**options)
+    return m.with_options(**options)
 
 
 _RULES: list[Any] = [None, [], []]  # registry entries last seen; their rules in order; those that convert
@@ -626,13 +612,9 @@ def _rules() -> list[_Rule]:
     """
     live = _live("dispatch")
     if tuple(live.items()) != _RULES[0]:
-        entries = [(n, get("dispatch", n)) for n in names("dispatch")]  # get() loads entry points
-        entries.sort(key=lambda entry: (getattr(entry[1], "priority", 0), entry[0]))
-        ordered = [
-            (getattr(rule, "metric", None) or name, rule.accepts if isinstance(rule, DispatchRule) else rule,
-             getattr(rule, "pairs", "either"), getattr(rule, "prepare", None))
-            for name, rule in entries
-        ]
+        entries = [(n, as_rule(get("dispatch", n))) for n in names("dispatch")]  # get() loads entry points
+        entries.sort(key=lambda entry: (entry[1].priority, entry[0]))
+        ordered = [(rule.metric or name, rule.accepts, rule.pairs, rule.prepare) for name, rule in entries]
         _RULES[:] = [tuple(live.items()), ordered, [r for r in ordered if r[3] is not None]]
     rules: list[_Rule] = _RULES[1]
     return rules
@@ -683,16 +665,6 @@ def _prepared(prepare: Callable[[Any], Any], obj: Any, what: str) -> Any:
         return prepare(obj)
     except TypeError as exc:
         raise TypeError(f"{what}: {exc}.") from None
-
-
-def _as_score(result: Any, name: str) -> Score:
-    if isinstance(result, Score):
-        return result
-    if isinstance(result, (int, float)):
-        return Score(float(result), metric=name)
-    raise TypeError(
-        f"metric {name!r} returned {type_name(result)}; a metric must return a Score or a number."
-    )
 
 
 rehome(globals())  # CorpusEstimate and AuditPlan are defined in ek._ppi

@@ -31,6 +31,7 @@ from ek._bootstrap._permutation import sign_flip_p_value, smallest_p_value
 from ek._bootstrap._weights import (
     MIN_ITEMS, REPLICATES, SCHEME, as_table, id_text, interval_of, p_value_of, replicate_sums,
 )
+from ek.base import MetricContract
 
 __all__ = [
     "Resampler", "check_comparable", "compare", "group_size", "interval", "merge_summaries", "merged_ids",
@@ -208,7 +209,7 @@ def statistic_table(report: Any) -> tuple:
     return names, compute, as_table(_columns(report, names), report.n)
 
 
-def metric_of(report: Any) -> Any:
+def metric_of(report: Any) -> MetricContract:
     """The metric object a report was made with (ValueError when it does not carry one)."""
     return _metric(report)
 
@@ -296,9 +297,7 @@ def _check_level(level: Any) -> None:
 def _statistics(report: Any) -> tuple[tuple, Callable[[dict], float]]:
     """The statistic names the report's metric sums, and its ``compute``."""
     m = _metric(report)
-    if getattr(m, "aggregate", None) is None:  # the mean fallback of a plain function
-        return ("value", "n"), _mean
-    if report.detail.get("aggregation") == "custom" or not (hasattr(m, "statistics") and hasattr(m, "compute")):
+    if report.detail.get("aggregation") == "custom" or m.aggregation == "custom":
         raise ValueError(
             f"metric {report.metric!r} aggregates with a custom function rather than summed statistics, so its "
             "figure cannot be resampled; declare how it aggregates with ek.metric(fn, aggregate='mean' or "
@@ -307,7 +306,7 @@ def _statistics(report: Any) -> tuple[tuple, Callable[[dict], float]]:
     return tuple(m.statistics), m.compute
 
 
-def _metric(report: Any) -> Any:
+def _metric(report: Any) -> MetricContract:
     carrier = report._resampler
     if carrier is None or carrier.metric is None:
         raise ValueError(
@@ -316,10 +315,6 @@ def _metric(report: Any) -> Any:
             "with ek.merge_reports(report, metric=...)."
         )
     return carrier.metric
-
-
-def _mean(totals: dict) -> float:
-    return totals["value"] / totals["n"] if totals["n"] else math.nan
 
 
 def _ids(report: Any) -> tuple:
@@ -398,7 +393,7 @@ def _columns(report: Any, names: tuple) -> list:
             f"this {report.metric!r} report holds {len(scores)} scores for n={report.n} items and no replicate "
             "sums, so it cannot be resampled; keep its scores, or build it with ek.merge_reports of full reports."
         )
-    if names == ("value", "n") and getattr(_metric(report), "aggregate", None) is None:
+    if not _metric(report).declared:  # the mean fallback of a plain function: its values, each counted once
         return [[float(s.value) for s in scores], [1] * len(scores)]
     column = getattr(scores, "column", None)
     if column is not None:
@@ -450,9 +445,7 @@ def _add_totals(parts: Any) -> dict:
 
 def _direction(report: Any) -> Optional[bool]:
     flag = report.detail.get("higher_is_better")
-    if not isinstance(flag, bool):
-        flag = getattr(_metric(report), "higher_is_better", None)
-    return flag if isinstance(flag, bool) else None
+    return flag if isinstance(flag, bool) else _metric(report).higher_is_better
 
 
 def _examples(ids: list) -> str:

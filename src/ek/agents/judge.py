@@ -37,7 +37,8 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional, Sequence
 
-from ek._util import SummedStatistics, ratio, type_name
+from ek._util import ratio, type_name
+from ek.metrics import SummedStatistics
 from ek.agents.base import is_episode
 from ek.base import Finding, GraphGrammar, Score, Severity
 from ek.harness import cohen_kappa, krippendorff_alpha, percent_agreement

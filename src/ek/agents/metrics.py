@@ -39,7 +39,8 @@ from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Any, Optional, Protocol, Union
 
-from ek._util import DispatchRule, SummedStatistics, ratio, type_name
+from ek._util import DispatchRule, ratio, type_name
+from ek.metrics import SummedStatistics
 from ek.agents._common import per_success, run_check
 from ek.agents.base import Episode, is_episode
 from ek.agents.cost import ModelPrice, UnknownModelPrice, episode_dollars

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping, Optional
 
-from ek._util import SummedStatistics
+from ek.metrics import SummedStatistics
 from ek.agents._common import arg_diff, call_mass, calls_of, field_weight
 from ek.base import GraphGrammar, Normalizer, Score
 from ek.canonicalize import default_canonicalizer

@@ -82,6 +82,8 @@ True
 """
 
 from ek._util import rehome
+# the contract's shared half and the wrapper of foreign metrics, for ek's own packages (not in __all__)
+from ek.metrics._contract import SummedStatistics as SummedStatistics, as_metric as as_metric
 from ek.metrics._custom import metric
 from ek.metrics.anls import AnlsMetric
 from ek.metrics.fields import FieldMetric

@@ -15,10 +15,12 @@ import inspect
 import math
 from collections.abc import Sized
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
+from types import MappingProxyType
+from typing import Any, Callable, ClassVar, Iterable, Mapping, Optional, Sequence, Union
 
 from ek._util import ratio, sum_detail, type_name
-from ek.base import GraphGrammar, Score
+from ek.base import GraphGrammar, MetricContract, Score
+from ek.metrics._contract import check_aligned
 
 __all__ = ["metric"]
 
@@ -36,6 +38,12 @@ class _FunctionMetric:
     higher_is_better: Optional[bool] = None
     custom: Optional[Callable[[Any], float]] = None
     takes_grammar: bool = False
+
+    options: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    declared: ClassVar[bool] = True
+    unit: ClassVar[Optional[str]] = None
+    percent: ClassVar[bool] = False
+    reads_documents: ClassVar[bool] = False
 
     def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
         out = self.fn(pred, gold, grammar=grammar) if self.takes_grammar else self.fn(pred, gold)
@@ -82,6 +90,21 @@ class _FunctionMetric:
             raise ValueError(f"{self.name}.aggregate() got no scores; an empty corpus has no aggregate.")
         return float(self.custom(items))
 
+    def score_many(self, preds: Sequence[Any], golds: Sequence[Any], *,
+                   grammar: Optional[GraphGrammar] = None) -> Sequence[Score]:
+        """The scores of aligned lists, one call of the function each."""
+        check_aligned(preds, golds)
+        return tuple(self(p, g, grammar=grammar) for p, g in zip(preds, golds))
+
+    def with_options(self, **values: Any) -> _FunctionMetric:
+        """Refused: a function metric takes no facade options (its function applies its own).
+
+        Raises:
+            TypeError: always, naming the option.
+        """
+        raise TypeError(f"metric {self.name!r} does not take {sorted(values)[0]}= (it takes no options); "
+                        "apply it inside the function.")
+
     def _needs_statistics(self, what: str) -> str:
         num, den = self.statistics
         return (
@@ -98,7 +121,7 @@ def metric(
     higher_is_better: Optional[bool] = None,
     statistics: Optional[Sequence[str]] = None,
     name: Optional[str] = None,
-) -> Any:
+) -> MetricContract:
     """A metric following ek's contract, made from a plain ``(pred, gold) -> number | Score`` function.
 
     Args:

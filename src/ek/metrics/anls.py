@@ -31,7 +31,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ek._util import SummedStatistics, import_optional, ratio, type_name
+from ek._util import import_optional, ratio, type_name
+from ek.metrics._contract import SummedStatistics
 from ek.base import GraphGrammar, Score
 from ek.registry import register
 

@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Iterable, Optional
 
-from ek._util import DispatchRule, SummedStatistics, prf, type_name
+from ek._util import DispatchRule, prf, type_name
+from ek.metrics._contract import SummedStatistics
 from ek.base import GraphGrammar, Normalizer, Score
 from ek.canonicalize import resolve_canonicalizer
 from ek.registry import register

@@ -55,7 +55,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping, Optional, Sequence
 
-from ek._util import DispatchRule, FrozenMappings, SummedStatistics, import_optional, type_name
+from ek._util import DispatchRule, FrozenMappings, import_optional, type_name
+from ek.metrics._contract import SummedStatistics
 from ek.base import CostWeight, GraphGrammar, Normalizer, Score
 from ek.registry import register
 

@@ -53,7 +53,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar, Mapping, Optional
 
-from ek._util import SummedStatistics, type_name
+from ek._util import type_name
+from ek.metrics._contract import SummedStatistics
 from ek._words import unicode_words
 from ek.base import GraphGrammar, Normalizer, Score
 from ek.metrics._flexible import flexible_edits

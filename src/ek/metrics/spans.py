@@ -49,7 +49,8 @@ from enum import Enum
 from operator import itemgetter
 from typing import Any, Iterable, Optional
 
-from ek._util import SummedStatistics, import_optional, prf, type_name
+from ek._util import import_optional, prf, type_name
+from ek.metrics._contract import SummedStatistics
 from ek.base import GraphGrammar, Score
 from ek.registry import register
 

@@ -33,7 +33,8 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 from ek._align import graphemes
 from ek._words import unicode_words
-from ek._util import DispatchRule, SummedStatistics, type_name
+from ek._util import DispatchRule, type_name
+from ek.metrics._contract import SummedStatistics
 from ek.base import GraphGrammar, Normalizer, Score
 from ek.metrics import _edit
 from ek.metrics._columns import ScoreColumns

@@ -68,7 +68,8 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, Iterable, Mapping, NamedTuple, Optional
 
-from ek._util import DispatchRule, SummedStatistics, prf, ratio, sum_detail, type_name
+from ek._util import DispatchRule, prf, ratio, sum_detail, type_name
+from ek.metrics._contract import SummedStatistics
 from ek.base import GraphGrammar, Normalizer, Score
 from ek.registry import register
 
