@@ -31,7 +31,6 @@ from ek._bootstrap._permutation import sign_flip_p_value, smallest_p_value
 from ek._bootstrap._weights import (
     MIN_ITEMS, REPLICATES, SCHEME, as_table, id_text, interval_of, p_value_of, replicate_sums,
 )
-from ek.base import MetricContract
 
 __all__ = [
     "Resampler", "check_comparable", "compare", "group_size", "interval", "merge_summaries", "merged_ids",
@@ -209,8 +208,8 @@ def statistic_table(report: Any) -> tuple:
     return names, compute, as_table(_columns(report, names), report.n)
 
 
-def metric_of(report: Any) -> MetricContract:
-    """The metric object a report was made with (ValueError when it does not carry one)."""
+def metric_of(report: Any) -> Any:
+    """The metric a report was made with, as `ek.base.MetricContract` (ValueError when it does not carry one)."""
     return _metric(report)
 
 
@@ -306,7 +305,7 @@ def _statistics(report: Any) -> tuple[tuple, Callable[[dict], float]]:
     return tuple(m.statistics), m.compute
 
 
-def _metric(report: Any) -> MetricContract:
+def _metric(report: Any) -> Any:  # an ek.base.MetricContract (ek.base is on this row of the layer map)
     carrier = report._resampler
     if carrier is None or carrier.metric is None:
         raise ValueError(

@@ -49,6 +49,7 @@ from typing import Any, Iterator, Optional
 
 from ek._util import import_optional, type_name
 from ek.base import Report
+from ek.metrics import as_metric
 from ek.dask._rows import Fields, check_columns
 from ek.dask._summary import (
     Spec, Summary, check_mergeable, items_of, length, merge, metric_object, offsets, score_partition, summarize,
@@ -125,7 +126,7 @@ def evaluate(
         check_columns(collection.columns, fields)
     if metric is not None:
         check_mergeable(metric_object(metric, metric) if isinstance(metric, str) else metric,
-                        metric if isinstance(metric, str) else _label(metric))
+                        metric if isinstance(metric, str) else _label(metric))  # the name, before as_metric checks it
     _check_pickles({"metric": metric, "normalize": normalize, "grammar": grammar, "weights": weights})
     spec = dask.delayed(Spec(metric, grammar, normalize, weights, fields, level is not None), traverse=False)
     parts = collection.to_delayed()
@@ -259,8 +260,9 @@ def _is_dataframe(collection: Any) -> bool:
     return isinstance(collection, dask.dataframe.DataFrame)
 
 
-def _label(metric: Any) -> str:
-    return str(getattr(metric, "name", None) or getattr(metric, "__name__", None) or type(metric).__name__)
+def _label(value: Any) -> str:
+    """What to call a value that cannot be pickled (a metric, a normalizer, a grammar) in the message."""
+    return str(getattr(value, "name", None) or getattr(value, "__name__", None) or type(value).__name__)
 
 
 def _check_pickles(parts: dict) -> None:
@@ -292,7 +294,7 @@ def _report(summary: Summary, metric: Any, items: Optional[list], partitions: in
 
     size = len(pickle.dumps(summary))
     if not summary.n:
-        label = metric if isinstance(metric, str) else (_label(metric) if metric is not None else "")
+        label = metric if isinstance(metric, str) else (as_metric(metric).name if metric is not None else "")
         return Report(metric=label, aggregate=None, n=0, detail={"partitions": partitions, "summary_bytes": size})
     m = metric_object(metric, summary.metric)
     detail: dict = dict(summary.detail)

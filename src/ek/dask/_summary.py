@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Sequence
 
 from ek._util import type_name
+from ek.base import MetricContract
+from ek.metrics import as_metric
 from ek.dask._rows import Fields, cases_of
 from ek.dask._sums import Sum, add, exact_sum, total
 
@@ -89,13 +91,13 @@ class Summary:
         return dict(zip(self.statistics, map(total, totals)))
 
 
-def metric_object(metric: Any, name: str) -> Any:
-    """The metric whose ``statistics`` and ``compute`` a report named ``name`` was scored with."""
+def metric_object(metric: Any, name: str) -> MetricContract:
+    """The metric (as the contract) whose ``statistics`` and ``compute`` a report named ``name`` was scored with."""
     if metric is None or isinstance(metric, str):
         from ek.registry import get
 
-        return get("metrics", name)
-    return metric
+        return as_metric(get("metrics", name))
+    return as_metric(metric)
 
 
 def check_mergeable(m: Any, name: str) -> None:
@@ -103,11 +105,12 @@ def check_mergeable(m: Any, name: str) -> None:
     why = None
     if not callable(m):
         raise TypeError(f"{_WHO} metric must be a registered name, a metric callable or None, got {type_name(m)}.")
-    if getattr(m, "aggregate", None) is None:
+    m = as_metric(m)
+    if not m.declared:
         why = "it has no aggregate(), so a serial ek.evaluate would take the mean of its values"
-    elif getattr(m, "aggregation", None) == "custom":
+    elif m.aggregation == "custom":
         why = "it aggregates with a custom function of all the scores"
-    elif not getattr(m, "statistics", None) or not callable(getattr(m, "compute", None)):
+    elif not m.statistics:
         why = "it declares no statistics and compute() (see the metric contract in ek.metrics)"
     if why is not None:
         raise ValueError(
@@ -158,7 +161,7 @@ def summarize(scored: Scored, spec: Spec, starts: Optional[Sequence[int]] = None
     report = scored.report
     if report is None:
         return Summary(sliced=scored.sliced)
-    names = tuple(metric_object(spec.metric, report.metric).statistics)
+    names = metric_object(spec.metric, report.metric).statistics
     columns = _columns(report, names, scored.index)
     groups: dict = {}
     for i, label in enumerate(report.detail.get("slices") or ()):
