@@ -145,6 +145,7 @@ class TaskSuccessMetric(SummedStatistics):
 
     name = "task_success"
     higher_is_better = True
+    percent = True  # a share or a rate: the pages show it as a percentage
     statistics = ("successes", "n")
 
     def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:

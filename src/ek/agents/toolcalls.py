@@ -105,6 +105,7 @@ class ToolCallMetric(SummedStatistics):
 
     name = "tool_call"
     higher_is_better = True
+    percent = True  # a share or a rate: the pages show it as a percentage
     statistics = ("tp", "fp", "fn")
     options = MappingProxyType({"normalize": "canonicalizer"})
 

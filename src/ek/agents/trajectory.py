@@ -85,6 +85,7 @@ class TrajectoryMetric(SummedStatistics):
 
     name = "trajectory"
     higher_is_better = False
+    percent = True  # a share or a rate: the pages show it as a percentage
     statistics = ("distance", "max_distance")
     options = MappingProxyType({"normalize": "canonicalizer"})
 

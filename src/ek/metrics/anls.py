@@ -68,6 +68,7 @@ class AnlsMetric(SummedStatistics):
 
     name = "anls"
     higher_is_better = True
+    percent = True  # a share or a rate: the pages show it as a percentage
     statistics = ("similarity", "n")
 
     def __post_init__(self) -> None:

@@ -64,6 +64,7 @@ class FieldMetric(SummedStatistics):
 
     name = "fields"
     higher_is_better = True
+    percent = True  # a share or a rate: the pages show it as a percentage
     statistics = ("tp", "fp", "fn")
     options = MappingProxyType({"normalize": "canonicalizer"})
 

@@ -87,6 +87,8 @@ class FlexibleCharacterMetric(SummedStatistics):
     max_line_error: float = field(default=0.5, kw_only=True)
 
     higher_is_better: ClassVar[bool] = True
+    percent: ClassVar[bool] = True  # a rate of characters or words: shown as a percentage
+    reads_documents: ClassVar[bool] = True  # scores OCR documents (measures and confusions come with it)
     statistics: ClassVar[tuple[str, ...]] = ("edits", "ref_len")
     options: ClassVar[Mapping[str, str]] = MappingProxyType({"normalize": "canonicalizer"})
     name: ClassVar[str] = "fca"
@@ -132,6 +134,8 @@ class BagOfWordsMetric(SummedStatistics):
     words: str = field(default="whitespace", kw_only=True)
 
     higher_is_better: ClassVar[bool] = False
+    percent: ClassVar[bool] = True  # a rate of characters or words: shown as a percentage
+    reads_documents: ClassVar[bool] = True  # scores OCR documents (measures and confusions come with it)
     statistics: ClassVar[tuple[str, ...]] = ("edits", "ref_len")
     options: ClassVar[Mapping[str, str]] = MappingProxyType({"normalize": "canonicalizer"})
     name: ClassVar[str] = "bow"

@@ -128,6 +128,7 @@ class SpanF1Metric(SummedStatistics):
     tagging_scheme: str = field(default="IOB2", kw_only=True)
 
     higher_is_better = True
+    percent = True  # a share or a rate: the pages show it as a percentage
 
     def __post_init__(self) -> None:
         if self.scheme is None:

@@ -98,6 +98,8 @@ class StringMetric(SummedStatistics):
     higher_is_better = False
     statistics = ("edits", "ref_len")
     options = MappingProxyType({"normalize": "canonicalizer"})
+    percent = True  # an error rate: shown as a percentage
+    reads_documents = True  # scores OCR documents (measures and confusions come with it)
 
     def __post_init__(self) -> None:
         if self.mode not in _MODES:
@@ -118,6 +120,13 @@ class StringMetric(SummedStatistics):
         if self.segment == "grapheme":
             return "cer_grapheme"
         return "wer_unicode" if self.words == "unicode" else self.mode
+
+    @property
+    def unit(self) -> str:
+        """What one edit counts: ``"char"``, ``"grapheme"``, ``"word"`` or ``"unicode_word"`` (the pages align in it)."""
+        if self.mode == "wer":
+            return "unicode_word" if self.words == "unicode" else "word"
+        return "grapheme" if self.segment == "grapheme" else "char"
 
     def __call__(self, pred: str, gold: str, *, grammar: Optional[GraphGrammar] = None) -> Score:
         """Error rate of ``pred`` against ``gold``."""

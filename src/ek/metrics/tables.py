@@ -358,6 +358,7 @@ class TedsMetric(SummedStatistics):
         _check_limits("TedsMetric", self.max_cells, self.max_chars)
 
     higher_is_better = True
+    percent = True  # a share or a rate: the pages show it as a percentage
     statistics = ("similarity", "n")
     options = MappingProxyType({"normalize": "canonicalizer"})
 
@@ -448,6 +449,7 @@ class GritsMetric(SummedStatistics):
         _check_limits("GritsMetric", self.max_cells, self.max_chars)
 
     higher_is_better = True
+    percent = True  # a share or a rate: the pages show it as a percentage
     statistics = _GRITS_SUMS
     options = MappingProxyType({"normalize": "canonicalizer"})
 

@@ -13,7 +13,7 @@ from typing import Any, Optional
 
 from ek.cli._commands._benchmark_gold import BenchmarkGold
 from ek.cli._commands._options import Options
-from ek.cli._commands._pages import SHOWN, _display_ops, _extremes, _preparer, _UNITS, _WORDS
+from ek.cli._commands._pages import SHOWN, _display_ops, _extremes, _preparer, _WORDS, unit_of
 
 _SHOWN_PER_ROW = 20  # worst pages listed per engine (the JSON lists every page)
 
@@ -21,7 +21,7 @@ _SHOWN_PER_ROW = 20  # worst pages listed per engine (the JSON lists every page)
 def fleet_page(report: Any, corpus: BenchmarkGold, payload: dict, steps: Optional[list]) -> dict:
     """The ``render_fleet`` data of a fleet run, with the payload's provenance keys."""
     prepare = _preparer(report.metric, Options(normalize=steps))
-    unit = _UNITS.get(report.metric)
+    unit = unit_of(report.metric)
     up = report.higher_is_better
     data = {
         "title": f"ek benchmark: {corpus.source}", "metric": report.metric, "higher_is_better": up,

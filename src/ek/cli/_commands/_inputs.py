@@ -19,12 +19,12 @@ from ek._bootstrap import id_text, resampled, resampled_pair
 from ek.cli._commands._options import Options
 from ek._files import InputError, Joined, Side, join, read_side, refuse_failures, unread
 from ek._util import Progress
-from ek.base import Report
+from ek.base import MetricContract, Report
 from ek.facade import evaluate, merge_reports
+from ek.metrics import as_metric
 from ek.registry import get
 
 _CHUNK = 20_000  # items scored per evaluate() call; the progress bar moves once per chunk
-_DOCUMENT_METRICS = (None, "cer", "wer", "cer_grapheme", "fca", "bow")
 _DOCUMENT_KEYS = ("measures", "confusions", "document_mean")  # of the OCR report, in the JSON
 
 
@@ -70,7 +70,7 @@ def score(joined: Joined, options: Options, *, name: str) -> Scored:
     """Score the joined cases (with a progress bar on a terminal)."""
     if not joined.ids:
         raise InputError(f"no gold item could be scored against {name}; check GOLD.")
-    if (joined.documents or options.profile is not None) and options.metric in _DOCUMENT_METRICS:
+    if (joined.documents or options.profile is not None) and _reads_documents(options.metric):
         from ek.ocr.files import evaluate_joined  # documents: OCR measures and confusion tables too
 
         report = evaluate_joined(joined, **_document_scoring(options))
@@ -106,9 +106,20 @@ def is_path(source: str) -> bool:
     return source == "-" or os.path.exists(source)
 
 
-def statistic_names(metric: str) -> tuple:
-    """The statistics the registered metric ``metric`` sums."""
-    return tuple(getattr(get("metrics", metric), "statistics", ()) or ())
+def metric_facts(metric: Optional[str]) -> Optional[MetricContract]:
+    """The registered metric named ``metric`` as the contract, whose declared facts the pages read; None if unknown."""
+    if metric is None:
+        return None
+    try:
+        return as_metric(get("metrics", metric))
+    except KeyError:  # a function's report: its name is not registered
+        return None
+
+
+def statistic_names(metric: str) -> tuple[str, ...]:
+    """The statistics the registered metric ``metric`` sums (none for a metric that is not registered)."""
+    facts = metric_facts(metric)
+    return () if facts is None else facts.statistics
 
 
 def item_rows(report: Report) -> list:
@@ -121,6 +132,12 @@ def _document_scoring(options: Options) -> dict:
     """The options `ek.ocr.files.evaluate_joined` gets: those given (None leaves its default, or the profile's)."""
     given = {"normalize": options.normalize, "profile": options.profile, "words": options.words}
     return {"metric": options.metric or "cer", **{k: v for k, v in given.items() if v is not None}}
+
+
+def _reads_documents(metric: Optional[str]) -> bool:
+    """Whether text documents go through the OCR scoring: a metric chosen by type, or one that reads documents."""
+    facts = metric_facts(metric)
+    return metric is None or (facts is not None and facts.reads_documents)
 
 
 def record_metric(options: Options) -> Any:

@@ -19,14 +19,13 @@ import json
 from typing import Any, Callable, Optional
 
 from ek._align import align, confusion_table, confusions
-from ek.cli._commands._inputs import Options, Scored, item_rows
+from ek.cli._commands._inputs import Options, Scored, item_rows, metric_facts
 from ek.cli._html._chars import align_clusters
 from ek._util import prf
 from ek.base import Comparison
 from ek.canonicalize import resolve_canonicalizer
 
 SHOWN = 200  # items the pages list (the worst, or the most changed each way)
-_UNITS = {"cer": "char", "cer_grapheme": "grapheme", "wer": "word", "wer_unicode": "unicode_word"}
 _WORDS = ("word", "unicode_word")  # confusions count the metric's words; diffs show whitespace words
 _N_CONFUSIONS = 200
 
@@ -50,7 +49,7 @@ def evaluate_page(scored: Scored, overall: tuple, per_slice: dict, options: Opti
              for i, s, (v, stats) in zip(ids, labels, rows)]
     worst = _extremes([v for v, _ in rows], SHOWN, largest=not up)
     prepare = _preparer(report.metric, options)
-    joined, unit = scored.joined, _UNITS.get(report.metric)
+    joined, unit = scored.joined, unit_of(report.metric)
     if joined is not None:
         for k in worst:
             items[k].update(gold=_shown(joined.golds[k]), pred=_shown(joined.preds[k]))
@@ -93,7 +92,7 @@ def compare_page(result: Comparison, a: Scored, b: Scored, bounds: list, options
         items.append({"id": str(i), "slice": s, "a": va, "b": vb, "delta": None if vb is None else vb - va})
     deltas = [it["delta"] if it["delta"] is not None else 0.0 for it in items]
     shown = _extremes(deltas, SHOWN, largest=True) | _extremes(deltas, SHOWN, largest=False)
-    unit = _UNITS.get(result.metric)
+    unit = unit_of(result.metric)
     prepare = _preparer(result.metric, options)
     texts = {side: _texts(run) for side, run in (("a", a), ("b", b))}
     for k in shown:
@@ -113,6 +112,12 @@ def compare_page(result: Comparison, a: Scored, b: Scored, bounds: list, options
 
 
 # ---------------------------------------------------------------------------
+
+
+def unit_of(metric: str) -> Optional[str]:
+    """The unit the registered metric ``metric`` declares (its diffs align in it), or None: no diffs."""
+    facts = metric_facts(metric)
+    return None if facts is None else facts.unit
 
 
 def _ids(report: Any) -> list:

@@ -38,8 +38,8 @@ tables start with an "all" row for the whole corpus, which stays first when sort
 ``measures``, a small table sits under the headline, and a note when CER and FCA
 disagree so strongly that the reading orders probably differ (`ek.cli._html._measures`).
 
-``percent`` (default: by metric name, e.g. cer, wer, fields, anls) shows values as
-percentages. ``ops`` are those of ``ek._align.align(pred, gold, unit=...)``; without them
+``percent`` (default: the ``percent`` the registered metric of that name declares, see
+`ek.base.MetricContract`: cer, wer, fields, anls, ...) shows values as percentages. ``ops`` are those of ``ek._align.align(pred, gold, unit=...)``; without them
 an item with both texts is aligned on the page, and without ``confusions`` they are
 counted from the items' ``ops``. The worst items are the largest values, or the smallest
 when ``higher_is_better``.

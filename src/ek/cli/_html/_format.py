@@ -12,11 +12,8 @@ from typing import Any, Optional
 
 from ek.cli._html._chars import plain, show
 from ek._util import format_p_value
-
-# Metrics whose values are fractions in [0, 1] (or error rates that can pass 1): shown as %.
-_RATE_METRICS = {"cer", "wer", "mer", "wil", "wip", "fields", "anls", "teds", "teds_struct",
-                 "grits", "grits_top", "task_success", "tool_call", "trajectory", "accuracy",
-                 "f1", "precision", "recall", "exact_match"}
+from ek.metrics import as_metric
+from ek.registry import get
 
 
 def esc(value: Any) -> str:
@@ -39,12 +36,15 @@ def is_interval(value: Any) -> bool:
 def uses_percent(data: dict) -> bool:
     """Whether the page shows the metric's values as percentages.
 
-    ``data["percent"]`` decides when present; otherwise rate-like metric names do.
+    ``data["percent"]`` decides when present; otherwise the registered metric of
+    that name does, by its declared ``percent`` (a metric that is not registered: no).
     """
     if data.get("percent") is not None:
         return bool(data["percent"])
-    name = str(data.get("metric") or "").lower()
-    return name in _RATE_METRICS or name.startswith("span_f1")
+    try:
+        return as_metric(get("metrics", str(data.get("metric") or ""))).percent
+    except KeyError:
+        return False
 
 
 def fmt_value(value: Any, *, percent: bool, signed: bool = False) -> str:
