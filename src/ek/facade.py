@@ -187,8 +187,8 @@ def merge_reports(*reports: Report, metric: str | Metric | None = None) -> Repor
     if not full:
         return reports[0]
     name = labels.pop()
-    m = _merged_metric(full, name) if metric is None else as_metric(get("metrics", metric) if isinstance(metric, str)
-                                                                     else metric)
+    m = as_metric(get("metrics", name if metric is None else metric) if metric is None or isinstance(metric, str)
+                  else metric)
     from ek import _bootstrap
 
     ids = _bootstrap.merged_ids(full)
@@ -535,17 +535,6 @@ def _concatenated(parts: list[Sequence[Score]]) -> Sequence[Score]:
         except TypeError:
             pass
     return tuple(chain.from_iterable(parts))
-
-
-def _merged_metric(reports: Sequence[Report], name: str) -> MetricContract:
-    """The metric of reports to merge: the registered one of that name, else the one the reports carry."""
-    if name in names("metrics"):
-        return as_metric(get("metrics", name))
-    carried = {id(r._resampler.metric): r._resampler.metric for r in reports if r._resampler is not None}
-    if len(carried) == 1:
-        only: MetricContract = carried.popitem()[1]
-        return only
-    return as_metric(get("metrics", name))  # KeyError: the name is unknown, listing the known ones
 
 
 def _warn_if_mean(m: MetricContract, name: str, who: str) -> None:

@@ -32,6 +32,8 @@ from hypothesis import strategies as st
 
 import ek
 from ek.agents.base import Episode, Step, Trajectory
+from ek.base import MetricContract
+from ek.metrics import as_metric
 from ek.metrics.graphs import TypedEdge, TypedGraph, TypedNode
 from ek.metrics.tables import Table
 from ek.metrics.strings import StringMetric
@@ -165,6 +167,44 @@ def test_declared_contract(name):
     assert isinstance(m.statistics, tuple) and m.statistics
     assert all(isinstance(k, str) for k in m.statistics)
     assert callable(m.compute) and callable(m.aggregate)
+
+
+# What each registered metric declares for the pages: (unit, percent, reads_documents).
+FACTS = {
+    "cer": ("char", True, True), "cer_grapheme": ("grapheme", True, True), "wer": ("word", True, True),
+    "wer_unicode": ("unicode_word", True, True), "fca": (None, True, True), "bow": (None, True, True),
+    "fields": (None, True, False), "anls": (None, True, False), "teds": (None, True, False),
+    "teds_struct": (None, True, False), "grits": (None, True, False), "grits_top": (None, True, False),
+    "task_success": (None, True, False), "tool_call": (None, True, False), "trajectory": (None, True, False),
+    **{f"span_f1_{s}": (None, True, False) for s in ("exact", "partial", "strict", "type", "seqeval_conll",
+                                                     "seqeval_strict")},
+    **{n: (None, False, False) for n in ("typed_graph", "typed_graph_auto", "typed_graph_bipartite")},
+}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_registered_metric_satisfies_the_protocol(name):
+    m = get("metrics", name)
+    assert isinstance(m, MetricContract)
+    assert as_metric(m) is m  # nothing to wrap: the facade uses the registered object itself
+    assert m.aggregation == "statistics" and m.declared is True
+    assert isinstance(m.higher_is_better, bool) and m.higher_is_better is type(m).higher_is_better
+    assert all(isinstance(k, str) and isinstance(v, str) for k, v in m.options.items())
+    assert (m.unit, m.percent, m.reads_documents) == FACTS[name]
+
+
+def test_every_registered_metric_declares_its_facts():
+    assert set(FACTS) == set(NAMES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_score_many_is_one_call_per_pair(name):
+    m = get("metrics", name)
+    pairs = CASES[name]
+    batch = m.score_many([p for p, _ in pairs], [g for _, g in pairs])
+    assert [s.value for s in batch] == [m(p, g).value for p, g in pairs]
+    with pytest.raises(ValueError, match="one gold per prediction"):
+        m.score_many([p for p, _ in pairs], [g for _, g in pairs][1:])
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -395,6 +435,8 @@ def _unregistered():
 def test_the_configured_metrics_follow_the_contract(metric, pairs, expected):
     # judge: one of two answers right; cost per success: $4 spent for one success
     assert isinstance(type(metric).higher_is_better, bool)
+    assert isinstance(metric, MetricContract) and as_metric(metric) is metric
+    assert (metric.unit, metric.percent, metric.reads_documents) == (None, False, False)
     scores = [metric(p, g) for p, g in pairs]
     assert all(isinstance(s.detail[k], (int, float)) for s in scores for k in metric.statistics)
     assert metric.aggregate(scores) == metric.compute(_totals(metric, scores)) == pytest.approx(expected)

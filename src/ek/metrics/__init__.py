@@ -8,7 +8,13 @@ The metric contract
 `ek.base.Metric` asks only for ``__call__``, so any function
 ``(pred, gold, *, grammar=None) -> Score | number`` can be scored with. The
 rest is what ek's own metrics (here and in `ek.agents`) promise, and what
-`ek.evaluate`, `ek.merge_reports` and the regression gate rely on:
+`ek.evaluate`, `ek.merge_reports` and the regression gate rely on; as a
+type, it is `ek.base.MetricContract`. `SummedStatistics` (here) gives a
+metric class the members that are the same for all (``aggregate``,
+``score_many``, ``with_options`` and the defaults of the facts below), and
+`as_metric` is where the facade wraps, once, any callable that does not
+satisfy the contract (a plain function gets the mean of its values, with a
+warning):
 
 ``name``
     The registered name; `merge_reports` finds the metric again by it.
@@ -36,7 +42,16 @@ rest is what ek's own metrics (here and in `ek.agents`) promise, and what
     ``weights``), mapped to the field that receives each, and a configured
     copy; an option a metric does not declare is a TypeError.
 ``score_many(preds, golds, *, grammar=None)``
-    Optional: a sequence of scores for aligned lists, for speed.
+    A sequence of scores for aligned lists: one call each, or a faster
+    path where a metric declares one (`StringMetric`).
+``aggregation`` and ``declared``
+    The rule that makes the figure (below), and False only for a function
+    that declared none (its figure is then the mean, and ek warns).
+``unit``, ``percent``, ``reads_documents``
+    Facts the pages read: what an edit counts (``"char"``, ``"grapheme"``,
+    ``"word"``, ``"unicode_word"``; None when the metric aligns no units),
+    whether values read as percentages, whether the metric scores OCR
+    documents. A user metric gets None, False, False.
 
 A plain function declares its aggregation with `metric`; without one,
 `ek.evaluate` falls back to the mean of the values and warns.
