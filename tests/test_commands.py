@@ -637,3 +637,37 @@ def test_the_terminal_lists_every_failure_but_only_the_first_skips():
     assert lines[:8] == ["failed: 7 documents could not be read (left out):", *(f"  e{i}" for i in range(7))]
     assert lines[8:] == ["skipped: 7 files not read:", *(f"  p{i}.hocr: its format is hocr" for i in range(5)),
                          "  ... and 2 more (every one is listed by --json and --html)"]
+
+
+# --- the facts the pages and the readers take from the metric, not from its name ---------------------------------
+
+
+@pytest.mark.parametrize(("metric", "unit"), [("cer", "char"), ("cer_grapheme", "grapheme"), ("wer", "word"),
+                                              ("wer_unicode", "unicode_word"), ("fields", None), ("fca", None),
+                                              ("not_registered", None)])
+def test_the_page_aligns_in_the_unit_the_metric_declares(metric, unit):
+    from ek.cli._commands._pages import unit_of
+
+    assert unit_of(metric) == unit
+
+
+@pytest.mark.parametrize(("metric", "reads"), [(None, True), ("cer", True), ("wer_unicode", True), ("bow", True),
+                                               ("fields", False), ("typed_graph", False), ("not_registered", False)])
+def test_documents_are_scored_as_documents_when_the_metric_reads_them(metric, reads):
+    from ek.cli._commands._inputs import _reads_documents, statistic_names
+
+    assert _reads_documents(metric) is reads
+    assert statistic_names("cer") == ("edits", "ref_len") and statistic_names("not_registered") == ()
+
+
+def test_wer_unicode_on_documents_gets_the_ocr_measures(tmp_path):
+    # wer_unicode reads documents (it declares so), so a folder of texts gets its OCR measures
+    gold, pred = tmp_path / "gold", tmp_path / "pred"
+    gold.mkdir()
+    pred.mkdir()
+    (gold / "p1.txt").write_text("a lazy dog.\n", encoding="utf-8")
+    (pred / "p1.txt").write_text("a lazy dog\n", encoding="utf-8")
+    out = tmp_path / "r.json"
+    assert main(["evaluate", str(gold), str(pred), "--metric", "wer_unicode", "--json", str(out)]) == 0
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["aggregate"] == 0.0 and "measures" in report

@@ -485,3 +485,50 @@ def test_pages_written_by_the_commands_in_chromium(browser, tmp_path):
         assert shown == figures["aggregate" if command == "evaluate" else "delta"]
         _assert_charts_have_marks(browser, charts)
         _screenshot(browser, tmp_path, f"{command}-command.png")
+
+
+# --- percent is a declared fact of the metric, not a list of names --------------------------------------------
+
+
+@pytest.mark.parametrize(("metric", "expected"), [
+    ("cer", True), ("cer_grapheme", True), ("wer_unicode", True), ("fca", True), ("fields", True),
+    ("span_f1_exact", True), ("typed_graph", False), ("my_function", False), ("", False),
+])
+def test_the_page_shows_percentages_as_the_registered_metric_declares(metric, expected):
+    from ek.cli._html._format import uses_percent
+
+    assert uses_percent({"metric": metric}) is expected
+    assert uses_percent({"metric": metric, "percent": not expected}) is (not expected)  # the data decides first
+
+
+def test_a_user_metric_that_declares_percent_is_shown_as_one(monkeypatch):
+    from dataclasses import dataclass
+
+    from ek import registry
+    from ek.metrics import SummedStatistics
+
+    @dataclass(frozen=True)
+    class ShareMetric(SummedStatistics):
+        name = "share"
+        higher_is_better = True
+        statistics = ("hits", "n")
+        percent = True
+
+        def __call__(self, pred, gold, *, grammar=None):
+            return ek_score(float(pred == gold), {"hits": int(pred == gold), "n": 1})
+
+        def compute(self, totals):
+            return totals["hits"] / totals["n"]
+
+    monkeypatch.setitem(registry._registry.setdefault("metrics", {}), "share", ShareMetric())
+    html = render_evaluate({"metric": "share", "aggregate": 0.25, "items": []})
+    assert "25.00%" in html
+    monkeypatch.setitem(registry._registry["metrics"], "share", dataclass(frozen=True)(
+        type("PlainShare", (ShareMetric,), {"percent": False}))())
+    assert "25.00%" not in render_evaluate({"metric": "share", "aggregate": 0.25, "items": []})
+
+
+def ek_score(value, detail):
+    from ek.base import Score
+
+    return Score(value, metric="share", detail=detail)
