@@ -89,6 +89,10 @@ def test_estimate_without_a_plan_takes_the_audit_as_a_uniform_sample(tmp_path, c
     ('{"id": "clean_print-000", "probability": 0}', "inclusion probability 0 .*must be in \\(0, 1\\]"),
     ('{"id": "clean_print-000", "probability": 1.5}', "must be in \\(0, 1\\]"),
     ('{"id": "clean_print-000"}', "not a JSON object with 'id' and 'probability'"),
+    ('{"id": "clean_print-000", "probability": NaN}', "plan.jsonl: .*probability nan .*must be in \\(0, 1\\]"),
+    ('{"id": "clean_print-000", "probability": -0.5}', "plan.jsonl: .*probability -0.5 .*must be in \\(0, 1\\]"),
+    ('{"id": "clean_print-000", "probability": 0.5}\n{"id": "clean_print-000", "probability": 0.5}',
+     "plan.jsonl: AuditPlan holds id 'clean_print-000' twice"),
 ])
 def test_bad_plan_files_exit_2(tmp_path, capsys, line, pattern):
     plan = tmp_path / "plan.jsonl"
@@ -103,6 +107,15 @@ def test_bad_input_exits_2_with_the_fix(tmp_path, capsys):
     stranger.write_text('{"id": "nobody", "gold": "x"}\n{"id": "clean_print-001", "gold": "y"}\n')
     code, _, err = run(capsys, "estimate", ENGINE_B, *STAND_IN, "--audit", str(stranger))
     assert code == 2 and "not in the corpus" in err and "'nobody'" in err
+    strangers = tmp_path / "strangers.jsonl"
+    strangers.write_text("".join(f'{{"id": "n{k}", "gold": "x"}}\n' for k in range(5)) + stranger.read_text())
+    code, _, err = run(capsys, "estimate", ENGINE_B, *STAND_IN, "--audit", str(strangers))
+    assert code == 2 and "6 of the 7 audited ids are not in the corpus (the proxy's 80 ids) ('n0', 'n1', 'n2', ...)" \
+        in err and "audit items of the corpus only" in err
+    one = tmp_path / "one.jsonl"
+    one.write_text(open(ENGINE_A, encoding="utf-8").readline())
+    code, _, err = run(capsys, "estimate", ENGINE_B, *STAND_IN, "--audit", str(one))
+    assert code == 2 and "needs at least 2 audited items for an interval, got 1; audit more items" in err
     code, _, err = run(capsys, "audit-plan", ENGINE_B, *STAND_IN, "--budget", "81")
     assert code == 2 and "larger than the corpus (80 items)" in err
     code, _, err = run(capsys, "estimate", ENGINE_B, *STAND_IN, "--audit", ENGINE_A, "--lam", "best")
@@ -112,3 +125,15 @@ def test_bad_input_exits_2_with_the_fix(tmp_path, capsys):
     code, _, err = run(capsys, "estimate", ENGINE_B, "--proxy", str(short), "--proxy-field", "prediction",
                        "--audit", ENGINE_A)
     assert code == 2 and "PRED has 70 items without a stand-in" in err
+
+
+def test_a_slice_with_one_audited_item_is_printed_without_an_interval_and_why(tmp_path, capsys):
+    lines = open(ENGINE_A, encoding="utf-8").read().splitlines()
+    clean = [x for x in lines if '"clean_print"' in x][:1]
+    audit = tmp_path / "audit.jsonl"
+    audit.write_text("\n".join(clean + [x for x in lines if '"degraded_scan"' in x][:20]) + "\n")
+    code, text, _ = run(capsys, "estimate", ENGINE_B, *STAND_IN, "--audit", str(audit))
+    assert code == 0
+    assert "note (clean_print): 1 audited item in this slice: an interval needs at least 2" in text
+    row = next(x for x in text.splitlines() if x.startswith("clean_print"))
+    assert row.split()[1:3] == ["40", "1"] and "[" not in row  # N, n, and no interval drawn
