@@ -349,3 +349,9 @@ def test_a_proxy_without_summed_statistics_or_with_bad_statistics_is_refused():
         report = ek.merge_reports(ek.Report(metric="cer", n=2, scores=scores, detail={"ids": ("p", "q")}), metric="cer")
         with pytest.raises(ValueError, match=f"proxy item 'p' has edits = {word}; every statistic must be a finite"):
             ek.estimate_corpus(report, report)
+        good = ek.merge_reports(ek.Report(metric="cer", n=2, scores=scores[::-1], detail={"ids": ("q", "p")}),
+                                metric="cer")
+        good_proxy = ek.merge_reports(ek.Report(metric="cer", n=2, scores=[scores[1]] * 2, detail={"ids": ("p", "q")}),
+                                      metric="cer")
+        with pytest.raises(ValueError, match=f"audit item 'p' has edits = {word}.*Fix or drop that item"):
+            ek.estimate_corpus(good_proxy, good)
