@@ -160,19 +160,19 @@ class Batch:
         self.gold, self.proxy, self.pi, self.n = gold, proxy, pi, n.astype(float)
         self.u_n = N - self.n
         self.corpus_sum, self.corpus_outer = corpus_sum, corpus_outer
-        self.u_sum = corpus_sum - proxy.sum(axis=1)
+        self.u_sum = corpus_sum - _total(proxy)
         self.u_mean = self.u_sum / self.u_n[:, None]
         u_outer = corpus_outer - _outer(proxy, proxy)
         self.u_scatter = u_outer - self.u_n[:, None, None] * np.einsum("bi,bj->bij", self.u_mean, self.u_mean)
         if pi is None:  # means and covariances (ddof 0) over the audit
-            self.mean_s, self.mean_h = gold.mean(axis=1), proxy.mean(axis=1)
+            self.mean_s, self.mean_h = _total(gold) / gold.shape[1], _total(proxy) / gold.shape[1]
             self.c_ss, self.c_sh, self.c_hh = (_outer(x, y) / gold.shape[1] - np.einsum("bi,bj->bij", mx, my)
                                                for x, y, mx, my in ((gold, gold, self.mean_s, self.mean_s),
                                                                     (gold, proxy, self.mean_s, self.mean_h),
                                                                     (proxy, proxy, self.mean_h, self.mean_h)))
         else:  # sums over the audit of a's and b's statistics and of their products
             sa, sb = gold / pi[..., None], proxy * (1 - 1 / pi[..., None])
-            self.sum_a, self.sum_b = sa.sum(axis=1), sb.sum(axis=1)
+            self.sum_a, self.sum_b = _total(sa), _total(sb)
             self.m_aa, self.m_ab, self.m_bb = _outer(sa, sa), _outer(sa, sb), _outer(sb, sb)
 
     def totals(self, lam):
@@ -212,6 +212,11 @@ class Batch:
         g = self.grad(self.corpus_sum)
         scatter = self.corpus_outer - np.einsum("bi,bj->bij", self.corpus_sum, self.corpus_sum) / N
         return self.value(self.corpus_sum), np.sqrt(_form(g, scatter))
+
+
+def _total(x):
+    """``Σ_m x_m`` per corpus: ``(B, m, k) -> (B, k)`` (a product with ones: numpy sums a middle axis slowly)."""
+    return np.matmul(np.ones(x.shape[1]), x)
 
 
 def _outer(x, y):
@@ -260,7 +265,8 @@ def simulate(metric: str, corpora: int = CORPORA, seed: int = 0, size: int = BAT
                     n = np.full(size, BUDGET)
                 else:
                     rows, pi, n = _poisson(items, pis[(name, design)], rng)
-                batch = Batch(metric, corpus_sum, corpus_outer, truth[rows], proxy[rows], pi, n)
+                batch = Batch(metric, corpus_sum, corpus_outer, np.take(truth, rows, axis=0),
+                              np.take(proxy, rows, axis=0), pi, n)
                 yield number, name, design, batch, target
 
 
@@ -290,13 +296,13 @@ def _poisson(items, pi, rng):
     top = float(pi[:POOL].max())  # the last row is padding
     reach = rng.binomial(N, top, size=len(items))
     head = items[:, :int(reach.max())]
-    drawn = (np.arange(head.shape[1]) < reach[:, None]) & (rng.random(head.shape) * top < pi[head])
+    drawn = (np.arange(head.shape[1]) < reach[:, None]) & (rng.random(head.shape) * top < np.take(pi, head))
     n = drawn.sum(axis=1)
     b, position = np.nonzero(drawn)
     rank = np.arange(len(b)) - np.repeat(np.cumsum(n) - n, n)
     rows = np.full((len(items), int(n.max())), POOL, dtype=np.int64)
     rows[b, rank] = head[b, position]
-    return rows, pi[rows], n
+    return rows, np.take(pi, rows), n
 
 
 def run(metric: str, corpora: int = CORPORA) -> dict:
