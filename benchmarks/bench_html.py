@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from ek._align import align
-from ek._html import render_compare, render_evaluate, write_page
+from ek.cli._html import render_compare, render_evaluate, write_page
 
 SLICES = ["invoice", "receipt", "letter", "form", "table", "handwriting", "fax", "photo"]
 

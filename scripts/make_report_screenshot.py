@@ -19,9 +19,9 @@ import tempfile
 from importlib import resources
 from pathlib import Path
 
-from ek._commands._inputs import Options, bound, read_gold, read_joined, score
-from ek._commands._pages import evaluate_page
-from ek._html import render_evaluate, write_page
+from ek.cli._commands._inputs import Options, bound, read_gold, read_joined, score
+from ek.cli._commands._pages import evaluate_page
+from ek.cli._html import render_evaluate, write_page
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "report-screenshot.png"
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

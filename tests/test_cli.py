@@ -60,7 +60,7 @@ def test_console_script_is_installed():
 def test_demo_prints_overall_and_per_slice_rates():
     import jiwer
 
-    from ek._demo import demo_cases
+    from ek.cli._demo import demo_cases
 
     out = run("demo")
     assert out.returncode == 0, out.stderr

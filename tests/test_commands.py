@@ -1,4 +1,4 @@
-"""``ek evaluate`` and ``ek compare`` (ek._commands), run as a user runs them.
+"""``ek evaluate`` and ``ek compare`` (ek.cli._commands), run as a user runs them.
 
 Most runs go through ``ek.__main__.main`` in-process; the ones about what a
 user sees on a real terminal or pipe (no traceback, progress bar) run a
@@ -301,7 +301,7 @@ def test_progress_bar_on_a_terminal_and_not_in_a_pipe(tmp_path):
 
 
 def test_demo_mentions_both_commands():
-    from ek._demo import demo
+    from ek.cli._demo import demo
 
     text = demo()
     assert "ek evaluate" in text and "ek compare" in text
@@ -629,7 +629,7 @@ def test_small_commands_exit_2_on_bad_input(argv, message):
 
 
 def test_the_terminal_lists_every_failure_but_only_the_first_skips():
-    from ek._commands._format import problem_lines
+    from ek.cli._commands._format import problem_lines
 
     meta = {"errors": [{"message": f"e{i}"} for i in range(7)],
             "skipped": [{"path": f"p{i}.hocr", "reason": "its format is hocr"} for i in range(7)]}

@@ -605,7 +605,7 @@ def test_ek_evaluate_on_local_workers_cuts_words_as_told_and_keeps_profiles_here
 
 
 def test_ek_evaluate_gives_up_on_a_silent_scheduler_with_one_line_and_exit_2(capsys, silent, monkeypatch):
-    from ek._commands import _dask
+    from ek.cli._commands import _dask
 
     monkeypatch.setattr(_dask, "CONNECT_SECONDS", 1.0)
     start = time.monotonic()
@@ -639,7 +639,7 @@ def test_ek_evaluate_gives_up_on_a_scheduler_without_workers_after_timeout_secon
 
 
 def test_without_timeout_the_wait_for_a_worker_is_the_documented_default(no_workers, capsys, monkeypatch):
-    from ek._commands import _dask, evaluate
+    from ek.cli._commands import _dask, evaluate
 
     assert _dask.WORKER_SECONDS == 30 and "--timeout S is how long --scheduler waits for a worker (default 30)" \
         in " ".join(evaluate.__doc__.split())

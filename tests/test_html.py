@@ -1,4 +1,4 @@
-"""The HTML report (ek._html): rendering checks, then the pages opened in real headless Chromium.
+"""The HTML report (ek.cli._html): rendering checks, then the pages opened in real headless Chromium.
 
 The browser tests need Debian's ``chromium`` and ``chromium-driver`` and the ``selenium``
 package; without them they skip locally and fail under CI (``CI`` set), where .ci/run
@@ -20,11 +20,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import ek._html
+import ek.cli._html
 from ek._align import align
-from ek._html import render_compare, render_evaluate, write_page
-from ek._html._charts import bin_counts, nice_step
-from ek._html._diff import render_diff
+from ek.cli._html import render_compare, render_evaluate, write_page
+from ek.cli._html._charts import bin_counts, nice_step
+from ek.cli._html._diff import render_diff
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = "</script><script>alert(1)</script>"
@@ -150,7 +150,7 @@ def test_no_text_can_break_out_of_its_cell(ident, label, pred):
 
 
 def test_docstring_example_runs():
-    result = doctest.testmod(ek._html)
+    result = doctest.testmod(ek.cli._html)
     assert result.attempted >= 2 and result.failed == 0
 
 
@@ -195,7 +195,7 @@ def test_confusions_are_counted_from_ops_when_not_given():
 
 
 def test_word_confusions_accept_list_segments():
-    from ek._html._diff import confusions_from_items
+    from ek.cli._html._diff import confusions_from_items
 
     ops = [["equal", ["the"], ["the"]], ["replace", ["cat"], ["bat"]], ["delete", ["big", "red"], []],
            ["insert", "", "now"]]

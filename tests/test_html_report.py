@@ -7,12 +7,12 @@ import re
 
 import pytest
 
-from ek._commands import _format as cli_format
-from ek._commands._inputs import Options, bound, read_gold, read_joined, score
-from ek._commands._pages import compare_page, evaluate_page
-from ek._html import render_compare, render_evaluate
-from ek._html._format import fmt_p
-from ek._html._measures import ORDER_GAP, ORDER_RATIO, orders_differ
+from ek.cli._commands import _format as cli_format
+from ek.cli._commands._inputs import Options, bound, read_gold, read_joined, score
+from ek.cli._commands._pages import compare_page, evaluate_page
+from ek.cli._html import render_compare, render_evaluate
+from ek.cli._html._format import fmt_p
+from ek.cli._html._measures import ORDER_GAP, ORDER_RATIO, orders_differ
 from ek.__main__ import main
 from ek.base import Comparison
 

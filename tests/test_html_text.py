@@ -16,9 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ek._align import align
-from ek._html import _chars, render_compare, render_evaluate, write_page
-from ek._html._chars import align_clusters, clusters, plain, show
-from ek._html._diff import LEGEND, confusions_from_items, render_diff
+from ek.cli._html import _chars, render_compare, render_evaluate, write_page
+from ek.cli._html._chars import align_clusters, clusters, plain, show
+from ek.cli._html._diff import LEGEND, confusions_from_items, render_diff
 
 BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
 M_TILDE, U_E = "m\u0303", "u\u0364"          # m̃ and uͤ: one letter each, two code points

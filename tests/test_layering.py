@@ -10,8 +10,11 @@
     ek.facade  (ek._estimate, ek._ppi)  score / evaluate / estimate_quality / estimate_corpus
     ek.harness (ek._runs)             the run engine and the offline harness
     ek.ocr | ek.agents                domain packages; never import each other
-    ek.tools  ek._html  ek._demo      command line, report pages, the demo
-    ek  ek.__main__                   the root re-exports; the entry point
+    ek.cli (_html, _commands, _demo)  the command line: report pages, commands, the demo;
+                                      ek.cli itself: argv parsing (ek.cli.run)
+    ek.tools                          the documented command functions
+    ek                                the root re-exports
+    ek.__main__                       the entry point: ek.tools run by ek.cli.run
 
 Each module gets the rank of its row; a module may import only modules of a
 strictly lower rank or of its own package. Lazy imports inside functions
@@ -38,9 +41,9 @@ RANKS = {
     "ek._runs": 8,
     "ek.harness": 9,
     "ek.ocr": 10, "ek.agents": 10, "ek.dask": 10,
-    "ek._html": 11, "ek._demo": 12, "ek._commands": 12,
-    "ek.tools": 13,
-    "ek": 14, "ek.__main__": 14,
+    "ek.cli._html": 11, "ek.cli._commands": 12, "ek.cli._demo": 13, "ek.cli": 14,
+    "ek.tools": 15,
+    "ek": 16, "ek.__main__": 17,
 }
 
 

@@ -1,4 +1,4 @@
-"""Runs saved by ``ek evaluate --save`` (ek._commands._saved): one writer, atomic replacement, checked reads.
+"""Runs saved by ``ek evaluate --save`` (ek.cli._commands._saved): one writer, atomic replacement, checked reads.
 
 Writers run as real processes where the point is what two processes or a
 kill do; everything else goes through ``ek.__main__.main`` in-process.
@@ -222,8 +222,8 @@ def test_compare_refuses_a_metric_other_than_the_saved_one(capsys):
 
 
 def test_the_settings_a_run_records_are_those_compare_checks():
-    from ek._commands._inputs import Options
-    from ek._commands._saved import _CHECKED, run_settings
+    from ek.cli._commands._inputs import Options
+    from ek.cli._commands._saved import _CHECKED, run_settings
 
     settings = run_settings("cer", Options(normalize=["nfc"], words="unicode"))
     assert settings == {"metric": "cer", "statistics": ["edits", "ref_len"], "profile": None, "normalize": ["nfc"],

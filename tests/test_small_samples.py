@@ -13,7 +13,7 @@ import math
 import re
 
 from ek.__main__ import main
-from ek._commands import _format as fmt
+from ek.cli._commands import _format as fmt
 
 
 def write_jsonl(path, records):

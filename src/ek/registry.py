@@ -48,6 +48,7 @@ _EXTRA_PACKAGES = {
     "calibration": ("numpy", "sklearn", "crepes"),
     "netcal": ("numpy", "netcal"),
     "ocr": ("ocracy",),
+    "rapidocr": ("ocracy", "rapidocr_onnxruntime", "onnxruntime"),
     "agents": (),
 }
 

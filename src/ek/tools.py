@@ -8,6 +8,7 @@ one list of what ``ek`` exposes.
     ek evaluate gold.jsonl pred.jsonl --html report.html
     ek compare gold.jsonl pred_a.jsonl pred_b.jsonl
     ek estimate pred.jsonl --proxy other_engine.jsonl --audit audited_gold.jsonl
+    ek benchmark gold.jsonl --engine tesseract --engine rapidocr
     ek where
 """
 
@@ -16,13 +17,13 @@ from __future__ import annotations
 import json
 from typing import Optional
 
-from ek._commands import Outcome, audit_plan, compare, estimate, evaluate
-from ek._commands import normalize_steps as _steps
+from ek.cli import Outcome, audit_plan, benchmark, compare, estimate, evaluate
+from ek.cli import normalize_steps as _steps
 from ek.facade import score
 from ek.registry import check_requirements, get
 
-__all__ = ["audit_plan", "cer", "check", "compare", "cost_per_success", "engines", "estimate", "evaluate", "pass_k",
-           "rover", "version", "wer", "where"]
+__all__ = ["audit_plan", "benchmark", "cer", "check", "compare", "cost_per_success", "engines", "estimate", "evaluate",
+           "pass_k", "rover", "version", "wer", "where"]
 
 
 def cer(prediction: str, gold: str, *, normalize: Optional[str] = None) -> float:
@@ -132,13 +133,13 @@ _check_command.__doc__ = check.__doc__
 
 def _demo() -> str:
     """Score the bundled demo corpus and print the results."""
-    from ek._demo import demo
+    from ek.cli import demo
 
     return demo()
 
 
 _demo.__name__ = "demo"
 
-_dispatch_funcs = [cer, wer, evaluate, compare, estimate, audit_plan, where, version, rover, pass_k, cost_per_success,
-                   engines,
+_dispatch_funcs = [cer, wer, evaluate, compare, estimate, audit_plan, benchmark, where, version, rover, pass_k,
+                   cost_per_success, engines,
                    _check_command, _demo]

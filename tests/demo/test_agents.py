@@ -1,6 +1,6 @@
-"""ek._demo._agents: the simulated suite behind `ek demo`."""
+"""ek.cli._demo._agents: the simulated suite behind `ek demo`."""
 
-from ek._demo._agents import demo_report, format_demo
+from ek.cli._demo._agents import demo_report, format_demo
 
 
 def test_demo_is_deterministic_and_shows_the_gap():

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from ek.facade import evaluate
 from ek.ocr.benchmark import add_gold_item, evaluate_ocr
 from ek.stores import json_store
+from tests.ocr._fleet_fakes import reader
 
 requires_tesseract = pytest.mark.skipif(
     shutil.which("tesseract") is None,
@@ -44,16 +45,6 @@ class Block:
         self.confidence = confidence
 
 
-def reader(table):
-    """A fake engine: the image is a key into ``table`` (text or an exception to raise)."""
-
-    def read(image):
-        value = table[image]
-        if isinstance(value, Exception):
-            raise value
-        return value
-
-    return read
 
 
 # ---------------------------------------------------------------------------

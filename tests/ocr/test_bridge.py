@@ -161,3 +161,33 @@ def test_real_tesseract_reads_a_rendered_line(tmp_path, render, fonts):
 @requires_tesseract
 def test_no_backend_means_ocracys_default():
     assert ocracy_backend().backend == ocracy.get_default_backend()
+
+
+def test_rapidocr_without_its_bundled_models_names_the_ek_extra(monkeypatch):
+    monkeypatch.setattr("ek.ocr._engines.is_installed", lambda name: name != "rapidocr_onnxruntime")
+    with pytest.raises(ImportError, match=r"^'rapidocr' is not ready: ek runs it with the PP-OCR models bundled in "
+                                          r"rapidocr_onnxruntime .* Run: pip install \"ek\[rapidocr\]\""):
+        ocracy_backend("rapidocr")
+
+
+def test_rapidocr_is_read_by_eks_adapter_not_ocracys(monkeypatch):
+    pytest.importorskip("rapidocr_onnxruntime", reason='pip install "ek[rapidocr]"')
+    from ek.ocr import _rapidocr
+
+    seen = []
+    monkeypatch.setattr(_rapidocr.BundledRapidOcr, "_read", lambda self, image, **kw: seen.append(kw) or "read")
+    monkeypatch.setattr(ocracy, "ocr", lambda *a, **kw: pytest.fail("ocracy's rapidocr adapter was used"))
+    assert ocracy_backend("rapidocr", det=False)(b"\x89PNG") == "read"  # bytes: read by the adapter
+    assert seen == [{"use_det": False}]  # det translated by ocracy's machinery to rapidocr's use_det
+
+
+def test_open_image_reads_lazily_and_names_bad_images(tmp_path, png):
+    from ek.ocr.bridge import open_image
+
+    assert open_image(png).size == (40, 10) and open_image(png.read_bytes()).size == (40, 10)
+    with pytest.raises(FileNotFoundError, match=r"image file '.*gone\.png' does not exist"):
+        open_image(tmp_path / "gone.png")
+    with pytest.raises(ValueError, match="is a directory; pass the path of one image file"):
+        open_image(tmp_path)
+    with pytest.raises(ValueError, match=r"the 5 image bytes could not be decoded as an image"):
+        open_image(b"hello")

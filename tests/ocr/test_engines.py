@@ -208,3 +208,77 @@ def test_engine_ocracy_cannot_run_for_another_reason_is_not_ready(monkeypatch):
 def test_bad_engine_id_exits_2(capsys):
     code, _, err = _main(capsys, "check", " ")
     assert code == 2 and "empty engine id" in err
+
+
+# --------------------------------------------------------------------------
+# issue 21: RapidOCR runs with the models bundled in rapidocr_onnxruntime (the `rapidocr` extra)
+# --------------------------------------------------------------------------
+
+_RAPIDOCR = check_engine("rapidocr")
+requires_rapidocr = pytest.mark.skipif(not _RAPIDOCR["ok"], reason=_RAPIDOCR["hint"])
+_NO_BUNDLED_MODELS = ("'rapidocr' is not ready: ek runs it with the PP-OCR models bundled in rapidocr_onnxruntime "
+                      "(rapidocr 3.x downloads its models when first run), and rapidocr_onnxruntime is not installed. "
+                      'Run: pip install "ek[rapidocr]" (or: pip install rapidocr_onnxruntime onnxruntime)')
+
+
+@requires_rapidocr
+def test_rapidocr_is_installed_and_ready(capsys):
+    assert "rapidocr" in installed_engines()
+    assert _RAPIDOCR["state"] == "ready" and _RAPIDOCR["package"] is True and _RAPIDOCR["binary"] is None
+    assert _RAPIDOCR["profile"]["confidence_grain"] == "line"
+    code, out, err = _main(capsys, "check", "rapidocr")
+    assert code == 0 and json.loads(out)["state"] == "ready" and err == ""
+    code, out, _ = _main(capsys, "engines")
+    listed = {e["engine"]: e for e in json.loads(out)}
+    assert listed["rapidocr"] == {"engine": "rapidocr", "state": "ready", "hint": "'rapidocr' is ready to run."}
+
+
+def test_rapidocr_3_alone_is_not_enough(monkeypatch, capsys):
+    # ocracy would take rapidocr 3.x (its own probe says yes), but ek runs the bundled models only
+    monkeypatch.setattr("ek.ocr._engines.is_installed",
+                        lambda name: name != "rapidocr_onnxruntime" and _really_installed(name))
+    monkeypatch.setattr(ocracy, "is_set_up", lambda b, _real=ocracy.is_set_up: True if b == "rapidocr" else _real(b))
+    report = check_engine("rapidocr")
+    assert report["state"] == "not installed" and report["ok"] is False and report["package"] is False
+    assert report["hint"] == _NO_BUNDLED_MODELS
+    assert "rapidocr" not in installed_engines()
+    code, out, err = _main(capsys, "check", "rapidocr")
+    assert code == 2 and json.loads(out)["state"] == "not installed"
+    assert err.strip() == "ek check: " + _NO_BUNDLED_MODELS
+
+
+def test_rapidocr_without_onnxruntime_names_both_fixes(monkeypatch):
+    monkeypatch.setattr("ek.ocr._engines.is_installed", lambda name: name not in ("rapidocr_onnxruntime",
+                                                                                  "onnxruntime"))
+    report = check_engine("rapidocr")
+    assert report["state"] == "not installed"
+    assert "and rapidocr_onnxruntime and onnxruntime are not installed. Run: pip install \"ek[rapidocr]\"" \
+        in report["hint"]
+
+
+def test_the_rapidocr_extra_is_known_to_check_requirements(monkeypatch):
+    from ek.registry import check_requirements
+
+    monkeypatch.setattr("ek.registry.is_installed", lambda name: name != "onnxruntime")
+    assert check_requirements(extra="rapidocr") == {"ok": False, "extra": "rapidocr", "missing": ["onnxruntime"],
+                                                     "hint": 'Install with: pip install "ek[rapidocr]"'}
+
+
+def test_the_rapidocr_extra_pulls_the_bundled_models_not_rapidocr_3():
+    from pathlib import Path
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text(encoding="utf-8"))
+    extras = pyproject["project"]["optional-dependencies"]
+    names = [re.split(r"[<>=;\[ ]", r)[0].lower() for r in extras["rapidocr"]]
+    assert names == ["ocracy", "rapidocr_onnxruntime", "onnxruntime"]
+    assert not any("rapidocr]" in r for group in extras.values() for r in group)  # never ocracy[rapidocr]
+    assert any(r.startswith("ek[") and "rapidocr" in r for r in extras["test"])  # CI runs the real engine
+
+
+def _really_installed(name):
+    """ek's own probe, before a test replaces it."""
+    from ek._util import is_installed
+
+    return is_installed(name)

@@ -6,6 +6,11 @@ form. `installed_engines` and `check_engine` ask ocracy what can run here,
 adding the one thing ocracy's own probe skips: a local engine's system binary
 (the ``tesseract`` executable behind ``pytesseract``).
 
+Some engines ek runs with packages of its own choosing rather than ocracy's:
+RapidOCR runs with the models bundled in ``rapidocr_onnxruntime`` (see
+`ek.ocr._rapidocr`), so it is installed only when that package and
+``onnxruntime`` are, and the fix is ek's ``rapidocr`` extra, not ocracy's.
+
 `check_engine` is the one judge of readiness: its ``state`` is ``"ready"``
 (it can run now), ``"installed, not configured"`` (a cloud engine whose
 package is installed but whose credential variable is not set),
@@ -33,6 +38,13 @@ from ek.ocr.profiles import profile
 
 # Local engines whose Python package only wraps a program that must be on PATH.
 _SYSTEM_BINARIES = {"tesseract": "tesseract"}
+
+# Engines ek runs with its own packages: id -> (the packages, the ek extra that installs them, why).
+_EK_PACKAGES = {
+    "rapidocr": (("rapidocr_onnxruntime", "onnxruntime"), "rapidocr",
+                 "ek runs it with the PP-OCR models bundled in rapidocr_onnxruntime "
+                 "(rapidocr 3.x downloads its models when first run)"),
+}
 
 # ocracy writes each credential as "export NAME  (get a key: URL)".
 _EXPORT = re.compile(r"\s*export\s+([A-Za-z_][A-Za-z0-9_]*)")
@@ -76,6 +88,12 @@ def missing_binary(engine_id: str) -> Optional[str]:
     return program
 
 
+def missing_packages(engine_id: str) -> list[str]:
+    """The Python packages ek runs ``engine_id`` with that are not installed here (ocracy's not included)."""
+    entry = _EK_PACKAGES.get(engine_id)
+    return [] if entry is None else [p for p in entry[0] if not is_installed(p)]
+
+
 def _program_path(engine_id: str) -> Optional[str]:
     """Where the system program behind ``engine_id`` is, or None (also for engines without one)."""
     program = _SYSTEM_BINARIES.get(engine_id)
@@ -96,7 +114,8 @@ def installed_engines() -> list[str]:
         MissingExtraError: ocracy (the ``ocr`` extra) is not installed.
     """
     ocracy = import_optional("ocracy", extra="ocr", feature="Listing OCR engines")
-    return [b for b in sorted(ocracy.available_backends()) if missing_binary(b) is None]
+    return [b for b in sorted(ocracy.available_backends())
+            if missing_binary(b) is None and not missing_packages(b)]
 
 
 def check_engine(engine: str) -> dict:
@@ -130,7 +149,8 @@ def check_engine(engine: str) -> dict:
     import ocracy  # noqa: PLC0415 - optional, present (checked above)
 
     req = ocracy.requirements(cid)
-    report.update(known=True, package=bool(req.available), binary=_program_path(cid),
+    package = not missing_packages(cid) if cid in _EK_PACKAGES else bool(req.available)
+    report.update(known=True, package=package, binary=_program_path(cid),
                   credentials=list(req.credentials) if req.is_remote else [])
     report.update(_readiness(cid, req, bool(ocracy.is_set_up(cid)), missing_binary(cid)))
     return report
@@ -138,13 +158,18 @@ def check_engine(engine: str) -> dict:
 
 def _readiness(cid: str, req: Any, set_up: bool, absent: Optional[str]) -> dict[str, Any]:
     """``ok``, ``state`` and ``hint`` (why not, and the fix) from ocracy's requirements of ``cid``."""
-    if set_up and absent is None:
+    lacking = missing_packages(cid)
+    if set_up and absent is None and not lacking:
         return {"ok": True, "state": "ready", "hint": f"{cid!r} is ready to run."}
     reasons, steps = [], []
     if absent is not None:
         reasons.append(f"the {absent!r} program it runs is not on PATH")
         steps.extend(req.system or _system_steps(cid))
-    if not req.available:
+    if lacking:
+        _, extra, why = _EK_PACKAGES[cid]
+        reasons.append(f"{why}, and {' and '.join(lacking)} {'is' if len(lacking) == 1 else 'are'} not installed")
+        steps.append(f"{install_hint(extra)} (or: pip install {' '.join(_EK_PACKAGES[cid][0])})")
+    elif not req.available:
         reasons.append("its Python package is not installed")
         steps.append(req.pip_command)
     if req.is_remote and not set_up:
@@ -152,7 +177,7 @@ def _readiness(cid: str, req: Any, set_up: bool, absent: Optional[str]) -> dict[
         if variables:
             reasons.append(f"its credential {' or '.join(variables)} is not set")
         steps.extend(req.credentials)
-    if absent is not None or not req.available:
+    if absent is not None or lacking or not req.available:
         state = "not installed"
     elif req.is_remote and not set_up:
         state = "installed, not configured"

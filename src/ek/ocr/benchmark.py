@@ -25,31 +25,26 @@ fails on every image raises ``RuntimeError`` naming the first failure.
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
 import datetime
-import math
 import os
 import warnings
 from collections.abc import Mapping
-from concurrent.futures import Executor, ThreadPoolExecutor
-from typing import Any, Callable, Iterator, Optional, Union
+from concurrent.futures import Executor
+from typing import Any, Callable, Optional, Union
 
-from ek._runs import (
-    ScoringTask, callable_id, check_errors, check_executor, check_run_id, execute, gold_items, open_run,
-    scored_report, setting_id,
-)
-from ek._util import type_name
+from ek._runs import check_errors, check_executor, check_run_id, execute, gold_items, open_run, scored_report
+from ek._util import rehome, type_name
 from ek.base import GraphGrammar, Report
 from ek.canonicalize import Steps, resolve_canonicalizer
+from ek.ocr._fleet_report import CONSENSUS, EngineResult, FleetReport
+from ek.ocr._ocr_run import (OcrTask, bind_engine, check_reference, engine_settings, one_thread_per_engine, thread_pool,
+                             with_confusions, with_file_references)
 from ek.registry import get
 from ek.stores import json_store
 
-__all__ = ["add_gold_item", "evaluate_ocr"]
+__all__ = ["EngineResult", "FleetReport", "add_gold_item", "benchmark_fleet", "evaluate_ocr"]
 
 _WHO = "evaluate_ocr"
-# ocracy engines that run an OpenMP program per call (see _one_thread_per_engine).
-_OPENMP_ENGINES = frozenset({"tesseract"})
 
 
 def evaluate_ocr(
@@ -129,9 +124,9 @@ def evaluate_ocr(
             are checked before the engine reads anything.
         RuntimeError: the engine failed on every item.
     """
-    gold = _with_file_references(gold, reference_key)
+    gold = with_file_references(gold, reference_key)
     items = gold_items(gold, ((image_key, "image_key"), (reference_key, "reference_key"), slice_key), _WHO,
-                       fingerprints=persist, check=_check_reference(reference_key))
+                       fingerprints=persist, check=check_reference(reference_key))
     if not items:
         raise ValueError(
             "evaluate_ocr() got an empty gold corpus, so there is nothing to benchmark; add "
@@ -141,17 +136,16 @@ def evaluate_ocr(
         get("metrics", metric)  # an unknown name fails now, not after the engine has run
     resolve_canonicalizer(normalize)
     check_errors(errors, _WHO)
-    run_id = check_run_id(run_id, _WHO) if run_id is not None else \
-        datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+    run_id = _run_id(run_id, _WHO)
     workers = _check_workers(max_workers, executor)
-    read, engine_name = _bind_engine(engine)
+    read, engine_name = bind_engine(engine, _WHO)
     check_executor(executor, _WHO, {"engine": read, "metric": metric, "normalize": normalize, "grammar": grammar})
     run = open_run("ocr", who=_WHO, persist=persist, run_id=run_id, rootdir=rootdir, resume=resume,
-                   settings=_settings(read, engine_name, metric, normalize, grammar) if persist else {},
+                   settings=engine_settings(read, engine_name, metric, normalize, grammar, _WHO) if persist else {},
                    n_items=len(items))
-    task = _Ocr(read, metric, {"normalize": normalize, "grammar": grammar}, _WHO, errors)
+    task = OcrTask(read, metric, {"normalize": normalize, "grammar": grammar}, _WHO, errors)
     task.engine_name = engine_name
-    with _pool(workers) as pool, _one_thread_per_engine(engine_name, workers > 1 or executor is not None):
+    with thread_pool(workers) as pool, one_thread_per_engine(engine_name, workers > 1 or executor is not None):
         entries = execute(run, task, items, label=f"evaluate_ocr[{engine_name}]", unit="images",
                           errors=errors, executor=executor or pool, progress=progress)
     report, summary = scored_report(items, entries, label=metric if isinstance(metric, str) else None,
@@ -171,7 +165,110 @@ def evaluate_ocr(
             stacklevel=2,
         )
     run.close({"engine": engine_name, **summary})
-    return _with_confusions(report)
+    return with_confusions(report)
+
+
+def benchmark_fleet(
+    engines: Any,
+    gold: Mapping,
+    *,
+    metric: str = "cer",
+    normalize: Optional[Steps] = None,
+    level: float = 0.95,
+    persist: bool = False,
+    run_id: Optional[str] = None,
+    max_workers: Optional[int] = None,
+    grammar: Optional[GraphGrammar] = None,
+    image_key: str = "image",
+    reference_key: str = "reference_text",
+    slice_key: str = "slice",
+    kind_key: Optional[str] = "kind",
+    rootdir: Optional[str] = None,
+    executor: Optional[Executor] = None,
+    timeout: Optional[float] = None,
+    strict: bool = False,
+    consensus: bool = True,
+    check_images: Optional[bool] = None,
+    resume: bool = True,
+    progress: Optional[bool] = None,
+) -> FleetReport:
+    """Run a fleet of OCR engines over one gold corpus and rank them, each paired with the best (see `FleetReport`).
+
+    Every engine reads every gold image through the run engine, exactly as
+    `evaluate_ocr` reads them for one engine, and is scored the same way
+    (CER by default, a corpus rate; lower is better). The engines are then
+    ranked, and each is compared with the best by ``ek.compare(best,
+    engine)``: the paired difference on the same pages with its interval,
+    p-value and verdict, overall and per slice. Below 40 pages ek gives no
+    interval (NaN) and says "too few items (n=K) to tell" where a handful of
+    pages cannot show a difference; the report keeps that as given. With two
+    engines or more, the ROVER consensus of the fleet (`ek.qe.rover`, the
+    engines' word confidences breaking ties) is scored like one more engine:
+    does combining them beat the best one? A fleet of one engine is a report
+    without comparisons.
+
+    Args:
+        engines: an ocracy id (``"tesseract"``, ``"tesseract:lang=deu,psm=6"``),
+            an ``image -> OcrResult`` callable, a sequence of those, or a
+            mapping name -> id, callable or ``(id, {options})`` (see
+            `ek.ocr.engine_specs`).
+        gold: a mapping ``key -> {image, reference_text, slice, kind, ...}``,
+            as for `evaluate_ocr`; ``kind`` (``"line"`` or ``"page"``) sends
+            a line image to an engine's line mode.
+        metric, normalize, grammar, image_key, reference_key, slice_key,
+            rootdir, resume, progress: as for `evaluate_ocr`.
+        level: the confidence level of every interval and comparison.
+        persist: store each engine's run (kind ``fleet``, under
+            ``<run_id>.<engine name>``); calling again with the same
+            ``run_id`` reads only what is not stored yet, engine by engine.
+        run_id: the fleet run's name; by default a UTC timestamp.
+        max_workers: how many pages are read at once, over all engines (a
+            pool of threads; None or 1: one engine after the other, one page
+            at a time). Every engine then runs at once, each handing its
+            pages to the pool, so a slow engine gets every thread once a fast
+            one is done; Tesseract is held to one thread per page
+            (``OMP_THREAD_LIMIT=1``, unless set) so the calls share the cores.
+            An engine given as a callable must then be thread-safe.
+        kind_key: the record field giving a page's kind (None: never read).
+        executor: a ``concurrent.futures.Executor`` the engines read their
+            pages on, in chunks, all engines at once (in place of the pool
+            of ``max_workers``).
+        timeout: seconds an engine may take on one page; a page past it is
+            that engine's error (recorded as timed out).
+        strict: an engine that is not installed or not configured raises
+            ImportError instead of being left out (with a warning).
+        consensus: build the ROVER consensus row.
+        check_images: look at every image path and byte string before any
+            engine runs; one that is missing or cannot be decoded is listed
+            in ``FleetReport.unreadable`` and is an error for every engine
+            (none is asked to read it). None (default) checks when an engine
+            of the fleet is an ocracy id (those read files); a fleet of
+            callables gets its images as given.
+
+    Returns:
+        A `FleetReport`.
+
+    Raises:
+        KeyError: an engine id ocracy does not know (with a did-you-mean).
+        ValueError, TypeError: bad gold, engines or options (checked before
+            any engine runs).
+        ImportError: with ``strict``, an engine that cannot run here.
+        RuntimeError: no engine of the fleet could read the corpus.
+    """
+    from ek.ocr._fleet import run_fleet  # noqa: PLC0415
+    from ek.ocr._fleet_engines import engine_specs  # noqa: PLC0415
+
+    specs = engine_specs(engines)
+    if consensus and len(specs) > 1 and CONSENSUS in {spec.name for spec in specs}:
+        raise ValueError(f"benchmark_fleet() engine name {CONSENSUS!r} is the name of the ROVER consensus row; "
+                         "name the engine otherwise, or pass consensus=False.")
+    _check_fleet_options(metric, normalize, level, timeout, max_workers)
+    settings = {"metric": metric, "normalize": normalize, "grammar": grammar, "level": float(level),
+                "persist": persist, "rootdir": rootdir, "resume": resume, "max_workers": max_workers,
+                "executor": executor, "timeout": timeout, "strict": strict, "consensus": consensus,
+                "check_images": check_images,
+                "progress": progress, "run_id": _run_id(run_id, "benchmark_fleet")}
+    return run_fleet(specs, gold, (image_key, reference_key, slice_key, kind_key), settings)
 
 
 def add_gold_item(
@@ -222,65 +319,28 @@ def add_gold_item(
 # ---------------------------------------------------------------------------
 
 
-def _with_file_references(gold: Any, reference_key: str) -> Any:
-    """``gold`` with each record's ``reference_file`` read into ``reference_key`` (where it has none).
-
-    The file may be PAGE-XML, ALTO, hOCR or plain text, told by its content
-    (`ek.ocr.formats.read_document`); a file that cannot be read fails now,
-    naming it, before the engine runs.
-    """
-    if not isinstance(gold, Mapping) or not any(
-            isinstance(r, Mapping) and reference_key not in r and _FILE_KEY in r for r in gold.values()):
-        return gold
-    from ek.ocr.formats import read_document  # noqa: PLC0415 - the XML readers load only when used
-
-    keys = list(gold)
-    if not isinstance(gold, dict):  # a store: the sorted order gold_items would visit
-        try:
-            keys.sort()
-        except TypeError:
-            keys.sort(key=repr)
-    out = {}
-    for key in keys:
-        record = gold[key]
-        if isinstance(record, Mapping) and reference_key not in record and _FILE_KEY in record:
-            path = record[_FILE_KEY]
-            if not isinstance(path, (str, os.PathLike)):
-                raise TypeError(f"gold record {key!r} field {_FILE_KEY!r} is {type_name(path)}; give the path "
-                                "of a PAGE-XML, ALTO, hOCR or text file with the true transcription.")
-            record = {**record, reference_key: read_document(path).text}
-        out[key] = record
-    return out
+def _run_id(run_id: Optional[str], who: str) -> str:
+    """``run_id`` checked, or a UTC timestamp."""
+    if run_id is not None:
+        return check_run_id(run_id, who)
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
 
 
-_FILE_KEY = "reference_file"
-
-
-def _with_confusions(report: Report, n: int = 20) -> Report:
-    """The report with the corpus's most frequent character and word confusions, and each item's."""
-    per_item = report.detail["per_item"]
-    texts = [(k, e["prediction"], e["reference"]) for k, e in per_item.items()
-             if e.get("error") is None and isinstance(e.get("prediction"), str) and isinstance(e.get("reference"), str)]
-    if not texts:
-        return report
-    from ek import _align  # noqa: PLC0415
-    from ek.ocr.files import confusions_by_item  # noqa: PLC0415
-
-    ids, preds, golds = zip(*texts)
-    by_item, totals = confusions_by_item(ids, preds, golds, None, "char", 5)
-    items = {k: ({**e, "confusions": by_item[k]} if k in by_item else e) for k, e in per_item.items()}
-    corpus = {unit: _align.confusion_table(counts, n=n) for unit, counts in totals.items()}
-    return dataclasses.replace(report, detail={**report.detail, "per_item": items, "confusions": corpus})
-
-
-def _check_reference(reference_key: str) -> Callable:
-    def check(key: Any, reference: Any) -> None:
-        if not isinstance(reference, str):
-            raise TypeError(
-                f"gold record {key!r} field {reference_key!r} is {type_name(reference)}; the "
-                "reference must be the true transcription as a str."
-            )
-    return check
+def _check_fleet_options(metric: Any, normalize: Any, level: Any, timeout: Any, max_workers: Any) -> None:
+    """Refuse a bad option of `benchmark_fleet` before any engine runs."""
+    if isinstance(metric, str):
+        get("metrics", metric)
+    resolve_canonicalizer(normalize)
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
+        raise ValueError(f"benchmark_fleet() level must be between 0 and 1 (e.g. 0.95 for 95% intervals), "
+                         f"got {level!r}.")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                or not timeout > 0 or timeout != timeout):
+        raise ValueError(f"benchmark_fleet() timeout must be a positive number of seconds per page, got {timeout!r}.")
+    if max_workers is not None and (isinstance(max_workers, bool) or not isinstance(max_workers, int)
+                                    or max_workers < 1):
+        raise ValueError(f"benchmark_fleet() max_workers must be a positive int (engines reading at once), got "
+                         f"{max_workers!r}; use None or 1 to run them one after the other.")
 
 
 def _check_workers(max_workers: Any, executor: Any) -> int:
@@ -297,114 +357,4 @@ def _check_workers(max_workers: Any, executor: Any) -> int:
     return max_workers
 
 
-def _settings(read: Callable, engine_name: str, metric: Any, normalize: Any, grammar: Any) -> dict:
-    """What a stored run is checked against: the engine and its options, and the scoring settings."""
-    options = getattr(read, "options", None)
-    engine = engine_name if not options else f"{engine_name} {sorted(options.items())!r}"
-    return {"engine": engine, "metric": metric if isinstance(metric, str) else callable_id(metric, "metric", _WHO),
-            "normalize": setting_id(normalize, "normalize", _WHO), "grammar": setting_id(grammar, "grammar", _WHO)}
-
-
-@contextlib.contextmanager
-def _pool(workers: int) -> Iterator[Optional[ThreadPoolExecutor]]:
-    """The thread pool ``max_workers`` asks for (None for one at a time)."""
-    if workers == 1:
-        yield None
-        return
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ek-ocr") as pool:
-        yield pool
-
-
-class _Ocr(ScoringTask):
-    """An image read by the engine; its text is the prediction (also run in workers)."""
-
-    engine_name = ""
-
-    def reading(self, value: Any) -> str:
-        return _text_of(value)
-
-    def extra(self, value: Any, seconds: float) -> dict:
-        return {"confidence": None if value is None else _mean_confidence(value),
-                "backend": _backend_of(value, self.engine_name), "seconds": round(seconds, 6)}
-
-    def check(self, entry: dict) -> None:
-        super().check(entry)
-        for name in ("confidence", "seconds"):
-            value = entry.get(name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
-                raise ValueError(f"its {name} is {value!r:.40}, not a number")
-        if not isinstance(entry.get("backend"), str):
-            raise ValueError(f"its backend is {entry.get('backend')!r:.40}, not a str")
-
-
-def _bind_engine(engine: Any) -> tuple[Callable, str]:
-    """The read callable and the engine's name for the records."""
-    if isinstance(engine, str):
-        from ek.ocr.bridge import ocracy_backend  # noqa: PLC0415 - ocracy only when asked
-
-        read = ocracy_backend(engine)
-        return read, read.backend  # type: ignore[attr-defined]
-    if not callable(engine):
-        raise TypeError(
-            f"evaluate_ocr() engine must be an ocracy backend id such as 'tesseract' or a "
-            f"callable image -> OcrResult, got {type_name(engine)}."
-        )
-    name = getattr(engine, "backend", None)
-    if not isinstance(name, str) or not name:
-        name = getattr(engine, "__name__", None) or type(engine).__name__
-    return engine, name
-
-
-@contextlib.contextmanager
-def _one_thread_per_engine(engine_id: str, concurrent: bool) -> Iterator[None]:
-    """Cap an OpenMP engine at one thread per call while several calls run at once.
-
-    Tesseract parallelises each page with OpenMP; several such processes on
-    the same cores spin against each other and run many times slower than
-    one after another. ``OMP_THREAD_LIMIT`` is set only if the user has not
-    set it, and restored afterwards.
-    """
-    if engine_id not in _OPENMP_ENGINES or not concurrent or "OMP_THREAD_LIMIT" in os.environ:
-        yield
-        return
-    os.environ["OMP_THREAD_LIMIT"] = "1"
-    try:
-        yield
-    finally:
-        os.environ.pop("OMP_THREAD_LIMIT", None)
-
-
-def _text_of(result: Any) -> str:
-    """The text of a reading; a ``.text`` of None is an empty reading (the engine saw nothing)."""
-    if isinstance(result, str):
-        return result
-    text = getattr(result, "text", _MISSING)
-    if text is None:
-        return ""
-    if not isinstance(text, str):
-        has = "no .text" if text is _MISSING else f"a .text that is {type_name(text)}"
-        raise TypeError(
-            f"the engine returned {type_name(result)} with {has}; an OCR engine must return an "
-            "OcrResult-shaped object with the recognized text in .text (or the text itself as a str)."
-        )
-    return text
-
-
-_MISSING = object()
-
-
-def _mean_confidence(result: Any) -> Optional[float]:
-    """The engine's mean confidence: ``.mean_confidence``, else the mean over ``.blocks``."""
-    value = getattr(result, "mean_confidence", None)
-    if value is None:
-        confidences = [c for c in (getattr(b, "confidence", None) for b in getattr(result, "blocks", None) or ())
-                       if isinstance(c, (int, float)) and not isinstance(c, bool)]
-        value = sum(confidences) / len(confidences) if confidences else None
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
-        return None
-    return float(value)
-
-
-def _backend_of(result: Any, engine_name: str) -> str:
-    backend = getattr(result, "backend", None)
-    return backend if isinstance(backend, str) and backend else engine_name
+rehome(globals())  # FleetReport and EngineResult report this documented home

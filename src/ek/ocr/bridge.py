@@ -7,7 +7,9 @@ only that shape, so anything else with the same attributes works in its place.
 
 This module only adapts the call. It also turns ocracy's failures on a bad
 image into plain messages (a missing file, a directory, bytes that are not an
-image). Text-only engines (the vision-language models) return no blocks and
+image). One engine is run by ek's own ocracy adapter: ``"rapidocr"`` reads
+with the models bundled in ``rapidocr_onnxruntime`` (`ek.ocr._rapidocr`),
+never with ``rapidocr`` 3.x, which downloads its models when first run. Text-only engines (the vision-language models) return no blocks and
 no confidence; callers must accept ``None`` there.
 
 Errors: `MissingExtraError` (ocracy not installed), ``KeyError`` (an engine id
@@ -18,13 +20,14 @@ and ``ValueError`` (an image that is missing or cannot be decoded).
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Any, Callable, Optional
 
 from ek._util import import_optional, type_name
-from ek.ocr._engines import check_engine, missing_binary, resolve_engine_id
+from ek.ocr._engines import check_engine, missing_binary, missing_packages, resolve_engine_id
 
-__all__ = ["ocracy_backend", "read_text"]
+__all__ = ["ocracy_backend", "read_text"]  # and open_image, for the OCR modules
 
 
 def ocracy_backend(backend: Optional[str] = None, **default_kwargs: Any) -> Callable[[Any], Any]:
@@ -57,18 +60,16 @@ def ocracy_backend(backend: Optional[str] = None, **default_kwargs: Any) -> Call
             "To benchmark your own engine, pass the callable straight to evaluate_ocr()."
         )
     _require_ready(ocracy, backend_id)
+    engine = _engine_call(ocracy, backend_id)
 
     def read(image: Any, **kwargs: Any) -> Any:
         _check_image(image)
         options = {**default_kwargs, **kwargs}
         try:
-            return ocracy.ocr(image, backend=backend_id, **options)
+            return engine(image, **options)
         except Exception as exc:
             if _is_decode_error(exc):
-                raise ValueError(
-                    f"{_describe(image)} could not be decoded as an image ({exc}); "
-                    "check that the file is a PNG, JPEG, TIFF or other format Pillow reads."
-                ) from exc
+                raise ValueError(_decode_message(image, exc)) from exc
             raise
 
     read.backend = backend_id  # type: ignore[attr-defined]
@@ -95,14 +96,41 @@ def read_text(image: Any, *, backend: Optional[str] = None, **kwargs: Any) -> st
     return text
 
 
+def open_image(image: Any) -> Any:
+    """``image`` (a path, bytes, a PIL image or an array) as a PIL image, opened lazily (only its header read).
+
+    Raises:
+        FileNotFoundError, ValueError: as `ocracy_backend`'s callables, for an
+            image that is missing, a directory, or not an image.
+    """
+    _check_image(image)
+    from ocracy.util import to_pil  # noqa: PLC0415 - ocracy only when an image is opened
+
+    try:
+        return to_pil(image)
+    except Exception as exc:
+        if _is_decode_error(exc):
+            raise ValueError(_decode_message(image, exc)) from exc
+        raise
+
+
 # ---------------------------------------------------------------------------
 
 
 def _require_ready(ocracy: Any, backend_id: str) -> None:
     """Fail now, with the install steps, if ``backend_id`` cannot run here."""
-    if ocracy.check(backend_id) and missing_binary(backend_id) is None:
+    if ocracy.check(backend_id) and missing_binary(backend_id) is None and not missing_packages(backend_id):
         return
     raise ImportError(check_engine(backend_id)["hint"])
+
+
+def _engine_call(ocracy: Any, backend_id: str) -> Callable[..., Any]:
+    """``(image, **options) -> OcrResult`` for ``backend_id``: ocracy's, or ek's adapter where ek has one."""
+    if backend_id == "rapidocr":
+        from ek.ocr._rapidocr import bundled_rapidocr  # noqa: PLC0415 - imports ocracy
+
+        return bundled_rapidocr().read
+    return functools.partial(ocracy.ocr, backend=backend_id)
 
 
 def _check_image(image: Any) -> None:
@@ -136,6 +164,11 @@ def _is_decode_error(exc: BaseException) -> bool:
             return True
         tb = tb.tb_next
     return False
+
+
+def _decode_message(image: Any, exc: BaseException) -> str:
+    return (f"{_describe(image)} could not be decoded as an image ({exc}); "
+            "check that the file is a PNG, JPEG, TIFF or other format Pillow reads.")
 
 
 def _describe(image: Any) -> str:

@@ -74,6 +74,7 @@ from ek.base import Report
 from ek.canonicalize import resolve_canonicalizer
 from ek.facade import evaluate
 from ek.ocr import _settings
+from ek.ocr._calibration import calibration_figures, word_outcomes
 from ek.ocr._settings import CODEPOINT, NFC, WHITESPACE, Settings
 
 if TYPE_CHECKING:
@@ -296,29 +297,11 @@ def _calibration(joined: Joined, canon, n_bins: Optional[int]) -> Optional[dict]
         units = [(piece, c) for w, c in zip(doc.words, doc.word_confidences)
                  for piece in (canon(w) if canon is not None else w).split()]
         gold_words = " ".join(_lines(g, canon))
-        outcomes = _word_outcomes(_align.align(" ".join(w for w, _ in units), gold_words, unit="word"))
+        outcomes = word_outcomes(_align.align(" ".join(w for w, _ in units), gold_words, unit="word"))
         for (_, c), ok in zip(units, outcomes):
             if c is not None:
                 probs.append(c)
                 correct.append(ok)
     if not probs:
         return None
-    from ek.qe.calibrate import DEFAULT_N_BINS, expected_calibration_error, reliability_curve
-
-    n_bins = DEFAULT_N_BINS if n_bins is None else n_bins
-    return {
-        "n": len(probs),
-        "ece": expected_calibration_error(probs, correct, n_bins=n_bins),
-        "curve": reliability_curve(probs, correct, n_bins=n_bins),
-    }
-
-
-def _word_outcomes(ops: list) -> list:
-    """Whether each predicted word was read right, in order, from a word alignment."""
-    out: list = []
-    for op in ops:
-        if op.tag == "equal":
-            out.extend([True] * len(op.pred.split(" ")))
-        elif op.tag != "delete":
-            out.append(False)
-    return out
+    return calibration_figures(probs, correct, n_bins)

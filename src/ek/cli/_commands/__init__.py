@@ -1,0 +1,254 @@
+"""``ek evaluate``, ``ek compare`` and ``ek benchmark``: score predictions against gold files, with honest intervals.
+
+``ek evaluate GOLD PRED`` reads both sides (`ek._files`: JSONL, JSON, CSV,
+TSV, a document or a folder of documents, ``-`` for PRED on stdin), joins
+them by id, scores every item, and prints the corpus figure with its
+bootstrap interval (`ek.Report.interval`), overall and per slice. A gold id
+without a prediction is scored against an empty one and listed as missing;
+a prediction without gold is listed as extra and ignored. ``--json PATH``
+writes the report (``-``: standard output), ``--html PATH`` the page of
+`ek.cli._html`, ``--save NAME`` keeps the run for ``ek compare``, ``--max`` / ``--min``
+make a CI gate, and ``--workers N`` / ``--scheduler ADDRESS`` score on a
+Dask cluster (`ek.cli._commands._dask`).
+
+``ek estimate PRED --proxy PSEUDO_GOLD --audit GOLD`` and ``ek audit-plan``
+estimate a corpus figure from a stand-in for gold and a small audit
+(`ek.cli._commands._estimate`).
+
+``ek compare GOLD PRED_A PRED_B`` scores both runs (files, or names saved
+with ``--save``) on the same gold items and prints A, B, B - A with its
+paired interval, a p-value and a verdict (`ek.compare`), overall and per
+slice; ``--fail-on-regression`` makes a gate of the verdict.
+
+``ek benchmark GOLD --engine A --engine B`` runs a fleet of OCR engines over
+page images and their ground truth and prints the ranking, every engine
+paired with the best (`ek.cli._commands._benchmark`).
+
+Documents (PAGE, ALTO, hOCR, text) are NFC-normalised unless
+``--normalize`` or ``--profile`` says otherwise, and the header prints the
+normalisation, text level and profile used. A document that cannot be
+read is an error (exit 2) unless ``--keep-going``, which scores the others;
+the printed summary, the JSON and the page list the same failures and
+skipped files (`ek.cli._commands._meta`). ``--json`` and ``--html`` may not
+name an input, and are written whole or not at all (`ek.cli._commands._outputs`).
+
+Exit codes: 0 done, 1 a gate failed, 2 bad input (a one-line message on
+stderr, never a traceback), for these and every other ``ek`` command. A
+progress bar shows on a terminal only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import inspect
+from typing import Annotated, Any, Callable, Iterator, Optional
+
+from ek.cli._commands._format import Outcome
+from ek.cli._commands._options import confidence_level, finite_bound
+
+__all__ = ["Outcome", "audit_plan", "benchmark", "compare", "estimate", "evaluate", "normalize_steps"]
+
+
+def normalize_steps(normalize: Optional[str]) -> Optional[list[str]]:
+    """``"nfc,lower"`` on the command line -> ``["nfc", "lower"]``."""
+    if normalize is None:
+        return None
+    return [s.strip() for s in normalize.split(",") if s.strip()]
+
+
+_SHARED = (  # the options of both commands, as (name, annotation, default), in the order --help lists them
+    ("id", str, "id"), ("gold_field", Optional[str], None), ("pred_field", Optional[str], None),
+    ("slice", Optional[str], None), ("metric", Optional[str], None), ("normalize", Optional[str], None),
+    ("level", Annotated[float, confidence_level], 0.95), ("json", Optional[str], None),
+    ("html", Optional[str], None), ("max", Optional[float], None), ("min", Optional[float], None),
+    ("text_level", Optional[str], None), ("profile", Optional[str], None), ("words", Optional[str], None),
+    ("keep_going", bool, False), ("gold_suffix", Optional[str], None), ("pred_suffix", Optional[str], None),
+    ("pred_format", Optional[str], None), ("follow_symlinks", bool, False), ("max_file_mb", Optional[float], None),
+)
+
+
+def _with_shared_options(command: Callable[..., Outcome]) -> Callable[..., Outcome]:
+    """Give ``command`` (which takes them as ``**options``) the shared options in its signature, for the CLI."""
+    sig = inspect.signature(command)
+    own = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    first_keyword = next((k for k, p in enumerate(own) if p.kind is p.KEYWORD_ONLY), len(own))
+    shared = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=hint)
+              for name, hint, default in _SHARED]
+    signature = sig.replace(parameters=own[:first_keyword] + shared + own[first_keyword:])
+    command.__signature__ = signature  # type: ignore[attr-defined]
+    command.__annotations__ = {**{name: hint for name, hint, _ in _SHARED}, **command.__annotations__}
+    return command
+
+
+@_with_shared_options
+def evaluate(gold: str, pred: str, *, save: Optional[str] = None, workers: Optional[int] = None,
+             scheduler: Optional[str] = None, timeout: Optional[float] = None, **options: Any) -> Outcome:
+    """Score PRED against GOLD: the corpus figure with its interval, overall and per slice.
+
+    GOLD and PRED are .jsonl, .json, .csv or .tsv files, documents (PAGE,
+    ALTO, hOCR, text) or folders of documents; PRED may be - (stdin).
+    --id names the joining field ("" numbers records by position);
+    --gold-field / --pred-field pick the values (default: reference, gold,
+    text / prediction, pred, text; else the whole record); --slice names
+    the slice field (default: slice, when gold has it). --metric defaults
+    by type (text: cer, records: fields); --normalize takes comma-separated
+    steps (e.g. nfc,lower; documents get nfc unless --normalize or
+    --profile says otherwise). --level is the confidence level of the
+    intervals. --json PATH writes the report (- for stdout), --html PATH
+    the page, --save NAME keeps the run for ek compare. --max / --min exit
+    1 when the figure is past the bound. --workers N scores on N local Dask
+    worker processes, --scheduler ADDRESS on a running Dask cluster (the
+    dask extra); the figures are the same. --timeout S is how long
+    --scheduler waits for a worker (default 30).
+
+    Documents: --text-level region|line|word|glyph picks the text a
+    PAGE/ALTO/hOCR file gives (default: the finest level present);
+    --profile dinglehopper scores as dinglehopper does; --words
+    unicode|whitespace says how WER cuts words. Folders pair by name:
+    NAME.gt.txt beside NAME.txt or NAME.ENGINE.txt, gt/ and ocr/
+    subfolders, one subfolder per document; --gold-suffix / --pred-suffix
+    (e.g. .gt.txt and .some-ocr.txt, _PAGE.xml and _ALTO.xml) name the
+    two kinds of file, also in one folder given as both GOLD and PRED;
+    --pred-format text|hocr|alto|page picks one of several outputs of a
+    page. Only regular files up to --max-file-mb megabytes (default 256)
+    are read; FIFOs, devices and links out of the folder are skipped and
+    listed (--follow-symlinks reads such links). A document that cannot be
+    read stops the run (exit 2); --keep-going scores the others and lists
+    the failures. Bad input, no scheduler answering at ADDRESS, or no
+    worker joining it, exits 2.
+    """
+    from ek.cli._commands._evaluate import run_evaluate
+
+    reading, out = _split(options)
+    with _no_cycle_collection():
+        return run_evaluate(gold, pred, reading, save=save, workers=workers, scheduler=scheduler, timeout=timeout,
+                            **out)
+
+
+@_with_shared_options
+def compare(gold: str, pred_a: str, pred_b: str, *, fail_on_regression: bool = False, **options: Any) -> Outcome:
+    """Is PRED_B better or worse than PRED_A on GOLD? B - A with a paired interval, p-value and verdict.
+
+    PRED_A and PRED_B are prediction files (as for ek evaluate) or names
+    saved with ek evaluate --save. The options are those of ek evaluate;
+    --max / --min gate B's figure, and --fail-on-regression exits 1 when B
+    is significantly worse than A. Bad input exits 2.
+    """
+    from ek.cli._commands._compare import run_compare
+
+    reading, out = _split(options)
+    with _no_cycle_collection():
+        return run_compare(gold, pred_a, pred_b, reading, fail_on_regression=fail_on_regression, **out)
+
+
+@_with_shared_options
+def estimate(pred: str, *, proxy: str, audit: str, proxy_field: Optional[str] = None, plan: Optional[str] = None,
+             lam: str = "tune", interval: str = "clt", **options: Any) -> Outcome:
+    """How good is PRED over the whole corpus, from a stand-in for gold and a gold audit of a few items?
+
+    --proxy PSEUDO_GOLD is read as a gold side (another engine's output:
+    --proxy-field names its value field, else the gold defaults; its slices
+    slice the corpus); every prediction is scored against it. --audit GOLD
+    holds real gold for the audited ids. Prints, overall and per slice, N,
+    n, the prediction-powered estimate and its interval, the classical
+    (audit-only) interval, the plug-in figure, lambda and the effective n.
+    --plan PLAN.jsonl (from ek audit-plan) weighs the audited items by
+    their inclusion probabilities and leaves out GOLD ids it did not draw.
+    --lam tune|0..1, --interval clt|bootstrap; the other options are those
+    of ek evaluate (--max / --min gate the estimate). Bad input exits 2.
+    """
+    from ek.cli._commands._estimate import run_estimate
+
+    reading, out = _split(options)
+    with _no_cycle_collection():
+        return run_estimate(pred, proxy, audit, reading, proxy_field=proxy_field, plan_path=plan, lam=lam,
+                            interval=interval, **out)
+
+
+def audit_plan(pred: str, *, proxy: str, budget: float, strategy: str = "uniform", seed: int = 0,
+               min_prob: Optional[float] = None, out: Optional[str] = None, proxy_field: Optional[str] = None,
+               id: str = "id", slice: Optional[str] = None, metric: Optional[str] = None,
+               normalize: Optional[str] = None, pred_field: Optional[str] = None) -> Outcome:
+    """Which items of PRED to audit: a JSONL of id, inclusion probability, slice and the text to label.
+
+    PRED is scored against --proxy PSEUDO_GOLD (as for ek estimate);
+    --budget is the expected number of items drawn; --strategy uniform,
+    stratified (Neyman allocation over the slices) or active (probability
+    growing with each item's predicted uncertainty, never below
+    --min-prob); --seed makes the draw reproducible. --out PATH writes the
+    file (standard output without it). Bad input exits 2.
+    """
+    from ek.cli._commands._estimate import run_audit_plan
+    from ek.cli._commands._options import Options
+
+    reading = Options(id_field=id or None, slice_field=slice, metric=metric, normalize=normalize_steps(normalize),
+                      pred_field=pred_field)
+    with _no_cycle_collection():
+        return run_audit_plan(pred, proxy, reading, proxy_field=proxy_field, budget=budget, strategy=strategy,
+                              seed=seed, min_prob=min_prob, out=out)
+
+
+def benchmark(gold: str, *, engine: Optional[list[str]] = None, metric: str = "cer", normalize: Optional[str] = None,
+              level: Annotated[float, confidence_level] = 0.95, json: Optional[str] = None,
+              html: Optional[str] = None, save: Optional[str] = None, strict: bool = False,
+              max_workers: Optional[int] = None, timeout: Optional[float] = None, id: str = "id",  # noqa: A002
+              gold_field: Optional[str] = None, slice: Optional[str] = None) -> Outcome:  # noqa: A002
+    """Run a fleet of OCR engines over GOLD and rank them: which engine should ship?
+
+    GOLD is a .jsonl, .json, .csv or .tsv file of page records (an image
+    path, relative to the file, and the true text: --gold-field, else
+    reference_text, reference, gold or text; --id and --slice as for ek
+    evaluate; a kind of line or page), or a folder of ground truth with the
+    images beside it (NAME.png and NAME.gt.txt, or a PAGE/ALTO file naming
+    its image). --engine names an engine, once per engine, with options
+    after a colon (--engine tesseract --engine tesseract:lang=deu --engine
+    rapidocr). Prints each engine's figure with its interval, the
+    difference to the best with its paired interval, p-value and verdict,
+    seconds per page and errors, and the ROVER consensus of the fleet
+    scored like one more engine. --json PATH writes the figures (- for
+    stdout), --html PATH a page with the worst pages of each engine and one
+    page read by every engine side by side. --save NAME keeps the engines'
+    runs, so a run that dies resumes when given the same NAME.
+    --max-workers N reads N pages at once (every engine runs at once);
+    --timeout S gives up on a page after S seconds. An engine that is not
+    installed or not configured is left out (named, with the install line)
+    unless --strict; an unknown
+    engine, GOLD without images, or --strict with an engine missing exits 2.
+    """
+    from ek.cli._commands._benchmark import run_benchmark
+
+    options = {"metric": metric, "normalize": normalize_steps(normalize), "level": level, "save": save,
+               "strict": strict, "max_workers": max_workers, "timeout": timeout, "id": id, "gold_field": gold_field,
+               "slice": slice}
+    return run_benchmark(gold, engine, options, json_path=json, html_path=html)
+
+
+@contextlib.contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Pause the cyclic garbage collector: reading 100,000 records makes no cycles, yet triggers it often."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _split(options: dict) -> tuple[Any, dict]:
+    """The reading `Options` and the output arguments of a command, its defaults filled in."""
+    from ek.cli._commands._options import Options
+
+    unknown = set(options) - {name for name, _, _ in _SHARED}
+    if unknown:
+        raise TypeError(f"unknown option(s) {', '.join(sorted(unknown))}; see ek evaluate --help.")
+    o = {name: options.get(name, default) for name, _, default in _SHARED}
+    reading = Options(id_field=o["id"] or None, gold_field=o["gold_field"], pred_field=o["pred_field"],
+                      slice_field=o["slice"], metric=o["metric"], normalize=normalize_steps(o["normalize"]),
+                      level=o["level"], text_level=o["text_level"], profile=o["profile"], words=o["words"],
+                      keep_going=o["keep_going"], gold_suffix=o["gold_suffix"], pred_suffix=o["pred_suffix"],
+                      pred_format=o["pred_format"], follow_symlinks=o["follow_symlinks"],
+                      max_file_mb=o["max_file_mb"])
+    return reading, {"json_path": o["json"], "html_path": o["html"], "upper": finite_bound("--max", o["max"]),
+                     "lower": finite_bound("--min", o["min"])}

@@ -1,0 +1,219 @@
+"""``ek benchmark GOLD --engine A --engine B``: run a fleet of OCR engines over GOLD and print the ranking.
+
+GOLD is read by `ek.cli._commands._benchmark_gold`; the fleet runs through
+`ek.ocr.benchmark_fleet`. The printed ranking gives, per engine (and for the
+ROVER consensus of the fleet), the corpus figure with its interval, the
+difference to the best engine with its paired interval, p-value and verdict
+(`ek.compare`), the seconds per page (median and 95th percentile) and the
+pages it could not read; then the figures per slice, the engines'
+confidence calibration, and what was left out: engines not installed or
+not configured (with the install line), pages whose image cannot be read
+(an error for every engine), pages an engine failed on. ``--json`` and
+``--html`` carry the same figures (`fleet_payload`), written as ``ek
+evaluate`` writes its outputs (`ek.cli._commands._outputs`). ``--save NAME``
+keeps every engine's run under NAME, so a benchmark that dies resumes where
+it stopped when run again with the same NAME.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+import warnings
+from typing import Any, Optional
+
+from ek.cli._commands import _format as fmt
+from ek.cli._commands._benchmark_gold import BenchmarkGold, read_benchmark_gold
+from ek.cli._commands._format import Outcome
+from ek.cli._commands._outputs import check_outputs, write_json, write_text
+from ek._files import InputError
+from ek._version import __version__
+from ek.canonicalize import Canonicalizer
+
+_SHOWN_ERRORS = 5
+
+
+def run_benchmark(gold: str, engines: Optional[list], options: dict, *, json_path: Optional[str],
+                  html_path: Optional[str]) -> Outcome:
+    """The whole command: read GOLD, run the fleet, then print, write the JSON and the page."""
+    check_outputs({"gold": gold}, json_path, html_path)
+    if not engines:
+        raise InputError("name the engines to run with --engine, once per engine (e.g. --engine tesseract --engine "
+                         "rapidocr, or --engine tesseract:lang=deu); ek engines lists those installed here.")
+    corpus = read_benchmark_gold(gold, id_field=options["id"] or None, gold_field=options["gold_field"],
+                                 slice_field=options["slice"])
+    steps = options["normalize"]
+    if steps is None and corpus.documents:
+        steps = ["nfc"]  # documents are NFC-normalised, as ek evaluate does
+    report = _run(engines, corpus, options, steps)
+    meta = benchmark_meta(gold, engines, options, steps)
+    payload = fleet_payload(report, meta)
+    text = write_json(json_path, payload) if json_path is not None else ""
+    if html_path is not None:
+        from ek.cli._commands._benchmark_page import fleet_page  # noqa: PLC0415
+        from ek.cli._html._fleet import render_fleet  # noqa: PLC0415
+
+        write_text(html_path, render_fleet(fleet_page(report, corpus, payload, steps)), option="--html")
+    if json_path != "-":
+        text = summary(report, corpus, meta)
+    return Outcome(stdout=text, stderr=_left_out(report))
+
+
+def benchmark_meta(gold: str, engines: list, options: dict, steps: Optional[list]) -> dict:
+    """Inputs, settings, ek version and date, as the ``--json`` report and the page carry them."""
+    return {
+        "inputs": {"gold": gold},
+        "settings": {"metric": options["metric"], "normalize": Canonicalizer(steps).version if steps else None,
+                     "level": options["level"], "engines": list(engines), "max_workers": options["max_workers"],
+                     "timeout": options["timeout"], "strict": options["strict"], "save": options["save"]},
+        "ek_version": __version__,
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+
+
+def summary(report: Any, corpus: BenchmarkGold, meta: dict) -> str:
+    """The printed ranking, the per-slice figures, the calibration, and what could not be read."""
+    way = {True: "higher is better", False: "lower is better"}.get(report.higher_is_better, "direction unknown")
+    n_engines = len(report.engines)
+    head = [f"ek benchmark: {report.metric} ({way}) on {report.n_items} pages, {n_engines} engine"
+            f"{'s' if n_engines != 1 else ''}" + (" and their ROVER consensus" if report.consensus else ""),
+            f"settings: normalize {meta['settings']['normalize'] or 'none'} | level {report.level:g}"]
+    rows = [_ranking_row(row) for row in fleet_rows(report)]
+    header = ["rank", "engine", report.metric, f"{report.level:.0%} interval", "vs best", "interval of difference",
+              "p", "verdict", "s/page", "p95 s", "errors"]
+    lines = [*head, "", fmt.table(header, rows)]
+    lines += _slice_lines(report)
+    lines += _calibration_lines(report)
+    lines += _problem_lines(report)
+    return "\n".join(lines)
+
+
+def fleet_rows(report: Any) -> list:
+    """One dict per row of the ranking (best first): the figures the table, the JSON and the page show."""
+    rows = []
+    for rank, result in enumerate(report.rows, 1):
+        c = result.comparison
+        rows.append({
+            "rank": rank, "name": result.name, "engine": result.engine, "aggregate": result.aggregate,
+            "interval": list(result.interval), "n": result.report.n, "best": result.name == report.best,
+            "consensus": report.consensus is not None and result is report.consensus,
+            "delta": None if c is None else c.delta, "delta_interval": None if c is None else list(c.interval),
+            "p_value": None if c is None else c.p_value, "n_compared": None if c is None else c.n,
+            "verdict": "best" if result.name == report.best else (None if c is None else c.verdict),
+            "seconds_median": result.seconds_median, "seconds_p95": result.seconds_p95,
+            "n_errors": len(result.errors), "n_timeouts": len(result.timeouts), "errors": dict(result.errors),
+            "timeouts": list(result.timeouts), "mean_confidence": result.mean_confidence,
+            "calibration": None if result.calibration is None else dict(result.calibration),
+        })
+    return rows
+
+
+def slice_rows(report: Any) -> dict:
+    """``slice -> {row name -> figures}``: each row's figure, interval and difference to the best in that slice."""
+    out: dict = {}
+    for result in report.rows:
+        per = result.comparison.per_slice if result.comparison is not None else {}
+        n = result.report.detail.get("slice_n") or {}
+        for label, value in result.report.per_slice.items():
+            s = per.get(label) or {}
+            out.setdefault(label, {})[result.name] = {
+                "aggregate": value, "interval": list(result.slice_intervals.get(label, (math.nan, math.nan))),
+                "n": n.get(label), "delta": s.get("delta"), "delta_interval": list(s["interval"]) if s else None,
+                "p_value": s.get("p_value"), "verdict": "best" if result.name == report.best else s.get("verdict")}
+    return out
+
+
+def fleet_payload(report: Any, meta: dict) -> dict:
+    """The ``--json`` report of a fleet: ranking, per-slice figures, pages, consensus texts, and what was left out."""
+    return {
+        "metric": report.metric, "higher_is_better": report.higher_is_better, "level": report.level,
+        "n_items": report.n_items, "best": report.best, "ranking": fleet_rows(report), "per_slice": slice_rows(report),
+        "items": {row.name: {str(k): {f: e.get(f) for f in ("prediction", "score", "confidence", "seconds", "error")}
+                             for k, e in row.report.detail["per_item"].items()} for row in report.rows},
+        "consensus_texts": dict(report.consensus_texts), "unreadable": dict(report.unreadable),
+        "skipped": dict(report.skipped), "run_id": report.run_id, **meta,
+    }
+
+
+# ---------------------------------------------------------------------------
+
+
+def _run(engines: list, corpus: BenchmarkGold, options: dict, steps: Optional[list]) -> Any:
+    """The fleet run; an engine that cannot run under ``--strict``, or a fleet that read nothing, is bad input."""
+    from ek.ocr.benchmark import benchmark_fleet  # noqa: PLC0415 - the OCR layer loads with the command
+
+    save = options["save"]
+    if save is not None:
+        from ek.cli._commands._saved import check_name  # noqa: PLC0415
+
+        check_name(save)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # engines left out and pages not read are printed from the report
+        try:
+            return benchmark_fleet(engines, corpus.records, metric=options["metric"], normalize=steps,
+                                   level=options["level"], persist=save is not None, run_id=save,
+                                   max_workers=options["max_workers"], timeout=options["timeout"],
+                                   strict=options["strict"], check_images=True)
+        except (ImportError, RuntimeError) as exc:
+            raise InputError(" ".join(str(exc).split())) from None
+
+
+def _ranking_row(row: dict) -> list:
+    name = row["name"] + (" (consensus)" if row["consensus"] else "")
+    compared = row["delta"] is not None
+    return [str(row["rank"]), name, fmt.number(row["aggregate"]), fmt.interval(row["interval"], n=row["n"]),
+            fmt.number(row["delta"], signed=True) if compared else "-",
+            fmt.interval(row["delta_interval"], signed=True, n=row["n_compared"]) if compared else "-",
+            fmt.p_value(row["p_value"]) if compared else "-", row["verdict"] or "-",
+            _seconds(row["seconds_median"]), _seconds(row["seconds_p95"]),
+            str(row["n_errors"]) + (f" ({row['n_timeouts']} timed out)" if row["n_timeouts"] else "")]
+
+
+def _seconds(value: Optional[float]) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _slice_lines(report: Any) -> list:
+    per = slice_rows(report)
+    if not per:
+        return []
+    names = list(report.ranking)
+    rows = [[str(label), str(next((v["n"] for v in by.values() if v.get("n") is not None), "")),
+             *(fmt.number(by[name]["aggregate"]) if name in by else "-" for name in names)]
+            for label, by in per.items()]
+    return ["", f"per slice ({report.metric}):", fmt.table(["slice", "n", *names], rows)]
+
+
+def _calibration_lines(report: Any) -> list:
+    rows = [[r.name, fmt.number(r.mean_confidence), fmt.number(r.calibration["ece"]), r.calibration["unit"],
+             str(r.calibration["n"])] for r in report.engines.values() if r.calibration is not None]
+    if not rows:
+        return []
+    return ["", "confidence (does the engine know when it is wrong? ECE: 0 is perfectly calibrated):",
+            fmt.table(["engine", "mean confidence", "ECE", "unit", "n"], rows)]
+
+
+def _problem_lines(report: Any) -> list:
+    lines = []
+    if report.skipped:
+        lines += ["", f"left out: {len(report.skipped)} engine(s):"]
+        lines += [f"  {name}: {why}" for name, why in report.skipped.items()]
+    if report.unreadable:
+        lines += ["", f"unreadable: {len(report.unreadable)} page(s) whose image cannot be read (an error for every "
+                  "engine):"]
+        lines += [f"  {key}: {why}" for key, why in report.unreadable.items()]
+    for result in report.engines.values():
+        own = {k: e for k, e in result.errors.items() if k not in report.unreadable}
+        if own:
+            lines += [f"{result.name} could not read {len(own)} page(s):"]
+            lines += [f"  {k}: {e}" for k, e in list(own.items())[:_SHOWN_ERRORS]]
+            if len(own) > _SHOWN_ERRORS:
+                lines.append(f"  ... and {len(own) - _SHOWN_ERRORS} more (every one is listed by --json and --html)")
+    return lines
+
+
+def _left_out(report: Any) -> str:
+    """The stderr note when the ranking is incomplete (engines left out)."""
+    if not report.skipped:
+        return ""
+    return "ek benchmark: " + "; ".join(f"engine {name} left out: {why}" for name, why in report.skipped.items())

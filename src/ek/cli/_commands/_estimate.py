@@ -1,0 +1,194 @@
+"""``ek estimate`` and ``ek audit-plan``: corpus figures from a stand-in for gold and a small audit.
+
+``ek estimate PRED --proxy PSEUDO_GOLD --audit GOLD`` scores PRED against
+PSEUDO_GOLD (another engine's output, read as a gold side: the value field
+is ``--proxy-field``, else the gold defaults) on every item, the proxy, and
+against GOLD on the audited ids, then prints `ek.estimate_corpus` overall
+and per slice (slices of PSEUDO_GOLD): N, n, the estimate and its interval,
+the classical (audit-only) interval, the plug-in figure, λ and the
+effective n. With ``--plan PLAN.jsonl`` (written by ``ek audit-plan``, or
+any JSONL of ``id`` and ``probability``), GOLD ids outside the plan are left
+out and the audited items are weighed by their inclusion probabilities.
+
+``ek audit-plan PRED --proxy PSEUDO_GOLD --budget 300`` writes the items to
+label (``--out``, JSONL; standard output without it): ``id``,
+``probability``, ``slice`` and ``text``, the prediction to correct.
+
+The file formats, id rules, outputs and meta are those of ``ek evaluate``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from typing import Any, Optional
+
+from ek.cli._commands import _format as fmt
+from ek.cli._commands._evaluate import gate
+from ek.cli._commands._format import Outcome
+from ek.cli._commands._inputs import Options, Scored, options_for, read_gold, score
+from ek.cli._commands._meta import run_meta
+from ek.cli._commands._outputs import check_outputs, write_json, write_text
+from ek._files import InputError, join, read_side, refuse_failures
+from ek.facade import AuditPlan, CorpusEstimate, estimate_corpus, plan_audit
+
+__all__ = ["read_plan", "run_audit_plan", "run_estimate"]
+
+
+def run_estimate(pred: str, proxy: str, audit: str, options: Options, *, proxy_field: Optional[str],
+                 plan_path: Optional[str], lam: str, interval: str, json_path: Optional[str],
+                 html_path: Optional[str], upper: Optional[float], lower: Optional[float]) -> Outcome:
+    """The whole ``ek estimate`` command: read, score the proxy and the audit, estimate, print, write, gate."""
+    inputs = {"pred": pred, "proxy": proxy, "audit": audit, **({"plan": plan_path} if plan_path else {})}
+    check_outputs(inputs, json_path, html_path)
+    plan = read_plan(plan_path) if plan_path is not None else None
+    corpus, options, pred_side = _proxy(pred, proxy, options, proxy_field)
+    gold = read_gold(audit, options)
+    left_out = 0
+    if plan is not None:
+        drawn = set(map(str, plan.ids))
+        keep = [k for k, i in enumerate(gold.ids) if i in drawn]
+        left_out = len(gold.ids) - len(keep)
+        gold = dataclasses.replace(gold, ids=tuple(gold.ids[k] for k in keep),
+                                   values=tuple(gold.values[k] for k in keep),
+                                   slices=None if gold.slices is None else tuple(gold.slices[k] for k in keep))
+        if not gold.ids:
+            raise InputError(f"GOLD {audit} holds none of the plan's {len(plan.ids)} ids; label the plan's items.")
+    audited = score(refuse_failures(join(gold, pred_side), keep_going=options.keep_going), options,
+                    name=os.path.basename(audit) or audit)
+    result = estimate_corpus(corpus.report, audited.report, level=options.level, lam=_lam(lam), interval=interval,
+                             plan=plan)
+    meta = run_meta(inputs, options, [corpus])
+    meta["settings"].update(lam=lam, interval=interval, plan=plan_path, left_out_of_plan=left_out)
+    text = write_json(json_path, payload(result, corpus, meta)) if json_path is not None else ""
+    if html_path is not None:
+        from ek.cli._html import render_estimate
+
+        write_text(html_path, render_estimate(page_data(result, corpus, meta)), option="--html")
+    if json_path != "-":
+        text = summary(result, corpus, meta)
+    failed = gate(result.metric, result.estimate, upper, lower)
+    return Outcome(stdout=text, stderr=failed, exit_code=1 if failed else 0)
+
+
+def run_audit_plan(pred: str, proxy: str, options: Options, *, proxy_field: Optional[str], budget: float,
+                   strategy: str, seed: int, min_prob: Optional[float], out: Optional[str]) -> Outcome:
+    """The whole ``ek audit-plan`` command: score the proxy, plan, write the items to label."""
+    if out is not None:
+        check_outputs({"pred": pred, "proxy": proxy}, out, None)
+    corpus, _, pred_side = _proxy(pred, proxy, options, proxy_field)
+    plan = plan_audit(corpus.report, budget, strategy=strategy, seed=seed, min_prob=min_prob)
+    texts = dict(zip(pred_side.ids, pred_side.values))
+    slices = dict(zip(corpus.report.detail.get("ids") or (), corpus.report.detail.get("slices") or ()))
+    lines = [json.dumps({"id": i, "probability": p, "slice": slices.get(i), "text": texts.get(i)},
+                        ensure_ascii=False, default=str) for i, p in zip(plan.ids, plan.probabilities)]
+    body = "\n".join(lines) + ("\n" if lines else "")
+    if out is None:
+        return Outcome(stdout=body.rstrip("\n"))
+    write_text(out, body, option="--out")
+    allocation = plan.detail.get("allocation")
+    shares = "" if not allocation else "; expected per slice: " + ", ".join(
+        f"{label}: {n:.1f}" for label, n in allocation.items())
+    return Outcome(stdout=f"ek audit-plan: {strategy} plan over N={plan.N} items, budget {budget:g}: {len(plan.ids)} "
+                          f"drawn (seed {seed}), inclusion probabilities {min(plan.probabilities, default=0):.4g} to "
+                          f"{max(plan.probabilities, default=0):.4g}{shares}\nwritten to {out}")
+
+
+def read_plan(path: str) -> AuditPlan:
+    """A plan file: JSONL with an ``id`` and a ``probability`` per drawn item (InputError for a bad line or plan)."""
+    ids, probs = [], []
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except OSError as exc:
+        raise InputError(f"--plan {path} cannot be read: {exc.strerror or exc}; give the file ek audit-plan wrote.")
+    for k, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            ids.append(record["id"])
+            probs.append(record["probability"])
+        except (ValueError, KeyError, TypeError):
+            raise InputError(f"--plan {path} line {k} is not a JSON object with 'id' and 'probability'; give the "
+                             "file ek audit-plan wrote.") from None
+    try:
+        return AuditPlan(tuple(ids), tuple(probs))
+    except ValueError as exc:
+        raise InputError(f"--plan {path}: {exc}") from None
+
+
+def summary(result: CorpusEstimate, corpus: Scored, meta: dict) -> str:
+    """The printed table, overall and per slice: N, n, estimate, interval, classical interval, plug-in, λ, effective n."""
+    way = {True: "higher is better", False: "lower is better"}.get(result.detail.get("higher_is_better"), "")
+    head = [f"ek estimate: {result.metric}" + (f" ({way})" if way else "") + f" on N={result.N} items, "
+            f"n={result.n} audited", f"{result.detail['design']}; interval: {result.detail['interval']}"]
+    rows = [_row("all", vars(result) | {"classical": result.classical})]
+    rows += [_row(str(label), entry) for label, entry in result.per_slice.items()]
+    header = ["slice", "N", "n", "estimate", f"{result.level:.0%} interval", "classical (audit only)", "plug-in",
+              "lambda", "effective n"]
+    lines = [*head, "", fmt.table(header, rows), ""]
+    notes = [("all", result.detail.get("note"))] + [(str(k), e.get("note")) for k, e in result.per_slice.items()]
+    lines += [f"note ({label}): {note}" for label, note in notes if note]
+    lines.append("plug-in: the proxy's own figure, biased by the proxy's errors, so it has no interval")
+    if corpus.missing:
+        lines.append(fmt.ids_line("missing", corpus.missing, "stand-in ids without a prediction (scored as empty)"))
+    left = meta["settings"].get("left_out_of_plan")
+    if left:
+        lines.append(f"left out: {left} GOLD ids that the plan did not draw")
+    return "\n".join(lines + fmt.problem_lines(meta))
+
+
+def payload(result: CorpusEstimate, corpus: Scored, meta: dict) -> dict:
+    """The ``--json`` report: the `CorpusEstimate`'s keys, per slice, the detail, and the meta keys."""
+    out = {"metric": result.metric, "level": result.level, "N": result.N, "n": result.n,
+           "estimate": result.estimate, "interval": list(result.interval), "classical": dict(result.classical),
+           "plug_in": result.plug_in, "lam": result.lam, "effective_n": result.effective_n,
+           "per_slice": {label: dict(entry) for label, entry in result.per_slice.items()},
+           "detail": dict(result.detail), "missing": list(corpus.missing)}
+    out.update(meta)
+    return out
+
+
+def page_data(result: CorpusEstimate, corpus: Scored, meta: dict) -> dict:
+    """The data of the estimate page (`ek.cli._html.render_estimate`)."""
+    return {**payload(result, corpus, meta), "higher_is_better": result.detail.get("higher_is_better"),
+            "title": f"ek estimate: {result.metric} of {corpus.name}"}
+
+
+# ---------------------------------------------------------------------------
+
+
+def _proxy(pred: str, proxy: str, options: Options, proxy_field: Optional[str]) -> tuple[Scored, Options, Any]:
+    """PRED read once and scored against PSEUDO_GOLD: the proxy run, the options used, PRED's side."""
+    stand_in = read_gold(proxy, dataclasses.replace(options, gold_field=proxy_field))
+    options = options_for(stand_in, options)
+    pred_side = read_side(pred, role="pred", value_field=options.pred_field, **options.reading())
+    joined = refuse_failures(join(stand_in, pred_side), keep_going=options.keep_going)
+    if joined.extra:
+        raise InputError(f"PRED has {len(joined.extra)} items without a stand-in in PSEUDO_GOLD"
+                         f"{fmt.ids_line('', joined.extra, '')[3:]}; every item of the corpus needs one (give "
+                         "PSEUDO_GOLD a value for each).")
+    return score(joined, options, name=os.path.basename(pred) or pred), options, pred_side
+
+
+def _lam(text: str) -> Any:
+    if text == "tune":
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"--lam must be 'tune' or a number in [0, 1] (0: the audit alone, 1: plain PPI), got "
+                         f"{text!r}.") from None
+
+
+def _row(label: str, entry: Any) -> list:
+    classical = entry.get("classical") or {}
+    lam = entry.get("lam")
+    eff = entry.get("effective_n")
+    return [label, str(entry.get("N", "")), str(entry.get("n", "")), fmt.number(entry.get("estimate")),
+            fmt.interval(entry.get("interval"), n=entry.get("n")),
+            f"{fmt.number(classical.get('estimate'))} {fmt.interval(classical.get('interval'), n=entry.get('n'))}",
+            fmt.number(entry.get("plug_in")), "-" if lam is None else f"{lam:.2f}",
+            "-" if eff is None or eff != eff else f"{eff:.0f}"]

@@ -1,0 +1,138 @@
+"""``ek evaluate GOLD PRED``: the figure with its interval, overall and per slice; JSON, page, gate."""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+from ek.cli._commands import _format as fmt
+from ek.cli._commands._format import Outcome
+from ek.cli._commands._inputs import (Options, Scored, bound, gold_digest, item_rows, options_for, read_gold, read_joined,
+                                  score)
+from ek.cli._commands._meta import has_documents, run_meta
+from ek.cli._commands._outputs import check_outputs, write_json, write_text
+
+
+def run_evaluate(gold: str, pred: str, options: Options, *, json_path: Optional[str], html_path: Optional[str],
+                 save: Optional[str], upper: Optional[float], lower: Optional[float],
+                 workers: Optional[int] = None, scheduler: Optional[str] = None,
+                 timeout: Optional[float] = None) -> Outcome:
+    """The whole command: read, score (here, or on a Dask cluster), bound, then print, write and gate."""
+    inputs = {"gold": gold, "pred": pred}
+    check_outputs(inputs, json_path, html_path)
+    rest = dict(json_path=json_path, html_path=html_path, upper=upper, lower=lower, workers=workers,
+                scheduler=scheduler, timeout=timeout)
+    if save is None:
+        return _evaluate(inputs, options, save=None, **rest)
+    from ek.cli._commands._saved import release, reserve
+
+    lock = reserve(save)  # the name checked, and its run locked for the whole command
+    try:
+        return _evaluate(inputs, options, save=(save, lock), **rest)
+    finally:
+        release(lock)  # a command that failed before saving frees the name too
+
+
+def _evaluate(inputs: dict, options: Options, *, save: Optional[tuple], json_path: Optional[str],
+              html_path: Optional[str], upper: Optional[float], lower: Optional[float], workers: Optional[int],
+              scheduler: Optional[str], timeout: Optional[float]) -> Outcome:
+    """`run_evaluate` once the outputs are checked and the ``--save`` name (``save = (name, lock)``) is held."""
+    if workers is not None or scheduler is not None or timeout is not None:
+        from ek.cli._commands._dask import check_cluster
+
+        check_cluster(workers, scheduler, timeout)
+    gold_side = read_gold(inputs["gold"], options)
+    options = options_for(gold_side, options)
+    pred = inputs["pred"]
+    joined, name = read_joined(gold_side, pred, options), os.path.basename(pred) or pred
+    if workers is None and scheduler is None:
+        scored = score(joined, options, name=name)
+    else:
+        from ek.cli._commands._dask import score_on_dask
+
+        keep = json_path is not None or html_path is not None or save is not None  # they list every item
+        scored = score_on_dask(joined, options, name=name, workers=workers, scheduler=scheduler, keep_items=keep,
+                               timeout=timeout)
+    report = scored.report
+    overall, per_slice = bound(report, options.level, label="ek evaluate")
+    meta = run_meta(inputs, options, [scored])
+    out = []
+    if json_path is not None:
+        out.append(write_json(json_path, payload(scored, overall, per_slice, options.level, meta)))
+    if html_path is not None:
+        _write_page(html_path, scored, overall, per_slice, options, meta)
+    if save is not None:
+        from ek.cli._commands._saved import save_run
+
+        save_run(save[0], scored, gold_digest(gold_side), source=pred, options=options, lock=save[1])
+    text = "\n".join(t for t in out if t) if json_path == "-" else summary(scored, overall, per_slice, options.level,
+                                                                          meta)
+    failed = gate(report.metric, report.aggregate, upper, lower)
+    return Outcome(stdout=text, stderr=failed, exit_code=1 if failed else 0)
+
+
+def summary(scored: Scored, overall: tuple, per_slice: dict, level: float, meta: Optional[dict] = None) -> str:
+    """The printed table: overall and per slice, n, value and interval, then missing, extra, failed and skipped."""
+    report = scored.report
+    way = {True: "higher is better", False: "lower is better"}.get(report.detail.get("higher_is_better"), "")
+    head = [f"ek evaluate: {report.metric}" + (f" ({way})" if way else "") + f" on {report.n} items"]
+    if meta is not None and has_documents([scored]):
+        head.append(fmt.settings_line(meta))
+    slice_n = report.detail.get("slice_n") or {}
+    rows = [["all", str(report.n), fmt.number(report.aggregate), fmt.interval(overall)]]
+    rows += [[str(label), str(slice_n.get(label, "")), fmt.number(value), fmt.interval(per_slice.get(label))]
+             for label, value in report.per_slice.items()]
+    lines = [*head, "", fmt.table(["slice", "n", report.metric, f"{level:.0%} interval"], rows), "",
+             fmt.ids_line("missing", scored.missing, "gold ids without a prediction (scored as empty)"),
+             fmt.ids_line("extra", scored.extra, "predictions without a gold id (ignored)")]
+    lines += fmt.problem_lines(meta or {})
+    measures = scored.documents.get("measures")
+    if measures:
+        lines.append("measures: " + ", ".join(f"{k} {fmt.number(v)}" for k, v in measures.items()))
+    return "\n".join(lines)
+
+
+def payload(scored: Scored, overall: tuple, per_slice: dict, level: float, meta: Optional[dict] = None) -> dict:
+    """The ``--json`` report: metric, aggregate, interval, level, n, missing, extra, per_slice, items, and the meta keys."""
+    report = scored.report
+    slice_n = report.detail.get("slice_n") or {}
+    ids = report.detail.get("ids") or range(report.n)
+    out = {
+        "metric": report.metric,
+        "higher_is_better": report.detail.get("higher_is_better"),
+        "aggregate": report.aggregate,
+        "interval": list(overall),
+        "level": level,
+        "n": report.n,
+        "missing": list(scored.missing),
+        "extra": list(scored.extra),
+        "per_slice": {label: {"aggregate": value, "interval": list(per_slice[label]), "n": slice_n.get(label)}
+                      for label, value in report.per_slice.items()},
+        "items": {str(i): {"value": value, **stats} for i, (value, stats) in zip(ids, item_rows(report))},
+    }
+    out.update(scored.documents)
+    out.update(meta or {})
+    return out
+
+
+def gate(metric: str, value: Optional[float], upper: Optional[float], lower: Optional[float]) -> str:
+    """The failure message of a ``--max`` / ``--min`` gate, or "" when the figure is within bounds."""
+    if upper is None and lower is None:
+        return ""
+    if value is None or value != value:
+        return f"FAIL: {metric} has no value to check against the bound."
+    if upper is not None and value > upper:
+        return f"FAIL: {metric} {fmt.number(value)} is above --max {upper:g}."
+    if lower is not None and value < lower:
+        return f"FAIL: {metric} {fmt.number(value)} is below --min {lower:g}."
+    return ""
+
+
+# ---------------------------------------------------------------------------
+
+
+def _write_page(path: str, scored: Scored, overall: tuple, per_slice: dict, options: Options, meta: dict) -> None:
+    from ek.cli._commands._pages import evaluate_page
+    from ek.cli._html import render_evaluate
+
+    write_text(path, render_evaluate(evaluate_page(scored, overall, per_slice, options, meta=meta)), option="--html")

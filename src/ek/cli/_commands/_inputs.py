@@ -1,0 +1,151 @@
+"""Read GOLD and the predictions, score them chunk by chunk, and bound the figures.
+
+A prediction side is a file or folder (read by `ek._files` and joined with
+GOLD by id) or the name of a run saved with ``ek evaluate --save``. Text
+documents (PAGE, ALTO, hOCR, plain text) go through `ek.ocr.files.evaluate_joined`,
+which adds OCR measures and confusion tables; every other input through
+`ek.evaluate`, in chunks so a progress bar can follow.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ek._bootstrap import id_text, resampled, resampled_pair
+from ek.cli._commands._options import Options
+from ek._files import InputError, Joined, Side, join, read_side, refuse_failures, unread
+from ek._util import Progress
+from ek.base import Report
+from ek.facade import evaluate, merge_reports
+from ek.registry import get
+
+_CHUNK = 20_000  # items scored per evaluate() call; the progress bar moves once per chunk
+_DOCUMENT_METRICS = (None, "cer", "wer", "cer_grapheme", "fca", "bow")
+_DOCUMENT_KEYS = ("measures", "confusions", "document_mean")  # of the OCR report, in the JSON
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One prediction side scored against GOLD (a saved run has no ``joined``)."""
+
+    name: str
+    report: Report
+    joined: Optional[Joined] = None
+    missing: tuple = ()
+    extra: tuple = ()
+    documents: dict = field(default_factory=dict)  # the OCR report's measures, confusions, document_mean
+
+
+def read_gold(path: str, options: Options) -> Side:
+    """GOLD as one side, read once (its failed documents are refused by `read_joined`, or `check_gold`)."""
+    return read_side(path, role="gold", value_field=options.gold_field, **options.reading())
+
+
+def check_gold(gold: Side, options: Options) -> None:
+    """InputError for GOLD documents that failed to read, unless ``--keep-going`` (for runs that join no PRED)."""
+    if gold.errors and not options.keep_going:
+        raise unread(list(gold.errors.values()))
+
+
+def options_for(gold: Side, options: Options) -> Options:
+    """The options to score GOLD with: NFC by default when it is documents (`Options.for_documents`)."""
+    return options.for_documents() if gold.documents else options
+
+
+def read_joined(gold: Side, path: str, options: Options) -> Joined:
+    """PRED read and joined with GOLD.
+
+    Documents of either side that failed to read are one InputError listing
+    them, unless ``--keep-going``: then failed predictions are left out too.
+    """
+    joined = join(gold, read_side(path, role="pred", value_field=options.pred_field, **options.reading()))
+    return refuse_failures(joined, keep_going=options.keep_going)
+
+
+def score(joined: Joined, options: Options, *, name: str) -> Scored:
+    """Score the joined cases (with a progress bar on a terminal)."""
+    if not joined.ids:
+        raise InputError(f"no gold item could be scored against {name}; check GOLD.")
+    if (joined.documents or options.profile is not None) and options.metric in _DOCUMENT_METRICS:
+        from ek.ocr.files import evaluate_joined  # documents: OCR measures and confusion tables too
+
+        report = evaluate_joined(joined, **_document_scoring(options))
+        documents = {k: report.detail[k] for k in _DOCUMENT_KEYS if k in report.detail}
+    else:
+        report, documents = _evaluate_in_chunks(joined, options, name), {}
+    return Scored(name, report, joined, tuple(joined.missing), tuple(joined.extra), documents)
+
+
+def bound(report: Report, level: float, *, label: str, other: Optional[Report] = None) -> tuple[tuple, dict]:
+    """The interval of the aggregate and of every slice (a progress bar follows the resampling).
+
+    With ``other`` (``ek compare``), both reports are resampled in one pass.
+    """
+    bar = Progress(report.n, label=f"{label}: intervals", unit="items")
+    try:
+        if other is None:
+            resampled(report, progress=bar.update if bar.enabled else None)
+        else:
+            resampled_pair(report, other, progress=bar.update if bar.enabled else None)
+    finally:
+        bar.close()
+    return report.interval(level), {label_: report.interval(level, slice=label_) for label_ in report.per_slice}
+
+
+def gold_digest(gold: Side) -> str:
+    """A fingerprint of GOLD's ids and values, order aside: a saved run is compared only on the same gold."""
+    pairs = sorted(zip(map(id_text, gold.ids), (json.dumps(v, sort_keys=True, default=repr) for v in gold.values)))
+    return hashlib.blake2b(json.dumps(pairs).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def is_path(source: str) -> bool:
+    return source == "-" or os.path.exists(source)
+
+
+def statistic_names(metric: str) -> tuple:
+    """The statistics the registered metric ``metric`` sums."""
+    return tuple(getattr(get("metrics", metric), "statistics", ()) or ())
+
+
+def item_rows(report: Report) -> list:
+    """``(value, {statistic: number})`` of every item, in report order."""
+    names = statistic_names(report.metric)
+    return [(s.value, {n: s.detail.get(n) for n in names}) for s in report.scores]
+
+
+def _document_scoring(options: Options) -> dict:
+    """The options `ek.ocr.files.evaluate_joined` gets: those given (None leaves its default, or the profile's)."""
+    given = {"normalize": options.normalize, "profile": options.profile, "words": options.words}
+    return {"metric": options.metric or "cer", **{k: v for k, v in given.items() if v is not None}}
+
+
+def record_metric(options: Options) -> Any:
+    """The metric of record inputs: ``--words unicode`` makes WER the Unicode-word WER."""
+    if options.words in (None, "whitespace"):
+        return options.metric
+    if options.metric == "wer":
+        return "wer_unicode"
+    raise ValueError(f"--words {options.words} changes how WER cuts words, and --metric is "
+                     f"{options.metric or 'chosen by type'}; pass --metric wer, or drop --words.")
+
+
+def _evaluate_in_chunks(joined: Joined, options: Options, name: str) -> Report:
+    cases, ids, n = joined.cases(), joined.ids, len(joined.ids)
+    metric: Any = record_metric(options)
+    parts = []
+    bar = Progress(n, label=f"scoring {name}", unit="items")
+    chunk = _CHUNK if bar.enabled else n  # chunks only to move the bar: merging them costs a little
+    try:
+        for start in range(0, n, chunk):
+            part = evaluate(cases[start:start + chunk], metric=metric, normalize=options.normalize,
+                            ids=ids[start:start + chunk])
+            metric = metric or part.metric  # a metric chosen by type is kept for the later chunks
+            parts.append(part)
+            bar.update(min(n, start + chunk))
+    finally:
+        bar.close()
+    return parts[0] if len(parts) == 1 else merge_reports(*parts, metric=metric)

@@ -1,0 +1,83 @@
+"""What a report says about its own run: inputs, settings, text level, ek version, date, failures, skips.
+
+`run_meta` builds it once per command; the ``--json`` report carries its
+keys at the top level, the ``--html`` page gets it as ``meta=``, and the
+printed summary lists the same failures and skipped files, so the three
+always agree on what was scored and what was not::
+
+    {"inputs": {"gold": ..., "pred": ...},          # ek compare: gold, pred_a, pred_b
+     "settings": {"metric", "normalize", "text_level", "profile", "words", "segment", "level"},
+     "text_level": "line",                          # the level read, or {level: documents}
+     "ek_version": "0.1.0", "date": "2026-12-01T10:15:00Z",
+     "errors": [{"side", "path", "id", "message"}], "skipped": [{"path", "reason"}]}
+
+``settings["text_level"]`` is the level asked for (None: ek's default
+rule); the top-level ``text_level`` is the one read, as the OCR report of
+`ek.ocr.evaluate_joined` gives it (None for records).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+from typing import Any, Mapping, Sequence
+
+from ek.cli._commands._options import Options
+from ek._version import __version__
+from ek.canonicalize import Canonicalizer
+
+
+def run_meta(inputs: Mapping[str, str], options: Options, runs: Sequence[Any]) -> dict:
+    """The meta keys of a run of ``ek evaluate`` (one scored run) or ``ek compare`` (runs A and B)."""
+    detail = _document_detail(runs)
+    return {
+        "inputs": dict(inputs),
+        "settings": {
+            "metric": runs[0].report.metric,
+            "normalize": detail["normalize"] if "normalize" in detail else _version(options.normalize),
+            "text_level": options.text_level,
+            "profile": detail.get("profile", options.profile),
+            "words": detail.get("words", options.words or "whitespace"),
+            "segment": detail.get("segment", "grapheme" if runs[0].report.metric == "cer_grapheme" else "codepoint"),
+            "level": options.level,
+        },
+        "text_level": _text_level(runs),
+        "ek_version": __version__,
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "errors": _unique(dataclasses.asdict(f) for run in runs if run.joined is not None for f in run.joined.failures),
+        "skipped": _unique(dataclasses.asdict(s) for run in runs if run.joined is not None for s in run.joined.skipped),
+    }
+
+
+def has_documents(runs: Sequence[Any]) -> bool:
+    """Whether any run read documents (PAGE, ALTO, hOCR, text), whose summary prints how they were read."""
+    return any(run.joined is not None and run.joined.documents for run in runs)
+
+
+# ---------------------------------------------------------------------------
+
+
+def _document_detail(runs: Sequence[Any]) -> Mapping[str, Any]:
+    """The report detail of the first run scored on documents (it knows the profile's settings), else {}."""
+    return next((run.report.detail for run in runs if run.joined is not None and run.joined.documents), {})
+
+
+def _version(steps: Any) -> Any:
+    """The version string of the ``--normalize`` steps (``"nfc+lower"``), or None without any."""
+    return None if not steps else Canonicalizer(steps).version
+
+
+def _text_level(runs: Sequence[Any]) -> Any:
+    found = {side: run.report.detail["text_level"] for side, run in zip("ab", runs) if "text_level" in run.report.detail}
+    values = list(found.values())
+    if not values:
+        return None
+    return values[0] if all(v == values[0] for v in values) else found
+
+
+def _unique(rows: Any) -> list:
+    out: list = []
+    for row in rows:
+        if row not in out:
+            out.append(row)
+    return out

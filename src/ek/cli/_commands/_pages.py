@@ -1,0 +1,201 @@
+"""The data of the ``--html`` pages (see `ek.cli._html` for the keys), built from scored runs.
+
+Text metrics get aligned diffs from `ek._align`, the one alignment ek has:
+every item with an edit is aligned once in the metric's unit, for the
+confusion counts over the whole corpus, and the items the page shows keep
+their texts and ops by grapheme cluster, the unit the page draws (the rest
+carry their value only, so a page of 100,000 items stays small).
+Field metrics get per-field precision, recall and F1. Text documents add their OCR
+``measures`` (CER, WER, FCA, bag of words) and the documents that failed to read.
+``meta`` (the provenance the command builds once for ``--json`` and the page: inputs,
+settings, ek version, date, errors, skipped files) is copied into the page data; its keys
+win over those computed here.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+from typing import Any, Callable, Optional
+
+from ek._align import align, confusion_table, confusions
+from ek.cli._commands._inputs import Options, Scored, item_rows
+from ek.cli._html._chars import align_clusters
+from ek._util import prf
+from ek.base import Comparison
+from ek.canonicalize import resolve_canonicalizer
+
+SHOWN = 200  # items the pages list (the worst, or the most changed each way)
+_UNITS = {"cer": "char", "cer_grapheme": "grapheme", "wer": "word", "wer_unicode": "unicode_word"}
+_WORDS = ("word", "unicode_word")  # confusions count the metric's words; diffs show whitespace words
+_N_CONFUSIONS = 200
+
+
+def evaluate_page(scored: Scored, overall: tuple, per_slice: dict, options: Options,
+                  meta: Optional[dict] = None) -> dict:
+    """The ``render_evaluate`` data of one scored run, with ``meta``'s keys copied in."""
+    report = scored.report
+    slice_n = report.detail.get("slice_n") or {}
+    up = report.detail.get("higher_is_better")
+    data = {
+        "title": f"ek evaluate: {scored.name}", "metric": report.metric, "higher_is_better": up,
+        "aggregate": report.aggregate, "interval": list(overall), "level": options.level, "n": report.n,
+        "missing": list(scored.missing), "extra": list(scored.extra),
+        "per_slice": {label: {"aggregate": value, "interval": list(per_slice[label]), "n": slice_n.get(label)}
+                      for label, value in report.per_slice.items()},
+    }
+    rows = item_rows(report)
+    ids, labels = _ids(report), _slices(report)
+    items = [{"id": str(i), "slice": s, "value": v, "statistics": stats}
+             for i, s, (v, stats) in zip(ids, labels, rows)]
+    worst = _extremes([v for v, _ in rows], SHOWN, largest=not up)
+    prepare = _preparer(report.metric, options)
+    joined, unit = scored.joined, _UNITS.get(report.metric)
+    if joined is not None:
+        for k in worst:
+            items[k].update(gold=_shown(joined.golds[k]), pred=_shown(joined.preds[k]))
+        if unit is not None:
+            known = _document_confusions(scored, unit)  # documents: counted line by line already
+            data["confusions"] = known if known is not None else _corpus_confusions(joined, items, unit, prepare)
+            for k in worst:
+                gold, pred = joined.golds[k], joined.preds[k]
+                if isinstance(gold, str) and isinstance(pred, str):
+                    items[k].update(ops=_display_ops(prepare(pred), prepare(gold), unit),
+                                    unit="word" if unit in _WORDS else "char")
+    data["items"] = items
+    fields = _fields(report)
+    if fields:
+        data["fields"] = fields
+    if scored.documents.get("measures"):
+        data["measures"] = dict(scored.documents["measures"])
+    if joined is not None and joined.documents:
+        data["noun"] = "documents"
+        data["errors"] = _read_errors(joined)
+    return {**data, **(meta or {})}
+
+
+def compare_page(result: Comparison, a: Scored, b: Scored, bounds: list, options: Options,
+                 meta: Optional[dict] = None) -> dict:
+    """The ``render_compare`` data of two scored runs, with ``meta``'s keys copied in."""
+    data = {
+        "title": f"ek compare: {a.name} vs {b.name}", "metric": result.metric,
+        "higher_is_better": result.higher_is_better, "level": result.level, "n": result.n,
+        "a": {"name": a.name, "aggregate": a.report.aggregate, "interval": list(bounds[0])},
+        "b": {"name": b.name, "aggregate": b.report.aggregate, "interval": list(bounds[1])},
+        "delta": result.delta, "interval": list(result.interval), "p_value": result.p_value,
+        "verdict": result.verdict,
+        "per_slice": {label: {**s, "interval": list(s["interval"])} for label, s in result.per_slice.items()},
+    }
+    values_b = dict(zip(map(str, _ids(b.report)), (v for v, _ in item_rows(b.report))))
+    items = []
+    for i, s, (va, _) in zip(_ids(a.report), _slices(a.report), item_rows(a.report)):
+        vb = values_b.get(str(i))
+        items.append({"id": str(i), "slice": s, "a": va, "b": vb, "delta": None if vb is None else vb - va})
+    deltas = [it["delta"] if it["delta"] is not None else 0.0 for it in items]
+    shown = _extremes(deltas, SHOWN, largest=True) | _extremes(deltas, SHOWN, largest=False)
+    unit = _UNITS.get(result.metric)
+    prepare = _preparer(result.metric, options)
+    texts = {side: _texts(run) for side, run in (("a", a), ("b", b))}
+    for k in shown:
+        item = items[k]
+        gold = texts["a"].get(item["id"], (None, None))[0] or texts["b"].get(item["id"], (None, None))[0]
+        item["gold"] = _shown(gold)
+        for side in ("a", "b"):
+            pred = texts[side].get(item["id"], (None, None))[1]
+            item[f"pred_{side}"] = _shown(pred)
+            if unit and isinstance(gold, str) and isinstance(pred, str):
+                item[f"ops_{side}"] = _display_ops(prepare(pred), prepare(gold), unit)
+        item["unit"] = "word" if unit in _WORDS else "char"
+    data["items"] = items
+    if a.joined is not None and a.joined.documents:
+        data["noun"] = "documents"
+    return {**data, **(meta or {})}
+
+
+# ---------------------------------------------------------------------------
+
+
+def _ids(report: Any) -> list:
+    return list(report.detail.get("ids") or range(report.n))
+
+
+def _slices(report: Any) -> list:
+    labels = report.detail.get("slices")
+    return [None if s is None else str(s) for s in labels] if labels is not None else [None] * report.n
+
+
+def _extremes(values: list, n: int, *, largest: bool) -> set:
+    """Indices of the ``n`` largest (or smallest) finite values."""
+    finite = [(v, k) for k, v in enumerate(values) if isinstance(v, (int, float)) and v == v]
+    pick = heapq.nlargest if largest else heapq.nsmallest
+    return {k for _, k in pick(n, finite)}
+
+
+def _preparer(metric: str, options: Options) -> Callable[[str], str]:
+    """What the metric does to a text before comparing it: the normalize steps, and CER's trimmed ends."""
+    canon = resolve_canonicalizer(options.normalize)
+    trim = metric in ("cer", "cer_grapheme")
+
+    def prepare(text: str) -> str:
+        text = canon(text) if canon is not None else text
+        return text.strip() if trim else text
+
+    return prepare
+
+
+def _display_ops(pred: str, gold: str, unit: str) -> list:
+    """The ops the page draws: words as words, characters by grapheme cluster (a mark stays on its letter)."""
+    return align(pred, gold, unit="word") if unit in _WORDS else align_clusters(pred, gold)
+
+
+def _shown(value: Any) -> Optional[str]:
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def _texts(run: Scored) -> dict:
+    joined = run.joined
+    if joined is None:
+        return {}
+    return {str(i): (g, p) for i, g, p in zip(joined.ids, joined.golds, joined.preds)}
+
+
+def _corpus_confusions(joined: Any, items: list, unit: str, prepare: Callable[[str], str]) -> list:
+    """The most frequent confusions over every item with an edit, from one alignment each."""
+    texts = ((g, p) for g, p, item in zip(joined.golds, joined.preds, items)
+             if item["statistics"].get("edits") != 0 and isinstance(g, str) and isinstance(p, str))
+    every_op = (op for g, p in texts for op in align(prepare(p), prepare(g), unit=unit))
+    return confusion_table(confusions(every_op), n=_N_CONFUSIONS)
+
+
+def _document_confusions(scored: Scored, unit: Optional[str]) -> Optional[list]:
+    tables = scored.documents.get("confusions")
+    return None if not tables or unit is None else tables.get("word" if unit in _WORDS else "char")
+
+
+def _read_errors(joined: Any) -> list:
+    """The documents that failed to read, as the page lists them (``meta["errors"]`` replaces these)."""
+    return [{"side": side, "path": "", "id": str(i), "message": str(message)}
+            for side, errors in (("gold", joined.gold_errors), ("pred", joined.pred_errors))
+            for i, message in errors.items()]
+
+
+def _fields(report: Any) -> dict:
+    """Per-field TP/FP/FN summed over the items, with precision, recall and F1."""
+    totals: dict = {}
+    if not report.scores or "per_field" not in report.scores[0].detail:  # not a field metric
+        return {}
+    for s in report.scores:
+        per_field = s.detail.get("per_field")
+        if not per_field:
+            continue
+        for name, counts in per_field.items():
+            t = totals.setdefault(str(name), [0, 0, 0])
+            for j in range(3):
+                t[j] += counts[j]
+    out = {}
+    for name, (tp, fp, fn) in totals.items():
+        precision, recall, f1 = prf(tp, tp + fp, tp + fn)
+        out[name] = {"precision": precision, "recall": recall, "f1": f1, "tp": tp, "fp": fp, "fn": fn}
+    return out

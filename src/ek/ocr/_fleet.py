@@ -1,0 +1,266 @@
+"""Run a fleet of OCR engines over one gold corpus: each engine one run of the run engine, side by side.
+
+`run_fleet` is `ek.ocr.benchmark_fleet` once its arguments are checked.
+Each engine reads every gold image in a run of its own (`ek._runs`, kind
+``fleet``, run id ``<run_id>.<engine name>``), so a persisted fleet that
+dies resumes engine by engine where it stopped, and ``max_workers`` engines
+read at once (their calls release the GIL: Tesseract is a subprocess,
+RapidOCR runs in onnxruntime). A page whose image cannot be read is found
+before any engine runs and recorded as that page's error for every engine.
+An engine that is not installed or not configured is left out, with the
+install line, unless ``strict``; so is one that fails on every page.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import warnings
+from typing import Any, Mapping, Optional
+
+from ek._runs import check_executor, digest, execute, fingerprint, gold_items, open_run, score_cases, scored_report
+from ek.canonicalize import resolve_canonicalizer
+from ek.ocr._fleet_parts import blocks_of, consensus_texts, engine_parts
+from ek.ocr._fleet_report import CONSENSUS, FleetReport, build_fleet_report
+from ek.ocr._ocr_run import (OcrTask, check_reference, engine_label, engine_settings, one_thread_per_engine,
+                             thread_pool, with_confusions, with_file_references)
+
+KIND = "fleet"
+"""The run kind of a fleet's engine runs (``ek._runs``)."""
+
+_WHO = "benchmark_fleet"
+_RUN_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:=,+")
+
+
+def run_fleet(specs: tuple, gold: Mapping, fields: tuple, settings: dict) -> FleetReport:
+    """Run every engine of ``specs`` over ``gold`` and build the report (arguments checked by the caller).
+
+    ``fields`` are the gold record's ``(image, reference, slice, kind)`` field
+    names; ``settings`` holds the other keyword arguments of `benchmark_fleet`.
+    """
+    image_key, reference_key, slice_key, kind_key = fields
+    gold = with_file_references(gold, reference_key)
+    items = gold_items(gold, ((image_key, "image_key"), (reference_key, "reference_key"), slice_key), _WHO,
+                       fingerprints=False, check=check_reference(reference_key))
+    if not items:
+        raise ValueError(f"{_WHO}() got an empty gold corpus, so there is nothing to benchmark; pass a mapping "
+                         "key -> {image, reference_text, ...} with at least one record.")
+    items = _with_kinds(items, gold, kind_key, settings["persist"])
+    ready, skipped = _ready(specs, settings["strict"])
+    check = settings["check_images"]
+    if check is None:  # ocracy engines read files; a callable may take any key for an image
+        check = any(isinstance(spec.engine, str) for spec in ready)
+    unreadable = {key: problem for key, payload, _ in items
+                  if check and (problem := image_problem(payload[1][0])) is not None}
+    runs, failed = _run_engines(ready, items, unreadable, settings)
+    skipped.update(failed)
+    if not runs:
+        raise RuntimeError(f"{_WHO}(): no engine of the fleet could read the corpus: "
+                           + "; ".join(f"{name}: {why}" for name, why in skipped.items()))
+    canon = resolve_canonicalizer(settings["normalize"])
+    scored = {name: (engine, report, engine_parts(report.detail["per_item"], canon))
+              for name, (engine, report) in runs.items()}
+    texts: dict = {}
+    consensus = None
+    if settings["consensus"] and len(runs) >= 2:
+        texts = consensus_texts([k for k, _, _ in items], [r.detail["per_item"] for _, r in runs.values()])
+        report = _consensus_report(items, texts, settings)
+        consensus = (report, engine_parts(report.detail["per_item"], canon))
+    return build_fleet_report(scored, consensus, metric=settings["metric"], level=settings["level"],
+                              n_items=len(items), unreadable=unreadable, skipped=skipped, consensus_texts=texts,
+                              run_id=settings["run_id"] if settings["persist"] else None)
+
+
+def image_problem(image: Any) -> Optional[str]:
+    """Why ``image`` cannot be read (a missing file, a folder, bytes no image decoder knows), or None.
+
+    Paths and bytes are checked (Pillow, when installed, decodes the header
+    and verifies the data); URLs, in-memory images and arrays are left to
+    the engines.
+    """
+    if isinstance(image, (str, os.PathLike)):
+        path = os.fspath(image)
+        if isinstance(path, str) and path.lower().startswith(("http://", "https://")):
+            return None
+        if not os.path.exists(path):
+            return (f"image file {path!r} does not exist (relative paths are read from {os.getcwd()!r}); fix the "
+                    "path in the gold record")
+        if os.path.isdir(path):
+            return f"image path {path!r} is a folder; the gold record must name one image file"
+        source: Any = path
+    elif isinstance(image, (bytes, bytearray)):
+        source = io.BytesIO(bytes(image))
+    else:
+        return None
+    try:
+        from PIL import Image  # noqa: PLC0415 - the engines need Pillow anyway
+    except ImportError:
+        return None
+    try:
+        with Image.open(source) as opened:
+            opened.verify()
+    except Exception as exc:  # Pillow raises many kinds for a bad file
+        what = f"image file {path!r}" if isinstance(source, str) else f"the {len(image)} image bytes"
+        return f"{what} cannot be read as an image ({type(exc).__name__}: {exc}); check that it is a PNG, JPEG or TIFF"
+    return None
+
+
+def engine_run_id(run_id: str, name: str) -> str:
+    """The run id of engine ``name`` in the fleet run ``run_id`` (names other than plain ids are hashed)."""
+    if name and all(ch in _RUN_ID_CHARS for ch in name) and not name.startswith("."):
+        return f"{run_id}.{name}"
+    safe = "".join(ch if ch in _RUN_ID_CHARS else "_" for ch in name)[:40]
+    return f"{run_id}.{safe}-{digest(name)[:8]}"
+
+
+# ---------------------------------------------------------------------------
+
+
+class FleetTask(OcrTask):
+    """`OcrTask` for one engine of a fleet: a page's kind goes to the engine, its blocks are kept."""
+
+    def __init__(self, call: Any, metric: Any, options: dict, unreadable: Mapping[str, str],
+                 timeout: Optional[float]) -> None:
+        super().__init__(call, metric, options, _WHO, "record")
+        self.unreadable, self.timeout = dict(unreadable), timeout
+
+    def step(self, payload: tuple) -> Any:
+        key, (image, kind) = payload[0], payload[1]
+        problem = self.unreadable.get(key)
+        if problem is not None:
+            raise ValueError(problem)
+        return self.call(image) if kind is None else self.call(image, kind=kind)
+
+    def extra(self, value: Any, seconds: float) -> dict:
+        return {**super().extra(value, seconds), "blocks": None if value is None else blocks_of(value)}
+
+    def failed(self, payload: tuple, exc: BaseException, seconds: float) -> dict:
+        timed_out = isinstance(exc, TimeoutError) and self.timeout is not None and seconds >= self.timeout
+        if timed_out:
+            exc = TimeoutError(f"the engine did not read the image within timeout={self.timeout:g} s; raise "
+                               "timeout= or give the engine a smaller image")
+        return {**super().failed(payload, exc, seconds), "timed_out": timed_out}
+
+    def check(self, entry: dict) -> None:
+        super().check(entry)
+        blocks = entry.get("blocks")
+        if blocks is not None and not (isinstance(blocks, list) and all(
+                isinstance(b, list) and len(b) == 3 and isinstance(b[0], str) for b in blocks)):
+            raise ValueError(f"its blocks are {blocks!r:.60}, not a list of [text, confidence, level]")
+
+
+def _with_kinds(items: list, gold: Mapping, kind_key: Optional[str], persist: bool) -> list:
+    """Each item's input as ``(image, kind)``: the record's ``kind_key`` field ("line" or "page"), else None."""
+    out = []
+    for key, (k, image, reference, label), _ in items:
+        kind = gold[key].get(kind_key) if kind_key else None
+        if kind is not None and kind not in ("line", "page"):
+            raise ValueError(f"gold record {key!r} field {kind_key!r} is {kind!r}; it must be 'line' or 'page' "
+                             "(or absent, for the engine to tell by the image's size).")
+        page = (image, kind)
+        out.append((key, (k, page, reference, label), fingerprint((image, reference, label, kind)) if persist else None))
+    return out
+
+
+def _ready(specs: tuple, strict: bool) -> tuple[list, dict]:
+    """The specs that can run here, and ``name -> why not`` for the others (``strict``: ImportError)."""
+    from ek.ocr._engines import check_engine  # noqa: PLC0415
+
+    ready, skipped = [], {}
+    for spec in specs:
+        if callable(spec.engine):
+            ready.append(spec)
+            continue
+        status = check_engine(spec.engine)
+        if status["ok"]:
+            ready.append(spec)
+        elif strict:
+            raise ImportError(f"{_WHO}(strict=True): engine {spec.name!r} is {status['state']}: {status['hint']}")
+        else:
+            skipped[spec.name] = f"{status['state']}: {status['hint']}"
+    if skipped:
+        warnings.warn(f"{_WHO}: {len(skipped)} engine(s) left out: "
+                      + "; ".join(f"{name} ({why})" for name, why in skipped.items()), stacklevel=4)
+    return ready, skipped
+
+
+def _run_engines(specs: list, items: list, unreadable: Mapping[str, str], settings: dict) -> tuple[dict, dict]:
+    """``(name -> (engine id, report), name -> why it failed)``.
+
+    With ``max_workers`` N > 1 (or an ``executor``) every engine runs at once,
+    each handing its pages in chunks to one pool of N threads (or to the
+    executor), so N pages are read at any time, whichever engines they are
+    for: a slow engine gets every thread once a fast one is done.
+    """
+    from ek.ocr._fleet_engines import fleet_engine  # noqa: PLC0415 - the engines bind only when run
+
+    bound = [(spec, fleet_engine(spec)) for spec in specs]
+    check_executor(settings["executor"], _WHO, {**{f"engine {s.name!r}": read for s, read in bound},
+                                                "metric": settings["metric"]})
+    workers = settings["max_workers"] or 1
+    together = settings["executor"] is not None or (workers > 1 and len(items) > 1)
+    ids = [spec.engine for spec in specs if isinstance(spec.engine, str)]
+    progress = bool(settings["progress"]) if together and len(bound) > 1 else settings["progress"]  # one bar at once
+    with thread_pool(workers if together and settings["executor"] is None else 1, "ek-fleet") as pages, \
+            thread_pool(len(bound) if together else 1, "ek-fleet-engine") as engines, \
+            one_thread_per_engine(ids, together):
+        run = {**settings, "executor": settings["executor"] or pages}
+        jobs = [(spec, read, progress) for spec, read in bound]
+        outcomes = list(engines.map(lambda job: _run_one(*job, items, unreadable, run), jobs)) if engines else \
+            [_run_one(*job, items, unreadable, run) for job in jobs]
+    runs, failed = {}, {}
+    for (spec, _, _), (report, problem) in zip(jobs, outcomes):
+        if problem is None:
+            runs[spec.name] = (spec.engine if isinstance(spec.engine, str) else engine_label(spec.engine), report)
+        else:
+            failed[spec.name] = problem
+    return runs, failed
+
+
+def _run_one(spec: Any, read: Any, progress: Any, items: list, unreadable: Mapping[str, str],
+             settings: dict) -> tuple:
+    """``(report, None)`` of one engine's run, or ``(None, why)`` when it read no page."""
+    metric, normalize, grammar = settings["metric"], settings["normalize"], settings["grammar"]
+    name, run_id = spec.name, engine_run_id(settings["run_id"], spec.name)
+    engine_id = spec.engine if isinstance(spec.engine, str) else engine_label(spec.engine)
+    persist = settings["persist"]
+    stored = {**engine_settings(read, engine_id, metric, normalize, grammar, _WHO),
+              "options": repr(sorted(dict(spec.options).items()))} if persist else {}
+    run = open_run(KIND, who=_WHO, persist=persist, run_id=run_id, rootdir=settings["rootdir"],
+                   resume=settings["resume"], settings=stored, n_items=len(items))
+    task = FleetTask(read, metric, {"normalize": normalize, "grammar": grammar}, unreadable, settings["timeout"])
+    task.engine_name = name
+    entries = execute(run, task, items, label=f"{_WHO}[{name}]", unit="images", errors="record",
+                      executor=settings["executor"], timeout=settings["timeout"], progress=progress)
+    report, summary = scored_report(items, entries, label=metric if isinstance(metric, str) else None,
+                                    metric=metric, who=_WHO, detail={"engine": name, "run_id": run_id})
+    run.close({"engine": name, **summary})
+    if not report.n:
+        failures = report.detail["errors"]
+        first = next(iter(failures))
+        return None, f"failed on all {len(items)} pages; first, {first!r}: {failures[first]}"
+    return with_confusions(report), None
+
+
+def _consensus_report(items: list, texts: Mapping[str, Optional[str]], settings: dict) -> Any:
+    """The ROVER consensus scored like one more engine: a report over the pages it has a text for."""
+    metric = settings["metric"]
+    options = {"normalize": settings["normalize"], "grammar": settings["grammar"]}
+    keys = [key for key, _, _ in items if texts.get(key) is not None]
+    by_key = {key: payload for key, payload, _ in items}
+    cases = [(texts[key], by_key[key][2]) for key in keys]
+    scores, _, error = score_cases(cases, keys, metric=metric, options=options, who=_WHO)
+    if error is not None:
+        raise error
+    scored = dict(zip(keys, scores))
+    entries = []
+    for key, payload, _ in items:
+        entry = {"prediction": texts.get(key), "reference": payload[2], "slice": payload[3],
+                 "score": scored.get(key), "error": None, "confidence": None, "seconds": None, "blocks": None,
+                 "backend": CONSENSUS}
+        if key not in scored:
+            entry["error"] = "ValueError: no engine read this page, so there is no consensus"
+        entries.append(entry)
+    report, _ = scored_report(items, entries, label=metric if isinstance(metric, str) else None, metric=metric,
+                              who=_WHO, detail={"engine": CONSENSUS, "run_id": None})
+    return with_confusions(report)
