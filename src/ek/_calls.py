@@ -20,7 +20,7 @@ from ek._util import type_name
 __all__ = ["accepts_keyword", "call_maybe_group", "number", "probability"]
 
 
-def accepts_keyword(func: Callable, name: str) -> bool:
+def accepts_keyword(func: Callable[..., Any], name: str) -> bool:
     """Whether ``func`` can be called with the keyword argument ``name``.
 
     >>> accepts_keyword(lambda v, *, spec=None: v, "spec"), accepts_keyword(len, "spec")
@@ -32,7 +32,7 @@ def accepts_keyword(func: Callable, name: str) -> bool:
         return _inspect_accepts(func, name)
 
 
-def call_maybe_group(func: Callable, value: Any, group: Optional[Any]) -> Any:
+def call_maybe_group(func: Callable[..., Any], value: Any, group: Optional[Any]) -> Any:
     """Call ``func(value, group=group)`` when it takes ``group``, else ``func(value)``."""
     if group is not None and accepts_keyword(func, "group"):
         return func(value, group=group)
@@ -69,11 +69,11 @@ def probability(value: Any, *, what: str) -> float:
 
 
 @lru_cache(maxsize=512)
-def _accepts(func: Callable, name: str) -> bool:
+def _accepts(func: Callable[..., Any], name: str) -> bool:
     return _inspect_accepts(func, name)
 
 
-def _inspect_accepts(func: Callable, name: str) -> bool:
+def _inspect_accepts(func: Callable[..., Any], name: str) -> bool:
     try:
         params = inspect.signature(func).parameters
     except (TypeError, ValueError):

@@ -99,7 +99,7 @@ class FieldsOnlyState:
         self.__dict__.update({**dict.fromkeys(self._optional_state), **state})
 
 
-def rehome(namespace: dict) -> None:
+def rehome(namespace: dict[str, Any]) -> None:
     """Make the public objects a module re-exports from private modules report that module.
 
     Call it as ``rehome(globals())`` at the end of a public module: every name
@@ -125,7 +125,7 @@ def first_repeat(values: Sequence[Any]) -> Optional[tuple[int, int]]:
     """
     if len(set(values)) == len(values):
         return None
-    seen: dict = {}
+    seen: dict[Any, int] = {}
     for j, value in enumerate(values):
         if value in seen:
             return seen[value], j

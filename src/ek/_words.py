@@ -160,8 +160,9 @@ def _spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _SEGMENT.finditer(codes)]
 
 
-def _carry(m: re.Match) -> str:
-    return m.group(1) + _CARRIER[m.group(1)] * (m.end() - m.start() - 1)
+def _carry(m: re.Match[str]) -> str:
+    first: str = m.group(1)
+    return first + _CARRIER[first] * (m.end() - m.start() - 1)
 
 
 def _learn(text: str) -> None:

@@ -219,7 +219,7 @@ class Canonicalizer:
         self._audit = bool(audit_marks)
 
     @property
-    def steps(self) -> list:
+    def steps(self) -> list[str]:
         """The step names, in the order they run."""
         return list(self._names)
 

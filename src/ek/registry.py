@@ -150,7 +150,7 @@ def requires_extra(
     return decorate
 
 
-def check_requirements(*, engine: Optional[str] = None, extra: Optional[str] = None) -> dict:
+def check_requirements(*, engine: Optional[str] = None, extra: Optional[str] = None) -> dict[str, Any]:
     """Report, without raising, what an OCR engine or an extra needs.
 
     Returns a dict with at least ``{"ok": bool, "hint": str}``. An OCR
@@ -165,7 +165,8 @@ def check_requirements(*, engine: Optional[str] = None, extra: Optional[str] = N
             return {"ok": False, "engine": engine,
                     "hint": "ek's OCR engine check is not registered; reinstall ek (pip install "
                             "-e . from a checkout) so its entry points are declared."}
-        return check(engine)
+        report: dict[str, Any] = check(engine)
+        return report
     if extra is not None:
         if extra not in _EXTRA_PACKAGES:
             known = ", ".join(sorted(_EXTRA_PACKAGES))
@@ -177,7 +178,7 @@ def check_requirements(*, engine: Optional[str] = None, extra: Optional[str] = N
     return {"ok": True, "hint": "Name an engine=... or an extra=... to check."}
 
 
-def _live(namespace: str) -> dict:
+def _live(namespace: str) -> dict[str, Any]:
     """The namespace's registered objects as they stand, for in-package callers that cache on them.
 
     Read it, never write it: `register` is the way in.
@@ -192,10 +193,9 @@ def _discover(namespace: str) -> dict[str, Any]:
         from importlib import metadata  # slow to import; only needed on a miss
 
         try:
-            eps = metadata.entry_points(group=f"ek.{namespace}")
+            found = {ep.name: ep for ep in metadata.entry_points(group=f"ek.{namespace}")}
         except Exception:  # a broken distribution must not break lookups
-            eps = ()
-        found = {ep.name: ep for ep in eps}
+            found = {}
         _entry_points[namespace] = found
     return found
 
