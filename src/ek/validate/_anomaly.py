@@ -52,7 +52,7 @@ def benford_findings(
     tol: float = DEFAULT_BENFORD_TOL,
     min_n: int = DEFAULT_BENFORD_MIN_N,
     layer: str = "anomaly",
-) -> list:
+) -> list[Finding]:
     """One FLAG when a column's first-digit shares stray from Benford's law, else ``[]``.
 
     Amounts, populations and counts that span several orders of magnitude
@@ -105,7 +105,7 @@ def zscore_anomaly_findings(
     threshold: float = DEFAULT_ZSCORE_THRESHOLD,
     min_n: int = DEFAULT_BENFORD_MIN_N,
     layer: str = "anomaly",
-) -> list:
+) -> list[Finding]:
     """One FLAG per value whose robust (median/MAD) z-score exceeds ``threshold``.
 
     The modified z-score of ``x`` is ``0.6745 * (x - median) / MAD`` with MAD

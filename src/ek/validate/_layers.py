@@ -60,8 +60,8 @@ class CanonicalizeCorrector:
 
 @dataclass(frozen=True)
 class LexiconCorrector:
-    members: tuple = field(repr=False)
-    member_set: frozenset = field(repr=False)
+    members: tuple[str, ...] = field(repr=False)
+    member_set: frozenset[str] = field(repr=False)
     threshold: float = 0.8
     scorer: Any = None
     scale: float = 100.0
@@ -190,7 +190,7 @@ class SurprisalValidator:
 class CrossFieldValidator:
     predicate: Callable[[Any], bool]
     message: str
-    fields: tuple = ()
+    fields: tuple[str, ...] = ()
     layer: str = "cross_field"
 
     def __call__(self, record: Any, *, spec: Optional[FieldSpec] = None) -> list[Finding]:
@@ -203,7 +203,7 @@ class CrossFieldValidator:
 
 @dataclass(frozen=True)
 class OrderingValidator:
-    keys: tuple
+    keys: tuple[str, ...]
     strict: bool = True
     layer: str = "cross_field"
     dayfirst: Optional[bool] = True
@@ -329,7 +329,7 @@ def _numeric_date(s: str, dayfirst: Optional[bool]) -> Optional[datetime]:
     if m is None:
         return None
     a, b, year = int(m["a"]), int(m["b"]), int(m["y"])
-    readings = []
+    readings: list[Optional[datetime]] = []
     for day, month in ((a, b), (b, a)):
         try:
             readings.append(datetime(year, month, day))

@@ -65,7 +65,7 @@ class ValidationResult:
 
     original: Any
     value: Any
-    findings: tuple = ()
+    findings: tuple[Finding, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "findings", tuple(self.findings))
@@ -116,7 +116,7 @@ def _run_every_layer(findings: Iterable[Finding]) -> bool:
 def validation_pipeline(
     *layers: Layer | Callable[..., ValidationResult],
     apply_corrections: bool = True,
-    stop_when: Callable[[tuple], bool] = _run_every_layer,
+    stop_when: Callable[[tuple[Finding, ...]], bool] = _run_every_layer,
 ) -> Callable[..., ValidationResult]:
     """A callable ``(value, *, spec=None) -> ValidationResult`` running ``layers`` in order.
 
@@ -164,7 +164,7 @@ def validate(
     layers: Iterable[Layer | Callable[..., ValidationResult]] = (),
     spec: Optional[FieldSpec] = None,
     apply_corrections: bool = True,
-    stop_when: Callable[[tuple], bool] = _run_every_layer,
+    stop_when: Callable[[tuple[Finding, ...]], bool] = _run_every_layer,
 ) -> ValidationResult:
     """Run one value through ``layers`` and return the `ValidationResult`.
 
@@ -198,8 +198,9 @@ class _Pipeline:
 
     layers: tuple[Callable[..., Any], ...]
     apply_corrections: bool = True
-    stop_when: Callable[[tuple], bool] = _run_every_layer
-    _plan: tuple = field(init=False, repr=False, compare=False, default=())
+    stop_when: Callable[[tuple[Finding, ...]], bool] = _run_every_layer
+    _plan: tuple[tuple[Callable[..., Any], bool, bool], ...] = field(init=False, repr=False, compare=False,
+                                                                     default=())
 
     def __post_init__(self) -> None:
         plan = tuple(
@@ -212,9 +213,10 @@ class _Pipeline:
         self, value: Any, *, spec: Optional[FieldSpec] = None, findings: Iterable[Finding] = ()
     ) -> ValidationResult:
         """Run the layers on ``value``; ``findings`` are earlier findings the gated layers may read."""
-        original, before, trail = value, tuple(findings), []
+        original, before = value, tuple(findings)
+        trail: list[Finding] = []
         for i, (layer, takes_spec, wants_findings) in enumerate(self._plan):
-            kwargs: dict = {"spec": spec} if takes_spec else {}
+            kwargs: dict[str, Any] = {"spec": spec} if takes_spec else {}
             if wants_findings:
                 kwargs["findings"] = before + tuple(trail)
             found, fixed = _outcome(layer(value, **kwargs), i, layer, value)
