@@ -54,7 +54,7 @@ Counters of many pairs merge by addition (``sum(..., Counter())``), and
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable, NamedTuple, Optional, Sequence
+from typing import Any, Iterable, NamedTuple, Optional, Sequence, cast
 
 from ek._util import import_optional
 from ek._words import unicode_words, unicode_words_by_line
@@ -84,7 +84,8 @@ def graphemes(text: str) -> list[str]:
     """
     if not text or (max(text) < "\u0300" and "\r\n" not in text):
         return list(text)  # below U+0300 every code point but CR LF is a cluster of its own
-    return _grapheme_pattern().findall(text)
+    found: list[str] = _grapheme_pattern().findall(text)
+    return found
 
 
 def split_units(text: str, unit: str = "char") -> Sequence[str]:
@@ -131,8 +132,10 @@ def align_lines(
     [(0, 0), (1, None), (2, 1)]
     """
     joiner = _JOINERS.get(unit, "")
+    p_units: list[Sequence[str]]
+    g_units: list[Sequence[str]]
     if unit == "unicode_word":  # one pass over all lines
-        p_units, g_units = unicode_words_by_line(pred_lines), unicode_words_by_line(gold_lines)
+        p_units, g_units = list(unicode_words_by_line(pred_lines)), list(unicode_words_by_line(gold_lines))
     else:
         p_units = [split_units(line, unit) for line in pred_lines]
         g_units = [split_units(line, unit) for line in gold_lines]
@@ -145,12 +148,12 @@ def align_lines(
     return steps
 
 
-def confusions(ops: Iterable[Op]) -> Counter:
+def confusions(ops: Iterable[Op]) -> Counter[tuple[str, str]]:
     """Count the edits among ``ops``, keyed by ``(gold, pred)`` ("" for the missing side)."""
     return Counter((op.gold, op.pred) for op in ops if op.tag != "equal")
 
 
-def confusion_table(counts: Counter, *, n: Optional[int] = None) -> list[dict]:
+def confusion_table(counts: Counter[tuple[str, str]], *, n: Optional[int] = None) -> list[dict[str, Any]]:
     """The ``n`` most frequent confusions (all when None) as dicts, most frequent first.
 
     Each dict has ``kind`` (``"substitution"``, ``"deletion"`` or
@@ -173,10 +176,10 @@ def _kind(gold: str, pred: str) -> str:
     return "insertion" if not gold else ("deletion" if not pred else "substitution")
 
 
-_PATTERN: list = []
+_PATTERN: list[Any] = []  # the compiled regex pattern, once
 
 
-def _grapheme_pattern():
+def _grapheme_pattern() -> Any:
     if not _PATTERN:
         regex = import_optional("regex", extra="metrics", feature="grapheme segmentation (segment='grapheme')")
         _PATTERN.append(regex.compile(r"\X"))
@@ -190,7 +193,7 @@ def _align_units(pred: Sequence[str], gold: Sequence[str], joiner: str) -> list[
     append, new = ops.append, tuple.__new__  # Op(...) without its keyword handling: this loop is hot
     text = isinstance(gold, str)  # code points: a slice is already the run's text
     # source = gold, destination = pred: "delete" drops a gold unit.
-    for tag, g1, g2, p1, p2 in Levenshtein.opcodes(gold, pred).as_list():
+    for tag, g1, g2, p1, p2 in _opcodes(Levenshtein.opcodes(gold, pred)):
         if tag == "equal":
             run = gold[g1:g2] if text else joiner.join(gold[g1:g2])
             append(new(Op, ("equal", run, run)))
@@ -203,6 +206,11 @@ def _align_units(pred: Sequence[str], gold: Sequence[str], joiner: str) -> list[
         for p in pred[p1 + shared:p2]:
             append(new(Op, ("insert", "", p)))
     return ops
+
+
+def _opcodes(found: Any) -> list[tuple[str, int, int, int, int]]:
+    """rapidfuzz's opcodes as ``(tag, gold start, gold end, pred start, pred end)`` rows."""
+    return cast("list[tuple[str, int, int, int, int]]", found.as_list())
 
 
 def _pair_lines(pred: list[Sequence[str]], gold: list[Sequence[str]],
@@ -242,7 +250,7 @@ def _guide(pred_lines: Sequence[str], gold_lines: Sequence[str]) -> list[int]:
     g_words, g_line, g_first = _words_with_lines(gold_lines)
     p_words, p_line, _ = _words_with_lines(pred_lines)
     starts: list[Optional[int]] = [None] * len(gold_lines) + [len(pred_lines)]
-    for tag, g1, g2, p1, _ in Levenshtein.opcodes(g_words, p_words).as_list():
+    for tag, g1, g2, p1, _ in _opcodes(Levenshtein.opcodes(g_words, p_words)):
         if tag in ("equal", "replace"):  # gold word g1 + k is read as pred word p1 + k
             for line in range(g_line[g1], g_line[g2 - 1] + 1):
                 if starts[line] is None:
