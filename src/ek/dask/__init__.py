@@ -265,9 +265,9 @@ def _label(value: Any) -> str:
     return str(getattr(value, "name", None) or getattr(value, "__name__", None) or type(value).__name__)
 
 
-def _check_pickles(parts: dict) -> None:
+def _check_pickles(parts: dict[str, Any]) -> None:
     """TypeError naming the first part that cannot travel to a worker (Dask pickles with cloudpickle)."""
-    import cloudpickle  # noqa: PLC0415 - a dependency of dask
+    import cloudpickle  # type: ignore[import-untyped]  # noqa: PLC0415 - a dependency of dask, untyped
 
     for name, value in parts.items():
         if value is None or isinstance(value, str):
@@ -282,14 +282,14 @@ def _check_pickles(parts: dict) -> None:
             ) from None
 
 
-def _tree(dask: Any, nodes: list) -> Any:
+def _tree(dask: Any, nodes: list[Any]) -> Any:
     """One node merging ``nodes`` in order, through levels of at most `_FAN_IN` merges."""
     while len(nodes) > 1:
         nodes = [dask.delayed(merge)(*nodes[i:i + _FAN_IN]) for i in range(0, len(nodes), _FAN_IN)]
     return nodes[0] if nodes else dask.delayed(Summary)()
 
 
-def _report(summary: Summary, metric: Any, items: Optional[list], partitions: int, level: Optional[float]) -> Report:
+def _report(summary: Summary, metric: Any, items: Optional[list[Any]], partitions: int, level: Optional[float]) -> Report:
     from ek._bootstrap import Resampler
 
     size = len(pickle.dumps(summary))
@@ -297,7 +297,7 @@ def _report(summary: Summary, metric: Any, items: Optional[list], partitions: in
         label = metric if isinstance(metric, str) else (as_metric(metric).name if metric is not None else "")
         return Report(metric=label, aggregate=None, n=0, detail={"partitions": partitions, "summary_bytes": size})
     m = metric_object(metric, summary.metric)
-    detail: dict = dict(summary.detail)
+    detail: dict[str, Any] = dict(summary.detail)
     if summary.sliced:
         detail["slice_n"] = dict(summary.slice_n)
     scores: Any = ()
@@ -332,11 +332,11 @@ class _NoReplicates:
         )
 
 
-def _stored(summary: Summary) -> dict:
+def _stored(summary: Summary) -> dict[str, Any]:
     """The replicate sums in the form a `Report` keeps them (see ``ek._bootstrap``)."""
     from ek._bootstrap import SCHEME
 
-    def rows(array: Any) -> tuple:
+    def rows(array: Any) -> tuple[tuple[float, ...], ...]:
         return tuple(map(tuple, array.tolist()))
 
     return {"scheme": SCHEME, "replicates": len(summary.replicates), "statistics": summary.statistics,

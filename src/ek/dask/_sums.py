@@ -30,7 +30,7 @@ from typing import Any, Sequence, Union
 
 __all__ = ["Sum", "add", "exact_sum", "total"]
 
-Sum = Union[int, tuple]
+Sum = Union[int, tuple[float, ...]]
 """A partial sum: an ``int`` (every value was an integer) or an expansion (a tuple of floats)."""
 
 _INTS = {int, bool}
@@ -43,7 +43,7 @@ def exact_sum(values: Sequence[Any]) -> Sum:
         return quick
     kinds = set(map(type, values))
     if kinds <= _INTS:
-        return sum(values)
+        return int(sum(values))
     if all(issubclass(k, numbers.Integral) for k in kinds):  # numpy integers
         return sum(map(int, values))
     return _expand(list(values))
@@ -61,11 +61,11 @@ def total(s: Sum) -> Union[int, float]:
     return s if isinstance(s, int) else math.fsum(s)
 
 
-def _terms(s: Sum) -> tuple:
+def _terms(s: Sum) -> tuple[float, ...]:
     return (float(s),) if isinstance(s, int) else s
 
 
-def _expand(values: list) -> tuple:
+def _expand(values: list[Any]) -> tuple[float, ...]:
     """Non-overlapping floats whose exact sum is the exact sum of ``values`` (NaN/inf kept as one term)."""
     try:
         rest = math.fsum(values)
@@ -75,7 +75,7 @@ def _expand(values: list) -> tuple:
         return (float(sum(values)),)
     if not math.isfinite(rest):
         return (rest,)
-    terms: list = []
+    terms: list[float] = []
     while rest:
         terms.append(rest)
         rest = math.fsum([*values, *(-t for t in terms)])
