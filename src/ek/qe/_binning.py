@@ -23,7 +23,7 @@ from typing import Any
 from ek.qe._checks import labels, numpy_or_none, scores
 
 
-def bin_sums(probs: Any, correct: Any, *, n_bins: int, owner: str) -> tuple[list, list, list]:
+def bin_sums(probs: Any, correct: Any, *, n_bins: int, owner: str) -> tuple[list[int], list[float], list[float]]:
     """``(count, sum_confidence, n_correct)`` per bin after cleaning the inputs.
 
     Non-finite probabilities are skipped, out-of-range ones are clamped into
@@ -69,7 +69,7 @@ def bin_sums(probs: Any, correct: Any, *, n_bins: int, owner: str) -> tuple[list
     return count_py, conf_py, hits_py
 
 
-def ece_from_sums(count: list, conf: list, hits: list) -> float:
+def ece_from_sums(count: list[int], conf: list[float], hits: list[float]) -> float:
     """Population-weighted mean of ``|mean confidence - accuracy|`` over bins."""
     total = sum(count)
     gap = 0.0
@@ -79,7 +79,7 @@ def ece_from_sums(count: list, conf: list, hits: list) -> float:
     return gap / total
 
 
-def curve_from_sums(count: list, conf: list, hits: list) -> list[dict]:
+def curve_from_sums(count: list[int], conf: list[float], hits: list[float]) -> list[dict[str, float]]:
     """One ``{confidence, accuracy, count}`` dict per non-empty bin, low to high."""
     return [
         {"confidence": c / n, "accuracy": h / n, "count": int(n)}

@@ -87,7 +87,7 @@ def expected_calibration_error(probs: Any, correct: Any, *, n_bins: int = DEFAUL
     return ece_from_sums(*bin_sums(probs, correct, n_bins=n_bins, owner="expected_calibration_error()"))
 
 
-def reliability_curve(probs: Any, correct: Any, *, n_bins: int = DEFAULT_N_BINS) -> list[dict]:
+def reliability_curve(probs: Any, correct: Any, *, n_bins: int = DEFAULT_N_BINS) -> list[dict[str, float]]:
     """One ``{confidence, accuracy, count}`` dict per non-empty bin, for a reliability diagram.
 
     ``confidence`` is the bin's mean probability and ``accuracy`` its share
@@ -107,7 +107,7 @@ def reliability_curve(probs: Any, correct: Any, *, n_bins: int = DEFAULT_N_BINS)
 
 def save_calibrator(
     calibrator: Calibrator | GroupCalibrator | SignalFamilyCalibrator, name: str, *, rootdir: Optional[str] = None
-) -> dict:
+) -> dict[str, Any]:
     """Persist a fitted calibrator's parameters under ``name`` in the ``calibrators`` store.
 
     Returns:

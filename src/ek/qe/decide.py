@@ -171,7 +171,7 @@ def split_conformal_quantile(scores: Any, alpha: float) -> float:
         return math.inf
     if k <= 0:
         return -math.inf
-    return values[k - 1]
+    return float(values[k - 1])
 
 
 @dataclass
@@ -197,7 +197,7 @@ class ConformalGate(_Gate):
     alpha: float = DEFAULT_ALPHA
     nonconformity: Callable[[float], float] = one_minus
     q: float = math.inf
-    _cal: tuple = ()
+    _cal: tuple[float, ...] = ()
     _fitted: bool = field(default=False, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -274,7 +274,7 @@ class GroupConformalGate(_Gate):
 
     alpha: float = DEFAULT_ALPHA
     nonconformity: Callable[[float], float] = one_minus
-    by_group: dict = field(default_factory=dict)
+    by_group: dict[Any, ConformalGate] = field(default_factory=dict)
     pooled: Optional[ConformalGate] = None
 
     def __post_init__(self) -> None:
@@ -289,7 +289,7 @@ class GroupConformalGate(_Gate):
                 f"GroupConformalGate.fit got {len(keys)} group keys for {len(p)} probs; pass one per prob."
             )
         self.pooled = ConformalGate(self.alpha, self.nonconformity).fit(p, y)
-        index: dict = {}
+        index: dict[Any, list[int]] = {}
         for i, k in enumerate(keys):
             index.setdefault(k, []).append(i)
         self.by_group, small = {}, []
@@ -422,7 +422,7 @@ class RiskControlGate(_Gate):
         return Decision.ACCEPT if p >= self.lam else Decision.FLAG
 
 
-def risk_coverage_curve(probs: Any, correct: Any, *, thresholds: Optional[Sequence[float]] = None) -> list[dict]:
+def risk_coverage_curve(probs: Any, correct: Any, *, thresholds: Optional[Sequence[float]] = None) -> list[dict[str, float]]:
     """The risk-coverage trade-off: one ``{threshold, coverage, selective_risk}`` per threshold.
 
     Accepting ``p >= threshold``, coverage is the share of values accepted
@@ -476,7 +476,7 @@ def _threshold(value: Any, what: str) -> float:
     return float(value)
 
 
-def _holdout(probs: Any, correct: Any, owner: str, *, keep_all: bool = False) -> tuple[list, list]:
+def _holdout(probs: Any, correct: Any, owner: str, *, keep_all: bool = False) -> tuple[list[float], list[bool]]:
     """Probabilities (non-finite dropped with a warning unless keep_all) and labels."""
     p = probabilities(probs, what=f"{owner} probs", allow_nonfinite=True)
     y = labels(correct, len(p), what=f"{owner} correct")

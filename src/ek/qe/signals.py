@@ -126,7 +126,7 @@ class LogprobSignal:
     def __call__(self, target: Any) -> float:
         """The pooled score of ``target``'s log-probabilities."""
         logps = getattr(target, "logprobs", target)
-        agg: Callable = get("aggregators", self.aggregator) if isinstance(self.aggregator, str) else self.aggregator
+        agg: Callable[..., float] = get("aggregators", self.aggregator) if isinstance(self.aggregator, str) else self.aggregator
         if agg is length_normalized:
             return float(agg(logps, alpha=self.alpha))
         return float(agg(logps))
@@ -172,7 +172,7 @@ class IntrinsicConfidenceSignal:
                 units = [NEUTRAL_CONFIDENCE if mean is None else mean]
         confs = _confidences(target if units is None else units)
         if self.pool == "min":
-            return min(confs)
+            return float(min(confs))
         if self.pool == "mean":
             return math.fsum(confs) / len(confs)
         floor = math.log(DEFAULT_PROB_FLOOR)
@@ -182,7 +182,7 @@ class IntrinsicConfidenceSignal:
 # --------------------------------------------------------------------------
 
 
-def _logps(logps: Any, owner: str) -> list:
+def _logps(logps: Any, owner: str) -> list[float]:
     if isinstance(logps, (str, bytes)) or not hasattr(logps, "__iter__"):
         raise TypeError(f"{owner} takes a sequence of token log-probabilities, got {type_name(logps)}.")
     floor = math.log(DEFAULT_PROB_FLOOR)
@@ -202,7 +202,7 @@ def _logps(logps: Any, owner: str) -> list:
     return out
 
 
-def _confidences(confs: Any) -> list:
+def _confidences(confs: Any) -> list[float]:
     owner = "IntrinsicConfidenceSignal"
     if isinstance(confs, (str, bytes)) or not hasattr(confs, "__iter__"):
         raise TypeError(f"{owner} takes a sequence of per-unit confidences, got {type_name(confs)}.")

@@ -320,7 +320,7 @@ class VerifierSignal:
 # --------------------------------------------------------------------------
 
 
-def _run(validator: Callable, value: Any, spec: Optional[FieldSpec]) -> Iterable[Finding]:
+def _run(validator: Callable[..., Iterable[Finding]], value: Any, spec: Optional[FieldSpec]) -> Iterable[Finding]:
     if spec is not None and accepts_keyword(validator, "spec"):
         return validator(value, spec=spec)
     return validator(value)
@@ -365,7 +365,7 @@ def _as_number(value: Any, *, finite: bool = True) -> Optional[float]:
     return x if not finite or math.isfinite(x) else None
 
 
-def _numbers(value: Any, *, finite: bool = True) -> list:
+def _numbers(value: Any, *, finite: bool = True) -> list[float]:
     if isinstance(value, (list, tuple)):
         return [x for x in (_as_number(v, finite=finite) for v in value) if x is not None]
     x = _as_number(value, finite=finite)
