@@ -78,7 +78,7 @@ def netcal_ece(probs: Any, correct: Any, *, bins: int = 10) -> float:
     offers D-ECE for localized outputs.
     """
     import numpy as np
-    from netcal.metrics import ECE
+    from netcal.metrics import ECE  # type: ignore[import-untyped]
 
     p = probabilities(probs, what="netcal_ece() probs", np=np)
     y = labels(correct, len(p), what="netcal_ece() correct", np=np)
@@ -160,7 +160,7 @@ class _SklearnCalibrator(_BatchCall):
 
         return platt_predict(values, a, b, np=np)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         if self._model is None:
             raise ValueError(f"{self.name} is not fitted yet; fit it before saving.")
         if self.method == "isotonic":
@@ -224,7 +224,7 @@ class _NetcalCalibrator(_BatchCall):
         out = np.asarray(self._model.transform(values), dtype=float).reshape(-1)
         return np.clip(out, 0.0, 1.0)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         raise TypeError(
             f"{self.name} keeps its fit inside netcal objects and cannot be saved as JSON numbers; "
             "save a PlattCalibrator/IsotonicCalibrator/TemperatureCalibrator instead, or refit."

@@ -202,7 +202,7 @@ def check_alpha(alpha: Any, what: str) -> float:
     return a
 
 
-def check_group_sizes(sizes: dict, alpha: float, owner: str) -> None:
+def check_group_sizes(sizes: dict[Any, int], alpha: float, owner: str) -> None:
     """Raise when a calibration set is too small for ``alpha`` (a vacuous gate)."""
     small = {k: n for k, n in sizes.items() if rank(n, alpha) > n}
     if small:
@@ -217,7 +217,7 @@ def check_group_sizes(sizes: dict, alpha: float, owner: str) -> None:
         )
 
 
-def correct_scores(probs: Sequence[float], nonconformity: Callable[[float], float]) -> list:
+def correct_scores(probs: Sequence[float], nonconformity: Callable[[float], float]) -> list[float]:
     """Nonconformity scores of the finite probabilities (the caller passes only correct items)."""
     out = []
     for p in probs:

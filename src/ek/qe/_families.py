@@ -54,7 +54,7 @@ def min_probability(probs: Any) -> float:
     >>> min_probability({"judge": 0.9, "logprob": 0.7})
     0.7
     """
-    return min(_probs(probs, "min_probability()"))
+    return float(min(_probs(probs, "min_probability()")))
 
 
 @dataclass
@@ -134,7 +134,7 @@ class GroupCalibrator:
             )
         return cal
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """Each group's record (keys stringified) plus the pooled fallback's, as plain JSON."""
         if self.pooled is None and not self.by_group:
             raise ValueError("GroupCalibrator is not fitted yet; fit it before saving.")
@@ -146,7 +146,7 @@ class GroupCalibrator:
         }
 
     @classmethod
-    def from_dict(cls, record: Mapping) -> "GroupCalibrator":
+    def from_dict(cls, record: Mapping[str, Any]) -> "GroupCalibrator":
         """Rebuild from `to_dict` output (every nested record is checked)."""
 
         groups = _nested(record, "group", "by_group")
@@ -199,7 +199,7 @@ class SignalFamilyCalibrator:
         if not rows:
             raise ValueError("SignalFamilyCalibrator.fit got no rows; pass one signal mapping per labelled value.")
         y = labels(correct, len(rows), what="SignalFamilyCalibrator.fit correct", np=None)
-        names: dict = {}
+        names: dict[str, Any] = {}
         for row in rows:
             names.update(dict.fromkeys(row))
         fitted: dict[str, Calibrator | GroupCalibrator] = {}
@@ -227,7 +227,7 @@ class SignalFamilyCalibrator:
             self.fusion = self.factory().fit(fused, [y[i] for i in multi])
         return self
 
-    def calibrate_signals(self, raw_signals: Mapping[str, Any], *, group: Any = None) -> dict:
+    def calibrate_signals(self, raw_signals: Mapping[str, Any], *, group: Any = None) -> dict[str, float]:
         """``{name: calibrated probability}`` for each finite raw signal (before fusion)."""
         if not isinstance(raw_signals, Mapping):
             raise TypeError(
@@ -267,7 +267,7 @@ class SignalFamilyCalibrator:
             return np.asarray(values, dtype=float) if np is not None else values
         return self.fuse(self.calibrate_signals(raw_signals, group=group))
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """Every family's record, the fusion record and the registered combiner's name."""
         from ek.registry import get, names
 
@@ -289,7 +289,7 @@ class SignalFamilyCalibrator:
         }
 
     @classmethod
-    def from_dict(cls, record: Mapping) -> "SignalFamilyCalibrator":
+    def from_dict(cls, record: Mapping[str, Any]) -> "SignalFamilyCalibrator":
         """Rebuild from `to_dict` output; the combiner is looked up by its registered name."""
         from ek.registry import get, names
 
@@ -312,7 +312,7 @@ class SignalFamilyCalibrator:
 # --------------------------------------------------------------------------
 
 
-def _probs(probs: Any, owner: str) -> list:
+def _probs(probs: Any, owner: str) -> list[float]:
     values = list(probs.values()) if isinstance(probs, Mapping) else list(probs)
     if not values:
         raise ValueError(f"{owner} got no probabilities; pass at least one calibrated value.")
@@ -323,7 +323,7 @@ def _scores(values: Any, what: str, np: Optional[ModuleType]) -> Any:
     return scores(values, what=what, np=np)
 
 
-def _groups(groups: Any, n: int, owner: str) -> list:
+def _groups(groups: Any, n: int, owner: str) -> list[Any]:
     if isinstance(groups, (str, bytes)) or not is_batch(groups) and not hasattr(groups, "__iter__"):
         raise TypeError(f"{owner} groups must be a sequence of group keys, one per score.")
     keys = groups.tolist() if hasattr(groups, "tolist") else list(groups)
@@ -332,14 +332,14 @@ def _groups(groups: Any, n: int, owner: str) -> list:
     return keys
 
 
-def _index(keys: list) -> dict:
-    out: dict = {}
+def _index(keys: list[Any]) -> dict[Any, list[int]]:
+    out: dict[Any, list[int]] = {}
     for i, k in enumerate(keys):
         out.setdefault(k, []).append(i)
     return out
 
 
-def _rows(signals: Any) -> list:
+def _rows(signals: Any) -> list[Any]:
     if isinstance(signals, Mapping) or not hasattr(signals, "__iter__"):
         raise TypeError(
             "SignalFamilyCalibrator.fit takes a sequence of mappings (one per row, signal name -> "
@@ -364,14 +364,15 @@ def _finite(value: Any, name: Any, row: Optional[int]) -> bool:
     return math.isfinite(value)
 
 
-def _record(cal: Calibrator | GroupCalibrator, what: str) -> dict:
+def _record(cal: Calibrator | GroupCalibrator, what: str) -> dict[str, Any]:
     to_dict = getattr(cal, "to_dict", None)
     if to_dict is None:
         raise TypeError(f"the {what} calibrator ({type_name(cal)}) has no to_dict(), so it cannot be saved.")
-    return to_dict()
+    record: dict[str, Any] = to_dict()
+    return record
 
 
-def _nested(record: Any, kind: str, key: str) -> Mapping:
+def _nested(record: Any, kind: str, key: str) -> Mapping[str, Any]:
     if not isinstance(record, Mapping) or record.get("kind") != kind:
         raise ValueError(f"expected a {kind!r} calibrator record, got {record!r:.80}.")
     nested = record.get(key)

@@ -90,7 +90,7 @@ def platt_fit(s: Any, y: Any, *, max_iter: int, np: Optional[ModuleType] = None)
 
 
 def _platt_np(s: Any, t: Any, np: ModuleType) -> Any:
-    def step(a: float, b: float) -> tuple:
+    def step(a: float, b: float) -> tuple[float, tuple[float, float], tuple[float, float, float]]:
         z = a * s + b
         e = np.exp(-np.abs(z))
         # loss = t*softplus(-z) + (1-t)*softplus(z) = softplus(-z) + (1-t)*z
@@ -106,7 +106,7 @@ def _platt_np(s: Any, t: Any, np: ModuleType) -> Any:
 
 
 def _platt_py(s: Sequence[float], t: Sequence[float]) -> Any:
-    def step(a: float, b: float) -> tuple:
+    def step(a: float, b: float) -> tuple[float, tuple[float, float], tuple[float, float, float]]:
         f = ga = gb = haa = hab = hbb = 0.0
         for si, ti in zip(s, t):
             z = a * si + b
@@ -137,7 +137,7 @@ def platt_predict(s: Any, a: float, b: float, *, np: Optional[ModuleType] = None
 # --------------------------------------------------------------------------
 
 
-def isotonic_fit(x: Any, y: Any, *, np: Optional[ModuleType] = None) -> tuple[list, list]:
+def isotonic_fit(x: Any, y: Any, *, np: Optional[ModuleType] = None) -> tuple[list[float], list[float]]:
     """Thresholds ``(xs, ys)`` of the non-decreasing least-squares fit of ``y`` on ``x``.
 
     Tied ``x`` are pooled first (their mean ``y``, weighted by count); then
@@ -164,7 +164,7 @@ def isotonic_fit(x: Any, y: Any, *, np: Optional[ModuleType] = None) -> tuple[li
     return xs, ys
 
 
-def _pool_ties_np(x: Any, y: Any, np: ModuleType) -> tuple:
+def _pool_ties_np(x: Any, y: Any, np: ModuleType) -> tuple[Any, Any, Any, Any]:
     order = np.argsort(x)  # ties are pooled whole, so the sort need not be stable
     xs, ys = x[order], y[order].astype(float)
     first = np.ones(len(xs), dtype=bool)
@@ -175,7 +175,7 @@ def _pool_ties_np(x: Any, y: Any, np: ModuleType) -> tuple:
     return xs[idx], v, w, np.arange(len(idx))
 
 
-def _merge_runs_np(v: Any, w: Any, start: Any, np: ModuleType) -> tuple:
+def _merge_runs_np(v: Any, w: Any, start: Any, np: ModuleType) -> tuple[Any, Any, Any]:
     """Merge every maximal non-increasing run of blocks, a few vectorised passes.
 
     Pooling a whole run of adjacent blocks whose means do not increase is a
@@ -198,11 +198,11 @@ def _merge_runs_np(v: Any, w: Any, start: Any, np: ModuleType) -> tuple:
     return v, w, start
 
 
-def _pool_ties_py(x: Sequence[float], y: Sequence[bool]) -> tuple:
+def _pool_ties_py(x: Sequence[float], y: Sequence[bool]) -> tuple[list[float], list[float], list[float], list[int]]:
     order = sorted(range(len(x)), key=x.__getitem__)
-    ux: list = []
-    v: list = []
-    w: list = []
+    ux: list[float] = []
+    v: list[float] = []
+    w: list[float] = []
     for i in order:
         xi = x[i]
         if ux and ux[-1] == xi:
@@ -216,11 +216,11 @@ def _pool_ties_py(x: Sequence[float], y: Sequence[bool]) -> tuple:
     return ux, v, w, list(range(len(ux)))
 
 
-def _stack_pav(v: list, w: list, start: list) -> tuple[list, list, list]:
+def _stack_pav(v: list[float], w: list[float], start: list[int]) -> tuple[list[float], list[float], list[int]]:
     """Exact PAV with a stack: pool a block into its predecessor while it is not larger."""
-    sv: list = []
-    sw: list = []
-    ss: list = []
+    sv: list[float] = []
+    sw: list[float] = []
+    ss: list[int] = []
     for value, weight, first in zip(v, w, start):
         while sv and sv[-1] >= value:
             pw = sw.pop()

@@ -52,7 +52,7 @@ class _Fitted:
                 "labelled holdout first (or load a fitted one with load_calibrator)."
             )
 
-    def _inputs(self, values: Any, correct: Any, what: str = "scores") -> tuple:
+    def _inputs(self, values: Any, correct: Any, what: str = "scores") -> tuple[Any, Any, Optional[ModuleType]]:
         owner = f"{type(self).__name__}.fit"
         np = numpy_or_none()
         s = scores(values, what=f"{owner} {what}", np=np)
@@ -100,13 +100,13 @@ class PlattCalibrator(_Fitted):
             return _fit.platt_predict(values, self.a, self.b, np=np)
         return [_fit.sigmoid(self.a * v + self.b) for v in values]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The fitted parameters as plain JSON numbers."""
         self._require_fit()
         return {"kind": self.kind, "a": self.a, "b": self.b, "max_iter": self.max_iter}
 
     @classmethod
-    def from_dict(cls, record: Mapping) -> "PlattCalibrator":
+    def from_dict(cls, record: Mapping[str, Any]) -> "PlattCalibrator":
         """Rebuild from `to_dict` output, checking every field."""
         check_record(record, "platt", ("a", "b"))
         cal = cls(a=record["a"], b=record["b"], max_iter=record.get("max_iter", 100))
@@ -125,8 +125,8 @@ class IsotonicCalibrator(_Fitted):
     the first and last.
     """
 
-    x: tuple = ()
-    y: tuple = ()
+    x: tuple[float, ...] = ()
+    y: tuple[float, ...] = ()
     kind: str = "isotonic"
     _fitted: bool = field(default=False, init=False, repr=False, compare=False)
 
@@ -149,13 +149,13 @@ class IsotonicCalibrator(_Fitted):
             return _fit.interp(values, self.x, self.y, np=np)
         return [_fit.interp(v, self.x, self.y) for v in values]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The fitted points as plain JSON numbers."""
         self._require_fit()
         return {"kind": self.kind, "x": list(self.x), "y": list(self.y)}
 
     @classmethod
-    def from_dict(cls, record: Mapping) -> "IsotonicCalibrator":
+    def from_dict(cls, record: Mapping[str, Any]) -> "IsotonicCalibrator":
         """Rebuild from `to_dict` output, checking the points are a monotone fit."""
         check_record(record, "isotonic", ("x", "y"))
         x, y = record["x"], record["y"]
@@ -223,14 +223,14 @@ class TemperatureCalibrator(_Fitted):
             return _fit.platt_predict(values, 1.0 / self.T, 0.0, np=np)
         return [_fit.sigmoid(v / self.T) for v in values]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """The fitted temperature and search settings as plain JSON numbers."""
         self._require_fit()
         return {"kind": self.kind, "T": self.T, "t_min": self.t_min, "t_max": self.t_max,
                 "max_iter": self.max_iter}
 
     @classmethod
-    def from_dict(cls, record: Mapping) -> "TemperatureCalibrator":
+    def from_dict(cls, record: Mapping[str, Any]) -> "TemperatureCalibrator":
         """Rebuild from `to_dict` output, checking every field."""
         check_record(record, "temperature", ("T",))
         cal = cls(T=record["T"], t_min=record.get("t_min", 0.05), t_max=record.get("t_max", 10.0),
@@ -244,7 +244,7 @@ def _positive_int(value: Any, what: str) -> None:
         raise ValueError(f"{what} must be a positive int, got {value!r}.")
 
 
-def _check_steps(x: tuple, y: tuple) -> None:
+def _check_steps(x: tuple[float, ...], y: tuple[float, ...]) -> None:
     if len(x) != len(y) or not x:
         raise ValueError(
             f"IsotonicCalibrator needs x and y of one non-zero length, got {len(x)} and {len(y)}."
