@@ -15,7 +15,7 @@ Used by `ek.qe.rover` (per-token confidences for the weighted vote) and
 from __future__ import annotations
 
 import numbers
-from typing import Any, Optional
+from typing import Any, Iterable, Optional, cast
 
 __all__ = [
     "NEUTRAL_CONFIDENCE",
@@ -37,7 +37,7 @@ def is_ocr_result(obj: Any) -> bool:
     return hasattr(obj, "text") and not isinstance(obj, (str, bytes, list, tuple, dict))
 
 
-def finest_blocks(result: Any) -> list:
+def finest_blocks(result: Any) -> list[Any]:
     """The result's blocks at one granularity: the finest level present when levels are mixed.
 
     An engine may report words and the lines they make up side by side;
@@ -52,7 +52,7 @@ def finest_blocks(result: Any) -> list:
     return blocks
 
 
-def block_confidences(result: Any) -> list:
+def block_confidences(result: Any) -> list[float]:
     """The confidences of the finest blocks that report one (None and non-numbers skipped)."""
     out = []
     for b in finest_blocks(result):
@@ -71,7 +71,7 @@ def mean_confidence(result: Any) -> Optional[Any]:
     return sum(confs) / len(confs) if confs else None
 
 
-def token_confidences(result: Any, tokens: list) -> list:
+def token_confidences(result: Any, tokens: list[str]) -> list[float]:
     """One confidence per token of ``result.text``: its word's, else the mean, else neutral.
 
     The finest blocks are split into tokens and lined up with ``tokens`` (an
@@ -87,13 +87,14 @@ def token_confidences(result: Any, tokens: list) -> list:
     if not units:
         return out
     block_tokens = [tok for tok, _ in units]
+    pairs: Iterable[tuple[int, int]]
     if block_tokens == tokens:
         pairs = zip(range(len(tokens)), range(len(tokens)))
     else:
         from rapidfuzz.distance import Levenshtein
 
-        pairs = ((j, i) for tag, i1, i2, j1, j2 in Levenshtein.opcodes(block_tokens, tokens).as_list()
-                 if tag == "equal" for i, j in zip(range(i1, i2), range(j1, j2)))
+        runs = cast("list[tuple[str, int, int, int, int]]", Levenshtein.opcodes(block_tokens, tokens).as_list())
+        pairs = ((j, i) for tag, i1, i2, j1, j2 in runs if tag == "equal" for i, j in zip(range(i1, i2), range(j1, j2)))
     for j, i in pairs:
         conf = units[i][1]
         if conf is not None:
