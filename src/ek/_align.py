@@ -54,12 +54,13 @@ Counters of many pairs merge by addition (``sum(..., Counter())``), and
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable, NamedTuple, Optional, Sequence, cast
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple, cast
 
 from ek._util import import_optional
 from ek._words import unicode_words, unicode_words_by_line
 
-__all__ = ["Op", "UNITS", "align", "align_lines", "confusion_table", "confusions", "graphemes", "split_units"]
+__all__ = ["UNITS", "Op", "align", "align_lines", "confusion_table", "confusions", "graphemes", "split_units"]
 
 UNITS = ("char", "word", "grapheme", "unicode_word")
 _KINDS = {"replace": "substitution", "delete": "deletion", "insert": "insertion"}
@@ -117,7 +118,7 @@ def align(pred: str, gold: str, *, unit: str = "char") -> list[Op]:
 
 def align_lines(
     pred_lines: Sequence[str], gold_lines: Sequence[str], *, unit: str = "char"
-) -> list[tuple[Optional[int], Optional[int], list[Op]]]:
+) -> list[tuple[int | None, int | None, list[Op]]]:
     """Pair gold and pred lines in order, then align inside each pair.
 
     Returns one ``(gold_index, pred_index, ops)`` per step: a paired line has
@@ -153,7 +154,7 @@ def confusions(ops: Iterable[Op]) -> Counter[tuple[str, str]]:
     return Counter((op.gold, op.pred) for op in ops if op.tag != "equal")
 
 
-def confusion_table(counts: Counter[tuple[str, str]], *, n: Optional[int] = None) -> list[dict[str, Any]]:
+def confusion_table(counts: Counter[tuple[str, str]], *, n: int | None = None) -> list[dict[str, Any]]:
     """The ``n`` most frequent confusions (all when None) as dicts, most frequent first.
 
     Each dict has ``kind`` (``"substitution"``, ``"deletion"`` or
@@ -214,7 +215,7 @@ def _opcodes(found: Any) -> list[tuple[str, int, int, int, int]]:
 
 
 def _pair_lines(pred: list[Sequence[str]], gold: list[Sequence[str]],
-                guide: Optional[list[int]] = None) -> list[tuple[Optional[int], Optional[int]]]:
+                guide: list[int] | None = None) -> list[tuple[int | None, int | None]]:
     """The order-keeping pairing of least summed cost (see `align_lines`), by dynamic programming.
 
     The table has a row per gold line and a column per pred line. Up to
@@ -249,7 +250,7 @@ def _guide(pred_lines: Sequence[str], gold_lines: Sequence[str]) -> list[int]:
 
     g_words, g_line, g_first = _words_with_lines(gold_lines)
     p_words, p_line, _ = _words_with_lines(pred_lines)
-    starts: list[Optional[int]] = [None] * len(gold_lines) + [len(pred_lines)]
+    starts: list[int | None] = [None] * len(gold_lines) + [len(pred_lines)]
     for tag, g1, g2, p1, _ in _opcodes(Levenshtein.opcodes(g_words, p_words)):
         if tag in ("equal", "replace"):  # gold word g1 + k is read as pred word p1 + k
             for line in range(g_line[g1], g_line[g2 - 1] + 1):
@@ -321,8 +322,8 @@ def _costs(gold: list[Sequence[str]], pred: list[Sequence[str]],
     return rows
 
 
-def _backtrace(rows: list[tuple[int, bytearray]], n: int, m: int) -> list[tuple[Optional[int], Optional[int]]]:
-    steps: list[tuple[Optional[int], Optional[int]]] = []
+def _backtrace(rows: list[tuple[int, bytearray]], n: int, m: int) -> list[tuple[int | None, int | None]]:
+    steps: list[tuple[int | None, int | None]] = []
     i, j = n, m
     while i or j:
         first, moves = rows[i]

@@ -12,8 +12,9 @@ from __future__ import annotations
 import inspect
 import math
 import numbers
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Callable, Optional
+from typing import Any
 
 from ek._util import type_name
 
@@ -32,7 +33,7 @@ def accepts_keyword(func: Callable[..., Any], name: str) -> bool:
         return _inspect_accepts(func, name)
 
 
-def call_maybe_group(func: Callable[..., Any], value: Any, group: Optional[Any]) -> Any:
+def call_maybe_group(func: Callable[..., Any], value: Any, group: Any | None) -> Any:
     """Call ``func(value, group=group)`` when it takes ``group``, else ``func(value)``."""
     if group is not None and accepts_keyword(func, "group"):
         return func(value, group=group)

@@ -8,9 +8,10 @@ import importlib.util
 import math
 import sys
 import time
-from functools import lru_cache
+from collections.abc import Callable, Iterable, Sequence
+from functools import cache
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any
 
 
 class MissingExtraError(ImportError):
@@ -22,7 +23,7 @@ def install_hint(extra: str) -> str:
     return f'pip install "ek[{extra}]"'
 
 
-@lru_cache(maxsize=None)
+@cache
 def is_installed(package: str) -> bool:
     """Whether ``package`` can be imported, without importing it."""
     try:
@@ -65,7 +66,7 @@ class FrozenMappings:
     __slots__ = ()
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        import dataclasses  # noqa: PLC0415 - only when pickling
+        import dataclasses
 
         values = (getattr(self, f.name) for f in dataclasses.fields(self))  # type: ignore[arg-type]
         return type(self), tuple(dict(v) if isinstance(v, MappingProxyType) else v for v in values)
@@ -83,8 +84,8 @@ class FieldsOnlyState:
     _optional_state: tuple[str, ...] = ()
 
     def __getstate__(self) -> dict[str, Any]:
-        import dataclasses  # noqa: PLC0415 - only when pickling
-        import pickle  # noqa: PLC0415
+        import dataclasses
+        import pickle
 
         state = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}  # type: ignore[arg-type]
         for name in self._optional_state:
@@ -117,7 +118,7 @@ def rehome(namespace: dict[str, Any]) -> None:
             obj.__module__ = home
 
 
-def first_repeat(values: Sequence[Any]) -> Optional[tuple[int, int]]:
+def first_repeat(values: Sequence[Any]) -> tuple[int, int] | None:
     """``(i, j)``: the positions of the first value seen a second time (at ``j``), or None if all differ.
 
     >>> first_repeat(["a", "b", "c", "b"]), first_repeat([1, 2])
@@ -153,7 +154,7 @@ def format_table(header: list[str], rows: list[list[Any]]) -> str:
     return "\n".join(lines)
 
 
-def format_p_value(p: Optional[float]) -> str:
+def format_p_value(p: float | None) -> str:
     """A p-value as ek prints it everywhere: ``<=0.001`` at or below a thousandth, else three decimals.
 
     A bootstrap p-value is resolved only to about one over the number of
@@ -260,9 +261,9 @@ class DispatchRule:
     """
 
     accepts: Callable[[Any], bool]
-    metric: Optional[str] = None
+    metric: str | None = None
     pairs: str = "either"
-    prepare: Optional[Callable[[Any], Any]] = None
+    prepare: Callable[[Any], Any] | None = None
     priority: int = 0
 
     def __post_init__(self) -> None:
@@ -285,7 +286,7 @@ def as_rule(obj: Any) -> DispatchRule:
                         prepare=getattr(obj, "prepare", None), priority=getattr(obj, "priority", 0))
 
 
-def want_progress(progress: Optional[bool]) -> bool:
+def want_progress(progress: bool | None) -> bool:
     """Resolve ``progress=None`` to "only when stderr is a terminal"."""
     if progress is not None:
         return bool(progress)
@@ -306,7 +307,7 @@ class Progress:
     _WIDTH = 24
 
     def __init__(self, total: int, *, label: str, unit: str = "items",
-                 enabled: Optional[bool] = None, reused: int = 0) -> None:
+                 enabled: bool | None = None, reused: int = 0) -> None:
         self.total, self.label, self.unit = total, label, unit
         self.enabled = want_progress(enabled) and total > 0
         self.stream = sys.stderr
@@ -315,7 +316,7 @@ class Progress:
         self.done, self.errors, self.reused = reused, 0, reused
         self.shown = -1  # the ``done`` count last drawn
 
-    def update(self, done: int, errors: int = 0, reused: Optional[int] = None) -> None:
+    def update(self, done: int, errors: int = 0, reused: int | None = None) -> None:
         """Set the counts; redraw if enough time has passed or the run is complete."""
         self.done, self.errors = done, errors
         if reused is not None:

@@ -52,8 +52,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from itertools import accumulate
-from typing import Any, Sequence
+from typing import Any
 
 from ek._util import import_optional
 

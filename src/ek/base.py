@@ -24,10 +24,16 @@ standard library; a `Report` carries the object that computes its interval.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Mapping, Optional, Protocol, Sequence, TypeVar, runtime_checkable
+from typing import (
+    Any,
+    Protocol,
+    TypeVar,
+    runtime_checkable,
+)
 
 from ek._util import FieldsOnlyState, FrozenMappings
 
@@ -99,7 +105,7 @@ class FieldSpec:
     type: str = "string"
     importance: float = _DEFAULT_IMPORTANCE
     domain: Any = ()
-    normalizer: Optional[str] = None
+    normalizer: str | None = None
 
     def __post_init__(self) -> None:
         _check_importance(f"FieldSpec {self.name!r}", self.importance)
@@ -141,7 +147,7 @@ class TypeRef:
 
     kind: str
     name: str
-    field: Optional[str] = None
+    field: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in ("node", "edge", "field"):
@@ -183,7 +189,7 @@ class GraphGrammar(FrozenMappings):
         spec = self.field_spec(node, field_name)
         return float(spec.importance) if spec is not None else _DEFAULT_IMPORTANCE
 
-    def field_spec(self, node: str, field_name: str) -> Optional[FieldSpec]:
+    def field_spec(self, node: str, field_name: str) -> FieldSpec | None:
         """The declared `FieldSpec`, or None when the grammar does not know it."""
         node_type = self.node_types.get(node)
         return None if node_type is None else node_type.fields.get(field_name)
@@ -233,7 +239,7 @@ class NodePath:
 
     node_id: str
     node_type: str
-    field: Optional[str] = None
+    field: str | None = None
 
 
 @dataclass(frozen=True)
@@ -244,7 +250,7 @@ class Provenance:
     """
 
     engine: str = ""
-    source_span: Optional[tuple[Any, ...]] = None
+    source_span: tuple[Any, ...] | None = None
     bbox: Any = None
     raw_transcripts: tuple[str, ...] = ()
 
@@ -266,10 +272,10 @@ class FieldEstimate(FrozenMappings):
 
     value: Any
     raw_signals: Mapping[str, float] = field(default_factory=dict)
-    confidence: Optional[float] = None
+    confidence: float | None = None
     findings: tuple[Finding, ...] = ()
-    provenance: Optional[Provenance] = None
-    decision: Optional[Decision] = None
+    provenance: Provenance | None = None
+    decision: Decision | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "raw_signals", _frozen_mapping(self.raw_signals))
@@ -311,9 +317,9 @@ class Score:
     """
 
     value: float
-    precision: Optional[float] = None
-    recall: Optional[float] = None
-    f1: Optional[float] = None
+    precision: float | None = None
+    recall: float | None = None
+    f1: float | None = None
     metric: str = ""
     detail: Mapping[str, Any] = field(default_factory=dict)
 
@@ -337,7 +343,7 @@ class Report(FieldsOnlyState):
     """
 
     metric: str = ""
-    aggregate: Optional[float] = None
+    aggregate: float | None = None
     n: int = 0
     scores: Sequence[Score] = field(default_factory=tuple)
     per_slice: Mapping[Any, float] = field(default_factory=dict)
@@ -396,16 +402,16 @@ class Comparison:
     """
 
     metric: str
-    a: Optional[float]
-    b: Optional[float]
-    delta: Optional[float]
+    a: float | None
+    b: float | None
+    delta: float | None
     interval: tuple[float, float]
     p_value: float
     verdict: str
     per_slice: Mapping[Any, Mapping[str, Any]] = field(default_factory=dict)
     level: float = 0.95
     n: int = 0
-    higher_is_better: Optional[bool] = None
+    higher_is_better: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -417,12 +423,12 @@ class QualityReport:
     severe decision).
     """
 
-    calibrated_confidence: Optional[float] = None
-    decision: Optional[Decision] = None
+    calibrated_confidence: float | None = None
+    decision: Decision | None = None
     findings: tuple[Finding, ...] = ()
     raw_signals: Mapping[str, float] = field(default_factory=dict)
     provenance: Mapping[str, Any] = field(default_factory=dict)
-    per_field: Optional[Mapping[NodePath, FieldEstimate]] = None
+    per_field: Mapping[NodePath, FieldEstimate] | None = None
 
 
 # --------------------------------------------------------------------------
@@ -468,7 +474,7 @@ class Metric(Protocol):
     `ek.metrics`. Wrap a plain function with `ek.metric` to declare it.
     """
 
-    def __call__(self, pred: Any, gold: Any, /, *, grammar: Optional[GraphGrammar] = None) -> Score | float: ...
+    def __call__(self, pred: Any, gold: Any, /, *, grammar: GraphGrammar | None = None) -> Score | float: ...
 
 
 @runtime_checkable
@@ -501,7 +507,7 @@ class MetricContract(Protocol):
     def name(self) -> str: ...
 
     @property
-    def higher_is_better(self) -> Optional[bool]: ...
+    def higher_is_better(self) -> bool | None: ...
 
     @property
     def statistics(self) -> tuple[str, ...]: ...
@@ -516,7 +522,7 @@ class MetricContract(Protocol):
     def options(self) -> Mapping[str, str]: ...
 
     @property
-    def unit(self) -> Optional[str]: ...
+    def unit(self) -> str | None: ...
 
     @property
     def percent(self) -> bool: ...
@@ -524,7 +530,7 @@ class MetricContract(Protocol):
     @property
     def reads_documents(self) -> bool: ...
 
-    def __call__(self, pred: Any, gold: Any, /, *, grammar: Optional[GraphGrammar] = None) -> Score:
+    def __call__(self, pred: Any, gold: Any, /, *, grammar: GraphGrammar | None = None) -> Score:
         """One comparison."""
 
     def compute(self, totals: Mapping[str, float]) -> float:
@@ -534,7 +540,7 @@ class MetricContract(Protocol):
         """The corpus figure: `compute` of the statistics summed over ``scores``."""
 
     def score_many(self, preds: Sequence[Any], golds: Sequence[Any], *,
-                   grammar: Optional[GraphGrammar] = None) -> Sequence[Score]:
+                   grammar: GraphGrammar | None = None) -> Sequence[Score]:
         """The scores of aligned lists (one pass where the metric declares a batch path)."""
 
     def with_options(self, **values: Any) -> MetricContract:
@@ -558,14 +564,14 @@ class Signal(Protocol):
 class Validator(Protocol):
     """A reference-free check on a value that yields `Finding` s."""
 
-    def __call__(self, value: Any, /, *, spec: Optional[FieldSpec] = None) -> Iterable[Finding]: ...
+    def __call__(self, value: Any, /, *, spec: FieldSpec | None = None) -> Iterable[Finding]: ...
 
 
 @runtime_checkable
 class Calibrator(Protocol):
     """Maps a raw score to a probability once fitted on labelled outcomes."""
 
-    def fit(self, scores: Any, correct: Any, /) -> "Calibrator": ...
+    def fit(self, scores: Any, correct: Any, /) -> Calibrator: ...
 
     def __call__(self, score: Any, /) -> Any: ...
 

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import unicodedata
 import warnings
-from typing import Any, Callable, Optional, Sequence, Union, overload
+from collections.abc import Callable, Sequence
+from typing import Union, overload
 
 from ek.registry import get, register
 from ek.registry import names as registered_names
@@ -195,7 +196,7 @@ class Canonicalizer:
             decomposition, so NFC composing ``e`` + accent is not a loss).
     """
 
-    __slots__ = ("_names", "_funcs", "_version", "_audit")
+    __slots__ = ("_audit", "_funcs", "_names", "_version")
 
     def __init__(self, steps: Sequence[Step] = (), *, version: str = "", audit_marks: bool = False):
         if isinstance(steps, str) or callable(steps):
@@ -250,7 +251,7 @@ class Canonicalizer:
                 s = func(s)
         return s
 
-    def __eq__(self, other: Any) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, Canonicalizer) and (self._version, self._funcs) == (
             other._version,
             other._funcs,
@@ -276,7 +277,7 @@ def resolve_canonicalizer(normalize: None) -> None: ...
 def resolve_canonicalizer(normalize: Steps) -> Callable[[str], str]: ...
 
 
-def resolve_canonicalizer(normalize: Optional[Steps]) -> Optional[Callable[[str], str]]:
+def resolve_canonicalizer(normalize: Steps | None) -> Callable[[str], str] | None:
     """Turn a ``normalize=`` argument into a callable, or None.
 
     Accepts None, a registered step name, a callable, a sequence of steps or

@@ -33,16 +33,29 @@ from __future__ import annotations
 
 import typing
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import reduce
 from itertools import chain
 from operator import add, itemgetter
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any
 
 import ek.metrics  # noqa: F401 - registers the core metrics before any lookup
-from ek._ppi import AuditPlan, CorpusEstimate, compare_estimates, estimate_corpus, plan_audit
+from ek._ppi import (
+    AuditPlan,
+    CorpusEstimate,
+    compare_estimates,
+    estimate_corpus,
+    plan_audit,
+)
 from ek._util import as_rule, rehome, type_name
-from ek.base import Comparison, GraphGrammar, MetricContract, QualityReport, Report, Score
+from ek.base import (
+    Comparison,
+    GraphGrammar,
+    MetricContract,
+    QualityReport,
+    Report,
+    Score,
+)
 from ek.canonicalize import resolve_canonicalizer
 from ek.metrics import as_metric
 from ek.registry import _live, get, names
@@ -59,17 +72,17 @@ if typing.TYPE_CHECKING:  # typing only: ek._estimate loads ek.qe and ek.validat
     from ek.canonicalize import Steps
 
     # a "dispatch" rule as _rules() reads it: (metric name, predicate, pairs, prepare)
-    _Rule = tuple[str, Callable[[Any], Any], str, Optional[Callable[[Any], Any]]]
+    _Rule = tuple[str, Callable[[Any], Any], str, Callable[[Any], Any] | None]
 
 
 def score(
     pred: Any,
     gold: Any,
     *,
-    grammar: Optional[GraphGrammar] = None,
+    grammar: GraphGrammar | None = None,
     metric: str | Metric | None = None,
-    normalize: Optional[Steps] = None,
-    weights: Optional[CostWeight] = None,
+    normalize: Steps | None = None,
+    weights: CostWeight | None = None,
 ) -> Score:
     """Score one prediction against its gold reference.
 
@@ -101,10 +114,10 @@ def evaluate(
     cases: Iterable[Sequence[Any]],
     *,
     metric: str | Metric | None = None,
-    grammar: Optional[GraphGrammar] = None,
-    normalize: Optional[Steps] = None,
-    weights: Optional[CostWeight] = None,
-    ids: Optional[Iterable[Any]] = None,
+    grammar: GraphGrammar | None = None,
+    normalize: Steps | None = None,
+    weights: CostWeight | None = None,
+    ids: Iterable[Any] | None = None,
 ) -> Report:
     """Score a corpus and aggregate it into a `Report`.
 
@@ -139,7 +152,9 @@ def evaluate(
     """
     preds, golds, slices = _split_cases(cases)
     if ids is not None:
-        from ek._bootstrap import check_ids  # the bootstrap loads with the first report that needs it
+        from ek._bootstrap import (
+            check_ids,  # the bootstrap loads with the first report that needs it
+        )
 
         ids = check_ids(ids, len(preds), who="evaluate()")
     if not preds:
@@ -264,9 +279,9 @@ def estimate_quality(
     *,
     sources: Sources = (),
     signals: Signals = (),
-    calibrator: Optional[Calibration] = None,
+    calibrator: Calibration | None = None,
     validators: Validators = (),
-    policy: Optional[Policy] = None,
+    policy: Policy | None = None,
     agreement: bool = True,
     assume_calibrated: bool = False,
 ) -> QualityReport:
@@ -303,8 +318,8 @@ def estimate_quality(
 
 
 def agreement_proxy(preds: Iterable[Any], references: Iterable[Any], *, metric: str | Metric | None = None,
-                    ids: Optional[Iterable[Any]] = None, slices: Optional[Iterable[Any]] = None,
-                    normalize: Optional[Steps] = None) -> Report:
+                    ids: Iterable[Any] | None = None, slices: Iterable[Any] | None = None,
+                    normalize: Steps | None = None) -> Report:
     """A proxy `Report` for `estimate_corpus`: each prediction scored against another engine's output.
 
     Each item's reference is one other output, or several, fused into their
@@ -325,9 +340,9 @@ def agreement_proxy(preds: Iterable[Any], references: Iterable[Any], *, metric: 
     return evaluate(cases, metric=metric, normalize=normalize, ids=ids)
 
 
-def confidence_proxy(confidences: Iterable[Any], *, metric: str = "cer", calibrator: Optional[Any] = None,
-                     ids: Optional[Iterable[Any]] = None, slices: Optional[Iterable[Any]] = None,
-                     normalize: Optional[Steps] = None) -> Report:
+def confidence_proxy(confidences: Iterable[Any], *, metric: str = "cer", calibrator: Any | None = None,
+                     ids: Iterable[Any] | None = None, slices: Iterable[Any] | None = None,
+                     normalize: Steps | None = None) -> Report:
     """A proxy `Report` for `estimate_corpus`: each item's expected statistics from calibrated confidences.
 
     Per item: one confidence per character or word (CER, WER), per field
@@ -360,7 +375,7 @@ def confidence_proxy(confidences: Iterable[Any], *, metric: str = "cer", calibra
 # ---------------------------------------------------------------------------
 
 
-def _split_cases(cases: Iterable[Sequence[Any]]) -> tuple[list[Any], list[Any], Optional[list[Any]]]:
+def _split_cases(cases: Iterable[Sequence[Any]]) -> tuple[list[Any], list[Any], list[Any] | None]:
     if isinstance(cases, (str, bytes, Mapping)) or not isinstance(cases, Iterable):
         raise TypeError(
             f"evaluate() takes an iterable of (pred, gold) or (pred, gold, slice) tuples, "
@@ -397,8 +412,8 @@ def _split_cases(cases: Iterable[Sequence[Any]]) -> tuple[list[Any], list[Any], 
     return preds, golds, (slices if sliced else None)
 
 
-def _report(m: MetricContract, name: str, scores: Sequence[Score], slices: Optional[Sequence[Any]],
-            ids: Optional[tuple[Any, ...]] = None) -> Report:
+def _report(m: MetricContract, name: str, scores: Sequence[Score], slices: Sequence[Any] | None,
+            ids: tuple[Any, ...] | None = None) -> Report:
     from ek._bootstrap import Resampler
 
     aggregate = m.aggregate(scores)
@@ -470,8 +485,8 @@ def _warn_if_mean(m: MetricContract, name: str, who: str) -> None:
 
 
 def _resolve(
-    metric: str | Metric | None, pred: Any, gold: Any, normalize: Optional[Steps], weights: Optional[CostWeight]
-) -> tuple[str, MetricContract, Optional[Callable[[Any], Any]]]:
+    metric: str | Metric | None, pred: Any, gold: Any, normalize: Steps | None, weights: CostWeight | None
+) -> tuple[str, MetricContract, Callable[[Any], Any] | None]:
     """(name, the metric as the contract, per-side conversion or None) for one call.
 
     This is where a metric is wrapped into `ek.base.MetricContract`, once
@@ -530,7 +545,7 @@ def _rules() -> list[_Rule]:
     return rules
 
 
-def _dispatch(pred: Any, gold: Any) -> tuple[str, Optional[Callable[[Any], Any]]]:
+def _dispatch(pred: Any, gold: Any) -> tuple[str, Callable[[Any], Any] | None]:
     for side, value in (("pred", pred), ("gold", gold)):
         if value is None:
             raise TypeError(
@@ -553,7 +568,7 @@ def _dispatch(pred: Any, gold: Any) -> tuple[str, Optional[Callable[[Any], Any]]
     )
 
 
-def _named_prepare(pred: Any, gold: Any) -> Optional[Callable[[Any], Any]]:
+def _named_prepare(pred: Any, gold: Any) -> Callable[[Any], Any] | None:
     """A named metric still reads ``.text`` when a converting rule claims both sides (OCR results)."""
     _rules()
     converting: list[_Rule] = _RULES[2]

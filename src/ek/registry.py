@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import difflib
 import functools
-from typing import Any, Callable, Iterable, Optional, ParamSpec, TypeVar
+from collections.abc import Callable, Iterable
+from typing import Any, ParamSpec, TypeVar
 
 from ek._util import MissingExtraError, install_hint, is_installed, rehome
 
@@ -124,7 +125,7 @@ _R = TypeVar("_R")
 
 
 def requires_extra(
-    extra: str, *, packages: Optional[Iterable[str]] = None
+    extra: str, *, packages: Iterable[str] | None = None
 ) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
     """Decorator: run the function only if the extra's packages import.
 
@@ -150,7 +151,7 @@ def requires_extra(
     return decorate
 
 
-def check_requirements(*, engine: Optional[str] = None, extra: Optional[str] = None) -> dict[str, Any]:
+def check_requirements(*, engine: str | None = None, extra: str | None = None) -> dict[str, Any]:
     """Report, without raising, what an OCR engine or an extra needs.
 
     Returns a dict with at least ``{"ok": bool, "hint": str}``. An OCR

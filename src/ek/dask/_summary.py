@@ -23,14 +23,15 @@ serial one's.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
 
 from ek._util import type_name
 from ek.base import MetricContract, Score
-from ek.metrics import as_metric
 from ek.dask._rows import Fields, cases_of
 from ek.dask._sums import Sum, add, exact_sum, total
+from ek.metrics import as_metric
 
 __all__ = ["Scored", "Spec", "Summary", "check_mergeable", "items_of", "length", "merge", "metric_object",
            "offsets", "score_partition", "summarize"]
@@ -56,7 +57,7 @@ class Scored:
 
     index: int
     report: Any = None
-    ids: Optional[list[Any]] = None
+    ids: list[Any] | None = None
     sliced: bool = False
 
     @property
@@ -152,7 +153,7 @@ def offsets(lengths: Sequence[int]) -> list[int]:
     return out
 
 
-def summarize(scored: Scored, spec: Spec, starts: Optional[Sequence[int]] = None) -> Summary:
+def summarize(scored: Scored, spec: Spec, starts: Sequence[int] | None = None) -> Summary:
     """The exact sums of one scored partition, overall and per slice, and its replicate sums if asked for.
 
     ``starts`` (from `offsets`) numbers the items by global position when
@@ -203,7 +204,7 @@ def merge(*parts: Summary) -> Summary:
     return dataclasses.replace(out, sliced=sliced)
 
 
-def items_of(scored: Scored) -> tuple[tuple[Score, ...], Optional[Sequence[Any]], Optional[list[Any]]]:
+def items_of(scored: Scored) -> tuple[tuple[Score, ...], Sequence[Any] | None, list[Any] | None]:
     """``(scores, slices, ids)`` of one partition, for ``keep_items=True``."""
     report = scored.report
     if report is None:

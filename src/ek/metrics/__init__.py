@@ -97,12 +97,14 @@ True
 """
 
 from ek._util import rehome
+from ek.metrics import reading_order  # noqa: F401 - registers "fca" and "bow"
+
 # the contract's shared half and the wrapper of foreign metrics, for ek's own packages (not in __all__)
-from ek.metrics._contract import SummedStatistics as SummedStatistics, as_metric as as_metric
+from ek.metrics._contract import SummedStatistics as SummedStatistics
+from ek.metrics._contract import as_metric as as_metric
 from ek.metrics._custom import metric
 from ek.metrics.anls import AnlsMetric
 from ek.metrics.fields import FieldMetric
-from ek.metrics import reading_order  # noqa: F401 - registers "fca" and "bow"
 from ek.metrics.graphs import TypedEdge, TypedGraph, TypedGraphMetric, TypedNode
 from ek.metrics.spans import MatchScheme, SpanF1Metric
 from ek.metrics.strings import StringMetric

@@ -19,9 +19,14 @@ wrapper; two wrappers of one object are equal.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterable, Mapping, Optional, Sequence
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+)
 
 from ek._util import ratio, sum_detail, type_name
 from ek.base import GraphGrammar, MetricContract, Score
@@ -54,17 +59,17 @@ class SummedStatistics:
         def name(self) -> str: ...
 
         @property
-        def higher_is_better(self) -> Optional[bool]: ...
+        def higher_is_better(self) -> bool | None: ...
 
         @property
         def statistics(self) -> tuple[str, ...]: ...
 
         @property
-        def unit(self) -> Optional[str]: ...
+        def unit(self) -> str | None: ...
 
         def compute(self, totals: Mapping[str, float]) -> float: ...
 
-        def __call__(self, pred: Any, gold: Any, /, *, grammar: Optional[GraphGrammar] = None) -> Score: ...
+        def __call__(self, pred: Any, gold: Any, /, *, grammar: GraphGrammar | None = None) -> Score: ...
 
     else:
         unit = None
@@ -79,7 +84,7 @@ class SummedStatistics:
         return self.compute(sum_detail(scores, self.statistics, metric=type(self).__name__))
 
     def score_many(self, preds: Sequence[Any], golds: Sequence[Any], *,
-                   grammar: Optional[GraphGrammar] = None) -> Sequence[Score]:
+                   grammar: GraphGrammar | None = None) -> Sequence[Score]:
         """The scores of aligned lists, one comparison each (metrics with a faster path override it)."""
         check_aligned(preds, golds)
         return tuple(self(p, g, grammar=grammar) for p, g in zip(preds, golds))
@@ -129,17 +134,17 @@ class _ForeignMetric:
 
     target: Callable[..., Any]
     name: str
-    higher_is_better: Optional[bool]
+    higher_is_better: bool | None
     statistics: tuple[str, ...]
     aggregation: str
     options: Mapping[str, str]
-    unit: Optional[str]
+    unit: str | None
     percent: bool
     reads_documents: bool
-    _aggregate: Optional[Callable[[Iterable[Score]], float]]
-    _compute: Optional[Callable[[Mapping[str, float]], float]]
-    _score_many: Optional[Callable[..., Sequence[Score]]]
-    _with_options: Optional[Callable[..., Any]]
+    _aggregate: Callable[[Iterable[Score]], float] | None
+    _compute: Callable[[Mapping[str, float]], float] | None
+    _score_many: Callable[..., Sequence[Score]] | None
+    _with_options: Callable[..., Any] | None
 
     @classmethod
     def of(cls, obj: Callable[..., Any]) -> _ForeignMetric:
@@ -165,7 +170,7 @@ class _ForeignMetric:
     def declared(self) -> bool:
         return self._aggregate is not None
 
-    def __call__(self, pred: Any, gold: Any, /, *, grammar: Optional[GraphGrammar] = None) -> Score:
+    def __call__(self, pred: Any, gold: Any, /, *, grammar: GraphGrammar | None = None) -> Score:
         return _as_score(self.target(pred, gold, grammar=grammar), self.name)
 
     def compute(self, totals: Mapping[str, float]) -> float:
@@ -194,7 +199,7 @@ class _ForeignMetric:
         return sum(values) / len(values)
 
     def score_many(self, preds: Sequence[Any], golds: Sequence[Any], *,
-                   grammar: Optional[GraphGrammar] = None) -> Sequence[Score]:
+                   grammar: GraphGrammar | None = None) -> Sequence[Score]:
         if self._score_many is not None:
             return self._score_many(preds, golds, grammar=grammar)
         check_aligned(preds, golds)
@@ -225,7 +230,7 @@ class _Reader:
         value = getattr(self.obj, name, None)
         return value if isinstance(value, kind) else default
 
-    def method(self, name: str) -> Optional[Callable[..., Any]]:
+    def method(self, name: str) -> Callable[..., Any] | None:
         value = getattr(self.obj, name, None)
         return value if callable(value) else None
 

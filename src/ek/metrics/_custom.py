@@ -13,10 +13,10 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
-from collections.abc import Sized
+from collections.abc import Callable, Iterable, Mapping, Sequence, Sized
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Callable, ClassVar, Iterable, Mapping, Optional, Sequence, Union
+from typing import Any, ClassVar
 
 from ek._util import ratio, sum_detail, type_name
 from ek.base import GraphGrammar, MetricContract, Score
@@ -35,17 +35,17 @@ class _FunctionMetric:
     name: str
     aggregation: str
     statistics: tuple[str, ...]
-    higher_is_better: Optional[bool] = None
-    custom: Optional[Callable[[Any], float]] = None
+    higher_is_better: bool | None = None
+    custom: Callable[[Any], float] | None = None
     takes_grammar: bool = False
 
     options: ClassVar[Mapping[str, str]] = MappingProxyType({})
     declared: ClassVar[bool] = True
-    unit: ClassVar[Optional[str]] = None
+    unit: ClassVar[str | None] = None
     percent: ClassVar[bool] = False
     reads_documents: ClassVar[bool] = False
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
+    def __call__(self, pred: Any, gold: Any, *, grammar: GraphGrammar | None = None) -> Score:
         out = self.fn(pred, gold, grammar=grammar) if self.takes_grammar else self.fn(pred, gold)
         if not isinstance(out, Score):
             if isinstance(out, bool) or not isinstance(out, (int, float)):
@@ -91,7 +91,7 @@ class _FunctionMetric:
         return float(self.custom(items))
 
     def score_many(self, preds: Sequence[Any], golds: Sequence[Any], *,
-                   grammar: Optional[GraphGrammar] = None) -> Sequence[Score]:
+                   grammar: GraphGrammar | None = None) -> Sequence[Score]:
         """The scores of aligned lists, one call of the function each."""
         check_aligned(preds, golds)
         return tuple(self(p, g, grammar=grammar) for p, g in zip(preds, golds))
@@ -117,10 +117,10 @@ class _FunctionMetric:
 def metric(
     fn: Callable[..., Any],
     *,
-    aggregate: Union[str, Callable[[Any], float]] = "mean",
-    higher_is_better: Optional[bool] = None,
-    statistics: Optional[Sequence[str]] = None,
-    name: Optional[str] = None,
+    aggregate: str | Callable[[Any], float] = "mean",
+    higher_is_better: bool | None = None,
+    statistics: Sequence[str] | None = None,
+    name: str | None = None,
 ) -> MetricContract:
     """A metric following ek's contract, made from a plain ``(pred, gold) -> number | Score`` function.
 

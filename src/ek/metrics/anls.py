@@ -29,11 +29,11 @@ import math
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from ek._util import import_optional, ratio, type_name
-from ek.metrics._contract import SummedStatistics
 from ek.base import GraphGrammar, Score
+from ek.metrics._contract import SummedStatistics
 from ek.registry import register
 
 __all__ = ["AnlsMetric"]
@@ -79,7 +79,7 @@ class AnlsMetric(SummedStatistics):
                 "0.5 is the usual ANLS cut-off and 0 keeps every partial match."
             )
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
+    def __call__(self, pred: Any, gold: Any, *, grammar: GraphGrammar | None = None) -> Score:
         """ANLS* similarity of ``pred`` to ``gold`` (higher is better)."""
         pred = _plain(pred, "pred", allow_tuple=False)
         gold = _plain(gold, "gold", allow_tuple=True)

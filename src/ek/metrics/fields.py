@@ -33,15 +33,15 @@ ones are an error, as the record does not say which applies.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Iterable, Optional
+from typing import Any
 
 from ek._util import DispatchRule, prf, type_name
-from ek.metrics._contract import SummedStatistics
 from ek.base import GraphGrammar, Normalizer, Score
 from ek.canonicalize import resolve_canonicalizer
+from ek.metrics._contract import SummedStatistics
 from ek.registry import register
 
 __all__ = ["FieldMetric"]
@@ -60,7 +60,7 @@ class FieldMetric(SummedStatistics):
     key to its ``(tp, fp, fn)``, so a report can show which fields cost most.
     """
 
-    canonicalizer: Optional[Normalizer] = field(default=None, kw_only=True)
+    canonicalizer: Normalizer | None = field(default=None, kw_only=True)
 
     name = "fields"
     higher_is_better = True
@@ -69,7 +69,7 @@ class FieldMetric(SummedStatistics):
     options = MappingProxyType({"normalize": "canonicalizer"})
 
     def __call__(
-        self, pred: Mapping[Any, Any], gold: Mapping[Any, Any], *, grammar: Optional[GraphGrammar] = None
+        self, pred: Mapping[Any, Any], gold: Mapping[Any, Any], *, grammar: GraphGrammar | None = None
     ) -> Score:
         """Field F1 of ``pred`` against ``gold``, with ``grammar``'s per-field normalizers.
 
@@ -114,7 +114,7 @@ class FieldMetric(SummedStatistics):
         return prf(tp, tp + fp, tp + fn)[2]
 
 
-def _same(p: Any, g: Any, canon: Optional[Normalizer]) -> bool:
+def _same(p: Any, g: Any, canon: Normalizer | None) -> bool:
     if canon is not None and isinstance(p, str) and isinstance(g, str):
         return canon(p) == canon(g)
     return _equal(p, g)

@@ -51,13 +51,14 @@ with the ``metrics`` extra and load on the first call.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
 
 from ek._util import DispatchRule, FrozenMappings, import_optional, type_name
-from ek.metrics._contract import SummedStatistics
 from ek.base import CostWeight, GraphGrammar, Normalizer, Score
+from ek.metrics._contract import SummedStatistics
 from ek.registry import register
 
 __all__ = ["DEFAULT_MAX_NODES", "METHODS", "TypedEdge", "TypedGraph", "TypedGraphMetric", "TypedNode"]
@@ -178,10 +179,10 @@ class TypedGraphMetric(SummedStatistics):
         ValueError: (on call) a graph over ``max_nodes`` with ``method="exact"``.
     """
 
-    grammar: Optional[GraphGrammar] = None
-    weights: Optional[CostWeight] = None
-    canonicalizer: Optional[Normalizer] = field(default=None, kw_only=True)
-    timeout: Optional[float] = field(default=10.0, kw_only=True)
+    grammar: GraphGrammar | None = None
+    weights: CostWeight | None = None
+    canonicalizer: Normalizer | None = field(default=None, kw_only=True)
+    timeout: float | None = field(default=10.0, kw_only=True)
     max_nodes: int = field(default=DEFAULT_MAX_NODES, kw_only=True)
     method: str = field(default="exact", kw_only=True)
 
@@ -205,7 +206,7 @@ class TypedGraphMetric(SummedStatistics):
         """Registered name: ``"typed_graph"``, or ``"typed_graph_<method>"`` for the other methods."""
         return "typed_graph" if self.method == "exact" else f"typed_graph_{self.method}"
 
-    def __call__(self, pred: TypedGraph, gold: TypedGraph, *, grammar: Optional[GraphGrammar] = None) -> Score:
+    def __call__(self, pred: TypedGraph, gold: TypedGraph, *, grammar: GraphGrammar | None = None) -> Score:
         """Normalized typed-graph edit distance of ``pred`` to ``gold``."""
         for side, graph in (("pred", pred), ("gold", gold)):
             if not isinstance(graph, TypedGraph):
@@ -223,8 +224,8 @@ class TypedGraphMetric(SummedStatistics):
         elif method == "exact":
             self._check_size(pred, gold)
         # the engines load on first use, keeping `import ek` lean
-        from ek.metrics import _ged  # noqa: PLC0415
-        from ek.metrics._graph_costs import CostModel, breakdown, max_cost, path_cost  # noqa: PLC0415
+        from ek.metrics import _ged
+        from ek.metrics._graph_costs import CostModel, breakdown, max_cost, path_cost
 
         model = CostModel(grammar, self.weights, self.canonicalizer)
         p, g = model.prepare(pred), model.prepare(gold)
@@ -282,7 +283,7 @@ def _mapping_ids(pred: Any, gold: Any, mapping: Mapping[int, int]) -> tuple[tupl
     return tuple(pairs)
 
 
-def _unknown_types(grammar: Optional[GraphGrammar], pred: TypedGraph, gold: TypedGraph) -> tuple[str, ...]:
+def _unknown_types(grammar: GraphGrammar | None, pred: TypedGraph, gold: TypedGraph) -> tuple[str, ...]:
     """Node and edge types the grammar does not declare (they weigh the defaults)."""
     if grammar is None:
         return ()

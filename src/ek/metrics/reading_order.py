@@ -49,14 +49,15 @@ nowhere costs what CER would charge for it.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, ClassVar, Mapping, Optional
+from typing import Any, ClassVar
 
 from ek._util import type_name
-from ek.metrics._contract import SummedStatistics
 from ek._words import unicode_words
 from ek.base import GraphGrammar, Normalizer, Score
+from ek.metrics._contract import SummedStatistics
 from ek.metrics._flexible import flexible_edits
 from ek.registry import register
 
@@ -83,7 +84,7 @@ class FlexibleCharacterMetric(SummedStatistics):
     (1.0, 0, 10)
     """
 
-    canonicalizer: Optional[Normalizer] = field(default=None, kw_only=True)
+    canonicalizer: Normalizer | None = field(default=None, kw_only=True)
     max_line_error: float = field(default=0.5, kw_only=True)
 
     higher_is_better: ClassVar[bool] = True
@@ -100,7 +101,7 @@ class FlexibleCharacterMetric(SummedStatistics):
                 "0.5 keeps matches where at most half the units are edits."
             )
 
-    def __call__(self, pred: str, gold: str, *, grammar: Optional[GraphGrammar] = None) -> Score:
+    def __call__(self, pred: str, gold: str, *, grammar: GraphGrammar | None = None) -> Score:
         """Flexible character accuracy of one pair."""
         pred, gold = _prepare(pred, gold, self.canonicalizer, "flexible character accuracy")
         edits, ref_len = flexible_edits(_lines(pred), _lines(gold), self.max_line_error)
@@ -130,7 +131,7 @@ class BagOfWordsMetric(SummedStatistics):
     0.0
     """
 
-    canonicalizer: Optional[Normalizer] = field(default=None, kw_only=True)
+    canonicalizer: Normalizer | None = field(default=None, kw_only=True)
     words: str = field(default="whitespace", kw_only=True)
 
     higher_is_better: ClassVar[bool] = False
@@ -147,7 +148,7 @@ class BagOfWordsMetric(SummedStatistics):
                 "'unicode' cuts at Unicode word boundaries and drops punctuation."
             )
 
-    def __call__(self, pred: str, gold: str, *, grammar: Optional[GraphGrammar] = None) -> Score:
+    def __call__(self, pred: str, gold: str, *, grammar: GraphGrammar | None = None) -> Score:
         """Bag-of-words error of one pair."""
         pred, gold = _prepare(pred, gold, self.canonicalizer, "bag-of-words error")
         cut = unicode_words if self.words == "unicode" else str.split
@@ -165,7 +166,7 @@ class BagOfWordsMetric(SummedStatistics):
 # ---------------------------------------------------------------------------
 
 
-def _prepare(pred: Any, gold: Any, canon: Optional[Normalizer], what: str) -> tuple[str, str]:
+def _prepare(pred: Any, gold: Any, canon: Normalizer | None, what: str) -> tuple[str, str]:
     for side, value in (("pred", pred), ("gold", gold)):
         if not isinstance(value, str):
             raise TypeError(

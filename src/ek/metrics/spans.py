@@ -43,15 +43,15 @@ first call.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from operator import itemgetter
-from typing import Any, Iterable, Optional
+from typing import Any
 
 from ek._util import import_optional, prf, type_name
-from ek.metrics._contract import SummedStatistics
 from ek.base import GraphGrammar, Score
+from ek.metrics._contract import SummedStatistics
 from ek.registry import register
 
 __all__ = ["MatchScheme", "SpanF1Metric"]
@@ -124,7 +124,7 @@ class SpanF1Metric(SummedStatistics):
         ValueError: an unknown scheme or tagging scheme.
     """
 
-    scheme: Optional[MatchScheme | str] = None
+    scheme: MatchScheme | str | None = None
     tagging_scheme: str = field(default="IOB2", kw_only=True)
 
     higher_is_better = True
@@ -165,7 +165,7 @@ class SpanF1Metric(SummedStatistics):
         """The counts the corpus F1 sums: seqeval's TP/FP/FN or nervaluate's five."""
         return _count_keys(self._match)
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
+    def __call__(self, pred: Any, gold: Any, *, grammar: GraphGrammar | None = None) -> Score:
         """Span F1 of ``pred`` against ``gold`` under this metric's scheme."""
         scheme = self._match
         if scheme.backend == "seqeval":

@@ -27,17 +27,18 @@ and ``"dog"`` are the same word. Both need the ``regex`` package
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import Any
 
 from ek._align import graphemes
-from ek._words import unicode_words
 from ek._util import DispatchRule, type_name
-from ek.metrics._contract import SummedStatistics
+from ek._words import unicode_words
 from ek.base import GraphGrammar, Normalizer, Score
 from ek.metrics import _edit
 from ek.metrics._columns import ScoreColumns
+from ek.metrics._contract import SummedStatistics
 from ek.registry import register
 
 __all__ = ["StringMetric"]
@@ -89,7 +90,7 @@ class StringMetric(SummedStatistics):
     """
 
     mode: str = "cer"
-    canonicalizer: Optional[Normalizer] = field(default=None, kw_only=True)
+    canonicalizer: Normalizer | None = field(default=None, kw_only=True)
     alignment: bool = field(default=False, kw_only=True)
     segment: str = field(default="codepoint", kw_only=True)
     words: str = field(default="whitespace", kw_only=True)
@@ -128,12 +129,12 @@ class StringMetric(SummedStatistics):
             return "unicode_word" if self.words == "unicode" else "word"
         return "grapheme" if self.segment == "grapheme" else "char"
 
-    def __call__(self, pred: str, gold: str, *, grammar: Optional[GraphGrammar] = None) -> Score:
+    def __call__(self, pred: str, gold: str, *, grammar: GraphGrammar | None = None) -> Score:
         """Error rate of ``pred`` against ``gold``."""
         _check_pair(pred, gold, None, self.mode)
         return self.score_many([pred], [gold])[0]
 
-    def score_many(self, preds: Sequence[str], golds: Sequence[str], *, grammar: Optional[GraphGrammar] = None) -> ScoreColumns:
+    def score_many(self, preds: Sequence[str], golds: Sequence[str], *, grammar: GraphGrammar | None = None) -> ScoreColumns:
         """Score aligned lists of predictions and references in one pass."""
         if len(preds) != len(golds):
             raise ValueError(
@@ -175,7 +176,7 @@ class StringMetric(SummedStatistics):
         return _rate(totals["edits"], totals["ref_len"])
 
 
-def _check_pair(pred: Any, gold: Any, index: Optional[int], mode: str) -> None:
+def _check_pair(pred: Any, gold: Any, index: int | None, mode: str) -> None:
     for side, value in (("pred", pred), ("gold", gold)):
         if not isinstance(value, str):
             where = "" if index is None else f"item {index} "

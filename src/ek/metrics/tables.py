@@ -62,15 +62,14 @@ grid sizes, then divides once.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping, NamedTuple, Optional
+from typing import Any, NamedTuple
 
 from ek._util import DispatchRule, prf, ratio, sum_detail, type_name
-from ek.metrics._contract import SummedStatistics
 from ek.base import GraphGrammar, Normalizer, Score
+from ek.metrics._contract import SummedStatistics
 from ek.registry import register
 
 __all__ = ["Cell", "GritsMetric", "Table", "TedsMetric"]
@@ -123,7 +122,7 @@ class Table:
         object.__setattr__(self, "rows", rows)
 
     @classmethod
-    def from_html(cls, html: str) -> "Table":
+    def from_html(cls, html: str) -> Table:
         """Parse the first ``<table>`` of an HTML string, with ``rowspan``/``colspan``.
 
         Cell text has its whitespace collapsed; implicit closing and
@@ -140,7 +139,7 @@ class Table:
         """
         if not isinstance(html, str):
             raise TypeError(f"Table.from_html takes an HTML str, got {type_name(html)}.")
-        from ek.metrics import _table_html  # noqa: PLC0415 - html.parser loads on first use
+        from ek.metrics import _table_html
 
         rows = _table_html.parse_table(html)
         if rows is None:
@@ -151,7 +150,7 @@ class Table:
         return cls(tuple(tuple(Cell(text, rs, cs) for text, rs, cs in row) for row in rows))
 
     @classmethod
-    def from_grid(cls, grid: Sequence[Sequence[Any]]) -> "Table":
+    def from_grid(cls, grid: Sequence[Sequence[Any]]) -> Table:
         """Build a Table from rows of cell texts, ``None`` marking a spanned-over position.
 
         Cells are read in reading order, and each claims the unclaimed
@@ -191,7 +190,7 @@ class Table:
         return cls(tuple(out))
 
     @classmethod
-    def coerce(cls, obj: Any) -> "Table":
+    def coerce(cls, obj: Any) -> Table:
         """``obj`` as a Table: a Table as is, a str as HTML, a list of rows as a grid."""
         if isinstance(obj, Table):
             return obj
@@ -204,7 +203,7 @@ class Table:
             "list of rows of cell texts."
         )
 
-    def as_grid(self, *, max_cells: int = _DEFAULT_MAX_CELLS) -> list[list[Optional[Cell]]]:
+    def as_grid(self, *, max_cells: int = _DEFAULT_MAX_CELLS) -> list[list[Cell | None]]:
         """The dense position grid: each position holds the cell covering it.
 
         A spanning cell repeats at every position it covers; a position no
@@ -215,7 +214,7 @@ class Table:
             ValueError: the grid would have more than ``max_cells`` positions.
         """
         layout = _layout(self, max_cells=max_cells, label="the table")
-        grid: list[list[Optional[Cell]]] = [[None] * layout.n_cols for _ in range(layout.n_rows)]
+        grid: list[list[Cell | None]] = [[None] * layout.n_cols for _ in range(layout.n_rows)]
         for cell, r0, c0 in layout.placed:
             for r in range(r0, r0 + cell.rowspan):
                 for c in range(c0, c0 + cell.colspan):
@@ -279,8 +278,7 @@ def _layout(table: Table, *, max_cells: int, label: str) -> _Layout:
                 reach.extend([0] * (end - len(reach)))
             bottom = r + cell.rowspan
             for cc in range(c, end):
-                if reach[cc] < bottom:
-                    reach[cc] = bottom
+                reach[cc] = max(reach[cc], bottom)
             placed.append((cell, r, c))
             c = end
     return _Layout(placed, n_rows, len(reach))
@@ -318,7 +316,7 @@ def _check_text(layout: _Layout, *, max_chars: int, label: str) -> None:
 # TEDS
 
 
-def _canon_rows(table: Table, canon: Optional[Normalizer]) -> Sequence[Sequence[Cell]]:
+def _canon_rows(table: Table, canon: Normalizer | None) -> Sequence[Sequence[Cell]]:
     if canon is None:
         return table.rows
     return tuple(tuple(Cell(canon(c.text), c.rowspan, c.colspan) for c in row) for row in table.rows)
@@ -350,7 +348,7 @@ class TedsMetric(SummedStatistics):
     """
 
     structure_only: bool = field(default=False, kw_only=True)
-    canonicalizer: Optional[Normalizer] = field(default=None, kw_only=True)
+    canonicalizer: Normalizer | None = field(default=None, kw_only=True)
     max_cells: int = field(default=_DEFAULT_MAX_CELLS, kw_only=True)
     max_chars: int = field(default=_DEFAULT_MAX_CHARS, kw_only=True)
 
@@ -367,14 +365,14 @@ class TedsMetric(SummedStatistics):
         """Registered name: ``"teds"`` or ``"teds_struct"``."""
         return "teds_struct" if self.structure_only else "teds"
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
+    def __call__(self, pred: Any, gold: Any, *, grammar: GraphGrammar | None = None) -> Score:
         """TEDS of ``pred`` against ``gold`` (Tables, HTML strings or grids)."""
         pred_t, gold_t = Table.coerce(pred), Table.coerce(gold)
         chars = None if self.structure_only else self.max_chars
         _within_limits(pred_t, self.max_cells, chars, "the pred table")
         _within_limits(gold_t, self.max_cells, chars, "the gold table")
         canon = None if self.structure_only else self.canonicalizer
-        from ek.metrics import _table_scoring as _scoring  # noqa: PLC0415 - loaded on first use
+        from ek.metrics import _table_scoring as _scoring
 
         distance = _scoring.teds_distance(
             _canon_rows(pred_t, canon), _canon_rows(gold_t, canon), structure_only=self.structure_only
@@ -403,7 +401,7 @@ def _topology_grid(layout: _Layout) -> list[list[tuple[int, int, int, int]]]:
     return grid
 
 
-def _text_grid(layout: _Layout, canon: Optional[Normalizer]) -> list[list[str]]:
+def _text_grid(layout: _Layout, canon: Normalizer | None) -> list[list[str]]:
     """Each position's text ('' where no cell covers it)."""
     grid = [[""] * layout.n_cols for _ in range(layout.n_rows)]
     for cell, r0, c0 in layout.placed:
@@ -441,7 +439,7 @@ class GritsMetric(SummedStatistics):
     """
 
     structure_only: bool = field(default=False, kw_only=True)
-    canonicalizer: Optional[Normalizer] = field(default=None, kw_only=True)
+    canonicalizer: Normalizer | None = field(default=None, kw_only=True)
     max_cells: int = field(default=_DEFAULT_MAX_CELLS, kw_only=True)
     max_chars: int = field(default=_DEFAULT_MAX_CHARS, kw_only=True)
 
@@ -458,9 +456,9 @@ class GritsMetric(SummedStatistics):
         """Registered name: ``"grits"`` (mean of GriTS-Top and GriTS-Con) or ``"grits_top"``."""
         return "grits_top" if self.structure_only else "grits"
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
+    def __call__(self, pred: Any, gold: Any, *, grammar: GraphGrammar | None = None) -> Score:
         """GriTS F1 of ``pred`` against ``gold`` (Tables, HTML strings or grids)."""
-        from ek.metrics import _table_scoring as _scoring  # noqa: PLC0415 - loaded on first use
+        from ek.metrics import _table_scoring as _scoring
 
         chars = None if self.structure_only else self.max_chars
         pred_l = _within_limits(Table.coerce(pred), self.max_cells, chars, "the pred table")
@@ -508,7 +506,7 @@ class GritsMetric(SummedStatistics):
         return out
 
 
-def _within_limits(table: Table, max_cells: int, max_chars: Optional[int], label: str) -> _Layout:
+def _within_limits(table: Table, max_cells: int, max_chars: int | None, label: str) -> _Layout:
     """``table``'s layout, refused past ``max_cells`` positions or ``max_chars`` characters (None: unchecked)."""
     layout = _layout(table, max_cells=max_cells, label=label)
     if max_chars is not None:

@@ -13,8 +13,9 @@ them); the libraries are imported on first fit or call. Public through
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Any
 
 from ek._calls import probability
 from ek.qe._checks import (
@@ -86,7 +87,7 @@ def netcal_ece(probs: Any, correct: Any, *, bins: int = 10) -> float:
 
 
 @requires_extra("calibration", packages=["numpy", "crepes"])
-def crepes_mondrian_gate(alpha: float = 0.1, *, nonconformity: Optional[Callable[[float], float]] = None) -> Any:
+def crepes_mondrian_gate(alpha: float = 0.1, *, nonconformity: Callable[[float], float] | None = None) -> Any:
     """A Mondrian (per-group) conformal gate backed by crepes.
 
     Makes the same accept/flag decisions as `GroupConformalGate` (without
@@ -136,7 +137,7 @@ class _SklearnCalibrator(_BatchCall):
     def __repr__(self) -> str:
         return self.name
 
-    def fit(self, scores: Any, correct: Any) -> "_SklearnCalibrator":
+    def fit(self, scores: Any, correct: Any) -> _SklearnCalibrator:
         import numpy as np
 
         s = self._inputs(scores, "fit scores")
@@ -204,7 +205,7 @@ class _NetcalCalibrator(_BatchCall):
 
         return probabilities(values, what=f"{self.name} {what}", np=np)
 
-    def fit(self, probs: Any, correct: Any) -> "_NetcalCalibrator":
+    def fit(self, probs: Any, correct: Any) -> _NetcalCalibrator:
         import importlib
 
         import numpy as np
@@ -234,7 +235,7 @@ class _NetcalCalibrator(_BatchCall):
 class _CrepesMondrianGate:
     """Per-group conformal accept/flag computed with crepes' ConformalClassifier."""
 
-    def __init__(self, alpha: float, nonconformity: Optional[Callable[[float], float]]):
+    def __init__(self, alpha: float, nonconformity: Callable[[float], float] | None):
         self.alpha = alpha
         self.nonconformity = nonconformity if nonconformity is not None else one_minus
         self._model = None
@@ -242,7 +243,7 @@ class _CrepesMondrianGate:
     def __repr__(self) -> str:
         return f"crepes_mondrian_gate(alpha={self.alpha})"
 
-    def fit(self, probs: Any, correct: Any, *, groups: Any) -> "_CrepesMondrianGate":
+    def fit(self, probs: Any, correct: Any, *, groups: Any) -> _CrepesMondrianGate:
         import numpy as np
         from crepes import ConformalClassifier
 

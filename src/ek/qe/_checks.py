@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from types import ModuleType
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import Any
 
 from ek._calls import number
 from ek._util import is_installed, type_name
@@ -28,7 +29,7 @@ def _force_pure_python(flag: bool) -> None:
     _PURE_PYTHON = bool(flag)
 
 
-def numpy_or_none() -> Optional[ModuleType]:
+def numpy_or_none() -> ModuleType | None:
     """The numpy module when it is installed and enabled, else None."""
     if _PURE_PYTHON or not is_installed("numpy"):
         return None
@@ -50,7 +51,7 @@ def is_batch(value: Any) -> bool:
     return isinstance(ndim, int) and ndim >= 1 and hasattr(value, "__len__")
 
 
-def as_out(values: Any, np: Optional[ModuleType]) -> Any:
+def as_out(values: Any, np: ModuleType | None) -> Any:
     """A batch result: a float64 array with numpy, a list of floats without."""
     if np is not None:
         return np.asarray(values, dtype=float)
@@ -72,7 +73,7 @@ def as_decisions(decisions: Sequence[Any]) -> Any:
 # --------------------------------------------------------------------------
 
 
-def scores(values: Any, *, what: str, np: Optional[ModuleType] = None, allow_nonfinite: bool = False) -> Any:
+def scores(values: Any, *, what: str, np: ModuleType | None = None, allow_nonfinite: bool = False) -> Any:
     """Validate a 1-D batch of real numbers; an array with numpy, else a list."""
     if isinstance(values, (str, bytes)) or not (is_batch(values) or _iterable(values)):
         raise TypeError(f"{what} must be a list or array of numbers, got {type_name(values)}.")
@@ -101,7 +102,7 @@ def scores(values: Any, *, what: str, np: Optional[ModuleType] = None, allow_non
     return out
 
 
-def probabilities(values: Any, *, what: str, np: Optional[ModuleType] = None, allow_nonfinite: bool = False) -> Any:
+def probabilities(values: Any, *, what: str, np: ModuleType | None = None, allow_nonfinite: bool = False) -> Any:
     """Validate a batch of probabilities in [0, 1] (non-finite only if allowed)."""
     arr = scores(values, what=what, np=np, allow_nonfinite=allow_nonfinite)
     if np is not None:
@@ -116,7 +117,7 @@ def probabilities(values: Any, *, what: str, np: Optional[ModuleType] = None, al
     return arr
 
 
-def labels(values: Any, n: int, *, what: str, np: Optional[ModuleType] = None) -> Any:
+def labels(values: Any, n: int, *, what: str, np: ModuleType | None = None) -> Any:
     """Validate ``n`` correctness labels (bools or 0/1); bool array or list."""
     if isinstance(values, (str, bytes)) or not (is_batch(values) or _iterable(values)):
         raise TypeError(f"{what} must be a list or array of bools, got {type_name(values)}.")
@@ -139,9 +140,7 @@ def labels(values: Any, n: int, *, what: str, np: Optional[ModuleType] = None) -
             return arr.astype(bool)
     out = []
     for i, v in enumerate(seq):
-        if isinstance(v, bool) or (isinstance(v, numbers.Real) and v in (0, 1)):
-            out.append(bool(v))
-        elif getattr(v, "dtype", None) is not None and getattr(v, "ndim", 0) == 0 and v in (0, 1):
+        if isinstance(v, bool) or (isinstance(v, numbers.Real) and v in (0, 1)) or getattr(v, "dtype", None) is not None and getattr(v, "ndim", 0) == 0 and v in (0, 1):
             out.append(bool(v))
         else:
             raise ValueError(

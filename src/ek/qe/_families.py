@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from statistics import fmean
 from types import ModuleType
-from typing import Any, Callable, Mapping, Optional
+from typing import Any
 
 from ek._calls import call_maybe_group, probability
 from ek._util import type_name
@@ -76,10 +77,10 @@ class GroupCalibrator:
 
     factory: Callable[[], Calibrator] = PlattCalibrator
     by_group: dict[Any, Calibrator] = field(default_factory=dict)
-    pooled: Optional[Calibrator] = None
+    pooled: Calibrator | None = None
     kind: str = "group"
 
-    def fit(self, scores: Any, correct: Any, *, groups: Any) -> "GroupCalibrator":
+    def fit(self, scores: Any, correct: Any, *, groups: Any) -> GroupCalibrator:
         """Fit one calibrator per distinct group key plus the pooled fallback; returns self."""
         np = numpy_or_none()
         s = _scores(scores, "GroupCalibrator.fit scores", np)
@@ -146,7 +147,7 @@ class GroupCalibrator:
         }
 
     @classmethod
-    def from_dict(cls, record: Mapping[str, Any]) -> "GroupCalibrator":
+    def from_dict(cls, record: Mapping[str, Any]) -> GroupCalibrator:
         """Rebuild from `to_dict` output (every nested record is checked)."""
 
         groups = _nested(record, "group", "by_group")
@@ -184,10 +185,10 @@ class SignalFamilyCalibrator:
     calibrators: dict[str, Calibrator | GroupCalibrator] = field(default_factory=dict)
     combine: Callable[[Mapping[str, float]], float] = mean_probability
     factory: Callable[[], Calibrator] = PlattCalibrator
-    fusion: Optional[Calibrator] = None
+    fusion: Calibrator | None = None
     kind: str = "signal_family"
 
-    def fit(self, signals: Any, correct: Any) -> "SignalFamilyCalibrator":
+    def fit(self, signals: Any, correct: Any) -> SignalFamilyCalibrator:
         """Fit one calibrator per signal name, then the fusion calibrator; returns self.
 
         Each family is fitted on the rows where it has a finite value; a
@@ -289,7 +290,7 @@ class SignalFamilyCalibrator:
         }
 
     @classmethod
-    def from_dict(cls, record: Mapping[str, Any]) -> "SignalFamilyCalibrator":
+    def from_dict(cls, record: Mapping[str, Any]) -> SignalFamilyCalibrator:
         """Rebuild from `to_dict` output; the combiner is looked up by its registered name."""
         from ek.registry import get, names
 
@@ -319,7 +320,7 @@ def _probs(probs: Any, owner: str) -> list[float]:
     return [probability(v, what=f"{owner} value {i}") for i, v in enumerate(values)]
 
 
-def _scores(values: Any, what: str, np: Optional[ModuleType]) -> Any:
+def _scores(values: Any, what: str, np: ModuleType | None) -> Any:
     return scores(values, what=what, np=np)
 
 
@@ -355,7 +356,7 @@ def _rows(signals: Any) -> list[Any]:
     return rows
 
 
-def _finite(value: Any, name: Any, row: Optional[int]) -> bool:
+def _finite(value: Any, name: Any, row: int | None) -> bool:
     if value is None:
         return False
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -381,7 +382,7 @@ def _nested(record: Any, kind: str, key: str) -> Mapping[str, Any]:
     return nested
 
 
-def _factory(kind: Optional[str]) -> Any:
+def _factory(kind: str | None) -> Any:
     if kind is None:
         return PlattCalibrator
     from ek.registry import get

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
+from collections.abc import Sequence
 from types import ModuleType
-from typing import Any, Optional, Sequence
+from typing import Any
 
 _RIDGE = 1e-12  # keeps the 2x2 Newton system solvable for constant scores
 _ARMIJO = 1e-4
@@ -51,7 +52,7 @@ def platt_targets(n_pos: int, n_neg: int) -> tuple[float, float]:
 # --------------------------------------------------------------------------
 
 
-def platt_fit(s: Any, y: Any, *, max_iter: int, np: Optional[ModuleType] = None) -> tuple[float, float]:
+def platt_fit(s: Any, y: Any, *, max_iter: int, np: ModuleType | None = None) -> tuple[float, float]:
     """``(a, b)`` maximising the likelihood of the smoothed targets under ``sigmoid(a*s + b)``."""
     n_pos = int(sum(1 for v in y if v)) if np is None else int(y.sum())
     n_neg = len(y) - n_pos
@@ -124,7 +125,7 @@ def _platt_py(s: Sequence[float], t: Sequence[float]) -> Any:
     return step
 
 
-def platt_predict(s: Any, a: float, b: float, *, np: Optional[ModuleType] = None) -> Any:
+def platt_predict(s: Any, a: float, b: float, *, np: ModuleType | None = None) -> Any:
     """``sigmoid(a * s + b)`` for a float, or elementwise for an array."""
     if np is None:
         return sigmoid(a * s + b)
@@ -137,7 +138,7 @@ def platt_predict(s: Any, a: float, b: float, *, np: Optional[ModuleType] = None
 # --------------------------------------------------------------------------
 
 
-def isotonic_fit(x: Any, y: Any, *, np: Optional[ModuleType] = None) -> tuple[list[float], list[float]]:
+def isotonic_fit(x: Any, y: Any, *, np: ModuleType | None = None) -> tuple[list[float], list[float]]:
     """Thresholds ``(xs, ys)`` of the non-decreasing least-squares fit of ``y`` on ``x``.
 
     Tied ``x`` are pooled first (their mean ``y``, weighted by count); then
@@ -234,7 +235,7 @@ def _stack_pav(v: list[float], w: list[float], start: list[int]) -> tuple[list[f
     return sv, sw, ss
 
 
-def interp(x: Any, xs: Sequence[float], ys: Sequence[float], *, np: Optional[ModuleType] = None) -> Any:
+def interp(x: Any, xs: Sequence[float], ys: Sequence[float], *, np: ModuleType | None = None) -> Any:
     """Linear interpolation through ``(xs, ys)``, constant beyond the ends."""
     if np is not None:
         return np.interp(x, xs, ys)
@@ -252,7 +253,7 @@ def interp(x: Any, xs: Sequence[float], ys: Sequence[float], *, np: Optional[Mod
 # --------------------------------------------------------------------------
 
 
-def temperature_fit(logits: Any, y: Any, *, t_min: float, t_max: float, max_iter: int, np: Optional[ModuleType] = None) -> float:
+def temperature_fit(logits: Any, y: Any, *, t_min: float, t_max: float, max_iter: int, np: ModuleType | None = None) -> float:
     """The ``T`` in ``[t_min, t_max]`` minimising the NLL of ``sigmoid(logit / T)``."""
     if np is not None:
         yy = y.astype(float)

@@ -15,7 +15,8 @@ Used by `ek.qe.rover` (per-token confidences for the weighted vote) and
 from __future__ import annotations
 
 import numbers
-from typing import Any, Iterable, Optional, cast
+from collections.abc import Iterable
+from typing import Any, cast
 
 __all__ = [
     "NEUTRAL_CONFIDENCE",
@@ -62,7 +63,7 @@ def block_confidences(result: Any) -> list[float]:
     return out
 
 
-def mean_confidence(result: Any) -> Optional[Any]:
+def mean_confidence(result: Any) -> Any | None:
     """``result.mean_confidence`` when set, else the mean of the block confidences, else None."""
     value = getattr(result, "mean_confidence", None)
     if value is not None:

@@ -6,9 +6,10 @@ Public through `ek.qe.calibrate`; the fitting maths is in `ek.qe._fit`.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Mapping, Optional
+from typing import Any
 
 from ek._calls import number, probability
 from ek.qe import _fit
@@ -42,7 +43,7 @@ class _Fitted:
             return float(self._predict(np.asarray([v]), np)[0])
         return float(self._predict([v], None)[0])
 
-    def _predict(self, values: Any, np: Optional[ModuleType]) -> Any:  # pragma: no cover - overridden
+    def _predict(self, values: Any, np: ModuleType | None) -> Any:  # pragma: no cover - overridden
         raise NotImplementedError
 
     def _require_fit(self) -> None:
@@ -52,7 +53,7 @@ class _Fitted:
                 "labelled holdout first (or load a fitted one with load_calibrator)."
             )
 
-    def _inputs(self, values: Any, correct: Any, what: str = "scores") -> tuple[Any, Any, Optional[ModuleType]]:
+    def _inputs(self, values: Any, correct: Any, what: str = "scores") -> tuple[Any, Any, ModuleType | None]:
         owner = f"{type(self).__name__}.fit"
         np = numpy_or_none()
         s = scores(values, what=f"{owner} {what}", np=np)
@@ -88,14 +89,14 @@ class PlattCalibrator(_Fitted):
         _positive_int(self.max_iter, "PlattCalibrator max_iter")
         self._fitted = (self.a, self.b) != (1.0, 0.0)
 
-    def fit(self, scores: Any, correct: Any) -> "PlattCalibrator":
+    def fit(self, scores: Any, correct: Any) -> PlattCalibrator:
         """Fit ``a`` and ``b`` by maximum likelihood on the smoothed targets; returns self."""
         s, y, np = self._inputs(scores, correct)
         self.a, self.b = _fit.platt_fit(s, y, max_iter=self.max_iter, np=np)
         self._fitted = True
         return self
 
-    def _predict(self, values: Any, np: Optional[ModuleType]) -> Any:
+    def _predict(self, values: Any, np: ModuleType | None) -> Any:
         if np is not None:
             return _fit.platt_predict(values, self.a, self.b, np=np)
         return [_fit.sigmoid(self.a * v + self.b) for v in values]
@@ -106,7 +107,7 @@ class PlattCalibrator(_Fitted):
         return {"kind": self.kind, "a": self.a, "b": self.b, "max_iter": self.max_iter}
 
     @classmethod
-    def from_dict(cls, record: Mapping[str, Any]) -> "PlattCalibrator":
+    def from_dict(cls, record: Mapping[str, Any]) -> PlattCalibrator:
         """Rebuild from `to_dict` output, checking every field."""
         check_record(record, "platt", ("a", "b"))
         cal = cls(a=record["a"], b=record["b"], max_iter=record.get("max_iter", 100))
@@ -136,7 +137,7 @@ class IsotonicCalibrator(_Fitted):
             _check_steps(self.x, self.y)
         self._fitted = bool(self.x)
 
-    def fit(self, scores: Any, correct: Any) -> "IsotonicCalibrator":
+    def fit(self, scores: Any, correct: Any) -> IsotonicCalibrator:
         """Fit the monotone step function to ``(score, correct)`` pairs; returns self."""
         s, y, np = self._inputs(scores, correct)
         xs, ys = _fit.isotonic_fit(s, y, np=np)
@@ -144,7 +145,7 @@ class IsotonicCalibrator(_Fitted):
         self._fitted = True
         return self
 
-    def _predict(self, values: Any, np: Optional[ModuleType]) -> Any:
+    def _predict(self, values: Any, np: ModuleType | None) -> Any:
         if np is not None:
             return _fit.interp(values, self.x, self.y, np=np)
         return [_fit.interp(v, self.x, self.y) for v in values]
@@ -155,7 +156,7 @@ class IsotonicCalibrator(_Fitted):
         return {"kind": self.kind, "x": list(self.x), "y": list(self.y)}
 
     @classmethod
-    def from_dict(cls, record: Mapping[str, Any]) -> "IsotonicCalibrator":
+    def from_dict(cls, record: Mapping[str, Any]) -> IsotonicCalibrator:
         """Rebuild from `to_dict` output, checking the points are a monotone fit."""
         check_record(record, "isotonic", ("x", "y"))
         x, y = record["x"], record["y"]
@@ -200,7 +201,7 @@ class TemperatureCalibrator(_Fitted):
         _positive_int(self.max_iter, "TemperatureCalibrator max_iter")
         self._fitted = self.T != 1.0
 
-    def fit(self, logits: Any, correct: Any) -> "TemperatureCalibrator":
+    def fit(self, logits: Any, correct: Any) -> TemperatureCalibrator:
         """Fit ``T`` by minimising the negative log-likelihood; returns self."""
         s, y, np = self._inputs(logits, correct, "logits")
         self.T = _fit.temperature_fit(
@@ -218,7 +219,7 @@ class TemperatureCalibrator(_Fitted):
                 )
         return self
 
-    def _predict(self, values: Any, np: Optional[ModuleType]) -> Any:
+    def _predict(self, values: Any, np: ModuleType | None) -> Any:
         if np is not None:
             return _fit.platt_predict(values, 1.0 / self.T, 0.0, np=np)
         return [_fit.sigmoid(v / self.T) for v in values]
@@ -230,7 +231,7 @@ class TemperatureCalibrator(_Fitted):
                 "max_iter": self.max_iter}
 
     @classmethod
-    def from_dict(cls, record: Mapping[str, Any]) -> "TemperatureCalibrator":
+    def from_dict(cls, record: Mapping[str, Any]) -> TemperatureCalibrator:
         """Rebuild from `to_dict` output, checking every field."""
         check_record(record, "temperature", ("T",))
         cal = cls(T=record["T"], t_min=record.get("t_min", 0.05), t_max=record.get("t_max", 10.0),

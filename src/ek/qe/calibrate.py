@@ -33,12 +33,17 @@ True
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 from ek._util import rehome, type_name
 from ek.qe._backends import netcal_calibrator, netcal_ece, sklearn_calibrator
 from ek.qe._binning import bin_sums, curve_from_sums, ece_from_sums
-from ek.qe._families import GroupCalibrator, SignalFamilyCalibrator, mean_probability, min_probability
+from ek.qe._families import (
+    GroupCalibrator,
+    SignalFamilyCalibrator,
+    mean_probability,
+    min_probability,
+)
 from ek.qe._records import from_record
 from ek.qe._scalar import IsotonicCalibrator, PlattCalibrator, TemperatureCalibrator
 from ek.registry import register
@@ -106,7 +111,7 @@ def reliability_curve(probs: Any, correct: Any, *, n_bins: int = DEFAULT_N_BINS)
 
 
 def save_calibrator(
-    calibrator: Calibrator | GroupCalibrator | SignalFamilyCalibrator, name: str, *, rootdir: Optional[str] = None
+    calibrator: Calibrator | GroupCalibrator | SignalFamilyCalibrator, name: str, *, rootdir: str | None = None
 ) -> dict[str, Any]:
     """Persist a fitted calibrator's parameters under ``name`` in the ``calibrators`` store.
 
@@ -139,7 +144,7 @@ def save_calibrator(
     return record
 
 
-def load_calibrator(name: str, *, rootdir: Optional[str] = None) -> Any:
+def load_calibrator(name: str, *, rootdir: str | None = None) -> Any:
     """Rebuild the calibrator saved under ``name``, dispatching on its record's ``kind``.
 
     Raises:
@@ -162,7 +167,7 @@ def load_calibrator(name: str, *, rootdir: Optional[str] = None) -> Any:
 # --------------------------------------------------------------------------
 
 
-def _store(rootdir: Optional[str]) -> Any:
+def _store(rootdir: str | None) -> Any:
     from ek.stores import json_store
 
     return json_store("calibrators", rootdir=rootdir)

@@ -36,8 +36,9 @@ import math
 import numbers
 import warnings
 from bisect import bisect_left
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence
+from typing import Any
 
 from ek._calls import number, probability
 from ek._util import rehome, type_name
@@ -120,7 +121,7 @@ class CostSensitiveGate(_Gate):
 
     rho: float = 1.0
     block_threshold: float = 0.0
-    accept_threshold: Optional[float] = None
+    accept_threshold: float | None = None
 
     def __post_init__(self) -> None:
         rho = self.rho
@@ -205,7 +206,7 @@ class ConformalGate(_Gate):
         self.q = _threshold(self.q, "ConformalGate q")
         self._cal = tuple(sorted(self._cal))
 
-    def fit(self, probs: Any, correct: Any) -> "ConformalGate":
+    def fit(self, probs: Any, correct: Any) -> ConformalGate:
         """Set ``q`` from the correct holdout items; returns self.
 
         Non-finite probabilities are dropped with a warning (one NaN would
@@ -275,12 +276,12 @@ class GroupConformalGate(_Gate):
     alpha: float = DEFAULT_ALPHA
     nonconformity: Callable[[float], float] = one_minus
     by_group: dict[Any, ConformalGate] = field(default_factory=dict)
-    pooled: Optional[ConformalGate] = None
+    pooled: ConformalGate | None = None
 
     def __post_init__(self) -> None:
         self.alpha = check_alpha(self.alpha, "GroupConformalGate alpha")
 
-    def fit(self, probs: Any, correct: Any, *, groups: Any) -> "GroupConformalGate":
+    def fit(self, probs: Any, correct: Any, *, groups: Any) -> GroupConformalGate:
         """Fit the pooled gate and one gate per group with enough correct items; returns self."""
         p, y = _holdout(probs, correct, "GroupConformalGate.fit", keep_all=True)
         keys = list(groups.tolist() if hasattr(groups, "tolist") else groups)
@@ -366,7 +367,7 @@ class RiskControlGate(_Gate):
         self.lam = _threshold(self.lam, "RiskControlGate lam")
         self._fitted = self.lam != 1.0
 
-    def fit(self, probs: Any, correct: Any) -> "RiskControlGate":
+    def fit(self, probs: Any, correct: Any) -> RiskControlGate:
         """Find the smallest accept threshold whose risk bound is at most ``target``; returns self.
 
         Raises:
@@ -422,7 +423,7 @@ class RiskControlGate(_Gate):
         return Decision.ACCEPT if p >= self.lam else Decision.FLAG
 
 
-def risk_coverage_curve(probs: Any, correct: Any, *, thresholds: Optional[Sequence[float]] = None) -> list[dict[str, float]]:
+def risk_coverage_curve(probs: Any, correct: Any, *, thresholds: Sequence[float] | None = None) -> list[dict[str, float]]:
     """The risk-coverage trade-off: one ``{threshold, coverage, selective_risk}`` per threshold.
 
     Accepting ``p >= threshold``, coverage is the share of values accepted

@@ -25,11 +25,17 @@ be chosen (or added) by name. Higher scores mean more confidence throughout.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Sequence
+from typing import Any, ClassVar
 
 from ek._util import type_name
-from ek.qe._ocr_shape import NEUTRAL_CONFIDENCE, block_confidences, is_ocr_result, mean_confidence
+from ek.qe._ocr_shape import (
+    NEUTRAL_CONFIDENCE,
+    block_confidences,
+    is_ocr_result,
+    mean_confidence,
+)
 from ek.registry import get, names, register
 
 __all__ = [

@@ -33,9 +33,10 @@ from __future__ import annotations
 import math
 import numbers
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Callable, ClassVar, Iterable, List, Optional, Sequence
+from typing import Any, ClassVar
 
 from ek._calls import accepts_keyword
 from ek._util import type_name
@@ -159,7 +160,7 @@ def checksum_validator(kind: str = "luhn", *, field_name: str = "", layer: str =
     if check is None:
         raise TypeError(f"checksum_validator kind must be a registered check name, got {type_name(kind)}.")
 
-    def validate(value: Any, *, spec: Optional[FieldSpec] = None) -> List[Finding]:
+    def validate(value: Any, *, spec: FieldSpec | None = None) -> list[Finding]:
         if value is None or check(value):
             return []
         return [_finding(field_name, spec, layer, f"{value!r:.60} fails the {kind} checksum.")]
@@ -172,7 +173,7 @@ def regex_validator(pattern: str, *, field_name: str = "", layer: str = "format"
     """A `Validator` flagging a value whose text does not fully match ``pattern``."""
     compiled = re.compile(pattern)
 
-    def validate(value: Any, *, spec: Optional[FieldSpec] = None) -> List[Finding]:
+    def validate(value: Any, *, spec: FieldSpec | None = None) -> list[Finding]:
         if value is None or compiled.fullmatch(str(value)):
             return []
         return [_finding(field_name, spec, layer, f"{value!r:.60} does not match {compiled.pattern!r}.")]
@@ -181,13 +182,13 @@ def regex_validator(pattern: str, *, field_name: str = "", layer: str = "format"
 
 
 def range_validator(
-    lo: Optional[float], hi: Optional[float], *, field_name: str = "", layer: str = "range"
+    lo: float | None, hi: float | None, *, field_name: str = "", layer: str = "range"
 ) -> _ValidatorFn:
     """A `Validator` flagging a value that is not a number in ``[lo, hi]`` (None leaves a side open)."""
     if lo is not None and hi is not None and lo > hi:
         raise ValueError(f"range_validator needs lo <= hi, got lo={lo!r}, hi={hi!r}.")
 
-    def validate(value: Any, *, spec: Optional[FieldSpec] = None) -> List[Finding]:
+    def validate(value: Any, *, spec: FieldSpec | None = None) -> list[Finding]:
         if value is None:
             return []
         x = _as_number(value)
@@ -204,7 +205,7 @@ def enum_validator(members: Iterable[Any], *, field_name: str = "", layer: str =
     """A `Validator` flagging a value that is not one of ``members``."""
     allowed = tuple(members)
 
-    def validate(value: Any, *, spec: Optional[FieldSpec] = None) -> List[Finding]:
+    def validate(value: Any, *, spec: FieldSpec | None = None) -> list[Finding]:
         if value is None or value in allowed:
             return []
         shown = ", ".join(repr(m) for m in allowed[:8]) + (", ..." if len(allowed) > 8 else "")
@@ -213,7 +214,7 @@ def enum_validator(members: Iterable[Any], *, field_name: str = "", layer: str =
     return validate
 
 
-def schema_validator(value: Any, *, spec: Optional[FieldSpec] = None) -> Iterable[Finding]:
+def schema_validator(value: Any, *, spec: FieldSpec | None = None) -> Iterable[Finding]:
     """Spec-driven checks: the `FieldSpec`'s ``type`` and ``domain``.
 
     ``domain`` may be a ``(lo, hi)`` pair of numbers (a range), any other
@@ -305,14 +306,14 @@ class VerifierSignal:
     def __post_init__(self) -> None:
         object.__setattr__(self, "validators", tuple(self.validators))
 
-    def __call__(self, value: Any, *, spec: Optional[FieldSpec] = None) -> float:
+    def __call__(self, value: Any, *, spec: FieldSpec | None = None) -> float:
         """Fraction of the validators that find nothing wrong with ``value``."""
         if not self.validators:
             return 1.0
         passed = sum(1 for v in self.validators if not list(_run(v, value, spec)))
         return passed / len(self.validators)
 
-    def findings(self, value: Any, *, spec: Optional[FieldSpec] = None) -> List[Finding]:
+    def findings(self, value: Any, *, spec: FieldSpec | None = None) -> list[Finding]:
         """Every finding the validators report for ``value`` (empty means all clear)."""
         return [f for v in self.validators for f in _run(v, value, spec)]
 
@@ -320,23 +321,23 @@ class VerifierSignal:
 # --------------------------------------------------------------------------
 
 
-def _run(validator: Callable[..., Iterable[Finding]], value: Any, spec: Optional[FieldSpec]) -> Iterable[Finding]:
+def _run(validator: Callable[..., Iterable[Finding]], value: Any, spec: FieldSpec | None) -> Iterable[Finding]:
     if spec is not None and accepts_keyword(validator, "spec"):
         return validator(value, spec=spec)
     return validator(value)
 
 
-def _finding(field_name: str, spec: Optional[FieldSpec], layer: str, message: str) -> Finding:
+def _finding(field_name: str, spec: FieldSpec | None, layer: str, message: str) -> Finding:
     name = field_name or (spec.name if spec is not None else "")
     return Finding(field=name, layer=layer, severity=Severity.FLAG, message=message)
 
 
-def _digits(value: Any) -> Optional[str]:
+def _digits(value: Any) -> str | None:
     s = _stripped(value)
     return s if s is not None and s.isdigit() and s.isascii() else None
 
 
-def _stripped(value: Any) -> Optional[str]:
+def _stripped(value: Any) -> str | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -346,7 +347,7 @@ def _stripped(value: Any) -> Optional[str]:
     return _SEPARATORS.sub("", value)
 
 
-def _as_number(value: Any, *, finite: bool = True) -> Optional[float]:
+def _as_number(value: Any, *, finite: bool = True) -> float | None:
     """``value`` read as a float (numeric strings too), or None; ``finite=False`` keeps NaN and inf."""
     if isinstance(value, bool) or value is None:
         return None
@@ -372,7 +373,7 @@ def _numbers(value: Any, *, finite: bool = True) -> list[float]:
     return [] if x is None else [x]
 
 
-def _type_problem(value: Any, kind: str) -> Optional[str]:
+def _type_problem(value: Any, kind: str) -> str | None:
     if kind in _NUMBER_TYPES and _as_number(value) is None:
         return f"{value!r:.60} is not a number."
     if kind in _INT_TYPES:

@@ -15,8 +15,9 @@ from __future__ import annotations
 import math
 import numbers
 import statistics
+from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any, Iterable, Optional
+from typing import Any
 
 from ek.base import Finding, Severity
 
@@ -182,7 +183,7 @@ def _usable(values: Iterable[Any]) -> list[tuple[int, Any]]:
     return out
 
 
-def _as_number(v: Any) -> Optional[Any]:
+def _as_number(v: Any) -> Any | None:
     if isinstance(v, bool) or v is None:
         return None
     if isinstance(v, Decimal):
@@ -201,7 +202,7 @@ def _as_number(v: Any) -> Optional[Any]:
     return x if math.isfinite(x) else None
 
 
-def _first_digit(v: Any) -> Optional[int]:
+def _first_digit(v: Any) -> int | None:
     """First significant digit, read off the exact text of the number (None for zero)."""
     text = repr(v) if isinstance(v, float) else str(v)
     for ch in text:

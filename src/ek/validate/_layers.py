@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 import numbers
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
-from typing import Any, Callable, Iterable, Optional
+from typing import Any
 
 from ek._util import type_name
 from ek.base import FieldSpec, Finding, Severity
@@ -41,7 +42,7 @@ class CanonicalizeCorrector:
     field_name: str = ""
     layer: str = "canonicalize"
 
-    def __call__(self, value: Any, *, spec: Optional[FieldSpec] = None) -> list[Finding]:
+    def __call__(self, value: Any, *, spec: FieldSpec | None = None) -> list[Finding]:
         if not isinstance(value, str):
             return []
         folded = self.canon(value)
@@ -69,7 +70,7 @@ class LexiconCorrector:
     layer: str = "lexicon"
     flag_unmatched: bool = True
 
-    def __call__(self, value: Any, *, spec: Optional[FieldSpec] = None) -> list[Finding]:
+    def __call__(self, value: Any, *, spec: FieldSpec | None = None) -> list[Finding]:
         from rapidfuzz import process
 
         if isinstance(value, str) and value in self.member_set:
@@ -116,14 +117,14 @@ class LexiconCorrector:
 
 @dataclass(frozen=True)
 class LlmCorrector:
-    correct_fn: Callable[[Any], Optional[str]]
+    correct_fn: Callable[[Any], str | None]
     only_flagged: bool = True
     field_name: str = ""
     layer: str = "llm_correct"
     wants_findings: bool = True
 
     def __call__(
-        self, value: Any, *, spec: Optional[FieldSpec] = None, findings: Iterable[Finding] = ()
+        self, value: Any, *, spec: FieldSpec | None = None, findings: Iterable[Finding] = ()
     ) -> list[Finding]:
         if self.only_flagged and not any(f.severity == Severity.FLAG for f in findings):
             return []
@@ -154,7 +155,7 @@ class SurprisalValidator:
     field_name: str = ""
     layer: str = "lm_prior"
 
-    def __call__(self, value: Any, *, spec: Optional[FieldSpec] = None) -> list[Finding]:
+    def __call__(self, value: Any, *, spec: FieldSpec | None = None) -> list[Finding]:
         if not isinstance(value, str):
             return []
         s = self.scorer(value)
@@ -193,7 +194,7 @@ class CrossFieldValidator:
     fields: tuple[str, ...] = ()
     layer: str = "cross_field"
 
-    def __call__(self, record: Any, *, spec: Optional[FieldSpec] = None) -> list[Finding]:
+    def __call__(self, record: Any, *, spec: FieldSpec | None = None) -> list[Finding]:
         try:
             ok = self.predicate(record)
         except Exception:  # a partial record: nothing to compare, so nothing to flag
@@ -206,9 +207,9 @@ class OrderingValidator:
     keys: tuple[str, ...]
     strict: bool = True
     layer: str = "cross_field"
-    dayfirst: Optional[bool] = True
+    dayfirst: bool | None = True
 
-    def __call__(self, record: Any, *, spec: Optional[FieldSpec] = None) -> list[Finding]:
+    def __call__(self, record: Any, *, spec: FieldSpec | None = None) -> list[Finding]:
         getter = getattr(record, "get", None)
         if getter is None:
             raise TypeError(
@@ -244,7 +245,7 @@ _NUMERIC_DATE = re.compile(r"(?P<a>[0-9]{1,2})(?P<sep>[./-])(?P<b>[0-9]{1,2})(?P
 _NUMERIC = re.compile(r"[+-]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
-def order_key(value: Any, *, dayfirst: Optional[bool] = True) -> tuple[str, Any]:
+def order_key(value: Any, *, dayfirst: bool | None = True) -> tuple[str, Any]:
     """``(kind, comparable)`` for `OrderingValidator`: numbers, then dates and times, then the rest.
 
     * ``"number"``: an int, float or `decimal.Decimal` (not a bool), or a string
@@ -284,7 +285,7 @@ def order_key(value: Any, *, dayfirst: Optional[bool] = True) -> tuple[str, Any]
     return "other", value
 
 
-def _iso_time(s: str) -> Optional[datetime]:
+def _iso_time(s: str) -> datetime | None:
     m = _ISO_DATE.fullmatch(s)
     if m is None:
         return None
@@ -304,7 +305,7 @@ def _iso_time(s: str) -> Optional[datetime]:
         return None
 
 
-def record_dayfirst(values: Iterable[Any], default: Optional[bool]) -> Optional[bool]:
+def record_dayfirst(values: Iterable[Any], default: bool | None) -> bool | None:
     """Whether a record's ``DD/MM/YYYY``-style dates put the day first.
 
     Dates only one reading fits decide: a first number above 12
@@ -323,13 +324,13 @@ def record_dayfirst(values: Iterable[Any], default: Optional[bool]) -> Optional[
     return said.pop() if len(said) == 1 else default
 
 
-def _numeric_date(s: str, dayfirst: Optional[bool]) -> Optional[datetime]:
+def _numeric_date(s: str, dayfirst: bool | None) -> datetime | None:
     """The midnight of a ``DD/MM/YYYY``-style date (see `order_key`), or None."""
     m = _NUMERIC_DATE.fullmatch(s)
     if m is None:
         return None
     a, b, year = int(m["a"]), int(m["b"]), int(m["y"])
-    readings: list[Optional[datetime]] = []
+    readings: list[datetime | None] = []
     for day, month in ((a, b), (b, a)):
         try:
             readings.append(datetime(year, month, day))
@@ -343,6 +344,6 @@ def _numeric_date(s: str, dayfirst: Optional[bool]) -> Optional[datetime]:
     return day_first if dayfirst else month_first
 
 
-def field_of(field_name: str, spec: Optional[FieldSpec]) -> str:
+def field_of(field_name: str, spec: FieldSpec | None) -> str:
     """The field name a finding carries: the explicit one, else the spec's."""
     return field_name or (getattr(spec, "name", "") if spec is not None else "")

@@ -15,8 +15,14 @@ the outer findings too.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Iterable, Optional, Protocol, runtime_checkable
+from typing import (
+    Any,
+    ClassVar,
+    Protocol,
+    runtime_checkable,
+)
 
 from ek._calls import accepts_keyword
 from ek._util import type_name
@@ -51,7 +57,7 @@ class Corrector(Protocol):
     @property
     def layer(self) -> str: ...
 
-    def __call__(self, value: Any, /, *, spec: Optional[FieldSpec] = None) -> Iterable[Finding]: ...
+    def __call__(self, value: Any, /, *, spec: FieldSpec | None = None) -> Iterable[Finding]: ...
 
 
 @dataclass(frozen=True)
@@ -162,7 +168,7 @@ def validate(
     value: Any,
     *,
     layers: Iterable[Layer | Callable[..., ValidationResult]] = (),
-    spec: Optional[FieldSpec] = None,
+    spec: FieldSpec | None = None,
     apply_corrections: bool = True,
     stop_when: Callable[[tuple[Finding, ...]], bool] = _run_every_layer,
 ) -> ValidationResult:
@@ -210,7 +216,7 @@ class _Pipeline:
         object.__setattr__(self, "_plan", plan)
 
     def __call__(
-        self, value: Any, *, spec: Optional[FieldSpec] = None, findings: Iterable[Finding] = ()
+        self, value: Any, *, spec: FieldSpec | None = None, findings: Iterable[Finding] = ()
     ) -> ValidationResult:
         """Run the layers on ``value``; ``findings`` are earlier findings the gated layers may read."""
         original, before = value, tuple(findings)

@@ -9,16 +9,23 @@ row read it: the page on which the rows' figures differ most.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from ek.cli._commands._benchmark_gold import BenchmarkGold
 from ek.cli._commands._options import Options
-from ek.cli._commands._pages import SHOWN, _display_ops, _extremes, _preparer, _WORDS, unit_of
+from ek.cli._commands._pages import (
+    _WORDS,
+    SHOWN,
+    _display_ops,
+    _extremes,
+    _preparer,
+    unit_of,
+)
 
 _SHOWN_PER_ROW = 20  # worst pages listed per engine (the JSON lists every page)
 
 
-def fleet_page(report: Any, corpus: BenchmarkGold, payload: dict, steps: Optional[list]) -> dict:
+def fleet_page(report: Any, corpus: BenchmarkGold, payload: dict, steps: list | None) -> dict:
     """The ``render_fleet`` data of a fleet run, with the payload's provenance keys."""
     prepare = _preparer(report.metric, Options(normalize=steps))
     unit = unit_of(report.metric)
@@ -41,7 +48,7 @@ def fleet_page(report: Any, corpus: BenchmarkGold, payload: dict, steps: Optiona
 # ---------------------------------------------------------------------------
 
 
-def _worst(row: Any, prepare: Any, unit: Optional[str], up: Optional[bool]) -> list:
+def _worst(row: Any, prepare: Any, unit: str | None, up: bool | None) -> list:
     """The row's worst pages (in the metric's direction), each with its aligned diff."""
     per_item = row.report.detail["per_item"]
     keys = [k for k, e in per_item.items() if e.get("error") is None]
@@ -51,7 +58,7 @@ def _worst(row: Any, prepare: Any, unit: Optional[str], up: Optional[bool]) -> l
     return [_item(k, per_item[k], prepare, unit) for k in (keys[i] for i in picked)]
 
 
-def _item(key: Any, entry: dict, prepare: Any, unit: Optional[str]) -> dict:
+def _item(key: Any, entry: dict, prepare: Any, unit: str | None) -> dict:
     gold, pred = entry.get("reference"), entry.get("prediction")
     item = {"id": str(key), "slice": None if entry.get("slice") is None else str(entry["slice"]),
             "value": entry.get("score"), "gold": gold, "pred": pred, "confidence": entry.get("confidence"),
@@ -61,7 +68,7 @@ def _item(key: Any, entry: dict, prepare: Any, unit: Optional[str]) -> dict:
     return item
 
 
-def _side_by_side(report: Any, prepare: Any, unit: Optional[str]) -> Optional[dict]:
+def _side_by_side(report: Any, prepare: Any, unit: str | None) -> dict | None:
     """The page every row read on which their figures are furthest apart, as each row read it."""
     rows = report.rows
     if not rows:

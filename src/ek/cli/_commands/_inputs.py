@@ -13,13 +13,13 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 from ek._bootstrap import id_text, resampled, resampled_pair
-from ek.cli._commands._options import Options
 from ek._files import InputError, Joined, Side, join, read_side, refuse_failures, unread
 from ek._util import Progress
 from ek.base import MetricContract, Report
+from ek.cli._commands._options import Options
 from ek.facade import evaluate, merge_reports
 from ek.metrics import as_metric
 from ek.registry import get
@@ -34,7 +34,7 @@ class Scored:
 
     name: str
     report: Report
-    joined: Optional[Joined] = None
+    joined: Joined | None = None
     missing: tuple = ()
     extra: tuple = ()
     documents: dict = field(default_factory=dict)  # the OCR report's measures, confusions, document_mean
@@ -71,7 +71,9 @@ def score(joined: Joined, options: Options, *, name: str) -> Scored:
     if not joined.ids:
         raise InputError(f"no gold item could be scored against {name}; check GOLD.")
     if (joined.documents or options.profile is not None) and _reads_documents(options.metric):
-        from ek.ocr.files import evaluate_joined  # documents: OCR measures and confusion tables too
+        from ek.ocr.files import (
+            evaluate_joined,  # documents: OCR measures and confusion tables too
+        )
 
         report = evaluate_joined(joined, **_document_scoring(options))
         documents = {k: report.detail[k] for k in _DOCUMENT_KEYS if k in report.detail}
@@ -80,7 +82,7 @@ def score(joined: Joined, options: Options, *, name: str) -> Scored:
     return Scored(name, report, joined, tuple(joined.missing), tuple(joined.extra), documents)
 
 
-def bound(report: Report, level: float, *, label: str, other: Optional[Report] = None) -> tuple[tuple, dict]:
+def bound(report: Report, level: float, *, label: str, other: Report | None = None) -> tuple[tuple, dict]:
     """The interval of the aggregate and of every slice (a progress bar follows the resampling).
 
     With ``other`` (``ek compare``), both reports are resampled in one pass.
@@ -106,7 +108,7 @@ def is_path(source: str) -> bool:
     return source == "-" or os.path.exists(source)
 
 
-def metric_facts(metric: Optional[str]) -> Optional[MetricContract]:
+def metric_facts(metric: str | None) -> MetricContract | None:
     """The registered metric named ``metric`` as the contract, whose declared facts the pages read; None if unknown."""
     if metric is None:
         return None
@@ -134,7 +136,7 @@ def _document_scoring(options: Options) -> dict:
     return {"metric": options.metric or "cer", **{k: v for k, v in given.items() if v is not None}}
 
 
-def _reads_documents(metric: Optional[str]) -> bool:
+def _reads_documents(metric: str | None) -> bool:
     """Whether text documents go through the OCR scoring: a metric chosen by type, or one that reads documents."""
     facts = metric_facts(metric)
     return metric is None or (facts is not None and facts.reads_documents)

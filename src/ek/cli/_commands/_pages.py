@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import heapq
 import json
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 from ek._align import align, confusion_table, confusions
-from ek.cli._commands._inputs import Options, Scored, item_rows, metric_facts
-from ek.cli._html._chars import align_clusters
 from ek._util import prf
 from ek.base import Comparison
 from ek.canonicalize import resolve_canonicalizer
+from ek.cli._commands._inputs import Options, Scored, item_rows, metric_facts
+from ek.cli._html._chars import align_clusters
 
 SHOWN = 200  # items the pages list (the worst, or the most changed each way)
 _WORDS = ("word", "unicode_word")  # confusions count the metric's words; diffs show whitespace words
@@ -31,7 +32,7 @@ _N_CONFUSIONS = 200
 
 
 def evaluate_page(scored: Scored, overall: tuple, per_slice: dict, options: Options,
-                  meta: Optional[dict] = None) -> dict:
+                  meta: dict | None = None) -> dict:
     """The ``render_evaluate`` data of one scored run, with ``meta``'s keys copied in."""
     report = scored.report
     slice_n = report.detail.get("slice_n") or {}
@@ -74,7 +75,7 @@ def evaluate_page(scored: Scored, overall: tuple, per_slice: dict, options: Opti
 
 
 def compare_page(result: Comparison, a: Scored, b: Scored, bounds: list, options: Options,
-                 meta: Optional[dict] = None) -> dict:
+                 meta: dict | None = None) -> dict:
     """The ``render_compare`` data of two scored runs, with ``meta``'s keys copied in."""
     data = {
         "title": f"ek compare: {a.name} vs {b.name}", "metric": result.metric,
@@ -114,7 +115,7 @@ def compare_page(result: Comparison, a: Scored, b: Scored, bounds: list, options
 # ---------------------------------------------------------------------------
 
 
-def unit_of(metric: str) -> Optional[str]:
+def unit_of(metric: str) -> str | None:
     """The unit the registered metric ``metric`` declares (its diffs align in it), or None: no diffs."""
     facts = metric_facts(metric)
     return None if facts is None else facts.unit
@@ -153,7 +154,7 @@ def _display_ops(pred: str, gold: str, unit: str) -> list:
     return align(pred, gold, unit="word") if unit in _WORDS else align_clusters(pred, gold)
 
 
-def _shown(value: Any) -> Optional[str]:
+def _shown(value: Any) -> str | None:
     if value is None or isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
@@ -174,7 +175,7 @@ def _corpus_confusions(joined: Any, items: list, unit: str, prepare: Callable[[s
     return confusion_table(confusions(every_op), n=_N_CONFUSIONS)
 
 
-def _document_confusions(scored: Scored, unit: Optional[str]) -> Optional[list]:
+def _document_confusions(scored: Scored, unit: str | None) -> list | None:
     tables = scored.documents.get("confusions")
     return None if not tables or unit is None else tables.get("word" if unit in _WORDS else "char")
 

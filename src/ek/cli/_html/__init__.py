@@ -71,16 +71,15 @@ the difference B - A on the compare page) with its exact ``repr`` in ``data-valu
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Union
 
 from ek.cli._html._compare import render_compare
 from ek.cli._html._estimate import render_estimate
 from ek.cli._html._evaluate import render_evaluate
 
-__all__ = ["render_evaluate", "render_compare", "render_estimate", "write_page"]
+__all__ = ["render_compare", "render_estimate", "render_evaluate", "write_page"]
 
 
-def write_page(path: Union[str, Path], html: str) -> Path:
+def write_page(path: str | Path, html: str) -> Path:
     """Write ``html`` to ``path`` as UTF-8 (creating missing folders) and return the path."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)

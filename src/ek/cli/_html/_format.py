@@ -8,10 +8,10 @@ never open a tag, close a script, or reorder the page with a raw bidi control.
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any
 
-from ek.cli._html._chars import plain, show
 from ek._util import format_p_value
+from ek.cli._html._chars import plain, show
 from ek.metrics import as_metric
 from ek.registry import get
 
@@ -84,7 +84,7 @@ def fmt_p(value: Any) -> str:
     return esc(format_p_value(value if is_number(value) else None))
 
 
-def fmt_interval(interval: Optional[list], *, percent: bool, signed: bool = False) -> str:
+def fmt_interval(interval: list | None, *, percent: bool, signed: bool = False) -> str:
     """``[lo, hi]`` as ``[2.90%, 3.40%]``, or a dash when there is none."""
     if not is_interval(interval):
         return "–"
@@ -99,7 +99,7 @@ def needs_more(interval: Any, n: Any) -> bool:
     return n == 1 and not isinstance(n, bool)
 
 
-def drawable(interval: Any, n: Any) -> Optional[list]:
+def drawable(interval: Any, n: Any) -> list | None:
     """``interval`` when a chart may draw it, None when it is missing for want of items."""
     return None if needs_more(interval, n) else interval
 
