@@ -95,7 +95,7 @@ MUTANTS = (
            "return canon(p) == canon(g)", "return p == g", FIELDS),
     # facade
     Mutant("slice_figure_over_whole_corpus", "src/ek/facade.py",
-           "per_slice[label] = _aggregate(m, part)", "per_slice[label] = _aggregate(m, scores)", FACADE),
+           "per_slice[label] = m.aggregate(part)", "per_slice[label] = m.aggregate(scores)", FACADE),
     Mutant("merge_reports_drops_slices", "src/ek/facade.py",
            'slices.extend(r.detail.get("slices") or (None,) * r.n)', "slices.extend((None,) * r.n)", FACADE),
     # harness
