@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import ek
 from ek import _bootstrap
-from ek._bootstrap._weights import _weights, id_keys, replicate_sums
+from ek._stats._weights import _weights, id_keys, replicate_sums
 from ek.base import Report, Score
 
 CASES = [("ct", "cat", "a"), ("dog", "dog", "a"), ("brd", "bird", "b"), ("fish", "fsh", "b"), ("cow", "cow", "b"),
@@ -53,7 +53,7 @@ def weights_by_hand(item_id, b):
 
 
 def swapped_by_hand(item_id, r):
-    """Whether draw r of the permutation test swaps the item, as ek._bootstrap._permutation defines it."""
+    """Whether draw r of the permutation test swaps the item, as ek._stats._permutation defines it."""
     j, b = divmod(r, 64)
     z = splitmix_by_hand(((key_by_hand(item_id) ^ 0x5851F42D4C957F2D) + (j + 1) * 0x9E3779B97F4A7C15) & MASK)
     return (z >> b) & 1
@@ -481,7 +481,7 @@ def test_sign_flip_p_value_equals_scipys_permutation_test_where_no_difference_ti
 
 
 def test_drawn_swap_patterns_are_fixed_by_the_ids_and_estimate_the_exact_p_value():
-    from ek._bootstrap._permutation import DRAWS, _lane_hashes
+    from ek._stats._permutation import DRAWS, _lane_hashes
 
     def swaps(ids):  # (items, draws): bit b of lane j swaps the item in draw 64 j + b
         z = _lane_hashes(ids, 16)
@@ -511,7 +511,7 @@ def test_drawn_swap_patterns_are_fixed_by_the_ids_and_estimate_the_exact_p_value
     assert abs(bits.mean() - 0.5) < 0.002  # 3,000,000 bits: SE 0.0003
     pairs = np.corrcoef(bits[:, :200].T)[np.triu_indices(200, 1)]  # draws over 3,000 items: SE 0.018
     assert np.abs(pairs).max() < 0.1 and np.abs(np.corrcoef(bits[:200])[np.triu_indices(200, 1)]).max() < 0.2
-    code = ("import ek; from ek._bootstrap._permutation import _lane_hashes; "
+    code = ("import ek; from ek._stats._permutation import _lane_hashes; "
             "print(_lane_hashes(['a', 'b', 7], 16).tolist())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert json.loads(out.stdout) == _lane_hashes(["a", "b", 7], 16).tolist()

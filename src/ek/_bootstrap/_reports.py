@@ -27,9 +27,9 @@ import math
 from itertools import chain
 from typing import Any, Callable, Optional
 
-from ek._bootstrap._permutation import sign_flip_p_value, smallest_p_value
-from ek._bootstrap._weights import (
-    MIN_ITEMS, REPLICATES, SCHEME, as_table, id_text, interval_of, p_value_of, replicate_sums,
+from ek._stats import (
+    MIN_ITEMS, REPLICATES, SCHEME, as_table, id_text, interval_of, p_value_of, replicate_sums, sign_flip_p_value,
+    smallest_p_value,
 )
 
 __all__ = [

@@ -19,8 +19,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
+from ek._stats import Z95, mean_interval, wilson
 from ek._util import type_name
-from ek.agents._stats import _Z95, _bootstrap_mean_ci, _pass_at_k, _pass_hat_k, _wilson
+from ek.agents._stats import _pass_at_k, _pass_hat_k
 from ek.agents.base import is_episode
 
 __all__ = ["ReliabilityReport", "reliability"]
@@ -164,7 +165,7 @@ def _build(outcomes: Mapping[str, Sequence[bool]], *, k: int, slices: Optional[M
             per_slice[label].update(more)
     pass_hat_k = sum(hat_values) / evaluated if evaluated else None
     if evaluated:
-        lo, hi = _bootstrap_mean_ci(hat_values, resamples=_RESAMPLES)
+        lo, hi = mean_interval(hat_values, resamples=_RESAMPLES)
         # Rounding can put the float mean an ulp outside a degenerate interval (ten tasks at
         # 0.1 average to 0.0999...); the interval must contain its own estimate.
         hat_ci = (min(lo, pass_hat_k), max(hi, pass_hat_k))
@@ -176,7 +177,7 @@ def _build(outcomes: Mapping[str, Sequence[bool]], *, k: int, slices: Optional[M
         n_trials=n_trials,
         n_success=n_success,
         success_rate=n_success / n_trials,
-        success_ci=_wilson(n_success, n_trials, _Z95),
+        success_ci=wilson(n_success, n_trials, Z95),
         pass_at_k=at_sum / evaluated if evaluated else None,
         pass_hat_k=pass_hat_k,
         pass_hat_k_ci=hat_ci,
@@ -258,7 +259,7 @@ def _per_slice(per_task: Mapping, slices: Mapping) -> dict:
             "n_trials": n,
             "n_success": c,
             "success_rate": c / n if n else None,
-            "success_ci": _wilson(c, n, _Z95) if n else (0.0, 1.0),
+            "success_ci": wilson(c, n, Z95) if n else (0.0, 1.0),
             "pass_at_k": sum(r["pass_at_k"] for r in scored) / len(scored) if scored else None,
             "pass_hat_k": sum(r["pass_hat_k"] for r in scored) / len(scored) if scored else None,
             "skipped": len(rows) - len(scored),

@@ -20,10 +20,10 @@ from collections.abc import Mapping
 from typing import Any, Optional
 
 from ek._runs import FORMAT, callable_id, describe, fingerprint, register, setting_id, str_keys
+from ek._stats import ratio_interval
 from ek._util import type_name
 from ek.agents._common import accepts_keyword, cost_summary, per_success, resolve_check
 from ek.agents._reliability import ReliabilityReport, _build
-from ek.agents._stats import _ratio_bootstrap_ci
 from ek.agents.base import Cost, Episode, RunProvenance
 from ek.agents.cost import episode_dollars
 from ek.base import Score
@@ -106,7 +106,7 @@ class Suite:
                             [r["dollars"] for r in records] if self.priced else None)
         cost["value_delivered"] = value_delivered
         cost["cost_per_value"] = per_success(cost["total_dollars"], value_delivered) if self.priced else None
-        cost["cost_per_success_ci"] = _ratio_bootstrap_ci(task_dollars, task_wins) \
+        cost["cost_per_success_ci"] = ratio_interval(task_dollars, task_wins) \
             if self.priced and len(task_dollars) >= 2 else None
         slice_cost = {label: {"total_dollars": d if self.priced else None,
                               "cost_per_success": per_success(d, w) if self.priced else None}

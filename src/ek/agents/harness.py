@@ -58,9 +58,10 @@ import ek.agents.metrics  # noqa: F401 - registers the built-in checkers
 from ek._runs import (
     baseline_of, check_errors, check_executor, execute, load_baseline_record, open_run, save_baseline_record,
 )
+from ek._stats import Z95, newcombe, smallest_detectable_drop
 from ek._util import type_name
 from ek.agents._reliability import ReliabilityReport
-from ek.agents._stats import _Z95, _newcombe, _smallest_detectable_drop, difference_upper_bound
+from ek.agents._stats import difference_upper_bound
 from ek.agents._suite import Suite, check_summary, run_summary, suite_items, suite_settings, summary
 from ek.agents.base import RunProvenance, TaskSpec, suite_grammar
 from ek.agents.cost import ModelPrice
@@ -425,9 +426,9 @@ def _provenance_fields(run: Any) -> dict:
 
 
 def _success_change(cur: dict, base: dict, tolerance: float, reasons: list, worse: list) -> None:
-    lo, hi = _newcombe(cur["n_success"], cur["n_trials"], base["n_success"], base["n_trials"], _Z95)
+    lo, hi = newcombe(cur["n_success"], cur["n_trials"], base["n_success"], base["n_trials"], Z95)
     was, now = base["success_rate"], cur["success_rate"]
-    detectable = _smallest_detectable_drop(was, base["n_trials"], cur["n_trials"])
+    detectable = smallest_detectable_drop(was, base["n_trials"], cur["n_trials"])
     _verdict(now - was, lo, hi, tolerance, reasons, worse, f"success rate fell from {was:.3f} to {now:.3f}; "
              f"the 95% interval of the change is [{lo:+.3f}, {hi:+.3f}], entirely below -{tolerance:g}.",
              f"success rate {now - was:+.3f}, 95% interval [{lo:+.3f}, {hi:+.3f}], "
@@ -444,10 +445,10 @@ def _pass_k_change(cur: dict, base: dict, tolerance: float, reasons: list, worse
     if k == 1 or cur["pass_hat_k"] is None or base["pass_hat_k"] is None:
         return
     pair = (cur["pass_hat_k"], cur["pass_hat_k_ci"], base["pass_hat_k"], base["pass_hat_k_ci"])
-    hi = difference_upper_bound(*pair, z=_Z95)
-    lo = -difference_upper_bound(*pair[2:], *pair[:2], z=_Z95)
+    hi = difference_upper_bound(*pair, z=Z95)
+    lo = -difference_upper_bound(*pair[2:], *pair[:2], z=Z95)
     was, now = base["pass_hat_k"], cur["pass_hat_k"]
-    detectable = _smallest_detectable_drop(was, base["n_tasks"], cur["n_tasks"])
+    detectable = smallest_detectable_drop(was, base["n_tasks"], cur["n_tasks"])
     _verdict(now - was, lo, hi, tolerance, reasons, worse, f"pass^{k} fell from {was:.3f} to {now:.3f}; the "
              f"upper 95% bound of the change is {hi:+.3f}, below -{tolerance:g}.",
              f"pass^{k} {now - was:+.3f}, 95% interval [{lo:+.3f}, {hi:+.3f}], "

@@ -1,6 +1,6 @@
 """The weights and replicate sums of the bootstrap, and the interval and p-value they give.
 
-See the `ek._bootstrap` package docstring for the design; this module is its
+See the `ek._stats` package docstring for the design; this module is its
 arithmetic over numpy arrays (numpy is imported inside each function).
 
 >>> [weight("doc-1", b) for b in range(8)]
@@ -18,10 +18,11 @@ import os
 import sys
 from typing import Any, Iterable, Iterator, Sequence
 
+from ek._stats._quantiles import sorted_numbers
 from ek._util import first_repeat
 
 __all__ = [
-    "MIN_ITEMS", "REPLICATES", "SCHEME", "as_table", "check_ids", "id_keys", "id_text", "interval_of", "p_value_of", "replicate_sums",
+    "MIN_ITEMS", "REPLICATES", "SCHEME", "as_table", "check_ids", "id_keys", "id_text", "p_value_of", "replicate_sums",
     "splitmix", "weight",
 ]
 
@@ -39,7 +40,7 @@ the time at 2 documents, 85% at 5, 91-92% at 20, 92.3-93% at 30 and
 bootstrap p-value of two equal systems fell under 0.05 in 29-38% of
 comparisons at 2 documents, 7-9% at 5 and 5.5-7% at 20-50. Below this
 size `ek.compare` uses the sign-flip permutation test of
-`ek._bootstrap._permutation` instead, and from it on it checks the
+`ek._stats._permutation` instead, and from it on it checks the
 bootstrap's verdicts with that test (tests/test_bootstrap_simulation.py).
 """
 
@@ -173,18 +174,6 @@ class _Serial:
         return map(fn, items)
 
 
-def interval_of(values: Sequence[float], level: float) -> tuple[float, float]:
-    """The percentile interval of replicate ``values`` (NaN ones left out) at ``level``.
-
-    The quantiles are numpy's default ("linear"), computed here in plain Python.
-    """
-    v = _sorted_numbers(values)
-    if not v:
-        return (math.nan, math.nan)
-    tail = (1 - level) / 2  # as scipy.stats.bootstrap's percentile method takes it
-    return (_quantile(v, tail), _quantile(v, 1 - tail))
-
-
 def p_value_of(differences: Sequence[float]) -> float:
     """Two-sided p-value of "no difference" from paired replicate differences (see the package doc).
 
@@ -194,7 +183,7 @@ def p_value_of(differences: Sequence[float]) -> float:
     still <= 0, or mirrors past the first where it is already >= 0; the
     p-value is twice the nearer of the two, as a share of the positions.
     """
-    d = _sorted_numbers(differences)
+    d = sorted_numbers(differences)
     m = len(d)
     if m < 2:
         return math.nan
@@ -211,19 +200,6 @@ def p_value_of(differences: Sequence[float]) -> float:
 
 
 # ---------------------------------------------------------------------------
-
-
-def _sorted_numbers(values: Sequence[float]) -> list[float]:
-    return sorted(float(v) for v in values if v == v)  # NaN is the one value unequal to itself
-
-
-def _quantile(v: list[float], q: float) -> float:
-    """numpy's "linear" quantile of sorted ``v``: interpolation between the two values around ``q (n - 1)``."""
-    h = q * (len(v) - 1)
-    below = min(int(h), len(v) - 1)
-    above = min(below + 1, len(v) - 1)
-    a, b, t = v[below], v[above], h - below
-    return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t  # numpy's lerp, exact at both ends
 
 
 def id_keys(ids: Sequence) -> Any:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Sequence
 
-from ek._bootstrap._weights import id_keys, splitmix
+from ek._stats._weights import id_keys, splitmix
 
 __all__ = ["DRAWS", "EXACT_UP_TO", "sign_flip_p_value", "smallest_p_value"]
 
