@@ -5,14 +5,14 @@ the sign-flip test) is `ek._stats`'; its package doc gives the design. This
 package reads it off reports (`_reports`: which statistics a report's
 metric sums, slices, ids, the replicate sums, `compare`, item-free
 summaries and their merging). A `Report` made by the facade carries a
-`Resampler` (its metric, and the report's replicate sums once made),
-through which `Report.interval` reaches this package without `ek.base`
-importing it.
+`Resampler` (its metric, and the report's replicate sums once made or
+stored: the one owner of its interval state), through which
+`Report.interval` reaches this package without `ek.base` importing it.
 """
 
 from ek._bootstrap._reports import (
-    Resampler, check_comparable, compare, merge_summaries, merged_ids, metric_of, resampled, resampled_pair,
-    statistic_table, summarize, verdict,
+    Resampled, Resampler, check_comparable, compare, is_summary, kept, merge_summaries, merged_ids, metric_of, resampled,
+    resampled_pair, statistic_table, stored_sums, summarize, verdict,
 )
 from ek._stats import (
     MIN_ITEMS, REPLICATES, SCHEME, check_ids, id_text, interval_of, p_value_of, replicate_sums, sign_flip_p_value,
@@ -20,7 +20,8 @@ from ek._stats import (
 )
 
 __all__ = [
-    "MIN_ITEMS", "REPLICATES", "SCHEME", "Resampler", "check_comparable", "check_ids", "compare", "id_text",
-    "interval_of", "merge_summaries", "merged_ids", "metric_of", "p_value_of", "replicate_sums", "resampled",
-    "resampled_pair", "sign_flip_p_value", "smallest_p_value", "statistic_table", "summarize", "verdict", "weight",
+    "MIN_ITEMS", "REPLICATES", "SCHEME", "Resampled", "Resampler", "check_comparable", "check_ids", "compare",
+    "id_text", "interval_of", "is_summary", "kept", "merge_summaries", "merged_ids", "metric_of", "p_value_of",
+    "replicate_sums", "resampled", "resampled_pair", "sign_flip_p_value", "smallest_p_value", "statistic_table",
+    "stored_sums", "summarize", "verdict", "weight",
 ]
