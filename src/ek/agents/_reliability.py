@@ -21,6 +21,7 @@ from typing import Any, Optional, Sequence
 
 from ek._stats import Z95, mean_interval, wilson
 from ek._util import type_name
+from ek.agents._reports import success_report
 from ek.agents._stats import _pass_at_k, _pass_hat_k
 from ek.agents.base import is_episode
 
@@ -46,8 +47,12 @@ class ReliabilityReport:
         per_task: ``{task_id: {"n", "successes", "pass_at_k", "pass_hat_k"}}``.
         per_slice: ``{label: {...}}`` with the same corpus figures per slice.
         cost: the cost report (see `ek.agents.cost_report`), empty if none.
-        detail: ``skipped`` (tasks with fewer than k trials), and whatever
-            the harness adds (``metrics``, ``errors``, ``run``, ``run_id``).
+        detail: ``skipped`` (tasks with fewer than k trials), ``reports``
+            (``{"success_rate": Report}``, and ``"cost_per_success"`` for a
+            priced `run_suite`: the figures as `ek.Report` s over tasks, which
+            give ``interval()`` and work with `ek.compare` and
+            `ek.merge_reports`), and whatever the harness adds (``metrics``,
+            ``errors``, ``run``, ``run_id``).
     """
 
     k: int = 1
@@ -157,8 +162,9 @@ def _build(outcomes: Mapping[str, Sequence[bool]], *, k: int, slices: Optional[M
     stochastic = any(0 < c < n for n, c in repeated) if repeated else True
     _warn(len(counts), k, skipped, warn_deterministic and not stochastic, stacklevel + 1)
     evaluated = len(hat_values)
-    extra = {"skipped": len(skipped), "skipped_tasks": skipped}
+    extra: dict[str, Any] = {"skipped": len(skipped), "skipped_tasks": skipped}
     extra.update(detail or {})
+    extra["reports"] = {"success_rate": success_report(counts, slices), **(extra.get("reports") or {})}
     per_slice = _per_slice(per_task, slices) if slices else {}
     for label, more in (slice_extra or {}).items():
         if label in per_slice:

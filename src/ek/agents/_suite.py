@@ -24,6 +24,7 @@ from ek._stats import ratio_interval
 from ek._util import type_name
 from ek.agents._common import accepts_keyword, cost_summary, per_success, resolve_check
 from ek.agents._reliability import ReliabilityReport, _build
+from ek.agents._reports import TrialScore, cost_report, metric_report
 from ek.agents.base import Cost, Episode, RunProvenance
 from ek.agents.cost import episode_dollars
 from ek.base import Score
@@ -113,6 +114,10 @@ class Suite:
                       for label, (d, w) in slice_rows.items()}
         detail = {"errors": errors, "metrics": self._metric_summary(records, specs),
                   "run": dataclasses.asdict(self.run) if self.run is not None else None, "seed": self.seed}
+        if self.priced:
+            detail["reports"] = {"cost_per_success": cost_report(
+                [t.task_id for t in specs], task_dollars, task_wins, [t.slice for t in specs],
+                price=self.price, prices=self.prices)}
         if run_id is not None:
             detail["run_id"] = run_id
         slices = {t.task_id: t.slice for t in specs if t.slice is not None}
@@ -197,21 +202,17 @@ class Suite:
                 "report.detail['metrics'] (listed under 'skipped'). Give those tasks a gold answer.",
                 stacklevel=4)
         for name, m in self.metrics.items():
-            scores, labels, failed = [], [], 0
+            scored: list[TrialScore] = []
+            failed = 0
             for i, r in enumerate(records):
                 entry = r["metrics"][name]
                 if isinstance(entry, Score):
-                    scores.append(entry)
-                    labels.append(specs[i // self.k].slice)
+                    scored.append((r["task_id"], r["trial"], entry, specs[i // self.k].slice))
                 else:
                     failed += isinstance(entry, str)
-            groups: dict = {}
-            for s, label in zip(scores, labels):
-                if label is not None:
-                    groups.setdefault(label, []).append(s)
-            out[name] = {"aggregate": _aggregate(m, scores), "n": len(scores), "errors": failed,
-                         "skipped": goldless,
-                         "per_slice": {label: _aggregate(m, part) for label, part in groups.items()}}
+            report = metric_report(m, name, scored)
+            out[name] = {"aggregate": report.aggregate, "n": len(scored), "errors": failed, "skipped": goldless,
+                         "per_slice": dict(report.per_slice), "report": report}
         return out
 
 
@@ -228,15 +229,6 @@ def _metric_score(metric: Any, name: str, episode: Episode, gold: Any, grammar: 
     except Exception as exc:
         return describe(exc)
     return score if isinstance(score, Score) else Score(float(value), metric=name)
-
-
-def _aggregate(metric: Any, scores: list) -> Optional[float]:
-    if not scores:
-        return None
-    agg = getattr(metric, "aggregate", None)
-    if agg is not None:
-        return agg(scores)
-    return sum(s.value for s in scores) / len(scores)
 
 
 def _episode_json(ep: Episode) -> dict:
