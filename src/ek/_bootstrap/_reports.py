@@ -225,7 +225,7 @@ def group_size(report: Any, label: Any = None) -> int:
     return sum(1 for x in report.detail.get("slices") or () if x == label)
 
 
-def compare(a: Any, b: Any, level: float = 0.95) -> dict:
+def compare(a: Any, b: Any, level: float = 0.95) -> dict[Any, Any]:
     """The fields of `ek.base.Comparison` for B against A (see `ek.compare`)."""
     _check_level(level)
     check_comparable(a, b)
@@ -263,7 +263,7 @@ def small_verdict(n: int, p: float, delta: Optional[float], level: float, higher
     return verdict(delta, delta, higher_is_better)
 
 
-def statistic_table(report: Any) -> tuple:
+def statistic_table(report: Any) -> tuple[Any, ...]:
     """``(names, compute, table)``: the statistics ``report``'s metric sums, its ``compute``, the ``(n, k)`` array.
 
     The table is read as the bootstrap reads it (column-backed scores
@@ -295,7 +295,7 @@ def summarize(report: Any) -> Any:
                                _resampler=Resampler(_metric(report), stored=sums))
 
 
-def merged_ids(reports: list) -> Optional[tuple]:
+def merged_ids(reports: list[Any]) -> Optional[tuple[Any, ...]]:
     """The ids of merged reports in order; None when every report numbers its items by position."""
     given = [r.detail.get("ids") is not None for r in reports]
     if not any(given):
@@ -305,7 +305,7 @@ def merged_ids(reports: list) -> Optional[tuple]:
             f"merge_reports() got report {given.index(True)} with item ids and report {given.index(False)} "
             "numbered by position; pass ids= to evaluate() for every part, or for none."
         )
-    owner: dict = {}
+    owner: dict[Any, Any] = {}
     for k, r in enumerate(reports):
         for item in r.detail["ids"]:
             text = id_text(item)
@@ -360,7 +360,7 @@ def _check_level(level: Any) -> None:
         raise ValueError(f"level must be a number between 0 and 1 (e.g. 0.95 for a 95% interval), got {level!r}.")
 
 
-def _statistics(report: Any) -> tuple[tuple, Callable[[dict], float]]:
+def _statistics(report: Any) -> tuple[tuple[Any, ...], Callable[[dict[Any, Any]], float]]:
     """The statistic names the report's metric sums, and its ``compute``."""
     m = _metric(report)
     if getattr(m, "aggregate", None) is None:  # the mean fallback of a plain function
@@ -385,11 +385,11 @@ def _metric(report: Any) -> Any:
     return carrier.metric
 
 
-def _mean(totals: dict) -> float:
+def _mean(totals: dict[Any, Any]) -> float:
     return totals["value"] / totals["n"] if totals["n"] else math.nan
 
 
-def _ids(report: Any) -> tuple:
+def _ids(report: Any) -> tuple[Any, ...]:
     ids = report.detail.get("ids")
     return tuple(range(report.n)) if ids is None else tuple(ids)
 
@@ -398,12 +398,12 @@ def _ids(report: Any) -> tuple:
 class _Items:
     """A report's items as arrays: ids, the ``(n, k)`` statistics, the slice group of each item."""
 
-    ids: tuple
+    ids: tuple[Any, ...]
     table: Any
     codes: Any
-    groups: dict  # slice label (or _NO_SLICE) -> group number
-    names: tuple
-    compute: Callable
+    groups: dict[Any, Any]  # slice label (or _NO_SLICE) -> group number
+    names: tuple[Any, ...]
+    compute: Callable[..., Any]
 
 
 def _items(report: Any) -> _Items:
@@ -411,7 +411,7 @@ def _items(report: Any) -> _Items:
 
     names, compute = _statistics(report)
     labels = report.detail.get("slices")
-    groups: dict = {}
+    groups: dict[Any, Any] = {}
     codes = np.zeros(report.n, dtype=np.int64)
     if labels is not None:
         codes = np.fromiter((groups.setdefault(_NO_SLICE if x is None else x, len(groups)) for x in labels),
@@ -458,7 +458,7 @@ def _alignment(ia: _Items, ib: _Items) -> Any:
     return order if same else None
 
 
-def _columns(report: Any, names: tuple) -> list:
+def _columns(report: Any, names: tuple[Any, ...]) -> list[Any]:
     scores = report.scores
     if len(scores) != report.n:
         raise ValueError(
@@ -516,8 +516,8 @@ def _identity(report: Any) -> tuple[Any, ...]:
     return (report.scores, detail.get("ids"), detail.get("slices"))
 
 
-def _add_totals(parts: Any) -> dict:
-    out: dict = {}
+def _add_totals(parts: Any) -> dict[Any, Any]:
+    out: dict[Any, Any] = {}
     for totals in parts:
         for k, v in totals.items():
             out[k] = out.get(k, 0) + v
@@ -531,7 +531,7 @@ def _direction(report: Any) -> Optional[bool]:
     return flag if isinstance(flag, bool) else None
 
 
-def _examples(ids: list) -> str:
+def _examples(ids: list[Any]) -> str:
     return f" ({', '.join(map(repr, ids[:3]))}{', ...' if len(ids) > 3 else ''})" if ids else ""
 
 
@@ -544,7 +544,7 @@ def _figure_of(report: Any, label: Any) -> Any:
     return report.aggregate if label is None else report.per_slice.get(label)
 
 
-def _paired_items(a: Any, b: Any) -> Optional[tuple]:
+def _paired_items(a: Any, b: Any) -> Optional[tuple[Any, ...]]:
     """A's `_Items` and B's statistics in A's item order; None when either report kept no scores."""
     import numpy as np
 
@@ -561,10 +561,10 @@ class _Pair:
 
     def __init__(self, a: Any, b: Any, up: Optional[bool], level: float) -> None:
         self.a, self.b, self.up, self.level = a, b, up, level
-        self._sums: Optional[tuple] = None
+        self._sums: Optional[tuple[Any, ...]] = None
         self._items: Any = _UNREAD
 
-    def row(self, label: Any, n: int) -> dict:
+    def row(self, label: Any, n: int) -> dict[Any, Any]:
         """B - A on the group: bootstrap interval and p-value from `MIN_ITEMS` items, else the permutation test's.
 
         From `MIN_ITEMS` on, a bootstrap p-value below ``1 - level`` is checked
@@ -593,7 +593,7 @@ class _Pair:
         return {**out, "interval": (low, high), "p_value": p,
                 "verdict": verdict(low, high, self.up) if p < alpha else "no detectable difference"}
 
-    def _resampled(self) -> tuple:
+    def _resampled(self) -> tuple[Any, ...]:
         if self._sums is None:
             sa, sb = resampled_pair(self.a, self.b)
             if sa.statistics != sb.statistics or sa.replicates != sb.replicates:
@@ -612,6 +612,6 @@ class _Pair:
         if self._items is None:
             return math.nan
         ia, table_b = self._items
-        rows = slice(None) if label is None else ia.codes == ia.groups[label]
+        rows: Any = slice(None) if label is None else ia.codes == ia.groups[label]
         ids = ia.ids if label is None else tuple(i for i, keep in zip(ia.ids, rows.tolist()) if keep)
         return sign_flip_p_value(ids, ia.table[rows], table_b[rows], ia.compute, ia.names)

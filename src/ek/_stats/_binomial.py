@@ -18,7 +18,7 @@ __all__ = ["binomial", "multinomial"]
 _TABLE_MAX_N = 512  # binomials up to this n draw from a cached CDF table
 
 
-def multinomial(rng: random.Random, n: int, sizes: Sequence[int]) -> list:
+def multinomial(rng: random.Random, n: int, sizes: Sequence[int]) -> list[int]:
     """Counts of ``n`` draws with replacement from groups of the given sizes (sequential binomials)."""
     counts, left, mass_left = [], n, sum(sizes)
     for m in sizes[:-1]:
@@ -49,7 +49,7 @@ def binomial(rng: random.Random, n: int, p: float) -> int:
 
 
 @lru_cache(maxsize=8192)
-def _binomial_cdf(n: int, p: float) -> tuple:
+def _binomial_cdf(n: int, p: float) -> tuple[float, ...]:
     # Cumulative probabilities of 0..n-1 successes (p <= 0.5 and n small, so q**n cannot underflow).
     q = 1.0 - p
     term, total, cdf = q ** n, 0.0, []
@@ -90,7 +90,7 @@ def _binomial_btrs(rng: random.Random, n: int, p: float) -> int:
 
 
 @lru_cache(maxsize=1024)
-def _btrs_constants(n: int, p: float) -> tuple:
+def _btrs_constants(n: int, p: float) -> tuple[float, float, float, float, float, float, float, int, float]:
     # A bootstrap draws from the same (n, p) over and over: set the constants up once.
     q = 1.0 - p
     spq = math.sqrt(n * p * q)

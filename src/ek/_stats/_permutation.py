@@ -47,7 +47,7 @@ _TIE = 1e-9
 _BLOCK = 65536  # items whose swap bits are made at once (8 MB of hashes for 999 draws)
 
 
-def sign_flip_p_value(ids: Sequence, table_a: Any, table_b: Any, compute: Callable[[dict], float],
+def sign_flip_p_value(ids: Sequence[Any], table_a: Any, table_b: Any, compute: Callable[[dict[Any, Any]], float],
                       names: Sequence[str]) -> float:
     """Two-sided p-value of "A and B score alike" from per-item statistics (rows aligned by item).
 
@@ -79,7 +79,7 @@ def smallest_p_value(n: int) -> float:
 # ---------------------------------------------------------------------------
 
 
-def _moved(ids: Sequence, diff: Any, exact: bool) -> Any:
+def _moved(ids: Sequence[Any], diff: Any, exact: bool) -> Any:
     """``(patterns, k)``: the statistics each swap pattern moves from B's side to A's (B - A of the swapped items).
 
     Items whose statistics are the same in both runs move nothing and are
@@ -106,7 +106,7 @@ def _moved(ids: Sequence, diff: Any, exact: bool) -> Any:
     return moved.round().astype(diff.dtype) if diff.dtype.kind in "iub" else moved
 
 
-def _figure(compute: Callable[[dict], float], names: Sequence[str], sums: Any) -> float:
+def _figure(compute: Callable[[dict[Any, Any]], float], names: Sequence[str], sums: Any) -> float:
     return float(compute(dict(zip(names, sums if isinstance(sums, list) else sums.tolist()))))
 
 
@@ -117,7 +117,7 @@ def _all_patterns(n: int) -> Any:
     return ((np.arange(2**n, dtype=np.int64)[:, None] >> np.arange(n, dtype=np.int64)) & 1).astype(np.uint8)
 
 
-def _lane_hashes(ids: Sequence, lanes: int) -> Any:
+def _lane_hashes(ids: Sequence[Any], lanes: int) -> Any:
     """``(len(ids), lanes)`` uint64: bit ``b`` of lane ``j`` says whether draw ``64 j + b`` swaps the item."""
     import numpy as np
 

@@ -69,7 +69,7 @@ def id_text(item_id: Any) -> str:
     return repr(item_id)
 
 
-def check_ids(ids: Iterable, n: int, *, who: str) -> tuple:
+def check_ids(ids: Iterable[Any], n: int, *, who: str) -> tuple[Any, ...]:
     """``ids`` as a tuple, after checking there is one per item and no two hash alike.
 
     Raises:
@@ -105,7 +105,7 @@ def weight(item_id: Any, b: int) -> int:
     return sum(u >= c for c in _CUTS)
 
 
-def replicate_sums(ids: Sequence, table: Any, codes: Any, n_groups: int, *, replicates: int = REPLICATES,
+def replicate_sums(ids: Sequence[Any], table: Any, codes: Any, n_groups: int, *, replicates: int = REPLICATES,
                    progress: Any = None) -> Any:
     """Weighted sums per group and replicate: an array ``(n_groups, replicates, k + 1)``.
 
@@ -136,7 +136,7 @@ def replicate_sums(ids: Sequence, table: Any, codes: Any, n_groups: int, *, repl
     blocks = [(g, [order[s:min(s + _CHUNK, bounds[g + 1])] for s in range(b0, min(b0 + _BLOCK, bounds[g + 1]), _CHUNK)])
               for g in range(n_groups) for b0 in range(bounds[g], bounds[g + 1], _BLOCK)]
 
-    def block_sums(block: tuple) -> Any:
+    def block_sums(block: tuple[Any, ...]) -> Any:
         g, chunks = block
         weigh = _Weigher(replicates, _CHUNK)
         out = np.zeros((replicates, k + 1), dtype=sums.dtype)
@@ -170,11 +170,11 @@ def _pool(work: int) -> Iterator[Any]:
 
 class _Serial:
     @staticmethod
-    def map(fn: Any, items: Sequence) -> Iterator[Any]:
+    def map(fn: Any, items: Sequence[Any]) -> Iterator[Any]:
         return map(fn, items)
 
 
-def p_value_of(differences: Sequence[float]) -> float:
+def p_value_of(differences: Iterable[float]) -> float:
     """Two-sided p-value of "no difference" from paired replicate differences (see the package doc).
 
     With ``Q`` the quantile function `interval_of` reads (over positions
@@ -202,7 +202,7 @@ def p_value_of(differences: Sequence[float]) -> float:
 # ---------------------------------------------------------------------------
 
 
-def id_keys(ids: Sequence) -> Any:
+def id_keys(ids: Sequence[Any]) -> Any:
     """The 64-bit key of every id: FNV-1a over its UTF-8 bytes and then its length, as a uint64 array.
 
     Vectorised over the ids: the bytes sit in a zero-padded matrix whose rows
@@ -294,7 +294,7 @@ def _column_for_einsum(column: Any) -> Any:
     return column.astype(np.int32 if top < _INT32_ROOM else np.int64)
 
 
-def as_table(columns: Sequence[Sequence], n: int) -> Any:
+def as_table(columns: Sequence[Sequence[Any]], n: int) -> Any:
     """Per-item statistic columns as one ``(n, k)`` array: int64 when every value is an integer."""
     import numpy as np
 

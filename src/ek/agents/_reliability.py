@@ -60,19 +60,19 @@ class ReliabilityReport:
     n_trials: int = 0
     n_success: int = 0
     success_rate: float = 0.0
-    success_ci: tuple = (0.0, 1.0)
+    success_ci: tuple[Any, ...] = (0.0, 1.0)
     pass_at_k: Optional[float] = None
     pass_hat_k: Optional[float] = None
-    pass_hat_k_ci: tuple = (0.0, 1.0)
+    pass_hat_k_ci: tuple[Any, ...] = (0.0, 1.0)
     stochastic: bool = True
-    per_task: Mapping = field(default_factory=dict)
-    per_slice: Mapping = field(default_factory=dict)
-    cost: Mapping = field(default_factory=dict)
-    detail: Mapping = field(default_factory=dict)
+    per_task: Mapping[Any, Any] = field(default_factory=dict)
+    per_slice: Mapping[Any, Any] = field(default_factory=dict)
+    cost: Mapping[Any, Any] = field(default_factory=dict)
+    detail: Mapping[Any, Any] = field(default_factory=dict)
 
 
 def reliability(source: Any, *, k: int = 1, slices: Optional[Mapping[str, str]] = None,
-                cost: Optional[Mapping] = None, warn_deterministic: bool = True) -> ReliabilityReport:
+                cost: Optional[Mapping[Any, Any]] = None, warn_deterministic: bool = True) -> ReliabilityReport:
     """pass@k, pass^k and success rate of a k-trial run.
 
     Args:
@@ -105,7 +105,7 @@ def reliability(source: Any, *, k: int = 1, slices: Optional[Mapping[str, str]] 
 # --------------------------------------------------------------------------
 
 
-def _group(source: Any) -> dict:
+def _group(source: Any) -> dict[Any, Any]:
     """``{task_id: [bool, ...]}`` in first-seen order, from episodes or a mapping."""
     if isinstance(source, Mapping):
         out = {}
@@ -145,9 +145,9 @@ def _outcome(v: Any, task_id: Any, i: int) -> bool:
     )
 
 
-def _build(outcomes: Mapping[str, Sequence[bool]], *, k: int, slices: Optional[Mapping] = None,
-           cost: Optional[Mapping] = None, warn_deterministic: bool = True,
-           detail: Optional[Mapping] = None, slice_extra: Optional[Mapping] = None,
+def _build(outcomes: Mapping[str, Sequence[bool]], *, k: int, slices: Optional[Mapping[Any, Any]] = None,
+           cost: Optional[Mapping[Any, Any]] = None, warn_deterministic: bool = True,
+           detail: Optional[Mapping[Any, Any]] = None, slice_extra: Optional[Mapping[Any, Any]] = None,
            stacklevel: int = 2) -> ReliabilityReport:
     """The report from grouped outcomes (shared by `reliability` and `run_suite`)."""
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
@@ -195,7 +195,7 @@ def _build(outcomes: Mapping[str, Sequence[bool]], *, k: int, slices: Optional[M
     )
 
 
-def _checked_trials(counts: Mapping, k: int) -> int:
+def _checked_trials(counts: Mapping[Any, Any], k: int) -> int:
     """The number of trials, after checking there are some and that some task has k of them."""
     n_trials = sum(n for n, _ in counts.values())
     if n_trials == 0:
@@ -210,10 +210,10 @@ def _checked_trials(counts: Mapping, k: int) -> int:
             f"pass^k need at least k trials per task; run k={k} trials (run_suite(..., k={k})) "
             "or lower k."
         )
-    return n_trials
+    return int(n_trials)
 
 
-def _per_task(counts: Mapping, k: int) -> tuple:
+def _per_task(counts: Mapping[Any, Any], k: int) -> tuple[Any, ...]:
     """``(per_task, pass^k values, summed pass@k, skipped ids)``; tasks short of k trials are skipped."""
     per_task, hat_values, at_sum, skipped = {}, [], 0.0, []
     for task_id, (n, c) in counts.items():
@@ -228,7 +228,7 @@ def _per_task(counts: Mapping, k: int) -> tuple:
     return per_task, hat_values, at_sum, skipped
 
 
-def _warn(n_tasks: int, k: int, skipped: list, deterministic: bool, stacklevel: int) -> None:
+def _warn(n_tasks: int, k: int, skipped: list[Any], deterministic: bool, stacklevel: int) -> None:
     """The two warnings of a defined but suspect report: pass^k that can't differ, skipped tasks."""
     if deterministic and k > 1:
         warnings.warn(
@@ -249,8 +249,8 @@ def _warn(n_tasks: int, k: int, skipped: list, deterministic: bool, stacklevel: 
         )
 
 
-def _per_slice(per_task: Mapping, slices: Mapping) -> dict:
-    groups: dict = {}
+def _per_slice(per_task: Mapping[Any, Any], slices: Mapping[Any, Any]) -> dict[Any, Any]:
+    groups: dict[Any, Any] = {}
     for task_id, row in per_task.items():
         label = slices.get(task_id)
         if label is not None:

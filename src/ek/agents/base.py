@@ -26,7 +26,7 @@ import math
 import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from ek._util import type_name
 from ek.base import FieldSpec, GraphGrammar, NodeType, Provenance
@@ -149,7 +149,7 @@ class RunProvenance:
     suite_version: str = ""
     scaffold: str = ""
 
-    def comparability_key(self) -> tuple:
+    def comparability_key(self) -> tuple[Any, ...]:
         """``(simulator, suite_version, scaffold)``: what two comparable runs must share.
 
         Seed and temperature vary between trials by design and the model is
@@ -191,7 +191,7 @@ class Step:
             )
 
     @property
-    def call(self) -> tuple:
+    def call(self) -> tuple[Any, ...]:
         """The ``(tool, args)`` pair that tool-call metrics compare."""
         return (self.tool, dict(self.args))
 
@@ -221,19 +221,19 @@ class Trajectory:
     def __len__(self) -> int:
         return len(self.steps)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Step]:
         return iter(self.steps)
 
     def __getitem__(self, index: Any) -> Any:
         return self.steps[index]
 
     @property
-    def tools(self) -> tuple:
+    def tools(self) -> tuple[Any, ...]:
         """Tool names in call order."""
         return tuple(s.tool for s in self.steps)
 
     @property
-    def calls(self) -> tuple:
+    def calls(self) -> tuple[Any, ...]:
         """``(tool, args)`` pairs in call order."""
         return tuple(s.call for s in self.steps)
 
@@ -267,7 +267,7 @@ class Episode:
     success: Optional[bool] = None
     run: Optional[RunProvenance] = None
     provenance: Optional[Provenance] = None
-    meta: dict = field(default_factory=dict)
+    meta: dict[Any, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.task_id, str):
@@ -282,7 +282,7 @@ class Episode:
         object.__setattr__(self, "meta", dict(self.meta or {}))
 
     @property
-    def calls(self) -> tuple:
+    def calls(self) -> tuple[Any, ...]:
         """The ``(tool, args)`` pairs taken, in order."""
         return self.trajectory.calls
 
@@ -417,7 +417,7 @@ def tool_grammar(*tools: ToolSpec) -> GraphGrammar:
 def suite_grammar(tasks: Any) -> GraphGrammar:
     """The union of the grammars of every task in a suite (later tools win on a name clash)."""
     specs = list(tasks.values()) if isinstance(tasks, Mapping) else list(tasks)
-    tools = []
+    tools: list[ToolSpec] = []
     for i, task in enumerate(specs):
         if not isinstance(task, TaskSpec):
             raise TypeError(f"suite_grammar() item {i} is {type_name(task)}, not a TaskSpec.")
@@ -425,7 +425,7 @@ def suite_grammar(tasks: Any) -> GraphGrammar:
     return tool_grammar(*tools)
 
 
-def as_call(x: Any) -> tuple:
+def as_call(x: Any) -> tuple[Any, ...]:
     """``(tool, args)`` from a `Step`, a ``(tool, args)`` pair, a dict or a bare tool name.
 
     Gold calls are usually written as literals while predictions arrive as
@@ -477,7 +477,7 @@ def _nonnegative(x: Any) -> bool:
     return not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x) and x >= 0
 
 
-def _checked_call(tool: Any, args: Any, source: Any) -> tuple:
+def _checked_call(tool: Any, args: Any, source: Any) -> tuple[Any, ...]:
     if not isinstance(tool, str) or not tool:
         raise ValueError(f"as_call() found no tool name in {source!r:.80}; give a non-empty str.")
     if args is None:

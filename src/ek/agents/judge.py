@@ -113,7 +113,7 @@ class JudgeMetric(SummedStatistics):
 
 
 def judge_validation(judge_labels: Sequence[Any], human_labels: Sequence[Any], *,
-                     level: str = "nominal") -> dict:
+                     level: str = "nominal") -> dict[Any, Any]:
     """Agreement of a judge with human labels, to certify it before trusting it.
 
     A judge is one more annotator, so inter-annotator agreement is the right
