@@ -112,7 +112,8 @@ def estimate(extraction: Any, *, sources: Sources, signals: Signals, calibrator:
 class _Estimator:
     """One configured pipeline, applied field by field."""
 
-    def __init__(self, signals: list[tuple[str, Callable[..., Any]]], cal: Optional[Union[FittedCalibrator, SignalFamilyCalibrator]],
+    def __init__(self, signals: list[tuple[str, Callable[..., Any]]],
+                 cal: Optional[Union[FittedCalibrator, SignalFamilyCalibrator]],
                  validators: tuple[str, Any], policy: Optional[DecisionPolicy], agreement: bool, assume: bool):
         self.signals, self.cal, self.validators = signals, cal, validators
         self.policy, self.agreement, self.assume = policy, agreement, assume
@@ -216,7 +217,8 @@ class _Estimator:
                 out.extend(vals[key])
         return out
 
-    def _calibrate(self, confidence: Optional[float], raw: dict[Any, Any], group: Any) -> tuple[Optional[float], dict[Any, Any]]:
+    def _calibrate(self, confidence: Optional[float], raw: dict[Any, Any],
+                   group: Any) -> tuple[Optional[float], dict[Any, Any]]:
         cal = self.cal
         if isinstance(cal, SignalFamilyCalibrator):
             return self._calibrate_families(cal, confidence, raw, group)

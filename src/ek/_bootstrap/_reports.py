@@ -35,8 +35,9 @@ from ek._stats import (
 )
 
 __all__ = [
-    "Resampled", "Resampler", "check_comparable", "compare", "group_size", "interval", "is_summary", "kept", "merge_summaries", "merged_ids",
-    "metric_of", "resampled", "resampled_pair", "small_verdict", "statistic_table", "stored_sums", "summarize", "verdict",
+    "Resampled", "Resampler", "check_comparable", "compare", "group_size", "interval", "is_summary", "kept",
+    "merge_summaries", "merged_ids", "metric_of", "resampled", "resampled_pair", "small_verdict", "statistic_table",
+    "stored_sums", "summarize", "verdict",
 ]
 
 _NO_SLICE = object()  # the group of items without a slice label
@@ -139,7 +140,10 @@ def resampled(report: Any, *, progress: Any = None) -> Resampled:
 
 
 def kept(report: Any, key: str, make: Callable[[], _T]) -> _T:
-    """What ``make()`` derives from ``report``'s items, made once and kept by its `Resampler` (each time without one)."""
+    """What ``make()`` derives from ``report``'s items, made once and kept by its `Resampler`.
+
+    A report without a resampler (built by hand) makes it on every call.
+    """
     carrier = report._resampler
     return make() if carrier is None else carrier.kept(report, key, make)
 

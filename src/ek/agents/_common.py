@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Callable, Optional, Sequence, Union
 
 from ek._util import type_name
-from ek.agents.base import Cost, Trajectory, as_call, is_episode
+from ek.agents.base import Cost, Trajectory, _Call, as_call, is_episode
 from ek.base import GraphGrammar, Normalizer
 from ek.registry import resolve
 
@@ -17,7 +17,7 @@ CheckerArg = Union[str, Callable[[Any, Any], bool], None]
 """A registered checker name, an ``(episode, gold) -> bool`` checker (`ek.agents.metrics.Checker`), or None."""
 
 
-def calls_of(x: Any, *, side: str) -> list[Any]:
+def calls_of(x: Any, *, side: str) -> list[_Call]:
     """``(tool, args)`` pairs from an episode, a trajectory, or a sequence of call-likes."""
     if is_episode(x):
         x = x.trajectory

@@ -126,7 +126,8 @@ class Suite:
 
     # ----------------------------------------------------------------------
 
-    def _record(self, payload: tuple[Any, ...], value: Any, wall: float, exc: Optional[BaseException]) -> dict[Any, Any]:
+    def _record(self, payload: tuple[Any, ...], value: Any, wall: float,
+                exc: Optional[BaseException]) -> dict[str, Any]:
         task, trial = payload
         trial_seed = self.seed_of(trial)
         if exc is None:

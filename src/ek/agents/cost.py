@@ -230,7 +230,7 @@ def cost_of_pass(total_cost: float, n_success: int) -> float:
 
 
 def cost_report(episodes: Iterable[Episode], *, prices: Optional[Mapping[str, ModelPrice]] = None,
-                price: Optional[Union[ModelPrice, str]] = None) -> dict[Any, Any]:
+                price: Optional[Union[ModelPrice, str]] = None) -> dict[str, object]:
     """Quality, cost and latency of a set of graded episodes, side by side.
 
     Returns a dict with ``n``, ``n_success``, ``success_rate``,
@@ -268,7 +268,7 @@ def cost_report(episodes: Iterable[Episode], *, prices: Optional[Mapping[str, Mo
     return cost_summary([ep.cost for ep in eps], [ep.success is True for ep in eps], spent)
 
 
-def load_prices(source: Union[str, os.PathLike[str], Mapping[Any, Any]]) -> dict[Any, Any]:
+def load_prices(source: Union[str, os.PathLike[str], Mapping[str, object]]) -> dict[str, ModelPrice]:
     """A ``{model: ModelPrice}`` table from a LiteLLM-format price catalog.
 
     ``source`` is a path to LiteLLM's ``model_prices_and_context_window.json``

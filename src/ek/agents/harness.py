@@ -49,6 +49,7 @@ import dataclasses
 import inspect
 import math
 import numbers
+import os
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -92,7 +93,7 @@ class AgentGateResult:
     """
 
     passed: bool = True
-    reasons: tuple[Any, ...] = field(default_factory=tuple)
+    reasons: tuple[str, ...] = field(default_factory=tuple)
     pass_hat_k: Optional[float] = None
     pass_hat_k_baseline: Optional[float] = None
     success_rate: Optional[float] = None
@@ -206,7 +207,8 @@ def run_suite(agent: Callable[..., Any], tasks: Any, *, k: int = 1, check: Union
     return report
 
 
-def save_agent_baseline(report: ReliabilityReport, name: str, *, rootdir: Any = None) -> dict[Any, Any]:
+def save_agent_baseline(report: ReliabilityReport, name: str, *,
+                        rootdir: Union[str, os.PathLike[str], None] = None) -> dict[str, object]:
     """Store ``report`` as the named baseline, with its provenance, in the ``baselines`` store.
 
     Returns the stored dict. It is kept under ``agents.<name>``, so a
@@ -233,7 +235,8 @@ def save_agent_baseline(report: ReliabilityReport, name: str, *, rootdir: Any = 
     return save_baseline_record("agents", name, record, rootdir=rootdir, who="save_agent_baseline")
 
 
-def load_agent_baseline(name: str, *, rootdir: Any = None) -> Optional[dict[Any, Any]]:
+def load_agent_baseline(name: str, *,
+                        rootdir: Union[str, os.PathLike[str], None] = None) -> Optional[dict[str, object]]:
     """The named agent baseline from the ``baselines`` store, or None when there is none.
 
     Raises:
@@ -244,8 +247,9 @@ def load_agent_baseline(name: str, *, rootdir: Any = None) -> Optional[dict[Any,
                                 saver="ek.agents.save_agent_baseline()", check=_check_baseline)
 
 
-def agent_regression_gate(report: ReliabilityReport, baseline: Any, *, tolerance: float = 0.0,
-                          cost_tolerance: float = 0.0, rootdir: Any = None) -> AgentGateResult:
+def agent_regression_gate(report: ReliabilityReport, baseline: Union[str, ReliabilityReport, Mapping[str, object]],
+                          *, tolerance: float = 0.0, cost_tolerance: float = 0.0,
+                          rootdir: Union[str, os.PathLike[str], None] = None) -> AgentGateResult:
     """Fail only when the evidence says the agent really got worse, not on noise.
 
     Tests the change ``current - baseline`` with both runs' uncertainty: a
@@ -425,7 +429,8 @@ def _provenance_fields(run: Any) -> dict[Any, Any]:
     return {k: v for k, v in run.items() if k in names}
 
 
-def _success_change(cur: dict[Any, Any], base: dict[Any, Any], tolerance: float, reasons: list[Any], worse: list[Any]) -> None:
+def _success_change(cur: dict[str, Any], base: dict[str, Any], tolerance: float, reasons: list[str],
+                    worse: list[str]) -> None:
     lo, hi = newcombe(cur["n_success"], cur["n_trials"], base["n_success"], base["n_trials"], Z95)
     was, now = base["success_rate"], cur["success_rate"]
     detectable = smallest_detectable_drop(was, base["n_trials"], cur["n_trials"])
@@ -435,7 +440,8 @@ def _success_change(cur: dict[Any, Any], base: dict[Any, Any], tolerance: float,
              + _detectable_note(detectable, f"{cur['n_trials']} trials"), detectable)
 
 
-def _pass_k_change(cur: dict[Any, Any], base: dict[Any, Any], tolerance: float, reasons: list[Any], worse: list[Any]) -> None:
+def _pass_k_change(cur: dict[str, Any], base: dict[str, Any], tolerance: float, reasons: list[str],
+                   worse: list[str]) -> None:
     k = cur["k"]
     if k != base["k"]:
         warnings.warn(
@@ -457,7 +463,8 @@ def _pass_k_change(cur: dict[Any, Any], base: dict[Any, Any], tolerance: float, 
              + _detectable_note(detectable, f"{cur['n_tasks']} tasks"), detectable)
 
 
-def _cost_change(cur: dict[Any, Any], base: dict[Any, Any], cost_tolerance: float, reasons: list[Any], worse: list[Any]) -> None:
+def _cost_change(cur: dict[str, Any], base: dict[str, Any], cost_tolerance: float, reasons: list[str],
+                 worse: list[str]) -> None:
     """Cost per success; nothing when either side lacks dollars or an interval."""
     c, b = cur.get("cost_per_success"), base.get("cost_per_success")
     c_ci, b_ci = cur.get("cost_per_success_ci"), base.get("cost_per_success_ci")

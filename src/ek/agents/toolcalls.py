@@ -32,6 +32,7 @@ from typing import Any, Iterable, Mapping, Optional
 
 from ek._util import SummedStatistics, prf
 from ek.agents._common import arg_diff, call_mass, calls_of, field_weight, node_weight
+from ek.agents.base import _Call
 from ek.base import GraphGrammar, Normalizer, Score
 from ek.canonicalize import default_canonicalizer
 from ek.registry import register
@@ -42,7 +43,8 @@ _LEVELS = ("call", "arg")
 _DEFAULT_CANON = default_canonicalizer()
 
 
-def match_calls(pred: Iterable[Any], gold: Iterable[Any], *, canon: Optional[Normalizer] = None) -> tuple[Any, ...]:
+def match_calls(pred: Iterable[object], gold: Iterable[object], *, canon: Optional[Normalizer] = None,
+                ) -> tuple[list[tuple[_Call, _Call]], list[_Call], list[_Call]]:
     """Assign predicted calls to gold calls; returns ``(pairs, unmatched_pred, unmatched_gold)``.
 
     Only calls to the same tool can pair. Within a tool, every candidate pair

@@ -129,7 +129,8 @@ def _substitution(p: tuple[Any, ...], q: tuple[Any, ...], grammar: Optional[Grap
     return sum(field_weight(q[0], a, grammar) for a in wrong + extra + missing)
 
 
-def _aligned(p_calls: list[Any], g_calls: list[Any], grammar: Optional[GraphGrammar], canon: Normalizer) -> tuple[Any, ...]:
+def _aligned(p_calls: list[Any], g_calls: list[Any], grammar: Optional[GraphGrammar],
+             canon: Normalizer) -> tuple[Any, ...]:
     """Needleman-Wunsch distance with two rolling rows, and the all-gaps maximum."""
     p_mass = [call_mass(c, grammar) for c in p_calls]
     g_mass = [call_mass(c, grammar) for c in g_calls]
@@ -146,7 +147,8 @@ def _aligned(p_calls: list[Any], g_calls: list[Any], grammar: Optional[GraphGram
     return prev[-1], sum(p_mass) + sum(g_mass)
 
 
-def _exact(p_calls: list[Any], g_calls: list[Any], grammar: Optional[GraphGrammar], canon: Normalizer) -> tuple[Any, ...]:
+def _exact(p_calls: list[Any], g_calls: list[Any], grammar: Optional[GraphGrammar],
+           canon: Normalizer) -> tuple[Any, ...]:
     most = sum(call_mass(c, grammar) for c in p_calls) + sum(call_mass(c, grammar) for c in g_calls)
     same = len(p_calls) == len(g_calls) and all(
         p[0] == q[0] and not _differs(p, q, canon)
