@@ -11,12 +11,34 @@ stored: the one owner of its interval state), through which
 """
 
 from ek._bootstrap._reports import (
-    Resampled, Resampler, check_comparable, compare, is_summary, kept, merge_summaries, merged_ids, metric_of,
-    resampled, resampled_pair, statistic_table, stored_sums, summarize, verdict,
+    Resampled,
+    Resampler,
+    check_comparable,
+    compare,
+    is_summary,
+    kept,
+    merge_summaries,
+    merged_ids,
+    metric_of,
+    resampled,
+    resampled_pair,
+    statistic_table,
+    stored_sums,
+    summarize,
+    verdict,
 )
 from ek._stats import (
-    MIN_ITEMS, REPLICATES, SCHEME, check_ids, id_text, interval_of, p_value_of, replicate_sums, sign_flip_p_value,
-    smallest_p_value, weight,
+    MIN_ITEMS,
+    REPLICATES,
+    SCHEME,
+    check_ids,
+    id_text,
+    interval_of,
+    p_value_of,
+    replicate_sums,
+    sign_flip_p_value,
+    smallest_p_value,
+    weight,
 )
 
 __all__ = [

@@ -26,11 +26,20 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from itertools import chain
-from typing import Any, Callable, Optional, TypeVar
+from typing import Any, TypeVar
 
 from ek._stats import (
-    MIN_ITEMS, REPLICATES, SCHEME, as_table, id_text, interval_of, p_value_of, replicate_sums, sign_flip_p_value,
+    MIN_ITEMS,
+    REPLICATES,
+    SCHEME,
+    as_table,
+    id_text,
+    interval_of,
+    p_value_of,
+    replicate_sums,
+    sign_flip_p_value,
     smallest_p_value,
 )
 
@@ -50,7 +59,7 @@ class Resampled:
     """One report's replicate sums: ``overall`` and ``per_slice`` arrays ``(B, k + 1)``, and the summed statistics."""
 
     statistics: tuple[str, ...]
-    compute: Optional[Callable[[dict[str, Any]], float]]  # None in a pickled summary: the metric's, when read
+    compute: Callable[[dict[str, Any]], float] | None  # None in a pickled summary: the metric's, when read
     overall: Any
     per_slice: dict[Any, Any]
     totals: dict[str, Any]
@@ -81,9 +90,9 @@ class Resampler:
     without it); what it made is made again.
     """
 
-    __slots__ = ("metric", "stored", "refuse", "_made")
+    __slots__ = ("_made", "metric", "refuse", "stored")
 
-    def __init__(self, metric: Any, *, stored: Optional[Resampled] = None, refuse: Optional[str] = None) -> None:
+    def __init__(self, metric: Any, *, stored: Resampled | None = None, refuse: str | None = None) -> None:
         self.metric = metric
         self.stored = stored
         self.refuse = refuse
@@ -243,7 +252,7 @@ def compare(a: Any, b: Any, level: float = 0.95) -> dict[Any, Any]:
             "higher_is_better": pair.up}
 
 
-def verdict(low: float, high: float, higher_is_better: Optional[bool]) -> str:
+def verdict(low: float, high: float, higher_is_better: bool | None) -> str:
     """``"better"`` / ``"worse"`` for B when the interval of B - A excludes 0, in the metric's direction."""
     if not (low > 0 or high < 0):
         return "no detectable difference"
@@ -252,7 +261,7 @@ def verdict(low: float, high: float, higher_is_better: Optional[bool]) -> str:
     return "better" if (low > 0) == higher_is_better else "worse"
 
 
-def small_verdict(n: int, p: float, delta: Optional[float], level: float, higher_is_better: Optional[bool]) -> str:
+def small_verdict(n: int, p: float, delta: float | None, level: float, higher_is_better: bool | None) -> str:
     """The verdict of the permutation test on ``n`` items: `verdict`'s words, or that ``n`` is too few.
 
     ``"too few items (n=K) to tell"`` when no p-value of the test can be
@@ -299,7 +308,7 @@ def summarize(report: Any) -> Any:
                                _resampler=Resampler(_metric(report), stored=sums))
 
 
-def merged_ids(reports: list[Any]) -> Optional[tuple[Any, ...]]:
+def merged_ids(reports: list[Any]) -> tuple[Any, ...] | None:
     """The ids of merged reports in order; None when every report numbers its items by position."""
     given = [r.detail.get("ids") is not None for r in reports]
     if not any(given):
@@ -322,7 +331,7 @@ def merged_ids(reports: list[Any]) -> Optional[tuple[Any, ...]]:
     return tuple(chain.from_iterable(r.detail["ids"] for r in reports))
 
 
-def merge_summaries(parts: list[Any], metric: Any, name: str, ids: Optional[tuple[Any, ...]],
+def merge_summaries(parts: list[Any], metric: Any, name: str, ids: tuple[Any, ...] | None,
                     detail: dict[str, Any]) -> Any:
     """The report of the whole from parts of which some carry replicate sums only (see `ek.merge_reports`)."""
     sums = [resampled(_with_metric(p, metric)) for p in parts]
@@ -528,7 +537,7 @@ def _add_totals(parts: Any) -> dict[Any, Any]:
     return out
 
 
-def _direction(report: Any) -> Optional[bool]:
+def _direction(report: Any) -> bool | None:
     flag = report.detail.get("higher_is_better")
     if not isinstance(flag, bool):
         flag = getattr(_metric(report), "higher_is_better", None)
@@ -548,7 +557,7 @@ def _figure_of(report: Any, label: Any) -> Any:
     return report.aggregate if label is None else report.per_slice.get(label)
 
 
-def _paired_items(a: Any, b: Any) -> Optional[tuple[Any, ...]]:
+def _paired_items(a: Any, b: Any) -> tuple[Any, ...] | None:
     """A's `_Items` and B's statistics in A's item order; None when either report kept no scores."""
     import numpy as np
 
@@ -563,9 +572,9 @@ def _paired_items(a: Any, b: Any) -> Optional[tuple[Any, ...]]:
 class _Pair:
     """Reports A and B being compared: one row of `compare` per group (None: all items), sums made once."""
 
-    def __init__(self, a: Any, b: Any, up: Optional[bool], level: float) -> None:
+    def __init__(self, a: Any, b: Any, up: bool | None, level: float) -> None:
         self.a, self.b, self.up, self.level = a, b, up, level
-        self._sums: Optional[tuple[Any, ...]] = None
+        self._sums: tuple[Any, ...] | None = None
         self._items: Any = _UNREAD
 
     def row(self, label: Any, n: int) -> dict[Any, Any]:

@@ -67,11 +67,26 @@ ids, merging, `compare`) is `ek._bootstrap`'s.
 
 from ek._stats._binomial import binomial, multinomial
 from ek._stats._permutation import sign_flip_p_value, smallest_p_value
-from ek._stats._proportions import Z95, mover_upper, newcombe, smallest_detectable_drop, wilson
+from ek._stats._proportions import (
+    Z95,
+    mover_upper,
+    newcombe,
+    smallest_detectable_drop,
+    wilson,
+)
 from ek._stats._quantiles import interval_of, quantile
 from ek._stats._resample import bootstrap, mean_interval, ratio_interval
 from ek._stats._weights import (
-    MIN_ITEMS, REPLICATES, SCHEME, as_table, check_ids, id_keys, id_text, p_value_of, replicate_sums, splitmix,
+    MIN_ITEMS,
+    REPLICATES,
+    SCHEME,
+    as_table,
+    check_ids,
+    id_keys,
+    id_text,
+    p_value_of,
+    replicate_sums,
+    splitmix,
     weight,
 )
 

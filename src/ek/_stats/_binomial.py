@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 import random
 from bisect import bisect_right
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence
 
 __all__ = ["binomial", "multinomial"]
 

@@ -29,7 +29,8 @@ it, so rounding never makes a tie look smaller.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ek._stats._weights import id_keys, splitmix
 

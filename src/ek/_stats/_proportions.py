@@ -11,7 +11,6 @@ functions); these are the formulas.
 from __future__ import annotations
 
 import math
-from typing import Optional
 
 __all__ = ["Z95", "mover_upper", "newcombe", "smallest_detectable_drop", "wilson"]
 
@@ -46,7 +45,7 @@ def mover_upper(a: float, hi_a: float, b: float, lo_b: float, z: float) -> float
     return (a - b) + z * math.sqrt(se_a * se_a + se_b * se_b)
 
 
-def smallest_detectable_drop(rate: float, n_baseline: float, n_current: float, z: float = Z95) -> Optional[float]:
+def smallest_detectable_drop(rate: float, n_baseline: float, n_current: float, z: float = Z95) -> float | None:
     """The smallest fall from ``rate`` that a run of ``n_current`` units can show against a baseline at ``rate``.
 
     The drop ``d`` at which the upper bound of Newcombe's interval of

@@ -13,7 +13,7 @@ the two agree with each other and with ``numpy.quantile`` bit for bit.
 from __future__ import annotations
 
 import math
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 __all__ = ["interval_of", "quantile", "sorted_numbers"]
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from typing import Callable, Sequence, TypeVar
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from ek._stats._binomial import multinomial
 from ek._stats._quantiles import quantile

@@ -16,7 +16,8 @@ import math
 import numbers
 import os
 import sys
-from typing import Any, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 from ek._stats._quantiles import sorted_numbers
 from ek._util import first_repeat

@@ -20,24 +20,24 @@ items (ids ``(task_id, trial)``), and, as for any such metric, no interval.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Optional
+from typing import Any
 
 from ek._util import sum_detail
-from ek.agents.metrics import CostPerSuccessMetric, TaskSuccessMetric
 from ek.agents.cost import ModelPrice
+from ek.agents.metrics import CostPerSuccessMetric, TaskSuccessMetric
 from ek.base import Metric, Report, Score
 from ek.facade import merge_reports
 from ek.metrics import metric as as_metric
 
 __all__ = ["TrialScore", "cost_report", "metric_report", "success_report"]
 
-TrialScore = tuple[str, int, Score, Optional[Any]]
+TrialScore = tuple[str, int, Score, Any | None]
 """``(task_id, trial, score, slice label)``: one graded trial's score of a suite metric."""
 
 _SUCCESS = TaskSuccessMetric()
 
 
-def success_report(counts: Mapping[str, tuple[int, int]], slices: Optional[Mapping[str, Any]]) -> Report:
+def success_report(counts: Mapping[str, tuple[int, int]], slices: Mapping[str, Any] | None) -> Report:
     """The success rate over tasks: ``counts`` maps each task to ``(trials, successes)``."""
     ids = [t for t, (n, _) in counts.items() if n]
     scores = [Score(c / n, metric=_SUCCESS.name, detail={"successes": c, "n": n})
@@ -46,7 +46,7 @@ def success_report(counts: Mapping[str, tuple[int, int]], slices: Optional[Mappi
 
 
 def cost_report(ids: Sequence[str], dollars: Sequence[float], wins: Sequence[int], slices: Sequence[Any], *,
-                price: Optional[ModelPrice | str], prices: Optional[Mapping[str, ModelPrice]]) -> Report:
+                price: ModelPrice | str | None, prices: Mapping[str, ModelPrice] | None) -> Report:
     """Cost per success over tasks: each task's dollars and successes summed over its trials."""
     m = CostPerSuccessMetric(price=price, prices=prices)
     scores = [Score(m.compute({"dollars": d, "successes": w}), metric=m.name, detail={"dollars": d, "successes": w})
