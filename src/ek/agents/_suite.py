@@ -37,6 +37,8 @@ class Suite:
     """The fixed settings of one `run_suite` call, and the work of one trial."""
 
     per_item = True  # grade each trial as it ends: a missing price stops the run at the first
+    unsettled = False  # every setting is known before the first trial (see `ek._runs.Task`)
+    learned: Optional[dict[str, Any]] = None
 
     def __init__(self, agent: Any, *, k: int, check: Any, metrics: dict, grammar: Any, price: Any,
                  prices: Any, run: Optional[RunProvenance], seed: Optional[int], persist: bool) -> None:

@@ -13,12 +13,15 @@ install line, unless ``strict``; so is one that fails on every page.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import warnings
 from typing import Any, Mapping, Optional
 
-from ek._runs import check_executor, digest, execute, fingerprint, gold_items, open_run, score_cases, scored_report
+from ek._runs import (
+    Item, RunOptions, check_executor, digest, execute, fingerprint, gold_items, open_run, score_cases, scored_report,
+)
 from ek.canonicalize import resolve_canonicalizer
 from ek.ocr._fleet_parts import blocks_of, consensus_texts, engine_parts
 from ek.ocr._fleet_report import CONSENSUS, FleetReport, build_fleet_report
@@ -45,7 +48,7 @@ def run_fleet(specs: tuple, gold: Mapping, fields: tuple, settings: dict) -> Fle
     if not items:
         raise ValueError(f"{_WHO}() got an empty gold corpus, so there is nothing to benchmark; pass a mapping "
                          "key -> {image, reference_text, ...} with at least one record.")
-    items = _with_kinds(items, gold, kind_key, settings["persist"])
+    items = _with_kinds(items, gold, kind_key, settings["options"].persist)
     ready, skipped = _ready(specs, settings["strict"])
     check = settings["check_images"]
     if check is None:  # ocracy engines read files; a callable may take any key for an image
@@ -68,7 +71,7 @@ def run_fleet(specs: tuple, gold: Mapping, fields: tuple, settings: dict) -> Fle
         consensus = (report, engine_parts(report.detail["per_item"], canon))
     return build_fleet_report(scored, consensus, metric=settings["metric"], level=settings["level"],
                               n_items=len(items), unreadable=unreadable, skipped=skipped, consensus_texts=texts,
-                              run_id=settings["run_id"] if settings["persist"] else None)
+                              run_id=settings["options"].run_id)
 
 
 def image_problem(image: Any) -> Optional[str]:
@@ -195,21 +198,23 @@ def _run_engines(specs: list, items: list, unreadable: Mapping[str, str], settin
     from ek.ocr._fleet_engines import fleet_engine  # noqa: PLC0415 - the engines bind only when run
 
     bound = [(spec, fleet_engine(spec)) for spec in specs]
-    check_executor(settings["executor"], _WHO, {**{f"engine {s.name!r}": read for s, read in bound},
-                                                "metric": settings["metric"]})
-    workers = settings["max_workers"] or 1
-    together = settings["executor"] is not None or (workers > 1 and len(items) > 1)
+    options: RunOptions = settings["options"]
+    check_executor(options.executor, _WHO, {**{f"engine {s.name!r}": read for s, read in bound},
+                                            "metric": settings["metric"]})
+    workers = options.max_workers
+    together = options.executor is not None or (workers > 1 and len(items) > 1)
     ids = [spec.engine for spec in specs if isinstance(spec.engine, str)]
-    progress = bool(settings["progress"]) if together and len(bound) > 1 else settings["progress"]  # one bar at once
-    with thread_pool(workers if together and settings["executor"] is None else 1, "ek-fleet") as pages, \
+    progress = bool(options.progress) if together and len(bound) > 1 else options.progress  # one bar at once
+    with thread_pool(workers if together and options.executor is None else 1, "ek-fleet") as pages, \
             thread_pool(len(bound) if together else 1, "ek-fleet-engine") as engines, \
             one_thread_per_engine(ids, together):
-        run = {**settings, "executor": settings["executor"] or pages}
-        jobs = [(spec, read, progress) for spec, read in bound]
+        run = {**settings, "options": dataclasses.replace(options, executor=options.executor or pages,
+                                                          max_workers=1, progress=progress)}
+        jobs = [(spec, read) for spec, read in bound]
         outcomes = list(engines.map(lambda job: _run_one(*job, items, unreadable, run), jobs)) if engines else \
             [_run_one(*job, items, unreadable, run) for job in jobs]
     runs, failed = {}, {}
-    for (spec, _, _), (report, problem) in zip(jobs, outcomes):
+    for (spec, _), (report, problem) in zip(jobs, outcomes):
         if problem is None:
             runs[spec.name] = (spec.engine if isinstance(spec.engine, str) else engine_label(spec.engine), report)
         else:
@@ -217,23 +222,23 @@ def _run_engines(specs: list, items: list, unreadable: Mapping[str, str], settin
     return runs, failed
 
 
-def _run_one(spec: Any, read: Any, progress: Any, items: list, unreadable: Mapping[str, str],
-             settings: dict) -> tuple:
+def _run_one(spec: Any, read: Any, items: list[Item], unreadable: Mapping[str, str],
+             settings: dict[str, Any]) -> tuple[Any, Optional[str]]:
     """``(report, None)`` of one engine's run, or ``(None, why)`` when it read no page."""
     metric, normalize, grammar = settings["metric"], settings["normalize"], settings["grammar"]
-    name, run_id = spec.name, engine_run_id(settings["run_id"], spec.name)
+    options: RunOptions = settings["options"]
+    name = spec.name
+    run_id = None if options.run_id is None else engine_run_id(options.run_id, name)
     engine_id = spec.engine if isinstance(spec.engine, str) else engine_label(spec.engine)
-    persist = settings["persist"]
     stored = {**engine_settings(read, engine_id, metric, normalize, grammar, _WHO),
-              "options": repr(sorted(dict(spec.options).items()))} if persist else {}
-    run = open_run(KIND, who=_WHO, persist=persist, run_id=run_id, rootdir=settings["rootdir"],
-                   resume=settings["resume"], settings=stored, n_items=len(items))
-    task = FleetTask(read, metric, {"normalize": normalize, "grammar": grammar}, unreadable, settings["timeout"])
+              "options": repr(sorted(dict(spec.options).items()))} if options.persist else {}
+    run = open_run(KIND, who=_WHO, persist=options.persist, run_id=run_id, rootdir=options.rootdir,
+                   resume=options.resume, settings=stored, n_items=len(items))
+    task = FleetTask(read, metric, {"normalize": normalize, "grammar": grammar}, unreadable, options.timeout)
     task.engine_name = name
-    entries = execute(run, task, items, label=f"{_WHO}[{name}]", unit="images", errors="record",
-                      executor=settings["executor"], timeout=settings["timeout"], progress=progress)
+    entries = execute(run, task, items, options.plan(f"{_WHO}[{name}]", unit="images"))
     report, summary = scored_report(items, entries, label=metric if isinstance(metric, str) else None,
-                                    metric=metric, who=_WHO, detail={"engine": name, "run_id": run_id})
+                                    metric=metric, who=_WHO, detail={"engine": name, "run_id": run.run_id})
     run.close({"engine": name, **summary})
     if not report.n:
         failures = report.detail["errors"]
