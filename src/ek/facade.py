@@ -41,8 +41,8 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 import ek.metrics  # noqa: F401 - registers the core metrics before any lookup
 from ek._ppi import AuditPlan, CorpusEstimate
 from ek._util import DispatchRule, rehome, type_name
-from ek.base import Comparison, GraphGrammar, QualityReport, Report, Score
-from ek.canonicalize import resolve_canonicalizer
+from ek.base import Comparison, CostWeight, GraphGrammar, Metric, QualityReport, Report, Score
+from ek.canonicalize import Steps, resolve_canonicalizer
 from ek.registry import _live, get, names
 
 __all__ = ["AuditPlan", "CorpusEstimate", "agreement_proxy", "compare", "compare_estimates", "confidence_proxy",
@@ -53,8 +53,6 @@ _PRED, _GOLD, _SLICE = itemgetter(0), itemgetter(1), itemgetter(2)
 
 if typing.TYPE_CHECKING:  # typing only: ek._estimate loads ek.qe and ek.validate
     from ek._estimate import Calibration, Policy, Signals, Sources, Validators
-    from ek.base import CostWeight, Metric
-    from ek.canonicalize import Steps
 
     # a "dispatch" rule as _rules() reads it: (metric name, predicate, pairs, prepare)
     _Rule = tuple[str, Callable[[Any], Any], str, Optional[Callable[[Any], Any]]]

@@ -67,7 +67,8 @@ import dataclasses
 import os
 import warnings
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
+from collections.abc import Mapping
+from typing import Any, Callable, Optional, Protocol, Sequence, Union
 
 from ek import _align
 from ek.base import Report
@@ -77,10 +78,37 @@ from ek.ocr import _settings
 from ek.ocr._calibration import calibration_figures, word_outcomes
 from ek.ocr._settings import CODEPOINT, NFC, WHITESPACE, Settings
 
-if TYPE_CHECKING:
-    from ek._files import Joined
-
 __all__ = ["evaluate_files", "evaluate_joined"]
+
+
+class Joined(Protocol):
+    """What `evaluate_joined` reads of a GOLD/PRED pairing (the command line's readers build one).
+
+    ``golds``, ``preds`` and ``slices`` (None when gold has no slice field)
+    run parallel to ``ids``; ``missing`` / ``extra`` are ids on one side
+    only, ``gold_errors`` / ``pred_errors`` map an id to why its document
+    could not be read, and ``documents`` maps an id to its ``(gold, pred)``
+    documents (None where a side is not a document).
+    """
+
+    @property
+    def ids(self) -> tuple[Any, ...]: ...
+    @property
+    def golds(self) -> tuple[Any, ...]: ...
+    @property
+    def preds(self) -> tuple[Any, ...]: ...
+    @property
+    def slices(self) -> Optional[tuple[Any, ...]]: ...
+    @property
+    def missing(self) -> tuple[Any, ...]: ...
+    @property
+    def extra(self) -> tuple[Any, ...]: ...
+    @property
+    def gold_errors(self) -> Mapping[str, str]: ...
+    @property
+    def pred_errors(self) -> Mapping[str, str]: ...
+    @property
+    def documents(self) -> Mapping[str, tuple[Any, Any]]: ...
 
 DEFAULT_MEASURES = ("cer", "wer", "fca", "bow")
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import inspect
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import Any, Callable, Optional
 
 from ek._calls import probability
 from ek.qe._checks import (
@@ -26,10 +26,8 @@ from ek.qe._checks import (
     probabilities,
     scores,
 )
+from ek.base import Calibrator
 from ek.registry import requires_extra
-
-if TYPE_CHECKING:
-    from ek.base import Calibrator
 
 _NETCAL_METHODS = {
     "sigmoid": ("netcal.scaling", "LogisticCalibration"),
