@@ -12,7 +12,8 @@ fingerprint of the run. The engine owns everything else, once:
   and a resume under other settings is refused, naming what differs;
 * one writer per run (`ek._runs._lock`), and a run replaced only once its
   replacement is complete (an interrupted one leaves the old run whole);
-* faithful records (`ek._runs._codec`): a resumed report equals a clean one;
+* faithful records (ek's one tag codec, `ek._json`, with the data model's
+  values registered in `ek._runs._values`): a resumed report equals a clean one;
 * durable chunked writes, one progress bar, per-item error records with
   ``errors="record"|"raise"``, and execution in this process, on threads or
   an event loop, or on any ``concurrent.futures.Executor``;
@@ -52,7 +53,7 @@ entries with ``run.store.write`` between the two; `read_run` reads any
 stored run back, and `stored_runs` lists those of a kind.
 """
 
-from ek._runs._codec import decode, encode, register
+from ek._json import decode, encode, register
 from ek._runs._execute import CHUNK_ITEMS, FLUSH_SECONDS, Entry, Item, Run, Task, describe, execute, open_run
 from ek._runs._options import Calls, ErrorMode, Plan, RunOptions, check_errors, check_executor, run_options
 from ek._runs._records import (

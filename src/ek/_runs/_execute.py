@@ -27,7 +27,8 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from concurrent.futures import Executor
 from typing import Any, Optional, Protocol
 
-from ek._runs import _codec
+from ek import _json
+from ek._runs import _values  # noqa: F401 - registers how NodePath and Score are stored
 from ek._runs._calls import run_calls
 from ek._runs._options import Calls, Plan
 from ek._runs._records import RunStore, check_run_id, digest, new_run_id
@@ -242,17 +243,17 @@ class _Sink:
     def _buffer(self, i: int, entry: Entry) -> Entry:
         """Queue the stored form of ``entry``; return the entry as a resumed run will read it."""
         key, _, fingerprint = self.items[i]
-        before = _codec.fallbacks()
+        before = _json.fallbacks()
         try:
-            coded = _codec.encode(entry)
+            coded = _json.encode(entry)
         except TypeError as exc:
             self.flush()
             raise TypeError(
                 f"{exc}, so {self.run.who} cannot persist the run (item {key!r}); run it with "
                 "persist=False, or keep plain values (numbers, strings, lists, dicts) in that detail."
             ) from None
-        self.buffer[self.ids[i]] = {**coded, "key": _codec.encode(key), "fingerprint": fingerprint}
-        revived: Entry = _codec.decode(coded) if _codec.fallbacks() != before else entry
+        self.buffer[self.ids[i]] = {**coded, "key": _json.encode(key), "fingerprint": fingerprint}
+        revived: Entry = _json.decode(coded) if _json.fallbacks() != before else entry
         return revived
 
     def flush(self) -> None:

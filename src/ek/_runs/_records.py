@@ -30,7 +30,7 @@ import secrets
 from collections.abc import Mapping
 from typing import Any, Callable, Optional
 
-from ek._runs._codec import revive
+from ek._json import revive
 from ek._runs._lock import RunLock
 from ek.stores import data_dir, json_store
 

@@ -12,7 +12,7 @@ import dataclasses
 import json
 from typing import Any, Mapping
 
-from ek._runs._codec import encode
+from ek._json import encode
 from ek._runs._records import digest
 
 __all__ = ["callable_id", "fingerprint", "setting_id", "str_keys"]
