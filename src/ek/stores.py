@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any
 from ek._json import BadTag, dumps, loads, revive_float
 
 if TYPE_CHECKING:
-    from dol import cache_this
+    from dol.caching import cache_this
 
 __all__ = ["KINDS", "Mall", "app_folder", "cache_this", "data_dir", "json_store", "mall",
            "persistent_cache"]
@@ -64,7 +64,7 @@ _RULES = ("a non-empty str of at most 240 UTF-8 bytes, with no '/', '\\' or NUL,
 _CACHE_PREFIX = "cache."  # persistent_cache entries, apart from ek's run records
 _STALE_TMP_SECONDS = 3600.0  # an old-style temp file (no writer pid) this old is abandoned
 _RESCAN_SECONDS = 60.0
-_scanned: dict = {}  # folder -> monotonic time its stale temp files were last removed
+_scanned: dict[Path, float] = {}  # folder -> monotonic time its stale temp files were last removed
 
 
 def app_folder() -> Path:
@@ -75,7 +75,7 @@ def app_folder() -> Path:
     return _default_root(os.environ, windows=os.name == "nt")
 
 
-def data_dir(kind: str, *, rootdir: str | os.PathLike | None = None) -> Path:
+def data_dir(kind: str, *, rootdir: str | os.PathLike[str] | None = None) -> Path:
     """Folder backing ``kind``: ``<rootdir or app_folder()>/<kind>`` (not created here).
 
     Raises:
@@ -87,7 +87,7 @@ def data_dir(kind: str, *, rootdir: str | os.PathLike | None = None) -> Path:
     return root.absolute() / kind
 
 
-def json_store(kind: str, *, rootdir: str | os.PathLike | None = None) -> MutableMapping:
+def json_store(kind: str, *, rootdir: str | os.PathLike[str] | None = None) -> MutableMapping[str, Any]:
     """A JSON ``MutableMapping`` for one ``kind`` of artifact, rooted at ``data_dir(kind)``.
 
     Keys are plain names (no extension); values must be JSON-serializable, and
@@ -97,7 +97,7 @@ def json_store(kind: str, *, rootdir: str | os.PathLike | None = None) -> Mutabl
     return _JsonStore(kind, data_dir(kind, rootdir=rootdir))
 
 
-class Mall(Mapping):
+class Mall(Mapping[str, Any]):
     """A read-only mapping ``kind -> json_store(kind)``; ``mall["gold", key]`` reads one value.
 
     >>> import tempfile
@@ -108,7 +108,7 @@ class Mall(Mapping):
     """
 
     def __init__(self, *, kinds: tuple[str, ...] = KINDS,
-                 rootdir: str | os.PathLike | None = None) -> None:
+                 rootdir: str | os.PathLike[str] | None = None) -> None:
         self._stores = {kind: json_store(kind, rootdir=rootdir) for kind in kinds}
 
     def __getitem__(self, item: Any) -> Any:
@@ -137,14 +137,14 @@ class Mall(Mapping):
         return f"Mall(kinds={tuple(self._stores)!r})"
 
 
-def mall(*, rootdir: str | os.PathLike | None = None) -> Mall:
+def mall(*, rootdir: str | os.PathLike[str] | None = None) -> Mall:
     """The full mall: one JSON store for each of `KINDS`."""
     return Mall(rootdir=rootdir)
 
 
-def persistent_cache(func: Callable | None = None, *, kind: str = "runs",
+def persistent_cache(func: Callable[..., Any] | None = None, *, kind: str = "runs",
                      key: str | Callable[..., str] | None = None,
-                     rootdir: str | os.PathLike | None = None) -> Callable:
+                     rootdir: str | os.PathLike[str] | None = None) -> Callable[..., Any]:
     """Memoize ``func``'s JSON-serializable result in the ``kind`` store, across sessions.
 
     ``key`` is a constant, or a callable given the call's arguments that returns
@@ -174,7 +174,7 @@ def persistent_cache(func: Callable | None = None, *, kind: str = "runs",
     if key is not None and not callable(key):
         _cache_key(key)
 
-    def decorate(f: Callable) -> Callable:
+    def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(f)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             if key is None:
@@ -182,7 +182,7 @@ def persistent_cache(func: Callable | None = None, *, kind: str = "runs",
             else:
                 k = key(*args, **kwargs) if callable(key) else key
             k = _cache_key(k)
-            store = json_store(kind, rootdir=rootdir)
+            store = _JsonStore(kind, data_dir(kind, rootdir=rootdir))
             try:
                 return store[k]
             except KeyError:
@@ -196,7 +196,7 @@ def persistent_cache(func: Callable | None = None, *, kind: str = "runs",
 def __getattr__(name: str) -> Any:
     # `cache_this` is dol's; importing dol costs ~0.2 s, so only do it on first use.
     if name == "cache_this":
-        from dol import cache_this
+        from dol.caching import cache_this
 
         globals()["cache_this"] = cache_this
         return cache_this
@@ -207,7 +207,7 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | {"cache_this"})
 
 
-class _JsonStore(MutableMapping):
+class _JsonStore(MutableMapping[str, Any]):
     """One folder of ``<key>.json`` files seen as a mapping (see `json_store`)."""
 
     def __init__(self, kind: str, path: Path) -> None:

@@ -30,7 +30,7 @@ __all__ = ["run_calls", "settle"]
 
 def run_calls(call: Callable[[int], Any], pending: Sequence[int], *, is_async: bool,
               max_concurrency: int, timeout: float | None,
-              on_done: Callable[[int, tuple], None]) -> None:
+              on_done: Callable[[int, tuple[Any, ...]], None]) -> None:
     """Run ``call(i)`` for every ``i`` in ``pending``, reporting each outcome to ``on_done``."""
     if not pending:
         return
@@ -64,14 +64,14 @@ def _timed_out(timeout: float, how: str) -> TimeoutError:
 class _Threads:
     """Worker threads pulling indices from a queue; the calling thread collects outcomes."""
 
-    def __init__(self, call: Callable, max_concurrency: int, timeout: float | None,
-                 on_done: Callable) -> None:
+    def __init__(self, call: Callable[..., Any], max_concurrency: int, timeout: float | None,
+                 on_done: Callable[..., Any]) -> None:
         self.call, self.limit, self.timeout, self.on_done = call, max_concurrency, timeout, on_done
-        self.jobs: queue.SimpleQueue = queue.SimpleQueue()
-        self.done: queue.SimpleQueue = queue.SimpleQueue()
+        self.jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self.done: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self.lock = threading.Lock()
-        self.started: dict = {}     # index -> monotonic start, for calls in flight
-        self.abandoned: set = set()
+        self.started: dict[str, Any] = {}     # index -> monotonic start, for calls in flight
+        self.abandoned: set[Any] = set()
 
     def run(self, pending: Sequence[int]) -> None:
         for i in pending:
@@ -141,14 +141,16 @@ class _Threads:
                     del self.started[j]
                     self.abandoned.add(j)
                     expired.append(j)
+        timeout = self.timeout
+        assert timeout is not None  # noqa: S101 - calls expire only under a timeout
         for j in expired:
             self._spawn()
-            self.on_done(j, (False, _timed_out(self.timeout, "; its thread was abandoned"), float(self.timeout)))
+            self.on_done(j, (False, _timed_out(timeout, "; its thread was abandoned"), float(timeout)))
         return len(expired)
 
 
-def _run_async_blocking(call: Callable, pending: Sequence[int], max_concurrency: int,
-                        timeout: float | None, on_done: Callable) -> None:
+def _run_async_blocking(call: Callable[..., Any], pending: Sequence[int], max_concurrency: int,
+                        timeout: float | None, on_done: Callable[..., Any]) -> None:
     import asyncio  # loaded only when an async call runs
 
     def main() -> Any:
@@ -160,7 +162,7 @@ def _run_async_blocking(call: Callable, pending: Sequence[int], max_concurrency:
         asyncio.run(main())
         return
     # Called from inside a running loop (a notebook): use a private loop on a helper thread.
-    failure: list = []
+    failure: list[Any] = []
 
     def target() -> None:
         try:
@@ -175,14 +177,14 @@ def _run_async_blocking(call: Callable, pending: Sequence[int], max_concurrency:
         raise failure[0]
 
 
-async def _run_async(call: Callable, pending: Sequence[int], max_concurrency: int,
-                     timeout: float | None, on_done: Callable) -> None:
+async def _run_async(call: Callable[..., Any], pending: Sequence[int], max_concurrency: int,
+                     timeout: float | None, on_done: Callable[..., Any]) -> None:
     import asyncio
 
     it = iter(pending)
     clock = time.perf_counter
 
-    async def one(i: int) -> tuple:
+    async def one(i: int) -> tuple[Any, ...]:
         t0 = clock()
         try:
             awaitable = call(i)

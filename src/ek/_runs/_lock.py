@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import sys
 import weakref
 from pathlib import Path
 from typing import Any, Optional
@@ -109,7 +110,7 @@ def _after_fork() -> None:
     _HELD.clear()
 
 
-if os.name == "nt":  # pragma: no cover - exercised on Windows only
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
     import msvcrt
 
     def _lock(fd: int) -> None:

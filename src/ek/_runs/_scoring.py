@@ -140,12 +140,12 @@ class ScoringTask:
             slots.append(len(entries) - 1)
         if not cases:
             return entries, None
-        scores, name, exc = score_cases(cases, keys, metric=self.metric, options=self.options, who=self.who)
+        scores, name, stop = score_cases(cases, keys, metric=self.metric, options=self.options, who=self.who)
         for slot, s in zip(slots, scores):
             entries[slot]["score"] = s
         if self.metric is None and scores:
             self.metric, self.unsettled, self.learned = name, False, {"metric": name}
-        return (entries, None) if exc is None else (entries[:slots[len(scores)]], exc)
+        return (entries, None) if stop is None else (entries[:slots[len(scores)]], stop)
 
     def check(self, entry: Mapping[str, Any]) -> None:
         """Raise saying what is wrong with a stored entry."""
@@ -160,7 +160,12 @@ class ScoringTask:
         hash(entry["slice"])
 
 
-def score_cases(cases: list, keys: list, *, metric: Any, options: dict, who: str) -> tuple:
+Scored = tuple[list[Score], Optional[str], Optional[Exception]]
+"""``(scores, metric name, error or None)``: what `score_cases` returns."""
+
+
+def score_cases(cases: list[tuple[Any, Any]], keys: list[Any], *, metric: Any, options: dict[str, Any],
+                who: str) -> Scored:
     """``(scores, metric name, error or None)`` for ``cases`` scored with one `ek.evaluate` call.
 
     When the batch cannot be scored, items are scored one by one to name the
@@ -171,16 +176,17 @@ def score_cases(cases: list, keys: list, *, metric: Any, options: dict, who: str
 
     try:
         report = evaluate(cases, metric=metric, **options)
-        scores, name, error = list(report.scores), report.metric, None
     except (TypeError, ValueError):
-        scores, name, error = _one_by_one(cases, keys, metric, options, who)
-    return scores, name, error
+        return _one_by_one(cases, keys, metric, options, who)
+    return list(report.scores), report.metric, None
 
 
-def _one_by_one(cases: list, keys: list, metric: Any, options: dict, who: str) -> tuple:
+def _one_by_one(cases: list[tuple[Any, Any]], keys: list[Any], metric: Any, options: dict[str, Any],
+                who: str) -> Scored:
     from ek.facade import evaluate  # noqa: PLC0415
 
-    scores, name = [], None
+    scores: list[Score] = []
+    name = None
     for key, (prediction, reference) in zip(keys, cases):
         try:
             report = evaluate([(prediction, reference)], metric=metric, ids=[key], **options)
@@ -200,8 +206,8 @@ def _one_by_one(cases: list, keys: list, metric: Any, options: dict, who: str) -
     return scores, name, None
 
 
-def scored_report(items: list, entries: list, *, label: Optional[str], metric: Any, who: str,
-                  detail: dict) -> tuple:
+def scored_report(items: Sequence[Item], entries: list[Any], *, label: Optional[str], metric: Any, who: str,
+                  detail: dict[str, Any]) -> tuple[Report, dict[str, Any]]:
     """``(report, run summary)``: the report over the scored entries, per slice, with ``per_item``.
 
     The report's items are the gold keys (``detail["ids"]``), so its
@@ -234,7 +240,7 @@ def scored_report(items: list, entries: list, *, label: Optional[str], metric: A
     return report, summary
 
 
-def _view(entry: dict) -> dict:
+def _view(entry: dict[str, Any]) -> dict[str, Any]:
     score = entry["score"]
     view = dict(entry)
     if score is None:

@@ -263,7 +263,7 @@ def _label(metric: Any) -> str:
     return str(getattr(metric, "name", None) or getattr(metric, "__name__", None) or type(metric).__name__)
 
 
-def _check_pickles(parts: dict) -> None:
+def _check_pickles(parts: dict[str, Any]) -> None:
     """TypeError naming the first part that cannot travel to a worker (Dask pickles with cloudpickle)."""
     import cloudpickle  # noqa: PLC0415 - a dependency of dask
 
@@ -280,14 +280,14 @@ def _check_pickles(parts: dict) -> None:
             ) from None
 
 
-def _tree(dask: Any, nodes: list) -> Any:
+def _tree(dask: Any, nodes: list[Any]) -> Any:
     """One node merging ``nodes`` in order, through levels of at most `_FAN_IN` merges."""
     while len(nodes) > 1:
         nodes = [dask.delayed(merge)(*nodes[i:i + _FAN_IN]) for i in range(0, len(nodes), _FAN_IN)]
     return nodes[0] if nodes else dask.delayed(Summary)()
 
 
-def _report(summary: Summary, metric: Any, items: Optional[list], partitions: int, level: Optional[float]) -> Report:
+def _report(summary: Summary, metric: Any, items: Optional[list[Any]], partitions: int, level: Optional[float]) -> Report:
     from ek._bootstrap import Resampler
 
     size = len(pickle.dumps(summary))
@@ -295,7 +295,7 @@ def _report(summary: Summary, metric: Any, items: Optional[list], partitions: in
         label = metric if isinstance(metric, str) else (_label(metric) if metric is not None else "")
         return Report(metric=label, aggregate=None, n=0, detail={"partitions": partitions, "summary_bytes": size})
     m = metric_object(metric, summary.metric)
-    detail: dict = dict(summary.detail)
+    detail: dict[str, Any] = dict(summary.detail)
     if summary.sliced:
         detail["slice_n"] = dict(summary.slice_n)
     scores: Any = ()
@@ -330,11 +330,11 @@ class _NoReplicates:
         )
 
 
-def _stored(summary: Summary) -> dict:
+def _stored(summary: Summary) -> dict[str, Any]:
     """The replicate sums in the form a `Report` keeps them (see ``ek._bootstrap``)."""
     from ek._bootstrap import SCHEME
 
-    def rows(array: Any) -> tuple:
+    def rows(array: Any) -> tuple[Any, ...]:
         return tuple(map(tuple, array.tolist()))
 
     return {"scheme": SCHEME, "replicates": len(summary.replicates), "statistics": summary.statistics,

@@ -54,7 +54,7 @@ class Scored:
 
     index: int
     report: Any = None
-    ids: Optional[list] = None
+    ids: Optional[list[Any]] = None
     sliced: bool = False
 
     @property
@@ -74,16 +74,16 @@ class Summary:
     n: int = 0
     metric: str = ""
     first: int = -1  # the first partition with items (named in a mismatch)
-    statistics: tuple = ()
-    totals: tuple = ()
+    statistics: tuple[Any, ...] = ()
+    totals: tuple[Any, ...] = ()
     slice_n: Mapping[Any, int] = field(default_factory=dict)
-    slice_totals: Mapping[Any, tuple] = field(default_factory=dict)
+    slice_totals: Mapping[Any, tuple[Any, ...]] = field(default_factory=dict)
     sliced: bool = False
     detail: Mapping[str, Any] = field(default_factory=dict)
     replicates: Any = None
     slice_replicates: Mapping[Any, Any] = field(default_factory=dict)
 
-    def sums(self, label: Any = None) -> dict:
+    def sums(self, label: Any = None) -> dict[str, Any]:
         """The summed statistics, of the whole or of slice ``label``: ints, or floats rounded once."""
         totals = self.totals if label is None else self.slice_totals[label]
         return dict(zip(self.statistics, map(total, totals)))
@@ -160,7 +160,7 @@ def summarize(scored: Scored, spec: Spec, starts: Optional[Sequence[int]] = None
         return Summary(sliced=scored.sliced)
     names = tuple(metric_object(spec.metric, report.metric).statistics)
     columns = _columns(report, names, scored.index)
-    groups: dict = {}
+    groups: dict[str, Any] = {}
     for i, label in enumerate(report.detail.get("slices") or ()):
         if label is not None:
             groups.setdefault(label, []).append(i)
@@ -200,7 +200,7 @@ def merge(*parts: Summary) -> Summary:
     return dataclasses.replace(out, sliced=sliced)
 
 
-def items_of(scored: Scored) -> tuple:
+def items_of(scored: Scored) -> tuple[Any, ...]:
     """``(scores, slices, ids)`` of one partition, for ``keep_items=True``."""
     report = scored.report
     if report is None:
@@ -208,7 +208,7 @@ def items_of(scored: Scored) -> tuple:
     return tuple(report.scores), report.detail.get("slices"), scored.ids
 
 
-def _joined(a: Mapping, b: Mapping, plus: Any) -> dict:
+def _joined(a: Mapping[str, Any], b: Mapping[str, Any], plus: Any) -> dict[str, Any]:
     """``a`` and ``b`` with the values of shared keys combined by ``plus``; ``a``'s keys first."""
     out = dict(a)
     for key, value in b.items():
@@ -224,7 +224,7 @@ def _with_replicates(out: Summary, report: Any) -> Summary:
     return dataclasses.replace(out, replicates=sums.overall, slice_replicates=dict(sums.per_slice))
 
 
-def _columns(report: Any, names: tuple, index: int) -> tuple:
+def _columns(report: Any, names: tuple[Any, ...], index: int) -> tuple[Any, ...]:
     """Each statistic of every score, as one list per statistic."""
     scores = report.scores
     column = getattr(scores, "column", None)

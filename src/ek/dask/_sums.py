@@ -30,7 +30,7 @@ from typing import Any, Sequence, Union
 
 __all__ = ["Sum", "add", "exact_sum", "total"]
 
-Sum = Union[int, tuple]
+Sum = Union[int, tuple[Any, ...]]
 """A partial sum: an ``int`` (every value was an integer) or an expansion (a tuple of floats)."""
 
 _INTS = {int, bool}
@@ -61,11 +61,11 @@ def total(s: Sum) -> Union[int, float]:
     return s if isinstance(s, int) else math.fsum(s)
 
 
-def _terms(s: Sum) -> tuple:
+def _terms(s: Sum) -> tuple[Any, ...]:
     return (float(s),) if isinstance(s, int) else s
 
 
-def _expand(values: list) -> tuple:
+def _expand(values: list[Any]) -> tuple[Any, ...]:
     """Non-overlapping floats whose exact sum is the exact sum of ``values`` (NaN/inf kept as one term)."""
     try:
         rest = math.fsum(values)
@@ -75,7 +75,7 @@ def _expand(values: list) -> tuple:
         return (float(sum(values)),)
     if not math.isfinite(rest):
         return (rest,)
-    terms: list = []
+    terms: list[Any] = []
     while rest:
         terms.append(rest)
         rest = math.fsum([*values, *(-t for t in terms)])

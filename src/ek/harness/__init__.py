@@ -73,7 +73,7 @@ _WHO = "evaluate_store"
 
 def evaluate_store(
     predict: Callable[[Any], Any],
-    gold: Mapping,
+    gold: Mapping[str, Any],
     *,
     metric: Union[str, Metric, None] = None,
     grammar: Optional[GraphGrammar] = None,
@@ -193,7 +193,7 @@ def evaluate_store(
     return report
 
 
-def _check_reference(reference_key: str) -> Callable:
+def _check_reference(reference_key: str) -> Callable[..., Any]:
     def check(key: Any, reference: Any) -> None:
         if reference is None:
             raise ValueError(
@@ -203,7 +203,7 @@ def _check_reference(reference_key: str) -> Callable:
     return check
 
 
-def _settings(metric: Any, normalize: Any, grammar: Any, weights: Any, persisting: bool) -> dict:
+def _settings(metric: Any, normalize: Any, grammar: Any, weights: Any, persisting: bool) -> dict[str, Any]:
     """The settings fingerprint a stored run is checked against (None: the metric is chosen by type)."""
     if not persisting:
         return {}

@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from ek._runs import baseline_of, load_baseline_record, now, save_baseline_record, str_keys
 from ek._util import type_name
@@ -44,7 +44,7 @@ class GateResult:
     tolerance: float
     aggregate_current: Optional[float] = None
     aggregate_baseline: Optional[float] = None
-    regressions: tuple = ()
+    regressions: tuple[Any, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "regressions", tuple(self.regressions))
@@ -66,7 +66,7 @@ class GateResult:
         return "\n".join(lines)
 
 
-def save_baseline(report: Report, name: str, *, rootdir: Any = None) -> dict:
+def save_baseline(report: Report, name: str, *, rootdir: Any = None) -> dict[str, Any]:
     """Store a report's aggregate and per-slice figures as the baseline ``name``; return it.
 
     The record holds ``name``, ``metric``, ``higher_is_better`` (from the
@@ -109,7 +109,7 @@ def save_baseline(report: Report, name: str, *, rootdir: Any = None) -> dict:
     return save_baseline_record("documents", name, record, rootdir=rootdir, who="save_baseline")
 
 
-def load_baseline(name: str, *, rootdir: Any = None) -> Optional[dict]:
+def load_baseline(name: str, *, rootdir: Any = None) -> Optional[dict[str, Any]]:
     """The baseline saved as ``name`` by `save_baseline`, or None if there is none.
 
     Raises:
@@ -187,7 +187,8 @@ def regression_gate(
             "compare with the baseline. Check that the gold set and the predictor ran."
         )
     direction = _direction(report, base, higher_is_better)
-    worse = (lambda cur, old: cur < old - tolerance) if direction else (lambda cur, old: cur > old + tolerance)
+    worse: Callable[[float, float], bool] = (lambda cur, old: cur < old - tolerance) if direction else \
+        (lambda cur, old: cur > old + tolerance)
     regressions = []
     if base.get("aggregate") is not None and worse(report.aggregate, base["aggregate"]):
         regressions.append(_regression(None, base["aggregate"], report.aggregate))
@@ -217,7 +218,7 @@ def _check_report(report: Any, who: str) -> None:
         )
 
 
-def _check_baseline(record: Mapping) -> None:
+def _check_baseline(record: Mapping[str, Any]) -> None:
     """Raise saying what is wrong with a documents baseline record."""
     for needed in ("metric", "aggregate"):
         if needed not in record:
@@ -231,7 +232,7 @@ def _check_baseline(record: Mapping) -> None:
     _check_figures(record, "has")
 
 
-def _check_figures(record: Mapping, lead: str) -> None:
+def _check_figures(record: Mapping[str, Any], lead: str) -> None:
     """Refuse a non-numeric or non-finite aggregate or per-slice figure: no gate can compare it."""
     figures = [("aggregate", record.get("aggregate"))]
     per_slice = record.get("per_slice") or {}
@@ -257,7 +258,7 @@ def _declared_direction(report: Report) -> Optional[bool]:
     return flag if isinstance(flag, bool) else None
 
 
-def _direction(report: Report, base: Mapping, override: Optional[bool]) -> bool:
+def _direction(report: Report, base: Mapping[str, Any], override: Optional[bool]) -> bool:
     if override is not None:
         return bool(override)
     for found in (_declared_direction(report), base.get("higher_is_better")):
@@ -270,6 +271,6 @@ def _direction(report: Report, base: Mapping, override: Optional[bool]) -> bool:
     )
 
 
-def _regression(label: Any, old: float, now: Optional[float]) -> dict:
+def _regression(label: Any, old: float, now: Optional[float]) -> dict[str, Any]:
     return {"slice": label, "baseline": old, "current": now,
             "delta": None if now is None else now - old}

@@ -10,12 +10,12 @@ word right when the alignment keeps it unchanged, and summarise the
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 
-def word_outcomes(ops: list) -> list:
+def word_outcomes(ops: list[Any]) -> list[Any]:
     """Whether each predicted word was read right, in order, from a word alignment."""
-    out: list = []
+    out: list[Any] = []
     for op in ops:
         if op.tag == "equal":
             out.extend([True] * len(op.pred.split(" ")))
@@ -24,7 +24,7 @@ def word_outcomes(ops: list) -> list:
     return out
 
 
-def calibration_figures(probs: Sequence[float], correct: Sequence[bool], n_bins: Optional[int]) -> dict:
+def calibration_figures(probs: Sequence[float], correct: Sequence[bool], n_bins: Optional[int]) -> dict[str, Any]:
     """``{"n", "ece", "curve"}`` of the pairs (``n_bins`` None: the default bins of `ek.qe.calibrate`)."""
     from ek.qe.calibrate import DEFAULT_N_BINS, expected_calibration_error, reliability_curve  # noqa: PLC0415
 

@@ -118,7 +118,7 @@ def installed_engines() -> list[str]:
             if missing_binary(b) is None and not missing_packages(b)]
 
 
-def check_engine(engine: str) -> dict:
+def check_engine(engine: str) -> dict[str, Any]:
     """What ``engine`` needs to run here, as a dict; an unknown or missing engine is reported, not raised.
 
     Keys: ``engine`` (ocracy's id), ``ok`` (it can run now), ``state`` (see

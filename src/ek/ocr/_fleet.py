@@ -35,7 +35,7 @@ _WHO = "benchmark_fleet"
 _RUN_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:=,+")
 
 
-def run_fleet(specs: tuple, gold: Mapping, fields: tuple, settings: dict) -> FleetReport:
+def run_fleet(specs: tuple[Any, ...], gold: Mapping[str, Any], fields: tuple[Any, ...], settings: dict[str, Any]) -> FleetReport:
     """Run every engine of ``specs`` over ``gold`` and build the report (arguments checked by the caller).
 
     ``fields`` are the gold record's ``(image, reference, slice, kind)`` field
@@ -63,7 +63,7 @@ def run_fleet(specs: tuple, gold: Mapping, fields: tuple, settings: dict) -> Fle
     canon = resolve_canonicalizer(settings["normalize"])
     scored = {name: (engine, report, engine_parts(report.detail["per_item"], canon))
               for name, (engine, report) in runs.items()}
-    texts: dict = {}
+    texts: dict[str, Any] = {}
     consensus = None
     if settings["consensus"] and len(runs) >= 2:
         texts = consensus_texts([k for k, _, _ in items], [r.detail["per_item"] for _, r in runs.values()])
@@ -122,29 +122,29 @@ def engine_run_id(run_id: str, name: str) -> str:
 class FleetTask(OcrTask):
     """`OcrTask` for one engine of a fleet: a page's kind goes to the engine, its blocks are kept."""
 
-    def __init__(self, call: Any, metric: Any, options: dict, unreadable: Mapping[str, str],
+    def __init__(self, call: Any, metric: Any, options: dict[str, Any], unreadable: Mapping[str, str],
                  timeout: Optional[float]) -> None:
         super().__init__(call, metric, options, _WHO, "record")
         self.unreadable, self.timeout = dict(unreadable), timeout
 
-    def step(self, payload: tuple) -> Any:
+    def step(self, payload: tuple[Any, ...]) -> Any:
         key, (image, kind) = payload[0], payload[1]
         problem = self.unreadable.get(key)
         if problem is not None:
             raise ValueError(problem)
         return self.call(image) if kind is None else self.call(image, kind=kind)
 
-    def extra(self, value: Any, seconds: float) -> dict:
+    def extra(self, value: Any, seconds: float) -> dict[str, Any]:
         return {**super().extra(value, seconds), "blocks": None if value is None else blocks_of(value)}
 
-    def failed(self, payload: tuple, exc: BaseException, seconds: float) -> dict:
+    def failed(self, payload: tuple[Any, ...], exc: BaseException, seconds: float) -> dict[str, Any]:
         timed_out = isinstance(exc, TimeoutError) and self.timeout is not None and seconds >= self.timeout
         if timed_out:
             exc = TimeoutError(f"the engine did not read the image within timeout={self.timeout:g} s; raise "
                                "timeout= or give the engine a smaller image")
         return {**super().failed(payload, exc, seconds), "timed_out": timed_out}
 
-    def check(self, entry: dict) -> None:
+    def check(self, entry: dict[str, Any]) -> None:
         super().check(entry)
         blocks = entry.get("blocks")
         if blocks is not None and not (isinstance(blocks, list) and all(
@@ -152,7 +152,7 @@ class FleetTask(OcrTask):
             raise ValueError(f"its blocks are {blocks!r:.60}, not a list of [text, confidence, level]")
 
 
-def _with_kinds(items: list, gold: Mapping, kind_key: Optional[str], persist: bool) -> list:
+def _with_kinds(items: list[Any], gold: Mapping[str, Any], kind_key: Optional[str], persist: bool) -> list[Any]:
     """Each item's input as ``(image, kind)``: the record's ``kind_key`` field ("line" or "page"), else None."""
     out = []
     for key, (k, image, reference, label), _ in items:
@@ -165,7 +165,7 @@ def _with_kinds(items: list, gold: Mapping, kind_key: Optional[str], persist: bo
     return out
 
 
-def _ready(specs: tuple, strict: bool) -> tuple[list, dict]:
+def _ready(specs: tuple[Any, ...], strict: bool) -> tuple[list[Any], dict[str, Any]]:
     """The specs that can run here, and ``name -> why not`` for the others (``strict``: ImportError)."""
     from ek.ocr._engines import check_engine  # noqa: PLC0415
 
@@ -187,7 +187,7 @@ def _ready(specs: tuple, strict: bool) -> tuple[list, dict]:
     return ready, skipped
 
 
-def _run_engines(specs: list, items: list, unreadable: Mapping[str, str], settings: dict) -> tuple[dict, dict]:
+def _run_engines(specs: list[Any], items: list[Any], unreadable: Mapping[str, str], settings: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """``(name -> (engine id, report), name -> why it failed)``.
 
     With ``max_workers`` N > 1 (or an ``executor``) every engine runs at once,
@@ -247,7 +247,7 @@ def _run_one(spec: Any, read: Any, items: list[Item], unreadable: Mapping[str, s
     return with_confusions(report), None
 
 
-def _consensus_report(items: list, texts: Mapping[str, Optional[str]], settings: dict) -> Any:
+def _consensus_report(items: list[Any], texts: Mapping[str, Optional[str]], settings: dict[str, Any]) -> Any:
     """The ROVER consensus scored like one more engine: a report over the pages it has a text for."""
     metric = settings["metric"]
     options = {"normalize": settings["normalize"], "grammar": settings["grammar"]}

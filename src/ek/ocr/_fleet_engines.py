@@ -91,7 +91,7 @@ class EngineSpec:
                              "callable instead (functools.partial(read, **options)).")
         object.__setattr__(self, "options", types.MappingProxyType(dict(self.options)))
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[Any, ...]:
         """Pickle the options as a dict (a read-only view does not pickle), for process pools."""
         return (EngineSpec, (self.name, self.engine, dict(self.options)))
 

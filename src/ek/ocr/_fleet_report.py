@@ -64,7 +64,7 @@ class EngineResult:
     seconds_median: Optional[float] = None
     seconds_p95: Optional[float] = None
     errors: Mapping[str, str] = field(default_factory=dict)
-    timeouts: tuple = ()
+    timeouts: tuple[Any, ...] = ()
     mean_confidence: Optional[float] = None
     calibration: Optional[Mapping[str, Any]] = None
 
@@ -95,7 +95,7 @@ class FleetReport:
     higher_is_better: Optional[bool]
     n_items: int
     engines: Mapping[str, EngineResult] = field(default_factory=dict)
-    ranking: tuple = ()
+    ranking: tuple[Any, ...] = ()
     best: Optional[str] = None
     consensus: Optional[EngineResult] = None
     consensus_texts: Mapping[str, Optional[str]] = field(default_factory=dict)
@@ -113,12 +113,12 @@ class FleetReport:
         raise KeyError(f"this fleet has no row {name!r}; its rows are {known}.")
 
     @property
-    def rows(self) -> tuple:
+    def rows(self) -> tuple[Any, ...]:
         """The `EngineResult` of every row, best first (the order of ``ranking``)."""
         return tuple(self[name] for name in self.ranking)
 
 
-def build_fleet_report(runs: Mapping[str, tuple], consensus: Optional[tuple], *, metric: Any, level: float,
+def build_fleet_report(runs: Mapping[str, tuple[Any, ...]], consensus: Optional[tuple[Any, ...]], *, metric: Any, level: float,
                        n_items: int, unreadable: Mapping[str, str], skipped: Mapping[str, str],
                        consensus_texts: Mapping[str, Optional[str]], run_id: Optional[str]) -> FleetReport:
     """The `FleetReport` of scored runs: ``runs`` maps a name to ``(engine id, report, parts)``.
@@ -151,11 +151,11 @@ def build_fleet_report(runs: Mapping[str, tuple], consensus: Optional[tuple], *,
 # ---------------------------------------------------------------------------
 
 
-def _ranking(reports: Mapping[str, Report], up: Optional[bool]) -> tuple:
+def _ranking(reports: Mapping[str, Report], up: Optional[bool]) -> tuple[Any, ...]:
     """The names best first by corpus figure (lower first when the metric has no direction); ties keep their order."""
     order = list(reports)
 
-    def key(name: str) -> tuple:
+    def key(name: str) -> tuple[Any, ...]:
         value = reports[name].aggregate
         if value is None or value != value:
             return (1, 0.0, order.index(name))
@@ -177,20 +177,20 @@ def paired_comparison(best: Report, other: Report, *, level: float, metric: Any)
     return compare(_restricted(best, shared, metric), _restricted(other, shared, metric), level=level)
 
 
-def _restricted(report: Report, keep: set, metric: Any) -> Report:
+def _restricted(report: Report, keep: set[Any], metric: Any) -> Report:
     """``report`` over the items whose id is in ``keep`` (their scores unchanged, the figures recomputed)."""
     from ek.facade import merge_reports  # noqa: PLC0415
 
     ids, slices = report.detail["ids"], report.detail.get("slices")
     kept = [i for i, key in enumerate(ids) if key in keep]
-    detail: dict = {"ids": tuple(ids[i] for i in kept)}
+    detail: dict[str, Any] = {"ids": tuple(ids[i] for i in kept)}
     if slices is not None:
         detail["slices"] = tuple(slices[i] for i in kept)
     flat = Report(metric=report.metric, n=len(kept), scores=tuple(report.scores[i] for i in kept), detail=detail)
     return merge_reports(flat, metric=metric)
 
 
-def _intervals(report: Report, level: float) -> tuple:
+def _intervals(report: Report, level: float) -> tuple[Any, ...]:
     """The interval of the report's figure and of every slice's (NaN for an empty report)."""
     if not report.n:
         return (math.nan, math.nan), {}

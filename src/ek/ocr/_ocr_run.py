@@ -39,11 +39,11 @@ class OcrTask(ScoringTask):
     def reading(self, value: Any) -> str:
         return text_of(value)
 
-    def extra(self, value: Any, seconds: float) -> dict:
+    def extra(self, value: Any, seconds: float) -> dict[str, Any]:
         return {"confidence": None if value is None else mean_confidence(value),
                 "backend": backend_of(value, self.engine_name), "seconds": round(seconds, 6)}
 
-    def check(self, entry: dict) -> None:
+    def check(self, entry: dict[str, Any]) -> None:
         super().check(entry)
         for name in ("confidence", "seconds"):
             value = entry.get(name)
@@ -53,7 +53,7 @@ class OcrTask(ScoringTask):
             raise ValueError(f"its backend is {entry.get('backend')!r:.40}, not a str")
 
 
-def bind_engine(engine: Any, who: str) -> tuple[Callable, str]:
+def bind_engine(engine: Any, who: str) -> tuple[Callable[..., Any], str]:
     """The read callable and the engine's name for the records."""
     if isinstance(engine, str):
         from ek.ocr.bridge import ocracy_backend  # noqa: PLC0415 - ocracy only when asked
@@ -68,7 +68,7 @@ def bind_engine(engine: Any, who: str) -> tuple[Callable, str]:
     return engine, engine_label(engine)
 
 
-def engine_label(engine: Callable) -> str:
+def engine_label(engine: Callable[..., Any]) -> str:
     """A callable engine's name: its ``backend`` attribute, else its ``__name__``, else its type's."""
     name = getattr(engine, "backend", None)
     if not isinstance(name, str) or not name:
@@ -76,7 +76,7 @@ def engine_label(engine: Callable) -> str:
     return name
 
 
-def engine_settings(read: Callable, engine_name: str, metric: Any, normalize: Any, grammar: Any, who: str) -> dict:
+def engine_settings(read: Callable[..., Any], engine_name: str, metric: Any, normalize: Any, grammar: Any, who: str) -> dict[str, Any]:
     """What a stored run is checked against: the engine and its options, and the scoring settings."""
     options = getattr(read, "options", None)
     engine = engine_name if not options else f"{engine_name} {sorted(options.items())!r}"
@@ -84,7 +84,7 @@ def engine_settings(read: Callable, engine_name: str, metric: Any, normalize: An
             "normalize": setting_id(normalize, "normalize", who), "grammar": setting_id(grammar, "grammar", who)}
 
 
-def check_reference(reference_key: str) -> Callable:
+def check_reference(reference_key: str) -> Callable[..., Any]:
     """The `ek._runs.gold_items` check that refuses a reference which is not a str."""
     def check(key: Any, reference: Any) -> None:
         if not isinstance(reference, str):

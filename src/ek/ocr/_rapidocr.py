@@ -57,7 +57,7 @@ _CONFIG = {
     },
 }
 _LOCK = threading.Lock()
-_SHARED: list = []
+_SHARED: list[Any] = []
 
 
 def bundled_rapidocr() -> BundledRapidOcr:
@@ -114,7 +114,7 @@ def _plain(image: Any) -> Any:
     return image if image.mode in ("L", "RGB", "RGBA") else image.convert("RGB")
 
 
-def _reading_order_text(rows: list) -> str:
+def _reading_order_text(rows: list[Any]) -> str:
     """Detected pieces ``[quad, text, score]`` as lines of text, top to bottom and left to right.
 
     A piece joins a line when the centre line of the line's widest piece,

@@ -65,7 +65,7 @@ class Settings:
             return BagOfWordsMetric(words=self.words)
         return name
 
-    def detail(self, canon: Optional[Callable[[str], str]]) -> dict:
+    def detail(self, canon: Optional[Callable[[str], str]]) -> dict[str, Any]:
         """The report keys that record these settings."""
         if canon is None:
             version = None

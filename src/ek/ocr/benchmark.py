@@ -48,8 +48,8 @@ _WHO = "evaluate_ocr"
 
 
 def evaluate_ocr(
-    engine: Union[str, Callable],
-    gold: Mapping,
+    engine: Union[str, Callable[..., Any]],
+    gold: Mapping[str, Any],
     *,
     metric: str = "cer",
     normalize: Optional[Steps] = None,
@@ -178,7 +178,7 @@ def evaluate_ocr(
 
 def benchmark_fleet(
     engines: Any,
-    gold: Mapping,
+    gold: Mapping[str, Any],
     *,
     metric: str = "cer",
     normalize: Optional[Steps] = None,

@@ -114,8 +114,8 @@ DEFAULT_MEASURES = ("cer", "wer", "fca", "bow")
 
 
 def evaluate_files(
-    gold: Union[str, os.PathLike],
-    pred: Union[str, os.PathLike],
+    gold: Union[str, os.PathLike[str]],
+    pred: Union[str, os.PathLike[str]],
     *,
     metric: str = "cer",
     segment: Optional[str] = CODEPOINT,
@@ -201,14 +201,14 @@ def evaluate_joined(
                      n_confusions, n_bins)
 
 
-def confusions_by_item(ids: Sequence, preds: Sequence, golds: Sequence, canon: Optional[Callable[[str], str]],
-                       unit: str, n: int, *, words: str = "whitespace") -> tuple[dict, dict]:
+def confusions_by_item(ids: Sequence[Any], preds: Sequence[Any], golds: Sequence[Any], canon: Optional[Callable[[str], str]],
+                       unit: str, n: int, *, words: str = "whitespace") -> tuple[dict[str, Any], dict[str, Any]]:
     """Per-item confusion tables (top ``n``) and corpus counters, for characters (``unit``) and words.
 
     Texts are aligned line by line when both sides have lines (see
     `ek._align.align_lines`); ``words`` says how words are cut.
     """
-    per_file: dict = {}
+    per_file: dict[str, Any] = {}
     totals = {"char": Counter(), "word": Counter()}
     word_unit = "unicode_word" if words == "unicode" else "word"
     for i, p, g in zip(ids, preds, golds):
@@ -258,7 +258,7 @@ def _evaluate(joined: Joined, metric: str, settings: Settings, measures: Sequenc
     return dataclasses.replace(report, detail=detail)
 
 
-def _canonical(values: Sequence, canon: Optional[Callable[[str], str]]) -> tuple:
+def _canonical(values: Sequence[Any], canon: Optional[Callable[[str], str]]) -> tuple[Any, ...]:
     if canon is None:
         return tuple(values)
     return tuple(canon(v) if isinstance(v, str) else v for v in values)
@@ -286,9 +286,9 @@ def _text_level(joined: Joined) -> Any:
     return {side: (None if not c else next(iter(c)) if len(c) == 1 else dict(c)) for side, c in zip(("gold", "pred"), sides)}
 
 
-def _warn_private_use(texts: Sequence) -> None:
+def _warn_private_use(texts: Sequence[Any]) -> None:
     """One UserWarning naming the private-use characters left in ``texts``, if any."""
-    found: set = set()
+    found: set[Any] = set()
     for text in texts:
         if isinstance(text, str) and _settings.PRIVATE_USE.search(text):
             found.update(_settings.PRIVATE_USE.findall(text))
@@ -309,15 +309,15 @@ def _warn_private_use(texts: Sequence) -> None:
     )
 
 
-def _lines(text: Any, canon: Optional[Callable[[str], str]]) -> list:
+def _lines(text: Any, canon: Optional[Callable[[str], str]]) -> list[Any]:
     lines = text.splitlines() if isinstance(text, str) else []
     return [canon(line) for line in lines] if canon is not None else lines
 
 
-def _calibration(joined: Joined, canon, n_bins: Optional[int]) -> Optional[dict]:
+def _calibration(joined: Joined, canon, n_bins: Optional[int]) -> Optional[dict[str, Any]]:
     """ECE and reliability curve of the prediction's word confidences against word correctness."""
-    probs: list = []
-    correct: list = []
+    probs: list[Any] = []
+    correct: list[Any] = []
     for i, g in zip(joined.ids, joined.golds):
         doc = joined.documents.get(i, (None, None))[1]
         if doc is None or all(c is None for c in doc.word_confidences):

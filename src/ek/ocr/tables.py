@@ -239,7 +239,7 @@ def _cells_to_html(cells: list[tuple[int, int, int, int, str]]) -> Optional[str]
     """HTML for cells given as ``(row, col, rowspan, colspan, text)``, rows in order."""
     if not cells:
         return None
-    rows: dict[int, list] = {}
+    rows: dict[int, list[Any]] = {}
     spans = []
     for r, _c, rs, cs, text in sorted(cells):
         # HTML's own caps, which Table.from_html applies too: no engine field can ask for 10**9 rows
@@ -285,15 +285,15 @@ def _textract_table(raw: Any) -> Optional[str]:
     if table is None:
         return None
 
-    def children(block: Mapping, kinds: tuple = ("CHILD",)) -> list:
+    def children(block: Mapping[str, Any], kinds: tuple[Any, ...] = ("CHILD",)) -> list[Any]:
         ids = [i for rel in block.get("Relationships") or () if rel.get("Type") in kinds
                for i in rel.get("Ids") or ()]
         return [by_id[i] for i in ids if i in by_id]
 
-    def words(block: Mapping) -> str:
+    def words(block: Mapping[str, Any]) -> str:
         return " ".join(w.get("Text", "") for w in children(block) if w.get("BlockType") == "WORD")
 
-    grid: dict[tuple[int, int], list] = {}
+    grid: dict[tuple[int, int], list[Any]] = {}
     merged = []
     for block in children(table, ("CHILD", "MERGED_CELL")):
         kind = block.get("BlockType")
