@@ -54,7 +54,9 @@ stored run back, and `stored_runs` lists those of a kind.
 """
 
 from ek._json import decode, encode, register
-from ek._runs._execute import CHUNK_ITEMS, FLUSH_SECONDS, Entry, Item, Run, Task, describe, execute, open_run
+from ek._runs._execute import (
+    CHUNK_ITEMS, FLUSH_SECONDS, Done, Entry, Finished, Item, Run, Task, describe, execute, open_run,
+)
 from ek._runs._options import Calls, ErrorMode, Plan, RunOptions, check_errors, check_executor, run_options
 from ek._runs._records import (
     FORMAT, baseline_of, check_run_id, digest, load_baseline_record, merge_settings, new_run_id, now, read_run,
@@ -64,7 +66,8 @@ from ek._runs._scoring import DocumentEntry, ScoringTask, gold_items, score_case
 from ek._runs._settings import callable_id, fingerprint, setting_id, str_keys
 
 __all__ = [
-    "CHUNK_ITEMS", "FLUSH_SECONDS", "FORMAT", "Calls", "DocumentEntry", "Entry", "ErrorMode", "Item", "Plan",
+    "CHUNK_ITEMS", "FLUSH_SECONDS", "FORMAT", "Calls", "DocumentEntry", "Done", "Entry", "ErrorMode", "Finished",
+    "Item", "Plan",
     "Run", "RunOptions", "ScoringTask", "Task", "baseline_of", "callable_id", "check_errors", "check_executor",
     "check_run_id", "decode", "describe", "digest", "encode", "execute", "fingerprint", "gold_items",
     "load_baseline_record", "merge_settings", "new_run_id", "now", "open_run", "read_run", "register",

@@ -23,7 +23,7 @@ import math
 import os
 import pickle
 import time
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor
 from typing import Any, Optional, Protocol
 
@@ -34,7 +34,8 @@ from ek._runs._options import Calls, Plan
 from ek._runs._records import RunStore, check_run_id, digest, new_run_id
 from ek._util import Progress, type_name
 
-__all__ = ["CHUNK_ITEMS", "FLUSH_SECONDS", "Entry", "Item", "Run", "Task", "describe", "execute", "open_run"]
+__all__ = ["CHUNK_ITEMS", "FLUSH_SECONDS", "Done", "Entry", "Finished", "Item", "Run", "Task", "describe", "execute",
+           "open_run"]
 
 CHUNK_ITEMS = 1000
 """Most items run (and held back from the store) in one chunk."""
@@ -47,7 +48,7 @@ _TARGET_SECONDS = 0.25  # what one chunk sent to an executor should take
 Entry = Mapping[str, Any]
 """One item's record: a kind's own TypedDict, with an ``"error"`` (None, or ``"Type: message"``)."""
 
-Item = tuple[Hashable, Any, Optional[str]]
+Item = tuple[Any, Any, Optional[str]]
 """``(key, payload, fingerprint)``: the item's key, what `Task.step` gets, and the fingerprint of its gold."""
 
 Done = tuple[Any, Any, float]

@@ -16,10 +16,10 @@ import hashlib
 import json
 import math
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Optional
 
-from ek._runs import FORMAT, callable_id, describe, fingerprint, register, setting_id, str_keys
+from ek._runs import FORMAT, Done, Finished, callable_id, describe, fingerprint, register, setting_id, str_keys
 from ek._util import type_name
 from ek.agents._common import accepts_keyword, cost_summary, per_success, resolve_check
 from ek.agents._reliability import ReliabilityReport, _build
@@ -57,20 +57,20 @@ class Suite:
     def seed_of(self, trial: int) -> Optional[int]:
         return None if self.seed is None else self.seed + trial
 
-    def step(self, payload: tuple) -> Any:
+    def step(self, payload: Any) -> Any:
         task, trial = payload
         trial_seed = self.seed_of(trial)
         if self.takes_seed and trial_seed is not None:
             return self.agent(task, seed=trial_seed)
         return self.agent(task)
 
-    def finish(self, batch: list) -> tuple:
+    def finish(self, batch: Sequence[Done]) -> Finished:
         return [self._record(payload, value, wall, None) for payload, value, wall in batch], None
 
-    def failed(self, payload: tuple, exc: BaseException, wall: float) -> dict:
+    def failed(self, payload: Any, exc: BaseException, wall: float) -> dict[str, Any]:
         return self._record(payload, None, wall, exc)
 
-    def check(self, rec: dict) -> None:
+    def check(self, rec: Mapping[str, Any]) -> None:
         """Raise saying what is wrong with a stored record."""
         if not isinstance(rec.get("success"), bool):
             raise ValueError(f"its success is {rec.get('success')!r:.40}, not True or False")

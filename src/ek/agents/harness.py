@@ -108,7 +108,7 @@ class AgentGateResult:
         return self.passed
 
 
-def run_suite(agent: Callable, tasks: Any, *, k: int = 1, check: Union[str, Checker, None] = None,
+def run_suite(agent: Callable[[TaskSpec], Any], tasks: Any, *, k: int = 1, check: Union[str, Checker, None] = None,
               metrics: Optional[Mapping[str, Metric]] = None, price: Optional[Union[ModelPrice, str]] = None,
               prices: Optional[Mapping[str, ModelPrice]] = None, run: Optional[RunProvenance] = None,
               seed: Optional[int] = None, persist: bool = False, run_id: Optional[str] = None,

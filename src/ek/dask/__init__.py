@@ -265,7 +265,7 @@ def _label(metric: Any) -> str:
 
 def _check_pickles(parts: dict[str, Any]) -> None:
     """TypeError naming the first part that cannot travel to a worker (Dask pickles with cloudpickle)."""
-    import cloudpickle  # noqa: PLC0415 - a dependency of dask
+    import cloudpickle  # type: ignore[import-untyped]  # noqa: PLC0415 - a dependency of dask
 
     for name, value in parts.items():
         if value is None or isinstance(value, str):

@@ -43,7 +43,7 @@ def exact_sum(values: Sequence[Any]) -> Sum:
         return quick
     kinds = set(map(type, values))
     if kinds <= _INTS:
-        return sum(values)
+        return int(sum(values))
     if all(issubclass(k, numbers.Integral) for k in kinds):  # numpy integers
         return sum(map(int, values))
     return _expand(list(values))

@@ -101,7 +101,7 @@ def _program_path(engine_id: str) -> Optional[str]:
         return None
     if engine_id == "tesseract" and is_installed("pytesseract"):
         # pytesseract lets users point at a binary outside PATH.
-        import pytesseract  # noqa: PLC0415 - optional engine wrapper
+        import pytesseract  # type: ignore[import-untyped]  # noqa: PLC0415 - optional engine wrapper
 
         program = getattr(pytesseract.pytesseract, "tesseract_cmd", program) or program
     return shutil.which(program)
@@ -146,7 +146,7 @@ def check_engine(engine: str) -> dict[str, Any]:
     except KeyError as exc:
         report.update(known=False, state="unknown", hint=exc.args[0])
         return report
-    import ocracy  # noqa: PLC0415 - optional, present (checked above)
+    import ocracy  # type: ignore[import-untyped]  # noqa: PLC0415 - optional, present (checked above)
 
     req = ocracy.requirements(cid)
     package = not missing_packages(cid) if cid in _EK_PACKAGES else bool(req.available)
@@ -161,7 +161,8 @@ def _readiness(cid: str, req: Any, set_up: bool, absent: Optional[str]) -> dict[
     lacking = missing_packages(cid)
     if set_up and absent is None and not lacking:
         return {"ok": True, "state": "ready", "hint": f"{cid!r} is ready to run."}
-    reasons, steps = [], []
+    reasons: list[str] = []
+    steps: list[str] = []
     if absent is not None:
         reasons.append(f"the {absent!r} program it runs is not on PATH")
         steps.extend(req.system or _system_steps(cid))

@@ -20,7 +20,7 @@ import warnings
 from typing import Any, Mapping, Optional
 
 from ek._runs import (
-    Item, RunOptions, check_executor, digest, execute, fingerprint, gold_items, open_run, score_cases, scored_report,
+    DocumentEntry, Item, RunOptions, check_executor, digest, execute, fingerprint, gold_items, open_run, score_cases, scored_report,
 )
 from ek.canonicalize import resolve_canonicalizer
 from ek.ocr._fleet_parts import blocks_of, consensus_texts, engine_parts
@@ -137,14 +137,16 @@ class FleetTask(OcrTask):
     def extra(self, value: Any, seconds: float) -> dict[str, Any]:
         return {**super().extra(value, seconds), "blocks": None if value is None else blocks_of(value)}
 
-    def failed(self, payload: tuple[Any, ...], exc: BaseException, seconds: float) -> dict[str, Any]:
+    def failed(self, payload: Any, exc: BaseException, seconds: float) -> DocumentEntry:
         timed_out = isinstance(exc, TimeoutError) and self.timeout is not None and seconds >= self.timeout
         if timed_out:
             exc = TimeoutError(f"the engine did not read the image within timeout={self.timeout:g} s; raise "
                                "timeout= or give the engine a smaller image")
-        return {**super().failed(payload, exc, seconds), "timed_out": timed_out}
+        entry = super().failed(payload, exc, seconds)
+        entry["timed_out"] = timed_out  # type: ignore[typeddict-unknown-key]  # a fleet page's own field
+        return entry
 
-    def check(self, entry: dict[str, Any]) -> None:
+    def check(self, entry: Mapping[str, Any]) -> None:
         super().check(entry)
         blocks = entry.get("blocks")
         if blocks is not None and not (isinstance(blocks, list) and all(
@@ -211,8 +213,8 @@ def _run_engines(specs: list[Any], items: list[Any], unreadable: Mapping[str, st
         run = {**settings, "options": dataclasses.replace(options, executor=options.executor or pages,
                                                           max_workers=1, progress=progress)}
         jobs = [(spec, read) for spec, read in bound]
-        outcomes = list(engines.map(lambda job: _run_one(*job, items, unreadable, run), jobs)) if engines else \
-            [_run_one(*job, items, unreadable, run) for job in jobs]
+        outcomes = list(engines.map(lambda job: _run_one(job[0], job[1], items, unreadable, run), jobs)) \
+            if engines else [_run_one(spec, read, items, unreadable, run) for spec, read in jobs]
     runs, failed = {}, {}
     for (spec, _), (report, problem) in zip(jobs, outcomes):
         if problem is None:

@@ -262,7 +262,7 @@ def _size(image: Any) -> tuple[int, int]:
 
 
 def _check_tesseract_langs(lang: str) -> None:
-    import pytesseract  # noqa: PLC0415 - present: ocracy's tesseract backend needs it
+    import pytesseract  # type: ignore[import-untyped]  # noqa: PLC0415 - present: ocracy's tesseract backend needs it
 
     try:
         installed = sorted(pytesseract.get_languages(config=""))

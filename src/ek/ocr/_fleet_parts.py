@@ -59,8 +59,8 @@ def blocks_of(result: Any) -> Optional[list[Any]]:
             continue
         conf = getattr(b, "confidence", None)
         level = getattr(b, "level", None)
-        ok = is_number(conf) and math.isfinite(conf) and 0.0 <= conf <= 1.0
-        out.append([text, float(conf) if ok else None, level if isinstance(level, str) else None])
+        kept = float(conf) if is_number(conf) and math.isfinite(conf) and 0.0 <= conf <= 1.0 else None
+        out.append([text, kept, level if isinstance(level, str) else None])
     return out
 
 

@@ -96,7 +96,7 @@ def _skew(ink: Any) -> float:
 
 def _paper(grey: Any) -> int:
     """The commonest shade of a line image: its paper."""
-    histogram = grey.histogram()
+    histogram: list[int] = grey.histogram()
     return histogram.index(max(histogram))
 
 

@@ -18,7 +18,7 @@ import math
 import os
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional, TypeGuard
 
 from ek._runs import ScoringTask, callable_id, setting_id
 from ek._util import type_name
@@ -43,7 +43,7 @@ class OcrTask(ScoringTask):
         return {"confidence": None if value is None else mean_confidence(value),
                 "backend": backend_of(value, self.engine_name), "seconds": round(seconds, 6)}
 
-    def check(self, entry: dict[str, Any]) -> None:
+    def check(self, entry: Mapping[str, Any]) -> None:
         super().check(entry)
         for name in ("confidence", "seconds"):
             value = entry.get(name)
@@ -205,7 +205,7 @@ def mean_confidence(result: Any) -> Optional[float]:
     return float(value)
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: Any) -> TypeGuard[float]:
     """A real number that is not a bool."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 

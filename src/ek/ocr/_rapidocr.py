@@ -35,9 +35,9 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from ocracy.base import OcrResult
-from ocracy.make_backend import BaseOcrAdapter, make_block
-from ocracy.util import to_numpy, to_pil
+from ocracy.base import OcrResult  # type: ignore[import-untyped]
+from ocracy.make_backend import BaseOcrAdapter, make_block  # type: ignore[import-untyped]
+from ocracy.util import to_numpy, to_pil  # type: ignore[import-untyped]
 
 from ek.ocr._line_images import straighten_line
 
@@ -65,10 +65,11 @@ def bundled_rapidocr() -> BundledRapidOcr:
     with _LOCK:
         if not _SHARED:
             _SHARED.append(BundledRapidOcr())
-        return _SHARED[0]
+        shared: BundledRapidOcr = _SHARED[0]
+        return shared
 
 
-class BundledRapidOcr(BaseOcrAdapter):
+class BundledRapidOcr(BaseOcrAdapter):  # type: ignore[misc]  # ocracy has no type information
     """ocracy adapter over ``rapidocr_onnxruntime.RapidOCR`` (thread-safe: its sessions are)."""
 
     def __init__(self) -> None:
@@ -95,7 +96,7 @@ class BundledRapidOcr(BaseOcrAdapter):
     def _rapidocr(self) -> Any:
         with self._lock:
             if self._engine is None:
-                from rapidocr_onnxruntime import RapidOCR  # noqa: PLC0415 - heavy (onnxruntime, cv2)
+                from rapidocr_onnxruntime import RapidOCR  # type: ignore[import-untyped]  # noqa: PLC0415 - heavy (onnxruntime, cv2)
 
                 self._engine = RapidOCR()
             return self._engine

@@ -124,4 +124,4 @@ def text_level(text_level: Optional[str], level: Optional[str]) -> Optional[str]
 
 def maps_mufi(ch: str) -> bool:
     """Whether the ``"mufi"`` normalizer maps the character ``ch``."""
-    return get("normalizers", "mufi")(ch) != ch
+    return bool(get("normalizers", "mufi")(ch) != ch)

@@ -104,7 +104,7 @@ def open_image(image: Any) -> Any:
             image that is missing, a directory, or not an image.
     """
     _check_image(image)
-    from ocracy.util import to_pil  # noqa: PLC0415 - ocracy only when an image is opened
+    from ocracy.util import to_pil  # type: ignore[import-untyped]  # noqa: PLC0415 - ocracy only when an image is opened
 
     try:
         return to_pil(image)
@@ -129,7 +129,8 @@ def _engine_call(ocracy: Any, backend_id: str) -> Callable[..., Any]:
     if backend_id == "rapidocr":
         from ek.ocr._rapidocr import bundled_rapidocr  # noqa: PLC0415 - imports ocracy
 
-        return bundled_rapidocr().read
+        read: Callable[..., Any] = bundled_rapidocr().read
+        return read
     return functools.partial(ocracy.ocr, backend=backend_id)
 
 

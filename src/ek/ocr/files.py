@@ -209,7 +209,7 @@ def confusions_by_item(ids: Sequence[Any], preds: Sequence[Any], golds: Sequence
     `ek._align.align_lines`); ``words`` says how words are cut.
     """
     per_file: dict[str, Any] = {}
-    totals = {"char": Counter(), "word": Counter()}
+    totals: dict[str, Counter[str]] = {"char": Counter(), "word": Counter()}
     word_unit = "unicode_word" if words == "unicode" else "word"
     for i, p, g in zip(ids, preds, golds):
         p_lines, g_lines = _lines(p, canon), _lines(g, canon)
@@ -314,7 +314,7 @@ def _lines(text: Any, canon: Optional[Callable[[str], str]]) -> list[Any]:
     return [canon(line) for line in lines] if canon is not None else lines
 
 
-def _calibration(joined: Joined, canon, n_bins: Optional[int]) -> Optional[dict[str, Any]]:
+def _calibration(joined: Joined, canon: Any, n_bins: Optional[int]) -> Optional[dict[str, Any]]:
     """ECE and reliability curve of the prediction's word confidences against word correctness."""
     probs: list[Any] = []
     correct: list[Any] = []

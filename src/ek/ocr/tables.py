@@ -125,7 +125,8 @@ def resolve_table_parser(ref: Union[str, Parser]) -> Parser:
     if isinstance(ref, str):
         known = names(TABLE_PARSERS_NAMESPACE)
         alias = canonical_id(ref)
-        return get(TABLE_PARSERS_NAMESPACE, alias if ref not in known and alias in known else ref)
+        parser: Callable[[Any], Any] = get(TABLE_PARSERS_NAMESPACE, alias if ref not in known and alias in known else ref)
+        return parser
     if callable(ref):
         return ref
     raise TypeError(
@@ -380,7 +381,7 @@ def _markdown_text(raw: Any) -> Optional[str]:
         if isinstance(value, str):
             return value
         if isinstance(value, Mapping) and isinstance(value.get("markdown_texts"), str):
-            return value["markdown_texts"]
+            return str(value["markdown_texts"])
     content = _field(raw, "content")  # Anthropic message: content blocks with .text
     if isinstance(content, str):
         return content
