@@ -17,7 +17,7 @@ import json
 import math
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any, Optional
+from typing import Any, Optional, TypedDict
 
 from ek._runs import FORMAT, Done, Finished, callable_id, describe, fingerprint, register, setting_id, str_keys
 from ek._util import type_name
@@ -28,9 +28,31 @@ from ek.agents.base import Cost, Episode, RunProvenance
 from ek.agents.cost import episode_dollars
 from ek.base import Score
 
-__all__ = ["Suite", "check_summary", "run_summary", "suite_items", "suite_settings", "summary"]
+__all__ = ["Suite", "TrialEntry", "check_summary", "run_summary", "suite_items", "suite_settings", "summary"]
 
 register(Cost, "cost")
+
+
+class _Trial(TypedDict):
+    task_id: str
+    trial: int
+    seed: Optional[int]
+    success: bool
+    error: Optional[str]
+    cost: Optional[Cost]
+    wall_s: float
+    dollars: Optional[float]
+
+
+class TrialEntry(_Trial, total=False):
+    """The stored record of one trial (kind ``agents``), written by `Suite` and checked by `Suite.check`.
+
+    ``metrics`` (name -> Score, error text or None) is there when the suite
+    scores metrics, ``episode`` (the graded episode as JSON) when it is stored.
+    """
+
+    metrics: dict[str, Any]
+    episode: dict[str, Any]
 
 
 class Suite:
@@ -67,7 +89,7 @@ class Suite:
     def finish(self, batch: Sequence[Done]) -> Finished:
         return [self._record(payload, value, wall, None) for payload, value, wall in batch], None
 
-    def failed(self, payload: Any, exc: BaseException, wall: float) -> dict[str, Any]:
+    def failed(self, payload: Any, exc: BaseException, wall: float) -> TrialEntry:
         return self._record(payload, None, wall, exc)
 
     def check(self, rec: Mapping[str, Any]) -> None:
@@ -123,7 +145,7 @@ class Suite:
 
     # ----------------------------------------------------------------------
 
-    def _record(self, payload: tuple, value: Any, wall: float, exc: Optional[BaseException]) -> dict:
+    def _record(self, payload: tuple[Any, int], value: Any, wall: float, exc: Optional[BaseException]) -> TrialEntry:
         task, trial = payload
         trial_seed = self.seed_of(trial)
         if exc is None:
@@ -135,7 +157,7 @@ class Suite:
             ep = Episode(task_id=task.task_id, cost=spent if isinstance(spent, Cost) else None,
                          run=self._run(None, trial_seed), meta={"error": error})
             success = False
-        rec = {"task_id": task.task_id, "trial": trial, "seed": trial_seed, "success": success,
+        rec: TrialEntry = {"task_id": task.task_id, "trial": trial, "seed": trial_seed, "success": success,
                "error": error, "cost": ep.cost, "wall_s": wall,
                "dollars": episode_dollars(ep, price=self.price, prices=self.prices) if self.priced else None}
         if self.metrics or self.persist:

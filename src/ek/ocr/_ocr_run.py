@@ -18,9 +18,9 @@ import math
 import os
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Iterator, Optional, TypeGuard
+from typing import Any, Callable, Iterator, Optional, TypeGuard, TypedDict
 
-from ek._runs import ScoringTask, callable_id, setting_id
+from ek._runs import DocumentEntry, ScoringTask, callable_id, setting_id
 from ek._util import type_name
 from ek.base import Report
 
@@ -29,6 +29,22 @@ FILE_KEY = "reference_file"
 
 # ocracy engines that run an OpenMP program per call (see one_thread_per_engine).
 _OPENMP_ENGINES = frozenset({"tesseract"})
+
+
+class OcrFields(TypedDict):
+    """What an OCR page's entry adds to a document's (`OcrTask.extra`).
+
+    ``confidence`` is the engine's mean confidence (None when it gives none),
+    ``backend`` the engine that read the page, ``seconds`` the time it took.
+    """
+
+    confidence: Optional[float]
+    backend: str
+    seconds: float
+
+
+class OcrEntry(DocumentEntry, OcrFields):
+    """The stored record of one OCR page (kinds ``ocr`` and ``fleet``), written by `OcrTask`, checked by its ``check``."""
 
 
 class OcrTask(ScoringTask):
@@ -40,8 +56,9 @@ class OcrTask(ScoringTask):
         return text_of(value)
 
     def extra(self, value: Any, seconds: float) -> dict[str, Any]:
-        return {"confidence": None if value is None else mean_confidence(value),
-                "backend": backend_of(value, self.engine_name), "seconds": round(seconds, 6)}
+        fields: OcrFields = {"confidence": None if value is None else mean_confidence(value),
+                             "backend": backend_of(value, self.engine_name), "seconds": round(seconds, 6)}
+        return dict(fields)
 
     def check(self, entry: Mapping[str, Any]) -> None:
         super().check(entry)
