@@ -96,14 +96,14 @@ def width() -> None:
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
     import test_estimate_simulation as sim
 
-    sim.CORPORA = 200
+    corpora = 2000
     for metric in ("cer", "f1"):
-        tally = sim.run(metric, seed=5)
+        tally = sim.run(metric, corpora)
         for (name, design), row in tally.items():
-            if design == "uniform":
-                ratio = row["width"] / row["classical"]
-                print(f"  simulated {metric}, proxy {name:8}: {ratio:.3f}, effective n {sim.BUDGET / ratio ** 2:.0f} "
-                      f"of {sim.BUDGET} (mean over {sim.CORPORA} corpora of N={sim.N:,})")
+            ratio = row["width"] / row["classical"]
+            print(f"  simulated {metric}, proxy {name:8} {design:10}: {ratio:.3f}, effective n "
+                  f"{sim.BUDGET / ratio ** 2:.0f} of {sim.BUDGET}, 95% coverage {row['cover'][0.95]:.3f} "
+                  f"(mean over {corpora} corpora of N={sim.N:,})")
 
 
 def _ratio(est) -> float:

@@ -97,6 +97,7 @@ def test_rover_fuses_hypotheses():
     assert single.returncode == 2 and "two or more transcriptions" in single.stderr
 
 
+@pytest.mark.needs("ocracy")
 def test_check_reports_an_engine_without_raising():
     out = run("check", "no-such-engine")
     assert out.returncode == 2, out.stderr  # not ready: exit 2 (issue 19), the report still printed

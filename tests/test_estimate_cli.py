@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import pathlib
 import re
@@ -12,6 +13,18 @@ import ek
 from ek.__main__ import main
 
 pytest.importorskip("numpy")
+
+
+def _html_harness():
+    """tests/test_html.py loaded as a module: its Chromium fixture and page helpers (tests is no package)."""
+    spec = importlib.util.spec_from_file_location("ek_html_harness", pathlib.Path(__file__).with_name("test_html.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+HARNESS = _html_harness()
+browser = HARNESS.browser  # the fixture: headless Chromium, console and network logs on
 
 DATA = pathlib.Path(ek.__file__).parent / "data"
 ENGINE_A, ENGINE_B = str(DATA / "demo_ocr.jsonl"), str(DATA / "demo_ocr_b.jsonl")
@@ -89,6 +102,10 @@ def test_estimate_without_a_plan_takes_the_audit_as_a_uniform_sample(tmp_path, c
     ('{"id": "clean_print-000", "probability": 0}', "inclusion probability 0 .*must be in \\(0, 1\\]"),
     ('{"id": "clean_print-000", "probability": 1.5}', "must be in \\(0, 1\\]"),
     ('{"id": "clean_print-000"}', "not a JSON object with 'id' and 'probability'"),
+    ('{"id": "clean_print-000", "probability": NaN}', "plan.jsonl: .*probability nan .*must be in \\(0, 1\\]"),
+    ('{"id": "clean_print-000", "probability": -0.5}', "plan.jsonl: .*probability -0.5 .*must be in \\(0, 1\\]"),
+    ('{"id": "clean_print-000", "probability": 0.5}\n{"id": "clean_print-000", "probability": 0.5}',
+     "plan.jsonl: AuditPlan holds id 'clean_print-000' twice"),
 ])
 def test_bad_plan_files_exit_2(tmp_path, capsys, line, pattern):
     plan = tmp_path / "plan.jsonl"
@@ -103,6 +120,15 @@ def test_bad_input_exits_2_with_the_fix(tmp_path, capsys):
     stranger.write_text('{"id": "nobody", "gold": "x"}\n{"id": "clean_print-001", "gold": "y"}\n')
     code, _, err = run(capsys, "estimate", ENGINE_B, *STAND_IN, "--audit", str(stranger))
     assert code == 2 and "not in the corpus" in err and "'nobody'" in err
+    strangers = tmp_path / "strangers.jsonl"
+    strangers.write_text("".join(f'{{"id": "n{k}", "gold": "x"}}\n' for k in range(5)) + stranger.read_text())
+    code, _, err = run(capsys, "estimate", ENGINE_B, *STAND_IN, "--audit", str(strangers))
+    assert code == 2 and "6 of the 7 audited ids are not in the corpus (the proxy's 80 ids) ('n0', 'n1', 'n2', ...)" \
+        in err and "audit items of the corpus only" in err
+    one = tmp_path / "one.jsonl"
+    one.write_text(open(ENGINE_A, encoding="utf-8").readline())
+    code, _, err = run(capsys, "estimate", ENGINE_B, *STAND_IN, "--audit", str(one))
+    assert code == 2 and "needs at least 2 audited items for an interval, got 1; audit more items" in err
     code, _, err = run(capsys, "audit-plan", ENGINE_B, *STAND_IN, "--budget", "81")
     assert code == 2 and "larger than the corpus (80 items)" in err
     code, _, err = run(capsys, "estimate", ENGINE_B, *STAND_IN, "--audit", ENGINE_A, "--lam", "best")
@@ -112,3 +138,70 @@ def test_bad_input_exits_2_with_the_fix(tmp_path, capsys):
     code, _, err = run(capsys, "estimate", ENGINE_B, "--proxy", str(short), "--proxy-field", "prediction",
                        "--audit", ENGINE_A)
     assert code == 2 and "PRED has 70 items without a stand-in" in err
+
+
+def test_a_slice_with_one_audited_item_is_printed_without_an_interval_and_why(tmp_path, capsys):
+    lines = open(ENGINE_A, encoding="utf-8").read().splitlines()
+    clean = [x for x in lines if '"clean_print"' in x][:1]
+    audit = tmp_path / "audit.jsonl"
+    audit.write_text("\n".join(clean + [x for x in lines if '"degraded_scan"' in x][:20]) + "\n")
+    code, text, _ = run(capsys, "estimate", ENGINE_B, *STAND_IN, "--audit", str(audit))
+    assert code == 0
+    assert "note (clean_print): 1 audited item in this slice: an interval needs at least 2" in text
+    row = next(x for x in text.splitlines() if x.startswith("clean_print"))
+    assert row.split()[1:3] == ["40", "1"] and "[" not in row  # N, n, and no interval drawn
+
+
+def test_the_estimate_page_in_chromium_shows_the_json_figures(tmp_path, capsys, browser):
+    from selenium.webdriver.common.by import By
+
+    lines = open(ENGINE_A, encoding="utf-8").read().splitlines()
+    audit, report, page = tmp_path / "audit.jsonl", tmp_path / "estimate.json", tmp_path / "estimate.html"
+    audit.write_text("\n".join(lines[::2]) + "\n")
+    code, _, _ = run(capsys, "estimate", ENGINE_B, *STAND_IN, "--audit", str(audit), "--json", str(report),
+                     "--html", str(page))
+    assert code == 0
+    data = json.loads(report.read_text())
+    url = HARNESS._open(browser, page)
+    HARNESS._assert_clean_load(browser, url)  # no console error or warning, no request leaving the file
+
+    def number(element_id, name):
+        return float(browser.find_element(By.ID, element_id).get_attribute(name))
+
+    def shown(element_id):  # the figures as printed, in the metric's units
+        text = browser.find_element(By.ID, element_id).text
+        return [float(x) / (100 if "%" in text else 1) for x in re.findall(r"-?\d+\.\d+", text)]
+
+    assert number("headline-value", "data-value") == data["estimate"]
+    assert number("headline-plug-in", "data-value") == data["plug_in"]
+    for element_id, interval in (("headline-interval", data["interval"]),
+                                 ("headline-classical", data["classical"]["interval"])):
+        assert [number(element_id, "data-low"), number(element_id, "data-high")] == interval
+        assert shown(element_id) == pytest.approx(interval, abs=5e-5)  # printed to two decimals of a percent
+    assert shown("headline-value") == pytest.approx([data["estimate"]], abs=5e-5)
+    assert shown("headline-plug-in") == pytest.approx([data["plug_in"]], abs=5e-5)
+
+    marks = browser.execute_script("""
+        var chart = document.getElementById('estimate-chart');
+        return [Array.from(chart.querySelectorAll('line.whisker')).map(function (m) {
+                  var r = m.getBoundingClientRect(); return [r.left, r.width]; }),
+                Array.from(chart.querySelectorAll('circle.dot')).map(function (m) {
+                  var r = m.getBoundingClientRect(); return r.left + r.width / 2; })];""")
+    (est_left, est_width), (cls_left, cls_width) = marks[0]
+    low, high = data["interval"]
+    scale = est_width / (high - low)  # pixels per unit of the metric, from the estimate's whisker
+    c_low, c_high = data["classical"]["interval"]
+    assert cls_width == pytest.approx(scale * (c_high - c_low), abs=1.5)
+    assert cls_left - est_left == pytest.approx(scale * (c_low - low), abs=1.5)
+    dots = dict(zip(("estimate", "classical", "plug_in"), marks[1]))
+    assert dots["plug_in"] - dots["estimate"] == pytest.approx(scale * (data["plug_in"] - data["estimate"]), abs=1.5)
+    assert dots["classical"] - dots["estimate"] == pytest.approx(
+        scale * (data["classical"]["estimate"] - data["estimate"]), abs=1.5)
+
+    rows = browser.execute_script("""
+        return Array.from(document.querySelectorAll('#slice-table tbody tr')).map(function (r) {
+          return Array.from(r.cells).map(function (c) { return c.textContent; }); });""")
+    by_label = {r[0]: r for r in rows}
+    assert set(by_label) == {"all", "clean_print", "degraded_scan"}
+    for label, entry in [("all", data), *data["per_slice"].items()]:
+        assert by_label[label][1:3] == [str(entry["N"]), str(entry["n"])], label

@@ -127,6 +127,38 @@ def test_cer_tuned_lambda_is_ppi_plus_plus_plug_in(corpus):
     assert est.plug_in == pytest.approx(proxy.aggregate, abs=1e-12)
 
 
+@pytest.mark.parametrize("lam", [0.0, 0.6])
+def test_the_planner_is_the_ratio_formula_at_another_audit_size(corpus, lam):
+    """A pilot's half-width for m labels: the audit's part of the ratio formula over m, the proxy's over N - m."""
+    proxy, audit = reports(corpus)
+    e, r, e_hat, r_hat, e_u, r_u = arrays(corpus, proxy, audit)
+    b = lam * r_u.mean() + (r - lam * r_hat).mean()
+    theta = (lam * e_u.mean() + (e - lam * e_hat).mean()) / b
+    spread_u, spread_l = (e_u - theta * r_u).var(), ((e - theta * r) - lam * (e_hat - theta * r_hat)).var()
+    pilot = ek.estimate_corpus(proxy, audit, lam=lam)
+    assert pilot.half_width_for(n) == pytest.approx((pilot.interval[1] - pilot.interval[0]) / 2, rel=1e-9)
+    for m in (40, 1000, 2900):
+        var = (lam ** 2 * spread_u / (N - m) + spread_l / m) / b ** 2
+        assert pilot.half_width_for(m) == pytest.approx(Z95 * math.sqrt(var), rel=1e-9), m
+    need = pilot.labels_for(0.004)
+    assert pilot.half_width_for(need) <= 0.004 < pilot.half_width_for(need - 1)
+    if lam == 0:  # the audit alone: the half-width goes as 1 / sqrt(m), so 4x the labels halve it
+        half = pilot.half_width_for(n)
+        assert pilot.half_width_for(4 * n) == pytest.approx(half / 2, rel=1e-12)
+        assert pilot.labels_for(half / 1.7) == math.ceil(n * 1.7 ** 2)
+
+
+def test_a_small_pilot_predicts_the_half_width_of_the_full_audit(corpus):
+    proxy, audit = reports(corpus)
+    few = corpus["audited"][::5]  # 50 of the 250
+    pilot_audit = ek.evaluate([(corpus["pred"][k], corpus["gold"][k]) for k in few], metric="cer",
+                              ids=[corpus["ids"][k] for k in few])
+    pilot, full = ek.estimate_corpus(proxy, pilot_audit, lam=0.5), ek.estimate_corpus(proxy, audit, lam=0.5)
+    predicted, actual = pilot.half_width_for(n), (full.interval[1] - full.interval[0]) / 2
+    assert predicted == pytest.approx(actual, rel=0.25)  # a pilot of 50 knows its variance to about 20%
+    assert predicted > (pilot.interval[1] - pilot.interval[0]) / 2 * math.sqrt(50 / n)  # the proxy's part stays
+
+
 def test_the_bootstrap_agrees_with_the_clt_within_monte_carlo_error(corpus):
     proxy, audit = reports(corpus)
     clt = ek.estimate_corpus(proxy, audit)
@@ -317,3 +349,9 @@ def test_a_proxy_without_summed_statistics_or_with_bad_statistics_is_refused():
         report = ek.merge_reports(ek.Report(metric="cer", n=2, scores=scores, detail={"ids": ("p", "q")}), metric="cer")
         with pytest.raises(ValueError, match=f"proxy item 'p' has edits = {word}; every statistic must be a finite"):
             ek.estimate_corpus(report, report)
+        good = ek.merge_reports(ek.Report(metric="cer", n=2, scores=scores[::-1], detail={"ids": ("q", "p")}),
+                                metric="cer")
+        good_proxy = ek.merge_reports(ek.Report(metric="cer", n=2, scores=[scores[1]] * 2, detail={"ids": ("p", "q")}),
+                                      metric="cer")
+        with pytest.raises(ValueError, match=f"audit item 'p' has edits = {word}.*Fix or drop that item"):
+            ek.estimate_corpus(good_proxy, good)

@@ -250,3 +250,13 @@ def test_readme_shell_examples_print_what_the_readme_shows(command, shown, tmp_p
     assert out.stdout == shown
     if "--html" in argv:
         assert (tmp_path / "report.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_ci_runs_the_readme_test_command_verbatim():
+    text = README.read_text(encoding="utf-8")
+    commands = re.findall(r"```bash\n(apt-get [^\n]*python -m pytest)\n```", text)
+    assert len(commands) == 1, "the README shows one test command"
+    ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert commands[0] in ci, ".ci/run must run the README's test command as one line, verbatim"
+    full = [line for line in ci if "EK_TEST_ALL_EXTRAS=1 python -m pytest" in line]
+    assert len(full) == 1 and ci.index(full[0]) > ci.index(commands[0]), "then the full run, after it"

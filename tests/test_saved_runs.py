@@ -200,8 +200,9 @@ def test_compare_refuses_a_run_saved_under_other_settings_naming_the_setting_and
         compared(capsys, GOLD, GOLD, PRED_B, "--normalize", "nfc,lower")
 
 
-@pytest.mark.parametrize("option, value", [("--text-level", "line"), ("--profile", "dinglehopper"),
-                                           ("--words", "unicode")])
+@pytest.mark.parametrize("option, value", [("--text-level", "line"),
+                                           pytest.param("--profile", "dinglehopper", marks=pytest.mark.needs("regex")),
+                                           pytest.param("--words", "unicode", marks=pytest.mark.needs("regex"))])
 def test_compare_refuses_a_run_saved_at_another_text_level_profile_or_word_rule(capsys, tmp_path, option, value):
     # issue 20 item 8: a run of documents read or cut another way measures something else
     gold, pred = tmp_path / "gold", tmp_path / "pred"

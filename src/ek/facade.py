@@ -18,8 +18,9 @@ numbers come from the metrics and the quality-estimation pipeline.
 * `estimate_quality` judges an extraction with no gold answer.
 * `estimate_corpus` estimates a corpus figure from a proxy of every item
   and a gold audit of a few (prediction-powered inference), with
-  `compare_estimates` for two engines and `plan_audit` to choose the audit;
-  `agreement_proxy` and `confidence_proxy` build proxies.
+  `compare_estimates` for two engines and `plan_audit` to choose the audit
+  (defined in `ek._ppi`, re-exported here); `agreement_proxy` and
+  `confidence_proxy` build proxies from `evaluate`.
 
 >>> score("hello wrld", "hello world").metric
 'cer'
@@ -39,7 +40,7 @@ from operator import add, itemgetter
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 import ek.metrics  # noqa: F401 - registers the core metrics before any lookup
-from ek._ppi import AuditPlan, CorpusEstimate
+from ek._ppi import AuditPlan, CorpusEstimate, compare_estimates, estimate_corpus, plan_audit
 from ek._util import DispatchRule, rehome, type_name
 from ek.base import Comparison, CostWeight, GraphGrammar, Metric, QualityReport, Report, Score
 from ek.canonicalize import Steps, resolve_canonicalizer
@@ -299,86 +300,6 @@ def estimate_quality(
         agreement=agreement,
         assume_calibrated=assume_calibrated,
     )
-
-
-def estimate_corpus(proxy: Report, audit: Report, *, level: float = 0.95, lam: str | float = "tune",
-                    interval: str = "clt", plan: Optional[AuditPlan] = None) -> CorpusEstimate:
-    """How good is the whole corpus, from a proxy of every item and a gold audit of a few? A `CorpusEstimate`.
-
-    Prediction-powered inference (PPI++): the proxy's statistics on all N
-    items, corrected by the n audited ones, then the metric's own figure of
-    the estimated totals, so CER stays edits over reference length and F1
-    micro-F1. The interval is valid whatever the proxy's quality and
-    narrower the better the proxy; overall and per slice (each tuned alone).
-
-    Args:
-        proxy: a `Report` of the metric on every item, scored against a
-            stand-in for gold (`agreement_proxy`, `confidence_proxy`, yours).
-        audit: a `Report` of the same metric (and normalisation) against real
-            gold on audited ids, a subset of the proxy's.
-        level: the confidence level.
-        lam: ``"tune"`` (PPI++'s power tuning), or the proxy's weight in [0, 1]
-            (0: the audit alone; 1: plain PPI).
-        interval: ``"clt"`` (normal, delta method) or ``"bootstrap"`` (the
-            id-hash Poisson bootstrap of `Report.interval`).
-        plan: the `AuditPlan` the audit was drawn by (items weighed by 1 / their
-            inclusion probability); None: a uniform sample.
-
-    Raises:
-        ValueError: audit ids not in the corpus, another metric or
-            normalisation, fewer than 2 audited items, NaN or negative
-            statistics, a proxy without summed statistics, audited items the
-            plan did not draw.
-
-    >>> gold = ["the cat sat", "a dog ran", "birds sing", "fish swim"] * 25
-    >>> pred = [g.replace("a", "o") for g in gold]
-    >>> proxy = agreement_proxy(pred, [g.replace("i", "e") for g in gold], ids=range(100))
-    >>> audit = evaluate(zip(pred[::5], gold[::5]), metric="cer", ids=range(0, 100, 5))
-    >>> est = estimate_corpus(proxy, audit)
-    >>> est.n, est.N, est.interval[0] < est.estimate < est.interval[1]
-    (20, 100, True)
-    """
-    for name, r in (("proxy", proxy), ("audit", audit)):
-        if not isinstance(r, Report):
-            raise TypeError(f"estimate_corpus() {name} is {type_name(r)}, not a Report; pass ek.evaluate reports.")
-    from ek._ppi import estimate_corpus as ppi
-
-    return CorpusEstimate(**ppi(proxy, audit, level=level, lam=lam, interval=interval, plan=plan))
-
-
-def compare_estimates(a: CorpusEstimate, b: CorpusEstimate) -> Comparison:
-    """Engine B against engine A on the same corpus and audit: B - A with its paired interval, p-value, verdict.
-
-    Both estimates come from `estimate_corpus` over the same corpus ids,
-    audit ids, plan, level and interval kind; B's and A's statistics are
-    paired item by item (`ek.compare` reads the `Comparison` the same way).
-    """
-    from ek._ppi import compare as paired
-
-    return Comparison(**paired(a, b))
-
-
-def plan_audit(proxy: Report, budget: float, *, strategy: str = "uniform", seed: int = 0,
-               min_prob: Optional[float] = None) -> AuditPlan:
-    """Which items to audit: an `AuditPlan` of Poisson-drawn ids and their inclusion probabilities.
-
-    ``budget`` is the expected number of audited items; ``strategy``
-    ``"uniform"``, ``"stratified"`` (Neyman allocation over the proxy's
-    slices) or ``"active"`` (probability growing with each item's
-    predicted uncertainty, never below ``min_prob``; default a quarter of
-    ``budget / N``). ``seed`` makes the draw reproducible. Pass the plan to
-    `estimate_corpus` with the audit of its ids.
-
-    >>> proxy = evaluate([("ct", "cat"), ("dog", "dog")] * 50, metric="cer")
-    >>> plan = plan_audit(proxy, 20, strategy="active", seed=1)
-    >>> plan.N, plan.budget, min(plan.probabilities) >= plan.min_prob
-    (100, 20.0, True)
-    """
-    if not isinstance(proxy, Report):
-        raise TypeError(f"plan_audit() proxy is {type_name(proxy)}, not a Report; pass an ek.evaluate report.")
-    from ek._ppi import plan
-
-    return AuditPlan(**plan(proxy, budget, strategy=strategy, seed=seed, min_prob=min_prob))
 
 
 def agreement_proxy(preds: Iterable[Any], references: Iterable[Any], *, metric: str | Metric | None = None,
@@ -693,4 +614,4 @@ def _as_score(result: Any, name: str) -> Score:
     )
 
 
-rehome(globals())  # CorpusEstimate and AuditPlan are defined in ek._ppi
+rehome(globals())  # corpus estimation (its calls and values) is defined in ek._ppi

@@ -379,6 +379,7 @@ def test_engine_state_is_ek_checks_state(engine):
     assert engine_state(engine) == check_engine(engine)["state"]
 
 
+@pytest.mark.needs("ocracy")
 def test_engine_state_of_known_cases(monkeypatch):
     assert engine_state("tesserakt") == "unknown"
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)

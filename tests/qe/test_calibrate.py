@@ -452,6 +452,7 @@ def test_sklearn_calibrator_matches_ours_and_saves_as_ours(tmp_path):
         sklearn_calibrator("beta")
 
 
+@pytest.mark.needs("netcal")
 def test_netcal_backend():
     if not _installed("netcal"):
         with pytest.raises(MissingExtraError, match=r'pip install "ek\[calibration\]"'):

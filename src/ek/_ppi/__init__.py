@@ -1,9 +1,12 @@
 """Corpus figures from a proxy of every item and a gold audit of a few: prediction-powered inference.
 
-Behind `ek.estimate_corpus`, `ek.compare_estimates`, `ek.plan_audit`,
-`ek.agreement_proxy` and `ek.confidence_proxy` (the facade resolves and
-delegates; the maths is here). One job per module:
+`ek.estimate_corpus`, `ek.compare_estimates` and `ek.plan_audit` are
+defined here (`_facade`) and re-exported by `ek.facade`; the proxies
+`ek.agreement_proxy` and `ek.confidence_proxy`, made of `ek.evaluate`, are
+in `ek.facade` and call `consensus` and `expected_statistics` below. One job
+per module:
 
+* `_facade`: the three top-level calls (check, delegate, build the values);
 * `_core`: the estimator over statistic columns, a pure function of the
   unaudited items' moments and the audited rows (a monitor calls it window
   by window): PPI++ with the delta method, uniform or planned audits;
@@ -15,39 +18,20 @@ delegates; the maths is here). One job per module:
 * `_proxies`: agreement (ROVER) and confidence (expected statistics) proxies;
 * `_values`: `CorpusEstimate` and `AuditPlan` (standard library only).
 
-Importing this package (as `ek.facade` does) loads only `_values`: each
-function below loads its module on first call, and numpy is imported inside
-the functions that use it.
+Importing this package (as `ek.facade` does) loads only `_facade` and
+`_values`: each function loads the module it delegates to on first call,
+and numpy is imported inside the functions that use it.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Optional, Sequence
 
+from ek._ppi._facade import compare_estimates, estimate_corpus, plan_audit
 from ek._ppi._values import STRATEGIES, AuditPlan, CorpusEstimate
 
-__all__ = ["AuditPlan", "CorpusEstimate", "STRATEGIES", "compare", "consensus", "estimate_corpus",
-           "expected_statistics", "plan"]
-
-def estimate_corpus(proxy: Any, audit: Any, *, level: float, lam: Any, interval: str, plan: Any) -> dict[str, Any]:
-    """The fields of a `CorpusEstimate` (`ek._ppi._estimate`)."""
-    from ek._ppi._estimate import estimate_corpus as run
-
-    return run(proxy, audit, level=level, lam=lam, interval=interval, plan=plan)
-
-
-def compare(a: CorpusEstimate, b: CorpusEstimate) -> dict[str, Any]:
-    """The fields of an `ek.Comparison` of two estimates (`ek._ppi._compare`)."""
-    from ek._ppi._compare import compare as run
-
-    return run(a, b)
-
-
-def plan(proxy: Any, budget: Any, *, strategy: str, seed: Any, min_prob: Optional[float]) -> dict[str, Any]:
-    """The fields of an `AuditPlan` (`ek._ppi._plan`)."""
-    from ek._ppi._plan import plan as run
-
-    return run(proxy, budget, strategy=strategy, seed=seed, min_prob=min_prob)
+__all__ = ["AuditPlan", "CorpusEstimate", "STRATEGIES", "compare_estimates", "consensus", "estimate_corpus",
+           "expected_statistics", "plan_audit"]
 
 
 def consensus(references: Sequence[Any], *, who: str) -> list[Any]:

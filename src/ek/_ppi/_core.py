@@ -34,7 +34,12 @@ ppi_py's ``np.cov`` with ddof 1 for the variance over all ``N`` proxies),
 clipped to ``[0, 1]``; for planned audits, the ``λ`` minimising
 ``Var_all(t)``, clipped the same way. A proxy that never varies carries no
 information and gets ``λ = 0``. ``λ = 0`` is the classical, audit-only
-estimate; ``λ = 1`` plain PPI.
+estimate; ``λ = 1`` plain PPI. Tuning ``λ`` on the audit it then corrects
+costs coverage only through the noise of ``λ``: simulated at n = 300
+(tests/test_estimate_simulation.py) the tuned intervals covered within
+0.4 points of the classical ones, and a cross-fitted ``λ`` (each half of
+the audit corrected at the ``λ`` tuned on the other) won nothing back and
+widened the intervals by up to 3.5%, so it is not offered.
 
 The unaudited items enter only through their `Moments` (count, mean and
 centred cross-products of the proxy statistics), so a caller keeps those of

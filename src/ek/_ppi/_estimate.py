@@ -18,7 +18,9 @@ as `ek.Report.interval` does not, and the normal interval comes with a
 Beta(2, 38), lengths 20-100; a proxy of correlation 0.6; uniform audits;
 2,000 corpora a size), the tuned 95% interval covered the true CER 76% of
 the time at 5 audited items, 85% at 10, 90% at 20 and 92% at 40; at 300
-tests/test_estimate_simulation.py finds 94-96%.
+tests/test_estimate_simulation.py finds 94.4-96.5% for CER and micro-F1
+over 15 proxies and designs (40,000 corpora a case), as the classical
+interval does.
 """
 
 from __future__ import annotations

@@ -57,6 +57,10 @@ class CorpusEstimate:
         ``1 / n``, at this estimate's ``λ`` and design (approximate for a
         plan, whose probabilities would change with the budget). The split
         is ``detail["variance"]``: (unaudited items' part, audit's part).
+        The proxy's part is a mean over the items left unaudited, so it
+        grows as ``1 / (N - n)``: when ``n`` is a sizeable share of ``N``,
+        more labels at this ``λ`` can widen the interval (re-estimating
+        with ``lam="tune"`` would then give the proxy less weight).
 
         >>> import ek
         >>> est = ek.CorpusEstimate("cer", 0.1, (0.08, 0.12), {}, 0.1, 0.5, 400.0, 100, 10_000,

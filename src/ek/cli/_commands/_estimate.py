@@ -96,7 +96,7 @@ def run_audit_plan(pred: str, proxy: str, options: Options, *, proxy_field: Opti
 
 
 def read_plan(path: str) -> AuditPlan:
-    """A plan file: JSONL with an ``id`` and a ``probability`` per drawn item (InputError for a bad line)."""
+    """A plan file: JSONL with an ``id`` and a ``probability`` per drawn item (InputError for a bad line or plan)."""
     ids, probs = [], []
     try:
         with open(path, encoding="utf-8") as f:
@@ -113,7 +113,10 @@ def read_plan(path: str) -> AuditPlan:
         except (ValueError, KeyError, TypeError):
             raise InputError(f"--plan {path} line {k} is not a JSON object with 'id' and 'probability'; give the "
                              "file ek audit-plan wrote.") from None
-    return AuditPlan(tuple(ids), tuple(probs))
+    try:
+        return AuditPlan(tuple(ids), tuple(probs))
+    except ValueError as exc:
+        raise InputError(f"--plan {path}: {exc}") from None
 
 
 def summary(result: CorpusEstimate, corpus: Scored, meta: dict) -> str:

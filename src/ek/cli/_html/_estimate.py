@@ -12,7 +12,9 @@ The data (``metric`` and ``estimate`` required) is the ``--json`` report of
 
 plus the provenance keys of `ek.cli._html._provenance`. For the whole corpus and
 each slice, three rows: the estimate with its interval, the audit alone
-with its interval, and the plug-in figure, which has none.
+with its interval, and the plug-in figure, which has none. The headline's
+figures carry their exact values (``data-value``, ``data-low``,
+``data-high``), as the other pages' headlines do.
 """
 
 from __future__ import annotations
@@ -56,10 +58,12 @@ def headline(data: dict, *, pct: bool) -> str:
     figures = [
         stat("estimate", fmt_value(value, percent=pct), big=True,
              attrs=f' id="headline-value" data-value="{raw}" title="{raw}"'),
-        stat(level_text(data), interval_text(data.get("interval"), n=n, percent=pct), attrs=' id="headline-interval"'),
+        stat(level_text(data), interval_text(data.get("interval"), n=n, percent=pct),
+             attrs=' id="headline-interval"' + _bounds(data.get("interval"))),
         stat(f"audit alone, {level_text(data)}", interval_text(classical.get("interval"), n=n, percent=pct),
-             attrs=' id="headline-classical"'),
-        stat("plug-in (no interval)", fmt_value(data.get("plug_in"), percent=pct), attrs=' id="headline-plug-in"'),
+             attrs=' id="headline-classical"' + _bounds(classical.get("interval"))),
+        stat("plug-in (no interval)", fmt_value(data.get("plug_in"), percent=pct),
+             attrs=f' id="headline-plug-in" data-value="{esc(repr(data.get("plug_in")))}"'),
         stat("λ (weight of the proxy)", esc("–" if data.get("lam") is None else f"{data['lam']:.2f}")),
         stat("effective n", esc("–" if not isinstance(eff, (int, float)) or eff != eff else f"{eff:,.0f}"),
              attrs=' id="headline-effective-n"'),
@@ -88,6 +92,13 @@ def slices(data: dict, *, pct: bool) -> str:
     chart = [r for label, entry in list(per.items())[:_MAX_SLICES] for r in _three(str(label), entry)]
     return out + dot_whisker(chart, percent=pct, chart_id="slice-chart", xlabel=str(data["metric"]),
                              title="Per slice: estimate, audit alone, plug-in")
+
+
+def _bounds(interval: Any) -> str:
+    """``data-low`` and ``data-high`` attributes holding an interval's exact ends (for scripts and tests)."""
+    if not isinstance(interval, (list, tuple)) or len(interval) != 2:
+        return ""
+    return f' data-low="{esc(repr(interval[0]))}" data-high="{esc(repr(interval[1]))}"'
 
 
 def _three(label: str, entry: Any) -> list:

@@ -1,0 +1,101 @@
+"""The top-level calls of corpus estimation: `estimate_corpus`, `compare_estimates`, `plan_audit`.
+
+Documented in and re-exported by `ek.facade` (their ``__module__`` says so);
+they check their arguments, delegate to the modules of `ek._ppi` and build
+the values. Each of those modules loads on first call, so importing this one
+loads the standard library and `ek.base` only. The proxies built from
+`ek.evaluate` (`ek.agreement_proxy`, `ek.confidence_proxy`) stay in
+`ek.facade`, beside the scoring they are made of.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ek._ppi._values import AuditPlan, CorpusEstimate
+from ek._util import type_name
+from ek.base import Comparison, Report
+
+__all__ = ["compare_estimates", "estimate_corpus", "plan_audit"]
+
+
+def estimate_corpus(proxy: Report, audit: Report, *, level: float = 0.95, lam: str | float = "tune",
+                    interval: str = "clt", plan: Optional[AuditPlan] = None) -> CorpusEstimate:
+    """How good is the whole corpus, from a proxy of every item and a gold audit of a few? A `CorpusEstimate`.
+
+    Prediction-powered inference (PPI++): the proxy's statistics on all N
+    items, corrected by the n audited ones, then the metric's own figure of
+    the estimated totals, so CER stays edits over reference length and F1
+    micro-F1. The interval is valid whatever the proxy's quality and
+    narrower the better the proxy; overall and per slice (each tuned alone).
+
+    Args:
+        proxy: a `Report` of the metric on every item, scored against a
+            stand-in for gold (`agreement_proxy`, `confidence_proxy`, yours).
+        audit: a `Report` of the same metric (and normalisation) against real
+            gold on audited ids, a subset of the proxy's.
+        level: the confidence level.
+        lam: ``"tune"`` (PPI++'s power tuning), or the proxy's weight in [0, 1]
+            (0: the audit alone; 1: plain PPI).
+        interval: ``"clt"`` (normal, delta method) or ``"bootstrap"`` (the
+            id-hash Poisson bootstrap of `Report.interval`).
+        plan: the `AuditPlan` the audit was drawn by (items weighed by 1 / their
+            inclusion probability); None: a uniform sample.
+
+    Raises:
+        ValueError: audit ids not in the corpus, another metric or
+            normalisation, fewer than 2 audited items, NaN or negative
+            statistics, a proxy without summed statistics, audited items the
+            plan did not draw.
+
+    >>> import ek
+    >>> gold = ["the cat sat", "a dog ran", "birds sing", "fish swim"] * 25
+    >>> pred = [g.replace("a", "o") for g in gold]
+    >>> proxy = ek.agreement_proxy(pred, [g.replace("i", "e") for g in gold], ids=range(100))
+    >>> audit = ek.evaluate(zip(pred[::5], gold[::5]), metric="cer", ids=range(0, 100, 5))
+    >>> est = ek.estimate_corpus(proxy, audit)
+    >>> est.n, est.N, est.interval[0] < est.estimate < est.interval[1]
+    (20, 100, True)
+    """
+    for name, r in (("proxy", proxy), ("audit", audit)):
+        if not isinstance(r, Report):
+            raise TypeError(f"estimate_corpus() {name} is {type_name(r)}, not a Report; pass ek.evaluate reports.")
+    from ek._ppi._estimate import estimate_corpus as run
+
+    return CorpusEstimate(**run(proxy, audit, level=level, lam=lam, interval=interval, plan=plan))
+
+
+def compare_estimates(a: CorpusEstimate, b: CorpusEstimate) -> Comparison:
+    """Engine B against engine A on the same corpus and audit: B - A with its paired interval, p-value, verdict.
+
+    Both estimates come from `estimate_corpus` over the same corpus ids,
+    audit ids, plan, level and interval kind; B's and A's statistics are
+    paired item by item (`ek.compare` reads the `Comparison` the same way).
+    """
+    from ek._ppi._compare import compare as paired
+
+    return Comparison(**paired(a, b))
+
+
+def plan_audit(proxy: Report, budget: float, *, strategy: str = "uniform", seed: int = 0,
+               min_prob: Optional[float] = None) -> AuditPlan:
+    """Which items to audit: an `AuditPlan` of Poisson-drawn ids and their inclusion probabilities.
+
+    ``budget`` is the expected number of audited items; ``strategy``
+    ``"uniform"``, ``"stratified"`` (Neyman allocation over the proxy's
+    slices) or ``"active"`` (probability growing with each item's
+    predicted uncertainty, never below ``min_prob``; default a quarter of
+    ``budget / N``). ``seed`` makes the draw reproducible. Pass the plan to
+    `estimate_corpus` with the audit of its ids.
+
+    >>> import ek
+    >>> proxy = ek.evaluate([("ct", "cat"), ("dog", "dog")] * 50, metric="cer")
+    >>> plan = ek.plan_audit(proxy, 20, strategy="active", seed=1)
+    >>> plan.N, plan.budget, min(plan.probabilities) >= plan.min_prob
+    (100, 20.0, True)
+    """
+    if not isinstance(proxy, Report):
+        raise TypeError(f"plan_audit() proxy is {type_name(proxy)}, not a Report; pass an ek.evaluate report.")
+    from ek._ppi._plan import plan
+
+    return AuditPlan(**plan(proxy, budget, strategy=strategy, seed=seed, min_prob=min_prob))
