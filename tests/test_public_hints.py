@@ -87,7 +87,7 @@ def test_run_suite_names_what_it_takes():
     from ek.base import Metric
 
     hints = typing.get_type_hints(run_suite)
-    assert hints["check"] == typing.Union[str, Checker, None]
-    assert hints["metrics"] == typing.Optional[collections.abc.Mapping[str, Metric]]
-    assert hints["executor"] == typing.Optional[Executor]
+    assert hints["check"] == str | Checker | None
+    assert hints["metrics"] == collections.abc.Mapping[str, Metric] | None
+    assert hints["executor"] == Executor | None
     assert hints["errors"] == typing.Literal["record", "raise"]

@@ -121,9 +121,8 @@ def test_a_run_not_stored_has_no_run_id_and_writes_nothing(kind, tmp_path):
 def test_bad_run_options_get_one_message_from_every_runner(kind, options, message, tmp_path):
     who = FUNCTIONS[kind].__name__
     if options.get("executor") == "pool":
-        with ThreadPoolExecutor(1) as pool:
-            with pytest.raises(ValueError, match=message.format(who=who)):
-                RUNNERS[kind](rootdir=tmp_path, **{**options, "executor": pool})
+        with ThreadPoolExecutor(1) as pool, pytest.raises(ValueError, match=message.format(who=who)):
+            RUNNERS[kind](rootdir=tmp_path, **{**options, "executor": pool})
     else:
         with pytest.raises(ValueError, match=message.format(who=who)):
             RUNNERS[kind](rootdir=tmp_path, **options)

@@ -24,8 +24,8 @@ import dataclasses
 import json
 import math
 import numbers
-from collections.abc import Mapping
-from typing import Any, Callable, Optional
+from collections.abc import Callable, Mapping
+from typing import Any
 
 __all__ = ["FLOAT_TAG", "BadTag", "decode", "dumps", "encode", "fallbacks", "loads", "register", "revive",
            "revive_float"]
@@ -35,7 +35,7 @@ FLOAT_TAG = "$float"
 
 _FLOAT_NAMES = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 _PLAIN = frozenset({str, int, float, bool, type(None)})
-_TYPES: dict[type, tuple[str, Optional[Callable[[Any], dict[str, Any]]]]] = {}
+_TYPES: dict[type, tuple[str, Callable[[Any], dict[str, Any]] | None]] = {}
 _BUILDERS: dict[str, tuple[Callable[..., Any], bool]] = {}  # tag -> (builder, given the fields as keywords)
 _REPRS = [0]  # values kept as their repr so far (see `fallbacks`)
 
@@ -44,8 +44,8 @@ class BadTag(ValueError):
     """A ``{"$float": ...}`` entry that names no float."""
 
 
-def register(cls: type, tag: str, *, encode: Optional[Callable[[Any], dict[str, Any]]] = None,
-             build: Optional[Callable[[dict[str, Any]], Any]] = None) -> None:
+def register(cls: type, tag: str, *, encode: Callable[[Any], dict[str, Any]] | None = None,
+             build: Callable[[dict[str, Any]], Any] | None = None) -> None:
     """Store instances of ``cls`` as ``{"$<tag>": {field: value}}``.
 
     By default ``cls`` is a frozen dataclass, stored field by field and
@@ -200,7 +200,7 @@ def _strict(value: Any, key: str, path: tuple[Any, ...], active: set[int]) -> An
     if isinstance(value, float):
         if math.isfinite(value):
             return value
-        return {FLOAT_TAG: "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")}
+        return {FLOAT_TAG: "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")}
     if not isinstance(value, (dict, list, tuple)):
         return value
     if id(value) in active:

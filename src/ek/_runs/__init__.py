@@ -55,14 +55,48 @@ stored run back, and `stored_runs` lists those of a kind.
 
 from ek._json import decode, encode, register
 from ek._runs._execute import (
-    CHUNK_ITEMS, FLUSH_SECONDS, Done, Entry, Finished, Item, Run, Task, describe, execute, open_run,
+    CHUNK_ITEMS,
+    FLUSH_SECONDS,
+    Done,
+    Entry,
+    Finished,
+    Item,
+    Run,
+    Task,
+    describe,
+    execute,
+    open_run,
 )
-from ek._runs._options import Calls, ErrorMode, Plan, RunOptions, check_errors, check_executor, run_options
+from ek._runs._options import (
+    Calls,
+    ErrorMode,
+    Plan,
+    RunOptions,
+    check_errors,
+    check_executor,
+    run_options,
+)
 from ek._runs._records import (
-    FORMAT, baseline_of, check_run_id, digest, load_baseline_record, merge_settings, new_run_id, now, read_run,
-    run_lock, save_baseline_record, stored_runs,
+    FORMAT,
+    baseline_of,
+    check_run_id,
+    digest,
+    load_baseline_record,
+    merge_settings,
+    new_run_id,
+    now,
+    read_run,
+    run_lock,
+    save_baseline_record,
+    stored_runs,
 )
-from ek._runs._scoring import DocumentEntry, ScoringTask, gold_items, score_cases, scored_report
+from ek._runs._scoring import (
+    DocumentEntry,
+    ScoringTask,
+    gold_items,
+    score_cases,
+    scored_report,
+)
 from ek._runs._settings import callable_id, fingerprint, setting_id, str_keys
 
 __all__ = [

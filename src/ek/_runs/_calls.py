@@ -23,7 +23,8 @@ import queue
 import threading
 import time
 import types
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 __all__ = ["run_calls", "settle"]
 
@@ -142,7 +143,7 @@ class _Threads:
                     self.abandoned.add(j)
                     expired.append(j)
         timeout = self.timeout
-        assert timeout is not None  # noqa: S101 - calls expire only under a timeout
+        assert timeout is not None
         for j in expired:
             self._spawn()
             self.on_done(j, (False, _timed_out(timeout, "; its thread was abandoned"), float(timeout)))

@@ -25,7 +25,7 @@ import pickle
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor
-from typing import Any, Optional, Protocol
+from typing import Any, Protocol
 
 from ek import _json
 from ek._runs import _values  # noqa: F401 - registers how NodePath and Score are stored
@@ -48,13 +48,13 @@ _TARGET_SECONDS = 0.25  # what one chunk sent to an executor should take
 Entry = Mapping[str, Any]
 """One item's record: a kind's own TypedDict, with an ``"error"`` (None, or ``"Type: message"``)."""
 
-Item = tuple[Any, Any, Optional[str]]
+Item = tuple[Any, Any, str | None]
 """``(key, payload, fingerprint)``: the item's key, what `Task.step` gets, and the fingerprint of its gold."""
 
 Done = tuple[Any, Any, float]
 """``(payload, value, seconds)``: an item whose step returned ``value`` after ``seconds``."""
 
-Finished = tuple[Sequence[Entry], Optional[BaseException]]
+Finished = tuple[Sequence[Entry], BaseException | None]
 """What `Task.finish` returns: the entries of a batch, and the exception that stopped it early (or None)."""
 
 
@@ -69,7 +69,7 @@ class Task(Protocol):
 
     per_item: bool
     unsettled: bool
-    learned: Optional[dict[str, Any]]
+    learned: dict[str, Any] | None
 
     def step(self, payload: Any) -> Any:
         """The expensive, fallible part of one item (predict, read an image, call an agent); raising fails it."""
@@ -87,7 +87,7 @@ class Task(Protocol):
 class Run:
     """One run's identity and settings, and its store when persisted."""
 
-    def __init__(self, kind: str, who: str, run_id: Optional[str], store: Optional[RunStore],
+    def __init__(self, kind: str, who: str, run_id: str | None, store: RunStore | None,
                  settings: dict[str, Any]) -> None:
         self.kind, self.who, self.run_id, self.store, self.settings = kind, who, run_id, store, settings
 
@@ -111,7 +111,7 @@ class Run:
             self.store.release()
 
 
-def open_run(kind: str, *, who: str, persist: bool, run_id: Optional[str], rootdir: Any,
+def open_run(kind: str, *, who: str, persist: bool, run_id: str | None, rootdir: Any,
              settings: dict[str, Any], resume: bool, n_items: int, inherit: tuple[str, ...] = (),
              lock: Any = None) -> Run:
     """Start a run: in memory, or in the stores, checked against what a stored one used.
@@ -287,12 +287,12 @@ def _serially(run: Run, task: Task, pending: list[int], payloads: list[Any], sin
         pos += consumed
 
 
-def _process(task: Task, payloads: list[Any], errors: str, deadline: Optional[float] = None,
-             tick: Optional[Callable[[int, int], None]] = None) -> tuple[int, Placed, Optional[BaseException]]:
+def _process(task: Task, payloads: list[Any], errors: str, deadline: float | None = None,
+             tick: Callable[[int, int], None] | None = None) -> tuple[int, Placed, BaseException | None]:
     """Step then finish ``payloads``: ``(items consumed, [(position, entry)], exception or None)``."""
     out: Placed = []
     done: list[tuple[int, Any, Any, float]] = []
-    exc: Optional[BaseException] = None
+    exc: BaseException | None = None
     step, per_item, clock = task.step, task.per_item, time.perf_counter
     n = failed = 0
     try:
@@ -368,10 +368,10 @@ def _parallelism(executor: Executor) -> int:
 
 
 def _chunk_job(task: Task, payloads: list[Any], errors: str,
-               calls: Calls) -> tuple[Placed, Optional[BaseException], float]:
+               calls: Calls) -> tuple[Placed, BaseException | None, float]:
     """What an executor's worker runs: ``([(position, entry)], exception or None, seconds)``."""
     t0 = time.perf_counter()
-    exc: Optional[BaseException]
+    exc: BaseException | None
     if calls.timeout is not None or calls.is_async:
         out: Placed = []
         exc = None
@@ -393,7 +393,7 @@ def _chunk_job(task: Task, payloads: list[Any], errors: str,
 def _on_executor(run: Run, task: Task, pending: list[int], payloads: list[Any], sink: _Sink, plan: Plan) -> None:
     """Chunks on the plan's executor, a bounded number in flight, sized from the time the last ones took."""
     executor, errors = plan.executor, plan.errors
-    assert executor is not None  # noqa: S101 - _execute comes here only with one
+    assert executor is not None
     while pending and task.unsettled:  # learn the setting here, then fan out
         _, out, exc = _process(task, [payloads[pending[0]]], errors)
         for _, entry in out:

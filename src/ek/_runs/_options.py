@@ -14,7 +14,7 @@ import numbers
 import os
 from collections.abc import Mapping
 from concurrent.futures import Executor
-from typing import Any, Literal, Optional, Union
+from typing import Any, Literal
 
 from ek._runs._records import check_run_id
 from ek._util import type_name
@@ -32,7 +32,7 @@ class Calls:
     """How items are called in this process: how many at once, for how long at most, on an event loop or not."""
 
     workers: int = 1
-    timeout: Optional[float] = None
+    timeout: float | None = None
     is_async: bool = False
 
     @property
@@ -48,9 +48,9 @@ class Plan:
     label: str
     unit: str = "items"
     errors: ErrorMode = "record"
-    executor: Optional[Executor] = None
+    executor: Executor | None = None
     calls: Calls = Calls()
-    progress: Optional[bool] = None
+    progress: bool | None = None
     retry_failed: bool = True
 
 
@@ -59,17 +59,17 @@ class RunOptions:
     """The checked run options of one call (see `run_options`)."""
 
     persist: bool = False
-    run_id: Optional[str] = None
-    rootdir: Union[str, "os.PathLike[str]", None] = None
+    run_id: str | None = None
+    rootdir: str | os.PathLike[str] | None = None
     resume: bool = True
     errors: ErrorMode = "record"
     max_workers: int = 1
-    timeout: Optional[float] = None
-    executor: Optional[Executor] = None
-    progress: Optional[bool] = None
+    timeout: float | None = None
+    executor: Executor | None = None
+    progress: bool | None = None
 
     def plan(self, label: str, *, unit: str = "items", is_async: bool = False, retry_failed: bool = True,
-             executor: Optional[Executor] = None) -> Plan:
+             executor: Executor | None = None) -> Plan:
         """How to run the items: ``executor`` (e.g. the runner's own thread pool) stands in for the given one."""
         workers = 1 if executor is not None else self.max_workers
         return Plan(label=label, unit=unit, errors=self.errors, executor=executor or self.executor,
@@ -78,7 +78,7 @@ class RunOptions:
 
 def run_options(who: str, *, persist: Any = False, run_id: Any = None, rootdir: Any = None, resume: Any = True,
                 errors: Any = "record", max_workers: Any = None, timeout: Any = None, executor: Any = None,
-                progress: Any = None, parts: Optional[Mapping[str, Any]] = None) -> RunOptions:
+                progress: Any = None, parts: Mapping[str, Any] | None = None) -> RunOptions:
     """The run options of a ``who()`` call, checked; ``parts`` are what a process pool must pickle.
 
     Raises:
@@ -131,7 +131,7 @@ def check_executor(executor: Any, who: str, parts: Mapping[str, Any]) -> None:
         )
     if not isinstance(executor, concurrent.futures.ProcessPoolExecutor):
         return
-    from multiprocessing.reduction import ForkingPickler  # noqa: PLC0415 - what the pool pickles with
+    from multiprocessing.reduction import ForkingPickler
 
     for name, value in parts.items():
         try:

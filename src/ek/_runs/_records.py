@@ -27,8 +27,8 @@ import functools
 import hashlib
 import re
 import secrets
-from collections.abc import Mapping
-from typing import Any, Callable, Optional
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from ek._json import revive
 from ek._runs._lock import RunLock
@@ -91,7 +91,7 @@ class RunStore:
     `open` to `close`, holds the run's lock (`ek._runs._lock`).
     """
 
-    def __init__(self, kind: str, run_id: str, rootdir: Any, who: str, lock: Optional[RunLock] = None) -> None:
+    def __init__(self, kind: str, run_id: str, rootdir: Any, who: str, lock: RunLock | None = None) -> None:
         self.kind, self.run_id, self.who, self.rootdir = kind, run_id, who, rootdir
         self.key = f"{kind}.{run_id}"
         self.runs = json_store("runs", rootdir=rootdir)
@@ -100,7 +100,7 @@ class RunStore:
         self.next_seq = 0
         self.generation = ""
         self.lock = lock
-        self._live: Optional[dict[str, Any]] = None  # the run a replacement keeps in force until it is complete
+        self._live: dict[str, Any] | None = None  # the run a replacement keeps in force until it is complete
 
     def open(self, settings: dict[str, Any], *, resume: bool, n_items: int, inherit: tuple[Any, ...] = ()) -> dict[str, Any]:
         """Lock the run, check ``settings`` against a stored one and start (or restart) it; return the settings in force.
@@ -129,7 +129,7 @@ class RunStore:
             raise
         return settings
 
-    def saved(self, check: Optional[Callable[[dict[str, Any]], None]] = None, fix: str = "") -> dict[str, Any]:
+    def saved(self, check: Callable[[dict[str, Any]], None] | None = None, fix: str = "") -> dict[str, Any]:
         """``item_id -> entry`` over every stored chunk of this generation, later chunks winning.
 
         ``check(entry)`` raises ValueError or TypeError, with a phrase that
@@ -202,7 +202,7 @@ class RunStore:
             return settings, now()
         staging = live.pop("staging", None)
         in_force = live.get("generation", "")
-        base: Optional[dict[str, Any]] = None
+        base: dict[str, Any] | None = None
         if resume and staging is not None:  # an interrupted replacement: carry it on
             self._live, self.generation, base = live, staging["generation"], staging
         elif resume:
@@ -217,7 +217,7 @@ class RunStore:
     def _write_header(self) -> None:
         self.runs[self.key] = self.header if self._live is None else {**self._live, "staging": self.header}
 
-    def _read_header(self, fix: str = "") -> Optional[dict[str, Any]]:
+    def _read_header(self, fix: str = "") -> dict[str, Any] | None:
         old = self.runs.get(self.key)
         if old is None:
             return None
@@ -231,7 +231,7 @@ class RunStore:
         header: dict[str, Any] = old
         return header
 
-    def _usable_header(self) -> Optional[dict[str, Any]]:
+    def _usable_header(self) -> dict[str, Any] | None:
         """The stored header, or None when there is none or it is damaged (a run that cannot be read protects nothing)."""
         try:
             return self._read_header()
@@ -285,7 +285,7 @@ def run_lock(kind: str, run_id: str, *, rootdir: Any, who: str) -> RunLock:
     return RunLock(data_dir("runs", rootdir=rootdir) / f".{kind}.{run_id}.lock", f"run {run_id!r}", who)
 
 
-def merge_settings(stored: Mapping[str, Any], settings: Mapping[str, Any], inherit: tuple[Any, ...] = ()) -> tuple[dict[str, Any], Optional[tuple[Any, ...]]]:
+def merge_settings(stored: Mapping[str, Any], settings: Mapping[str, Any], inherit: tuple[Any, ...] = ()) -> tuple[dict[str, Any], tuple[Any, ...] | None]:
     """``settings`` with inherited values filled in, and the first setting that differs, or None.
 
     The difference is ``(name, stored value, value now)``. A setting named in
@@ -303,8 +303,8 @@ def merge_settings(stored: Mapping[str, Any], settings: Mapping[str, Any], inher
     return merged, None
 
 
-def read_run(kind: str, run_id: str, *, rootdir: Any, who: str, check: Optional[Callable[..., None]] = None,
-             fix: str = "") -> Optional[tuple[dict[str, Any], dict[str, Any]]]:
+def read_run(kind: str, run_id: str, *, rootdir: Any, who: str, check: Callable[..., None] | None = None,
+             fix: str = "") -> tuple[dict[str, Any], dict[str, Any]] | None:
     """``(header, item_id -> entry)`` of the stored ``kind`` run ``run_id``, None when there is none.
 
     Reading changes nothing and takes no lock. It reads the header, the
@@ -344,7 +344,7 @@ _REPAIR = ("Delete the file to run its items again (or pass resume=False to star
            "a hand-edited record cannot be trusted.")
 
 
-def _header_problem(record: Any, kind: str) -> Optional[str]:
+def _header_problem(record: Any, kind: str) -> str | None:
     """What is wrong with a run header (or the header of a replacement under way), or None."""
     problem = _shape_problem(record, kind, ("settings",))
     if problem is None and not isinstance(record["settings"], dict):
@@ -358,7 +358,7 @@ def _header_problem(record: Any, kind: str) -> Optional[str]:
     return problem
 
 
-def _chunk_problem(record: Any, kind: str, check: Optional[Callable[[dict[str, Any]], None]]) -> Optional[str]:
+def _chunk_problem(record: Any, kind: str, check: Callable[[dict[str, Any]], None] | None) -> str | None:
     """What is wrong with a chunk of items (``check`` judging each entry), or None."""
     problem = _shape_problem(record, kind, ("items",))
     if problem is not None:
@@ -377,7 +377,7 @@ def _chunk_problem(record: Any, kind: str, check: Optional[Callable[[dict[str, A
     return None
 
 
-def _shape_problem(record: Any, kind: str, needed: tuple[Any, ...]) -> Optional[str]:
+def _shape_problem(record: Any, kind: str, needed: tuple[Any, ...]) -> str | None:
     if not isinstance(record, dict):
         return f"it holds {type(record).__name__}, not a mapping"
     if record.get("format") != FORMAT:
@@ -402,7 +402,7 @@ def save_baseline_record(kind: str, name: Any, record: dict[str, Any], *, rootdi
 
 
 def load_baseline_record(kind: str, name: Any, *, rootdir: Any, who: str, saver: str,
-                         check: Callable[[dict[str, Any]], None]) -> Optional[dict[str, Any]]:
+                         check: Callable[[dict[str, Any]], None]) -> dict[str, Any] | None:
     """The ``kind`` baseline ``name``, None when there is none.
 
     A baseline of another kind under that name is an error naming the
@@ -467,7 +467,7 @@ def baseline_of(baseline: Any, kind: str, *, rootdir: Any, who: str, saver: str,
     return dict(baseline)
 
 
-def _legacy_kind(record: Any) -> Optional[str]:
+def _legacy_kind(record: Any) -> str | None:
     """The kind of a baseline saved before records had one, or None."""
     if not isinstance(record, dict) or "kind" in record:
         return None

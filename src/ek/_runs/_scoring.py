@@ -10,8 +10,8 @@ prediction (`ScoringTask.reading`).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Hashable, Mapping, Sequence
-from typing import Any, Callable, Optional, TypedDict
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any, TypedDict
 
 from ek._runs._execute import Done, Finished, Item, describe
 from ek._runs._settings import fingerprint, str_keys
@@ -26,13 +26,13 @@ class DocumentEntry(TypedDict):
 
     prediction: Any
     reference: Any
-    slice: Optional[Hashable]
-    score: Optional[Score]
-    error: Optional[str]
+    slice: Hashable | None
+    score: Score | None
+    error: str | None
 
 
-def document_entry(payload: tuple[Hashable, Any, Any, Optional[Hashable]], prediction: Any,
-                   more: Optional[Mapping[str, Any]] = None, error: Optional[str] = None) -> DocumentEntry:
+def document_entry(payload: tuple[Hashable, Any, Any, Hashable | None], prediction: Any,
+                   more: Mapping[str, Any] | None = None, error: str | None = None) -> DocumentEntry:
     """The entry of ``payload``'s item, not scored yet (`ScoringTask.finish` fills in the score).
 
     ``more`` are a kind's own fields (an OCR page's confidence, ...), kept before the error.
@@ -47,7 +47,7 @@ def document_entry(payload: tuple[Hashable, Any, Any, Optional[Hashable]], predi
 
 
 def gold_items(gold: Any, fields: tuple[tuple[str, str], tuple[str, str], str], who: str, *, fingerprints: bool,
-               check: Optional[Callable[[Any, Any], None]] = None) -> list[Item]:
+               check: Callable[[Any, Any], None] | None = None) -> list[Item]:
     """``(key, (key, input, reference, slice), fingerprint)`` per gold record, all checked first.
 
     ``fields`` are the ``(input, reference, slice)`` field names and the
@@ -104,7 +104,7 @@ class ScoringTask:
                  errors: str = "record") -> None:
         self.call, self.metric, self.options, self.who, self.errors = call, metric, options, who, errors
         self.unsettled = metric is None  # a type-chosen metric is fixed by the first scored chunk
-        self.learned: Optional[dict[str, Any]] = None
+        self.learned: dict[str, Any] | None = None
 
     def step(self, payload: Any) -> Any:
         return self.call(payload[1])
@@ -160,7 +160,7 @@ class ScoringTask:
         hash(entry["slice"])
 
 
-Scored = tuple[list[Score], Optional[str], Optional[Exception]]
+Scored = tuple[list[Score], str | None, Exception | None]
 """``(scores, metric name, error or None)``: what `score_cases` returns."""
 
 
@@ -172,7 +172,7 @@ def score_cases(cases: list[tuple[Any, Any]], keys: list[Any], *, metric: Any, o
     first that cannot; ``scores`` then holds the items before it. A metric
     returning NaN for an item is such an error (`ek.facade.evaluate` refuses it).
     """
-    from ek.facade import evaluate  # noqa: PLC0415 - the metrics load with the first scored chunk
+    from ek.facade import evaluate
 
     try:
         report = evaluate(cases, metric=metric, **options)
@@ -183,7 +183,7 @@ def score_cases(cases: list[tuple[Any, Any]], keys: list[Any], *, metric: Any, o
 
 def _one_by_one(cases: list[tuple[Any, Any]], keys: list[Any], metric: Any, options: dict[str, Any],
                 who: str) -> Scored:
-    from ek.facade import evaluate  # noqa: PLC0415
+    from ek.facade import evaluate
 
     scores: list[Score] = []
     name = None
@@ -206,7 +206,7 @@ def _one_by_one(cases: list[tuple[Any, Any]], keys: list[Any], metric: Any, opti
     return scores, name, None
 
 
-def scored_report(items: Sequence[Item], entries: list[Any], *, label: Optional[str], metric: Any, who: str,
+def scored_report(items: Sequence[Item], entries: list[Any], *, label: str | None, metric: Any, who: str,
                   detail: dict[str, Any]) -> tuple[Report, dict[str, Any]]:
     """``(report, run summary)``: the report over the scored entries, per slice, with ``per_item``.
 
@@ -217,7 +217,7 @@ def scored_report(items: Sequence[Item], entries: list[Any], *, label: Optional[
     ``detail`` is added to the report's; ``per_item`` maps every key to its
     entry with the score as a number and its statistics as ``detail``.
     """
-    from ek.facade import merge_reports  # noqa: PLC0415
+    from ek.facade import merge_reports
 
     scored = [(item[0], e["score"], e["slice"]) for item, e in zip(items, entries) if e["error"] is None]
     report = Report(metric=label or "", aggregate=None, n=0)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ek._json import encode
 from ek._runs._records import digest

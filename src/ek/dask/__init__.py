@@ -45,13 +45,23 @@ import contextlib
 import dataclasses
 import os
 import pickle
-from typing import Any, Iterator, Optional
+from collections.abc import Iterator
+from typing import Any
 
 from ek._util import import_optional, type_name
 from ek.base import Report
 from ek.dask._rows import Fields, check_columns
 from ek.dask._summary import (
-    Spec, Summary, check_mergeable, items_of, length, merge, metric_object, offsets, score_partition, summarize,
+    Spec,
+    Summary,
+    check_mergeable,
+    items_of,
+    length,
+    merge,
+    metric_object,
+    offsets,
+    score_partition,
+    summarize,
 )
 
 __all__ = ["client", "evaluate"]
@@ -67,12 +77,12 @@ def evaluate(
     metric: Any = None,
     pred: str = "pred",
     gold: str = "gold",
-    slice: Optional[str] = None,
-    id: Optional[str] = None,
+    slice: str | None = None,
+    id: str | None = None,
     normalize: Any = None,
     grammar: Any = None,
     weights: Any = None,
-    level: Optional[float] = 0.95,
+    level: float | None = 0.95,
     keep_items: bool = False,
 ) -> Report:
     """Score a Dask collection and aggregate it into the `Report` `ek.evaluate` gives for the same cases.
@@ -141,7 +151,7 @@ def evaluate(
 
 
 @contextlib.contextmanager
-def client(scheduler: Optional[str] = None, *, workers: Optional[int] = None,
+def client(scheduler: str | None = None, *, workers: int | None = None,
            timeout: float = 10.0) -> Iterator[Any]:
     """A ``distributed.Client``: on the scheduler at ``scheduler``, or on a new local cluster.
 
@@ -238,7 +248,7 @@ def _check_level(level: Any) -> None:
 
 
 def _kind(collection: Any) -> str:
-    import dask.bag  # noqa: PLC0415 - the dask extra is checked by the caller
+    import dask.bag
 
     if isinstance(collection, dask.bag.Bag):
         return "bag"
@@ -253,7 +263,7 @@ def _kind(collection: Any) -> str:
 
 def _is_dataframe(collection: Any) -> bool:
     try:
-        import dask.dataframe  # noqa: PLC0415 - needs pandas, which a Bag-only install may lack
+        import dask.dataframe
     except ImportError:
         return False
     return isinstance(collection, dask.dataframe.DataFrame)
@@ -265,7 +275,7 @@ def _label(metric: Any) -> str:
 
 def _check_pickles(parts: dict[str, Any]) -> None:
     """TypeError naming the first part that cannot travel to a worker (Dask pickles with cloudpickle)."""
-    import cloudpickle  # type: ignore[import-untyped]  # noqa: PLC0415 - a dependency of dask
+    import cloudpickle  # type: ignore[import-untyped]
 
     for name, value in parts.items():
         if value is None or isinstance(value, str):
@@ -287,7 +297,7 @@ def _tree(dask: Any, nodes: list[Any]) -> Any:
     return nodes[0] if nodes else dask.delayed(Summary)()
 
 
-def _report(summary: Summary, metric: Any, items: Optional[list[Any]], partitions: int, level: Optional[float]) -> Report:
+def _report(summary: Summary, metric: Any, items: list[Any] | None, partitions: int, level: float | None) -> Report:
     from ek._bootstrap import Resampler
 
     size = len(pickle.dumps(summary))

@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any, Optional
+from typing import Any
 
 from ek._util import type_name
 
@@ -27,10 +27,10 @@ class Fields:
 
     pred: str = "pred"
     gold: str = "gold"
-    slice: Optional[str] = None
-    id: Optional[str] = None
+    slice: str | None = None
+    id: str | None = None
 
-    def missing(self, have: Any) -> Optional[tuple[str, str]]:
+    def missing(self, have: Any) -> tuple[str, str] | None:
         """``(argument, field)`` of the first field a record (or the columns) ``have`` lacks, or None."""
         named = [("pred", self.pred), ("gold", self.gold), ("slice", self.slice), ("id", self.id)]
         return next(((arg, name) for arg, name in named if name is not None and name not in have), None)
@@ -51,7 +51,7 @@ def _check_has(have: Any, fields: Fields, *, where: str, kind: str) -> None:
         )
 
 
-def cases_of(part: Any, fields: Fields, index: int) -> tuple[list[Any], Optional[list[Any]], bool]:
+def cases_of(part: Any, fields: Fields, index: int) -> tuple[list[Any], list[Any] | None, bool]:
     """``(cases, ids or None, sliced)`` of partition number ``index``."""
     if hasattr(part, "columns") and hasattr(part, "iloc"):  # a pandas DataFrame
         return _frame_cases(part, fields, index)
@@ -63,7 +63,7 @@ def cases_of(part: Any, fields: Fields, index: int) -> tuple[list[Any], Optional
     return _tuple_cases(rows, fields, index)
 
 
-def _frame_cases(frame: Any, fields: Fields, index: int) -> tuple[list[Any], Optional[list[Any]], bool]:
+def _frame_cases(frame: Any, fields: Fields, index: int) -> tuple[list[Any], list[Any] | None, bool]:
     check_columns(frame.columns, fields)
     columns = [frame[fields.pred].tolist(), frame[fields.gold].tolist()]
     if fields.slice is not None:
@@ -79,7 +79,7 @@ def _label(x: Any) -> Any:
     return x
 
 
-def _record_cases(rows: list[Any], fields: Fields, index: int) -> tuple[list[Any], Optional[list[Any]], bool]:
+def _record_cases(rows: list[Any], fields: Fields, index: int) -> tuple[list[Any], list[Any] | None, bool]:
     take = itemgetter(fields.pred, fields.gold, *([fields.slice] if fields.slice is not None else []))
     try:
         out = list(map(take, rows))
@@ -98,7 +98,7 @@ def _bad_record(row: Any, r: int, fields: Fields, index: int) -> None:
     _check_has(row, fields, where=f"partition {index} row {r}", kind="field")
 
 
-def _tuple_cases(rows: list[Any], fields: Fields, index: int) -> tuple[list[Any], Optional[list[Any]], bool]:
+def _tuple_cases(rows: list[Any], fields: Fields, index: int) -> tuple[list[Any], list[Any] | None, bool]:
     for arg in ("slice", "id"):
         if getattr(fields, arg) is not None:
             raise ValueError(

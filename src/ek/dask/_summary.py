@@ -23,8 +23,9 @@ serial one's.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
 
 from ek._util import type_name
 from ek.dask._rows import Fields, cases_of
@@ -54,7 +55,7 @@ class Scored:
 
     index: int
     report: Any = None
-    ids: Optional[list[Any]] = None
+    ids: list[Any] | None = None
     sliced: bool = False
 
     @property
@@ -149,7 +150,7 @@ def offsets(lengths: Sequence[int]) -> list[int]:
     return out
 
 
-def summarize(scored: Scored, spec: Spec, starts: Optional[Sequence[int]] = None) -> Summary:
+def summarize(scored: Scored, spec: Spec, starts: Sequence[int] | None = None) -> Summary:
     """The exact sums of one scored partition, overall and per slice, and its replicate sums if asked for.
 
     ``starts`` (from `offsets`) numbers the items by global position when

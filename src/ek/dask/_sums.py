@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Sequence, Union
+from collections.abc import Sequence
+from typing import Any
 
 __all__ = ["Sum", "add", "exact_sum", "total"]
 
-Sum = Union[int, tuple[Any, ...]]
+Sum = int | tuple[Any, ...]
 """A partial sum: an ``int`` (every value was an integer) or an expansion (a tuple of floats)."""
 
 _INTS = {int, bool}
@@ -56,7 +57,7 @@ def add(a: Sum, b: Sum) -> Sum:
     return _expand([*_terms(a), *_terms(b)])
 
 
-def total(s: Sum) -> Union[int, float]:
+def total(s: Sum) -> int | float:
     """The corpus sum: an int stays an int; an expansion rounds once (``math.fsum`` of the column)."""
     return s if isinstance(s, int) else math.fsum(s)
 

@@ -36,20 +36,33 @@ item unless ``errors="raise"``.
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Mapping
 import os
+import warnings
+from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
-from typing import Any, Callable, Optional, Union
+from typing import Any
 
-from ek.harness._agreement import cohen_kappa, krippendorff_alpha, percent_agreement
-from ek.harness._baselines import GateResult, load_baseline, regression_gate, save_baseline
 from ek._runs import (
-    ErrorMode, ScoringTask, callable_id, execute, gold_items, open_run, run_options, scored_report, setting_id,
+    ErrorMode,
+    ScoringTask,
+    callable_id,
+    execute,
+    gold_items,
+    open_run,
+    run_options,
+    scored_report,
+    setting_id,
 )
 from ek._util import rehome, type_name
 from ek.base import CostWeight, GraphGrammar, Metric, Report
 from ek.canonicalize import Steps
+from ek.harness._agreement import cohen_kappa, krippendorff_alpha, percent_agreement
+from ek.harness._baselines import (
+    GateResult,
+    load_baseline,
+    regression_gate,
+    save_baseline,
+)
 from ek.registry import names
 
 __all__ = [
@@ -75,22 +88,22 @@ def evaluate_store(
     predict: Callable[[Any], Any],
     gold: Mapping[str, Any],
     *,
-    metric: Union[str, Metric, None] = None,
-    grammar: Optional[GraphGrammar] = None,
-    normalize: Optional[Steps] = None,
-    weights: Optional[CostWeight] = None,
+    metric: str | Metric | None = None,
+    grammar: GraphGrammar | None = None,
+    normalize: Steps | None = None,
+    weights: CostWeight | None = None,
     input_key: str = "input",
     reference_key: str = "reference",
     slice_key: str = "slice",
     persist: bool = False,
-    run_id: Optional[str] = None,
-    rootdir: Union[str, "os.PathLike[str]", None] = None,
+    run_id: str | None = None,
+    rootdir: str | os.PathLike[str] | None = None,
     resume: bool = True,
     errors: ErrorMode = "record",
-    max_workers: Optional[int] = None,
-    timeout: Optional[float] = None,
-    executor: Optional[Executor] = None,
-    progress: Optional[bool] = None,
+    max_workers: int | None = None,
+    timeout: float | None = None,
+    executor: Executor | None = None,
+    progress: bool | None = None,
 ) -> Report:
     """Run ``predict`` on every gold record's input and score it per slice.
 
@@ -226,7 +239,7 @@ def _resumed_metric(metric: Any, run: Any) -> Any:
     return stored
 
 
-def _metric_label(metric: Any) -> Optional[str]:
+def _metric_label(metric: Any) -> str | None:
     if metric is None or isinstance(metric, str):
         return metric
     return getattr(metric, "name", None) or getattr(metric, "__name__", None) or type(metric).__name__

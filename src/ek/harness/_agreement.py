@@ -21,7 +21,8 @@ from __future__ import annotations
 import math
 import numbers
 from collections import Counter
-from typing import Any, Callable, Hashable, Iterable, Optional, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import Any
 
 from ek._util import type_name
 
@@ -29,7 +30,7 @@ __all__ = ["cohen_kappa", "krippendorff_alpha", "percent_agreement"]
 
 _LEVELS = ("nominal", "ordinal", "interval", "ratio")
 # What a disagreement between scale positions i and j costs, per cohen_kappa weighting.
-_WEIGHTS: dict[Optional[str], Callable[[int, int], int]] = {
+_WEIGHTS: dict[str | None, Callable[[int, int], int]] = {
     None: lambda i, j: int(i != j),
     "linear": lambda i, j: abs(i - j),
     "quadratic": lambda i, j: (i - j) * (i - j),
@@ -54,7 +55,7 @@ def percent_agreement(rater_a: Sequence[Hashable], rater_b: Sequence[Hashable]) 
 
 
 def cohen_kappa(rater_a: Sequence[Hashable], rater_b: Sequence[Hashable], *,
-                labels: Optional[Sequence[Hashable]] = None, weights: Optional[str] = None) -> float:
+                labels: Sequence[Hashable] | None = None, weights: str | None = None) -> float:
     """Cohen's kappa of two raters' labels (higher is better; 1 is perfect, 0 chance).
 
     ``1 - D_o / D_e``: the observed disagreement over the disagreement
@@ -222,7 +223,7 @@ def _labels(rater: Any, name: str, who: str) -> list[Any]:
     return list(rater)
 
 
-def _scale(a: list[Any], b: list[Any], labels: Any, weights: Optional[str]) -> list[Any]:
+def _scale(a: list[Any], b: list[Any], labels: Any, weights: str | None) -> list[Any]:
     """The labels of cohen_kappa in scale order: ``labels`` checked, else the sorted labels seen."""
     if labels is None:
         seen = list(dict.fromkeys(a + b))
@@ -326,7 +327,7 @@ def _check_level_values(totals: Counter[str], level: str) -> None:
 # ---------------------------------------------------------------------------
 
 
-def _expected_cost(counts_a: list[int], counts_b: list[int], weights: Optional[str]) -> int:
+def _expected_cost(counts_a: list[int], counts_b: list[int], weights: str | None) -> int:
     """Sum over all label pairs ``(i, j)`` of ``cost(i, j) * counts_a[i] * counts_b[j]``, in O(labels)."""
     n = sum(counts_a)
     if weights is None:

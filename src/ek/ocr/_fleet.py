@@ -17,16 +17,35 @@ import dataclasses
 import io
 import os
 import warnings
-from typing import Any, Mapping, Optional
+from collections.abc import Mapping
+from typing import Any
 
 from ek._runs import (
-    DocumentEntry, Item, RunOptions, check_executor, digest, execute, fingerprint, gold_items, open_run, score_cases, scored_report,
+    DocumentEntry,
+    Item,
+    RunOptions,
+    check_executor,
+    digest,
+    execute,
+    fingerprint,
+    gold_items,
+    open_run,
+    score_cases,
+    scored_report,
 )
 from ek.canonicalize import resolve_canonicalizer
 from ek.ocr._fleet_parts import blocks_of, consensus_texts, engine_parts
 from ek.ocr._fleet_report import CONSENSUS, FleetReport, build_fleet_report
-from ek.ocr._ocr_run import (OcrTask, check_reference, engine_label, engine_settings, one_thread_per_engine,
-                             thread_pool, with_confusions, with_file_references)
+from ek.ocr._ocr_run import (
+    OcrTask,
+    check_reference,
+    engine_label,
+    engine_settings,
+    one_thread_per_engine,
+    thread_pool,
+    with_confusions,
+    with_file_references,
+)
 
 KIND = "fleet"
 """The run kind of a fleet's engine runs (``ek._runs``)."""
@@ -74,7 +93,7 @@ def run_fleet(specs: tuple[Any, ...], gold: Mapping[str, Any], fields: tuple[Any
                               run_id=settings["options"].run_id)
 
 
-def image_problem(image: Any) -> Optional[str]:
+def image_problem(image: Any) -> str | None:
     """Why ``image`` cannot be read (a missing file, a folder, bytes no image decoder knows), or None.
 
     Paths and bytes are checked (Pillow, when installed, decodes the header
@@ -96,7 +115,7 @@ def image_problem(image: Any) -> Optional[str]:
     else:
         return None
     try:
-        from PIL import Image  # noqa: PLC0415 - the engines need Pillow anyway
+        from PIL import Image
     except ImportError:
         return None
     try:
@@ -123,7 +142,7 @@ class FleetTask(OcrTask):
     """`OcrTask` for one engine of a fleet: a page's kind goes to the engine, its blocks are kept."""
 
     def __init__(self, call: Any, metric: Any, options: dict[str, Any], unreadable: Mapping[str, str],
-                 timeout: Optional[float]) -> None:
+                 timeout: float | None) -> None:
         super().__init__(call, metric, options, _WHO, "record")
         self.unreadable, self.timeout = dict(unreadable), timeout
 
@@ -154,7 +173,7 @@ class FleetTask(OcrTask):
             raise ValueError(f"its blocks are {blocks!r:.60}, not a list of [text, confidence, level]")
 
 
-def _with_kinds(items: list[Any], gold: Mapping[str, Any], kind_key: Optional[str], persist: bool) -> list[Any]:
+def _with_kinds(items: list[Any], gold: Mapping[str, Any], kind_key: str | None, persist: bool) -> list[Any]:
     """Each item's input as ``(image, kind)``: the record's ``kind_key`` field ("line" or "page"), else None."""
     out = []
     for key, (k, image, reference, label), _ in items:
@@ -169,7 +188,7 @@ def _with_kinds(items: list[Any], gold: Mapping[str, Any], kind_key: Optional[st
 
 def _ready(specs: tuple[Any, ...], strict: bool) -> tuple[list[Any], dict[str, Any]]:
     """The specs that can run here, and ``name -> why not`` for the others (``strict``: ImportError)."""
-    from ek.ocr._engines import check_engine  # noqa: PLC0415
+    from ek.ocr._engines import check_engine
 
     ready, skipped = [], {}
     for spec in specs:
@@ -197,7 +216,7 @@ def _run_engines(specs: list[Any], items: list[Any], unreadable: Mapping[str, st
     executor), so N pages are read at any time, whichever engines they are
     for: a slow engine gets every thread once a fast one is done.
     """
-    from ek.ocr._fleet_engines import fleet_engine  # noqa: PLC0415 - the engines bind only when run
+    from ek.ocr._fleet_engines import fleet_engine
 
     bound = [(spec, fleet_engine(spec)) for spec in specs]
     options: RunOptions = settings["options"]
@@ -225,7 +244,7 @@ def _run_engines(specs: list[Any], items: list[Any], unreadable: Mapping[str, st
 
 
 def _run_one(spec: Any, read: Any, items: list[Item], unreadable: Mapping[str, str],
-             settings: dict[str, Any]) -> tuple[Any, Optional[str]]:
+             settings: dict[str, Any]) -> tuple[Any, str | None]:
     """``(report, None)`` of one engine's run, or ``(None, why)`` when it read no page."""
     metric, normalize, grammar = settings["metric"], settings["normalize"], settings["grammar"]
     options: RunOptions = settings["options"]
@@ -249,7 +268,7 @@ def _run_one(spec: Any, read: Any, items: list[Item], unreadable: Mapping[str, s
     return with_confusions(report), None
 
 
-def _consensus_report(items: list[Any], texts: Mapping[str, Optional[str]], settings: dict[str, Any]) -> Any:
+def _consensus_report(items: list[Any], texts: Mapping[str, str | None], settings: dict[str, Any]) -> Any:
     """The ROVER consensus scored like one more engine: a report over the pages it has a text for."""
     metric = settings["metric"]
     options = {"normalize": settings["normalize"], "grammar": settings["grammar"]}

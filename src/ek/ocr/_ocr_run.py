@@ -16,9 +16,9 @@ import contextlib
 import dataclasses
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Iterator, Optional, TypeGuard, TypedDict
+from typing import Any, TypedDict, TypeGuard
 
 from ek._runs import DocumentEntry, ScoringTask, callable_id, setting_id
 from ek._util import type_name
@@ -38,7 +38,7 @@ class OcrFields(TypedDict):
     ``backend`` the engine that read the page, ``seconds`` the time it took.
     """
 
-    confidence: Optional[float]
+    confidence: float | None
     backend: str
     seconds: float
 
@@ -73,7 +73,7 @@ class OcrTask(ScoringTask):
 def bind_engine(engine: Any, who: str) -> tuple[Callable[..., Any], str]:
     """The read callable and the engine's name for the records."""
     if isinstance(engine, str):
-        from ek.ocr.bridge import ocracy_backend  # noqa: PLC0415 - ocracy only when asked
+        from ek.ocr.bridge import ocracy_backend
 
         read = ocracy_backend(engine)
         return read, read.backend  # type: ignore[attr-defined]
@@ -122,7 +122,7 @@ def with_file_references(gold: Any, reference_key: str) -> Any:
     if not isinstance(gold, Mapping) or not any(
             isinstance(r, Mapping) and reference_key not in r and FILE_KEY in r for r in gold.values()):
         return gold
-    from ek.ocr.formats import read_document  # noqa: PLC0415 - the XML readers load only when used
+    from ek.ocr.formats import read_document
 
     keys = list(gold)
     if not isinstance(gold, dict):  # a store: the sorted order gold_items would visit
@@ -150,8 +150,8 @@ def with_confusions(report: Report, n: int = 20) -> Report:
              if e.get("error") is None and isinstance(e.get("prediction"), str) and isinstance(e.get("reference"), str)]
     if not texts:
         return report
-    from ek import _align  # noqa: PLC0415
-    from ek.ocr.files import confusions_by_item  # noqa: PLC0415
+    from ek import _align
+    from ek.ocr.files import confusions_by_item
 
     ids, preds, golds = zip(*texts)
     by_item, totals = confusions_by_item(ids, preds, golds, None, "char", 5)
@@ -161,7 +161,7 @@ def with_confusions(report: Report, n: int = 20) -> Report:
 
 
 @contextlib.contextmanager
-def thread_pool(workers: int, prefix: str = "ek-ocr") -> Iterator[Optional[ThreadPoolExecutor]]:
+def thread_pool(workers: int, prefix: str = "ek-ocr") -> Iterator[ThreadPoolExecutor | None]:
     """A thread pool of ``workers`` threads (None for one at a time)."""
     if workers == 1:
         yield None
@@ -210,7 +210,7 @@ def text_of(result: Any) -> str:
 _MISSING = object()
 
 
-def mean_confidence(result: Any) -> Optional[float]:
+def mean_confidence(result: Any) -> float | None:
     """The engine's mean confidence: ``.mean_confidence``, else the mean over ``.blocks``."""
     value = getattr(result, "mean_confidence", None)
     if value is None:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 from ocracy.base import OcrResult  # type: ignore[import-untyped]
 from ocracy.make_backend import BaseOcrAdapter, make_block  # type: ignore[import-untyped]
@@ -96,7 +96,7 @@ class BundledRapidOcr(BaseOcrAdapter):  # type: ignore[misc]  # ocracy has no ty
     def _rapidocr(self) -> Any:
         with self._lock:
             if self._engine is None:
-                from rapidocr_onnxruntime import RapidOCR  # type: ignore[import-untyped]  # noqa: PLC0415 - heavy (onnxruntime, cv2)
+                from rapidocr_onnxruntime import RapidOCR  # type: ignore[import-untyped]
 
                 self._engine = RapidOCR()
             return self._engine
@@ -167,7 +167,7 @@ def _widest(line: list[_Piece]) -> _Piece:
     return max(line, key=lambda p: p.width)
 
 
-def _gap(ref: _Piece, piece: _Piece) -> Optional[float]:
+def _gap(ref: _Piece, piece: _Piece) -> float | None:
     """How far ``piece`` is off the line of ``ref``, or None when it is on another line."""
     gap = abs(piece.cy - ref.y_at(piece.cx))
     if gap <= ref.height / 2 or abs(ref.cy - piece.y_at(ref.cx)) <= piece.height / 2:

@@ -28,17 +28,33 @@ from __future__ import annotations
 import dataclasses
 import os
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
-from typing import Any, Callable, Optional, Union
+from typing import Any
 
-from ek._runs import ErrorMode, execute, gold_items, new_run_id, open_run, run_options, scored_report
+from ek._runs import (
+    ErrorMode,
+    execute,
+    gold_items,
+    new_run_id,
+    open_run,
+    run_options,
+    scored_report,
+)
 from ek._util import rehome, type_name
 from ek.base import GraphGrammar, Report
 from ek.canonicalize import Steps, resolve_canonicalizer
 from ek.ocr._fleet_report import CONSENSUS, EngineResult, FleetReport
-from ek.ocr._ocr_run import (OcrTask, bind_engine, check_reference, engine_settings, one_thread_per_engine, thread_pool,
-                             with_confusions, with_file_references)
+from ek.ocr._ocr_run import (
+    OcrTask,
+    bind_engine,
+    check_reference,
+    engine_settings,
+    one_thread_per_engine,
+    thread_pool,
+    with_confusions,
+    with_file_references,
+)
 from ek.registry import get
 from ek.stores import json_store
 
@@ -48,24 +64,24 @@ _WHO = "evaluate_ocr"
 
 
 def evaluate_ocr(
-    engine: Union[str, Callable[..., Any]],
+    engine: str | Callable[..., Any],
     gold: Mapping[str, Any],
     *,
     metric: str = "cer",
-    normalize: Optional[Steps] = None,
-    grammar: Optional[GraphGrammar] = None,
+    normalize: Steps | None = None,
+    grammar: GraphGrammar | None = None,
     image_key: str = "image",
     reference_key: str = "reference_text",
     slice_key: str = "slice",
     persist: bool = False,
-    run_id: Optional[str] = None,
-    rootdir: Union[str, "os.PathLike[str]", None] = None,
+    run_id: str | None = None,
+    rootdir: str | os.PathLike[str] | None = None,
     resume: bool = True,
     errors: ErrorMode = "record",
-    max_workers: Optional[int] = None,
-    timeout: Optional[float] = None,
-    executor: Optional[Executor] = None,
-    progress: Optional[bool] = None,
+    max_workers: int | None = None,
+    timeout: float | None = None,
+    executor: Executor | None = None,
+    progress: bool | None = None,
 ) -> Report:
     """Run ``engine`` over a gold corpus and score its text (CER by default; lower is better).
 
@@ -181,24 +197,24 @@ def benchmark_fleet(
     gold: Mapping[str, Any],
     *,
     metric: str = "cer",
-    normalize: Optional[Steps] = None,
-    grammar: Optional[GraphGrammar] = None,
+    normalize: Steps | None = None,
+    grammar: GraphGrammar | None = None,
     level: float = 0.95,
     image_key: str = "image",
     reference_key: str = "reference_text",
     slice_key: str = "slice",
-    kind_key: Optional[str] = "kind",
+    kind_key: str | None = "kind",
     strict: bool = False,
     consensus: bool = True,
-    check_images: Optional[bool] = None,
+    check_images: bool | None = None,
     persist: bool = False,
-    run_id: Optional[str] = None,
-    rootdir: Union[str, "os.PathLike[str]", None] = None,
+    run_id: str | None = None,
+    rootdir: str | os.PathLike[str] | None = None,
     resume: bool = True,
-    max_workers: Optional[int] = None,
-    timeout: Optional[float] = None,
-    executor: Optional[Executor] = None,
-    progress: Optional[bool] = None,
+    max_workers: int | None = None,
+    timeout: float | None = None,
+    executor: Executor | None = None,
+    progress: bool | None = None,
 ) -> FleetReport:
     """Run a fleet of OCR engines over one gold corpus and rank them, each paired with the best (see `FleetReport`).
 
@@ -265,8 +281,8 @@ def benchmark_fleet(
         ImportError: with ``strict``, an engine that cannot run here.
         RuntimeError: no engine of the fleet could read the corpus.
     """
-    from ek.ocr._fleet import run_fleet  # noqa: PLC0415
-    from ek.ocr._fleet_engines import engine_specs  # noqa: PLC0415
+    from ek.ocr._fleet import run_fleet
+    from ek.ocr._fleet_engines import engine_specs
 
     specs = engine_specs(engines)
     if consensus and len(specs) > 1 and CONSENSUS in {spec.name for spec in specs}:
@@ -287,8 +303,8 @@ def add_gold_item(
     image: Any,
     reference_text: str,
     *,
-    slice: Optional[str] = None,  # noqa: A002 - the spec's name for the stratum
-    rootdir: Optional[str] = None,
+    slice: str | None = None,
+    rootdir: str | None = None,
     **extra: Any,
 ) -> None:
     """Store one gold example, ``{image, reference_text, slice, **extra}``, in the ``gold`` store.

@@ -67,8 +67,8 @@ import dataclasses
 import os
 import warnings
 from collections import Counter
-from collections.abc import Mapping
-from typing import Any, Callable, Optional, Protocol, Sequence, Union
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
 
 from ek import _align
 from ek.base import Report
@@ -98,7 +98,7 @@ class Joined(Protocol):
     @property
     def preds(self) -> tuple[Any, ...]: ...
     @property
-    def slices(self) -> Optional[tuple[Any, ...]]: ...
+    def slices(self) -> tuple[Any, ...] | None: ...
     @property
     def missing(self) -> tuple[Any, ...]: ...
     @property
@@ -114,24 +114,24 @@ DEFAULT_MEASURES = ("cer", "wer", "fca", "bow")
 
 
 def evaluate_files(
-    gold: Union[str, os.PathLike[str]],
-    pred: Union[str, os.PathLike[str]],
+    gold: str | os.PathLike[str],
+    pred: str | os.PathLike[str],
     *,
     metric: str = "cer",
-    segment: Optional[str] = CODEPOINT,
+    segment: str | None = CODEPOINT,
     normalize: Any = NFC,
-    text_level: Optional[str] = None,
+    text_level: str | None = None,
     pick: str = "index",
-    profile: Optional[str] = None,
-    words: Optional[str] = WHITESPACE,
+    profile: str | None = None,
+    words: str | None = WHITESPACE,
     measures: Sequence[str] = DEFAULT_MEASURES,
     n_confusions: int = 20,
-    n_bins: Optional[int] = None,
+    n_bins: int | None = None,
     keep_going: bool = False,
-    gold_suffix: Optional[str] = None,
-    pred_suffix: Optional[str] = None,
-    pred_format: Optional[str] = None,
-    level: Optional[str] = None,
+    gold_suffix: str | None = None,
+    pred_suffix: str | None = None,
+    pred_format: str | None = None,
+    level: str | None = None,
 ) -> Report:
     """Score OCR files in PRED against GOLD (CER by default; lower is better).
 
@@ -173,7 +173,10 @@ def evaluate_files(
     """
     text_level = _settings.text_level(text_level, level)
     settings = _settings.resolve(profile, normalize, segment, words)  # refuse bad settings before reading
-    from ek._files import read_pair, refuse_failures  # the readers and their parsers load on first use
+    from ek._files import (  # the readers and their parsers load on first use
+        read_pair,
+        refuse_failures,
+    )
 
     joined = read_pair(gold, pred, text_level=text_level, pick=pick, profile=settings.profile,
                        gold_suffix=gold_suffix, pred_suffix=pred_suffix, pred_format=pred_format)
@@ -184,13 +187,13 @@ def evaluate_joined(
     joined: Joined,
     *,
     metric: str = "cer",
-    segment: Optional[str] = CODEPOINT,
+    segment: str | None = CODEPOINT,
     normalize: Any = NFC,
-    profile: Optional[str] = None,
-    words: Optional[str] = WHITESPACE,
+    profile: str | None = None,
+    words: str | None = WHITESPACE,
     measures: Sequence[str] = DEFAULT_MEASURES,
     n_confusions: int = 20,
-    n_bins: Optional[int] = None,
+    n_bins: int | None = None,
 ) -> Report:
     """`evaluate_files` on GOLD and PRED already read and joined by ``ek._files`` (as ``ek evaluate`` reads them).
 
@@ -201,7 +204,7 @@ def evaluate_joined(
                      n_confusions, n_bins)
 
 
-def confusions_by_item(ids: Sequence[Any], preds: Sequence[Any], golds: Sequence[Any], canon: Optional[Callable[[str], str]],
+def confusions_by_item(ids: Sequence[Any], preds: Sequence[Any], golds: Sequence[Any], canon: Callable[[str], str] | None,
                        unit: str, n: int, *, words: str = "whitespace") -> tuple[dict[str, Any], dict[str, Any]]:
     """Per-item confusion tables (top ``n``) and corpus counters, for characters (``unit``) and words.
 
@@ -227,7 +230,7 @@ def confusions_by_item(ids: Sequence[Any], preds: Sequence[Any], golds: Sequence
 
 
 def _evaluate(joined: Joined, metric: str, settings: Settings, measures: Sequence[str], n_confusions: int,
-              n_bins: Optional[int]) -> Report:
+              n_bins: int | None) -> Report:
     canon = resolve_canonicalizer(settings.normalize)
     head = settings.metric(metric, headline=True)
     golds, preds = _canonical(joined.golds, canon), _canonical(joined.preds, canon)
@@ -258,13 +261,13 @@ def _evaluate(joined: Joined, metric: str, settings: Settings, measures: Sequenc
     return dataclasses.replace(report, detail=detail)
 
 
-def _canonical(values: Sequence[Any], canon: Optional[Callable[[str], str]]) -> tuple[Any, ...]:
+def _canonical(values: Sequence[Any], canon: Callable[[str], str] | None) -> tuple[Any, ...]:
     if canon is None:
         return tuple(values)
     return tuple(canon(v) if isinstance(v, str) else v for v in values)
 
 
-def _mean(report: Report) -> Optional[float]:
+def _mean(report: Report) -> float | None:
     """The mean of the per-document values (each empty reference by ek's rule); None for no documents."""
     return sum(s.value for s in report.scores) / report.n if report.n else None
 
@@ -309,12 +312,12 @@ def _warn_private_use(texts: Sequence[Any]) -> None:
     )
 
 
-def _lines(text: Any, canon: Optional[Callable[[str], str]]) -> list[Any]:
+def _lines(text: Any, canon: Callable[[str], str] | None) -> list[Any]:
     lines = text.splitlines() if isinstance(text, str) else []
     return [canon(line) for line in lines] if canon is not None else lines
 
 
-def _calibration(joined: Joined, canon: Any, n_bins: Optional[int]) -> Optional[dict[str, Any]]:
+def _calibration(joined: Joined, canon: Any, n_bins: int | None) -> dict[str, Any] | None:
     """ECE and reliability curve of the prediction's word confidences against word correctness."""
     probs: list[Any] = []
     correct: list[Any] = []
