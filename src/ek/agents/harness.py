@@ -211,7 +211,8 @@ def run_suite(agent: Callable[[TaskSpec], Any], tasks: Any, *, k: int = 1, check
     return report
 
 
-def save_agent_baseline(report: ReliabilityReport, name: str, *, rootdir: Any = None) -> dict:
+def save_agent_baseline(report: ReliabilityReport, name: str, *,
+                        rootdir: Union[str, "os.PathLike[str]", None] = None) -> dict:
     """Store ``report`` as the named baseline, with its provenance, in the ``baselines`` store.
 
     Returns the stored dict. It is kept under ``agents.<name>``, so a
@@ -238,7 +239,7 @@ def save_agent_baseline(report: ReliabilityReport, name: str, *, rootdir: Any = 
     return save_baseline_record("agents", name, record, rootdir=rootdir, who="save_agent_baseline")
 
 
-def load_agent_baseline(name: str, *, rootdir: Any = None) -> Optional[dict]:
+def load_agent_baseline(name: str, *, rootdir: Union[str, "os.PathLike[str]", None] = None) -> Optional[dict]:
     """The named agent baseline from the ``baselines`` store, or None when there is none.
 
     Raises:
@@ -250,7 +251,8 @@ def load_agent_baseline(name: str, *, rootdir: Any = None) -> Optional[dict]:
 
 
 def agent_regression_gate(report: ReliabilityReport, baseline: Any, *, tolerance: float = 0.0,
-                          cost_tolerance: float = 0.0, rootdir: Any = None) -> AgentGateResult:
+                          cost_tolerance: float = 0.0,
+                          rootdir: Union[str, "os.PathLike[str]", None] = None) -> AgentGateResult:
     """Fail only when the evidence says the agent really got worse, not on noise.
 
     Tests the change ``current - baseline`` with both runs' uncertainty: a

@@ -86,7 +86,7 @@ _WHO = "evaluate_store"
 
 def evaluate_store(
     predict: Callable[[Any], Any],
-    gold: Mapping[str, Any],
+    gold: Mapping[Any, Mapping[str, Any]],
     *,
     metric: str | Metric | None = None,
     grammar: GraphGrammar | None = None,

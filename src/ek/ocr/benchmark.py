@@ -65,7 +65,7 @@ _WHO = "evaluate_ocr"
 
 def evaluate_ocr(
     engine: str | Callable[..., Any],
-    gold: Mapping[str, Any],
+    gold: Mapping[Any, Mapping[str, Any]],
     *,
     metric: str = "cer",
     normalize: Steps | None = None,
@@ -194,7 +194,7 @@ def evaluate_ocr(
 
 def benchmark_fleet(
     engines: Any,
-    gold: Mapping[str, Any],
+    gold: Mapping[Any, Mapping[str, Any]],
     *,
     metric: str = "cer",
     normalize: Steps | None = None,
@@ -300,7 +300,7 @@ def benchmark_fleet(
 
 def add_gold_item(
     key: str,
-    image: Any,
+    image: str | os.PathLike[str],
     reference_text: str,
     *,
     slice: str | None = None,

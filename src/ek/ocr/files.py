@@ -67,12 +67,12 @@ import dataclasses
 import os
 import warnings
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, Protocol
 
 from ek import _align
 from ek.base import Report
-from ek.canonicalize import resolve_canonicalizer
+from ek.canonicalize import Steps, resolve_canonicalizer
 from ek.facade import evaluate
 from ek.ocr import _settings
 from ek.ocr._calibration import calibration_figures, word_outcomes
@@ -92,17 +92,17 @@ class Joined(Protocol):
     """
 
     @property
-    def ids(self) -> tuple[Any, ...]: ...
+    def ids(self) -> tuple[str, ...]: ...
     @property
     def golds(self) -> tuple[Any, ...]: ...
     @property
     def preds(self) -> tuple[Any, ...]: ...
     @property
-    def slices(self) -> tuple[Any, ...] | None: ...
+    def slices(self) -> tuple[Hashable, ...] | None: ...
     @property
-    def missing(self) -> tuple[Any, ...]: ...
+    def missing(self) -> tuple[str, ...]: ...
     @property
-    def extra(self) -> tuple[Any, ...]: ...
+    def extra(self) -> tuple[str, ...]: ...
     @property
     def gold_errors(self) -> Mapping[str, str]: ...
     @property
@@ -119,7 +119,7 @@ def evaluate_files(
     *,
     metric: str = "cer",
     segment: str | None = CODEPOINT,
-    normalize: Any = NFC,
+    normalize: Steps | None = NFC,
     text_level: str | None = None,
     pick: str = "index",
     profile: str | None = None,
@@ -188,7 +188,7 @@ def evaluate_joined(
     *,
     metric: str = "cer",
     segment: str | None = CODEPOINT,
-    normalize: Any = NFC,
+    normalize: Steps | None = NFC,
     profile: str | None = None,
     words: str | None = WHITESPACE,
     measures: Sequence[str] = DEFAULT_MEASURES,
@@ -204,15 +204,17 @@ def evaluate_joined(
                      n_confusions, n_bins)
 
 
-def confusions_by_item(ids: Sequence[Any], preds: Sequence[Any], golds: Sequence[Any], canon: Callable[[str], str] | None,
-                       unit: str, n: int, *, words: str = "whitespace") -> tuple[dict[str, Any], dict[str, Any]]:
+def confusions_by_item(ids: Sequence[Hashable], preds: Sequence[str], golds: Sequence[str],
+                       canon: Callable[[str], str] | None, unit: str, n: int, *,
+                       words: str = "whitespace") -> tuple[dict[Hashable, dict[str, list[dict[str, object]]]],
+                                                          dict[str, Counter[tuple[str, str]]]]:
     """Per-item confusion tables (top ``n``) and corpus counters, for characters (``unit``) and words.
 
     Texts are aligned line by line when both sides have lines (see
     `ek._align.align_lines`); ``words`` says how words are cut.
     """
-    per_file: dict[str, Any] = {}
-    totals: dict[str, Counter[str]] = {"char": Counter(), "word": Counter()}
+    per_file: dict[Hashable, dict[str, list[dict[str, object]]]] = {}
+    totals: dict[str, Counter[tuple[str, str]]] = {"char": Counter(), "word": Counter()}
     word_unit = "unicode_word" if words == "unicode" else "word"
     for i, p, g in zip(ids, preds, golds):
         p_lines, g_lines = _lines(p, canon), _lines(g, canon)
