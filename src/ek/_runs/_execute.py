@@ -352,7 +352,7 @@ def _drive(task: Task, payloads: list[Any], errors: str, calls: Calls, emit: Cal
         emit(pos, entries[0])
 
     run_calls(lambda pos: task.step(payloads[pos]), range(len(payloads)), is_async=calls.is_async,
-              max_concurrency=calls.workers, timeout=calls.timeout, on_done=on_done)
+              max_workers=calls.workers, timeout=calls.timeout, on_done=on_done)
 
 
 def _parallelism(executor: Executor) -> int:
