@@ -74,6 +74,7 @@ from ek._runs._options import (
     RunOptions,
     check_errors,
     check_executor,
+    persisted,
     run_options,
 )
 from ek._runs._records import (
@@ -104,7 +105,7 @@ __all__ = [
     "Item", "Plan",
     "Run", "RunOptions", "ScoringTask", "Task", "baseline_of", "callable_id", "check_errors", "check_executor",
     "check_run_id", "decode", "describe", "digest", "encode", "execute", "fingerprint", "gold_items",
-    "load_baseline_record", "merge_settings", "new_run_id", "now", "open_run", "read_run", "register",
+    "load_baseline_record", "merge_settings", "new_run_id", "now", "open_run", "persisted", "read_run", "register",
     "run_lock", "run_options", "save_baseline_record", "score_cases", "scored_report", "setting_id",
     "stored_runs", "str_keys",
 ]

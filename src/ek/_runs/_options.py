@@ -19,7 +19,7 @@ from typing import Any, Literal
 from ek._runs._records import check_run_id
 from ek._util import type_name
 
-__all__ = ["Calls", "ErrorMode", "Plan", "RunOptions", "check_errors", "check_executor", "run_options"]
+__all__ = ["Calls", "ErrorMode", "Plan", "RunOptions", "check_errors", "check_executor", "persisted", "run_options"]
 
 ErrorMode = Literal["record", "raise"]
 """``"record"``: a failing item is recorded and the run goes on; ``"raise"``: the first one stops it."""
@@ -103,9 +103,14 @@ def run_options(who: str, *, persist: Any = False, run_id: Any = None, rootdir: 
     if executor is not None and workers > 1:
         raise ValueError(f"{who}() got both max_workers={workers} and executor=; max_workers is a shorthand for "
                          "a thread pool of that size, so pass one or the other.")
-    return RunOptions(persist=persist or run_id is not None, run_id=run_id, rootdir=rootdir, resume=resume,
+    return RunOptions(persist=persisted(persist, run_id), run_id=run_id, rootdir=rootdir, resume=resume,
                       errors=check_errors(errors, who), max_workers=workers,
                       timeout=None if timeout is None else float(timeout), executor=executor, progress=progress)
+
+
+def persisted(persist: Any, run_id: Any) -> bool:
+    """Whether a run is stored: ``persist=True``, or any ``run_id`` (it names a stored run)."""
+    return persist is True or run_id is not None
 
 
 def check_errors(errors: Any, who: str) -> ErrorMode:

@@ -60,7 +60,7 @@ import ek.agents.metrics  # noqa: F401 - registers the built-in checkers
 from ek.agents.metrics import Checker
 from ek.base import Metric
 from ek._runs import (
-    ErrorMode, baseline_of, execute, load_baseline_record, open_run, run_options, save_baseline_record,
+    ErrorMode, baseline_of, execute, load_baseline_record, open_run, persisted, run_options, save_baseline_record,
 )
 from ek._util import type_name
 from ek.agents._reliability import ReliabilityReport
@@ -193,7 +193,7 @@ def run_suite(agent: Callable[[TaskSpec], Any], tasks: Any, *, k: int = 1, check
     _check_settings(k, seed, run, metrics)
     is_async = _is_async(agent)
     metrics = dict(metrics or {})
-    persisting = persist is True or run_id is not None
+    persisting = persisted(persist, run_id)
     suite = Suite(agent, k=k, check=check, metrics=metrics, grammar=suite_grammar(specs) if metrics else None,
                   price=price, prices=prices, run=run, seed=seed, persist=persisting)
     options = run_options(_WHO, persist=persist, run_id=run_id, rootdir=rootdir, resume=resume, errors=errors,

@@ -38,6 +38,7 @@ from ek._runs import (
     gold_items,
     new_run_id,
     open_run,
+    persisted,
     run_options,
     scored_report,
 )
@@ -148,7 +149,7 @@ def evaluate_ocr(
         RuntimeError: the engine failed on every item.
     """
     gold = with_file_references(gold, reference_key)
-    persisting = persist is True or run_id is not None
+    persisting = persisted(persist, run_id)
     items = gold_items(gold, ((image_key, "image_key"), (reference_key, "reference_key"), slice_key), _WHO,
                        fingerprints=persisting, check=check_reference(reference_key))
     if not items:
