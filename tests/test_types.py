@@ -1,6 +1,7 @@
 """The type check CI runs, and what shipping ``py.typed`` promises to a user's type checker.
 
-``[tool.mypy]`` in pyproject.toml checks ek.base, ek.facade and ek.metrics
+``[tool.mypy]`` in pyproject.toml checks ek.base, ek.facade, ek.metrics, the
+run engine (ek._runs, ek._json), ek.harness, ek.stores, ek.ocr and ek.dask
 with the flags of ``--strict``, and tests/typed_usage.py, calls a user writes
 with ek's own strategies (each must satisfy the Protocol the signature
 names). The other modules are followed for their types only. mypy keeps its
