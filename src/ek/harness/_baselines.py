@@ -193,8 +193,8 @@ def regression_gate(
             "compare with the baseline. Check that the gold set and the predictor ran."
         )
     direction = _direction(report, base, higher_is_better)
-    worse: Callable[[float, float], bool] = (lambda cur, old: cur < old - tolerance) if direction else \
-        (lambda cur, old: cur > old + tolerance)
+    worse: Callable[[float, float], bool]
+    worse = (lambda cur, old: cur < old - tolerance) if direction else (lambda cur, old: cur > old + tolerance)
     regressions = []
     if base.get("aggregate") is not None and worse(report.aggregate, base["aggregate"]):
         regressions.append(_regression(None, base["aggregate"], report.aggregate))
