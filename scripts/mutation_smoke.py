@@ -159,8 +159,8 @@ MUTANTS = (
            "return (expected - n * observed) / expected", "return (expected - observed) / expected", AGREEMENT),
     Mutant("pass_hat_k_counts_failures", "src/ek/agents/_stats.py",
            "exact = exact_ratio(n, n - c, k)", "exact = exact_ratio(n, c, k)", AGENTS),
-    Mutant("wilson_interval_at_90_percent", "src/ek/agents/_stats.py",
-           "_Z95 = 1.96  # the two-sided 95% normal quantile every agent interval uses", "_Z95 = 1.645", AGENTS),
+    Mutant("wilson_interval_at_90_percent", "src/ek/_stats/_proportions.py",
+           "Z95 = 1.96", "Z95 = 1.645", AGENTS),
 )
 
 

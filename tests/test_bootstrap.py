@@ -6,6 +6,7 @@ scipy) are simulated in tests/test_bootstrap_simulation.py.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import pickle
 import subprocess
@@ -20,7 +21,7 @@ from hypothesis import strategies as st
 
 import ek
 from ek import _bootstrap
-from ek._bootstrap._weights import _weights, id_keys, replicate_sums
+from ek._stats._weights import _weights, id_keys, replicate_sums
 from ek.base import Report, Score
 
 CASES = [("ct", "cat", "a"), ("dog", "dog", "a"), ("brd", "bird", "b"), ("fish", "fsh", "b"), ("cow", "cow", "b"),
@@ -53,7 +54,7 @@ def weights_by_hand(item_id, b):
 
 
 def swapped_by_hand(item_id, r):
-    """Whether draw r of the permutation test swaps the item, as ek._bootstrap._permutation defines it."""
+    """Whether draw r of the permutation test swaps the item, as ek._stats._permutation defines it."""
     j, b = divmod(r, 64)
     z = splitmix_by_hand(((key_by_hand(item_id) ^ 0x5851F42D4C957F2D) + (j + 1) * 0x9E3779B97F4A7C15) & MASK)
     return (z >> b) & 1
@@ -481,7 +482,7 @@ def test_sign_flip_p_value_equals_scipys_permutation_test_where_no_difference_ti
 
 
 def test_drawn_swap_patterns_are_fixed_by_the_ids_and_estimate_the_exact_p_value():
-    from ek._bootstrap._permutation import DRAWS, _lane_hashes
+    from ek._stats._permutation import DRAWS, _lane_hashes
 
     def swaps(ids):  # (items, draws): bit b of lane j swaps the item in draw 64 j + b
         z = _lane_hashes(ids, 16)
@@ -511,7 +512,7 @@ def test_drawn_swap_patterns_are_fixed_by_the_ids_and_estimate_the_exact_p_value
     assert abs(bits.mean() - 0.5) < 0.002  # 3,000,000 bits: SE 0.0003
     pairs = np.corrcoef(bits[:, :200].T)[np.triu_indices(200, 1)]  # draws over 3,000 items: SE 0.018
     assert np.abs(pairs).max() < 0.1 and np.abs(np.corrcoef(bits[:200])[np.triu_indices(200, 1)]).max() < 0.2
-    code = ("import ek; from ek._bootstrap._permutation import _lane_hashes; "
+    code = ("import ek; from ek._stats._permutation import _lane_hashes; "
             "print(_lane_hashes(['a', 'b', 7], 16).tolist())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert json.loads(out.stdout) == _lane_hashes(["a", "b", 7], 16).tolist()
@@ -548,3 +549,57 @@ def test_summaries_below_the_minimum_cannot_be_tested():
     assert c.p_value != c.p_value and c.verdict == "too few items (n=10) to tell"
     big = ek.compare(*map(_bootstrap.summarize, cer_runs([2] * 40, [0] * 40, [30] * 40)))
     assert big.verdict == "better"  # from the minimum on the bootstrap needs only the replicate sums
+
+
+# --- one owner of the interval state ----------------------------------------------------------
+
+
+def test_nothing_is_written_onto_a_frozen_value_outside_its_own_post_init():
+    """The one accepted write: a ``__post_init__`` normalising its own fields (``object.__setattr__(self, ...)``).
+
+    Caches and derived state live with an owner that is not a value (a report's `Resampler`), never on
+    the report: today's offenders were the bootstrap's and the estimate's caches on `Report` s.
+    """
+    import ast
+    import pathlib
+
+    src = pathlib.Path(ek.__file__).parent
+    offenders = []
+    for path in sorted(src.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for call in ast.walk(fn):
+                if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                        and call.func.attr == "__setattr__" and isinstance(call.func.value, ast.Name)
+                        and call.func.value.id == "object"):
+                    target = call.args[0]
+                    if fn.name != "__post_init__" or not (isinstance(target, ast.Name) and target.id == "self"):
+                        offenders.append(f"{path.relative_to(src)}:{call.lineno} in {fn.name}")
+    assert offenders == []
+
+
+def test_interval_state_lives_in_the_resampler_not_on_the_report():
+    report = ek.evaluate(CASES, metric="cer", ids=IDS)
+    other = ek.evaluate(CASES[::-1], metric="cer", ids=IDS[::-1])
+    report.interval()
+    ek.compare(report, other)
+    fields = {f.name for f in dataclasses.fields(report)}
+    assert set(vars(report)) == fields == set(vars(other))  # no cache beside the fields
+    summary = _bootstrap.summarize(report)
+    assert "replicates" not in summary.detail and _bootstrap.is_summary(summary) and not _bootstrap.is_summary(report)
+    assert _bootstrap.resampled(summary) is summary._resampler.stored
+    assert pickle.loads(pickle.dumps(summary)).interval(0.9) == report.interval(0.9)
+
+
+def test_a_copy_with_other_items_makes_its_own_sums():
+    """Sums are kept with the items they were made from: a replaced report never reads another's."""
+    report = ek.evaluate(CASES, metric="cer", ids=IDS)
+    first = report.interval()
+    renamed = dataclasses.replace(report, detail={**report.detail, "ids": tuple(f"x{i}" for i in IDS)})
+    assert renamed._resampler is report._resampler  # one resampler shared by the copy ...
+    fresh = ek.evaluate(CASES, metric="cer", ids=[f"x{i}" for i in IDS])
+    assert renamed.interval() == fresh.interval() != first  # ... which makes the copy's own sums
+    relabelled = dataclasses.replace(report, detail={**report.detail, "level": 0.95})  # same items
+    assert _bootstrap.resampled(relabelled) is _bootstrap.resampled(report)

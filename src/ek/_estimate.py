@@ -112,7 +112,8 @@ def estimate(extraction: Any, *, sources: Sources, signals: Signals, calibrator:
 class _Estimator:
     """One configured pipeline, applied field by field."""
 
-    def __init__(self, signals: list[tuple[str, Callable[..., Any]]], cal: Optional[Union[FittedCalibrator, SignalFamilyCalibrator]],
+    def __init__(self, signals: list[tuple[str, Callable[..., Any]]],
+                 cal: Optional[Union[FittedCalibrator, SignalFamilyCalibrator]],
                  validators: tuple[str, Any], policy: Optional[DecisionPolicy], agreement: bool, assume: bool):
         self.signals, self.cal, self.validators = signals, cal, validators
         self.policy, self.agreement, self.assume = policy, agreement, assume
@@ -165,7 +166,7 @@ class _Estimator:
         )
 
     def field(self, fe: FieldEstimate, spec: Optional[FieldSpec], group: Any, name: Optional[str],
-              sources: list, shared: Optional[Mapping] = None) -> tuple[FieldEstimate, dict]:
+              sources: list[Any], shared: Optional[Mapping[Any, Any]] = None) -> tuple[FieldEstimate, dict[Any, Any]]:
         """The updated field and the notes on how its estimate was reached."""
         value = fe.value
         raw = {**(shared or {}), **fe.raw_signals}  # the field's own signals win
@@ -194,10 +195,10 @@ class _Estimator:
         return new, how
 
     def _validate(self, value: Any, spec: Optional[FieldSpec], name: Optional[str], group: Any,
-                  earlier: tuple) -> tuple:
+                  earlier: tuple[Any, ...]) -> tuple[Any, ...]:
         """The new findings of this field's validators, run as one `validation_pipeline`."""
         key = (name, group)
-        pipeline = self._pipelines.get(key)
+        pipeline: Any = self._pipelines.get(key)
         if pipeline is None:
             layers = self._validators_for(name, group)
             pipeline = self._pipelines[key] = validation_pipeline(*layers) if layers else False
@@ -206,17 +207,18 @@ class _Estimator:
         result = pipeline(value, spec=spec, findings=earlier)
         return tuple(dataclasses.replace(f, field=name) if name and not f.field else f for f in result.findings)
 
-    def _validators_for(self, name: Optional[str], group: Any) -> list:
+    def _validators_for(self, name: Optional[str], group: Any) -> list[Any]:
         kind, vals = self.validators
         if kind == "flat":
-            return vals
+            return list(vals)
         out = list(vals.get("*", ()))
         for key in (group, name):
             if key is not None and key in vals:
                 out.extend(vals[key])
         return out
 
-    def _calibrate(self, confidence: Optional[float], raw: dict, group: Any) -> tuple[Optional[float], dict]:
+    def _calibrate(self, confidence: Optional[float], raw: dict[Any, Any],
+                   group: Any) -> tuple[Optional[float], dict[Any, Any]]:
         cal = self.cal
         if isinstance(cal, SignalFamilyCalibrator):
             return self._calibrate_families(cal, confidence, raw, group)
@@ -234,8 +236,8 @@ class _Estimator:
         value = call_maybe_group(cal, score, group)
         return probability(value, what=f"{type_name(cal)} output"), how
 
-    def _calibrate_families(self, cal: SignalFamilyCalibrator, confidence: Optional[float], raw: dict,
-                            group: Any) -> tuple[Optional[float], dict]:
+    def _calibrate_families(self, cal: SignalFamilyCalibrator, confidence: Optional[float], raw: dict[Any, Any],
+                            group: Any) -> tuple[Optional[float], dict[Any, Any]]:
         """Calibrate each family on its own, then fuse (``combine``, then ``fusion`` when fitted)."""
         families = dict(raw)
         if confidence is not None:
@@ -243,7 +245,7 @@ class _Estimator:
         if not families:
             return None, {"score_source": None}
         per = cal.calibrate_signals(families, group=group)
-        how: dict = {"score_source": "families", "calibrated_signals": per}
+        how: dict[Any, Any] = {"score_source": "families", "calibrated_signals": per}
         if not per:
             return None, how
         fused = probability(cal.fuse(per), what="fused calibrated probability")
@@ -258,8 +260,8 @@ class _Estimator:
                 )
         return fused, how
 
-    def _decide(self, policy: DecisionPolicy, calibrated: Optional[float], group: Any, findings: tuple,
-                how: dict) -> Decision:
+    def _decide(self, policy: DecisionPolicy, calibrated: Optional[float], group: Any, findings: tuple[Any, ...],
+                how: dict[Any, Any]) -> Decision:
         if calibrated is None:
             how["decision_reason"] = "no signal or confidence to calibrate"
             decision = Decision.FLAG

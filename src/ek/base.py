@@ -332,7 +332,10 @@ class Report(FieldsOnlyState):
     ``detail["higher_is_better"]`` the metric's direction (or None) and
     ``detail["aggregation"]`` the rule that made the figure (see
     `ek.metrics`). A report whose items were dropped keeps its replicate
-    sums (``detail["replicates"]``): it still gives its `interval` and merges.
+    sums: it still gives its `interval` and merges. The interval state (the
+    metric, the replicate sums made on first use or stored) lives in one
+    place, the private ``_resampler`` the facade gives the report; nothing
+    is ever written onto the report itself.
     """
 
     metric: str = ""
@@ -341,8 +344,8 @@ class Report(FieldsOnlyState):
     scores: Sequence[Score] = field(default_factory=tuple)
     per_slice: Mapping[Any, float] = field(default_factory=dict)
     detail: Mapping[str, Any] = field(default_factory=dict)
-    _resampler: Any = field(default=None, compare=False, repr=False)  # set by the facade: computes `interval`
-    _optional_state = ("_resampler",)  # a pickled report leaves its cached replicate sums, and a lambda metric
+    _resampler: Any = field(default=None, compare=False, repr=False)  # set by the facade: owns the interval state
+    _optional_state = ("_resampler",)  # travels as None if it cannot be pickled
 
     def interval(self, level: float = 0.95, *, slice: Any = None) -> tuple[float, float]:
         """A ``level`` percentile-bootstrap interval of ``aggregate``, or of slice ``slice``'s figure.

@@ -165,7 +165,7 @@ def merge_reports(*reports: Report, metric: str | Metric | None = None) -> Repor
     equals ``evaluate(a + b)``, its `Report.interval` included. Items keep
     their ids; reports numbered by position are renumbered as
     ``evaluate(a + b)`` numbers them. Reports whose items were dropped
-    (replicate sums in ``detail["replicates"]``) merge by adding their
+    (which keep their replicate sums instead) merge by adding their
     sums. The metric is looked up by the reports' name; pass ``metric=``
     for one that is not registered.
 
@@ -194,7 +194,7 @@ def merge_reports(*reports: Report, metric: str | Metric | None = None) -> Repor
 
     ids = _bootstrap.merged_ids(full)
     _warn_if_mean(m, name, "merge_reports")
-    if any("replicates" in r.detail for r in full):
+    if any(_bootstrap.is_summary(r) for r in full):
         detail = {"higher_is_better": _direction(m), "aggregation": _aggregation(m)}
         merged: Report = _bootstrap.merge_summaries(full, m, name, ids, detail)
         return merged

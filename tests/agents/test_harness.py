@@ -542,7 +542,7 @@ def test_smallest_detectable_drop_by_hand_and_by_statsmodels():
     from scipy.stats import norm
     from statsmodels.stats.proportion import confint_proportions_2indep
 
-    from ek.agents._stats import _smallest_detectable_drop
+    from ek._stats import smallest_detectable_drop as _smallest_detectable_drop
 
     # 10 of 10 against 10 trials: the baseline's Wilson lower bound is 10 / (10 + 1.96**2) = 0.72246, so
     # Newcombe's upper bound of the change is -d + hypot(u(1 - d) - (1 - d), 0.27754). At d = 0.35 the

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from ek.agents import (Episode, bootstrap_ci, difference_upper_bound, newcombe_difference, pass_at_k,
                        pass_hat_k, reliability, wilson_interval)
-from ek.agents._stats import _bootstrap_mean_ci, _binomial, _ratio_bootstrap_ci
+from ek._stats import binomial as _binomial, mean_interval as _bootstrap_mean_ci, ratio_interval as _ratio_bootstrap_ci
 
 
 def humaneval_pass_at_k(n, c, k):

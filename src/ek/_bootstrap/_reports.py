@@ -1,98 +1,180 @@
 """Bootstrap intervals, paired comparisons and item-free summaries of `Report` s.
 
-The numbers come from `_weights` (weights, replicate sums, quantiles); this
+The numbers come from `ek._stats` (weights, replicate sums, quantiles); this
 module reads them off a report: which statistics its metric sums, the
-per-item table, the slices, the ids. A report gets its replicate sums in
-one of two ways:
+per-item table, the slices, the ids. A report's interval state has one
+owner, the `Resampler` the report carries (its ``_resampler`` field): the
+metric, and the report's replicate sums, which are either
 
-* from its scores, computed on first use and kept on the report object
-  (never pickled, never compared);
-* from ``detail["replicates"]``, for a report whose items were dropped
-  (`summarize`): ``{"scheme", "replicates", "statistics", "overall",
-  "per_slice"}`` where ``overall`` and each slice hold one row per
+* made from its scores on first use and kept by the resampler with the
+  items they were made from (a copy of the report with other items makes
+  its own), never pickled; or
+* stored, for a report whose items were dropped (`summarize`, Dask):
+  `Resampled` sums ``overall`` and ``per_slice`` with one row per
   replicate: the weighted sum of each statistic, then the total weight.
   Such a report also holds ``detail["ids"]``, ``detail["statistics"]``
   (the summed statistics) and ``detail["slice_statistics"]``, which is
   all `merge_summaries` needs to join it with others.
 
-Reports are read duck-typed (``metric``, ``n``, ``scores``, ``per_slice``,
-``detail`` and the private ``_resampler``), so this module never imports
-`ek.base`, whose `Report.interval` calls it through the report's `Resampler`.
+Nothing is written onto a report. Reports are read duck-typed (``metric``,
+``n``, ``scores``, ``per_slice``, ``detail`` and the private
+``_resampler``), so this module never imports `ek.base`, whose
+`Report.interval` calls it through the report's `Resampler`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 from itertools import chain
-from typing import Any, Callable, Optional
+from typing import Any, TypeVar
 
-from ek._bootstrap._permutation import sign_flip_p_value, smallest_p_value
-from ek._bootstrap._weights import (
-    MIN_ITEMS, REPLICATES, SCHEME, as_table, id_text, interval_of, p_value_of, replicate_sums,
+from ek._stats import (
+    MIN_ITEMS,
+    REPLICATES,
+    SCHEME,
+    as_table,
+    id_text,
+    interval_of,
+    p_value_of,
+    replicate_sums,
+    sign_flip_p_value,
+    smallest_p_value,
 )
 
 __all__ = [
-    "Resampler", "check_comparable", "compare", "group_size", "interval", "merge_summaries", "merged_ids",
-    "metric_of", "resampled", "resampled_pair", "small_verdict", "statistic_table", "summarize", "verdict",
+    "Resampled", "Resampler", "check_comparable", "compare", "group_size", "interval", "is_summary", "kept",
+    "merge_summaries", "merged_ids", "metric_of", "resampled", "resampled_pair", "small_verdict", "statistic_table",
+    "stored_sums", "summarize", "verdict",
 ]
 
-_CACHE = "_resampled"
 _NO_SLICE = object()  # the group of items without a slice label
 _UNREAD = object()
-
-
-@dataclasses.dataclass(frozen=True)
-class Resampler:
-    """What a `Report` carries to resample itself: the metric whose ``compute`` makes each replicate's figure."""
-
-    metric: Any
-
-    def interval(self, report: Any, level: float, slice: Any) -> tuple[float, float]:
-        """``report.interval(level, slice=slice)``."""
-        return interval(report, level, slice)
+_T = TypeVar("_T")
 
 
 @dataclasses.dataclass(frozen=True)
 class Resampled:
-    """One report's replicate sums: ``overall`` and ``per_slice`` arrays ``(B, k + 1)``."""
+    """One report's replicate sums: ``overall`` and ``per_slice`` arrays ``(B, k + 1)``, and the summed statistics."""
 
-    statistics: tuple
-    compute: Callable[[dict], float]
+    statistics: tuple[str, ...]
+    compute: Callable[[dict[str, Any]], float] | None  # None in a pickled summary: the metric's, when read
     overall: Any
-    per_slice: dict
-    totals: dict
-    slice_totals: dict
+    per_slice: dict[Any, Any]
+    totals: dict[str, Any]
+    slice_totals: dict[Any, dict[str, Any]]
     replicates: int = REPLICATES
+    scheme: str = SCHEME
 
     def values(self, label: Any = _NO_SLICE) -> list[float]:
         """The metric's value in every replicate, NaN where the replicate drew no item."""
         sums = self.overall if label is _NO_SLICE else self.per_slice[label]
         k = len(self.statistics)
         names, compute = self.statistics, self.compute
+        assert compute is not None, "read through resampled(), which gives the metric's compute"
         return [math.nan if row[k] == 0 else float(compute(dict(zip(names, row)))) for row in sums.tolist()]
 
 
+class Resampler:
+    """The interval state of one `Report`, its only home: the metric, and the report's replicate sums.
+
+    Not a value: a report's resampler makes the sums on first use and keeps
+    them with the items they were made from (scores, ids and slices, by
+    identity), so a copy of the report with other items never reads sums
+    that are not its own. ``stored`` sums are the record of a report whose
+    items were dropped. ``refuse`` is the message of a report that has no
+    interval by design (``ek.dask.evaluate(..., level=None)``). Pickled, it
+    keeps its stored sums, and its metric when that pickles (without stored
+    sums, an unpicklable metric makes it unpicklable, and the report travels
+    without it); what it made is made again.
+    """
+
+    __slots__ = ("_made", "metric", "refuse", "stored")
+
+    def __init__(self, metric: Any, *, stored: Resampled | None = None, refuse: str | None = None) -> None:
+        self.metric = metric
+        self.stored = stored
+        self.refuse = refuse
+        self._made: dict[str, tuple[tuple[Any, ...], Any]] = {}
+
+    def interval(self, report: Any, level: float, slice: Any) -> tuple[float, float]:
+        """``report.interval(level, slice=slice)``."""
+        if self.refuse is not None:
+            raise ValueError(self.refuse)
+        return interval(report, level, slice)
+
+    def kept(self, report: Any, key: str, make: Callable[[], _T]) -> _T:
+        """What ``make()`` gives for ``report``'s items, made once: the replicate sums (key ``"sums"``), or
+        what another reader derives from the items (`ek._ppi`'s columns)."""
+        if self.has(report, key):
+            held: _T = self._made[key][1]
+            return held
+        value = make()
+        self._made[key] = (_identity(report), value)
+        return value
+
+    def has(self, report: Any, key: str) -> bool:
+        """Whether ``kept(report, key, ...)`` would not make anything."""
+        held = self._made.get(key)
+        return held is not None and all(a is b for a, b in zip(held[0], _identity(report)))
+
+    def __getstate__(self) -> dict[str, Any]:
+        import pickle
+
+        metric = self.metric
+        try:
+            pickle.dumps(metric)
+        except Exception:  # a metric made from a lambda: the report says how to give it back
+            if self.stored is None:
+                raise  # nothing to keep: the report travels without a resampler (`FieldsOnlyState`)
+            metric = None
+        stored = None if self.stored is None else dataclasses.replace(self.stored, compute=None)
+        return {"metric": metric, "stored": stored, "refuse": self.refuse}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.metric, self.stored, self.refuse = state["metric"], state["stored"], state["refuse"]
+        self._made = {}
+
+
 def resampled(report: Any, *, progress: Any = None) -> Resampled:
-    """The replicate sums of ``report``: stored ones, cached ones, or computed now and cached."""
-    cached = report.__dict__.get(_CACHE)
-    if cached is not None:
-        return cached
+    """The replicate sums of ``report``: stored ones, or made now (once) from its items."""
     names, compute = _statistics(report)
-    stored = report.detail.get("replicates")
-    if stored is not None:
-        out = _from_stored(report, stored, names, compute)
-    else:
-        out = _from_scores(report, progress)
-    object.__setattr__(report, _CACHE, out)  # a frozen dataclass; not a field, so never compared or pickled
-    return out
+    carrier: Resampler = report._resampler
+    if carrier.refuse is not None:
+        raise ValueError(carrier.refuse)
+    if carrier.stored is not None:
+        return _checked_stored(carrier.stored, names, compute)
+    return carrier.kept(report, "sums", lambda: _from_scores(report, progress))
+
+
+def kept(report: Any, key: str, make: Callable[[], _T]) -> _T:
+    """What ``make()`` derives from ``report``'s items, made once and kept by its `Resampler`.
+
+    A report without a resampler (built by hand) makes it on every call.
+    """
+    carrier = report._resampler
+    return make() if carrier is None else carrier.kept(report, key, make)
+
+
+def is_summary(report: Any) -> bool:
+    """Whether ``report`` holds replicate sums in place of its items (`summarize`, Dask)."""
+    carrier = report._resampler
+    return carrier is not None and carrier.stored is not None
+
+
+def stored_sums(statistics: tuple[str, ...], overall: Any, per_slice: dict[Any, Any], totals: dict[str, Any],
+                slice_totals: dict[Any, dict[str, Any]]) -> Resampled:
+    """Replicate sums made elsewhere (the Dask path adds them up over partitions), to store on a `Resampler`."""
+    return Resampled(tuple(statistics), None, overall, dict(per_slice), dict(totals), dict(slice_totals),
+                     int(overall.shape[0]))
 
 
 def resampled_pair(a: Any, b: Any, *, progress: Any = None) -> tuple[Resampled, Resampled]:
     """Both reports' replicate sums; when both come from scores over one slicing, in one pass of weights."""
     import numpy as np
 
-    fresh = all(_CACHE not in r.__dict__ and "replicates" not in r.detail for r in (a, b))
+    fresh = all(not is_summary(r) and not _carrier(r).has(r, "sums") for r in (a, b))
     if not fresh:
         return resampled(a), resampled(b)
     ia, ib = _items(a), _items(b)
@@ -106,9 +188,7 @@ def resampled_pair(a: Any, b: Any, *, progress: Any = None) -> tuple[Resampled, 
     ra = _finish(ia, np.concatenate([sums[:, :, :k], weight], axis=2))
     rb = _finish(dataclasses.replace(ib, ids=ia.ids, table=ib.table[order], codes=ia.codes, groups=ia.groups),
                  sums[:, :, k:])
-    for report, out in ((a, ra), (b, rb)):
-        object.__setattr__(report, _CACHE, out)
-    return ra, rb
+    return _carrier(a).kept(a, "sums", lambda: ra), _carrier(b).kept(b, "sums", lambda: rb)
 
 
 def check_comparable(a: Any, b: Any) -> None:
@@ -158,7 +238,7 @@ def group_size(report: Any, label: Any = None) -> int:
     return sum(1 for x in report.detail.get("slices") or () if x == label)
 
 
-def compare(a: Any, b: Any, level: float = 0.95) -> dict:
+def compare(a: Any, b: Any, level: float = 0.95) -> dict[Any, Any]:
     """The fields of `ek.base.Comparison` for B against A (see `ek.compare`)."""
     _check_level(level)
     check_comparable(a, b)
@@ -172,7 +252,7 @@ def compare(a: Any, b: Any, level: float = 0.95) -> dict:
             "higher_is_better": pair.up}
 
 
-def verdict(low: float, high: float, higher_is_better: Optional[bool]) -> str:
+def verdict(low: float, high: float, higher_is_better: bool | None) -> str:
     """``"better"`` / ``"worse"`` for B when the interval of B - A excludes 0, in the metric's direction."""
     if not (low > 0 or high < 0):
         return "no detectable difference"
@@ -181,7 +261,7 @@ def verdict(low: float, high: float, higher_is_better: Optional[bool]) -> str:
     return "better" if (low > 0) == higher_is_better else "worse"
 
 
-def small_verdict(n: int, p: float, delta: Optional[float], level: float, higher_is_better: Optional[bool]) -> str:
+def small_verdict(n: int, p: float, delta: float | None, level: float, higher_is_better: bool | None) -> str:
     """The verdict of the permutation test on ``n`` items: `verdict`'s words, or that ``n`` is too few.
 
     ``"too few items (n=K) to tell"`` when no p-value of the test can be
@@ -196,7 +276,7 @@ def small_verdict(n: int, p: float, delta: Optional[float], level: float, higher
     return verdict(delta, delta, higher_is_better)
 
 
-def statistic_table(report: Any) -> tuple:
+def statistic_table(report: Any) -> tuple[Any, ...]:
     """``(names, compute, table)``: the statistics ``report``'s metric sums, its ``compute``, the ``(n, k)`` array.
 
     The table is read as the bootstrap reads it (column-backed scores
@@ -215,7 +295,7 @@ def metric_of(report: Any) -> Any:
 
 def summarize(report: Any) -> Any:
     """``report`` without its items: summed statistics and replicate sums, enough to merge and bound it."""
-    if "replicates" in report.detail:
+    if is_summary(report):
         return report
     sums = resampled(report)
     detail = {k: v for k, v in report.detail.items() if k != "slices"}
@@ -223,12 +303,12 @@ def summarize(report: Any) -> Any:
         ids=_ids(report),
         statistics=dict(sums.totals),
         slice_statistics={label: dict(t) for label, t in sums.slice_totals.items()},
-        replicates=_stored(sums),
     )
-    return dataclasses.replace(report, scores=(), detail=detail)
+    return dataclasses.replace(report, scores=(), detail=detail,
+                               _resampler=Resampler(_metric(report), stored=sums))
 
 
-def merged_ids(reports: list) -> Optional[tuple]:
+def merged_ids(reports: list[Any]) -> tuple[Any, ...] | None:
     """The ids of merged reports in order; None when every report numbers its items by position."""
     given = [r.detail.get("ids") is not None for r in reports]
     if not any(given):
@@ -238,7 +318,7 @@ def merged_ids(reports: list) -> Optional[tuple]:
             f"merge_reports() got report {given.index(True)} with item ids and report {given.index(False)} "
             "numbered by position; pass ids= to evaluate() for every part, or for none."
         )
-    owner: dict = {}
+    owner: dict[Any, Any] = {}
     for k, r in enumerate(reports):
         for item in r.detail["ids"]:
             text = id_text(item)
@@ -251,10 +331,10 @@ def merged_ids(reports: list) -> Optional[tuple]:
     return tuple(chain.from_iterable(r.detail["ids"] for r in reports))
 
 
-def merge_summaries(parts: list, metric: Any, name: str, ids: Optional[tuple], detail: dict) -> Any:
+def merge_summaries(parts: list[Any], metric: Any, name: str, ids: tuple[Any, ...] | None,
+                    detail: dict[str, Any]) -> Any:
     """The report of the whole from parts of which some carry replicate sums only (see `ek.merge_reports`)."""
-    sums = [resampled(p if p._resampler is not None else dataclasses.replace(p, _resampler=Resampler(metric)))
-            for p in parts]
+    sums = [resampled(_with_metric(p, metric)) for p in parts]
     first = sums[0]
     for s in sums[1:]:
         if s.statistics != first.statistics or s.replicates != first.replicates:
@@ -264,25 +344,25 @@ def merge_summaries(parts: list, metric: Any, name: str, ids: Optional[tuple], d
             )
     overall = sum(s.overall for s in sums)
     totals = _add_totals(s.totals for s in sums)
-    per_slice, slice_totals, slice_n = {}, {}, {}
+    per_slice: dict[Any, Any] = {}
+    slice_totals: dict[Any, dict[str, Any]] = {}
+    slice_n: dict[Any, int] = {}
     for part, s in zip(parts, sums):
         for label, rows in s.per_slice.items():
             per_slice[label] = per_slice[label] + rows if label in per_slice else rows
             slice_totals[label] = _add_totals([slice_totals.get(label, {}), s.slice_totals[label]])
             slice_n[label] = slice_n.get(label, 0) + (part.detail.get("slice_n") or {}).get(label, 0)
+    assert first.compute is not None  # resampled() gives the metric's
     merged = Resampled(first.statistics, first.compute, overall, per_slice, totals, slice_totals, first.replicates)
     n = sum(p.n for p in parts)
-    detail = {**detail, "ids": ids, "statistics": totals, "slice_statistics": slice_totals,
-              "replicates": _stored(merged)}
+    detail = {**detail, "ids": ids, "statistics": totals, "slice_statistics": slice_totals}
     if slice_n:
         detail["slice_n"] = slice_n
-    report = dataclasses.replace(
+    return dataclasses.replace(
         parts[0], metric=name, aggregate=float(first.compute(totals)), n=n, scores=(),
         per_slice={label: float(first.compute(t)) for label, t in slice_totals.items()}, detail=detail,
-        _resampler=Resampler(metric),
+        _resampler=Resampler(metric, stored=merged),
     )
-    object.__setattr__(report, _CACHE, merged)
-    return report
 
 
 # ---------------------------------------------------------------------------
@@ -293,7 +373,7 @@ def _check_level(level: Any) -> None:
         raise ValueError(f"level must be a number between 0 and 1 (e.g. 0.95 for a 95% interval), got {level!r}.")
 
 
-def _statistics(report: Any) -> tuple[tuple, Callable[[dict], float]]:
+def _statistics(report: Any) -> tuple[tuple[Any, ...], Callable[[dict[Any, Any]], float]]:
     """The statistic names the report's metric sums, and its ``compute``."""
     m = _metric(report)
     if getattr(m, "aggregate", None) is None:  # the mean fallback of a plain function
@@ -318,11 +398,11 @@ def _metric(report: Any) -> Any:
     return carrier.metric
 
 
-def _mean(totals: dict) -> float:
+def _mean(totals: dict[Any, Any]) -> float:
     return totals["value"] / totals["n"] if totals["n"] else math.nan
 
 
-def _ids(report: Any) -> tuple:
+def _ids(report: Any) -> tuple[Any, ...]:
     ids = report.detail.get("ids")
     return tuple(range(report.n)) if ids is None else tuple(ids)
 
@@ -331,12 +411,12 @@ def _ids(report: Any) -> tuple:
 class _Items:
     """A report's items as arrays: ids, the ``(n, k)`` statistics, the slice group of each item."""
 
-    ids: tuple
+    ids: tuple[Any, ...]
     table: Any
     codes: Any
-    groups: dict  # slice label (or _NO_SLICE) -> group number
-    names: tuple
-    compute: Callable
+    groups: dict[Any, Any]  # slice label (or _NO_SLICE) -> group number
+    names: tuple[Any, ...]
+    compute: Callable[..., Any]
 
 
 def _items(report: Any) -> _Items:
@@ -344,7 +424,7 @@ def _items(report: Any) -> _Items:
 
     names, compute = _statistics(report)
     labels = report.detail.get("slices")
-    groups: dict = {}
+    groups: dict[Any, Any] = {}
     codes = np.zeros(report.n, dtype=np.int64)
     if labels is not None:
         codes = np.fromiter((groups.setdefault(_NO_SLICE if x is None else x, len(groups)) for x in labels),
@@ -391,7 +471,7 @@ def _alignment(ia: _Items, ib: _Items) -> Any:
     return order if same else None
 
 
-def _columns(report: Any, names: tuple) -> list:
+def _columns(report: Any, names: tuple[Any, ...]) -> list[Any]:
     scores = report.scores
     if len(scores) != report.n:
         raise ValueError(
@@ -419,43 +499,52 @@ def _columns(report: Any, names: tuple) -> list:
     return out
 
 
-def _from_stored(report: Any, stored: dict, names: tuple, compute: Callable) -> Resampled:
-    import numpy as np
-
-    if stored.get("scheme") != SCHEME or tuple(stored.get("statistics", ())) != names:
+def _checked_stored(stored: Resampled, names: tuple[str, ...], compute: Callable[[dict[str, Any]], float]) -> Resampled:
+    """Stored sums with the metric's ``compute``, after checking they were made by this scheme over its statistics."""
+    if stored.scheme != SCHEME or tuple(stored.statistics) != names:
         raise ValueError(
-            f"this report's replicate sums were made by scheme {stored.get('scheme')!r} over statistics "
-            f"{stored.get('statistics')!r}, not {SCHEME!r} over {names}; rebuild it with this ek version."
+            f"this report's replicate sums were made by scheme {stored.scheme!r} over statistics "
+            f"{stored.statistics!r}, not {SCHEME!r} over {names}; rebuild it with this ek version."
         )
-    overall = np.asarray(stored["overall"])
-    per_slice = {label: np.asarray(rows) for label, rows in stored["per_slice"].items()}
-    return Resampled(names, compute, overall, per_slice, dict(report.detail["statistics"]),
-                     {k: dict(v) for k, v in report.detail.get("slice_statistics", {}).items()},
-                     int(stored["replicates"]))
+    return stored if stored.compute == compute else dataclasses.replace(stored, compute=compute)
 
 
-def _stored(sums: Resampled) -> dict:
-    return {"scheme": SCHEME, "replicates": sums.replicates, "statistics": sums.statistics,
-            "overall": tuple(map(tuple, sums.overall.tolist())),
-            "per_slice": {label: tuple(map(tuple, rows.tolist())) for label, rows in sums.per_slice.items()}}
+def _carrier(report: Any) -> Resampler:
+    carrier: Resampler = report._resampler
+    return carrier
 
 
-def _add_totals(parts: Any) -> dict:
-    out: dict = {}
+def _with_metric(report: Any, metric: Any) -> Any:
+    """``report`` with a resampler that knows ``metric`` (its own stored sums kept), when it has none."""
+    carrier = report._resampler
+    if carrier is not None and carrier.metric is not None:
+        return report
+    stored = None if carrier is None else carrier.stored
+    return dataclasses.replace(report, _resampler=Resampler(metric, stored=stored))
+
+
+def _identity(report: Any) -> tuple[Any, ...]:
+    """The objects a report's items are read from; sums made from them are the report's while they are its."""
+    detail = report.detail
+    return (report.scores, detail.get("ids"), detail.get("slices"))
+
+
+def _add_totals(parts: Any) -> dict[Any, Any]:
+    out: dict[Any, Any] = {}
     for totals in parts:
         for k, v in totals.items():
             out[k] = out.get(k, 0) + v
     return out
 
 
-def _direction(report: Any) -> Optional[bool]:
+def _direction(report: Any) -> bool | None:
     flag = report.detail.get("higher_is_better")
     if not isinstance(flag, bool):
         flag = getattr(_metric(report), "higher_is_better", None)
     return flag if isinstance(flag, bool) else None
 
 
-def _examples(ids: list) -> str:
+def _examples(ids: list[Any]) -> str:
     return f" ({', '.join(map(repr, ids[:3]))}{', ...' if len(ids) > 3 else ''})" if ids else ""
 
 
@@ -468,7 +557,7 @@ def _figure_of(report: Any, label: Any) -> Any:
     return report.aggregate if label is None else report.per_slice.get(label)
 
 
-def _paired_items(a: Any, b: Any) -> Optional[tuple]:
+def _paired_items(a: Any, b: Any) -> tuple[Any, ...] | None:
     """A's `_Items` and B's statistics in A's item order; None when either report kept no scores."""
     import numpy as np
 
@@ -483,12 +572,12 @@ def _paired_items(a: Any, b: Any) -> Optional[tuple]:
 class _Pair:
     """Reports A and B being compared: one row of `compare` per group (None: all items), sums made once."""
 
-    def __init__(self, a: Any, b: Any, up: Optional[bool], level: float) -> None:
+    def __init__(self, a: Any, b: Any, up: bool | None, level: float) -> None:
         self.a, self.b, self.up, self.level = a, b, up, level
-        self._sums: Optional[tuple] = None
+        self._sums: tuple[Any, ...] | None = None
         self._items: Any = _UNREAD
 
-    def row(self, label: Any, n: int) -> dict:
+    def row(self, label: Any, n: int) -> dict[Any, Any]:
         """B - A on the group: bootstrap interval and p-value from `MIN_ITEMS` items, else the permutation test's.
 
         From `MIN_ITEMS` on, a bootstrap p-value below ``1 - level`` is checked
@@ -517,7 +606,7 @@ class _Pair:
         return {**out, "interval": (low, high), "p_value": p,
                 "verdict": verdict(low, high, self.up) if p < alpha else "no detectable difference"}
 
-    def _resampled(self) -> tuple:
+    def _resampled(self) -> tuple[Any, ...]:
         if self._sums is None:
             sa, sb = resampled_pair(self.a, self.b)
             if sa.statistics != sb.statistics or sa.replicates != sb.replicates:
@@ -536,6 +625,6 @@ class _Pair:
         if self._items is None:
             return math.nan
         ia, table_b = self._items
-        rows = slice(None) if label is None else ia.codes == ia.groups[label]
+        rows: Any = slice(None) if label is None else ia.codes == ia.groups[label]
         ids = ia.ids if label is None else tuple(i for i, keep in zip(ia.ids, rows.tolist()) if keep)
         return sign_flip_p_value(ids, ia.table[rows], table_b[rows], ia.compute, ia.names)

@@ -3,7 +3,8 @@
 A proxy of a million items is read into one ``(N, k)`` float array the first
 time an estimate uses it, and the array, the index from id text to row and
 the `ek._ppi._core.Moments` of the whole corpus and of each slice are kept
-on the report object (never pickled, never compared), so later estimates,
+by the report's resampler (`ek._bootstrap.kept`; never pickled, never
+compared, nothing written onto the report), so later estimates,
 plans and comparisons pay only for their audit. Reports are read through
 `ek._bootstrap` (which statistics a metric sums, column-backed scores), so
 the rules and messages are those of `ek.Report.interval`.
@@ -13,12 +14,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
 
-from ek._bootstrap import id_text, metric_of, statistic_table
+from ek._bootstrap import id_text, kept, metric_of, statistic_table
 from ek._ppi._core import Moments, moments
 
 __all__ = ["Columns", "columns", "detail_column", "examples"]
 
-_CACHE = "_ppi_columns"
+_KEY = "ppi_columns"
 
 
 class Columns:
@@ -80,30 +81,8 @@ class Columns:
 
 
 def columns(report: Any, *, role: str, who: str) -> Columns:
-    """The `Columns` of ``report`` (kept on it), after checking every statistic is a finite number >= 0."""
-    import numpy as np
-
-    cached = report.__dict__.get(_CACHE)
-    if cached is not None:
-        return cached
-    if not report.n:
-        raise ValueError(f"{who}: the {role} report is empty; score the items first.")
-    try:
-        names, compute, table = statistic_table(report)
-    except ValueError as exc:
-        raise ValueError(f"{who}: the {role} report cannot be used: {exc}") from None
-    table = np.asarray(table, dtype=np.float64)
-    bad = ~np.isfinite(table) | (table < 0)
-    if bad.any():
-        i, j = (int(x) for x in np.argwhere(bad)[0])
-        out = Columns(report, role, names, compute, table)
-        raise ValueError(
-            f"{who}: {role} item {out.ids[i]!r} has {names[j]} = {float(table[i, j])!r}; every statistic must be a "
-            f"finite number >= 0 (a count or a sum of them). Fix or drop that item before estimating."
-        )
-    out = Columns(report, role, names, compute, table)
-    object.__setattr__(report, _CACHE, out)  # a frozen dataclass; not a field, so never compared or pickled
-    return out
+    """The `Columns` of ``report`` (made once), after checking every statistic is a finite number >= 0."""
+    return kept(report, _KEY, lambda: _read(report, role, who))
 
 
 def detail_column(report: Any, name: str) -> Optional[Any]:
@@ -127,3 +106,24 @@ def examples(values: Iterable[Any]) -> str:
     """`` ('a', 'b', 'c', ...)`` for an error message: the first three values."""
     shown = list(values)
     return f" ({', '.join(map(repr, shown[:3]))}{', ...' if len(shown) > 3 else ''})" if shown else ""
+
+
+def _read(report: Any, role: str, who: str) -> Columns:
+    import numpy as np
+
+    if not report.n:
+        raise ValueError(f"{who}: the {role} report is empty; score the items first.")
+    try:
+        names, compute, table = statistic_table(report)
+    except ValueError as exc:
+        raise ValueError(f"{who}: the {role} report cannot be used: {exc}") from None
+    table = np.asarray(table, dtype=np.float64)
+    bad = ~np.isfinite(table) | (table < 0)
+    if bad.any():
+        i, j = (int(x) for x in np.argwhere(bad)[0])
+        out = Columns(report, role, names, compute, table)
+        raise ValueError(
+            f"{who}: {role} item {out.ids[i]!r} has {names[j]} = {float(table[i, j])!r}; every statistic must be a "
+            f"finite number >= 0 (a count or a sum of them). Fix or drop that item before estimating."
+        )
+    return Columns(report, role, names, compute, table)

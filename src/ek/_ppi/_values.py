@@ -153,14 +153,12 @@ class AuditPlan:
             raise ValueError(f"AuditPlan holds id {ids[repeat[1]]!r} twice; each drawn item appears once.")
         object.__setattr__(self, "ids", ids)
         object.__setattr__(self, "probabilities", tuple(float(p) for p in probs))
+        # Derived here, while the value is being made: nothing is written onto it once it exists.
+        object.__setattr__(self, "_lookup", dict(zip(map(str, ids), self.probabilities)))
 
     def probability(self, item_id: Any) -> float:
         """The inclusion probability of drawn item ``item_id`` (KeyError when it was not drawn)."""
-        lookup = self.__dict__.get("_lookup")
-        if lookup is None:
-            lookup = dict(zip(map(str, self.ids), self.probabilities))
-            object.__setattr__(self, "_lookup", lookup)
-        return float(lookup[str(item_id)])
+        return float(self._lookup[str(item_id)])
 
 
 def _variance(estimate: CorpusEstimate) -> tuple[float, float]:

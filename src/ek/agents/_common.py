@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Callable, Optional, Sequence, Union
 
 from ek._util import type_name
-from ek.agents.base import Cost, Trajectory, as_call, is_episode
+from ek.agents.base import Cost, Trajectory, _Call, as_call, is_episode
 from ek.base import GraphGrammar, Normalizer
 from ek.registry import resolve
 
@@ -17,7 +17,7 @@ CheckerArg = Union[str, Callable[[Any, Any], bool], None]
 """A registered checker name, an ``(episode, gold) -> bool`` checker (`ek.agents.metrics.Checker`), or None."""
 
 
-def calls_of(x: Any, *, side: str) -> list:
+def calls_of(x: Any, *, side: str) -> list[_Call]:
     """``(tool, args)`` pairs from an episode, a trajectory, or a sequence of call-likes."""
     if is_episode(x):
         x = x.trajectory
@@ -58,10 +58,10 @@ def same_value(p: Any, g: Any, canon: Canon) -> bool:
         return p.keys() == g.keys() and all(same_value(p[k], g[k], canon) for k in g)
     if isinstance(p, (list, tuple)) and isinstance(g, (list, tuple)):
         return len(p) == len(g) and all(same_value(a, b, canon) for a, b in zip(p, g))
-    return p == g
+    return bool(p == g)
 
 
-def arg_diff(pred_args: Mapping, gold_args: Mapping, canon: Canon) -> tuple:
+def arg_diff(pred_args: Mapping[Any, Any], gold_args: Mapping[Any, Any], canon: Canon) -> tuple[Any, ...]:
     """``(agree, wrong, extra, missing)`` argument names of one call pair.
 
     An argument is present when its name is, whatever its value: an
@@ -70,7 +70,10 @@ def arg_diff(pred_args: Mapping, gold_args: Mapping, canon: Canon) -> tuple:
     a missing argument, and passing ``x=None`` where the reference has no
     ``x`` is an extra one.
     """
-    agree, wrong, extra, missing = [], [], [], []
+    agree: list[Any] = []
+    wrong: list[Any] = []
+    extra: list[Any] = []
+    missing: list[Any] = []
     for key, g in gold_args.items():
         if key not in pred_args:
             missing.append(key)
@@ -82,7 +85,7 @@ def arg_diff(pred_args: Mapping, gold_args: Mapping, canon: Canon) -> tuple:
     return agree, wrong, extra, missing
 
 
-def call_mass(call: tuple, grammar: Optional[GraphGrammar]) -> float:
+def call_mass(call: tuple[Any, ...], grammar: Optional[GraphGrammar]) -> float:
     """Weight of a whole call: the tool's weight plus the weights of the arguments it passes."""
     tool, args = call
     if grammar is None:
@@ -104,7 +107,7 @@ def per_success(total: float, successes: float) -> float:
 
 
 def cost_summary(costs: Sequence[Optional[Cost]], successes: Sequence[bool],
-             spent: Optional[Sequence[float]]) -> dict:
+             spent: Optional[Sequence[float]]) -> dict[Any, Any]:
     """The cost-report dict from parallel columns (shared by cost_report and run_suite)."""
     n = len(successes)
     n_success = sum(successes)
@@ -156,7 +159,8 @@ def resolve_check(check: CheckerArg) -> Callable[[Any, Any], Any]:
             f"check must be a registered checker name or an (episode, gold) -> bool callable, "
             f"got {type_name(check)}."
         )
-    return fn
+    checker: Callable[[Any, Any], Any] = fn
+    return checker
 
 
 def run_check(check: CheckerArg, episode: Any, gold: Any) -> bool:

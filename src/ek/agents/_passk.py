@@ -20,7 +20,7 @@ _LOG_2PI = math.log(2 * math.pi)
 
 
 @lru_cache(maxsize=4096)
-def exact_ratio(n: int, m: int, k: int) -> Optional[tuple]:
+def exact_ratio(n: int, m: int, k: int) -> Optional[tuple[int, int]]:
     """``C(n - m, k) / C(n, k)`` as integers ``(num, den)`` when that is cheap, else None.
 
     The ratio is the product of ``(n - s - j) / (n - j)`` over ``j < t``,

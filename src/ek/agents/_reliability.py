@@ -19,8 +19,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
+from ek._stats import Z95, mean_interval, wilson
 from ek._util import type_name
-from ek.agents._stats import _Z95, _bootstrap_mean_ci, _pass_at_k, _pass_hat_k, _wilson
+from ek.agents._reports import success_report
+from ek.agents._stats import _pass_at_k, _pass_hat_k
 from ek.agents.base import is_episode
 
 __all__ = ["ReliabilityReport", "reliability"]
@@ -45,8 +47,12 @@ class ReliabilityReport:
         per_task: ``{task_id: {"n", "successes", "pass_at_k", "pass_hat_k"}}``.
         per_slice: ``{label: {...}}`` with the same corpus figures per slice.
         cost: the cost report (see `ek.agents.cost_report`), empty if none.
-        detail: ``skipped`` (tasks with fewer than k trials), and whatever
-            the harness adds (``metrics``, ``errors``, ``run``, ``run_id``).
+        detail: ``skipped`` (tasks with fewer than k trials), ``reports``
+            (``{"success_rate": Report}``, and ``"cost_per_success"`` for a
+            priced `run_suite`: the figures as `ek.Report` s over tasks, which
+            give ``interval()`` and work with `ek.compare` and
+            `ek.merge_reports`), and whatever the harness adds (``metrics``,
+            ``errors``, ``run``, ``run_id``).
     """
 
     k: int = 1
@@ -54,19 +60,19 @@ class ReliabilityReport:
     n_trials: int = 0
     n_success: int = 0
     success_rate: float = 0.0
-    success_ci: tuple = (0.0, 1.0)
+    success_ci: tuple[Any, ...] = (0.0, 1.0)
     pass_at_k: Optional[float] = None
     pass_hat_k: Optional[float] = None
-    pass_hat_k_ci: tuple = (0.0, 1.0)
+    pass_hat_k_ci: tuple[Any, ...] = (0.0, 1.0)
     stochastic: bool = True
-    per_task: Mapping = field(default_factory=dict)
-    per_slice: Mapping = field(default_factory=dict)
-    cost: Mapping = field(default_factory=dict)
-    detail: Mapping = field(default_factory=dict)
+    per_task: Mapping[Any, Any] = field(default_factory=dict)
+    per_slice: Mapping[Any, Any] = field(default_factory=dict)
+    cost: Mapping[Any, Any] = field(default_factory=dict)
+    detail: Mapping[Any, Any] = field(default_factory=dict)
 
 
 def reliability(source: Any, *, k: int = 1, slices: Optional[Mapping[str, str]] = None,
-                cost: Optional[Mapping] = None, warn_deterministic: bool = True) -> ReliabilityReport:
+                cost: Optional[Mapping[Any, Any]] = None, warn_deterministic: bool = True) -> ReliabilityReport:
     """pass@k, pass^k and success rate of a k-trial run.
 
     Args:
@@ -99,7 +105,7 @@ def reliability(source: Any, *, k: int = 1, slices: Optional[Mapping[str, str]] 
 # --------------------------------------------------------------------------
 
 
-def _group(source: Any) -> dict:
+def _group(source: Any) -> dict[Any, Any]:
     """``{task_id: [bool, ...]}`` in first-seen order, from episodes or a mapping."""
     if isinstance(source, Mapping):
         out = {}
@@ -139,9 +145,9 @@ def _outcome(v: Any, task_id: Any, i: int) -> bool:
     )
 
 
-def _build(outcomes: Mapping[str, Sequence[bool]], *, k: int, slices: Optional[Mapping] = None,
-           cost: Optional[Mapping] = None, warn_deterministic: bool = True,
-           detail: Optional[Mapping] = None, slice_extra: Optional[Mapping] = None,
+def _build(outcomes: Mapping[str, Sequence[bool]], *, k: int, slices: Optional[Mapping[Any, Any]] = None,
+           cost: Optional[Mapping[Any, Any]] = None, warn_deterministic: bool = True,
+           detail: Optional[Mapping[Any, Any]] = None, slice_extra: Optional[Mapping[Any, Any]] = None,
            stacklevel: int = 2) -> ReliabilityReport:
     """The report from grouped outcomes (shared by `reliability` and `run_suite`)."""
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
@@ -156,15 +162,16 @@ def _build(outcomes: Mapping[str, Sequence[bool]], *, k: int, slices: Optional[M
     stochastic = any(0 < c < n for n, c in repeated) if repeated else True
     _warn(len(counts), k, skipped, warn_deterministic and not stochastic, stacklevel + 1)
     evaluated = len(hat_values)
-    extra = {"skipped": len(skipped), "skipped_tasks": skipped}
+    extra: dict[str, Any] = {"skipped": len(skipped), "skipped_tasks": skipped}
     extra.update(detail or {})
+    extra["reports"] = {"success_rate": success_report(counts, slices), **(extra.get("reports") or {})}
     per_slice = _per_slice(per_task, slices) if slices else {}
     for label, more in (slice_extra or {}).items():
         if label in per_slice:
             per_slice[label].update(more)
     pass_hat_k = sum(hat_values) / evaluated if evaluated else None
     if evaluated:
-        lo, hi = _bootstrap_mean_ci(hat_values, resamples=_RESAMPLES)
+        lo, hi = mean_interval(hat_values, resamples=_RESAMPLES)
         # Rounding can put the float mean an ulp outside a degenerate interval (ten tasks at
         # 0.1 average to 0.0999...); the interval must contain its own estimate.
         hat_ci = (min(lo, pass_hat_k), max(hi, pass_hat_k))
@@ -176,7 +183,7 @@ def _build(outcomes: Mapping[str, Sequence[bool]], *, k: int, slices: Optional[M
         n_trials=n_trials,
         n_success=n_success,
         success_rate=n_success / n_trials,
-        success_ci=_wilson(n_success, n_trials, _Z95),
+        success_ci=wilson(n_success, n_trials, Z95),
         pass_at_k=at_sum / evaluated if evaluated else None,
         pass_hat_k=pass_hat_k,
         pass_hat_k_ci=hat_ci,
@@ -188,7 +195,7 @@ def _build(outcomes: Mapping[str, Sequence[bool]], *, k: int, slices: Optional[M
     )
 
 
-def _checked_trials(counts: Mapping, k: int) -> int:
+def _checked_trials(counts: Mapping[Any, Any], k: int) -> int:
     """The number of trials, after checking there are some and that some task has k of them."""
     n_trials = sum(n for n, _ in counts.values())
     if n_trials == 0:
@@ -203,10 +210,10 @@ def _checked_trials(counts: Mapping, k: int) -> int:
             f"pass^k need at least k trials per task; run k={k} trials (run_suite(..., k={k})) "
             "or lower k."
         )
-    return n_trials
+    return int(n_trials)
 
 
-def _per_task(counts: Mapping, k: int) -> tuple:
+def _per_task(counts: Mapping[Any, Any], k: int) -> tuple[Any, ...]:
     """``(per_task, pass^k values, summed pass@k, skipped ids)``; tasks short of k trials are skipped."""
     per_task, hat_values, at_sum, skipped = {}, [], 0.0, []
     for task_id, (n, c) in counts.items():
@@ -221,7 +228,7 @@ def _per_task(counts: Mapping, k: int) -> tuple:
     return per_task, hat_values, at_sum, skipped
 
 
-def _warn(n_tasks: int, k: int, skipped: list, deterministic: bool, stacklevel: int) -> None:
+def _warn(n_tasks: int, k: int, skipped: list[Any], deterministic: bool, stacklevel: int) -> None:
     """The two warnings of a defined but suspect report: pass^k that can't differ, skipped tasks."""
     if deterministic and k > 1:
         warnings.warn(
@@ -242,8 +249,8 @@ def _warn(n_tasks: int, k: int, skipped: list, deterministic: bool, stacklevel: 
         )
 
 
-def _per_slice(per_task: Mapping, slices: Mapping) -> dict:
-    groups: dict = {}
+def _per_slice(per_task: Mapping[Any, Any], slices: Mapping[Any, Any]) -> dict[Any, Any]:
+    groups: dict[Any, Any] = {}
     for task_id, row in per_task.items():
         label = slices.get(task_id)
         if label is not None:
@@ -258,7 +265,7 @@ def _per_slice(per_task: Mapping, slices: Mapping) -> dict:
             "n_trials": n,
             "n_success": c,
             "success_rate": c / n if n else None,
-            "success_ci": _wilson(c, n, _Z95) if n else (0.0, 1.0),
+            "success_ci": wilson(c, n, Z95) if n else (0.0, 1.0),
             "pass_at_k": sum(r["pass_at_k"] for r in scored) / len(scored) if scored else None,
             "pass_hat_k": sum(r["pass_hat_k"] for r in scored) / len(scored) if scored else None,
             "skipped": len(rows) - len(scored),

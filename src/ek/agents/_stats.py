@@ -4,7 +4,9 @@ Pure functions over counts, standard library only. `pass_at_k` and
 `pass_hat_k` are the unbiased per-task estimators; `wilson_interval`,
 `newcombe_difference` and `difference_upper_bound` are the intervals the
 regression gate reads; `bootstrap_ci` is the percentile bootstrap for
-statistics with no usable closed form (a cost-per-success ratio).
+statistics with no usable closed form (a cost-per-success ratio). Their
+formulas are `ek._stats`' (the statistics core every part of ek reads);
+this module checks the inputs and documents the choices.
 
 >>> pass_hat_k(n=8, c=4, k=2)
 0.21428571428571427
@@ -14,12 +16,9 @@ from __future__ import annotations
 
 import math
 import numbers
-import random
-from bisect import bisect_right
-from collections import Counter
-from functools import lru_cache
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence, TypeVar
 
+from ek._stats import Z95, bootstrap, mover_upper, newcombe, wilson
 from ek._util import type_name
 from ek.agents._passk import exact_ratio, log_ratio
 
@@ -32,10 +31,7 @@ __all__ = [
     "wilson_interval",
 ]
 
-_Z95 = 1.96  # the two-sided 95% normal quantile every agent interval uses
-_EXACT_DRAWS = 500_000   # unit draws an exact ratio bootstrap may make
-_MAX_GROUPS = 64
-_TABLE_MAX_N = 512        # binomials up to this n draw from a cached CDF table
+_U = TypeVar("_U")
 
 
 def pass_at_k(*, n: int, c: int, k: int) -> float:
@@ -79,7 +75,7 @@ def pass_hat_k(*, n: int, c: int, k: int) -> float:
     return _pass_hat_k(int(n), int(c), int(k))
 
 
-def wilson_interval(successes: float, n: float, *, z: float = _Z95) -> tuple:
+def wilson_interval(successes: float, n: float, *, z: float = Z95) -> tuple[float, float]:
     """Wilson score interval ``(lower, upper)`` for a proportion.
 
     Unlike the normal (Wald) interval it stays inside [0, 1] and keeps its
@@ -95,11 +91,11 @@ def wilson_interval(successes: float, n: float, *, z: float = _Z95) -> tuple:
     """
     _check_proportion("wilson_interval", successes, n)
     _check_z("wilson_interval", z)
-    return _wilson(successes, n, z)
+    return wilson(successes, n, z)
 
 
 def newcombe_difference(successes_a: float, n_a: float, successes_b: float, n_b: float, *,
-                        z: float = _Z95) -> tuple:
+                        z: float = Z95) -> tuple[float, float]:
     """Newcombe's score interval ``(lower, upper)`` for the difference ``p_a - p_b``.
 
     This answers "is the agent worse than its baseline?". Checking whether
@@ -120,12 +116,12 @@ def newcombe_difference(successes_a: float, n_a: float, successes_b: float, n_b:
     _check_proportion("newcombe_difference (a)", successes_a, n_a)
     _check_proportion("newcombe_difference (b)", successes_b, n_b)
     _check_z("newcombe_difference", z)
-    return _newcombe(successes_a, n_a, successes_b, n_b, z)
+    return newcombe(successes_a, n_a, successes_b, n_b, z)
 
 
 def difference_upper_bound(value_a: Optional[float], ci_a: Optional[Sequence[float]],
                            value_b: Optional[float], ci_b: Optional[Sequence[float]], *,
-                           z: float = _Z95) -> Optional[float]:
+                           z: float = Z95) -> Optional[float]:
     """Upper confidence bound of ``a - b`` for two estimates known through their intervals.
 
     The same square-and-add recovery of variance as `newcombe_difference`
@@ -152,12 +148,11 @@ def difference_upper_bound(value_a: Optional[float], ci_a: Optional[Sequence[flo
                 f"difference_upper_bound: estimate {name}={v!r} must be finite and inside its "
                 f"interval ({lo!r}, {hi!r}); pass the interval computed for that estimate."
             )
-    se_a, se_b = (hi_a - a) / z, (b - lo_b) / z
-    return (a - b) + z * math.sqrt(se_a * se_a + se_b * se_b)
+    return mover_upper(a, hi_a, b, lo_b, z)
 
 
-def bootstrap_ci(values: Sequence[Any], statistic: Callable[[list], float], *,
-                 resamples: int = 2000, alpha: float = 0.05, seed: int = 0) -> tuple:
+def bootstrap_ci(values: Iterable[_U], statistic: Callable[[list[_U]], float], *,
+                 resamples: int = 2000, alpha: float = 0.05, seed: int = 0) -> tuple[float, float]:
     """Percentile bootstrap interval ``(lower, upper)`` of ``statistic(values)``, fixed by ``seed``.
 
     ``values`` are resampled with replacement ``resamples`` times and the
@@ -174,23 +169,11 @@ def bootstrap_ci(values: Sequence[Any], statistic: Callable[[list], float], *,
     >>> lo == hi == 1.0
     True
     """
-    values = list(values)
-    if not values:
+    units = list(values)
+    if not units:
         raise ValueError("bootstrap_ci() got no values; there is nothing to resample.")
     _check_bootstrap_settings(resamples, alpha)
-    rng = random.Random(seed)
-    n = len(values)
-    stats = []
-    for _ in range(resamples):
-        s = float(statistic(rng.choices(values, k=n)))
-        if math.isnan(s):
-            raise ValueError(
-                "bootstrap_ci(): the statistic returned NaN on a resample; make it return a "
-                "number (or inf) for every non-empty sample."
-            )
-        stats.append(s)
-    stats.sort()
-    return _quantile(stats, alpha / 2), _quantile(stats, 1 - alpha / 2)
+    return bootstrap(units, statistic, resamples=resamples, alpha=alpha, seed=seed)
 
 
 # --------------------------------------------------------------------------
@@ -212,227 +195,6 @@ def _pass_hat_k(n: int, c: int, k: int) -> float:
         num, den = exact
         return num / den
     return math.exp(log_ratio(n, n - c, k))
-
-
-def _wilson(s: float, n: float, z: float) -> tuple:
-    p = s / n
-    z2 = z * z
-    denom = 1.0 + z2 / n
-    centre = (p + z2 / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
-    lo = 0.0 if s <= 0 else max(0.0, centre - half)
-    hi = 1.0 if s >= n else min(1.0, centre + half)
-    return lo, hi
-
-
-def _newcombe(sa: float, na: float, sb: float, nb: float, z: float) -> tuple:
-    pa, pb = sa / na, sb / nb
-    la, ua = _wilson(sa, na, z)
-    lb, ub = _wilson(sb, nb, z)
-    d = pa - pb
-    return d - math.hypot(pa - la, ub - pb), d + math.hypot(ua - pa, pb - lb)
-
-
-def _smallest_detectable_drop(rate: float, n_baseline: float, n_current: float, z: float = _Z95) -> Optional[float]:
-    """The smallest fall from ``rate`` that a run of ``n_current`` units can show against a baseline at ``rate``.
-
-    The drop ``d`` at which the upper bound of Newcombe's interval of
-    ``(rate - d) - rate`` (a current proportion over ``n_current`` units, a
-    baseline one over ``n_baseline``) reaches 0: any smaller observed drop
-    is not significant at this suite size. The bound falls as ``d`` grows
-    (the Wilson upper bound rises slower than the proportion), so the root
-    is found by bisection. None when even a fall to 0 would not be
-    significant: at this size no drop can be shown.
-    """
-    lb = _wilson(rate * n_baseline, n_baseline, z)[0]
-
-    def upper(d: float) -> float:
-        p = rate - d
-        return -d + math.hypot(_wilson(p * n_current, n_current, z)[1] - p, rate - lb)
-
-    if rate <= 0 or upper(rate) >= 0:
-        return None
-    low, high = 0.0, rate
-    for _ in range(60):
-        mid = (low + high) / 2
-        low, high = (low, mid) if upper(mid) < 0 else (mid, high)
-    return high
-
-
-def _quantile(sorted_values: Sequence[float], q: float) -> float:
-    """Linear-interpolation quantile of sorted values (numpy's default), inf-safe."""
-    pos = q * (len(sorted_values) - 1)
-    i = math.floor(pos)
-    frac = pos - i
-    lo = sorted_values[i]
-    if frac == 0 or i + 1 >= len(sorted_values):
-        return lo
-    hi = sorted_values[i + 1]
-    if lo == hi:
-        return lo
-    return lo + (hi - lo) * frac
-
-
-def _bootstrap_mean_ci(values: Sequence[float], *, resamples: int = 2000, alpha: float = 0.05,
-                       seed: int = 0) -> tuple:
-    """Percentile bootstrap interval of a mean, drawn through the histogram of values.
-
-    A resample of ``n`` values from a sample with few distinct values is a
-    multinomial draw of counts over those values, so each resample costs one
-    binomial draw per distinct value instead of ``n`` draws. Per-task pass^k
-    values take at most ``trials + 1`` distinct values, which makes this
-    exact bootstrap fast on a 10,000-task suite.
-    """
-    n = len(values)
-    hist = sorted(Counter(values).items())
-    if len(hist) == 1:
-        v = float(hist[0][0])
-        return v, v
-    rng = random.Random(seed)
-    points = [float(v) for v, _ in hist]
-    sizes = [m for _, m in hist]
-    means = []
-    for _ in range(resamples):
-        counts = _multinomial(rng, n, sizes)
-        means.append(sum([v * m for v, m in zip(points, counts)]) / n)
-    means.sort()
-    return _quantile(means, alpha / 2), _quantile(means, 1 - alpha / 2)
-
-
-def _ratio_bootstrap_ci(numerators: Sequence[float], denominators: Sequence[float], *,
-                        resamples: int = 2000, alpha: float = 0.05, seed: int = 0) -> tuple:
-    """Percentile bootstrap of ``sum(num) / sum(den)`` over paired units (inf when den sums to 0).
-
-    Units are resampled exactly while ``n * resamples`` stays within
-    `_EXACT_DRAWS`. Beyond that, if the denominators take few distinct values
-    (successes per task: 0..k), a resample draws how many units of each
-    denominator value it holds exactly (a multinomial), and the numerator
-    sum of each such group from its normal limit (the group's mean and
-    variance, clipped to the group's range): O(groups) work per resample
-    instead of O(n), and indistinguishable at that size. Otherwise the
-    number of resamples is cut to the budget (at least 200).
-    """
-    n = len(numerators)
-    rng = random.Random(seed)
-    groups: dict = {}
-    if n * resamples > _EXACT_DRAWS:
-        for x, d in zip(numerators, denominators):
-            groups.setdefault(d, []).append(x)
-        if len(groups) > _MAX_GROUPS:
-            resamples, groups = max(200, _EXACT_DRAWS // n), {}
-    ratios = []
-    if groups:
-        keys = sorted(groups)
-        sizes = [len(groups[d]) for d in keys]
-        stats = []
-        for d in keys:
-            xs = groups[d]
-            mean = math.fsum(xs) / len(xs)
-            sd = math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / len(xs))
-            stats.append((d, mean, sd, min(xs), max(xs)))
-        for _ in range(resamples):
-            num = den = 0.0
-            for (d, mean, sd, lo, hi), m in zip(stats, _multinomial(rng, n, sizes)):
-                if m:
-                    part = m * mean + (math.sqrt(m) * sd * rng.gauss(0.0, 1.0) if sd else 0.0)
-                    num += min(max(part, m * lo), m * hi)
-                    den += m * d
-            ratios.append(num / den if den else math.inf)
-    else:
-        idx_range = range(n)
-        for _ in range(resamples):
-            idx = rng.choices(idx_range, k=n)
-            num = sum(map(numerators.__getitem__, idx))
-            den = sum(map(denominators.__getitem__, idx))
-            ratios.append(num / den if den else math.inf)
-    ratios.sort()
-    return _quantile(ratios, alpha / 2), _quantile(ratios, 1 - alpha / 2)
-
-
-def _multinomial(rng: random.Random, n: int, sizes: Sequence[int]) -> list:
-    """Counts of ``n`` draws with replacement from groups of the given sizes (sequential binomials)."""
-    counts, left, mass_left = [], n, sum(sizes)
-    for m in sizes[:-1]:
-        draw = 0 if left == 0 else (_binomial(rng, left, m / mass_left) if m < mass_left else left)
-        counts.append(draw)
-        left -= draw
-        mass_left -= m
-    counts.append(left)
-    return counts
-
-
-def _binomial(rng: random.Random, n: int, p: float) -> int:
-    """One Binomial(n, p) draw: a cached inverse-CDF table for small n, else waiting times or BTRS."""
-    if p <= 0.0:
-        return 0
-    if p >= 1.0:
-        return n
-    flipped = p > 0.5
-    if flipped:
-        p = 1.0 - p
-    if n <= _TABLE_MAX_N:
-        x = min(bisect_right(_binomial_cdf(n, p), rng.random()), n)
-    elif n * p < 10.0:
-        x = _binomial_waiting(rng, n, p)
-    else:
-        x = _binomial_btrs(rng, n, p)
-    return n - x if flipped else x
-
-
-@lru_cache(maxsize=8192)
-def _binomial_cdf(n: int, p: float) -> tuple:
-    # Cumulative probabilities of 0..n-1 successes (p <= 0.5 and n small, so q**n cannot underflow).
-    q = 1.0 - p
-    term, total, cdf = q ** n, 0.0, []
-    for k in range(n):
-        total += term
-        cdf.append(total)
-        term *= (n - k) / (k + 1) * p / q
-    return tuple(cdf)
-
-
-def _binomial_waiting(rng: random.Random, n: int, p: float) -> int:
-    # Count successes by jumping geometric gaps between them.
-    log_q = math.log1p(-p)
-    x, pos = 0, 0
-    while True:
-        pos += int(math.log(1.0 - rng.random()) / log_q) + 1
-        if pos > n:
-            return x
-        x += 1
-
-
-def _binomial_btrs(rng: random.Random, n: int, p: float) -> int:
-    # Transformed rejection with squeeze (Hormann 1993), for n * p >= 10 and p <= 0.5.
-    spq, a, b, c, v_r, alpha, lpq, m, h = _btrs_constants(n, p)
-    rnd, lgamma, log = rng.random, math.lgamma, math.log
-    while True:
-        u = rnd() - 0.5
-        v = rnd()
-        us = 0.5 - abs(u)
-        k = math.floor((2 * a / us + b) * u + c)
-        if k < 0 or k > n:
-            continue
-        if us >= 0.07 and v <= v_r:
-            return k
-        v = log(v * alpha / (a / (us * us) + b))
-        if v <= h - lgamma(k + 1) - lgamma(n - k + 1) + (k - m) * lpq:
-            return k
-
-
-@lru_cache(maxsize=1024)
-def _btrs_constants(n: int, p: float) -> tuple:
-    # A bootstrap draws from the same (n, p) over and over: set the constants up once.
-    q = 1.0 - p
-    spq = math.sqrt(n * p * q)
-    b = 1.15 + 2.53 * spq
-    a = -0.0873 + 0.0248 * b + 0.01 * p
-    c = n * p + 0.5
-    v_r = 0.92 - 4.2 / b
-    alpha = (2.83 + 5.1 / b) * spq
-    m = math.floor((n + 1) * p)
-    return (spq, a, b, c, v_r, alpha, math.log(p / q), m,
-            math.lgamma(m + 1) + math.lgamma(n - m + 1))
 
 
 # --------------------------------------------------------------------------

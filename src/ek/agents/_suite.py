@@ -20,10 +20,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Optional, TypedDict
 
 from ek._runs import FORMAT, Done, Finished, callable_id, describe, fingerprint, register, setting_id, str_keys
+from ek._stats import ratio_interval
 from ek._util import type_name
 from ek.agents._common import accepts_keyword, cost_summary, per_success, resolve_check
 from ek.agents._reliability import ReliabilityReport, _build
-from ek.agents._stats import _ratio_bootstrap_ci
+from ek.agents._reports import TrialScore, cost_report, metric_report
 from ek.agents.base import Cost, Episode, RunProvenance
 from ek.agents.cost import episode_dollars
 from ek.base import Score
@@ -62,7 +63,7 @@ class Suite:
     unsettled = False  # every setting is known before the first trial (see `ek._runs.Task`)
     learned: Optional[dict[str, Any]] = None
 
-    def __init__(self, agent: Any, *, k: int, check: Any, metrics: dict, grammar: Any, price: Any,
+    def __init__(self, agent: Any, *, k: int, check: Any, metrics: dict[Any, Any], grammar: Any, price: Any,
                  prices: Any, run: Optional[RunProvenance], seed: Optional[int], persist: bool) -> None:
         self.agent, self.k = agent, k
         self.checker = resolve_check(check)
@@ -74,7 +75,7 @@ class Suite:
         self.priced = price is not None or prices is not None
         self.run, self.seed, self.persist = run, seed, persist
         self.takes_seed = accepts_keyword(agent, "seed")
-        self._runs: dict = {}   # trial seed -> RunProvenance, shared by every task's trial
+        self._runs: dict[Any, Any] = {}   # trial seed -> RunProvenance, shared by every task's trial
 
     def seed_of(self, trial: int) -> Optional[int]:
         return None if self.seed is None else self.seed + trial
@@ -108,10 +109,10 @@ class Suite:
                 isinstance(rec["metrics"].get(n), (Score, str, type(None))) for n in self.metrics)):
             raise ValueError("its metrics do not hold a stored Score, error or None per metric")
 
-    def report(self, records: list, specs: list, *, run_id: Optional[str]) -> ReliabilityReport:
+    def report(self, records: list[Any], specs: list[Any], *, run_id: Optional[str]) -> ReliabilityReport:
         k = self.k
         outcomes, errors, task_dollars, task_wins, value_delivered = {}, [], [], [], 0.0
-        slice_rows: dict = {}
+        slice_rows: dict[Any, Any] = {}
         for t, task in enumerate(specs):
             recs = records[t * k:(t + 1) * k]
             outcomes[task.task_id] = [r["success"] for r in recs]
@@ -130,13 +131,17 @@ class Suite:
                             [r["dollars"] for r in records] if self.priced else None)
         cost["value_delivered"] = value_delivered
         cost["cost_per_value"] = per_success(cost["total_dollars"], value_delivered) if self.priced else None
-        cost["cost_per_success_ci"] = _ratio_bootstrap_ci(task_dollars, task_wins) \
+        cost["cost_per_success_ci"] = ratio_interval(task_dollars, task_wins) \
             if self.priced and len(task_dollars) >= 2 else None
         slice_cost = {label: {"total_dollars": d if self.priced else None,
                               "cost_per_success": per_success(d, w) if self.priced else None}
                       for label, (d, w) in slice_rows.items()}
-        detail = {"errors": errors, "metrics": self._metric_summary(records, specs),
+        detail: dict[str, Any] = {"errors": errors, "metrics": self._metric_summary(records, specs),
                   "run": dataclasses.asdict(self.run) if self.run is not None else None, "seed": self.seed}
+        if self.priced:
+            detail["reports"] = {"cost_per_success": cost_report(
+                [t.task_id for t in specs], task_dollars, task_wins, [t.slice for t in specs],
+                price=self.price, prices=self.prices)}
         if run_id is not None:
             detail["run_id"] = run_id
         slices = {t.task_id: t.slice for t in specs if t.slice is not None}
@@ -170,7 +175,7 @@ class Suite:
                 rec["episode"] = _episode_json(graded)
         return rec
 
-    def _grade(self, ep: Episode, gold: Any) -> tuple:
+    def _grade(self, ep: Episode, gold: Any) -> tuple[Any, ...]:
         """``(success, error)``: a checker that raises or returns a non-bool fails the trial, loudly."""
         try:
             verdict = self.checker(ep, gold)
@@ -210,7 +215,7 @@ class Suite:
             return dataclasses.replace(self.run, seed=trial_seed, model=model)
         return own if own.seed is not None or trial_seed is None else dataclasses.replace(own, seed=trial_seed)
 
-    def _metric_summary(self, records: list, specs: list) -> dict:
+    def _metric_summary(self, records: list[Any], specs: list[Any]) -> dict[Any, Any]:
         out = {}
         goldless = [t.task_id for t in specs if t.gold is None]
         if self.metrics and goldless:
@@ -221,21 +226,17 @@ class Suite:
                 "report.detail['metrics'] (listed under 'skipped'). Give those tasks a gold answer.",
                 stacklevel=4)
         for name, m in self.metrics.items():
-            scores, labels, failed = [], [], 0
+            scored: list[TrialScore] = []
+            failed = 0
             for i, r in enumerate(records):
                 entry = r["metrics"][name]
                 if isinstance(entry, Score):
-                    scores.append(entry)
-                    labels.append(specs[i // self.k].slice)
+                    scored.append((r["task_id"], r["trial"], entry, specs[i // self.k].slice))
                 else:
                     failed += isinstance(entry, str)
-            groups: dict = {}
-            for s, label in zip(scores, labels):
-                if label is not None:
-                    groups.setdefault(label, []).append(s)
-            out[name] = {"aggregate": _aggregate(m, scores), "n": len(scores), "errors": failed,
-                         "skipped": goldless,
-                         "per_slice": {label: _aggregate(m, part) for label, part in groups.items()}}
+            report = metric_report(m, name, scored)
+            out[name] = {"aggregate": report.aggregate, "n": len(scored), "errors": failed, "skipped": goldless,
+                         "per_slice": dict(report.per_slice), "report": report}
         return out
 
 
@@ -254,16 +255,7 @@ def _metric_score(metric: Any, name: str, episode: Episode, gold: Any, grammar: 
     return score if isinstance(score, Score) else Score(float(value), metric=name)
 
 
-def _aggregate(metric: Any, scores: list) -> Optional[float]:
-    if not scores:
-        return None
-    agg = getattr(metric, "aggregate", None)
-    if agg is not None:
-        return agg(scores)
-    return sum(s.value for s in scores) / len(scores)
-
-
-def _episode_json(ep: Episode) -> dict:
+def _episode_json(ep: Episode) -> dict[Any, Any]:
     """What a stored trial shows of its episode (values JSON cannot hold are kept as their repr)."""
     return {
         "task_id": ep.task_id,
@@ -281,14 +273,14 @@ def _episode_json(ep: Episode) -> dict:
 # what a suite run stores: its items, settings, summary; the summary a baseline keeps
 
 
-def suite_items(specs: list, k: int, persist: bool) -> list:
+def suite_items(specs: list[Any], k: int, persist: bool) -> list[Any]:
     """``((task_id, trial), (task, trial), fingerprint of the task)`` per trial, task by task."""
     fps = [fingerprint((t.input, t.gold, t.slice, t.value, t.tools)) if persist else None for t in specs]
     return [((t.task_id, trial), (t, trial), fp) for t, fp in zip(specs, fps) for trial in range(k)]
 
 
-def suite_settings(specs: list, k: int, seed: Any, check: Any, metrics: dict, price: Any, prices: Any,
-                 run: Optional[RunProvenance]) -> dict:
+def suite_settings(specs: list[Any], k: int, seed: Any, check: Any, metrics: dict[Any, Any], price: Any, prices: Any,
+                 run: Optional[RunProvenance]) -> dict[Any, Any]:
     """The settings a stored run is checked against on resume."""
     check_id = "output" if check is None else check if isinstance(check, str) else callable_id(check, "check", "run_suite")
     return {"k": k, "seed": seed, "task_ids": [t.task_id for t in specs], "check": check_id,
@@ -309,7 +301,7 @@ def price_digest(price: Any, prices: Any) -> Optional[str]:
     return hashlib.blake2b(blob.encode("utf-8"), digest_size=8).hexdigest()
 
 
-def run_summary(report: ReliabilityReport) -> dict:
+def run_summary(report: ReliabilityReport) -> dict[Any, Any]:
     """The headline stored with a finished run; a figure that is not finite is stored as null."""
     cost = report.cost or {}
 
@@ -323,7 +315,7 @@ def run_summary(report: ReliabilityReport) -> dict:
             "cost_per_success": finite(cost.get("cost_per_success"))}
 
 
-def summary(report: ReliabilityReport) -> dict:
+def summary(report: ReliabilityReport) -> dict[Any, Any]:
     """The JSON form of a report that baselines store and the gate compares."""
     cost = report.cost or {}
     ci = cost.get("cost_per_success_ci")
@@ -349,7 +341,7 @@ def summary(report: ReliabilityReport) -> dict:
     }
 
 
-def check_summary(base: Mapping) -> None:
+def check_summary(base: Mapping[Any, Any]) -> None:
     """Raise saying what is wrong with a report summary (stored baseline, or the current run)."""
     needed = ("k", "n_tasks", "n_trials", "n_success", "success_rate", "pass_hat_k", "pass_hat_k_ci", "run")
     missing = [key for key in needed if key not in base]

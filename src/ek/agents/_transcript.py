@@ -35,7 +35,7 @@ def get_field(obj: Any, key: str, default: Any = None) -> Any:
     return getattr(obj, key, default)
 
 
-def parse_transcript(messages: Iterable) -> tuple:
+def parse_transcript(messages: Iterable[Any]) -> tuple[Any, ...]:
     """``(calls, last_assistant_text, usages)`` of a transcript in any supported format."""
     if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Iterable):
         raise TypeError(
@@ -44,7 +44,7 @@ def parse_transcript(messages: Iterable) -> tuple:
     get = get_field
     calls = Calls()
     last_text: Optional[str] = None
-    usages: list = []
+    usages: list[Any] = []
     for msg in messages:
         role, content, kind = get(msg, "role"), get(msg, "content"), get(msg, "type")
         if kind == "function_call":            # OpenAI Responses API items
@@ -77,7 +77,7 @@ def parse_transcript(messages: Iterable) -> tuple:
     return calls, last_text, usages
 
 
-def _openai_call(call: Any) -> tuple:
+def _openai_call(call: Any) -> tuple[Any, ...]:
     fn = get_field(call, "function")
     if isinstance(fn, str):  # Inspect's ToolCall: function is the name, arguments a dict
         return fn, get_field(call, "arguments"), get_field(call, "id"), get_field(call, "parse_error")
@@ -96,9 +96,9 @@ class Calls:
     """
 
     def __init__(self) -> None:
-        self.rows: list = []          # [tool, args, observation, error, answered]
-        self.by_id: dict = {}         # call id -> indices of the calls that carry it
-        self.ambiguous: list = []     # ids a result could not tell apart, in first-seen order
+        self.rows: list[Any] = []          # [tool, args, observation, error, answered]
+        self.by_id: dict[Any, Any] = {}         # call id -> indices of the calls that carry it
+        self.ambiguous: list[Any] = []     # ids a result could not tell apart, in first-seen order
 
     def call(self, name: Any, raw_args: Any, call_id: Any, error: Any) -> None:
         if not isinstance(name, str) or not name:
@@ -129,14 +129,14 @@ class Calls:
         if error and not row[3]:
             row[3] = error
 
-    def steps(self) -> list:
+    def steps(self) -> list[Any]:
         return [Step(r[0], r[1], observation=r[2], error=r[3]) for r in self.rows]
 
-    def meta(self) -> dict:
+    def meta(self) -> dict[Any, Any]:
         return {"ambiguous_call_ids": list(self.ambiguous)} if self.ambiguous else {}
 
 
-def warn_ambiguous(ids: list) -> None:
+def warn_ambiguous(ids: list[Any]) -> None:
     """Warn the bridge's caller that results for these shared call ids were paired in call order."""
     if ids:
         shown = ", ".join(map(repr, ids[:5])) + (", ..." if len(ids) > 5 else "")
@@ -148,7 +148,7 @@ def warn_ambiguous(ids: list) -> None:
         )
 
 
-def read_arguments(raw: Any) -> tuple:
+def read_arguments(raw: Any) -> tuple[Any, ...]:
     """``(args, error)``: a dict of arguments, or {} and why the raw arguments were unusable."""
     if raw is None or raw == "":
         return {}, None
@@ -172,7 +172,7 @@ def read_arguments(raw: Any) -> tuple:
     return ({}, problem) if problem else (dict(parsed), None)
 
 
-def _oversized(args: Mapping) -> Optional[str]:
+def _oversized(args: Mapping[Any, Any]) -> Optional[str]:
     """Why parsed arguments can't be kept (nesting too deep, an integer too long), else None.
 
     Walked with an explicit stack, so depth costs no recursion here, and
@@ -183,7 +183,7 @@ def _oversized(args: Mapping) -> Optional[str]:
     while stack:
         value, depth = stack.pop()
         if isinstance(value, Mapping):
-            children: Iterable = value.values()
+            children: Iterable[Any] = value.values()
         elif isinstance(value, (list, tuple)):
             children = value
         else:

@@ -26,7 +26,7 @@ import math
 import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Iterator, Optional, Union
 
 from ek._util import type_name
 from ek.base import FieldSpec, GraphGrammar, NodeType, Provenance
@@ -46,6 +46,8 @@ __all__ = [
     "suite_grammar",
     "tool_grammar",
 ]
+
+_Call = tuple[str, dict[str, object]]  # a tool call as ek compares it: the tool name and its arguments
 
 DEFAULT_TASK_VALUE = 1.0
 """What a completed task is worth when nobody says otherwise (the task-level `FieldSpec.importance`)."""
@@ -149,7 +151,7 @@ class RunProvenance:
     suite_version: str = ""
     scaffold: str = ""
 
-    def comparability_key(self) -> tuple:
+    def comparability_key(self) -> tuple[Optional[str], Optional[str], Optional[str]]:
         """``(simulator, suite_version, scaffold)``: what two comparable runs must share.
 
         Seed and temperature vary between trials by design and the model is
@@ -191,7 +193,7 @@ class Step:
             )
 
     @property
-    def call(self) -> tuple:
+    def call(self) -> _Call:
         """The ``(tool, args)`` pair that tool-call metrics compare."""
         return (self.tool, dict(self.args))
 
@@ -221,19 +223,19 @@ class Trajectory:
     def __len__(self) -> int:
         return len(self.steps)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Step]:
         return iter(self.steps)
 
     def __getitem__(self, index: Any) -> Any:
         return self.steps[index]
 
     @property
-    def tools(self) -> tuple:
+    def tools(self) -> tuple[str, ...]:
         """Tool names in call order."""
         return tuple(s.tool for s in self.steps)
 
     @property
-    def calls(self) -> tuple:
+    def calls(self) -> tuple[_Call, ...]:
         """``(tool, args)`` pairs in call order."""
         return tuple(s.call for s in self.steps)
 
@@ -267,7 +269,7 @@ class Episode:
     success: Optional[bool] = None
     run: Optional[RunProvenance] = None
     provenance: Optional[Provenance] = None
-    meta: dict = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.task_id, str):
@@ -282,7 +284,7 @@ class Episode:
         object.__setattr__(self, "meta", dict(self.meta or {}))
 
     @property
-    def calls(self) -> tuple:
+    def calls(self) -> tuple[_Call, ...]:
         """The ``(tool, args)`` pairs taken, in order."""
         return self.trajectory.calls
 
@@ -414,10 +416,10 @@ def tool_grammar(*tools: ToolSpec) -> GraphGrammar:
     return GraphGrammar(node_types=nodes)
 
 
-def suite_grammar(tasks: Any) -> GraphGrammar:
+def suite_grammar(tasks: Union[Mapping[str, TaskSpec], Iterable[TaskSpec]]) -> GraphGrammar:
     """The union of the grammars of every task in a suite (later tools win on a name clash)."""
     specs = list(tasks.values()) if isinstance(tasks, Mapping) else list(tasks)
-    tools = []
+    tools: list[ToolSpec] = []
     for i, task in enumerate(specs):
         if not isinstance(task, TaskSpec):
             raise TypeError(f"suite_grammar() item {i} is {type_name(task)}, not a TaskSpec.")
@@ -425,7 +427,7 @@ def suite_grammar(tasks: Any) -> GraphGrammar:
     return tool_grammar(*tools)
 
 
-def as_call(x: Any) -> tuple:
+def as_call(x: object) -> _Call:
     """``(tool, args)`` from a `Step`, a ``(tool, args)`` pair, a dict or a bare tool name.
 
     Gold calls are usually written as literals while predictions arrive as
@@ -465,7 +467,7 @@ def as_call(x: Any) -> tuple:
     )
 
 
-def is_episode(x: Any) -> bool:
+def is_episode(x: object) -> bool:
     """Whether ``x`` has the shape of an `Episode` (task_id, trajectory, output)."""
     return isinstance(x, Episode) or all(hasattr(x, a) for a in ("task_id", "trajectory", "output"))
 
@@ -477,7 +479,7 @@ def _nonnegative(x: Any) -> bool:
     return not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x) and x >= 0
 
 
-def _checked_call(tool: Any, args: Any, source: Any) -> tuple:
+def _checked_call(tool: Any, args: Any, source: Any) -> _Call:
     if not isinstance(tool, str) or not tool:
         raise ValueError(f"as_call() found no tool name in {source!r:.80}; give a non-empty str.")
     if args is None:

@@ -39,7 +39,7 @@ import functools
 import inspect
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any, Callable, Optional
+from typing import Any, Awaitable, Callable, Optional, cast
 
 from ek._util import type_name
 from ek.agents._common import accepts_keyword
@@ -57,7 +57,7 @@ __all__ = [
 
 
 
-def as_agent(fn: Callable) -> Callable:
+def as_agent(fn: Callable[..., object]) -> Callable[..., object]:
     """Wrap a plain ``input -> answer`` function as a ``TaskSpec -> Episode`` agent.
 
     The function receives ``task.input``; an answer that is not already an
@@ -72,26 +72,30 @@ def as_agent(fn: Callable) -> Callable:
     if not callable(fn):
         raise TypeError(f"as_agent() needs a callable input -> answer, got {type_name(fn)}.")
     takes_seed = accepts_keyword(fn, "seed")
+    async def async_seeded(task: Any, *, seed: Optional[int] = None) -> Episode:
+        return _as_episode(await cast(Awaitable[object], fn(_task_input(task), seed=seed)), task)
+
+    async def async_plain(task: Any) -> Episode:
+        return _as_episode(await cast(Awaitable[object], fn(_task_input(task))), task)
+
+    def seeded(task: Any, *, seed: Optional[int] = None) -> Episode:
+        return _as_episode(fn(_task_input(task), seed=seed), task)
+
+    def plain(task: Any) -> Episode:
+        return _as_episode(fn(_task_input(task)), task)
+
+    agent: Callable[..., object]
     if inspect.iscoroutinefunction(fn):
-        if takes_seed:
-            async def agent(task: Any, *, seed: Optional[int] = None) -> Episode:
-                return _as_episode(await fn(_task_input(task), seed=seed), task)
-        else:
-            async def agent(task: Any) -> Episode:
-                return _as_episode(await fn(_task_input(task)), task)
-    elif takes_seed:
-        def agent(task: Any, *, seed: Optional[int] = None) -> Episode:
-            return _as_episode(fn(_task_input(task), seed=seed), task)
+        agent = async_seeded if takes_seed else async_plain
     else:
-        def agent(task: Any) -> Episode:
-            return _as_episode(fn(_task_input(task)), task)
+        agent = seeded if takes_seed else plain
     name = getattr(fn, "__name__", type(fn).__name__)
     agent.__name__ = agent.__qualname__ = f"as_agent({name})"
     agent.__doc__ = getattr(fn, "__doc__", None)
     return agent
 
 
-def trajectory_from_messages(messages: Iterable) -> Trajectory:
+def trajectory_from_messages(messages: Iterable[object]) -> Trajectory:
     """The `Trajectory` of a chat transcript: one `Step` per tool call, in call order.
 
     Each call's result (matched by id, else the oldest unanswered call) is
@@ -107,7 +111,7 @@ def trajectory_from_messages(messages: Iterable) -> Trajectory:
     return Trajectory(calls.steps())
 
 
-def episode_from_messages(messages: Iterable, *, task_id: str = "", usage: Any = None,
+def episode_from_messages(messages: Iterable[object], *, task_id: str = "", usage: Any = None,
                           output: Any = None, final_state: Any = None,
                           latency_s: Optional[float] = None) -> Episode:
     """An `Episode` from a transcript, plus optional usage and final state.

@@ -32,7 +32,7 @@ import math
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Optional, Union
+from typing import Any, Optional, Union, cast
 
 from ek._util import type_name
 from ek.agents._common import cost_summary, per_success
@@ -125,7 +125,8 @@ def per_million(input: float, output: float, *, cached_input: Optional[float] = 
             raise TypeError(f"per_million() {name} must be a number of USD per 1M tokens, got {v!r}.")
         return v / _PER_MILLION
 
-    return ModelPrice(input=scale(input, "input"), output=scale(output, "output"),
+    # A None input or output rate reaches ModelPrice, whose check says what is wrong.
+    return ModelPrice(input=cast(float, scale(input, "input")), output=cast(float, scale(output, "output")),
                       cached_input=scale(cached_input, "cached_input"),
                       reasoning=scale(reasoning, "reasoning"))
 
@@ -229,7 +230,7 @@ def cost_of_pass(total_cost: float, n_success: int) -> float:
 
 
 def cost_report(episodes: Iterable[Episode], *, prices: Optional[Mapping[str, ModelPrice]] = None,
-                price: Optional[Union[ModelPrice, str]] = None) -> dict:
+                price: Optional[Union[ModelPrice, str]] = None) -> dict[str, object]:
     """Quality, cost and latency of a set of graded episodes, side by side.
 
     Returns a dict with ``n``, ``n_success``, ``success_rate``,
@@ -267,7 +268,7 @@ def cost_report(episodes: Iterable[Episode], *, prices: Optional[Mapping[str, Mo
     return cost_summary([ep.cost for ep in eps], [ep.success is True for ep in eps], spent)
 
 
-def load_prices(source: Union[str, os.PathLike, Mapping]) -> dict:
+def load_prices(source: Union[str, os.PathLike[str], Mapping[str, object]]) -> dict[str, ModelPrice]:
     """A ``{model: ModelPrice}`` table from a LiteLLM-format price catalog.
 
     ``source`` is a path to LiteLLM's ``model_prices_and_context_window.json``

@@ -62,9 +62,10 @@ from ek.base import Metric
 from ek._runs import (
     ErrorMode, baseline_of, execute, load_baseline_record, open_run, persisted, run_options, save_baseline_record,
 )
+from ek._stats import Z95, newcombe, smallest_detectable_drop
 from ek._util import type_name
 from ek.agents._reliability import ReliabilityReport
-from ek.agents._stats import _Z95, _newcombe, _smallest_detectable_drop, difference_upper_bound
+from ek.agents._stats import difference_upper_bound
 from ek.agents._suite import Suite, check_summary, run_summary, suite_items, suite_settings, summary
 from ek.agents.base import RunProvenance, TaskSpec, suite_grammar
 from ek.agents.cost import ModelPrice
@@ -95,7 +96,7 @@ class AgentGateResult:
     """
 
     passed: bool = True
-    reasons: tuple = field(default_factory=tuple)
+    reasons: tuple[str, ...] = field(default_factory=tuple)
     pass_hat_k: Optional[float] = None
     pass_hat_k_baseline: Optional[float] = None
     success_rate: Optional[float] = None
@@ -212,7 +213,7 @@ def run_suite(agent: Callable[[TaskSpec], Any], tasks: Any, *, k: int = 1, check
 
 
 def save_agent_baseline(report: ReliabilityReport, name: str, *,
-                        rootdir: Union[str, "os.PathLike[str]", None] = None) -> dict:
+                        rootdir: Union[str, os.PathLike[str], None] = None) -> dict[str, object]:
     """Store ``report`` as the named baseline, with its provenance, in the ``baselines`` store.
 
     Returns the stored dict. It is kept under ``agents.<name>``, so a
@@ -239,7 +240,8 @@ def save_agent_baseline(report: ReliabilityReport, name: str, *,
     return save_baseline_record("agents", name, record, rootdir=rootdir, who="save_agent_baseline")
 
 
-def load_agent_baseline(name: str, *, rootdir: Union[str, "os.PathLike[str]", None] = None) -> Optional[dict]:
+def load_agent_baseline(name: str, *,
+                        rootdir: Union[str, os.PathLike[str], None] = None) -> Optional[dict[str, object]]:
     """The named agent baseline from the ``baselines`` store, or None when there is none.
 
     Raises:
@@ -250,9 +252,9 @@ def load_agent_baseline(name: str, *, rootdir: Union[str, "os.PathLike[str]", No
                                 saver="ek.agents.save_agent_baseline()", check=_check_baseline)
 
 
-def agent_regression_gate(report: ReliabilityReport, baseline: Any, *, tolerance: float = 0.0,
-                          cost_tolerance: float = 0.0,
-                          rootdir: Union[str, "os.PathLike[str]", None] = None) -> AgentGateResult:
+def agent_regression_gate(report: ReliabilityReport, baseline: Union[str, ReliabilityReport, Mapping[str, object]],
+                          *, tolerance: float = 0.0, cost_tolerance: float = 0.0,
+                          rootdir: Union[str, os.PathLike[str], None] = None) -> AgentGateResult:
     """Fail only when the evidence says the agent really got worse, not on noise.
 
     Tests the change ``current - baseline`` with both runs' uncertainty: a
@@ -308,8 +310,8 @@ def agent_regression_gate(report: ReliabilityReport, baseline: Any, *, tolerance
         raise ValueError(f"agent_regression_gate(): the current report {exc}; it cannot be gated.") from None
     base = _baseline(baseline, rootdir)
     _check_comparable(cur, base)
-    reasons: list = []
-    worse: list = []
+    reasons: list[Any] = []
+    worse: list[Any] = []
     if cur["n_tasks"] < base["n_tasks"]:
         reasons.append(
             f"the suite shrank from {base['n_tasks']} tasks to {cur['n_tasks']}: a run over fewer tasks is "
@@ -335,7 +337,7 @@ def agent_regression_gate(report: ReliabilityReport, baseline: Any, *, tolerance
 # --------------------------------------------------------------------------
 
 
-def _tasks(tasks: Any) -> list:
+def _tasks(tasks: Any) -> list[Any]:
     if isinstance(tasks, Mapping):
         items = list(tasks.values())
     elif isinstance(tasks, (str, bytes)) or not hasattr(tasks, "__iter__"):
@@ -385,14 +387,14 @@ def _is_async(agent: Any) -> bool:
     return inspect.iscoroutinefunction(agent) or inspect.iscoroutinefunction(getattr(agent, "__call__", None))
 
 
-def _baseline(baseline: Any, rootdir: Any) -> dict:
+def _baseline(baseline: Any, rootdir: Any) -> dict[Any, Any]:
     if isinstance(baseline, ReliabilityReport):
         baseline = summary(baseline)
     return baseline_of(baseline, "agents", rootdir=rootdir, who="agent_regression_gate",
                        saver="save_agent_baseline", check=_check_baseline)
 
 
-def _check_baseline(base: Mapping) -> None:
+def _check_baseline(base: Mapping[Any, Any]) -> None:
     if base.get("kind") != "agents" and base.get("format") != _LEGACY_FORMAT:
         raise ValueError(
             f"is not an agent baseline (kind={base.get('kind')!r}, format={base.get('format')!r}); save it "
@@ -406,7 +408,7 @@ def _check_baseline(base: Mapping) -> None:
         )
 
 
-def _check_comparable(cur: dict, base: dict) -> None:
+def _check_comparable(cur: dict[Any, Any], base: dict[Any, Any]) -> None:
     a, b = RunProvenance(**_provenance_fields(base["run"])), RunProvenance(**_provenance_fields(cur["run"]))
     for field_name, label in (("simulator", "user simulator"), ("suite_version", "suite version"),
                               ("scaffold", "scaffold")):
@@ -419,24 +421,26 @@ def _check_comparable(cur: dict, base: dict) -> None:
             )
 
 
-def _provenance_fields(run: Any) -> dict:
+def _provenance_fields(run: Any) -> dict[Any, Any]:
     if not isinstance(run, Mapping):
         return {}
     names = {f.name for f in dataclasses.fields(RunProvenance)}
     return {k: v for k, v in run.items() if k in names}
 
 
-def _success_change(cur: dict, base: dict, tolerance: float, reasons: list, worse: list) -> None:
-    lo, hi = _newcombe(cur["n_success"], cur["n_trials"], base["n_success"], base["n_trials"], _Z95)
+def _success_change(cur: dict[str, Any], base: dict[str, Any], tolerance: float, reasons: list[str],
+                    worse: list[str]) -> None:
+    lo, hi = newcombe(cur["n_success"], cur["n_trials"], base["n_success"], base["n_trials"], Z95)
     was, now = base["success_rate"], cur["success_rate"]
-    detectable = _smallest_detectable_drop(was, base["n_trials"], cur["n_trials"])
+    detectable = smallest_detectable_drop(was, base["n_trials"], cur["n_trials"])
     _verdict(now - was, lo, hi, tolerance, reasons, worse, f"success rate fell from {was:.3f} to {now:.3f}; "
              f"the 95% interval of the change is [{lo:+.3f}, {hi:+.3f}], entirely below -{tolerance:g}.",
              f"success rate {now - was:+.3f}, 95% interval [{lo:+.3f}, {hi:+.3f}], "
              + _detectable_note(detectable, f"{cur['n_trials']} trials"), detectable)
 
 
-def _pass_k_change(cur: dict, base: dict, tolerance: float, reasons: list, worse: list) -> None:
+def _pass_k_change(cur: dict[str, Any], base: dict[str, Any], tolerance: float, reasons: list[str],
+                   worse: list[str]) -> None:
     k = cur["k"]
     if k != base["k"]:
         warnings.warn(
@@ -446,17 +450,20 @@ def _pass_k_change(cur: dict, base: dict, tolerance: float, reasons: list, worse
     if k == 1 or cur["pass_hat_k"] is None or base["pass_hat_k"] is None:
         return
     pair = (cur["pass_hat_k"], cur["pass_hat_k_ci"], base["pass_hat_k"], base["pass_hat_k_ci"])
-    hi = difference_upper_bound(*pair, z=_Z95)
-    lo = -difference_upper_bound(*pair[2:], *pair[:2], z=_Z95)
+    hi = difference_upper_bound(*pair, z=Z95)
+    lower = difference_upper_bound(*pair[2:], *pair[:2], z=Z95)
+    assert hi is not None and lower is not None  # both estimates and intervals are present (checked above)
+    lo = -lower
     was, now = base["pass_hat_k"], cur["pass_hat_k"]
-    detectable = _smallest_detectable_drop(was, base["n_tasks"], cur["n_tasks"])
+    detectable = smallest_detectable_drop(was, base["n_tasks"], cur["n_tasks"])
     _verdict(now - was, lo, hi, tolerance, reasons, worse, f"pass^{k} fell from {was:.3f} to {now:.3f}; the "
              f"upper 95% bound of the change is {hi:+.3f}, below -{tolerance:g}.",
              f"pass^{k} {now - was:+.3f}, 95% interval [{lo:+.3f}, {hi:+.3f}], "
              + _detectable_note(detectable, f"{cur['n_tasks']} tasks"), detectable)
 
 
-def _cost_change(cur: dict, base: dict, cost_tolerance: float, reasons: list, worse: list) -> None:
+def _cost_change(cur: dict[str, Any], base: dict[str, Any], cost_tolerance: float, reasons: list[str],
+                 worse: list[str]) -> None:
     """Cost per success; nothing when either side lacks dollars or an interval."""
     c, b = cur.get("cost_per_success"), base.get("cost_per_success")
     c_ci, b_ci = cur.get("cost_per_success_ci"), base.get("cost_per_success_ci")
@@ -471,7 +478,7 @@ def _cost_change(cur: dict, base: dict, cost_tolerance: float, reasons: list, wo
              f"cost per success {c - b:+.4g} USD, 95% interval [{low:+.4g}, {high:+.4g}]")
 
 
-def _verdict(change: float, lo: float, hi: float, tolerance: float, reasons: list, worse: list,
+def _verdict(change: float, lo: float, hi: float, tolerance: float, reasons: list[Any], worse: list[Any],
              reason: str, note: str, detectable: Optional[float] = 0.0) -> None:
     """A regression when the whole interval of the change is below ``-tolerance``; underpowered
     when the figure got worse and the interval, or the drop plus the smallest detectable one

@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 from ek._util import SummedStatistics, ratio, type_name
 from ek.agents.base import is_episode
@@ -112,8 +112,8 @@ class JudgeMetric(SummedStatistics):
         return ratio(totals["score"], totals["n"])
 
 
-def judge_validation(judge_labels: Sequence[Any], human_labels: Sequence[Any], *,
-                     level: str = "nominal") -> dict:
+def judge_validation(judge_labels: Sequence[object], human_labels: Sequence[object], *,
+                     level: str = "nominal") -> dict[str, Union[float, int, str, None]]:
     """Agreement of a judge with human labels, to certify it before trusting it.
 
     A judge is one more annotator, so inter-annotator agreement is the right

@@ -111,7 +111,7 @@ def final_state_match(episode: Any, gold: Any) -> bool:
     state = getattr(episode, "final_state", None)
     if state is None:
         return False
-    return _plain(state) == _plain(gold)
+    return bool(_plain(state) == _plain(gold))
 
 
 def recorded_success(episode: Any, gold: Any) -> bool:
@@ -217,7 +217,7 @@ def _same_answer(out: Any, gold: Any) -> bool:
         return _parses_to(out, gold)
     if _is_number(out) and isinstance(gold, str):
         return _parses_to(gold, out)
-    return _plain(out) == _plain(gold)
+    return bool(_plain(out) == _plain(gold))
 
 
 @lru_cache(maxsize=65536)

@@ -122,14 +122,15 @@ def _rate(distance: float, max_distance: float) -> float:
     return distance / max_distance if max_distance else 0.0
 
 
-def _substitution(p: tuple, q: tuple, grammar: Optional[GraphGrammar], canon: Normalizer) -> float:
+def _substitution(p: tuple[Any, ...], q: tuple[Any, ...], grammar: Optional[GraphGrammar], canon: Normalizer) -> float:
     if p[0] != q[0]:
         return call_mass(p, grammar) + call_mass(q, grammar)
     _, wrong, extra, missing = arg_diff(p[1], q[1], canon)
     return sum(field_weight(q[0], a, grammar) for a in wrong + extra + missing)
 
 
-def _aligned(p_calls: list, g_calls: list, grammar: Optional[GraphGrammar], canon: Normalizer) -> tuple:
+def _aligned(p_calls: list[Any], g_calls: list[Any], grammar: Optional[GraphGrammar],
+             canon: Normalizer) -> tuple[Any, ...]:
     """Needleman-Wunsch distance with two rolling rows, and the all-gaps maximum."""
     p_mass = [call_mass(c, grammar) for c in p_calls]
     g_mass = [call_mass(c, grammar) for c in g_calls]
@@ -146,7 +147,8 @@ def _aligned(p_calls: list, g_calls: list, grammar: Optional[GraphGrammar], cano
     return prev[-1], sum(p_mass) + sum(g_mass)
 
 
-def _exact(p_calls: list, g_calls: list, grammar: Optional[GraphGrammar], canon: Normalizer) -> tuple:
+def _exact(p_calls: list[Any], g_calls: list[Any], grammar: Optional[GraphGrammar],
+           canon: Normalizer) -> tuple[Any, ...]:
     most = sum(call_mass(c, grammar) for c in p_calls) + sum(call_mass(c, grammar) for c in g_calls)
     same = len(p_calls) == len(g_calls) and all(
         p[0] == q[0] and not _differs(p, q, canon)
@@ -155,14 +157,14 @@ def _exact(p_calls: list, g_calls: list, grammar: Optional[GraphGrammar], canon:
     return (0.0 if same else most), most
 
 
-def _differs(p: tuple, q: tuple, canon: Normalizer) -> bool:
+def _differs(p: tuple[Any, ...], q: tuple[Any, ...], canon: Normalizer) -> bool:
     # Compared by arguments, not weights: a zero-weight argument still makes two calls differ.
     _, wrong, extra, missing = arg_diff(p[1], q[1], canon)
     return bool(wrong or extra or missing)
 
 
-def _unordered(p_calls: list, g_calls: list, grammar: Optional[GraphGrammar], canon: Normalizer, *,
-               superset: bool) -> tuple:
+def _unordered(p_calls: list[Any], g_calls: list[Any], grammar: Optional[GraphGrammar], canon: Normalizer, *,
+               superset: bool) -> tuple[Any, ...]:
     """Order-free distance: the cheapest pairing of predicted and gold calls, tool by tool.
 
     Calls of different tools never gain from pairing (a substitution across
@@ -173,8 +175,8 @@ def _unordered(p_calls: list, g_calls: list, grammar: Optional[GraphGrammar], ca
     """
     p_mass = [call_mass(c, grammar) for c in p_calls]
     g_mass = [call_mass(c, grammar) for c in g_calls]
-    p_by_tool: dict = {}
-    g_by_tool: dict = {}
+    p_by_tool: dict[Any, Any] = {}
+    g_by_tool: dict[Any, Any] = {}
     for i, (tool, _) in enumerate(p_calls):
         p_by_tool.setdefault(tool, []).append(i)
     for j, (tool, _) in enumerate(g_calls):
@@ -197,7 +199,7 @@ def _unordered(p_calls: list, g_calls: list, grammar: Optional[GraphGrammar], ca
     return dist, most
 
 
-def _min_assignment(cost: list) -> float:
+def _min_assignment(cost: list[Any]) -> float:
     """Least total cost of matching every row of the smaller side (Hungarian method with potentials)."""
     if len(cost) > len(cost[0]):
         cost = [list(col) for col in zip(*cost)]
@@ -232,7 +234,7 @@ def _min_assignment(cost: list) -> float:
             j1 = way[j0]
             owner[j0] = owner[j1]
             j0 = j1
-    return sum(cost[owner[j] - 1][j - 1] for j in range(1, m + 1) if owner[j])
+    return float(sum(cost[owner[j] - 1][j - 1] for j in range(1, m + 1) if owner[j]))
 
 
 _METRIC = register("metrics", "trajectory", TrajectoryMetric())  # also the entry-point target

@@ -112,7 +112,7 @@ def evaluate(
     Returns:
         A `Report` with the serial ``aggregate``, ``per_slice``, ``n``,
         ``detail["slice_n"]`` and ``interval(level, slice=...)`` (from the
-        replicate sums in ``detail["replicates"]``, at any level; the one
+        replicate sums the report keeps, at any level; the one
         at ``level`` is in ``detail["interval"]``), which also pair up in
         `ek.compare` with another report over the same ids;
         ``detail["partitions"]`` counts the partitions and
@@ -299,7 +299,7 @@ def _tree(dask: Any, nodes: list[Any]) -> Any:
 
 
 def _report(summary: Summary, metric: Any, items: list[Any] | None, partitions: int, level: float | None) -> Report:
-    from ek._bootstrap import Resampler
+    from ek._bootstrap import Resampler, stored_sums
 
     size = len(pickle.dumps(summary))
     if not summary.n:
@@ -316,38 +316,18 @@ def _report(summary: Summary, metric: Any, items: list[Any] | None, partitions: 
             detail["slices"] = tuple(x for part in items for x in (part[1] or (None,) * len(part[0])))
         if items[0][2] is not None:
             detail["ids"] = tuple(x for part in items for x in part[2])
+    carrier = Resampler(m, refuse=(
+        f"this {summary.metric!r} report comes from ek.dask.evaluate(..., level=None), which skips the "
+        "bootstrap, so it has no interval; pass level=0.95 (the default) to get one.") if level is None else None)
     if summary.replicates is not None:
-        detail.update(statistics=summary.sums(), replicates=_stored(summary),
-                      slice_statistics={label: summary.sums(label) for label in summary.slice_totals})
+        slice_statistics = {label: summary.sums(label) for label in summary.slice_totals}
+        detail.update(statistics=summary.sums(), slice_statistics=slice_statistics)
+        carrier = Resampler(m, stored=stored_sums(summary.statistics, summary.replicates, dict(summary.slice_replicates),
+                                                  summary.sums(), slice_statistics))
     detail.update(partitions=partitions, summary_bytes=size)
     report = Report(metric=summary.metric, aggregate=m.compute(summary.sums()), n=summary.n, scores=scores,
                     per_slice={label: m.compute(summary.sums(label)) for label in summary.slice_totals},
-                    detail=detail, _resampler=Resampler(m) if level is not None else _NoReplicates(m))
+                    detail=detail, _resampler=carrier)
     if level is None:
         return report
     return dataclasses.replace(report, detail={**detail, "level": level, "interval": report.interval(level)})
-
-
-@dataclasses.dataclass(frozen=True)
-class _NoReplicates:
-    """The resampler of a report made with ``level=None``: it says how to get an interval."""
-
-    metric: Any
-
-    def interval(self, report: Any, level: float, slice: Any) -> tuple[float, float]:
-        raise ValueError(
-            f"this {report.metric!r} report comes from ek.dask.evaluate(..., level=None), which skips the "
-            "bootstrap, so it has no interval; pass level=0.95 (the default) to get one."
-        )
-
-
-def _stored(summary: Summary) -> dict[str, Any]:
-    """The replicate sums in the form a `Report` keeps them (see ``ek._bootstrap``)."""
-    from ek._bootstrap import SCHEME
-
-    def rows(array: Any) -> tuple[Any, ...]:
-        return tuple(map(tuple, array.tolist()))
-
-    return {"scheme": SCHEME, "replicates": len(summary.replicates), "statistics": summary.statistics,
-            "overall": rows(summary.replicates),
-            "per_slice": {label: rows(array) for label, array in summary.slice_replicates.items()}}

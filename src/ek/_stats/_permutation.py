@@ -29,9 +29,10 @@ it, so rounding never makes a tie look smaller.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from ek._bootstrap._weights import id_keys, splitmix
+from ek._stats._weights import id_keys, splitmix
 
 __all__ = ["DRAWS", "EXACT_UP_TO", "sign_flip_p_value", "smallest_p_value"]
 
@@ -47,7 +48,7 @@ _TIE = 1e-9
 _BLOCK = 65536  # items whose swap bits are made at once (8 MB of hashes for 999 draws)
 
 
-def sign_flip_p_value(ids: Sequence, table_a: Any, table_b: Any, compute: Callable[[dict], float],
+def sign_flip_p_value(ids: Sequence[Any], table_a: Any, table_b: Any, compute: Callable[[dict[Any, Any]], float],
                       names: Sequence[str]) -> float:
     """Two-sided p-value of "A and B score alike" from per-item statistics (rows aligned by item).
 
@@ -79,7 +80,7 @@ def smallest_p_value(n: int) -> float:
 # ---------------------------------------------------------------------------
 
 
-def _moved(ids: Sequence, diff: Any, exact: bool) -> Any:
+def _moved(ids: Sequence[Any], diff: Any, exact: bool) -> Any:
     """``(patterns, k)``: the statistics each swap pattern moves from B's side to A's (B - A of the swapped items).
 
     Items whose statistics are the same in both runs move nothing and are
@@ -106,7 +107,7 @@ def _moved(ids: Sequence, diff: Any, exact: bool) -> Any:
     return moved.round().astype(diff.dtype) if diff.dtype.kind in "iub" else moved
 
 
-def _figure(compute: Callable[[dict], float], names: Sequence[str], sums: Any) -> float:
+def _figure(compute: Callable[[dict[Any, Any]], float], names: Sequence[str], sums: Any) -> float:
     return float(compute(dict(zip(names, sums if isinstance(sums, list) else sums.tolist()))))
 
 
@@ -117,7 +118,7 @@ def _all_patterns(n: int) -> Any:
     return ((np.arange(2**n, dtype=np.int64)[:, None] >> np.arange(n, dtype=np.int64)) & 1).astype(np.uint8)
 
 
-def _lane_hashes(ids: Sequence, lanes: int) -> Any:
+def _lane_hashes(ids: Sequence[Any], lanes: int) -> Any:
     """``(len(ids), lanes)`` uint64: bit ``b`` of lane ``j`` says whether draw ``64 j + b`` swaps the item."""
     import numpy as np
 

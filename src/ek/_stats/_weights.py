@@ -1,6 +1,6 @@
 """The weights and replicate sums of the bootstrap, and the interval and p-value they give.
 
-See the `ek._bootstrap` package docstring for the design; this module is its
+See the `ek._stats` package docstring for the design; this module is its
 arithmetic over numpy arrays (numpy is imported inside each function).
 
 >>> [weight("doc-1", b) for b in range(8)]
@@ -16,12 +16,14 @@ import math
 import numbers
 import os
 import sys
-from typing import Any, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
+from ek._stats._quantiles import sorted_numbers
 from ek._util import first_repeat
 
 __all__ = [
-    "MIN_ITEMS", "REPLICATES", "SCHEME", "as_table", "check_ids", "id_keys", "id_text", "interval_of", "p_value_of", "replicate_sums",
+    "MIN_ITEMS", "REPLICATES", "SCHEME", "as_table", "check_ids", "id_keys", "id_text", "p_value_of", "replicate_sums",
     "splitmix", "weight",
 ]
 
@@ -39,7 +41,7 @@ the time at 2 documents, 85% at 5, 91-92% at 20, 92.3-93% at 30 and
 bootstrap p-value of two equal systems fell under 0.05 in 29-38% of
 comparisons at 2 documents, 7-9% at 5 and 5.5-7% at 20-50. Below this
 size `ek.compare` uses the sign-flip permutation test of
-`ek._bootstrap._permutation` instead, and from it on it checks the
+`ek._stats._permutation` instead, and from it on it checks the
 bootstrap's verdicts with that test (tests/test_bootstrap_simulation.py).
 """
 
@@ -68,7 +70,7 @@ def id_text(item_id: Any) -> str:
     return repr(item_id)
 
 
-def check_ids(ids: Iterable, n: int, *, who: str) -> tuple:
+def check_ids(ids: Iterable[Any], n: int, *, who: str) -> tuple[Any, ...]:
     """``ids`` as a tuple, after checking there is one per item and no two hash alike.
 
     Raises:
@@ -104,7 +106,7 @@ def weight(item_id: Any, b: int) -> int:
     return sum(u >= c for c in _CUTS)
 
 
-def replicate_sums(ids: Sequence, table: Any, codes: Any, n_groups: int, *, replicates: int = REPLICATES,
+def replicate_sums(ids: Sequence[Any], table: Any, codes: Any, n_groups: int, *, replicates: int = REPLICATES,
                    progress: Any = None) -> Any:
     """Weighted sums per group and replicate: an array ``(n_groups, replicates, k + 1)``.
 
@@ -135,7 +137,7 @@ def replicate_sums(ids: Sequence, table: Any, codes: Any, n_groups: int, *, repl
     blocks = [(g, [order[s:min(s + _CHUNK, bounds[g + 1])] for s in range(b0, min(b0 + _BLOCK, bounds[g + 1]), _CHUNK)])
               for g in range(n_groups) for b0 in range(bounds[g], bounds[g + 1], _BLOCK)]
 
-    def block_sums(block: tuple) -> Any:
+    def block_sums(block: tuple[Any, ...]) -> Any:
         g, chunks = block
         weigh = _Weigher(replicates, _CHUNK)
         out = np.zeros((replicates, k + 1), dtype=sums.dtype)
@@ -169,23 +171,11 @@ def _pool(work: int) -> Iterator[Any]:
 
 class _Serial:
     @staticmethod
-    def map(fn: Any, items: Sequence) -> Iterator[Any]:
+    def map(fn: Any, items: Sequence[Any]) -> Iterator[Any]:
         return map(fn, items)
 
 
-def interval_of(values: Sequence[float], level: float) -> tuple[float, float]:
-    """The percentile interval of replicate ``values`` (NaN ones left out) at ``level``.
-
-    The quantiles are numpy's default ("linear"), computed here in plain Python.
-    """
-    v = _sorted_numbers(values)
-    if not v:
-        return (math.nan, math.nan)
-    tail = (1 - level) / 2  # as scipy.stats.bootstrap's percentile method takes it
-    return (_quantile(v, tail), _quantile(v, 1 - tail))
-
-
-def p_value_of(differences: Sequence[float]) -> float:
+def p_value_of(differences: Iterable[float]) -> float:
     """Two-sided p-value of "no difference" from paired replicate differences (see the package doc).
 
     With ``Q`` the quantile function `interval_of` reads (over positions
@@ -194,7 +184,7 @@ def p_value_of(differences: Sequence[float]) -> float:
     still <= 0, or mirrors past the first where it is already >= 0; the
     p-value is twice the nearer of the two, as a share of the positions.
     """
-    d = _sorted_numbers(differences)
+    d = sorted_numbers(differences)
     m = len(d)
     if m < 2:
         return math.nan
@@ -213,20 +203,7 @@ def p_value_of(differences: Sequence[float]) -> float:
 # ---------------------------------------------------------------------------
 
 
-def _sorted_numbers(values: Sequence[float]) -> list[float]:
-    return sorted(float(v) for v in values if v == v)  # NaN is the one value unequal to itself
-
-
-def _quantile(v: list[float], q: float) -> float:
-    """numpy's "linear" quantile of sorted ``v``: interpolation between the two values around ``q (n - 1)``."""
-    h = q * (len(v) - 1)
-    below = min(int(h), len(v) - 1)
-    above = min(below + 1, len(v) - 1)
-    a, b, t = v[below], v[above], h - below
-    return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t  # numpy's lerp, exact at both ends
-
-
-def id_keys(ids: Sequence) -> Any:
+def id_keys(ids: Sequence[Any]) -> Any:
     """The 64-bit key of every id: FNV-1a over its UTF-8 bytes and then its length, as a uint64 array.
 
     Vectorised over the ids: the bytes sit in a zero-padded matrix whose rows
@@ -318,7 +295,7 @@ def _column_for_einsum(column: Any) -> Any:
     return column.astype(np.int32 if top < _INT32_ROOM else np.int64)
 
 
-def as_table(columns: Sequence[Sequence], n: int) -> Any:
+def as_table(columns: Sequence[Sequence[Any]], n: int) -> Any:
     """Per-item statistic columns as one ``(n, k)`` array: int64 when every value is an integer."""
     import numpy as np
 
