@@ -165,7 +165,7 @@ def test_an_engine_not_installed_is_left_out_unless_strict(corpus, capsys):
 @pytest.mark.parametrize("extra, message", [
     (["--level", "2"], "--level must be between 0 and 1"),
     (["--timeout", "0"], "timeout must be a positive number"),
-    (["--max-workers", "0"], "max_workers must be a positive int"),
+    (["--max-workers", "0"], "max_workers must be a whole number >= 1"),
     (["--save", "bad name"], "cannot name a run"),
 ])
 def test_bad_options_exit_2_with_one_line(corpus, capsys, extra, message):

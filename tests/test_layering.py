@@ -1,6 +1,6 @@
 """Imports inside ek only point down the layer map (the README's "Architecture" section).
 
-    ek._util                          stdlib helpers every layer may use
+    ek._util  ek._json                stdlib helpers every layer may use; the one JSON tag codec
     ek.base  ek._calls  ek._files     data model, call helpers, input files: stdlib only;
     ek._words  ek._stats              Unicode words (regex, lazily); the statistics core
     ek.registry  ek.stores            infrastructure;
@@ -31,7 +31,7 @@ SRC = pathlib.Path(__file__).resolve().parents[1] / "src" / "ek"
 
 # The longest matching prefix decides a module's rank.
 RANKS = {
-    "ek._util": 0, "ek._version": 0,
+    "ek._util": 0, "ek._version": 0, "ek._json": 0,
     "ek.base": 1, "ek._calls": 1, "ek._files": 1, "ek._stats": 1, "ek._words": 1,
     "ek.registry": 2, "ek.stores": 2, "ek._bootstrap": 2,
     "ek.canonicalize": 3, "ek._align": 3,

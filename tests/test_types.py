@@ -1,7 +1,9 @@
 """The type check CI runs, and what shipping ``py.typed`` promises to a user's type checker.
 
 ``[tool.mypy]`` in pyproject.toml checks ek.base, ek.facade, ek.metrics, ek._util,
-ek.registry, ek.canonicalize, ek.validate, ek._align, ek._words, ek._calls and ek.dask
+ek.registry, ek.canonicalize, ek.validate, ek._align, ek._words, ek._calls, the run
+engine (ek._runs, ek._json), ek.harness, ek.stores, ek.ocr, ek.dask, the statistics
+(ek._stats, ek._bootstrap, ek._estimate) and ek.agents
 with the flags of ``--strict``, and tests/typed_usage.py, calls a user writes
 with ek's own strategies (each must satisfy the Protocol the signature
 names). The other modules are followed for their types only. mypy keeps its

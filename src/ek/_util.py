@@ -107,7 +107,9 @@ def rehome(namespace: dict[str, Any]) -> None:
     in its ``__all__`` whose ``__module__`` is one of ek's private modules
     (a path with a ``_``-component, such as ``ek.agents._stats``) then
     reports the public module, where the reference documents it. Objects of
-    public modules and of other libraries keep theirs.
+    public modules and of other libraries keep theirs. A class's own
+    annotations are resolved first, in the module that wrote them, since
+    `typing.get_type_hints` looks names up in the module ``__module__`` names.
     """
     home = namespace["__name__"]
     for name in namespace["__all__"]:
@@ -115,7 +117,23 @@ def rehome(namespace: dict[str, Any]) -> None:
         module = getattr(obj, "__module__", None)
         if isinstance(module, str) and module.split(".")[0] == "ek" and \
                 any(part.startswith("_") for part in module.split(".")):
+            if isinstance(obj, type):
+                _resolve_annotations(obj, module)
             obj.__module__ = home
+
+
+def _resolve_annotations(cls: type, module: str) -> None:
+    """Turn the string annotations of ``cls`` into the objects they name in ``module`` (those it can)."""
+    own = cls.__dict__.get("__annotations__")
+    defining = sys.modules.get(module)
+    if not own or defining is None:
+        return
+    for field_name, hint in own.items():
+        if isinstance(hint, str):
+            try:
+                own[field_name] = eval(hint, vars(defining), dict(vars(cls)))  # noqa: S307 - what typing does
+            except Exception:  # noqa: S112 - a name the module binds later: left for typing to find
+                continue
 
 
 def first_repeat(values: Sequence[Any]) -> tuple[int, int] | None:

@@ -50,13 +50,15 @@ from ek._ppi import (
 from ek._util import as_rule, rehome, type_name
 from ek.base import (
     Comparison,
+    CostWeight,
     GraphGrammar,
+    Metric,
     MetricContract,
     QualityReport,
     Report,
     Score,
 )
-from ek.canonicalize import resolve_canonicalizer
+from ek.canonicalize import Steps, resolve_canonicalizer
 from ek.metrics import as_metric
 from ek.registry import _live, get, names
 
@@ -68,8 +70,6 @@ _PRED, _GOLD, _SLICE = itemgetter(0), itemgetter(1), itemgetter(2)
 
 if typing.TYPE_CHECKING:  # typing only: ek._estimate loads ek.qe and ek.validate
     from ek._estimate import Calibration, Policy, Signals, Sources, Validators
-    from ek.base import CostWeight, Metric
-    from ek.canonicalize import Steps
 
     # a "dispatch" rule as _rules() reads it: (metric name, predicate, pairs, prepare)
     _Rule = tuple[str, Callable[[Any], Any], str, Callable[[Any], Any] | None]

@@ -46,8 +46,10 @@ from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ek._json import BadTag, dumps, loads, revive_float
+
 if TYPE_CHECKING:
-    from dol import cache_this
+    from dol.caching import cache_this
 
 __all__ = ["KINDS", "Mall", "app_folder", "cache_this", "data_dir", "json_store", "mall",
            "persistent_cache"]
@@ -59,12 +61,10 @@ _SUFFIX = ".json"
 _MAX_NAME_BYTES = 240  # leaves room for ".json" under the usual 255-byte file name limit
 _RULES = ("a non-empty str of at most 240 UTF-8 bytes, with no '/', '\\' or NUL, "
           "not starting with '.', e.g. 'doc-001'")
-_FLOAT_TAG = "$float"
-_FLOAT_NAMES = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 _CACHE_PREFIX = "cache."  # persistent_cache entries, apart from ek's run records
 _STALE_TMP_SECONDS = 3600.0  # an old-style temp file (no writer pid) this old is abandoned
 _RESCAN_SECONDS = 60.0
-_scanned: dict = {}  # folder -> monotonic time its stale temp files were last removed
+_scanned: dict[Path, float] = {}  # folder -> monotonic time its stale temp files were last removed
 
 
 def app_folder() -> Path:
@@ -75,7 +75,7 @@ def app_folder() -> Path:
     return _default_root(os.environ, windows=os.name == "nt")
 
 
-def data_dir(kind: str, *, rootdir: str | os.PathLike | None = None) -> Path:
+def data_dir(kind: str, *, rootdir: str | os.PathLike[str] | None = None) -> Path:
     """Folder backing ``kind``: ``<rootdir or app_folder()>/<kind>`` (not created here).
 
     Raises:
@@ -87,7 +87,7 @@ def data_dir(kind: str, *, rootdir: str | os.PathLike | None = None) -> Path:
     return root.absolute() / kind
 
 
-def json_store(kind: str, *, rootdir: str | os.PathLike | None = None) -> MutableMapping:
+def json_store(kind: str, *, rootdir: str | os.PathLike[str] | None = None) -> MutableMapping[str, Any]:
     """A JSON ``MutableMapping`` for one ``kind`` of artifact, rooted at ``data_dir(kind)``.
 
     Keys are plain names (no extension); values must be JSON-serializable, and
@@ -97,7 +97,7 @@ def json_store(kind: str, *, rootdir: str | os.PathLike | None = None) -> Mutabl
     return _JsonStore(kind, data_dir(kind, rootdir=rootdir))
 
 
-class Mall(Mapping):
+class Mall(Mapping[str, Any]):
     """A read-only mapping ``kind -> json_store(kind)``; ``mall["gold", key]`` reads one value.
 
     >>> import tempfile
@@ -108,7 +108,7 @@ class Mall(Mapping):
     """
 
     def __init__(self, *, kinds: tuple[str, ...] = KINDS,
-                 rootdir: str | os.PathLike | None = None) -> None:
+                 rootdir: str | os.PathLike[str] | None = None) -> None:
         self._stores = {kind: json_store(kind, rootdir=rootdir) for kind in kinds}
 
     def __getitem__(self, item: Any) -> Any:
@@ -137,14 +137,14 @@ class Mall(Mapping):
         return f"Mall(kinds={tuple(self._stores)!r})"
 
 
-def mall(*, rootdir: str | os.PathLike | None = None) -> Mall:
+def mall(*, rootdir: str | os.PathLike[str] | None = None) -> Mall:
     """The full mall: one JSON store for each of `KINDS`."""
     return Mall(rootdir=rootdir)
 
 
-def persistent_cache(func: Callable | None = None, *, kind: str = "runs",
+def persistent_cache(func: Callable[..., Any] | None = None, *, kind: str = "runs",
                      key: str | Callable[..., str] | None = None,
-                     rootdir: str | os.PathLike | None = None) -> Callable:
+                     rootdir: str | os.PathLike[str] | None = None) -> Callable[..., Any]:
     """Memoize ``func``'s JSON-serializable result in the ``kind`` store, across sessions.
 
     ``key`` is a constant, or a callable given the call's arguments that returns
@@ -174,7 +174,7 @@ def persistent_cache(func: Callable | None = None, *, kind: str = "runs",
     if key is not None and not callable(key):
         _cache_key(key)
 
-    def decorate(f: Callable) -> Callable:
+    def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(f)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             if key is None:
@@ -182,12 +182,12 @@ def persistent_cache(func: Callable | None = None, *, kind: str = "runs",
             else:
                 k = key(*args, **kwargs) if callable(key) else key
             k = _cache_key(k)
-            store = json_store(kind, rootdir=rootdir)
+            store = _JsonStore(kind, data_dir(kind, rootdir=rootdir))
             try:
                 return store[k]
             except KeyError:
                 pass
-            return _loads(store._write(k, f(*args, **kwargs)))
+            return loads(store._write(k, f(*args, **kwargs)))
         return wrapper
 
     return decorate if func is None else decorate(func)
@@ -196,7 +196,7 @@ def persistent_cache(func: Callable | None = None, *, kind: str = "runs",
 def __getattr__(name: str) -> Any:
     # `cache_this` is dol's; importing dol costs ~0.2 s, so only do it on first use.
     if name == "cache_this":
-        from dol import cache_this
+        from dol.caching import cache_this
 
         globals()["cache_this"] = cache_this
         return cache_this
@@ -207,7 +207,7 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | {"cache_this"})
 
 
-class _JsonStore(MutableMapping):
+class _JsonStore(MutableMapping[str, Any]):
     """One folder of ``<key>.json`` files seen as a mapping (see `json_store`)."""
 
     def __init__(self, kind: str, path: Path) -> None:
@@ -217,24 +217,19 @@ class _JsonStore(MutableMapping):
     def __getitem__(self, key: str) -> Any:
         return self._read(key)
 
-    def _read(self, key: str, revive: Callable[[dict], Any] | None = None) -> Any:
-        """The value of ``key``; ``revive`` rebuilds the caller's own one-key tagged objects.
+    def _read(self, key: str, revive: Callable[[dict[str, Any]], Any] | None = None) -> Any:
+        """The value of ``key``; ``revive`` (`ek._json.revive`) rebuilds typed values too, not only floats.
 
-        An error raised by ``revive`` propagates unchanged, for the caller to explain.
+        An error ``revive`` raises for a damaged tag other than a float's propagates
+        unchanged, for the caller to explain.
         """
         file = self._file(key)
-
-        def hook(obj: dict) -> Any:
-            if len(obj) != 1:
-                return obj
-            return _revive(obj) if _FLOAT_TAG in obj else obj if revive is None else revive(obj)
-
         try:
             with open(file, encoding="utf-8") as fh:
-                return json.load(fh, object_hook=hook)
+                return json.load(fh, object_hook=revive_float if revive is None else revive)
         except FileNotFoundError:
             raise KeyError(key) from None
-        except _BadTag as exc:
+        except BadTag as exc:
             raise ValueError(
                 f"{file} holds {exc}, so key {key!r} of the {self.kind!r} store cannot be read. "
                 "Repair the file, or delete it to drop the entry."
@@ -289,7 +284,7 @@ class _JsonStore(MutableMapping):
         """Atomically store ``value`` under ``key``; return the JSON text written."""
         file = self._file(key)
         try:
-            text = _dumps(value, key=key)
+            text = dumps(value, key=key)
         except RecursionError:
             raise ValueError(
                 f"the value for key {key!r} nests lists or mappings too deeply for JSON (Python's encoder stops "
@@ -298,7 +293,7 @@ class _JsonStore(MutableMapping):
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError:  # lone surrogates: fall back to \\u escapes
-            text = _dumps(value, key=key, ascii_only=True)
+            text = dumps(value, key=key, ascii_only=True)
             data = text.encode("ascii")
         self.path.mkdir(parents=True, exist_ok=True)
         _remove_stale_temp_files(self.path)
@@ -315,94 +310,6 @@ class _JsonStore(MutableMapping):
             tmp.unlink(missing_ok=True)
             raise
         return text
-
-
-class _BadTag(ValueError):
-    """A ``{"$float": ...}`` entry that names no float."""
-
-
-def _revive(obj: dict) -> Any:
-    """JSON object hook: turn a ``{"$float": name}`` entry back into its float."""
-    if len(obj) == 1 and _FLOAT_TAG in obj:
-        name = obj[_FLOAT_TAG]
-        try:
-            return _FLOAT_NAMES[name]
-        except (KeyError, TypeError):
-            raise _BadTag(f"{{{_FLOAT_TAG!r}: {name!r:.40}}}, which names no float (expected "
-                          f"{', '.join(map(repr, _FLOAT_NAMES))})") from None
-    return obj
-
-
-def _loads(text: str) -> Any:
-    return json.loads(text, object_hook=_revive)
-
-
-def _dumps(value: Any, *, key: str, ascii_only: bool = False) -> str:
-    """Strict JSON text of ``value``: str keys only, non-finite floats tagged."""
-    offending: list[Any] = []
-
-    def refuse(obj: Any) -> Any:
-        offending.append(obj)
-        raise TypeError(type(obj).__name__)
-
-    try:
-        try:  # the common case: plain JSON already, checked by reading it back
-            text = json.dumps(value, ensure_ascii=ascii_only, allow_nan=False, default=refuse)
-            if _loads(text) == value:
-                return text
-        except (ValueError, TypeError):  # NaN, a cycle, a non-str key...: _strict says which
-            if offending:
-                raise
-        return json.dumps(_strict(value, key, (), set()), ensure_ascii=ascii_only,
-                          allow_nan=False, default=refuse)
-    except TypeError:
-        if not offending:
-            raise
-        obj = offending[0]
-        raise TypeError(
-            f"the value for key {key!r} contains a value of type "
-            f"{type(obj).__name__} ({obj!r:.60}), which JSON cannot store; convert it "
-            "to dict, list, str, int, float, bool or None first. Nothing was written."
-        ) from None
-
-
-def _strict(value: Any, key: str, path: tuple, active: set) -> Any:
-    """A copy of ``value`` that JSON stores faithfully, or an error naming what it cannot hold."""
-    if isinstance(value, float):
-        if math.isfinite(value):
-            return value
-        return {_FLOAT_TAG: "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")}
-    if not isinstance(value, (dict, list, tuple)):
-        return value
-    if id(value) in active:
-        raise ValueError(f"the value for key {key!r} cannot be written as JSON: Circular reference "
-                         f"at {_path(path)}. Store a tree of plain values, without cycles. "
-                         "Nothing was written.")
-    active.add(id(value))
-    try:
-        if not isinstance(value, dict):
-            return [_strict(v, key, path + (i,), active) for i, v in enumerate(value)]
-        for k in value:
-            if not isinstance(k, str):
-                became = (f"would read back as the string {json.dumps(json.dumps(k))} and could "
-                          "merge with a key of that name" if k is None or isinstance(k, (int, float))
-                          else "JSON cannot hold as a key")
-                raise TypeError(
-                    f"the value for key {key!r} cannot be written as JSON: keys must be str, but "
-                    f"the mapping at {_path(path)} has the {type(k).__name__} key {k!r:.40}, which "
-                    f"{became}. Convert the keys to distinct strings. Nothing was written.")
-        if len(value) == 1 and _FLOAT_TAG in value:
-            raise ValueError(
-                f"the value for key {key!r} has a mapping at {_path(path)} whose only key is "
-                f"{_FLOAT_TAG!r}, which ek stores reserve for non-finite numbers; rename the key. "
-                "Nothing was written.")
-        return {k: _strict(v, key, path + (k,), active) for k, v in value.items()}
-    finally:
-        active.discard(id(value))
-
-
-def _path(path: tuple) -> str:
-    return "the top level" if not path else "value" + "".join(f"[{p!r}]" for p in path)
 
 
 def _remove_stale_temp_files(folder: Path) -> None:

@@ -127,8 +127,8 @@ def test_report_is_identical_whatever_the_completion_order():
         return flaky(task, seed=seed)
 
     base = run_suite(flaky, tasks(), k=4, seed=7, price=PRICE)
-    assert run_suite(jittery, tasks(), k=4, seed=7, price=PRICE, max_concurrency=8) == base
-    assert run_suite(ajittery, tasks(), k=4, seed=7, price=PRICE, max_concurrency=16) == base
+    assert run_suite(jittery, tasks(), k=4, seed=7, price=PRICE, max_workers=8) == base
+    assert run_suite(ajittery, tasks(), k=4, seed=7, price=PRICE, max_workers=16) == base
     assert run_suite(ajittery, tasks(), k=4, seed=7, price=PRICE) == base
 
 
@@ -159,7 +159,7 @@ def test_trials_run_concurrently_up_to_the_limit():
 
     for agent, limit in ((async_agent, 7), (sync_agent, 5)):
         state["peak"] = 0
-        assert run_suite(agent, tasks(30), max_concurrency=limit).success_rate == 1.0
+        assert run_suite(agent, tasks(30), max_workers=limit).success_rate == 1.0
         assert state["peak"] == limit
     state["peak"] = 0
     run_suite(async_agent, tasks(10))
@@ -183,7 +183,7 @@ def test_system_exit_in_a_worker_thread_stops_the_suite():
         return task.gold
 
     with pytest.raises(SystemExit):
-        run_suite(agent, tasks(6), max_concurrency=3)
+        run_suite(agent, tasks(6), max_workers=3)
 
 
 def test_timeouts_fail_the_trial_not_the_suite():
@@ -198,7 +198,7 @@ def test_timeouts_fail_the_trial_not_the_suite():
         return task.gold
 
     for agent in (sync_slow, async_slow):
-        r = run_suite(agent, tasks(4), timeout=0.2, max_concurrency=2)
+        r = run_suite(agent, tasks(4), timeout=0.2, max_workers=2)
         assert r.n_success == 3
         [err] = r.detail["errors"]
         assert err["task_id"] == "t01" and "did not finish within timeout=0.2 s" in err["error"]
@@ -242,9 +242,9 @@ def test_progress_only_on_a_terminal(capsys, monkeypatch):
 
 @pytest.mark.parametrize("kwargs,match", [
     ({"k": 0}, r"k=0: k is the number of trials per task"),
-    ({"max_concurrency": 0}, "max_concurrency"),
+    ({"max_workers": 0}, r"run_suite\(\) max_workers must be a whole number >= 1"),
     ({"timeout": -1}, "timeout"),
-    ({"run_id": "x"}, "pass persist=True as well"),
+    ({"run_id": "a/b"}, r"run_suite\(\) run_id must be a non-empty str"),
 ])
 def test_bad_settings(kwargs, match):
     with pytest.raises(ValueError, match=match):

@@ -6,6 +6,7 @@ import csv
 import io
 import os
 import random
+import re
 import shutil
 import subprocess
 import threading
@@ -116,9 +117,11 @@ def test_mean_confidence_attribute_wins_over_blocks():
     assert evaluate_ocr(reader({"a": res}), gold).detail["per_item"]["a"]["confidence"] == 0.75
 
 
-def test_default_run_id_is_a_utc_timestamp():
-    report = evaluate_ocr(reader({"a": "a"}), {"a": {"image": "a", "reference_text": "a"}})
-    assert report.detail["run_id"].endswith("Z") and "T" in report.detail["run_id"]
+def test_a_run_not_stored_has_no_run_id_a_stored_one_gets_one_from_the_clock(tmp_path):
+    gold = {"a": {"image": "a", "reference_text": "a"}}
+    assert evaluate_ocr(reader({"a": "a"}), gold).detail["run_id"] is None
+    stored = evaluate_ocr(reader({"a": "a"}), gold, persist=True, rootdir=tmp_path).detail["run_id"]
+    assert re.fullmatch(r"run-\d{8}-\d{6}-[0-9a-f]{6}", stored)
 
 
 def test_custom_field_names():
@@ -184,7 +187,7 @@ def test_tesseract_runs_one_openmp_thread_per_call_only_while_concurrent(monkeyp
 
 @pytest.mark.parametrize("bad", [0, -2, 1.5, True, "4"])
 def test_max_workers_must_be_a_positive_int(bad):
-    with pytest.raises(ValueError, match="max_workers must be a positive int"):
+    with pytest.raises(ValueError, match=r"evaluate_ocr\(\) max_workers must be a whole number >= 1"):
         evaluate_ocr(reader({"a": "a"}), {"a": {"image": "a", "reference_text": "a"}}, max_workers=bad)
 
 

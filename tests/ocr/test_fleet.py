@@ -364,9 +364,9 @@ def test_an_unknown_engine_id_says_did_you_mean():
 @pytest.mark.parametrize("kwargs, message", [
     ({"level": 1.5}, r"level must be between 0 and 1"),
     ({"level": True}, r"level must be between 0 and 1"),
-    ({"timeout": 0}, r"timeout must be a positive number of seconds per page"),
+    ({"timeout": 0}, r"timeout must be a positive number of seconds per item"),
     ({"timeout": float("nan")}, r"timeout must be a positive number"),
-    ({"max_workers": 0}, r"max_workers must be a positive int \(engines reading at once\)"),
+    ({"max_workers": 0}, r"benchmark_fleet\(\) max_workers must be a whole number >= 1"),
     ({"metric": "cerr"}, r"cer"),
     ({"run_id": "a/b"}, r"run_id must be a non-empty str"),
 ])

@@ -12,34 +12,100 @@ fingerprint of the run. The engine owns everything else, once:
   and a resume under other settings is refused, naming what differs;
 * one writer per run (`ek._runs._lock`), and a run replaced only once its
   replacement is complete (an interrupted one leaves the old run whole);
-* faithful records (`ek._runs._codec`): a resumed report equals a clean one;
+* faithful records (ek's one tag codec, `ek._json`, with the data model's
+  values registered in `ek._runs._values`): a resumed report equals a clean one;
 * durable chunked writes, one progress bar, per-item error records with
   ``errors="record"|"raise"``, and execution in this process, on threads or
   an event loop, or on any ``concurrent.futures.Executor``;
 * the stored baselines of each kind.
 
+Run options: one rule for every runner
+--------------------------------------
+`ek.harness.evaluate_store`, `ek.ocr.evaluate_ocr`, `ek.ocr.benchmark_fleet`
+and `ek.agents.run_suite` take the same run options, keyword-only, after
+their own, in this order and checked by one validator (`run_options`):
+
+``persist=False, run_id=None, rootdir=None, resume=True, errors="record",
+max_workers=None, timeout=None, executor=None, progress=None``
+
+* a run is stored when ``persist=True`` *or* a ``run_id`` is given (a
+  ``run_id`` names a stored run, so giving one asks for it to be kept and
+  resumed). A stored run without a ``run_id`` gets a new one from the clock
+  (`new_run_id`, ``run-YYYYmmdd-HHMMSS-xxxxxx``); a run that is not stored
+  has none: the report's ``run_id`` is None;
+* ``rootdir`` is the data folder of the stores; ``resume=False`` starts a
+  stored run over;
+* ``errors``: ``"record"`` keeps going past a failing item and lists it in
+  the report, ``"raise"`` stops at the first (the fleet always records);
+* ``max_workers``: how many items run at once (threads, or tasks on the
+  event loop for an async agent); ``timeout``: seconds an item may take
+  before it fails with TimeoutError; ``executor``: any
+  ``concurrent.futures.Executor`` that runs chunks of items instead of
+  ``max_workers`` (giving both is refused);
+* ``progress``: a progress bar on stderr; None shows one only when stderr
+  is a terminal.
+
 A run is used in three steps: ``run = open_run(...)`` (checks and records
-the settings), ``entries = execute(run, task, items, ...)``, then
-``run.close(summary)`` once the adapter has built its report. A run scored
-elsewhere (``ek evaluate --save``, kind ``evaluate``) writes its entries
-with ``run.store.write`` between the two; `read_run` reads any stored run
-back, and `stored_runs` lists those of a kind.
+the settings), ``entries = execute(run, task, items, options.plan(...))``,
+then ``run.close(summary)`` once the adapter has built its report. A run
+scored elsewhere (``ek evaluate --save``, kind ``evaluate``) writes its
+entries with ``run.store.write`` between the two; `read_run` reads any
+stored run back, and `stored_runs` lists those of a kind.
 """
 
-from ek._runs._codec import decode, encode, register
+from ek._json import decode, encode, register
 from ek._runs._execute import (
-    CHUNK_ITEMS, FLUSH_SECONDS, Run, check_errors, check_executor, describe, execute, open_run,
+    CHUNK_ITEMS,
+    FLUSH_SECONDS,
+    Done,
+    Entry,
+    Finished,
+    Item,
+    Run,
+    Task,
+    describe,
+    execute,
+    open_run,
+)
+from ek._runs._options import (
+    Calls,
+    ErrorMode,
+    Plan,
+    RunOptions,
+    check_errors,
+    check_executor,
+    persisted,
+    run_options,
 )
 from ek._runs._records import (
-    FORMAT, baseline_of, check_run_id, digest, load_baseline_record, merge_settings, new_run_id, now, read_run,
-    run_lock, save_baseline_record, stored_runs,
+    FORMAT,
+    baseline_of,
+    check_run_id,
+    digest,
+    load_baseline_record,
+    merge_settings,
+    new_run_id,
+    now,
+    read_run,
+    run_lock,
+    save_baseline_record,
+    stored_runs,
 )
-from ek._runs._scoring import ScoringTask, gold_items, score_cases, scored_report
+from ek._runs._scoring import (
+    DocumentEntry,
+    ScoringTask,
+    gold_items,
+    score_cases,
+    scored_report,
+)
 from ek._runs._settings import callable_id, fingerprint, setting_id, str_keys
 
 __all__ = [
-    "CHUNK_ITEMS", "FLUSH_SECONDS", "FORMAT", "Run", "ScoringTask", "baseline_of", "callable_id", "check_errors",
-    "check_executor", "check_run_id", "decode", "describe", "digest", "encode", "execute", "fingerprint",
-    "gold_items", "load_baseline_record", "merge_settings", "new_run_id", "now", "open_run", "read_run", "register",
-    "run_lock", "save_baseline_record", "score_cases", "scored_report", "setting_id", "stored_runs", "str_keys",
+    "CHUNK_ITEMS", "FLUSH_SECONDS", "FORMAT", "Calls", "DocumentEntry", "Done", "Entry", "ErrorMode", "Finished",
+    "Item", "Plan",
+    "Run", "RunOptions", "ScoringTask", "Task", "baseline_of", "callable_id", "check_errors", "check_executor",
+    "check_run_id", "decode", "describe", "digest", "encode", "execute", "fingerprint", "gold_items",
+    "load_baseline_record", "merge_settings", "new_run_id", "now", "open_run", "persisted", "read_run", "register",
+    "run_lock", "run_options", "save_baseline_record", "score_cases", "scored_report", "setting_id",
+    "stored_runs", "str_keys",
 ]

@@ -1,7 +1,7 @@
 """Run many fallible calls at once in this process: worker threads, or an event loop.
 
 `run_calls` calls ``call(i)`` for each pending index, with at most
-``max_concurrency`` calls in flight and an optional per-call ``timeout``,
+``max_workers`` calls in flight and an optional per-call ``timeout``,
 and hands each outcome to ``on_done`` in the calling thread, one at a time,
 in completion order. An outcome is ``(ok, value_or_exception, seconds)``.
 An exception raised by a call, or a timeout, is an outcome, never a crash;
@@ -10,7 +10,7 @@ as does an exception raised by ``on_done`` itself.
 
 A timed-out synchronous call cannot be killed: its thread is abandoned (its
 result discarded) and a fresh worker takes its place, so concurrency stays
-at ``max_concurrency``. An async call is cancelled. A coroutine that blocks
+at ``max_workers``. An async call is cancelled. A coroutine that blocks
 the event loop (``time.sleep`` instead of ``await asyncio.sleep``) cannot be
 interrupted either; when it returns past its timeout it counts as timed out.
 A call's own ``TimeoutError`` (``socket.timeout`` too) is its outcome like
@@ -23,21 +23,22 @@ import queue
 import threading
 import time
 import types
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 __all__ = ["run_calls", "settle"]
 
 
 def run_calls(call: Callable[[int], Any], pending: Sequence[int], *, is_async: bool,
-              max_concurrency: int, timeout: float | None,
-              on_done: Callable[[int, tuple], None]) -> None:
+              max_workers: int, timeout: float | None,
+              on_done: Callable[[int, tuple[Any, ...]], None]) -> None:
     """Run ``call(i)`` for every ``i`` in ``pending``, reporting each outcome to ``on_done``."""
     if not pending:
         return
     if is_async:
-        _run_async_blocking(call, pending, max_concurrency, timeout, on_done)
+        _run_async_blocking(call, pending, max_workers, timeout, on_done)
     else:
-        _Threads(call, max_concurrency, timeout, on_done).run(pending)
+        _Threads(call, max_workers, timeout, on_done).run(pending)
 
 
 def settle(value: Any) -> Any:
@@ -64,14 +65,14 @@ def _timed_out(timeout: float, how: str) -> TimeoutError:
 class _Threads:
     """Worker threads pulling indices from a queue; the calling thread collects outcomes."""
 
-    def __init__(self, call: Callable, max_concurrency: int, timeout: float | None,
-                 on_done: Callable) -> None:
-        self.call, self.limit, self.timeout, self.on_done = call, max_concurrency, timeout, on_done
-        self.jobs: queue.SimpleQueue = queue.SimpleQueue()
-        self.done: queue.SimpleQueue = queue.SimpleQueue()
+    def __init__(self, call: Callable[..., Any], max_workers: int, timeout: float | None,
+                 on_done: Callable[..., Any]) -> None:
+        self.call, self.limit, self.timeout, self.on_done = call, max_workers, timeout, on_done
+        self.jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self.done: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self.lock = threading.Lock()
-        self.started: dict = {}     # index -> monotonic start, for calls in flight
-        self.abandoned: set = set()
+        self.started: dict[str, Any] = {}     # index -> monotonic start, for calls in flight
+        self.abandoned: set[Any] = set()
 
     def run(self, pending: Sequence[int]) -> None:
         for i in pending:
@@ -141,18 +142,20 @@ class _Threads:
                     del self.started[j]
                     self.abandoned.add(j)
                     expired.append(j)
+        timeout = self.timeout
+        assert timeout is not None
         for j in expired:
             self._spawn()
-            self.on_done(j, (False, _timed_out(self.timeout, "; its thread was abandoned"), float(self.timeout)))
+            self.on_done(j, (False, _timed_out(timeout, "; its thread was abandoned"), float(timeout)))
         return len(expired)
 
 
-def _run_async_blocking(call: Callable, pending: Sequence[int], max_concurrency: int,
-                        timeout: float | None, on_done: Callable) -> None:
+def _run_async_blocking(call: Callable[..., Any], pending: Sequence[int], max_workers: int,
+                        timeout: float | None, on_done: Callable[..., Any]) -> None:
     import asyncio  # loaded only when an async call runs
 
     def main() -> Any:
-        return _run_async(call, pending, max_concurrency, timeout, on_done)
+        return _run_async(call, pending, max_workers, timeout, on_done)
 
     try:
         asyncio.get_running_loop()
@@ -160,7 +163,7 @@ def _run_async_blocking(call: Callable, pending: Sequence[int], max_concurrency:
         asyncio.run(main())
         return
     # Called from inside a running loop (a notebook): use a private loop on a helper thread.
-    failure: list = []
+    failure: list[Any] = []
 
     def target() -> None:
         try:
@@ -175,14 +178,14 @@ def _run_async_blocking(call: Callable, pending: Sequence[int], max_concurrency:
         raise failure[0]
 
 
-async def _run_async(call: Callable, pending: Sequence[int], max_concurrency: int,
-                     timeout: float | None, on_done: Callable) -> None:
+async def _run_async(call: Callable[..., Any], pending: Sequence[int], max_workers: int,
+                     timeout: float | None, on_done: Callable[..., Any]) -> None:
     import asyncio
 
     it = iter(pending)
     clock = time.perf_counter
 
-    async def one(i: int) -> tuple:
+    async def one(i: int) -> tuple[Any, ...]:
         t0 = clock()
         try:
             awaitable = call(i)
@@ -209,4 +212,4 @@ async def _run_async(call: Callable, pending: Sequence[int], max_concurrency: in
             ok, value = await one(i)
             on_done(i, (ok, value, clock() - t0))
 
-    await asyncio.gather(*(worker() for _ in range(min(max_concurrency, len(pending)))))
+    await asyncio.gather(*(worker() for _ in range(min(max_workers, len(pending)))))

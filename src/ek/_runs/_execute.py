@@ -1,24 +1,13 @@
 """Run the items of a run: reuse what is stored, run the rest, write finished ones as they come.
 
-An adapter describes the work as a *task*, a picklable object with:
-
-* ``step(payload)``: the expensive, fallible part for one item (predict,
-  read an image, call an agent). An exception here is the item's error.
-* ``finish(batch) -> (entries, exception or None)``: score or grade a batch
-  of ``(payload, value, seconds)``; it may stop early, returning the entries
-  of the batch's first items and the exception that stopped it.
-* ``failed(payload, exception, seconds) -> entry``: the record of an item
-  whose step raised.
-* ``check(entry)``: raise ValueError/TypeError if a stored entry is damaged.
-* optionally ``per_item = True`` (finish each item at once, so a failing
-  grader stops the run at the first trial), and ``unsettled``/``learned``
-  (a setting only known once the first batch is scored, such as a metric
-  chosen by type, recorded in the run header when learned).
-
-Entries are dicts with an ``"error"`` (None, or ``"Type: message"``). Work
-runs in one of three ways, all giving the same entries in input order:
-serially in chunks; with ``concurrency``/``timeout``/``is_async``, one call
-at a time on threads or an event loop (`ek._runs._calls`); or on any
+An adapter describes the work as a `Task` (a picklable object, see there):
+``step`` runs one item, ``finish`` scores or grades a batch, ``failed``
+records an item whose step raised and ``check`` refuses a damaged stored
+entry. Entries are dicts with an ``"error"`` (None, or ``"Type: message"``),
+each kind's a TypedDict of its own. Work runs as the `Plan` says, in one of
+three ways, all giving the same entries in input order: serially in chunks;
+with several workers, a timeout or an event loop (`Calls`), one call at a
+time on threads or a loop (`ek._runs._calls`); or on any
 ``concurrent.futures.Executor``, in chunks sized to take about a quarter of
 a second, each chunk stepped *and* finished in the worker.
 
@@ -34,15 +23,19 @@ import math
 import os
 import pickle
 import time
-from typing import Any, Optional
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Executor
+from typing import Any, Protocol
 
-from ek._runs import _codec
+from ek import _json
+from ek._runs import _values  # noqa: F401 - registers how NodePath and Score are stored
 from ek._runs._calls import run_calls
+from ek._runs._options import Calls, Plan
 from ek._runs._records import RunStore, check_run_id, digest, new_run_id
 from ek._util import Progress, type_name
 
-__all__ = ["CHUNK_ITEMS", "FLUSH_SECONDS", "Run", "check_errors", "check_executor", "describe",
-           "execute", "open_run"]
+__all__ = ["CHUNK_ITEMS", "FLUSH_SECONDS", "Done", "Entry", "Finished", "Item", "Run", "Task", "describe", "execute",
+           "open_run"]
 
 CHUNK_ITEMS = 1000
 """Most items run (and held back from the store) in one chunk."""
@@ -51,26 +44,63 @@ FLUSH_SECONDS = 1.0
 """Longest time finished items wait before they are written."""
 
 _TARGET_SECONDS = 0.25  # what one chunk sent to an executor should take
-_ERROR_MODES = ("record", "raise")
+
+Entry = Mapping[str, Any]
+"""One item's record: a kind's own TypedDict, with an ``"error"`` (None, or ``"Type: message"``)."""
+
+Item = tuple[Any, Any, str | None]
+"""``(key, payload, fingerprint)``: the item's key, what `Task.step` gets, and the fingerprint of its gold."""
+
+Done = tuple[Any, Any, float]
+"""``(payload, value, seconds)``: an item whose step returned ``value`` after ``seconds``."""
+
+Finished = tuple[Sequence[Entry], BaseException | None]
+"""What `Task.finish` returns: the entries of a batch, and the exception that stopped it early (or None)."""
+
+
+class Task(Protocol):
+    """How one kind of run runs an item and scores a batch (run in this process or in a worker).
+
+    ``per_item``: finish each item at once (so a failing grader stops the run
+    at the first trial). ``unsettled``: a setting is only known once the first
+    batch is scored (a metric chosen by type); ``learned`` then holds it, for
+    the run header, until the engine records it and sets it back to None.
+    """
+
+    per_item: bool
+    unsettled: bool
+    learned: dict[str, Any] | None
+
+    def step(self, payload: Any) -> Any:
+        """The expensive, fallible part of one item (predict, read an image, call an agent); raising fails it."""
+
+    def finish(self, batch: Sequence[Done]) -> Finished:
+        """Score or grade a batch; it may stop early, with the entries of the items before the one that stopped it."""
+
+    def failed(self, payload: Any, exc: BaseException, seconds: float) -> Entry:
+        """The entry of an item whose step raised ``exc``."""
+
+    def check(self, entry: Mapping[str, Any]) -> None:
+        """Raise ValueError, TypeError or KeyError saying what is wrong with a stored entry."""
 
 
 class Run:
     """One run's identity and settings, and its store when persisted."""
 
-    def __init__(self, kind: str, who: str, run_id: Optional[str], store: Optional[RunStore],
-                 settings: dict) -> None:
+    def __init__(self, kind: str, who: str, run_id: str | None, store: RunStore | None,
+                 settings: dict[str, Any]) -> None:
         self.kind, self.who, self.run_id, self.store, self.settings = kind, who, run_id, store, settings
 
-    def learn(self, task: Any) -> None:
+    def learn(self, task: Task) -> None:
         """Record the settings ``task`` learned from its first scored batch."""
-        learned = getattr(task, "learned", None)
+        learned = task.learned
         if learned:
             task.learned = None
             self.settings.update(learned)
             if self.store is not None:
                 self.store.update(settings=dict(self.settings))
 
-    def close(self, summary: dict) -> None:
+    def close(self, summary: dict[str, Any]) -> None:
         """Record the summary, mark the run complete, and release its lock."""
         if self.store is not None:
             self.store.close(summary)
@@ -81,10 +111,13 @@ class Run:
             self.store.release()
 
 
-def open_run(kind: str, *, who: str, persist: bool, run_id: Optional[str], rootdir: Any,
-             settings: dict, resume: bool, n_items: int, inherit: tuple = (), lock: Any = None) -> Run:
+def open_run(kind: str, *, who: str, persist: bool, run_id: str | None, rootdir: Any,
+             settings: dict[str, Any], resume: bool, n_items: int, inherit: tuple[str, ...] = (),
+             lock: Any = None) -> Run:
     """Start a run: in memory, or in the stores, checked against what a stored one used.
 
+    ``run_id`` is a checked one (`ek._runs.run_options`); a persisted run
+    without one gets a new one (`new_run_id`), an unpersisted run has none.
     ``inherit`` names the settings a resume may leave as None to use the
     stored value. A persisted run holds its lock (`ek._runs._lock`) until
     `Run.close`, or until `execute` fails; ``lock`` is one the caller took
@@ -94,45 +127,10 @@ def open_run(kind: str, *, who: str, persist: bool, run_id: Optional[str], rootd
         BlockingIOError: another process is writing the run ``run_id``.
     """
     if not persist:
-        return Run(kind, who, run_id, None, dict(settings))
+        return Run(kind, who, None, None, dict(settings))
     run_id = new_run_id() if run_id is None else check_run_id(run_id, who)
     store = RunStore(kind, run_id, rootdir, who, lock)
     return Run(kind, who, run_id, store, store.open(settings, resume=resume, n_items=n_items, inherit=inherit))
-
-
-def check_errors(errors: Any, who: str) -> str:
-    if errors not in _ERROR_MODES:
-        raise ValueError(
-            f"{who}() errors must be 'record' or 'raise', got {errors!r}; 'record' keeps going past "
-            "a failing item and lists it under the report's errors, 'raise' stops at the first one."
-        )
-    return errors
-
-
-def check_executor(executor: Any, who: str, parts: dict) -> None:
-    """Refuse a non-executor, and, for a process pool, parts that cannot travel to its workers."""
-    if executor is None:
-        return
-    if not isinstance(executor, concurrent.futures.Executor):
-        raise TypeError(
-            f"{who}() executor must be a concurrent.futures.Executor (ThreadPoolExecutor, "
-            f"ProcessPoolExecutor, or e.g. a Dask client's get_executor()), got {type_name(executor)}."
-        )
-    if not isinstance(executor, concurrent.futures.ProcessPoolExecutor):
-        return
-    from multiprocessing.reduction import ForkingPickler  # noqa: PLC0415 - what the pool pickles with
-
-    for name, value in parts.items():
-        try:
-            ForkingPickler.dumps(value)
-        except Exception as exc:
-            label = getattr(value, "__qualname__", None) or type_name(value)
-            fix = ("Define it at module level (not a lambda or a nested function)" if callable(value)
-                   else "Make it picklable")
-            raise TypeError(
-                f"{who}() {name} ({label}) cannot be pickled ({exc}), so a ProcessPoolExecutor cannot "
-                f"send it to its worker processes. {fix}, or use a ThreadPoolExecutor."
-            ) from None
 
 
 def describe(exc: BaseException) -> str:
@@ -140,18 +138,15 @@ def describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def execute(run: Run, task: Any, items: list, *, label: str, unit: str = "items", errors: str = "record",
-            executor: Any = None, concurrency: int = 1, timeout: Optional[float] = None,
-            is_async: bool = False, progress: Optional[bool] = None, retry_failed: bool = True) -> list:
+def execute(run: Run, task: Task, items: Sequence[Item], plan: Plan) -> list[Any]:
     """The entry of every ``(key, payload, fingerprint)`` item, in order.
 
     A persisted run reuses each stored entry whose fingerprint still matches
-    (and, with ``retry_failed``, that did not fail) and runs the others; if
-    this raises, the run's lock is released (what finished is stored).
+    (and, with ``plan.retry_failed``, that did not fail) and runs the others;
+    if this raises, the run's lock is released (what finished is stored).
     """
     try:
-        return _execute(run, task, items, label, unit, errors, executor, (concurrency, timeout, is_async),
-                        progress, retry_failed)
+        return _execute(run, task, items, plan)
     except BaseException:
         run.release()
         raise
@@ -160,22 +155,21 @@ def execute(run: Run, task: Any, items: list, *, label: str, unit: str = "items"
 # ---------------------------------------------------------------------------
 
 
-def _execute(run: Run, task: Any, items: list, label: str, unit: str, errors: str, executor: Any, how: tuple,
-             progress: Optional[bool], retry_failed: bool) -> list:
-    concurrency, timeout, is_async = how
-    sink = _Sink(run, task, items, retry_failed)
+def _execute(run: Run, task: Task, items: Sequence[Item], plan: Plan) -> list[Any]:
+    sink = _Sink(run, task, items, plan.retry_failed)
     pending = [i for i, entry in enumerate(sink.results) if entry is None]
-    sink.bar = Progress(len(items), label=label, unit=unit, enabled=progress, reused=sink.reused)
+    sink.bar = Progress(len(items), label=plan.label, unit=plan.unit, enabled=plan.progress, reused=sink.reused)
     payloads = [item[1] for item in items]
     try:
         if not pending:
             pass
-        elif executor is not None:
-            _on_executor(run, task, pending, payloads, sink, errors, executor, how)
-        elif concurrency > 1 or timeout is not None or is_async:
-            _drive(task, [payloads[i] for i in pending], errors, how, lambda pos, entry: sink.add(pending[pos], entry))
+        elif plan.executor is not None:
+            _on_executor(run, task, pending, payloads, sink, plan)
+        elif not plan.calls.one_by_one:
+            _drive(task, [payloads[i] for i in pending], plan.errors, plan.calls,
+                   lambda pos, entry: sink.add(pending[pos], entry))
         else:
-            _serially(run, task, pending, payloads, sink, errors)
+            _serially(run, task, pending, payloads, sink, plan.errors)
     finally:
         try:
             sink.flush()
@@ -187,20 +181,20 @@ def _execute(run: Run, task: Any, items: list, label: str, unit: str, errors: st
 class _Sink:
     """Collects entries in input order, counts them, and writes them in chunks."""
 
-    def __init__(self, run: Run, task: Any, items: list, retry_failed: bool) -> None:
+    def __init__(self, run: Run, task: Task, items: Sequence[Item], retry_failed: bool) -> None:
         self.run, self.store, self.items = run, run.store, items
-        self.results: list = [None] * len(items)
-        self.ids = [digest(repr(item[0])) for item in items] if self.store is not None else None
-        self.buffer: dict = {}
+        self.results: list[Any] = [None] * len(items)
+        self.ids = [digest(repr(item[0])) for item in items] if self.store is not None else []
+        self.buffer: dict[str, Any] = {}
         self.last = time.monotonic()
         self.reused = self.errors = 0
         self.bar: Any = None
         if self.store is not None:
-            self._reuse(task, retry_failed)
+            self._reuse(self.store, task, retry_failed)
         self.done = self.reused
 
-    def _reuse(self, task: Any, retry_failed: bool) -> None:
-        saved = self.store.saved()
+    def _reuse(self, store: RunStore, task: Task, retry_failed: bool) -> None:
+        saved = store.saved()
         for i, item_id in enumerate(self.ids):
             entry = saved.get(item_id)
             if entry is None or entry.pop("fingerprint", None) != self.items[i][2]:
@@ -212,7 +206,7 @@ class _Sink:
                 task.check(entry)
             except (ValueError, TypeError, KeyError) as exc:
                 raise ValueError(
-                    f"{self.store.where(item_id)} holds a damaged {self.run.kind} record for item "
+                    f"{store.where(item_id)} holds a damaged {self.run.kind} record for item "
                     f"{self.items[i][0]!r}: {exc}. Delete the file to run its items again, or pass "
                     "resume=False to start the run over."
                 ) from None
@@ -222,7 +216,7 @@ class _Sink:
             self.reused += 1
             self.errors += entry["error"] is not None
 
-    def add(self, i: int, entry: dict, *, show: bool = True) -> None:
+    def add(self, i: int, entry: Entry, *, show: bool = True) -> None:
         if self.store is not None:
             entry = self._buffer(i, entry)
         self.results[i] = entry
@@ -235,7 +229,7 @@ class _Sink:
                                        or time.monotonic() - self.last >= FLUSH_SECONDS):
             self.flush()
 
-    def add_all(self, pairs: list) -> None:
+    def add_all(self, pairs: Sequence[tuple[int, Entry]]) -> None:
         """`add` each ``(index, entry)``, the progress bar being up to date already."""
         if self.store is not None:
             for i, entry in pairs:
@@ -247,20 +241,21 @@ class _Sink:
             self.errors += entry["error"] is not None
         self.done += len(pairs)
 
-    def _buffer(self, i: int, entry: dict) -> dict:
+    def _buffer(self, i: int, entry: Entry) -> Entry:
         """Queue the stored form of ``entry``; return the entry as a resumed run will read it."""
         key, _, fingerprint = self.items[i]
-        before = _codec.fallbacks()
+        before = _json.fallbacks()
         try:
-            coded = _codec.encode(entry)
+            coded = _json.encode(entry)
         except TypeError as exc:
             self.flush()
             raise TypeError(
                 f"{exc}, so {self.run.who} cannot persist the run (item {key!r}); run it with "
                 "persist=False, or keep plain values (numbers, strings, lists, dicts) in that detail."
             ) from None
-        self.buffer[self.ids[i]] = {**coded, "key": _codec.encode(key), "fingerprint": fingerprint}
-        return _codec.decode(coded) if _codec.fallbacks() != before else entry
+        self.buffer[self.ids[i]] = {**coded, "key": _json.encode(key), "fingerprint": fingerprint}
+        revived: Entry = _json.decode(coded) if _json.fallbacks() != before else entry
+        return revived
 
     def flush(self) -> None:
         self.last = time.monotonic()
@@ -269,7 +264,10 @@ class _Sink:
             self.store.write(batch)
 
 
-def _serially(run: Run, task: Any, pending: list, payloads: list, sink: _Sink, errors: str) -> None:
+Placed = list[tuple[int, Entry]]  # entries with their positions in the batch they came from
+
+
+def _serially(run: Run, task: Task, pending: list[int], payloads: list[Any], sink: _Sink, errors: str) -> None:
     """Chunks in this process: a chunk ends at `CHUNK_ITEMS` items or, when persisting, after a second."""
     pos = 0
     while pos < len(pending):
@@ -289,13 +287,13 @@ def _serially(run: Run, task: Any, pending: list, payloads: list, sink: _Sink, e
         pos += consumed
 
 
-def _process(task: Any, payloads: list, errors: str, deadline: Optional[float] = None,
-             tick: Any = None) -> tuple:
+def _process(task: Task, payloads: list[Any], errors: str, deadline: float | None = None,
+             tick: Callable[[int, int], None] | None = None) -> tuple[int, Placed, BaseException | None]:
     """Step then finish ``payloads``: ``(items consumed, [(position, entry)], exception or None)``."""
-    out: list = []
-    done: list = []
-    exc: Optional[BaseException] = None
-    step, per_item, clock = task.step, getattr(task, "per_item", False), time.perf_counter
+    out: Placed = []
+    done: list[tuple[int, Any, Any, float]] = []
+    exc: BaseException | None = None
+    step, per_item, clock = task.step, task.per_item, time.perf_counter
     n = failed = 0
     try:
         for pos, payload in enumerate(payloads):
@@ -331,18 +329,17 @@ def _process(task: Any, payloads: list, errors: str, deadline: Optional[float] =
     return n, out, exc
 
 
-def _finish(task: Any, done: list, out: list) -> None:
+def _finish(task: Task, done: list[tuple[int, Any, Any, float]], out: Placed) -> None:
     entries, exc = task.finish([d[1:] for d in done])
     out.extend(zip([d[0] for d in done], entries))
     if exc is not None:
         raise exc
 
 
-def _drive(task: Any, payloads: list, errors: str, how: tuple, emit: Any) -> None:
+def _drive(task: Task, payloads: list[Any], errors: str, calls: Calls, emit: Callable[[int, Entry], None]) -> None:
     """One call at a time on threads or an event loop, each finished as it completes."""
-    concurrency, timeout, is_async = how
 
-    def on_done(pos: int, outcome: tuple) -> None:
+    def on_done(pos: int, outcome: tuple[Any, Any, float]) -> None:
         ok, value, wall = outcome
         if not ok:
             if errors == "raise":
@@ -354,11 +351,11 @@ def _drive(task: Any, payloads: list, errors: str, how: tuple, emit: Any) -> Non
             raise exc
         emit(pos, entries[0])
 
-    run_calls(lambda pos: task.step(payloads[pos]), range(len(payloads)), is_async=is_async,
-              max_concurrency=concurrency, timeout=timeout, on_done=on_done)
+    run_calls(lambda pos: task.step(payloads[pos]), range(len(payloads)), is_async=calls.is_async,
+              max_workers=calls.workers, timeout=calls.timeout, on_done=on_done)
 
 
-def _parallelism(executor: Any) -> int:
+def _parallelism(executor: Executor) -> int:
     """How many chunks ``executor`` runs at once: a pool's size, a Dask cluster's threads, else the cores here."""
     n = getattr(executor, "_max_workers", None)
     client = getattr(executor, "_client", None)  # a Dask client's get_executor()
@@ -367,18 +364,20 @@ def _parallelism(executor: Any) -> int:
             n = sum(client.nthreads().values())
         except Exception:  # a client that cannot say: fall back to this machine's cores
             n = None
-    return n or os.cpu_count() or 1
+    return int(n or os.cpu_count() or 1)
 
 
-def _chunk_job(task: Any, payloads: list, errors: str, how: tuple) -> tuple:
+def _chunk_job(task: Task, payloads: list[Any], errors: str,
+               calls: Calls) -> tuple[Placed, BaseException | None, float]:
     """What an executor's worker runs: ``([(position, entry)], exception or None, seconds)``."""
     t0 = time.perf_counter()
-    concurrency, timeout, is_async = how
-    if timeout is not None or is_async:
-        out: list = []
+    exc: BaseException | None
+    if calls.timeout is not None or calls.is_async:
+        out: Placed = []
         exc = None
         try:
-            _drive(task, payloads, errors, (1, timeout, is_async), lambda pos, e: out.append((pos, e)))
+            _drive(task, payloads, errors, Calls(1, calls.timeout, calls.is_async),
+                   lambda pos, e: out.append((pos, e)))
         except Exception as error:
             exc = error
     else:
@@ -391,10 +390,11 @@ def _chunk_job(task: Any, payloads: list, errors: str, how: tuple) -> tuple:
     return out, exc, time.perf_counter() - t0
 
 
-def _on_executor(run: Run, task: Any, pending: list, payloads: list, sink: _Sink, errors: str,
-                 executor: Any, how: tuple) -> None:
-    """Chunks on ``executor``, a bounded number in flight, sized from the time the last ones took."""
-    while pending and getattr(task, "unsettled", False):  # learn the setting here, then fan out
+def _on_executor(run: Run, task: Task, pending: list[int], payloads: list[Any], sink: _Sink, plan: Plan) -> None:
+    """Chunks on the plan's executor, a bounded number in flight, sized from the time the last ones took."""
+    executor, errors = plan.executor, plan.errors
+    assert executor is not None
+    while pending and task.unsettled:  # learn the setting here, then fan out
         _, out, exc = _process(task, [payloads[pending[0]]], errors)
         for _, entry in out:
             sink.add(pending[0], entry)
@@ -403,7 +403,7 @@ def _on_executor(run: Run, task: Any, pending: list, payloads: list, sink: _Sink
             raise exc
         pending = pending[1:]
     workers = _parallelism(executor)
-    in_flight: dict = {}
+    in_flight: dict[concurrent.futures.Future[Any], list[int]] = {}
     pos, per_item = 0, None
     try:
         while pos < len(pending) or in_flight:
@@ -413,7 +413,7 @@ def _on_executor(run: Run, task: Any, pending: list, payloads: list, sink: _Sink
                 size = max(1, min(size, CHUNK_ITEMS, math.ceil(left / (2 * workers))))
                 chunk = pending[pos:pos + size]
                 pos += size
-                future = executor.submit(_chunk_job, task, [payloads[i] for i in chunk], errors, how)
+                future = executor.submit(_chunk_job, task, [payloads[i] for i in chunk], errors, plan.calls)
                 in_flight[future] = chunk
             finished, _ = concurrent.futures.wait(in_flight, return_when=concurrent.futures.FIRST_COMPLETED)
             for future in finished:

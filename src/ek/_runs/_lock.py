@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import datetime
 import os
+import sys
 import weakref
 from pathlib import Path
-from typing import Any, Optional
 
 __all__ = ["RunLock"]
 
-_HELD: "weakref.WeakSet[RunLock]" = weakref.WeakSet()  # locks held in this process, closed in a forked child
+_HELD: weakref.WeakSet[RunLock] = weakref.WeakSet()  # locks held in this process, closed in a forked child
 
 
 class RunLock:
@@ -37,13 +37,13 @@ class RunLock:
 
     def __init__(self, path: Path, what: str, who: str) -> None:
         self.path, self.what, self.who = path, what, who
-        self._fd: Optional[int] = None
+        self._fd: int | None = None
 
     @property
     def held(self) -> bool:
         return self._fd is not None
 
-    def acquire(self) -> "RunLock":
+    def acquire(self) -> RunLock:
         """Take the lock, or raise BlockingIOError when another writer holds it."""
         if self._fd is not None:
             return self
@@ -76,10 +76,10 @@ class RunLock:
             _unlock(fd)
             os.close(fd)
 
-    def __enter__(self) -> "RunLock":
+    def __enter__(self) -> RunLock:
         return self.acquire()
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.release()
 
     def __del__(self) -> None:  # a lock whose owner was dropped (an adapter that failed) frees the run
@@ -109,7 +109,7 @@ def _after_fork() -> None:
     _HELD.clear()
 
 
-if os.name == "nt":  # pragma: no cover - exercised on Windows only
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
     import msvcrt
 
     def _lock(fd: int) -> None:

@@ -27,10 +27,10 @@ import functools
 import hashlib
 import re
 import secrets
-from collections.abc import Mapping
-from typing import Any, Callable, Optional
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from ek._runs._codec import revive
+from ek._json import revive
 from ek._runs._lock import RunLock
 from ek.stores import data_dir, json_store
 
@@ -67,7 +67,7 @@ def check_run_id(run_id: Any, who: str) -> str:
     """``run_id`` if it can name a stored run, else a ValueError saying what can."""
     ok = isinstance(run_id, str) and run_id and not run_id.startswith(".") \
         and not any(ch in run_id for ch in "/\\\0") and len(run_id.encode("utf-8", "replace")) <= 200
-    if not ok:
+    if not ok or not isinstance(run_id, str):
         raise ValueError(
             f"{who}() run_id must be a non-empty str of at most 200 UTF-8 bytes, without '/', '\\' or "
             f"NUL, not starting with '.'; {run_id!r:.80} cannot name a stored run. "
@@ -91,18 +91,18 @@ class RunStore:
     `open` to `close`, holds the run's lock (`ek._runs._lock`).
     """
 
-    def __init__(self, kind: str, run_id: str, rootdir: Any, who: str, lock: Optional[RunLock] = None) -> None:
+    def __init__(self, kind: str, run_id: str, rootdir: Any, who: str, lock: RunLock | None = None) -> None:
         self.kind, self.run_id, self.who, self.rootdir = kind, run_id, who, rootdir
         self.key = f"{kind}.{run_id}"
         self.runs = json_store("runs", rootdir=rootdir)
-        self.results = json_store("results", rootdir=rootdir)
-        self.header: dict = {}
+        self.results: Any = json_store("results", rootdir=rootdir)  # a _JsonStore: read with the run codec
+        self.header: dict[str, Any] = {}
         self.next_seq = 0
         self.generation = ""
         self.lock = lock
-        self._live: Optional[dict] = None  # the run a replacement keeps in force until it is complete
+        self._live: dict[str, Any] | None = None  # the run a replacement keeps in force until it is complete
 
-    def open(self, settings: dict, *, resume: bool, n_items: int, inherit: tuple = ()) -> dict:
+    def open(self, settings: dict[str, Any], *, resume: bool, n_items: int, inherit: tuple[Any, ...] = ()) -> dict[str, Any]:
         """Lock the run, check ``settings`` against a stored one and start (or restart) it; return the settings in force.
 
         A setting named in ``inherit`` and given as None takes the stored
@@ -129,13 +129,13 @@ class RunStore:
             raise
         return settings
 
-    def saved(self, check: Optional[Callable[[dict], None]] = None, fix: str = "") -> dict:
+    def saved(self, check: Callable[[dict[str, Any]], None] | None = None, fix: str = "") -> dict[str, Any]:
         """``item_id -> entry`` over every stored chunk of this generation, later chunks winning.
 
         ``check(entry)`` raises ValueError or TypeError, with a phrase that
         follows the item's id, for an entry the caller cannot use.
         """
-        out: dict = {}
+        out: dict[str, Any] = {}
         for _, name in self._chunks():
             where = self._where(self.results, name)
             try:
@@ -158,7 +158,7 @@ class RunStore:
                 return self._where(self.results, name)
         return self._where(self.results, f"{self.key}.*")
 
-    def write(self, items: dict) -> None:
+    def write(self, items: dict[str, Any]) -> None:
         """Store ``item_id -> encoded entry`` as the next chunk."""
         name = f"{self.key}.{self.next_seq:0{_SEQ_DIGITS}d}" + (f".{self.generation}" if self.generation else "")
         self.results[name] = {"format": FORMAT, "kind": self.kind, "run_id": self.run_id,
@@ -169,7 +169,7 @@ class RunStore:
         self.header = {**self.header, **fields}
         self._write_header()
 
-    def close(self, summary: dict) -> None:
+    def close(self, summary: dict[str, Any]) -> None:
         """Mark the run complete (a replacement takes over here, in one rename), then let the next writer in."""
         try:
             self.header = {**self.header, "status": "complete", "finished": now(), "summary": summary}
@@ -187,7 +187,7 @@ class RunStore:
 
     # ------------------------------------------------------------------
 
-    def _start(self, settings: dict, resume: bool, inherit: tuple) -> tuple[dict, str]:
+    def _start(self, settings: dict[str, Any], resume: bool, inherit: tuple[Any, ...]) -> tuple[dict[str, Any], str]:
         """Settle the generation this run writes; return the settings in force and the start time."""
         live = self._read_header() if resume else self._usable_header()
         if live is None:
@@ -202,7 +202,7 @@ class RunStore:
             return settings, now()
         staging = live.pop("staging", None)
         in_force = live.get("generation", "")
-        base: Optional[dict] = None
+        base: dict[str, Any] | None = None
         if resume and staging is not None:  # an interrupted replacement: carry it on
             self._live, self.generation, base = live, staging["generation"], staging
         elif resume:
@@ -217,7 +217,7 @@ class RunStore:
     def _write_header(self) -> None:
         self.runs[self.key] = self.header if self._live is None else {**self._live, "staging": self.header}
 
-    def _read_header(self, fix: str = "") -> Optional[dict]:
+    def _read_header(self, fix: str = "") -> dict[str, Any] | None:
         old = self.runs.get(self.key)
         if old is None:
             return None
@@ -228,16 +228,17 @@ class RunStore:
         if problem is not None:
             raise ValueError(f"{self._where(self.runs, self.key)} is a damaged {self.kind} run header: "
                              f"{problem}. {fix or 'Repair or delete it; ' + _FRESH}")
-        return old
+        header: dict[str, Any] = old
+        return header
 
-    def _usable_header(self) -> Optional[dict]:
+    def _usable_header(self) -> dict[str, Any] | None:
         """The stored header, or None when there is none or it is damaged (a run that cannot be read protects nothing)."""
         try:
             return self._read_header()
         except ValueError:
             return None
 
-    def _merge(self, stored: dict, settings: dict, inherit: tuple) -> dict:
+    def _merge(self, stored: dict[str, Any], settings: dict[str, Any], inherit: tuple[Any, ...]) -> dict[str, Any]:
         merged, differs = merge_settings(stored, settings, inherit)
         if differs is not None:
             name, was, now_ = differs
@@ -256,7 +257,7 @@ class RunStore:
                 f"({self._where(self.runs, self.run_id)}), in a format this version cannot resume. "
                 f"{_FRESH} (the old files are left as they are).")
 
-    def _all_chunks(self) -> list:
+    def _all_chunks(self) -> list[Any]:
         """``(generation, seq, name)`` of every chunk stored under this run id, sorted."""
         prefix = f"{self.key}."
         out = []
@@ -266,11 +267,11 @@ class RunStore:
                 out.append((found.group(2) or "", int(found.group(1)), name))
         return sorted(out)
 
-    def _chunks(self) -> list:
+    def _chunks(self) -> list[Any]:
         """``(seq, name)`` of the chunks of this run's generation, in order."""
         return [(seq, name) for generation, seq, name in self._all_chunks() if generation == self.generation]
 
-    def _drop_chunks(self, keep: tuple) -> None:
+    def _drop_chunks(self, keep: tuple[Any, ...]) -> None:
         for generation, _, name in self._all_chunks():
             if generation not in keep:
                 self.results.pop(name, None)
@@ -284,7 +285,7 @@ def run_lock(kind: str, run_id: str, *, rootdir: Any, who: str) -> RunLock:
     return RunLock(data_dir("runs", rootdir=rootdir) / f".{kind}.{run_id}.lock", f"run {run_id!r}", who)
 
 
-def merge_settings(stored: Mapping, settings: Mapping, inherit: tuple = ()) -> tuple[dict, Optional[tuple]]:
+def merge_settings(stored: Mapping[str, Any], settings: Mapping[str, Any], inherit: tuple[Any, ...] = ()) -> tuple[dict[str, Any], tuple[Any, ...] | None]:
     """``settings`` with inherited values filled in, and the first setting that differs, or None.
 
     The difference is ``(name, stored value, value now)``. A setting named in
@@ -302,8 +303,8 @@ def merge_settings(stored: Mapping, settings: Mapping, inherit: tuple = ()) -> t
     return merged, None
 
 
-def read_run(kind: str, run_id: str, *, rootdir: Any, who: str, check: Optional[Callable[..., None]] = None,
-             fix: str = "") -> Optional[tuple[dict, dict]]:
+def read_run(kind: str, run_id: str, *, rootdir: Any, who: str, check: Callable[..., None] | None = None,
+             fix: str = "") -> tuple[dict[str, Any], dict[str, Any]] | None:
     """``(header, item_id -> entry)`` of the stored ``kind`` run ``run_id``, None when there is none.
 
     Reading changes nothing and takes no lock. It reads the header, the
@@ -343,7 +344,7 @@ _REPAIR = ("Delete the file to run its items again (or pass resume=False to star
            "a hand-edited record cannot be trusted.")
 
 
-def _header_problem(record: Any, kind: str) -> Optional[str]:
+def _header_problem(record: Any, kind: str) -> str | None:
     """What is wrong with a run header (or the header of a replacement under way), or None."""
     problem = _shape_problem(record, kind, ("settings",))
     if problem is None and not isinstance(record["settings"], dict):
@@ -357,7 +358,7 @@ def _header_problem(record: Any, kind: str) -> Optional[str]:
     return problem
 
 
-def _chunk_problem(record: Any, kind: str, check: Optional[Callable[[dict], None]]) -> Optional[str]:
+def _chunk_problem(record: Any, kind: str, check: Callable[[dict[str, Any]], None] | None) -> str | None:
     """What is wrong with a chunk of items (``check`` judging each entry), or None."""
     problem = _shape_problem(record, kind, ("items",))
     if problem is not None:
@@ -376,7 +377,7 @@ def _chunk_problem(record: Any, kind: str, check: Optional[Callable[[dict], None
     return None
 
 
-def _shape_problem(record: Any, kind: str, needed: tuple) -> Optional[str]:
+def _shape_problem(record: Any, kind: str, needed: tuple[Any, ...]) -> str | None:
     if not isinstance(record, dict):
         return f"it holds {type(record).__name__}, not a mapping"
     if record.get("format") != FORMAT:
@@ -391,16 +392,17 @@ def _shape_problem(record: Any, kind: str, needed: tuple) -> Optional[str]:
 # baselines
 
 
-def save_baseline_record(kind: str, name: Any, record: dict, *, rootdir: Any, who: str) -> dict:
+def save_baseline_record(kind: str, name: Any, record: dict[str, Any], *, rootdir: Any, who: str) -> dict[str, Any]:
     """Store ``record`` as the ``kind`` baseline ``name``; return it as it reads back."""
     key = _baseline_key(kind, name, who)
     store = json_store("baselines", rootdir=rootdir)
     store[key] = {"format": FORMAT, "kind": kind, "name": name, **record}
-    return store[key]
+    stored: dict[str, Any] = store[key]
+    return stored
 
 
 def load_baseline_record(kind: str, name: Any, *, rootdir: Any, who: str, saver: str,
-                         check: Callable[[dict], None]) -> Optional[dict]:
+                         check: Callable[[dict[str, Any]], None]) -> dict[str, Any] | None:
     """The ``kind`` baseline ``name``, None when there is none.
 
     A baseline of another kind under that name is an error naming the
@@ -425,10 +427,12 @@ def load_baseline_record(kind: str, name: Any, *, rootdir: Any, who: str, saver:
             check(found)
         except (ValueError, TypeError, KeyError) as exc:
             raise ValueError(f"{where} is a damaged {kind} baseline: {exc}. Save it again with {saver}.") from None
-        return found
+        baseline: dict[str, Any] = found
+        return baseline
     others = [k for k in _LOADERS if k != kind and f"{k}.{name}" in store]
-    if _legacy_kind(legacy) is not None:
-        others.append(_legacy_kind(legacy))
+    legacy_kind = _legacy_kind(legacy)
+    if legacy_kind is not None:
+        others.append(legacy_kind)
     if others:
         raise ValueError(
             f"{who}({name!r}): the baseline of that name is a {others[0]} baseline, not a {kind} one; "
@@ -440,7 +444,7 @@ _LOADERS = {"documents": "ek.harness.load_baseline()", "agents": "ek.agents.load
 
 
 def baseline_of(baseline: Any, kind: str, *, rootdir: Any, who: str, saver: str,
-                check: Callable[[Mapping], None]) -> dict:
+                check: Callable[[Mapping[str, Any]], None]) -> dict[str, Any]:
     """The baseline a gate was given: loaded by name (a missing one refused), or a checked mapping.
 
     ``check`` raises ValueError/TypeError with a phrase that follows "baseline" ("has no ...").
@@ -463,7 +467,7 @@ def baseline_of(baseline: Any, kind: str, *, rootdir: Any, who: str, saver: str,
     return dict(baseline)
 
 
-def _legacy_kind(record: Any) -> Optional[str]:
+def _legacy_kind(record: Any) -> str | None:
     """The kind of a baseline saved before records had one, or None."""
     if not isinstance(record, dict) or "kind" in record:
         return None

@@ -10,19 +10,44 @@ prediction (`ScoringTask.reading`).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
-from typing import Any, Callable, Optional
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any, TypedDict
 
-from ek._runs._execute import describe
+from ek._runs._execute import Done, Finished, Item, describe
 from ek._runs._settings import fingerprint, str_keys
 from ek._util import type_name
 from ek.base import Report, Score
 
-__all__ = ["ScoringTask", "gold_items", "score_cases", "scored_report"]
+__all__ = ["DocumentEntry", "ScoringTask", "document_entry", "gold_items", "score_cases", "scored_report"]
 
 
-def gold_items(gold: Any, fields: tuple, who: str, *, fingerprints: bool,
-               check: Optional[Callable[[Any, Any], None]] = None) -> list:
+class DocumentEntry(TypedDict):
+    """The stored record of one document item (kind ``documents``; an OCR page adds its fields)."""
+
+    prediction: Any
+    reference: Any
+    slice: Hashable | None
+    score: Score | None
+    error: str | None
+
+
+def document_entry(payload: tuple[Hashable, Any, Any, Hashable | None], prediction: Any,
+                   more: Mapping[str, Any] | None = None, error: str | None = None) -> DocumentEntry:
+    """The entry of ``payload``'s item, not scored yet (`ScoringTask.finish` fills in the score).
+
+    ``more`` are a kind's own fields (an OCR page's confidence, ...), kept before the error.
+    """
+    entry: DocumentEntry = {"prediction": prediction, "reference": payload[2], "slice": payload[3], "score": None,
+                            "error": None}
+    if more:
+        del entry["error"]  # type: ignore[misc]  # so that it stays the last field
+        entry.update(more)  # type: ignore[typeddict-item]
+    entry["error"] = error
+    return entry
+
+
+def gold_items(gold: Any, fields: tuple[tuple[str, str], tuple[str, str], str], who: str, *, fingerprints: bool,
+               check: Callable[[Any, Any], None] | None = None) -> list[Item]:
     """``(key, (key, input, reference, slice), fingerprint)`` per gold record, all checked first.
 
     ``fields`` are the ``(input, reference, slice)`` field names and the
@@ -46,7 +71,7 @@ def gold_items(gold: Any, fields: tuple, who: str, *, fingerprints: bool,
             keys.sort()
         except TypeError:
             keys.sort(key=repr)
-    items = []
+    items: list[Item] = []
     for key in keys:
         record = gold[key]
         if type(record) is not dict and not isinstance(record, Mapping):
@@ -68,30 +93,36 @@ def gold_items(gold: Any, fields: tuple, who: str, *, fingerprints: bool,
 
 
 class ScoringTask:
-    """Run the system on one item's input; score a chunk (what the engine runs, also in workers)."""
+    """Run the system on one item's input; score a chunk (a `ek._runs.Task`, also run in workers).
 
-    def __init__(self, call: Callable, metric: Any, options: dict, who: str, errors: str = "record") -> None:
+    A payload is ``(key, input, reference, slice)``.
+    """
+
+    per_item = False
+
+    def __init__(self, call: Callable[..., Any], metric: Any, options: dict[str, Any], who: str,
+                 errors: str = "record") -> None:
         self.call, self.metric, self.options, self.who, self.errors = call, metric, options, who, errors
         self.unsettled = metric is None  # a type-chosen metric is fixed by the first scored chunk
-        self.learned: Optional[dict] = None
+        self.learned: dict[str, Any] | None = None
 
-    def step(self, payload: tuple) -> Any:
+    def step(self, payload: Any) -> Any:
         return self.call(payload[1])
 
     def reading(self, value: Any) -> Any:
         """The prediction in what the system returned (TypeError: none, the item fails)."""
         return value
 
-    def extra(self, value: Any, seconds: float) -> dict:
+    def extra(self, value: Any, seconds: float) -> dict[str, Any]:
         """More fields of an item's entry (``value`` is None when the item failed)."""
         return {}
 
-    def failed(self, payload: tuple, exc: BaseException, seconds: float) -> dict:
-        return {"prediction": None, "reference": payload[2], "slice": payload[3], "score": None,
-                **self.extra(None, seconds), "error": describe(exc)}
+    def failed(self, payload: Any, exc: BaseException, seconds: float) -> DocumentEntry:
+        return document_entry(payload, None, self.extra(None, seconds), describe(exc))
 
-    def finish(self, batch: list) -> tuple:
-        entries, cases, keys, slots = [], [], [], []
+    def finish(self, batch: Sequence[Done]) -> Finished:
+        entries: list[DocumentEntry] = []
+        cases, keys, slots = [], [], []
         plain = type(self).reading is ScoringTask.reading and type(self).extra is ScoringTask.extra
         for payload, value, seconds in batch:
             prediction, more = value, None  # the common case, kept cheap: the value is the prediction
@@ -103,24 +134,20 @@ class ScoringTask:
                         return entries, exc
                     entries.append(self.failed(payload, exc, seconds))
                     continue
-            entry = {"prediction": prediction, "reference": payload[2], "slice": payload[3], "score": None,
-                     "error": None}
-            if more:
-                entry.update(more)
-            entries.append(entry)
+            entries.append(document_entry(payload, prediction, more))
             cases.append((prediction, payload[2]))
             keys.append(payload[0])
             slots.append(len(entries) - 1)
         if not cases:
             return entries, None
-        scores, name, exc = score_cases(cases, keys, metric=self.metric, options=self.options, who=self.who)
+        scores, name, stop = score_cases(cases, keys, metric=self.metric, options=self.options, who=self.who)
         for slot, s in zip(slots, scores):
             entries[slot]["score"] = s
         if self.metric is None and scores:
             self.metric, self.unsettled, self.learned = name, False, {"metric": name}
-        return (entries, None) if exc is None else (entries[:slots[len(scores)]], exc)
+        return (entries, None) if stop is None else (entries[:slots[len(scores)]], stop)
 
-    def check(self, entry: dict) -> None:
+    def check(self, entry: Mapping[str, Any]) -> None:
         """Raise saying what is wrong with a stored entry."""
         missing = [f for f in ("prediction", "reference", "slice", "score") if f not in entry]
         if missing:
@@ -133,27 +160,33 @@ class ScoringTask:
         hash(entry["slice"])
 
 
-def score_cases(cases: list, keys: list, *, metric: Any, options: dict, who: str) -> tuple:
+Scored = tuple[list[Score], str | None, Exception | None]
+"""``(scores, metric name, error or None)``: what `score_cases` returns."""
+
+
+def score_cases(cases: list[tuple[Any, Any]], keys: list[Any], *, metric: Any, options: dict[str, Any],
+                who: str) -> Scored:
     """``(scores, metric name, error or None)`` for ``cases`` scored with one `ek.evaluate` call.
 
     When the batch cannot be scored, items are scored one by one to name the
     first that cannot; ``scores`` then holds the items before it. A metric
     returning NaN for an item is such an error (`ek.facade.evaluate` refuses it).
     """
-    from ek.facade import evaluate  # noqa: PLC0415 - the metrics load with the first scored chunk
+    from ek.facade import evaluate
 
     try:
         report = evaluate(cases, metric=metric, **options)
-        scores, name, error = list(report.scores), report.metric, None
     except (TypeError, ValueError):
-        scores, name, error = _one_by_one(cases, keys, metric, options, who)
-    return scores, name, error
+        return _one_by_one(cases, keys, metric, options, who)
+    return list(report.scores), report.metric, None
 
 
-def _one_by_one(cases: list, keys: list, metric: Any, options: dict, who: str) -> tuple:
-    from ek.facade import evaluate  # noqa: PLC0415
+def _one_by_one(cases: list[tuple[Any, Any]], keys: list[Any], metric: Any, options: dict[str, Any],
+                who: str) -> Scored:
+    from ek.facade import evaluate
 
-    scores, name = [], None
+    scores: list[Score] = []
+    name = None
     for key, (prediction, reference) in zip(keys, cases):
         try:
             report = evaluate([(prediction, reference)], metric=metric, ids=[key], **options)
@@ -173,8 +206,8 @@ def _one_by_one(cases: list, keys: list, metric: Any, options: dict, who: str) -
     return scores, name, None
 
 
-def scored_report(items: list, entries: list, *, label: Optional[str], metric: Any, who: str,
-                  detail: dict) -> tuple:
+def scored_report(items: Sequence[Item], entries: list[Any], *, label: str | None, metric: Any, who: str,
+                  detail: dict[str, Any]) -> tuple[Report, dict[str, Any]]:
     """``(report, run summary)``: the report over the scored entries, per slice, with ``per_item``.
 
     The report's items are the gold keys (``detail["ids"]``), so its
@@ -184,7 +217,7 @@ def scored_report(items: list, entries: list, *, label: Optional[str], metric: A
     ``detail`` is added to the report's; ``per_item`` maps every key to its
     entry with the score as a number and its statistics as ``detail``.
     """
-    from ek.facade import merge_reports  # noqa: PLC0415
+    from ek.facade import merge_reports
 
     scored = [(item[0], e["score"], e["slice"]) for item, e in zip(items, entries) if e["error"] is None]
     report = Report(metric=label or "", aggregate=None, n=0)
@@ -207,7 +240,7 @@ def scored_report(items: list, entries: list, *, label: Optional[str], metric: A
     return report, summary
 
 
-def _view(entry: dict) -> dict:
+def _view(entry: dict[str, Any]) -> dict[str, Any]:
     score = entry["score"]
     view = dict(entry)
     if score is None:

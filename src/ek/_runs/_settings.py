@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from ek._runs._codec import encode
+from ek._json import encode
 from ek._runs._records import digest
 
 __all__ = ["callable_id", "fingerprint", "setting_id", "str_keys"]
@@ -21,7 +22,7 @@ _LONG = 80  # a description longer than this is stored as its type and a hash
 _PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
-def fingerprint(value: tuple) -> str:
+def fingerprint(value: tuple[Any, ...]) -> str:
     """A hash of the parts in ``value``: equal parts, equal fingerprints, in any process."""
     if all(type(v) in _PLAIN for v in value):  # the common case, and a fast one
         return digest(repr(value))
@@ -64,10 +65,10 @@ def setting_id(value: Any, what: str, who: str) -> str:
     return _instance_id(value)
 
 
-def str_keys(mapping: Mapping, what: str, who: str) -> dict:
+def str_keys(mapping: Mapping[Any, Any], what: str, who: str) -> dict[str, Any]:
     """``mapping`` with str keys, refusing two keys that would become the same string."""
-    out: dict = {}
-    seen: dict = {}
+    out: dict[str, Any] = {}
+    seen: dict[str, Any] = {}
     for key, value in mapping.items():
         text = str(key)
         if text in seen:
@@ -83,7 +84,7 @@ def str_keys(mapping: Mapping, what: str, who: str) -> dict:
 def _instance_id(obj: Any) -> str:
     cls = type(obj)
     name = f"{cls.__module__}.{cls.__qualname__}"
-    if not dataclasses.is_dataclass(obj) and cls.__repr__ is object.__repr__:
+    if not dataclasses.is_dataclass(obj) and cls.__repr__ is object.__repr__:  # type: ignore[comparison-overlap]
         return name  # its repr is only an address
     text = repr(obj)
     return text if len(text) <= _LONG else f"{name}#{digest(text)}"

@@ -16,10 +16,10 @@ import hashlib
 import json
 import math
 import warnings
-from collections.abc import Mapping
-from typing import Any, Optional
+from collections.abc import Mapping, Sequence
+from typing import Any, Optional, TypedDict
 
-from ek._runs import FORMAT, callable_id, describe, fingerprint, register, setting_id, str_keys
+from ek._runs import FORMAT, Done, Finished, callable_id, describe, fingerprint, register, setting_id, str_keys
 from ek._stats import ratio_interval
 from ek._util import type_name
 from ek.agents._common import accepts_keyword, cost_summary, per_success, resolve_check
@@ -29,15 +29,39 @@ from ek.agents.base import Cost, Episode, RunProvenance
 from ek.agents.cost import episode_dollars
 from ek.base import Score
 
-__all__ = ["Suite", "check_summary", "run_summary", "suite_items", "suite_settings", "summary"]
+__all__ = ["Suite", "TrialEntry", "check_summary", "run_summary", "suite_items", "suite_settings", "summary"]
 
 register(Cost, "cost")
+
+
+class _Trial(TypedDict):
+    task_id: str
+    trial: int
+    seed: Optional[int]
+    success: bool
+    error: Optional[str]
+    cost: Optional[Cost]
+    wall_s: float
+    dollars: Optional[float]
+
+
+class TrialEntry(_Trial, total=False):
+    """The stored record of one trial (kind ``agents``), written by `Suite` and checked by `Suite.check`.
+
+    ``metrics`` (name -> Score, error text or None) is there when the suite
+    scores metrics, ``episode`` (the graded episode as JSON) when it is stored.
+    """
+
+    metrics: dict[str, Any]
+    episode: dict[str, Any]
 
 
 class Suite:
     """The fixed settings of one `run_suite` call, and the work of one trial."""
 
     per_item = True  # grade each trial as it ends: a missing price stops the run at the first
+    unsettled = False  # every setting is known before the first trial (see `ek._runs.Task`)
+    learned: Optional[dict[str, Any]] = None
 
     def __init__(self, agent: Any, *, k: int, check: Any, metrics: dict[Any, Any], grammar: Any, price: Any,
                  prices: Any, run: Optional[RunProvenance], seed: Optional[int], persist: bool) -> None:
@@ -56,20 +80,20 @@ class Suite:
     def seed_of(self, trial: int) -> Optional[int]:
         return None if self.seed is None else self.seed + trial
 
-    def step(self, payload: tuple[Any, ...]) -> Any:
+    def step(self, payload: Any) -> Any:
         task, trial = payload
         trial_seed = self.seed_of(trial)
         if self.takes_seed and trial_seed is not None:
             return self.agent(task, seed=trial_seed)
         return self.agent(task)
 
-    def finish(self, batch: list[Any]) -> tuple[Any, ...]:
+    def finish(self, batch: Sequence[Done]) -> Finished:
         return [self._record(payload, value, wall, None) for payload, value, wall in batch], None
 
-    def failed(self, payload: tuple[Any, ...], exc: BaseException, wall: float) -> dict[Any, Any]:
+    def failed(self, payload: Any, exc: BaseException, wall: float) -> TrialEntry:
         return self._record(payload, None, wall, exc)
 
-    def check(self, rec: dict[Any, Any]) -> None:
+    def check(self, rec: Mapping[str, Any]) -> None:
         """Raise saying what is wrong with a stored record."""
         if not isinstance(rec.get("success"), bool):
             raise ValueError(f"its success is {rec.get('success')!r:.40}, not True or False")
@@ -126,8 +150,7 @@ class Suite:
 
     # ----------------------------------------------------------------------
 
-    def _record(self, payload: tuple[Any, ...], value: Any, wall: float,
-                exc: Optional[BaseException]) -> dict[str, Any]:
+    def _record(self, payload: tuple[Any, int], value: Any, wall: float, exc: Optional[BaseException]) -> TrialEntry:
         task, trial = payload
         trial_seed = self.seed_of(trial)
         if exc is None:
@@ -139,7 +162,7 @@ class Suite:
             ep = Episode(task_id=task.task_id, cost=spent if isinstance(spent, Cost) else None,
                          run=self._run(None, trial_seed), meta={"error": error})
             success = False
-        rec = {"task_id": task.task_id, "trial": trial, "seed": trial_seed, "success": success,
+        rec: TrialEntry = {"task_id": task.task_id, "trial": trial, "seed": trial_seed, "success": success,
                "error": error, "cost": ep.cost, "wall_s": wall,
                "dollars": episode_dollars(ep, price=self.price, prices=self.prices) if self.priced else None}
         if self.metrics or self.persist:

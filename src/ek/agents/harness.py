@@ -52,12 +52,15 @@ import numbers
 import os
 import warnings
 from collections.abc import Mapping
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
 import ek.agents.metrics  # noqa: F401 - registers the built-in checkers
+from ek.agents.metrics import Checker
+from ek.base import Metric
 from ek._runs import (
-    baseline_of, check_errors, check_executor, execute, load_baseline_record, open_run, save_baseline_record,
+    ErrorMode, baseline_of, execute, load_baseline_record, open_run, persisted, run_options, save_baseline_record,
 )
 from ek._stats import Z95, newcombe, smallest_detectable_drop
 from ek._util import type_name
@@ -106,13 +109,13 @@ class AgentGateResult:
         return self.passed
 
 
-def run_suite(agent: Callable[..., Any], tasks: Any, *, k: int = 1, check: Union[str, Checker, None] = None,
+def run_suite(agent: Callable[[TaskSpec], Any], tasks: Any, *, k: int = 1, check: Union[str, Checker, None] = None,
               metrics: Optional[Mapping[str, Metric]] = None, price: Optional[Union[ModelPrice, str]] = None,
               prices: Optional[Mapping[str, ModelPrice]] = None, run: Optional[RunProvenance] = None,
               seed: Optional[int] = None, persist: bool = False, run_id: Optional[str] = None,
-              rootdir: Any = None, max_concurrency: int = 1, timeout: Optional[float] = None,
-              executor: Optional[Executor] = None, errors: str = "record",
-              resume: bool = True) -> ReliabilityReport:
+              rootdir: Union[str, "os.PathLike[str]", None] = None, resume: bool = True,
+              errors: ErrorMode = "record", max_workers: Optional[int] = None, timeout: Optional[float] = None,
+              executor: Optional[Executor] = None, progress: Optional[bool] = None) -> ReliabilityReport:
     """Run ``agent`` on every task ``k`` times and report reliability and cost.
 
     Args:
@@ -143,26 +146,32 @@ def run_suite(agent: Callable[..., Any], tasks: Any, *, k: int = 1, check: Union
             on any baseline saved from the report.
         seed: base seed; trial i of each task gets ``seed + i``, recorded on
             the episode and passed to an agent that takes ``seed``.
-        persist: store the run: its header in the ``runs`` store and the
-            finished trials in the ``results`` store (in chunks at most a
-            second apart), under ``agents.<run_id>``.
-        run_id: the name to store and resume the run under (needs
-            ``persist=True``; generated when omitted). Calling again with the
+        persist: store the run (implied by ``run_id``): its header in the
+            ``runs`` store and the finished trials in the ``results`` store
+            (in chunks at most a second apart), under ``agents.<run_id>``.
+        run_id: the name to store and resume the run under (a new one is
+            made when persisting without it). Calling again with the
             same ``run_id`` and settings runs only the missing trials and
             returns the same report as an uninterrupted run; other settings
             (k, seed, tasks, checker, metrics, prices, provenance) are refused.
         rootdir: data folder for the stores (default: ek's data folder).
-        max_concurrency: trials in flight at once (threads for a sync agent,
-            tasks on the loop for an async one).
+        resume: reuse the stored trials of ``run_id``; False starts it over.
+        errors: ``"record"`` (default): a trial whose agent raises or times
+            out is a failed episode carrying its error; ``"raise"`` stops
+            the run at the first such trial.
+        max_workers: trials in flight at once (threads for a sync agent,
+            tasks on the loop for an async one); None runs one at a time.
         timeout: seconds a trial may take; a trial over it fails with a
             ``TimeoutError`` (an async trial is cancelled, a sync one
             abandoned, one that blocks the event loop counted as timed out).
         executor: any ``concurrent.futures.Executor`` to run chunks of trials
-            on (graded there too); the report equals a serial run's.
-        errors: ``"record"`` (default): a trial whose agent raises or times
-            out is a failed episode carrying its error; ``"raise"`` stops
-            the run at the first such trial.
-        resume: reuse the stored trials of ``run_id``; False starts it over.
+            on (graded there too), instead of ``max_workers``; the report
+            equals a serial run's.
+        progress: a progress bar on stderr; None (default) shows one only
+            when stderr is a terminal.
+
+    The run options (``persist`` to ``progress``) follow the one rule of
+    every ek runner (`ek.harness.evaluate_store`, `ek.ocr.evaluate_ocr`).
 
     Returns:
         A `ReliabilityReport` with pass@k, pass^k (bootstrap interval over
@@ -173,35 +182,31 @@ def run_suite(agent: Callable[..., Any], tasks: Any, *, k: int = 1, check: Union
         Latency is what the agent reports in ``Cost.latency_s`` (the
         bridges fill it); the harness's own wall-clock per trial is only
         stored with a persisted trial, so reports stay reproducible.
-        Progress is printed to stderr when it is a terminal.
 
     Raises:
         ValueError: no tasks, duplicate task ids, ``k < 1``, bad
-            concurrency or timeout, ``run_id`` without ``persist=True``, a
-            ``run_id`` stored with different settings, or a lambda checker
+            ``max_workers`` or timeout (or both ``max_workers`` and
+            ``executor``), an unusable ``run_id``, a ``run_id`` stored with different settings, or a lambda checker
             or metric in a persisted run.
         TypeError: a task's slice label is not hashable.
     """
     specs = _tasks(tasks)
-    _check_settings(k, seed, max_concurrency, timeout, run, metrics)
-    check_errors(errors, _WHO)
-    if run_id is not None and not persist:
-        raise ValueError(
-            f"run_id={run_id!r} is only used to store and resume a run; pass persist=True as well, "
-            "or drop run_id."
-        )
+    _check_settings(k, seed, run, metrics)
     is_async = _is_async(agent)
     metrics = dict(metrics or {})
+    persisting = persisted(persist, run_id)
     suite = Suite(agent, k=k, check=check, metrics=metrics, grammar=suite_grammar(specs) if metrics else None,
-                  price=price, prices=prices, run=run, seed=seed, persist=persist)
-    check_executor(executor, _WHO, {"agent": agent, "check": suite.checker,
-                                    **{f"metric {n!r}": m for n, m in metrics.items()}})
-    settings = suite_settings(specs, k, seed, check, metrics, price, prices, run) if persist else {}
-    items = suite_items(specs, k, persist)
-    stored = open_run("agents", who=_WHO, persist=persist, run_id=run_id, rootdir=rootdir, settings=settings,
-                      resume=resume, n_items=len(items))
-    records = execute(stored, suite, items, label=_WHO, unit="trials", errors=errors, executor=executor,
-                      concurrency=max_concurrency, timeout=timeout, is_async=is_async, retry_failed=False)
+                  price=price, prices=prices, run=run, seed=seed, persist=persisting)
+    options = run_options(_WHO, persist=persist, run_id=run_id, rootdir=rootdir, resume=resume, errors=errors,
+                          max_workers=max_workers, timeout=timeout, executor=executor, progress=progress,
+                          parts={"agent": agent, "check": suite.checker,
+                                 **{f"metric {n!r}": m for n, m in metrics.items()}})
+    settings = suite_settings(specs, k, seed, check, metrics, price, prices, run) if options.persist else {}
+    items = suite_items(specs, k, options.persist)
+    stored = open_run("agents", who=_WHO, persist=options.persist, run_id=options.run_id, rootdir=rootdir,
+                      settings=settings, resume=resume, n_items=len(items))
+    records = execute(stored, suite, items,
+                      options.plan(_WHO, unit="trials", is_async=is_async, retry_failed=False))
     report = suite.report(records, specs, run_id=stored.run_id)
     stored.close(run_summary(report))
     return report
@@ -363,19 +368,13 @@ def _tasks(tasks: Any) -> list[Any]:
     return items
 
 
-def _check_settings(k: Any, seed: Any, max_concurrency: Any, timeout: Any, run: Any, metrics: Any) -> None:
+def _check_settings(k: Any, seed: Any, run: Any, metrics: Any) -> None:
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
         raise ValueError(
             f"run_suite() k={k!r}: k is the number of trials per task and must be a whole number >= 1."
         )
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
         raise TypeError(f"run_suite() seed must be an int or None, got {seed!r}.")
-    if isinstance(max_concurrency, bool) or not isinstance(max_concurrency, numbers.Integral) \
-            or max_concurrency < 1:
-        raise ValueError(f"run_suite() max_concurrency must be a whole number >= 1, got {max_concurrency!r}.")
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
-                                or not math.isfinite(timeout) or timeout <= 0):
-        raise ValueError(f"run_suite() timeout must be a positive number of seconds or None, got {timeout!r}.")
     if run is not None and not isinstance(run, RunProvenance):
         raise TypeError(f"run_suite() run must be a RunProvenance, got {type_name(run)}.")
     if metrics is not None and not isinstance(metrics, Mapping):

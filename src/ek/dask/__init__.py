@@ -49,7 +49,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from ek._util import import_optional, type_name
-from ek.base import Report
+from ek.base import CostWeight, GraphGrammar, Metric, Report
+from ek.canonicalize import Steps
 from ek.dask._rows import Fields, check_columns
 from ek.dask._summary import (
     Spec,
@@ -75,14 +76,14 @@ _QUIET_HTTP = {"dashboard_address": "127.0.0.1:0"}  # the scheduler's metrics se
 def evaluate(
     collection: Any,
     *,
-    metric: Any = None,
+    metric: str | Metric | None = None,
     pred: str = "pred",
     gold: str = "gold",
     slice: str | None = None,
     id: str | None = None,
-    normalize: Any = None,
-    grammar: Any = None,
-    weights: Any = None,
+    normalize: Steps | None = None,
+    grammar: GraphGrammar | None = None,
+    weights: CostWeight | None = None,
     level: float | None = 0.95,
     keep_items: bool = False,
 ) -> Report:

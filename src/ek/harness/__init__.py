@@ -36,21 +36,33 @@ item unless ``errors="raise"``.
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Mapping
 import os
+import warnings
+from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
-from typing import Any, Callable, Optional, Union
+from typing import Any
 
-from ek.harness._agreement import cohen_kappa, krippendorff_alpha, percent_agreement
-from ek.harness._baselines import GateResult, load_baseline, regression_gate, save_baseline
 from ek._runs import (
-    ScoringTask, callable_id, check_errors, check_executor, execute, gold_items, open_run, scored_report,
+    ErrorMode,
+    ScoringTask,
+    callable_id,
+    execute,
+    gold_items,
+    open_run,
+    run_options,
+    scored_report,
     setting_id,
 )
 from ek._util import rehome, type_name
 from ek.base import CostWeight, GraphGrammar, Metric, Report
 from ek.canonicalize import Steps
+from ek.harness._agreement import cohen_kappa, krippendorff_alpha, percent_agreement
+from ek.harness._baselines import (
+    GateResult,
+    load_baseline,
+    regression_gate,
+    save_baseline,
+)
 from ek.registry import names
 
 __all__ = [
@@ -74,22 +86,24 @@ _WHO = "evaluate_store"
 
 def evaluate_store(
     predict: Callable[[Any], Any],
-    gold: Mapping,
+    gold: Mapping[Any, Mapping[str, Any]],
     *,
-    metric: Union[str, Metric, None] = None,
-    grammar: Optional[GraphGrammar] = None,
-    normalize: Optional[Steps] = None,
-    weights: Optional[CostWeight] = None,
+    metric: str | Metric | None = None,
+    grammar: GraphGrammar | None = None,
+    normalize: Steps | None = None,
+    weights: CostWeight | None = None,
     input_key: str = "input",
     reference_key: str = "reference",
     slice_key: str = "slice",
     persist: bool = False,
-    run_id: Optional[str] = None,
-    rootdir: Union[str, os.PathLike, None] = None,
-    errors: str = "record",
+    run_id: str | None = None,
+    rootdir: str | os.PathLike[str] | None = None,
     resume: bool = True,
-    progress: Optional[bool] = None,
-    executor: Optional[Executor] = None,
+    errors: ErrorMode = "record",
+    max_workers: int | None = None,
+    timeout: float | None = None,
+    executor: Executor | None = None,
+    progress: bool | None = None,
 ) -> Report:
     """Run ``predict`` on every gold record's input and score it per slice.
 
@@ -121,16 +135,23 @@ def evaluate_store(
         run_id: the run's name in the stores; a new one is made when
             persisting without it (read it back from ``detail["run_id"]``).
         rootdir: data folder for the stores (default: the ek data folder).
+        resume: reuse stored item results of ``run_id``.
         errors: ``"record"`` (default) keeps going when ``predict`` raises
             and lists the item under ``detail["errors"]``, leaving it out of
             the scores; ``"raise"`` stops at the first failure.
-        resume: reuse stored item results of ``run_id``.
-        progress: show a progress bar on stderr; None (default) shows it
-            only when stderr is a terminal.
+        max_workers: how many items ``predict`` runs on at once, on threads
+            (None: one after the other).
+        timeout: seconds ``predict`` may take on one item; an item over it
+            fails with ``TimeoutError`` (its thread is abandoned).
         executor: a ``concurrent.futures.Executor`` (thread pool, process
             pool, a Dask client's executor) that predicts *and* scores
             chunks of items; the report equals a serial run's. A process
             pool needs ``predict`` and the metric defined at module level.
+        progress: show a progress bar on stderr; None (default) shows it
+            only when stderr is a terminal.
+
+    The run options (``persist`` to ``progress``) follow the one rule of
+    every ek runner (`ek.ocr.evaluate_ocr`, `ek.agents.run_suite`).
 
     Returns:
         A `Report` over the successfully predicted items. ``detail["per_item"]``
@@ -145,8 +166,9 @@ def evaluate_store(
         TypeError: ``predict`` is not callable, ``gold`` is not a mapping, a
             record is not a mapping, or a prediction cannot be scored
             against its reference (e.g. ``predict`` returns the wrong type).
-        ValueError: a record lacks its input or reference, a bad ``errors``
-            value, a metric that returns NaN for an item, a lambda metric
+        ValueError: a record lacks its input or reference, a bad ``errors``,
+            ``max_workers`` or ``timeout`` value (or both ``max_workers`` and
+            ``executor``), a metric that returns NaN for an item, a lambda metric
             in a persisted run, or a stored run of other settings under
             ``run_id``.
 
@@ -159,18 +181,18 @@ def evaluate_store(
             f"evaluate_store() predict is a {type_name(predict)}; pass the system under test as a "
             "callable input -> prediction."
         )
-    check_errors(errors, _WHO)
-    check_executor(executor, _WHO, {"predict": predict, "metric": metric, "normalize": normalize,
-                                    "grammar": grammar, "weights": weights})
-    persisting = bool(persist) or run_id is not None
+    options = run_options(_WHO, persist=persist, run_id=run_id, rootdir=rootdir, resume=resume, errors=errors,
+                          max_workers=max_workers, timeout=timeout, executor=executor, progress=progress,
+                          parts={"predict": predict, "metric": metric, "normalize": normalize, "grammar": grammar,
+                                 "weights": weights})
     items = gold_items(gold, ((input_key, "input_key"), (reference_key, "reference_key"), slice_key), _WHO,
-                       fingerprints=persisting, check=_check_reference(reference_key))
-    run = open_run("documents", who=_WHO, persist=persisting, run_id=run_id, rootdir=rootdir,
-                   settings=_settings(metric, normalize, grammar, weights, persisting), resume=resume,
+                       fingerprints=options.persist, check=_check_reference(reference_key))
+    run = open_run("documents", who=_WHO, persist=options.persist, run_id=options.run_id, rootdir=rootdir,
+                   settings=_settings(metric, normalize, grammar, weights, options.persist), resume=resume,
                    n_items=len(items), inherit=("metric",))
     task = ScoringTask(predict, _resumed_metric(metric, run),
-                       {"grammar": grammar, "normalize": normalize, "weights": weights}, _WHO, errors)
-    entries = execute(run, task, items, label=_WHO, errors=errors, executor=executor, progress=progress)
+                       {"grammar": grammar, "normalize": normalize, "weights": weights}, _WHO, options.errors)
+    entries = execute(run, task, items, options.plan(_WHO))
     report, summary = scored_report(items, entries, label=_metric_label(task.metric), metric=task.metric,
                                     who=_WHO, detail={"run_id": run.run_id})
     run.close(summary)
@@ -184,7 +206,7 @@ def evaluate_store(
     return report
 
 
-def _check_reference(reference_key: str) -> Callable:
+def _check_reference(reference_key: str) -> Callable[..., Any]:
     def check(key: Any, reference: Any) -> None:
         if reference is None:
             raise ValueError(
@@ -194,7 +216,7 @@ def _check_reference(reference_key: str) -> Callable:
     return check
 
 
-def _settings(metric: Any, normalize: Any, grammar: Any, weights: Any, persisting: bool) -> dict:
+def _settings(metric: Any, normalize: Any, grammar: Any, weights: Any, persisting: bool) -> dict[str, Any]:
     """The settings fingerprint a stored run is checked against (None: the metric is chosen by type)."""
     if not persisting:
         return {}
@@ -217,7 +239,7 @@ def _resumed_metric(metric: Any, run: Any) -> Any:
     return stored
 
 
-def _metric_label(metric: Any) -> Optional[str]:
+def _metric_label(metric: Any) -> str | None:
     if metric is None or isinstance(metric, str):
         return metric
     return getattr(metric, "name", None) or getattr(metric, "__name__", None) or type(metric).__name__

@@ -21,7 +21,8 @@ from __future__ import annotations
 import math
 import numbers
 from collections import Counter
-from typing import Any, Callable, Hashable, Iterable, Optional, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import Any
 
 from ek._util import type_name
 
@@ -29,7 +30,7 @@ __all__ = ["cohen_kappa", "krippendorff_alpha", "percent_agreement"]
 
 _LEVELS = ("nominal", "ordinal", "interval", "ratio")
 # What a disagreement between scale positions i and j costs, per cohen_kappa weighting.
-_WEIGHTS: dict = {
+_WEIGHTS: dict[str | None, Callable[[int, int], int]] = {
     None: lambda i, j: int(i != j),
     "linear": lambda i, j: abs(i - j),
     "quadratic": lambda i, j: (i - j) * (i - j),
@@ -54,7 +55,7 @@ def percent_agreement(rater_a: Sequence[Hashable], rater_b: Sequence[Hashable]) 
 
 
 def cohen_kappa(rater_a: Sequence[Hashable], rater_b: Sequence[Hashable], *,
-                labels: Optional[Sequence[Hashable]] = None, weights: Optional[str] = None) -> float:
+                labels: Sequence[Hashable] | None = None, weights: str | None = None) -> float:
     """Cohen's kappa of two raters' labels (higher is better; 1 is perfect, 0 chance).
 
     ``1 - D_o / D_e``: the observed disagreement over the disagreement
@@ -162,7 +163,7 @@ def krippendorff_alpha(reliability_data: Sequence[Sequence[Any]], *, level: str 
             f"{level!r}; use 'nominal' for unordered categories."
         )
     units = _pairable_units(reliability_data)
-    totals: Counter = Counter()
+    totals: Counter[str] = Counter()
     for unit in units:
         totals.update(unit)
     _check_level_values(totals, level)
@@ -184,7 +185,7 @@ def _is_missing(x: Any) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
 
 
-def _check_raters(rater_a: Any, rater_b: Any, who: str) -> tuple[list, list]:
+def _check_raters(rater_a: Any, rater_b: Any, who: str) -> tuple[list[Any], list[Any]]:
     a, b = _labels(rater_a, "rater_a", who), _labels(rater_b, "rater_b", who)
     if len(a) != len(b):
         raise ValueError(
@@ -213,7 +214,7 @@ def _check_raters(rater_a: Any, rater_b: Any, who: str) -> tuple[list, list]:
     return a, b
 
 
-def _labels(rater: Any, name: str, who: str) -> list:
+def _labels(rater: Any, name: str, who: str) -> list[Any]:
     if isinstance(rater, (str, bytes)) or not isinstance(rater, Iterable):
         raise TypeError(
             f"{who}() {name} is a {type_name(rater)}; pass a sequence with one label per item, "
@@ -222,7 +223,7 @@ def _labels(rater: Any, name: str, who: str) -> list:
     return list(rater)
 
 
-def _scale(a: list, b: list, labels: Any, weights: Optional[str]) -> list:
+def _scale(a: list[Any], b: list[Any], labels: Any, weights: str | None) -> list[Any]:
     """The labels of cohen_kappa in scale order: ``labels`` checked, else the sorted labels seen."""
     if labels is None:
         seen = list(dict.fromkeys(a + b))
@@ -251,7 +252,7 @@ def _scale(a: list, b: list, labels: Any, weights: Optional[str]) -> list:
     return order
 
 
-def _sorted(values: Iterable, message: str) -> list:
+def _sorted(values: Iterable[Any], message: str) -> list[Any]:
     """``sorted(values)``, or a TypeError whose ``message`` gets the mixed types as ``{kinds}``."""
     try:
         return sorted(values)
@@ -260,7 +261,7 @@ def _sorted(values: Iterable, message: str) -> list:
         raise TypeError(message.format(kinds=kinds)) from None
 
 
-def _pairable_units(data: Any) -> list[Counter]:
+def _pairable_units(data: Any) -> list[Counter[str]]:
     """Per item, the counts of its non-missing values; items with fewer than two are dropped."""
     if isinstance(data, (str, bytes)) or not isinstance(data, Iterable):
         raise TypeError(
@@ -301,7 +302,7 @@ def _pairable_units(data: Any) -> list[Counter]:
     return units
 
 
-def _check_level_values(totals: Counter, level: str) -> None:
+def _check_level_values(totals: Counter[str], level: str) -> None:
     if level == "nominal":
         return
     if level == "ordinal":
@@ -326,7 +327,7 @@ def _check_level_values(totals: Counter, level: str) -> None:
 # ---------------------------------------------------------------------------
 
 
-def _expected_cost(counts_a: list, counts_b: list, weights: Optional[str]) -> int:
+def _expected_cost(counts_a: list[int], counts_b: list[int], weights: str | None) -> int:
     """Sum over all label pairs ``(i, j)`` of ``cost(i, j) * counts_a[i] * counts_b[j]``, in O(labels)."""
     n = sum(counts_a)
     if weights is None:
@@ -346,7 +347,7 @@ def _expected_cost(counts_a: list, counts_b: list, weights: Optional[str]) -> in
     return total
 
 
-def _difference(level: str, totals: Counter) -> Callable[[Any, Any], float]:
+def _difference(level: str, totals: Counter[str]) -> Callable[[Any, Any], float]:
     """The squared difference function of ``level`` (``0`` for equal values)."""
     if level == "nominal":
         return lambda c, k: 0.0 if c == k else 1.0
@@ -371,7 +372,7 @@ def _difference(level: str, totals: Counter) -> Callable[[Any, Any], float]:
     return ordinal
 
 
-def _within(unit: Counter, delta: Callable[[Any, Any], float]) -> float:
+def _within(unit: Counter[str], delta: Callable[[Any, Any], float]) -> float:
     """Sum of the difference over ordered pairs of distinct raters' values within one item."""
     values = list(unit.items())
     total = 0.0
@@ -381,7 +382,7 @@ def _within(unit: Counter, delta: Callable[[Any, Any], float]) -> float:
     return total
 
 
-def _expected(totals: Counter, n: int, level: str, delta: Callable[[Any, Any], float]) -> float:
+def _expected(totals: Counter[str], n: int, level: str, delta: Callable[[Any, Any], float]) -> float:
     """Sum over ordered pairs of all pairable values of their difference."""
     if level == "nominal":
         return float(n * n - sum(c * c for c in totals.values()))

@@ -19,10 +19,16 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
-from typing import Any, Optional
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from ek._runs import baseline_of, load_baseline_record, now, save_baseline_record, str_keys
+from ek._runs import (
+    baseline_of,
+    load_baseline_record,
+    now,
+    save_baseline_record,
+    str_keys,
+)
 from ek._util import type_name
 from ek.base import Report
 from ek.registry import get, names
@@ -42,9 +48,9 @@ class GateResult:
     metric: str
     higher_is_better: bool
     tolerance: float
-    aggregate_current: Optional[float] = None
-    aggregate_baseline: Optional[float] = None
-    regressions: tuple = ()
+    aggregate_current: float | None = None
+    aggregate_baseline: float | None = None
+    regressions: tuple[Any, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "regressions", tuple(self.regressions))
@@ -66,7 +72,7 @@ class GateResult:
         return "\n".join(lines)
 
 
-def save_baseline(report: Report, name: str, *, rootdir: Any = None) -> dict:
+def save_baseline(report: Report, name: str, *, rootdir: Any = None) -> dict[str, Any]:
     """Store a report's aggregate and per-slice figures as the baseline ``name``; return it.
 
     The record holds ``name``, ``metric``, ``higher_is_better`` (from the
@@ -109,7 +115,7 @@ def save_baseline(report: Report, name: str, *, rootdir: Any = None) -> dict:
     return save_baseline_record("documents", name, record, rootdir=rootdir, who="save_baseline")
 
 
-def load_baseline(name: str, *, rootdir: Any = None) -> Optional[dict]:
+def load_baseline(name: str, *, rootdir: Any = None) -> dict[str, Any] | None:
     """The baseline saved as ``name`` by `save_baseline`, or None if there is none.
 
     Raises:
@@ -126,7 +132,7 @@ def regression_gate(
     baseline: Any,
     *,
     tolerance: float = 0.0,
-    higher_is_better: Optional[bool] = None,
+    higher_is_better: bool | None = None,
     rootdir: Any = None,
 ) -> GateResult:
     """Compare ``report`` with a baseline, on the aggregate and on every baseline slice.
@@ -187,6 +193,7 @@ def regression_gate(
             "compare with the baseline. Check that the gold set and the predictor ran."
         )
     direction = _direction(report, base, higher_is_better)
+    worse: Callable[[float, float], bool]
     worse = (lambda cur, old: cur < old - tolerance) if direction else (lambda cur, old: cur > old + tolerance)
     regressions = []
     if base.get("aggregate") is not None and worse(report.aggregate, base["aggregate"]):
@@ -217,7 +224,7 @@ def _check_report(report: Any, who: str) -> None:
         )
 
 
-def _check_baseline(record: Mapping) -> None:
+def _check_baseline(record: Mapping[str, Any]) -> None:
     """Raise saying what is wrong with a documents baseline record."""
     for needed in ("metric", "aggregate"):
         if needed not in record:
@@ -231,7 +238,7 @@ def _check_baseline(record: Mapping) -> None:
     _check_figures(record, "has")
 
 
-def _check_figures(record: Mapping, lead: str) -> None:
+def _check_figures(record: Mapping[str, Any], lead: str) -> None:
     """Refuse a non-numeric or non-finite aggregate or per-slice figure: no gate can compare it."""
     figures = [("aggregate", record.get("aggregate"))]
     per_slice = record.get("per_slice") or {}
@@ -249,7 +256,7 @@ def _check_figures(record: Mapping, lead: str) -> None:
             )
 
 
-def _declared_direction(report: Report) -> Optional[bool]:
+def _declared_direction(report: Report) -> bool | None:
     """The direction the report records, else that of the metric registered under its name, or None."""
     flag = report.detail.get("higher_is_better") if isinstance(report.detail, Mapping) else None
     if flag is None and report.metric in names("metrics"):
@@ -257,7 +264,7 @@ def _declared_direction(report: Report) -> Optional[bool]:
     return flag if isinstance(flag, bool) else None
 
 
-def _direction(report: Report, base: Mapping, override: Optional[bool]) -> bool:
+def _direction(report: Report, base: Mapping[str, Any], override: bool | None) -> bool:
     if override is not None:
         return bool(override)
     for found in (_declared_direction(report), base.get("higher_is_better")):
@@ -270,6 +277,6 @@ def _direction(report: Report, base: Mapping, override: Optional[bool]) -> bool:
     )
 
 
-def _regression(label: Any, old: float, now: Optional[float]) -> dict:
+def _regression(label: Any, old: float, now: float | None) -> dict[str, Any]:
     return {"slice": label, "baseline": old, "current": now,
             "delta": None if now is None else now - old}

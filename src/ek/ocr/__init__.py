@@ -36,11 +36,22 @@ checked when an engine is first bound.
 
 from ek._util import rehome
 from ek.ocr._fleet_engines import EngineSpec, engine_specs, engine_state, fleet_engine
-from ek.ocr.benchmark import EngineResult, FleetReport, add_gold_item, benchmark_fleet, evaluate_ocr
+from ek.ocr.benchmark import (
+    EngineResult,
+    FleetReport,
+    add_gold_item,
+    benchmark_fleet,
+    evaluate_ocr,
+)
 from ek.ocr.bridge import ocracy_backend, read_text
 from ek.ocr.files import evaluate_files
 from ek.ocr.profiles import profile
-from ek.ocr.tables import engine_yields_tables, has_table_structure, resolve_table_parser, table_from_ocr
+from ek.ocr.tables import (
+    engine_yields_tables,
+    has_table_structure,
+    resolve_table_parser,
+    table_from_ocr,
+)
 
 __all__ = [
     "EngineResult",

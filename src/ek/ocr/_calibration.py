@@ -10,12 +10,13 @@ word right when the alignment keeps it unchanged, and summarise the
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 
-def word_outcomes(ops: list) -> list:
+def word_outcomes(ops: list[Any]) -> list[Any]:
     """Whether each predicted word was read right, in order, from a word alignment."""
-    out: list = []
+    out: list[Any] = []
     for op in ops:
         if op.tag == "equal":
             out.extend([True] * len(op.pred.split(" ")))
@@ -24,9 +25,13 @@ def word_outcomes(ops: list) -> list:
     return out
 
 
-def calibration_figures(probs: Sequence[float], correct: Sequence[bool], n_bins: Optional[int]) -> dict:
+def calibration_figures(probs: Sequence[float], correct: Sequence[bool], n_bins: int | None) -> dict[str, Any]:
     """``{"n", "ece", "curve"}`` of the pairs (``n_bins`` None: the default bins of `ek.qe.calibrate`)."""
-    from ek.qe.calibrate import DEFAULT_N_BINS, expected_calibration_error, reliability_curve  # noqa: PLC0415
+    from ek.qe.calibrate import (
+        DEFAULT_N_BINS,
+        expected_calibration_error,
+        reliability_curve,
+    )
 
     bins = DEFAULT_N_BINS if n_bins is None else n_bins
     return {"n": len(probs), "ece": expected_calibration_error(probs, correct, n_bins=bins),

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ek._util import type_name
 
@@ -48,7 +48,7 @@ def engine_options(engine_id: str) -> tuple[EngineOption, ...]:
     table = _TABLES.get(engine_id)
     if table is not None:
         return table
-    import ocracy  # noqa: PLC0415 - optional; the caller resolved the id through it
+    import ocracy  # type: ignore[import-untyped]
 
     param_map = ocracy.get_config(engine_id).get("param_map") or {}
     return tuple(EngineOption(name, _as_given, "passed to ocracy as given")

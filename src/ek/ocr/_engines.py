@@ -30,7 +30,7 @@ import difflib
 import os
 import re
 import shutil
-from typing import Any, Optional
+from typing import Any
 
 from ek._util import import_optional, install_hint, is_installed
 from ek.ocr._ids import canonical_id
@@ -80,7 +80,7 @@ def resolve_engine_id(engine: str) -> str:
     )
 
 
-def missing_binary(engine_id: str) -> Optional[str]:
+def missing_binary(engine_id: str) -> str | None:
     """The name of the system program ``engine_id`` needs but cannot find, else None."""
     program = _SYSTEM_BINARIES.get(engine_id)
     if program is None or _program_path(engine_id) is not None:
@@ -94,14 +94,14 @@ def missing_packages(engine_id: str) -> list[str]:
     return [] if entry is None else [p for p in entry[0] if not is_installed(p)]
 
 
-def _program_path(engine_id: str) -> Optional[str]:
+def _program_path(engine_id: str) -> str | None:
     """Where the system program behind ``engine_id`` is, or None (also for engines without one)."""
     program = _SYSTEM_BINARIES.get(engine_id)
     if program is None:
         return None
     if engine_id == "tesseract" and is_installed("pytesseract"):
         # pytesseract lets users point at a binary outside PATH.
-        import pytesseract  # noqa: PLC0415 - optional engine wrapper
+        import pytesseract  # type: ignore[import-untyped]
 
         program = getattr(pytesseract.pytesseract, "tesseract_cmd", program) or program
     return shutil.which(program)
@@ -118,7 +118,7 @@ def installed_engines() -> list[str]:
             if missing_binary(b) is None and not missing_packages(b)]
 
 
-def check_engine(engine: str) -> dict:
+def check_engine(engine: str) -> dict[str, Any]:
     """What ``engine`` needs to run here, as a dict; an unknown or missing engine is reported, not raised.
 
     Keys: ``engine`` (ocracy's id), ``ok`` (it can run now), ``state`` (see
@@ -146,7 +146,7 @@ def check_engine(engine: str) -> dict:
     except KeyError as exc:
         report.update(known=False, state="unknown", hint=exc.args[0])
         return report
-    import ocracy  # noqa: PLC0415 - optional, present (checked above)
+    import ocracy  # type: ignore[import-untyped]
 
     req = ocracy.requirements(cid)
     package = not missing_packages(cid) if cid in _EK_PACKAGES else bool(req.available)
@@ -156,12 +156,13 @@ def check_engine(engine: str) -> dict:
     return report
 
 
-def _readiness(cid: str, req: Any, set_up: bool, absent: Optional[str]) -> dict[str, Any]:
+def _readiness(cid: str, req: Any, set_up: bool, absent: str | None) -> dict[str, Any]:
     """``ok``, ``state`` and ``hint`` (why not, and the fix) from ocracy's requirements of ``cid``."""
     lacking = missing_packages(cid)
     if set_up and absent is None and not lacking:
         return {"ok": True, "state": "ready", "hint": f"{cid!r} is ready to run."}
-    reasons, steps = [], []
+    reasons: list[str] = []
+    steps: list[str] = []
     if absent is not None:
         reasons.append(f"the {absent!r} program it runs is not on PATH")
         steps.extend(req.system or _system_steps(cid))
@@ -199,7 +200,7 @@ def _unset_credentials(credentials: list[str]) -> list[str]:
 
 
 def _system_steps(engine_id: str) -> list[str]:
-    import sys  # noqa: PLC0415
+    import sys
 
     recipe = _SYSTEM_INSTALL.get(engine_id)
     if recipe is None:

@@ -13,17 +13,39 @@ install line, unless ``strict``; so is one that fails on every page.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import warnings
-from typing import Any, Mapping, Optional
+from collections.abc import Mapping
+from typing import Any
 
-from ek._runs import check_executor, digest, execute, fingerprint, gold_items, open_run, score_cases, scored_report
+from ek._runs import (
+    DocumentEntry,
+    Item,
+    RunOptions,
+    check_executor,
+    digest,
+    execute,
+    fingerprint,
+    gold_items,
+    open_run,
+    score_cases,
+    scored_report,
+)
 from ek.canonicalize import resolve_canonicalizer
 from ek.ocr._fleet_parts import blocks_of, consensus_texts, engine_parts
 from ek.ocr._fleet_report import CONSENSUS, FleetReport, build_fleet_report
-from ek.ocr._ocr_run import (OcrTask, check_reference, engine_label, engine_settings, one_thread_per_engine,
-                             thread_pool, with_confusions, with_file_references)
+from ek.ocr._ocr_run import (
+    OcrTask,
+    check_reference,
+    engine_label,
+    engine_settings,
+    one_thread_per_engine,
+    thread_pool,
+    with_confusions,
+    with_file_references,
+)
 
 KIND = "fleet"
 """The run kind of a fleet's engine runs (``ek._runs``)."""
@@ -32,7 +54,7 @@ _WHO = "benchmark_fleet"
 _RUN_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:=,+")
 
 
-def run_fleet(specs: tuple, gold: Mapping, fields: tuple, settings: dict) -> FleetReport:
+def run_fleet(specs: tuple[Any, ...], gold: Mapping[str, Any], fields: tuple[Any, ...], settings: dict[str, Any]) -> FleetReport:
     """Run every engine of ``specs`` over ``gold`` and build the report (arguments checked by the caller).
 
     ``fields`` are the gold record's ``(image, reference, slice, kind)`` field
@@ -45,7 +67,7 @@ def run_fleet(specs: tuple, gold: Mapping, fields: tuple, settings: dict) -> Fle
     if not items:
         raise ValueError(f"{_WHO}() got an empty gold corpus, so there is nothing to benchmark; pass a mapping "
                          "key -> {image, reference_text, ...} with at least one record.")
-    items = _with_kinds(items, gold, kind_key, settings["persist"])
+    items = _with_kinds(items, gold, kind_key, settings["options"].persist)
     ready, skipped = _ready(specs, settings["strict"])
     check = settings["check_images"]
     if check is None:  # ocracy engines read files; a callable may take any key for an image
@@ -60,7 +82,7 @@ def run_fleet(specs: tuple, gold: Mapping, fields: tuple, settings: dict) -> Fle
     canon = resolve_canonicalizer(settings["normalize"])
     scored = {name: (engine, report, engine_parts(report.detail["per_item"], canon))
               for name, (engine, report) in runs.items()}
-    texts: dict = {}
+    texts: dict[str, Any] = {}
     consensus = None
     if settings["consensus"] and len(runs) >= 2:
         texts = consensus_texts([k for k, _, _ in items], [r.detail["per_item"] for _, r in runs.values()])
@@ -68,10 +90,10 @@ def run_fleet(specs: tuple, gold: Mapping, fields: tuple, settings: dict) -> Fle
         consensus = (report, engine_parts(report.detail["per_item"], canon))
     return build_fleet_report(scored, consensus, metric=settings["metric"], level=settings["level"],
                               n_items=len(items), unreadable=unreadable, skipped=skipped, consensus_texts=texts,
-                              run_id=settings["run_id"] if settings["persist"] else None)
+                              run_id=settings["options"].run_id)
 
 
-def image_problem(image: Any) -> Optional[str]:
+def image_problem(image: Any) -> str | None:
     """Why ``image`` cannot be read (a missing file, a folder, bytes no image decoder knows), or None.
 
     Paths and bytes are checked (Pillow, when installed, decodes the header
@@ -93,7 +115,7 @@ def image_problem(image: Any) -> Optional[str]:
     else:
         return None
     try:
-        from PIL import Image  # noqa: PLC0415 - the engines need Pillow anyway
+        from PIL import Image
     except ImportError:
         return None
     try:
@@ -119,29 +141,31 @@ def engine_run_id(run_id: str, name: str) -> str:
 class FleetTask(OcrTask):
     """`OcrTask` for one engine of a fleet: a page's kind goes to the engine, its blocks are kept."""
 
-    def __init__(self, call: Any, metric: Any, options: dict, unreadable: Mapping[str, str],
-                 timeout: Optional[float]) -> None:
+    def __init__(self, call: Any, metric: Any, options: dict[str, Any], unreadable: Mapping[str, str],
+                 timeout: float | None) -> None:
         super().__init__(call, metric, options, _WHO, "record")
         self.unreadable, self.timeout = dict(unreadable), timeout
 
-    def step(self, payload: tuple) -> Any:
+    def step(self, payload: tuple[Any, ...]) -> Any:
         key, (image, kind) = payload[0], payload[1]
         problem = self.unreadable.get(key)
         if problem is not None:
             raise ValueError(problem)
         return self.call(image) if kind is None else self.call(image, kind=kind)
 
-    def extra(self, value: Any, seconds: float) -> dict:
+    def extra(self, value: Any, seconds: float) -> dict[str, Any]:
         return {**super().extra(value, seconds), "blocks": None if value is None else blocks_of(value)}
 
-    def failed(self, payload: tuple, exc: BaseException, seconds: float) -> dict:
+    def failed(self, payload: Any, exc: BaseException, seconds: float) -> DocumentEntry:
         timed_out = isinstance(exc, TimeoutError) and self.timeout is not None and seconds >= self.timeout
         if timed_out:
             exc = TimeoutError(f"the engine did not read the image within timeout={self.timeout:g} s; raise "
                                "timeout= or give the engine a smaller image")
-        return {**super().failed(payload, exc, seconds), "timed_out": timed_out}
+        entry = super().failed(payload, exc, seconds)
+        entry["timed_out"] = timed_out  # type: ignore[typeddict-unknown-key]  # a fleet page's own field
+        return entry
 
-    def check(self, entry: dict) -> None:
+    def check(self, entry: Mapping[str, Any]) -> None:
         super().check(entry)
         blocks = entry.get("blocks")
         if blocks is not None and not (isinstance(blocks, list) and all(
@@ -149,7 +173,7 @@ class FleetTask(OcrTask):
             raise ValueError(f"its blocks are {blocks!r:.60}, not a list of [text, confidence, level]")
 
 
-def _with_kinds(items: list, gold: Mapping, kind_key: Optional[str], persist: bool) -> list:
+def _with_kinds(items: list[Any], gold: Mapping[str, Any], kind_key: str | None, persist: bool) -> list[Any]:
     """Each item's input as ``(image, kind)``: the record's ``kind_key`` field ("line" or "page"), else None."""
     out = []
     for key, (k, image, reference, label), _ in items:
@@ -162,9 +186,9 @@ def _with_kinds(items: list, gold: Mapping, kind_key: Optional[str], persist: bo
     return out
 
 
-def _ready(specs: tuple, strict: bool) -> tuple[list, dict]:
+def _ready(specs: tuple[Any, ...], strict: bool) -> tuple[list[Any], dict[str, Any]]:
     """The specs that can run here, and ``name -> why not`` for the others (``strict``: ImportError)."""
-    from ek.ocr._engines import check_engine  # noqa: PLC0415
+    from ek.ocr._engines import check_engine
 
     ready, skipped = [], {}
     for spec in specs:
@@ -184,7 +208,7 @@ def _ready(specs: tuple, strict: bool) -> tuple[list, dict]:
     return ready, skipped
 
 
-def _run_engines(specs: list, items: list, unreadable: Mapping[str, str], settings: dict) -> tuple[dict, dict]:
+def _run_engines(specs: list[Any], items: list[Any], unreadable: Mapping[str, str], settings: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """``(name -> (engine id, report), name -> why it failed)``.
 
     With ``max_workers`` N > 1 (or an ``executor``) every engine runs at once,
@@ -192,24 +216,26 @@ def _run_engines(specs: list, items: list, unreadable: Mapping[str, str], settin
     executor), so N pages are read at any time, whichever engines they are
     for: a slow engine gets every thread once a fast one is done.
     """
-    from ek.ocr._fleet_engines import fleet_engine  # noqa: PLC0415 - the engines bind only when run
+    from ek.ocr._fleet_engines import fleet_engine
 
     bound = [(spec, fleet_engine(spec)) for spec in specs]
-    check_executor(settings["executor"], _WHO, {**{f"engine {s.name!r}": read for s, read in bound},
-                                                "metric": settings["metric"]})
-    workers = settings["max_workers"] or 1
-    together = settings["executor"] is not None or (workers > 1 and len(items) > 1)
+    options: RunOptions = settings["options"]
+    check_executor(options.executor, _WHO, {**{f"engine {s.name!r}": read for s, read in bound},
+                                            "metric": settings["metric"]})
+    workers = options.max_workers
+    together = options.executor is not None or (workers > 1 and len(items) > 1)
     ids = [spec.engine for spec in specs if isinstance(spec.engine, str)]
-    progress = bool(settings["progress"]) if together and len(bound) > 1 else settings["progress"]  # one bar at once
-    with thread_pool(workers if together and settings["executor"] is None else 1, "ek-fleet") as pages, \
+    progress = bool(options.progress) if together and len(bound) > 1 else options.progress  # one bar at once
+    with thread_pool(workers if together and options.executor is None else 1, "ek-fleet") as pages, \
             thread_pool(len(bound) if together else 1, "ek-fleet-engine") as engines, \
             one_thread_per_engine(ids, together):
-        run = {**settings, "executor": settings["executor"] or pages}
-        jobs = [(spec, read, progress) for spec, read in bound]
-        outcomes = list(engines.map(lambda job: _run_one(*job, items, unreadable, run), jobs)) if engines else \
-            [_run_one(*job, items, unreadable, run) for job in jobs]
+        run = {**settings, "options": dataclasses.replace(options, executor=options.executor or pages,
+                                                          max_workers=1, progress=progress)}
+        jobs = [(spec, read) for spec, read in bound]
+        outcomes = list(engines.map(lambda job: _run_one(job[0], job[1], items, unreadable, run), jobs)) \
+            if engines else [_run_one(spec, read, items, unreadable, run) for spec, read in jobs]
     runs, failed = {}, {}
-    for (spec, _, _), (report, problem) in zip(jobs, outcomes):
+    for (spec, _), (report, problem) in zip(jobs, outcomes):
         if problem is None:
             runs[spec.name] = (spec.engine if isinstance(spec.engine, str) else engine_label(spec.engine), report)
         else:
@@ -217,23 +243,23 @@ def _run_engines(specs: list, items: list, unreadable: Mapping[str, str], settin
     return runs, failed
 
 
-def _run_one(spec: Any, read: Any, progress: Any, items: list, unreadable: Mapping[str, str],
-             settings: dict) -> tuple:
+def _run_one(spec: Any, read: Any, items: list[Item], unreadable: Mapping[str, str],
+             settings: dict[str, Any]) -> tuple[Any, str | None]:
     """``(report, None)`` of one engine's run, or ``(None, why)`` when it read no page."""
     metric, normalize, grammar = settings["metric"], settings["normalize"], settings["grammar"]
-    name, run_id = spec.name, engine_run_id(settings["run_id"], spec.name)
+    options: RunOptions = settings["options"]
+    name = spec.name
+    run_id = None if options.run_id is None else engine_run_id(options.run_id, name)
     engine_id = spec.engine if isinstance(spec.engine, str) else engine_label(spec.engine)
-    persist = settings["persist"]
     stored = {**engine_settings(read, engine_id, metric, normalize, grammar, _WHO),
-              "options": repr(sorted(dict(spec.options).items()))} if persist else {}
-    run = open_run(KIND, who=_WHO, persist=persist, run_id=run_id, rootdir=settings["rootdir"],
-                   resume=settings["resume"], settings=stored, n_items=len(items))
-    task = FleetTask(read, metric, {"normalize": normalize, "grammar": grammar}, unreadable, settings["timeout"])
+              "options": repr(sorted(dict(spec.options).items()))} if options.persist else {}
+    run = open_run(KIND, who=_WHO, persist=options.persist, run_id=run_id, rootdir=options.rootdir,
+                   resume=options.resume, settings=stored, n_items=len(items))
+    task = FleetTask(read, metric, {"normalize": normalize, "grammar": grammar}, unreadable, options.timeout)
     task.engine_name = name
-    entries = execute(run, task, items, label=f"{_WHO}[{name}]", unit="images", errors="record",
-                      executor=settings["executor"], timeout=settings["timeout"], progress=progress)
+    entries = execute(run, task, items, options.plan(f"{_WHO}[{name}]", unit="images"))
     report, summary = scored_report(items, entries, label=metric if isinstance(metric, str) else None,
-                                    metric=metric, who=_WHO, detail={"engine": name, "run_id": run_id})
+                                    metric=metric, who=_WHO, detail={"engine": name, "run_id": run.run_id})
     run.close({"engine": name, **summary})
     if not report.n:
         failures = report.detail["errors"]
@@ -242,7 +268,7 @@ def _run_one(spec: Any, read: Any, progress: Any, items: list, unreadable: Mappi
     return with_confusions(report), None
 
 
-def _consensus_report(items: list, texts: Mapping[str, Optional[str]], settings: dict) -> Any:
+def _consensus_report(items: list[Any], texts: Mapping[str, str | None], settings: dict[str, Any]) -> Any:
     """The ROVER consensus scored like one more engine: a report over the pages it has a text for."""
     metric = settings["metric"]
     options = {"normalize": settings["normalize"], "grammar": settings["grammar"]}

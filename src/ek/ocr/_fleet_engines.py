@@ -43,9 +43,9 @@ cannot run here.
 from __future__ import annotations
 
 import types
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Union
+from typing import Any
 
 from ek._util import first_repeat, type_name
 from ek.ocr._engine_options import check_options, parse_engine
@@ -73,7 +73,7 @@ class EngineSpec:
     """
 
     name: str
-    engine: Union[str, Callable[..., Any]]
+    engine: str | Callable[..., Any]
     options: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
@@ -91,7 +91,7 @@ class EngineSpec:
                              "callable instead (functools.partial(read, **options)).")
         object.__setattr__(self, "options", types.MappingProxyType(dict(self.options)))
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[Any, ...]:
         """Pickle the options as a dict (a read-only view does not pickle), for process pools."""
         return (EngineSpec, (self.name, self.engine, dict(self.options)))
 
@@ -146,7 +146,7 @@ def fleet_engine(spec: EngineSpec) -> Callable[..., Any]:
         raise TypeError(f"fleet_engine() takes an EngineSpec (see engine_specs()), got {type_name(spec)}.")
     if callable(spec.engine):
         return _as_is(spec)
-    from ek.ocr.bridge import ocracy_backend, open_image  # noqa: PLC0415 - ocracy only when an engine is bound
+    from ek.ocr.bridge import ocracy_backend, open_image
 
     engine_id = resolve_engine_id(spec.engine)
     options = check_options(engine_id, spec.options)
@@ -156,7 +156,7 @@ def fleet_engine(spec: EngineSpec) -> Callable[..., Any]:
     mode = _LINE_MODES.get(engine_id)
     line_mode = None if mode is None or mode[0] in options else {mode[0]: mode[1]}
 
-    def read(image: Any, *, kind: Optional[str] = None) -> Any:
+    def read(image: Any, *, kind: str | None = None) -> Any:
         if not _reads_as_line(image, kind):
             return page(image)
         if line_mode is not None:
@@ -225,7 +225,7 @@ def _checked(spec: EngineSpec) -> EngineSpec:
 def _as_is(spec: EngineSpec) -> Callable[..., Any]:
     engine = spec.engine
 
-    def read(image: Any, *, kind: Optional[str] = None) -> Any:
+    def read(image: Any, *, kind: str | None = None) -> Any:
         _check_kind(kind)
         return engine(image)  # type: ignore[operator]
 
@@ -236,7 +236,7 @@ def _as_is(spec: EngineSpec) -> Callable[..., Any]:
     return read
 
 
-def _reads_as_line(image: Any, kind: Optional[str]) -> bool:
+def _reads_as_line(image: Any, kind: str | None) -> bool:
     _check_kind(kind)
     return kind == "line" if kind is not None else is_line_image(*_size(image))
 
@@ -255,14 +255,14 @@ def _size(image: Any) -> tuple[int, int]:
     shape = getattr(image, "shape", None)
     if isinstance(shape, tuple) and len(shape) >= 2:
         return int(shape[1]), int(shape[0])
-    from ek.ocr.bridge import open_image  # noqa: PLC0415 - Pillow only when an image is measured
+    from ek.ocr.bridge import open_image
 
     width, height = open_image(image).size
     return int(width), int(height)
 
 
 def _check_tesseract_langs(lang: str) -> None:
-    import pytesseract  # noqa: PLC0415 - present: ocracy's tesseract backend needs it
+    import pytesseract  # type: ignore[import-untyped]
 
     try:
         installed = sorted(pytesseract.get_languages(config=""))

@@ -34,7 +34,8 @@ consensus. The consensus text has single spaces and no empty lines.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Optional, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ek.ocr._calibration import calibration_figures, word_outcomes
 from ek.ocr._ocr_run import is_number
@@ -47,7 +48,7 @@ BREAK_CONFIDENCE = 0.5
 break stands where most engines put one (with two engines: both), whatever their confidences."""
 
 
-def blocks_of(result: Any) -> Optional[list]:
+def blocks_of(result: Any) -> list[Any] | None:
     """``[[text, confidence or None, level or None], ...]`` of a reading's blocks (None for a plain string)."""
     blocks = getattr(result, "blocks", None)
     if isinstance(result, str) or blocks is None:
@@ -59,12 +60,12 @@ def blocks_of(result: Any) -> Optional[list]:
             continue
         conf = getattr(b, "confidence", None)
         level = getattr(b, "level", None)
-        ok = is_number(conf) and math.isfinite(conf) and 0.0 <= conf <= 1.0
-        out.append([text, float(conf) if ok else None, level if isinstance(level, str) else None])
+        kept = float(conf) if is_number(conf) and math.isfinite(conf) and 0.0 <= conf <= 1.0 else None
+        out.append([text, kept, level if isinstance(level, str) else None])
     return out
 
 
-def engine_parts(per_item: Mapping[str, dict], canon: Any, n_bins: Optional[int] = None) -> dict:
+def engine_parts(per_item: Mapping[str, dict[str, Any]], canon: Any, n_bins: int | None = None) -> dict[str, Any]:
     """The `EngineResult` fields an engine's page entries give (all but its report and intervals)."""
     read = [e for e in per_item.values() if e.get("error") is None]
     seconds = sorted(e["seconds"] for e in read if is_number(e.get("seconds")))
@@ -82,11 +83,11 @@ def engine_parts(per_item: Mapping[str, dict], canon: Any, n_bins: Optional[int]
     }
 
 
-def calibration_of(entries: Sequence[dict], canon: Any, n_bins: Optional[int] = None) -> Optional[dict]:
+def calibration_of(entries: Sequence[dict[str, Any]], canon: Any, n_bins: int | None = None) -> dict[str, Any] | None:
     """``{"unit", "n", "ece", "curve", "mean_confidence"}`` of the entries' unit confidences, None without any."""
-    probs: list = []
-    correct: list = []
-    units: set = set()
+    probs: list[Any] = []
+    correct: list[Any] = []
+    units: set[Any] = set()
     for entry in entries:
         level, blocks = finest(entry.get("blocks") or [])
         if not blocks or all(b[1] is None for b in blocks):
@@ -102,7 +103,7 @@ def calibration_of(entries: Sequence[dict], canon: Any, n_bins: Optional[int] = 
             "mean_confidence": math.fsum(probs) / len(probs)}
 
 
-def finest(blocks: Sequence[Sequence]) -> tuple[Optional[str], list]:
+def finest(blocks: Sequence[Sequence[Any]]) -> tuple[str | None, list[Any]]:
     """``(level, blocks)``: the blocks at the finest level present (an engine may give words and their lines)."""
     levels = {b[2] for b in blocks}
     for level in _FINE_TO_COARSE:
@@ -111,11 +112,11 @@ def finest(blocks: Sequence[Sequence]) -> tuple[Optional[str], list]:
     return None, list(blocks)
 
 
-def consensus_texts(keys: Sequence[str], readings: Sequence[Mapping[str, dict]]) -> dict:
+def consensus_texts(keys: Sequence[str], readings: Sequence[Mapping[str, dict[str, Any]]]) -> dict[str, Any]:
     """The ROVER consensus of every page: ``key -> text`` (None where no engine read the page)."""
-    from ek.qe import rover  # noqa: PLC0415 - the fusion loads with the first fleet that needs it
+    from ek.qe import rover
 
-    out: dict = {}
+    out: dict[str, Any] = {}
     for key in keys:
         hypotheses = [vote_units(e) for e in (r[key] for r in readings) if e.get("error") is None]
         if not hypotheses:
@@ -132,7 +133,7 @@ def consensus_texts(keys: Sequence[str], readings: Sequence[Mapping[str, dict]])
     return out
 
 
-def vote_units(entry: dict) -> list:
+def vote_units(entry: dict[str, Any]) -> list[Any]:
     """A page reading as ROVER's ``(token, confidence)`` list: its characters, a space between words, a break
     token between lines.
 
@@ -148,7 +149,7 @@ def vote_units(entry: dict) -> list:
     units = [(t, c) for b in finest(entry.get("blocks") or [])[1] for t in b[0].split() for c in (b[1],)]
     confidences = [mean if c is None else c for _, c in units] if [t for t, _ in units] == words else \
         [mean] * len(words)
-    out: list = []
+    out: list[Any] = []
     pos = 0
     for line in lines:
         if out:
@@ -165,9 +166,9 @@ def vote_units(entry: dict) -> list:
 # ---------------------------------------------------------------------------
 
 
-def _unit_outcomes(blocks: list, reference: str, canon: Any) -> list:
+def _unit_outcomes(blocks: list[Any], reference: str, canon: Any) -> list[Any]:
     """``(confidence, read right)`` of each unit with words, aligned word by word with the reference."""
-    from ek import _align  # noqa: PLC0415
+    from ek import _align
 
     prepare = canon if canon is not None else (lambda text: text)
     tokens = [prepare(b[0]).split() for b in blocks]
@@ -183,7 +184,7 @@ def _unit_outcomes(blocks: list, reference: str, canon: Any) -> list:
     return out
 
 
-def _quantile(values: Sequence[float], q: float) -> Optional[float]:
+def _quantile(values: Sequence[float], q: float) -> float | None:
     """The nearest-rank ``q`` quantile of sorted ``values`` (None for none)."""
     if not values:
         return None

@@ -26,8 +26,9 @@ engine by engine:
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional
+from typing import Any
 
 from ek.base import Comparison, Report
 
@@ -60,16 +61,16 @@ class EngineResult:
     report: Report
     interval: tuple[float, float] = (math.nan, math.nan)
     slice_intervals: Mapping[Any, tuple[float, float]] = field(default_factory=dict)
-    comparison: Optional[Comparison] = None
-    seconds_median: Optional[float] = None
-    seconds_p95: Optional[float] = None
+    comparison: Comparison | None = None
+    seconds_median: float | None = None
+    seconds_p95: float | None = None
     errors: Mapping[str, str] = field(default_factory=dict)
-    timeouts: tuple = ()
-    mean_confidence: Optional[float] = None
-    calibration: Optional[Mapping[str, Any]] = None
+    timeouts: tuple[Any, ...] = ()
+    mean_confidence: float | None = None
+    calibration: Mapping[str, Any] | None = None
 
     @property
-    def aggregate(self) -> Optional[float]:
+    def aggregate(self) -> float | None:
         """The engine's corpus figure (``report.aggregate``)."""
         return self.report.aggregate
 
@@ -92,16 +93,16 @@ class FleetReport:
 
     metric: str
     level: float
-    higher_is_better: Optional[bool]
+    higher_is_better: bool | None
     n_items: int
     engines: Mapping[str, EngineResult] = field(default_factory=dict)
-    ranking: tuple = ()
-    best: Optional[str] = None
-    consensus: Optional[EngineResult] = None
-    consensus_texts: Mapping[str, Optional[str]] = field(default_factory=dict)
+    ranking: tuple[Any, ...] = ()
+    best: str | None = None
+    consensus: EngineResult | None = None
+    consensus_texts: Mapping[str, str | None] = field(default_factory=dict)
     unreadable: Mapping[str, str] = field(default_factory=dict)
     skipped: Mapping[str, str] = field(default_factory=dict)
-    run_id: Optional[str] = None
+    run_id: str | None = None
 
     def __getitem__(self, name: str) -> EngineResult:
         """The row named ``name``: an engine, or ``"rover"`` for the consensus."""
@@ -113,14 +114,14 @@ class FleetReport:
         raise KeyError(f"this fleet has no row {name!r}; its rows are {known}.")
 
     @property
-    def rows(self) -> tuple:
+    def rows(self) -> tuple[Any, ...]:
         """The `EngineResult` of every row, best first (the order of ``ranking``)."""
         return tuple(self[name] for name in self.ranking)
 
 
-def build_fleet_report(runs: Mapping[str, tuple], consensus: Optional[tuple], *, metric: Any, level: float,
+def build_fleet_report(runs: Mapping[str, tuple[Any, ...]], consensus: tuple[Any, ...] | None, *, metric: Any, level: float,
                        n_items: int, unreadable: Mapping[str, str], skipped: Mapping[str, str],
-                       consensus_texts: Mapping[str, Optional[str]], run_id: Optional[str]) -> FleetReport:
+                       consensus_texts: Mapping[str, str | None], run_id: str | None) -> FleetReport:
     """The `FleetReport` of scored runs: ``runs`` maps a name to ``(engine id, report, parts)``.
 
     ``parts`` are the engine's timing, errors, confidence and calibration
@@ -151,22 +152,22 @@ def build_fleet_report(runs: Mapping[str, tuple], consensus: Optional[tuple], *,
 # ---------------------------------------------------------------------------
 
 
-def _ranking(reports: Mapping[str, Report], up: Optional[bool]) -> tuple:
+def _ranking(reports: Mapping[str, Report], up: bool | None) -> tuple[Any, ...]:
     """The names best first by corpus figure (lower first when the metric has no direction); ties keep their order."""
     order = list(reports)
 
-    def key(name: str) -> tuple:
+    def key(name: str) -> tuple[Any, ...]:
         value = reports[name].aggregate
-        if value is None or value != value:
+        if value is None or math.isnan(value):
             return (1, 0.0, order.index(name))
         return (0, -value if up else value, order.index(name))
 
     return tuple(sorted(order, key=key))
 
 
-def paired_comparison(best: Report, other: Report, *, level: float, metric: Any) -> Optional[Comparison]:
+def paired_comparison(best: Report, other: Report, *, level: float, metric: Any) -> Comparison | None:
     """``ek.compare(best, other)`` on the pages both scored (None when they share none)."""
-    from ek.facade import compare  # noqa: PLC0415 - the bootstrap loads with the first comparison
+    from ek.facade import compare
 
     ids_best, ids_other = list(best.detail.get("ids") or ()), list(other.detail.get("ids") or ())
     if set(ids_best) == set(ids_other):
@@ -177,20 +178,20 @@ def paired_comparison(best: Report, other: Report, *, level: float, metric: Any)
     return compare(_restricted(best, shared, metric), _restricted(other, shared, metric), level=level)
 
 
-def _restricted(report: Report, keep: set, metric: Any) -> Report:
+def _restricted(report: Report, keep: set[Any], metric: Any) -> Report:
     """``report`` over the items whose id is in ``keep`` (their scores unchanged, the figures recomputed)."""
-    from ek.facade import merge_reports  # noqa: PLC0415
+    from ek.facade import merge_reports
 
     ids, slices = report.detail["ids"], report.detail.get("slices")
     kept = [i for i, key in enumerate(ids) if key in keep]
-    detail: dict = {"ids": tuple(ids[i] for i in kept)}
+    detail: dict[str, Any] = {"ids": tuple(ids[i] for i in kept)}
     if slices is not None:
         detail["slices"] = tuple(slices[i] for i in kept)
     flat = Report(metric=report.metric, n=len(kept), scores=tuple(report.scores[i] for i in kept), detail=detail)
     return merge_reports(flat, metric=metric)
 
 
-def _intervals(report: Report, level: float) -> tuple:
+def _intervals(report: Report, level: float) -> tuple[Any, ...]:
     """The interval of the report's figure and of every slice's (NaN for an empty report)."""
     if not report.n:
         return (math.nan, math.nan), {}

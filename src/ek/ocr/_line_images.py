@@ -42,7 +42,7 @@ def is_line_image(width: int, height: int) -> bool:
 
 def pad_line(line: Any) -> Any:
     """``line`` (a PIL image) in grey, centred on paper of its own shade at least a third of its width high."""
-    from PIL import Image  # noqa: PLC0415 - Pillow only when a line is padded
+    from PIL import Image
 
     grey = line.convert("L")
     width, height = grey.size
@@ -60,7 +60,7 @@ def straighten_line(line: Any) -> Any:
     angle = _skew(ink)
     turned = abs(angle) >= _MIN_TURN
     if turned:
-        from PIL import Image  # noqa: PLC0415
+        from PIL import Image
 
         grey = grey.rotate(angle, resample=Image.Resampling.BICUBIC, expand=True, fillcolor=paper)
         ink = ink.rotate(angle, resample=Image.Resampling.BICUBIC, expand=True, fillcolor=0)
@@ -96,19 +96,19 @@ def _skew(ink: Any) -> float:
 
 def _paper(grey: Any) -> int:
     """The commonest shade of a line image: its paper."""
-    histogram = grey.histogram()
+    histogram: list[int] = grey.histogram()
     return histogram.index(max(histogram))
 
 
 def _row_ink(ink: Any) -> list[int]:
     """The mean ink of each row of ``ink`` (a grey image, ink bright)."""
-    from PIL import Image  # noqa: PLC0415
+    from PIL import Image
 
     return list(ink.resize((1, ink.size[1]), Image.Resampling.BOX).tobytes())
 
 
 def _sharpness(ink: Any, angle: float) -> float:
-    from PIL import Image  # noqa: PLC0415
+    from PIL import Image
 
     rows = _row_ink(ink.rotate(angle, resample=Image.Resampling.BILINEAR, expand=True, fillcolor=0))
     return float(sum(r * r for r in rows))

@@ -16,11 +16,11 @@ import contextlib
 import dataclasses
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, TypedDict, TypeGuard
 
-from ek._runs import ScoringTask, callable_id, setting_id
+from ek._runs import DocumentEntry, ScoringTask, callable_id, setting_id
 from ek._util import type_name
 from ek.base import Report
 
@@ -31,6 +31,22 @@ FILE_KEY = "reference_file"
 _OPENMP_ENGINES = frozenset({"tesseract"})
 
 
+class OcrFields(TypedDict):
+    """What an OCR page's entry adds to a document's (`OcrTask.extra`).
+
+    ``confidence`` is the engine's mean confidence (None when it gives none),
+    ``backend`` the engine that read the page, ``seconds`` the time it took.
+    """
+
+    confidence: float | None
+    backend: str
+    seconds: float
+
+
+class OcrEntry(DocumentEntry, OcrFields):
+    """The stored record of one OCR page (kinds ``ocr`` and ``fleet``), written by `OcrTask`, checked by its ``check``."""
+
+
 class OcrTask(ScoringTask):
     """An image read by the engine; its text is the prediction (also run in workers)."""
 
@@ -39,11 +55,12 @@ class OcrTask(ScoringTask):
     def reading(self, value: Any) -> str:
         return text_of(value)
 
-    def extra(self, value: Any, seconds: float) -> dict:
-        return {"confidence": None if value is None else mean_confidence(value),
-                "backend": backend_of(value, self.engine_name), "seconds": round(seconds, 6)}
+    def extra(self, value: Any, seconds: float) -> dict[str, Any]:
+        fields: OcrFields = {"confidence": None if value is None else mean_confidence(value),
+                             "backend": backend_of(value, self.engine_name), "seconds": round(seconds, 6)}
+        return dict(fields)
 
-    def check(self, entry: dict) -> None:
+    def check(self, entry: Mapping[str, Any]) -> None:
         super().check(entry)
         for name in ("confidence", "seconds"):
             value = entry.get(name)
@@ -53,10 +70,10 @@ class OcrTask(ScoringTask):
             raise ValueError(f"its backend is {entry.get('backend')!r:.40}, not a str")
 
 
-def bind_engine(engine: Any, who: str) -> tuple[Callable, str]:
+def bind_engine(engine: Any, who: str) -> tuple[Callable[..., Any], str]:
     """The read callable and the engine's name for the records."""
     if isinstance(engine, str):
-        from ek.ocr.bridge import ocracy_backend  # noqa: PLC0415 - ocracy only when asked
+        from ek.ocr.bridge import ocracy_backend
 
         read = ocracy_backend(engine)
         return read, read.backend  # type: ignore[attr-defined]
@@ -68,7 +85,7 @@ def bind_engine(engine: Any, who: str) -> tuple[Callable, str]:
     return engine, engine_label(engine)
 
 
-def engine_label(engine: Callable) -> str:
+def engine_label(engine: Callable[..., Any]) -> str:
     """A callable engine's name: its ``backend`` attribute, else its ``__name__``, else its type's."""
     name = getattr(engine, "backend", None)
     if not isinstance(name, str) or not name:
@@ -76,7 +93,7 @@ def engine_label(engine: Callable) -> str:
     return name
 
 
-def engine_settings(read: Callable, engine_name: str, metric: Any, normalize: Any, grammar: Any, who: str) -> dict:
+def engine_settings(read: Callable[..., Any], engine_name: str, metric: Any, normalize: Any, grammar: Any, who: str) -> dict[str, Any]:
     """What a stored run is checked against: the engine and its options, and the scoring settings."""
     options = getattr(read, "options", None)
     engine = engine_name if not options else f"{engine_name} {sorted(options.items())!r}"
@@ -84,7 +101,7 @@ def engine_settings(read: Callable, engine_name: str, metric: Any, normalize: An
             "normalize": setting_id(normalize, "normalize", who), "grammar": setting_id(grammar, "grammar", who)}
 
 
-def check_reference(reference_key: str) -> Callable:
+def check_reference(reference_key: str) -> Callable[..., Any]:
     """The `ek._runs.gold_items` check that refuses a reference which is not a str."""
     def check(key: Any, reference: Any) -> None:
         if not isinstance(reference, str):
@@ -105,7 +122,7 @@ def with_file_references(gold: Any, reference_key: str) -> Any:
     if not isinstance(gold, Mapping) or not any(
             isinstance(r, Mapping) and reference_key not in r and FILE_KEY in r for r in gold.values()):
         return gold
-    from ek.ocr.formats import read_document  # noqa: PLC0415 - the XML readers load only when used
+    from ek.ocr.formats import read_document
 
     keys = list(gold)
     if not isinstance(gold, dict):  # a store: the sorted order gold_items would visit
@@ -133,8 +150,8 @@ def with_confusions(report: Report, n: int = 20) -> Report:
              if e.get("error") is None and isinstance(e.get("prediction"), str) and isinstance(e.get("reference"), str)]
     if not texts:
         return report
-    from ek import _align  # noqa: PLC0415
-    from ek.ocr.files import confusions_by_item  # noqa: PLC0415
+    from ek import _align
+    from ek.ocr.files import confusions_by_item
 
     ids, preds, golds = zip(*texts)
     by_item, totals = confusions_by_item(ids, preds, golds, None, "char", 5)
@@ -144,7 +161,7 @@ def with_confusions(report: Report, n: int = 20) -> Report:
 
 
 @contextlib.contextmanager
-def thread_pool(workers: int, prefix: str = "ek-ocr") -> Iterator[Optional[ThreadPoolExecutor]]:
+def thread_pool(workers: int, prefix: str = "ek-ocr") -> Iterator[ThreadPoolExecutor | None]:
     """A thread pool of ``workers`` threads (None for one at a time)."""
     if workers == 1:
         yield None
@@ -193,7 +210,7 @@ def text_of(result: Any) -> str:
 _MISSING = object()
 
 
-def mean_confidence(result: Any) -> Optional[float]:
+def mean_confidence(result: Any) -> float | None:
     """The engine's mean confidence: ``.mean_confidence``, else the mean over ``.blocks``."""
     value = getattr(result, "mean_confidence", None)
     if value is None:
@@ -205,7 +222,7 @@ def mean_confidence(result: Any) -> Optional[float]:
     return float(value)
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: Any) -> TypeGuard[float]:
     """A real number that is not a bool."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 

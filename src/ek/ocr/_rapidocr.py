@@ -33,11 +33,11 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
-from ocracy.base import OcrResult
-from ocracy.make_backend import BaseOcrAdapter, make_block
-from ocracy.util import to_numpy, to_pil
+from ocracy.base import OcrResult  # type: ignore[import-untyped]
+from ocracy.make_backend import BaseOcrAdapter, make_block  # type: ignore[import-untyped]
+from ocracy.util import to_numpy, to_pil  # type: ignore[import-untyped]
 
 from ek.ocr._line_images import straighten_line
 
@@ -57,7 +57,7 @@ _CONFIG = {
     },
 }
 _LOCK = threading.Lock()
-_SHARED: list = []
+_SHARED: list[Any] = []
 
 
 def bundled_rapidocr() -> BundledRapidOcr:
@@ -65,10 +65,11 @@ def bundled_rapidocr() -> BundledRapidOcr:
     with _LOCK:
         if not _SHARED:
             _SHARED.append(BundledRapidOcr())
-        return _SHARED[0]
+        shared: BundledRapidOcr = _SHARED[0]
+        return shared
 
 
-class BundledRapidOcr(BaseOcrAdapter):
+class BundledRapidOcr(BaseOcrAdapter):  # type: ignore[misc]  # ocracy has no type information
     """ocracy adapter over ``rapidocr_onnxruntime.RapidOCR`` (thread-safe: its sessions are)."""
 
     def __init__(self) -> None:
@@ -95,7 +96,7 @@ class BundledRapidOcr(BaseOcrAdapter):
     def _rapidocr(self) -> Any:
         with self._lock:
             if self._engine is None:
-                from rapidocr_onnxruntime import RapidOCR  # noqa: PLC0415 - heavy (onnxruntime, cv2)
+                from rapidocr_onnxruntime import RapidOCR  # type: ignore[import-untyped]
 
                 self._engine = RapidOCR()
             return self._engine
@@ -114,7 +115,7 @@ def _plain(image: Any) -> Any:
     return image if image.mode in ("L", "RGB", "RGBA") else image.convert("RGB")
 
 
-def _reading_order_text(rows: list) -> str:
+def _reading_order_text(rows: list[Any]) -> str:
     """Detected pieces ``[quad, text, score]`` as lines of text, top to bottom and left to right.
 
     A piece joins a line when the centre line of the line's widest piece,
@@ -166,7 +167,7 @@ def _widest(line: list[_Piece]) -> _Piece:
     return max(line, key=lambda p: p.width)
 
 
-def _gap(ref: _Piece, piece: _Piece) -> Optional[float]:
+def _gap(ref: _Piece, piece: _Piece) -> float | None:
     """How far ``piece`` is off the line of ``ref``, or None when it is on another line."""
     gap = abs(piece.cy - ref.y_at(piece.cx))
     if gap <= ref.height / 2 or abs(ref.cy - piece.y_at(ref.cx)) <= piece.height / 2:

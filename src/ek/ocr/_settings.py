@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Union
+from typing import Any
 
 from ek.canonicalize import Canonicalizer
 from ek.metrics.reading_order import BagOfWordsMetric
@@ -44,12 +45,12 @@ _PROFILE_VALUES = {"normalize": "'dinglehopper'", "segment": "'grapheme'", "word
 class Settings:
     """Resolved options: ``normalize`` as given to `ek.canonicalize.resolve_canonicalizer`."""
 
-    profile: Optional[str]
+    profile: str | None
     normalize: Any
     segment: str
     words: str
 
-    def metric(self, name: str, *, headline: bool = False) -> Union[str, Any]:
+    def metric(self, name: str, *, headline: bool = False) -> str | Any:
         """The metric for ``name`` under these settings (a metric object, or a registered name)."""
         if name in ("cer", "cer_grapheme"):
             segment = "grapheme" if name == "cer_grapheme" else self.segment
@@ -65,7 +66,7 @@ class Settings:
             return BagOfWordsMetric(words=self.words)
         return name
 
-    def detail(self, canon: Optional[Callable[[str], str]]) -> dict:
+    def detail(self, canon: Callable[[str], str] | None) -> dict[str, Any]:
         """The report keys that record these settings."""
         if canon is None:
             version = None
@@ -76,7 +77,7 @@ class Settings:
         return {"profile": self.profile, "normalize": version, "segment": self.segment, "words": self.words}
 
 
-def resolve(profile: Optional[str], normalize: Any, segment: Optional[str], words: Optional[str]) -> Settings:
+def resolve(profile: str | None, normalize: Any, segment: str | None, words: str | None) -> Settings:
     """The settings of one evaluation (see the module doc); ValueError for a bad or contradicting option."""
     segment = CODEPOINT if segment is None else segment
     words = WHITESPACE if words is None else words
@@ -106,7 +107,7 @@ def resolve(profile: Optional[str], normalize: Any, segment: Optional[str], word
     return Settings(profile, list(_PROFILE_NORMALIZE), "grapheme", "unicode")
 
 
-def text_level(text_level: Optional[str], level: Optional[str]) -> Optional[str]:
+def text_level(text_level: str | None, level: str | None) -> str | None:
     """``text_level``, or the deprecated ``level=`` (with a DeprecationWarning)."""
     if level is None:
         return text_level
@@ -124,4 +125,4 @@ def text_level(text_level: Optional[str], level: Optional[str]) -> Optional[str]
 
 def maps_mufi(ch: str) -> bool:
     """Whether the ``"mufi"`` normalizer maps the character ``ch``."""
-    return get("normalizers", "mufi")(ch) != ch
+    return bool(get("normalizers", "mufi")(ch) != ch)

@@ -25,20 +25,37 @@ fails on every image raises ``RuntimeError`` naming the first failure.
 
 from __future__ import annotations
 
-import datetime
+import dataclasses
 import os
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
-from typing import Any, Callable, Optional, Union
+from typing import Any
 
-from ek._runs import check_errors, check_executor, check_run_id, execute, gold_items, open_run, scored_report
+from ek._runs import (
+    ErrorMode,
+    execute,
+    gold_items,
+    new_run_id,
+    open_run,
+    persisted,
+    run_options,
+    scored_report,
+)
 from ek._util import rehome, type_name
 from ek.base import GraphGrammar, Report
 from ek.canonicalize import Steps, resolve_canonicalizer
 from ek.ocr._fleet_report import CONSENSUS, EngineResult, FleetReport
-from ek.ocr._ocr_run import (OcrTask, bind_engine, check_reference, engine_settings, one_thread_per_engine, thread_pool,
-                             with_confusions, with_file_references)
+from ek.ocr._ocr_run import (
+    OcrTask,
+    bind_engine,
+    check_reference,
+    engine_settings,
+    one_thread_per_engine,
+    thread_pool,
+    with_confusions,
+    with_file_references,
+)
 from ek.registry import get
 from ek.stores import json_store
 
@@ -48,23 +65,24 @@ _WHO = "evaluate_ocr"
 
 
 def evaluate_ocr(
-    engine: Union[str, Callable],
-    gold: Mapping,
+    engine: str | Callable[..., Any],
+    gold: Mapping[Any, Mapping[str, Any]],
     *,
     metric: str = "cer",
-    normalize: Optional[Steps] = None,
-    grammar: Optional[GraphGrammar] = None,
+    normalize: Steps | None = None,
+    grammar: GraphGrammar | None = None,
     image_key: str = "image",
     reference_key: str = "reference_text",
     slice_key: str = "slice",
     persist: bool = False,
-    run_id: Optional[str] = None,
-    rootdir: Optional[str] = None,
-    max_workers: Optional[int] = None,
-    progress: Optional[bool] = None,
-    executor: Optional[Executor] = None,
-    errors: str = "record",
+    run_id: str | None = None,
+    rootdir: str | os.PathLike[str] | None = None,
     resume: bool = True,
+    errors: ErrorMode = "record",
+    max_workers: int | None = None,
+    timeout: float | None = None,
+    executor: Executor | None = None,
+    progress: bool | None = None,
 ) -> Report:
     """Run ``engine`` over a gold corpus and score its text (CER by default; lower is better).
 
@@ -79,28 +97,34 @@ def evaluate_ocr(
         normalize: canonicalizer applied to both sides before scoring.
         grammar: passed on to the metric.
         image_key, reference_key, slice_key: field names inside each record.
-        persist: store the run: each read item in the ``results`` store as it
+        persist: store the run (implied by ``run_id``): each read item in the ``results`` store as it
             finishes (in chunks at most a second apart), the header and
             figures in the ``runs`` store, under ``ocr.<run_id>``. Calling
             again with the same ``run_id`` reads only the images with no
             stored result (or whose gold record changed, or that failed),
             and refuses another engine, engine options, metric, normalize
             or grammar.
-        run_id: name of this run; by default a UTC timestamp.
+        run_id: name of this run; a stored run without one gets a new one
+            from the clock (`ek._runs.new_run_id`), a run not stored has none.
         rootdir: data root for the stores (default: `ek.stores.app_folder`).
+        resume: reuse the stored items of ``run_id``; False starts it over.
+        errors: ``"record"`` (default) records an image the engine fails on
+            and goes on; ``"raise"`` stops at the first failure.
         max_workers: run the engine on this many images at once (a thread
             pool); None or 1 reads them one by one. Results keep the gold
             order. For Tesseract (an engine named or bound as
             ``"tesseract"``), ``OMP_THREAD_LIMIT=1`` is set during a
             concurrent run, unless already set, so the processes do not
             fight over the cores.
-        progress: print ``done/total`` to stderr; None shows it only when
-            stderr is a terminal.
+        timeout: seconds the engine may take on one image; an image past it
+            is an error (``TimeoutError``).
         executor: any ``concurrent.futures.Executor`` to read and score
             chunks of images on (instead of ``max_workers``).
-        errors: ``"record"`` (default) records an image the engine fails on
-            and goes on; ``"raise"`` stops at the first failure.
-        resume: reuse the stored items of ``run_id``; False starts it over.
+        progress: print ``done/total`` to stderr; None shows it only when
+            stderr is a terminal.
+
+    The run options (``persist`` to ``progress``) follow the one rule of
+    every ek runner (`ek.harness.evaluate_store`, `ek.agents.run_suite`).
 
     Returns:
         A `Report` over the items the engine read. ``detail["per_item"]`` maps
@@ -125,8 +149,9 @@ def evaluate_ocr(
         RuntimeError: the engine failed on every item.
     """
     gold = with_file_references(gold, reference_key)
+    persisting = persisted(persist, run_id)
     items = gold_items(gold, ((image_key, "image_key"), (reference_key, "reference_key"), slice_key), _WHO,
-                       fingerprints=persist, check=check_reference(reference_key))
+                       fingerprints=persisting, check=check_reference(reference_key))
     if not items:
         raise ValueError(
             "evaluate_ocr() got an empty gold corpus, so there is nothing to benchmark; add "
@@ -135,21 +160,21 @@ def evaluate_ocr(
     if isinstance(metric, str):
         get("metrics", metric)  # an unknown name fails now, not after the engine has run
     resolve_canonicalizer(normalize)
-    check_errors(errors, _WHO)
-    run_id = _run_id(run_id, _WHO)
-    workers = _check_workers(max_workers, executor)
     read, engine_name = bind_engine(engine, _WHO)
-    check_executor(executor, _WHO, {"engine": read, "metric": metric, "normalize": normalize, "grammar": grammar})
-    run = open_run("ocr", who=_WHO, persist=persist, run_id=run_id, rootdir=rootdir, resume=resume,
-                   settings=engine_settings(read, engine_name, metric, normalize, grammar, _WHO) if persist else {},
-                   n_items=len(items))
-    task = OcrTask(read, metric, {"normalize": normalize, "grammar": grammar}, _WHO, errors)
+    options = run_options(_WHO, persist=persist, run_id=run_id, rootdir=rootdir, resume=resume, errors=errors,
+                          max_workers=max_workers, timeout=timeout, executor=executor, progress=progress,
+                          parts={"engine": read, "metric": metric, "normalize": normalize, "grammar": grammar})
+    run = open_run("ocr", who=_WHO, persist=options.persist, run_id=options.run_id, rootdir=rootdir, resume=resume,
+                   settings=engine_settings(read, engine_name, metric, normalize, grammar, _WHO)
+                   if options.persist else {}, n_items=len(items))
+    task = OcrTask(read, metric, {"normalize": normalize, "grammar": grammar}, _WHO, options.errors)
     task.engine_name = engine_name
+    workers = options.max_workers
     with thread_pool(workers) as pool, one_thread_per_engine(engine_name, workers > 1 or executor is not None):
-        entries = execute(run, task, items, label=f"evaluate_ocr[{engine_name}]", unit="images",
-                          errors=errors, executor=executor or pool, progress=progress)
+        entries = execute(run, task, items, options.plan(f"evaluate_ocr[{engine_name}]", unit="images",
+                                                         executor=pool))
     report, summary = scored_report(items, entries, label=metric if isinstance(metric, str) else None,
-                                    metric=metric, who=_WHO, detail={"engine": engine_name, "run_id": run_id})
+                                    metric=metric, who=_WHO, detail={"engine": engine_name, "run_id": run.run_id})
     failures = report.detail["errors"]
     if not report.n:
         first = next(iter(failures))
@@ -170,27 +195,27 @@ def evaluate_ocr(
 
 def benchmark_fleet(
     engines: Any,
-    gold: Mapping,
+    gold: Mapping[Any, Mapping[str, Any]],
     *,
     metric: str = "cer",
-    normalize: Optional[Steps] = None,
+    normalize: Steps | None = None,
+    grammar: GraphGrammar | None = None,
     level: float = 0.95,
-    persist: bool = False,
-    run_id: Optional[str] = None,
-    max_workers: Optional[int] = None,
-    grammar: Optional[GraphGrammar] = None,
     image_key: str = "image",
     reference_key: str = "reference_text",
     slice_key: str = "slice",
-    kind_key: Optional[str] = "kind",
-    rootdir: Optional[str] = None,
-    executor: Optional[Executor] = None,
-    timeout: Optional[float] = None,
+    kind_key: str | None = "kind",
     strict: bool = False,
     consensus: bool = True,
-    check_images: Optional[bool] = None,
+    check_images: bool | None = None,
+    persist: bool = False,
+    run_id: str | None = None,
+    rootdir: str | os.PathLike[str] | None = None,
     resume: bool = True,
-    progress: Optional[bool] = None,
+    max_workers: int | None = None,
+    timeout: float | None = None,
+    executor: Executor | None = None,
+    progress: bool | None = None,
 ) -> FleetReport:
     """Run a fleet of OCR engines over one gold corpus and rank them, each paired with the best (see `FleetReport`).
 
@@ -219,9 +244,11 @@ def benchmark_fleet(
             rootdir, resume, progress: as for `evaluate_ocr`.
         level: the confidence level of every interval and comparison.
         persist: store each engine's run (kind ``fleet``, under
-            ``<run_id>.<engine name>``); calling again with the same
-            ``run_id`` reads only what is not stored yet, engine by engine.
-        run_id: the fleet run's name; by default a UTC timestamp.
+            ``<run_id>.<engine name>``; implied by ``run_id``); calling again
+            with the same ``run_id`` reads only what is not stored yet,
+            engine by engine.
+        run_id: the fleet run's name; a stored fleet without one gets a new
+            one from the clock, a fleet not stored has none.
         max_workers: how many pages are read at once, over all engines (a
             pool of threads; None or 1: one engine after the other, one page
             at a time). Every engine then runs at once, each handing its
@@ -255,29 +282,30 @@ def benchmark_fleet(
         ImportError: with ``strict``, an engine that cannot run here.
         RuntimeError: no engine of the fleet could read the corpus.
     """
-    from ek.ocr._fleet import run_fleet  # noqa: PLC0415
-    from ek.ocr._fleet_engines import engine_specs  # noqa: PLC0415
+    from ek.ocr._fleet import run_fleet
+    from ek.ocr._fleet_engines import engine_specs
 
     specs = engine_specs(engines)
     if consensus and len(specs) > 1 and CONSENSUS in {spec.name for spec in specs}:
         raise ValueError(f"benchmark_fleet() engine name {CONSENSUS!r} is the name of the ROVER consensus row; "
                          "name the engine otherwise, or pass consensus=False.")
-    _check_fleet_options(metric, normalize, level, timeout, max_workers)
+    _check_fleet_options(metric, normalize, level)
+    options = run_options("benchmark_fleet", persist=persist, run_id=run_id, rootdir=rootdir, resume=resume,
+                          max_workers=max_workers, timeout=timeout, executor=executor, progress=progress)
+    if options.persist and options.run_id is None:  # one id names every engine's run
+        options = dataclasses.replace(options, run_id=new_run_id())
     settings = {"metric": metric, "normalize": normalize, "grammar": grammar, "level": float(level),
-                "persist": persist, "rootdir": rootdir, "resume": resume, "max_workers": max_workers,
-                "executor": executor, "timeout": timeout, "strict": strict, "consensus": consensus,
-                "check_images": check_images,
-                "progress": progress, "run_id": _run_id(run_id, "benchmark_fleet")}
+                "strict": strict, "consensus": consensus, "check_images": check_images, "options": options}
     return run_fleet(specs, gold, (image_key, reference_key, slice_key, kind_key), settings)
 
 
 def add_gold_item(
     key: str,
-    image: Any,
+    image: str | os.PathLike[str],
     reference_text: str,
     *,
-    slice: Optional[str] = None,  # noqa: A002 - the spec's name for the stratum
-    rootdir: Optional[str] = None,
+    slice: str | None = None,
+    rootdir: str | None = None,
     **extra: Any,
 ) -> None:
     """Store one gold example, ``{image, reference_text, slice, **extra}``, in the ``gold`` store.
@@ -319,14 +347,7 @@ def add_gold_item(
 # ---------------------------------------------------------------------------
 
 
-def _run_id(run_id: Optional[str], who: str) -> str:
-    """``run_id`` checked, or a UTC timestamp."""
-    if run_id is not None:
-        return check_run_id(run_id, who)
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
-
-
-def _check_fleet_options(metric: Any, normalize: Any, level: Any, timeout: Any, max_workers: Any) -> None:
+def _check_fleet_options(metric: Any, normalize: Any, level: Any) -> None:
     """Refuse a bad option of `benchmark_fleet` before any engine runs."""
     if isinstance(metric, str):
         get("metrics", metric)
@@ -334,27 +355,6 @@ def _check_fleet_options(metric: Any, normalize: Any, level: Any, timeout: Any, 
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
         raise ValueError(f"benchmark_fleet() level must be between 0 and 1 (e.g. 0.95 for 95% intervals), "
                          f"got {level!r}.")
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
-                                or not timeout > 0 or timeout != timeout):
-        raise ValueError(f"benchmark_fleet() timeout must be a positive number of seconds per page, got {timeout!r}.")
-    if max_workers is not None and (isinstance(max_workers, bool) or not isinstance(max_workers, int)
-                                    or max_workers < 1):
-        raise ValueError(f"benchmark_fleet() max_workers must be a positive int (engines reading at once), got "
-                         f"{max_workers!r}; use None or 1 to run them one after the other.")
-
-
-def _check_workers(max_workers: Any, executor: Any) -> int:
-    if max_workers is None:
-        return 1
-    if isinstance(max_workers, bool) or not isinstance(max_workers, int) or max_workers < 1:
-        raise ValueError(
-            f"max_workers must be a positive int (images read at once), got {max_workers!r}; "
-            "use None or 1 to read them one by one."
-        )
-    if executor is not None:
-        raise ValueError("evaluate_ocr() got both max_workers= and executor=; max_workers is a shorthand "
-                         "for a thread pool of that size, so pass one or the other.")
-    return max_workers
 
 
 rehome(globals())  # FleetReport and EngineResult report this documented home

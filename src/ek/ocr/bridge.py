@@ -22,15 +22,21 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any
 
 from ek._util import import_optional, type_name
-from ek.ocr._engines import check_engine, missing_binary, missing_packages, resolve_engine_id
+from ek.ocr._engines import (
+    check_engine,
+    missing_binary,
+    missing_packages,
+    resolve_engine_id,
+)
 
 __all__ = ["ocracy_backend", "read_text"]  # and open_image, for the OCR modules
 
 
-def ocracy_backend(backend: Optional[str] = None, **default_kwargs: Any) -> Callable[[Any], Any]:
+def ocracy_backend(backend: str | None = None, **default_kwargs: Any) -> Callable[[Any], Any]:
     """An ``image -> OcrResult`` callable that runs ocracy's ``backend`` on each call.
 
     Args:
@@ -79,7 +85,7 @@ def ocracy_backend(backend: Optional[str] = None, **default_kwargs: Any) -> Call
     return read
 
 
-def read_text(image: Any, *, backend: Optional[str] = None, **kwargs: Any) -> str:
+def read_text(image: Any, *, backend: str | None = None, **kwargs: Any) -> str:
     """The text an ocracy ``backend`` reads in ``image`` (ocracy's first installed one if None).
 
     Raises:
@@ -104,7 +110,7 @@ def open_image(image: Any) -> Any:
             image that is missing, a directory, or not an image.
     """
     _check_image(image)
-    from ocracy.util import to_pil  # noqa: PLC0415 - ocracy only when an image is opened
+    from ocracy.util import to_pil  # type: ignore[import-untyped]
 
     try:
         return to_pil(image)
@@ -127,9 +133,10 @@ def _require_ready(ocracy: Any, backend_id: str) -> None:
 def _engine_call(ocracy: Any, backend_id: str) -> Callable[..., Any]:
     """``(image, **options) -> OcrResult`` for ``backend_id``: ocracy's, or ek's adapter where ek has one."""
     if backend_id == "rapidocr":
-        from ek.ocr._rapidocr import bundled_rapidocr  # noqa: PLC0415 - imports ocracy
+        from ek.ocr._rapidocr import bundled_rapidocr
 
-        return bundled_rapidocr().read
+        read: Callable[..., Any] = bundled_rapidocr().read
+        return read
     return functools.partial(ocracy.ocr, backend=backend_id)
 
 
@@ -151,7 +158,7 @@ def _check_image(image: Any) -> None:
 def _is_decode_error(exc: BaseException) -> bool:
     """Whether ``exc`` is Pillow failing on the image data (unknown format, truncated, corrupt)."""
     try:
-        from PIL import UnidentifiedImageError  # noqa: PLC0415 - only on the error path
+        from PIL import UnidentifiedImageError
     except ImportError:
         return False
     if isinstance(exc, UnidentifiedImageError):

@@ -67,43 +67,71 @@ import dataclasses
 import os
 import warnings
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any, Protocol
 
 from ek import _align
 from ek.base import Report
-from ek.canonicalize import resolve_canonicalizer
+from ek.canonicalize import Steps, resolve_canonicalizer
 from ek.facade import evaluate
 from ek.ocr import _settings
 from ek.ocr._calibration import calibration_figures, word_outcomes
 from ek.ocr._settings import CODEPOINT, NFC, WHITESPACE, Settings
 
-if TYPE_CHECKING:
-    from ek._files import Joined
-
 __all__ = ["evaluate_files", "evaluate_joined"]
+
+
+class Joined(Protocol):
+    """What `evaluate_joined` reads of a GOLD/PRED pairing (the command line's readers build one).
+
+    ``golds``, ``preds`` and ``slices`` (None when gold has no slice field)
+    run parallel to ``ids``; ``missing`` / ``extra`` are ids on one side
+    only, ``gold_errors`` / ``pred_errors`` map an id to why its document
+    could not be read, and ``documents`` maps an id to its ``(gold, pred)``
+    documents (None where a side is not a document).
+    """
+
+    @property
+    def ids(self) -> tuple[str, ...]: ...
+    @property
+    def golds(self) -> tuple[Any, ...]: ...
+    @property
+    def preds(self) -> tuple[Any, ...]: ...
+    @property
+    def slices(self) -> tuple[Hashable, ...] | None: ...
+    @property
+    def missing(self) -> tuple[str, ...]: ...
+    @property
+    def extra(self) -> tuple[str, ...]: ...
+    @property
+    def gold_errors(self) -> Mapping[str, str]: ...
+    @property
+    def pred_errors(self) -> Mapping[str, str]: ...
+    @property
+    def documents(self) -> Mapping[str, tuple[Any, Any]]: ...
 
 DEFAULT_MEASURES = ("cer", "wer", "fca", "bow")
 
 
 def evaluate_files(
-    gold: Union[str, os.PathLike],
-    pred: Union[str, os.PathLike],
+    gold: str | os.PathLike[str],
+    pred: str | os.PathLike[str],
     *,
     metric: str = "cer",
-    segment: Optional[str] = CODEPOINT,
-    normalize: Any = NFC,
-    text_level: Optional[str] = None,
+    segment: str | None = CODEPOINT,
+    normalize: Steps | None = NFC,
+    text_level: str | None = None,
     pick: str = "index",
-    profile: Optional[str] = None,
-    words: Optional[str] = WHITESPACE,
+    profile: str | None = None,
+    words: str | None = WHITESPACE,
     measures: Sequence[str] = DEFAULT_MEASURES,
     n_confusions: int = 20,
-    n_bins: Optional[int] = None,
+    n_bins: int | None = None,
     keep_going: bool = False,
-    gold_suffix: Optional[str] = None,
-    pred_suffix: Optional[str] = None,
-    pred_format: Optional[str] = None,
-    level: Optional[str] = None,
+    gold_suffix: str | None = None,
+    pred_suffix: str | None = None,
+    pred_format: str | None = None,
+    level: str | None = None,
 ) -> Report:
     """Score OCR files in PRED against GOLD (CER by default; lower is better).
 
@@ -145,7 +173,10 @@ def evaluate_files(
     """
     text_level = _settings.text_level(text_level, level)
     settings = _settings.resolve(profile, normalize, segment, words)  # refuse bad settings before reading
-    from ek._files import read_pair, refuse_failures  # the readers and their parsers load on first use
+    from ek._files import (  # the readers and their parsers load on first use
+        read_pair,
+        refuse_failures,
+    )
 
     joined = read_pair(gold, pred, text_level=text_level, pick=pick, profile=settings.profile,
                        gold_suffix=gold_suffix, pred_suffix=pred_suffix, pred_format=pred_format)
@@ -156,13 +187,13 @@ def evaluate_joined(
     joined: Joined,
     *,
     metric: str = "cer",
-    segment: Optional[str] = CODEPOINT,
-    normalize: Any = NFC,
-    profile: Optional[str] = None,
-    words: Optional[str] = WHITESPACE,
+    segment: str | None = CODEPOINT,
+    normalize: Steps | None = NFC,
+    profile: str | None = None,
+    words: str | None = WHITESPACE,
     measures: Sequence[str] = DEFAULT_MEASURES,
     n_confusions: int = 20,
-    n_bins: Optional[int] = None,
+    n_bins: int | None = None,
 ) -> Report:
     """`evaluate_files` on GOLD and PRED already read and joined by ``ek._files`` (as ``ek evaluate`` reads them).
 
@@ -173,15 +204,17 @@ def evaluate_joined(
                      n_confusions, n_bins)
 
 
-def confusions_by_item(ids: Sequence, preds: Sequence, golds: Sequence, canon: Optional[Callable[[str], str]],
-                       unit: str, n: int, *, words: str = "whitespace") -> tuple[dict, dict]:
+def confusions_by_item(ids: Sequence[Hashable], preds: Sequence[str], golds: Sequence[str],
+                       canon: Callable[[str], str] | None, unit: str, n: int, *,
+                       words: str = "whitespace") -> tuple[dict[Hashable, dict[str, list[dict[str, object]]]],
+                                                          dict[str, Counter[tuple[str, str]]]]:
     """Per-item confusion tables (top ``n``) and corpus counters, for characters (``unit``) and words.
 
     Texts are aligned line by line when both sides have lines (see
     `ek._align.align_lines`); ``words`` says how words are cut.
     """
-    per_file: dict = {}
-    totals = {"char": Counter(), "word": Counter()}
+    per_file: dict[Hashable, dict[str, list[dict[str, object]]]] = {}
+    totals: dict[str, Counter[tuple[str, str]]] = {"char": Counter(), "word": Counter()}
     word_unit = "unicode_word" if words == "unicode" else "word"
     for i, p, g in zip(ids, preds, golds):
         p_lines, g_lines = _lines(p, canon), _lines(g, canon)
@@ -199,7 +232,7 @@ def confusions_by_item(ids: Sequence, preds: Sequence, golds: Sequence, canon: O
 
 
 def _evaluate(joined: Joined, metric: str, settings: Settings, measures: Sequence[str], n_confusions: int,
-              n_bins: Optional[int]) -> Report:
+              n_bins: int | None) -> Report:
     canon = resolve_canonicalizer(settings.normalize)
     head = settings.metric(metric, headline=True)
     golds, preds = _canonical(joined.golds, canon), _canonical(joined.preds, canon)
@@ -230,13 +263,13 @@ def _evaluate(joined: Joined, metric: str, settings: Settings, measures: Sequenc
     return dataclasses.replace(report, detail=detail)
 
 
-def _canonical(values: Sequence, canon: Optional[Callable[[str], str]]) -> tuple:
+def _canonical(values: Sequence[Any], canon: Callable[[str], str] | None) -> tuple[Any, ...]:
     if canon is None:
         return tuple(values)
     return tuple(canon(v) if isinstance(v, str) else v for v in values)
 
 
-def _mean(report: Report) -> Optional[float]:
+def _mean(report: Report) -> float | None:
     """The mean of the per-document values (each empty reference by ek's rule); None for no documents."""
     return sum(s.value for s in report.scores) / report.n if report.n else None
 
@@ -258,9 +291,9 @@ def _text_level(joined: Joined) -> Any:
     return {side: (None if not c else next(iter(c)) if len(c) == 1 else dict(c)) for side, c in zip(("gold", "pred"), sides)}
 
 
-def _warn_private_use(texts: Sequence) -> None:
+def _warn_private_use(texts: Sequence[Any]) -> None:
     """One UserWarning naming the private-use characters left in ``texts``, if any."""
-    found: set = set()
+    found: set[Any] = set()
     for text in texts:
         if isinstance(text, str) and _settings.PRIVATE_USE.search(text):
             found.update(_settings.PRIVATE_USE.findall(text))
@@ -281,15 +314,15 @@ def _warn_private_use(texts: Sequence) -> None:
     )
 
 
-def _lines(text: Any, canon: Optional[Callable[[str], str]]) -> list:
+def _lines(text: Any, canon: Callable[[str], str] | None) -> list[Any]:
     lines = text.splitlines() if isinstance(text, str) else []
     return [canon(line) for line in lines] if canon is not None else lines
 
 
-def _calibration(joined: Joined, canon, n_bins: Optional[int]) -> Optional[dict]:
+def _calibration(joined: Joined, canon: Any, n_bins: int | None) -> dict[str, Any] | None:
     """ECE and reliability curve of the prediction's word confidences against word correctness."""
-    probs: list = []
-    correct: list = []
+    probs: list[Any] = []
+    correct: list[Any] = []
     for i, g in zip(joined.ids, joined.golds):
         doc = joined.documents.get(i, (None, None))[1]
         if doc is None or all(c is None for c in doc.word_confidences):

@@ -61,8 +61,8 @@ number or a confidence outside [0, 1].
 ('Schlym̃', (('r1', 'line'),))
 """
 
-from ek._util import rehome
 from ek._files import TEXT_LEVELS, Document, read_document
+from ek._util import rehome
 
 __all__ = ["TEXT_LEVELS", "Document", "read_document"]
 

@@ -24,18 +24,20 @@ True
 
 from __future__ import annotations
 
+from typing import Any
+
 from ek.ocr._ids import canonical_id
 
 __all__ = ["DEFAULT_PROFILE", "ENGINE_PROFILES", "profile"]
 
 
-def _claims(grain: str, *, real_boxes: bool, tables: bool = False, calibrated: bool = False) -> dict:
+def _claims(grain: str, *, real_boxes: bool, tables: bool = False, calibrated: bool = False) -> dict[str, Any]:
     return {"calibrated": calibrated, "confidence_grain": grain,
             "has_real_provenance": real_boxes, "tables": tables}
 
 
 #: Engine id (ocracy's hyphenated spelling) -> capability profile.
-ENGINE_PROFILES: dict[str, dict] = {
+ENGINE_PROFILES: dict[str, dict[str, Any]] = {
     "aws-textract": _claims("word", real_boxes=True, tables=True),
     "azure-document-intelligence": _claims("word", real_boxes=True, tables=True),
     "claude-vision": _claims("none", real_boxes=False),
@@ -56,10 +58,10 @@ ENGINE_PROFILES: dict[str, dict] = {
 }
 
 #: The profile of an engine missing from `ENGINE_PROFILES`: it claims nothing.
-DEFAULT_PROFILE: dict = _claims("unknown", real_boxes=False)
+DEFAULT_PROFILE: dict[str, Any] = _claims("unknown", real_boxes=False)
 
 
-def profile(engine: str) -> dict:
+def profile(engine: str) -> dict[str, Any]:
     """The capability profile of ``engine``, or a copy of `DEFAULT_PROFILE` if unknown.
 
     ``engine`` may use ocracy's hyphens or underscores, in any case. The dict

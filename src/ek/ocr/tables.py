@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Mapping
-from typing import Any, Callable, Iterator, Optional, Union
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 from ek._util import type_name
 from ek.metrics.tables import Table
@@ -61,7 +61,7 @@ _PIPE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
 Parser = Callable[[Any], Any]
 
 
-def table_from_ocr(ocr_result: Any, *, parser: Union[None, str, Parser] = None) -> Optional[Table]:
+def table_from_ocr(ocr_result: Any, *, parser: None | str | Parser = None) -> Table | None:
     """The table in ``ocr_result`` as a non-empty `Table`, or None when there is none.
 
     Args:
@@ -104,7 +104,7 @@ def table_from_ocr(ocr_result: Any, *, parser: Union[None, str, Parser] = None) 
     return found if found is not None and _cell_count(found) else None
 
 
-def has_table_structure(ocr_result: Any, *, parser: Union[None, str, Parser] = None) -> bool:
+def has_table_structure(ocr_result: Any, *, parser: None | str | Parser = None) -> bool:
     """Whether `table_from_ocr` finds a table with at least one cell (same ``parser``).
 
     Use it to send a result to the table metrics or to plain CER/WER.
@@ -112,7 +112,7 @@ def has_table_structure(ocr_result: Any, *, parser: Union[None, str, Parser] = N
     return table_from_ocr(ocr_result, parser=parser) is not None
 
 
-def resolve_table_parser(ref: Union[str, Parser]) -> Parser:
+def resolve_table_parser(ref: str | Parser) -> Parser:
     """The parser ``ref`` stands for: a registered name is looked up, a callable returned as is.
 
     Names are tried as given, then in ocracy's hyphenated spelling, so
@@ -125,7 +125,8 @@ def resolve_table_parser(ref: Union[str, Parser]) -> Parser:
     if isinstance(ref, str):
         known = names(TABLE_PARSERS_NAMESPACE)
         alias = canonical_id(ref)
-        return get(TABLE_PARSERS_NAMESPACE, alias if ref not in known and alias in known else ref)
+        parser: Callable[[Any], Any] = get(TABLE_PARSERS_NAMESPACE, alias if ref not in known and alias in known else ref)
+        return parser
     if callable(ref):
         return ref
     raise TypeError(
@@ -148,7 +149,7 @@ def engine_yields_tables(engine: str) -> bool:
 # Built-in rules and coercion
 
 
-def _heuristic(result: Any) -> Optional[Table]:
+def _heuristic(result: Any) -> Table | None:
     raw = getattr(result, "raw", None)
     found = _table_value(raw)
     if found is not None:
@@ -170,7 +171,7 @@ def _heuristic(result: Any) -> Optional[Table]:
     return None
 
 
-def _first_table(value: Any) -> Optional[Table]:
+def _first_table(value: Any) -> Table | None:
     """A single table, or the first non-empty one of a list of tables."""
     found = _table_value(value)
     if found is not None or not isinstance(value, (list, tuple)):
@@ -182,7 +183,7 @@ def _first_table(value: Any) -> Optional[Table]:
     return None
 
 
-def _table_value(value: Any) -> Optional[Table]:
+def _table_value(value: Any) -> Table | None:
     """``value`` as a Table when it unambiguously is one (Table, grid, HTML table), else None."""
     if isinstance(value, Table):
         return value
@@ -210,7 +211,7 @@ def _is_grid(value: Any) -> bool:
     )
 
 
-def _html_table(text: Optional[str]) -> Optional[str]:
+def _html_table(text: str | None) -> str | None:
     match = _HTML_TABLE.search(text) if text else None
     return match.group(0) if match else None
 
@@ -235,11 +236,11 @@ def _cell_count(table: Table) -> int:
 # Per-engine parsers (registered below)
 
 
-def _cells_to_html(cells: list[tuple[int, int, int, int, str]]) -> Optional[str]:
+def _cells_to_html(cells: list[tuple[int, int, int, int, str]]) -> str | None:
     """HTML for cells given as ``(row, col, rowspan, colspan, text)``, rows in order."""
     if not cells:
         return None
-    rows: dict[int, list] = {}
+    rows: dict[int, list[Any]] = {}
     spans = []
     for r, _c, rs, cs, text in sorted(cells):
         # HTML's own caps, which Table.from_html applies too: no engine field can ask for 10**9 rows
@@ -277,7 +278,7 @@ def _field(obj: Any, *names_: str, default: Any = None) -> Any:
     return default
 
 
-def _textract_table(raw: Any) -> Optional[str]:
+def _textract_table(raw: Any) -> str | None:
     """First TABLE of a Textract ``analyze_document`` response (merged cells honoured)."""
     blocks = _field(raw, "Blocks") or []
     by_id = {b.get("Id"): b for b in blocks if isinstance(b, Mapping)}
@@ -285,15 +286,15 @@ def _textract_table(raw: Any) -> Optional[str]:
     if table is None:
         return None
 
-    def children(block: Mapping, kinds: tuple = ("CHILD",)) -> list:
+    def children(block: Mapping[str, Any], kinds: tuple[Any, ...] = ("CHILD",)) -> list[Any]:
         ids = [i for rel in block.get("Relationships") or () if rel.get("Type") in kinds
                for i in rel.get("Ids") or ()]
         return [by_id[i] for i in ids if i in by_id]
 
-    def words(block: Mapping) -> str:
+    def words(block: Mapping[str, Any]) -> str:
         return " ".join(w.get("Text", "") for w in children(block) if w.get("BlockType") == "WORD")
 
-    grid: dict[tuple[int, int], list] = {}
+    grid: dict[tuple[int, int], list[Any]] = {}
     merged = []
     for block in children(table, ("CHILD", "MERGED_CELL")):
         kind = block.get("BlockType")
@@ -317,7 +318,7 @@ def _textract_table(raw: Any) -> Optional[str]:
     return _cells_to_html([(r, c, rs, cs, t) for (r, c), (rs, cs, t) in grid.items()])
 
 
-def _azure_table(raw: Any) -> Optional[str]:
+def _azure_table(raw: Any) -> str | None:
     """First table of an Azure Document Intelligence result (SDK object or its dict form)."""
     tables = _field(raw, "tables") or []
     if not tables:
@@ -334,12 +335,12 @@ def _azure_table(raw: Any) -> Optional[str]:
     return _cells_to_html(cells)
 
 
-def _paddle_table(raw: Any) -> Optional[str]:
+def _paddle_table(raw: Any) -> str | None:
     """First HTML table in PaddleOCR structure output (``pred_html``, ``res.html`` or markdown)."""
     return _find_html(raw, depth=0)
 
 
-def _find_html(obj: Any, *, depth: int) -> Optional[str]:
+def _find_html(obj: Any, *, depth: int) -> str | None:
     if depth > 6 or obj is None:
         return None
     if isinstance(obj, str):
@@ -368,7 +369,7 @@ def _markdown_table(raw: Any) -> Any:
     return _html_table(text) or _pipe_table(text)
 
 
-def _markdown_text(raw: Any) -> Optional[str]:
+def _markdown_text(raw: Any) -> str | None:
     """The Markdown carried by a string, an OcrResult, a Mistral or a chat-model response."""
     if isinstance(raw, str):
         return raw
@@ -380,7 +381,7 @@ def _markdown_text(raw: Any) -> Optional[str]:
         if isinstance(value, str):
             return value
         if isinstance(value, Mapping) and isinstance(value.get("markdown_texts"), str):
-            return value["markdown_texts"]
+            return str(value["markdown_texts"])
     content = _field(raw, "content")  # Anthropic message: content blocks with .text
     if isinstance(content, str):
         return content
@@ -400,7 +401,7 @@ register(TABLE_PARSERS_NAMESPACE, "markdown", _markdown_table)
 register(TABLE_PARSERS_NAMESPACE, "mistral-ocr", _markdown_table)
 
 
-def _pipe_table(text: str) -> Optional[list[list[str]]]:
+def _pipe_table(text: str) -> list[list[str]] | None:
     """The first GitHub-style pipe table in ``text`` as a grid (short rows padded with '')."""
     lines = text.splitlines()
     for i in range(len(lines) - 1):
@@ -419,8 +420,7 @@ def _pipe_table(text: str) -> Optional[list[list[str]]]:
 
 def _pipe_cells(line: str) -> list[str]:
     body = line.strip()
-    if body.startswith("|"):
-        body = body[1:]
+    body = body.removeprefix("|")
     if body.endswith("|") and not body.endswith("\\|"):
         body = body[:-1]
     return [cell.strip().replace("\\|", "|") for cell in re.split(r"(?<!\\)\|", body)]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ek._calls import probability
 from ek.qe._checks import (
@@ -27,10 +27,8 @@ from ek.qe._checks import (
     probabilities,
     scores,
 )
+from ek.base import Calibrator
 from ek.registry import requires_extra
-
-if TYPE_CHECKING:
-    from ek.base import Calibrator
 
 _NETCAL_METHODS = {
     "sigmoid": ("netcal.scaling", "LogisticCalibration"),

@@ -33,7 +33,7 @@ True
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ek._util import rehome, type_name
 from ek.qe._backends import netcal_calibrator, netcal_ece, sklearn_calibrator
@@ -46,10 +46,8 @@ from ek.qe._families import (
 )
 from ek.qe._records import from_record
 from ek.qe._scalar import IsotonicCalibrator, PlattCalibrator, TemperatureCalibrator
+from ek.base import Calibrator
 from ek.registry import register
-
-if TYPE_CHECKING:
-    from ek.base import Calibrator
 
 __all__ = [
     "DEFAULT_N_BINS",

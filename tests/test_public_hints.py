@@ -1,0 +1,93 @@
+"""The type hints of every public function, class and method resolve (`typing.get_type_hints`).
+
+A hint naming something its module imports only for the type checker (or not at all) raises NameError
+when a tool, a dataclass helper or a user asks for the hints at run time; ``run_suite`` named ``Checker``,
+``Metric`` and ``Executor`` that way. The surface is every name in the ``__all__`` of every public module
+(no ``_``-part in its path) and the public methods of each such class, ``__init__`` and ``__call__``
+included.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import importlib
+import inspect
+import pathlib
+import typing
+
+import pytest
+
+SRC = pathlib.Path(__file__).resolve().parents[1] / "src" / "ek"
+
+# Hints that resolve only once the branch moving them lands; strict: the test says when they do.
+PENDING = {
+    "ek.facade.estimate_quality": "its hints are ek._estimate's typing-only aliases (issue 23 moves it)",
+    "ek.estimate_quality": "the same function as ek.facade.estimate_quality",
+}
+
+
+def public_modules() -> list[str]:
+    out = []
+    for path in sorted(SRC.rglob("*.py")):
+        parts = path.relative_to(SRC.parent).with_suffix("").parts
+        if any(part.startswith("_") and part != "__init__" for part in parts):
+            continue
+        out.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return out
+
+
+def surface() -> list[tuple[str, object]]:
+    found: dict[str, object] = {}
+    for name in public_modules():
+        module = importlib.import_module(name)
+        for attr in getattr(module, "__all__", ()):
+            obj = getattr(module, attr)
+            label = f"{name}.{attr}"
+            if inspect.isclass(obj):
+                found[label] = obj
+                for member, value in vars(obj).items():
+                    if member.startswith("_") and member not in ("__init__", "__call__"):
+                        continue
+                    func = value.fget if isinstance(value, property) else getattr(value, "__func__", value)
+                    if inspect.isfunction(func):
+                        found[f"{label}.{member}"] = func
+            elif inspect.isfunction(obj):
+                found[label] = obj
+    return sorted(found.items())
+
+
+SURFACE = surface()
+
+
+def test_the_surface_is_the_whole_public_api():
+    labels = {label for label, _ in SURFACE}
+    assert len(public_modules()) >= 35 and len(SURFACE) > 600
+    assert {"ek.agents.run_suite", "ek.harness.evaluate_store", "ek.ocr.evaluate_ocr", "ek.ocr.benchmark_fleet",
+            "ek.base.Report.interval", "ek.stores.json_store", "ek.facade.evaluate"} <= labels
+    assert set(PENDING) <= labels
+
+
+@pytest.mark.parametrize("label,obj", [
+    pytest.param(label, obj, marks=pytest.mark.xfail(reason=PENDING[label], raises=NameError, strict=True))
+    if label in PENDING else (label, obj) for label, obj in SURFACE
+], ids=[label for label, _ in SURFACE])
+def test_hints_resolve(label, obj):
+    hints = typing.get_type_hints(obj)
+    if inspect.isfunction(obj):
+        annotated = {name for name, p in inspect.signature(obj).parameters.items()
+                     if p.annotation is not inspect.Parameter.empty}
+        assert annotated <= set(hints)
+
+
+def test_run_suite_names_what_it_takes():
+    from concurrent.futures import Executor
+
+    from ek.agents import run_suite
+    from ek.agents.metrics import Checker
+    from ek.base import Metric
+
+    hints = typing.get_type_hints(run_suite)
+    assert hints["check"] == str | Checker | None
+    assert hints["metrics"] == collections.abc.Mapping[str, Metric] | None
+    assert hints["executor"] == Executor | None
+    assert hints["errors"] == typing.Literal["record", "raise"]
