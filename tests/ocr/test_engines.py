@@ -282,3 +282,11 @@ def _really_installed(name):
     from ek._util import is_installed
 
     return is_installed(name)
+
+
+def test_without_ocracy_each_engine_names_the_extra_that_brings_it(monkeypatch):
+    from ek.ocr._engines import check_engine
+
+    monkeypatch.setattr("ek.ocr._engines.is_installed", lambda name: name != "ocracy")
+    assert 'pip install "ek[rapidocr]"' in check_engine("rapidocr")["hint"]
+    assert 'pip install "ek[ocr]"' in check_engine("tesseract")["hint"]

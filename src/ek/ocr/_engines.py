@@ -138,7 +138,8 @@ def check_engine(engine: str) -> dict[str, Any]:
                               "package": None, "binary": None, "credentials": [], "profile": profile(cid),
                               "hint": ""}
     if not is_installed("ocracy"):
-        steps = [install_hint("ocr")] + _system_steps(cid)
+        extra = _EK_PACKAGES[cid][1] if cid in _EK_PACKAGES else "ocr"  # ek's rapidocr extra brings ocracy too
+        steps = [install_hint(extra)] + _system_steps(cid)
         report["hint"] = "OCR engines run through ocracy, which is not installed. Run: " + " ; ".join(steps)
         return report
     try:
