@@ -58,7 +58,7 @@ async def bare_async(n: int) -> None:
 
 
 def main() -> None:
-    warnings.simplefilter("ignore")          # a deterministic agent warns that pass^k == pass^1
+    warnings.simplefilter("ignore")  # a deterministic agent warns that pass^k == pass^1
     tasks = [TaskSpec(f"t{i}", input=f"q{i}", gold=f"Q{i}", slice=("a", "b")[i % 2]) for i in range(N_TASKS)]
     trivial = as_agent(str.upper)
     rows = []
@@ -97,8 +97,10 @@ def main() -> None:
     for name, ours, bare, goal in rows:
         ratio = f"{ours / bare:.1f}x" if bare else "-"
         verdict = "" if goal is None else ("PASS" if ours < goal else "FAIL")
-        print(f"{name:<52}{ours:>9.3f}{(f'{bare:.3f}' if bare else '-'):>10}{ratio:>8}"
-              f"{(f'<{goal:g}s' if goal else '-'):>8}  {verdict}")
+        print(
+            f"{name:<52}{ours:>9.3f}{(f'{bare:.3f}' if bare else '-'):>10}{ratio:>8}"
+            f"{(f'<{goal:g}s' if goal else '-'):>8}  {verdict}"
+        )
 
 
 if __name__ == "__main__":

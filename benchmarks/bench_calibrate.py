@@ -36,24 +36,35 @@ def main() -> None:
 
     rng = np.random.default_rng(0)
     scores = rng.random(N)
-    correct = rng.random(N) < scores ** 2
+    correct = rng.random(N) < scores**2
     rounded = np.round(scores, 3)  # many ties
 
     cases = [
-        ("platt", lambda: PlattCalibrator().fit(scores, correct)(scores),
-         lambda: _SigmoidCalibration().fit(scores, correct).predict(scores)),
-        ("isotonic", lambda: IsotonicCalibrator().fit(scores, correct)(scores),
-         lambda: IsotonicRegression(out_of_bounds="clip").fit(scores, correct).predict(scores)),
-        ("isotonic (ties)", lambda: IsotonicCalibrator().fit(rounded, correct)(rounded),
-         lambda: IsotonicRegression(out_of_bounds="clip").fit(rounded, correct).predict(rounded)),
+        (
+            "platt",
+            lambda: PlattCalibrator().fit(scores, correct)(scores),
+            lambda: _SigmoidCalibration().fit(scores, correct).predict(scores),
+        ),
+        (
+            "isotonic",
+            lambda: IsotonicCalibrator().fit(scores, correct)(scores),
+            lambda: IsotonicRegression(out_of_bounds="clip").fit(scores, correct).predict(scores),
+        ),
+        (
+            "isotonic (ties)",
+            lambda: IsotonicCalibrator().fit(rounded, correct)(rounded),
+            lambda: IsotonicRegression(out_of_bounds="clip").fit(rounded, correct).predict(rounded),
+        ),
     ]
     print(f"fit + predict on {N:,} points (best of {REPEATS})")
     for name, ours, theirs in cases:
         t_ek, t_sk = _best(ours), _best(theirs)
         ratio = t_ek / t_sk
         verdict = "OK" if ratio <= 2.0 else "TOO SLOW"
-        print(f"{name:<16} ek={t_ek * 1000:7.1f} ms  sklearn={t_sk * 1000:7.1f} ms  "
-              f"ratio={ratio:.2f}x (target <= 2x: {verdict})")
+        print(
+            f"{name:<16} ek={t_ek * 1000:7.1f} ms  sklearn={t_sk * 1000:7.1f} ms  "
+            f"ratio={ratio:.2f}x (target <= 2x: {verdict})"
+        )
     cal = PlattCalibrator().fit(scores, correct)
     batch = cal(scores[:2000])
     assert all(batch[i] == cal(float(scores[i])) for i in range(2000))

@@ -41,8 +41,12 @@ def write_corpus(root: Path) -> dict:
     """The same text as JSONL (ek) and as two line files (jiwer)."""
     rng = random.Random(0)
     paths = {name: root / name for name in ("gold.jsonl", "pred.jsonl", "ref.txt", "hyp.txt")}
-    with paths["gold.jsonl"].open("w") as g, paths["pred.jsonl"].open("w") as p, \
-            paths["ref.txt"].open("w") as r, paths["hyp.txt"].open("w") as h:
+    with (
+        paths["gold.jsonl"].open("w") as g,
+        paths["pred.jsonl"].open("w") as p,
+        paths["ref.txt"].open("w") as r,
+        paths["hyp.txt"].open("w") as h,
+    ):
         for i in range(N):
             ref = "".join(rng.choice(LETTERS) for _ in range(LENGTH)).strip() or "x"
             hyp = "".join(c if rng.random() > 0.05 else rng.choice(LETTERS) for c in ref).strip() or "y"
@@ -89,8 +93,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         paths = write_corpus(Path(tmp))
         ek_cmd = [sys.executable, "-m", "ek", "evaluate", str(paths["gold.jsonl"]), str(paths["pred.jsonl"])]
-        jiwer_cmd = [os.path.join(os.path.dirname(sys.executable), "jiwer"), "--cer",
-                     "-r", str(paths["ref.txt"]), "-h", str(paths["hyp.txt"])]
+        jiwer_cmd = [
+            os.path.join(os.path.dirname(sys.executable), "jiwer"),
+            "--cer",
+            "-r",
+            str(paths["ref.txt"]),
+            "-h",
+            str(paths["hyp.txt"]),
+        ]
         ek_wall, ek_cpu, ek_out = timed(ek_cmd)
         jiwer_wall, jiwer_cpu, jiwer_out = timed(jiwer_cmd)
         html_wall, html_cpu, _ = timed(ek_cmd + ["--html", str(Path(tmp) / "report.html")])

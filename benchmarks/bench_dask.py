@@ -76,16 +76,25 @@ def main() -> None:
     if args.variant:
         print(json.dumps(run_variant(args.variant, args.format, args.folder, args.scheduler, args.level)))
         return
-    print(f"load average before: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} "
-          f"({os.cpu_count()} cores)")
+    print(
+        f"load average before: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} "
+        f"({os.cpu_count()} cores)"
+    )
     with tempfile.TemporaryDirectory() as folder:
         t = time.perf_counter()
         write_corpus(folder, args.pairs)
         os.sync()  # the files' write-back would otherwise compete with the first round
-        print(f"wrote {args.pairs:,} pairs in {FILES} Parquet files ({_size(folder, '.parquet') / 1e6:.0f} MB) "
-              f"and {FILES} JSON-lines files ({_size(folder, '.jsonl') / 1e6:.0f} MB) in {time.perf_counter() - t:.1f} s")
-        cluster = subprocess.Popen([sys.executable, "-c", CLUSTER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   stderr=subprocess.DEVNULL, text=True)
+        print(
+            f"wrote {args.pairs:,} pairs in {FILES} Parquet files ({_size(folder, '.parquet') / 1e6:.0f} MB) "
+            f"and {FILES} JSON-lines files ({_size(folder, '.jsonl') / 1e6:.0f} MB) in {time.perf_counter() - t:.1f} s"
+        )
+        cluster = subprocess.Popen(
+            [sys.executable, "-c", CLUSTER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
         try:
             address = cluster.stdout.readline().strip()
             for kind in ("parquet", "jsonl"):
@@ -117,8 +126,13 @@ def write_corpus(folder: str, n: int) -> None:
             for i in rows:
                 pred, gold = pairs[i % DISTINCT]
                 out.write(json.dumps({"doc": f"d{i}", "pred": pred, "gold": gold}) + "\n")
-        frame = pd.DataFrame({"doc": [f"d{i}" for i in rows], "pred": [pairs[i % DISTINCT][0] for i in rows],
-                              "gold": [pairs[i % DISTINCT][1] for i in rows]})
+        frame = pd.DataFrame(
+            {
+                "doc": [f"d{i}" for i in rows],
+                "pred": [pairs[i % DISTINCT][0] for i in rows],
+                "gold": [pairs[i % DISTINCT][1] for i in rows],
+            }
+        )
         frame.to_parquet(os.path.join(folder, f"part-{f:02d}.parquet"), index=False)
 
 
@@ -161,8 +175,14 @@ def run_variant(variant: str, kind: str, folder: str, address: str, level: Optio
             if level is not None:
                 interval = report.interval(level)
             seconds, sent = time.perf_counter() - t, report.detail["summary_bytes"]
-    return {"seconds": seconds, "peak_mb": _peak_mb(), "aggregate": report.aggregate, "n": report.n, "bytes": sent,
-            "interval": interval}
+    return {
+        "seconds": seconds,
+        "peak_mb": _peak_mb(),
+        "aggregate": report.aggregate,
+        "n": report.n,
+        "bytes": sent,
+        "interval": interval,
+    }
 
 
 def _warm_worker() -> None:
@@ -206,23 +226,49 @@ def bench_cer(folder: str, kind: str, address: str, rounds: int, n: int, level: 
     extra = [] if level is None else ["--level", str(level)]
     for _ in range(rounds):
         for variant in ("serial", "dask"):
-            out = subprocess.run([sys.executable, __file__, "--variant", variant, "--format", kind, "--folder",
-                                  folder, "--scheduler", address, *extra], capture_output=True, text=True, check=True)
+            out = subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--variant",
+                    variant,
+                    "--format",
+                    kind,
+                    "--folder",
+                    folder,
+                    "--scheduler",
+                    address,
+                    *extra,
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             runs[variant].append(json.loads(out.stdout.strip().splitlines()[-1]))
     serial, dask = runs["serial"], runs["dask"]
     assert {r["aggregate"] for r in serial} == {r["aggregate"] for r in dask}, "the aggregates differ"
-    assert {tuple(r["interval"] or ()) for r in serial} == {tuple(r["interval"] or ()) for r in dask}, "intervals differ"
+    assert {tuple(r["interval"] or ()) for r in serial} == {tuple(r["interval"] or ()) for r in dask}, (
+        "intervals differ"
+    )
     assert all(r["n"] == n for r in serial + dask)
     ratios = [s["seconds"] / d["seconds"] for s, d in zip(serial, dask)]
     best_s, best_d = min(r["seconds"] for r in serial), min(r["seconds"] for r in dask)
-    what = "" if level is None else f", with the {level:.0%} interval {tuple(round(x, 5) for x in serial[0]['interval'])}"
+    what = (
+        "" if level is None else f", with the {level:.0%} interval {tuple(round(x, 5) for x in serial[0]['interval'])}"
+    )
     print(f"CER over {n:,} pairs from {kind} files (CER {serial[0]['aggregate']:.5f}, equal{what}), {rounds} rounds:")
-    print(f"  serial ek.evaluate, one process   best {best_s:6.2f} s ({n / best_s:9,.0f} pairs/s), "
-          f"peak RSS {max(r['peak_mb'] for r in serial):6.0f} MB")
-    print(f"  ek.dask.evaluate, 2 workers       best {best_d:6.2f} s ({n / best_d:9,.0f} pairs/s), "
-          f"client peak RSS {max(r['peak_mb'] for r in dask):6.0f} MB (goal < 200 MB)")
-    print(f"  throughput ratio: median {statistics.median(ratios):.2f}x, best {best_s / best_d:.2f}x, rounds "
-          f"{', '.join(f'{r:.2f}' for r in ratios)} (goal 1.6x)")
+    print(
+        f"  serial ek.evaluate, one process   best {best_s:6.2f} s ({n / best_s:9,.0f} pairs/s), "
+        f"peak RSS {max(r['peak_mb'] for r in serial):6.0f} MB"
+    )
+    print(
+        f"  ek.dask.evaluate, 2 workers       best {best_d:6.2f} s ({n / best_d:9,.0f} pairs/s), "
+        f"client peak RSS {max(r['peak_mb'] for r in dask):6.0f} MB (goal < 200 MB)"
+    )
+    print(
+        f"  throughput ratio: median {statistics.median(ratios):.2f}x, best {best_s / best_d:.2f}x, rounds "
+        f"{', '.join(f'{r:.2f}' for r in ratios)} (goal 1.6x)"
+    )
     print(f"  bytes that reached the client: {dask[0]['bytes']} (the merged summary)")
 
 
@@ -271,14 +317,20 @@ def bench_graphs(address: str, n: int, rounds: int) -> None:
                 assert (spread.n, spread.aggregate) == (serial.n, serial.aggregate)
                 assert spread.interval() == _near(serial.interval())
         capacity = _capacity(client)
-    print(f"typed_graph over {n:,} invoice pairs (1 to 4 line items; distance {serial.aggregate:.4f}, equal; "
-          f"with the 95% interval), {rounds} rounds:")
-    print(f"  serial ek.evaluate                   best {min(times['serial']):6.2f} s "
-          f"({min(times['serial']) / n * 1e3:.1f} ms/pair)")
+    print(
+        f"typed_graph over {n:,} invoice pairs (1 to 4 line items; distance {serial.aggregate:.4f}, equal; "
+        f"with the 95% interval), {rounds} rounds:"
+    )
+    print(
+        f"  serial ek.evaluate                   best {min(times['serial']):6.2f} s "
+        f"({min(times['serial']) / n * 1e3:.1f} ms/pair)"
+    )
     for kind, label in (("dask", "pairs sent from the client"), ("held", "pairs already on the workers")):
         ratios = [s / d for s, d in zip(times["serial"], times[kind])]
-        print(f"  ek.dask.evaluate, {label:28s} best {min(times[kind]):6.2f} s; ratio median "
-              f"{statistics.median(ratios):.2f}x, rounds {', '.join(f'{r:.2f}' for r in ratios)} (goal 1.8x)")
+        print(
+            f"  ek.dask.evaluate, {label:28s} best {min(times[kind]):6.2f} s; ratio median "
+            f"{statistics.median(ratios):.2f}x, rounds {', '.join(f'{r:.2f}' for r in ratios)} (goal 1.8x)"
+        )
     print(f"  the machine, meanwhile: {capacity:.2f}x for two pure-CPU jobs on the cluster's workers")
 
 
@@ -289,8 +341,12 @@ def _graph_bag(pairs: list, partitions: int) -> Any:
 
     size = -(-len(pairs) // partitions)
     tag = f"{id(pairs):x}-{time.perf_counter_ns()}"
-    return db.from_delayed([dask.delayed(pairs[i:i + size], name=f"graphs-{tag}-{i}", traverse=False)
-                            for i in range(0, len(pairs), size)])
+    return db.from_delayed(
+        [
+            dask.delayed(pairs[i : i + size], name=f"graphs-{tag}-{i}", traverse=False)
+            for i in range(0, len(pairs), size)
+        ]
+    )
 
 
 def _near(interval: tuple) -> Any:

@@ -55,8 +55,10 @@ def speed(n_items: int, n_audited: int) -> None:
     boot_warm = _best(lambda: ek.estimate_corpus(proxy, audit, interval="bootstrap"), repeat=3)
     print(f"mean problem, N={n_items:,}, n={n_audited:,}:")
     print(f"  ek CLT:       first call {first:.3f} s (reads the columns), warm {warm * 1e3:.1f} ms   (goal < 1 s)")
-    print(f"  ek bootstrap: first call {boot_first:.3f} s (resamples the corpus), warm {boot_warm * 1e3:.1f} ms"
-          "   (goal < 3 s)")
+    print(
+        f"  ek bootstrap: first call {boot_first:.3f} s (resamples the corpus), warm {boot_warm * 1e3:.1f} ms"
+        "   (goal < 3 s)"
+    )
     try:
         from ppi_py import ppi_mean_ci
     except ImportError:
@@ -67,13 +69,19 @@ def speed(n_items: int, n_audited: int) -> None:
     y, y_hat, y_u = truth[audited].astype(float), guess[audited].astype(float), guess[~mask].astype(float)
     ppi_mean_ci(y, y_hat, y_u, alpha=0.05)
     theirs = _best(lambda: ppi_mean_ci(y, y_hat, y_u, alpha=0.05))
-    print(f"  ppi_py ppi_mean_ci warm {theirs * 1e3:.1f} ms (arrays given; no id join): ek/ppi_py = "
-          f"{warm / theirs:.2f}x   (goal <= 2x)")
+    print(
+        f"  ppi_py ppi_mean_ci warm {theirs * 1e3:.1f} ms (arrays given; no id join): ek/ppi_py = "
+        f"{warm / theirs:.2f}x   (goal <= 2x)"
+    )
     lengths = rng.integers(20, 100, n_items)
-    scores = ek.evaluate([("x" * int(e), "y" * int(r)) for e, r in
-                          zip(rng.binomial(lengths, 0.05) * 0, lengths)], metric="cer", ids=ids)
-    cer_audit = ek.evaluate([("y" * int(lengths[k] - 2), "y" * int(lengths[k])) for k in audited], metric="cer",
-                            ids=[ids[k] for k in audited])
+    scores = ek.evaluate(
+        [("x" * int(e), "y" * int(r)) for e, r in zip(rng.binomial(lengths, 0.05) * 0, lengths)], metric="cer", ids=ids
+    )
+    cer_audit = ek.evaluate(
+        [("y" * int(lengths[k] - 2), "y" * int(lengths[k])) for k in audited],
+        metric="cer",
+        ids=[ids[k] for k in audited],
+    )
     ek.estimate_corpus(scores, cer_audit)
     print(f"  CER, warm CLT {_best(lambda: ek.estimate_corpus(scores, cer_audit)) * 1e3:.1f} ms")
 
@@ -81,18 +89,23 @@ def speed(n_items: int, n_audited: int) -> None:
 def width() -> None:
     demo = files("ek") / "data"
     rows = [json.loads(line) for line in (demo / "demo_ocr.jsonl").read_text(encoding="utf-8").splitlines()]
-    other = {json.loads(line)["id"]: json.loads(line)["prediction"]
-             for line in (demo / "demo_ocr_b.jsonl").read_text(encoding="utf-8").splitlines()}
+    other = {
+        json.loads(line)["id"]: json.loads(line)["prediction"]
+        for line in (demo / "demo_ocr_b.jsonl").read_text(encoding="utf-8").splitlines()
+    }
     ids = [r["id"] for r in rows]
     proxy = ek.agreement_proxy([r["prediction"] for r in rows], [other[i] for i in ids], metric="cer", ids=ids)
     print("width bought (interval width estimate / classical, effective n):")
     for step in (2, 4):
         audited = rows[::step]
-        audit = ek.evaluate([(r["prediction"], r["gold"]) for r in audited], metric="cer",
-                            ids=[r["id"] for r in audited])
+        audit = ek.evaluate(
+            [(r["prediction"], r["gold"]) for r in audited], metric="cer", ids=[r["id"] for r in audited]
+        )
         est = ek.estimate_corpus(proxy, audit)
-        print(f"  demo OCR corpus, stand-in system B, n={est.n} of N={est.N}: {_ratio(est):.3f}, "
-              f"effective n {est.effective_n:.0f}, lambda {est.lam:.2f}")
+        print(
+            f"  demo OCR corpus, stand-in system B, n={est.n} of N={est.N}: {_ratio(est):.3f}, "
+            f"effective n {est.effective_n:.0f}, lambda {est.lam:.2f}"
+        )
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
     import test_estimate_simulation as sim
 
@@ -101,9 +114,11 @@ def width() -> None:
         tally = sim.run(metric, corpora)
         for (name, design), row in tally.items():
             ratio = row["width"] / row["classical"]
-            print(f"  simulated {metric}, proxy {name:8} {design:10}: {ratio:.3f}, effective n "
-                  f"{sim.BUDGET / ratio ** 2:.0f} of {sim.BUDGET}, 95% coverage {row['cover'][0.95]:.3f} "
-                  f"(mean over {corpora} corpora of N={sim.N:,})")
+            print(
+                f"  simulated {metric}, proxy {name:8} {design:10}: {ratio:.3f}, effective n "
+                f"{sim.BUDGET / ratio**2:.0f} of {sim.BUDGET}, 95% coverage {row['cover'][0.95]:.3f} "
+                f"(mean over {corpora} corpora of N={sim.N:,})"
+            )
 
 
 def _ratio(est) -> float:

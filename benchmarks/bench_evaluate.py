@@ -74,18 +74,22 @@ def main() -> None:
     distance = Levenshtein.distance
     preds, golds = [p for p, _ in pairs], [g for _, g in pairs]
 
-    r_cer, t_cer, t_chars = paired_ratio(lambda: ek.evaluate(pairs, metric="cer"),
-                                         lambda: [distance(p, g) for p, g in pairs])
-    r_wer, t_wer, t_tokens = paired_ratio(lambda: ek.evaluate(pairs, metric="wer"),
-                                          lambda: [distance(p, g) for p, g in token_pairs])
+    r_cer, t_cer, t_chars = paired_ratio(
+        lambda: ek.evaluate(pairs, metric="cer"), lambda: [distance(p, g) for p, g in pairs]
+    )
+    r_wer, t_wer, t_tokens = paired_ratio(
+        lambda: ek.evaluate(pairs, metric="wer"), lambda: [distance(p, g) for p, g in token_pairs]
+    )
 
     cer = ek.evaluate(pairs, metric="cer").aggregate
     wer = ek.evaluate(pairs, metric="wer").aggregate
     jcer = jiwer.cer(reference=golds, hypothesis=preds)
     jwer = jiwer.wer(reference=golds, hypothesis=preds)
 
-    print(f"{N} pairs, ~{LENGTH} chars, ~{NOISE:.0%} character noise; "
-          f"{ROUNDS} interleaved rounds (best time, median per-round ratio)")
+    print(
+        f"{N} pairs, ~{LENGTH} chars, ~{NOISE:.0%} character noise; "
+        f"{ROUNDS} interleaved rounds (best time, median per-round ratio)"
+    )
     print(f"rapidfuzz loop, strings : {t_chars * 1e3:8.1f} ms")
     print(f"ek.evaluate(metric=cer) : {t_cer * 1e3:8.1f} ms   ratio {r_cer:.2f}x (goal <= 4x)")
     print(f"rapidfuzz loop, tokens  : {t_tokens * 1e3:8.1f} ms")

@@ -85,11 +85,14 @@ def main() -> None:
     }
     for label, seconds in timings.items():
         print(f"  {label:<38} {seconds:7.2f} s")
-    for mode, base, ours in (("one after the other", "direct, one engine after the other", "fleet, max_workers=None"),
-                             ("side by side", "direct, engines side by side", "fleet, max_workers=2")):
+    for mode, base, ours in (
+        ("one after the other", "direct, one engine after the other", "fleet, max_workers=None"),
+        ("side by side", "direct, engines side by side", "fleet, max_workers=2"),
+    ):
         extra = timings[ours] - timings[base]
-        print(f"overhead, {mode}: {extra:+.2f} s = {extra / timings[ours]:+.1%} of the fleet's wall time "
-              "(goal: under 5%)")
+        print(
+            f"overhead, {mode}: {extra:+.2f} s = {extra / timings[ours]:+.1%} of the fleet's wall time (goal: under 5%)"
+        )
     speedup = timings["fleet, max_workers=None"] / timings["fleet, max_workers=2"]
     print(f"max_workers=2 against one engine after the other: {speedup:.2f}x (goal: at least 1.6x)")
     report = fleet(2)
@@ -102,7 +105,10 @@ def _gold(path: Path, copies: int) -> dict:
     gold = {}
     for copy in range(copies):
         for r in records:
-            gold[f"{r['id']}#{copy}" if copies > 1 else r["id"]] = {**r, "image": str(path.parent / r["image"]) if not Path(r["image"]).is_absolute() else r["image"]}
+            gold[f"{r['id']}#{copy}" if copies > 1 else r["id"]] = {
+                **r,
+                "image": str(path.parent / r["image"]) if not Path(r["image"]).is_absolute() else r["image"],
+            }
     return gold
 
 

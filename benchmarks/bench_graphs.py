@@ -30,23 +30,35 @@ from ek.metrics.graphs import TypedEdge, TypedGraph, TypedGraphMetric, TypedNode
 
 GRAMMAR = GraphGrammar(
     node_types={
-        "invoice": NodeType("invoice", importance=5.0, fields={
-            "number": FieldSpec("number", importance=5.0),
-            "date": FieldSpec("date", "date", importance=3.0),
-            "total": FieldSpec("total", "number", importance=10.0),
-            "currency": FieldSpec("currency", importance=2.0),
-        }),
-        "party": NodeType("party", importance=3.0, fields={
-            "name": FieldSpec("name", importance=3.0),
-            "vat": FieldSpec("vat", importance=4.0),
-            "city": FieldSpec("city", importance=1.0),
-        }),
-        "line_item": NodeType("line_item", importance=2.0, fields={
-            "description": FieldSpec("description", importance=1.0),
-            "quantity": FieldSpec("quantity", "number", importance=3.0),
-            "unit_price": FieldSpec("unit_price", "number", importance=4.0),
-            "amount": FieldSpec("amount", "number", importance=6.0),
-        }),
+        "invoice": NodeType(
+            "invoice",
+            importance=5.0,
+            fields={
+                "number": FieldSpec("number", importance=5.0),
+                "date": FieldSpec("date", "date", importance=3.0),
+                "total": FieldSpec("total", "number", importance=10.0),
+                "currency": FieldSpec("currency", importance=2.0),
+            },
+        ),
+        "party": NodeType(
+            "party",
+            importance=3.0,
+            fields={
+                "name": FieldSpec("name", importance=3.0),
+                "vat": FieldSpec("vat", importance=4.0),
+                "city": FieldSpec("city", importance=1.0),
+            },
+        ),
+        "line_item": NodeType(
+            "line_item",
+            importance=2.0,
+            fields={
+                "description": FieldSpec("description", importance=1.0),
+                "quantity": FieldSpec("quantity", "number", importance=3.0),
+                "unit_price": FieldSpec("unit_price", "number", importance=4.0),
+                "amount": FieldSpec("amount", "number", importance=6.0),
+            },
+        ),
     },
     edge_types={
         "seller": EdgeType("seller", "invoice", "party", importance=3.0),
@@ -61,16 +73,34 @@ WORDS = ["bolt", "nut", "washer", "screw", "gear", "belt", "pump", "valve", "hos
 def invoice(rng: random.Random, n_items: int) -> TypedGraph:
     """A gold invoice with ``n_items`` line items."""
     nodes = [
-        TypedNode("inv", "invoice", {"number": f"INV-{rng.randint(1000, 9999)}", "date": "2026-03-01",
-                                      "total": str(rng.randint(100, 99999)), "currency": "EUR"}),
+        TypedNode(
+            "inv",
+            "invoice",
+            {
+                "number": f"INV-{rng.randint(1000, 9999)}",
+                "date": "2026-03-01",
+                "total": str(rng.randint(100, 99999)),
+                "currency": "EUR",
+            },
+        ),
         TypedNode("seller", "party", {"name": "Acme", "vat": "FR123", "city": "Paris"}),
         TypedNode("buyer", "party", {"name": "Globex", "vat": "DE456", "city": "Berlin"}),
     ]
     edges = [TypedEdge("inv", "seller", "seller"), TypedEdge("inv", "buyer", "buyer")]
     for k in range(n_items):
         q, p = rng.randint(1, 9), rng.randint(1, 500)
-        nodes.append(TypedNode(f"item{k}", "line_item", {"description": f"{rng.choice(WORDS)} {rng.randint(1, 99)}",
-                                                          "quantity": str(q), "unit_price": str(p), "amount": str(q * p)}))
+        nodes.append(
+            TypedNode(
+                f"item{k}",
+                "line_item",
+                {
+                    "description": f"{rng.choice(WORDS)} {rng.randint(1, 99)}",
+                    "quantity": str(q),
+                    "unit_price": str(p),
+                    "amount": str(q * p),
+                },
+            )
+        )
         edges.append(TypedEdge("inv", f"item{k}", "has_item"))
     return TypedGraph(nodes, edges)
 
@@ -89,14 +119,18 @@ def perturb(rng: random.Random, gold: TypedGraph, *, rate: float = 0.15) -> Type
         keep.add(node.node_id)
     n_items = sum(n.node_type == "line_item" for n in gold.nodes)
     for k in range(max(1, n_items // 10) if rng.random() < 0.5 else 0):
-        nodes.append(TypedNode(f"extra{k}", "line_item", {"description": "invented", "quantity": "1",
-                                                           "unit_price": "9", "amount": "9"}))
+        nodes.append(
+            TypedNode(
+                f"extra{k}", "line_item", {"description": "invented", "quantity": "1", "unit_price": "9", "amount": "9"}
+            )
+        )
         keep.add(f"extra{k}")
     edges = [e for e in gold.edges if e.src in keep and e.dst in keep]
     edges += [TypedEdge("inv", n.node_id, "has_item") for n in nodes if n.node_id.startswith("extra")]
     if rng.random() < 0.3:  # seller and buyer swapped
-        edges = [TypedEdge(e.src, e.dst, {"seller": "buyer", "buyer": "seller"}.get(e.edge_type, e.edge_type))
-                 for e in edges]
+        edges = [
+            TypedEdge(e.src, e.dst, {"seller": "buyer", "buyer": "seller"}.get(e.edge_type, e.edge_type)) for e in edges
+        ]
     # the extractor numbers items its own way
     items = [n for n in nodes if n.node_type == "line_item"]
     new_ids = [f"p{k}" for k in range(len(items))]
@@ -109,8 +143,10 @@ def perturb(rng: random.Random, gold: TypedGraph, *, rate: float = 0.15) -> Type
 
 def random_graph(rng: random.Random, n: int) -> TypedGraph:
     """A random typed graph: two node types, two fields, two edge types, self-loops allowed."""
-    nodes = [TypedNode(f"n{i}", rng.choice("AB"), {f: rng.choice("xyz") for f in "pq" if rng.random() < 0.8})
-             for i in range(n)]
+    nodes = [
+        TypedNode(f"n{i}", rng.choice("AB"), {f: rng.choice("xyz") for f in "pq" if rng.random() < 0.8})
+        for i in range(n)
+    ]
     edges = {(rng.randrange(n), rng.randrange(n)): rng.choice("rs") for _ in range(rng.randint(0, n + 2))}
     return TypedGraph(nodes, [TypedEdge(f"n{a}", f"n{b}", t) for (a, b), t in edges.items()])
 
@@ -134,8 +170,10 @@ def main() -> None:
     bip_m = TypedGraphMetric(grammar=GRAMMAR, method="bipartite")
     warm = invoice(rng, 2)
     exact_m(perturb(rng, warm), warm)  # load networkx, numpy and scipy before timing
-    print(f"{'items':>5} {'nodes':>5} {'pairs':>5} | {'bipartite s/pair':>16} {'certified':>9} | "
-          f"{'exact s/pair':>12} {'finished':>8} | {'bound==exact':>12} {'mean gap':>9} {'mean rel gap':>12}")
+    print(
+        f"{'items':>5} {'nodes':>5} {'pairs':>5} | {'bipartite s/pair':>16} {'certified':>9} | "
+        f"{'exact s/pair':>12} {'finished':>8} | {'bound==exact':>12} {'mean gap':>9} {'mean rel gap':>12}"
+    )
     for n_items, n_pairs in pairs_per_size.items():
         bip_times, exact_times, finished, equal, gaps, rel_gaps, certified = [], [], 0, 0, [], [], 0
         nodes = 0
@@ -162,8 +200,10 @@ def main() -> None:
         gap_col = f"{statistics.mean(gaps):9.3f}" if gaps else f"{'-':>9}"
         rel_col = f"{100 * statistics.mean(rel_gaps):11.2f}%" if rel_gaps else f"{'-':>12}"
         cert_col = f"{certified}/{n_pairs}"
-        print(f"{n_items:>5} {nodes:>5} {n_pairs:>5} | {statistics.mean(bip_times):16.4f} {cert_col:>9} | {exact_col} "
-              f"{fin_col:>8} | {eq_col:>12} {gap_col} {rel_col}")
+        print(
+            f"{n_items:>5} {nodes:>5} {n_pairs:>5} | {statistics.mean(bip_times):16.4f} {cert_col:>9} | {exact_col} "
+            f"{fin_col:>8} | {eq_col:>12} {gap_col} {rel_col}"
+        )
 
     print()
     n_random = 50 if args.quick else 300
@@ -175,8 +215,10 @@ def main() -> None:
         assert ex["exact"] and gap >= -1e-9
         equal += gap < 1e-9
         gaps.append(gap)
-    print(f"random typed graphs (1-7 nodes, {n_random} pairs): bipartite == exact on {equal}/{n_random} "
-          f"({100 * equal / n_random:.1f}%), mean gap {statistics.mean(gaps):.4f}, max gap {max(gaps):.2f}")
+    print(
+        f"random typed graphs (1-7 nodes, {n_random} pairs): bipartite == exact on {equal}/{n_random} "
+        f"({100 * equal / n_random:.1f}%), mean gap {statistics.mean(gaps):.4f}, max gap {max(gaps):.2f}"
+    )
     baseline(rng, args.timeout, quick=args.quick)
 
 
@@ -203,8 +245,10 @@ def baseline(rng: random.Random, timeout: float, *, quick: bool) -> None:
             nx_t.append(time.perf_counter() - start)
             same += abs(d - score.detail["raw_distance"]) < 1e-9
         ratio = statistics.mean(nx_t) / statistics.mean(ek_t)
-        print(f"  {n_items} items: ek exact {statistics.mean(ek_t):.3f} s/pair, networkx {statistics.mean(nx_t):.3f} "
-              f"s/pair (networkx/ek time {ratio:.1f}x), same distance on {same}/{n_pairs}")
+        print(
+            f"  {n_items} items: ek exact {statistics.mean(ek_t):.3f} s/pair, networkx {statistics.mean(nx_t):.3f} "
+            f"s/pair (networkx/ek time {ratio:.1f}x), same distance on {same}/{n_pairs}"
+        )
 
 
 if __name__ == "__main__":

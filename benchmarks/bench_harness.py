@@ -50,15 +50,18 @@ def bench_evaluate_store() -> None:
     t_eval, base = timed(lambda: ek.evaluate(cases, metric="cer"))
     t_mem, mem = timed(lambda: evaluate_store(lambda x: x, gold, metric="cer"))
     root = tempfile.mkdtemp()
-    t_persist, stored = timed(lambda: evaluate_store(lambda x: x, gold, metric="cer", run_id="b", rootdir=root,
-                                                     resume=False), repeats=1)
+    t_persist, stored = timed(
+        lambda: evaluate_store(lambda x: x, gold, metric="cer", run_id="b", rootdir=root, resume=False), repeats=1
+    )
     t_resume, resumed = timed(lambda: evaluate_store(lambda x: x, gold, metric="cer", run_id="b", rootdir=root))
     assert mem.aggregate == base.aggregate == stored.aggregate == resumed.aggregate
     assert mem.per_slice == base.per_slice
     print(f"evaluate_store, {N} records (CER {base.aggregate:.4f}):")
     print(f"  ek.evaluate (scoring only)   {t_eval * 1e3:8.1f} ms")
-    print(f"  evaluate_store in memory     {t_mem * 1e3:8.1f} ms  ({t_mem / N * 1e6:.1f} us/item, "
-          f"{t_mem / t_eval:.1f}x evaluate)")
+    print(
+        f"  evaluate_store in memory     {t_mem * 1e3:8.1f} ms  ({t_mem / N * 1e6:.1f} us/item, "
+        f"{t_mem / t_eval:.1f}x evaluate)"
+    )
     print(f"  evaluate_store persisted     {t_persist * 1e3:8.1f} ms  ({t_persist / N * 1e6:.1f} us/item)")
     print(f"  resumed, every item reused   {t_resume * 1e3:8.1f} ms  ({t_resume / N * 1e6:.1f} us/item)")
 
@@ -83,11 +86,18 @@ def bench_executor(n: int = 600, repeats: int = 3) -> None:
         truth = invoice(rng, 0)  # an invoice, its seller and its buyer
         graphs[f"inv-{i:04d}"] = {"input": perturb(rng, truth), "reference": truth, "slice": "ab"[i % 2]}
         texts[f"doc-{i:04d}"] = {"input": f"invoice {i} total {i * 7}", "reference": f"invoice {i} total {i * 9}"}
-    cases = [("typed_graph_bipartite on invoice graphs", graphs, {"metric": "typed_graph_bipartite",
-                                                                  "grammar": GRAMMAR}),
-             ("CER plus 1 ms of work per item", texts,
-              {"metric": ek.metric(millisecond_cer, aggregate="sum_ratio", statistics=("edits", "ref_len"),
-                                   higher_is_better=False)})]
+    cases = [
+        ("typed_graph_bipartite on invoice graphs", graphs, {"metric": "typed_graph_bipartite", "grammar": GRAMMAR}),
+        (
+            "CER plus 1 ms of work per item",
+            texts,
+            {
+                "metric": ek.metric(
+                    millisecond_cer, aggregate="sum_ratio", statistics=("edits", "ref_len"), higher_is_better=False
+                )
+            },
+        ),
+    ]
     print(f"evaluate_store on a 2-process executor, {n} items ({os.cpu_count()} cores, best of {repeats}):")
     with ProcessPoolExecutor(2) as pool:
         for name, gold, options in cases:
@@ -97,10 +107,14 @@ def bench_executor(n: int = 600, repeats: int = 3) -> None:
             t_serial, serial = timed(lambda: evaluate_store(extractor, gold, **options), repeats)
             t_pool, pooled = timed(lambda: evaluate_store(extractor, gold, executor=pool, **options), repeats)
             assert pooled == serial
-            print(f"  {name:40s} serial {t_serial / n * 1e3:5.2f} ms/item, pool {t_pool / n * 1e3:5.2f} ms/item: "
-                  f"{t_serial / t_pool:.2f}x (goal 1.6x)")
-        print(f"  {'the machine, meanwhile':40s} {_capacity(pool):.2f}x for two pure-CPU jobs on the same pool "
-              "(the most any executor can reach while other work shares the cores)")
+            print(
+                f"  {name:40s} serial {t_serial / n * 1e3:5.2f} ms/item, pool {t_pool / n * 1e3:5.2f} ms/item: "
+                f"{t_serial / t_pool:.2f}x (goal 1.6x)"
+            )
+        print(
+            f"  {'the machine, meanwhile':40s} {_capacity(pool):.2f}x for two pure-CPU jobs on the same pool "
+            "(the most any executor can reach while other work shares the cores)"
+        )
 
 
 def _spin(n: int) -> int:
@@ -124,8 +138,10 @@ def bench_agreement() -> None:
     rng = random.Random(1)
     raters, items = 5, 2000
     truth = [rng.randint(1, 5) for _ in range(items)]
-    data = [[None if rng.random() < 0.1 else (t if rng.random() < 0.7 else rng.randint(1, 5)) for t in truth]
-            for _ in range(raters)]
+    data = [
+        [None if rng.random() < 0.1 else (t if rng.random() < 0.7 else rng.randint(1, 5)) for t in truth]
+        for _ in range(raters)
+    ]
     try:
         import krippendorff
     except ImportError:

@@ -45,9 +45,18 @@ def make_items(n: int, seed: int = 0) -> list[dict]:
         pred = noisy(gold, rng, rng.choice([0.0, 0.01, 0.03, 0.1]))
         ops = align(pred, gold, unit="char")
         edits = sum(max(len(g), len(p)) for tag, g, p in ops if tag != "equal")
-        items.append({"id": f"doc-{i:06d}", "slice": SLICES[i % len(SLICES)], "value": edits / len(gold),
-                      "gold": gold, "pred": pred, "ops": ops, "unit": "char",
-                      "statistics": {"edits": edits, "ref_len": len(gold)}})
+        items.append(
+            {
+                "id": f"doc-{i:06d}",
+                "slice": SLICES[i % len(SLICES)],
+                "value": edits / len(gold),
+                "gold": gold,
+                "pred": pred,
+                "ops": ops,
+                "unit": "char",
+                "statistics": {"edits": edits, "ref_len": len(gold)},
+            }
+        )
     return items
 
 
@@ -60,24 +69,63 @@ def evaluate_data(items: list[dict]) -> dict:
         part = [it for it in items if it["slice"] == s]
         v = sum(it["statistics"]["edits"] for it in part) / sum(it["statistics"]["ref_len"] for it in part)
         per_slice[s] = {"aggregate": v, "interval": [v * 0.95, v * 1.05], "n": len(part)}
-    return {"metric": "cer", "higher_is_better": False, "aggregate": agg, "interval": [agg * 0.97, agg * 1.03],
-            "level": 0.95, "n": len(items), "missing": ["doc-x1", "doc-x2"], "extra": ["stray-1"],
-            "per_slice": per_slice, "items": items}
+    return {
+        "metric": "cer",
+        "higher_is_better": False,
+        "aggregate": agg,
+        "interval": [agg * 0.97, agg * 1.03],
+        "level": 0.95,
+        "n": len(items),
+        "missing": ["doc-x1", "doc-x2"],
+        "extra": ["stray-1"],
+        "per_slice": per_slice,
+        "items": items,
+    }
 
 
 def compare_data(items: list[dict]) -> dict:
     rng = random.Random(1)
-    moved = [{"id": it["id"], "slice": it["slice"], "a": it["value"], "b": it["value"] + rng.choice([-0.05, 0, 0.05]),
-              "gold": it["gold"], "pred_a": it["pred"], "pred_b": it["gold"], "unit": "char"} for it in items]
+    moved = [
+        {
+            "id": it["id"],
+            "slice": it["slice"],
+            "a": it["value"],
+            "b": it["value"] + rng.choice([-0.05, 0, 0.05]),
+            "gold": it["gold"],
+            "pred_a": it["pred"],
+            "pred_b": it["gold"],
+            "unit": "char",
+        }
+        for it in items
+    ]
     for m in moved:
         m["delta"] = m["b"] - m["a"]
-    per = {s: {"a": 0.03, "b": 0.031, "delta": 0.001, "interval": [-0.002, 0.004], "p_value": 0.4,
-               "verdict": "no detectable difference", "n": 10} for s in SLICES}
-    return {"metric": "cer", "higher_is_better": False, "level": 0.95, "n": len(items),
-            "a": {"name": "base", "aggregate": 0.03, "interval": [0.029, 0.031]},
-            "b": {"name": "new", "aggregate": 0.031, "interval": [0.03, 0.032]},
-            "delta": 0.001, "interval": [-0.001, 0.003], "p_value": 0.31, "verdict": "no detectable difference",
-            "per_slice": per, "items": moved}
+    per = {
+        s: {
+            "a": 0.03,
+            "b": 0.031,
+            "delta": 0.001,
+            "interval": [-0.002, 0.004],
+            "p_value": 0.4,
+            "verdict": "no detectable difference",
+            "n": 10,
+        }
+        for s in SLICES
+    }
+    return {
+        "metric": "cer",
+        "higher_is_better": False,
+        "level": 0.95,
+        "n": len(items),
+        "a": {"name": "base", "aggregate": 0.03, "interval": [0.029, 0.031]},
+        "b": {"name": "new", "aggregate": 0.031, "interval": [0.03, 0.032]},
+        "delta": 0.001,
+        "interval": [-0.001, 0.003],
+        "p_value": 0.31,
+        "verdict": "no detectable difference",
+        "per_slice": per,
+        "items": moved,
+    }
 
 
 def best_of(fn, repeats: int = 3) -> tuple[float, object]:
@@ -106,8 +154,12 @@ def browser_render_seconds(path: Path) -> float | None:
             seconds = []
             for _ in range(3):
                 driver.get(path.as_uri())
-                seconds.append(driver.execute_script(
-                    "var t = performance.getEntriesByType('navigation')[0]; return t.loadEventEnd - t.startTime;") / 1000)
+                seconds.append(
+                    driver.execute_script(
+                        "var t = performance.getEntriesByType('navigation')[0]; return t.loadEventEnd - t.startTime;"
+                    )
+                    / 1000
+                )
             return min(seconds)
         finally:
             driver.quit()
@@ -118,8 +170,10 @@ def main() -> None:
     data100k = evaluate_data(items)
     t_json, _ = best_of(lambda: json.dumps(data100k))
     t_page, page = best_of(lambda: render_evaluate(data100k))
-    print(f"evaluate page, 100,000 items: build {t_page:.2f} s (goal < 5 s); json.dumps of the data "
-          f"{t_json:.2f} s; ratio {t_page / t_json:.1f}x; page {len(page.encode()) / 1e6:.2f} MB")
+    print(
+        f"evaluate page, 100,000 items: build {t_page:.2f} s (goal < 5 s); json.dumps of the data "
+        f"{t_json:.2f} s; ratio {t_page / t_json:.1f}x; page {len(page.encode()) / 1e6:.2f} MB"
+    )
     t_cmp, cmp_page = best_of(lambda: render_compare(compare_data(items)), repeats=1)
     print(f"compare page, 100,000 items: build {t_cmp:.2f} s (goal < 5 s); page {len(cmp_page.encode()) / 1e6:.2f} MB")
     data10k = evaluate_data(items[:10_000])

@@ -59,8 +59,10 @@ def main() -> None:
         }
         for way, engine in ways.items():
             seconds, report = run(engine, lines)
-            print(f"{spec.name:10s} {way:10s} {seconds:6.2f} s  {seconds / len(lines):.3f} s/line  "
-                  f"CER {report.aggregate:.2%}")
+            print(
+                f"{spec.name:10s} {way:10s} {seconds:6.2f} s  {seconds / len(lines):.3f} s/line  "
+                f"CER {report.aggregate:.2%}"
+            )
         _, report = run(read, {k: v for k, v in everything.items()})
         by_kind = {}
         for key, item in report.detail["per_item"].items():

@@ -43,19 +43,87 @@ ALTO_NS = "http://www.loc.gov/standards/alto/ns-v2#"
 WORDS = ("der", "Schlyñ", "Haus", "wohl", "Straße", "über", "Käse", "und", "nach", "lang", "Zeit", "m\u0303it")
 # Historical German-like words: long s, u/o/a with a combining small e above, m with a tilde,
 # ligatures (ﬁ, ﬀ, MUFI ch and ck), an em dash, ’ and MUFI u with a small e above.
-HISTORIC = ("ſein", "u\u0364ber", "ko\u0364nnen", "Ma\u0364nner", "m\u0303it", "daß", "Geſchichte", "ﬁnden",
-            "Schi\ue8bf", "Stoﬀ", "ſtehen", "Tu\u0364r", "\uf502riſt", "Glu\ue72bck", "wa\ueec4er", "—", "Gott’s",
-            "und", "der", "die", "das", "in", "zu", "den", "nicht", "von", "ſie", "iſt", "des", "ſich", "mit",
-            "dem", "er", "es", "ein", "ich", "auf", "ſo", "eine", "auch", "als", "an", "nach", "wie", "im",
-            "fu\u0364r", "man", "aber", "aus", "durch", "wenn", "nur", "war", "noch", "werden", "bey", "Herr",
-            "Jahr", "Stadt", "Kirche", "Koͤnig", "wohl", "alſo", "ſehr", "Zeit", "Leute", "Vater", "Buch.",
-            "Tage,", "gleich;", "Hauſe:")
+HISTORIC = (
+    "ſein",
+    "u\u0364ber",
+    "ko\u0364nnen",
+    "Ma\u0364nner",
+    "m\u0303it",
+    "daß",
+    "Geſchichte",
+    "ﬁnden",
+    "Schi\ue8bf",
+    "Stoﬀ",
+    "ſtehen",
+    "Tu\u0364r",
+    "\uf502riſt",
+    "Glu\ue72bck",
+    "wa\ueec4er",
+    "—",
+    "Gott’s",
+    "und",
+    "der",
+    "die",
+    "das",
+    "in",
+    "zu",
+    "den",
+    "nicht",
+    "von",
+    "ſie",
+    "iſt",
+    "des",
+    "ſich",
+    "mit",
+    "dem",
+    "er",
+    "es",
+    "ein",
+    "ich",
+    "auf",
+    "ſo",
+    "eine",
+    "auch",
+    "als",
+    "an",
+    "nach",
+    "wie",
+    "im",
+    "fu\u0364r",
+    "man",
+    "aber",
+    "aus",
+    "durch",
+    "wenn",
+    "nur",
+    "war",
+    "noch",
+    "werden",
+    "bey",
+    "Herr",
+    "Jahr",
+    "Stadt",
+    "Kirche",
+    "Koͤnig",
+    "wohl",
+    "alſo",
+    "ſehr",
+    "Zeit",
+    "Leute",
+    "Vater",
+    "Buch.",
+    "Tage,",
+    "gleich;",
+    "Hauſe:",
+)
 
 
 def page(line: str) -> str:
-    return (f'<?xml version="1.0" encoding="UTF-8"?>\n<PcGts xmlns="{NS}"><Page imageFilename="l.png">'
-            f'<TextRegion id="r"><TextLine id="l"><TextEquiv><Unicode>{escape(line)}</Unicode></TextEquiv>'
-            f"</TextLine></TextRegion></Page></PcGts>\n")
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<PcGts xmlns="{NS}"><Page imageFilename="l.png">'
+        f'<TextRegion id="r"><TextLine id="l"><TextEquiv><Unicode>{escape(line)}</Unicode></TextEquiv>'
+        f"</TextLine></TextRegion></Page></PcGts>\n"
+    )
 
 
 def noisy(line: str, rng: random.Random, rate: float = 0.04) -> str:
@@ -85,8 +153,10 @@ def write_pairs(root: Path, n: int) -> None:
 
 def long_page(rng: random.Random, n_regions: int = 65, n_lines: int = 20) -> list[list[str]]:
     """Regions of lines of historical German-like text, about 67,000 characters in all."""
-    return [[" ".join(rng.choice(HISTORIC) for _ in range(rng.randint(8, 13))) for _ in range(n_lines)]
-            for _ in range(n_regions)]
+    return [
+        [" ".join(rng.choice(HISTORIC) for _ in range(rng.randint(8, 13))) for _ in range(n_lines)]
+        for _ in range(n_regions)
+    ]
 
 
 def page_2019(regions: list[list[str]]) -> str:
@@ -94,15 +164,21 @@ def page_2019(regions: list[list[str]]) -> str:
     refs = "".join(f'<RegionRefIndexed index="{r}" regionRef="r{r}"/>' for r in range(len(regions)))
     body = []
     for r, lines in enumerate(regions):
-        tl = "".join(f'<TextLine id="r{r}l{k}"><Coords points="0,0 1,0 1,1 0,1"/>'
-                     f"<TextEquiv><Unicode>{escape(t)}</Unicode></TextEquiv></TextLine>"
-                     for k, t in enumerate(lines))
-        body.append(f'<TextRegion id="r{r}"><Coords points="0,0 1,0 1,1 0,1"/>{tl}'
-                    f'<TextEquiv><Unicode>{escape(chr(10).join(lines))}</Unicode></TextEquiv></TextRegion>')
-    return (f'<?xml version="1.0" encoding="UTF-8"?>\n<PcGts xmlns="{NS}"><Metadata><Creator>bench</Creator>'
-            f'<Created>2026-01-01T00:00:00</Created><LastChange>2026-01-01T00:00:00</LastChange></Metadata>'
-            f'<Page imageFilename="p.png" imageWidth="1" imageHeight="1"><ReadingOrder>'
-            f'<OrderedGroup id="ro">{refs}</OrderedGroup></ReadingOrder>{"".join(body)}</Page></PcGts>\n')
+        tl = "".join(
+            f'<TextLine id="r{r}l{k}"><Coords points="0,0 1,0 1,1 0,1"/>'
+            f"<TextEquiv><Unicode>{escape(t)}</Unicode></TextEquiv></TextLine>"
+            for k, t in enumerate(lines)
+        )
+        body.append(
+            f'<TextRegion id="r{r}"><Coords points="0,0 1,0 1,1 0,1"/>{tl}'
+            f"<TextEquiv><Unicode>{escape(chr(10).join(lines))}</Unicode></TextEquiv></TextRegion>"
+        )
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<PcGts xmlns="{NS}"><Metadata><Creator>bench</Creator>'
+        f"<Created>2026-01-01T00:00:00</Created><LastChange>2026-01-01T00:00:00</LastChange></Metadata>"
+        f'<Page imageFilename="p.png" imageWidth="1" imageHeight="1"><ReadingOrder>'
+        f'<OrderedGroup id="ro">{refs}</OrderedGroup></ReadingOrder>{"".join(body)}</Page></PcGts>\n'
+    )
 
 
 def alto_v2(regions: list[list[str]], rng: random.Random) -> str:
@@ -126,12 +202,14 @@ def alto_v2(regions: list[list[str]], rng: random.Random) -> str:
             k += 1
         text_lines = []
         for k, line in enumerate(out):
-            strings = '<SP/>'.join(f"<String CONTENT={quoteattr(w)} WC=\"0.9\"/>" for w in line.split(" ") if w)
+            strings = "<SP/>".join(f'<String CONTENT={quoteattr(w)} WC="0.9"/>' for w in line.split(" ") if w)
             text_lines.append(f'<TextLine ID="b{r}l{k}">{strings}</TextLine>')
         blocks.append(f'<TextBlock ID="b{r}">{"".join(text_lines)}</TextBlock>')
-    return (f'<?xml version="1.0" encoding="UTF-8"?>\n<alto xmlns="{ALTO_NS}"><Layout><Page ID="p" '
-            f'WIDTH="1" HEIGHT="1" PHYSICAL_IMG_NR="1"><PrintSpace>{"".join(blocks)}</PrintSpace></Page>'
-            f"</Layout></alto>\n")
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<alto xmlns="{ALTO_NS}"><Layout><Page ID="p" '
+        f'WIDTH="1" HEIGHT="1" PHYSICAL_IMG_NR="1"><PrintSpace>{"".join(blocks)}</PrintSpace></Page>'
+        f"</Layout></alto>\n"
+    )
 
 
 def many_pairs(root: Path, exe: str | None) -> None:
@@ -140,13 +218,18 @@ def many_pairs(root: Path, exe: str | None) -> None:
     report = evaluate_files(root / "gt", root / "ocr", segment="grapheme", normalize="nfc")
     ours = time.perf_counter() - t
     print(f"{N_PAIRS:,} PAGE-XML line pairs")
-    print(f"  ek.ocr.evaluate_files (CER, WER, FCA, BoW, confusions): {ours:7.2f} s   "
-          f"corpus grapheme CER {report.aggregate:.4f}")
+    print(
+        f"  ek.ocr.evaluate_files (CER, WER, FCA, BoW, confusions): {ours:7.2f} s   "
+        f"corpus grapheme CER {report.aggregate:.4f}"
+    )
     if exe is None:
         return
     t = time.perf_counter()
-    subprocess.run([exe, str(root / "gt"), str(root / "ocr"), "r", str(root / "reports"),
-                    "--textequiv-level", "line"], check=True, capture_output=True)
+    subprocess.run(
+        [exe, str(root / "gt"), str(root / "ocr"), "r", str(root / "reports"), "--textequiv-level", "line"],
+        check=True,
+        capture_output=True,
+    )
     theirs = time.perf_counter() - t
     per_pair = {i: s.value for i, s in zip(report.detail["ids"], report.scores)}
     worst = 0.0
@@ -170,30 +253,57 @@ def one_long_page(root: Path, exe: str | None) -> None:
     ours = time.perf_counter() - t
     m = report.detail["measures"]
     n_chars = sum(len(line) for lines in regions for line in lines) + sum(len(lines) for lines in regions) - 1
-    print(f"One page: {n_chars:,} characters in {sum(map(len, regions)):,} lines, 65 regions (PAGE 2019) "
-          f"against ALTO v2")
-    print(f"  ek.ocr.evaluate_files(profile='dinglehopper') (CER, WER, FCA, BoW, confusions): {ours:7.2f} s   "
-          f"CER {m['cer']:.4f}  WER {m['wer']:.4f}  FCA {m['fca']:.4f}  BoW {m['bow']:.4f}")
+    print(
+        f"One page: {n_chars:,} characters in {sum(map(len, regions)):,} lines, 65 regions (PAGE 2019) against ALTO v2"
+    )
+    print(
+        f"  ek.ocr.evaluate_files(profile='dinglehopper') (CER, WER, FCA, BoW, confusions): {ours:7.2f} s   "
+        f"CER {m['cer']:.4f}  WER {m['wer']:.4f}  FCA {m['fca']:.4f}  BoW {m['bow']:.4f}"
+    )
     if exe is None:
         return
     t = time.perf_counter()
-    subprocess.run([exe, str(gt), str(ocr), "page", str(root / "page-reports"), "--plain-encoding", "utf-8"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [exe, str(gt), str(ocr), "page", str(root / "page-reports"), "--plain-encoding", "utf-8"],
+        check=True,
+        capture_output=True,
+    )
     theirs = time.perf_counter() - t
     theirs_json = json.loads((root / "page-reports" / "page.json").read_text())
-    print(f"  dinglehopper CLI on the same pair (CER, WER, report): {theirs:7.2f} s   "
-          f"CER {theirs_json['cer']:.4f}  WER {theirs_json['wer']:.4f}")
+    print(
+        f"  dinglehopper CLI on the same pair (CER, WER, report): {theirs:7.2f} s   "
+        f"CER {theirs_json['cer']:.4f}  WER {theirs_json['wer']:.4f}"
+    )
     print(f"  ratio dinglehopper / ek: {theirs / ours:.1f}x (goal >= 3x)")
-    print(f"  same figures: CER differs by {abs(theirs_json['cer'] - m['cer']):.2e}, "
-          f"WER by {abs(theirs_json['wer'] - m['wer']):.2e}")
+    print(
+        f"  same figures: CER differs by {abs(theirs_json['cer'] - m['cer']):.2e}, "
+        f"WER by {abs(theirs_json['wer'] - m['wer']):.2e}"
+    )
     # Whole processes, as a user runs both: interpreter start and imports included, and both write HTML + JSON.
     t = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "ek", "evaluate", str(gt), str(ocr), "--profile", "dinglehopper",
-                    "--html", str(root / "page.html"), "--json", str(root / "page.json")], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ek",
+            "evaluate",
+            str(gt),
+            str(ocr),
+            "--profile",
+            "dinglehopper",
+            "--html",
+            str(root / "page.html"),
+            "--json",
+            str(root / "page.json"),
+        ],
+        check=True,
+        capture_output=True,
+    )
     whole = time.perf_counter() - t
-    print(f"  ek evaluate --profile dinglehopper --html --json, whole process: {whole:7.2f} s   "
-          f"ratio dinglehopper CLI / ek CLI: {theirs / whole:.1f}x (goal >= 3x)")
+    print(
+        f"  ek evaluate --profile dinglehopper --html --json, whole process: {whole:7.2f} s   "
+        f"ratio dinglehopper CLI / ek CLI: {theirs / whole:.1f}x (goal >= 3x)"
+    )
 
 
 def main() -> None:

@@ -36,16 +36,20 @@ def main() -> None:
     folder = tempfile.mkdtemp(prefix="ek-bench-ocr-")
     corpus = synthetic_corpus(folder, fonts=["DejaVuSans.ttf", "DejaVuSerif.ttf"], sizes=(20, 28))
     items = list(corpus.items()) * args.repeat
-    gold = {f"{i:04d}": {"image": path, "reference_text": text,
-                         "slice": "degraded" if "-degraded" in path else "clean"}
-            for i, (path, text) in enumerate(items)}
+    gold = {
+        f"{i:04d}": {"image": path, "reference_text": text, "slice": "degraded" if "-degraded" in path else "clean"}
+        for i, (path, text) in enumerate(items)
+    }
     references = dict(items)
     print(f"corpus: {len(gold)} images ({len(corpus)} distinct) in {folder}; {os.cpu_count()} CPUs")
 
     timings = {}
     t = time.perf_counter()
-    rows = ocracy.benchmark(references, ["tesseract"]) if args.repeat == 1 else [
-        row for _ in range(args.repeat) for row in ocracy.benchmark(references, ["tesseract"])]
+    rows = (
+        ocracy.benchmark(references, ["tesseract"])
+        if args.repeat == 1
+        else [row for _ in range(args.repeat) for row in ocracy.benchmark(references, ["tesseract"])]
+    )
     timings["ocracy.benchmark (one by one)"] = time.perf_counter() - t
 
     t = time.perf_counter()
@@ -72,10 +76,14 @@ def main() -> None:
     refs = [collapse(v["reference"]) for v in concurrent.detail["per_item"].values()]
     corpus_cer = jiwer.cer(reference=refs, hypothesis=preds)
     ok = [r["cer"] for r in rows if r["error"] is None]
-    print(f"ek corpus CER (raw text): {concurrent.aggregate:.4f}; per slice: "
-          + ", ".join(f"{k} {v:.4f}" for k, v in concurrent.per_slice.items()))
-    print(f"corpus CER on collapsed whitespace (jiwer): {corpus_cer:.4f}; "
-          f"ocracy mean of per-image CER: {sum(ok) / len(ok):.4f}")
+    print(
+        f"ek corpus CER (raw text): {concurrent.aggregate:.4f}; per slice: "
+        + ", ".join(f"{k} {v:.4f}" for k, v in concurrent.per_slice.items())
+    )
+    print(
+        f"corpus CER on collapsed whitespace (jiwer): {corpus_cer:.4f}; "
+        f"ocracy mean of per-image CER: {sum(ok) / len(ok):.4f}"
+    )
 
 
 if __name__ == "__main__":

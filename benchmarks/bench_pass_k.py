@@ -25,7 +25,7 @@ CASES = [  # (n, c, k)
     (1_000_000, 500_000, 500_000),
     (100_000_000, 50_000_000, 50_000_000),
 ]
-BASELINE_MAX_N = 1_000_000   # the closed form takes many seconds beyond this
+BASELINE_MAX_N = 1_000_000  # the closed form takes many seconds beyond this
 
 
 def closed_form(n: int, c: int, k: int) -> tuple:

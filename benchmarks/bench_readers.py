@@ -47,7 +47,9 @@ def hocr_stray_ends(size: int = 1_000_000) -> bytes:
 
 def page_with_order(layout: str, n: int = N_REGIONS) -> bytes:
     def region(k: int) -> str:
-        return f'<TextRegion id="r{k}"><TextLine id="l{k}"><TextEquiv><Unicode>text {k}</Unicode></TextEquiv></TextLine>'
+        return (
+            f'<TextRegion id="r{k}"><TextLine id="l{k}"><TextEquiv><Unicode>text {k}</Unicode></TextEquiv></TextLine>'
+        )
 
     target = "t" if layout == "table" else None
     refs = "".join(f'<RegionRefIndexed index="{k}" regionRef="{target or f"r{k}"}"/>' for k in range(n))
@@ -57,9 +59,11 @@ def page_with_order(layout: str, n: int = N_REGIONS) -> bytes:
         body = "".join(region(k) for k in range(n)) + "</TextRegion>" * n
     else:
         body = '<TableRegion id="t">' + "".join(region(k) + "</TextRegion>" for k in range(n)) + "</TableRegion>"
-    return (f'<?xml version="1.0" encoding="UTF-8"?><PcGts xmlns="{NS}"><Page imageFilename="x.png" imageWidth="1" '
-            f'imageHeight="1"><ReadingOrder><OrderedGroup id="g">{refs}</OrderedGroup></ReadingOrder>{body}'
-            "</Page></PcGts>").encode()
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?><PcGts xmlns="{NS}"><Page imageFilename="x.png" imageWidth="1" '
+        f'imageHeight="1"><ReadingOrder><OrderedGroup id="g">{refs}</OrderedGroup></ReadingOrder>{body}'
+        "</Page></PcGts>"
+    ).encode()
 
 
 def page_glyphs(regions: int = 65, lines: int = 20, words: int = 8, glyphs: int = 6) -> bytes:
@@ -67,8 +71,10 @@ def page_glyphs(regions: int = 65, lines: int = 20, words: int = 8, glyphs: int 
         return f'<TextEquiv conf="0.9"><Unicode>{text}</Unicode></TextEquiv>'
 
     coords = '<Coords points="0,0 10,0 10,10 0,10"/>'
-    out = [f'<?xml version="1.0" encoding="UTF-8"?><PcGts xmlns="{NS}"><Page imageFilename="x.png" '
-           'imageWidth="1" imageHeight="1">']
+    out = [
+        f'<?xml version="1.0" encoding="UTF-8"?><PcGts xmlns="{NS}"><Page imageFilename="x.png" '
+        'imageWidth="1" imageHeight="1">'
+    ]
     for r in range(regions):
         region_lines = []
         out.append(f'<TextRegion id="r{r}">{coords}')
@@ -79,9 +85,9 @@ def page_glyphs(regions: int = 65, lines: int = 20, words: int = 8, glyphs: int 
                 out.append(f'<Word id="r{r}l{k}w{w}">{coords}')
                 out.extend(f'<Glyph id="r{r}l{k}w{w}g{g}">{coords}{equiv(c)}</Glyph>' for g, c in enumerate(text))
                 out.append(f"{equiv(text)}</Word>")
-            out.append(f'{equiv(" ".join(texts))}</TextLine>')
+            out.append(f"{equiv(' '.join(texts))}</TextLine>")
             region_lines.append(" ".join(texts))
-        out.append(f'{equiv("&#10;".join(region_lines))}</TextRegion>')
+        out.append(f"{equiv('&#10;'.join(region_lines))}</TextRegion>")
     out.append("</Page></PcGts>")
     return "".join(out).encode()
 
@@ -103,14 +109,29 @@ def measure(path: str) -> dict:
     start, cpu = time.perf_counter(), time.process_time()
     doc = read_document(path)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-    return {"seconds": seconds, "cpu": cpu, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-            "lines": len(doc.lines), "level": getattr(doc, "text_level", "?")}
+    return {
+        "seconds": seconds,
+        "cpu": cpu,
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "lines": len(doc.lines),
+        "level": getattr(doc, "text_level", "?"),
+    }
 
 
 def main() -> None:
-    base = json.loads(subprocess.run([sys.executable, "-c", "import json, resource, ek.ocr.formats; print(json.dumps("
-                                      "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))"],
-                                     capture_output=True, text=True, check=True).stdout)
+    base = json.loads(
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import json, resource, ek.ocr.formats; print(json.dumps("
+                "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
     print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}; interpreter with ek: {base:.0f} MB RSS")
     print(f"{'case':16} {'MB in':>6} {'seconds':>8} {'CPU s':>7} {'peak MB':>8} {'lines':>7}  level")
     with tempfile.TemporaryDirectory() as tmp:
@@ -123,8 +144,10 @@ def main() -> None:
                 print(f"{name:16} {size / 1e6:6.2f}  failed: {out.stderr.strip().splitlines()[-1]}")
                 continue
             r = json.loads(out.stdout)
-            print(f"{name:16} {size / 1e6:6.2f} {r['seconds']:8.2f} {r['cpu']:7.2f} {r['peak_mb']:8.0f} {r['lines']:7}  "
-                  f"{r['level']}")
+            print(
+                f"{name:16} {size / 1e6:6.2f} {r['seconds']:8.2f} {r['cpu']:7.2f} {r['peak_mb']:8.0f} {r['lines']:7}  "
+                f"{r['level']}"
+            )
     print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 

@@ -45,8 +45,10 @@ def _run(label: str, hyps: list) -> None:
     tracemalloc.stop()
     lengths = [len(h.split()) for h in hyps]
     verdict = "OK" if seconds < TARGET_S else "TOO SLOW"
-    print(f"{label:<10} lengths={lengths} time={seconds:.2f}s (target < {TARGET_S:.0f}s: {verdict}) "
-          f"peak traced memory={peak:.1f} MB slots={len(c.slots)} mean agreement={c.mean_agreement:.3f}")
+    print(
+        f"{label:<10} lengths={lengths} time={seconds:.2f}s (target < {TARGET_S:.0f}s: {verdict}) "
+        f"peak traced memory={peak:.1f} MB slots={len(c.slots)} mean agreement={c.mean_agreement:.3f}"
+    )
 
 
 def main() -> None:

@@ -46,12 +46,14 @@ def table_pair(rng: random.Random, n_rows: int, n_cols: int) -> tuple[Table, Tab
 
 def unrelated_pair(rng: random.Random, n: int) -> tuple[Table, Table]:
     """Two n x n tables with unrelated texts and a few merged cells: the slow case."""
+
     def one() -> Table:
         grid = [[f"{rng.choice(WORDS)} {rng.randint(0, 99999)}" for _ in range(n)] for _ in range(n)]
         for _ in range(n // 4):
             r, c = rng.randrange(n), rng.randrange(1, n)
             grid[r][c] = None
         return Table.from_grid(grid)
+
     return one(), one()
 
 
@@ -87,8 +89,10 @@ def against_apted(rng: random.Random) -> None:
             t_ek, _, s = _timed(metric, pred, gold)
             t_ap, _, v = _timed(apted_teds, pred, gold, structure_only=structure_only)
             assert abs(v - s.value) <= 1e-12, (v, s.value)
-            print(f"{n_rows}x{n_cols:<3} {metric.name:>11} | {t_ek:7.3f} {s.value:8.4f} | {t_ap:8.3f} {v:8.4f} "
-                  f"{t_ap / t_ek:7.1f}x")
+            print(
+                f"{n_rows}x{n_cols:<3} {metric.name:>11} | {t_ek:7.3f} {s.value:8.4f} | {t_ap:8.3f} {v:8.4f} "
+                f"{t_ap / t_ek:7.1f}x"
+            )
 
 
 def _grits_engines(pred: Table, gold: Table, kind: str) -> tuple[float, float, float, float]:
@@ -101,8 +105,10 @@ def _grits_engines(pred: Table, gold: Table, kind: str) -> tuple[float, float, f
 
     def arrays() -> float:
         rows, cols = _table_arrays.alignment_scores(g, p, kind=kind)
-        return _table_scoring.aligned_sum(g, p, lambda i, k: rows[i][k], lambda j, l: cols[j][l],
-                                          lambda i, k, j, l: similarity(g[i][j], p[k][l]))
+        return _table_scoring.aligned_sum(
+            g, p, lambda i, k: rows[i][k], lambda j, l: cols[j][l], lambda i, k, j, l: similarity(g[i][j], p[k][l])
+        )
+
     t_ar, _, v_ar = _timed(arrays)
     return t_py, v_py, t_ar, v_ar
 
@@ -112,8 +118,9 @@ def engines(rng: random.Random, n: int = 40) -> None:
     print(f"{'engine':>16} | {'python s':>9} | {'numpy s':>8} {'speedup':>8} | value")
     pred, gold = table_pair(rng, n, n)
     for structure_only in (False, True):
-        t_py, _, v_py = _timed(_table_scoring.table_tree_distance, pred.rows, gold.rows,
-                               _table_scoring.rename_matrix(structure_only))
+        t_py, _, v_py = _timed(
+            _table_scoring.table_tree_distance, pred.rows, gold.rows, _table_scoring.rename_matrix(structure_only)
+        )
         t_ar, _, v_ar = _timed(_table_arrays.tree_distance, pred.rows, gold.rows, structure_only=structure_only)
         assert abs(v_py - v_ar) <= 1e-9, (v_py, v_ar)
         label = "TEDS-Struct dist" if structure_only else "TEDS distance"
@@ -125,8 +132,10 @@ def engines(rng: random.Random, n: int = 40) -> None:
 
 
 def large(rng: random.Random, n: int = 100) -> None:
-    print(f"\n3. {n}x{n} tables (at the default max_cells); baseline: before the array engines a 60x60 "
-          "pair took > 20 s and a 100x100 TEDS > 2 GB")
+    print(
+        f"\n3. {n}x{n} tables (at the default max_cells); baseline: before the array engines a 60x60 "
+        "pair took > 20 s and a 100x100 TEDS > 2 GB"
+    )
     print(f"{'pair':>9} {'metric':>11} | {'wall s':>7} {'cpu s':>6} {'peak MB':>8} | value")
     pairs = {"similar": table_pair(rng, n, n), "unrelated": unrelated_pair(rng, n)}
     metrics = (TedsMetric(), TedsMetric(structure_only=True), GritsMetric(), GritsMetric(structure_only=True))

@@ -37,9 +37,20 @@ def resolve(extra: str) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         report = pathlib.Path(tmp) / "report.json"
         done = subprocess.run(
-            [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
-             "--report", str(report), target],
-            capture_output=True, text=True,
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "install",
+                "--dry-run",
+                "--ignore-installed",
+                "--quiet",
+                "--report",
+                str(report),
+                target,
+            ],
+            capture_output=True,
+            text=True,
         )
         if done.returncode != 0:
             raise SystemExit(f"pip could not resolve {target}:\n{done.stderr}")

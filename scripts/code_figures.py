@@ -36,8 +36,11 @@ def _annotations(tree: ast.AST) -> tuple[int, int]:
             continue
         body = node.body if isinstance(node, (ast.Module, ast.ClassDef)) else []
         for fn in body:
-            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name.startswith("_") and \
-                    fn.name != "__call__":
+            if (
+                not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+                or fn.name.startswith("_")
+                and fn.name != "__call__"
+            ):
                 continue
             args = fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
             args += [a for a in (fn.args.vararg, fn.args.kwarg) if a is not None]

@@ -30,16 +30,50 @@ from pathlib import Path
 OUT = Path(__file__).resolve().parents[1] / "src" / "ek" / "data" / "demo_ocr.jsonl"
 OUT_B = OUT.with_name("demo_ocr_b.jsonl")
 
-CONFUSIONS = [("rn", "m"), ("m", "rn"), ("l", "1"), ("1", "l"), ("O", "0"), ("0", "O"),
-              ("e", "c"), ("c", "e"), ("S", "5"), ("5", "S"), ("B", "8"), ("I", "l"),
-              ("cl", "d"), ("vv", "w"), ("h", "b"), (",", "."), (".", ",")]
+CONFUSIONS = [
+    ("rn", "m"),
+    ("m", "rn"),
+    ("l", "1"),
+    ("1", "l"),
+    ("O", "0"),
+    ("0", "O"),
+    ("e", "c"),
+    ("c", "e"),
+    ("S", "5"),
+    ("5", "S"),
+    ("B", "8"),
+    ("I", "l"),
+    ("cl", "d"),
+    ("vv", "w"),
+    ("h", "b"),
+    (",", "."),
+    (".", ","),
+]
 SLICES = {"clean_print": 0.015, "degraded_scan": 0.07}
 SLICES_B = {"clean_print": 0.015, "degraded_scan": 0.04}
 
-VENDORS = ["Acme Supplies Ltd", "Northwind Traders", "Blue Harbor Foods", "Kestrel Office Co",
-           "Greenfield Hardware", "Marlowe & Sons", "Orchid Pharmacy", "Summit Logistics"]
-ITEMS = ["printer paper A4", "blue ballpoint pens", "stapler refill", "coffee beans 1kg",
-         "cleaning spray", "USB-C cable", "desk lamp", "shipping boxes", "label roll", "toner cartridge"]
+VENDORS = [
+    "Acme Supplies Ltd",
+    "Northwind Traders",
+    "Blue Harbor Foods",
+    "Kestrel Office Co",
+    "Greenfield Hardware",
+    "Marlowe & Sons",
+    "Orchid Pharmacy",
+    "Summit Logistics",
+]
+ITEMS = [
+    "printer paper A4",
+    "blue ballpoint pens",
+    "stapler refill",
+    "coffee beans 1kg",
+    "cleaning spray",
+    "USB-C cable",
+    "desk lamp",
+    "shipping boxes",
+    "label roll",
+    "toner cartridge",
+]
 CITIES = ["Boston", "Leeds", "Rotterdam", "Lyon", "Denver", "Glasgow", "Porto", "Oslo"]
 TEMPLATES = [
     "INVOICE {n} issued by {vendor} on {date}",
@@ -58,11 +92,18 @@ def gold_line(rng: random.Random) -> str:
     price = rng.randint(150, 9999) / 100
     total = qty * price
     return rng.choice(TEMPLATES).format(
-        n=f"INV-{rng.randint(1000, 9999)}", vendor=rng.choice(VENDORS),
-        date=f"{rng.randint(1, 28):02d}/{rng.randint(1, 12):02d}/2026", qty=qty,
-        item=rng.choice(ITEMS), price=f"{price:.2f}", total=f"{total:.2f}",
-        vat=f"{total * 0.2:.2f}", due=f"{total * 1.2:.2f}", num=rng.randint(1, 240),
-        city=rng.choice(CITIES), zip=f"{rng.randint(10000, 99999)}",
+        n=f"INV-{rng.randint(1000, 9999)}",
+        vendor=rng.choice(VENDORS),
+        date=f"{rng.randint(1, 28):02d}/{rng.randint(1, 12):02d}/2026",
+        qty=qty,
+        item=rng.choice(ITEMS),
+        price=f"{price:.2f}",
+        total=f"{total:.2f}",
+        vat=f"{total * 0.2:.2f}",
+        due=f"{total * 1.2:.2f}",
+        num=rng.randint(1, 240),
+        city=rng.choice(CITIES),
+        zip=f"{rng.randint(10000, 99999)}",
         acct=f"{rng.randint(10**7, 10**8 - 1)}",
     )
 
@@ -104,8 +145,14 @@ def main() -> None:
     for slice_name, rate in SLICES.items():
         for k in range(40):
             gold = gold_line(rng)
-            rows.append({"id": f"{slice_name}-{k:03d}", "prediction": ocr_noise(gold, rate, rng),
-                         "gold": gold, "slice": slice_name})
+            rows.append(
+                {
+                    "id": f"{slice_name}-{k:03d}",
+                    "prediction": ocr_noise(gold, rate, rng),
+                    "gold": gold,
+                    "slice": slice_name,
+                }
+            )
     rng_b = random.Random(20261130)  # a stream of its own, so system A's file never changes
     rows_b = [{"id": r["id"], "prediction": ocr_noise(r["gold"], SLICES_B[r["slice"]], rng_b)} for r in rows]
     OUT.parent.mkdir(parents=True, exist_ok=True)

@@ -140,14 +140,32 @@ def records() -> list[dict]:
     out = []
     for i, (key, text) in enumerate(_line_texts()):
         lang, source = SOURCES[key]
-        out.append({"id": f"line-{i + 1:02d}", "image": f"line-{i + 1:02d}.png", "reference_text": text,
-                    "slice": SLICES[i % 3], "kind": "line", "lang": lang, "font": fonts[(i // 3) % len(fonts)],
-                    "source": source})
+        out.append(
+            {
+                "id": f"line-{i + 1:02d}",
+                "image": f"line-{i + 1:02d}.png",
+                "reference_text": text,
+                "slice": SLICES[i % 3],
+                "kind": "line",
+                "lang": lang,
+                "font": fonts[(i // 3) % len(fonts)],
+                "source": source,
+            }
+        )
     for i, (keys, font, slice_) in enumerate(PAGES):
         text = "\n".join(textwrap.fill(TEXTS[k], PAGE_WIDTH) for k in keys)
-        out.append({"id": f"page-{i + 1}", "image": f"page-{i + 1}.png", "reference_text": text,
-                    "slice": slice_, "kind": "page", "lang": SOURCES[keys[0]][0], "font": font,
-                    "source": "; ".join(SOURCES[k][1] for k in keys)})
+        out.append(
+            {
+                "id": f"page-{i + 1}",
+                "image": f"page-{i + 1}.png",
+                "reference_text": text,
+                "slice": slice_,
+                "kind": "page",
+                "lang": SOURCES[keys[0]][0],
+                "font": font,
+                "source": "; ".join(SOURCES[k][1] for k in keys),
+            }
+        )
     return out
 
 
@@ -195,8 +213,9 @@ def _line_texts() -> list[tuple[str, str]]:
 
 def _demo_renderer():
     """``render(text, font_path, size)`` of scripts/make_ocr_demo_images.py."""
-    spec = importlib.util.spec_from_file_location("make_ocr_demo_images", Path(__file__).with_name(
-        "make_ocr_demo_images.py"))
+    spec = importlib.util.spec_from_file_location(
+        "make_ocr_demo_images", Path(__file__).with_name("make_ocr_demo_images.py")
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.render

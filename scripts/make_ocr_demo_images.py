@@ -38,8 +38,7 @@ def render(text: str, font_path: Path, size: int) -> Image.Image:
     left, top, right, bottom = probe.multiline_textbbox((0, 0), text, font=font, spacing=size // 3)
     margin = size
     image = Image.new("L", (right - left + 2 * margin, bottom - top + 2 * margin), 255)
-    ImageDraw.Draw(image).multiline_text((margin - left, margin - top), text, font=font, fill=0,
-                                         spacing=size // 3)
+    ImageDraw.Draw(image).multiline_text((margin - left, margin - top), text, font=font, fill=0, spacing=size // 3)
     return image
 
 

@@ -37,25 +37,47 @@ PAGE = "http://schema.primaresearch.org/PAGE/gts/pagecontent/{}"
 
 # name -> (PAGE version, which levels carry text, regions as lists of lines, degraded?)
 PAGES = {
-    "froschkoenig": ("2019-07-15", ("region", "line"), [[
-        "In den alten Zeiten, wo das Wünſchen noch",
-        "geholfen hat, lebte ein König, deſſen Töchter",
-        "waren alle ſchön, aber die jüngſte war ſo ſchön,",
-        "daß die Sonne ſelber ſich verwunderte.",
-    ]], False),
-    "sterntaler": ("2013-07-15", ("line",), [[
-        "Es war einmal ein kleines Mädchen, dem war",
-        "Vater und Mutter geſtorben, und es war ſo arm,",
-    ], [
-        "daß es kein Kämmerchen mehr hatte, darin zu",
-        "wohnen, und kein Bettchen mehr zu ſchlafen.",
-    ]], True),
-    "brief": ("2019-07-15", ("region",), [[
-        "Sehr geehrter Herr Müller,",
-        "wir beſtätigen den Empfang Ihres Schreibens —",
-        "die Lieferung der Stoﬀe folgt nächſte Woche.",
-        "Mit freundlichem Gruß, Ihr’s ergebenſt",
-    ]], False),
+    "froschkoenig": (
+        "2019-07-15",
+        ("region", "line"),
+        [
+            [
+                "In den alten Zeiten, wo das Wünſchen noch",
+                "geholfen hat, lebte ein König, deſſen Töchter",
+                "waren alle ſchön, aber die jüngſte war ſo ſchön,",
+                "daß die Sonne ſelber ſich verwunderte.",
+            ]
+        ],
+        False,
+    ),
+    "sterntaler": (
+        "2013-07-15",
+        ("line",),
+        [
+            [
+                "Es war einmal ein kleines Mädchen, dem war",
+                "Vater und Mutter geſtorben, und es war ſo arm,",
+            ],
+            [
+                "daß es kein Kämmerchen mehr hatte, darin zu",
+                "wohnen, und kein Bettchen mehr zu ſchlafen.",
+            ],
+        ],
+        True,
+    ),
+    "brief": (
+        "2019-07-15",
+        ("region",),
+        [
+            [
+                "Sehr geehrter Herr Müller,",
+                "wir beſtätigen den Empfang Ihres Schreibens —",
+                "die Lieferung der Stoﬀe folgt nächſte Woche.",
+                "Mit freundlichem Gruß, Ihr’s ergebenſt",
+            ]
+        ],
+        False,
+    ),
 }
 
 
@@ -69,31 +91,38 @@ def page_xml(version: str, levels: tuple, regions: list) -> str:
             f'<TextLine id="{rid}l{k + 1}"><Coords points="0,0 1,0 1,1 0,1"/>'
             + (f"<TextEquiv><Unicode>{escape(line)}</Unicode></TextEquiv>" if "line" in levels else "")
             + "</TextLine>"
-            for k, line in enumerate(lines))
-        own = (f"<TextEquiv><Unicode>{escape(chr(10).join(lines))}</Unicode></TextEquiv>"
-               if "region" in levels else "")
-        body.append(f'<TextRegion id="{rid}" type="paragraph"><Coords points="0,0 1,0 1,1 0,1"/>'
-                    f"{text_lines}{own}</TextRegion>")
-    return (f'<?xml version="1.0" encoding="UTF-8"?>\n<PcGts xmlns="{PAGE.format(version)}">\n'
-            f"<Metadata><Creator>ek scripts/make_ocr_gt_demo.py</Creator><Created>2026-12-01T00:00:00</Created>"
-            f"<LastChange>2026-12-01T00:00:00</LastChange></Metadata>\n"
-            f'<Page imageFilename="{{name}}.png" imageWidth="1" imageHeight="1">\n'
-            f'<ReadingOrder><OrderedGroup id="ro">{"".join(refs)}</OrderedGroup></ReadingOrder>\n'
-            f'{chr(10).join(body)}\n</Page>\n</PcGts>\n')
+            for k, line in enumerate(lines)
+        )
+        own = f"<TextEquiv><Unicode>{escape(chr(10).join(lines))}</Unicode></TextEquiv>" if "region" in levels else ""
+        body.append(
+            f'<TextRegion id="{rid}" type="paragraph"><Coords points="0,0 1,0 1,1 0,1"/>{text_lines}{own}</TextRegion>'
+        )
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<PcGts xmlns="{PAGE.format(version)}">\n'
+        f"<Metadata><Creator>ek scripts/make_ocr_gt_demo.py</Creator><Created>2026-12-01T00:00:00</Created>"
+        f"<LastChange>2026-12-01T00:00:00</LastChange></Metadata>\n"
+        f'<Page imageFilename="{{name}}.png" imageWidth="1" imageHeight="1">\n'
+        f'<ReadingOrder><OrderedGroup id="ro">{"".join(refs)}</OrderedGroup></ReadingOrder>\n'
+        f"{chr(10).join(body)}\n</Page>\n</PcGts>\n"
+    )
 
 
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     for seed, (name, (version, levels, regions, degraded)) in enumerate(sorted(PAGES.items())):
-        (OUT / f"{name}.gt.xml").write_text(page_xml(version, levels, regions).replace("{name}", name),
-                                            encoding="utf-8")
+        (OUT / f"{name}.gt.xml").write_text(
+            page_xml(version, levels, regions).replace("{name}", name), encoding="utf-8"
+        )
         text = "\n\n".join("\n".join(lines) for lines in regions)
         image = render(text, FONT_DIR / "DejaVuSerif.ttf", 28)
         if degraded:
             image = degrade(image, seed=seed)
         image.save(OUT / f"{name}.png", optimize=True)
-        subprocess.run(["tesseract", str(OUT / f"{name}.png"), str(OUT / name), "-l", "eng", "txt", "hocr", "alto"],
-                       check=True, capture_output=True)
+        subprocess.run(
+            ["tesseract", str(OUT / f"{name}.png"), str(OUT / name), "-l", "eng", "txt", "hocr", "alto"],
+            check=True,
+            capture_output=True,
+        )
     print(f"wrote {len(PAGES)} pages to {OUT}")
 
 

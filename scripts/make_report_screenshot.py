@@ -24,8 +24,16 @@ from ek.cli._commands._pages import evaluate_page
 from ek.cli._html import render_evaluate, write_page
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "report-screenshot.png"
-CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync")
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
 
 
 def chromium_paths() -> tuple[str, str] | None:
@@ -42,8 +50,9 @@ def open_chromium(profile_dir: str, *, size: str = "1280,1600", logs: bool = Fal
 
     paths = chromium_paths()
     if paths is None:
-        raise RuntimeError("chromium and chromedriver are not installed; "
-                           "run: apt-get install -y chromium chromium-driver")
+        raise RuntimeError(
+            "chromium and chromedriver are not installed; run: apt-get install -y chromium chromium-driver"
+        )
     opts = webdriver.ChromeOptions()
     opts.binary_location = paths[0]
     for flag in CHROMIUM_FLAGS + (f"--user-data-dir={profile_dir}", f"--window-size={size}"):

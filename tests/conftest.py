@@ -40,9 +40,24 @@ OPTIONAL = {
     "pyarrow": 'pip install "ek[dask]"',
     "cloudpickle": 'pip install "ek[dask]"',
     "PIL": 'pip install "ek[ocr]"',
-    **{name: _TEST for name in ("hypothesis", "jiwer", "apted", "statsmodels", "inspect_ai", "deepeval",
-                                "krippendorff", "selenium", "dinglehopper", "ocrd_page_to_alto", "uniseg",
-                                "mypy", "ppi_py")},
+    **{
+        name: _TEST
+        for name in (
+            "hypothesis",
+            "jiwer",
+            "apted",
+            "statsmodels",
+            "inspect_ai",
+            "deepeval",
+            "krippendorff",
+            "selenium",
+            "dinglehopper",
+            "ocrd_page_to_alto",
+            "uniseg",
+            "mypy",
+            "ppi_py",
+        )
+    },
 }
 """Top-level module -> the command that installs it."""
 
@@ -60,7 +75,7 @@ def missing_extra(exc: BaseException) -> Optional[str]:
             return next(filter(None, map(missing_extra, exc.exceptions)), None)
         name = exc.name if isinstance(exc, ModuleNotFoundError) else None
         hint = _EK_HINT.search(str(exc))  # ek's own message, when it re-raised without the cause
-        for top in ([name] if name else hint.group(1).split(", ") if hint else ()):
+        for top in [name] if name else hint.group(1).split(", ") if hint else ():
             top = top.split(".")[0]
             if top in OPTIONAL and importlib.util.find_spec(top) is None:
                 return f"{top} is not installed ({OPTIONAL[top]})"
@@ -69,8 +84,10 @@ def missing_extra(exc: BaseException) -> Optional[str]:
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "needs(*modules): the test needs these optional libraries (skips without "
-                                       "them, naming what installs them)")
+    config.addinivalue_line(
+        "markers",
+        "needs(*modules): the test needs these optional libraries (skips without them, naming what installs them)",
+    )
 
 
 def skip_for(reason: str) -> None:

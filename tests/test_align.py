@@ -24,14 +24,21 @@ def test_module_examples_run():
 def test_hand_worked_char_alignment():
     # gold "kitten" -> pred "sitting": k->s, e->i, one g inserted
     assert align("sitting", "kitten") == [
-        Op("replace", "k", "s"), Op("equal", "itt", "itt"), Op("replace", "e", "i"),
-        Op("equal", "n", "n"), Op("insert", "", "g"),
+        Op("replace", "k", "s"),
+        Op("equal", "itt", "itt"),
+        Op("replace", "e", "i"),
+        Op("equal", "n", "n"),
+        Op("insert", "", "g"),
     ]
 
 
 def test_deletions_name_the_gold_unit_and_word_runs_join_with_spaces():
     assert align("a d", "a b c d", unit="word") == [
-        Op("equal", "a", "a"), Op("delete", "b", ""), Op("delete", "c", ""), Op("equal", "d", "d")]
+        Op("equal", "a", "a"),
+        Op("delete", "b", ""),
+        Op("delete", "c", ""),
+        Op("equal", "d", "d"),
+    ]
 
 
 def test_grapheme_units_keep_a_combining_mark_with_its_letter():
@@ -161,8 +168,14 @@ def _full_table_pairing(pred, gold, allowed=None):
 
 
 def _cost(pairs, pred, gold):
-    return sum(Levenshtein.distance(gold[g], pred[p]) if g is not None and p is not None
-               else len(gold[g]) if g is not None else len(pred[p]) for g, p in pairs)
+    return sum(
+        Levenshtein.distance(gold[g], pred[p])
+        if g is not None and p is not None
+        else len(gold[g])
+        if g is not None
+        else len(pred[p])
+        for g, p in pairs
+    )
 
 
 LINES = st.lists(st.text(alphabet="ab c", max_size=6), max_size=7)
@@ -181,7 +194,7 @@ def test_small_pages_are_paired_by_the_whole_table(pred, gold):
 def test_the_banded_table_equals_the_whole_table_restricted_to_the_band(pred, gold, width, shift):
     n, m = len(gold), len(pred)
     guide = [min(m, max(0, round(i * m / max(n, 1)) + shift)) for i in range(n)] + [m]
-    guide = [max(guide[:k + 1]) for k in range(len(guide))]  # monotone, as _guide makes it
+    guide = [max(guide[: k + 1]) for k in range(len(guide))]  # monotone, as _guide makes it
     ranges = _align._band(guide, m, width)
     expected, cost = _full_table_pairing(pred, gold, lambda i, j: ranges[i][0] <= j < ranges[i][1])
     got = _align._backtrace(_align._costs(gold, pred, ranges), n, m)

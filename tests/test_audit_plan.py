@@ -23,8 +23,12 @@ def proxy_report(n_items=2000, seed=0, uncertainty=False):
         if uncertainty:
             detail["uncertainty"] = float(rng.random())
         scores.append(ek.Score(edits / length, detail=detail))
-    report = ek.Report(metric="cer", n=n_items, scores=scores,
-                       detail={"ids": tuple(f"d{k}" for k in range(n_items)), "slices": tuple(slices)})
+    report = ek.Report(
+        metric="cer",
+        n=n_items,
+        scores=scores,
+        detail={"ids": tuple(f"d{k}" for k in range(n_items)), "slices": tuple(slices)},
+    )
     return ek.merge_reports(report, metric="cer")
 
 
@@ -70,8 +74,10 @@ def test_stratified_plan_is_the_neyman_allocation():
     plan = ek.plan_audit(proxy, 300, strategy="stratified", seed=2, min_prob=1e-6)
     spread = np.array([s.detail["uncertainty"] for s in proxy.scores])
     hard = np.array([k % 4 == 0 for k in range(2000)])
-    weight = {"hard": hard.sum() * math.sqrt((spread[hard] ** 2).mean()),
-              "easy": (~hard).sum() * math.sqrt((spread[~hard] ** 2).mean())}
+    weight = {
+        "hard": hard.sum() * math.sqrt((spread[hard] ** 2).mean()),
+        "easy": (~hard).sum() * math.sqrt((spread[~hard] ** 2).mean()),
+    }
     expected = {k: 300 * w / sum(weight.values()) for k, w in weight.items()}
     assert plan.detail["allocation"] == pytest.approx(expected, rel=1e-9)
 
@@ -80,16 +86,22 @@ def test_estimates_from_a_plan_use_its_probabilities():
     proxy = proxy_report()
     plan = ek.plan_audit(proxy, 300, strategy="stratified", seed=4)
     audited = [s for s, i in zip(proxy.scores, proxy.detail["ids"]) if i in set(plan.ids)]
-    audit = ek.merge_reports(ek.Report(metric="cer", n=len(audited), scores=audited, detail={"ids": plan.ids}),
-                             metric="cer")
+    audit = ek.merge_reports(
+        ek.Report(metric="cer", n=len(audited), scores=audited, detail={"ids": plan.ids}), metric="cer"
+    )
     est = ek.estimate_corpus(proxy, audit, plan=plan, lam=1.0)
     assert est.estimate == pytest.approx(proxy.aggregate, abs=1e-12)  # gold equal to the proxy: the figure is exact
     half = ek.AuditPlan(plan.ids[:10], plan.probabilities[:10], N=2000)
     with pytest.raises(ValueError, match="not drawn by the plan"):
         ek.estimate_corpus(proxy, audit, plan=half)
     with pytest.warns(UserWarning, match="not in the audit"):
-        ek.estimate_corpus(proxy, ek.merge_reports(ek.Report(metric="cer", n=50, scores=audited[:50],
-                                                             detail={"ids": plan.ids[:50]}), metric="cer"), plan=plan)
+        ek.estimate_corpus(
+            proxy,
+            ek.merge_reports(
+                ek.Report(metric="cer", n=50, scores=audited[:50], detail={"ids": plan.ids[:50]}), metric="cer"
+            ),
+            plan=plan,
+        )
     with pytest.raises(ValueError, match="drawn from a corpus of 10 items"):
         ek.estimate_corpus(proxy, audit, plan=ek.AuditPlan(plan.ids, plan.probabilities, N=10))
 
@@ -107,8 +119,11 @@ def test_bad_plans_and_budgets_are_refused():
         ek.plan_audit(proxy, 10, strategy="active", min_prob=0.5)
     with pytest.raises(TypeError, match="seed must be an integer"):
         ek.plan_audit(proxy, 10, seed=1.5)
-    for probs, pattern in (((0.0,), "outside|must be in \\(0, 1\\]"), ((1.5,), "must be in \\(0, 1\\]"),
-                           ((float("nan"),), "must be in \\(0, 1\\]")):
+    for probs, pattern in (
+        ((0.0,), "outside|must be in \\(0, 1\\]"),
+        ((1.5,), "must be in \\(0, 1\\]"),
+        ((float("nan"),), "must be in \\(0, 1\\]"),
+    ):
         with pytest.raises(ValueError, match=pattern):
             ek.AuditPlan(("a",), probs)
     with pytest.raises(ValueError, match="2 ids and 1 probabilities"):
@@ -119,8 +134,9 @@ def test_bad_plans_and_budgets_are_refused():
 
 def test_a_pilot_says_how_many_labels_a_half_width_needs():
     z = NormalDist().inv_cdf(0.975)
-    pilot = ek.CorpusEstimate("cer", 0.1, (0.09, 0.11), {}, 0.1, 0.5, 300.0, 100, 10_000,
-                              detail={"variance": (4e-6, 9e-5)})
+    pilot = ek.CorpusEstimate(
+        "cer", 0.1, (0.09, 0.11), {}, 0.1, 0.5, 300.0, 100, 10_000, detail={"variance": (4e-6, 9e-5)}
+    )
     assert pilot.half_width_for(100) == pytest.approx(z * math.sqrt(4e-6 + 9e-5))
     h = 0.01
     need = pilot.labels_for(h)

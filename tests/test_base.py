@@ -6,9 +6,27 @@ import math
 import pytest
 
 from ek.base import (
-    AnnotatedExtraction, Calibrator, Decision, DecisionPolicy, EdgeType, FieldEstimate, FieldSpec,
-    Finding, GraphGrammar, Metric, NodePath, NodeType, Provenance, QualityReport, Report, Score,
-    Severity, Signal, TypeRef, Validator, default_cost_weight,
+    AnnotatedExtraction,
+    Calibrator,
+    Decision,
+    DecisionPolicy,
+    EdgeType,
+    FieldEstimate,
+    FieldSpec,
+    Finding,
+    GraphGrammar,
+    Metric,
+    NodePath,
+    NodeType,
+    Provenance,
+    QualityReport,
+    Report,
+    Score,
+    Severity,
+    Signal,
+    TypeRef,
+    Validator,
+    default_cost_weight,
 )
 
 
@@ -16,8 +34,9 @@ from ek.base import (
 def grammar():
     return GraphGrammar(
         node_types={
-            "invoice": NodeType("invoice", fields={"total": FieldSpec("total", "number", importance=10.0)},
-                                importance=3.0),
+            "invoice": NodeType(
+                "invoice", fields={"total": FieldSpec("total", "number", importance=10.0)}, importance=3.0
+            ),
         },
         edge_types={"has_item": EdgeType("has_item", "invoice", "item", importance=2.5)},
     )

@@ -25,8 +25,9 @@ from tests.ocr.conftest import font_files, render_text
 
 ROOT = Path(__file__).resolve().parents[1]
 browser = test_html.browser  # the Chromium fixture of the page tests
-pytestmark = pytest.mark.skipif(shutil.which("tesseract") is None,
-                                reason="Tesseract is not installed (apt-get install -y tesseract-ocr)")
+pytestmark = pytest.mark.skipif(
+    shutil.which("tesseract") is None, reason="Tesseract is not installed (apt-get install -y tesseract-ocr)"
+)
 TEXTS = {"p1": "The quick brown fox\njumps over the lazy dog.", "p2": "Pack my box with\nfive dozen liquor jugs."}
 
 
@@ -45,8 +46,14 @@ def corpus(tmp_path):
     for key, text in TEXTS.items():
         render_text(text, font, 36).save(folder / f"{key}.png")
     gold = tmp_path / "gold.jsonl"
-    gold.write_text("".join(json.dumps({"id": k, "image": f"pages/{k}.png", "reference_text": t, "slice": "clean",
-                                        "kind": "page"}) + "\n" for k, t in TEXTS.items()), encoding="utf-8")
+    gold.write_text(
+        "".join(
+            json.dumps({"id": k, "image": f"pages/{k}.png", "reference_text": t, "slice": "clean", "kind": "page"})
+            + "\n"
+            for k, t in TEXTS.items()
+        ),
+        encoding="utf-8",
+    )
     return gold
 
 
@@ -56,25 +63,49 @@ def test_jsonl_gold_prints_the_ranking_and_writes_the_figures_python_gives(corpu
     assert code == 0, err
     assert out.startswith("ek benchmark: cer (lower is better) on 2 pages, 1 engine\n")
     header = next(line for line in out.splitlines() if line.startswith("rank"))
-    assert header.split() == ["rank", "engine", "cer", "95%", "interval", "vs", "best", "interval", "of", "difference",
-                              "p", "verdict", "s/page", "p95", "s", "errors"]
+    assert header.split() == [
+        "rank",
+        "engine",
+        "cer",
+        "95%",
+        "interval",
+        "vs",
+        "best",
+        "interval",
+        "of",
+        "difference",
+        "p",
+        "verdict",
+        "s/page",
+        "p95",
+        "s",
+        "errors",
+    ]
     payload = json.loads(out_json.read_text(encoding="utf-8"))
-    gold = {k: {"image": str(corpus.parent / "pages" / f"{k}.png"), "reference_text": t, "slice": "clean",
-                "kind": "page"} for k, t in TEXTS.items()}
+    gold = {
+        k: {"image": str(corpus.parent / "pages" / f"{k}.png"), "reference_text": t, "slice": "clean", "kind": "page"}
+        for k, t in TEXTS.items()
+    }
     expected = benchmark_fleet(["tesseract"], gold)
     assert payload["best"] == "tesseract" and payload["n_items"] == 2
     row = payload["ranking"][0]
     assert row["aggregate"] == expected["tesseract"].aggregate and row["verdict"] == "best"
-    assert payload["items"]["tesseract"]["p1"]["prediction"] == \
-        expected["tesseract"].report.detail["per_item"]["p1"]["prediction"]
+    assert (
+        payload["items"]["tesseract"]["p1"]["prediction"]
+        == expected["tesseract"].report.detail["per_item"]["p1"]["prediction"]
+    )
     assert re.search(rf"^1\s+tesseract\s+{row['aggregate']:.4f}\s+needs more items \(n=2\)", out, re.M)
     assert payload["inputs"] == {"gold": str(corpus)} and payload["settings"]["engines"] == ["tesseract"]
 
 
 def test_a_missing_image_is_listed_and_an_error_for_every_engine(corpus, tmp_path, capsys):
     with corpus.open("a", encoding="utf-8") as f:
-        f.write(json.dumps({"id": "p3", "image": "pages/p3.png", "reference_text": "lost", "slice": "clean",
-                            "kind": "page"}) + "\n")
+        f.write(
+            json.dumps(
+                {"id": "p3", "image": "pages/p3.png", "reference_text": "lost", "slice": "clean", "kind": "page"}
+            )
+            + "\n"
+        )
     out_json = tmp_path / "fleet.json"
     code, out, err = run(["benchmark", str(corpus), "--engine", "tesseract", "--json", str(out_json)], capsys)
     assert code == 0, err
@@ -111,12 +142,16 @@ def test_a_folder_of_images_with_their_ground_truth(tmp_path, capsys):
     render_text(TEXTS["p1"], font, 48).save(tmp_path / "p1.png")  # over 160 pixels high: read as a page
     (tmp_path / "p1.gt.txt").write_text(TEXTS["p1"], encoding="utf-8")
     render_text(TEXTS["p2"], font, 48).save(tmp_path / "scan-0002.png")
-    lines = "".join(f"<TextLine id='l{i}'><TextEquiv><Unicode>{t}</Unicode></TextEquiv></TextLine>"
-                    for i, t in enumerate(TEXTS["p2"].splitlines()))
+    lines = "".join(
+        f"<TextLine id='l{i}'><TextEquiv><Unicode>{t}</Unicode></TextEquiv></TextLine>"
+        for i, t in enumerate(TEXTS["p2"].splitlines())
+    )
     (tmp_path / "p2.gt.xml").write_text(
         "<?xml version='1.0' encoding='UTF-8'?><PcGts xmlns='http://schema.primaresearch.org/PAGE/gts/pagecontent/"
         "2019-07-15'><Page imageFilename='scan-0002.png' imageWidth='1' imageHeight='1'><TextRegion id='r'>"
-        f"{lines}</TextRegion></Page></PcGts>", encoding="utf-8")
+        f"{lines}</TextRegion></Page></PcGts>",
+        encoding="utf-8",
+    )
     code, out, err = run(["benchmark", str(tmp_path), "--engine", "tesseract", "--json", "-"], capsys)
     assert code == 0, err
     payload = json.loads(out)
@@ -162,12 +197,15 @@ def test_an_engine_not_installed_is_left_out_unless_strict(corpus, capsys):
     assert f"engine '{missing}' is not installed" in err and "pip install" in err
 
 
-@pytest.mark.parametrize("extra, message", [
-    (["--level", "2"], "--level must be between 0 and 1"),
-    (["--timeout", "0"], "timeout must be a positive number"),
-    (["--max-workers", "0"], "max_workers must be a whole number >= 1"),
-    (["--save", "bad name"], "cannot name a run"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--level", "2"], "--level must be between 0 and 1"),
+        (["--timeout", "0"], "timeout must be a positive number"),
+        (["--max-workers", "0"], "max_workers must be a whole number >= 1"),
+        (["--save", "bad name"], "cannot name a run"),
+    ],
+)
 def test_bad_options_exit_2_with_one_line(corpus, capsys, extra, message):
     code, _, err = run(["benchmark", str(corpus), "--engine", "tesseract", *extra], capsys)
     assert code == 2 and message in err and err.count("\n") == 1
@@ -205,8 +243,9 @@ def test_the_page_opens_in_chromium_without_console_errors(corpus, tmp_path, cap
     page = tmp_path / "fleet.html"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        code, out, err = run(["benchmark", str(corpus), *engines, "--html", str(page), "--json",
-                              str(tmp_path / "f.json")], capsys)
+        code, out, err = run(
+            ["benchmark", str(corpus), *engines, "--html", str(page), "--json", str(tmp_path / "f.json")], capsys
+        )
     assert code == 0, err
     payload = json.loads((tmp_path / "f.json").read_text(encoding="utf-8"))
     browser.get_log("browser")
@@ -218,7 +257,8 @@ def test_the_page_opens_in_chromium_without_console_errors(corpus, tmp_path, cap
     assert float(value) == payload["ranking"][0]["aggregate"]
     ranked = browser.execute_script(
         "return Array.from(document.getElementById('ranking-table').tBodies[0].rows)"
-        ".map(function (r) { return r.cells[1].textContent; });")
+        ".map(function (r) { return r.cells[1].textContent; });"
+    )
     assert ranked == [r["name"] + (" (consensus)" if r["consensus"] else "") for r in payload["ranking"]]
     charts = browser.execute_script("return Array.from(document.querySelectorAll('svg.chart')).map(s => s.id)")
     assert "ranking-chart" in charts
@@ -230,8 +270,9 @@ def test_the_page_opens_in_chromium_without_console_errors(corpus, tmp_path, cap
 
 README = ROOT / "README.md"
 _SECTION = re.search(r"^## Choose an engine\n(.*?)(?=^## )", README.read_text(encoding="utf-8"), re.S | re.M)
-SHOWN = re.findall(r"```bash\n(ek benchmark [^\n]*)\n```\n\n```text\n(.*?)```", _SECTION.group(1) if _SECTION else "",
-                   re.S)
+SHOWN = re.findall(
+    r"```bash\n(ek benchmark [^\n]*)\n```\n\n```text\n(.*?)```", _SECTION.group(1) if _SECTION else "", re.S
+)
 
 
 def test_readme_has_a_choose_an_engine_example():
@@ -245,7 +286,13 @@ def test_readme_benchmark_prints_what_the_readme_shows(command, shown, tmp_path)
     import subprocess
     import sys
 
-    out = subprocess.run([sys.executable, "-m", "ek", *shlex.split(command)[1:]], capture_output=True, text=True,
-                         timeout=600, cwd=ROOT, env={**os.environ, "EK_DATA_HOME": str(tmp_path)})
+    out = subprocess.run(
+        [sys.executable, "-m", "ek", *shlex.split(command)[1:]],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+        env={**os.environ, "EK_DATA_HOME": str(tmp_path)},
+    )
     assert out.returncode == 0, out.stderr
     assert without_seconds(out.stdout) == without_seconds(shown)

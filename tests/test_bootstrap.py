@@ -24,8 +24,16 @@ from ek import _bootstrap
 from ek._stats._weights import _weights, id_keys, replicate_sums
 from ek.base import Report, Score
 
-CASES = [("ct", "cat", "a"), ("dog", "dog", "a"), ("brd", "bird", "b"), ("fish", "fsh", "b"), ("cow", "cow", "b"),
-         ("emu", "emus", "a"), ("owl", "owl", "b"), ("yak", "yam", "a")] * 5
+CASES = [
+    ("ct", "cat", "a"),
+    ("dog", "dog", "a"),
+    ("brd", "bird", "b"),
+    ("fish", "fsh", "b"),
+    ("cow", "cow", "b"),
+    ("emu", "emus", "a"),
+    ("owl", "owl", "b"),
+    ("yak", "yam", "a"),
+] * 5
 IDS = [f"doc-{i}" for i in range(len(CASES))]
 
 
@@ -103,16 +111,20 @@ def test_replicate_sums_are_exact_for_large_integers_and_floats():
     w = np.array([[weights_by_hand(i, b) for i in ids] for b in range(50)])
     assert sums[:, :2].tolist() == (w @ big).tolist() and sums[:, 2].tolist() == w.sum(axis=1).tolist()
     floats = np.array([[0.5], [0.25], [2.0]])
-    assert np.allclose(replicate_sums(ids, floats, np.zeros(3, dtype=np.int64), 1, replicates=50)[0][:, 0],
-                       w @ floats[:, 0])
+    assert np.allclose(
+        replicate_sums(ids, floats, np.zeros(3, dtype=np.int64), 1, replicates=50)[0][:, 0], w @ floats[:, 0]
+    )
 
 
 def test_the_interval_is_the_same_in_another_process():
-    code = ("import ek, json; r = ek.evaluate([('ct', 'cat'), ('dog', 'dog'), ('bird', 'brd')] * 15, "
-            "metric='cer', ids=[f'd{i}' for i in range(45)]); print(json.dumps(r.interval()))")
+    code = (
+        "import ek, json; r = ek.evaluate([('ct', 'cat'), ('dog', 'dog'), ('bird', 'brd')] * 15, "
+        "metric='cer', ids=[f'd{i}' for i in range(45)]); print(json.dumps(r.interval()))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
-    here = ek.evaluate([("ct", "cat"), ("dog", "dog"), ("bird", "brd")] * 15, metric="cer",
-                       ids=[f"d{i}" for i in range(45)])
+    here = ek.evaluate(
+        [("ct", "cat"), ("dog", "dog"), ("bird", "brd")] * 15, metric="cer", ids=[f"d{i}" for i in range(45)]
+    )
     assert json.loads(out.stdout) == list(here.interval())
 
 
@@ -130,9 +142,12 @@ def test_p_value_edges():
 
 
 @settings(max_examples=120, deadline=None)
-@given(st.lists(st.sampled_from([-3.0, -1.0, -0.5, 0.0, 0.0, 0.25, 1.0, 2.0]) | st.floats(-10, 10), min_size=20,
-                max_size=200),
-       st.sampled_from([0.8, 0.9, 0.95, 0.99]))
+@given(
+    st.lists(
+        st.sampled_from([-3.0, -1.0, -0.5, 0.0, 0.0, 0.25, 1.0, 2.0]) | st.floats(-10, 10), min_size=20, max_size=200
+    ),
+    st.sampled_from([0.8, 0.9, 0.95, 0.99]),
+)
 def test_p_below_one_minus_level_exactly_when_the_interval_excludes_zero(d, level):
     low, high = _bootstrap.interval_of(d, level)
     p = _bootstrap.p_value_of(d)
@@ -241,8 +256,9 @@ def test_evaluate_refuses_bad_ids():
 def test_merged_reports_give_the_interval_of_the_whole(cut1, cut2, with_ids):
     cuts = sorted({cut1, cut2})
     bounds = [0, *cuts, len(CASES)]
-    parts = [ek.evaluate(CASES[a:b], metric="cer", ids=IDS[a:b] if with_ids else None)
-             for a, b in zip(bounds, bounds[1:])]
+    parts = [
+        ek.evaluate(CASES[a:b], metric="cer", ids=IDS[a:b] if with_ids else None) for a, b in zip(bounds, bounds[1:])
+    ]
     whole = ek.evaluate(CASES, metric="cer", ids=IDS if with_ids else None)
     merged = ek.merge_reports(*parts)
     assert merged == whole
@@ -257,7 +273,10 @@ def test_merged_reports_give_the_interval_of_the_whole(cut1, cut2, with_ids):
 def test_position_numbered_parts_are_renumbered_as_one_corpus():
     a, b = ek.evaluate(CASES[:10], metric="cer"), ek.evaluate(CASES[10:], metric="cer")
     assert ek.merge_reports(a, b).interval() == ek.evaluate(CASES, metric="cer").interval()
-    assert ek.evaluate(CASES, metric="cer", ids=range(len(CASES))).interval() == ek.evaluate(CASES, metric="cer").interval()
+    assert (
+        ek.evaluate(CASES, metric="cer", ids=range(len(CASES))).interval()
+        == ek.evaluate(CASES, metric="cer").interval()
+    )
 
 
 def test_merging_refuses_repeated_ids_and_mixed_numbering():
@@ -320,8 +339,10 @@ def test_direction_comes_from_the_metric():
     right = [({"a": 1, "b": 2}, {"a": 1, "b": 2})] * 30
     c = ek.compare(ek.evaluate(worse, metric="fields"), ek.evaluate(right, metric="fields"))
     assert c.delta > 0 and c.verdict == "better" and c.higher_is_better is True
-    assert _bootstrap.verdict(0.1, 0.2, None) == "higher" and _bootstrap.verdict(-0.2, 0.1, True) == \
-        "no detectable difference"
+    assert (
+        _bootstrap.verdict(0.1, 0.2, None) == "higher"
+        and _bootstrap.verdict(-0.2, 0.1, True) == "no detectable difference"
+    )
 
 
 def test_compare_refuses_other_metrics_and_other_items():
@@ -346,7 +367,9 @@ def test_evaluate_store_and_evaluate_ocr_resample_by_gold_key():
     noisy = {g: p for p, g, _ in CASES}
     a = evaluate_store(lambda x: noisy[x], gold, metric="cer")
     b = evaluate_store(str, gold, metric="cer")
-    assert a.detail["ids"] == tuple(gold) and a.interval() == ek.evaluate(CASES, metric="cer", ids=list(gold)).interval()
+    assert (
+        a.detail["ids"] == tuple(gold) and a.interval() == ek.evaluate(CASES, metric="cer", ids=list(gold)).interval()
+    )
     c = ek.compare(a, b)
     assert c.delta == -a.aggregate and c.verdict == "better" and set(c.per_slice) == {"a", "b"}
     images = {f"k{i}": {"image": g, "reference_text": g} for i, (_, g, _) in enumerate(CASES)}
@@ -383,10 +406,13 @@ def test_no_interval_below_the_minimum_item_count():
     assert all(x != x for x in short.interval()) and all(x != x for x in _bootstrap.summarize(short).interval())
     low, high = ek.evaluate(CASES[:m], metric="cer").interval()
     assert low < high
-    sliced = ek.evaluate([(p, g, "small" if i < m - 1 else "big") for i, (p, g, _) in enumerate(CASES * 3)],
-                         metric="cer")
-    assert all(x != x for x in sliced.interval(slice="small")) and sliced.interval(slice="big")[0] < \
-        sliced.interval(slice="big")[1]
+    sliced = ek.evaluate(
+        [(p, g, "small" if i < m - 1 else "big") for i, (p, g, _) in enumerate(CASES * 3)], metric="cer"
+    )
+    assert (
+        all(x != x for x in sliced.interval(slice="small"))
+        and sliced.interval(slice="big")[0] < sliced.interval(slice="big")[1]
+    )
     with pytest.raises(ValueError, match="no slice 'z'"):  # the checks still run on a small report
         short.interval(slice="z")
     custom = ek.metric(lambda p, g: float(p == g), aggregate=lambda scores: 0.5, name="custom")
@@ -429,11 +455,18 @@ def _scipy_sign_flip(table_a, table_b, compute, names, n_resamples=np.inf):
     n = len(table_a)
 
     def figure_difference(x, y):
-        return compute(dict(zip(names, both[y].sum(axis=0).tolist()))) - \
-            compute(dict(zip(names, both[x].sum(axis=0).tolist())))
+        return compute(dict(zip(names, both[y].sum(axis=0).tolist()))) - compute(
+            dict(zip(names, both[x].sum(axis=0).tolist()))
+        )
 
-    res = stats.permutation_test((np.arange(n), np.arange(n) + n), figure_difference, permutation_type="samples",
-                                 alternative="two-sided", n_resamples=n_resamples, vectorized=False)
+    res = stats.permutation_test(
+        (np.arange(n), np.arange(n) + n),
+        figure_difference,
+        permutation_type="samples",
+        alternative="two-sided",
+        n_resamples=n_resamples,
+        vectorized=False,
+    )
     return res.pvalue
 
 
@@ -449,14 +482,29 @@ def _exact_f1_sign_flip(table_a, table_b):
     a, b = table_a.tolist(), table_b.tolist()
     observed = abs(f1(b) - f1(a))
     patterns = list(itertools.product((False, True), repeat=len(a)))
-    hits = sum(abs(f1([x if s else y for s, x, y in zip(p, a, b)]) - f1([y if s else x for s, x, y in zip(p, a, b)]))
-               >= observed for p in patterns)
+    hits = sum(
+        abs(f1([x if s else y for s, x, y in zip(p, a, b)]) - f1([y if s else x for s, x, y in zip(p, a, b)]))
+        >= observed
+        for p in patterns
+    )
     return Fraction(hits, len(patterns))
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4), st.integers(0, 4), st.integers(0, 4),
-                          st.integers(0, 4), st.integers(0, 4)), min_size=2, max_size=9))
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 4),
+            st.integers(0, 4),
+            st.integers(0, 4),
+            st.integers(0, 4),
+            st.integers(0, 4),
+            st.integers(0, 4),
+        ),
+        min_size=2,
+        max_size=9,
+    )
+)
 def test_sign_flip_p_value_equals_the_exact_permutation_test_on_micro_f1(rows):
     # Field F1 is 2 TP / (2 TP + FP + FN): a ratio of sums whose parts differ between the runs. The reference
     # counts in exact rationals: scipy's permutation_test compares floats, and a difference equal to the observed
@@ -512,8 +560,7 @@ def test_drawn_swap_patterns_are_fixed_by_the_ids_and_estimate_the_exact_p_value
     assert abs(bits.mean() - 0.5) < 0.002  # 3,000,000 bits: SE 0.0003
     pairs = np.corrcoef(bits[:, :200].T)[np.triu_indices(200, 1)]  # draws over 3,000 items: SE 0.018
     assert np.abs(pairs).max() < 0.1 and np.abs(np.corrcoef(bits[:200])[np.triu_indices(200, 1)]).max() < 0.2
-    code = ("import ek; from ek._stats._permutation import _lane_hashes; "
-            "print(_lane_hashes(['a', 'b', 7], 16).tolist())")
+    code = "import ek; from ek._stats._permutation import _lane_hashes; print(_lane_hashes(['a', 'b', 7], 16).tolist())"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert json.loads(out.stdout) == _lane_hashes(["a", "b", 7], 16).tolist()
 
@@ -525,8 +572,13 @@ def test_a_difference_made_by_a_few_documents_needs_the_exact_test_to_agree():
     lengths = [50] * 40
     a, b = cer_runs([3] * 5 + [1] * 35, [0] * 5 + [1] * 35, lengths)
     c = ek.compare(a, b)
-    assert c.interval[1] < 0 and _bootstrap.p_value_of(
-        np.array(_bootstrap.resampled(b).values()) - np.array(_bootstrap.resampled(a).values())) < 0.05
+    assert (
+        c.interval[1] < 0
+        and _bootstrap.p_value_of(
+            np.array(_bootstrap.resampled(b).values()) - np.array(_bootstrap.resampled(a).values())
+        )
+        < 0.05
+    )
     assert c.verdict == "no detectable difference" and c.p_value == pytest.approx(0.0625, abs=0.025)
     ten = ek.compare(*cer_runs([3] * 10 + [1] * 30, [0] * 10 + [1] * 30, lengths))
     assert ten.verdict == "better" and ten.p_value < 0.01  # 10 of 10 differing documents agree: 2/1024
@@ -571,9 +623,13 @@ def test_nothing_is_written_onto_a_frozen_value_outside_its_own_post_init():
             if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             for call in ast.walk(fn):
-                if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-                        and call.func.attr == "__setattr__" and isinstance(call.func.value, ast.Name)
-                        and call.func.value.id == "object"):
+                if (
+                    isinstance(call, ast.Call)
+                    and isinstance(call.func, ast.Attribute)
+                    and call.func.attr == "__setattr__"
+                    and isinstance(call.func.value, ast.Name)
+                    and call.func.value.id == "object"
+                ):
                     target = call.args[0]
                     if fn.name != "__post_init__" or not (isinstance(target, ast.Name) and target.id == "self"):
                         offenders.append(f"{path.relative_to(src)}:{call.lineno} in {fn.name}")

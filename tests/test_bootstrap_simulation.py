@@ -131,9 +131,16 @@ def test_interval_agrees_with_scipy_percentile_bootstrap():
         ref_len, p = corpus(rng, n)
         edits = rng.binomial(ref_len, p)
         ours = report(edits, ref_len, [f"s{t}-{i}" for i in range(n)]).interval(0.95)
-        ref = stats.bootstrap((edits, ref_len), lambda e, r, axis=-1: e.sum(axis) / r.sum(axis), paired=True,
-                              vectorized=True, n_resamples=20_000, method="percentile", confidence_level=0.95,
-                              random_state=np.random.default_rng(t))
+        ref = stats.bootstrap(
+            (edits, ref_len),
+            lambda e, r, axis=-1: e.sum(axis) / r.sum(axis),
+            paired=True,
+            vectorized=True,
+            n_resamples=20_000,
+            method="percentile",
+            confidence_level=0.95,
+            random_state=np.random.default_rng(t),
+        )
         spread = ref.bootstrap_distribution.std()
         # Monte Carlo error of a 2.5% quantile from 1,000 replicates is about 0.09 spread; allow 4 of those.
         assert ours[0] == pytest.approx(ref.confidence_interval.low, abs=0.35 * spread)
@@ -146,8 +153,10 @@ def test_end_to_end_through_real_strings():
     """Noisy strings scored by CER give the interval their (edits, ref_len) give."""
     rng = np.random.default_rng(20240605)
     letters = np.array(list("abcdefghij "))
-    golds = ["".join(rng.choice(letters[:-1], size=1)) + "".join(rng.choice(letters, size=int(k)))
-             for k in rng.integers(20, 80, 300)]
+    golds = [
+        "".join(rng.choice(letters[:-1], size=1)) + "".join(rng.choice(letters, size=int(k)))
+        for k in rng.integers(20, 80, 300)
+    ]
     preds = ["".join(c if rng.random() > 0.06 else rng.choice(letters[:-1]) for c in g) for g in golds]
     ids = [f"page-{i}" for i in range(300)]
     strings = ek.evaluate(list(zip(preds, golds)), metric="cer", ids=ids)

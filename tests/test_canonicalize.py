@@ -8,8 +8,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ek.canonicalize import (
-    Canonicalizer, collapse_whitespace, default_canonicalizer, lower, mark_class_count, nfc, nfkc,
-    resolve_canonicalizer, strip, strip_punctuation,
+    Canonicalizer,
+    collapse_whitespace,
+    default_canonicalizer,
+    lower,
+    mark_class_count,
+    nfc,
+    nfkc,
+    resolve_canonicalizer,
+    strip,
+    strip_punctuation,
 )
 
 
@@ -139,8 +147,9 @@ def _dinglehopper_tables():
     tables = {}
     for fn in tree.body:
         if isinstance(fn, ast.FunctionDef) and fn.name in ("unjoin_ligatures", "substitute_equivalences"):
-            table = next(node.value for node in ast.walk(fn) if isinstance(node, ast.Assign)
-                         and isinstance(node.value, ast.Dict))
+            table = next(
+                node.value for node in ast.walk(fn) if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict)
+            )
             tables[fn.name] = [(ast.literal_eval(k), ast.literal_eval(v)) for k, v in zip(table.keys, table.values)]
     return tables["unjoin_ligatures"], tables["substitute_equivalences"]
 
@@ -185,7 +194,9 @@ def test_mufi_step_maps_exactly_the_private_use_entries_of_dinglehopper_tables()
 
 def _table_alphabet():
     unjoin, equivalences = _dinglehopper_tables()
-    return "".join(sorted({ch for old, new in unjoin + equivalences for ch in old + new})) + "aeiouqQſs =-’—\u0301\u0308"
+    return (
+        "".join(sorted({ch for old, new in unjoin + equivalences for ch in old + new})) + "aeiouqQſs =-’—\u0301\u0308"
+    )
 
 
 @settings(max_examples=500, deadline=None)

@@ -9,8 +9,13 @@ import pytest
 
 
 def run(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "ek", *args], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "ek", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+    )
 
 
 def test_cer_and_wer():
@@ -69,7 +74,7 @@ def test_demo_prints_overall_and_per_slice_rates():
     lines = out.stdout.splitlines()
     top = lines.index(next(line for line in lines if line.split() == ["slice", "items", "CER", "WER"]))
     rows = {}
-    for line in lines[top + 2:]:
+    for line in lines[top + 2 :]:
         if not line.strip():
             break
         label, items, cer, wer = line.split()

@@ -64,13 +64,15 @@ def test_evaluate_prints_the_figure_with_its_interval_overall_and_per_slice(caps
     assert code == 0 and err == ""
     demo = rows(GOLD)
     cer = jiwer.cer(reference=[r["gold"] for r in demo], hypothesis=[r["prediction"] for r in demo])
-    report = ek.evaluate([(r["prediction"], r["gold"], r["slice"]) for r in demo], metric="cer",
-                         ids=[r["id"] for r in demo])
+    report = ek.evaluate(
+        [(r["prediction"], r["gold"], r["slice"]) for r in demo], metric="cer", ids=[r["id"] for r in demo]
+    )
     low, high = report.interval()
     assert re.search(rf"^all\s+80\s+{cer:.4f}\s+\[{low:.4f}, {high:.4f}\]$", out, re.M)
     low, high = report.interval(slice="clean_print")
-    assert re.search(rf"^clean_print\s+40\s+{report.per_slice['clean_print']:.4f}\s+\[{low:.4f}, {high:.4f}\]$",
-                     out, re.M)
+    assert re.search(
+        rf"^clean_print\s+40\s+{report.per_slice['clean_print']:.4f}\s+\[{low:.4f}, {high:.4f}\]$", out, re.M
+    )
     assert "missing: 0" in out and "extra: 0" in out and "95% interval" in out
 
 
@@ -81,13 +83,16 @@ def test_evaluate_json_report_has_the_documented_keys_and_figures(capsys, tmp_pa
     data = json.loads(path.read_text())
     assert {"metric", "aggregate", "interval", "level", "n", "missing", "extra", "per_slice", "items"} <= set(data)
     demo = rows(GOLD)
-    report = ek.evaluate([(r["prediction"], r["gold"], r["slice"]) for r in demo], metric="cer",
-                         ids=[r["id"] for r in demo])
+    report = ek.evaluate(
+        [(r["prediction"], r["gold"], r["slice"]) for r in demo], metric="cer", ids=[r["id"] for r in demo]
+    )
     assert data["metric"] == "cer" and data["aggregate"] == report.aggregate and data["level"] == 0.9
     assert data["interval"] == list(report.interval(0.9)) and data["n"] == 80
-    assert data["per_slice"]["degraded_scan"] == {"aggregate": report.per_slice["degraded_scan"],
-                                                  "interval": list(report.interval(0.9, slice="degraded_scan")),
-                                                  "n": 40}
+    assert data["per_slice"]["degraded_scan"] == {
+        "aggregate": report.per_slice["degraded_scan"],
+        "interval": list(report.interval(0.9, slice="degraded_scan")),
+        "n": 40,
+    }
     first = demo[2]
     edits = jiwer.process_characters(first["gold"], first["prediction"])
     item = data["items"][first["id"]]
@@ -96,10 +101,12 @@ def test_evaluate_json_report_has_the_documented_keys_and_figures(capsys, tmp_pa
 
 
 def test_missing_and_extra_are_counted_listed_and_scored(capsys, tmp_path):
-    gold = jsonl(tmp_path / "gold.jsonl", [{"id": "a", "text": "cat"}, {"id": "b", "text": "dog"},
-                                          {"id": "c", "text": "emu"}])
-    pred = jsonl(tmp_path / "pred.jsonl", [{"id": "a", "text": "cut"}, {"id": "c", "text": "emu"},
-                                          {"id": "zz", "text": "yak"}])
+    gold = jsonl(
+        tmp_path / "gold.jsonl", [{"id": "a", "text": "cat"}, {"id": "b", "text": "dog"}, {"id": "c", "text": "emu"}]
+    )
+    pred = jsonl(
+        tmp_path / "pred.jsonl", [{"id": "a", "text": "cut"}, {"id": "c", "text": "emu"}, {"id": "zz", "text": "yak"}]
+    )
     data = run_json(capsys, "evaluate", gold, pred)
     assert data["missing"] == ["b"] and data["extra"] == ["zz"]
     assert data["aggregate"] == pytest.approx((1 + 3 + 0) / 9)  # the missing item: all of "dog" is an error
@@ -110,8 +117,10 @@ def test_missing_and_extra_are_counted_listed_and_scored(capsys, tmp_path):
 
 
 def test_fields_slices_and_whole_records(capsys, tmp_path):
-    gold = jsonl(tmp_path / "g.jsonl", [{"doc": 1, "part": "x", "total": "5", "city": "Oslo"},
-                                        {"doc": 2, "part": "y", "total": "7", "city": "Rome"}])
+    gold = jsonl(
+        tmp_path / "g.jsonl",
+        [{"doc": 1, "part": "x", "total": "5", "city": "Oslo"}, {"doc": 2, "part": "y", "total": "7", "city": "Rome"}],
+    )
     pred = write(tmp_path / "p.csv", "doc,total,city\n1,5,Oslo\n2,8,Rome\n")
     data = run_json(capsys, "evaluate", gold, pred, "--id", "doc", "--slice", "part")
     assert data["metric"] == "fields" and data["per_slice"]["x"]["aggregate"] == 1.0
@@ -125,8 +134,20 @@ def test_fields_slices_and_whole_records(capsys, tmp_path):
 def test_value_fields_normalize_metric_and_stdin(capsys, tmp_path, monkeypatch):
     gold = jsonl(tmp_path / "g.jsonl", [{"id": "1", "ref": "Hello World", "text": "ignored"}])
     pred = jsonl(tmp_path / "p.jsonl", [{"id": "1", "hyp": "hello  world"}])
-    data = run_json(capsys, "evaluate", gold, pred, "--gold-field", "ref", "--pred-field", "hyp", "--metric", "wer",
-                    "--normalize", "lower,collapse_whitespace")
+    data = run_json(
+        capsys,
+        "evaluate",
+        gold,
+        pred,
+        "--gold-field",
+        "ref",
+        "--pred-field",
+        "hyp",
+        "--metric",
+        "wer",
+        "--normalize",
+        "lower,collapse_whitespace",
+    )
     assert data["metric"] == "wer" and data["aggregate"] == 0.0
     import io
 
@@ -162,8 +183,10 @@ def test_html_page_holds_the_json_headline(capsys, tmp_path):
 
 
 def test_ocr_folders_report_what_evaluate_files_reports(capsys, tmp_path):
-    for side, texts in (("gold", {"p1.gt.txt": "The cat sat\non the mat", "p2.gt.txt": "hello"}),
-                        ("pred", {"p1.txt": "The cut sat\non the mat", "p3.txt": "stray"})):
+    for side, texts in (
+        ("gold", {"p1.gt.txt": "The cat sat\non the mat", "p2.gt.txt": "hello"}),
+        ("pred", {"p1.txt": "The cut sat\non the mat", "p3.txt": "stray"}),
+    ):
         (tmp_path / side).mkdir()
         for name, text in texts.items():
             write(tmp_path / side / name, text)
@@ -184,8 +207,14 @@ def test_compare_reports_delta_interval_p_and_verdict(capsys):
     b = ek.evaluate([(b_rows[r["id"]], r["gold"], r["slice"]) for r in demo], metric="cer", ids=ids)
     c = ek.compare(a, b)
     assert {"metric", "a", "b", "delta", "interval", "p_value", "per_slice"} <= set(data)
-    assert (data["a"], data["b"], data["delta"], data["interval"], data["p_value"], data["verdict"]) == \
-        (c.a, c.b, c.delta, list(c.interval), c.p_value, "better")
+    assert (data["a"], data["b"], data["delta"], data["interval"], data["p_value"], data["verdict"]) == (
+        c.a,
+        c.b,
+        c.delta,
+        list(c.interval),
+        c.p_value,
+        "better",
+    )
     assert data["per_slice"]["clean_print"]["verdict"] == "no detectable difference"
     assert data["runs"]["b"]["interval"] == list(b.interval())
     code, out, _ = run(capsys, "compare", GOLD, GOLD, PRED_B)
@@ -202,8 +231,9 @@ def test_a_saved_run_compares_by_name_and_only_on_its_gold(capsys, tmp_path):
     assert run(capsys, "evaluate", GOLD, GOLD, "--save", "base-1")[0] == 0
     by_name = run_json(capsys, "compare", GOLD, "base-1", PRED_B)
     by_file = run_json(capsys, "compare", GOLD, GOLD, PRED_B)
-    assert {k: by_name[k] for k in ("a", "b", "delta", "interval", "p_value")} == \
-        {k: by_file[k] for k in ("a", "b", "delta", "interval", "p_value")}
+    assert {k: by_name[k] for k in ("a", "b", "delta", "interval", "p_value")} == {
+        k: by_file[k] for k in ("a", "b", "delta", "interval", "p_value")
+    }
     page = tmp_path / "compare.html"
     assert run(capsys, "compare", GOLD, "base-1", PRED_B, "--html", page)[0] == 0
     assert f'data-value="{by_file["delta"]!r}"' in page.read_text()
@@ -243,14 +273,20 @@ def bad_inputs(tmp_path):
     return {
         "unknown extension": ([write(tmp_path / "g.xyz", "id text\n"), good], "unknown extension"),
         "missing id column": ([write(tmp_path / "g.csv", "key,text\na,cat\n"), good], "has no 'id' column"),
-        "duplicate ids": ([jsonl(tmp_path / "d.jsonl", [{"id": "a", "text": "x"}, {"id": "a", "text": "y"}]), good],
-                          "has the id 'a' twice"),
-        "broken JSONL": ([write(tmp_path / "b.jsonl", '{"id": "a", "text": "x"}\n{"id": "b", "text\n'), good],
-                         "line 2"),
+        "duplicate ids": (
+            [jsonl(tmp_path / "d.jsonl", [{"id": "a", "text": "x"}, {"id": "a", "text": "y"}]), good],
+            "has the id 'a' twice",
+        ),
+        "broken JSONL": (
+            [write(tmp_path / "b.jsonl", '{"id": "a", "text": "x"}\n{"id": "b", "text\n'), good],
+            "line 2",
+        ),
         "no id field in CSV": ([good, write(tmp_path / "p.csv", "name,text\na,cat\n")], "has no 'id' column"),
         "empty gold": ([write(tmp_path / "e.jsonl", ""), good], "has no records"),
-        "not UTF-8": ([good, write(tmp_path / "l.jsonl", '{"id": "a", "text": "caf\xe9"}\n', "latin-1")],
-                      "is not UTF-8: byte 0xe9 at offset"),
+        "not UTF-8": (
+            [good, write(tmp_path / "l.jsonl", '{"id": "a", "text": "caf\xe9"}\n', "latin-1")],
+            "is not UTF-8: byte 0xe9 at offset",
+        ),
         "absent file": ([tmp_path / "nope.jsonl", good], "does not exist"),
         "unknown metric": ([good, good, "--metric", "bleu"], "bleu"),
         "bad level": ([good, good, "--level", "2"], "--level must be between 0 and 1"),
@@ -258,9 +294,22 @@ def bad_inputs(tmp_path):
     }
 
 
-@pytest.mark.parametrize("case", ["unknown extension", "missing id column", "duplicate ids", "broken JSONL",
-                                  "no id field in CSV", "empty gold", "not UTF-8", "absent file", "unknown metric",
-                                  "bad level", "bad save name"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "unknown extension",
+        "missing id column",
+        "duplicate ids",
+        "broken JSONL",
+        "no id field in CSV",
+        "empty gold",
+        "not UTF-8",
+        "absent file",
+        "unknown metric",
+        "bad level",
+        "bad save name",
+    ],
+)
 def test_bad_input_is_one_line_and_exit_code_2(capsys, tmp_path, case):
     argv, expected = bad_inputs(tmp_path)[case]
     code, out, err = run(capsys, "evaluate", *argv)
@@ -271,8 +320,9 @@ def test_bad_input_is_one_line_and_exit_code_2(capsys, tmp_path, case):
 def test_bad_input_in_a_real_process_has_no_traceback(tmp_path):
     gold = jsonl(tmp_path / "g.jsonl", [{"id": "a", "text": "cat"}])
     broken = write(tmp_path / "p.jsonl", "{not json\n")
-    out = subprocess.run([sys.executable, "-m", "ek", "compare", gold, gold, broken], capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "ek", "compare", gold, gold, broken], capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 2 and "Traceback" not in out.stderr and out.stdout == ""
     assert re.fullmatch(r"ek compare: error: PRED \S+p\.jsonl line 1 .*\n", out.stderr)
 
@@ -281,12 +331,17 @@ def test_bad_input_in_a_real_process_has_no_traceback(tmp_path):
 
 
 def test_progress_bar_on_a_terminal_and_not_in_a_pipe(tmp_path):
-    piped = subprocess.run([sys.executable, "-m", "ek", "evaluate", GOLD, GOLD], capture_output=True, text=True,
-                           timeout=120)
+    piped = subprocess.run(
+        [sys.executable, "-m", "ek", "evaluate", GOLD, GOLD], capture_output=True, text=True, timeout=120
+    )
     assert piped.returncode == 0 and piped.stderr == ""
     leader, follower = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "ek", "evaluate", str(GOLD), str(GOLD)], stdout=subprocess.PIPE,
-                            stderr=follower, env={**os.environ})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ek", "evaluate", str(GOLD), str(GOLD)],
+        stdout=subprocess.PIPE,
+        stderr=follower,
+        env={**os.environ},
+    )
     os.close(follower)
     stdout, _ = proc.communicate(timeout=120)
     seen = b""
@@ -347,7 +402,9 @@ def test_an_unreadable_gold_document_stops_the_run_naming_the_file_and_the_reaso
     assert err.startswith("ek evaluate: error: 3 documents could not be read: ")  # all of them, in one message
     assert f"GOLD {gt}/b.gt.txt is not UTF-8: byte 0xe9 at offset 3" in err
     assert f"GOLD {gt}/c.gt.txt has no text" in err and f"PRED {ocr}/d.txt is not UTF-8" in err
-    assert err.rstrip().endswith("fix them, or pass --keep-going (keep_going=True in Python) to score the others and list the failures.")
+    assert err.rstrip().endswith(
+        "fix them, or pass --keep-going (keep_going=True in Python) to score the others and list the failures."
+    )
 
 
 def test_an_undecodable_prediction_stops_the_run_instead_of_scoring_empty(capsys, failing):
@@ -368,12 +425,15 @@ def test_keep_going_scores_the_rest_and_the_terminal_json_and_page_agree(capsys,
     assert set(data["items"]) == {"a", "e"} and data["n"] == 2 and data["aggregate"] == pytest.approx(1 / 6)
     assert data["missing"] == [] and data["extra"] == ["z"] and data["skipped"] == []
     assert [(e["side"], e["path"], e["id"]) for e in data["errors"]] == [
-        ("gold", str(gt / "b.gt.txt"), "b"), ("gold", str(gt / "c.gt.txt"), "c"), ("pred", str(ocr / "d.txt"), "d")]
+        ("gold", str(gt / "b.gt.txt"), "b"),
+        ("gold", str(gt / "c.gt.txt"), "c"),
+        ("pred", str(ocr / "d.txt"), "d"),
+    ]
     assert "is not UTF-8" in data["errors"][2]["message"]
     lines = out.splitlines()
     assert "ek evaluate: cer (lower is better) on 2 items" in lines[0]
     k = lines.index("failed: 3 documents could not be read (left out):")
-    assert lines[k + 1:k + 4] == [f"  {e['message']}" for e in data["errors"]]
+    assert lines[k + 1 : k + 4] == [f"  {e['message']}" for e in data["errors"]]
     assert "extra: 1 predictions without a gold id (ignored): 'z'" in out
     page = tmp_path / "page.html"
     assert run(capsys, "evaluate", gt, ocr, "--keep-going", "--html", page)[0] == 0
@@ -394,8 +454,10 @@ def test_keep_going_in_compare_leaves_out_what_either_run_could_not_read(capsys,
     assert code == 2 and "1 document could not be read: PRED" in err
     data = run_json(capsys, "compare", gt, tmp_path / "A", tmp_path / "B", "--keep-going")
     assert data["n"] == 1 and data["a"] == pytest.approx(1 / 3) and data["b"] == 0.0  # only a was read on both sides
-    assert [(e["path"], e["id"]) for e in data["errors"]] == [(str(tmp_path / "A" / "b.txt"), "b"),
-                                                             (str(tmp_path / "B" / "c.txt"), "c")]
+    assert [(e["path"], e["id"]) for e in data["errors"]] == [
+        (str(tmp_path / "A" / "b.txt"), "b"),
+        (str(tmp_path / "B" / "c.txt"), "c"),
+    ]
     assert data["inputs"] == {"gold": str(gt), "pred_a": str(tmp_path / "A"), "pred_b": str(tmp_path / "B")}
 
 
@@ -413,8 +475,9 @@ def test_suffixes_and_pred_format_on_the_command_line(capsys, tmp_path):
     put(tmp_path / "l1.other.txt", "Hxllo")
     code, _, err = run(capsys, "evaluate", tmp_path, tmp_path)
     assert code == 2 and "several predictions for the GOLD id 'l1'" in err
-    data = run_json(capsys, "evaluate", tmp_path, tmp_path, "--gold-suffix", ".gt.txt", "--pred-suffix",
-                    ".some-ocr.txt")
+    data = run_json(
+        capsys, "evaluate", tmp_path, tmp_path, "--gold-suffix", ".gt.txt", "--pred-suffix", ".some-ocr.txt"
+    )
     assert data["aggregate"] == pytest.approx(1 / 5) and set(data["items"]) == {"l1"}
     put(tmp_path / "out" / "gt" / "p.txt", "Hello")
     put(tmp_path / "out" / "ocr" / "p.txt", "Hello")
@@ -423,8 +486,12 @@ def test_suffixes_and_pred_format_on_the_command_line(capsys, tmp_path):
     assert code == 2 and "--pred-format text|hocr|alto|page" in err
     data = run_json(capsys, "evaluate", tmp_path / "out", tmp_path / "out", "--pred-format", "hocr")
     assert data["aggregate"] == pytest.approx(1 / 5)
-    assert data["skipped"] == [{"path": str(tmp_path / "out" / "ocr" / "p.txt"),
-                                "reason": "its format is text; --pred-format hocr reads only hocr files"}]
+    assert data["skipped"] == [
+        {
+            "path": str(tmp_path / "out" / "ocr" / "p.txt"),
+            "reason": "its format is text; --pred-format hocr reads only hocr files",
+        }
+    ]
 
 
 # -- documents: NFC by default, and the header says how they were read ------------------------
@@ -432,8 +499,11 @@ def test_suffixes_and_pred_format_on_the_command_line(capsys, tmp_path):
 
 def test_nfd_and_nfc_encodings_of_one_page_score_zero_by_default(capsys, tmp_path):
     text = "Müller’s café\nSeñor Ærø"
-    put(tmp_path / "gt.xml", f'<PcGts xmlns="{PAGE_NS}"><Page><TextRegion id="r"><TextLine id="l"><TextEquiv>'
-          f"<Unicode>{unicodedata.normalize('NFC', text)}</Unicode></TextEquiv></TextLine></TextRegion></Page></PcGts>")
+    put(
+        tmp_path / "gt.xml",
+        f'<PcGts xmlns="{PAGE_NS}"><Page><TextRegion id="r"><TextLine id="l"><TextEquiv>'
+        f"<Unicode>{unicodedata.normalize('NFC', text)}</Unicode></TextEquiv></TextLine></TextRegion></Page></PcGts>",
+    )
     put(tmp_path / "ocr.txt", unicodedata.normalize("NFD", text))
     data = run_json(capsys, "evaluate", tmp_path / "gt.xml", tmp_path / "ocr.txt")
     assert data["aggregate"] == 0.0 and data["settings"]["normalize"] == "nfc"
@@ -474,8 +544,14 @@ def test_the_json_records_inputs_settings_version_and_date(capsys, tmp_path):
     assert data["inputs"] == {"gold": str(tmp_path / "gt"), "pred": str(tmp_path / "ocr")}
     settings = data["settings"]
     assert {k: settings[k] for k in ("metric", "normalize", "text_level", "profile", "words", "segment", "level")} == {
-        "metric": "cer", "normalize": "nfc", "text_level": None, "profile": None, "words": "whitespace",
-        "segment": "codepoint", "level": 0.9}
+        "metric": "cer",
+        "normalize": "nfc",
+        "text_level": None,
+        "profile": None,
+        "words": "whitespace",
+        "segment": "codepoint",
+        "level": 0.9,
+    }
     assert "text_level" in data and data["ek_version"] == ek.__version__
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", data["date"])
     assert data["errors"] == [] and data["skipped"] == []
@@ -483,9 +559,12 @@ def test_the_json_records_inputs_settings_version_and_date(capsys, tmp_path):
 
 def two_level_page(tmp_path):
     """A PAGE file whose region says "Region text" and whose one line says "Line text"."""
-    return put(tmp_path / "gt.xml", f'<PcGts xmlns="{PAGE_NS}"><Page><TextRegion id="r"><TextEquiv><Unicode>Region '
-               'text</Unicode></TextEquiv><TextLine id="l"><TextEquiv><Unicode>Line text</Unicode></TextEquiv>'
-               "</TextLine></TextRegion></Page></PcGts>")
+    return put(
+        tmp_path / "gt.xml",
+        f'<PcGts xmlns="{PAGE_NS}"><Page><TextRegion id="r"><TextEquiv><Unicode>Region '
+        'text</Unicode></TextEquiv><TextLine id="l"><TextEquiv><Unicode>Line text</Unicode></TextEquiv>'
+        "</TextLine></TextRegion></Page></PcGts>",
+    )
 
 
 def test_text_level_reaches_the_reader(capsys, tmp_path):
@@ -501,8 +580,10 @@ def test_text_level_reaches_the_reader(capsys, tmp_path):
     assert code == 2 and "text_level must be one of 'region', 'line', 'word', 'glyph'" in err
 
 
-@pytest.mark.skipif("profile" not in inspect.signature(evaluate_joined).parameters,
-                    reason="needs evaluate_joined(profile=, words=) from h-profile (contract B)")
+@pytest.mark.skipif(
+    "profile" not in inspect.signature(evaluate_joined).parameters,
+    reason="needs evaluate_joined(profile=, words=) from h-profile (contract B)",
+)
 def test_the_text_level_read_is_in_the_header_and_the_json(capsys, tmp_path):
     gold, pred = two_level_page(tmp_path), put(tmp_path / "ocr.txt", "Region text")
     data = run_json(capsys, "evaluate", gold, pred, "--text-level", "region")
@@ -511,8 +592,10 @@ def test_the_text_level_read_is_in_the_header_and_the_json(capsys, tmp_path):
     assert out.splitlines()[1] == "settings: normalize nfc | text level line | profile none"
 
 
-@pytest.mark.skipif("profile" not in inspect.signature(evaluate_joined).parameters,
-                    reason="needs evaluate_joined(profile=, words=) from h-profile (contract B)")
+@pytest.mark.skipif(
+    "profile" not in inspect.signature(evaluate_joined).parameters,
+    reason="needs evaluate_joined(profile=, words=) from h-profile (contract B)",
+)
 def test_profile_and_words_reach_the_ocr_scoring(capsys, tmp_path):
     put(tmp_path / "gt.txt", "The cat's hat")
     put(tmp_path / "ocr.txt", "The cat’s hat")
@@ -541,12 +624,18 @@ def test_outputs_that_resolve_to_an_input_are_refused(capsys, tmp_path):
     cases = [
         (("evaluate", gold, gold, "--json", gold), f"--json {gold} is the input GOLD {gold}"),
         (("evaluate", gold, gold, "--html", tmp_path / "alias.json"), f"--html {gold} is the input GOLD {gold}"),
-        (("evaluate", tmp_path / "gt", tmp_path / "ocr", "--html", tmp_path / "ocr" / "report.html"),
-         f"--html {tmp_path / 'ocr' / 'report.html'} lies inside the input PRED {tmp_path / 'ocr'}"),
-        (("compare", gold, gold, gold, "--json", tmp_path / "x.json", "--html", tmp_path / "x.json"),
-         f"--json and --html both name {tmp_path / 'x.json'}"),
-        (("compare", tmp_path / "gt", tmp_path / "ocr", tmp_path / "ocr", "--json", tmp_path / "gt" / "r.json"),
-         "lies inside the input GOLD"),
+        (
+            ("evaluate", tmp_path / "gt", tmp_path / "ocr", "--html", tmp_path / "ocr" / "report.html"),
+            f"--html {tmp_path / 'ocr' / 'report.html'} lies inside the input PRED {tmp_path / 'ocr'}",
+        ),
+        (
+            ("compare", gold, gold, gold, "--json", tmp_path / "x.json", "--html", tmp_path / "x.json"),
+            f"--json and --html both name {tmp_path / 'x.json'}",
+        ),
+        (
+            ("compare", tmp_path / "gt", tmp_path / "ocr", tmp_path / "ocr", "--json", tmp_path / "gt" / "r.json"),
+            "lies inside the input GOLD",
+        ),
     ]
     for argv, message in cases:
         code, out, err = run(capsys, *argv)
@@ -579,8 +668,10 @@ def test_a_full_device_is_one_line_naming_the_path(tmp_path, option):
     gold = put(tmp_path / "g.jsonl", '{"id": "a", "text": "cat"}\n')
     out = ek_process("evaluate", gold, gold, option, "/dev/full")
     assert out.returncode == 2 and "Traceback" not in out.stderr and "Errno" not in out.stderr
-    assert out.stderr == (f"ek evaluate: error: cannot write {option} /dev/full: No space left on device; free some "
-                          "space, check the permissions or choose another path.\n")
+    assert out.stderr == (
+        f"ek evaluate: error: cannot write {option} /dev/full: No space left on device; free some "
+        "space, check the permissions or choose another path.\n"
+    )
     assert os.path.exists("/dev/full") and not os.path.isfile("/dev/full")  # the device is still a device
 
 
@@ -591,8 +682,10 @@ def test_level_region_points_to_text_level(tmp_path):
     gold = put(tmp_path / "g.jsonl", '{"id": "a", "text": "cat"}\n')
     out = ek_process("evaluate", gold, gold, "--level", "region")
     assert out.returncode == 2 and out.stdout == ""
-    assert out.stderr == ("ek evaluate: error: --level is the confidence level (e.g. 0.95); for which text of a "
-                          "PAGE/ALTO/hOCR file to read use --text-level region (see ek evaluate --help)\n")
+    assert out.stderr == (
+        "ek evaluate: error: --level is the confidence level (e.g. 0.95); for which text of a "
+        "PAGE/ALTO/hOCR file to read use --text-level region (see ek evaluate --help)\n"
+    )
     with pytest.raises(ValueError, match=r"--level is the confidence level .* use --text-level line"):
         ek.tools.evaluate(str(gold), str(gold), level="line")
 
@@ -608,21 +701,26 @@ def test_non_finite_gate_bounds_are_refused(capsys, tmp_path, bound):
 
 
 def test_argparse_mistakes_are_one_line_with_a_pointer_to_help(tmp_path):
-    for argv, start in ((("evaluate", "g.jsonl"), "ek evaluate: error: the following arguments are required: PRED"),
-                        (("compare", "g", "a", "b", "--bogus"), "ek compare: error: unrecognized arguments: --bogus"),
-                        (("pass-k", "ten", "9"), "ek pass-k: error: argument N: invalid int value: 'ten'")):
+    for argv, start in (
+        (("evaluate", "g.jsonl"), "ek evaluate: error: the following arguments are required: PRED"),
+        (("compare", "g", "a", "b", "--bogus"), "ek compare: error: unrecognized arguments: --bogus"),
+        (("pass-k", "ten", "9"), "ek pass-k: error: argument N: invalid int value: 'ten'"),
+    ):
         out = ek_process(*argv)
         assert out.returncode == 2 and out.stdout == "" and "usage:" not in out.stderr
         assert out.stderr.startswith(start) and out.stderr.count("\n") == 1, out.stderr
         assert out.stderr.endswith(f"(see ek {argv[0]} --help)\n")
 
 
-@pytest.mark.parametrize("argv, message", [
-    (("cer", "a", "b", "--normalize", "bogus"), "'bogus'"),
-    (("rover", "only one"), "two or more transcriptions"),
-    (("pass-k", "3", "5"), "c must be in 0..n"),
-    (("cost-per-success", "10", "5", "--attempts", "2"), "attempts=2 is fewer than successes=5"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (("cer", "a", "b", "--normalize", "bogus"), "'bogus'"),
+        (("rover", "only one"), "two or more transcriptions"),
+        (("pass-k", "3", "5"), "c must be in 0..n"),
+        (("cost-per-success", "10", "5", "--attempts", "2"), "attempts=2 is fewer than successes=5"),
+    ],
+)
 def test_small_commands_exit_2_on_bad_input(argv, message):
     out = ek_process(*argv)
     assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
@@ -631,28 +729,52 @@ def test_small_commands_exit_2_on_bad_input(argv, message):
 def test_the_terminal_lists_every_failure_but_only_the_first_skips():
     from ek.cli._commands._format import problem_lines
 
-    meta = {"errors": [{"message": f"e{i}"} for i in range(7)],
-            "skipped": [{"path": f"p{i}.hocr", "reason": "its format is hocr"} for i in range(7)]}
+    meta = {
+        "errors": [{"message": f"e{i}"} for i in range(7)],
+        "skipped": [{"path": f"p{i}.hocr", "reason": "its format is hocr"} for i in range(7)],
+    }
     lines = problem_lines(meta)
     assert lines[:8] == ["failed: 7 documents could not be read (left out):", *(f"  e{i}" for i in range(7))]
-    assert lines[8:] == ["skipped: 7 files not read:", *(f"  p{i}.hocr: its format is hocr" for i in range(5)),
-                         "  ... and 2 more (every one is listed by --json and --html)"]
+    assert lines[8:] == [
+        "skipped: 7 files not read:",
+        *(f"  p{i}.hocr: its format is hocr" for i in range(5)),
+        "  ... and 2 more (every one is listed by --json and --html)",
+    ]
 
 
 # --- the facts the pages and the readers take from the metric, not from its name ---------------------------------
 
 
-@pytest.mark.parametrize(("metric", "unit"), [("cer", "char"), ("cer_grapheme", "grapheme"), ("wer", "word"),
-                                              ("wer_unicode", "unicode_word"), ("fields", None), ("fca", None),
-                                              ("not_registered", None)])
+@pytest.mark.parametrize(
+    ("metric", "unit"),
+    [
+        ("cer", "char"),
+        ("cer_grapheme", "grapheme"),
+        ("wer", "word"),
+        ("wer_unicode", "unicode_word"),
+        ("fields", None),
+        ("fca", None),
+        ("not_registered", None),
+    ],
+)
 def test_the_page_aligns_in_the_unit_the_metric_declares(metric, unit):
     from ek.cli._commands._pages import unit_of
 
     assert unit_of(metric) == unit
 
 
-@pytest.mark.parametrize(("metric", "reads"), [(None, True), ("cer", True), ("wer_unicode", True), ("bow", True),
-                                               ("fields", False), ("typed_graph", False), ("not_registered", False)])
+@pytest.mark.parametrize(
+    ("metric", "reads"),
+    [
+        (None, True),
+        ("cer", True),
+        ("wer_unicode", True),
+        ("bow", True),
+        ("fields", False),
+        ("typed_graph", False),
+        ("not_registered", False),
+    ],
+)
 def test_documents_are_scored_as_documents_when_the_metric_reads_them(metric, reads):
     from ek.cli._commands._inputs import _reads_documents, statistic_names
 

@@ -51,5 +51,6 @@ def test_module_examples(name):
         runner.run(test)
     result = runner.summarize(verbose=False)
     if result.failed:  # raised from the first exception: an optional library missing skips (tests/conftest.py)
-        raise AssertionError(f"{result.failed} of {result.attempted} examples in {name} failed (output above)"
-                             ) from runner.raised
+        raise AssertionError(
+            f"{result.failed} of {result.attempted} examples in {name} failed (output above)"
+        ) from runner.raised

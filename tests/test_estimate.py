@@ -43,13 +43,18 @@ def _sig(s):
 
 
 def _invoice():
-    grammar = GraphGrammar(node_types={
-        "invoice": NodeType("invoice", fields={
-            "card": FieldSpec("card", "string"),
-            "amount": FieldSpec("amount", "number", domain=(0, 1000)),
-        }),
-        "party": NodeType("party", fields={"name": FieldSpec("name", "string")}),
-    })
+    grammar = GraphGrammar(
+        node_types={
+            "invoice": NodeType(
+                "invoice",
+                fields={
+                    "card": FieldSpec("card", "string"),
+                    "amount": FieldSpec("amount", "number", domain=(0, 1000)),
+                },
+            ),
+            "party": NodeType("party", fields={"name": FieldSpec("name", "string")}),
+        }
+    )
     estimates = {
         NodePath("i1", "invoice", "card"): FieldEstimate("79927398713", confidence=0.9),
         NodePath("i1", "invoice", "amount"): FieldEstimate("12.50", confidence=0.7),
@@ -108,20 +113,26 @@ def test_signal_names_resolve_through_the_registry():
 
 
 def test_assume_calibrated_passes_confidence_through():
-    r = ek.estimate_quality(FieldEstimate("x", confidence=0.97), policy=CostSensitiveGate(rho=9),
-                            assume_calibrated=True)
+    r = ek.estimate_quality(
+        FieldEstimate("x", confidence=0.97), policy=CostSensitiveGate(rho=9), assume_calibrated=True
+    )
     assert r.calibrated_confidence == 0.97 and r.decision is A
 
 
 def test_failed_verifier_blocks_and_correction_flags():
     gate = CostSensitiveGate()
-    bad = ek.estimate_quality(FieldEstimate("79927398710", confidence=0.99), calibrator=CAL,
-                              validators=[checksum_validator("luhn")], policy=gate)
+    bad = ek.estimate_quality(
+        FieldEstimate("79927398710", confidence=0.99),
+        calibrator=CAL,
+        validators=[checksum_validator("luhn")],
+        policy=gate,
+    )
     assert bad.decision is B and [f.layer for f in bad.findings] == ["checksum"]
     assert bad.provenance["decision_reason"] == "a validator flagged the value"
     fix = Finding("x", "canonicalize", Severity.CORRECT, "strip spaces", suggestion="12.50")
-    corrected = ek.estimate_quality(FieldEstimate(" 12.50", confidence=0.99, findings=(fix,)),
-                                    calibrator=CAL, policy=gate)
+    corrected = ek.estimate_quality(
+        FieldEstimate(" 12.50", confidence=0.99, findings=(fix,)), calibrator=CAL, policy=gate
+    )
     assert corrected.decision is F
 
 
@@ -132,7 +143,9 @@ def test_nothing_to_calibrate_is_flagged():
 
 def test_whole_extraction_per_field_with_specs_and_scoped_validators():
     r = ek.estimate_quality(
-        _invoice(), calibrator=CAL, policy=CostSensitiveGate(),
+        _invoice(),
+        calibrator=CAL,
+        policy=CostSensitiveGate(),
         validators={"card": [checksum_validator("luhn")], "*": [schema_validator]},
     )
     card, amount, name = r.per_field.values()
@@ -175,8 +188,10 @@ def test_sources_per_field_on_an_extraction():
 
 
 def test_per_family_calibration():
-    rows = [{"judge": j, "confidence": c} for j, c in
-            [(0.9, 0.95), (0.8, 0.7), (0.85, 0.3), (0.3, 0.9), (0.2, 0.1), (0.7, 0.2), (0.6, 0.8), (0.4, 0.3)]]
+    rows = [
+        {"judge": j, "confidence": c}
+        for j, c in [(0.9, 0.95), (0.8, 0.7), (0.85, 0.3), (0.3, 0.9), (0.2, 0.1), (0.7, 0.2), (0.6, 0.8), (0.4, 0.3)]
+    ]
     correct = [True, True, False, True, False, False, True, False]
     fam = SignalFamilyCalibrator().fit(rows, correct)
     fe = FieldEstimate("x", raw_signals={"judge": 0.9}, confidence=0.95)
@@ -184,8 +199,9 @@ def test_per_family_calibration():
     per = r.provenance["calibrated_signals"]
     assert per == {"judge": fam.calibrators["judge"](0.9), "confidence": fam.calibrators["confidence"](0.95)}
     assert r.calibrated_confidence == pytest.approx(fam({"judge": 0.9, "confidence": 0.95}))
-    single = ek.estimate_quality(FieldEstimate("x", raw_signals={"judge": 0.9}), calibrator=dict(fam.calibrators),
-                                 policy=CostSensitiveGate())
+    single = ek.estimate_quality(
+        FieldEstimate("x", raw_signals={"judge": 0.9}), calibrator=dict(fam.calibrators), policy=CostSensitiveGate()
+    )
     assert single.calibrated_confidence == fam.calibrators["judge"](0.9)  # one family gates as is
 
 
@@ -204,8 +220,9 @@ def test_fused_families_without_fusion_calibrator_cannot_be_gated():
     fe = FieldEstimate("the cat", raw_signals={"judge": 0.8})
     with pytest.raises(ValueError, match=r"fused 2 signal families \(agreement, judge\) without a fusion calibrator"):
         ek.estimate_quality(fe, sources=["the cat"], calibrator=cals, policy=CostSensitiveGate())
-    ok = ek.estimate_quality(fe, sources=["the cat"], calibrator=cals, policy=CostSensitiveGate(),
-                             assume_calibrated=True)
+    ok = ek.estimate_quality(
+        fe, sources=["the cat"], calibrator=cals, policy=CostSensitiveGate(), assume_calibrated=True
+    )
     assert ok.calibrated_confidence == pytest.approx((_sig(0.8) + _sig(1.0)) / 2)
     ungated = ek.estimate_quality(fe, sources=["the cat"], calibrator=cals)
     # issue 11, item 12: with no policy the fused value is reported, marked as not fusion-calibrated
@@ -237,8 +254,10 @@ def test_assumed_calibrated_confidence_must_be_a_probability():
 
 def test_non_finite_signal_output():
     with pytest.raises(ValueError, match=r"signal 'broken' output is nan"):
+
         def broken(value):
             return math.nan
+
         ek.estimate_quality("x", signals=[broken])
 
 
@@ -249,8 +268,11 @@ def test_agreement_signal_exposed_at_top_level():
 def test_unfitted_calibrator_class_is_refused():
     # calling the class used to build a PlattCalibrator(a=score) and fail with a confusing message
     fe = FieldEstimate("x", confidence=0.7)
-    with pytest.raises(TypeError, match=r"calibrator is the class PlattCalibrator, not a fitted calibrator.*"
-                                        r"PlattCalibrator\(\)\.fit\(scores, correct\)"):
+    with pytest.raises(
+        TypeError,
+        match=r"calibrator is the class PlattCalibrator, not a fitted calibrator.*"
+        r"PlattCalibrator\(\)\.fit\(scores, correct\)",
+    ):
         ek.estimate_quality(fe, calibrator=PlattCalibrator, policy=CostSensitiveGate())
     with pytest.raises(TypeError, match=r"calibrator\['\*'\] is the class PlattCalibrator"):
         ek.estimate_quality(fe, calibrator={"*": PlattCalibrator}, policy=CostSensitiveGate())
@@ -295,8 +317,9 @@ def test_flat_sources_give_one_agreement_to_every_field():
 
 def test_flat_sources_feed_per_field_calibration_and_gating():
     cal = GroupCalibrator(by_group={"invoice": PlattCalibrator(a=1.0, b=5.0)}, pooled=PlattCalibrator(a=1.0, b=-5.0))
-    r = ek.estimate_quality(_unscored_invoice(), sources=["a b c d", "a b c e"], calibrator=cal,
-                            policy=CostSensitiveGate())
+    r = ek.estimate_quality(
+        _unscored_invoice(), sources=["a b c d", "a b c e"], calibrator=cal, policy=CostSensitiveGate()
+    )
     decisions = {p.node_type: fe.decision for p, fe in r.per_field.items()}
     assert decisions == {"invoice": A, "party": F}  # sigmoid(0.875 + 5) vs sigmoid(0.875 - 5)
     assert r.per_field[NodePath("p1", "party", "name")].confidence == pytest.approx(1 / (1 + math.exp(5 - 0.875)))
@@ -333,8 +356,10 @@ def test_mapping_calibrator_reports_the_mean_of_its_families():
     fe = FieldEstimate("x", raw_signals={"judge": 0.8}, confidence=0.4)  # the confidence is a family too
     r = ek.estimate_quality(fe, calibrator={"judge": CAL, "confidence": CAL2})
     assert r.calibrated_confidence == pytest.approx((_sig(0.8) + _sig2(0.4)) / 2)
-    assert r.provenance["calibrated_signals"] == {"judge": pytest.approx(_sig(0.8)),
-                                                  "confidence": pytest.approx(_sig2(0.4))}
+    assert r.provenance["calibrated_signals"] == {
+        "judge": pytest.approx(_sig(0.8)),
+        "confidence": pytest.approx(_sig2(0.4)),
+    }
     assert r.provenance["fused_uncalibrated"] is True and r.decision is None
 
 
@@ -347,26 +372,31 @@ def test_min_probability_combiner_reports_the_minimum():
 
 def test_per_family_values_on_an_extraction():
     ex = _invoice()  # confidences 0.9, 0.7, 0.95; every field also gets a judge score
-    judged = AnnotatedExtraction(ex.grammar, {
-        p: dataclasses.replace(fe, raw_signals={"judge": 0.5}) for p, fe in ex.estimates.items()})
+    judged = AnnotatedExtraction(
+        ex.grammar, {p: dataclasses.replace(fe, raw_signals={"judge": 0.5}) for p, fe in ex.estimates.items()}
+    )
     r = ek.estimate_quality(judged, calibrator={"judge": CAL, "confidence": CAL2})
     expected = {p: (_sig(0.5) + _sig2(fe.confidence)) / 2 for p, fe in ex.estimates.items()}
     assert {p: fe.confidence for p, fe in r.per_field.items()} == pytest.approx(expected)
     assert r.calibrated_confidence == pytest.approx(min(expected.values()))  # the weakest field
     assert r.provenance["calibrated_signals"] == {
         p: {"judge": pytest.approx(_sig(0.5)), "confidence": pytest.approx(_sig2(fe.confidence))}
-        for p, fe in ex.estimates.items()}
+        for p, fe in ex.estimates.items()
+    }
     assert set(r.provenance["fused_uncalibrated"]) == set(ex.estimates)
     with pytest.raises(ValueError, match="without a fusion calibrator"):
         ek.estimate_quality(judged, calibrator={"judge": CAL, "confidence": CAL2}, policy=CostSensitiveGate())
-    gated = ek.estimate_quality(judged, calibrator={"judge": CAL, "confidence": CAL2}, policy=CostSensitiveGate(),
-                                assume_calibrated=True)
+    gated = ek.estimate_quality(
+        judged, calibrator={"judge": CAL, "confidence": CAL2}, policy=CostSensitiveGate(), assume_calibrated=True
+    )
     assert gated.decision is A and gated.calibrated_confidence == pytest.approx(min(expected.values()))
 
 
 def test_a_fitted_fusion_is_not_marked_uncalibrated():
-    rows = [{"judge": j, "confidence": c} for j, c in
-            [(0.9, 0.95), (0.8, 0.7), (0.85, 0.3), (0.3, 0.9), (0.2, 0.1), (0.7, 0.2), (0.6, 0.8), (0.4, 0.3)]]
+    rows = [
+        {"judge": j, "confidence": c}
+        for j, c in [(0.9, 0.95), (0.8, 0.7), (0.85, 0.3), (0.3, 0.9), (0.2, 0.1), (0.7, 0.2), (0.6, 0.8), (0.4, 0.3)]
+    ]
     fam = SignalFamilyCalibrator().fit(rows, [True, True, False, True, False, False, True, False])
     r = ek.estimate_quality(FieldEstimate("x", raw_signals={"judge": 0.9}, confidence=0.95), calibrator=fam)
     assert "fused_uncalibrated" not in r.provenance
@@ -385,8 +415,12 @@ def test_llm_corrector_runs_after_a_flag():
         calls.append(value)
         return "79927398713"
 
-    r = ek.estimate_quality(FieldEstimate("79927398710", confidence=0.99), calibrator=CAL,
-                            validators=[checksum_validator("luhn"), llm_corrector(fix)], policy=CostSensitiveGate())
+    r = ek.estimate_quality(
+        FieldEstimate("79927398710", confidence=0.99),
+        calibrator=CAL,
+        validators=[checksum_validator("luhn"), llm_corrector(fix)],
+        policy=CostSensitiveGate(),
+    )
     assert calls == ["79927398710"]
     flag, correction = r.findings
     assert flag.layer == "checksum" and correction.severity is Severity.CORRECT

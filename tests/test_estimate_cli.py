@@ -40,8 +40,20 @@ def run(capsys, *argv):
 
 def test_audit_plan_writes_the_items_to_label(tmp_path, capsys):
     out = tmp_path / "sample.jsonl"
-    code, text, _ = run(capsys, "audit-plan", ENGINE_B, *STAND_IN, "--budget", "30", "--strategy", "stratified",
-                        "--seed", "1", "--out", str(out))
+    code, text, _ = run(
+        capsys,
+        "audit-plan",
+        ENGINE_B,
+        *STAND_IN,
+        "--budget",
+        "30",
+        "--strategy",
+        "stratified",
+        "--seed",
+        "1",
+        "--out",
+        str(out),
+    )
     assert code == 0 and "stratified plan over N=80 items, budget 30" in text
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     b = {json.loads(line)["id"]: json.loads(line)["prediction"] for line in open(ENGINE_B, encoding="utf-8")}
@@ -49,8 +61,20 @@ def test_audit_plan_writes_the_items_to_label(tmp_path, capsys):
     assert all(r["text"] == b[r["id"]] and 0 < r["probability"] <= 1 for r in rows)
     assert {r["slice"] for r in rows} == {"clean_print", "degraded_scan"}
     again = tmp_path / "again.jsonl"
-    run(capsys, "audit-plan", ENGINE_B, *STAND_IN, "--budget", "30", "--strategy", "stratified", "--seed", "1",
-        "--out", str(again))
+    run(
+        capsys,
+        "audit-plan",
+        ENGINE_B,
+        *STAND_IN,
+        "--budget",
+        "30",
+        "--strategy",
+        "stratified",
+        "--seed",
+        "1",
+        "--out",
+        str(again),
+    )
     assert again.read_text() == out.read_text()
 
 
@@ -58,16 +82,35 @@ def test_estimate_prints_json_and_draws_the_page(tmp_path, capsys):
     plan = tmp_path / "sample.jsonl"
     run(capsys, "audit-plan", ENGINE_B, *STAND_IN, "--budget", "40", "--seed", "2", "--out", str(plan))
     report, page = tmp_path / "estimate.json", tmp_path / "estimate.html"
-    code, text, _ = run(capsys, "estimate", ENGINE_B, *STAND_IN, "--audit", ENGINE_A, "--plan", str(plan),
-                        "--json", str(report), "--html", str(page))
+    code, text, _ = run(
+        capsys,
+        "estimate",
+        ENGINE_B,
+        *STAND_IN,
+        "--audit",
+        ENGINE_A,
+        "--plan",
+        str(plan),
+        "--json",
+        str(report),
+        "--html",
+        str(page),
+    )
     assert code == 0
     data = json.loads(report.read_text())
     drawn = [json.loads(line)["id"] for line in plan.read_text().splitlines()]
     assert data["N"] == 80 and data["n"] == len(drawn) and data["metric"] == "cer"
     assert set(data["per_slice"]) == {"clean_print", "degraded_scan"}
     assert data["settings"]["left_out_of_plan"] == 80 - len(drawn)
-    for word in ("ek estimate: cer (lower is better) on N=80 items", "classical (audit only)", "plug-in",
-                 "effective n", "clean_print", "degraded_scan", "left out"):
+    for word in (
+        "ek estimate: cer (lower is better) on N=80 items",
+        "classical (audit only)",
+        "plug-in",
+        "effective n",
+        "clean_print",
+        "degraded_scan",
+        "left out",
+    ):
         assert word in text, word
     python = _python_estimate(drawn, json.loads(plan.read_text().splitlines()[0])["probability"])
     assert data["estimate"] == pytest.approx(python.estimate, abs=1e-12)
@@ -81,8 +124,13 @@ def _python_estimate(drawn, probability):
     rows = {json.loads(line)["id"]: json.loads(line) for line in open(ENGINE_A, encoding="utf-8")}
     b = {json.loads(line)["id"]: json.loads(line)["prediction"] for line in open(ENGINE_B, encoding="utf-8")}
     ids = list(rows)
-    proxy = ek.agreement_proxy([b[i] for i in ids], [rows[i]["prediction"] for i in ids], metric="cer", ids=ids,
-                               slices=[rows[i]["slice"] for i in ids])
+    proxy = ek.agreement_proxy(
+        [b[i] for i in ids],
+        [rows[i]["prediction"] for i in ids],
+        metric="cer",
+        ids=ids,
+        slices=[rows[i]["slice"] for i in ids],
+    )
     audit = ek.evaluate([(b[i], rows[i]["gold"], rows[i]["slice"]) for i in drawn], metric="cer", ids=drawn)
     return ek.estimate_corpus(proxy, audit, plan=ek.AuditPlan(tuple(drawn), (probability,) * len(drawn)))
 
@@ -91,22 +139,39 @@ def test_estimate_without_a_plan_takes_the_audit_as_a_uniform_sample(tmp_path, c
     lines = open(ENGINE_A, encoding="utf-8").read().splitlines()
     audit = tmp_path / "audit.jsonl"
     audit.write_text("\n".join(lines[::2]) + "\n")
-    code, text, _ = run(capsys, "estimate", ENGINE_B, *STAND_IN, "--audit", str(audit), "--json", "-",
-                        "--interval", "bootstrap", "--lam", "0.5")
+    code, text, _ = run(
+        capsys,
+        "estimate",
+        ENGINE_B,
+        *STAND_IN,
+        "--audit",
+        str(audit),
+        "--json",
+        "-",
+        "--interval",
+        "bootstrap",
+        "--lam",
+        "0.5",
+    )
     data = json.loads(text)
     assert code == 0 and data["n"] == 40 and data["lam"] == 0.5 and "uniform audit" in data["detail"]["design"]
     assert data["interval"][0] < data["estimate"] < data["interval"][1]
 
 
-@pytest.mark.parametrize("line, pattern", [
-    ('{"id": "clean_print-000", "probability": 0}', "inclusion probability 0 .*must be in \\(0, 1\\]"),
-    ('{"id": "clean_print-000", "probability": 1.5}', "must be in \\(0, 1\\]"),
-    ('{"id": "clean_print-000"}', "not a JSON object with 'id' and 'probability'"),
-    ('{"id": "clean_print-000", "probability": NaN}', "plan.jsonl: .*probability nan .*must be in \\(0, 1\\]"),
-    ('{"id": "clean_print-000", "probability": -0.5}', "plan.jsonl: .*probability -0.5 .*must be in \\(0, 1\\]"),
-    ('{"id": "clean_print-000", "probability": 0.5}\n{"id": "clean_print-000", "probability": 0.5}',
-     "plan.jsonl: AuditPlan holds id 'clean_print-000' twice"),
-])
+@pytest.mark.parametrize(
+    "line, pattern",
+    [
+        ('{"id": "clean_print-000", "probability": 0}', "inclusion probability 0 .*must be in \\(0, 1\\]"),
+        ('{"id": "clean_print-000", "probability": 1.5}', "must be in \\(0, 1\\]"),
+        ('{"id": "clean_print-000"}', "not a JSON object with 'id' and 'probability'"),
+        ('{"id": "clean_print-000", "probability": NaN}', "plan.jsonl: .*probability nan .*must be in \\(0, 1\\]"),
+        ('{"id": "clean_print-000", "probability": -0.5}', "plan.jsonl: .*probability -0.5 .*must be in \\(0, 1\\]"),
+        (
+            '{"id": "clean_print-000", "probability": 0.5}\n{"id": "clean_print-000", "probability": 0.5}',
+            "plan.jsonl: AuditPlan holds id 'clean_print-000' twice",
+        ),
+    ],
+)
 def test_bad_plan_files_exit_2(tmp_path, capsys, line, pattern):
     plan = tmp_path / "plan.jsonl"
     plan.write_text(line + "\n")
@@ -123,8 +188,11 @@ def test_bad_input_exits_2_with_the_fix(tmp_path, capsys):
     strangers = tmp_path / "strangers.jsonl"
     strangers.write_text("".join(f'{{"id": "n{k}", "gold": "x"}}\n' for k in range(5)) + stranger.read_text())
     code, _, err = run(capsys, "estimate", ENGINE_B, *STAND_IN, "--audit", str(strangers))
-    assert code == 2 and "6 of the 7 audited ids are not in the corpus (the proxy's 80 ids) ('n0', 'n1', 'n2', ...)" \
-        in err and "audit items of the corpus only" in err
+    assert (
+        code == 2
+        and "6 of the 7 audited ids are not in the corpus (the proxy's 80 ids) ('n0', 'n1', 'n2', ...)" in err
+        and "audit items of the corpus only" in err
+    )
     one = tmp_path / "one.jsonl"
     one.write_text(open(ENGINE_A, encoding="utf-8").readline())
     code, _, err = run(capsys, "estimate", ENGINE_B, *STAND_IN, "--audit", str(one))
@@ -135,8 +203,9 @@ def test_bad_input_exits_2_with_the_fix(tmp_path, capsys):
     assert code == 2 and "--lam must be 'tune' or a number" in err
     short = tmp_path / "short.jsonl"
     short.write_text("\n".join(open(ENGINE_A, encoding="utf-8").read().splitlines()[:10]) + "\n")
-    code, _, err = run(capsys, "estimate", ENGINE_B, "--proxy", str(short), "--proxy-field", "prediction",
-                       "--audit", ENGINE_A)
+    code, _, err = run(
+        capsys, "estimate", ENGINE_B, "--proxy", str(short), "--proxy-field", "prediction", "--audit", ENGINE_A
+    )
     assert code == 2 and "PRED has 70 items without a stand-in" in err
 
 
@@ -158,8 +227,9 @@ def test_the_estimate_page_in_chromium_shows_the_json_figures(tmp_path, capsys, 
     lines = open(ENGINE_A, encoding="utf-8").read().splitlines()
     audit, report, page = tmp_path / "audit.jsonl", tmp_path / "estimate.json", tmp_path / "estimate.html"
     audit.write_text("\n".join(lines[::2]) + "\n")
-    code, _, _ = run(capsys, "estimate", ENGINE_B, *STAND_IN, "--audit", str(audit), "--json", str(report),
-                     "--html", str(page))
+    code, _, _ = run(
+        capsys, "estimate", ENGINE_B, *STAND_IN, "--audit", str(audit), "--json", str(report), "--html", str(page)
+    )
     assert code == 0
     data = json.loads(report.read_text())
     url = HARNESS._open(browser, page)
@@ -174,8 +244,10 @@ def test_the_estimate_page_in_chromium_shows_the_json_figures(tmp_path, capsys, 
 
     assert number("headline-value", "data-value") == data["estimate"]
     assert number("headline-plug-in", "data-value") == data["plug_in"]
-    for element_id, interval in (("headline-interval", data["interval"]),
-                                 ("headline-classical", data["classical"]["interval"])):
+    for element_id, interval in (
+        ("headline-interval", data["interval"]),
+        ("headline-classical", data["classical"]["interval"]),
+    ):
         assert [number(element_id, "data-low"), number(element_id, "data-high")] == interval
         assert shown(element_id) == pytest.approx(interval, abs=5e-5)  # printed to two decimals of a percent
     assert shown("headline-value") == pytest.approx([data["estimate"]], abs=5e-5)
@@ -196,7 +268,8 @@ def test_the_estimate_page_in_chromium_shows_the_json_figures(tmp_path, capsys, 
     dots = dict(zip(("estimate", "classical", "plug_in"), marks[1]))
     assert dots["plug_in"] - dots["estimate"] == pytest.approx(scale * (data["plug_in"] - data["estimate"]), abs=1.5)
     assert dots["classical"] - dots["estimate"] == pytest.approx(
-        scale * (data["classical"]["estimate"] - data["estimate"]), abs=1.5)
+        scale * (data["classical"]["estimate"] - data["estimate"]), abs=1.5
+    )
 
     rows = browser.execute_script("""
         return Array.from(document.querySelectorAll('#slice-table tbody tr')).map(function (r) {

@@ -50,6 +50,7 @@ def reports(c, metric="cer", sliced=False):
 
 def arrays(c, proxy, audit):
     """(e_L, r_L, ê_L, r̂_L, ê_U, r̂_U) as numpy arrays, from the reports' own scores."""
+
     def col(report, name):
         return np.array([s.detail[name] for s in report.scores], dtype=float)
 
@@ -86,8 +87,9 @@ def test_a_mean_metric_agrees_with_ppi_py(lam):
     assert est.interval[0] == pytest.approx(low, abs=1e-9) and est.interval[1] == pytest.approx(high, abs=1e-9)
     if lam == "tune":
         theta = float(np.squeeze(ppi.ppi_mean_pointestimate(y, y_hat, y_unlabelled, lam=1)))
-        tuned = _calc_lam_glm((y - theta)[:, None], (y_hat - theta)[:, None], (y_unlabelled - theta)[:, None],
-                              np.eye(1), clip=True)
+        tuned = _calc_lam_glm(
+            (y - theta)[:, None], (y_hat - theta)[:, None], (y_unlabelled - theta)[:, None], np.eye(1), clip=True
+        )
         assert 0 < est.lam < 1 and est.lam == pytest.approx(float(tuned), abs=1e-9)
     assert est.n == n and est.N == N
 
@@ -102,8 +104,9 @@ def test_cer_interval_is_the_ratio_formula(corpus, lam):
     n_u = len(e_u)
     b = lam * r_u.mean() + (r - lam * r_hat).mean()
     theta = (lam * e_u.mean() + (e - lam * e_hat).mean()) / b
-    var = (lam ** 2 * (e_u - theta * r_u).var() / n_u
-           + ((e - theta * r) - lam * (e_hat - theta * r_hat)).var() / n) / b ** 2
+    var = (
+        lam**2 * (e_u - theta * r_u).var() / n_u + ((e - theta * r) - lam * (e_hat - theta * r_hat)).var() / n
+    ) / b**2
     est = ek.estimate_corpus(proxy, audit, lam=lam)
     assert est.estimate == pytest.approx(theta, abs=1e-12)
     assert est.interval[0] == pytest.approx(theta - Z95 * math.sqrt(var), abs=1e-9)
@@ -138,21 +141,22 @@ def test_the_planner_is_the_ratio_formula_at_another_audit_size(corpus, lam):
     pilot = ek.estimate_corpus(proxy, audit, lam=lam)
     assert pilot.half_width_for(n) == pytest.approx((pilot.interval[1] - pilot.interval[0]) / 2, rel=1e-9)
     for m in (40, 1000, 2900):
-        var = (lam ** 2 * spread_u / (N - m) + spread_l / m) / b ** 2
+        var = (lam**2 * spread_u / (N - m) + spread_l / m) / b**2
         assert pilot.half_width_for(m) == pytest.approx(Z95 * math.sqrt(var), rel=1e-9), m
     need = pilot.labels_for(0.004)
     assert pilot.half_width_for(need) <= 0.004 < pilot.half_width_for(need - 1)
     if lam == 0:  # the audit alone: the half-width goes as 1 / sqrt(m), so 4x the labels halve it
         half = pilot.half_width_for(n)
         assert pilot.half_width_for(4 * n) == pytest.approx(half / 2, rel=1e-12)
-        assert pilot.labels_for(half / 1.7) == math.ceil(n * 1.7 ** 2)
+        assert pilot.labels_for(half / 1.7) == math.ceil(n * 1.7**2)
 
 
 def test_a_small_pilot_predicts_the_half_width_of_the_full_audit(corpus):
     proxy, audit = reports(corpus)
     few = corpus["audited"][::5]  # 50 of the 250
-    pilot_audit = ek.evaluate([(corpus["pred"][k], corpus["gold"][k]) for k in few], metric="cer",
-                              ids=[corpus["ids"][k] for k in few])
+    pilot_audit = ek.evaluate(
+        [(corpus["pred"][k], corpus["gold"][k]) for k in few], metric="cer", ids=[corpus["ids"][k] for k in few]
+    )
     pilot, full = ek.estimate_corpus(proxy, pilot_audit, lam=0.5), ek.estimate_corpus(proxy, audit, lam=0.5)
     predicted, actual = pilot.half_width_for(n), (full.interval[1] - full.interval[0]) / 2
     assert predicted == pytest.approx(actual, rel=0.25)  # a pilot of 50 knows its variance to about 20%
@@ -180,16 +184,29 @@ def test_each_slice_is_estimated_and_tuned_on_its_own(corpus):
     assert set(est.per_slice) == {"clean", "noisy"}
     for label, entry in est.per_slice.items():
         keep = [k for k, s in enumerate(corpus["slices"]) if s == label]
-        part = {**corpus, "pred": [corpus["pred"][k] for k in keep], "gold": [corpus["gold"][k] for k in keep],
-                "stand_in": [corpus["stand_in"][k] for k in keep], "ids": [corpus["ids"][k] for k in keep]}
+        part = {
+            **corpus,
+            "pred": [corpus["pred"][k] for k in keep],
+            "gold": [corpus["gold"][k] for k in keep],
+            "stand_in": [corpus["stand_in"][k] for k in keep],
+            "ids": [corpus["ids"][k] for k in keep],
+        }
         part["audited"] = [j for j, k in enumerate(keep) if k in set(corpus["audited"])]
         alone = ek.estimate_corpus(*reports(part))
         assert entry["estimate"] == pytest.approx(alone.estimate, abs=1e-12)
         assert entry["lam"] == pytest.approx(alone.lam, abs=1e-12)
         assert entry["interval"] == pytest.approx(alone.interval, abs=1e-12)
         assert entry["N"] == len(keep) and entry["n"] == alone.n
-    assert set(est.per_slice["clean"]) >= {"estimate", "interval", "classical", "plug_in", "lam", "effective_n",
-                                           "n", "N"}
+    assert set(est.per_slice["clean"]) >= {
+        "estimate",
+        "interval",
+        "classical",
+        "plug_in",
+        "lam",
+        "effective_n",
+        "n",
+        "N",
+    }
 
 
 def test_a_planned_audit_is_weighed_by_inverse_inclusion_probability(corpus):
@@ -228,8 +245,9 @@ def test_a_slice_with_fewer_than_two_audited_items_has_no_interval_and_says_why(
 def test_a_bootstrap_of_fewer_than_40_audited_items_gives_no_interval(corpus):
     proxy, _ = reports(corpus)
     few = corpus["audited"][:30]
-    audit = ek.evaluate([(corpus["pred"][k], corpus["gold"][k]) for k in few], metric="cer",
-                        ids=[corpus["ids"][k] for k in few])
+    audit = ek.evaluate(
+        [(corpus["pred"][k], corpus["gold"][k]) for k in few], metric="cer", ids=[corpus["ids"][k] for k in few]
+    )
     est = ek.estimate_corpus(proxy, audit, interval="bootstrap")
     assert math.isnan(est.interval[0]) and "from 40" in est.detail["note"]
 
@@ -251,8 +269,12 @@ def test_columns_are_read_once_and_kept_on_the_report(corpus):
 
 def test_two_engines_on_one_audit_pair_up(corpus):
     proxy_a, audit_a = reports(corpus)
-    better = {**corpus, "pred": [p.replace("x", g[k]) if len(p) == len(g) else p
-                                 for p, g in zip(corpus["pred"], corpus["gold"]) for k in [0]]}
+    better = {
+        **corpus,
+        "pred": [
+            p.replace("x", g[k]) if len(p) == len(g) else p for p, g in zip(corpus["pred"], corpus["gold"]) for k in [0]
+        ],
+    }
     proxy_b, audit_b = reports(better)
     a, b = ek.estimate_corpus(proxy_a, audit_a, lam=0.4), ek.estimate_corpus(proxy_b, audit_b, lam=0.7)
     result = ek.compare_estimates(a, b)
@@ -269,8 +291,9 @@ def test_two_engines_on_one_audit_pair_up(corpus):
     ta, tb = ea.sum() / ra.sum(), eb.sum() / rb.sum()
     var = ((eb - tb * rb) / rb.mean() - (ea - ta * ra) / ra.mean()).var() / n
     assert cmp0.interval[1] - cmp0.delta == pytest.approx(Z95 * math.sqrt(var), abs=1e-9)
-    boot = ek.compare_estimates(*(ek.estimate_corpus(p, q, interval="bootstrap")
-                                  for p, q in ((proxy_a, audit_a), (proxy_b, audit_b))))
+    boot = ek.compare_estimates(
+        *(ek.estimate_corpus(p, q, interval="bootstrap") for p, q in ((proxy_a, audit_a), (proxy_b, audit_b)))
+    )
     assert boot.interval[0] < boot.delta < boot.interval[1]
 
 
@@ -287,8 +310,9 @@ def test_compare_estimates_refuses_estimates_of_different_audits(corpus):
 
 
 def test_agreement_proxy_scores_against_the_rover_consensus_of_several_engines():
-    proxy = ek.agreement_proxy(["the cat sat", "a dog"], [["the cat sit", "the cat sat", "the bat sat"], "a dig"],
-                               metric="cer", ids=["x", "y"])
+    proxy = ek.agreement_proxy(
+        ["the cat sat", "a dog"], [["the cat sit", "the cat sat", "the bat sat"], "a dig"], metric="cer", ids=["x", "y"]
+    )
     assert [s.detail["edits"] for s in proxy.scores] == [0, 1]
     with pytest.raises(ValueError, match="2 predictions and 1 references"):
         ek.agreement_proxy(["a", "b"], ["a"])
@@ -321,20 +345,31 @@ def test_bad_input_is_refused_with_the_problem_and_the_fix(corpus):
     stranger = ek.evaluate([("a", "a"), ("b", "c")], metric="cer", ids=["nope-1", "nope-2"])
     with pytest.raises(ValueError, match=r"2 of the 2 audited ids are not in the corpus.*'nope-1', 'nope-2'"):
         ek.estimate_corpus(proxy, stranger)
-    wer = ek.evaluate([(corpus["pred"][k], corpus["gold"][k]) for k in corpus["audited"]], metric="wer",
-                      ids=[corpus["ids"][k] for k in corpus["audited"]])
+    wer = ek.evaluate(
+        [(corpus["pred"][k], corpus["gold"][k]) for k in corpus["audited"]],
+        metric="wer",
+        ids=[corpus["ids"][k] for k in corpus["audited"]],
+    )
     with pytest.raises(ValueError, match="'cer' proxy and a 'wer' audit"):
         ek.estimate_corpus(proxy, wer)
-    lowered = ek.evaluate([(corpus["pred"][k], corpus["gold"][k]) for k in corpus["audited"]], metric="cer",
-                          normalize=["lower"], ids=[corpus["ids"][k] for k in corpus["audited"]])
+    lowered = ek.evaluate(
+        [(corpus["pred"][k], corpus["gold"][k]) for k in corpus["audited"]],
+        metric="cer",
+        normalize=["lower"],
+        ids=[corpus["ids"][k] for k in corpus["audited"]],
+    )
     with pytest.raises(ValueError, match="another normalisation"):
         ek.estimate_corpus(proxy, lowered)
     one = ek.evaluate([(corpus["pred"][0], corpus["gold"][0])], metric="cer", ids=[corpus["ids"][0]])
     with pytest.raises(ValueError, match="at least 2 audited items"):
         ek.estimate_corpus(proxy, one)
-    for options, pattern in (({"lam": 2}, "lam must be"), ({"lam": "best"}, "lam must be 'tune'"),
-                             ({"level": 95}, "level must be between 0 and 1"),
-                             ({"interval": "exact"}, "interval must be 'clt'"), ({"plan": [1]}, "ek.AuditPlan")):
+    for options, pattern in (
+        ({"lam": 2}, "lam must be"),
+        ({"lam": "best"}, "lam must be 'tune'"),
+        ({"level": 95}, "level must be between 0 and 1"),
+        ({"interval": "exact"}, "interval must be 'clt'"),
+        ({"plan": [1]}, "ek.AuditPlan"),
+    ):
         with pytest.raises((ValueError, TypeError), match=pattern):
             ek.estimate_corpus(proxy, audit, **options)
     with pytest.raises(TypeError, match="not a Report"):
@@ -347,14 +382,18 @@ def test_a_proxy_without_summed_statistics_or_with_bad_statistics_is_refused():
     with pytest.raises(ValueError, match="the proxy report cannot be used.*custom function"):
         ek.estimate_corpus(proxy, proxy)
     for bad, word in ((float("nan"), "nan"), (-1.0, "-1.0")):
-        scores = [ek.Score(0.1, detail={"edits": bad, "ref_len": 10}),
-                  ek.Score(0.1, detail={"edits": 1, "ref_len": 10})]
+        scores = [
+            ek.Score(0.1, detail={"edits": bad, "ref_len": 10}),
+            ek.Score(0.1, detail={"edits": 1, "ref_len": 10}),
+        ]
         report = ek.merge_reports(ek.Report(metric="cer", n=2, scores=scores, detail={"ids": ("p", "q")}), metric="cer")
         with pytest.raises(ValueError, match=f"proxy item 'p' has edits = {word}; every statistic must be a finite"):
             ek.estimate_corpus(report, report)
-        good = ek.merge_reports(ek.Report(metric="cer", n=2, scores=scores[::-1], detail={"ids": ("q", "p")}),
-                                metric="cer")
-        good_proxy = ek.merge_reports(ek.Report(metric="cer", n=2, scores=[scores[1]] * 2, detail={"ids": ("p", "q")}),
-                                      metric="cer")
+        good = ek.merge_reports(
+            ek.Report(metric="cer", n=2, scores=scores[::-1], detail={"ids": ("q", "p")}), metric="cer"
+        )
+        good_proxy = ek.merge_reports(
+            ek.Report(metric="cer", n=2, scores=[scores[1]] * 2, detail={"ids": ("p", "q")}), metric="cer"
+        )
         with pytest.raises(ValueError, match=f"audit item 'p' has edits = {word}.*Fix or drop that item"):
             ek.estimate_corpus(good_proxy, good)

@@ -75,7 +75,7 @@ def cer(t):
 
 def cer_gradient(t):
     a, b = t[..., 0], t[..., 1]
-    return np.stack([1 / b, -a / b ** 2], axis=-1)
+    return np.stack([1 / b, -a / b**2], axis=-1)
 
 
 def micro_f1(t):
@@ -116,12 +116,12 @@ def _proxy(truth, kind, metric, rng):
     if kind == "noise":
         return truth[rng.permutation(len(truth))]
     out = truth.copy()
-    for j in ([0] if metric == "cer" else [1, 2]):
+    for j in [0] if metric == "cer" else [1, 2]:
         e = truth[:, j]
         if kind == "biased":
             out[:, j] = np.maximum(0.0, 0.5 * e + 1 + rng.normal(0, 0.5 * e.std(), e.shape))
         else:
-            sigma = e.std() * math.sqrt(1 / kind ** 2 - 1)  # corr(e, e + noise) = rho
+            sigma = e.std() * math.sqrt(1 / kind**2 - 1)  # corr(e, e + noise) = rho
             out[:, j] = np.maximum(0.0, e + rng.normal(0, sigma, e.shape))
     if metric == "f1":  # TP seen through the noisy FN: tp + fn keeps the number of gold fields
         out[:, 0] = np.maximum(0.0, truth[:, 0] + truth[:, 2] - out[:, 2])
@@ -166,10 +166,14 @@ class Batch:
         self.u_scatter = u_outer - self.u_n[:, None, None] * np.einsum("bi,bj->bij", self.u_mean, self.u_mean)
         if pi is None:  # means and covariances (ddof 0) over the audit
             self.mean_s, self.mean_h = _total(gold) / gold.shape[1], _total(proxy) / gold.shape[1]
-            self.c_ss, self.c_sh, self.c_hh = (_outer(x, y) / gold.shape[1] - np.einsum("bi,bj->bij", mx, my)
-                                               for x, y, mx, my in ((gold, gold, self.mean_s, self.mean_s),
-                                                                    (gold, proxy, self.mean_s, self.mean_h),
-                                                                    (proxy, proxy, self.mean_h, self.mean_h)))
+            self.c_ss, self.c_sh, self.c_hh = (
+                _outer(x, y) / gold.shape[1] - np.einsum("bi,bj->bij", mx, my)
+                for x, y, mx, my in (
+                    (gold, gold, self.mean_s, self.mean_s),
+                    (gold, proxy, self.mean_s, self.mean_h),
+                    (proxy, proxy, self.mean_h, self.mean_h),
+                )
+            )
         else:  # sums over the audit of a's and b's statistics and of their products
             sa, sb = gold / pi[..., None], proxy * (1 - 1 / pi[..., None])
             self.sum_a, self.sum_b = _total(sa), _total(sb)
@@ -184,14 +188,18 @@ class Batch:
         """``(estimate, standard error)`` per corpus at ``λ`` (one per corpus)."""
         t = self.totals(lam)
         theta, g = self.value(t), self.grad(t)
-        spread_u = lam ** 2 * _form(g, self.u_scatter) / self.u_n  # Var_U(λ ψ̂)
+        spread_u = lam**2 * _form(g, self.u_scatter) / self.u_n  # Var_U(λ ψ̂)
         if self.pi is None:
-            audit = _form(g, self.c_ss) - 2 * lam * _form(g, self.c_sh) + lam ** 2 * _form(g, self.c_hh)
+            audit = _form(g, self.c_ss) - 2 * lam * _form(g, self.c_sh) + lam**2 * _form(g, self.c_hh)
             return theta, N * np.sqrt(spread_u / self.u_n + audit / self.n)
         mean_u = lam * _dot(g, self.u_mean)
         total = self.u_n * mean_u + _dot(g, self.sum_a) + lam * _dot(g, self.sum_b)
-        square = (self.u_n * (mean_u ** 2 + spread_u) + _form(g, self.m_aa) + 2 * lam * _form(g, self.m_ab)
-                  + lam ** 2 * _form(g, self.m_bb))
+        square = (
+            self.u_n * (mean_u**2 + spread_u)
+            + _form(g, self.m_aa)
+            + 2 * lam * _form(g, self.m_ab)
+            + lam**2 * _form(g, self.m_bb)
+        )
         return theta, np.sqrt(N * np.maximum(0.0, square / N - (total / N) ** 2))
 
     def tuned(self):
@@ -204,7 +212,7 @@ class Batch:
             return _clip(_form(g, self.c_sh), (1 + self.n / self.u_n) * pooled / (N - 1))
         mean_a, mean_b = _dot(g, self.sum_a) / N, (self.u_n * mean_u + _dot(g, self.sum_b)) / N
         cov = _form(g, self.m_ab) / N - mean_a * mean_b
-        var_b = (self.u_n * mean_u ** 2 + spread_u + _form(g, self.m_bb)) / N - mean_b ** 2
+        var_b = (self.u_n * mean_u**2 + spread_u + _form(g, self.m_bb)) / N - mean_b**2
         return _clip(-cov, var_b)
 
     def plug_in(self):
@@ -248,8 +256,10 @@ def simulate(metric: str, corpora: int = CORPORA, seed: int = 0, size: int = BAT
     value = METRICS[metric][0]
     codes, truth, proxies = pool(metric, rng)
     k = truth.shape[1]
-    features = np.concatenate([truth] + [np.concatenate([p, (p[:, :, None] * p[:, None, :]).reshape(POOL, -1)], 1)
-                                         for p in proxies.values()], axis=1)
+    features = np.concatenate(
+        [truth] + [np.concatenate([p, (p[:, :, None] * p[:, None, :]).reshape(POOL, -1)], 1) for p in proxies.values()],
+        axis=1,
+    )
     pis = {(name, d): _padded(inclusion(d, codes, p, value), 1.0) for name, p in proxies.items() for d in DESIGNS}
     truth, proxies = _padded(truth, 0.0), {name: _padded(p, 0.0) for name, p in proxies.items()}
     for number in range(corpora // size):
@@ -258,15 +268,16 @@ def simulate(metric: str, corpora: int = CORPORA, seed: int = 0, size: int = BAT
         target = value(sums[:, :k])
         for j, (name, proxy) in enumerate(proxies.items()):
             at = k + j * (k + k * k)
-            corpus_sum, corpus_outer = sums[:, at:at + k], sums[:, at + k:at + k + k * k].reshape(size, k, k)
+            corpus_sum, corpus_outer = sums[:, at : at + k], sums[:, at + k : at + k + k * k].reshape(size, k, k)
             for design in DESIGNS:
                 if design == "uniform":
                     rows, pi = items[:, :BUDGET], None
                     n = np.full(size, BUDGET)
                 else:
                     rows, pi, n = _poisson(items, pis[(name, design)], rng)
-                batch = Batch(metric, corpus_sum, corpus_outer, np.take(truth, rows, axis=0),
-                              np.take(proxy, rows, axis=0), pi, n)
+                batch = Batch(
+                    metric, corpus_sum, corpus_outer, np.take(truth, rows, axis=0), np.take(proxy, rows, axis=0), pi, n
+                )
                 yield number, name, design, batch, target
 
 
@@ -295,7 +306,7 @@ def _poisson(items, pi, rng):
     """
     top = float(pi[:POOL].max())  # the last row is padding
     reach = rng.binomial(N, top, size=len(items))
-    head = items[:, :int(reach.max())]
+    head = items[:, : int(reach.max())]
     drawn = (np.arange(head.shape[1]) < reach[:, None]) & (rng.random(head.shape) * top < np.take(pi, head))
     n = drawn.sum(axis=1)
     b, position = np.nonzero(drawn)
@@ -311,8 +322,11 @@ def run(metric: str, corpora: int = CORPORA) -> dict:
     for _, name, design, batch, target in simulate(metric, corpora, SEEDS[metric]):
         row = tally.setdefault((name, design), _empty())
         lam = batch.tuned()
-        figures = {"cover": batch.figure(lam), "classical_cover": batch.figure(np.zeros(len(lam))),
-                   "plug_in": batch.plug_in()}
+        figures = {
+            "cover": batch.figure(lam),
+            "classical_cover": batch.figure(np.zeros(len(lam))),
+            "plug_in": batch.plug_in(),
+        }
         for level in LEVELS:
             z = NormalDist().inv_cdf((1 + level) / 2)
             for key, (center, se) in figures.items():
@@ -329,21 +343,30 @@ def run(metric: str, corpora: int = CORPORA) -> dict:
 
 
 def _empty():
-    return {"cover": dict.fromkeys(LEVELS, 0), "classical_cover": dict.fromkeys(LEVELS, 0),
-            "plug_in": dict.fromkeys(LEVELS, 0), "width": 0.0, "classical": 0.0, "lam": 0.0}
+    return {
+        "cover": dict.fromkeys(LEVELS, 0),
+        "classical_cover": dict.fromkeys(LEVELS, 0),
+        "plug_in": dict.fromkeys(LEVELS, 0),
+        "width": 0.0,
+        "classical": 0.0,
+        "lam": 0.0,
+    }
 
 
 def report(metric: str, tally: dict, corpora: int = CORPORA) -> str:
     se = {level: math.sqrt(level * (1 - level) / corpora) for level in LEVELS}
-    lines = [f"{metric}: {corpora} corpora of N={N}, audits of n={BUDGET} (on average for plans); "
-             f"Monte Carlo SE {se[0.9]:.4f} at 90%, {se[0.95]:.4f} at 95%",
-             f"{'proxy':8} {'design':10}  tuned 90%  tuned 95%  classical 90/95  plug-in 90/95  "
-             f"width/classical  mean lam"]
+    lines = [
+        f"{metric}: {corpora} corpora of N={N}, audits of n={BUDGET} (on average for plans); "
+        f"Monte Carlo SE {se[0.9]:.4f} at 90%, {se[0.95]:.4f} at 95%",
+        f"{'proxy':8} {'design':10}  tuned 90%  tuned 95%  classical 90/95  plug-in 90/95  width/classical  mean lam",
+    ]
     for (name, design), row in tally.items():
-        lines.append(f"{name:8} {design:10}  {row['cover'][0.9]:9.3f}  {row['cover'][0.95]:9.3f}  "
-                     f"{row['classical_cover'][0.9]:7.3f}/{row['classical_cover'][0.95]:.3f}  "
-                     f"{row['plug_in'][0.9]:6.3f}/{row['plug_in'][0.95]:.3f}  "
-                     f"{row['width'] / row['classical']:15.3f}  {row['lam']:8.3f}")
+        lines.append(
+            f"{name:8} {design:10}  {row['cover'][0.9]:9.3f}  {row['cover'][0.95]:9.3f}  "
+            f"{row['classical_cover'][0.9]:7.3f}/{row['classical_cover'][0.95]:.3f}  "
+            f"{row['plug_in'][0.9]:6.3f}/{row['plug_in'][0.95]:.3f}  "
+            f"{row['width'] / row['classical']:15.3f}  {row['lam']:8.3f}"
+        )
     return "\n".join(lines)
 
 
@@ -355,8 +378,12 @@ def test_coverage_width_and_the_plug_in(metric):
     """One test per metric (the two run in parallel under xdist); every figure is printed (pytest -s)."""
     tally = run(metric)
     print("\n" + report(metric, tally))
-    short = [f"{name} {design} at {level:.0%}: {row['cover'][level]:.3f}"
-             for (name, design), row in tally.items() for level in LEVELS if row["cover"][level] < level - SLACK]
+    short = [
+        f"{name} {design} at {level:.0%}: {row['cover'][level]:.3f}"
+        for (name, design), row in tally.items()
+        for level in LEVELS
+        if row["cover"][level] < level - SLACK
+    ]
     assert not short, "coverage too low:\n" + "\n".join(short)
     for name in ("rho 0.3", "biased"):
         assert tally[(name, "uniform")]["plug_in"][0.95] < 0.5, name  # the plug-in's naive interval misses
@@ -381,11 +408,18 @@ def test_the_vectorised_estimator_is_ek_s(metric):
             gold, proxy = batch.gold[c, :m], batch.proxy[c, :m]
             assert (batch.pi is None) or (batch.pi[c, m:] == 1).all() and not batch.gold[c, m:].any()
             unaudited = Moments(int(batch.u_n[c]), batch.u_mean[c], batch.u_scatter[c])
-            fig = estimate(unaudited, proxy, gold, lambda t: float(value(np.asarray(t))), lam="tune",
-                           inclusion=None if batch.pi is None else batch.pi[c, :m])
+            fig = estimate(
+                unaudited,
+                proxy,
+                gold,
+                lambda t: float(value(np.asarray(t))),
+                lam="tune",
+                inclusion=None if batch.pi is None else batch.pi[c, :m],
+            )
             assert fig.lam == pytest.approx(lam[c], rel=1e-7, abs=1e-9), (name, design, c)
             assert (fig.estimate, fig.std_error) == pytest.approx((theta[c], se[c]), rel=1e-7), (name, design, c)
-            assert (fig.classical, fig.classical_std_error) == pytest.approx((classical[c], classical_se[c]),
-                                                                             rel=1e-7), (name, design, c)
+            assert (fig.classical, fig.classical_std_error) == pytest.approx(
+                (classical[c], classical_se[c]), rel=1e-7
+            ), (name, design, c)
             checked += 1
     assert checked == 4 * len(PROXIES) * len(DESIGNS)

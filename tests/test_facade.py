@@ -295,8 +295,7 @@ def test_text_objects_and_mismatches():
 
 
 def test_a_registered_rule_joins_the_order(monkeypatch):
-    joined = DispatchRule(lambda obj: isinstance(obj, tuple), metric="wer", pairs="both",
-                          prepare=" ".join, priority=50)
+    joined = DispatchRule(lambda obj: isinstance(obj, tuple), metric="wer", pairs="both", prepare=" ".join, priority=50)
     monkeypatch.setitem(registry._registry["dispatch"], "word_tuple", joined)
     s = score(("a", "b"), ("a", "c"))
     assert (s.metric, s.value) == ("wer", 0.5)
@@ -356,9 +355,14 @@ class _SummedShaky(SummedStatistics):
 
 def test_a_nan_item_is_refused_naming_its_index():
     cases = [("cat", "cat"), ("cow", "cow"), ("dgo", "dog")]
-    with pytest.warns(UserWarning, match="mean"), pytest.raises(
-            ValueError, match=r"evaluate\(\): metric '_nan_for_dgo' returned NaN for item 2, prediction 'dgo'; "
-                              r"no aggregate can use a NaN\..*to skip the item, leave it out of cases"):
+    with (
+        pytest.warns(UserWarning, match="mean"),
+        pytest.raises(
+            ValueError,
+            match=r"evaluate\(\): metric '_nan_for_dgo' returned NaN for item 2, prediction 'dgo'; "
+            r"no aggregate can use a NaN\..*to skip the item, leave it out of cases",
+        ),
+    ):
         evaluate(cases, metric=_nan_for_dgo)
 
 

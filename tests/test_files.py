@@ -37,9 +37,14 @@ def test_input_error_is_a_value_error():
 
 
 def test_jsonl_gold_with_csv_pred_joins_in_gold_order(tmp_path):
-    gold = _jsonl(tmp_path / "g.jsonl", [{"id": "b", "reference": "dog", "slice": "s1"},
-                                         {"id": "a", "reference": "cat", "slice": "s2"},
-                                         {"id": "c", "reference": "cow"}])
+    gold = _jsonl(
+        tmp_path / "g.jsonl",
+        [
+            {"id": "b", "reference": "dog", "slice": "s1"},
+            {"id": "a", "reference": "cat", "slice": "s2"},
+            {"id": "c", "reference": "cow"},
+        ],
+    )
     pred = _write(tmp_path / "p.csv", "id,prediction,other\na,cut,x\nb,dog,y\nz,zebra,w\n")
     j = read_pair(gold, pred)
     assert j.ids == ("b", "a", "c")
@@ -74,8 +79,9 @@ def test_value_field_defaults_in_order_and_explicit_fields(tmp_path):
 
 
 def test_records_without_a_value_field_are_compared_whole(tmp_path):
-    gold = _jsonl(tmp_path / "g.jsonl", [{"id": "a", "slice": "inv", "total": "10", "date": "2024"},
-                                         {"id": "b", "total": "5"}])
+    gold = _jsonl(
+        tmp_path / "g.jsonl", [{"id": "a", "slice": "inv", "total": "10", "date": "2024"}, {"id": "b", "total": "5"}]
+    )
     pred = _jsonl(tmp_path / "p.jsonl", [{"id": "a", "total": "10", "date": "2023"}])
     j = read_pair(gold, pred)
     assert j.golds == ({"total": "10", "date": "2024"}, {"total": "5"})
@@ -120,12 +126,26 @@ def test_unknown_extension_is_read_by_content_or_refused(tmp_path):
 @pytest.mark.parametrize(
     "name, content, message",
     [
-        ("g.jsonl", '{"id": "a", "text": "x"}\n{"id": "b", "text": \n', r"g\.jsonl line 2 is not valid JSON: .* column"),
-        ("g.jsonl", '{"id": "a", "text": "x"}\n\n{"text": "y"}\n', r"line 3 has no 'id' field \(the id field\); it has 'text'"),
-        ("g.jsonl", '{"id": "a", "text": "x"}\n{"id": "b", "text": "y"}\n{"id": "a", "text": "z"}\n',
-         r"has the id 'a' twice \(line 1 and line 3\); ids must be unique"),
-        ("g.jsonl", '{"id": "a", "text": "x"}\n{"id": "b", "gold": "y"}\n',
-         r"line 2 has no 'text' field \(the value field, as in the first record\)"),
+        (
+            "g.jsonl",
+            '{"id": "a", "text": "x"}\n{"id": "b", "text": \n',
+            r"g\.jsonl line 2 is not valid JSON: .* column",
+        ),
+        (
+            "g.jsonl",
+            '{"id": "a", "text": "x"}\n\n{"text": "y"}\n',
+            r"line 3 has no 'id' field \(the id field\); it has 'text'",
+        ),
+        (
+            "g.jsonl",
+            '{"id": "a", "text": "x"}\n{"id": "b", "text": "y"}\n{"id": "a", "text": "z"}\n',
+            r"has the id 'a' twice \(line 1 and line 3\); ids must be unique",
+        ),
+        (
+            "g.jsonl",
+            '{"id": "a", "text": "x"}\n{"id": "b", "gold": "y"}\n',
+            r"line 2 has no 'text' field \(the value field, as in the first record\)",
+        ),
         ("g.jsonl", '{"id": "a", "text": null}\n', r"line 1 has a null value"),
         ("g.jsonl", '{"id": [1], "text": "x"}\n', r"line 1 has id \[1\] \(list\); ids must be strings or integers"),
         ("g.jsonl", '["a", "x"]\n', r"line 1 is a list, not an object with an 'id' field"),
@@ -135,25 +155,48 @@ def test_unknown_extension_is_read_by_content_or_refused(tmp_path):
         ("g.json", '{"a": 1', r"g\.json is not valid JSON: .* at line 1"),
         ("g.json", '"just a string"', r"holds a JSON str; give an array of records"),
         # issue 20 item 10: parsing holes
-        ("g.jsonl", '{"id": "a", "text": "x"}, {"id": "b", "text": "y"}\n{"id": "c", "text": "z", "n": [3\n4]}\n',
-         r"g\.jsonl line 1 is not valid JSON: extra data after the value"),
+        (
+            "g.jsonl",
+            '{"id": "a", "text": "x"}, {"id": "b", "text": "y"}\n{"id": "c", "text": "z", "n": [3\n4]}\n',
+            r"g\.jsonl line 1 is not valid JSON: extra data after the value",
+        ),
         ("g.jsonl", '{"id": "a", "text": "x"}\n{"id": "b",\n"text": "y"}\n', r"g\.jsonl line 2 is not valid JSON"),
-        ("g.jsonl", '{"id": "a", "text": "x"},"\\u0001",{"id": "b", "text": "y"}\n{"id": "c", "n": [3\n4]}\n',
-         r"g\.jsonl line 1 is not valid JSON: extra data after the value"),  # the bulk parse's own marker
+        (
+            "g.jsonl",
+            '{"id": "a", "text": "x"},"\\u0001",{"id": "b", "text": "y"}\n{"id": "c", "n": [3\n4]}\n',
+            r"g\.jsonl line 1 is not valid JSON: extra data after the value",
+        ),  # the bulk parse's own marker
         ("g.json", '{"a": "x",\n "b": "y",\n "a": "z"}', r"g\.json gives the key 'a' twice in one object"),
         ("g.json", '[{"id": "a", "text": "x", "text": "y"}]', r"gives the key 'text' twice in one object"),
-        ("g.csv", 'id,text\na,x\nb,"never closed\nc,z\nd,w\n',
-         r"g\.csv line 3 is not valid CSV: unexpected end of data \(a quoted cell that begins on that line"),
+        (
+            "g.csv",
+            'id,text\na,x\nb,"never closed\nc,z\nd,w\n',
+            r"g\.csv line 3 is not valid CSV: unexpected end of data \(a quoted cell that begins on that line",
+        ),
         ("g.csv", 'id,text\nb,"opens\nc,z\nd,"w"\n', r"g\.csv line 2 is not valid CSV: .*a quoted cell that begins"),
         ("g.csv", "id,text\na,x\nb\n", r"g\.csv line 3 has 1 cell but the header has 2 columns"),
         ("g.tsv", "id\ttext\ttext\na\tx\ty\n", r"g\.tsv line 1 names the column 'text' twice \(columns 2 and 3\)"),
         # issue 20 item 15: one line naming the file and the line, never a RecursionError or a bare ValueError
-        ("g.jsonl", '{"id": "a", "text": "x"}\n{"id": "b", "text": ' + "[" * 100_000 + "]" * 100_000 + "}\n",
-         r"g\.jsonl line 2 nests arrays or objects deeper than ek can read"),
-        ("g.json", '{"a": "x",\n\n "b": ' + "[" * 100_000 + "]" * 100_000 + "}",
-         r"g\.json line 3 nests arrays or objects deeper than ek can read"),
-        ("g.jsonl", '{"id": ' + "7" * 5000 + ', "text": "x"}\n', r"g\.jsonl line 1 holds an integer of more than 4300 digits"),
-        ("g.json", '{"a": "x",\n "b": ' + "7" * 5000 + "}", r"g\.json line 2 holds an integer of more than 4300 digits"),
+        (
+            "g.jsonl",
+            '{"id": "a", "text": "x"}\n{"id": "b", "text": ' + "[" * 100_000 + "]" * 100_000 + "}\n",
+            r"g\.jsonl line 2 nests arrays or objects deeper than ek can read",
+        ),
+        (
+            "g.json",
+            '{"a": "x",\n\n "b": ' + "[" * 100_000 + "]" * 100_000 + "}",
+            r"g\.json line 3 nests arrays or objects deeper than ek can read",
+        ),
+        (
+            "g.jsonl",
+            '{"id": ' + "7" * 5000 + ', "text": "x"}\n',
+            r"g\.jsonl line 1 holds an integer of more than 4300 digits",
+        ),
+        (
+            "g.json",
+            '{"a": "x",\n "b": ' + "7" * 5000 + "}",
+            r"g\.json line 2 holds an integer of more than 4300 digits",
+        ),
     ],
     ids=lambda value: value[:40],
 )
@@ -164,7 +207,11 @@ def test_bad_gold_files(tmp_path, name, content, message):
 
 
 def test_jsonl_values_holding_any_text_are_read_whole(tmp_path):
-    records = [{"id": "a", "text": "\u0001"}, {"id": "b", "text": "x\ny", "n": [1, 2]}, {"id": "c", "text": ",\"\u0001\","}]
+    records = [
+        {"id": "a", "text": "\u0001"},
+        {"id": "b", "text": "x\ny", "n": [1, 2]},
+        {"id": "c", "text": ',"\u0001",'},
+    ]
     text = "".join(json.dumps(r) + "\n" for r in records)
     for body in (text, text.replace("\n", "\n\n"), text.replace("\n", "\r\n")):
         side = read_side(_write(tmp_path / "g.jsonl", body))

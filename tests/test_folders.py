@@ -29,14 +29,18 @@ def write(path, text):
 
 
 def page(text):
-    return (f'<?xml version="1.0" encoding="UTF-8"?><PcGts xmlns="{PAGE_NS}"><Page><TextRegion id="r1">'
-            f'<TextLine id="l1"><TextEquiv><Unicode>{text}</Unicode></TextEquiv></TextLine></TextRegion></Page></PcGts>')
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?><PcGts xmlns="{PAGE_NS}"><Page><TextRegion id="r1">'
+        f'<TextLine id="l1"><TextEquiv><Unicode>{text}</Unicode></TextEquiv></TextLine></TextRegion></Page></PcGts>'
+    )
 
 
 def alto(words):
     strings = "<SP/>".join(f'<String CONTENT="{w}"/>' for w in words)
-    return (f'<alto xmlns="{ALTO_NS}"><Layout><Page><PrintSpace><TextBlock><TextLine>{strings}</TextLine>'
-            "</TextBlock></PrintSpace></Page></Layout></alto>")
+    return (
+        f'<alto xmlns="{ALTO_NS}"><Layout><Page><PrintSpace><TextBlock><TextLine>{strings}</TextLine>'
+        "</TextBlock></PrintSpace></Page></Layout></alto>"
+    )
 
 
 def hocr(words):
@@ -45,8 +49,9 @@ def hocr(words):
 
 
 def ek(*args, timeout=60):
-    return subprocess.run([sys.executable, "-m", "ek", *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "ek", *map(str, args)], capture_output=True, text=True, timeout=timeout
+    )
 
 
 # -- layouts found without options ------------------------------------------------
@@ -54,8 +59,14 @@ def ek(*args, timeout=60):
 
 def test_gt_beside_engine_outputs_in_one_folder(tmp_path):
     # the tesstrain / OCR-D line layout: NAME.gt.txt beside NAME.ENGINE.txt
-    for name, text in {"l1.gt.txt": "Hello", "l1.tess.txt": "Hallo", "l2.gt.txt": "World",
-                       "l2.tess.txt": "World", "l3.gt.txt": "Gone", "l1.png": "not text"}.items():
+    for name, text in {
+        "l1.gt.txt": "Hello",
+        "l1.tess.txt": "Hallo",
+        "l2.gt.txt": "World",
+        "l2.tess.txt": "World",
+        "l3.gt.txt": "Gone",
+        "l1.png": "not text",
+    }.items():
         write(tmp_path / name, text)
     j = read_pair(tmp_path, tmp_path)
     assert j.ids == ("l1", "l2", "l3") and j.golds == ("Hello", "World", "Gone")
@@ -90,9 +101,9 @@ def test_documents_of_their_own_next_to_gt_and_ocr_keep_the_folder_as_it_is(tmp_
 
 
 def test_one_subfolder_per_document(tmp_path):
-    write(tmp_path / "p1" / "p1.gt.txt", "abc")   # named as its folder
+    write(tmp_path / "p1" / "p1.gt.txt", "abc")  # named as its folder
     write(tmp_path / "p1" / "tesseract.txt", "abd")
-    write(tmp_path / "p2" / "gt.txt", "xyz")      # gt.EXT in its folder
+    write(tmp_path / "p2" / "gt.txt", "xyz")  # gt.EXT in its folder
     write(tmp_path / "p2" / "p2.txt", "xyz")
     write(tmp_path / "p3" / "gt.txt", "only gold")
     j = read_pair(tmp_path, tmp_path)
@@ -115,9 +126,12 @@ def test_suffixes_pair_two_kinds_of_file_in_one_folder_with_subfolders(tmp_path)
     write(tmp_path / "a.other-ocr.txt", "zzz")
     write(tmp_path / "vol1" / "b" / "b.gt.txt", "two")
     write(tmp_path / "vol1" / "b" / "b.some-ocr.txt", "tw0")
-    with pytest.raises(InputError, match=r"several predictions for the GOLD id 'a' \(.*a\.other-ocr\.txt, "
-                                         r".*a\.some-ocr\.txt\); keep one, or name the files to read with "
-                                         r"--pred-suffix \(e\.g\. --pred-suffix \.some-ocr\.txt\)"):
+    with pytest.raises(
+        InputError,
+        match=r"several predictions for the GOLD id 'a' \(.*a\.other-ocr\.txt, "
+        r".*a\.some-ocr\.txt\); keep one, or name the files to read with "
+        r"--pred-suffix \(e\.g\. --pred-suffix \.some-ocr\.txt\)",
+    ):
         read_pair(tmp_path, tmp_path)
     j = read_pair(tmp_path, tmp_path, gold_suffix=".gt.txt", pred_suffix=".some-ocr.txt")
     assert j.ids == ("a", "vol1/b") and j.golds == ("one", "two") and j.preds == ("ane", "tw0")
@@ -160,13 +174,18 @@ def tesseract_outputs(tmp_path):
 
 
 def test_several_outputs_for_one_page_are_refused_naming_pred_format(tesseract_outputs):
-    with pytest.raises(InputError, match=r"holds several outputs for the document 'p1' \(p1\.hocr, p1\.txt, p1\.xml\); "
-                                         r"pick one with --pred-format text\|hocr\|alto\|page"):
+    with pytest.raises(
+        InputError,
+        match=r"holds several outputs for the document 'p1' \(p1\.hocr, p1\.txt, p1\.xml\); "
+        r"pick one with --pred-format text\|hocr\|alto\|page",
+    ):
         read_pair(tesseract_outputs / "gt", tesseract_outputs / "ocr")
 
 
-@pytest.mark.parametrize("fmt, text, kept", [("text", "Hello Wor1d", "p1.txt"), ("hocr", "Hel1o World", "p1.hocr"),
-                                             ("alto", "Hello W0rld", "p1.xml")])
+@pytest.mark.parametrize(
+    "fmt, text, kept",
+    [("text", "Hello Wor1d", "p1.txt"), ("hocr", "Hel1o World", "p1.hocr"), ("alto", "Hello W0rld", "p1.xml")],
+)
 def test_pred_format_reads_one_and_lists_the_others_as_skipped(tesseract_outputs, fmt, text, kept):
     ocr = tesseract_outputs / "ocr"
     j = read_pair(tesseract_outputs / "gt", ocr, pred_format=fmt)
@@ -179,7 +198,9 @@ def test_pred_format_reads_one_and_lists_the_others_as_skipped(tesseract_outputs
 
 
 def test_gold_never_picks_among_several_files_of_one_id(tesseract_outputs):
-    with pytest.raises(InputError, match=r"GOLD .*ocr has 3 files for 'p1' \(p1\.hocr, p1\.txt and p1\.xml\); keep one"):
+    with pytest.raises(
+        InputError, match=r"GOLD .*ocr has 3 files for 'p1' \(p1\.hocr, p1\.txt and p1\.xml\); keep one"
+    ):
         read_side(tesseract_outputs / "ocr", pred_format="hocr")  # --pred-format is for PRED only
 
 
@@ -197,17 +218,23 @@ def test_folders_sharing_no_id_are_an_error_showing_names_from_each_side(tmp_pat
         write(tmp_path / "gt" / f"{name}.gt.txt", name)
     for name in ("x", "y"):
         write(tmp_path / "ocr" / f"page_{name}.txt", name)
-    with pytest.raises(InputError, match=r"nothing paired: no id of PRED .*ocr is an id of GOLD .*gt \(GOLD has 'a', "
-                                         r"'b', 'c' and 1 more; PRED has 'page_x', 'page_y'\); name the files alike, "
-                                         r"or pair them with --gold-suffix and --pred-suffix"):
+    with pytest.raises(
+        InputError,
+        match=r"nothing paired: no id of PRED .*ocr is an id of GOLD .*gt \(GOLD has 'a', "
+        r"'b', 'c' and 1 more; PRED has 'page_x', 'page_y'\); name the files alike, "
+        r"or pair them with --gold-suffix and --pred-suffix",
+    ):
         read_pair(tmp_path / "gt", tmp_path / "ocr")
 
 
 def test_records_sharing_no_id_are_an_error_too(tmp_path):
     gold = write(tmp_path / "g.jsonl", '{"id": "a", "text": "x"}\n')
     pred = write(tmp_path / "p.jsonl", '{"id": "b", "text": "x"}\n')
-    with pytest.raises(InputError, match=r"nothing paired: .*\(GOLD has 'a'; PRED has 'b'\); check that both sides "
-                                         r"carry the same ids \(--id names the id field\)"):
+    with pytest.raises(
+        InputError,
+        match=r"nothing paired: .*\(GOLD has 'a'; PRED has 'b'\); check that both sides "
+        r"carry the same ids \(--id names the id field\)",
+    ):
         read_pair(gold, pred)
 
 
@@ -226,8 +253,10 @@ def test_links_inside_are_read_links_out_are_skipped_unless_followed(tmp_path):
     j = read_pair(tmp_path / "gt", tmp_path / "ocr")
     assert j.ids == ("a", "b") and j.preds == ("inside", "") and j.missing == ("b",)
     reasons = {os.path.basename(s.path): s.reason for s in j.skipped}
-    assert reasons == {"b.txt": f"a link out of the folder (to {outside}); pass --follow-symlinks to read it",
-                       "c.txt": "a broken link (its target does not exist)"}
+    assert reasons == {
+        "b.txt": f"a link out of the folder (to {outside}); pass --follow-symlinks to read it",
+        "c.txt": "a broken link (its target does not exist)",
+    }
     assert j.extra == ("real/a",)
     followed = read_pair(tmp_path / "gt", tmp_path / "ocr", follow_symlinks=True)
     assert followed.preds == ("inside", "from outside")
@@ -240,7 +269,9 @@ def test_a_fifo_and_a_device_are_listed_never_opened(tmp_path):
     listing = list_files(str(tmp_path), Naming().wants, follow_symlinks=True)  # a stat never blocks on a FIFO
     assert [e.rel for e in listing.entries] == ["a.txt"]
     assert {os.path.basename(s.path): s.reason for s in listing.skipped} == {
-        "pipe.txt": "a FIFO (named pipe)", "null.txt": "a character device"}
+        "pipe.txt": "a FIFO (named pipe)",
+        "null.txt": "a character device",
+    }
 
 
 def test_the_size_bound(tmp_path):
@@ -248,8 +279,9 @@ def test_the_size_bound(tmp_path):
     write(tmp_path / "gt" / "a.txt", "x")
     j = read_pair(tmp_path / "gt", tmp_path / "ocr", max_file_mb=0.002)
     assert list(j.pred_errors) == ["a"]
-    assert j.pred_errors["a"].endswith("a.txt is 0.00286 MB, more than --max-file-mb 0.002; raise --max-file-mb "
-                                       "(max_file_mb=) to read it.")
+    assert j.pred_errors["a"].endswith(
+        "a.txt is 0.00286 MB, more than --max-file-mb 0.002; raise --max-file-mb (max_file_mb=) to read it."
+    )
     assert [(f.side, f.path, f.id) for f in j.failures] == [("pred", str(big), "a")]
     with pytest.raises(InputError, match=r"^/dev/zero holds more than --max-file-mb 1 MB; raise --max-file-mb"):
         read_bounded("/dev/zero", "/dev/zero", 1024 * 1024)  # a device has no size to check first: the read stops
@@ -264,8 +296,10 @@ def test_failures_carry_side_path_and_id(tmp_path):
     write(tmp_path / "ocr" / "a.txt", b"\xff")
     write(tmp_path / "ocr" / "b.txt", "x")
     j = read_pair(tmp_path / "gt", tmp_path / "ocr")
-    assert [(f.side, os.path.basename(f.path), f.id) for f in j.failures] == [("gold", "b.gt.txt", "b"),
-                                                                               ("pred", "a.txt", "a")]
+    assert [(f.side, os.path.basename(f.path), f.id) for f in j.failures] == [
+        ("gold", "b.gt.txt", "b"),
+        ("pred", "a.txt", "a"),
+    ]
     assert j.failures[0].path == str(bad_gold) and "is not UTF-8" in j.failures[0].message
 
 
@@ -285,8 +319,11 @@ def test_a_fifo_and_a_link_to_dev_zero_in_a_folder_neither_block_nor_read_foreve
     assert data["missing"] == ["b", "c"] and data["aggregate"] == pytest.approx((1 + 3 + 3) / 9)
     assert data["skipped"] == [
         {"path": str(ocr / "b.txt"), "reason": "a FIFO (named pipe)"},
-        {"path": str(ocr / "c.txt"), "reason": "a link out of the folder (to /dev/zero); pass --follow-symlinks "
-                                               "to read it"}]
+        {
+            "path": str(ocr / "c.txt"),
+            "reason": "a link out of the folder (to /dev/zero); pass --follow-symlinks to read it",
+        },
+    ]
     followed = ek("evaluate", gt, ocr, "--follow-symlinks")
     assert followed.returncode == 0, followed.stderr
     assert "skipped: 2 files not read:" in followed.stdout
@@ -301,9 +338,15 @@ def test_a_folder_side_without_any_document_is_refused(tmp_path):
     write(tmp_path / "ocr" / "a.txt", "x")
     with pytest.raises(InputError, match=r"PRED .*ocr holds no file ending with '_ALTO\.xml'; .*--pred-suffix"):
         read_pair(tmp_path / "gt", tmp_path / "ocr", pred_suffix="_ALTO.xml")
-    with pytest.raises(InputError, match=r"holds no hocr document \(--pred-format hocr\); 1 of other formats are "
-                                         r"skipped"):
+    with pytest.raises(
+        InputError,
+        match=r"holds no hocr document \(--pred-format hocr\); 1 of other formats are "
+        r"skipped",
+    ):
         read_pair(tmp_path / "gt", tmp_path / "ocr", pred_format="hocr")
-    with pytest.raises(InputError, match=r"GOLD .*gt holds no file ending with '\.gt\.txt'; point GOLD at the "
-                                         r"transcriptions, or name them with --gold-suffix"):
+    with pytest.raises(
+        InputError,
+        match=r"GOLD .*gt holds no file ending with '\.gt\.txt'; point GOLD at the "
+        r"transcriptions, or name them with --gold-suffix",
+    ):
         read_side(tmp_path / "gt", gold_suffix=".gt.txt")

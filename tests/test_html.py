@@ -31,7 +31,9 @@ HOSTILE = "</script><script>alert(1)</script>"
 
 
 def _load_script():
-    spec = importlib.util.spec_from_file_location("make_report_screenshot", ROOT / "scripts" / "make_report_screenshot.py")
+    spec = importlib.util.spec_from_file_location(
+        "make_report_screenshot", ROOT / "scripts" / "make_report_screenshot.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -41,36 +43,97 @@ SCRIPT = _load_script()
 
 
 def _item(i, value, gold="cat", pred="cut", slice_="s"):
-    return {"id": f"doc-{i}", "slice": slice_, "value": value, "gold": gold, "pred": pred,
-            "ops": align(pred, gold, unit="char"), "unit": "char", "statistics": {"edits": 1, "ref_len": 3}}
+    return {
+        "id": f"doc-{i}",
+        "slice": slice_,
+        "value": value,
+        "gold": gold,
+        "pred": pred,
+        "ops": align(pred, gold, unit="char"),
+        "unit": "char",
+        "statistics": {"edits": 1, "ref_len": 3},
+    }
 
 
 def _evaluate_data(**extra):
-    data = {"metric": "cer", "higher_is_better": False, "aggregate": 0.0312, "interval": [0.029, 0.034],
-            "level": 0.95, "n": 3, "missing": ["m1"], "extra": [],
-            "per_slice": {"a": {"aggregate": 0.05, "interval": [0.04, 0.06], "n": 2},
-                          "b": {"aggregate": 0.01, "interval": None, "n": 1}},
-            "items": [_item(1, 1 / 3), _item(2, 0.0, "dog", "dog"), _item(3, 0.5, "ab", "b", "b")]}
+    data = {
+        "metric": "cer",
+        "higher_is_better": False,
+        "aggregate": 0.0312,
+        "interval": [0.029, 0.034],
+        "level": 0.95,
+        "n": 3,
+        "missing": ["m1"],
+        "extra": [],
+        "per_slice": {
+            "a": {"aggregate": 0.05, "interval": [0.04, 0.06], "n": 2},
+            "b": {"aggregate": 0.01, "interval": None, "n": 1},
+        },
+        "items": [_item(1, 1 / 3), _item(2, 0.0, "dog", "dog"), _item(3, 0.5, "ab", "b", "b")],
+    }
     data.update(extra)
     return data
 
 
 def _compare_data(**extra):
-    items = [{"id": "up", "slice": "x", "a": 0.1, "b": 0.3, "gold": "cat", "pred_a": "cat", "pred_b": "cut",
-              "unit": "char"},
-             {"id": "down", "slice": "y", "a": 0.4, "b": 0.0, "delta": -0.4, "gold": "dog", "pred_a": "dig",
-              "pred_b": "dog", "unit": "char"},
-             {"id": "same", "slice": "y", "a": 0.2, "b": 0.2, "delta": 0.0, "gold": "x", "pred_a": "x",
-              "pred_b": "x", "unit": "char"}]
-    data = {"metric": "cer", "higher_is_better": False, "level": 0.95, "n": 3,
-            "a": {"name": "base", "aggregate": 0.2, "interval": [0.1, 0.3]},
-            "b": {"name": "new", "aggregate": 0.1666, "interval": [0.05, 0.25]},
-            "delta": -0.0334, "interval": [-0.09, 0.02], "p_value": 0.21, "verdict": "no detectable difference",
-            "per_slice": {"x": {"a": 0.1, "b": 0.3, "delta": 0.2, "interval": [0.1, 0.3], "p_value": 0.01,
-                                "verdict": "worse", "n": 1},
-                          "y": {"a": 0.3, "b": 0.1, "delta": -0.2, "interval": [-0.3, -0.1], "p_value": 0.02,
-                                "verdict": "better", "n": 2}},
-            "items": items}
+    items = [
+        {"id": "up", "slice": "x", "a": 0.1, "b": 0.3, "gold": "cat", "pred_a": "cat", "pred_b": "cut", "unit": "char"},
+        {
+            "id": "down",
+            "slice": "y",
+            "a": 0.4,
+            "b": 0.0,
+            "delta": -0.4,
+            "gold": "dog",
+            "pred_a": "dig",
+            "pred_b": "dog",
+            "unit": "char",
+        },
+        {
+            "id": "same",
+            "slice": "y",
+            "a": 0.2,
+            "b": 0.2,
+            "delta": 0.0,
+            "gold": "x",
+            "pred_a": "x",
+            "pred_b": "x",
+            "unit": "char",
+        },
+    ]
+    data = {
+        "metric": "cer",
+        "higher_is_better": False,
+        "level": 0.95,
+        "n": 3,
+        "a": {"name": "base", "aggregate": 0.2, "interval": [0.1, 0.3]},
+        "b": {"name": "new", "aggregate": 0.1666, "interval": [0.05, 0.25]},
+        "delta": -0.0334,
+        "interval": [-0.09, 0.02],
+        "p_value": 0.21,
+        "verdict": "no detectable difference",
+        "per_slice": {
+            "x": {
+                "a": 0.1,
+                "b": 0.3,
+                "delta": 0.2,
+                "interval": [0.1, 0.3],
+                "p_value": 0.01,
+                "verdict": "worse",
+                "n": 1,
+            },
+            "y": {
+                "a": 0.3,
+                "b": 0.1,
+                "delta": -0.2,
+                "interval": [-0.3, -0.1],
+                "p_value": 0.02,
+                "verdict": "better",
+                "n": 2,
+            },
+        },
+        "items": items,
+    }
     data.update(extra)
     return data
 
@@ -81,6 +144,7 @@ def _rows(html, table_id):
 
 
 # --- rendering, no browser ---------------------------------------------------------------
+
 
 def test_headline_holds_the_exact_aggregate():
     html = render_evaluate(_evaluate_data(aggregate=0.1 + 0.2))
@@ -99,8 +163,10 @@ def test_compare_headline_holds_the_delta_and_both_sides():
 def test_substitution_deletion_and_insertion_are_marked_with_more_than_colour():
     assert align("cut", "cat", unit="char") == [("equal", "c", "c"), ("replace", "a", "u"), ("equal", "t", "t")]
     html = render_diff(align("xbcd", "abc", unit="char"), unit="char")
-    assert ('<span class="op-sub" title="substituted: &#x27;a&#x27; → &#x27;x&#x27;"><del>a</del><ins>x</ins></span>'
-            in html)
+    assert (
+        '<span class="op-sub" title="substituted: &#x27;a&#x27; → &#x27;x&#x27;"><del>a</del><ins>x</ins></span>'
+        in html
+    )
     assert '<ins class="op-ins" title="inserted: &#x27;d&#x27;">d</ins>' in html
     html = render_diff([["equal", "a", "a"], ["delete", " b", ""]], unit="char")
     assert '<del class="op-del" title="deleted: &#x27; b&#x27;">␣b</del>' in html
@@ -109,8 +175,7 @@ def test_substitution_deletion_and_insertion_are_marked_with_more_than_colour():
 
 def test_word_diff_aligns_words():
     ops = align("the bat sat down", "the cat sat", unit="word")
-    assert ops == [("equal", "the", "the"), ("replace", "cat", "bat"), ("equal", "sat", "sat"),
-                   ("insert", "", "down")]
+    assert ops == [("equal", "the", "the"), ("replace", "cat", "bat"), ("equal", "sat", "sat"), ("insert", "", "down")]
     html = render_diff(ops, unit="word")
     assert "the <span" in html and "</span> sat <ins" in html
 
@@ -127,13 +192,27 @@ def test_diff_without_ops_aligns_the_texts_and_long_runs_fold():
 def test_every_user_string_is_escaped():
     item = _item(1, 0.9, gold="ok", pred=HOSTILE, slice_=HOSTILE)
     item["id"] = HOSTILE
-    data = _evaluate_data(items=[item], title=HOSTILE, metric=HOSTILE, missing=[HOSTILE],
-                          per_slice={HOSTILE: {"aggregate": 0.1, "interval": [0.0, 0.2], "n": 1}},
-                          fields={HOSTILE: {"precision": 1.0, "recall": 0.5, "f1": 2 / 3, "tp": 1, "fp": 0, "fn": 1}})
-    for html in (render_evaluate(data),
-                 render_compare(_compare_data(title=HOSTILE, metric=HOSTILE, a={"name": HOSTILE, "aggregate": 0.1},
-                                              items=[{"id": HOSTILE, "slice": HOSTILE, "a": 0.0, "b": 1.0,
-                                                      "gold": "x", "pred_a": "x", "pred_b": HOSTILE}]))):
+    data = _evaluate_data(
+        items=[item],
+        title=HOSTILE,
+        metric=HOSTILE,
+        missing=[HOSTILE],
+        per_slice={HOSTILE: {"aggregate": 0.1, "interval": [0.0, 0.2], "n": 1}},
+        fields={HOSTILE: {"precision": 1.0, "recall": 0.5, "f1": 2 / 3, "tp": 1, "fp": 0, "fn": 1}},
+    )
+    for html in (
+        render_evaluate(data),
+        render_compare(
+            _compare_data(
+                title=HOSTILE,
+                metric=HOSTILE,
+                a={"name": HOSTILE, "aggregate": 0.1},
+                items=[
+                    {"id": HOSTILE, "slice": HOSTILE, "a": 0.0, "b": 1.0, "gold": "x", "pred_a": "x", "pred_b": HOSTILE}
+                ],
+            )
+        ),
+    ):
         assert "alert(1)</script>" not in html and "<script>alert" not in html
         assert "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in html
         assert html.count("<script>") == 1
@@ -141,10 +220,19 @@ def test_every_user_string_is_escaped():
 
 @given(st.text(max_size=40), st.text(max_size=40), st.text(max_size=40))
 def test_no_text_can_break_out_of_its_cell(ident, label, pred):
-    items = [{"id": ident, "slice": label, "value": 0.5, "gold": "gold text", "pred": pred},
-             {"id": "b", "slice": label, "value": 0.25, "gold": pred, "pred": ident, "unit": "word"}]
-    html = render_evaluate({"metric": label or "cer", "aggregate": 0.5, "items": items, "missing": [ident],
-                            "per_slice": {label: {"aggregate": 0.5, "interval": [0.4, 0.6], "n": 2}}})
+    items = [
+        {"id": ident, "slice": label, "value": 0.5, "gold": "gold text", "pred": pred},
+        {"id": "b", "slice": label, "value": 0.25, "gold": pred, "pred": ident, "unit": "word"},
+    ]
+    html = render_evaluate(
+        {
+            "metric": label or "cer",
+            "aggregate": 0.5,
+            "items": items,
+            "missing": [ident],
+            "per_slice": {label: {"aggregate": 0.5, "interval": [0.4, 0.6], "n": 2}},
+        }
+    )
     assert html.count("<script") == 1 and html.count("</script>") == 1
     assert len(_rows(html, "items-table")) == 2 and len(_rows(html, "slice-table")) == 1
 
@@ -170,8 +258,8 @@ def test_missing_ids_are_listed_and_folded_when_long():
     assert 'id="headline-missing">1,500<' in html and 'id="headline-extra">1<' in html
     assert "<li>gone-999</li>" in html and "<li>gone-1000</li>" not in html
     assert "showing 1,000 of 1,500 ids" in html
-    assert '<details class="idlist"><summary>1,500 missing ids' in html    # long: closed
-    assert '<details class="idlist" open><summary>1 extra ids' in html      # short: open
+    assert '<details class="idlist"><summary>1,500 missing ids' in html  # long: closed
+    assert '<details class="idlist" open><summary>1 extra ids' in html  # short: open
 
 
 def test_slice_table_starts_worst_first():
@@ -190,25 +278,35 @@ def test_confusions_are_counted_from_ops_when_not_given():
     assert "deletion" in rows[1] and 'data-sort="1"' in rows[1]
     given_ = [{"kind": "insertion", "gold": "", "pred": " ", "count": 7}]
     rows = _rows(render_evaluate(_evaluate_data(confusions=given_)), "confusion-table")
-    assert rows == ['<td>insertion</td><td class="note">–</td><td title="&#x27; &#x27;"><code>␣</code></td>'
-                    '<td class="num" data-sort="7">7</td>']
+    assert rows == [
+        '<td>insertion</td><td class="note">–</td><td title="&#x27; &#x27;"><code>␣</code></td>'
+        '<td class="num" data-sort="7">7</td>'
+    ]
 
 
 def test_word_confusions_accept_list_segments():
     from ek.cli._html._diff import confusions_from_items
 
-    ops = [["equal", ["the"], ["the"]], ["replace", ["cat"], ["bat"]], ["delete", ["big", "red"], []],
-           ["insert", "", "now"]]
+    ops = [
+        ["equal", ["the"], ["the"]],
+        ["replace", ["cat"], ["bat"]],
+        ["delete", ["big", "red"], []],
+        ["insert", "", "now"],
+    ]
     found = confusions_from_items([{"ops": ops, "unit": "word"}, {"ops": ops[:2], "unit": "word"}])
-    assert found == [{"kind": "substitution", "gold": "cat", "pred": "bat", "count": 2},
-                     {"kind": "deletion", "gold": "big", "pred": "", "count": 1},
-                     {"kind": "deletion", "gold": "red", "pred": "", "count": 1},
-                     {"kind": "insertion", "gold": "", "pred": "now", "count": 1}]
+    assert found == [
+        {"kind": "substitution", "gold": "cat", "pred": "bat", "count": 2},
+        {"kind": "deletion", "gold": "big", "pred": "", "count": 1},
+        {"kind": "deletion", "gold": "red", "pred": "", "count": 1},
+        {"kind": "insertion", "gold": "", "pred": "now", "count": 1},
+    ]
 
 
 def test_field_table_lists_the_worst_fields_first():
-    fields = {"total": {"precision": 0.5, "recall": 0.25, "f1": 1 / 3, "tp": 1, "fp": 1, "fn": 3},
-              "city": {"precision": 1.0, "recall": 1.0, "f1": 1.0, "tp": 4, "fp": 0, "fn": 0}}
+    fields = {
+        "total": {"precision": 0.5, "recall": 0.25, "f1": 1 / 3, "tp": 1, "fp": 1, "fn": 3},
+        "city": {"precision": 1.0, "recall": 1.0, "f1": 1.0, "tp": 4, "fp": 0, "fn": 0},
+    }
     html = render_evaluate(_evaluate_data(metric="fields", fields=fields))
     rows = _rows(html, "field-table")
     assert rows[0].startswith("<td>total</td>") and "33.33%" in rows[0] and rows[1].startswith("<td>city</td>")
@@ -226,8 +324,18 @@ def test_compare_sorts_items_into_worse_and_better_by_direction():
 
 
 def test_pages_render_with_only_the_required_keys():
-    html = render_evaluate({"metric": "cer", "aggregate": 0.5, "interval": None, "per_slice": None,
-                            "items": None, "missing": None, "confusions": None, "fields": None})
+    html = render_evaluate(
+        {
+            "metric": "cer",
+            "aggregate": 0.5,
+            "interval": None,
+            "per_slice": None,
+            "items": None,
+            "missing": None,
+            "confusions": None,
+            "fields": None,
+        }
+    )
     assert 'data-value="0.5"' in html and "<svg" not in html
     html = render_compare({"metric": "wer", "a": {}, "b": {}, "delta": 0.0})
     assert 'data-value="0.0"' in html
@@ -252,8 +360,15 @@ def test_page_loads_nothing_from_outside():
 
 
 def test_ten_thousand_items_stay_far_under_five_megabytes():
-    items = [_item(i, (i % 97) / 97, gold="the quick brown fox jumps over the lazy dog " * 2,
-                   pred="the quick brwn fox jumped over teh lazy dog " * 2) for i in range(10_000)]
+    items = [
+        _item(
+            i,
+            (i % 97) / 97,
+            gold="the quick brown fox jumps over the lazy dog " * 2,
+            pred="the quick brwn fox jumped over teh lazy dog " * 2,
+        )
+        for i in range(10_000)
+    ]
     assert len(render_evaluate(_evaluate_data(items=items)).encode("utf-8")) < 5_000_000
 
 
@@ -276,6 +391,7 @@ def test_histogram_bins_hold_every_finite_value_once(values):
 
 
 # --- in the browser -------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
@@ -329,12 +445,16 @@ def _column(driver, table_id, col):
     return driver.execute_script(
         "var col = arguments[1], t = document.getElementById(arguments[0]);"
         "return Array.from(t.tBodies[t.tBodies.length - 1].rows)"  # the sorted body, under a pinned "all" row
-        ".map(function (r) { return r.cells[col].textContent; });", table_id, col)
+        ".map(function (r) { return r.cells[col].textContent; });",
+        table_id,
+        col,
+    )
 
 
 def _click_header(driver, table_id, col):
-    driver.execute_script("document.getElementById(arguments[0]).tHead.rows[0].cells[arguments[1]].click();",
-                          table_id, col)
+    driver.execute_script(
+        "document.getElementById(arguments[0]).tHead.rows[0].cells[arguments[1]].click();", table_id, col
+    )
 
 
 def _screenshot(driver, tmp_path, name):
@@ -382,7 +502,8 @@ def test_evaluate_page_in_chromium(browser, tmp_path):
     sub = row.find_element(By.CSS_SELECTOR, ".op-sub")
     assert (sub.find_element(By.TAG_NAME, "del").text, sub.find_element(By.TAG_NAME, "ins").text) == ("a", "u")
     assert "line-through" in browser.execute_script(
-        "return getComputedStyle(arguments[0]).textDecorationLine;", sub.find_element(By.TAG_NAME, "del"))
+        "return getComputedStyle(arguments[0]).textDecorationLine;", sub.find_element(By.TAG_NAME, "del")
+    )
     hostile = browser.find_element(By.XPATH, "//tr[td[starts-with(text(), 'hostile-')]]")
     assert HOSTILE in hostile.text.replace("\n", "")
     with pytest.raises(NoAlertPresentException):
@@ -406,7 +527,8 @@ def test_compare_page_in_chromium(browser, tmp_path):
     filter_box = browser.find_element(By.CSS_SELECTOR, "input.filter[data-table='worse-table']")
     filter_box.send_keys("nothing-like-this")
     assert browser.execute_script(
-        "return Array.from(document.getElementById('worse-table').tBodies[0].rows).every(r => r.hidden);")
+        "return Array.from(document.getElementById('worse-table').tBodies[0].rows).every(r => r.hidden);"
+    )
     _screenshot(browser, tmp_path, "compare-report.png")
 
 
@@ -415,25 +537,65 @@ ARTIFACTS = ROOT / "tests" / "artifacts"  # ignored by git (its own .gitignore);
 
 def _historical_data():
     """A page of early modern and medieval text: long s, ligatures, combining e, MUFI letters, bidi in an id."""
-    gold = ("Der Fluſz iſt ſchoͤn — m̃ uͤber die  Bruͤcke; ﬁnis . "
-            + "Unveraͤndert bleibt dieſer lange Satz der Vorlage. " * 3 + "Ende")
-    pred = ("Der Fluss ist schön — m über die q Brucke; finis . "
-            + "Unveraͤndert bleibt dieſer lange Satz der Vorlage. " * 3 + "Ende\u00ad")
-    items = [{"id": "seite\u202e-7", "slice": "fraktur\u2066", "value": 0.31, "gold": gold, "pred": pred,
-              "ops": align(pred, gold, unit="char"), "unit": "char", "statistics": {"edits": 25, "ref_len": 190}},
-             {"id": "seite-8", "slice": "fraktur\u2066", "value": 0.2, "gold": "\u0364lt uͤ", "pred": "alt u",
-              "unit": "char"}]
-    return {"metric": "cer", "aggregate": 0.3, "interval": [0.2, 0.4], "level": 0.95, "n": 2, "noun": "documents",
-            "per_slice": {"fraktur\u2066": {"aggregate": 0.3, "interval": [0.2, 0.4], "n": 2}},
-            "measures": {"cer": 0.3, "wer": 0.5, "fca": 0.95, "bow": 0.1},
-            "confusions": [{"kind": "substitution", "gold": "ſ", "pred": "s", "count": 3},
-                           {"kind": "deletion", "gold": "\u0364", "pred": "", "count": 2},
-                           {"kind": "substitution", "gold": "\ue8bf", "pred": "q", "count": 1}],
-            "inputs": {"gold": "/corpus/gt\u202e", "pred": "/corpus/ocr"},
-            "settings": {"metric": "cer", "normalize": "nfc", "text_level": "line", "profile": None,
-                         "words": "whitespace", "segment": "codepoint", "level": 0.95},
-            "ek_version": "0.1.0", "date": "2026-12-01T10:15:00Z",
-            "skipped": [{"path": "/corpus/ocr/README\u2067.md", "reason": "not a document"}], "items": items}
+    gold = (
+        "Der Fluſz iſt ſchoͤn — m̃ uͤber die  Bruͤcke; ﬁnis . "
+        + "Unveraͤndert bleibt dieſer lange Satz der Vorlage. " * 3
+        + "Ende"
+    )
+    pred = (
+        "Der Fluss ist schön — m über die q Brucke; finis . "
+        + "Unveraͤndert bleibt dieſer lange Satz der Vorlage. " * 3
+        + "Ende\u00ad"
+    )
+    items = [
+        {
+            "id": "seite\u202e-7",
+            "slice": "fraktur\u2066",
+            "value": 0.31,
+            "gold": gold,
+            "pred": pred,
+            "ops": align(pred, gold, unit="char"),
+            "unit": "char",
+            "statistics": {"edits": 25, "ref_len": 190},
+        },
+        {
+            "id": "seite-8",
+            "slice": "fraktur\u2066",
+            "value": 0.2,
+            "gold": "\u0364lt uͤ",
+            "pred": "alt u",
+            "unit": "char",
+        },
+    ]
+    return {
+        "metric": "cer",
+        "aggregate": 0.3,
+        "interval": [0.2, 0.4],
+        "level": 0.95,
+        "n": 2,
+        "noun": "documents",
+        "per_slice": {"fraktur\u2066": {"aggregate": 0.3, "interval": [0.2, 0.4], "n": 2}},
+        "measures": {"cer": 0.3, "wer": 0.5, "fca": 0.95, "bow": 0.1},
+        "confusions": [
+            {"kind": "substitution", "gold": "ſ", "pred": "s", "count": 3},
+            {"kind": "deletion", "gold": "\u0364", "pred": "", "count": 2},
+            {"kind": "substitution", "gold": "\ue8bf", "pred": "q", "count": 1},
+        ],
+        "inputs": {"gold": "/corpus/gt\u202e", "pred": "/corpus/ocr"},
+        "settings": {
+            "metric": "cer",
+            "normalize": "nfc",
+            "text_level": "line",
+            "profile": None,
+            "words": "whitespace",
+            "segment": "codepoint",
+            "level": 0.95,
+        },
+        "ek_version": "0.1.0",
+        "date": "2026-12-01T10:15:00Z",
+        "skipped": [{"path": "/corpus/ocr/README\u2067.md", "reason": "not a document"}],
+        "items": items,
+    }
 
 
 def test_historical_text_in_chromium(browser, tmp_path):
@@ -446,7 +608,8 @@ def test_historical_text_in_chromium(browser, tmp_path):
     shown = {text for text, width, height, _ in boxes if width > 10 and height > 5}
     assert {"U+F50E", "U+E8BF", "U+202E", "U+2066", "U+2067", "U+0364", "U+00AD"} <= shown
     assert ["U+0364", "COMBINING LATIN SMALL LETTER E, with no letter to sit on"] in [
-        [t, title.split(" ", 1)[1]] for t, _, _, title in boxes]
+        [t, title.split(" ", 1)[1]] for t, _, _, title in boxes
+    ]
     pairs = browser.execute_script("""
         return Array.from(document.querySelectorAll('#items-table .op-sub')).map(function (s) {
           return [s.querySelector('del').textContent, s.querySelector('ins').textContent]; });""")
@@ -474,8 +637,10 @@ def test_pages_written_by_the_commands_in_chromium(browser, tmp_path):
 
     data = ROOT / "src" / "ek" / "data"
     gold, other = str(data / "demo_ocr.jsonl"), str(data / "demo_ocr_b.jsonl")
-    for command, preds, charts in (("evaluate", [gold], ["slice-chart", "value-histogram"]),
-                                   ("compare", [gold, other], ["slice-chart", "delta-histogram"])):
+    for command, preds, charts in (
+        ("evaluate", [gold], ["slice-chart", "value-histogram"]),
+        ("compare", [gold, other], ["slice-chart", "delta-histogram"]),
+    ):
         page, report = tmp_path / f"{command}.html", tmp_path / f"{command}.json"
         assert main([command, gold, *preds, "--html", str(page), "--json", str(report)]) == 0
         figures = json.loads(report.read_text())
@@ -490,10 +655,20 @@ def test_pages_written_by_the_commands_in_chromium(browser, tmp_path):
 # --- percent is a declared fact of the metric, not a list of names --------------------------------------------
 
 
-@pytest.mark.parametrize(("metric", "expected"), [
-    ("cer", True), ("cer_grapheme", True), ("wer_unicode", True), ("fca", True), ("fields", True),
-    ("span_f1_exact", True), ("typed_graph", False), ("my_function", False), ("", False),
-])
+@pytest.mark.parametrize(
+    ("metric", "expected"),
+    [
+        ("cer", True),
+        ("cer_grapheme", True),
+        ("wer_unicode", True),
+        ("fca", True),
+        ("fields", True),
+        ("span_f1_exact", True),
+        ("typed_graph", False),
+        ("my_function", False),
+        ("", False),
+    ],
+)
 def test_the_page_shows_percentages_as_the_registered_metric_declares(metric, expected):
     from ek.cli._html._format import uses_percent
 
@@ -523,8 +698,11 @@ def test_a_user_metric_that_declares_percent_is_shown_as_one(monkeypatch):
     monkeypatch.setitem(registry._registry.setdefault("metrics", {}), "share", ShareMetric())
     html = render_evaluate({"metric": "share", "aggregate": 0.25, "items": []})
     assert "25.00%" in html
-    monkeypatch.setitem(registry._registry["metrics"], "share", dataclass(frozen=True)(
-        type("PlainShare", (ShareMetric,), {"percent": False}))())
+    monkeypatch.setitem(
+        registry._registry["metrics"],
+        "share",
+        dataclass(frozen=True)(type("PlainShare", (ShareMetric,), {"percent": False}))(),
+    )
     assert "25.00%" not in render_evaluate({"metric": "share", "aggregate": 0.25, "items": []})
 
 

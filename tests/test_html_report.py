@@ -17,29 +17,66 @@ from ek.__main__ import main
 from ek.base import Comparison
 
 HOSTILE = "</script><script>alert(1)</script>"
-META = {"inputs": {"gold": "/data/gt", "pred": "/data/ocr"},
-        "settings": {"metric": "cer", "normalize": None, "text_level": None, "profile": "dinglehopper",
-                     "words": "unicode", "segment": "grapheme", "level": 0.9},
-        "text_level": {"line": 3, "region": 1}, "ek_version": "0.1.0", "date": "2026-12-01T10:15:00Z",
-        "errors": [{"side": "pred", "path": "/data/ocr/p2.xml", "id": "p2", "message": "malformed XML at line 1"}],
-        "skipped": [{"path": "/data/ocr/notes.md", "reason": "not a document"}]}
+META = {
+    "inputs": {"gold": "/data/gt", "pred": "/data/ocr"},
+    "settings": {
+        "metric": "cer",
+        "normalize": None,
+        "text_level": None,
+        "profile": "dinglehopper",
+        "words": "unicode",
+        "segment": "grapheme",
+        "level": 0.9,
+    },
+    "text_level": {"line": 3, "region": 1},
+    "ek_version": "0.1.0",
+    "date": "2026-12-01T10:15:00Z",
+    "errors": [{"side": "pred", "path": "/data/ocr/p2.xml", "id": "p2", "message": "malformed XML at line 1"}],
+    "skipped": [{"path": "/data/ocr/notes.md", "reason": "not a document"}],
+}
 
 
 def _evaluate(**extra):
-    data = {"metric": "cer", "higher_is_better": False, "aggregate": 0.25, "interval": [0.2, 0.3], "level": 0.95,
-            "n": 40, "per_slice": {"print": {"aggregate": 0.1, "interval": [0.05, 0.15], "n": 30},
-                                   "hand": {"aggregate": 0.7, "interval": [0.6, 0.8], "n": 10}}}
+    data = {
+        "metric": "cer",
+        "higher_is_better": False,
+        "aggregate": 0.25,
+        "interval": [0.2, 0.3],
+        "level": 0.95,
+        "n": 40,
+        "per_slice": {
+            "print": {"aggregate": 0.1, "interval": [0.05, 0.15], "n": 30},
+            "hand": {"aggregate": 0.7, "interval": [0.6, 0.8], "n": 10},
+        },
+    }
     data.update(extra)
     return data
 
 
 def _compare(**extra):
-    data = {"metric": "cer", "higher_is_better": False, "level": 0.95, "n": 40,
-            "a": {"name": "old", "aggregate": 0.3, "interval": [0.25, 0.35]},
-            "b": {"name": "new", "aggregate": 0.2, "interval": [0.15, 0.25]},
-            "delta": -0.1, "interval": [-0.14, -0.06], "p_value": 0.0004, "verdict": "better",
-            "per_slice": {"hand": {"a": 0.5, "b": 0.45, "delta": -0.05, "interval": [-0.1, 0.01], "p_value": 0.0421,
-                                   "verdict": "no detectable difference", "n": 10}}}
+    data = {
+        "metric": "cer",
+        "higher_is_better": False,
+        "level": 0.95,
+        "n": 40,
+        "a": {"name": "old", "aggregate": 0.3, "interval": [0.25, 0.35]},
+        "b": {"name": "new", "aggregate": 0.2, "interval": [0.15, 0.25]},
+        "delta": -0.1,
+        "interval": [-0.14, -0.06],
+        "p_value": 0.0004,
+        "verdict": "better",
+        "per_slice": {
+            "hand": {
+                "a": 0.5,
+                "b": 0.45,
+                "delta": -0.05,
+                "interval": [-0.1, 0.01],
+                "p_value": 0.0421,
+                "verdict": "no detectable difference",
+                "n": 10,
+            }
+        },
+    }
     data.update(extra)
     return data
 
@@ -47,8 +84,10 @@ def _compare(**extra):
 def _bodies(html, table_id):
     """The ``<tbody>`` elements of one table: ``[(class, [row html, ...]), ...]``."""
     inner = re.search(rf'<table class="sortable" id="{table_id}">(.*?)</table>', html, re.S).group(1)
-    return [(cls, re.findall(r"<tr>(.*?)</tr>", body, re.S))
-            for cls, body in re.findall(r'<tbody(?: class="(\w+)")?>(.*?)</tbody>', inner, re.S)]
+    return [
+        (cls, re.findall(r"<tr>(.*?)</tr>", body, re.S))
+        for cls, body in re.findall(r'<tbody(?: class="(\w+)")?>(.*?)</tbody>', inner, re.S)
+    ]
 
 
 def _cells(row):
@@ -57,8 +96,20 @@ def _cells(row):
 
 # --- p-values ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("p, shown", [(0.0004, "<=0.001"), (0.001, "<=0.001"), (0.0016, "0.002"), (0.0421, "0.042"),
-                                      (0.5, "0.500"), (1.0, "1.000"), (float("nan"), "-"), (None, "-")])
+
+@pytest.mark.parametrize(
+    "p, shown",
+    [
+        (0.0004, "<=0.001"),
+        (0.001, "<=0.001"),
+        (0.0016, "0.002"),
+        (0.0421, "0.042"),
+        (0.5, "0.500"),
+        (1.0, "1.000"),
+        (float("nan"), "-"),
+        (None, "-"),
+    ],
+)
 def test_p_values_print_as_the_command_line_prints_them(p, shown):
     assert cli_format.p_value(p) == shown and unescape(fmt_p(p)) == shown
 
@@ -71,6 +122,7 @@ def test_the_compare_page_uses_the_command_line_p_values():
 
 # --- the "all" row -------------------------------------------------------------------------
 
+
 def test_the_evaluate_slice_table_starts_with_the_whole_corpus():
     (first, [whole]), (rest, slices) = _bodies(render_evaluate(_evaluate()), "slice-table")
     assert first == "all" and rest == ""
@@ -82,8 +134,7 @@ def test_the_evaluate_slice_table_starts_with_the_whole_corpus():
 def test_the_compare_slice_table_starts_with_the_whole_comparison():
     (first, [whole]), (_, [hand]) = _bodies(render_compare(_compare()), "slice-table")
     assert first == "all"
-    assert _cells(whole) == ["all", "40", "30.00%", "20.00%", "-10.00%", "[-14.00%, -6.00%]", "&lt;=0.001",
-                             "▲ better"]
+    assert _cells(whole) == ["all", "40", "30.00%", "20.00%", "-10.00%", "[-14.00%, -6.00%]", "&lt;=0.001", "▲ better"]
     assert _cells(hand)[-2:] == ["0.042", "= no detectable difference"]
 
 
@@ -94,9 +145,14 @@ def test_sorting_moves_only_the_rows_below_the_all_row():
 
 # --- small samples -------------------------------------------------------------------------
 
+
 def test_one_document_says_an_interval_needs_more_documents():
-    data = _evaluate(n=1, noun="documents", interval=[0.25, 0.25],
-                     per_slice={"print": {"aggregate": 0.25, "interval": [0.25, 0.25], "n": 1}})
+    data = _evaluate(
+        n=1,
+        noun="documents",
+        interval=[0.25, 0.25],
+        per_slice={"print": {"aggregate": 0.25, "interval": [0.25, 0.25], "n": 1}},
+    )
     html = render_evaluate(data)
     headline = re.search(r'id="headline-interval">(.*?)</span></div>', html).group(1)
     assert re.sub(r"<[^>]+>", "", headline) == "an interval needs more documents (n=1)"
@@ -107,25 +163,29 @@ def test_one_document_says_an_interval_needs_more_documents():
 
 def test_a_nan_interval_says_more_items_are_needed_whatever_n():
     nan = float("nan")
-    html = render_evaluate(_evaluate(n=6, interval=[nan, nan],
-                                     per_slice={"a": {"aggregate": 0.2, "interval": (nan, nan), "n": 3}}))
+    html = render_evaluate(
+        _evaluate(n=6, interval=[nan, nan], per_slice={"a": {"aggregate": 0.2, "interval": (nan, nan), "n": 3}})
+    )
     assert "an interval needs more items (n=6)" in html and "an interval needs more items (n=3)" in html
     assert "nan" not in re.search("<main>(.*)</main>", html, re.S).group(1).lower()
 
 
 def test_a_compare_verdict_string_is_shown_as_given():
     nan = float("nan")
-    html = render_compare(_compare(n=3, interval=[nan, nan], p_value=0.25, verdict="too few items (n=3) to tell",
-                                   per_slice={}))
+    html = render_compare(
+        _compare(n=3, interval=[nan, nan], p_value=0.25, verdict="too few items (n=3) to tell", per_slice={})
+    )
     assert '<span class="verdict verdict-none">too few items (n=3) to tell</span>' in html
     assert "an interval needs more items (n=3)" in html
 
 
 # --- provenance ----------------------------------------------------------------------------
 
+
 def _provenance(html):
-    pairs = re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", re.search(r'<dl class="meta" id="provenance">(.*?)</dl>',
-                                                                 html, re.S).group(1))
+    pairs = re.findall(
+        r"<dt>(.*?)</dt><dd>(.*?)</dd>", re.search(r'<dl class="meta" id="provenance">(.*?)</dl>', html, re.S).group(1)
+    )
     return dict(pairs)
 
 
@@ -150,21 +210,28 @@ def test_a_page_without_provenance_has_no_such_section():
 def test_failed_and_skipped_files_are_listed_in_their_own_section():
     html = render_evaluate(_evaluate(**META))
     assert re.sub(r"<[^>]+>", "", re.search(r'id="failures-note">(.*?)</p>', html).group(1)) == (
-        "1 file could not be read and 1 file was skipped: these are not in the figures (see Files not scored).")
+        "1 file could not be read and 1 file was skipped: these are not in the figures (see Files not scored)."
+    )
     assert [_cells(r) for r in _bodies(html, "error-table")[0][1]] == [
-        ["pred", "/data/ocr/p2.xml", "p2", "malformed XML at line 1"]]
+        ["pred", "/data/ocr/p2.xml", "p2", "malformed XML at line 1"]
+    ]
     assert [_cells(r) for r in _bodies(html, "skipped-table")[0][1]] == [["/data/ocr/notes.md", "not a document"]]
-    many = render_compare(_compare(errors=[{"side": "gold", "path": f"/g/{i}", "id": str(i), "message": "bad"}
-                                           for i in range(1200)]))
+    many = render_compare(
+        _compare(errors=[{"side": "gold", "path": f"/g/{i}", "id": str(i), "message": "bad"} for i in range(1200)])
+    )
     assert len(_bodies(many, "error-table")[0][1]) == 1000 and "showing 1,000 of 1,200 failed files" in many
     assert "1,200 files could not be read:" in many
 
 
 def test_provenance_and_failures_are_escaped():
-    meta = {"inputs": {"gold": HOSTILE}, "settings": {"metric": HOSTILE, "profile": "p\u202e"},
-            "ek_version": HOSTILE, "date": HOSTILE,
-            "errors": [{"side": HOSTILE, "path": HOSTILE, "id": HOSTILE, "message": HOSTILE}],
-            "skipped": [{"path": HOSTILE, "reason": "r\u2067"}]}
+    meta = {
+        "inputs": {"gold": HOSTILE},
+        "settings": {"metric": HOSTILE, "profile": "p\u202e"},
+        "ek_version": HOSTILE,
+        "date": HOSTILE,
+        "errors": [{"side": HOSTILE, "path": HOSTILE, "id": HOSTILE, "message": HOSTILE}],
+        "skipped": [{"path": HOSTILE, "reason": "r\u2067"}],
+    }
     html = render_evaluate(_evaluate(**meta))
     assert html.count("<script>") == 1 and "alert(1)</script>" not in html
     assert "\u202e" not in html and "\u2067" not in html and ">U+202E</span>" in html
@@ -172,12 +239,20 @@ def test_provenance_and_failures_are_escaped():
 
 # --- reading order -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("cer, fca, differ", [
-    (0.10, 0.95, True),        # gap 0.05 and ratio 2: both rules met exactly
-    (0.0999, 0.95, False),     # gap just under 0.05
-    (0.5, 0.7, False),         # gap 0.2 but ratio 1.67: badly recognised in the right order
-    (0.7, 0.7, True), (0.03, 1.0, False), (0.9, 1.0, True),
-    (None, 0.9, False), (0.5, float("nan"), False)])
+
+@pytest.mark.parametrize(
+    "cer, fca, differ",
+    [
+        (0.10, 0.95, True),  # gap 0.05 and ratio 2: both rules met exactly
+        (0.0999, 0.95, False),  # gap just under 0.05
+        (0.5, 0.7, False),  # gap 0.2 but ratio 1.67: badly recognised in the right order
+        (0.7, 0.7, True),
+        (0.03, 1.0, False),
+        (0.9, 1.0, True),
+        (None, 0.9, False),
+        (0.5, float("nan"), False),
+    ],
+)
 def test_the_reading_order_rule(cer, fca, differ):
     assert (ORDER_GAP, ORDER_RATIO) == (0.05, 2.0)
     assert orders_differ(cer, fca) is differ
@@ -202,11 +277,16 @@ def test_the_measures_show_without_a_note_when_the_figures_agree():
 
 # --- from scored runs ----------------------------------------------------------------------
 
+
 def _folder(tmp_path):
     """Two pages: one read across its two columns, one whose prediction is malformed XML."""
-    for side, files in (("gold", {"p1.txt": "left one\nleft two\nright one\nright two\n", "p2.txt": "hello world\n"}),
-                        ("pred", {"p1.txt": "left one right one\nleft two right two\n",
-                                  "p2.xml": '<?xml version="1.0"?><PcGts><broken'})):
+    for side, files in (
+        ("gold", {"p1.txt": "left one\nleft two\nright one\nright two\n", "p2.txt": "hello world\n"}),
+        (
+            "pred",
+            {"p1.txt": "left one right one\nleft two right two\n", "p2.xml": '<?xml version="1.0"?><PcGts><broken'},
+        ),
+    ):
         (tmp_path / side).mkdir()
         for name, text in files.items():
             (tmp_path / side / name).write_text(text, encoding="utf-8")
@@ -235,8 +315,9 @@ def test_meta_is_copied_into_both_pages_and_wins(tmp_path):
     scored, overall, per_slice, options = _scored(*_folder(tmp_path))
     data = evaluate_page(scored, overall, per_slice, options, meta=META)
     assert {k: data[k] for k in META} == META
-    result = Comparison(metric="cer", a=0.5, b=0.5, delta=0.0, interval=(0.0, 0.0), p_value=1.0,
-                        verdict="no detectable difference", n=2)
+    result = Comparison(
+        metric="cer", a=0.5, b=0.5, delta=0.0, interval=(0.0, 0.0), p_value=1.0, verdict="no detectable difference", n=2
+    )
     data = compare_page(result, scored, scored, [overall, overall], options, meta=META)
     assert {k: data[k] for k in META} == META and data["delta"] == 0.0 and data["noun"] == "documents"
     assert evaluate_page(scored, overall, per_slice, options, meta=None)["errors"][0]["id"] == "p2"
@@ -249,7 +330,11 @@ def test_the_page_data_aligns_shown_texts_by_grapheme_cluster(tmp_path):
     scored, overall, per_slice, options = _scored(str(tmp_path / "gold"), str(tmp_path / "pred"))
     ops = evaluate_page(scored, overall, per_slice, options)["items"][0]["ops"]
     assert [tuple(op) for op in ops if op[0] != "equal"] == [
-        ("replace", "ſ", "s"), ("replace", "z", "s"), ("replace", "m\u0303", "m"), ("replace", "u\u0364", "u")]
+        ("replace", "ſ", "s"),
+        ("replace", "z", "s"),
+        ("replace", "m\u0303", "m"),
+        ("replace", "u\u0364", "u"),
+    ]
     assert scored.report.scores[0].detail["edits"] == 4  # counted in code points: two marks dropped, two letters
 
 
@@ -268,8 +353,11 @@ def test_unicode_word_wer_counts_its_confusions_in_its_own_words(tmp_path):
     for side, text in (("gold", "der Hund, lief."), ("pred", "der Hnnd lief")):
         (tmp_path / f"{side}.jsonl").write_text(f'{{"id": "a", "text": "{text}"}}\n', encoding="utf-8")
     options = Options(metric="wer", words="unicode")
-    scored = score(read_joined(read_gold(str(tmp_path / "gold.jsonl"), options), str(tmp_path / "pred.jsonl"),
-                               options), options, name="pred")
+    scored = score(
+        read_joined(read_gold(str(tmp_path / "gold.jsonl"), options), str(tmp_path / "pred.jsonl"), options),
+        options,
+        name="pred",
+    )
     overall, per_slice = bound(scored.report, 0.95, label="test")
     data = evaluate_page(scored, overall, per_slice, options)
     assert scored.report.metric == "wer_unicode" and scored.report.aggregate == pytest.approx(1 / 3)

@@ -29,13 +29,22 @@ class Colour(str, enum.Enum):
 
 def stored_value() -> dict:
     return {
-        "tuple": (1, "a", (2.5, None)), "set": {3, 1, 2}, "frozenset": frozenset({"b", "a"}),
-        "int_keys": {1: "one", 2: ("two",)}, "tag_like": {"$tuple": "not a tag"},
-        "path": NodePath("n1", "invoice", "total"), "paths": {NodePath("n2", "line"): [NodePath("n3", "x")]},
+        "tuple": (1, "a", (2.5, None)),
+        "set": {3, 1, 2},
+        "frozenset": frozenset({"b", "a"}),
+        "int_keys": {1: "one", 2: ("two",)},
+        "tag_like": {"$tuple": "not a tag"},
+        "path": NodePath("n1", "invoice", "total"),
+        "paths": {NodePath("n2", "line"): [NodePath("n3", "x")]},
         "score": Score(0.25, 0.5, 1.0, 2 / 3, "field_f1", {"tp": 1, "fp": 1, "ids": ("a", "b")}),
         "cost": Cost(input_tokens=10, output_tokens=3),
-        "floats": [math.nan, math.inf, -math.inf, 0.1, -0.0], "enum": Colour.RED, "nested": [[{"$float": 1}]],
-        "unicode": "naïve – ✓", "empty": {}, "none": None, "bool": True,
+        "floats": [math.nan, math.inf, -math.inf, 0.1, -0.0],
+        "enum": Colour.RED,
+        "nested": [[{"$float": 1}]],
+        "unicode": "naïve – ✓",
+        "empty": {},
+        "none": None,
+        "bool": True,
     }
 
 
@@ -66,7 +75,13 @@ def test_a_chunk_written_before_reads_back_equal(tmp_path):
 def test_encoding_again_writes_the_same_bytes(tmp_path):
     import ek.agents  # noqa: F401
 
-    record = {"format": 2, "kind": "documents", "run_id": "fixture", "seq": 0, "items": {"item": encode(stored_value())}}
+    record = {
+        "format": 2,
+        "kind": "documents",
+        "run_id": "fixture",
+        "seq": 0,
+        "items": {"item": encode(stored_value())},
+    }
     json_store("results", rootdir=tmp_path)["documents.fixture.000000"] = record
     name = "results/documents.fixture.000000.json"
     assert (tmp_path / name).read_bytes() == (FIXTURE / name).read_bytes()

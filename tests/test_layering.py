@@ -31,20 +31,37 @@ SRC = pathlib.Path(__file__).resolve().parents[1] / "src" / "ek"
 
 # The longest matching prefix decides a module's rank.
 RANKS = {
-    "ek._util": 0, "ek._version": 0, "ek._json": 0,
-    "ek.base": 1, "ek._calls": 1, "ek._files": 1, "ek._stats": 1, "ek._words": 1,
-    "ek.registry": 2, "ek.stores": 2, "ek._bootstrap": 2,
-    "ek.canonicalize": 3, "ek._align": 3,
-    "ek.metrics": 4, "ek.qe": 4,
+    "ek._util": 0,
+    "ek._version": 0,
+    "ek._json": 0,
+    "ek.base": 1,
+    "ek._calls": 1,
+    "ek._files": 1,
+    "ek._stats": 1,
+    "ek._words": 1,
+    "ek.registry": 2,
+    "ek.stores": 2,
+    "ek._bootstrap": 2,
+    "ek.canonicalize": 3,
+    "ek._align": 3,
+    "ek.metrics": 4,
+    "ek.qe": 4,
     "ek.validate": 5,
-    "ek._estimate": 6, "ek._ppi": 6,
+    "ek._estimate": 6,
+    "ek._ppi": 6,
     "ek.facade": 7,
     "ek._runs": 8,
     "ek.harness": 9,
-    "ek.ocr": 10, "ek.agents": 10, "ek.dask": 10,
-    "ek.cli._html": 11, "ek.cli._commands": 12, "ek.cli._demo": 13, "ek.cli": 14,
+    "ek.ocr": 10,
+    "ek.agents": 10,
+    "ek.dask": 10,
+    "ek.cli._html": 11,
+    "ek.cli._commands": 12,
+    "ek.cli._demo": 13,
+    "ek.cli": 14,
     "ek.tools": 15,
-    "ek": 16, "ek.__main__": 17,
+    "ek": 16,
+    "ek.__main__": 17,
 }
 
 
@@ -59,8 +76,7 @@ def group(module: str) -> str:
     """The entry of RANKS that owns ``module`` (its longest matching prefix)."""
     if module == "ek":
         return "ek"
-    best = max((k for k in RANKS if k != "ek" and (module == k or module.startswith(k + "."))),
-               key=len, default=None)
+    best = max((k for k in RANKS if k != "ek" and (module == k or module.startswith(k + "."))), key=len, default=None)
     assert best is not None, f"{module} has no row in the layer map; add it to RANKS and the README"
     return best
 
@@ -97,8 +113,10 @@ def test_imports_point_down():
         for target, line in imports(f, known):
             there = group(target)
             if there != me and RANKS[there] >= RANKS[me]:
-                wrong.append(f"{f.relative_to(SRC.parent)}:{line} ({me}, row {RANKS[me]}) imports "
-                             f"{target} ({there}, row {RANKS[there]})")
+                wrong.append(
+                    f"{f.relative_to(SRC.parent)}:{line} ({me}, row {RANKS[me]}) imports "
+                    f"{target} ({there}, row {RANKS[there]})"
+                )
     assert not wrong, "imports that point up or sideways:\n" + "\n".join(wrong)
 
 

@@ -31,5 +31,7 @@ def test_a_mutant_that_no_longer_matches_is_reported(tmp_path):
     (tmp_path / m.path).write_text("x = 1\n", encoding="utf-8")
     for t in m.tests:
         (tmp_path / t).mkdir(parents=True, exist_ok=True)
-    assert smoke._problem(tmp_path, m) == f"{m.name}: {m.path} has 0 lines reading {m.original!r} (expected exactly one)"
+    assert (
+        smoke._problem(tmp_path, m) == f"{m.name}: {m.path} has 0 lines reading {m.original!r} (expected exactly one)"
+    )
     assert smoke._problem(tmp_path / "nowhere", m) == f"{m.name}: {m.path} does not exist"

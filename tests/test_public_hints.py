@@ -62,20 +62,34 @@ SURFACE = surface()
 def test_the_surface_is_the_whole_public_api():
     labels = {label for label, _ in SURFACE}
     assert len(public_modules()) >= 35 and len(SURFACE) > 600
-    assert {"ek.agents.run_suite", "ek.harness.evaluate_store", "ek.ocr.evaluate_ocr", "ek.ocr.benchmark_fleet",
-            "ek.base.Report.interval", "ek.stores.json_store", "ek.facade.evaluate"} <= labels
+    assert {
+        "ek.agents.run_suite",
+        "ek.harness.evaluate_store",
+        "ek.ocr.evaluate_ocr",
+        "ek.ocr.benchmark_fleet",
+        "ek.base.Report.interval",
+        "ek.stores.json_store",
+        "ek.facade.evaluate",
+    } <= labels
     assert set(PENDING) <= labels
 
 
-@pytest.mark.parametrize("label,obj", [
-    pytest.param(label, obj, marks=pytest.mark.xfail(reason=PENDING[label], raises=NameError, strict=True))
-    if label in PENDING else (label, obj) for label, obj in SURFACE
-], ids=[label for label, _ in SURFACE])
+@pytest.mark.parametrize(
+    "label,obj",
+    [
+        pytest.param(label, obj, marks=pytest.mark.xfail(reason=PENDING[label], raises=NameError, strict=True))
+        if label in PENDING
+        else (label, obj)
+        for label, obj in SURFACE
+    ],
+    ids=[label for label, _ in SURFACE],
+)
 def test_hints_resolve(label, obj):
     hints = typing.get_type_hints(obj)
     if inspect.isfunction(obj):
-        annotated = {name for name, p in inspect.signature(obj).parameters.items()
-                     if p.annotation is not inspect.Parameter.empty}
+        annotated = {
+            name for name, p in inspect.signature(obj).parameters.items() if p.annotation is not inspect.Parameter.empty
+        }
         assert annotated <= set(hints)
 
 

@@ -40,8 +40,11 @@ def owned_by_ek(obj) -> bool:
     # (an alias such as ek.base.Normalizer is typing's object), and re-exported objects
     # of other libraries (dol's cache_this) keep their own.
     module = getattr(obj, "__module__", None)
-    return (isinstance(obj, type) or callable(obj)) and isinstance(module, str) and \
-        (module == "ek" or module.startswith("ek."))
+    return (
+        (isinstance(obj, type) or callable(obj))
+        and isinstance(module, str)
+        and (module == "ek" or module.startswith("ek."))
+    )
 
 
 def test_every_documented_object_reports_its_documented_home():
@@ -80,7 +83,14 @@ def test_no_public_object_reports_a_private_module():
 def test_corpus_estimation_names_report_the_facade():
     import ek
 
-    for name in ("estimate_corpus", "compare_estimates", "plan_audit", "agreement_proxy", "confidence_proxy",
-                 "CorpusEstimate", "AuditPlan"):
+    for name in (
+        "estimate_corpus",
+        "compare_estimates",
+        "plan_audit",
+        "agreement_proxy",
+        "confidence_proxy",
+        "CorpusEstimate",
+        "AuditPlan",
+    ):
         obj = getattr(ek, name)
         assert obj.__module__ == "ek.facade" and getattr(importlib.import_module("ek.facade"), name) is obj, name

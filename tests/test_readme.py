@@ -48,8 +48,10 @@ def _conformal_gate_flags_at_most_10_percent(ns):
 
 def _bipartite_scores_a_500_item_invoice(ns):
     items = [ek.TypedNode(f"l{k}", "line", {"sku": f"s{k}", "qty": str(k % 7)}) for k in range(500)]
-    gold = ek.TypedGraph([ek.TypedNode("inv", "invoice", {"total": "1"}), *items],
-                         [ek.TypedEdge("inv", f"l{k}", "has") for k in range(500)])
+    gold = ek.TypedGraph(
+        [ek.TypedNode("inv", "invoice", {"total": "1"}), *items],
+        [ek.TypedEdge("inv", f"l{k}", "has") for k in range(500)],
+    )
     pred = ek.TypedGraph(gold.nodes[:-1], gold.edges[:-1])  # the last line item missed
     s = ek.TypedGraphMetric(method="bipartite")(pred, gold)
     assert s.detail["method"] == "bipartite" and s.detail["raw_distance"] == 4.0  # node, 2 fields, edge
@@ -89,8 +91,9 @@ def test_readme_examples_run_and_their_figures_hold():
             except Exception as exc:  # pragma: no cover - the failure message is the point
                 pytest.fail(f"{where}\nraised {type(exc).__name__}: {exc}")
             for comment in comments:
-                checked += _check_comment(comment, stmt, value if isinstance(stmt, ast.Expr) else None,
-                                          namespace, where)
+                checked += _check_comment(
+                    comment, stmt, value if isinstance(stmt, ast.Expr) else None, namespace, where
+                )
     assert checked >= 20  # the figures of the scoring, QE, harness and agent examples
 
 
@@ -187,21 +190,24 @@ def _is_literal(node: ast.AST) -> bool:
     if isinstance(node, ast.Dict):
         return all(k is not None and _is_literal(k) and _is_literal(v) for k, v in zip(node.keys, node.values))
     # an enum member such as Decision.FLAG: a capitalised name, then one attribute
-    return (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-            and node.value.id[:1].isupper())
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id[:1].isupper()
 
 
 def _matches(value, node: ast.AST, source: str, namespace: dict) -> bool:
     """Does ``value`` equal the literal ``node`` to the precision its numbers are written with?"""
     if isinstance(node, (ast.Tuple, ast.List)):
-        return (isinstance(value, (tuple, list)) and len(value) == len(node.elts)
-                and all(_matches(v, e, source, namespace) for v, e in zip(value, node.elts)))
+        return (
+            isinstance(value, (tuple, list))
+            and len(value) == len(node.elts)
+            and all(_matches(v, e, source, namespace) for v, e in zip(value, node.elts))
+        )
     if isinstance(node, ast.Dict):
         if not isinstance(value, Mapping):
             return False
         keys = [ast.literal_eval(k) for k in node.keys]
         return sorted(map(repr, keys)) == sorted(map(repr, value)) and all(
-            _matches(value[k], v, source, namespace) for k, v in zip(keys, node.values))
+            _matches(value[k], v, source, namespace) for k, v in zip(keys, node.values)
+        )
     if isinstance(node, ast.Attribute):
         return value == eval(ast.unparse(node), {**vars(ek), **namespace})
     expected = ast.literal_eval(node)
@@ -215,7 +221,7 @@ def _matches(value, node: ast.AST, source: str, namespace: dict) -> bool:
 def _half_unit(number: str) -> float:
     """Half a unit in the last written place: ``0.3846`` -> 0.00005."""
     decimals = len(number.partition(".")[2]) if "." in number else 0
-    return 0.5 * 10.0 ** -decimals
+    return 0.5 * 10.0**-decimals
 
 
 def _check_division(derivation: str, expected: ast.AST, literal: str, where: str) -> None:
@@ -226,8 +232,11 @@ def _check_division(derivation: str, expected: ast.AST, literal: str, where: str
     assert abs(quotient - expected.value) <= _half_unit(literal), f"{where}\n{match[0]} is {quotient}, not {literal}"
 
 
-SHELL = re.findall(r"```bash\n(ek (?:evaluate|compare) [^\n]*)\n```\n\n```text\n(.*?)```",
-                   README.read_text(encoding="utf-8"), flags=re.S)
+SHELL = re.findall(
+    r"```bash\n(ek (?:evaluate|compare) [^\n]*)\n```\n\n```text\n(.*?)```",
+    README.read_text(encoding="utf-8"),
+    flags=re.S,
+)
 """The README's ``ek evaluate`` / ``ek compare`` examples, each with the output it shows."""
 
 

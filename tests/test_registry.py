@@ -6,7 +6,13 @@ import pytest
 
 from ek import registry
 from ek.registry import (
-    MissingExtraError, check_requirements, get, names, register, requires_extra, resolve,
+    MissingExtraError,
+    check_requirements,
+    get,
+    names,
+    register,
+    requires_extra,
+    resolve,
 )
 
 
@@ -113,7 +119,7 @@ def test_check_requirements_engine_via_ocracy():
 def test_a_registered_exception_reserves_the_name_for_its_message():
     register("testns_reserved", "usable", 1)
     register("testns_reserved", "needs_config", ValueError("build it yourself: Thing(rate=...)"))
-    for _ in range(2):                             # raised afresh every time, traceback not piling up
+    for _ in range(2):  # raised afresh every time, traceback not piling up
         with pytest.raises(ValueError, match=r"build it yourself: Thing\(rate=\.\.\.\)") as info:
             get("testns_reserved", "needs_config")
         assert len(list(_frames(info.value.__traceback__))) <= 3
@@ -122,7 +128,7 @@ def test_a_registered_exception_reserves_the_name_for_its_message():
     assert names("testns_reserved") == ["usable"]  # not offered as a usable name
     with pytest.raises(KeyError, match=r"Registered names: 'usable'\."):
         get("testns_reserved", "other")
-    register("testns_reserved", "needs_config", 2)   # registering again replaces it, as for any name
+    register("testns_reserved", "needs_config", 2)  # registering again replaces it, as for any name
     assert get("testns_reserved", "needs_config") == 2
 
 

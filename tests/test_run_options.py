@@ -20,8 +20,7 @@ from ek.harness import evaluate_store
 from ek.ocr import benchmark_fleet, evaluate_ocr
 from ek.stores import json_store
 
-RUN_OPTIONS = ["persist", "run_id", "rootdir", "resume", "errors", "max_workers", "timeout", "executor",
-               "progress"]
+RUN_OPTIONS = ["persist", "run_id", "rootdir", "resume", "errors", "max_workers", "timeout", "executor", "progress"]
 _NEW_ID = re.compile(r"run-\d{8}-\d{6}-[0-9a-f]{6}")
 
 
@@ -60,8 +59,7 @@ def _fleet(**options):
 
 
 def _agents(**options):
-    report = run_suite(answer, [TaskSpec("t1", input="1", gold="1"), TaskSpec("t2", input="2", gold="2")],
-                       **options)
+    report = run_suite(answer, [TaskSpec("t1", input="1", gold="1"), TaskSpec("t2", input="2", gold="2")], **options)
     return report.detail.get("run_id"), report
 
 
@@ -78,11 +76,12 @@ def test_every_runner_ends_with_the_same_run_options_in_one_order(kind):
     params = list(inspect.signature(FUNCTIONS[kind]).parameters.values())
     names = [p.name for p in params]
     expected = [n for n in RUN_OPTIONS if n != "errors"] if kind == "fleet" else RUN_OPTIONS  # the fleet records
-    assert names[-len(expected):] == expected
-    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[-len(expected):])
+    assert names[-len(expected) :] == expected
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[-len(expected) :])
     defaults = {p.name: p.default for p in params}
-    assert {n: defaults[n] for n in expected} == {n: getattr(RunOptions(), n) if n != "max_workers" else None
-                                                   for n in expected}
+    assert {n: defaults[n] for n in expected} == {
+        n: getattr(RunOptions(), n) if n != "max_workers" else None for n in expected
+    }
 
 
 @pytest.mark.parametrize("kind", RUNNERS)
@@ -109,15 +108,18 @@ def test_a_run_not_stored_has_no_run_id_and_writes_nothing(kind, tmp_path):
 
 
 @pytest.mark.parametrize("kind", RUNNERS)
-@pytest.mark.parametrize("options,message", [
-    ({"max_workers": 0}, r"{who}\(\) max_workers must be a whole number >= 1 \(items run at once\), got 0"),
-    ({"max_workers": 1.5}, r"{who}\(\) max_workers must be a whole number >= 1"),
-    ({"max_workers": True}, r"{who}\(\) max_workers must be a whole number >= 1"),
-    ({"timeout": 0}, r"{who}\(\) timeout must be a positive number of seconds per item or None, got 0"),
-    ({"timeout": float("inf")}, r"{who}\(\) timeout must be a positive number"),
-    ({"run_id": ".hidden"}, r"{who}\(\) run_id must be a non-empty str"),
-    ({"max_workers": 2, "executor": "pool"}, r"{who}\(\) got both max_workers=2 and executor="),
-])
+@pytest.mark.parametrize(
+    "options,message",
+    [
+        ({"max_workers": 0}, r"{who}\(\) max_workers must be a whole number >= 1 \(items run at once\), got 0"),
+        ({"max_workers": 1.5}, r"{who}\(\) max_workers must be a whole number >= 1"),
+        ({"max_workers": True}, r"{who}\(\) max_workers must be a whole number >= 1"),
+        ({"timeout": 0}, r"{who}\(\) timeout must be a positive number of seconds per item or None, got 0"),
+        ({"timeout": float("inf")}, r"{who}\(\) timeout must be a positive number"),
+        ({"run_id": ".hidden"}, r"{who}\(\) run_id must be a non-empty str"),
+        ({"max_workers": 2, "executor": "pool"}, r"{who}\(\) got both max_workers=2 and executor="),
+    ],
+)
 def test_bad_run_options_get_one_message_from_every_runner(kind, options, message, tmp_path):
     who = FUNCTIONS[kind].__name__
     if options.get("executor") == "pool":

@@ -143,8 +143,9 @@ class Ocr(Documents):
     imports = "from ek.ocr import evaluate_ocr"
 
     def run(self, work, root, *, gold=None, run_id="r", engine=None, **options):
-        return evaluate_ocr(engine or work.engine, gold or work.images(), persist=True, run_id=run_id,
-                            rootdir=str(root), **options)
+        return evaluate_ocr(
+            engine or work.engine, gold or work.images(), persist=True, run_id=run_id, rootdir=str(root), **options
+        )
 
     def change_gold(self, work):
         gold = work.images()
@@ -154,14 +155,22 @@ class Ocr(Documents):
     def comparable(self, report):
         # Wall-clock seconds differ between any two runs; everything else must not.
         per_item = {k: {**v, "seconds": None} for k, v in report.detail["per_item"].items()}
-        return Report(report.metric, report.aggregate, report.n, tuple(report.scores), dict(report.per_slice),
-                      {**report.detail, "per_item": per_item})
+        return Report(
+            report.metric,
+            report.aggregate,
+            report.n,
+            tuple(report.scores),
+            dict(report.per_slice),
+            {**report.detail, "per_item": per_item},
+        )
 
 
 class Agents(Documents):
     kind, n_items, retried = "agents", 24, False
-    call = ("run_suite(work.agent, work.tasks(), k=3, seed=0, price=per_million(1.0, 5.0), persist=True, "
-            "run_id='killed', rootdir=root)")
+    call = (
+        "run_suite(work.agent, work.tasks(), k=3, seed=0, price=per_million(1.0, 5.0), persist=True, "
+        "run_id='killed', rootdir=root)"
+    )
     imports = "from ek.agents import per_million, run_suite"
 
     def run(self, work, root, *, gold=None, run_id="r", **options):
@@ -206,8 +215,9 @@ def test_resume_after_sigkill_equals_a_clean_run(k, work, tmp_path):
         root = {str(root)!r}
         {k.call}
     """)
-    proc = subprocess.run([sys.executable, "-c", script], env={**os.environ, "KILL_AT": "11"},
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", script], env={**os.environ, "KILL_AT": "11"}, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     stored = _stored(root, k.kind, "killed")
     assert len(stored) == 10  # every item finished before the kill, and nothing else
@@ -252,21 +262,25 @@ def test_a_third_run_predicts_nothing_and_every_result_is_on_disk(work, tmp_path
 # settings and gold changes
 
 
-@pytest.mark.parametrize("k,setting,first,second", [
-    (KINDS[0], "metric", {"metric": "cer"}, {"metric": "wer"}),
-    (KINDS[0], "normalize", {}, {"normalize": "lower"}),
-    (KINDS[0], "grammar", {}, {"grammar": GraphGrammar()}),
-    (KINDS[0], "weights", {}, {"weights": {"total": 2.0}}),
-    (KINDS[1], "engine", {}, {"engine": "other"}),
-    (KINDS[1], "engine", {"engine": "reader-a"}, {"engine": "reader-b"}),
-    (KINDS[1], "metric", {}, {"metric": "wer"}),
-    (KINDS[1], "normalize", {}, {"normalize": "lower"}),
-    (KINDS[1], "grammar", {}, {"grammar": GraphGrammar()}),
-    (KINDS[2], "price", {}, {"price": per_million(2.0, 5.0)}),
-    (KINDS[2], "check", {}, {"check": "is_answer"}),
-    (KINDS[2], "seed", {}, {"seed": 1}),
-    (KINDS[2], "k", {}, {"k": 2}),
-], ids=lambda v: v.kind if hasattr(v, "kind") else None)
+@pytest.mark.parametrize(
+    "k,setting,first,second",
+    [
+        (KINDS[0], "metric", {"metric": "cer"}, {"metric": "wer"}),
+        (KINDS[0], "normalize", {}, {"normalize": "lower"}),
+        (KINDS[0], "grammar", {}, {"grammar": GraphGrammar()}),
+        (KINDS[0], "weights", {}, {"weights": {"total": 2.0}}),
+        (KINDS[1], "engine", {}, {"engine": "other"}),
+        (KINDS[1], "engine", {"engine": "reader-a"}, {"engine": "reader-b"}),
+        (KINDS[1], "metric", {}, {"metric": "wer"}),
+        (KINDS[1], "normalize", {}, {"normalize": "lower"}),
+        (KINDS[1], "grammar", {}, {"grammar": GraphGrammar()}),
+        (KINDS[2], "price", {}, {"price": per_million(2.0, 5.0)}),
+        (KINDS[2], "check", {}, {"check": "is_answer"}),
+        (KINDS[2], "seed", {}, {"seed": 1}),
+        (KINDS[2], "k", {}, {"k": 2}),
+    ],
+    ids=lambda v: v.kind if hasattr(v, "kind") else None,
+)
 def test_a_resume_under_other_settings_is_refused(k, setting, first, second, work, tmp_path):
     def resolve(options):
         engines = {"other": work.other_engine, "reader-a": work.Reader(lang="en"), "reader-b": work.Reader(lang="fr")}
@@ -281,8 +295,11 @@ def test_a_resume_under_other_settings_is_refused(k, setting, first, second, wor
         warnings.simplefilter("ignore")
         k.run(work, tmp_path, **resolve(first))
         work.CALLS.clear()
-        with pytest.raises(ValueError, match=rf"run_id 'r' was started with {setting}=.*but this call has "
-                                             rf"{setting}=.*resume=False"):
+        with pytest.raises(
+            ValueError,
+            match=rf"run_id 'r' was started with {setting}=.*but this call has "
+            rf"{setting}=.*resume=False",
+        ):
             k.run(work, tmp_path, **resolve(second))
         assert work.CALLS == []  # refused before any item ran
 
@@ -313,8 +330,13 @@ def test_a_resume_without_a_metric_uses_the_stored_one(work, tmp_path):
 def test_a_lambda_metric_cannot_be_resumed_and_says_so_up_front(work, tmp_path):
     calls = []
     with pytest.raises(ValueError, match=r"metric is a lambda.*persist=False"):
-        evaluate_store(lambda x: calls.append(x) or x, work.documents(), run_id="r", rootdir=tmp_path,
-                       metric=lambda p, g, *, grammar=None: 0.0)
+        evaluate_store(
+            lambda x: calls.append(x) or x,
+            work.documents(),
+            run_id="r",
+            rootdir=tmp_path,
+            metric=lambda p, g, *, grammar=None: 0.0,
+        )
     assert calls == []
 
 
@@ -322,8 +344,9 @@ def test_a_lambda_metric_cannot_be_resumed_and_says_so_up_front(work, tmp_path):
 # executors
 
 
-@pytest.mark.parametrize("make", [lambda: ThreadPoolExecutor(2), lambda: ProcessPoolExecutor(2)],
-                         ids=["threads", "processes"])
+@pytest.mark.parametrize(
+    "make", [lambda: ThreadPoolExecutor(2), lambda: ProcessPoolExecutor(2)], ids=["threads", "processes"]
+)
 @pytest.mark.parametrize("k", KINDS, ids=IDS)
 def test_executor_results_equal_serial_results(k, make, work, tmp_path):
     with warnings.catch_warnings():
@@ -347,8 +370,11 @@ def test_executor_keeps_input_order_with_a_type_chosen_metric(work):
 def test_a_process_pool_refuses_what_it_cannot_pickle_up_front(work):
     calls = []
     with ProcessPoolExecutor(1) as pool:
-        with pytest.raises(TypeError, match=r"evaluate_store\(\) predict \(.*<lambda>\) cannot be pickled.*"
-                                            r"module level.*ThreadPoolExecutor"):
+        with pytest.raises(
+            TypeError,
+            match=r"evaluate_store\(\) predict \(.*<lambda>\) cannot be pickled.*"
+            r"module level.*ThreadPoolExecutor",
+        ):
             evaluate_store(lambda x: calls.append(x) or x, work.documents(), executor=pool)
         with pytest.raises(TypeError, match=r"run_suite\(\) agent .*cannot be pickled"):
             run_suite(lambda t: calls.append(t), work.tasks(), executor=pool)
@@ -367,9 +393,11 @@ def test_errors_raise_means_the_same_on_every_kind(work, tmp_path):
         evaluate_ocr(work.engine, work.images(), errors="raise")
     with pytest.raises(RuntimeError, match="tool backend unavailable"):
         run_suite(work.agent, work.tasks(), k=3, seed=0, errors="raise")
-    for call in (lambda: evaluate_store(work.predict, {}, errors="skip"),
-                 lambda: evaluate_ocr(work.engine, work.images(), errors="skip"),
-                 lambda: run_suite(work.agent, work.tasks(), errors="skip")):
+    for call in (
+        lambda: evaluate_store(work.predict, {}, errors="skip"),
+        lambda: evaluate_ocr(work.engine, work.images(), errors="skip"),
+        lambda: run_suite(work.agent, work.tasks(), errors="skip"),
+    ):
         with pytest.raises(ValueError, match=r"errors must be 'record' or 'raise', got 'skip'"):
             call()
 
@@ -384,23 +412,37 @@ def _graph(amount, city="Paris"):
 
 _TABLE = "<table><tr><td>{}</td><td>b</td></tr><tr><td>c</td><td>d</td></tr></table>"
 _METRIC_CASES = {
-    "anls": [({"name": "Acme Inc", "total": "10"}, {"name": "Acme", "total": "10"}),
-             ({"name": "Bolt", "total": "7"}, {"name": "Bolt", "total": "9"}),
-             ({"name": "Core", "total": "3"}, {"name": "Core", "total": "3"})],
-    "typed_graph": [(_graph("100"), _graph("100")), (_graph("900"), _graph("100")),
-                    (_graph("5", "Lyon"), _graph("5"))],
-    "span_f1_exact": [(["B-PER", "I-PER", "O"], ["B-PER", "I-PER", "O"]), (["B-LOC", "O", "O"], ["O", "B-LOC", "O"]),
-                      (["O", "O", "B-ORG"], ["O", "O", "B-ORG"])],
-    "teds": [(_TABLE.format("a"), _TABLE.format("a")), (_TABLE.format("x"), _TABLE.format("a")),
-             (_TABLE.format("ab"), _TABLE.format("a"))],
+    "anls": [
+        ({"name": "Acme Inc", "total": "10"}, {"name": "Acme", "total": "10"}),
+        ({"name": "Bolt", "total": "7"}, {"name": "Bolt", "total": "9"}),
+        ({"name": "Core", "total": "3"}, {"name": "Core", "total": "3"}),
+    ],
+    "typed_graph": [(_graph("100"), _graph("100")), (_graph("900"), _graph("100")), (_graph("5", "Lyon"), _graph("5"))],
+    "span_f1_exact": [
+        (["B-PER", "I-PER", "O"], ["B-PER", "I-PER", "O"]),
+        (["B-LOC", "O", "O"], ["O", "B-LOC", "O"]),
+        (["O", "O", "B-ORG"], ["O", "O", "B-ORG"]),
+    ],
+    "teds": [
+        (_TABLE.format("a"), _TABLE.format("a")),
+        (_TABLE.format("x"), _TABLE.format("a")),
+        (_TABLE.format("ab"), _TABLE.format("a")),
+    ],
 }
-_METRIC_CASES.update({
-    "typed_graph_bipartite": _METRIC_CASES["typed_graph"], "typed_graph_auto": _METRIC_CASES["typed_graph"],
-    "span_f1_partial": _METRIC_CASES["span_f1_exact"], "span_f1_strict": _METRIC_CASES["span_f1_exact"],
-    "span_f1_type": _METRIC_CASES["span_f1_exact"], "span_f1_seqeval_conll": _METRIC_CASES["span_f1_exact"],
-    "span_f1_seqeval_strict": _METRIC_CASES["span_f1_exact"], "teds_struct": _METRIC_CASES["teds"],
-    "grits": _METRIC_CASES["teds"], "grits_top": _METRIC_CASES["teds"],
-})
+_METRIC_CASES.update(
+    {
+        "typed_graph_bipartite": _METRIC_CASES["typed_graph"],
+        "typed_graph_auto": _METRIC_CASES["typed_graph"],
+        "span_f1_partial": _METRIC_CASES["span_f1_exact"],
+        "span_f1_strict": _METRIC_CASES["span_f1_exact"],
+        "span_f1_type": _METRIC_CASES["span_f1_exact"],
+        "span_f1_seqeval_conll": _METRIC_CASES["span_f1_exact"],
+        "span_f1_seqeval_strict": _METRIC_CASES["span_f1_exact"],
+        "teds_struct": _METRIC_CASES["teds"],
+        "grits": _METRIC_CASES["teds"],
+        "grits_top": _METRIC_CASES["teds"],
+    }
+)
 
 
 @pytest.mark.parametrize("metric", sorted(_METRIC_CASES))
@@ -423,7 +465,9 @@ def test_every_shipped_metric_runs_persisted_and_resumes_to_the_clean_report(met
     assert resumed.per_slice == in_memory.per_slice
 
     def scored(report):  # a prediction JSON cannot hold (a TypedGraph) is stored as its repr
-        return {k: {f: v[f] for f in ("score", "detail", "slice", "error")} for k, v in report.detail["per_item"].items()}
+        return {
+            k: {f: v[f] for f in ("score", "detail", "slice", "error")} for k, v in report.detail["per_item"].items()
+        }
 
     assert scored(resumed) == scored(in_memory)
 
@@ -453,7 +497,12 @@ def test_kinds_never_share_a_run_and_the_cache_never_meets_a_run(work, tmp_path)
     assert KINDS[1].comparable(ocr[0]) == KINDS[1].comparable(ocr[1])
     assert cached() == {"mine": True} and bare() == {"also mine": True}
     assert sorted(json_store("runs", rootdir=tmp_path)) == [
-        "agents.r", "cache.documents.r", "cache.r", "documents.r", "ocr.r"]
+        "agents.r",
+        "cache.documents.r",
+        "cache.r",
+        "documents.r",
+        "ocr.r",
+    ]
 
 
 def test_stored_items_keep_types_json_would_lose(tmp_path):
@@ -488,17 +537,26 @@ def _first_item(record):
     return next(v for v in record["items"].values() if v["key"] in ("k00", {"$tuple": ["t0", 0]}))
 
 
-@pytest.mark.parametrize("what,change,problem", [
-    ("chunk", lambda r: r.update(items=[1, 2]), r"damaged documents run chunk: its 'items' is list"),
-    ("chunk", lambda r: r.update(kind="agents"), r"damaged documents run chunk: its kind is 'agents'"),
-    ("chunk", lambda r: _first_item(r).update(score={"$score": {"value": "high"}}),
-     r"damaged documents run chunk: a stored Score has value 'high'"),
-    ("chunk", lambda r: _first_item(r).update(score=None),
-     r"damaged documents record for item 'k00': it has no error but its score is None"),
-    ("chunk", lambda r: _first_item(r).update(error=7), r"record for item 'k00': its error is int"),
-    ("header", lambda r: r.update(settings="cer"), r"damaged documents run header: its 'settings' is str"),
-    ("header", lambda r: r.update(format=1), r"damaged documents run header: its format is 1"),
-])
+@pytest.mark.parametrize(
+    "what,change,problem",
+    [
+        ("chunk", lambda r: r.update(items=[1, 2]), r"damaged documents run chunk: its 'items' is list"),
+        ("chunk", lambda r: r.update(kind="agents"), r"damaged documents run chunk: its kind is 'agents'"),
+        (
+            "chunk",
+            lambda r: _first_item(r).update(score={"$score": {"value": "high"}}),
+            r"damaged documents run chunk: a stored Score has value 'high'",
+        ),
+        (
+            "chunk",
+            lambda r: _first_item(r).update(score=None),
+            r"damaged documents record for item 'k00': it has no error but its score is None",
+        ),
+        ("chunk", lambda r: _first_item(r).update(error=7), r"record for item 'k00': its error is int"),
+        ("header", lambda r: r.update(settings="cer"), r"damaged documents run header: its 'settings' is str"),
+        ("header", lambda r: r.update(format=1), r"damaged documents run header: its format is 1"),
+    ],
+)
 def test_a_damaged_run_record_names_its_file_and_what_is_wrong(what, change, problem, work, tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -510,11 +568,17 @@ def test_a_damaged_run_record_names_its_file_and_what_is_wrong(what, change, pro
             KINDS[0].run(work, tmp_path)
 
 
-@pytest.mark.parametrize("change,problem", [
-    (lambda item: item.update(cost={"$cost": {"input_tokens": -5}}), r"input_tokens is -5; a count can't be negative"),
-    (lambda item: item.update(dollars=-1.0), r"its dollars are -1.0"),
-    (lambda item: item.update(success="yes"), r"its success is 'yes'"),
-])
+@pytest.mark.parametrize(
+    "change,problem",
+    [
+        (
+            lambda item: item.update(cost={"$cost": {"input_tokens": -5}}),
+            r"input_tokens is -5; a count can't be negative",
+        ),
+        (lambda item: item.update(dollars=-1.0), r"its dollars are -1.0"),
+        (lambda item: item.update(success="yes"), r"its success is 'yes'"),
+    ],
+)
 def test_a_forged_agent_trial_is_refused_naming_its_file(change, problem, work, tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -550,12 +614,19 @@ sys.stdin.read()
 @pytest.mark.skipif(sys.platform == "win32", reason="flock")
 @pytest.mark.parametrize("k", KINDS, ids=IDS)
 def test_a_run_another_process_is_writing_is_refused_until_it_is_done(k, work, tmp_path):
-    holder = subprocess.Popen([sys.executable, "-c", HOLD.format(kind=k.kind, root=str(tmp_path))],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD.format(kind=k.kind, root=str(tmp_path))],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline() == "held\n"
-        with pytest.raises(BlockingIOError, match=rf"^\w+: run 'r' is being written by another process \(pid "
-                                                  rf"{holder.pid} since .+ UTC\); a run has one writer at a time"):
+        with pytest.raises(
+            BlockingIOError,
+            match=rf"^\w+: run 'r' is being written by another process \(pid "
+            rf"{holder.pid} since .+ UTC\); a run has one writer at a time",
+        ):
             k.run(work, tmp_path)
         assert f"{k.kind}.r" not in json_store("runs", rootdir=tmp_path)  # refused before anything was written
     finally:

@@ -52,8 +52,13 @@ def chunks(name: str) -> list:
 
 
 def ek(*argv, **kwargs) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "ek", *map(str, argv)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, **kwargs)
+    return subprocess.Popen(
+        [sys.executable, "-m", "ek", *map(str, argv)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kwargs,
+    )
 
 
 def lines(path: Path, n: int, text: str) -> Path:
@@ -84,9 +89,12 @@ def test_two_saves_of_one_name_started_together_one_is_refused_and_the_run_is_th
     loser = next(text for text, p in procs.items() if p.pid != holder)
     _, err = procs[loser].communicate(preds[loser].read_text(), timeout=60)
     assert procs[loser].returncode == 2 and err.count("\n") == 1
-    assert re.fullmatch(rf"ek evaluate: error: --save: run 'shared' is being written by another process \(pid "
-                        rf"{holder} since [0-9-]+ [0-9:]+ UTC\); a run has one writer at a time, so wait for that "
-                        r"one to finish, or use another name\.\n", err), err
+    assert re.fullmatch(
+        rf"ek evaluate: error: --save: run 'shared' is being written by another process \(pid "
+        rf"{holder} since [0-9-]+ [0-9:]+ UTC\); a run has one writer at a time, so wait for that "
+        r"one to finish, or use another name\.\n",
+        err,
+    ), err
     winner = next(text for text in procs if text != loser)
     out, err = procs[winner].communicate(preds[winner].read_text(), timeout=60)
     assert procs[winner].returncode == 0, err
@@ -177,9 +185,11 @@ def test_a_first_save_that_did_not_finish_says_so(capsys, tmp_path):
     del record["summary"]
     path.write_text(json.dumps(record))
     code, _, err = run(capsys, "compare", GOLD, "half", PRED_B)
-    assert code == 2 and err == ("ek compare: error: PRED_A 'half' is a saved run whose first save did not finish "
-                                 "(it was stopped while writing), so it has no figures. Save it again with ek "
-                                 "evaluate GOLD PRED --save half.\n")
+    assert code == 2 and err == (
+        "ek compare: error: PRED_A 'half' is a saved run whose first save did not finish "
+        "(it was stopped while writing), so it has no figures. Save it again with ek "
+        "evaluate GOLD PRED --save half.\n"
+    )
 
 
 # --- settings checked on compare -------------------------------------------------------------
@@ -192,17 +202,26 @@ def test_compare_refuses_a_run_saved_under_other_settings_naming_the_setting_and
     assert (code, out) == (2, "") and err == (
         "ek compare: error: PRED_A 'lower' was saved with normalize='nfc,lower', but this ek compare has "
         "normalize=None, so the two runs' figures would measure different things; compare under the settings it "
-        "was saved with, or save it again with these.\n")
+        "was saved with, or save it again with these.\n"
+    )
     code, _, err = run(capsys, "compare", GOLD, PRED_B, "lower", "--normalize", "lower")
-    assert code == 2 and "PRED_B 'lower' was saved with normalize='nfc,lower', but this ek compare has " \
-                         "normalize='lower'" in err
-    assert compared(capsys, GOLD, "lower", PRED_B, "--normalize", "nfc,lower") == \
-        compared(capsys, GOLD, GOLD, PRED_B, "--normalize", "nfc,lower")
+    assert (
+        code == 2
+        and "PRED_B 'lower' was saved with normalize='nfc,lower', but this ek compare has normalize='lower'" in err
+    )
+    assert compared(capsys, GOLD, "lower", PRED_B, "--normalize", "nfc,lower") == compared(
+        capsys, GOLD, GOLD, PRED_B, "--normalize", "nfc,lower"
+    )
 
 
-@pytest.mark.parametrize("option, value", [("--text-level", "line"),
-                                           pytest.param("--profile", "dinglehopper", marks=pytest.mark.needs("regex")),
-                                           pytest.param("--words", "unicode", marks=pytest.mark.needs("regex"))])
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("--text-level", "line"),
+        pytest.param("--profile", "dinglehopper", marks=pytest.mark.needs("regex")),
+        pytest.param("--words", "unicode", marks=pytest.mark.needs("regex")),
+    ],
+)
 def test_compare_refuses_a_run_saved_at_another_text_level_profile_or_word_rule(capsys, tmp_path, option, value):
     # issue 20 item 8: a run of documents read or cut another way measures something else
     gold, pred = tmp_path / "gold", tmp_path / "pred"
@@ -227,8 +246,14 @@ def test_the_settings_a_run_records_are_those_compare_checks():
     from ek.cli._commands._saved import _CHECKED, run_settings
 
     settings = run_settings("cer", Options(normalize=["nfc"], words="unicode"))
-    assert settings == {"metric": "cer", "statistics": ["edits", "ref_len"], "profile": None, "normalize": ["nfc"],
-                        "text_level": None, "words": "unicode"}
+    assert settings == {
+        "metric": "cer",
+        "statistics": ["edits", "ref_len"],
+        "profile": None,
+        "normalize": ["nfc"],
+        "text_level": None,
+        "words": "unicode",
+    }
     assert set(_CHECKED) <= set(Options.__dataclass_fields__)
 
 
@@ -239,8 +264,10 @@ def test_a_run_saved_before_statistics_changed_is_refused(capsys):
     record["settings"]["statistics"] = ["edits"]
     path.write_text(json.dumps(record))
     code, _, err = run(capsys, "compare", GOLD, "old", PRED_B)
-    assert code == 2 and "'old' was saved with statistics=['edits'], but this ek compare has " \
-                         "statistics=['edits', 'ref_len']" in err
+    assert (
+        code == 2
+        and "'old' was saved with statistics=['edits'], but this ek compare has statistics=['edits', 'ref_len']" in err
+    )
 
 
 # --- a name or a file ------------------------------------------------------------------------
@@ -253,12 +280,15 @@ def test_a_file_named_like_a_saved_run_is_refused_and_run_or_dot_slash_picks_one
     code, out, err = run(capsys, "compare", GOLD, "base", GOLD)
     assert (code, out) == (2, "") and err == (
         f"ek compare: error: PRED_A 'base' is both a file or folder here ({tmp_path / 'base'}) and a run saved with "
-        "ek evaluate --save; write run:base for the saved run, or ./base for the file.\n")
+        "ek evaluate --save; write run:base for the saved run, or ./base for the file.\n"
+    )
     assert compared(capsys, GOLD, "run:base", GOLD) == compared(capsys, GOLD, GOLD, GOLD)
     assert compared(capsys, GOLD, "./base", GOLD) == compared(capsys, GOLD, PRED_B, GOLD)
     code, _, err = run(capsys, "compare", GOLD, "run:nothing", GOLD)
-    assert code == 2 and "PRED_A 'nothing' is neither a file nor a run saved with ek evaluate --save " \
-                         "(saved runs: base)" in err
+    assert (
+        code == 2
+        and "PRED_A 'nothing' is neither a file nor a run saved with ek evaluate --save (saved runs: base)" in err
+    )
 
 
 def test_run_prefix_names_a_run_even_without_a_file(capsys):
@@ -294,23 +324,38 @@ def _write(folder, name, text):
 DEEP = "[" * 100_000 + "]" * 100_000
 DAMAGES = {
     "header not JSON": (lambda: _write("runs", "evaluate.dmg.json", '{"format": 2, "kind'), r"is not valid UTF-8 JSON"),
-    "header 100,000 deep": (lambda: _write("runs", "evaluate.dmg.json", DEEP), r"nests JSON arrays or objects too deeply"),
-    "chunk 100,000 deep": (lambda: _write("results", "evaluate.dmg.000000.json", DEEP),
-                           r"nests JSON arrays or objects too deeply"),
+    "header 100,000 deep": (
+        lambda: _write("runs", "evaluate.dmg.json", DEEP),
+        r"nests JSON arrays or objects too deeply",
+    ),
+    "chunk 100,000 deep": (
+        lambda: _write("results", "evaluate.dmg.000000.json", DEEP),
+        r"nests JSON arrays or objects too deeply",
+    ),
     "no summary": (lambda: _edit_header(lambda r: r.pop("summary")), r"has no 'summary' field"),
-    "no gold": (lambda: _edit_header(lambda r: r["settings"].pop("gold")),
-                r"has no 'settings\.gold' field \(the fingerprint of the gold set\)"),
+    "no gold": (
+        lambda: _edit_header(lambda r: r["settings"].pop("gold")),
+        r"has no 'settings\.gold' field \(the fingerprint of the gold set\)",
+    ),
     "no missing": (lambda: _edit_header(lambda r: r["summary"].pop("missing")), r"has no 'summary\.missing' field"),
-    "summary a list": (lambda: _edit_header(lambda r: r.update(summary=[1])),
-                       r"has list for 'summary' \(written when the save completed\), not dict"),
-    "no value": (lambda: _edit_item(lambda e: e.pop("value")),
-                 r"damaged evaluate run chunk: item '[^']+' has no 'value' field \(the item's score\)"),
+    "summary a list": (
+        lambda: _edit_header(lambda r: r.update(summary=[1])),
+        r"has list for 'summary' \(written when the save completed\), not dict",
+    ),
+    "no value": (
+        lambda: _edit_item(lambda e: e.pop("value")),
+        r"damaged evaluate run chunk: item '[^']+' has no 'value' field \(the item's score\)",
+    ),
     "value text": (lambda: _edit_item(lambda e: e.update(value="high")), r"item '[^']+' has str for 'value'"),
-    "no statistic": (lambda: _edit_item(lambda e: e["statistics"].pop("edits")),
-                     r"item '[^']+' has no 'statistics\.edits' field"),
+    "no statistic": (
+        lambda: _edit_item(lambda e: e["statistics"].pop("edits")),
+        r"item '[^']+' has no 'statistics\.edits' field",
+    ),
     "no slice": (lambda: _edit_item(lambda e: e.pop("slice")), r"item '[^']+' has no 'slice' field"),
-    "chunk deleted": (lambda: _edit_header(lambda r: r.update(n_items=81)),
-                      r"has 'n_items' 81, but its chunks hold 80 items \(a chunk file is missing or was edited\)"),
+    "chunk deleted": (
+        lambda: _edit_header(lambda r: r.update(n_items=81)),
+        r"has 'n_items' 81, but its chunks hold 80 items \(a chunk file is missing or was edited\)",
+    ),
 }
 
 

@@ -22,12 +22,18 @@ def write_jsonl(path, records):
 
 
 def two_documents(tmp_path):
-    gold = write_jsonl(tmp_path / "gold.jsonl", [{"id": "a", "gold": "the cat sat on the mat"},
-                                                 {"id": "b", "gold": "a dog ran in the park"}])
-    good = write_jsonl(tmp_path / "good.jsonl", [{"id": "a", "prediction": "the cat sat on the mat"},
-                                                 {"id": "b", "prediction": "a dog ran in the park"}])
-    bad = write_jsonl(tmp_path / "bad.jsonl", [{"id": "a", "prediction": "the cot sat on tho mat"},
-                                               {"id": "b", "prediction": "a dag ran in th park"}])
+    gold = write_jsonl(
+        tmp_path / "gold.jsonl",
+        [{"id": "a", "gold": "the cat sat on the mat"}, {"id": "b", "gold": "a dog ran in the park"}],
+    )
+    good = write_jsonl(
+        tmp_path / "good.jsonl",
+        [{"id": "a", "prediction": "the cat sat on the mat"}, {"id": "b", "prediction": "a dog ran in the park"}],
+    )
+    bad = write_jsonl(
+        tmp_path / "bad.jsonl",
+        [{"id": "a", "prediction": "the cot sat on tho mat"}, {"id": "b", "prediction": "a dag ran in th park"}],
+    )
     return gold, good, bad
 
 

@@ -48,8 +48,16 @@ def test_kinds_are_the_documented_six():
 
 
 def test_public_names():
-    assert set(ek.stores.__all__) == {"KINDS", "Mall", "app_folder", "cache_this", "data_dir",
-                                      "json_store", "mall", "persistent_cache"}
+    assert set(ek.stores.__all__) == {
+        "KINDS",
+        "Mall",
+        "app_folder",
+        "cache_this",
+        "data_dir",
+        "json_store",
+        "mall",
+        "persistent_cache",
+    }
     assert "cache_this" in dir(ek.stores)
 
 
@@ -197,12 +205,15 @@ def test_values_come_back_in_json_form(store):
     assert store["t"] == {"pair": [1, 2], "n": {"1": "one"}}
 
 
-@pytest.mark.parametrize("value,shown", [
-    ({1: "a", "1": "b"}, r"int key 1, which would read back as the string \"1\""),
-    ({"x": [{True: 1, "true": 2}]}, r"value\['x'\]\[0\] has the bool key True.*\"true\""),
-    ({None: 1, "null": 2}, r"NoneType key None.*\"null\""),
-    ({(1, 2): "pair"}, r"tuple key \(1, 2\), which JSON cannot hold as a key"),
-])
+@pytest.mark.parametrize(
+    "value,shown",
+    [
+        ({1: "a", "1": "b"}, r"int key 1, which would read back as the string \"1\""),
+        ({"x": [{True: 1, "true": 2}]}, r"value\['x'\]\[0\] has the bool key True.*\"true\""),
+        ({None: 1, "null": 2}, r"NoneType key None.*\"null\""),
+        ({(1, 2): "pair"}, r"tuple key \(1, 2\), which JSON cannot hold as a key"),
+    ],
+)
 def test_keys_that_would_merge_are_refused_and_the_old_value_kept(store, tmp_path, value, shown):
     # json.dumps turns 1, True and None keys into "1", "true", "null": a value would read back
     # with two keys merged into one. The store refuses it before writing anything.
@@ -380,8 +391,11 @@ def test_json_nested_100000_deep_is_a_value_error_naming_the_file(store, tmp_pat
     store["good"] = [1]
     deep = tmp_path / "gold" / "deep.json"
     deep.write_text(opener * 100_000 + "1" + closer * 100_000)
-    with pytest.raises(ValueError, match=rf"^{re.escape(str(deep))} nests JSON arrays or objects too deeply to be "
-                                         r"read .*key 'deep' of the 'gold' store cannot be read.*delete it"):
+    with pytest.raises(
+        ValueError,
+        match=rf"^{re.escape(str(deep))} nests JSON arrays or objects too deeply to be "
+        r"read .*key 'deep' of the 'gold' store cannot be read.*delete it",
+    ):
         store["deep"]
     assert store.get("good") == [1] and list(store) == ["deep", "good"]
 
@@ -399,8 +413,11 @@ def test_corrupt_file_names_path_and_fix_while_others_stay_readable(store, tmp_p
     store["good"] = {"v": 1}
     bad = tmp_path / "gold" / "bad.json"
     bad.write_text('{"v": 1, "trunc')
-    with pytest.raises(ValueError, match=rf"{bad}.*not valid UTF-8 JSON.*Repair the file, or "
-                                         r"delete it"):
+    with pytest.raises(
+        ValueError,
+        match=rf"{bad}.*not valid UTF-8 JSON.*Repair the file, or "
+        r"delete it",
+    ):
         store["bad"]
     (tmp_path / "gold" / "latin.json").write_bytes(b'"\xff"')
     with pytest.raises(ValueError, match=r"latin\.json is not valid UTF-8 JSON"):
@@ -474,8 +491,12 @@ for i in range(n):
 
 def test_concurrent_processes_writing_one_store_lose_nothing(tmp_path):
     workers, n = 3, 200
-    procs = [subprocess.Popen([sys.executable, "-c", _WRITER, str(tmp_path), str(w), str(n)],
-                              stderr=subprocess.PIPE, text=True) for w in range(workers)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WRITER, str(tmp_path), str(w), str(n)], stderr=subprocess.PIPE, text=True
+        )
+        for w in range(workers)
+    ]
     try:
         deadline = 600
         while not all((tmp_path / f"ready-{w}").exists() for w in range(workers)):
@@ -491,8 +512,7 @@ def test_concurrent_processes_writing_one_store_lose_nothing(tmp_path):
             if p.poll() is None:
                 p.kill()
     store = json_store("results", rootdir=tmp_path)
-    expected = {f"w{w}-{i}": {"worker": w, "i": i, "pad": "x" * (i % 50)}
-                for w in range(workers) for i in range(n)}
+    expected = {f"w{w}-{i}": {"worker": w, "i": i, "pad": "x" * (i % 50)} for w in range(workers) for i in range(n)}
     got = dict(store)
     shared = got.pop("shared")
     assert got == expected
@@ -524,8 +544,11 @@ def test_mall_tuple_access_reads_one_value(tmp_path):
 
 def test_mall_unknown_kind_lists_kinds_and_suggests(tmp_path):
     m = Mall(rootdir=tmp_path)
-    with pytest.raises(KeyError, match=r"unknown kind 'glod'; this mall holds gold, results.*"
-                                       r"Did you mean 'gold'\?"):
+    with pytest.raises(
+        KeyError,
+        match=r"unknown kind 'glod'; this mall holds gold, results.*"
+        r"Did you mean 'gold'\?",
+    ):
         m["glod"]
     with pytest.raises(KeyError, match=r"unknown kind 'glod'"):
         m["glod", "doc"]
@@ -576,6 +599,7 @@ def test_persistent_cache_survives_a_new_session(tmp_path):
         def expensive():
             calls.append(1)
             return [1, 2, 3]
+
         return expensive
 
     first, second = make(), make()  # two function objects, as in two sessions
@@ -620,8 +644,10 @@ def test_persistent_cache_entries_never_meet_run_records(tmp_path):
 
     evaluate_store(str.strip, {"a": {"input": "x", "reference": "x"}}, run_id="nightly", rootdir=tmp_path)
     assert cached() == {"mine": True}
-    assert evaluate_store(str.strip, {"a": {"input": "x", "reference": "x"}}, run_id="nightly",
-                          rootdir=tmp_path).aggregate == 0.0
+    assert (
+        evaluate_store(str.strip, {"a": {"input": "x", "reference": "x"}}, run_id="nightly", rootdir=tmp_path).aggregate
+        == 0.0
+    )
     assert cached() == {"mine": True}
 
 
@@ -699,8 +725,11 @@ def test_persistent_cache_refuses_bad_computed_key_before_computing(tmp_path):
 
 
 def test_persistent_cache_refuses_a_key_passed_positionally():
-    with pytest.raises(TypeError, match=r"got 'answer' where a function belongs; pass the key "
-                                        r"by name: @persistent_cache\(key='answer'\)"):
+    with pytest.raises(
+        TypeError,
+        match=r"got 'answer' where a function belongs; pass the key "
+        r"by name: @persistent_cache\(key='answer'\)",
+    ):
         persistent_cache("answer")
 
 
@@ -717,8 +746,7 @@ def test_persistent_cache_reports_a_corrupt_entry(tmp_path):
 
 # ------------------------------------------------------------------------- properties
 
-_JSON_LEAVES = (st.none() | st.booleans() | st.integers()
-                | st.floats(allow_nan=False) | st.text())
+_JSON_LEAVES = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
 _JSON_VALUES = st.recursive(
     _JSON_LEAVES,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
@@ -726,7 +754,8 @@ _JSON_VALUES = st.recursive(
 )
 _SAFE_KEYS = st.text(
     st.characters(blacklist_categories=("Cs",), blacklist_characters="/\\\x00"),
-    min_size=1, max_size=60,
+    min_size=1,
+    max_size=60,
 ).filter(lambda k: not k.startswith("."))
 
 
@@ -743,8 +772,7 @@ def test_property_safe_keys_and_json_values_round_trip(tmp_path_factory, key, va
 
 _UNSAFE_KEYS = st.one_of(
     st.sampled_from(["", ".", "..", "../x", "/abs", "\\\\server\\share"]),
-    st.tuples(st.text(max_size=8), st.sampled_from("/\\\x00"), st.text(max_size=8))
-    .map("".join),
+    st.tuples(st.text(max_size=8), st.sampled_from("/\\\x00"), st.text(max_size=8)).map("".join),
     st.text(max_size=10).map(lambda t: "." + t),
 )
 

@@ -35,7 +35,10 @@ def test_mypy_finds_no_errors():
         pytest.skip('mypy is not installed (it is in the test extra: pip install -e ".[test]")')
     done = subprocess.run(
         [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml")],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 0, f"mypy reports errors:\n{done.stdout}{done.stderr}"
     assert "no issues found" in done.stdout, done.stdout
@@ -65,11 +68,14 @@ def test_all_is_a_literal_that_lists_every_public_name():
 
     tree = ast.parse((SRC / "__init__.py").read_text(encoding="utf-8"))
     literal = next(
-        ast.literal_eval(n.value) for n in tree.body
+        ast.literal_eval(n.value)
+        for n in tree.body
         if isinstance(n, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in n.targets)
     )
     eager = {
-        a.asname or a.name for n in tree.body if isinstance(n, ast.ImportFrom) and n.module.startswith("ek.")
+        a.asname or a.name
+        for n in tree.body
+        if isinstance(n, ast.ImportFrom) and n.module.startswith("ek.")
         for a in n.names
     }
     assert literal == ek.__all__ == sorted(literal)

@@ -68,19 +68,38 @@ from ek.validate import Corrector, canonicalize_corrector, lexicon_corrector, ll
 
 def _strategies_satisfy_their_protocols() -> None:
     metrics: list[Metric] = [
-        StringMetric(), FieldMetric(), TypedGraphMetric(), SpanF1Metric(MatchScheme.STRICT), TedsMetric(),
-        GritsMetric(), AnlsMetric(), TaskSuccessMetric(), ToolCallMetric(), TrajectoryMetric(),
-        CostPerSuccessMetric(price=per_million(1.0, 2.0)), ek.metric(lambda p, g: 1.0),
+        StringMetric(),
+        FieldMetric(),
+        TypedGraphMetric(),
+        SpanF1Metric(MatchScheme.STRICT),
+        TedsMetric(),
+        GritsMetric(),
+        AnlsMetric(),
+        TaskSuccessMetric(),
+        ToolCallMetric(),
+        TrajectoryMetric(),
+        CostPerSuccessMetric(price=per_million(1.0, 2.0)),
+        ek.metric(lambda p, g: 1.0),
     ]
     calibrators: list[Calibrator] = [PlattCalibrator(), IsotonicCalibrator(), TemperatureCalibrator()]
     policies: list[DecisionPolicy] = [
-        ConformalGate(alpha=0.1), GroupConformalGate(alpha=0.1), RiskControlGate(), CostSensitiveGate(),
+        ConformalGate(alpha=0.1),
+        GroupConformalGate(alpha=0.1),
+        RiskControlGate(),
+        CostSensitiveGate(),
     ]
     signals: list[Signal] = [
-        AgreementSignal(), LogprobSignal(), IntrinsicConfidenceSignal(), VerifierSignal(), JudgeSignal(lambda t: 1.0),
+        AgreementSignal(),
+        LogprobSignal(),
+        IntrinsicConfidenceSignal(),
+        VerifierSignal(),
+        JudgeSignal(lambda t: 1.0),
     ]
     validators: list[Validator] = [
-        regex_validator(r"\d+"), schema_validator, lexicon_corrector(["a"]), canonicalize_corrector("lower"),
+        regex_validator(r"\d+"),
+        schema_validator,
+        lexicon_corrector(["a"]),
+        canonicalize_corrector("lower"),
     ]
     correctors: list[Corrector] = [lexicon_corrector(["a"]), canonicalize_corrector("lower"), llm_corrector(str)]
     checkers: list[Checker] = [output_match, final_state_match, recorded_success]
@@ -110,10 +129,14 @@ def _the_facade_takes_them() -> None:
     ek.merge_reports(report, report, metric=StringMetric())
     platt = PlattCalibrator().fit([0.2, 0.9], [False, True])
     ek.estimate_quality(
-        "the cat", sources=["the cat", "the bat"], signals=[AgreementSignal(), "agreement"],
-        calibrator=platt, validators=[_my_validator, lexicon_corrector(["the cat"])],
+        "the cat",
+        sources=["the cat", "the bat"],
+        signals=[AgreementSignal(), "agreement"],
+        calibrator=platt,
+        validators=[_my_validator, lexicon_corrector(["the cat"])],
         policy=ConformalGate(alpha=0.1),
     )
-    ek.estimate_quality("x", calibrator={"agreement": platt, "*": platt}, validators={"*": [_my_validator]},
-                        policy="conformal")
+    ek.estimate_quality(
+        "x", calibrator={"agreement": platt, "*": platt}, validators={"*": [_my_validator]}, policy="conformal"
+    )
     ek.estimate_quality("x", validators=[validation_pipeline(_my_validator)], assume_calibrated=True)

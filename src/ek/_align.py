@@ -164,10 +164,7 @@ def confusion_table(counts: Counter[tuple[str, str]], *, n: int | None = None) -
     rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     if n is not None:
         rows = rows[:n]
-    return [
-        {"kind": _kind(gold, pred), "gold": gold, "pred": pred, "count": count}
-        for (gold, pred), count in rows
-    ]
+    return [{"kind": _kind(gold, pred), "gold": gold, "pred": pred, "count": count} for (gold, pred), count in rows]
 
 
 # ---------------------------------------------------------------------------
@@ -202,9 +199,9 @@ def _align_units(pred: Sequence[str], gold: Sequence[str], joiner: str) -> list[
         shared = min(g2 - g1, p2 - p1)
         for k in range(shared):
             append(new(Op, ("replace", gold[g1 + k], pred[p1 + k])))
-        for g in gold[g1 + shared:g2]:
+        for g in gold[g1 + shared : g2]:
             append(new(Op, ("delete", g, "")))
-        for p in pred[p1 + shared:p2]:
+        for p in pred[p1 + shared : p2]:
             append(new(Op, ("insert", "", p)))
     return ops
 
@@ -214,8 +211,9 @@ def _opcodes(found: Any) -> list[tuple[str, int, int, int, int]]:
     return cast("list[tuple[str, int, int, int, int]]", found.as_list())
 
 
-def _pair_lines(pred: list[Sequence[str]], gold: list[Sequence[str]],
-                guide: list[int] | None = None) -> list[tuple[int | None, int | None]]:
+def _pair_lines(
+    pred: list[Sequence[str]], gold: list[Sequence[str]], guide: list[int] | None = None
+) -> list[tuple[int | None, int | None]]:
     """The order-keeping pairing of least summed cost (see `align_lines`), by dynamic programming.
 
     The table has a row per gold line and a column per pred line. Up to
@@ -285,15 +283,16 @@ def _band(guide: list[int], m: int, width: int) -> list[tuple[int, int]]:
     """
     ranges = []
     for i in range(len(guide)):
-        near = guide[max(0, i - 1):i + 2]
+        near = guide[max(0, i - 1) : i + 2]
         first = 0 if i == 0 else max(0, min(near) - width)
         last = m + 1 if i == len(guide) - 1 else min(m, max(near) + width) + 1
         ranges.append((first, last))
     return ranges
 
 
-def _costs(gold: list[Sequence[str]], pred: list[Sequence[str]],
-           ranges: list[tuple[int, int]]) -> list[tuple[int, bytearray]]:
+def _costs(
+    gold: list[Sequence[str]], pred: list[Sequence[str]], ranges: list[tuple[int, int]]
+) -> list[tuple[int, bytearray]]:
     """The moves of the table rows within ``ranges``: ``(first column, moves)``, 0 diagonal, 1 up, 2 left."""
     from rapidfuzz.distance import Levenshtein
 

@@ -52,9 +52,7 @@ def number(value: Any, *, what: str) -> float:
         raise TypeError(f"{what} must be a real number, got {type_name(value)} {value!r:.60}.")
     v = float(value)
     if not math.isfinite(v):
-        raise ValueError(
-            f"{what} is {v!r}; it must be a finite number. Drop or impute missing values first."
-        )
+        raise ValueError(f"{what} is {v!r}; it must be a finite number. Drop or impute missing values first.")
     return v
 
 

@@ -74,9 +74,17 @@ __all__ = ["estimate"]
 _SEVERITY = {Decision.ACCEPT: 0, Decision.FLAG: 1, Decision.BLOCK: 2}
 
 
-def estimate(extraction: Any, *, sources: Sources, signals: Signals, calibrator: Optional[Calibration],
-             validators: Validators, policy: Optional[Policy], agreement: bool,
-             assume_calibrated: bool) -> QualityReport:
+def estimate(
+    extraction: Any,
+    *,
+    sources: Sources,
+    signals: Signals,
+    calibrator: Optional[Calibration],
+    validators: Validators,
+    policy: Optional[Policy],
+    agreement: bool,
+    assume_calibrated: bool,
+) -> QualityReport:
     """Run the pipeline over a value, a `FieldEstimate` or an `AnnotatedExtraction`.
 
     The arguments are those of `ek.estimate_quality`, which owns their defaults.
@@ -112,9 +120,15 @@ def estimate(extraction: Any, *, sources: Sources, signals: Signals, calibrator:
 class _Estimator:
     """One configured pipeline, applied field by field."""
 
-    def __init__(self, signals: list[tuple[str, Callable[..., Any]]],
-                 cal: Optional[Union[FittedCalibrator, SignalFamilyCalibrator]],
-                 validators: tuple[str, Any], policy: Optional[DecisionPolicy], agreement: bool, assume: bool):
+    def __init__(
+        self,
+        signals: list[tuple[str, Callable[..., Any]]],
+        cal: Optional[Union[FittedCalibrator, SignalFamilyCalibrator]],
+        validators: tuple[str, Any],
+        policy: Optional[DecisionPolicy],
+        agreement: bool,
+        assume: bool,
+    ):
         self.signals, self.cal, self.validators = signals, cal, validators
         self.policy, self.agreement, self.assume = policy, agreement, assume
         self._pipelines: dict[tuple[Any, Any], Any] = {}  # (field name, group) -> the composed validation pipeline
@@ -165,8 +179,15 @@ class _Estimator:
             per_field=per_field,
         )
 
-    def field(self, fe: FieldEstimate, spec: Optional[FieldSpec], group: Any, name: Optional[str],
-              sources: list[Any], shared: Optional[Mapping[Any, Any]] = None) -> tuple[FieldEstimate, dict[Any, Any]]:
+    def field(
+        self,
+        fe: FieldEstimate,
+        spec: Optional[FieldSpec],
+        group: Any,
+        name: Optional[str],
+        sources: list[Any],
+        shared: Optional[Mapping[Any, Any]] = None,
+    ) -> tuple[FieldEstimate, dict[Any, Any]]:
         """The updated field and the notes on how its estimate was reached."""
         value = fe.value
         raw = {**(shared or {}), **fe.raw_signals}  # the field's own signals win
@@ -194,8 +215,9 @@ class _Estimator:
         how["_calibrated"] = calibrated
         return new, how
 
-    def _validate(self, value: Any, spec: Optional[FieldSpec], name: Optional[str], group: Any,
-                  earlier: tuple[Any, ...]) -> tuple[Any, ...]:
+    def _validate(
+        self, value: Any, spec: Optional[FieldSpec], name: Optional[str], group: Any, earlier: tuple[Any, ...]
+    ) -> tuple[Any, ...]:
         """The new findings of this field's validators, run as one `validation_pipeline`."""
         key = (name, group)
         pipeline: Any = self._pipelines.get(key)
@@ -217,8 +239,9 @@ class _Estimator:
                 out.extend(vals[key])
         return out
 
-    def _calibrate(self, confidence: Optional[float], raw: dict[Any, Any],
-                   group: Any) -> tuple[Optional[float], dict[Any, Any]]:
+    def _calibrate(
+        self, confidence: Optional[float], raw: dict[Any, Any], group: Any
+    ) -> tuple[Optional[float], dict[Any, Any]]:
         cal = self.cal
         if isinstance(cal, SignalFamilyCalibrator):
             return self._calibrate_families(cal, confidence, raw, group)
@@ -236,8 +259,9 @@ class _Estimator:
         value = call_maybe_group(cal, score, group)
         return probability(value, what=f"{type_name(cal)} output"), how
 
-    def _calibrate_families(self, cal: SignalFamilyCalibrator, confidence: Optional[float], raw: dict[Any, Any],
-                            group: Any) -> tuple[Optional[float], dict[Any, Any]]:
+    def _calibrate_families(
+        self, cal: SignalFamilyCalibrator, confidence: Optional[float], raw: dict[Any, Any], group: Any
+    ) -> tuple[Optional[float], dict[Any, Any]]:
         """Calibrate each family on its own, then fuse (``combine``, then ``fusion`` when fitted)."""
         families = dict(raw)
         if confidence is not None:
@@ -260,8 +284,14 @@ class _Estimator:
                 )
         return fused, how
 
-    def _decide(self, policy: DecisionPolicy, calibrated: Optional[float], group: Any, findings: tuple[Any, ...],
-                how: dict[Any, Any]) -> Decision:
+    def _decide(
+        self,
+        policy: DecisionPolicy,
+        calibrated: Optional[float],
+        group: Any,
+        findings: tuple[Any, ...],
+        how: dict[Any, Any],
+    ) -> Decision:
         if calibrated is None:
             how["decision_reason"] = "no signal or confidence to calibrate"
             decision = Decision.FLAG

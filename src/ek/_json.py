@@ -27,8 +27,18 @@ import numbers
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["FLOAT_TAG", "BadTag", "decode", "dumps", "encode", "fallbacks", "loads", "register", "revive",
-           "revive_float"]
+__all__ = [
+    "FLOAT_TAG",
+    "BadTag",
+    "decode",
+    "dumps",
+    "encode",
+    "fallbacks",
+    "loads",
+    "register",
+    "revive",
+    "revive_float",
+]
 
 FLOAT_TAG = "$float"
 """The tag of a non-finite float."""
@@ -44,8 +54,13 @@ class BadTag(ValueError):
     """A ``{"$float": ...}`` entry that names no float."""
 
 
-def register(cls: type, tag: str, *, encode: Callable[[Any], dict[str, Any]] | None = None,
-             build: Callable[[dict[str, Any]], Any] | None = None) -> None:
+def register(
+    cls: type,
+    tag: str,
+    *,
+    encode: Callable[[Any], dict[str, Any]] | None = None,
+    build: Callable[[dict[str, Any]], Any] | None = None,
+) -> None:
     """Store instances of ``cls`` as ``{"$<tag>": {field: value}}``.
 
     By default ``cls`` is a frozen dataclass, stored field by field and
@@ -132,8 +147,9 @@ def revive_float(obj: dict[str, Any]) -> Any:
         try:
             return _FLOAT_NAMES[name]
         except (KeyError, TypeError):
-            raise BadTag(f"{{{FLOAT_TAG!r}: {name!r:.40}}}, which names no float (expected "
-                         f"{', '.join(map(repr, _FLOAT_NAMES))})") from None
+            raise BadTag(
+                f"{{{FLOAT_TAG!r}: {name!r:.40}}}, which names no float (expected {', '.join(map(repr, _FLOAT_NAMES))})"
+            ) from None
     return obj
 
 
@@ -158,8 +174,7 @@ def dumps(value: Any, *, key: str, ascii_only: bool = False) -> str:
         except (ValueError, TypeError):  # NaN, a cycle, a non-str key...: _strict says which
             if offending:
                 raise
-        return json.dumps(_strict(value, key, (), set()), ensure_ascii=ascii_only,
-                          allow_nan=False, default=refuse)
+        return json.dumps(_strict(value, key, (), set()), ensure_ascii=ascii_only, allow_nan=False, default=refuse)
     except TypeError:
         if not offending:
             raise
@@ -204,27 +219,33 @@ def _strict(value: Any, key: str, path: tuple[Any, ...], active: set[int]) -> An
     if not isinstance(value, (dict, list, tuple)):
         return value
     if id(value) in active:
-        raise ValueError(f"the value for key {key!r} cannot be written as JSON: Circular reference "
-                         f"at {_path(path)}. Store a tree of plain values, without cycles. "
-                         "Nothing was written.")
+        raise ValueError(
+            f"the value for key {key!r} cannot be written as JSON: Circular reference "
+            f"at {_path(path)}. Store a tree of plain values, without cycles. "
+            "Nothing was written."
+        )
     active.add(id(value))
     try:
         if not isinstance(value, dict):
             return [_strict(v, key, path + (i,), active) for i, v in enumerate(value)]
         for k in value:
             if not isinstance(k, str):
-                became = (f"would read back as the string {json.dumps(json.dumps(k))} and could "
-                          "merge with a key of that name" if k is None or isinstance(k, (int, float))
-                          else "JSON cannot hold as a key")
+                became = (
+                    f"would read back as the string {json.dumps(json.dumps(k))} and could merge with a key of that name"
+                    if k is None or isinstance(k, (int, float))
+                    else "JSON cannot hold as a key"
+                )
                 raise TypeError(
                     f"the value for key {key!r} cannot be written as JSON: keys must be str, but "
                     f"the mapping at {_path(path)} has the {type(k).__name__} key {k!r:.40}, which "
-                    f"{became}. Convert the keys to distinct strings. Nothing was written.")
+                    f"{became}. Convert the keys to distinct strings. Nothing was written."
+                )
         if len(value) == 1 and FLOAT_TAG in value:
             raise ValueError(
                 f"the value for key {key!r} has a mapping at {_path(path)} whose only key is "
                 f"{FLOAT_TAG!r}, which ek stores reserve for non-finite numbers; rename the key. "
-                "Nothing was written.")
+                "Nothing was written."
+            )
         return {k: _strict(v, key, path + (k,), active) for k, v in value.items()}
     finally:
         active.discard(id(value))

@@ -49,8 +49,7 @@ def check_finite(values: Iterable[float], *, name: str) -> None:
     for i, v in enumerate(values):
         if not math.isfinite(v):
             raise ValueError(
-                f"{name}[{i}] is {v!r}; every entry must be a finite number. "
-                "Drop or impute the missing values first."
+                f"{name}[{i}] is {v!r}; every entry must be a finite number. Drop or impute the missing values first."
             )
 
 
@@ -115,8 +114,11 @@ def rehome(namespace: dict[str, Any]) -> None:
     for name in namespace["__all__"]:
         obj = namespace[name]
         module = getattr(obj, "__module__", None)
-        if isinstance(module, str) and module.split(".")[0] == "ek" and \
-                any(part.startswith("_") for part in module.split(".")):
+        if (
+            isinstance(module, str)
+            and module.split(".")[0] == "ek"
+            and any(part.startswith("_") for part in module.split("."))
+        ):
             if isinstance(obj, type):
                 _resolve_annotations(obj, module)
             obj.__module__ = home
@@ -201,8 +203,10 @@ def describe_text_level(level: Any) -> str:
     if all(isinstance(n, int) for n in level.values()):  # {level: number of documents}
         return ", ".join(f"{k} ({n} document{'' if n == 1 else 's'})" for k, n in level.items())
     names = {"a": "A", "b": "B"}  # ek compare: one entry per run
-    return "; ".join(f"{names.get(side, side)}: {describe_text_level(v) if v is not None else 'plain text'}"
-                     for side, v in level.items())
+    return "; ".join(
+        f"{names.get(side, side)}: {describe_text_level(v) if v is not None else 'plain text'}"
+        for side, v in level.items()
+    )
 
 
 def _cell(value: Any) -> str:
@@ -300,8 +304,13 @@ def as_rule(obj: Any) -> DispatchRule:
     """
     if isinstance(obj, DispatchRule):
         return obj
-    return DispatchRule(accepts=obj, metric=getattr(obj, "metric", None), pairs=getattr(obj, "pairs", "either"),
-                        prepare=getattr(obj, "prepare", None), priority=getattr(obj, "priority", 0))
+    return DispatchRule(
+        accepts=obj,
+        metric=getattr(obj, "metric", None),
+        pairs=getattr(obj, "pairs", "either"),
+        prepare=getattr(obj, "prepare", None),
+        priority=getattr(obj, "priority", 0),
+    )
 
 
 def want_progress(progress: bool | None) -> bool:
@@ -324,8 +333,9 @@ class Progress:
 
     _WIDTH = 24
 
-    def __init__(self, total: int, *, label: str, unit: str = "items",
-                 enabled: bool | None = None, reused: int = 0) -> None:
+    def __init__(
+        self, total: int, *, label: str, unit: str = "items", enabled: bool | None = None, reused: int = 0
+    ) -> None:
         self.total, self.label, self.unit = total, label, unit
         self.enabled = want_progress(enabled) and total > 0
         self.stream = sys.stderr
@@ -362,8 +372,9 @@ class Progress:
         elapsed = now - self.start
         rate = (self.done - self.reused) / elapsed if elapsed > 0 else 0.0
         eta = (self.total - self.done) / rate if rate > 0 else 0.0
-        notes = "".join([f", {self.reused} reused" if self.reused else "",
-                         f", {self.errors} failed" if self.errors else ""])
+        notes = "".join(
+            [f", {self.reused} reused" if self.reused else "", f", {self.errors} failed" if self.errors else ""]
+        )
         self.stream.write(
             f"\r{self.label} |{'#' * filled}{'.' * (self._WIDTH - filled)}| {self.done}/{self.total} "
             f"{self.unit} {share:4.0%} [{_clock(elapsed)} < {_clock(eta)}, {rate:.1f} it/s{notes}]"

@@ -64,10 +64,24 @@ __all__ = ["segments", "unicode_words", "unicode_words_by_line"]
 # character gets its own code ("P", or "a" for the few that are ALetter), and
 # one right after a ZWJ is re-coded "p" / "b" (rule WB3c joins it).
 _PROPERTIES = (
-    ("CR", "C"), ("LF", "L"), ("Newline", "N"), ("Extend", "E"), ("ZWJ", "Z"), ("Format", "F"),
-    ("Regional_Indicator", "R"), ("Katakana", "K"), ("Hebrew_Letter", "H"), ("ALetter", "A"),
-    ("Single_Quote", "Q"), ("Double_Quote", "q"), ("MidNumLet", "D"), ("MidLetter", "M"),
-    ("MidNum", "m"), ("Numeric", "U"), ("ExtendNumLet", "X"), ("WSegSpace", "W"),
+    ("CR", "C"),
+    ("LF", "L"),
+    ("Newline", "N"),
+    ("Extend", "E"),
+    ("ZWJ", "Z"),
+    ("Format", "F"),
+    ("Regional_Indicator", "R"),
+    ("Katakana", "K"),
+    ("Hebrew_Letter", "H"),
+    ("ALetter", "A"),
+    ("Single_Quote", "Q"),
+    ("Double_Quote", "q"),
+    ("MidNumLet", "D"),
+    ("MidLetter", "M"),
+    ("MidNum", "m"),
+    ("Numeric", "U"),
+    ("ExtendNumLet", "X"),
+    ("WSegSpace", "W"),
 )
 _OTHER = "O"
 _UNICODE_16 = {0xB8: _OTHER}  # values Unicode 17.0 changed, kept as dinglehopper's uniseg has them
@@ -81,17 +95,19 @@ _UNWANTED_SUB = ("Cc", "Cf")
 # other units keep theirs, which "[EFZ]*" takes in. A segment is a first
 # unit, then the units some rule keeps attached: each step matches its first
 # character, then looks back past it at the unit before.
-_STEPS = "|".join((
-    "[pb][EFZ]*",  # WB3c: ZWJ x Extended_Pictographic (coded at the character)
-    "[MDQ](?<=[AaHb].)[EFZ]*[AaHb]",  # WB6, WB7: letter (MidLetter | MidNumLetQ) letter
-    "q(?<=Hq)[EFZ]*H",  # WB7b, WB7c: Hebrew " Hebrew
-    "[AaHb](?<=[AaHbUX].)",  # WB5, WB10, WB13b
-    "U(?<=[AaHbUX]U)",  # WB8, WB9, WB13b
-    "[mDQ](?<=U.)[EFZ]*U",  # WB11, WB12: number (MidNum | MidNumLetQ) number
-    "K(?<=[KX]K)",  # WB13, WB13b
-    "X(?<=[AaHbUKX]X)",  # WB13a
-    "Q(?<=HQ)[EFZ]*",  # WB7a: Hebrew x Single_Quote (after WB6/7 had their chance)
-))
+_STEPS = "|".join(
+    (
+        "[pb][EFZ]*",  # WB3c: ZWJ x Extended_Pictographic (coded at the character)
+        "[MDQ](?<=[AaHb].)[EFZ]*[AaHb]",  # WB6, WB7: letter (MidLetter | MidNumLetQ) letter
+        "q(?<=Hq)[EFZ]*H",  # WB7b, WB7c: Hebrew " Hebrew
+        "[AaHb](?<=[AaHbUX].)",  # WB5, WB10, WB13b
+        "U(?<=[AaHbUX]U)",  # WB8, WB9, WB13b
+        "[mDQ](?<=U.)[EFZ]*U",  # WB11, WB12: number (MidNum | MidNumLetQ) number
+        "K(?<=[KX]K)",  # WB13, WB13b
+        "X(?<=[AaHbUKX]X)",  # WB13a
+        "Q(?<=HQ)[EFZ]*",  # WB7a: Hebrew x Single_Quote (after WB6/7 had their chance)
+    )
+)
 _SEGMENT = re.compile(
     "CL|[CLN]"  # WB3, WB3a, WB3b: line breaks stand alone
     # letters and digits among themselves (WB5, 8, 9, 10, 13a/b), without looking back: the common case;

@@ -151,13 +151,9 @@ class TypeRef:
 
     def __post_init__(self) -> None:
         if self.kind not in ("node", "edge", "field"):
-            raise ValueError(
-                f"TypeRef kind must be 'node', 'edge' or 'field', got {self.kind!r}."
-            )
+            raise ValueError(f"TypeRef kind must be 'node', 'edge' or 'field', got {self.kind!r}.")
         if self.kind == "field" and self.field is None:
-            raise ValueError(
-                "TypeRef(kind='field') needs field=<field name>; name is the node type."
-            )
+            raise ValueError("TypeRef(kind='field') needs field=<field name>; name is the node type.")
 
 
 @dataclass(frozen=True)
@@ -281,9 +277,7 @@ class FieldEstimate(FrozenMappings):
         object.__setattr__(self, "raw_signals", _frozen_mapping(self.raw_signals))
         object.__setattr__(self, "findings", tuple(self.findings))
         c = self.confidence
-        if c is not None and (
-            not isinstance(c, (int, float)) or isinstance(c, bool) or not math.isfinite(c)
-        ):
+        if c is not None and (not isinstance(c, (int, float)) or isinstance(c, bool) or not math.isfinite(c)):
             raise ValueError(
                 f"FieldEstimate confidence must be a finite number or None, got {c!r}; "
                 "drop the value or pass confidence=None."
@@ -383,9 +377,15 @@ class Report(FieldsOnlyState):
         (nan, nan)
         """
         if not self.n or self._resampler is None:
-            raise ValueError(f"this {self.metric!r} report " + ("is empty: score some items first." if not self.n else
-                             "does not know its metric (built by hand?); pass it through ek.merge_reports(report, "
-                             "metric=...)."))
+            raise ValueError(
+                f"this {self.metric!r} report "
+                + (
+                    "is empty: score some items first."
+                    if not self.n
+                    else "does not know its metric (built by hand?); pass it through ek.merge_reports(report, "
+                    "metric=...)."
+                )
+            )
         low, high = self._resampler.interval(self, level, slice)
         return float(low), float(high)
 
@@ -542,8 +542,9 @@ class MetricContract(Protocol):
     def aggregate(self, scores: Iterable[Score]) -> float:
         """The corpus figure: `compute` of the statistics summed over ``scores``."""
 
-    def score_many(self, preds: Sequence[Any], golds: Sequence[Any], *,
-                   grammar: GraphGrammar | None = None) -> Sequence[Score]:
+    def score_many(
+        self, preds: Sequence[Any], golds: Sequence[Any], *, grammar: GraphGrammar | None = None
+    ) -> Sequence[Score]:
         """The scores of aligned lists (one pass where the metric declares a batch path)."""
 
     def with_options(self, **values: Any) -> MetricContract:

@@ -89,10 +89,21 @@ del _step
 # Historical print. A step's table is versioned: change a table, bump its step_version.
 
 _LONG_S = str.maketrans({"\u017f": "s", "\u1e9b": "\u1e61"})  # ſ -> s, ẛ -> ṡ
-_LIGATURES = str.maketrans({
-    "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
-    "\ufb05": "\u017ft", "\ufb06": "st", "\u0132": "IJ", "\u0133": "ij", "\ua728": "TZ", "\ua729": "tz",
-})
+_LIGATURES = str.maketrans(
+    {
+        "\ufb00": "ff",
+        "\ufb01": "fi",
+        "\ufb02": "fl",
+        "\ufb03": "ffi",
+        "\ufb04": "ffl",
+        "\ufb05": "\u017ft",
+        "\ufb06": "st",
+        "\u0132": "IJ",
+        "\u0133": "ij",
+        "\ua728": "TZ",
+        "\ua729": "tz",
+    }
+)
 _SUPERSCRIPT_E = {f"{v}\u0364": u for v, u in zip("aouAOU", "äöüÄÖÜ")}
 _HYPHENS = str.maketrans({"\u2e17": "-", "\u2010": "-"})
 
@@ -126,22 +137,37 @@ def _historic_hyphen(s: str) -> str:
 _UNJOIN = (
     ("\ueba6", "\u017f\u017f"),  # MUFI long s long s ligature
     ("\ueba7", "\u017f\u017fi"),  # MUFI long s long s i ligature
-    ("\uf502", "ch"), ("\ueec4", "ck"), ("\uf4f9", "ll"),  # MUFI ligatures
-    ("\ueba2", "\u017fi"), ("\ueada", "\u017ft"),  # MUFI long s i, long s t
-    ("\ufb01", "fi"), ("\ufb00", "ff"), ("\ufb02", "fl"), ("\ufb03", "ffi"),
-    ("\ueec5", "ct"), ("\ueedc", "tz"),  # MUFI ct, tz
-    ("\uf532", "as"), ("\uf533", "is"), ("\uf534", "us"), ("\uf535", "Qu"),  # eMOP ligatures
+    ("\uf502", "ch"),
+    ("\ueec4", "ck"),
+    ("\uf4f9", "ll"),  # MUFI ligatures
+    ("\ueba2", "\u017fi"),
+    ("\ueada", "\u017ft"),  # MUFI long s i, long s t
+    ("\ufb01", "fi"),
+    ("\ufb00", "ff"),
+    ("\ufb02", "fl"),
+    ("\ufb03", "ffi"),
+    ("\ueec5", "ct"),
+    ("\ueedc", "tz"),  # MUFI ct, tz
+    ("\uf532", "as"),
+    ("\uf533", "is"),
+    ("\uf534", "us"),
+    ("\uf535", "Qu"),  # eMOP ligatures
     ("\u0133", "ij"),
     ("\ue8bf", "q&"),  # MUFI q ligated with final et
     ("\ueba5", "\u017fp"),  # MUFI long s p
     ("\ufb06", "st"),
 )
 _EQUIVALENT = (
-    ("\ue72b", "\u00fc"), ("\ue42c", "\u00e4"),  # MUFI u, a with a small e above
-    ("==", "\u2013"), ("\u2014", "\u2013"),  # double hyphen and em dash as en dash
+    ("\ue72b", "\u00fc"),
+    ("\ue42c", "\u00e4"),  # MUFI u, a with a small e above
+    ("==", "\u2013"),
+    ("\u2014", "\u2013"),  # double hyphen and em dash as en dash
     ("\ue644", "\u00f6"),  # MUFI o with a small e above
-    ("\u2019", "'"), ("\u2e17", "-"),
-    ("a\u0364", "\u00e4"), ("o\u0364", "\u00f6"), ("u\u0364", "\u00fc"),  # combining small e above
+    ("\u2019", "'"),
+    ("\u2e17", "-"),
+    ("a\u0364", "\u00e4"),
+    ("o\u0364", "\u00f6"),
+    ("u\u0364", "\u00fc"),  # combining small e above
     ("\uf50e", "q\u0301"),  # MUFI q with acute
 )
 _MUFI = str.maketrans({old: new for old, new in _UNJOIN + _EQUIVALENT if "\ue000" <= old <= "\uf8ff"})
@@ -166,8 +192,14 @@ def _mufi(s: str) -> str:
     return s.translate(_MUFI)
 
 
-for _name, _step in (("long_s", _long_s), ("ligatures", _ligatures), ("superscript_e", _superscript_e),
-                     ("historic_hyphen", _historic_hyphen), ("dinglehopper", _dinglehopper), ("mufi", _mufi)):
+for _name, _step in (
+    ("long_s", _long_s),
+    ("ligatures", _ligatures),
+    ("superscript_e", _superscript_e),
+    ("historic_hyphen", _historic_hyphen),
+    ("dinglehopper", _dinglehopper),
+    ("mufi", _mufi),
+):
     _step.step_version = 1  # type: ignore[attr-defined]
     register("normalizers", _name, _step)
 del _name, _step

@@ -62,8 +62,20 @@ from ek.canonicalize import Steps, resolve_canonicalizer
 from ek.metrics import as_metric
 from ek.registry import _live, get, names
 
-__all__ = ["AuditPlan", "CorpusEstimate", "agreement_proxy", "compare", "compare_estimates", "confidence_proxy",
-           "estimate_corpus", "estimate_quality", "evaluate", "merge_reports", "plan_audit", "score"]
+__all__ = [
+    "AuditPlan",
+    "CorpusEstimate",
+    "agreement_proxy",
+    "compare",
+    "compare_estimates",
+    "confidence_proxy",
+    "estimate_corpus",
+    "estimate_quality",
+    "evaluate",
+    "merge_reports",
+    "plan_audit",
+    "score",
+]
 
 _CASE_TYPES = {tuple, list}
 _PRED, _GOLD, _SLICE = itemgetter(0), itemgetter(1), itemgetter(2)
@@ -203,8 +215,9 @@ def merge_reports(*reports: Report, metric: str | Metric | None = None) -> Repor
     if not full:
         return reports[0]
     name = labels.pop()
-    m = as_metric(get("metrics", name if metric is None else metric) if metric is None or isinstance(metric, str)
-                  else metric)
+    m = as_metric(
+        get("metrics", name if metric is None else metric) if metric is None or isinstance(metric, str) else metric
+    )
     from ek import _bootstrap
 
     ids = _bootstrap.merged_ids(full)
@@ -317,9 +330,15 @@ def estimate_quality(
     )
 
 
-def agreement_proxy(preds: Iterable[Any], references: Iterable[Any], *, metric: str | Metric | None = None,
-                    ids: Iterable[Any] | None = None, slices: Iterable[Any] | None = None,
-                    normalize: Steps | None = None) -> Report:
+def agreement_proxy(
+    preds: Iterable[Any],
+    references: Iterable[Any],
+    *,
+    metric: str | Metric | None = None,
+    ids: Iterable[Any] | None = None,
+    slices: Iterable[Any] | None = None,
+    normalize: Steps | None = None,
+) -> Report:
     """A proxy `Report` for `estimate_corpus`: each prediction scored against another engine's output.
 
     Each item's reference is one other output, or several, fused into their
@@ -335,14 +354,22 @@ def agreement_proxy(preds: Iterable[Any], references: Iterable[Any], *, metric: 
     preds = list(preds)
     cases = list(zip(preds, stand_ins) if slices is None else zip(preds, stand_ins, slices))
     if len(cases) != len(preds) or len(stand_ins) != len(preds):
-        raise ValueError(f"agreement_proxy() got {len(preds)} predictions and {len(stand_ins)} references (or "
-                         "slices of another count); give one of each per item, in the same order.")
+        raise ValueError(
+            f"agreement_proxy() got {len(preds)} predictions and {len(stand_ins)} references (or "
+            "slices of another count); give one of each per item, in the same order."
+        )
     return evaluate(cases, metric=metric, normalize=normalize, ids=ids)
 
 
-def confidence_proxy(confidences: Iterable[Any], *, metric: str = "cer", calibrator: Any | None = None,
-                     ids: Iterable[Any] | None = None, slices: Iterable[Any] | None = None,
-                     normalize: Steps | None = None) -> Report:
+def confidence_proxy(
+    confidences: Iterable[Any],
+    *,
+    metric: str = "cer",
+    calibrator: Any | None = None,
+    ids: Iterable[Any] | None = None,
+    slices: Iterable[Any] | None = None,
+    normalize: Steps | None = None,
+) -> Report:
     """A proxy `Report` for `estimate_corpus`: each item's expected statistics from calibrated confidences.
 
     Per item: one confidence per character or word (CER, WER), per field
@@ -412,8 +439,13 @@ def _split_cases(cases: Iterable[Sequence[Any]]) -> tuple[list[Any], list[Any], 
     return preds, golds, (slices if sliced else None)
 
 
-def _report(m: MetricContract, name: str, scores: Sequence[Score], slices: Sequence[Any] | None,
-            ids: tuple[Any, ...] | None = None) -> Report:
+def _report(
+    m: MetricContract,
+    name: str,
+    scores: Sequence[Score],
+    slices: Sequence[Any] | None,
+    ids: tuple[Any, ...] | None = None,
+) -> Report:
     from ek._bootstrap import Resampler
 
     aggregate = m.aggregate(scores)
@@ -437,8 +469,15 @@ def _report(m: MetricContract, name: str, scores: Sequence[Score], slices: Seque
             part = take(idx) if take is not None else [scores[i] for i in idx]
             per_slice[label] = m.aggregate(part)
         detail.update(slices=tuple(slices), slice_n={k: len(v) for k, v in groups.items()})
-    return Report(metric=name, aggregate=aggregate, n=len(scores), scores=scores, per_slice=per_slice,
-                  detail=detail, _resampler=Resampler(m))
+    return Report(
+        metric=name,
+        aggregate=aggregate,
+        n=len(scores),
+        scores=scores,
+        per_slice=per_slice,
+        detail=detail,
+        _resampler=Resampler(m),
+    )
 
 
 def _refuse_nan(report: Report, preds: Sequence[Any]) -> None:

@@ -163,16 +163,23 @@ def check_requirements(*, engine: str | None = None, extra: str | None = None) -
         try:
             check = get("engines", "check")
         except KeyError:
-            return {"ok": False, "engine": engine,
-                    "hint": "ek's OCR engine check is not registered; reinstall ek (pip install "
-                            "-e . from a checkout) so its entry points are declared."}
+            return {
+                "ok": False,
+                "engine": engine,
+                "hint": "ek's OCR engine check is not registered; reinstall ek (pip install "
+                "-e . from a checkout) so its entry points are declared.",
+            }
         report: dict[str, Any] = check(engine)
         return report
     if extra is not None:
         if extra not in _EXTRA_PACKAGES:
             known = ", ".join(sorted(_EXTRA_PACKAGES))
-            return {"ok": False, "extra": extra, "missing": [],
-                    "hint": f"Unknown extra {extra!r}; known extras: {known}."}
+            return {
+                "ok": False,
+                "extra": extra,
+                "missing": [],
+                "hint": f"Unknown extra {extra!r}; known extras: {known}.",
+            }
         missing = [p for p in _EXTRA_PACKAGES[extra] if not is_installed(p)]
         hint = f"Install with: {install_hint(extra)}" if missing else "Everything is installed."
         return {"ok": not missing, "extra": extra, "missing": missing, "hint": hint}

@@ -51,16 +51,14 @@ from ek._json import BadTag, dumps, loads, revive_float
 if TYPE_CHECKING:
     from dol.caching import cache_this
 
-__all__ = ["KINDS", "Mall", "app_folder", "cache_this", "data_dir", "json_store", "mall",
-           "persistent_cache"]
+__all__ = ["KINDS", "Mall", "app_folder", "cache_this", "data_dir", "json_store", "mall", "persistent_cache"]
 
 #: The kinds of artifact ek persists; each is a subfolder with its own store.
 KINDS = ("gold", "results", "calibrators", "corrections", "runs", "baselines")
 
 _SUFFIX = ".json"
 _MAX_NAME_BYTES = 240  # leaves room for ".json" under the usual 255-byte file name limit
-_RULES = ("a non-empty str of at most 240 UTF-8 bytes, with no '/', '\\' or NUL, "
-          "not starting with '.', e.g. 'doc-001'")
+_RULES = "a non-empty str of at most 240 UTF-8 bytes, with no '/', '\\' or NUL, not starting with '.', e.g. 'doc-001'"
 _CACHE_PREFIX = "cache."  # persistent_cache entries, apart from ek's run records
 _STALE_TMP_SECONDS = 3600.0  # an old-style temp file (no writer pid) this old is abandoned
 _RESCAN_SECONDS = 60.0
@@ -107,15 +105,16 @@ class Mall(Mapping[str, Any]):
     [1, 2]
     """
 
-    def __init__(self, *, kinds: tuple[str, ...] = KINDS,
-                 rootdir: str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, *, kinds: tuple[str, ...] = KINDS, rootdir: str | os.PathLike[str] | None = None) -> None:
         self._stores = {kind: json_store(kind, rootdir=rootdir) for kind in kinds}
 
     def __getitem__(self, item: Any) -> Any:
         if isinstance(item, tuple):
             if len(item) != 2:
-                raise KeyError(f"Mall tuple access takes (kind, key), got {len(item)} items: "
-                               f"{item!r}. Use mall['gold', 'doc-001'].")
+                raise KeyError(
+                    f"Mall tuple access takes (kind, key), got {len(item)} items: "
+                    f"{item!r}. Use mall['gold', 'doc-001']."
+                )
             kind, key = item
             return self[kind][key]
         try:
@@ -124,8 +123,10 @@ class Mall(Mapping[str, Any]):
             pass
         hint = difflib.get_close_matches(item, self._stores, n=1) if isinstance(item, str) else []
         did_you_mean = f" Did you mean {hint[0]!r}?" if hint else ""
-        raise KeyError(f"unknown kind {item!r}; this mall holds {', '.join(self._stores)}."
-                       f"{did_you_mean} Build Mall(kinds=...) for other kinds.")
+        raise KeyError(
+            f"unknown kind {item!r}; this mall holds {', '.join(self._stores)}."
+            f"{did_you_mean} Build Mall(kinds=...) for other kinds."
+        )
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._stores)
@@ -142,9 +143,13 @@ def mall(*, rootdir: str | os.PathLike[str] | None = None) -> Mall:
     return Mall(rootdir=rootdir)
 
 
-def persistent_cache(func: Callable[..., Any] | None = None, *, kind: str = "runs",
-                     key: str | Callable[..., str] | None = None,
-                     rootdir: str | os.PathLike[str] | None = None) -> Callable[..., Any]:
+def persistent_cache(
+    func: Callable[..., Any] | None = None,
+    *,
+    kind: str = "runs",
+    key: str | Callable[..., str] | None = None,
+    rootdir: str | os.PathLike[str] | None = None,
+) -> Callable[..., Any]:
     """Memoize ``func``'s JSON-serializable result in the ``kind`` store, across sessions.
 
     ``key`` is a constant, or a callable given the call's arguments that returns
@@ -168,8 +173,10 @@ def persistent_cache(func: Callable[..., Any] | None = None, *, kind: str = "run
     For methods and properties, use `cache_this` (dol's descriptor).
     """
     if func is not None and not callable(func):
-        raise TypeError(f"persistent_cache got {func!r:.60} where a function belongs; pass "
-                        f"the key by name: @persistent_cache(key={func!r:.60}).")
+        raise TypeError(
+            f"persistent_cache got {func!r:.60} where a function belongs; pass "
+            f"the key by name: @persistent_cache(key={func!r:.60})."
+        )
     _check_name(kind, what="kind")
     if key is not None and not callable(key):
         _cache_key(key)
@@ -188,6 +195,7 @@ def persistent_cache(func: Callable[..., Any] | None = None, *, kind: str = "run
             except KeyError:
                 pass
             return loads(store._write(k, f(*args, **kwargs)))
+
         return wrapper
 
     return decorate if func is None else decorate(func)
@@ -260,10 +268,13 @@ class _JsonStore(MutableMapping[str, Any]):
             entries = list(os.scandir(self.path))
         except FileNotFoundError:
             return iter(())
-        return iter(sorted(
-            e.name[: -len(_SUFFIX)] for e in entries
-            if e.name.endswith(_SUFFIX) and not e.name.startswith(".") and e.is_file()
-        ))
+        return iter(
+            sorted(
+                e.name[: -len(_SUFFIX)]
+                for e in entries
+                if e.name.endswith(_SUFFIX) and not e.name.startswith(".") and e.is_file()
+            )
+        )
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
@@ -298,8 +309,7 @@ class _JsonStore(MutableMapping[str, Any]):
         self.path.mkdir(parents=True, exist_ok=True)
         _remove_stale_temp_files(self.path)
         tmp = self.path / f".{key[:40]}.{os.getpid()}-{secrets.token_hex(8)}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
-                     0o666)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
@@ -329,8 +339,11 @@ def _remove_stale_temp_files(folder: Path) -> None:
     for entry in entries:
         owner = entry.name[:-4].rsplit(".", 1)[-1].split("-")[0]
         try:
-            stale = (not _alive(int(owner))) if owner.isdigit() else (
-                time.time() - entry.stat().st_mtime > _STALE_TMP_SECONDS)
+            stale = (
+                (not _alive(int(owner)))
+                if owner.isdigit()
+                else (time.time() - entry.stat().st_mtime > _STALE_TMP_SECONDS)
+            )
             if stale:
                 os.remove(entry.path)
         except OSError:
@@ -358,12 +371,10 @@ def _cache_key(key: Any) -> str:
 def _check_name(name: Any, *, what: str) -> str:
     """Return ``name`` if it is a safe single file name, else raise saying what is allowed."""
     if not isinstance(name, str):
-        raise TypeError(f"a store {what} must be a str, got {type(name).__name__}: "
-                        f"{name!r:.60}. A {what} is {_RULES}.")
+        raise TypeError(f"a store {what} must be a str, got {type(name).__name__}: {name!r:.60}. A {what} is {_RULES}.")
     problem = _name_problem(name)
     if problem:
-        raise ValueError(f"store {what} {name!r:.80} is refused because {problem}; "
-                         f"a {what} must be {_RULES}.")
+        raise ValueError(f"store {what} {name!r:.80} is refused because {problem}; a {what} must be {_RULES}.")
     return name
 
 

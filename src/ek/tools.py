@@ -22,8 +22,22 @@ from ek.cli import normalize_steps as _steps
 from ek.facade import score
 from ek.registry import check_requirements, get
 
-__all__ = ["audit_plan", "benchmark", "cer", "check", "compare", "cost_per_success", "engines", "estimate", "evaluate",
-           "pass_k", "rover", "version", "wer", "where"]
+__all__ = [
+    "audit_plan",
+    "benchmark",
+    "cer",
+    "check",
+    "compare",
+    "cost_per_success",
+    "engines",
+    "estimate",
+    "evaluate",
+    "pass_k",
+    "rover",
+    "version",
+    "wer",
+    "where",
+]
 
 
 def cer(prediction: str, gold: str, *, normalize: Optional[str] = None) -> float:
@@ -64,8 +78,12 @@ def rover(*hypotheses: str, confidence: bool = True) -> dict:
             'e.g. ek rover "the cat sat" "the cat sit".'
         )
     c = fuse(list(hypotheses), use_confidence=confidence)
-    return {"consensus": c.text, "mean_agreement": c.mean_agreement,
-            "agreement": list(c.agreement), "n_engines": c.n_engines}
+    return {
+        "consensus": c.text,
+        "mean_agreement": c.mean_agreement,
+        "agreement": list(c.agreement),
+        "n_engines": c.n_engines,
+    }
 
 
 def pass_k(n: int, c: int, k: int = 1) -> dict:
@@ -74,16 +92,18 @@ def pass_k(n: int, c: int, k: int = 1) -> dict:
 
     at, hat = pass_at_k(n=n, c=c, k=k), pass_hat_k(n=n, c=c, k=k)
     lo, hi = wilson_interval(c, n)
-    return {"n": n, "c": c, "k": k, "pass_at_k": at, "pass_hat_k": hat,
-            "success_rate": c / n, "success_ci": [lo, hi]}
+    return {"n": n, "c": c, "k": k, "pass_at_k": at, "pass_hat_k": hat, "success_rate": c / n, "success_ci": [lo, hi]}
 
 
 def cost_per_success(total_dollars: float, successes: int, *, attempts: Optional[int] = None) -> dict:
     """Dollars per successfully completed task (inf when nothing succeeded)."""
     from ek.agents import cost_of_pass, wilson_interval
 
-    out = {"total_dollars": total_dollars, "successes": successes,
-           "cost_per_success": cost_of_pass(total_dollars, successes)}
+    out = {
+        "total_dollars": total_dollars,
+        "successes": successes,
+        "cost_per_success": cost_of_pass(total_dollars, successes),
+    }
     if attempts is not None:
         if attempts < successes:
             raise ValueError(
@@ -91,8 +111,12 @@ def cost_per_success(total_dollars: float, successes: int, *, attempts: Optional
                 "every trial, failed ones included."
             )
         lo, hi = wilson_interval(successes, attempts)
-        out.update(attempts=attempts, cost_per_attempt=total_dollars / attempts,
-                   success_rate=successes / attempts, success_ci=[lo, hi])
+        out.update(
+            attempts=attempts,
+            cost_per_attempt=total_dollars / attempts,
+            success_rate=successes / attempts,
+            success_ci=[lo, hi],
+        )
     return out
 
 
@@ -105,8 +129,10 @@ def engines() -> list:
     credential variable is not set, ``hint`` naming it. Only ``"ready"``
     engines can be used.
     """
-    return [{"engine": r["engine"], "state": r["state"], "hint": r["hint"]}
-            for r in map(check, get("engines", "installed")())]
+    return [
+        {"engine": r["engine"], "state": r["state"], "hint": r["hint"]}
+        for r in map(check, get("engines", "installed")())
+    ]
 
 
 def check(engine: str) -> dict:
@@ -123,8 +149,11 @@ def _check_command(engine: str) -> Outcome:
     """What an OCR engine needs to run here; exit 2 when it is not ready."""
     report = check(engine)
     ready = report.get("ok") is True
-    return Outcome(stdout=json.dumps(report, indent=2, default=str),
-                   stderr="" if ready else f"ek check: {report.get('hint', '')}", exit_code=0 if ready else 2)
+    return Outcome(
+        stdout=json.dumps(report, indent=2, default=str),
+        stderr="" if ready else f"ek check: {report.get('hint', '')}",
+        exit_code=0 if ready else 2,
+    )
 
 
 _check_command.__name__ = "check"
@@ -140,6 +169,20 @@ def _demo() -> str:
 
 _demo.__name__ = "demo"
 
-_dispatch_funcs = [cer, wer, evaluate, compare, estimate, audit_plan, benchmark, where, version, rover, pass_k,
-                   cost_per_success, engines,
-                   _check_command, _demo]
+_dispatch_funcs = [
+    cer,
+    wer,
+    evaluate,
+    compare,
+    estimate,
+    audit_plan,
+    benchmark,
+    where,
+    version,
+    rover,
+    pass_k,
+    cost_per_success,
+    engines,
+    _check_command,
+    _demo,
+]

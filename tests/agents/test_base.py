@@ -2,18 +2,34 @@
 
 import pytest
 
-from ek.agents.base import (DESTRUCTIVE_WEIGHT, Cost, Episode, RunProvenance, Step, TaskSpec,
-                            ToolSpec, Trajectory, as_call, is_episode, suite_grammar, tool_grammar)
+from ek.agents.base import (
+    DESTRUCTIVE_WEIGHT,
+    Cost,
+    Episode,
+    RunProvenance,
+    Step,
+    TaskSpec,
+    ToolSpec,
+    Trajectory,
+    as_call,
+    is_episode,
+    suite_grammar,
+    tool_grammar,
+)
 from ek.base import FieldSpec, GraphGrammar
 
 
 def test_cost_adds_every_kind_and_latency():
-    a = Cost(input_tokens=100, output_tokens=50, cached_input_tokens=10, reasoning_tokens=5,
-             retries=1, latency_s=1.5)
+    a = Cost(input_tokens=100, output_tokens=50, cached_input_tokens=10, reasoning_tokens=5, retries=1, latency_s=1.5)
     b = Cost(input_tokens=1, output_tokens=2, cached_input_tokens=3, reasoning_tokens=4, latency_s=0.5)
     c = a + b
-    assert (c.input_tokens, c.output_tokens, c.cached_input_tokens, c.reasoning_tokens, c.retries) == \
-        (101, 52, 13, 9, 1)
+    assert (c.input_tokens, c.output_tokens, c.cached_input_tokens, c.reasoning_tokens, c.retries) == (
+        101,
+        52,
+        13,
+        9,
+        1,
+    )
     assert c.latency_s == 2.0
     assert c.total_tokens == 101 + 52 + 13 + 9
 
@@ -93,8 +109,9 @@ def test_tool_weight_defaults():
 
 
 def test_tool_grammar_weights_calls_and_arguments():
-    refund = ToolSpec("refund", params=[FieldSpec("amount", "number", importance=20.0),
-                                        FieldSpec("reason")], destructive=True)
+    refund = ToolSpec(
+        "refund", params=[FieldSpec("amount", "number", importance=20.0), FieldSpec("reason")], destructive=True
+    )
     g = tool_grammar(ToolSpec("search", params={"q": FieldSpec("q")}), refund)
     assert isinstance(g, GraphGrammar)
     assert g.node_cost("refund") == 10.0 and g.node_cost("search") == 1.0
@@ -149,6 +166,6 @@ def test_costs_sum_with_the_builtin_sum():
     assert 0 + a is a and sum([a]) is a
     assert sum([], Cost()) == Cost()
     with pytest.raises(TypeError):
-        1 + a                        # only the 0 that starts a sum is an empty tally
+        1 + a  # only the 0 that starts a sum is an empty tally
     with pytest.raises(TypeError):
         False + a

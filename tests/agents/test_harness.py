@@ -14,11 +14,27 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from ek.agents import (Cost, Episode, ReliabilityReport, RunProvenance, TaskSpec, ToolCallMetric, ToolSpec,
-                       UnknownModelPrice, as_agent, per_million, reliability)
+from ek.agents import (
+    Cost,
+    Episode,
+    ReliabilityReport,
+    RunProvenance,
+    TaskSpec,
+    ToolCallMetric,
+    ToolSpec,
+    UnknownModelPrice,
+    as_agent,
+    per_million,
+    reliability,
+)
 from ek.agents._suite import summary as _summary
-from ek.agents.harness import (AgentGateResult, agent_regression_gate, load_agent_baseline, run_suite,
-                               save_agent_baseline)
+from ek.agents.harness import (
+    AgentGateResult,
+    agent_regression_gate,
+    load_agent_baseline,
+    run_suite,
+    save_agent_baseline,
+)
 from ek.stores import json_store
 
 PRICE = per_million(1.0, 5.0)
@@ -38,6 +54,7 @@ def flaky(task, *, seed=None):
 
 
 # ---------------------------------------------------------------- basics
+
 
 def test_doc_example_and_quickstart():
     def agent(task):
@@ -65,8 +82,13 @@ def test_report_figures_match_reliability_and_cost_by_hand():
             wins += ok
         outcomes[t.task_id] = row
     ref = reliability(outcomes, k=4, slices={t.task_id: t.slice for t in tasks()})
-    assert (r.pass_at_k, r.pass_hat_k, r.success_rate, r.success_ci, r.pass_hat_k_ci) == \
-        (ref.pass_at_k, ref.pass_hat_k, ref.success_rate, ref.success_ci, ref.pass_hat_k_ci)
+    assert (r.pass_at_k, r.pass_hat_k, r.success_rate, r.success_ci, r.pass_hat_k_ci) == (
+        ref.pass_at_k,
+        ref.pass_hat_k,
+        ref.success_rate,
+        ref.success_ci,
+        ref.pass_hat_k_ci,
+    )
     assert r.cost["total_dollars"] == pytest.approx(spent)
     assert r.cost["cost_per_success"] == pytest.approx(spent / wins)
     lo, hi = r.cost["cost_per_success_ci"]
@@ -77,7 +99,7 @@ def test_report_figures_match_reliability_and_cost_by_hand():
 
 def test_a_raising_trial_is_a_failed_episode_carrying_its_error_and_cost():
     class Broke(RuntimeError):
-        cost = Cost(input_tokens=10 ** 6)
+        cost = Cost(input_tokens=10**6)
 
     def agent(task):
         if task.task_id == "t01":
@@ -87,7 +109,7 @@ def test_a_raising_trial_is_a_failed_episode_carrying_its_error_and_cost():
     r = run_suite(agent, tasks(3), price=PRICE)
     assert r.n_trials == 3 and r.n_success == 2
     assert r.detail["errors"] == [{"task_id": "t01", "trial": 0, "error": "Broke: the planner crashed"}]
-    assert r.cost["total_dollars"] == pytest.approx(1.0)       # the failed attempt is paid for
+    assert r.cost["total_dollars"] == pytest.approx(1.0)  # the failed attempt is paid for
     assert r.cost["n"] == 3
 
 
@@ -119,7 +141,7 @@ def test_seeds_reach_the_agent_and_the_episode():
 
 def test_report_is_identical_whatever_the_completion_order():
     def jittery(task, *, seed=None):
-        time.sleep(random.random() * 0.004)        # completion order differs run to run
+        time.sleep(random.random() * 0.004)  # completion order differs run to run
         return flaky(task, seed=seed)
 
     async def ajittery(task, *, seed=None):
@@ -163,7 +185,7 @@ def test_trials_run_concurrently_up_to_the_limit():
         assert state["peak"] == limit
     state["peak"] = 0
     run_suite(async_agent, tasks(10))
-    assert state["peak"] == 1                  # the default runs one trial at a time
+    assert state["peak"] == 1  # the default runs one trial at a time
 
 
 def test_run_suite_inside_a_running_event_loop():
@@ -207,7 +229,9 @@ def test_timeouts_fail_the_trial_not_the_suite():
 def test_metrics_get_the_suite_grammar():
     refund = ToolSpec("refund", destructive=True)
     suite = [TaskSpec("t", input=None, gold=[("refund", {})], tools=[refund])]
-    r = run_suite(lambda t: Episode(output=None), suite, metrics={"tool_call": ToolCallMetric()}, check=lambda e, g: False)
+    r = run_suite(
+        lambda t: Episode(output=None), suite, metrics={"tool_call": ToolCallMetric()}, check=lambda e, g: False
+    )
     m = r.detail["metrics"]["tool_call"]
     assert m["aggregate"] == 0.0 and m["n"] == 1 and m["errors"] == 0
     # the missed destructive call weighed 10, which only the injected grammar knows
@@ -240,12 +264,15 @@ def test_progress_only_on_a_terminal(capsys, monkeypatch):
     assert "run_suite |" in fake.getvalue() and "3/3 trials" in fake.getvalue()
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"k": 0}, r"k=0: k is the number of trials per task"),
-    ({"max_workers": 0}, r"run_suite\(\) max_workers must be a whole number >= 1"),
-    ({"timeout": -1}, "timeout"),
-    ({"run_id": "a/b"}, r"run_suite\(\) run_id must be a non-empty str"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"k": 0}, r"k=0: k is the number of trials per task"),
+        ({"max_workers": 0}, r"run_suite\(\) max_workers must be a whole number >= 1"),
+        ({"timeout": -1}, "timeout"),
+        ({"run_id": "a/b"}, r"run_suite\(\) run_id must be a non-empty str"),
+    ],
+)
 def test_bad_settings(kwargs, match):
     with pytest.raises(ValueError, match=match):
         run_suite(lambda t: t.gold, tasks(2), **kwargs)
@@ -261,6 +288,7 @@ def test_bad_task_lists():
 
 
 # ---------------------------------------------------------------- persistence and resume
+
 
 def _stored(root, run_id):
     """Every stored trial record of an agent run, by (task_id, trial)."""
@@ -286,8 +314,7 @@ def test_persist_stores_each_trial_and_resumes(tmp_path):
     resumed, calls[:] = True, []
     report = run_suite(agent, tasks(), k=4, seed=0, price=PRICE, persist=True, run_id="r1", rootdir=tmp_path)
     assert len(calls) == 48 - 9
-    fresh = run_suite(flaky, tasks(), k=4, seed=0, price=PRICE, persist=True, run_id="r1",
-                      rootdir=tmp_path / "other")
+    fresh = run_suite(flaky, tasks(), k=4, seed=0, price=PRICE, persist=True, run_id="r1", rootdir=tmp_path / "other")
     assert report == fresh
     assert report.detail["run_id"] == "r1"
     header = json_store("runs", rootdir=tmp_path)["agents.r1"]
@@ -296,9 +323,8 @@ def test_persist_stores_each_trial_and_resumes(tmp_path):
     stored = _stored(tmp_path, "r1")[("t00", 0)]
     assert stored["episode"]["task_id"] == "t00" and "wall_s" in stored
     calls[:] = []
-    assert run_suite(agent, tasks(), k=4, seed=0, price=PRICE, persist=True, run_id="r1",
-                     rootdir=tmp_path) == report
-    assert calls == []                       # a finished run costs nothing to re-read
+    assert run_suite(agent, tasks(), k=4, seed=0, price=PRICE, persist=True, run_id="r1", rootdir=tmp_path) == report
+    assert calls == []  # a finished run costs nothing to re-read
 
 
 @pytest.mark.filterwarnings("ignore:no task had mixed outcomes")
@@ -324,6 +350,7 @@ def test_persist_without_run_id_generates_one(tmp_path):
 
 
 # ---------------------------------------------------------------- baselines and the gate
+
 
 def sim_report(ps, k, rng, **run):
     outcomes = {f"t{i}": [rng.random() < p for _ in range(k)] for i, p in enumerate(ps)}
@@ -364,8 +391,9 @@ def test_malformed_and_foreign_baselines_are_refused():
         agent_regression_gate(r, {k: v for k, v in good.items() if k != "pass_hat_k"})
 
 
-@pytest.mark.parametrize("field,label", [("simulator", "user simulator"), ("suite_version", "suite version"),
-                                         ("scaffold", "scaffold")])
+@pytest.mark.parametrize(
+    "field,label", [("simulator", "user simulator"), ("suite_version", "suite version"), ("scaffold", "scaffold")]
+)
 def test_a_baseline_from_a_different_simulator_or_suite_is_not_comparable(tmp_path, field, label):
     base = run_suite(lambda t: t.gold, tasks(4), run=RunProvenance(**{field: "v1"}))
     save_agent_baseline(base, "b", rootdir=tmp_path)
@@ -382,7 +410,7 @@ def test_gate_flags_a_confident_drop_and_reports_both_sides():
     base = sim_report([0.9] * 60, 8, rng)
     worse = sim_report([0.5] * 60, 8, rng)
     g = agent_regression_gate(worse, base)
-    assert not g and len(g.reasons) == 2          # success rate and pass^8
+    assert not g and len(g.reasons) == 2  # success rate and pass^8
     assert "success rate fell" in g.reasons[0] and "pass^8 fell" in g.reasons[1]
     assert g.success_rate_baseline == base.success_rate and g.pass_hat_k == worse.pass_hat_k
     with pytest.warns(UserWarning, match="not significant"):
@@ -412,7 +440,7 @@ def test_gate_on_cost_per_success():
 def test_gate_false_alarm_rate_and_power_on_a_60_task_suite():
     """Identical agents rarely fail the gate; a 15-point drop is caught; CI overlap would miss it."""
     rng = random.Random(2024)
-    ps = [rng.uniform(0.55, 0.95) for _ in range(60)]            # mean 0.75, heterogeneous tasks
+    ps = [rng.uniform(0.55, 0.95) for _ in range(60)]  # mean 0.75, heterogeneous tasks
     k = 4
     chain = [sim_report(ps, k, rng) for _ in range(201)]
     with warnings.catch_warnings():
@@ -421,13 +449,14 @@ def test_gate_false_alarm_rate_and_power_on_a_60_task_suite():
         dropped = [sim_report([p - 0.15 for p in ps], k, rng) for _ in range(100)]
         caught = sum(not agent_regression_gate(d, b).passed for d, b in zip(dropped, chain))
     overlap_caught = sum(d.success_ci[1] < b.success_ci[0] for d, b in zip(dropped, chain))
-    assert alarms / 200 <= 0.06          # nominal: 2.5% one-sided per figure
+    assert alarms / 200 <= 0.06  # nominal: 2.5% one-sided per figure
     assert caught / 100 >= 0.85
     assert overlap_caught < caught
 
 
 def test_gate_compares_a_run_whose_tasks_all_share_one_pass_hat_k():
     from ek.agents import reliability
+
     r = reliability({f"t{i}": [True, True, False, False, False] for i in range(10)}, k=2)
     gate = agent_regression_gate(r, r)
     assert gate.passed and not gate.underpowered
@@ -436,17 +465,39 @@ def test_gate_compares_a_run_whose_tasks_all_share_one_pass_hat_k():
 @pytest.mark.filterwarnings("ignore:no task had mixed outcomes")
 def test_resume_refuses_changed_prices(tmp_path):
     # Stored trials carry dollars at the old rates; resuming at new rates would mix two price lists.
-    run_suite(lambda t: Episode(output=t.gold, cost=Cost(input_tokens=10)), tasks(3), k=1,
-              price=PRICE, persist=True, run_id="p", rootdir=tmp_path)
+    run_suite(
+        lambda t: Episode(output=t.gold, cost=Cost(input_tokens=10)),
+        tasks(3),
+        k=1,
+        price=PRICE,
+        persist=True,
+        run_id="p",
+        rootdir=tmp_path,
+    )
     with pytest.raises(ValueError, match=r"run_id 'p' was started with price"):
-        run_suite(lambda t: Episode(output=t.gold, cost=Cost(input_tokens=10)), tasks(3), k=1,
-                  price=per_million(2.0, 5.0), persist=True, run_id="p", rootdir=tmp_path)
-    again = run_suite(lambda t: Episode(output=t.gold, cost=Cost(input_tokens=10)), tasks(3), k=1,
-                      price=per_million(1.0, 5.0), persist=True, run_id="p", rootdir=tmp_path)
+        run_suite(
+            lambda t: Episode(output=t.gold, cost=Cost(input_tokens=10)),
+            tasks(3),
+            k=1,
+            price=per_million(2.0, 5.0),
+            persist=True,
+            run_id="p",
+            rootdir=tmp_path,
+        )
+    again = run_suite(
+        lambda t: Episode(output=t.gold, cost=Cost(input_tokens=10)),
+        tasks(3),
+        k=1,
+        price=per_million(1.0, 5.0),
+        persist=True,
+        run_id="p",
+        rootdir=tmp_path,
+    )
     assert again.cost["total_dollars"] == pytest.approx(30e-6)
 
 
 # ---------------------------------------------------------------- faults found by a hostile user
+
 
 @pytest.mark.parametrize("raised", [TimeoutError("the model API timed out"), socket.timeout("read timed out")])
 @pytest.mark.parametrize("timeout", [None, 5.0])
@@ -553,8 +604,9 @@ def test_smallest_detectable_drop_by_hand_and_by_statsmodels():
     for rate, n_base, n_cur in ((1.0, 10, 10), (0.5, 100, 100), (0.8, 200, 120), (28 / 45, 20, 20)):
         d = _smallest_detectable_drop(rate, n_base, n_cur)
         for step, sign in ((-1e-4, 1), (1e-4, -1)):  # just below it the drop is not significant, just above it is
-            _, upper = confint_proportions_2indep((rate - d - step) * n_cur, n_cur, rate * n_base, n_base,
-                                                  method="newcomb", compare="diff", alpha=alpha)
+            _, upper = confint_proportions_2indep(
+                (rate - d - step) * n_cur, n_cur, rate * n_base, n_base, method="newcomb", compare="diff", alpha=alpha
+            )
             assert sign * upper > 0, (rate, n_base, n_cur, step)
     # 1 task of 1: a fall from 1 to 0 leaves Newcombe's upper bound at -1 + hypot(0.7935, 0.7935) = 0.12 > 0.
     assert _smallest_detectable_drop(1.0, 1, 1) is None and _smallest_detectable_drop(0.0, 50, 50) is None
@@ -568,8 +620,11 @@ def test_gate_is_underpowered_when_the_suite_cannot_resolve_a_drop_of_the_tolera
     base = reliability({f"t{i}": [True] * 8 + [False] * 2 for i in range(20)}, k=2)
     now = reliability({f"t{i}": [True] * 7 + [False] * 3 for i in range(20)}, k=2)
     assert now.pass_hat_k_ci[1] - now.pass_hat_k_ci[0] < 1e-12 and base.pass_hat_k == pytest.approx(28 / 45)
-    with pytest.warns(UserWarning, match=r"pass\^2 -0\.156, 95% interval \[-0\.156, -0\.156\], the smallest "
-                                         r"detectable drop at 20 tasks is 0\.307.*tolerance=0\.2"):
+    with pytest.warns(
+        UserWarning,
+        match=r"pass\^2 -0\.156, 95% interval \[-0\.156, -0\.156\], the smallest "
+        r"detectable drop at 20 tasks is 0\.307.*tolerance=0\.2",
+    ):
         g = agent_regression_gate(now, base, tolerance=0.2)
     assert g.passed and g.underpowered
     # The success rate, 0.8 -> 0.7 over 200 trials each, stays clean: its interval [-0.183, -0.015] and the
@@ -590,8 +645,11 @@ def test_gate_is_underpowered_when_the_suite_cannot_resolve_a_drop_of_the_tolera
 def test_the_underpowered_warning_names_the_smallest_detectable_drop():
     base = reliability({f"t{i}": [True] for i in range(10)})
     now = reliability({f"t{i}": [i != 0] for i in range(10)})
-    with pytest.warns(UserWarning, match=r"success rate -0\.100, .*the smallest detectable drop at 10 trials is "
-                                         r"0\.350"):
+    with pytest.warns(
+        UserWarning,
+        match=r"success rate -0\.100, .*the smallest detectable drop at 10 trials is "
+        r"0\.350",
+    ):
         assert agent_regression_gate(now, base, tolerance=0.1).underpowered
     one = reliability({"t0": [True]})
     with pytest.warns(UserWarning, match="no drop is detectable at 1 trials"):
@@ -619,8 +677,14 @@ def test_goldless_tasks_are_left_out_of_extra_metrics_and_named():
 
 
 def test_the_persisted_run_stores_its_cost_headline_as_strict_json(tmp_path):
-    run_suite(lambda t: Episode(output="no", cost=Cost(input_tokens=1000)), tasks(3), price=PRICE,
-              persist=True, run_id="r", rootdir=tmp_path)
+    run_suite(
+        lambda t: Episode(output="no", cost=Cost(input_tokens=1000)),
+        tasks(3),
+        price=PRICE,
+        persist=True,
+        run_id="r",
+        rootdir=tmp_path,
+    )
     text = (tmp_path / "runs" / "agents.r.json").read_text()
     summary = json.loads(text, parse_constant=lambda c: pytest.fail(f"bare {c}"))["summary"]
     assert summary["total_dollars"] == pytest.approx(3 * 1000 * 1e-6)
@@ -643,4 +707,5 @@ def test_an_executor_runs_async_agents_and_timeouts_in_its_workers():
     assert pooled == serial
     [timed_out] = [e for e in pooled.detail["errors"] if e["task_id"] == "t03"]
     assert timed_out["trial"] == 1 and timed_out["error"].startswith(
-        "TimeoutError: the trial did not finish within timeout=0.5 s and was cancelled")
+        "TimeoutError: the trial did not finish within timeout=0.5 s and was cancelled"
+    )

@@ -24,10 +24,11 @@ def test_no_public_name_reports_a_private_module():
         obj = getattr(ek.agents, name)
         if has_home(obj):
             assert obj.__module__.startswith("ek.agents"), name
-            assert not any(part.startswith("_") for part in obj.__module__.split(".")), \
+            assert not any(part.startswith("_") for part in obj.__module__.split(".")), (
                 f"{name} reports {obj.__module__}"
+            )
             home = importlib.import_module(obj.__module__)
-            assert getattr(home, name) is obj                 # the reported home really has it
+            assert getattr(home, name) is obj  # the reported home really has it
 
 
 def test_rehomed_objects_still_pickle():

@@ -76,9 +76,12 @@ def test_judge_validation_with_missing_labels_matches_krippendorff():
     judge = [1, 2, None, 3, 3, 1, float("nan"), 2, 2, 1]
     human = [1, 2, 2, 3, 2, 1, 1, None, 2, 3]
     ours = judge_validation(judge, human, level="interval")
-    ref = kd.alpha(reliability_data=np.array([[math.nan if v is None else v for v in judge],
-                                              [math.nan if v is None else v for v in human]], dtype=float),
-                   level_of_measurement="interval")
+    ref = kd.alpha(
+        reliability_data=np.array(
+            [[math.nan if v is None else v for v in judge], [math.nan if v is None else v for v in human]], dtype=float
+        ),
+        level_of_measurement="interval",
+    )
     assert ours["alpha"] == pytest.approx(ref, abs=1e-9)
     assert ours["n"] == 7 and ours["kappa"] is None
 

@@ -8,8 +8,7 @@ import ek
 import ek.agents  # noqa: F401 - registers the agent metrics and checkers
 from ek.agents.base import Cost, Episode, RunProvenance
 from ek.agents.cost import UnknownModelPrice, per_million
-from ek.agents.metrics import (CostPerSuccessMetric, TaskSuccessMetric, final_state_match,
-                               output_match, recorded_success)
+from ek.agents.metrics import CostPerSuccessMetric, TaskSuccessMetric, final_state_match, output_match, recorded_success
 from ek.registry import get
 
 
@@ -19,7 +18,7 @@ def test_output_match_canonicalizes_and_reads_numbers():
     assert output_match(Episode(output=4.0), "4")
     assert not output_match(Episode(output="43"), 42)
     assert not output_match(Episode(output=None), "x")
-    assert output_match("raw answer", "Raw Answer")      # a bare answer is its own output
+    assert output_match("raw answer", "Raw Answer")  # a bare answer is its own output
 
 
 def test_final_state_match_is_structural():
@@ -60,8 +59,8 @@ def test_task_success_metric_and_rate():
 
 def test_cost_per_success_is_a_ratio_of_sums():
     m = CostPerSuccessMetric(price=per_million(1.0, 1.0))
-    a = m(Episode(output="y", cost=Cost(input_tokens=3_000_000)), "y")     # $3, success
-    b = m(Episode(output="n", cost=Cost(input_tokens=1_000_000)), "y")     # $1, failure
+    a = m(Episode(output="y", cost=Cost(input_tokens=3_000_000)), "y")  # $3, success
+    b = m(Episode(output="n", cost=Cost(input_tokens=1_000_000)), "y")  # $1, failure
     assert a.value == pytest.approx(3.0) and b.value == pytest.approx(1.0)
     assert m.aggregate([a, b]) == pytest.approx(4.0)
     assert m.aggregate([b]) == math.inf
@@ -71,7 +70,7 @@ def test_cost_per_success_is_a_ratio_of_sums():
 def test_cost_per_success_resolves_each_episode_model():
     table = {"cheap": per_million(1.0, 1.0), "dear": per_million(10.0, 10.0)}
     m = CostPerSuccessMetric(prices=table)
-    s = m(Episode(output="y", cost=Cost(input_tokens=10 ** 6), run=RunProvenance(model="dear")), "y")
+    s = m(Episode(output="y", cost=Cost(input_tokens=10**6), run=RunProvenance(model="dear")), "y")
     assert s.value == pytest.approx(10.0)
     with pytest.raises(UnknownModelPrice, match="'nope' is not in the price catalog"):
         m(Episode(output="y", cost=Cost(input_tokens=1), run=RunProvenance(model="nope")), "y")
@@ -81,8 +80,10 @@ def test_cost_per_success_resolves_each_episode_model():
 
 def test_usable_through_ek_score_and_evaluate():
     assert ek.score(Episode(output="4"), "4", metric="task_success").value == 1.0
-    report = ek.evaluate([(Episode(output="4"), "4"), (Episode(output="5"), "4")],
-                         metric=CostPerSuccessMetric(price=per_million(1.0, 1.0)))
+    report = ek.evaluate(
+        [(Episode(output="4"), "4"), (Episode(output="5"), "4")],
+        metric=CostPerSuccessMetric(price=per_million(1.0, 1.0)),
+    )
     assert report.aggregate == 0.0 and report.n == 2
 
 
@@ -98,11 +99,15 @@ def test_score_dispatches_an_episode_to_task_success():
     assert report.metric == "task_success" and report.aggregate == 0.5
 
 
-@pytest.mark.parametrize("call", [
-    lambda: ek.score(Episode(output="4", cost=Cost(input_tokens=10)), "4", metric="cost_per_success"),
-    lambda: ek.evaluate([(Episode(output="4"), "4")], metric="cost_per_success"),
-    lambda: CostPerSuccessMetric()(Episode(output="4"), "4"),      # priceless: no silent $0
-], ids=["score", "evaluate", "no-price"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: ek.score(Episode(output="4", cost=Cost(input_tokens=10)), "4", metric="cost_per_success"),
+        lambda: ek.evaluate([(Episode(output="4"), "4")], metric="cost_per_success"),
+        lambda: CostPerSuccessMetric()(Episode(output="4"), "4"),  # priceless: no silent $0
+    ],
+    ids=["score", "evaluate", "no-price"],
+)
 def test_cost_per_success_by_name_says_which_rates_it_needs(call):
     with pytest.raises(UnknownModelPrice) as info:
         call()
@@ -110,4 +115,4 @@ def test_cost_per_success_by_name_says_which_rates_it_needs(call):
     assert "can't be used by name" in message
     assert "CostPerSuccessMetric(price=per_million(input_usd, output_usd))" in message
     assert "load_prices(" in message and "Did you mean" not in message
-    assert isinstance(info.value, KeyError)      # what a by-name lookup raises, per ek.registry
+    assert isinstance(info.value, KeyError)  # what a by-name lookup raises, per ek.registry

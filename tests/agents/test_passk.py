@@ -48,7 +48,7 @@ def test_pass_at_k_and_pass_hat_k_equal_the_closed_forms(case):
 def log_ratio_case(draw):
     """(n, m, k) with m, k >= 1, m + k <= n, small enough for the exact reference."""
     n = draw(st.one_of(st.integers(2, 5_000), st.integers(2, 10**12)))
-    t = draw(st.integers(1, min(300, n - 1)))          # the smaller of m and k
+    t = draw(st.integers(1, min(300, n - 1)))  # the smaller of m and k
     s = draw(st.integers(t, n - t)) if n - t >= t else None
     if s is None:
         s, t = t, n - t
@@ -61,7 +61,7 @@ def log_ratio_case(draw):
 def test_the_log_space_ratio_equals_the_exact_ratio(case):
     # The O(1) formula behind large runs, checked on runs small enough to compute exactly.
     n, m, k = case
-    t, s = min(m, k), max(m, k)       # C(n - m, k) / C(n, k) = prod (n - s - j) / (n - j), j < t
+    t, s = min(m, k), max(m, k)  # C(n - m, k) / C(n, k) = prod (n - s - j) / (n - j), j < t
     exact = Fraction(math.prod(range(n - s - t + 1, n - s + 1)), math.prod(range(n - t + 1, n + 1)))
     log_r = log_ratio(n, m, k)
     if exact > Fraction(1, 10**290):
@@ -72,13 +72,16 @@ def test_the_log_space_ratio_equals_the_exact_ratio(case):
         assert close(-math.expm1(log_r), float(1 - exact))
 
 
-@pytest.mark.parametrize("n,c,k,at,hat", [
-    # c = n/2 of 10**8 with k = n/2: at least one of k trials succeeds for sure; all k never.
-    (100_000_000, 50_000_000, 50_000_000, 1.0, 0.0),
-    (1_000_000, 500_000, 500_000, 1.0, 0.0),
-    # one success in a million trials: pass@1 is exactly c/n.
-    (1_000_000, 1, 1, 1e-6, 1e-6),
-])
+@pytest.mark.parametrize(
+    "n,c,k,at,hat",
+    [
+        # c = n/2 of 10**8 with k = n/2: at least one of k trials succeeds for sure; all k never.
+        (100_000_000, 50_000_000, 50_000_000, 1.0, 0.0),
+        (1_000_000, 500_000, 500_000, 1.0, 0.0),
+        # one success in a million trials: pass@1 is exactly c/n.
+        (1_000_000, 1, 1, 1e-6, 1e-6),
+    ],
+)
 def test_huge_runs_have_their_limiting_values(n, c, k, at, hat):
     assert pass_at_k(n=n, c=c, k=k) == at
     assert pass_hat_k(n=n, c=c, k=k) == hat
@@ -89,7 +92,7 @@ def test_a_large_run_far_from_the_limits_is_exact():
     # C(n - c, k) / C(n, k) is the product of (n - k - j) / (n - j) over j < c.
     ratio = Fraction(math.prod(range(n - k - c + 1, n - k + 1)), math.prod(range(n - c + 1, n + 1)))
     assert pass_at_k(n=n, c=c, k=k) == float(1 - ratio)
-    n, c, k = 10**8, 10**8 - 3, 10**7             # three failures: pass^k = prod (n - k - j) / (n - j)
+    n, c, k = 10**8, 10**8 - 3, 10**7  # three failures: pass^k = prod (n - k - j) / (n - j)
     ratio = Fraction(math.prod(range(n - k - 2, n - k + 1)), math.prod(range(n - 2, n + 1)))
     assert pass_hat_k(n=n, c=c, k=k) == float(ratio)
 

@@ -9,8 +9,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ek.agents import (Episode, bootstrap_ci, difference_upper_bound, newcombe_difference, pass_at_k,
-                       pass_hat_k, reliability, wilson_interval)
+from ek.agents import (
+    Episode,
+    bootstrap_ci,
+    difference_upper_bound,
+    newcombe_difference,
+    pass_at_k,
+    pass_hat_k,
+    reliability,
+    wilson_interval,
+)
 from ek._stats import binomial as _binomial, mean_interval as _bootstrap_mean_ci, ratio_interval as _ratio_bootstrap_ci
 
 
@@ -24,8 +32,9 @@ def humaneval_pass_at_k(n, c, k):
     return 1.0 - prod
 
 
-@pytest.mark.parametrize("n,c,k", [(10, 1, 1), (10, 3, 5), (20, 0, 4), (20, 20, 7), (8, 4, 2),
-                                   (100, 37, 10), (5, 4, 5), (1, 1, 1)])
+@pytest.mark.parametrize(
+    "n,c,k", [(10, 1, 1), (10, 3, 5), (20, 0, 4), (20, 20, 7), (8, 4, 2), (100, 37, 10), (5, 4, 5), (1, 1, 1)]
+)
 def test_pass_at_k_matches_the_humaneval_estimator(n, c, k):
     assert pass_at_k(n=n, c=c, k=k) == pytest.approx(humaneval_pass_at_k(n, c, k), abs=1e-12)
     assert pass_at_k(n=n, c=c, k=k) == pytest.approx(1 - comb(n - c, k) / comb(n, k), abs=1e-12)
@@ -38,7 +47,7 @@ def test_pass_hat_k_is_the_ratio_of_binomials(n, c, k):
 
 def test_pass_hat_k_hand_values():
     assert pass_hat_k(n=8, c=4, k=2) == 6 / 28
-    assert pass_hat_k(n=10, c=9, k=8) == pytest.approx(0.2)    # C(9,8)/C(10,8) = 9/45
+    assert pass_hat_k(n=10, c=9, k=8) == pytest.approx(0.2)  # C(9,8)/C(10,8) = 9/45
     assert pass_hat_k(n=10, c=3, k=4) == 0.0
 
 
@@ -46,7 +55,7 @@ def test_pass_hat_k_tends_to_p_to_the_k():
     rng = random.Random(7)
     p, n, k = 0.8, 400, 3
     vals = [pass_hat_k(n=n, c=sum(rng.random() < p for _ in range(n)), k=k) for _ in range(200)]
-    assert sum(vals) / len(vals) == pytest.approx(p ** k, abs=0.01)
+    assert sum(vals) / len(vals) == pytest.approx(p**k, abs=0.01)
 
 
 @given(n=st.integers(1, 60), data=st.data())
@@ -105,8 +114,14 @@ def test_newcombe_matches_statsmodels():
     from statsmodels.stats.proportion import confint_proportions_2indep
 
     z = 1.959963984540054
-    for a, na, b, nb in [(50, 100, 90, 100), (89, 100, 90, 100), (0, 20, 5, 20), (12, 60, 21, 60),
-                         (60, 60, 51, 60), (7, 13, 2, 29)]:
+    for a, na, b, nb in [
+        (50, 100, 90, 100),
+        (89, 100, 90, 100),
+        (0, 20, 5, 20),
+        (12, 60, 21, 60),
+        (60, 60, 51, 60),
+        (7, 13, 2, 29),
+    ]:
         ref = confint_proportions_2indep(a, na, b, nb, method="newcomb", compare="diff", alpha=0.05)
         assert newcombe_difference(a, na, b, nb, z=z) == pytest.approx(ref, abs=1e-10)
 
@@ -119,7 +134,7 @@ def test_newcombe_examples():
 def test_difference_upper_bound_is_the_mover_bound():
     # symmetric intervals: the combined standard error
     ub = difference_upper_bound(0.5, (0.4, 0.6), 0.8, (0.7, 0.9))
-    assert ub == pytest.approx(-0.3 + math.sqrt(0.1 ** 2 + 0.1 ** 2))
+    assert ub == pytest.approx(-0.3 + math.sqrt(0.1**2 + 0.1**2))
     # asymmetric: only a's upper side and b's lower side matter
     ub = difference_upper_bound(0.5, (0.0, 0.55), 0.8, (0.78, 1.0))
     assert ub == pytest.approx(-0.3 + math.hypot(0.05, 0.02))
@@ -172,8 +187,8 @@ def test_ratio_bootstrap_paths_agree():
     rng = random.Random(2)
     dollars = [rng.uniform(0.5, 2.0) for _ in range(4000)]
     wins = [rng.randint(0, 4) for _ in range(4000)]
-    exact = _ratio_bootstrap_ci(dollars, wins, resamples=100, seed=0)      # 400k draws: exact path
-    grouped = _ratio_bootstrap_ci(dollars, wins, resamples=2000, seed=0)   # grouped normal path
+    exact = _ratio_bootstrap_ci(dollars, wins, resamples=100, seed=0)  # 400k draws: exact path
+    grouped = _ratio_bootstrap_ci(dollars, wins, resamples=2000, seed=0)  # grouped normal path
     point = sum(dollars) / sum(wins)
     assert exact[0] < point < exact[1] and grouped[0] < point < grouped[1]
     assert grouped == pytest.approx(exact, rel=0.02)
@@ -195,12 +210,14 @@ def test_reliability_skips_tasks_with_fewer_than_k_trials():
     assert r.detail["skipped"] == 1 and r.detail["skipped_tasks"] == ["b"]
     assert r.per_task["b"]["pass_hat_k"] is None
     assert r.pass_hat_k == pass_hat_k(n=3, c=2, k=2)
-    assert r.n_trials == 4 and r.success_rate == 0.75    # skipped trials still count here
+    assert r.n_trials == 4 and r.success_rate == 0.75  # skipped trials still count here
 
 
 def test_reliability_from_episodes_and_slices():
-    eps = [Episode(task_id=t, success=s) for t, s in
-           [("a", True), ("a", False), ("b", True), ("b", True), ("c", False), ("c", False)]]
+    eps = [
+        Episode(task_id=t, success=s)
+        for t, s in [("a", True), ("a", False), ("b", True), ("b", True), ("c", False), ("c", False)]
+    ]
     r = reliability(eps, k=2, slices={"a": "easy", "b": "easy", "c": "hard"}, cost={"n": 6})
     assert r.per_slice["easy"]["n_tasks"] == 2 and r.per_slice["easy"]["success_rate"] == 0.75
     assert r.per_slice["hard"]["pass_hat_k"] == 0.0
@@ -227,7 +244,7 @@ def test_pass_hat_k_interval_contains_the_estimate():
     outcomes = {f"t{i}": [rng.random() < 0.7 for _ in range(8)] for i in range(200)}
     r = reliability(outcomes, k=4)
     assert r.pass_hat_k_ci[0] < r.pass_hat_k < r.pass_hat_k_ci[1]
-    assert r == reliability(outcomes, k=4)      # deterministic, bootstrap included
+    assert r == reliability(outcomes, k=4)  # deterministic, bootstrap included
 
 
 def test_pass_hat_k_interval_contains_the_estimate_when_every_task_agrees():
@@ -240,12 +257,15 @@ def test_pass_hat_k_interval_contains_the_estimate_when_every_task_agrees():
 
 def test_skipping_short_tasks_is_never_silent():
     outcomes = {"a": [True, False, True], "b": [True], "c": [False, False, True], "d": []}
-    with pytest.warns(UserWarning, match=r"2 of 4 task\(s\) have fewer than k=3 trials .*: 'b', 'd'\. "
-                                         r"They are listed in detail\['skipped_tasks'\]") as record:
+    with pytest.warns(
+        UserWarning,
+        match=r"2 of 4 task\(s\) have fewer than k=3 trials .*: 'b', 'd'\. "
+        r"They are listed in detail\['skipped_tasks'\]",
+    ) as record:
         r = reliability(outcomes, k=3)
-    assert record[0].filename == __file__                # points at the caller
+    assert record[0].filename == __file__  # points at the caller
     assert r.detail["skipped"] == 2 and r.detail["skipped_tasks"] == ["b", "d"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         full = {t: v for t, v in outcomes.items() if v}
-        reliability(full, k=1, warn_deterministic=False)       # nothing skipped: no warning
+        reliability(full, k=1, warn_deterministic=False)  # nothing skipped: no warning

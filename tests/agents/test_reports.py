@@ -11,8 +11,17 @@ import warnings
 import pytest
 
 import ek
-from ek.agents import (Cost, CostPerSuccessMetric, Episode, Step, TaskSpec, ToolCallMetric, per_million,
-                       reliability, wilson_interval)
+from ek.agents import (
+    Cost,
+    CostPerSuccessMetric,
+    Episode,
+    Step,
+    TaskSpec,
+    ToolCallMetric,
+    per_million,
+    reliability,
+    wilson_interval,
+)
 from ek.agents.harness import run_suite
 
 PRICE = per_million(1.0, 5.0)
@@ -31,25 +40,39 @@ def quiet_reliability(source, **kw):
 
 def agent(skill):
     """Deterministic in (task, seed): succeeds with chance ``skill``, calls a tool, spends tokens."""
+
     def run(task, *, seed=None):
         rng = random.Random(f"{task.task_id}:{seed}:{skill}")
         ok = rng.random() < skill
         call = Step("search", {"q": task.input if rng.random() < skill else "?"})
-        return Episode(output="ok" if ok else "no", trajectory=[call],
-                       cost=Cost(input_tokens=rng.randint(500, 1500), output_tokens=rng.randint(50, 150)))
+        return Episode(
+            output="ok" if ok else "no",
+            trajectory=[call],
+            cost=Cost(input_tokens=rng.randint(500, 1500), output_tokens=rng.randint(50, 150)),
+        )
+
     return run
 
 
 def suite(n, start=0):
-    return [TaskSpec(f"t{i:03d}", input=f"q{i}", gold=[("search", {"q": f"q{i}"})], slice="ab"[i % 2])
-            for i in range(start, start + n)]
+    return [
+        TaskSpec(f"t{i:03d}", input=f"q{i}", gold=[("search", {"q": f"q{i}"})], slice="ab"[i % 2])
+        for i in range(start, start + n)
+    ]
 
 
 def run(skill, tasks, k=2):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return run_suite(agent(skill), tasks, k=k, seed=3, price=PRICE, check=lambda ep, gold: ep.output == "ok",
-                         metrics={"tool_call": ToolCallMetric()})
+        return run_suite(
+            agent(skill),
+            tasks,
+            k=k,
+            seed=3,
+            price=PRICE,
+            check=lambda ep, gold: ep.output == "ok",
+            metrics={"tool_call": ToolCallMetric()},
+        )
 
 
 # --- the success rate --------------------------------------------------------------------------
@@ -184,8 +207,9 @@ def test_a_plain_function_metric_is_the_mean_of_its_trials():
 
 
 def test_a_custom_aggregate_keeps_trials_as_items_and_has_no_interval():
-    lowest = ek.metric(lambda ep, gold: float(ep.output == "ok"), aggregate=lambda scores: min(s.value for s in scores),
-                       name="lowest")
+    lowest = ek.metric(
+        lambda ep, gold: float(ep.output == "ok"), aggregate=lambda scores: min(s.value for s in scores), name="lowest"
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = run_suite(agent(0.5), suite(6), k=2, check=lambda ep, gold: True, metrics={"lowest": lowest})

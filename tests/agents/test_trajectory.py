@@ -9,7 +9,7 @@ from ek.agents import Step, ToolSpec, tool_grammar
 from ek.agents.trajectory import SCHEMES, TrajectoryMetric
 from ek.base import FieldSpec
 
-S, A = ("search", {"q": "cat"}), ("answer", {"a": "meow"})   # each of mass 2 (tool + one argument)
+S, A = ("search", {"q": "cat"}), ("answer", {"a": "meow"})  # each of mass 2 (tool + one argument)
 
 
 def test_identical_is_zero_in_every_scheme():
@@ -25,7 +25,7 @@ def test_in_order_extra_step_costs_its_mass():
 
 def test_in_order_penalises_a_swap_but_any_order_does_not():
     swapped = [A, S]
-    assert TrajectoryMetric("in_order")(swapped, [S, A]).detail["distance"] == 4.0   # delete + insert one
+    assert TrajectoryMetric("in_order")(swapped, [S, A]).detail["distance"] == 4.0  # delete + insert one
     assert TrajectoryMetric("any_order")(swapped, [S, A]).value == 0.0
 
 
@@ -109,9 +109,10 @@ def test_empty_pair_and_bad_scheme():
         TrajectoryMetric("dag")
 
 
-steps = st.lists(st.tuples(st.sampled_from(["a", "b", "c"]),
-                           st.dictionaries(st.sampled_from(["x"]), st.integers(0, 1), max_size=1)),
-                 max_size=7)
+steps = st.lists(
+    st.tuples(st.sampled_from(["a", "b", "c"]), st.dictionaries(st.sampled_from(["x"]), st.integers(0, 1), max_size=1)),
+    max_size=7,
+)
 
 
 @given(pred=steps, gold=steps)
@@ -121,18 +122,19 @@ def test_distance_properties(pred, gold):
         assert 0.0 <= s.value <= 1.0
     in_order = TrajectoryMetric("in_order")(pred, gold).detail["distance"]
     any_order = TrajectoryMetric("any_order")(pred, gold).detail["distance"]
-    assert any_order <= in_order + 1e-9                       # ignoring order can only help
-    assert in_order == TrajectoryMetric("in_order")(gold, pred).detail["distance"]   # symmetric costs
+    assert any_order <= in_order + 1e-9  # ignoring order can only help
+    assert in_order == TrajectoryMetric("in_order")(gold, pred).detail["distance"]  # symmetric costs
     assert TrajectoryMetric("superset")(pred, gold).detail["distance"] <= any_order + 1e-9
 
 
 @pytest.mark.parametrize("scheme", ["in_order", "exact", "any_order"])
-@pytest.mark.parametrize("pred_args,gold_args", [({}, {"x": None}), ({"x": None}, {})],
-                         ids=["missing-none", "extra-none"])
+@pytest.mark.parametrize(
+    "pred_args,gold_args", [({}, {"x": None}), ({"x": None}, {})], ids=["missing-none", "extra-none"]
+)
 def test_an_explicit_none_argument_costs_distance(scheme, pred_args, gold_args):
     m = TrajectoryMetric(scheme=scheme)
     s = m([Step("f", pred_args)], [Step("f", gold_args)])
     assert s.value > 0.0 and s.detail["distance"] > 0.0
     if scheme != "exact":
-        assert s.detail["distance"] == 1.0                  # one argument of weight 1
+        assert s.detail["distance"] == 1.0  # one argument of weight 1
     assert m([Step("f", {"x": None})], [Step("f", {"x": None})]).value == 0.0

@@ -120,9 +120,17 @@ def work(tmp_path_factory):
 def local_cluster(work):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                      dashboard_address=None, scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}
-                                      ) as c, distributed.Client(c) as client:
+        with (
+            distributed.LocalCluster(
+                n_workers=2,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=None,
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+            ) as c,
+            distributed.Client(c) as client,
+        ):
             yield client
 
 
@@ -151,21 +159,40 @@ def _graph(total, items):
 
 POOLS = {
     "cer": [("kitten", "sitting"), ("ab", "ab"), ("", "abc"), ("a b c", "a c"), ("héllo", "hello"), ("x", "")],
-    "fields": [({"a": 1, "b": 2}, {"a": 1, "b": 3}), ({}, {"a": 1}), ({"a": 1}, {"a": 1}), ({"x": 1}, {}),
-               ({"a": 2, "c": 3}, {"a": 2, "c": 4, "d": 5})],
-    "span_f1_seqeval_conll": [(["B-PER", "I-PER", "O"], ["B-PER", "I-PER", "O"]), (["B-LOC", "O"], ["O", "O"]),
-                              (["O", "B-PER"], ["B-PER", "I-PER"]), (["O"], ["O"])],
-    "span_f1_partial": [([{"label": "ORG", "start": 1, "end": 1}], [{"label": "ORG", "start": 0, "end": 1}]),
-                        ([], [{"label": "PER", "start": 0, "end": 0}]),
-                        ([{"label": "X", "start": 0, "end": 2}], [{"label": "X", "start": 0, "end": 2}])],
-    "teds": [(Table.from_grid([["a", "b"]]), Table.from_grid([["a", "c"]])),
-             (Table.from_grid([["a", None], ["c", "d"]]), Table.from_grid([["a", "b"], ["c", "d"]])),
-             (Table.from_grid([["x"]]), Table.from_grid([["x", "y"], ["z", "w"]]))],
-    "grits": [(Table.from_grid([["1", "2"], ["3", "4"]]), Table.from_grid([["1", "2"], ["3", "5"]])),
-              (Table.from_grid([["a"]]), Table.from_grid([["a", "b"]])),
-              (Table.from_grid([["p", None]]), Table.from_grid([["p", "q"]]))],
-    "typed_graph": [(_graph("10", ["a"]), _graph("12", ["a"])), (_graph("7", ["a", "b"]), _graph("7", ["b"])),
-                    (_graph("1", []), _graph("1", ["z", "y"])), (_graph("3", ["q"]), _graph("3", ["q"]))],
+    "fields": [
+        ({"a": 1, "b": 2}, {"a": 1, "b": 3}),
+        ({}, {"a": 1}),
+        ({"a": 1}, {"a": 1}),
+        ({"x": 1}, {}),
+        ({"a": 2, "c": 3}, {"a": 2, "c": 4, "d": 5}),
+    ],
+    "span_f1_seqeval_conll": [
+        (["B-PER", "I-PER", "O"], ["B-PER", "I-PER", "O"]),
+        (["B-LOC", "O"], ["O", "O"]),
+        (["O", "B-PER"], ["B-PER", "I-PER"]),
+        (["O"], ["O"]),
+    ],
+    "span_f1_partial": [
+        ([{"label": "ORG", "start": 1, "end": 1}], [{"label": "ORG", "start": 0, "end": 1}]),
+        ([], [{"label": "PER", "start": 0, "end": 0}]),
+        ([{"label": "X", "start": 0, "end": 2}], [{"label": "X", "start": 0, "end": 2}]),
+    ],
+    "teds": [
+        (Table.from_grid([["a", "b"]]), Table.from_grid([["a", "c"]])),
+        (Table.from_grid([["a", None], ["c", "d"]]), Table.from_grid([["a", "b"], ["c", "d"]])),
+        (Table.from_grid([["x"]]), Table.from_grid([["x", "y"], ["z", "w"]])),
+    ],
+    "grits": [
+        (Table.from_grid([["1", "2"], ["3", "4"]]), Table.from_grid([["1", "2"], ["3", "5"]])),
+        (Table.from_grid([["a"]]), Table.from_grid([["a", "b"]])),
+        (Table.from_grid([["p", None]]), Table.from_grid([["p", "q"]])),
+    ],
+    "typed_graph": [
+        (_graph("10", ["a"]), _graph("12", ["a"])),
+        (_graph("7", ["a", "b"]), _graph("7", ["b"])),
+        (_graph("1", []), _graph("1", ["z", "y"])),
+        (_graph("3", ["q"]), _graph("3", ["q"])),
+    ],
 }
 POOLS["wer"] = POOLS["cer"]
 FAMILIES = sorted(POOLS)
@@ -284,18 +311,25 @@ def test_replicate_sums_weigh_each_item_by_its_global_position(sync):
         assert stored.statistics == ("edits", "ref_len") and stored.replicates == 1000
         for b in (0, 1, 7, 8, 500, 999):
             w = [weight(i if ids is None else ids[i], b) for i in range(len(cases))]
-            expect = (sum(wi * s.detail["edits"] for wi, s in zip(w, scores)),
-                      sum(wi * s.detail["ref_len"] for wi, s in zip(w, scores)), sum(w))
+            expect = (
+                sum(wi * s.detail["edits"] for wi, s in zip(w, scores)),
+                sum(wi * s.detail["ref_len"] for wi, s in zip(w, scores)),
+                sum(w),
+            )
             assert tuple(stored.overall[b].tolist()) == expect
 
 
 def test_two_dask_reports_compare_as_the_serial_ones(sync):
     """Replicate sums of the same items pair up: ek.compare of two summaries is the serial comparison."""
     gold = [f"w{i % 5} word{i % 9}" for i in range(60)]
-    runs = [[g.replace("o", "0") if i % 3 else g for i, g in enumerate(gold)],
-            [g.replace("w", "vv") if i % 4 == 0 else g for i, g in enumerate(gold)]]
-    spread = [ek.dask.evaluate(db.from_sequence(list(zip(run, gold)), npartitions=k), metric="cer")
-              for run, k in zip(runs, (3, 5))]
+    runs = [
+        [g.replace("o", "0") if i % 3 else g for i, g in enumerate(gold)],
+        [g.replace("w", "vv") if i % 4 == 0 else g for i, g in enumerate(gold)],
+    ]
+    spread = [
+        ek.dask.evaluate(db.from_sequence(list(zip(run, gold)), npartitions=k), metric="cer")
+        for run, k in zip(runs, (3, 5))
+    ]
     serial = [ek.evaluate(list(zip(run, gold)), metric="cer") for run in runs]
     assert ek.compare(*spread) == ek.compare(*serial)
     assert ek.compare(*spread).delta == pytest.approx(60 / 480 - 40 / 480)  # "w" -> "vv" twice in 15 items; 40 "o"s
@@ -305,8 +339,9 @@ def test_kept_items_carry_their_ids(sync):
     cases = [("kitten", "sitting", "x"), ("ab", "ab", "y"), ("", "abc", "x"), ("a b", "a c", None)]
     ids = ["d3", "d1", "d4", "d2"]
     serial = ek.evaluate(cases, metric="cer", ids=ids)
-    report = ek.dask.evaluate(_bag(_chunks(_records(cases, ids), [1, 3])), metric="cer", slice="slice", id="doc",
-                              keep_items=True)
+    report = ek.dask.evaluate(
+        _bag(_chunks(_records(cases, ids), [1, 3])), metric="cer", slice="slice", id="doc", keep_items=True
+    )
     assert report.detail["ids"] == serial.detail["ids"] == tuple(ids)
     assert report.detail["slices"] == serial.detail["slices"]
     assert list(report.scores) == list(serial.scores) and _intervals(report) == _intervals(serial)
@@ -317,8 +352,11 @@ def test_level_none_skips_the_bootstrap(sync):
     report = ek.dask.evaluate(db.from_sequence(cases, npartitions=3), metric="cer", level=None)
     assert report.aggregate == ek.evaluate(cases, metric="cer").aggregate
     assert "replicates" not in report.detail and "interval" not in report.detail
-    with pytest.raises(ValueError, match=r"comes from ek.dask.evaluate\(..., level=None\), which skips the "
-                                         r"bootstrap, so it has no interval; pass level=0.95"):
+    with pytest.raises(
+        ValueError,
+        match=r"comes from ek.dask.evaluate\(..., level=None\), which skips the "
+        r"bootstrap, so it has no interval; pass level=0.95",
+    ):
         report.interval()
     with pytest.raises(ValueError, match=r"level must be a number between 0 and 1 \(e.g. 0.95\), or None; got 95"):
         ek.dask.evaluate(db.from_sequence(cases), metric="cer", level=95)
@@ -330,12 +368,15 @@ def test_records_and_dataframes_give_the_serial_report(data, sync):
     dd = pytest.importorskip("dask.dataframe")
     pd = pytest.importorskip("pandas")
     cases, cuts = data.draw(corpora("cer"))
-    records = [{"hyp": c[0], "ref": c[1], "part": c[2] if len(c) == 3 else None, "doc": f"d{i}"}
-               for i, c in enumerate(cases)]
+    records = [
+        {"hyp": c[0], "ref": c[1], "part": c[2] if len(c) == 3 else None, "doc": f"d{i}"} for i, c in enumerate(cases)
+    ]
     serial = ek.evaluate([(r["hyp"], r["ref"], r["part"]) for r in records], metric="wer")
     columns = ["hyp", "ref", "part", "doc"]
-    frames = [dask.delayed(pd.DataFrame(chunk, columns=columns, dtype=object), traverse=False)
-              for chunk in _chunks(records, cuts)]
+    frames = [
+        dask.delayed(pd.DataFrame(chunk, columns=columns, dtype=object), traverse=False)
+        for chunk in _chunks(records, cuts)
+    ]
     frame = dd.from_delayed(frames, meta=pd.DataFrame(columns=columns, dtype=object), verify_meta=False)
     for collection in (_bag(_chunks(records, cuts)), frame):
         report = ek.dask.evaluate(collection, metric="wer", pred="hyp", gold="ref", slice="part", id="doc")
@@ -396,8 +437,10 @@ def test_import_ek_dask_does_not_import_dask():
 
 
 def test_without_dask_the_error_says_what_to_install():
-    code = ("import sys; sys.modules['dask'] = None\nimport ek.dask\n"
-            "try:\n    ek.dask.evaluate([('a', 'a')])\nexcept ImportError as e:\n    print(type(e).__name__, e)")
+    code = (
+        "import sys; sys.modules['dask'] = None\nimport ek.dask\n"
+        "try:\n    ek.dask.evaluate([('a', 'a')])\nexcept ImportError as e:\n    print(type(e).__name__, e)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert "MissingExtraError" in out.stdout and 'pip install "ek[dask]"' in out.stdout, out.stderr
 
@@ -410,8 +453,11 @@ def test_an_unknown_column_lists_the_columns():
     dd = pytest.importorskip("dask.dataframe")
     pd = pytest.importorskip("pandas")
     frame = dd.from_pandas(pd.DataFrame({"hyp": ["a"], "ref": ["b"]}), npartitions=1)
-    with pytest.raises(ValueError, match=r"the DataFrame has no column 'pred' \(pred=\); its columns are: "
-                                         r"'hyp', 'ref'\. Pass pred= with the column that holds it"):
+    with pytest.raises(
+        ValueError,
+        match=r"the DataFrame has no column 'pred' \(pred=\); its columns are: "
+        r"'hyp', 'ref'\. Pass pred= with the column that holds it",
+    ):
         ek.dask.evaluate(frame)
     with pytest.raises(ValueError, match=r"has no column 'lang' \(slice=\)"):
         ek.dask.evaluate(frame, pred="hyp", gold="ref", slice="lang")
@@ -419,26 +465,38 @@ def test_an_unknown_column_lists_the_columns():
 
 def test_an_unknown_record_field_lists_the_fields(sync):
     bag = db.from_sequence([{"hyp": "a", "gold": "b"}], npartitions=1)
-    with pytest.raises(ValueError, match=r"partition 0 row 0 has no field 'pred' \(pred=\); its fields are: "
-                                         r"'hyp', 'gold'\. Pass pred="):
+    with pytest.raises(
+        ValueError,
+        match=r"partition 0 row 0 has no field 'pred' \(pred=\); its fields are: "
+        r"'hyp', 'gold'\. Pass pred=",
+    ):
         ek.dask.evaluate(bag)
 
 
-@pytest.mark.parametrize("rows, shape", [
-    (["just a string"], r"row 0 is a str \('just a string'\)"),
-    ([("a", "b"), ("a", "b", "s", "x")], r"row 1 has 4 elements"),
-])
+@pytest.mark.parametrize(
+    "rows, shape",
+    [
+        (["just a string"], r"row 0 is a str \('just a string'\)"),
+        ([("a", "b"), ("a", "b", "s", "x")], r"row 1 has 4 elements"),
+    ],
+)
 def test_rows_that_are_not_cases_are_named(rows, shape, sync):
     bag = _bag([[("a", "a")], rows])
-    with pytest.raises(ValueError, match=rf"partition 1 {shape}; each row must be a \(pred, gold\) or "
-                                         r"\(pred, gold, slice\) tuple, or a record"):
+    with pytest.raises(
+        ValueError,
+        match=rf"partition 1 {shape}; each row must be a \(pred, gold\) or "
+        r"\(pred, gold, slice\) tuple, or a record",
+    ):
         ek.dask.evaluate(bag, metric="cer")
 
 
 @pytest.mark.parametrize("rows", [[("a", "b"), {"pred": "a", "gold": "b"}], [{"pred": "a", "gold": "b"}, ("a", "b")]])
 def test_a_partition_mixing_tuples_and_records_is_named(rows, sync):
-    with pytest.raises(ValueError, match=r"partition 0 mixes tuples and records: its row 0 is not one of the "
-                                         r"(records|tuples) row 1 is\. Give every row one shape"):
+    with pytest.raises(
+        ValueError,
+        match=r"partition 0 mixes tuples and records: its row 0 is not one of the "
+        r"(records|tuples) row 1 is\. Give every row one shape",
+    ):
         ek.dask.evaluate(_bag([rows]), metric="cer")
 
 
@@ -466,8 +524,11 @@ class _Locked:
 
 
 def test_a_metric_that_cannot_be_pickled_is_refused_up_front():
-    with pytest.raises(TypeError, match=r"metric \(locked\) cannot be pickled \(TypeError: .*lock.*\), so it cannot "
-                                        r"be sent to the Dask workers\. Keep no open file, lock"):
+    with pytest.raises(
+        TypeError,
+        match=r"metric \(locked\) cannot be pickled \(TypeError: .*lock.*\), so it cannot "
+        r"be sent to the Dask workers\. Keep no open file, lock",
+    ):
         ek.dask.evaluate(db.from_sequence([("a", "b")]), metric=_Locked())
 
 
@@ -475,13 +536,19 @@ def _plain(pred, gold):
     return float(pred == gold)
 
 
-@pytest.mark.parametrize("metric, why", [
-    (_plain, r"it has no aggregate\(\), so a serial ek.evaluate would take the mean"),
-    (ek.metric(_plain, aggregate=lambda scores: 0.0), r"it aggregates with a custom function"),
-])
+@pytest.mark.parametrize(
+    "metric, why",
+    [
+        (_plain, r"it has no aggregate\(\), so a serial ek.evaluate would take the mean"),
+        (ek.metric(_plain, aggregate=lambda scores: 0.0), r"it aggregates with a custom function"),
+    ],
+)
 def test_a_metric_without_mergeable_statistics_says_what_to_pass(metric, why):
-    with pytest.raises(ValueError, match=rf"cannot use metric '_plain': {why}.*ek.metric\(fn, "
-                                         r"aggregate='sum_ratio', statistics=\(numerator, denominator\)\)"):
+    with pytest.raises(
+        ValueError,
+        match=rf"cannot use metric '_plain': {why}.*ek.metric\(fn, "
+        r"aggregate='sum_ratio', statistics=\(numerator, denominator\)\)",
+    ):
         ek.dask.evaluate(db.from_sequence([("a", "b")]), metric=metric)
 
 
@@ -492,8 +559,11 @@ def test_a_mean_metric_merges_like_the_serial_one(sync):
 
 
 def test_partitions_that_pick_different_metrics_by_type_are_refused(sync):
-    with pytest.raises(ValueError, match=r"scored partition 0 with metric 'cer' but partition 1 with 'fields'.*"
-                                         r"Pass metric='cer'"):
+    with pytest.raises(
+        ValueError,
+        match=r"scored partition 0 with metric 'cer' but partition 1 with 'fields'.*"
+        r"Pass metric='cer'",
+    ):
         ek.dask.evaluate(_bag([[("a", "b")], [({"a": 1}, {"a": 1})]]))
 
 
@@ -502,10 +572,13 @@ def test_an_unknown_metric_name_is_refused_before_anything_runs():
         ek.dask.evaluate(db.from_sequence([("a", "b")]), metric="cerr")
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: ek.dask.client("tcp://127.0.0.1:1", workers=2), r"takes scheduler= .* or workers= .*, not both"),
-    (lambda: ek.dask.client(workers=0), r"workers must be a whole number >= 1, got 0"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: ek.dask.client("tcp://127.0.0.1:1", workers=2), r"takes scheduler= .* or workers= .*, not both"),
+        (lambda: ek.dask.client(workers=0), r"workers must be a whole number >= 1, got 0"),
+    ],
+)
 def test_client_arguments_are_checked(call, message):
     with pytest.raises(ValueError, match=message):
         with call():
@@ -550,8 +623,11 @@ def test_a_scheduler_that_does_not_answer_times_out_with_a_clear_message(address
     elif address == "refused":
         address = f"tcp://127.0.0.1:{_free_port()}"
     start = time.monotonic()
-    with pytest.raises(ConnectionError, match=rf"no Dask scheduler answered at '{address}' within 1 s \(.+\); "
-                                              r"check the address"):
+    with pytest.raises(
+        ConnectionError,
+        match=rf"no Dask scheduler answered at '{address}' within 1 s \(.+\); "
+        r"check the address",
+    ):
         with ek.dask.client(address, timeout=1):
             pass
     assert time.monotonic() - start < 30  # bounded (never a hang); the message names the 1 s
@@ -628,15 +704,27 @@ def no_workers():
 
 
 def _no_worker_message(address: str, seconds: str) -> str:
-    return (f"ek evaluate: error: the Dask scheduler at {address!r} has no worker, and none joined within {seconds} s; "
-            f"start workers for it (dask worker {address}), wait longer with --timeout S, or score on local workers "
-            "with --workers N instead.\n")
+    return (
+        f"ek evaluate: error: the Dask scheduler at {address!r} has no worker, and none joined within {seconds} s; "
+        f"start workers for it (dask worker {address}), wait longer with --timeout S, or score on local workers "
+        "with --workers N instead.\n"
+    )
 
 
 def test_ek_evaluate_gives_up_on_a_scheduler_without_workers_after_timeout_seconds(no_workers):
     # A real process, so that the wait is capped: before --timeout it waited for a worker forever.
-    argv = [sys.executable, "-m", "ek", "evaluate", DEMO / "demo_ocr.jsonl", DEMO / "demo_ocr_b.jsonl",
-            "--scheduler", no_workers, "--timeout", "1.5"]
+    argv = [
+        sys.executable,
+        "-m",
+        "ek",
+        "evaluate",
+        DEMO / "demo_ocr.jsonl",
+        DEMO / "demo_ocr_b.jsonl",
+        "--scheduler",
+        no_workers,
+        "--timeout",
+        "1.5",
+    ]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
     assert (done.returncode, done.stdout, done.stderr) == (2, "", _no_worker_message(no_workers, "1.5"))
 
@@ -644,25 +732,41 @@ def test_ek_evaluate_gives_up_on_a_scheduler_without_workers_after_timeout_secon
 def test_without_timeout_the_wait_for_a_worker_is_the_documented_default(no_workers, capsys, monkeypatch):
     from ek.cli._commands import _dask, evaluate
 
-    assert _dask.WORKER_SECONDS == 30 and "--timeout S is how long --scheduler waits for a worker (default 30)" \
-        in " ".join(evaluate.__doc__.split())
+    assert (
+        _dask.WORKER_SECONDS == 30
+        and "--timeout S is how long --scheduler waits for a worker (default 30)" in " ".join(evaluate.__doc__.split())
+    )
     monkeypatch.setattr(_dask, "WORKER_SECONDS", 1.0)
-    code, out, err = _ek(capsys, "evaluate", DEMO / "demo_ocr.jsonl", DEMO / "demo_ocr_b.jsonl", "--scheduler", no_workers)
+    code, out, err = _ek(
+        capsys, "evaluate", DEMO / "demo_ocr.jsonl", DEMO / "demo_ocr_b.jsonl", "--scheduler", no_workers
+    )
     assert (code, out, err) == (2, "", _no_worker_message(no_workers, "1"))
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], "--workers N (a local cluster) and --scheduler "
-                                                           "ADDRESS (a running one) cannot be used together; pass "
-                                                           "one of them"),
-    (["--workers", "0"], "--workers must be at least 1, got 0"),
-    (["--timeout", "5"], "--timeout S is how long --scheduler ADDRESS waits for a worker; pass --scheduler too, or "
-                         "drop --timeout"),
-    (["--scheduler", "tcp://127.0.0.1:1", "--timeout", "0"], "--timeout must be a number of seconds above 0, got 0; "
-                                                              "e.g. --timeout 120"),
-    (["--scheduler", "tcp://127.0.0.1:1", "--timeout", "nan"], "--timeout must be a number of seconds above 0, got "
-                                                                "nan; e.g. --timeout 120"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["--workers", "2", "--scheduler", "tcp://127.0.0.1:1"],
+            "--workers N (a local cluster) and --scheduler "
+            "ADDRESS (a running one) cannot be used together; pass "
+            "one of them",
+        ),
+        (["--workers", "0"], "--workers must be at least 1, got 0"),
+        (
+            ["--timeout", "5"],
+            "--timeout S is how long --scheduler ADDRESS waits for a worker; pass --scheduler too, or drop --timeout",
+        ),
+        (
+            ["--scheduler", "tcp://127.0.0.1:1", "--timeout", "0"],
+            "--timeout must be a number of seconds above 0, got 0; e.g. --timeout 120",
+        ),
+        (
+            ["--scheduler", "tcp://127.0.0.1:1", "--timeout", "nan"],
+            "--timeout must be a number of seconds above 0, got nan; e.g. --timeout 120",
+        ),
+    ],
+)
 def test_ek_evaluate_cluster_options_are_checked(capsys, argv, message):
     code, out, err = _ek(capsys, "evaluate", DEMO / "demo_ocr.jsonl", DEMO / "demo_ocr_b.jsonl", *argv)
     assert (code, out) == (2, "") and err == f"ek evaluate: error: {message}.\n"
@@ -675,8 +779,10 @@ def test_ek_evaluate_keeps_text_documents_here(capsys, tmp_path):
     (tmp_path / "pred" / "a.txt").write_text("cut")
     code, out, err = _ek(capsys, "evaluate", tmp_path / "gold", tmp_path / "pred", "--workers", "1")
     assert (code, out) == (2, "")
-    assert "pred holds text documents, whose OCR measures and confusion tables are computed in this process; " \
-           "drop --workers/--scheduler for documents" in err
+    assert (
+        "pred holds text documents, whose OCR measures and confusion tables are computed in this process; "
+        "drop --workers/--scheduler for documents" in err
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -720,17 +826,23 @@ def _documents(n=24):
 
 def test_the_three_runners_run_on_a_dask_executor(cluster, work, tmp_path):
     executor = cluster.get_executor(pure=False)
-    images = {f"p{i:02d}": {"image": f"page{i}0", "reference_text": f"PAGEO{i % 3}", "slice": "ab"[i % 2]}
-              for i in range(24)}
+    images = {
+        f"p{i:02d}": {"image": f"page{i}0", "reference_text": f"PAGEO{i % 3}", "slice": "ab"[i % 2]} for i in range(24)
+    }
     tasks = [TaskSpec(f"t{i}", input=i, gold=f"a{i}", slice="ab"[i % 2]) for i in range(8)]
     price = per_million(1.0, 5.0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        serial = [evaluate_store(work.predict, _documents(), metric="cer"),
-                  evaluate_ocr(work.engine, images), run_suite(work.agent, tasks, k=3, seed=0, price=price)]
-        dask_runs = [evaluate_store(work.predict, _documents(), metric="cer", executor=executor),
-                     evaluate_ocr(work.engine, images, executor=executor),
-                     run_suite(work.agent, tasks, k=3, seed=0, price=price, executor=executor)]
+        serial = [
+            evaluate_store(work.predict, _documents(), metric="cer"),
+            evaluate_ocr(work.engine, images),
+            run_suite(work.agent, tasks, k=3, seed=0, price=price),
+        ]
+        dask_runs = [
+            evaluate_store(work.predict, _documents(), metric="cer", executor=executor),
+            evaluate_ocr(work.engine, images, executor=executor),
+            run_suite(work.agent, tasks, k=3, seed=0, price=price, executor=executor),
+        ]
     assert dask_runs[0] == serial[0]
     assert _timeless(dask_runs[1]) == _timeless(serial[1])
     assert dask_runs[2] == serial[2]
@@ -774,8 +886,9 @@ def test_a_persisted_run_on_the_cluster_resumes(cluster, work, tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with pytest.raises(RuntimeError, match="cannot read w0rd23"):
-            evaluate_store(work.predict, gold, metric="cer", run_id="r", rootdir=tmp_path, errors="raise",
-                           executor=executor)
+            evaluate_store(
+                work.predict, gold, metric="cer", run_id="r", rootdir=tmp_path, errors="raise", executor=executor
+            )
         stored = _stored(tmp_path)
         assert len(stored) < 24
         failing.unlink()
@@ -804,5 +917,9 @@ def _settle(client, work, timeout=30.0):
 
 def _stored(root):
     results = json_store("results", rootdir=root)
-    return {json.dumps(item["key"]) for k in results if k.startswith("documents.r.")
-            for item in results[k]["items"].values()}
+    return {
+        json.dumps(item["key"])
+        for k in results
+        if k.startswith("documents.r.")
+        for item in results[k]["items"].values()
+    }

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from ek.dask._sums import add, exact_sum, total
 
 FLOATS = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e200, max_value=1e200)
-VALUES = st.one_of(FLOATS, st.integers(-10**6, 10**6), st.sampled_from([1e16, -1e16, 1.0, 0.1, 1e-300, -0.0]))
+VALUES = st.one_of(FLOATS, st.integers(-(10**6), 10**6), st.sampled_from([1e16, -1e16, 1.0, 0.1, 1e-300, -0.0]))
 
 
 def _exact(terms):
@@ -26,7 +26,7 @@ def test_partial_sums_merged_in_any_order_are_exact(values, data):
     parts = [exact_sum(values[a:b]) for a, b in zip(bounds, bounds[1:])]
     while len(parts) > 1:  # merge a random neighbouring pair, as some tree would
         i = data.draw(st.integers(0, len(parts) - 2))
-        parts[i:i + 2] = [add(parts[i], parts[i + 1])]
+        parts[i : i + 2] = [add(parts[i], parts[i + 1])]
     merged = parts[0]
     if all(isinstance(v, int) for v in values):
         assert merged == sum(values) and isinstance(total(merged), int)
@@ -42,7 +42,7 @@ def test_a_float_sum_that_a_plain_tree_would_round_away():
 
 
 def test_integers_stay_exact_past_the_float_range():
-    assert total(add(exact_sum([2**80, 1]), exact_sum([-2**80]))) == 1
+    assert total(add(exact_sum([2**80, 1]), exact_sum([-(2**80)]))) == 1
 
 
 def test_non_finite_values_propagate_as_a_plain_sum_would():

@@ -17,6 +17,8 @@ requires_tesseract = pytest.mark.skipif(
     shutil.which("tesseract") is None,
     reason="the tesseract binary is not installed (apt-get install -y tesseract-ocr)",
 )
+
+
 def test_bundled_demo_scans_name_existing_images():
     folder = resources.files("ek").joinpath("data", "ocr_demo")
     gold = json.loads(folder.joinpath("gold.json").read_text(encoding="utf-8"))
@@ -31,6 +33,7 @@ def _status(ready):
     def check(engine):
         ok = engine in ready
         return {"ok": ok, "hint": f"{engine!r} is ready to run." if ok else f"{engine!r} is not ready: install it."}
+
     return lambda engine: check(engine)
 
 

@@ -204,7 +204,8 @@ def test_alpha_matches_krippendorff_package(level, seed):
 @given(
     st.lists(
         st.lists(st.one_of(st.none(), st.sampled_from("abcd")), min_size=6, max_size=6),
-        min_size=2, max_size=4,
+        min_size=2,
+        max_size=4,
     ),
     st.permutations("wxyz"),
 )
@@ -284,7 +285,7 @@ def rated_items(draw):
     a = draw(st.lists(st.integers(0, scale - 1), min_size=n, max_size=n))
     b = draw(st.lists(st.integers(0, scale - 1), min_size=n, max_size=n))
     labels = None
-    if draw(st.booleans()):                  # an explicit order, possibly a subset, with unseen labels
+    if draw(st.booleans()):  # an explicit order, possibly a subset, with unseen labels
         pool = list(range(scale + 1))
         labels = draw(st.permutations(pool))[: draw(st.integers(1, len(pool)))]
     return a, b, labels
@@ -297,10 +298,10 @@ def test_cohen_kappa_equals_sklearn_with_weights_and_labels(items, weights):
     a, b, labels = items
     kept = [(x, y) for x, y in zip(a, b) if labels is None or (x in labels and y in labels)]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")       # sklearn warns (and returns nan) where kappa is 0/0
+        warnings.simplefilter("ignore")  # sklearn warns (and returns nan) where kappa is 0/0
         try:
             expected = sklearn_metrics.cohen_kappa_score(a, b, labels=labels, weights=weights)
-        except ValueError:                    # sklearn: no label of `labels` in rater a
+        except ValueError:  # sklearn: no label of `labels` in rater a
             expected = None
     if not kept or expected is None or math.isnan(expected):
         with pytest.raises(ValueError, match="undefined|nothing to compare"):

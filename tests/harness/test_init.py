@@ -74,8 +74,15 @@ def test_evaluate_store_agrees_with_evaluate():
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.lists(st.tuples(st.text("abc ", max_size=6), st.text("abc ", min_size=1, max_size=6),
-                          st.sampled_from(["x", "y", None])), min_size=1, max_size=12))
+@given(
+    st.lists(
+        st.tuples(
+            st.text("abc ", max_size=6), st.text("abc ", min_size=1, max_size=6), st.sampled_from(["x", "y", None])
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
 def test_evaluate_store_matches_evaluate_on_any_corpus(rows):
     gold = {i: {"input": p, "reference": g, "slice": s} for i, (p, g, s) in enumerate(rows)}
     expected = evaluate([(p, g, s) for p, g, s in rows], metric="cer")
@@ -202,8 +209,11 @@ def test_persisted_run_writes_results_and_summary(tmp_path):
     assert summary["n_items"] == 3 and summary["n_scored"] == 3 and summary["n_errors"] == 0
     assert summary["aggregate"] == pytest.approx(0.4)
     assert summary["per_slice"] == {"easy": 0.0, "hard": pytest.approx(4 / 7)}
-    chunks = [json_store("results", rootdir=tmp_path)[k] for k in json_store("results", rootdir=tmp_path)
-              if k.startswith("documents.nightly.")]
+    chunks = [
+        json_store("results", rootdir=tmp_path)[k]
+        for k in json_store("results", rootdir=tmp_path)
+        if k.startswith("documents.nightly.")
+    ]
     assert all((c["kind"], c["format"], c["run_id"]) == ("documents", 2, "nightly") for c in chunks)
     items = [item for c in chunks for item in c["items"].values()]
     assert sorted(i["key"] for i in items) == ["a", "b", "c"]
@@ -314,8 +324,11 @@ def test_resume_false_predicts_everything_again(tmp_path):
 
 def test_resume_refuses_another_metric(tmp_path):
     evaluate_store(echo, GOLD, run_id="r", rootdir=tmp_path, metric="cer")
-    with pytest.raises(ValueError, match=r"run_id 'r' was started with metric='cer', but this call has "
-                                         r"metric='wer'.*resume=False"):
+    with pytest.raises(
+        ValueError,
+        match=r"run_id 'r' was started with metric='cer', but this call has "
+        r"metric='wer'.*resume=False",
+    ):
         evaluate_store(echo, GOLD, run_id="r", rootdir=tmp_path, metric="wer")
 
 
@@ -383,8 +396,13 @@ def test_progress_bar_counts_reused_and_failed_items(tmp_path, capsys):
     evaluate_store(echo, GOLD, run_id="r", rootdir=tmp_path)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        evaluate_store(Counting(fail_on={"dgo"}), {**GOLD, "d": {"input": "dgo", "reference": "dog"}},
-                       run_id="r", rootdir=tmp_path, progress=True)
+        evaluate_store(
+            Counting(fail_on={"dgo"}),
+            {**GOLD, "d": {"input": "dgo", "reference": "dog"}},
+            run_id="r",
+            rootdir=tmp_path,
+            progress=True,
+        )
     err = capsys.readouterr().err
     assert "4/4" in err and "3 reused" in err and "1 failed" in err
 
@@ -429,8 +447,14 @@ def test_save_baseline_refuses_empty_reports_and_non_reports(tmp_path):
 
 def _report(metric, aggregate, per_slice, higher_is_better=None):
     detail = {} if higher_is_better is None else {"higher_is_better": higher_is_better}
-    return Report(metric=metric, aggregate=aggregate, n=2, scores=(Score(aggregate, metric=metric),),
-                  per_slice=per_slice, detail=detail)
+    return Report(
+        metric=metric,
+        aggregate=aggregate,
+        n=2,
+        scores=(Score(aggregate, metric=metric),),
+        per_slice=per_slice,
+        detail=detail,
+    )
 
 
 def test_gate_passes_on_the_same_report(tmp_path):
@@ -529,8 +553,7 @@ def test_gate_direction_from_the_registered_metric():
     assert not regression_gate(_report("wer", 0.5, {}, higher_is_better=True), {"metric": "wer", "aggregate": 0.6})
 
 
-@pytest.mark.parametrize("name,higher", [("typed_graph", False), ("trajectory", False),
-                                         ("tool_call", True)])
+@pytest.mark.parametrize("name,higher", [("typed_graph", False), ("trajectory", False), ("tool_call", True)])
 def test_gate_direction_of_the_graph_and_agent_metric_names(name, higher):
     # The spec: CER/WER/graph are lower-is-better. A report without declared scores
     # (a hand-built one, or a baseline dict) must still get the direction from the name.
@@ -543,8 +566,16 @@ def test_gate_direction_of_the_graph_and_agent_metric_names(name, higher):
 def test_harness_public_names():
     import ek.harness as H
 
-    assert set(H.__all__) == {"GateResult", "cohen_kappa", "evaluate_store", "krippendorff_alpha",
-                              "load_baseline", "percent_agreement", "regression_gate", "save_baseline"}
+    assert set(H.__all__) == {
+        "GateResult",
+        "cohen_kappa",
+        "evaluate_store",
+        "krippendorff_alpha",
+        "load_baseline",
+        "percent_agreement",
+        "regression_gate",
+        "save_baseline",
+    }
     # a package whose helpers (agreement statistics, baselines) sit beside it, privately
     assert H.__file__.endswith(os.path.join("harness", "__init__.py"))
     assert {H.cohen_kappa.__module__, H.regression_gate.__module__} == {"ek.harness"}
@@ -553,13 +584,17 @@ def test_harness_public_names():
 def test_resume_refuses_other_scoring_settings(tmp_path):
     gold = {"a": {"input": "Cat", "reference": "cat"}, "b": {"input": "DOG", "reference": "dog"}}
     evaluate_store(lambda x: x, gold, metric="cer", run_id="r", rootdir=tmp_path)
-    with pytest.raises(ValueError, match=r"run_id 'r' was started with normalize='', but this call has "
-                                         r"normalize='lower'"):
+    with pytest.raises(
+        ValueError,
+        match=r"run_id 'r' was started with normalize='', but this call has "
+        r"normalize='lower'",
+    ):
         evaluate_store(lambda x: x, gold, metric="cer", run_id="r", rootdir=tmp_path, normalize="lower")
     # the same settings resume; resume=False starts over under the new ones
     again = evaluate_store(lambda x: x, gold, metric="cer", run_id="r", rootdir=tmp_path)
-    fresh = evaluate_store(lambda x: x, gold, metric="cer", run_id="r", rootdir=tmp_path,
-                           normalize="lower", resume=False)
+    fresh = evaluate_store(
+        lambda x: x, gold, metric="cer", run_id="r", rootdir=tmp_path, normalize="lower", resume=False
+    )
     assert again.aggregate == pytest.approx(4 / 6) and fresh.aggregate == 0.0
 
 
@@ -595,8 +630,11 @@ def test_a_metric_returning_nan_is_an_error_naming_the_item():
     def shaky(pred, gold, *, grammar=None):
         return Score(math.nan if pred == "dgo" else 0.0, metric="shaky", detail={"n": 1})
 
-    with pytest.raises(ValueError, match=r"could not score gold item 'b' \(prediction 'dgo'\).*metric 'shaky' "
-                                         r"returned NaN for item 0 \(id 'b'\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"could not score gold item 'b' \(prediction 'dgo'\).*metric 'shaky' "
+        r"returned NaN for item 0 \(id 'b'\)",
+    ):
         evaluate_store(echo, GOLD, metric=shaky)
 
 
@@ -616,8 +654,11 @@ def test_document_and_agent_baselines_of_one_name_coexist(tmp_path):
     assert load_baseline("main", rootdir=tmp_path) == doc and doc["kind"] == "documents"
     assert load_agent_baseline("main", rootdir=tmp_path) == agent and agent["kind"] == "agents"
     save_agent_baseline(run_suite(lambda t: t.gold, [TaskSpec("t", gold="a")]), "agents-only", rootdir=tmp_path)
-    with pytest.raises(ValueError, match=r"load_baseline\('agents-only'\): the baseline of that name is an? agents "
-                                         r"baseline.*ek.agents.load_agent_baseline\(\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"load_baseline\('agents-only'\): the baseline of that name is an? agents "
+        r"baseline.*ek.agents.load_agent_baseline\(\)",
+    ):
         load_baseline("agents-only", rootdir=tmp_path)
     save_baseline(evaluate_store(echo, GOLD), "docs-only", rootdir=tmp_path)
     with pytest.raises(ValueError, match=r"is a documents baseline.*ek.harness.load_baseline\(\)"):
@@ -626,20 +667,30 @@ def test_document_and_agent_baselines_of_one_name_coexist(tmp_path):
 
 def test_a_baseline_saved_before_baselines_had_a_kind_is_still_read(tmp_path):
     json_store("baselines", rootdir=tmp_path)["old"] = {
-        "name": "old", "metric": "cer", "higher_is_better": False, "aggregate": 0.4, "n": 3,
-        "per_slice": {"easy": 0.0}, "slice_n": {"easy": 1}, "saved_at": "2024-06-01T00:00:00+00:00"}
+        "name": "old",
+        "metric": "cer",
+        "higher_is_better": False,
+        "aggregate": 0.4,
+        "n": 3,
+        "per_slice": {"easy": 0.0},
+        "slice_n": {"easy": 1},
+        "saved_at": "2024-06-01T00:00:00+00:00",
+    }
     base = load_baseline("old", rootdir=tmp_path)
     assert base["aggregate"] == 0.4 and base["kind"] == "documents"
     gate = regression_gate(evaluate_store(echo, GOLD), "old", rootdir=tmp_path)
     assert gate and gate.aggregate_baseline == 0.4 and gate.higher_is_better is False
 
 
-@pytest.mark.parametrize("edit,problem", [
-    (lambda b: b.update(aggregate="0.4"), r"non-numeric aggregate figure \('0.4'\)"),
-    (lambda b: b.update(per_slice=[0.1]), r"has a per_slice that is list, not a mapping"),
-    (lambda b: b.update(metric=None), r"has metric None, not a metric name"),
-    (lambda b: b.update(kind="agents"), r"its kind is 'agents', not 'documents'"),
-])
+@pytest.mark.parametrize(
+    "edit,problem",
+    [
+        (lambda b: b.update(aggregate="0.4"), r"non-numeric aggregate figure \('0.4'\)"),
+        (lambda b: b.update(per_slice=[0.1]), r"has a per_slice that is list, not a mapping"),
+        (lambda b: b.update(metric=None), r"has metric None, not a metric name"),
+        (lambda b: b.update(kind="agents"), r"its kind is 'agents', not 'documents'"),
+    ],
+)
 def test_a_damaged_baseline_names_its_file_and_what_is_wrong(tmp_path, edit, problem):
     save_baseline(evaluate_store(echo, GOLD), "main", rootdir=tmp_path)
     path = tmp_path / "baselines" / "documents.main.json"

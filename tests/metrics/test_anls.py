@@ -73,8 +73,9 @@ def test_registered():
 leaves = st.one_of(st.text(alphabet="abcAB ", max_size=6), st.integers(0, 20), st.none())
 answers = st.recursive(
     leaves,
-    lambda inner: st.one_of(st.lists(inner, max_size=3),
-                            st.dictionaries(st.sampled_from(["k", "l", "m"]), inner, max_size=3)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["k", "l", "m"]), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 

@@ -49,46 +49,92 @@ def _graph(amount="1", extra=False):
     return TypedGraph(nodes, edges)
 
 
-STRINGS = [("kitten", "sitting"), ("ab", "ab"), ("", "abc"), ("a b c", "a c"), ("hello wrld", "hello world"),
-           ("x", "")]
-RECORDS = [({"a": 1, "b": 2}, {"a": 1, "b": 3, "c": 4}), ({}, {"a": 1}), ({"a": 1}, {"a": 1}), ({"x": 1}, {}),
-           ({}, {})]
-TAGS = [(["B-PER", "I-PER", "O"], ["B-PER", "I-PER", "O"]), (["B-LOC", "O"], ["O", "O"]),
-        (["O", "B-PER"], ["B-PER", "I-PER"]), (["O"], ["O"]), (["I-PER", "O"], ["B-PER", "O"])]
-SPANS = [([{"label": "ORG", "start": 1, "end": 1}], [{"label": "ORG", "start": 0, "end": 1}]),
-         ([], [{"label": "PER", "start": 0, "end": 0}]),
-         ([{"label": "PER", "start": 2, "end": 3}], [{"label": "LOC", "start": 2, "end": 3}]),
-         ([{"label": "X", "start": 0, "end": 0}], [{"label": "X", "start": 0, "end": 0}]), ([], [])]
+STRINGS = [("kitten", "sitting"), ("ab", "ab"), ("", "abc"), ("a b c", "a c"), ("hello wrld", "hello world"), ("x", "")]
+RECORDS = [({"a": 1, "b": 2}, {"a": 1, "b": 3, "c": 4}), ({}, {"a": 1}), ({"a": 1}, {"a": 1}), ({"x": 1}, {}), ({}, {})]
+TAGS = [
+    (["B-PER", "I-PER", "O"], ["B-PER", "I-PER", "O"]),
+    (["B-LOC", "O"], ["O", "O"]),
+    (["O", "B-PER"], ["B-PER", "I-PER"]),
+    (["O"], ["O"]),
+    (["I-PER", "O"], ["B-PER", "O"]),
+]
+SPANS = [
+    ([{"label": "ORG", "start": 1, "end": 1}], [{"label": "ORG", "start": 0, "end": 1}]),
+    ([], [{"label": "PER", "start": 0, "end": 0}]),
+    ([{"label": "PER", "start": 2, "end": 3}], [{"label": "LOC", "start": 2, "end": 3}]),
+    ([{"label": "X", "start": 0, "end": 0}], [{"label": "X", "start": 0, "end": 0}]),
+    ([], []),
+]
 TABLES = [
     ("<table><tr><td>a</td><td>b</td></tr></table>", "<table><tr><td>a</td><td>c</td></tr></table>"),
     ([["a", None], ["c", "d"]], [["a", "b"], ["c", "d"]]),
     ([["x"]], [["x", "y"], ["z", "w"]]),
     (Table(), [["a"]]),
 ]
-ANSWERS = [("Hello Wrld", "Hello World"), ({"a": "x", "b": ["p", "q"]}, {"a": "y", "b": ["p"]}), ("abc", ("abd", "x")),
-           (["a", "b"], ["b", "a"])]
-GRAPHS = [(_graph("2"), _graph("1")), (_graph(extra=True), _graph()), (TypedGraph(), _graph()), (_graph(), _graph()),
-          (TypedGraph(), TypedGraph())]
+ANSWERS = [
+    ("Hello Wrld", "Hello World"),
+    ({"a": "x", "b": ["p", "q"]}, {"a": "y", "b": ["p"]}),
+    ("abc", ("abd", "x")),
+    (["a", "b"], ["b", "a"]),
+]
+GRAPHS = [
+    (_graph("2"), _graph("1")),
+    (_graph(extra=True), _graph()),
+    (TypedGraph(), _graph()),
+    (_graph(), _graph()),
+    (TypedGraph(), TypedGraph()),
+]
 SEARCH, ANSWER = Step("search", {"q": "cat"}), Step("answer", {"a": "meow"})
-CALLS = [([SEARCH, ANSWER], [SEARCH, ANSWER]), ([SEARCH, SEARCH, ANSWER], [SEARCH, ANSWER]),
-         ([Step("search", {"q": "dog"})], [SEARCH]), ([], [ANSWER]), ([ANSWER, SEARCH], [SEARCH, ANSWER]),
-         (Episode(trajectory=Trajectory([SEARCH])), [("search", {"q": "cat"})]), ([], [])]
-EPISODES = [(Episode(output="42"), "42"), (Episode(output="41"), "42"), (Episode(output=" Paris "), "paris"),
-            (Episode(output=None), "x")]
+CALLS = [
+    ([SEARCH, ANSWER], [SEARCH, ANSWER]),
+    ([SEARCH, SEARCH, ANSWER], [SEARCH, ANSWER]),
+    ([Step("search", {"q": "dog"})], [SEARCH]),
+    ([], [ANSWER]),
+    ([ANSWER, SEARCH], [SEARCH, ANSWER]),
+    (Episode(trajectory=Trajectory([SEARCH])), [("search", {"q": "cat"})]),
+    ([], []),
+]
+EPISODES = [
+    (Episode(output="42"), "42"),
+    (Episode(output="41"), "42"),
+    (Episode(output=" Paris "), "paris"),
+    (Episode(output=None), "x"),
+]
 
 PAGES = [("b one\na two", "a two\nb one"), ("Schlym\u0303", "Schly\u00f1"), ("", "abc"), ("x y", "x y z")]
-WORDS = [("lazy dog.", "lazy dog"), ("can\u2019t (stop)", "can\u2019t stop!"), ("3,14 m", "3.14 m"), ("", "a, b"),
-         ("x", "")]
+WORDS = [
+    ("lazy dog.", "lazy dog"),
+    ("can\u2019t (stop)", "can\u2019t stop!"),
+    ("3,14 m", "3.14 m"),
+    ("", "a, b"),
+    ("x", ""),
+]
 
 CASES = {
-    "cer": STRINGS, "wer": STRINGS, "fields": RECORDS, "anls": ANSWERS,
-    "cer_grapheme": STRINGS + PAGES, "fca": STRINGS + PAGES, "bow": STRINGS + PAGES,
+    "cer": STRINGS,
+    "wer": STRINGS,
+    "fields": RECORDS,
+    "anls": ANSWERS,
+    "cer_grapheme": STRINGS + PAGES,
+    "fca": STRINGS + PAGES,
+    "bow": STRINGS + PAGES,
     "wer_unicode": STRINGS + PAGES + WORDS,
-    "span_f1_seqeval_conll": TAGS, "span_f1_seqeval_strict": TAGS,
-    "span_f1_strict": SPANS, "span_f1_exact": SPANS, "span_f1_partial": SPANS, "span_f1_type": SPANS,
-    "teds": TABLES, "teds_struct": TABLES, "grits": TABLES, "grits_top": TABLES,
-    "typed_graph": GRAPHS, "typed_graph_bipartite": GRAPHS, "typed_graph_auto": GRAPHS,
-    "tool_call": CALLS, "trajectory": CALLS, "task_success": EPISODES,
+    "span_f1_seqeval_conll": TAGS,
+    "span_f1_seqeval_strict": TAGS,
+    "span_f1_strict": SPANS,
+    "span_f1_exact": SPANS,
+    "span_f1_partial": SPANS,
+    "span_f1_type": SPANS,
+    "teds": TABLES,
+    "teds_struct": TABLES,
+    "grits": TABLES,
+    "grits_top": TABLES,
+    "typed_graph": GRAPHS,
+    "typed_graph_bipartite": GRAPHS,
+    "typed_graph_auto": GRAPHS,
+    "tool_call": CALLS,
+    "trajectory": CALLS,
+    "task_success": EPISODES,
 }
 
 # A perfect prediction for a gold answer, where it is not the gold itself.
@@ -171,13 +217,25 @@ def test_declared_contract(name):
 
 # What each registered metric declares for the pages: (unit, percent, reads_documents).
 FACTS = {
-    "cer": ("char", True, True), "cer_grapheme": ("grapheme", True, True), "wer": ("word", True, True),
-    "wer_unicode": ("unicode_word", True, True), "fca": (None, True, True), "bow": (None, True, True),
-    "fields": (None, True, False), "anls": (None, True, False), "teds": (None, True, False),
-    "teds_struct": (None, True, False), "grits": (None, True, False), "grits_top": (None, True, False),
-    "task_success": (None, True, False), "tool_call": (None, True, False), "trajectory": (None, True, False),
-    **{f"span_f1_{s}": (None, True, False) for s in ("exact", "partial", "strict", "type", "seqeval_conll",
-                                                     "seqeval_strict")},
+    "cer": ("char", True, True),
+    "cer_grapheme": ("grapheme", True, True),
+    "wer": ("word", True, True),
+    "wer_unicode": ("unicode_word", True, True),
+    "fca": (None, True, True),
+    "bow": (None, True, True),
+    "fields": (None, True, False),
+    "anls": (None, True, False),
+    "teds": (None, True, False),
+    "teds_struct": (None, True, False),
+    "grits": (None, True, False),
+    "grits_top": (None, True, False),
+    "task_success": (None, True, False),
+    "tool_call": (None, True, False),
+    "trajectory": (None, True, False),
+    **{
+        f"span_f1_{s}": (None, True, False)
+        for s in ("exact", "partial", "strict", "type", "seqeval_conll", "seqeval_strict")
+    },
     **{n: (None, False, False) for n in ("typed_graph", "typed_graph_auto", "typed_graph_bipartite")},
 }
 
@@ -426,8 +484,10 @@ def _unregistered():
 
     judge = JudgeMetric(judge=lambda out, *, criteria, reference: float(out == reference))
     cost = CostPerSuccessMetric(price=per_million(1.0, 1.0))
-    answers = [(Episode(output="a", cost=ek.agents.base.Cost(input_tokens=1_000_000)), "a"),
-               (Episode(output="b", cost=ek.agents.base.Cost(input_tokens=3_000_000)), "a")]
+    answers = [
+        (Episode(output="a", cost=ek.agents.base.Cost(input_tokens=1_000_000)), "a"),
+        (Episode(output="b", cost=ek.agents.base.Cost(input_tokens=3_000_000)), "a"),
+    ]
     return [(judge, [("a", "a"), ("b", "a")], 0.5), (cost, answers, 4.0)]
 
 
@@ -440,8 +500,9 @@ def test_the_configured_metrics_follow_the_contract(metric, pairs, expected):
     scores = [metric(p, g) for p, g in pairs]
     assert all(isinstance(s.detail[k], (int, float)) for s in scores for k in metric.statistics)
     assert metric.aggregate(scores) == metric.compute(_totals(metric, scores)) == pytest.approx(expected)
-    report = ek.merge_reports(ek.evaluate(pairs[:1], metric=metric), ek.evaluate(pairs[1:], metric=metric),
-                              metric=metric)
+    report = ek.merge_reports(
+        ek.evaluate(pairs[:1], metric=metric), ek.evaluate(pairs[1:], metric=metric), metric=metric
+    )
     assert report.aggregate == metric.aggregate(scores)
     assert report.detail["higher_is_better"] is type(metric).higher_is_better
     with pytest.raises(ValueError, match="no scores"):

@@ -57,8 +57,13 @@ def test_a_plain_function_is_wrapped_into_the_contract_with_default_facts():
     m = as_metric(exact)
     assert isinstance(m, MetricContract) and not isinstance(exact, MetricContract)
     assert (m.name, m.higher_is_better, m.aggregation, m.declared) == ("exact", None, "mean", False)
-    assert (m.statistics, m.unit, m.percent, m.reads_documents, dict(m.options)) == (("value", "n"), None, False,
-                                                                                    False, {})
+    assert (m.statistics, m.unit, m.percent, m.reads_documents, dict(m.options)) == (
+        ("value", "n"),
+        None,
+        False,
+        False,
+        {},
+    )
     assert m("a", "a") == Score(1.0, metric="exact")  # a number becomes a Score under the metric's name
     assert m.aggregate([m(p, g) for p, g in CASES]) == 0.5  # two of four exact
     assert m.compute({"value": 2.0, "n": 4}) == 0.5
@@ -119,8 +124,13 @@ def test_a_legacy_object_is_read_once_and_keeps_what_it_declares():
     legacy = Legacy()
     m = as_metric(legacy)
     assert m is not legacy and not isinstance(legacy, MetricContract)
-    assert (m.name, m.higher_is_better, m.statistics, m.aggregation, m.declared) == ("legacy", True, ("hits", "n"),
-                                                                                   "statistics", True)
+    assert (m.name, m.higher_is_better, m.statistics, m.aggregation, m.declared) == (
+        "legacy",
+        True,
+        ("hits", "n"),
+        "statistics",
+        True,
+    )
     report = ek.evaluate(CASES, metric=legacy)
     assert report.aggregate == 0.5 and report.detail == {"higher_is_better": True, "aggregation": "statistics"}
     assert ek.evaluate(CASES, metric=legacy, normalize="lower").aggregate == 0.75  # "A" against "a" now agrees

@@ -44,8 +44,11 @@ def test_sum_ratio_gives_the_corpus_figure_without_a_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         r = ek.evaluate(PAIRS, metric=m)
-    assert r.aggregate == pytest.approx(3 / 9) == jiwer.cer(reference=[g for _, g in PAIRS],
-                                                           hypothesis=[p for p, _ in PAIRS])
+    assert (
+        r.aggregate
+        == pytest.approx(3 / 9)
+        == jiwer.cer(reference=[g for _, g in PAIRS], hypothesis=[p for p, _ in PAIRS])
+    )
     assert round(r.aggregate, 3) == 0.333
     assert r.metric == "cer_counts" and r.scores[0].metric == "cer_counts"
     assert r.detail == {"higher_is_better": False, "aggregation": "sum_ratio"}
@@ -62,8 +65,10 @@ def test_declared_mean_is_the_mean_and_merges():
     assert merged == r
 
 
-@given(st.lists(st.tuples(st.text("ab", max_size=5), st.text("ab", min_size=1, max_size=5)), min_size=1, max_size=8),
-       st.integers(0, 8))
+@given(
+    st.lists(st.tuples(st.text("ab", max_size=5), st.text("ab", min_size=1, max_size=5)), min_size=1, max_size=8),
+    st.integers(0, 8),
+)
 def test_sum_ratio_merges_exactly(pairs, k):
     m = ek.metric(cer_counts, aggregate="sum_ratio", statistics=("edits", "ref_len"))
     whole = ek.evaluate(pairs, metric=m)
@@ -108,8 +113,9 @@ def test_bad_declarations_and_results():
     ratio_only = ek.metric(cer_rate, aggregate="sum_ratio", statistics=("edits", "ref_len"))
     with pytest.raises(TypeError, match=r"returned the number .*Score whose detail holds the numbers 'edits'"):
         ratio_only("a", "b")
-    lacking = ek.metric(lambda p, g: Score(1.0, detail={"edits": 1}), aggregate="sum_ratio",
-                        statistics=("edits", "ref_len"))
+    lacking = ek.metric(
+        lambda p, g: Score(1.0, detail={"edits": 1}), aggregate="sum_ratio", statistics=("edits", "ref_len")
+    )
     with pytest.raises(TypeError, match="without a number under 'ref_len'"):
         lacking("a", "b")
     with pytest.raises(TypeError, match="must return a Score or a number"):

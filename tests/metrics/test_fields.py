@@ -109,10 +109,12 @@ def test_any_split_merges_to_whole(pairs, data):
 def _grammar(**fields_by_node):
     from ek.base import FieldSpec, GraphGrammar, NodeType
 
-    return GraphGrammar(node_types={
-        node: NodeType(node, fields={name: FieldSpec(name, normalizer=norm) for name, norm in fields.items()})
-        for node, fields in fields_by_node.items()
-    })
+    return GraphGrammar(
+        node_types={
+            node: NodeType(node, fields={name: FieldSpec(name, normalizer=norm) for name, norm in fields.items()})
+            for node, fields in fields_by_node.items()
+        }
+    )
 
 
 def test_a_field_normalizer_from_the_grammar_is_applied_to_both_sides():
@@ -145,8 +147,11 @@ def test_a_field_declared_in_several_node_types():
     assert FieldMetric()({"city": "ROME", "sku": " x"}, {"city": "rome", "sku": "x"}, grammar=g).value == 1.0
     clash = _grammar(invoice={"city": "lower"}, customer={"city": "strip"})
     assert FieldMetric()({"zip": "1"}, {"zip": "1"}, grammar=clash).value == 1.0  # only keys present matter
-    with pytest.raises(ValueError, match=r"field 'city' has different normalizers .*'lower' in node type\(s\) "
-                                         r"'invoice'; 'strip' in node type\(s\) 'customer'"):
+    with pytest.raises(
+        ValueError,
+        match=r"field 'city' has different normalizers .*'lower' in node type\(s\) "
+        r"'invoice'; 'strip' in node type\(s\) 'customer'",
+    ):
         FieldMetric()({"city": "ROME"}, {"city": "rome"}, grammar=clash)
 
 
@@ -167,8 +172,10 @@ def test_identical_records_holding_nan_score_one():
     copy = {"total": float("nan"), "net": 1.5, "tax": 0.5, "vat": float("nan")}  # other NaN objects
     s = F(record, copy)
     assert (s.detail["tp"], s.detail["fp"], s.detail["fn"]) == (4, 0, 0) and s.value == 1.0
-    nested = F({"lines": [float("nan"), 2], "meta": {"x": float("nan")}},
-               {"lines": [float("nan"), 2], "meta": {"x": float("nan")}})
+    nested = F(
+        {"lines": [float("nan"), 2], "meta": {"x": float("nan")}},
+        {"lines": [float("nan"), 2], "meta": {"x": float("nan")}},
+    )
     assert nested.value == 1.0
 
 
@@ -178,16 +185,19 @@ def test_nan_against_a_number_is_wrong():
     assert F({"total": 3.0}, {"total": float("nan")}).value == 0.0
 
 
-@pytest.mark.parametrize("pred, gold", [(True, 1), (False, 0), (1, True), (0, False), (True, 1.0),
-                                        ([True], [1]), ({"a": False}, {"a": 0})])
+@pytest.mark.parametrize(
+    "pred, gold", [(True, 1), (False, 0), (1, True), (0, False), (True, 1.0), ([True], [1]), ({"a": False}, {"a": 0})]
+)
 def test_booleans_and_numbers_are_different_values(pred, gold):
     s = F({"paid": pred}, {"paid": gold})
     assert s.detail["per_field"] == {"paid": (0, 1, 1)} and s.value == 0.0
 
 
 def test_equal_values_of_one_kind_still_match():
-    s = F({"a": True, "b": False, "c": 1, "d": [1, "x"], "e": {"k": 2}},
-          {"a": True, "b": False, "c": 1.0, "d": [1, "x"], "e": {"k": 2.0}})
+    s = F(
+        {"a": True, "b": False, "c": 1, "d": [1, "x"], "e": {"k": 2}},
+        {"a": True, "b": False, "c": 1.0, "d": [1, "x"], "e": {"k": 2.0}},
+    )
     assert s.value == 1.0
     assert F({"d": [1, 2]}, {"d": (1, 2)}).value == 0.0  # a list is not a tuple, as in Python
     assert F({"d": [1, 2]}, {"d": [1, 2, 3]}).value == 0.0

@@ -25,10 +25,14 @@ from ek.registry import MissingExtraError
 
 GRAMMAR = GraphGrammar(
     node_types={
-        "donation": NodeType("donation", importance=2.0, fields={
-            "amount": FieldSpec("amount", "number", importance=10.0),
-            "city": FieldSpec("city", "string", importance=1.0),
-        }),
+        "donation": NodeType(
+            "donation",
+            importance=2.0,
+            fields={
+                "amount": FieldSpec("amount", "number", importance=10.0),
+                "city": FieldSpec("city", "string", importance=1.0),
+            },
+        ),
         "donor": NodeType("donor", importance=3.0, fields={"name": FieldSpec("name", importance=4.0)}),
     },
     edge_types={"gave": EdgeType("gave", "donor", "donation", importance=5.0)},
@@ -93,7 +97,9 @@ def brute_force_ged(pred, gold, grammar):
                     if key in g_edges:
                         used.add(key)
                         t = g_edges[key]
-                        cost += 0.0 if t == e.edge_type else max(_w(grammar, "edge", t), _w(grammar, "edge", e.edge_type))
+                        cost += (
+                            0.0 if t == e.edge_type else max(_w(grammar, "edge", t), _w(grammar, "edge", e.edge_type))
+                        )
                     else:
                         cost += _w(grammar, "edge", e.edge_type)
                 cost += sum(_w(grammar, "edge", t) for key, t in g_edges.items() if key not in used)
@@ -107,11 +113,15 @@ def graphs(draw, max_nodes=4, loops=True):
     nodes = []
     for i in range(n):
         node_type = draw(st.sampled_from(["donation", "donor", "other"]))
-        fields = draw(st.dictionaries(st.sampled_from(["amount", "city", "name"]),
-                                      st.sampled_from(["a", "b", None]), max_size=3))
+        fields = draw(
+            st.dictionaries(st.sampled_from(["amount", "city", "name"]), st.sampled_from(["a", "b", None]), max_size=3)
+        )
         nodes.append(TypedNode(f"n{i}", node_type, fields))
-    pairs = draw(st.lists(st.tuples(st.integers(0, max(n - 1, 0)), st.integers(0, max(n - 1, 0))),
-                          max_size=5, unique=True)) if n else []
+    pairs = (
+        draw(st.lists(st.tuples(st.integers(0, max(n - 1, 0)), st.integers(0, max(n - 1, 0))), max_size=5, unique=True))
+        if n
+        else []
+    )
     edges = [TypedEdge(f"n{a}", f"n{b}", draw(st.sampled_from(["gave", "x"]))) for a, b in pairs if loops or a != b]
     return TypedGraph(nodes, edges)
 
@@ -210,9 +220,13 @@ def test_per_call_grammar_wins():
 
 
 def test_canonicalizer_and_field_normalizer_precedence():
-    grammar = GraphGrammar(node_types={"donation": NodeType("donation", fields={
-        "city": FieldSpec("city", normalizer="lower"),
-        "amount": FieldSpec("amount")})})
+    grammar = GraphGrammar(
+        node_types={
+            "donation": NodeType(
+                "donation", fields={"city": FieldSpec("city", normalizer="lower"), "amount": FieldSpec("amount")}
+            )
+        }
+    )
     gold = TypedGraph([TypedNode("d", "donation", {"city": "Paris", "amount": " 100"})])
     pred = TypedGraph([TypedNode("d", "donation", {"city": "PARIS", "amount": "100"})])
     assert TypedGraphMetric(grammar=grammar)(pred, gold).detail["raw_distance"] == 1.0  # amount differs
@@ -224,10 +238,14 @@ def test_canonicalizer_and_field_normalizer_precedence():
 
 
 def test_path_costs_add_up_to_the_distance():
-    gold = TypedGraph([TypedNode("p", "donor", {"name": "Ann"}), donation(), donation("d2", "5")],
-                      [TypedEdge("p", "d1", "gave"), TypedEdge("p", "d2", "gave")])
-    pred = TypedGraph([TypedNode("q", "donor", {"name": "Anne"}), donation(amount="7"), donation("z", "1", "Oslo")],
-                      [TypedEdge("q", "d1", "gave")])
+    gold = TypedGraph(
+        [TypedNode("p", "donor", {"name": "Ann"}), donation(), donation("d2", "5")],
+        [TypedEdge("p", "d1", "gave"), TypedEdge("p", "d2", "gave")],
+    )
+    pred = TypedGraph(
+        [TypedNode("q", "donor", {"name": "Anne"}), donation(amount="7"), donation("z", "1", "Oslo")],
+        [TypedEdge("q", "d1", "gave")],
+    )
     s = TypedGraphMetric(grammar=GRAMMAR)(pred, gold)
     total = sum(s.detail["path_cost"].values()) + s.detail["edge_distance"]
     assert total == pytest.approx(s.detail["raw_distance"])
@@ -249,8 +267,9 @@ def test_aggregate_is_total_raw_over_total_max():
     a = m(TypedGraph([donation(amount="9")]), gold)  # 10 / 26
     b = m(TypedGraph([donation(city="x")]), gold)  # 1 / 26
     assert m.aggregate([a, b]) == pytest.approx(11 / 52)
-    r = ek.evaluate([(TypedGraph([donation(amount="9")]), gold), (TypedGraph([donation(city="x")]), gold)],
-                    grammar=GRAMMAR)
+    r = ek.evaluate(
+        [(TypedGraph([donation(amount="9")]), gold), (TypedGraph([donation(city="x")]), gold)], grammar=GRAMMAR
+    )
     assert r.metric == "typed_graph" and r.aggregate == pytest.approx(11 / 52)
     with pytest.raises(ValueError, match="score 1 .* has no 'distance' in its detail"):
         m.aggregate([a, ek.score("a", "b")])
@@ -303,14 +322,27 @@ def test_auto_and_bipartite_score_large_graphs():
 
 def _hard_pair():
     """A pair where the bipartite path (14) is above the GED (13) and the lower bound (12)."""
-    def g(nodes, edges):
-        return TypedGraph([TypedNode(f"n{i}", t, f) for i, (t, f) in enumerate(nodes)],
-                          [TypedEdge(f"n{a}", f"n{b}", t) for a, b, t in edges])
 
-    pred = g([("B", {"p": "z", "q": "x"}), ("A", {}), ("B", {"q": "z"}), ("A", {}), ("B", {"p": "y", "q": "z"})],
-             [(0, 2, "r"), (3, 4, "s"), (1, 1, "r"), (2, 0, "r"), (2, 1, "s")])
-    gold = g([("B", {"q": "x"}), ("A", {"p": "z", "q": "z"}), ("A", {"p": "z", "q": "z"}), ("A", {"p": "y"}),
-              ("A", {"p": "x", "q": "x"})], [(3, 1, "r")])
+    def g(nodes, edges):
+        return TypedGraph(
+            [TypedNode(f"n{i}", t, f) for i, (t, f) in enumerate(nodes)],
+            [TypedEdge(f"n{a}", f"n{b}", t) for a, b, t in edges],
+        )
+
+    pred = g(
+        [("B", {"p": "z", "q": "x"}), ("A", {}), ("B", {"q": "z"}), ("A", {}), ("B", {"p": "y", "q": "z"})],
+        [(0, 2, "r"), (3, 4, "s"), (1, 1, "r"), (2, 0, "r"), (2, 1, "s")],
+    )
+    gold = g(
+        [
+            ("B", {"q": "x"}),
+            ("A", {"p": "z", "q": "z"}),
+            ("A", {"p": "z", "q": "z"}),
+            ("A", {"p": "y"}),
+            ("A", {"p": "x", "q": "x"}),
+        ],
+        [(3, 1, "r")],
+    )
     return pred, gold
 
 
@@ -376,8 +408,16 @@ def test_networkx_agrees_on_almost_every_pair():
     agree = 0
     n_pairs = 40
     for _ in range(n_pairs):
-        pred, gold = (_random_graph(rng, types=("donation", "donor", "other"), fields=("amount", "city", "name"),
-                                    edge_types=("gave", "x"), loops=False) for _ in range(2))
+        pred, gold = (
+            _random_graph(
+                rng,
+                types=("donation", "donor", "other"),
+                fields=("amount", "city", "name"),
+                edge_types=("gave", "x"),
+                loops=False,
+            )
+            for _ in range(2)
+        )
         reference = nx.graph_edit_distance(pred.to_networkx(), gold.to_networkx(), **costs)
         ours = metric(pred, gold).detail["raw_distance"]
         assert ours <= reference + 1e-9
@@ -394,8 +434,15 @@ def test_networkx_misses_the_optimum_on_a_tie():
     """
     nx = pytest.importorskip("networkx")
     pred = TypedGraph([TypedNode(f"n{i}", "donation") for i in range(4)], [TypedEdge("n0", "n1", "gave")])
-    gold = TypedGraph([TypedNode("n0", "donation"), TypedNode("n1", "donor", {"amount": "a"}),
-                       TypedNode("n2", "donation"), TypedNode("n3", "donation")], [TypedEdge("n0", "n1", "gave")])
+    gold = TypedGraph(
+        [
+            TypedNode("n0", "donation"),
+            TypedNode("n1", "donor", {"amount": "a"}),
+            TypedNode("n2", "donation"),
+            TypedNode("n3", "donation"),
+        ],
+        [TypedEdge("n0", "n1", "gave")],
+    )
     costs = CostModel(GRAMMAR, None, None).nx_cost_functions()
     ours = TypedGraphMetric(grammar=GRAMMAR)(pred, gold).detail
     assert ours["raw_distance"] == 6.0 == brute_force_ged(pred, gold, GRAMMAR)
@@ -409,16 +456,26 @@ def test_networkx_misses_the_optimum_on_a_tie():
 # Heavy edges make the node-by-node assignment a poor guide, so on about one
 # pair in eight its (locally refined) path is above the optimum.
 EDGY = GraphGrammar(edge_types={t: EdgeType(t, "A", "B", importance=3.0) for t in ("r", "s")})
-EDGY_SHAPE = {"types": ("A", "B"), "fields": ("p", "q"), "values": ("x", "y", "z"), "edge_types": ("r", "s"),
-              "min_nodes": 4, "max_nodes": 4, "max_edges": 6}
+EDGY_SHAPE = {
+    "types": ("A", "B"),
+    "fields": ("p", "q"),
+    "values": ("x", "y", "z"),
+    "edge_types": ("r", "s"),
+    "min_nodes": 4,
+    "max_nodes": 4,
+    "max_edges": 6,
+}
 
 
-def _random_graph(rng, *, types, fields, edge_types, values=("a", "b", None), min_nodes=1, max_nodes=4,
-                  max_edges=5, loops=True):
+def _random_graph(
+    rng, *, types, fields, edge_types, values=("a", "b", None), min_nodes=1, max_nodes=4, max_edges=5, loops=True
+):
     """A typed graph drawn from ``rng`` (nodes n0.., each field present with chance 0.6)."""
     n = rng.randint(min_nodes, max_nodes)
-    nodes = [TypedNode(f"n{i}", rng.choice(types), {f: rng.choice(values) for f in fields if rng.random() < 0.6})
-             for i in range(n)]
+    nodes = [
+        TypedNode(f"n{i}", rng.choice(types), {f: rng.choice(values) for f in fields if rng.random() < 0.6})
+        for i in range(n)
+    ]
     pairs = {(rng.randrange(n), rng.randrange(n)) for _ in range(rng.randint(0, max_edges))}
     edges = [TypedEdge(f"n{a}", f"n{b}", rng.choice(edge_types)) for a, b in sorted(pairs) if loops or a != b]
     return TypedGraph(nodes, edges)

@@ -35,12 +35,12 @@ def test_module_examples_run():
 @pytest.mark.parametrize(
     "pred, gold, edits",
     [
-        ("def\nabc", "abc\ndef", 0),                    # swapped lines cost nothing
-        ("Hello\nWorld", "Hello World", 0),             # a line split in two: the cut and the break are free
+        ("def\nabc", "abc\ndef", 0),  # swapped lines cost nothing
+        ("Hello\nWorld", "Hello World", 0),  # a line split in two: the cut and the break are free
         ("sat dawn\nThe bat", "The cat\nsat down", 2),  # one substitution in each line, any order
-        ("xyz", "abc", 3),                              # nothing matches: plain edit distance
+        ("xyz", "abc", 3),  # nothing matches: plain edit distance
         ("second line", "first line\nsecond line", 10),  # a dropped line: its characters are deletions
-        ("noise\na line", "a line", 5),                 # an extra line: its characters are insertions
+        ("noise\na line", "a line", 5),  # an extra line: its characters are insertions
         ("", "", 0),
     ],
 )
@@ -62,7 +62,7 @@ def test_a_match_worse_than_max_line_error_is_set_aside():
 
 
 def test_two_columns_read_across_score_well_on_fca_and_bow_but_not_on_cer():
-    gold = "\n".join(LEFT + RIGHT)                             # column by column
+    gold = "\n".join(LEFT + RIGHT)  # column by column
     pred = "\n".join(f"{a}   {b}" for a, b in zip(LEFT, RIGHT))  # row by row across the gutter
     cer = ek.score(pred, gold, metric="cer").value
     assert cer > 0.5
@@ -165,7 +165,7 @@ def _reference_flexible_edits(pred, gold, max_error):
         if a.src_end - a.src_start == len(g):
             dist, p1, p2 = refine(g, p, a.dest_start, a.dest_end)
             return dist, k, 0, len(g), p1, p2
-        dist, g1, g2 = refine(p[a.dest_start:a.dest_end], g, a.src_start, a.src_end)
+        dist, g1, g2 = refine(p[a.dest_start : a.dest_end], g, a.src_start, a.src_end)
         return dist, k, g1, g2, a.dest_start, a.dest_end
 
     queue = sorted((((k,), g) for k, g in enumerate(gold)), key=lambda item: -len(item[1]))
@@ -217,8 +217,10 @@ def test_a_page_of_lines_matches_as_the_literal_rule_does():
 
 
 @settings(max_examples=300, deadline=None)
-@given(g=st.text(alphabet="abcde ", min_size=1, max_size=12), pieces=st.lists(
-    st.text(alphabet="abcde ", min_size=1, max_size=12), min_size=1, max_size=5))
+@given(
+    g=st.text(alphabet="abcde ", min_size=1, max_size=12),
+    pieces=st.lists(st.text(alphabet="abcde ", min_size=1, max_size=12), min_size=1, max_size=5),
+)
 def test_the_character_bound_is_never_below_the_partial_ratio(g, pieces):
     from rapidfuzz.fuzz import partial_ratio
 

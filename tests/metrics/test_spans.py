@@ -15,8 +15,9 @@ from ek.registry import MissingExtraError
 
 CONLL = SpanF1Metric(scheme=MatchScheme.SEQEVAL_CONLL)
 SEQ_STRICT = SpanF1Metric(scheme=MatchScheme.SEQEVAL_STRICT)
-NERVALUATE = {s: SpanF1Metric(scheme=s) for s in (MatchScheme.STRICT, MatchScheme.EXACT,
-                                                   MatchScheme.PARTIAL, MatchScheme.TYPE)}
+NERVALUATE = {
+    s: SpanF1Metric(scheme=s) for s in (MatchScheme.STRICT, MatchScheme.EXACT, MatchScheme.PARTIAL, MatchScheme.TYPE)
+}
 
 
 def span(label, start, end):
@@ -149,8 +150,9 @@ def test_evaluate_by_registered_name():
 
 TAGS = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"]
 tag_pairs = st.integers(1, 8).flatmap(
-    lambda n: st.tuples(st.lists(st.sampled_from(TAGS), min_size=n, max_size=n),
-                        st.lists(st.sampled_from(TAGS), min_size=n, max_size=n))
+    lambda n: st.tuples(
+        st.lists(st.sampled_from(TAGS), min_size=n, max_size=n), st.lists(st.sampled_from(TAGS), min_size=n, max_size=n)
+    )
 )
 
 
@@ -255,8 +257,10 @@ def test_missing_extra_gives_the_install_hint(monkeypatch):
 
 TYPED_TAGS = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC", "B-ORG"]
 typed_pairs = st.integers(1, 8).flatmap(
-    lambda n: st.tuples(st.lists(st.sampled_from(TYPED_TAGS), min_size=n, max_size=n),
-                        st.lists(st.sampled_from(TYPED_TAGS), min_size=n, max_size=n))
+    lambda n: st.tuples(
+        st.lists(st.sampled_from(TYPED_TAGS), min_size=n, max_size=n),
+        st.lists(st.sampled_from(TYPED_TAGS), min_size=n, max_size=n),
+    )
 )
 REPORT_KEYS = ("precision", "recall", "f1-score", "support")
 
@@ -325,16 +329,31 @@ def test_report_per_type_counts_equal_nervaluate(docs, scheme):
     overall = results["overall"][key]
     micro = report["micro avg"]
     assert [micro[k] for k in ("correct", "incorrect", "partial", "missed", "spurious")] == [
-        overall.correct, overall.incorrect, overall.partial, overall.missed, overall.spurious]
+        overall.correct,
+        overall.incorrect,
+        overall.partial,
+        overall.missed,
+        overall.spurious,
+    ]
 
 
 def test_report_hand_worked():
-    scores = [CONLL(["B-PER", "I-PER", "O", "B-LOC"], ["B-PER", "I-PER", "O", "O"]),
-              CONLL(["B-LOC", "O", "B-PER"], ["B-LOC", "O", "B-ORG"])]
+    scores = [
+        CONLL(["B-PER", "I-PER", "O", "B-LOC"], ["B-PER", "I-PER", "O", "O"]),
+        CONLL(["B-LOC", "O", "B-PER"], ["B-LOC", "O", "B-ORG"]),
+    ]
     r = CONLL.report(scores, beta=2)
     # PER: tp 1, fp 1, fn 0; LOC: tp 1, fp 1, fn 0; ORG: tp 0, fp 0, fn 1
-    assert r["PER"] == {"precision": 0.5, "recall": 1.0, "f1-score": pytest.approx(2 / 3), "support": 1,
-                        "fbeta-score": pytest.approx(5 * 0.5 / (4 * 0.5 + 1)), "tp": 1, "fp": 1, "fn": 0}
+    assert r["PER"] == {
+        "precision": 0.5,
+        "recall": 1.0,
+        "f1-score": pytest.approx(2 / 3),
+        "support": 1,
+        "fbeta-score": pytest.approx(5 * 0.5 / (4 * 0.5 + 1)),
+        "tp": 1,
+        "fp": 1,
+        "fn": 0,
+    }
     assert r["ORG"]["f1-score"] == 0.0 and r["ORG"]["support"] == 1
     assert r["micro avg"]["tp"] == 2 and r["micro avg"]["f1-score"] == pytest.approx(CONLL.aggregate(scores))
     assert r["macro avg"]["f1-score"] == pytest.approx((2 / 3 + 2 / 3 + 0) / 3)

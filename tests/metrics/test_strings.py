@@ -104,16 +104,19 @@ def test_alignment_detail_matches_jiwer_counts(backend):
             assert d["edits"] == (WER if unit == "wer" else CER)(pred, gold).detail["edits"]
 
 
-@pytest.mark.parametrize(("unit", "pred", "gold", "counts"), [
-    ("wer", "a b", "a b c d", (2, 0, 2, 0)),  # two gold words missed
-    ("cer", "abcdef", "ab", (2, 0, 0, 4)),  # four extra characters
-    ("cer", "ab", "abcdef", (2, 0, 4, 0)),
-    ("cer", "kitten", "sitting", (4, 2, 1, 0)),  # k->s, e->i, the gold "g" missed
-    ("cer", "ba", "ab", (1, 0, 1, 1)),  # a tie: jiwer keeps one hit rather than two substitutions
-    ("wer", "the cat", "the bat sat", (1, 1, 1, 0)),
-    ("cer", "", "abc", (0, 0, 3, 0)),
-    ("cer", "abc", "", (0, 0, 0, 3)),
-])
+@pytest.mark.parametrize(
+    ("unit", "pred", "gold", "counts"),
+    [
+        ("wer", "a b", "a b c d", (2, 0, 2, 0)),  # two gold words missed
+        ("cer", "abcdef", "ab", (2, 0, 0, 4)),  # four extra characters
+        ("cer", "ab", "abcdef", (2, 0, 4, 0)),
+        ("cer", "kitten", "sitting", (4, 2, 1, 0)),  # k->s, e->i, the gold "g" missed
+        ("cer", "ba", "ab", (1, 0, 1, 1)),  # a tie: jiwer keeps one hit rather than two substitutions
+        ("wer", "the cat", "the bat sat", (1, 1, 1, 0)),
+        ("cer", "", "abc", (0, 0, 3, 0)),
+        ("cer", "abc", "", (0, 0, 0, 3)),
+    ],
+)
 def test_hand_worked_alignment_counts(backend, unit, pred, gold, counts):
     d = StringMetric(unit, alignment=True)(pred, gold).detail
     assert tuple(d[k] for k in KEYS) == counts

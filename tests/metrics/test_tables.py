@@ -126,8 +126,9 @@ def test_teds_aggregate_is_the_mean():
 # cross-check TEDS against apted
 
 
-cells = st.builds(Cell, st.sampled_from(["", "a", "ab", "b", "ba", "abc"]),
-                  st.sampled_from([1, 1, 2]), st.sampled_from([1, 1, 2]))
+cells = st.builds(
+    Cell, st.sampled_from(["", "a", "ab", "b", "ba", "abc"]), st.sampled_from([1, 1, 2]), st.sampled_from([1, 1, 2])
+)
 tables = st.builds(Table, st.lists(st.lists(cells, max_size=4), max_size=4))
 
 
@@ -247,6 +248,7 @@ def test_grits_empty_tables_agree():
 
 def _exact_mss(gold, pred, sim):
     """Best sum over all order-preserving row and column sub-alignments (tiny grids only)."""
+
     def alignments(n, m):
         for k in range(min(n, m) + 1):
             for a in itertools.combinations(range(n), k):
@@ -293,10 +295,13 @@ def test_registered_names_and_dispatch():
     assert ek.score(A, B, metric="grits").value == 0.75
 
 
-@pytest.mark.parametrize("html, message", [
-    ("<p>no table here</p>", "contains no <table> element"),
-    ("<table><td>x</td></table>", r"<td> appears outside any <tr>"),
-])
+@pytest.mark.parametrize(
+    "html, message",
+    [
+        ("<p>no table here</p>", "contains no <table> element"),
+        ("<table><td>x</td></table>", r"<td> appears outside any <tr>"),
+    ],
+)
 def test_html_that_does_not_parse(html, message):
     with pytest.raises(ValueError, match=message):
         Table.from_html(html)
@@ -321,20 +326,23 @@ def test_bad_values_raise_with_a_message():
 # hostile markup, the size limit and the array engines (issues 10 and 11)
 
 
-@pytest.mark.parametrize("value, colspan, rowspan", [
-    ("\u0663", 1, 1),  # ARABIC-INDIC DIGIT THREE: a digit to Python's int(), not to a browser
-    ("\u00b2", 1, 1),  # a superscript two
-    ("0", 1, 1),
-    ("two", 1, 1),
-    ("", 1, 1),
-    ("-2", 1, 1),
-    (" 3px", 3, 3),
-    ("+2", 2, 2),
-    ("0003", 3, 3),
-    ("1000000", 1000, 65534),
-    ("1" + "0" * 23, 1000, 65534),
-    ("9" * 5000, 1000, 65534),  # more digits than int() reads by default
-])
+@pytest.mark.parametrize(
+    "value, colspan, rowspan",
+    [
+        ("\u0663", 1, 1),  # ARABIC-INDIC DIGIT THREE: a digit to Python's int(), not to a browser
+        ("\u00b2", 1, 1),  # a superscript two
+        ("0", 1, 1),
+        ("two", 1, 1),
+        ("", 1, 1),
+        ("-2", 1, 1),
+        (" 3px", 3, 3),
+        ("+2", 2, 2),
+        ("0003", 3, 3),
+        ("1000000", 1000, 65534),
+        ("1" + "0" * 23, 1000, 65534),
+        ("9" * 5000, 1000, 65534),  # more digits than int() reads by default
+    ],
+)
 def test_span_attributes_are_read_as_browsers_read_them(value, colspan, rowspan):
     t = Table.from_html(f'<table><tr><td colspan="{value}" rowspan="{value}">x</td></tr></table>')
     assert (t.rows[0][0].colspan, t.rows[0][0].rowspan) == (colspan, rowspan)
@@ -413,9 +421,12 @@ def test_text_over_max_chars_is_refused_naming_the_limit(metric):
     # "abcde" spanning 3 columns counts 15 characters, one per grid position it covers, plus "xy": 17
     table = Table([[Cell("abcde", colspan=3)], [Cell("xy"), Cell(""), Cell("")]])
     assert metric(max_chars=17)(table, table).value == 1.0
-    with pytest.raises(ValueError, match=r"the pred table holds 17 characters of cell text \(counted at every grid "
-                                         r"position a cell covers\), over the limit of max_chars=16;.*"
-                                         r"structure_only=True.*raise max_chars= on the metric"):
+    with pytest.raises(
+        ValueError,
+        match=r"the pred table holds 17 characters of cell text \(counted at every grid "
+        r"position a cell covers\), over the limit of max_chars=16;.*"
+        r"structure_only=True.*raise max_chars= on the metric",
+    ):
         metric(max_chars=16)(table, [["a"]])
     with pytest.raises(ValueError, match=r"the gold table holds 17 characters.*max_chars=16"):
         metric(max_chars=16)([["a"]], table)
@@ -517,7 +528,8 @@ def test_array_grits_engine_equals_the_python_one(pred, gold):
         similarity = _table_scoring.SIMILARITIES[kind]
         rows, cols = _table_arrays.alignment_scores(g, p, kind=kind)
         found = _table_scoring.aligned_sum(
-            g, p, lambda i, k: rows[i][k], lambda j, l: cols[j][l], lambda i, k, j, l: similarity(g[i][j], p[k][l]))
+            g, p, lambda i, k: rows[i][k], lambda j, l: cols[j][l], lambda i, k, j, l: similarity(g[i][j], p[k][l])
+        )
         assert found == _table_scoring.overlap(g, p, similarity)
 
 

@@ -23,12 +23,24 @@ from dataclasses import dataclass, field
 from typing import Optional, Union
 from xml.sax.saxutils import escape, quoteattr
 
-PAGE_VERSIONS = ("2009-03-16", "2010-01-12", "2010-03-19", "2013-07-15", "2016-07-15", "2017-07-15",
-                 "2018-07-15", "2019-07-15")
+PAGE_VERSIONS = (
+    "2009-03-16",
+    "2010-01-12",
+    "2010-03-19",
+    "2013-07-15",
+    "2016-07-15",
+    "2017-07-15",
+    "2018-07-15",
+    "2019-07-15",
+)
 PAGE_XSD = "/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/ocrd_validators/page.xsd"
-ALTO_NAMESPACES = {"v1": "http://schema.ccs-gmbh.com/ALTO", "v2": "http://www.loc.gov/standards/alto/ns-v2#",
-                   "v3": "http://www.loc.gov/standards/alto/ns-v3#", "v4": "http://www.loc.gov/standards/alto/ns-v4#",
-                   "": ""}
+ALTO_NAMESPACES = {
+    "v1": "http://schema.ccs-gmbh.com/ALTO",
+    "v2": "http://www.loc.gov/standards/alto/ns-v2#",
+    "v3": "http://www.loc.gov/standards/alto/ns-v3#",
+    "v4": "http://www.loc.gov/standards/alto/ns-v4#",
+    "": "",
+}
 
 
 def page_ns(version: str) -> str:
@@ -118,8 +130,10 @@ class _Page:
         if conf is not None and not self.old:
             attrs += f' conf="{conf}"'
         plain = f"<{self.tag('PlainText')}>{escape(text)}</{self.tag('PlainText')}>" if self.version < "2019" else ""
-        return (f"<{self.tag('TextEquiv')}{attrs}>{plain}<{self.tag('Unicode')}>{escape(text)}"
-                f"</{self.tag('Unicode')}></{self.tag('TextEquiv')}>")
+        return (
+            f"<{self.tag('TextEquiv')}{attrs}>{plain}<{self.tag('Unicode')}>{escape(text)}"
+            f"</{self.tag('Unicode')}></{self.tag('TextEquiv')}>"
+        )
 
     def extras(self) -> str:
         """What newer tools write after the TextEquivs of a text element."""
@@ -128,28 +142,36 @@ class _Page:
         style = f'<{self.tag("TextStyle")} fontFamily="Fraktur"/>'
         if not self.y2019:
             return style
-        return (style + f'<{self.tag("UserDefined")}><{self.tag("UserAttribute")} name="engine" value="gt"/>'
-                f'</{self.tag("UserDefined")}>'
-                f'<{self.tag("Labels")}><{self.tag("Label")} value="checked"/></{self.tag("Labels")}>')
+        return (
+            style + f'<{self.tag("UserDefined")}><{self.tag("UserAttribute")} name="engine" value="gt"/>'
+            f"</{self.tag('UserDefined')}>"
+            f'<{self.tag("Labels")}><{self.tag("Label")} value="checked"/></{self.tag("Labels")}>'
+        )
 
     def new_id(self, kind: str) -> str:
         self.counter[0] += 1
         return f"{kind}{self.counter[0]}"
 
     def glyph(self, g: Glyph) -> str:
-        return (f'<{self.tag("Glyph")} id="{self.new_id("g")}">{self.coords()}{self.equiv(g.text, g.conf, 1)}'
-                f'{self.extras()}</{self.tag("Glyph")}>')
+        return (
+            f'<{self.tag("Glyph")} id="{self.new_id("g")}">{self.coords()}{self.equiv(g.text, g.conf, 1)}'
+            f"{self.extras()}</{self.tag('Glyph')}>"
+        )
 
     def word(self, w: Word) -> str:
         glyphs = "".join(map(self.glyph, w.glyphs))
-        return (f'<{self.tag("Word")} id="{self.new_id("w")}">{self.coords()}{glyphs}{self.equiv(w.text, w.conf, 1)}'
-                f'{self.extras()}</{self.tag("Word")}>')
+        return (
+            f'<{self.tag("Word")} id="{self.new_id("w")}">{self.coords()}{glyphs}{self.equiv(w.text, w.conf, 1)}'
+            f"{self.extras()}</{self.tag('Word')}>"
+        )
 
     def line(self, line: Line) -> str:
         baseline = "" if self.old else f'<{self.tag("Baseline")} points="0,4 10,4"/>'
         words = "".join(map(self.word, line.words))
-        return (f'<{self.tag("TextLine")} id="{self.new_id("l")}">{self.coords()}{baseline}{words}'
-                f'{self.equiv(line.text, line.conf, 1)}{self.extras()}</{self.tag("TextLine")}>')
+        return (
+            f'<{self.tag("TextLine")} id="{self.new_id("l")}">{self.coords()}{baseline}{words}'
+            f"{self.equiv(line.text, line.conf, 1)}{self.extras()}</{self.tag('TextLine')}>"
+        )
 
     def region(self, r: Region) -> str:
         inner = "".join(map(self.region, r.regions))
@@ -157,15 +179,18 @@ class _Page:
             return f'<{self.tag(r.kind)} id="{r.id}">{self.coords()}{inner}</{self.tag(r.kind)}>'
         lines = "".join(map(self.line, r.lines))
         alternatives = "".join(self.equiv(t, c, i) for t, i, c in r.alternatives)
-        labels = self.extras()[self.extras().find("<" + self.tag("UserDefined")):] if self.y2019 else ""
+        labels = self.extras()[self.extras().find("<" + self.tag("UserDefined")) :] if self.y2019 else ""
         style = f'<{self.tag("TextStyle")} fontFamily="Fraktur"/>' if not self.old else ""
-        return (f'<{self.tag("TextRegion")} id="{r.id}" type="paragraph">{self.coords()}{labels}{inner}{lines}'
-                f'{self.equiv(r.text, r.conf, 1 if r.alternatives else None)}{alternatives}{style}'
-                f'</{self.tag("TextRegion")}>')
+        return (
+            f'<{self.tag("TextRegion")} id="{r.id}" type="paragraph">{self.coords()}{labels}{inner}{lines}'
+            f"{self.equiv(r.text, r.conf, 1 if r.alternatives else None)}{alternatives}{style}"
+            f"</{self.tag('TextRegion')}>"
+        )
 
 
-def page_document(version: str, regions: list, *, reading_order: Union[str, tuple, None] = None,
-                  prefix: str = "") -> bytes:
+def page_document(
+    version: str, regions: list, *, reading_order: Union[str, tuple, None] = None, prefix: str = ""
+) -> bytes:
     """A PAGE document of ``version`` holding ``regions``.
 
     ``reading_order`` is a ReadingOrder's XML (without the prefix), or a tuple
@@ -174,19 +199,29 @@ def page_document(version: str, regions: list, *, reading_order: Union[str, tupl
     """
     w = _Page(version, prefix)
     xmlns = f'xmlns:{prefix}="{page_ns(version)}"' if prefix else f'xmlns="{page_ns(version)}"'
-    schema = (f'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="{page_ns(version)} '
-              f'{page_ns(version)}/pagecontent.xsd"')
+    schema = (
+        f'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="{page_ns(version)} '
+        f'{page_ns(version)}/pagecontent.xsd"'
+    )
     if isinstance(reading_order, tuple):
-        refs = "".join(f'<{w.tag("RegionRefIndexed")} index="{k}" regionRef="{r}"/>' for k, r in enumerate(reading_order))
-        reading_order = f'<{w.tag("ReadingOrder")}><{w.tag("OrderedGroup")} id="ro1">{refs}' \
-                        f'</{w.tag("OrderedGroup")}></{w.tag("ReadingOrder")}>'
+        refs = "".join(
+            f'<{w.tag("RegionRefIndexed")} index="{k}" regionRef="{r}"/>' for k, r in enumerate(reading_order)
+        )
+        reading_order = (
+            f'<{w.tag("ReadingOrder")}><{w.tag("OrderedGroup")} id="ro1">{refs}'
+            f"</{w.tag('OrderedGroup')}></{w.tag('ReadingOrder')}>"
+        )
     body = "".join(map(w.region, regions))
-    metadata = (f"<{w.tag('Metadata')}><{w.tag('Creator')}>ek tests</{w.tag('Creator')}><{w.tag('Created')}>"
-                f"2020-01-01T00:00:00</{w.tag('Created')}><{w.tag('LastChange')}>2020-01-01T00:00:00"
-                f"</{w.tag('LastChange')}></{w.tag('Metadata')}>")
-    return (f'<?xml version="1.0" encoding="UTF-8"?>\n<{w.tag("PcGts")} {xmlns} {schema}>{metadata}'
-            f'<{w.tag("Page")} imageFilename="page.png" imageWidth="100" imageHeight="100">'
-            f'{reading_order or ""}{body}</{w.tag("Page")}></{w.tag("PcGts")}>\n').encode()
+    metadata = (
+        f"<{w.tag('Metadata')}><{w.tag('Creator')}>ek tests</{w.tag('Creator')}><{w.tag('Created')}>"
+        f"2020-01-01T00:00:00</{w.tag('Created')}><{w.tag('LastChange')}>2020-01-01T00:00:00"
+        f"</{w.tag('LastChange')}></{w.tag('Metadata')}>"
+    )
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<{w.tag("PcGts")} {xmlns} {schema}>{metadata}'
+        f'<{w.tag("Page")} imageFilename="page.png" imageWidth="100" imageHeight="100">'
+        f"{reading_order or ''}{body}</{w.tag('Page')}></{w.tag('PcGts')}>\n"
+    ).encode()
 
 
 # -- ALTO -------------------------------------------------------------------
@@ -219,17 +254,23 @@ def alto_document(version: str, blocks: list, *, hyphens: Optional[dict] = None)
                 attrs = f' WC="{word.wc}"' if word.wc is not None else ""
                 if word.subs:
                     attrs += f' SUBS_TYPE="{word.subs[0]}" SUBS_CONTENT={quoteattr(word.subs[1])}'
-                glyphs = "".join(f'<Glyph ID="g_{b}_{k}_{j}_{i}" CONTENT={quoteattr(g)}/>' for i, g in enumerate(word.glyphs))
+                glyphs = "".join(
+                    f'<Glyph ID="g_{b}_{k}_{j}_{i}" CONTENT={quoteattr(g)}/>' for i, g in enumerate(word.glyphs)
+                )
                 tail = f">{glyphs}</String>" if glyphs else "/>"
-                parts.append(f'<String ID="string_{b}_{k}_{j}" HPOS="0" VPOS="0" WIDTH="1" HEIGHT="1" '
-                             f'CONTENT={quoteattr(word.content)}{attrs}{tail}')
+                parts.append(
+                    f'<String ID="string_{b}_{k}_{j}" HPOS="0" VPOS="0" WIDTH="1" HEIGHT="1" '
+                    f"CONTENT={quoteattr(word.content)}{attrs}{tail}"
+                )
             if (b, k) in hyphens:
                 parts.append(f'<HYP CONTENT={quoteattr(hyphens[b, k])} HPOS="9" VPOS="0" WIDTH="1"/>')
             parts.append("</TextLine>")
         parts.append("</TextBlock>")
-    return (f'<?xml version="1.0" encoding="UTF-8"?>\n<alto{xmlns}><Description><MeasurementUnit>pixel'
-            f'</MeasurementUnit></Description><Layout><Page ID="p1" HEIGHT="100" WIDTH="100" PHYSICAL_IMG_NR="1">'
-            f'<PrintSpace>{"".join(parts)}</PrintSpace></Page></Layout></alto>\n').encode()
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<alto{xmlns}><Description><MeasurementUnit>pixel'
+        f'</MeasurementUnit></Description><Layout><Page ID="p1" HEIGHT="100" WIDTH="100" PHYSICAL_IMG_NR="1">'
+        f"<PrintSpace>{''.join(parts)}</PrintSpace></Page></Layout></alto>\n"
+    ).encode()
 
 
 # -- hOCR -------------------------------------------------------------------
@@ -237,29 +278,38 @@ def alto_document(version: str, blocks: list, *, hyphens: Optional[dict] = None)
 
 def hocr_tesseract(paragraphs: list, *, confs: Optional[list] = None, glyphs: bool = False) -> bytes:
     """Tesseract's hOCR: one ``ocr_carea`` per paragraph (a list of line texts), ``x_wconf`` per word."""
-    out = ['<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN"\n'
-           '    "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">\n'
-           '<html xmlns="http://www.w3.org/1999/xhtml" xml:lang="en" lang="en">\n <head>\n  <title></title>\n'
-           '  <meta http-equiv="Content-Type" content="text/html;charset=utf-8"/>\n'
-           "  <meta name='ocr-system' content='tesseract 5.3.0' />\n"
-           "  <meta name='ocr-capabilities' content='ocr_page ocr_carea ocr_par ocr_line ocrx_word ocrp_wconf'/>\n"
-           " </head>\n <body>\n  <div class='ocr_page' id='page_1' title='image \"x.png\"; bbox 0 0 100 100; ppageno 0'>\n"]
+    out = [
+        '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN"\n'
+        '    "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">\n'
+        '<html xmlns="http://www.w3.org/1999/xhtml" xml:lang="en" lang="en">\n <head>\n  <title></title>\n'
+        '  <meta http-equiv="Content-Type" content="text/html;charset=utf-8"/>\n'
+        "  <meta name='ocr-system' content='tesseract 5.3.0' />\n"
+        "  <meta name='ocr-capabilities' content='ocr_page ocr_carea ocr_par ocr_line ocrx_word ocrp_wconf'/>\n"
+        " </head>\n <body>\n  <div class='ocr_page' id='page_1' title='image \"x.png\"; bbox 0 0 100 100; ppageno 0'>\n"
+    ]
     n = 0
     for p, lines in enumerate(paragraphs):
-        out.append(f"   <div class='ocr_carea' id='block_1_{p + 1}' title=\"bbox 0 0 10 10\">\n"
-                   f"    <p class='ocr_par' id='par_1_{p + 1}' lang='deu' title=\"bbox 0 0 10 10\">\n")
+        out.append(
+            f"   <div class='ocr_carea' id='block_1_{p + 1}' title=\"bbox 0 0 10 10\">\n"
+            f"    <p class='ocr_par' id='par_1_{p + 1}' lang='deu' title=\"bbox 0 0 10 10\">\n"
+        )
         for k, text in enumerate(lines):
-            out.append(f"     <span class='ocr_line' id='line_1_{p}_{k}' title=\"bbox 0 0 10 2; baseline 0 0; "
-                       f'x_size 20; x_descenders 4; x_ascenders 5">\n')
+            out.append(
+                f"     <span class='ocr_line' id='line_1_{p}_{k}' title=\"bbox 0 0 10 2; baseline 0 0; "
+                f'x_size 20; x_descenders 4; x_ascenders 5">\n'
+            )
             for word in text.split():
                 conf = confs[n] if confs else 90
                 n += 1
                 inner = escape(word)
                 if glyphs:
-                    inner = "".join(f"<span class='ocrx_cinfo' title='x_bboxes 0 0 1 1; x_conf 99'>{escape(c)}</span>"
-                                    for c in word)
-                out.append(f"      <span class='ocrx_word' id='word_1_{n}' title='bbox 0 0 1 1; x_wconf {conf}'>"
-                           f"{inner}</span>\n")
+                    inner = "".join(
+                        f"<span class='ocrx_cinfo' title='x_bboxes 0 0 1 1; x_conf 99'>{escape(c)}</span>" for c in word
+                    )
+                out.append(
+                    f"      <span class='ocrx_word' id='word_1_{n}' title='bbox 0 0 1 1; x_wconf {conf}'>"
+                    f"{inner}</span>\n"
+                )
             out.append("     </span>\n")
         out.append("    </p>\n   </div>\n")
     out.append("  </div>\n </body>\n</html>\n")
@@ -299,14 +349,18 @@ def hocr_kraken(lines: list) -> bytes:
         out.append(f'\t<span class="ocr_line" id="line_{k}" title="bbox 0 {k} 10 {k + 1}">\n')
         for j, word in enumerate(text.split()):
             confs = " ".join("97" for _ in word)
-            out.append(f'\t\t<span class="ocrx_word" id="segment_{k}_{j}" title="bbox 0 0 1 1; x_confs {confs}">'
-                       f"{escape(word)}</span>\n")
+            out.append(
+                f'\t\t<span class="ocrx_word" id="segment_{k}_{j}" title="bbox 0 0 1 1; x_confs {confs}">'
+                f"{escape(word)}</span>\n"
+            )
         out.append("\t</span>\n\t<br/>\n")
     return ("".join(out) + "</div>\n</body>\n</html>\n").encode()
 
 
 def hocr_ocropus(lines: list) -> bytes:
     """OCRopus's hOCR (``ocropus-hocr``): ``ocr_line`` spans that hold their text directly."""
-    spans = "".join(f"<span class='ocr_line' title='bbox 0 {k} 10 {k + 1}'>{escape(text)}</span><br />\n"
-                    for k, text in enumerate(lines))
+    spans = "".join(
+        f"<span class='ocr_line' title='bbox 0 {k} 10 {k + 1}'>{escape(text)}</span><br />\n"
+        for k, text in enumerate(lines)
+    )
     return (_OCROPUS_HEAD + spans + "</div>\n</body>\n</html>\n").encode()

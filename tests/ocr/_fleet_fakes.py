@@ -33,8 +33,10 @@ class Result:
             self.blocks = [Block(line, c, level) for line, c in zip(text.splitlines(), confidences)]
 
 
-WORDS = ("the quick brown fox jumps over the lazy dog while seven wizards quietly hex "
-         "a jovial bumpkin near the old mill by the river").split()
+WORDS = (
+    "the quick brown fox jumps over the lazy dog while seven wizards quietly hex "
+    "a jovial bumpkin near the old mill by the river"
+).split()
 
 
 def reference(i: int) -> str:
@@ -45,8 +47,10 @@ def reference(i: int) -> str:
 
 def gold(n: int, *, slices=("clean", "noisy")) -> dict:
     """``n`` pages, ``img-<i>`` as their images, alternating slices."""
-    return {f"p{i:03d}": {"image": f"img-{i}", "reference_text": reference(i), "slice": slices[i % len(slices)]}
-            for i in range(n)}
+    return {
+        f"p{i:03d}": {"image": f"img-{i}", "reference_text": reference(i), "slice": slices[i % len(slices)]}
+        for i in range(n)
+    }
 
 
 def _count():

@@ -16,6 +16,7 @@ _FONT_FILES = (
     "/usr/share/fonts/truetype/liberation/LiberationSerif-Regular.ttf",
 )
 
+
 def font_files() -> list[str]:
     """The TrueType fonts found on this machine (None stands for Pillow's built-in font)."""
     found = [f for f in _FONT_FILES if Path(f).is_file()]
@@ -29,7 +30,8 @@ def render_text(text: str, font_file, size: int):
     font = ImageFont.truetype(font_file, size) if font_file else ImageFont.load_default(size)
     spacing = size // 3
     left, top, right, bottom = ImageDraw.Draw(Image.new("L", (1, 1))).multiline_textbbox(
-        (0, 0), text, font=font, spacing=spacing)
+        (0, 0), text, font=font, spacing=spacing
+    )
     image = Image.new("L", (right - left + 2 * size, bottom - top + 2 * size), 255)
     ImageDraw.Draw(image).multiline_text((size - left, size - top), text, font=font, fill=0, spacing=spacing)
     return image

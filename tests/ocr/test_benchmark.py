@@ -46,15 +46,15 @@ class Block:
         self.confidence = confidence
 
 
-
-
 # ---------------------------------------------------------------------------
 # Hand-worked scores, slices and the per-item record
 
 
 def test_spec_example_two_items_one_slice(tmp_path):
-    gold = {"d1": {"image": "ignored", "reference_text": "cat", "slice": "easy"},
-            "d2": {"image": "ignored", "reference_text": "dog", "slice": "easy"}}
+    gold = {
+        "d1": {"image": "ignored", "reference_text": "cat", "slice": "easy"},
+        "d2": {"image": "ignored", "reference_text": "dog", "slice": "easy"},
+    }
     engine = lambda image: type("R", (), {"text": "cat"})()  # noqa: E731
     report = evaluate_ocr(engine, gold, metric="cer", rootdir=str(tmp_path))
     assert report.n == 2
@@ -75,8 +75,12 @@ def test_corpus_rate_sums_edits_not_mean_of_rates():
 def test_wer_and_normalize_are_forwarded():
     gold = {"a": {"image": "a", "reference_text": "Hello  World"}}
     assert evaluate_ocr(reader({"a": "hello world"}), gold, metric="wer").aggregate == pytest.approx(1.0)
-    assert evaluate_ocr(reader({"a": "hello world"}), gold, metric="wer",
-                        normalize=["lower", "collapse_whitespace"]).aggregate == 0.0
+    assert (
+        evaluate_ocr(
+            reader({"a": "hello world"}), gold, metric="wer", normalize=["lower", "collapse_whitespace"]
+        ).aggregate
+        == 0.0
+    )
 
 
 def test_per_item_record_and_slices():
@@ -85,11 +89,13 @@ def test_per_item_record_and_slices():
         "y": {"image": "y", "reference_text": "abcd", "slice": "noisy"},
         "z": {"image": "z", "reference_text": "wxyz", "slice": "noisy"},
     }
-    engine = reader({
-        "x": Result("abcd", blocks=[Block(0.9), Block(0.7)], backend="fake-ocr"),
-        "y": Result("abed", blocks=[Block(None), Block(0.5)]),
-        "z": "wxyz!",  # a plain string is accepted as the text
-    })
+    engine = reader(
+        {
+            "x": Result("abcd", blocks=[Block(0.9), Block(0.7)], backend="fake-ocr"),
+            "y": Result("abed", blocks=[Block(None), Block(0.5)]),
+            "z": "wxyz!",  # a plain string is accepted as the text
+        }
+    )
     report = evaluate_ocr(engine, gold, run_id="r1")
     assert report.per_slice == {"clean": 0.0, "noisy": pytest.approx(2 / 8)}
     assert report.detail["slice_n"] == {"clean": 1, "noisy": 2}
@@ -101,11 +107,20 @@ def test_per_item_record_and_slices():
     assert items["y"]["backend"] == "read"  # the callable's name when the result has no backend
     assert items["z"]["confidence"] is None
     assert items["y"] | {"seconds": 0} == {
-        "prediction": "abed", "reference": "abcd", "slice": "noisy", "score": 0.25,
-        "detail": {"edits": 1, "ref_len": 4}, "confidence": 0.5, "backend": "read",
-        "seconds": 0, "error": None,
-        "confusions": {"char": [{"kind": "substitution", "gold": "c", "pred": "e", "count": 1}],
-                       "word": [{"kind": "substitution", "gold": "abcd", "pred": "abed", "count": 1}]}}
+        "prediction": "abed",
+        "reference": "abcd",
+        "slice": "noisy",
+        "score": 0.25,
+        "detail": {"edits": 1, "ref_len": 4},
+        "confidence": 0.5,
+        "backend": "read",
+        "seconds": 0,
+        "error": None,
+        "confusions": {
+            "char": [{"kind": "substitution", "gold": "c", "pred": "e", "count": 1}],
+            "word": [{"kind": "substitution", "gold": "abcd", "pred": "abed", "count": 1}],
+        },
+    }
     assert report.detail["run_id"] == "r1"
     assert report.detail["engine"] == "read"
     assert report.detail["errors"] == {} and report.detail["n_errors"] == 0
@@ -321,16 +336,20 @@ def test_unknown_engine_id_lists_the_known_ones():
 def test_unknown_metric_fails_before_the_engine_runs():
     calls = []
     with pytest.raises(KeyError, match=r"registered as 'cerr'.*Did you mean 'cer'"):
-        evaluate_ocr(lambda image: calls.append(image) or "a", {"a": {"image": "a", "reference_text": "a"}},
-                     metric="cerr")
+        evaluate_ocr(
+            lambda image: calls.append(image) or "a", {"a": {"image": "a", "reference_text": "a"}}, metric="cerr"
+        )
     assert calls == []
 
 
 def test_unknown_normalizer_fails_before_the_engine_runs():
     calls = []
     with pytest.raises(KeyError, match="lowercase"):
-        evaluate_ocr(lambda image: calls.append(image) or "a", {"a": {"image": "a", "reference_text": "a"}},
-                     normalize="lowercase")
+        evaluate_ocr(
+            lambda image: calls.append(image) or "a",
+            {"a": {"image": "a", "reference_text": "a"}},
+            normalize="lowercase",
+        )
     assert calls == []
 
 
@@ -345,8 +364,10 @@ def test_run_id_must_be_storable(bad):
 
 
 def test_persist_writes_results_and_run(tmp_path):
-    gold = {"a": {"image": "a", "reference_text": "abc", "slice": "s1"},
-            "b": {"image": "b", "reference_text": "abc", "slice": "s2"}}
+    gold = {
+        "a": {"image": "a", "reference_text": "abc", "slice": "s1"},
+        "b": {"image": "b", "reference_text": "abc", "slice": "s2"},
+    }
     engine = reader({"a": "abc", "b": Result("abd", blocks=[Block(0.25)])})
     report = evaluate_ocr(engine, gold, persist=True, run_id="run-1", rootdir=str(tmp_path))
     chunk = json_store("results", rootdir=tmp_path)["ocr.run-1.000000"]
@@ -380,8 +401,12 @@ def test_add_gold_item_round_trips_through_the_store(tmp_path):
     add_gold_item("doc-1", tmp_path / "one.png", "hello", slice="clean", rootdir=str(tmp_path), lang="en")
     add_gold_item("doc-2", "two.png", "world", rootdir=str(tmp_path))
     store = json_store("gold", rootdir=tmp_path)
-    assert store["doc-1"] == {"image": str(tmp_path / "one.png"), "reference_text": "hello",
-                              "slice": "clean", "lang": "en"}
+    assert store["doc-1"] == {
+        "image": str(tmp_path / "one.png"),
+        "reference_text": "hello",
+        "slice": "clean",
+        "lang": "en",
+    }
     assert store["doc-2"]["slice"] is None
     engine = reader({str(tmp_path / "one.png"): "hello", "two.png": "word"})
     report = evaluate_ocr(engine, store)
@@ -418,8 +443,9 @@ _TEXTS = ("Invoice 2024-0117\nTotal due: 1,284.50 EUR", "The quick brown fox\nju
 def _tesseract_tsv(path):
     """Text and mean word confidence from the tesseract CLI's TSV output, parsed here."""
     env = {**os.environ, "OMP_THREAD_LIMIT": "1"}  # as evaluate_ocr does when concurrent
-    out = subprocess.run(["tesseract", str(path), "stdout", "tsv"], capture_output=True, text=True,
-                         check=True, env=env).stdout
+    out = subprocess.run(
+        ["tesseract", str(path), "stdout", "tsv"], capture_output=True, text=True, check=True, env=env
+    ).stdout
     lines, confidences = {}, []
     for row in csv.DictReader(io.StringIO(out), delimiter="\t", quoting=csv.QUOTE_NONE):
         word = row["text"]
@@ -466,13 +492,13 @@ def test_tesseract_text_matches_the_binary(tesseract_run):
 def test_tesseract_report_matches_jiwer_on_raw_output(tesseract_run):
     gold, report, direct = tesseract_run
     keys = list(gold)
-    expected = jiwer.cer(reference=[gold[k]["reference_text"] for k in keys],
-                         hypothesis=[direct[k][0] for k in keys])
+    expected = jiwer.cer(reference=[gold[k]["reference_text"] for k in keys], hypothesis=[direct[k][0] for k in keys])
     assert report.aggregate == pytest.approx(expected)
     for label in ("clean", "degraded"):
         part = [k for k in keys if gold[k]["slice"] == label]
-        expected = jiwer.cer(reference=[gold[k]["reference_text"] for k in part],
-                             hypothesis=[direct[k][0] for k in part])
+        expected = jiwer.cer(
+            reference=[gold[k]["reference_text"] for k in part], hypothesis=[direct[k][0] for k in part]
+        )
         assert report.per_slice[label] == pytest.approx(expected), label
     for key in keys:
         expected = jiwer.cer(reference=gold[key]["reference_text"], hypothesis=direct[key][0])
@@ -486,8 +512,9 @@ def test_tesseract_wer_from_the_same_predictions(tesseract_run):
     gold, report, direct = tesseract_run
     cases = [(v["prediction"], v["reference"]) for v in report.detail["per_item"].values()]
     # jiwer splits words on spaces only; ek on any whitespace, so give jiwer spaces.
-    expected = jiwer.wer(reference=[g.replace("\n", " ") for _, g in cases],
-                         hypothesis=[p.replace("\n", " ") for p, _ in cases])
+    expected = jiwer.wer(
+        reference=[g.replace("\n", " ") for _, g in cases], hypothesis=[p.replace("\n", " ") for p, _ in cases]
+    )
     assert evaluate(cases, metric="wer").aggregate == pytest.approx(expected)
 
 
@@ -527,24 +554,26 @@ def test_tesseract_missing_and_unreadable_images_are_item_errors(tmp_path, rende
 
 # -- issue 14: gold references in OCR files, confusions in the report --------------------------
 
-_PAGE = ('<?xml version="1.0" encoding="UTF-8"?>\n'
-         '<PcGts xmlns="http://schema.primaresearch.org/PAGE/gts/pagecontent/2019-07-15">'
-         '<Page imageFilename="x.png"><TextRegion id="r1">'
-         '<TextLine id="l1"><TextEquiv><Unicode>the cat</Unicode></TextEquiv></TextLine>'
-         '<TextLine id="l2"><TextEquiv><Unicode>sat down</Unicode></TextEquiv></TextLine>'
-         '</TextRegion></Page></PcGts>\n')
+_PAGE = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n'
+    '<PcGts xmlns="http://schema.primaresearch.org/PAGE/gts/pagecontent/2019-07-15">'
+    '<Page imageFilename="x.png"><TextRegion id="r1">'
+    '<TextLine id="l1"><TextEquiv><Unicode>the cat</Unicode></TextEquiv></TextLine>'
+    '<TextLine id="l2"><TextEquiv><Unicode>sat down</Unicode></TextEquiv></TextLine>'
+    "</TextRegion></Page></PcGts>\n"
+)
 
 
 def test_a_gold_record_may_name_a_page_xml_reference_file(tmp_path):
     path = tmp_path / "p1.xml"
     path.write_text(_PAGE, encoding="utf-8")
-    gold = {"p1": {"image": "p1.png", "reference_file": str(path)},
-            "p2": {"image": "p2.png", "reference_text": "dog"}}
+    gold = {"p1": {"image": "p1.png", "reference_file": str(path)}, "p2": {"image": "p2.png", "reference_text": "dog"}}
     report = evaluate_ocr(lambda image: "the cat\nsat dawn" if image == "p1.png" else "dog", gold)
     assert report.detail["per_item"]["p1"]["reference"] == "the cat\nsat down"
     # 1 substitution over the 16 characters of the PAGE text plus 3 of "dog"
-    assert report.aggregate == pytest.approx(jiwer.cer(reference=["the cat\nsat down", "dog"],
-                                                       hypothesis=["the cat\nsat dawn", "dog"]))
+    assert report.aggregate == pytest.approx(
+        jiwer.cer(reference=["the cat\nsat down", "dog"], hypothesis=["the cat\nsat dawn", "dog"])
+    )
     assert report.aggregate == pytest.approx(1 / 19)
 
 
@@ -560,8 +589,7 @@ def test_an_unreadable_reference_file_fails_before_the_engine_runs(tmp_path):
 
 
 def test_the_report_lists_the_most_frequent_confusions():
-    gold = {"a": {"image": "a", "reference_text": "cello cello"},
-            "b": {"image": "b", "reference_text": "hello"}}
+    gold = {"a": {"image": "a", "reference_text": "cello cello"}, "b": {"image": "b", "reference_text": "hello"}}
     report = evaluate_ocr(lambda image: {"a": "ceIIo cello", "b": "heIlo"}[image], gold)
     # l -> I three times (twice in a, once in b); counted by hand
     top = report.detail["confusions"]["char"][0]

@@ -28,8 +28,9 @@ class _EchoAdapter:
 
         size = to_pil(image).size
         _EchoAdapter.calls.append(kwargs)
-        return OcrResult.from_blocks([TextBlock("echo", confidence=0.5, level="word")],
-                                     backend="ek-echo", text=f"{size[0]}x{size[1]}")
+        return OcrResult.from_blocks(
+            [TextBlock("echo", confidence=0.5, level="word")], backend="ek-echo", text=f"{size[0]}x{size[1]}"
+        )
 
 
 class _NoTextAdapter:
@@ -41,9 +42,15 @@ class _NoTextAdapter:
 def _fake_backends():
     ocracy.register_backend("ek-echo", {"id": "ek-echo", "name": "ek-echo"}, _EchoAdapter())
     ocracy.register_backend("ek-no-text", {"id": "ek-no-text", "name": "ek-no-text"}, _NoTextAdapter())
-    ocracy.register_backend("ek-not-installed", {"id": "ek-not-installed", "name": "ek-not-installed",
-                                                 "import_name": "ek_no_such_module_xyz",
-                                                 "pip_install": "ek-no-such-package"})
+    ocracy.register_backend(
+        "ek-not-installed",
+        {
+            "id": "ek-not-installed",
+            "name": "ek-not-installed",
+            "import_name": "ek_no_such_module_xyz",
+            "pip_install": "ek-no-such-package",
+        },
+    )
     yield
     from ocracy import registry
 
@@ -90,8 +97,11 @@ def test_read_text_refuses_a_result_without_text(png):
 
 
 def test_unknown_engine_lists_the_known_ones():
-    with pytest.raises(KeyError, match=r"ocracy has no OCR engine 'tesseract-5'.*Did you mean 'tesseract'\?"
-                                       r".*Known engines: .*easyocr.*tesseract"):
+    with pytest.raises(
+        KeyError,
+        match=r"ocracy has no OCR engine 'tesseract-5'.*Did you mean 'tesseract'\?"
+        r".*Known engines: .*easyocr.*tesseract",
+    ):
         ocracy_backend("tesseract-5")
 
 
@@ -101,14 +111,19 @@ def test_non_string_backend_is_a_type_error():
 
 
 def test_known_but_uninstalled_engine_says_what_to_install():
-    with pytest.raises(ImportError, match=r"'ek-not-installed' is not ready: its Python package is not installed\. Run: pip install"):
+    with pytest.raises(
+        ImportError, match=r"'ek-not-installed' is not ready: its Python package is not installed\. Run: pip install"
+    ):
         ocracy_backend("ek-not-installed")
 
 
 def test_missing_tesseract_binary_gives_the_system_install_line(monkeypatch):
     pytest.importorskip("pytesseract")
     monkeypatch.setattr("ek.ocr._engines.shutil.which", lambda name: None)
-    with pytest.raises(ImportError, match=r"'tesseract' is not ready: the 'tesseract' program .* not on PATH\. Run: .*(apt-get|brew|choco) install"):
+    with pytest.raises(
+        ImportError,
+        match=r"'tesseract' is not ready: the 'tesseract' program .* not on PATH\. Run: .*(apt-get|brew|choco) install",
+    ):
         ocracy_backend("tesseract")
 
 
@@ -165,8 +180,11 @@ def test_no_backend_means_ocracys_default():
 
 def test_rapidocr_without_its_bundled_models_names_the_ek_extra(monkeypatch):
     monkeypatch.setattr("ek.ocr._engines.is_installed", lambda name: name != "rapidocr_onnxruntime")
-    with pytest.raises(ImportError, match=r"^'rapidocr' is not ready: ek runs it with the PP-OCR models bundled in "
-                                          r"rapidocr_onnxruntime .* Run: pip install \"ek\[rapidocr\]\""):
+    with pytest.raises(
+        ImportError,
+        match=r"^'rapidocr' is not ready: ek runs it with the PP-OCR models bundled in "
+        r"rapidocr_onnxruntime .* Run: pip install \"ek\[rapidocr\]\"",
+    ):
         ocracy_backend("rapidocr")
 
 

@@ -40,8 +40,11 @@ cli = pytest.importorskip("dinglehopper.cli")
 
 PAGE_2019 = "http://schema.primaresearch.org/PAGE/gts/pagecontent/2019-07-15"
 PAGE_2013 = "http://schema.primaresearch.org/PAGE/gts/pagecontent/2013-07-15"
-ALTO = {2: "http://www.loc.gov/standards/alto/ns-v2#", 3: "http://www.loc.gov/standards/alto/ns-v3#",
-        4: "http://www.loc.gov/standards/alto/ns-v4#"}
+ALTO = {
+    2: "http://www.loc.gov/standards/alto/ns-v2#",
+    3: "http://www.loc.gov/standards/alto/ns-v3#",
+    4: "http://www.loc.gov/standards/alto/ns-v4#",
+}
 pytestmark = pytest.mark.filterwarnings("ignore:the texts hold private-use characters")  # U+E5B8 is meant
 
 
@@ -51,16 +54,20 @@ def page(regions, *, ns=PAGE_2019, order=None, line_text=True, region_text=True)
     for r, lines in enumerate(regions):
         tl = "".join(
             f'<TextLine id="r{r}l{k}"><Coords points="0,0 1,0 1,1"/>'
-            + (f"<TextEquiv><Unicode>{escape(t)}</Unicode></TextEquiv>" if line_text else "") + "</TextLine>"
-            for k, t in enumerate(lines))
+            + (f"<TextEquiv><Unicode>{escape(t)}</Unicode></TextEquiv>" if line_text else "")
+            + "</TextLine>"
+            for k, t in enumerate(lines)
+        )
         own = f"<TextEquiv><Unicode>{escape(chr(10).join(lines))}</Unicode></TextEquiv>" if region_text else ""
         body.append(f'<TextRegion id="r{r}"><Coords points="0,0 1,0 1,1"/>{tl}{own}</TextRegion>')
     ro = ""
     if order is not None:
         refs = "".join(f'<RegionRefIndexed index="{i}" regionRef="r{r}"/>' for i, r in enumerate(order))
         ro = f'<ReadingOrder><OrderedGroup id="g">{refs}</OrderedGroup></ReadingOrder>'
-    return (f'<?xml version="1.0" encoding="UTF-8"?><PcGts xmlns="{ns}"><Page imageFilename="p.png" '
-            f'imageWidth="1" imageHeight="1">{ro}{"".join(body)}</Page></PcGts>')
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?><PcGts xmlns="{ns}"><Page imageFilename="p.png" '
+        f'imageWidth="1" imageHeight="1">{ro}{"".join(body)}</Page></PcGts>'
+    )
 
 
 def alto(lines, *, version=2, hyphen_after=()):
@@ -71,8 +78,10 @@ def alto(lines, *, version=2, hyphen_after=()):
         if k in hyphen_after:
             strings += '<HYP CONTENT="-"/>'
         out.append(f'<TextLine ID="l{k}">{strings}</TextLine>')
-    return (f'<?xml version="1.0" encoding="UTF-8"?><alto xmlns="{ALTO[version]}"><Layout><Page ID="p">'
-            f'<PrintSpace><TextBlock ID="b">{"".join(out)}</TextBlock></PrintSpace></Page></Layout></alto>')
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?><alto xmlns="{ALTO[version]}"><Layout><Page ID="p">'
+        f'<PrintSpace><TextBlock ID="b">{"".join(out)}</TextBlock></PrintSpace></Page></Layout></alto>'
+    )
 
 
 GOLD_LINES = ["Auſ der Geſchichte des Hauſes", "ſchoͤn — Gott’s Haus ﬁnden", "\uf502riſt \ueba7 Stoﬀ wa\ueec4er"]
@@ -81,27 +90,54 @@ OCR_LINES = ["Auf der Gefchichte des Hauſes", "ſchön – Gott's Hans finden",
 # name -> (gold file name, gold text, ocr file name, ocr text): extraction already as dinglehopper's
 PAIRS = {
     "page_alto": ("page_alto.xml", page([GOLD_LINES]), "page_alto.alto.xml", alto(OCR_LINES)),
-    "page2013_text": ("page2013_text.xml", page([GOLD_LINES], ns=PAGE_2013, line_text=False),
-                      "page2013_text.txt", "\n".join(OCR_LINES)),
-    "text_nfd": ("text_nfd.txt", unicodedata.normalize("NFD", "Grüße aus Köln, Schlyñ\nÄrger über Öl"),
-                 "text_nfd.ocr.txt", "Grüße aus Koln, Schlym\u0303\nArger über Ol"),
-    "alto3_alto4": ("alto3_alto4.xml", alto(["m\u0303it q\u0301 Gl\ue72bck fu\u0364r", "==ſein \ue5b8 Zei\ue5b8t"], version=3),
-                    "alto3_alto4.ocr.xml", alto(["mit q Glück für", "–ſein Zeit"], version=4)),
+    "page2013_text": (
+        "page2013_text.xml",
+        page([GOLD_LINES], ns=PAGE_2013, line_text=False),
+        "page2013_text.txt",
+        "\n".join(OCR_LINES),
+    ),
+    "text_nfd": (
+        "text_nfd.txt",
+        unicodedata.normalize("NFD", "Grüße aus Köln, Schlyñ\nÄrger über Öl"),
+        "text_nfd.ocr.txt",
+        "Grüße aus Koln, Schlym\u0303\nArger über Ol",
+    ),
+    "alto3_alto4": (
+        "alto3_alto4.xml",
+        alto(["m\u0303it q\u0301 Gl\ue72bck fu\u0364r", "==ſein \ue5b8 Zei\ue5b8t"], version=3),
+        "alto3_alto4.ocr.xml",
+        alto(["mit q Glück für", "–ſein Zeit"], version=4),
+    ),
     "combining": ("combining.txt", "e\u0301\u0301x ſtehen Ꙋ\u0483ста", "combining.ocr.txt", "ex ftehen уста"),
 }
 
 # pairs whose extraction needs the readers' dinglehopper profile
 PROFILE_PAIRS = {
-    "reading_order": ("reading_order.xml", page([["zweite Spalte"], ["erſte Spalte", "noch mehr"], []],
-                                                order=[1, 0, 2]),
-                      "reading_order.txt", "erste Spalte\nnoch mehr\nzweite Spalte"),
-    "blank_lines": ("blank_lines.txt", "  Erſter Abſatz \n\nZweiter Abſatz\n\n", "blank_lines.ocr.txt",
-                    "Erster Abfatz\nZweiter Abſatz\n"),
-    "alto_hyphen": ("alto_hyphen.xml", alto(["Ge- ſchichte", "", "Haus"]), "alto_hyphen.ocr.xml",
-                    alto(["Ge", "ſchichte", "Haus"], hyphen_after=(0,))),
+    "reading_order": (
+        "reading_order.xml",
+        page([["zweite Spalte"], ["erſte Spalte", "noch mehr"], []], order=[1, 0, 2]),
+        "reading_order.txt",
+        "erste Spalte\nnoch mehr\nzweite Spalte",
+    ),
+    "blank_lines": (
+        "blank_lines.txt",
+        "  Erſter Abſatz \n\nZweiter Abſatz\n\n",
+        "blank_lines.ocr.txt",
+        "Erster Abfatz\nZweiter Abſatz\n",
+    ),
+    "alto_hyphen": (
+        "alto_hyphen.xml",
+        alto(["Ge- ſchichte", "", "Haus"]),
+        "alto_hyphen.ocr.xml",
+        alto(["Ge", "ſchichte", "Haus"], hyphen_after=(0,)),
+    ),
 }
-LINE_LEVEL = ("line_level.xml", page([["eins zwei", "drei"], ["vier"]], region_text=False),
-              "line_level.txt", "eins zwel\ndrei\nvier")
+LINE_LEVEL = (
+    "line_level.xml",
+    page([["eins zwei", "drei"], ["vier"]], region_text=False),
+    "line_level.txt",
+    "eins zwel\ndrei\nvier",
+)
 
 
 def _write(folder: Path, name: str, text: str) -> Path:
@@ -154,10 +190,12 @@ def test_a_corpus_gives_eks_micro_average_and_dinglehopper_s_document_mean(tmp_p
     assert ours.n == len(PAIRS) and ours.detail["missing"] == ()
     edits = sum(r["cer"] * r["n_characters"] for r in reports.values())
     assert ours.aggregate == pytest.approx(edits / sum(r["n_characters"] for r in reports.values()), abs=1e-9)
-    assert ours.detail["document_mean"]["cer"] == pytest.approx(statistics.mean(r["cer"] for r in reports.values()),
-                                                                abs=1e-9)
-    assert ours.detail["document_mean"]["wer"] == pytest.approx(statistics.mean(r["wer"] for r in reports.values()),
-                                                                abs=1e-9)
+    assert ours.detail["document_mean"]["cer"] == pytest.approx(
+        statistics.mean(r["cer"] for r in reports.values()), abs=1e-9
+    )
+    assert ours.detail["document_mean"]["wer"] == pytest.approx(
+        statistics.mean(r["wer"] for r in reports.values()), abs=1e-9
+    )
     assert ours.aggregate != pytest.approx(ours.detail["document_mean"]["cer"])  # two different figures
 
 
@@ -174,17 +212,25 @@ def test_an_empty_reference_is_infinite_for_dinglehopper_and_counted_by_ek(tmp_p
 
 ALTO_VERSIONS = ("v1", "v2", "v3", "v4")
 
-GOLD_PAGE = [["Der Fuchs ſprang über den Zaun", "und lief in den Wald hin-", "ein, wo er ſich \uf502ng verſteckte."],
-             ["Am Abend kam er wieder", "heraus und ſah ſich um — ſchoͤn."]]
-OCR_PAGE = [["Der Fuchs fprang über den Zaun", "und lief in den Wald hin"], ["ein, wo er ſich verſteckte."],
-            ["Am Abend kam er wleder", "heraus und ſah ſich um – schön."]]
+GOLD_PAGE = [
+    ["Der Fuchs ſprang über den Zaun", "und lief in den Wald hin-", "ein, wo er ſich \uf502ng verſteckte."],
+    ["Am Abend kam er wieder", "heraus und ſah ſich um — ſchoͤn."],
+]
+OCR_PAGE = [
+    ["Der Fuchs fprang über den Zaun", "und lief in den Wald hin"],
+    ["ein, wo er ſich verſteckte."],
+    ["Am Abend kam er wleder", "heraus und ſah ſich um – schön."],
+]
 
 
 @pytest.mark.parametrize("k, version", list(enumerate(PAGE_VERSIONS)))
 def test_every_page_version_against_every_alto_version_equals_dinglehopper(tmp_path, k, version):
     alto_version = ALTO_VERSIONS[k % len(ALTO_VERSIONS)]
-    gold = page_document(version, [full_region(f"r{i}", lines, glyphs=False) for i, lines in enumerate(GOLD_PAGE)],
-                         reading_order=("r0", "r1"))
+    gold = page_document(
+        version,
+        [full_region(f"r{i}", lines, glyphs=False) for i, lines in enumerate(GOLD_PAGE)],
+        reading_order=("r0", "r1"),
+    )
     ocr = alto_document(alto_version, [[[AltoWord(w) for w in line.split()] for line in block] for block in OCR_PAGE])
     ours, theirs = _agree(tmp_path, version, "gt.xml", gold.decode(), "ocr.xml", ocr.decode())
     assert 0 < theirs["cer"] < 0.2 and ours.detail["text_level"] == {"gold": "region", "pred": "word"}
@@ -195,11 +241,18 @@ def test_every_page_version_against_every_alto_version_equals_dinglehopper(tmp_p
 def test_alto_written_by_page_to_alto_reads_as_its_page_and_agrees_with_dinglehopper(tmp_path, alto_version):
     # OCR-D's converter writes the hyphen of "hin-" as an ALTO HYP: ek reads it as printed (no edit); dinglehopper
     # ignores HYP, so under its profile the pair has exactly that one edit, as dinglehopper counts it
-    gold = page_document("2019-07-15", [full_region(f"r{i}", lines, glyphs=False) for i, lines in enumerate(GOLD_PAGE)],
-                         reading_order=("r0", "r1"))
+    gold = page_document(
+        "2019-07-15",
+        [full_region(f"r{i}", lines, glyphs=False) for i, lines in enumerate(GOLD_PAGE)],
+        reading_order=("r0", "r1"),
+    )
     page_file = _write(tmp_path, "page.xml", gold.decode())
-    converted = subprocess.run(["page-to-alto", "--alto-version", alto_version, "--trailing-dash-to-hyp",
-                                str(page_file)], capture_output=True, text=True, check=True).stdout
+    converted = subprocess.run(
+        ["page-to-alto", "--alto-version", alto_version, "--trailing-dash-to-hyp", str(page_file)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     alto_file = _write(tmp_path, "alto.xml", converted)
     assert "<HYP" in converted and f"ns-v{alto_version[0]}#" in converted
     assert evaluate_files(page_file, alto_file).aggregate == 0.0

@@ -22,9 +22,14 @@ requires_tesseract = pytest.mark.skipif(
 )
 
 
-@pytest.mark.parametrize("spelling, expected", [
-    ("google_vision", "google-vision"), ("AWS_Textract", "aws-textract"), (" tesseract ", "tesseract"),
-])
+@pytest.mark.parametrize(
+    "spelling, expected",
+    [
+        ("google_vision", "google-vision"),
+        ("AWS_Textract", "aws-textract"),
+        (" tesseract ", "tesseract"),
+    ],
+)
 def test_canonical_id(spelling, expected):
     assert canonical_id(spelling) == expected
     assert resolve_engine_id(spelling) == expected
@@ -99,8 +104,13 @@ def test_check_engine_needs_an_id():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "ek", *args], capture_output=True, text=True, timeout=120,
-                          env={k: v for k, v in os.environ.items() if k != "GOOGLE_APPLICATION_CREDENTIALS"})
+    return subprocess.run(
+        [sys.executable, "-m", "ek", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={k: v for k, v in os.environ.items() if k != "GOOGLE_APPLICATION_CREDENTIALS"},
+    )
 
 
 def _main(capsys, *args):
@@ -143,8 +153,9 @@ def test_cli_check_google_vision_is_not_ready_and_exits_2():
     assert "GOOGLE_APPLICATION_CREDENTIALS" in out.stderr
     if not report["package"]:  # here: the package is missing, so the install line is the first fix
         assert report["state"] == "not installed"
-        assert re.search(r"its Python package is not installed.*Run: pip install \"ocracy\[google-vision\]\"",
-                         out.stderr)
+        assert re.search(
+            r"its Python package is not installed.*Run: pip install \"ocracy\[google-vision\]\"", out.stderr
+        )
 
 
 def _fake_cloud(monkeypatch, engine="mathpix", variable="FAKE_OCR_KEY"):
@@ -152,9 +163,15 @@ def _fake_cloud(monkeypatch, engine="mathpix", variable="FAKE_OCR_KEY"):
     from ocracy.kit.install import Requirements
 
     real = ocracy.requirements
-    fake = Requirements(backend_id=engine, implemented=True, available=True, is_local=False, is_remote=True,
-                        pip_command=f'pip install "ocracy[{engine}]"',
-                        credentials=[f"export {variable}  (get a key: https://example.invalid/key)"])
+    fake = Requirements(
+        backend_id=engine,
+        implemented=True,
+        available=True,
+        is_local=False,
+        is_remote=True,
+        pip_command=f'pip install "ocracy[{engine}]"',
+        credentials=[f"export {variable}  (get a key: https://example.invalid/key)"],
+    )
     monkeypatch.setattr(ocracy, "requirements", lambda b: fake if b == engine else real(b))
     monkeypatch.setattr(ocracy, "is_set_up", lambda b, _real=ocracy.is_set_up: False if b == engine else _real(b))
     monkeypatch.setattr(ocracy, "available_backends", lambda: [engine, "tesseract"])
@@ -165,8 +182,10 @@ def test_cloud_engine_without_credentials_is_installed_not_configured(monkeypatc
     _fake_cloud(monkeypatch)
     report = check_engine("mathpix")
     assert report["ok"] is False and report["state"] == "installed, not configured" and report["package"] is True
-    assert report["hint"] == ("'mathpix' is not ready: its credential FAKE_OCR_KEY is not set. "
-                              "Run: export FAKE_OCR_KEY  (get a key: https://example.invalid/key)")
+    assert report["hint"] == (
+        "'mathpix' is not ready: its credential FAKE_OCR_KEY is not set. "
+        "Run: export FAKE_OCR_KEY  (get a key: https://example.invalid/key)"
+    )
     code, out, err = _main(capsys, "check", "mathpix")
     assert code == 2 and json.loads(out)["state"] == "installed, not configured"
     assert err.strip() == "ek check: " + report["hint"]
@@ -189,8 +208,11 @@ def test_missing_program_makes_check_exit_2_with_the_install_line(monkeypatch, c
     monkeypatch.setattr("ek.ocr._engines.shutil.which", lambda name: None)
     code, out, err = _main(capsys, "check", "tesseract")
     assert code == 2 and json.loads(out)["state"] == "not installed"
-    assert re.search(r"'tesseract' is not ready: the 'tesseract' program it runs is not on PATH\. "
-                     r"Run: .*(apt-get|brew|choco) install", err)
+    assert re.search(
+        r"'tesseract' is not ready: the 'tesseract' program it runs is not on PATH\. "
+        r"Run: .*(apt-get|brew|choco) install",
+        err,
+    )
     code, out, _ = _main(capsys, "engines")
     assert "tesseract" not in {e["engine"] for e in json.loads(out)}  # not installed: not listed
 
@@ -201,8 +223,9 @@ def test_engine_ocracy_cannot_run_for_another_reason_is_not_ready(monkeypatch):
     monkeypatch.setattr(ocracy, "is_set_up", lambda b: False)  # package and program present, yet not set up
     report = check_engine("tesseract")
     assert report["state"] == "not ready" and report["ok"] is False
-    assert report["hint"] == ("'tesseract' is not ready: ocracy says it cannot run here. "
-                              "See ocracy.requirements('tesseract').instructions().")
+    assert report["hint"] == (
+        "'tesseract' is not ready: ocracy says it cannot run here. See ocracy.requirements('tesseract').instructions()."
+    )
 
 
 def test_bad_engine_id_exits_2(capsys):
@@ -216,9 +239,11 @@ def test_bad_engine_id_exits_2(capsys):
 
 _RAPIDOCR = check_engine("rapidocr")
 requires_rapidocr = pytest.mark.skipif(not _RAPIDOCR["ok"], reason=_RAPIDOCR["hint"])
-_NO_BUNDLED_MODELS = ("'rapidocr' is not ready: ek runs it with the PP-OCR models bundled in rapidocr_onnxruntime "
-                      "(rapidocr 3.x downloads its models when first run), and rapidocr_onnxruntime is not installed. "
-                      'Run: pip install "ek[rapidocr]" (or: pip install rapidocr_onnxruntime onnxruntime)')
+_NO_BUNDLED_MODELS = (
+    "'rapidocr' is not ready: ek runs it with the PP-OCR models bundled in rapidocr_onnxruntime "
+    "(rapidocr 3.x downloads its models when first run), and rapidocr_onnxruntime is not installed. "
+    'Run: pip install "ek[rapidocr]" (or: pip install rapidocr_onnxruntime onnxruntime)'
+)
 
 
 @requires_rapidocr
@@ -235,8 +260,9 @@ def test_rapidocr_is_installed_and_ready(capsys):
 
 def test_rapidocr_3_alone_is_not_enough(monkeypatch, capsys):
     # ocracy would take rapidocr 3.x (its own probe says yes), but ek runs the bundled models only
-    monkeypatch.setattr("ek.ocr._engines.is_installed",
-                        lambda name: name != "rapidocr_onnxruntime" and _really_installed(name))
+    monkeypatch.setattr(
+        "ek.ocr._engines.is_installed", lambda name: name != "rapidocr_onnxruntime" and _really_installed(name)
+    )
     monkeypatch.setattr(ocracy, "is_set_up", lambda b, _real=ocracy.is_set_up: True if b == "rapidocr" else _real(b))
     report = check_engine("rapidocr")
     assert report["state"] == "not installed" and report["ok"] is False and report["package"] is False
@@ -248,20 +274,26 @@ def test_rapidocr_3_alone_is_not_enough(monkeypatch, capsys):
 
 
 def test_rapidocr_without_onnxruntime_names_both_fixes(monkeypatch):
-    monkeypatch.setattr("ek.ocr._engines.is_installed", lambda name: name not in ("rapidocr_onnxruntime",
-                                                                                  "onnxruntime"))
+    monkeypatch.setattr(
+        "ek.ocr._engines.is_installed", lambda name: name not in ("rapidocr_onnxruntime", "onnxruntime")
+    )
     report = check_engine("rapidocr")
     assert report["state"] == "not installed"
-    assert "and rapidocr_onnxruntime and onnxruntime are not installed. Run: pip install \"ek[rapidocr]\"" \
-        in report["hint"]
+    assert (
+        'and rapidocr_onnxruntime and onnxruntime are not installed. Run: pip install "ek[rapidocr]"' in report["hint"]
+    )
 
 
 def test_the_rapidocr_extra_is_known_to_check_requirements(monkeypatch):
     from ek.registry import check_requirements
 
     monkeypatch.setattr("ek.registry.is_installed", lambda name: name != "onnxruntime")
-    assert check_requirements(extra="rapidocr") == {"ok": False, "extra": "rapidocr", "missing": ["onnxruntime"],
-                                                     "hint": 'Install with: pip install "ek[rapidocr]"'}
+    assert check_requirements(extra="rapidocr") == {
+        "ok": False,
+        "extra": "rapidocr",
+        "missing": ["onnxruntime"],
+        "hint": 'Install with: pip install "ek[rapidocr]"',
+    }
 
 
 def test_the_rapidocr_extra_pulls_the_bundled_models_not_rapidocr_3():

@@ -30,8 +30,10 @@ def page_xml(*regions, order=None) -> str:
     """A PAGE 2019 document with one TextRegion per list of lines (and a ReadingOrder if given)."""
     body = []
     for r, lines in enumerate(regions):
-        tl = "".join(f'<TextLine id="r{r}l{k}"><TextEquiv><Unicode>{escape(t)}</Unicode></TextEquiv></TextLine>'
-                     for k, t in enumerate(lines))
+        tl = "".join(
+            f'<TextLine id="r{r}l{k}"><TextEquiv><Unicode>{escape(t)}</Unicode></TextEquiv></TextLine>'
+            for k, t in enumerate(lines)
+        )
         body.append(f'<TextRegion id="r{r}">{tl}</TextRegion>')
     ro = ""
     if order:
@@ -43,8 +45,11 @@ def page_xml(*regions, order=None) -> str:
 def hocr(lines) -> str:
     """An hOCR page; ``lines`` is a list of lines, each a list of (word, x_wconf percent)."""
     spans = "".join(
-        "<span class='ocr_line'>" + "".join(f"<span class='ocrx_word' title='x_wconf {c}'>{escape(w)}</span> "
-                                             for w, c in line) + "</span>\n" for line in lines)
+        "<span class='ocr_line'>"
+        + "".join(f"<span class='ocrx_word' title='x_wconf {c}'>{escape(w)}</span> " for w, c in line)
+        + "</span>\n"
+        for line in lines
+    )
     return f"<html><body><div class='ocr_page'>{spans}</div></body></html>"
 
 
@@ -92,7 +97,11 @@ def test_word_confidence_calibration_by_hand(tmp_path):
     assert cal["n"] == 3
     assert cal["ece"] == pytest.approx((0.1 + 0.8 + 0.7) / 3)
     assert cal["ece"] == pytest.approx(expected_calibration_error([0.9, 0.8, 0.3], [True, False, True]))
-    assert [(b["confidence"], b["accuracy"], b["count"]) for b in cal["curve"]] == [(0.3, 1.0, 1), (0.8, 0.0, 1), (0.9, 1.0, 1)]
+    assert [(b["confidence"], b["accuracy"], b["count"]) for b in cal["curve"]] == [
+        (0.3, 1.0, 1),
+        (0.8, 0.0, 1),
+        (0.9, 1.0, 1),
+    ]
     two = evaluate_files(tmp_path / "gt.xml", tmp_path / "ocr.hocr", n_bins=2).detail["calibration"]
     assert two["ece"] == pytest.approx(2 / 3 * abs(0.85 - 0.5) + 1 / 3 * abs(0.3 - 1.0))
     write(tmp_path / "plain.txt", "The cut sat")
@@ -132,8 +141,10 @@ def test_grapheme_segment_and_normalize_reach_every_measure(tmp_path):
 def test_unreadable_files_are_an_error_or_left_out_and_listed_with_keep_going(tmp_path):
     # issue 19: never a silently dropped gold or an empty-scored prediction
     write(tmp_path / "gt" / "a.gt.txt", "fine")
-    write(tmp_path / "gt" / "b.gt.xml", page_xml(["x"]).replace("<TextEquiv>", "<TextEquivX>").replace(
-        "</TextEquiv>", "</TextEquivX>"))
+    write(
+        tmp_path / "gt" / "b.gt.xml",
+        page_xml(["x"]).replace("<TextEquiv>", "<TextEquivX>").replace("</TextEquiv>", "</TextEquivX>"),
+    )
     write(tmp_path / "gt" / "c.gt.txt", "good")
     write(tmp_path / "ocr" / "a.xml", "<alto><broken")
     write(tmp_path / "ocr" / "b.txt", "x")
@@ -141,7 +152,9 @@ def test_unreadable_files_are_an_error_or_left_out_and_listed_with_keep_going(tm
     with pytest.raises(ValueError, match=r"2 documents could not be read: .*b\.gt\.xml.*a\.xml.*keep_going=True"):
         evaluate_files(tmp_path / "gt", tmp_path / "ocr")
     r = evaluate_files(tmp_path / "gt", tmp_path / "ocr", keep_going=True)
-    assert r.n == 1 and r.detail["ids"] == ("c",) and r.aggregate == pytest.approx(1 / 4)  # good -> gold; a and b left out
+    assert (
+        r.n == 1 and r.detail["ids"] == ("c",) and r.aggregate == pytest.approx(1 / 4)
+    )  # good -> gold; a and b left out
     assert "has no TextEquiv/Unicode at line level" in r.detail["errors"]["gold"]["b"]
     assert "malformed XML at line 1" in r.detail["errors"]["pred"]["a"]
 
@@ -171,8 +184,11 @@ def demo_folders(tmp_path_factory):
         (root / fmt).mkdir()
     for key, record in GOLD.items():
         write(root / "gt" / f"{key}.xml", page_xml(record["reference_text"].split("\n")))
-        subprocess.run(["tesseract", str(DEMO / record["image"]), str(root / "hocr" / key), "hocr", "alto"],
-                       check=True, capture_output=True)
+        subprocess.run(
+            ["tesseract", str(DEMO / record["image"]), str(root / "hocr" / key), "hocr", "alto"],
+            check=True,
+            capture_output=True,
+        )
         (root / "hocr" / f"{key}.xml").rename(root / "alto" / f"{key}.xml")
     return root
 
@@ -180,8 +196,10 @@ def demo_folders(tmp_path_factory):
 def test_tesseract_hocr_against_page_ground_truth(demo_folders):
     r = evaluate_files(demo_folders / "gt", demo_folders / "hocr")
     assert r.n == len(GOLD) and r.detail["missing"] == () and r.detail["extra"] == ()
-    texts = [(ek.ocr.formats.read_document(demo_folders / "hocr" / f"{k}.hocr").text, GOLD[k]["reference_text"])
-             for k in sorted(GOLD)]
+    texts = [
+        (ek.ocr.formats.read_document(demo_folders / "hocr" / f"{k}.hocr").text, GOLD[k]["reference_text"])
+        for k in sorted(GOLD)
+    ]
     assert r.aggregate == pytest.approx(ek.evaluate(texts, metric="cer").aggregate)
     assert 0 <= r.aggregate < 0.5  # clean and degraded scans of short texts
     cal = r.detail["calibration"]
@@ -193,8 +211,9 @@ def test_tesseract_hocr_against_page_ground_truth(demo_folders):
 def dinglehopper():
     pytest.importorskip("dinglehopper")
     # the package re-exports functions under its modules' names, so import the modules by path
-    return tuple(importlib.import_module(f"dinglehopper.{m}")
-                 for m in ("ocr_files", "character_error_rate", "word_error_rate"))
+    return tuple(
+        importlib.import_module(f"dinglehopper.{m}") for m in ("ocr_files", "character_error_rate", "word_error_rate")
+    )
 
 
 def test_cer_matches_dinglehopper_on_page_against_alto(demo_folders, dinglehopper):
@@ -212,8 +231,14 @@ def test_cer_matches_dinglehopper_on_page_against_alto(demo_folders, dinglehoppe
 
 def test_grapheme_cer_matches_dinglehopper(dinglehopper):
     _, cer, _ = dinglehopper
-    pairs = [("Schly\u00f1", "Schlym\u0303"), ("cafe\u0301 au lait", "café au lait"), ("ſchön", "schon"),
-             ("e\u0301\u0301x", "ex"), ("Ꙋ\u0483ста", "уста"), ("", "")]
+    pairs = [
+        ("Schly\u00f1", "Schlym\u0303"),
+        ("cafe\u0301 au lait", "café au lait"),
+        ("ſchön", "schon"),
+        ("e\u0301\u0301x", "ex"),
+        ("Ꙋ\u0483ста", "уста"),
+        ("", ""),
+    ]
     for gold, pred in pairs:
         ours = ek.score(pred, gold, metric="cer_grapheme", normalize="nfc").value
         assert ours == pytest.approx(cer.character_error_rate(gold, pred)), (gold, pred)
@@ -255,18 +280,28 @@ def test_an_nfd_and_an_nfc_encoding_of_the_same_page_score_zero_by_default(tmp_p
 def test_the_report_records_its_settings(tmp_path):
     write(tmp_path / "gt.txt", "a b")
     write(tmp_path / "ocr.txt", "a c")
-    d = evaluate_files(tmp_path / "gt.txt", tmp_path / "ocr.txt", segment="grapheme", words="unicode",
-                       normalize=["nfc", "long_s"]).detail
+    d = evaluate_files(
+        tmp_path / "gt.txt", tmp_path / "ocr.txt", segment="grapheme", words="unicode", normalize=["nfc", "long_s"]
+    ).detail
     assert {k: d[k] for k in ("profile", "normalize", "segment", "words", "text_level")} == {
-        "profile": None, "normalize": "nfc+long_s@1", "segment": "grapheme", "words": "unicode", "text_level": None}
+        "profile": None,
+        "normalize": "nfc+long_s@1",
+        "segment": "grapheme",
+        "words": "unicode",
+        "text_level": None,
+    }
     p = evaluate_files(tmp_path / "gt.txt", tmp_path / "ocr.txt", profile="dinglehopper").detail
     assert {k: p[k] for k in ("profile", "normalize", "segment", "words")} == {
-        "profile": "dinglehopper", "normalize": "dinglehopper@1", "segment": "grapheme", "words": "unicode"}
+        "profile": "dinglehopper",
+        "normalize": "dinglehopper@1",
+        "segment": "grapheme",
+        "words": "unicode",
+    }
 
 
 def test_document_mean_is_the_mean_of_the_per_document_rates(tmp_path):
-    write(tmp_path / "gt" / "a.txt", "abcd")          # 1 edit in 4
-    write(tmp_path / "gt" / "b.txt", "ab cd ef gh")   # 0 edits
+    write(tmp_path / "gt" / "a.txt", "abcd")  # 1 edit in 4
+    write(tmp_path / "gt" / "b.txt", "ab cd ef gh")  # 0 edits
     write(tmp_path / "ocr" / "a.txt", "abcx")
     write(tmp_path / "ocr" / "b.txt", "ab cd ef gh")
     r = evaluate_files(tmp_path / "gt", tmp_path / "ocr")
@@ -282,7 +317,9 @@ def test_unicode_words_reach_wer_the_bag_of_words_and_the_word_confusions(tmp_pa
     assert spaces.detail["measures"]["wer"] == pytest.approx(2 / 3) and spaces.detail["measures"]["bow"] > 0
     assert words.detail["measures"]["wer"] == 0.0 and words.detail["measures"]["bow"] == 0.0
     assert words.detail["confusions"]["word"] == [] and len(spaces.detail["confusions"]["word"]) == 2
-    assert evaluate_files(tmp_path / "gt.txt", tmp_path / "ocr.txt", metric="wer", words="unicode").metric == "wer_unicode"
+    assert (
+        evaluate_files(tmp_path / "gt.txt", tmp_path / "ocr.txt", metric="wer", words="unicode").metric == "wer_unicode"
+    )
 
 
 def test_level_still_works_with_a_deprecation_warning(tmp_path):
@@ -296,12 +333,15 @@ def test_level_still_works_with_a_deprecation_warning(tmp_path):
             evaluate_files(tmp_path / "gt.xml", tmp_path / "ocr.txt", text_level="line", level="region")
 
 
-@pytest.mark.parametrize("option, value, says", [
-    ("normalize", ["nfc", "lower"], "sets normalize='dinglehopper', but normalize=['nfc', 'lower'] was passed"),
-    ("normalize", None, "sets normalize='dinglehopper', but normalize=None was passed"),
-    ("segment", "codepoint", "sets segment='grapheme', but segment='codepoint' was passed"),
-    ("words", "whitespace", "sets words='unicode', but words='whitespace' was passed"),
-])
+@pytest.mark.parametrize(
+    "option, value, says",
+    [
+        ("normalize", ["nfc", "lower"], "sets normalize='dinglehopper', but normalize=['nfc', 'lower'] was passed"),
+        ("normalize", None, "sets normalize='dinglehopper', but normalize=None was passed"),
+        ("segment", "codepoint", "sets segment='grapheme', but segment='codepoint' was passed"),
+        ("words", "whitespace", "sets words='unicode', but words='whitespace' was passed"),
+    ],
+)
 def test_settings_that_contradict_the_profile_are_refused(tmp_path, option, value, says):
     write(tmp_path / "gt.txt", "a")
     with pytest.raises(ValueError, match=re.escape(says) + ".*drop profile="):
@@ -310,8 +350,14 @@ def test_settings_that_contradict_the_profile_are_refused(tmp_path, option, valu
 
 def test_the_profile_accepts_its_own_settings_and_refuses_unknown_names(tmp_path):
     write(tmp_path / "gt.txt", "a b")
-    r = evaluate_files(tmp_path / "gt.txt", tmp_path / "gt.txt", profile="dinglehopper", normalize="dinglehopper",
-                       segment="grapheme", words="unicode")
+    r = evaluate_files(
+        tmp_path / "gt.txt",
+        tmp_path / "gt.txt",
+        profile="dinglehopper",
+        normalize="dinglehopper",
+        segment="grapheme",
+        words="unicode",
+    )
     assert r.aggregate == 0.0 and r.metric == "cer_grapheme"
     with pytest.raises(ValueError, match="profile must be None .* or one of 'dinglehopper', got 'ocrd'"):
         evaluate_files(tmp_path / "gt.txt", tmp_path / "gt.txt", profile="ocrd")
@@ -367,17 +413,27 @@ def test_the_text_level_read_is_recorded_one_level_or_per_side(tmp_path):
     write(tmp_path / "ocr" / "a.hocr", hocr([[("one", 90), ("two", 90)], [("three", 90)]]))
     write(tmp_path / "ocr" / "b.txt", "four")
     assert evaluate_files(tmp_path / "gt", tmp_path / "ocr").detail["text_level"] == {"gold": "line", "pred": "word"}
-    word_line = ('<TextLine id="l"><Word id="w"><TextEquiv><Unicode>five</Unicode></TextEquiv></Word>'
-                 "<TextEquiv><Unicode>five</Unicode></TextEquiv></TextLine>")  # complete down to the word
-    write(tmp_path / "gt" / "c.xml", f'<?xml version="1.0"?><PcGts xmlns="{PAGE_NS}"><Page><TextRegion id="r">'
-                                     f"{word_line}</TextRegion></Page></PcGts>")
-    assert evaluate_files(tmp_path / "gt", tmp_path / "gt").detail["text_level"] == {"gold": {"line": 2, "word": 1},
-                                                                                    "pred": {"line": 2, "word": 1}}
+    word_line = (
+        '<TextLine id="l"><Word id="w"><TextEquiv><Unicode>five</Unicode></TextEquiv></Word>'
+        "<TextEquiv><Unicode>five</Unicode></TextEquiv></TextLine>"
+    )  # complete down to the word
+    write(
+        tmp_path / "gt" / "c.xml",
+        f'<?xml version="1.0"?><PcGts xmlns="{PAGE_NS}"><Page><TextRegion id="r">'
+        f"{word_line}</TextRegion></Page></PcGts>",
+    )
+    assert evaluate_files(tmp_path / "gt", tmp_path / "gt").detail["text_level"] == {
+        "gold": {"line": 2, "word": 1},
+        "pred": {"line": 2, "word": 1},
+    }
     assert evaluate_files(tmp_path / "gt" / "a.xml", tmp_path / "gt" / "a.xml").detail["text_level"] == "line"
-    with_region = page_xml(["four"]).replace("</TextRegion>", "<TextEquiv><Unicode>four</Unicode></TextEquiv></TextRegion>")
+    with_region = page_xml(["four"]).replace(
+        "</TextRegion>", "<TextEquiv><Unicode>four</Unicode></TextEquiv></TextRegion>"
+    )
     write(tmp_path / "b.xml", with_region)
     region = evaluate_files(tmp_path / "b.xml", tmp_path / "ocr" / "b.txt", profile="dinglehopper")
     assert region.detail["text_level"] == "region" and region.aggregate == 0.0  # the profile reads PAGE regions
-    line = evaluate_files(tmp_path / "gt" / "a.xml", tmp_path / "ocr" / "b.txt", profile="dinglehopper",
-                          text_level="line")
+    line = evaluate_files(
+        tmp_path / "gt" / "a.xml", tmp_path / "ocr" / "b.txt", profile="dinglehopper", text_level="line"
+    )
     assert line.detail["text_level"] == "line"

@@ -30,8 +30,9 @@ from tests.ocr import _fleet_fakes as fakes
 from tests.ocr._fleet_fakes import Result, reader
 
 ROOT = Path(__file__).resolve().parents[2]
-requires_tesseract = pytest.mark.skipif(shutil.which("tesseract") is None,
-                                        reason="Tesseract is not installed (apt-get install -y tesseract-ocr)")
+requires_tesseract = pytest.mark.skipif(
+    shutil.which("tesseract") is None, reason="Tesseract is not installed (apt-get install -y tesseract-ocr)"
+)
 
 
 def _has(module: str) -> bool:
@@ -40,21 +41,39 @@ def _has(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
-requires_rapidocr = pytest.mark.skipif(not _has("rapidocr_onnxruntime"),
-                                       reason='RapidOCR is not installed (pip install "ek[rapidocr]")')
+requires_rapidocr = pytest.mark.skipif(
+    not _has("rapidocr_onnxruntime"), reason='RapidOCR is not installed (pip install "ek[rapidocr]")'
+)
 
 
 def comparable(report: FleetReport) -> dict:
     """Every figure of a fleet report except the seconds (which no two runs share)."""
+
     def row(r):
         items = {k: {f: v for f, v in e.items() if f != "seconds"} for k, e in r.report.detail["per_item"].items()}
         c = r.comparison
-        return (r.name, r.aggregate, r.interval, dict(r.slice_intervals), items, dict(r.errors), r.timeouts,
-                r.mean_confidence, r.calibration, dict(r.report.per_slice),
-                None if c is None else (c.delta, c.interval, c.p_value, c.verdict, c.n, dict(c.per_slice)))
-    return {"ranking": report.ranking, "best": report.best, "rows": [row(r) for r in report.rows],
-            "texts": dict(report.consensus_texts), "unreadable": dict(report.unreadable),
-            "skipped": dict(report.skipped)}
+        return (
+            r.name,
+            r.aggregate,
+            r.interval,
+            dict(r.slice_intervals),
+            items,
+            dict(r.errors),
+            r.timeouts,
+            r.mean_confidence,
+            r.calibration,
+            dict(r.report.per_slice),
+            None if c is None else (c.delta, c.interval, c.p_value, c.verdict, c.n, dict(c.per_slice)),
+        )
+
+    return {
+        "ranking": report.ranking,
+        "best": report.best,
+        "rows": [row(r) for r in report.rows],
+        "texts": dict(report.consensus_texts),
+        "unreadable": dict(report.unreadable),
+        "skipped": dict(report.skipped),
+    }
 
 
 # ---------------------------------------------------------------------------
@@ -62,10 +81,12 @@ def comparable(report: FleetReport) -> dict:
 
 
 def test_two_engines_hand_worked():
-    gold = {"a": {"image": "a", "reference_text": "cat", "slice": "s1"},
-            "b": {"image": "b", "reference_text": "dog", "slice": "s2"}}
-    good = reader({"a": "cat", "b": "dig"})      # 1 edit / 6 characters
-    bad = reader({"a": "cut", "b": "fog"})       # 2 edits / 6 characters
+    gold = {
+        "a": {"image": "a", "reference_text": "cat", "slice": "s1"},
+        "b": {"image": "b", "reference_text": "dog", "slice": "s2"},
+    }
+    good = reader({"a": "cat", "b": "dig"})  # 1 edit / 6 characters
+    bad = reader({"a": "cut", "b": "fog"})  # 2 edits / 6 characters
     report = benchmark_fleet({"good": good, "bad": bad}, gold, consensus=False)
     assert report.ranking == ("good", "bad") and report.best == "good"
     assert report["good"].aggregate == pytest.approx(1 / 6)
@@ -83,8 +104,9 @@ def test_two_engines_hand_worked():
 def test_every_figure_equals_evaluate_ocr_and_compare_engine_by_engine():
     gold = fakes.gold(48)  # 40+ pages: real intervals and bootstrap p-values
     report = benchmark_fleet({"careful": fakes.careful, "sloppy": fakes.sloppy}, gold, level=0.9)
-    alone = {name: evaluate_ocr(engine, gold) for name, engine in (("careful", fakes.careful),
-                                                                   ("sloppy", fakes.sloppy))}
+    alone = {
+        name: evaluate_ocr(engine, gold) for name, engine in (("careful", fakes.careful), ("sloppy", fakes.sloppy))
+    }
     assert report.best == "careful"
     for name, single in alone.items():
         row = report[name]
@@ -93,12 +115,18 @@ def test_every_figure_equals_evaluate_ocr_and_compare_engine_by_engine():
         assert row.interval == single.interval(0.9)
         assert not math.isnan(row.interval[0])
         assert row.slice_intervals == {s: single.interval(0.9, slice=s) for s in single.per_slice}
-        assert [e["prediction"] for e in row.report.detail["per_item"].values()] == \
-            [e["prediction"] for e in single.detail["per_item"].values()]
+        assert [e["prediction"] for e in row.report.detail["per_item"].values()] == [
+            e["prediction"] for e in single.detail["per_item"].values()
+        ]
     expected = ek.compare(alone["careful"], alone["sloppy"], level=0.9)
     got = report["sloppy"].comparison
-    assert (got.delta, got.interval, got.p_value, got.verdict, got.n) == \
-        (expected.delta, expected.interval, expected.p_value, expected.verdict, expected.n)
+    assert (got.delta, got.interval, got.p_value, got.verdict, got.n) == (
+        expected.delta,
+        expected.interval,
+        expected.p_value,
+        expected.verdict,
+        expected.n,
+    )
     assert got.per_slice == expected.per_slice
     assert got.verdict == "worse"
 
@@ -142,8 +170,9 @@ def test_rover_row_equals_evaluate_of_the_consensus_texts():
     report = benchmark_fleet({"careful": fakes.careful, "sloppy": fakes.sloppy, "plain": fakes.plain}, gold)
     texts = report.consensus_texts
     assert list(texts) == list(gold)
-    expected = ek.evaluate([(texts[k], r["reference_text"], r["slice"]) for k, r in gold.items()], metric="cer",
-                           ids=list(gold))
+    expected = ek.evaluate(
+        [(texts[k], r["reference_text"], r["slice"]) for k, r in gold.items()], metric="cer", ids=list(gold)
+    )
     row = report.consensus
     assert row is report["rover"] and "rover" in report.ranking
     assert row.aggregate == expected.aggregate and row.report.per_slice == expected.per_slice
@@ -168,17 +197,31 @@ def test_consensus_keeps_a_line_break_only_where_both_engines_put_one():
     ]
     assert consensus_texts(["a"], entries) == {"a": "one two\nthree four"}
     b = ("\ufdd0", BREAK_CONFIDENCE)
-    assert vote_units(entries[1]["a"]) == [*((c, 0.99) for c in "one"), b, *((c, 0.99) for c in "two"), b,
-                                           *((c, 0.99) for c in "three four")]
+    assert vote_units(entries[1]["a"]) == [
+        *((c, 0.99) for c in "one"),
+        b,
+        *((c, 0.99) for c in "two"),
+        b,
+        *((c, 0.99) for c in "three four"),
+    ]
 
 
 def test_a_character_vote_mends_words_one_engine_ran_together():
     # RapidOCR drops the spaces between words; Tesseract misreads a letter: each is outvoted where it errs
-    tesseract = {"error": None, "prediction": "It was the best of tirnes", "confidence": None,
-                 "blocks": [[w, c, "word"] for w, c in zip("It was the best of tirnes".split(),
-                                                            [0.96, 0.95, 0.97, 0.96, 0.95, 0.6])]}
-    rapidocr = {"error": None, "prediction": "Itwasthebestof times", "confidence": 0.93,
-                "blocks": [["Itwasthebestof times", 0.93, "line"]]}
+    tesseract = {
+        "error": None,
+        "prediction": "It was the best of tirnes",
+        "confidence": None,
+        "blocks": [
+            [w, c, "word"] for w, c in zip("It was the best of tirnes".split(), [0.96, 0.95, 0.97, 0.96, 0.95, 0.6])
+        ],
+    }
+    rapidocr = {
+        "error": None,
+        "prediction": "Itwasthebestof times",
+        "confidence": 0.93,
+        "blocks": [["Itwasthebestof times", 0.93, "line"]],
+    }
     assert consensus_texts(["p"], [{"p": tesseract}, {"p": rapidocr}]) == {"p": "It was the best of times"}
     units = vote_units(tesseract)
     assert units[:4] == [("I", 0.96), ("t", 0.96), (" ", (0.96 + 0.95) / 2), ("w", 0.95)]
@@ -194,8 +237,10 @@ def test_consensus_of_a_page_no_engine_read_is_none_and_listed():
 
 
 def test_a_reading_ten_times_shorter_than_the_others_sits_out_the_vote():
-    entries = [{"a": {"error": None, "prediction": "one two three four five six seven eight nine ten eleven"}},
-               {"a": {"error": None, "prediction": "x"}}]
+    entries = [
+        {"a": {"error": None, "prediction": "one two three four five six seven eight nine ten eleven"}},
+        {"a": {"error": None, "prediction": "x"}},
+    ]
     assert consensus_texts(["a"], entries) == {"a": "one two three four five six seven eight nine ten eleven"}
 
 
@@ -216,8 +261,12 @@ def test_word_calibration_hand_worked():
     gold = {"p": {"image": "p", "reference_text": "a b c d"}}
     engine = reader({"p": Result("a x y z", [0.75, 0.75, 0.25, 0.25])})
     row = benchmark_fleet(engine, gold)["read"]
-    assert row.calibration == {"unit": "word", "n": 4, "ece": pytest.approx(0.25),
-                               "curve": ek.qe.reliability_curve([0.75, 0.75, 0.25, 0.25], [True, False, False, False])}
+    assert row.calibration == {
+        "unit": "word",
+        "n": 4,
+        "ece": pytest.approx(0.25),
+        "curve": ek.qe.reliability_curve([0.75, 0.75, 0.25, 0.25], [True, False, False, False]),
+    }
     assert row.mean_confidence == pytest.approx(0.5)
 
 
@@ -272,8 +321,8 @@ def test_seconds_are_the_nearest_rank_median_and_p95_of_the_pages_read():
     report = benchmark_fleet(fakes.careful, fakes.gold(21))
     row = report["careful"]
     seconds = sorted(e["seconds"] for e in row.report.detail["per_item"].values())
-    assert row.seconds_median == seconds[10]   # rank ceil(0.5 * 21) = 11
-    assert row.seconds_p95 == seconds[19]      # rank ceil(0.95 * 21) = 20
+    assert row.seconds_median == seconds[10]  # rank ceil(0.5 * 21) = 11
+    assert row.seconds_p95 == seconds[19]  # rank ceil(0.95 * 21) = 20
 
 
 def test_a_page_past_the_timeout_is_that_engines_error():
@@ -306,10 +355,12 @@ def test_unreadable_images_are_an_error_for_every_engine_and_no_engine_sees_them
     good = tmp_path / "good.png"
     Image.new("L", (20, 10), 255).save(good)
     (tmp_path / "bad.png").write_bytes(b"not an image at all")
-    gold = {"g": {"image": str(good), "reference_text": "a"},
-            "bad": {"image": str(tmp_path / "bad.png"), "reference_text": "b"},
-            "gone": {"image": str(tmp_path / "gone.png"), "reference_text": "c"},
-            "dir": {"image": str(tmp_path), "reference_text": "d"}}
+    gold = {
+        "g": {"image": str(good), "reference_text": "a"},
+        "bad": {"image": str(tmp_path / "bad.png"), "reference_text": "b"},
+        "gone": {"image": str(tmp_path / "gone.png"), "reference_text": "c"},
+        "dir": {"image": str(tmp_path), "reference_text": "d"},
+    }
     seen = []
 
     def engine(image):
@@ -361,15 +412,18 @@ def test_an_unknown_engine_id_says_did_you_mean():
         benchmark_fleet(["teseract"], fakes.gold(1))
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"level": 1.5}, r"level must be between 0 and 1"),
-    ({"level": True}, r"level must be between 0 and 1"),
-    ({"timeout": 0}, r"timeout must be a positive number of seconds per item"),
-    ({"timeout": float("nan")}, r"timeout must be a positive number"),
-    ({"max_workers": 0}, r"benchmark_fleet\(\) max_workers must be a whole number >= 1"),
-    ({"metric": "cerr"}, r"cer"),
-    ({"run_id": "a/b"}, r"run_id must be a non-empty str"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"level": 1.5}, r"level must be between 0 and 1"),
+        ({"level": True}, r"level must be between 0 and 1"),
+        ({"timeout": 0}, r"timeout must be a positive number of seconds per item"),
+        ({"timeout": float("nan")}, r"timeout must be a positive number"),
+        ({"max_workers": 0}, r"benchmark_fleet\(\) max_workers must be a whole number >= 1"),
+        ({"metric": "cerr"}, r"cer"),
+        ({"run_id": "a/b"}, r"run_id must be a non-empty str"),
+    ],
+)
 def test_bad_options_are_refused_before_any_engine_runs(kwargs, message):
     fakes.CALLS.clear()
     with pytest.raises((ValueError, KeyError), match=message):
@@ -457,15 +511,26 @@ def test_a_fleet_killed_mid_way_resumes_engine_by_engine_to_the_same_report(tmp_
         benchmark_fleet({{"careful": fakes.careful, "sloppy": fakes.sloppy}}, fakes.gold(10), persist=True,
                         run_id="killed", rootdir={str(root)!r})
     """)
-    proc = subprocess.run([sys.executable, "-c", script], env={**os.environ, "KILL_AT": "14"},
-                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**os.environ, "KILL_AT": "14"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     runs = ek.stores.json_store("runs", rootdir=str(root))
-    assert runs["fleet.killed.careful"]["status"] == "complete"   # the first engine finished its 10 pages
-    assert runs["fleet.killed.sloppy"]["status"] == "running"     # the second was killed on its 4th
+    assert runs["fleet.killed.careful"]["status"] == "complete"  # the first engine finished its 10 pages
+    assert runs["fleet.killed.sloppy"]["status"] == "running"  # the second was killed on its 4th
     fakes.CALLS.clear()
-    resumed = benchmark_fleet({"careful": fakes.careful, "sloppy": fakes.sloppy}, fakes.gold(10), persist=True,
-                              run_id="killed", rootdir=str(root))
+    resumed = benchmark_fleet(
+        {"careful": fakes.careful, "sloppy": fakes.sloppy},
+        fakes.gold(10),
+        persist=True,
+        run_id="killed",
+        rootdir=str(root),
+    )
     assert len(fakes.CALLS) == 7  # sloppy's pages 4 to 10; careful's all stored
     clean = benchmark_fleet({"careful": fakes.careful, "sloppy": fakes.sloppy}, fakes.gold(10))
     assert comparable(resumed) == comparable(clean)
@@ -505,11 +570,16 @@ def test_real_engines_every_figure_equals_evaluate_ocr_and_compare():
     other = next(name for name in report.engines if name != best)
     expected = ek.compare(alone[best], alone[other])
     got = report[other].comparison
-    assert (got.delta, got.p_value, got.verdict, got.per_slice) == \
-        (expected.delta, expected.p_value, expected.verdict, expected.per_slice)
+    assert (got.delta, got.p_value, got.verdict, got.per_slice) == (
+        expected.delta,
+        expected.p_value,
+        expected.verdict,
+        expected.per_slice,
+    )
     texts = report.consensus_texts
-    rover = ek.evaluate([(texts[k], r["reference_text"], r["slice"]) for k, r in gold.items()], metric="cer",
-                        ids=list(gold))
+    rover = ek.evaluate(
+        [(texts[k], r["reference_text"], r["slice"]) for k, r in gold.items()], metric="cer", ids=list(gold)
+    )
     assert report.consensus.aggregate == rover.aggregate
     assert report["tesseract"].calibration["unit"] == "word" and report["rapidocr"].calibration["unit"] == "line"
     assert all(0 < row.aggregate < 0.5 for row in report.engines.values())  # both make real errors here

@@ -59,8 +59,8 @@ def test_forty_eight_lines_and_six_pages_spread_over_slices_languages_and_fonts(
     records = _records()
     assert Counter(r["kind"] for r in records) == {"line": 48, "page": 6}
     assert Counter((r["kind"], r["slice"]) for r in records) == {
-        ("line", s): 16 for s in ("clean", "degraded", "skewed")} | {("page", s): 2 for s in ("clean", "degraded",
-                                                                                              "skewed")}
+        ("line", s): 16 for s in ("clean", "degraded", "skewed")
+    } | {("page", s): 2 for s in ("clean", "degraded", "skewed")}
     for cut in ("clean", "degraded", "skewed"):
         assert {r["lang"] for r in records if r["slice"] == cut and r["kind"] == "page"} == {"en", "de"}
         assert len({r["font"] for r in records if r["slice"] == cut and r["kind"] == "line"}) == 4

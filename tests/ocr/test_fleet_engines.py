@@ -70,11 +70,20 @@ def test_a_mapping_names_ids_callables_and_ids_with_options():
     def mine(image):
         return "text"
 
-    specs = engine_specs({"tess-deu": ("tesseract", {"lang": "deu", "psm": "7"}), "rapid": "rapidocr:det=false",
-                          "mine": mine, "tess": "TESSERACT"})
-    assert specs == (EngineSpec("tess-deu", "tesseract", {"lang": "deu", "psm": 7}),
-                     EngineSpec("rapid", "rapidocr", {"det": False}), EngineSpec("mine", mine),
-                     EngineSpec("tess", "tesseract"))
+    specs = engine_specs(
+        {
+            "tess-deu": ("tesseract", {"lang": "deu", "psm": "7"}),
+            "rapid": "rapidocr:det=false",
+            "mine": mine,
+            "tess": "TESSERACT",
+        }
+    )
+    assert specs == (
+        EngineSpec("tess-deu", "tesseract", {"lang": "deu", "psm": 7}),
+        EngineSpec("rapid", "rapidocr", {"det": False}),
+        EngineSpec("mine", mine),
+        EngineSpec("tess", "tesseract"),
+    )
 
 
 def test_options_in_the_id_and_in_the_mapping_are_merged():
@@ -97,11 +106,17 @@ def test_unknown_id_says_did_you_mean():
 
 
 def test_an_option_the_engine_does_not_take_lists_the_ones_it_takes():
-    with pytest.raises(ValueError, match=r"'tesseract' takes no option 'lnag'\. Did you mean 'lang'\? "
-                                         r"The options it takes: lang \(.*\); psm \(.*\); oem \(.*\)\."):
+    with pytest.raises(
+        ValueError,
+        match=r"'tesseract' takes no option 'lnag'\. Did you mean 'lang'\? "
+        r"The options it takes: lang \(.*\); psm \(.*\); oem \(.*\)\.",
+    ):
         engine_specs("tesseract:lnag=deu")
-    with pytest.raises(ValueError, match=r"'rapidocr' takes no option 'psm'\. The options it takes: det \(.*\); "
-                                         r"cls \(.*\)\.$"):
+    with pytest.raises(
+        ValueError,
+        match=r"'rapidocr' takes no option 'psm'\. The options it takes: det \(.*\); "
+        r"cls \(.*\)\.$",
+    ):
         engine_specs({"r": ("rapidocr", {"psm": 7})})
 
 
@@ -114,21 +129,32 @@ def test_other_ocracy_engines_take_their_ocracy_options():
         engine_specs("pix2tex-latex-ocr:x=1")
 
 
-@pytest.mark.parametrize("written, message", [
-    ("tesseract:psm=14", r"option psm='14' of 'tesseract': it must be a whole number from 0 to 13"),
-    ("tesseract:psm=six", r"option psm='six' of 'tesseract': it must be a whole number from 0 to 13"),
-    ("tesseract:oem=-1", r"option oem='-1' of 'tesseract': it must be a whole number from 0 to 3"),
-    ("tesseract:lang=eng deu", r"option lang='eng deu' of 'tesseract': Tesseract's lang is one language model or "
-                               r"several joined by '\+'"),
-    ("rapidocr:det=maybe", r"option det='maybe' of 'rapidocr': it must be true or false \(also yes/no, on/off, 1/0\)"),
-])
+@pytest.mark.parametrize(
+    "written, message",
+    [
+        ("tesseract:psm=14", r"option psm='14' of 'tesseract': it must be a whole number from 0 to 13"),
+        ("tesseract:psm=six", r"option psm='six' of 'tesseract': it must be a whole number from 0 to 13"),
+        ("tesseract:oem=-1", r"option oem='-1' of 'tesseract': it must be a whole number from 0 to 3"),
+        (
+            "tesseract:lang=eng deu",
+            r"option lang='eng deu' of 'tesseract': Tesseract's lang is one language model or "
+            r"several joined by '\+'",
+        ),
+        (
+            "rapidocr:det=maybe",
+            r"option det='maybe' of 'rapidocr': it must be true or false \(also yes/no, on/off, 1/0\)",
+        ),
+    ],
+)
 def test_bad_option_values(written, message):
     with pytest.raises(ValueError, match=message):
         engine_specs(written)
 
 
-@pytest.mark.parametrize("value, parsed", [(True, True), ("ON", True), ("1", True), (1, True), (False, False),
-                                           ("No", False), ("0", False), (0, False)])
+@pytest.mark.parametrize(
+    "value, parsed",
+    [(True, True), ("ON", True), ("1", True), (1, True), (False, False), ("No", False), ("0", False), (0, False)],
+)
 def test_boolean_spellings(value, parsed):
     assert check_options("rapidocr", {"det": value}) == {"det": parsed}
 
@@ -142,29 +168,41 @@ def test_python_values_are_checked_like_written_ones():
         check_options("tesseract", ["psm", 7])
 
 
-@pytest.mark.parametrize("written, message", [
-    ("tesseract:psm", r"engine 'tesseract:psm': 'psm' is not name=value; write the options as "
-                      r"'tesseract:name=value,name=value'"),
-    ("tesseract:", r"engine 'tesseract:': '' is not name=value"),
-    ("tesseract:psm=6,", r"engine 'tesseract:psm=6,': '' is not name=value"),
-    ("tesseract:=6", r"'=6' is not name=value"),
-    (":psm=6", r"engine ':psm=6' names no engine before ':'"),
-    ("tesseract:psm=6,psm=7", r"engine 'tesseract:psm=6,psm=7' gives the option 'psm' twice; keep one"),
-])
+@pytest.mark.parametrize(
+    "written, message",
+    [
+        (
+            "tesseract:psm",
+            r"engine 'tesseract:psm': 'psm' is not name=value; write the options as "
+            r"'tesseract:name=value,name=value'",
+        ),
+        ("tesseract:", r"engine 'tesseract:': '' is not name=value"),
+        ("tesseract:psm=6,", r"engine 'tesseract:psm=6,': '' is not name=value"),
+        ("tesseract:=6", r"'=6' is not name=value"),
+        (":psm=6", r"engine ':psm=6' names no engine before ':'"),
+        ("tesseract:psm=6,psm=7", r"engine 'tesseract:psm=6,psm=7' gives the option 'psm' twice; keep one"),
+    ],
+)
 def test_malformed_command_line_engines(written, message):
     with pytest.raises(ValueError, match=message):
         engine_specs(written)
 
 
 def test_the_same_option_in_the_id_and_the_mapping_is_refused():
-    with pytest.raises(ValueError, match=r"engine 't' gives the option 'psm' twice \(in 'tesseract:psm=6' and in its "
-                                         r"options\); keep one"):
+    with pytest.raises(
+        ValueError,
+        match=r"engine 't' gives the option 'psm' twice \(in 'tesseract:psm=6' and in its "
+        r"options\); keep one",
+    ):
         engine_specs({"t": ("tesseract:psm=6", {"psm": 7})})
 
 
 def test_duplicate_names_are_refused_with_the_fix():
-    with pytest.raises(ValueError, match=r"two engines named 'tesseract' \(entries 0 and 2\); reports need one name per "
-                                         r"engine: pass a mapping name -> engine"):
+    with pytest.raises(
+        ValueError,
+        match=r"two engines named 'tesseract' \(entries 0 and 2\); reports need one name per "
+        r"engine: pass a mapping name -> engine",
+    ):
         engine_specs(["tesseract", "rapidocr", "TESSERACT"])
     with pytest.raises(ValueError, match=r"two engines named '<lambda>' \(entries 0 and 1\)"):
         engine_specs([lambda image: "a", lambda image: "b"])
@@ -177,15 +215,21 @@ def test_no_engines():
 
 
 def test_values_that_are_no_engine():
-    with pytest.raises(TypeError, match=r"engine_specs\(\) takes an engine id, a callable, a sequence of those or a "
-                                        r"mapping name -> engine, got int"):
+    with pytest.raises(
+        TypeError,
+        match=r"engine_specs\(\) takes an engine id, a callable, a sequence of those or a "
+        r"mapping name -> engine, got int",
+    ):
         engine_specs(42)
     with pytest.raises(TypeError, match=r"engine entry 1 is int; each engine is an ocracy id such as 'tesseract'"):
         engine_specs(["tesseract", 3])
     with pytest.raises(TypeError, match=r"engine names must be strings, got int 1"):
         engine_specs({1: "tesseract"})
-    with pytest.raises(ValueError, match=r"engine 'mine': options are for ocracy engines; bind them into your "
-                                         r"callable instead \(functools\.partial"):
+    with pytest.raises(
+        ValueError,
+        match=r"engine 'mine': options are for ocracy engines; bind them into your "
+        r"callable instead \(functools\.partial",
+    ):
         engine_specs({"mine": (lambda image: "a", {"psm": 7})})
 
 
@@ -212,8 +256,11 @@ def test_engine_spec_is_a_frozen_value_with_read_only_options():
 def test_engine_spec_refuses_bad_fields():
     with pytest.raises(ValueError, match=r"EngineSpec name must be a non-empty string, got ' '; it names the engine"):
         EngineSpec(" ", "tesseract")
-    with pytest.raises(TypeError, match=r"EngineSpec 'x': engine must be an ocracy id such as 'tesseract' or an "
-                                        r"image -> OcrResult callable, got int"):
+    with pytest.raises(
+        TypeError,
+        match=r"EngineSpec 'x': engine must be an ocracy id such as 'tesseract' or an "
+        r"image -> OcrResult callable, got int",
+    ):
         EngineSpec("x", 3)
     with pytest.raises(TypeError, match=r"EngineSpec 'x': options must be a mapping name -> value, got list"):
         EngineSpec("x", "tesseract", ["psm"])
@@ -227,8 +274,22 @@ def test_specs_given_in_a_sequence_are_checked():
         engine_specs([EngineSpec("a", "tesseract", {"dpi": 300})])
 
 
-@given(st.lists(st.sampled_from(["tesseract", "rapidocr", "tesseract:psm=6", "tesseract:lang=eng",
-                                 "rapidocr:det=false", "tesseract:psm=7,oem=1"]), min_size=1, max_size=6))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "tesseract",
+                "rapidocr",
+                "tesseract:psm=6",
+                "tesseract:lang=eng",
+                "rapidocr:det=false",
+                "tesseract:psm=7,oem=1",
+            ]
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
 def test_names_are_unique_or_refused(entries):
     if len(set(entries)) < len(entries):
         with pytest.raises(ValueError, match="two engines named"):
@@ -249,27 +310,33 @@ def test_parse_engine():
 # --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("engine, size, kind, expected", [
-    ("tesseract", (600, 40), None, {"psm": 7}),  # a line by its shape
-    ("tesseract", (480, 160), None, {"psm": 7}),  # 160 high and 3 times as wide: still a line
-    ("tesseract", (479, 160), None, {}),  # not 3 times as wide: a page
-    ("tesseract", (800, 161), None, {}),  # over 160 high: a page
-    ("tesseract", (600, 40), "page", {}),  # the record's kind wins over the shape
-    ("tesseract", (800, 1000), "line", {"psm": 7}),
-    ("rapidocr", (600, 40), None, {"det": False}),
-    ("rapidocr", (800, 1000), None, {}),
-])
+@pytest.mark.parametrize(
+    "engine, size, kind, expected",
+    [
+        ("tesseract", (600, 40), None, {"psm": 7}),  # a line by its shape
+        ("tesseract", (480, 160), None, {"psm": 7}),  # 160 high and 3 times as wide: still a line
+        ("tesseract", (479, 160), None, {}),  # not 3 times as wide: a page
+        ("tesseract", (800, 161), None, {}),  # over 160 high: a page
+        ("tesseract", (600, 40), "page", {}),  # the record's kind wins over the shape
+        ("tesseract", (800, 1000), "line", {"psm": 7}),
+        ("rapidocr", (600, 40), None, {"det": False}),
+        ("rapidocr", (800, 1000), None, {}),
+    ],
+)
 def test_lines_go_to_the_engines_line_mode(recorder, engine, size, kind, expected):
     read = fleet_engine(engine_specs(engine)[0])
     read(_image(*size), kind=kind)
     assert recorder.calls == [(engine, size, expected)]
 
 
-@pytest.mark.parametrize("written, line_options", [
-    ("tesseract:psm=6", {"psm": 6}),  # the spec chose the segmentation: the line is padded instead
-    ("rapidocr:det=true", {"det": True}),
-    ("easyocr", {}),  # no line mode: padded
-])
+@pytest.mark.parametrize(
+    "written, line_options",
+    [
+        ("tesseract:psm=6", {"psm": 6}),  # the spec chose the segmentation: the line is padded instead
+        ("rapidocr:det=true", {"det": True}),
+        ("easyocr", {}),  # no line mode: padded
+    ],
+)
 def test_lines_are_padded_when_the_engine_has_no_line_mode_or_the_spec_sets_it(recorder, written, line_options):
     read = fleet_engine(engine_specs(written)[0])
     read(_image(600, 40))
@@ -300,16 +367,23 @@ def test_the_line_rule_reads_arrays_by_their_shape(recorder):
 
 def test_a_bad_kind_is_refused(recorder):
     read = fleet_engine(engine_specs("tesseract")[0])
-    with pytest.raises(ValueError, match=r"kind must be 'line', 'page' or None \(decided by the image's shape\), got "
-                                         r"'paragraph'; check the gold record's 'kind' field"):
+    with pytest.raises(
+        ValueError,
+        match=r"kind must be 'line', 'page' or None \(decided by the image's shape\), got "
+        r"'paragraph'; check the gold record's 'kind' field",
+    ):
         read(_image(600, 40), kind="paragraph")
 
 
 def test_the_reader_says_what_it_runs(recorder):
     spec = engine_specs("tesseract:psm=6,oem=1")[0]
     read = fleet_engine(spec)
-    assert (read.backend, read.options, read.spec, read.__name__) == ("tesseract", {"psm": 6, "oem": 1}, spec,
-                                                                       "fleet_tesseract")
+    assert (read.backend, read.options, read.spec, read.__name__) == (
+        "tesseract",
+        {"psm": 6, "oem": 1},
+        spec,
+        "fleet_tesseract",
+    )
     assert recorder.bound == [("tesseract", {"psm": 6, "oem": 1})]
 
 
@@ -361,9 +435,12 @@ def test_an_engine_that_cannot_run_here_fails_when_bound_with_the_fix(monkeypatc
 def test_a_tesseract_language_that_is_not_installed_is_named_with_its_package(monkeypatch, recorder):
     pytesseract = pytest.importorskip("pytesseract")
     monkeypatch.setattr(pytesseract, "get_languages", lambda config="": ["eng", "osd"])
-    with pytest.raises(ValueError, match=r"Tesseract has no 'deu' or 'chi_sim' language model here \(installed: eng, "
-                                         r"osd\); install it \(apt-get install -y tesseract-ocr-deu "
-                                         r"tesseract-ocr-chi-sim\) or pick an installed one"):
+    with pytest.raises(
+        ValueError,
+        match=r"Tesseract has no 'deu' or 'chi_sim' language model here \(installed: eng, "
+        r"osd\); install it \(apt-get install -y tesseract-ocr-deu "
+        r"tesseract-ocr-chi-sim\) or pick an installed one",
+    ):
         fleet_engine(engine_specs("tesseract:lang=eng+deu+chi_sim")[0])
     fleet_engine(engine_specs("tesseract:lang=eng")[0])
     assert recorder.bound == [("tesseract", {"lang": "eng"})]
@@ -385,7 +462,9 @@ def test_engine_state_of_known_cases(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     if check_engine("gpt-4o-vision")["package"]:
         assert engine_state("gpt-4o-vision") == "installed, not configured"
-    monkeypatch.setattr("ek.ocr._engines.is_installed", lambda name: name not in ("rapidocr_onnxruntime", "onnxruntime"))
+    monkeypatch.setattr(
+        "ek.ocr._engines.is_installed", lambda name: name not in ("rapidocr_onnxruntime", "onnxruntime")
+    )
     assert engine_state("rapidocr") == "not installed"
 
 

@@ -21,8 +21,10 @@ DEMO = Path(ek.__file__).parent / "data" / "ocr_demo"
 
 
 def page(body: str, ns: str = PAGE_2019, reading_order: str = "") -> bytes:
-    return (f'<?xml version="1.0" encoding="UTF-8"?>\n<PcGts xmlns="{ns}">\n<Page imageFilename="x.png">\n'
-            f"{reading_order}{body}\n</Page>\n</PcGts>\n").encode()
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<PcGts xmlns="{ns}">\n<Page imageFilename="x.png">\n'
+        f"{reading_order}{body}\n</Page>\n</PcGts>\n"
+    ).encode()
 
 
 def equiv(text: str, **attrs) -> str:
@@ -37,7 +39,7 @@ def line(lid: str, text: str, words=(), **attrs) -> str:
 
 TWO_REGIONS = (
     f'<TextRegion id="r1">{line("l1", "first line", words=[("first", 0.9), ("line", 0.5)], conf=0.7)}'
-    f'{line("l2", "second")}{equiv("first line&#10;second")}</TextRegion>'
+    f"{line('l2', 'second')}{equiv('first line&#10;second')}</TextRegion>"
     f'<TextRegion id="r2">{line("l3", "Schlym&#771;")}{equiv("Schlym&#771;")}</TextRegion>'
 )
 
@@ -65,19 +67,23 @@ def test_page_2013_region_and_word_levels():
     doc = read_document(page(TWO_REGIONS), text_level="word")
     assert doc.lines == ("first line", "second", "Schlym\u0303")
     assert (doc.text_level, doc.fallbacks) == ("word", (("r1", "line"), ("r2", "line")))
-    words = page(f'<TextRegion id="r"><TextLine id="l">'
-                 f'<Word id="w1">{equiv("a", conf=0.2)}</Word><Word id="w2">{equiv("b")}</Word></TextLine></TextRegion>')
+    words = page(
+        f'<TextRegion id="r"><TextLine id="l">'
+        f'<Word id="w1">{equiv("a", conf=0.2)}</Word><Word id="w2">{equiv("b")}</Word></TextLine></TextRegion>'
+    )
     doc = read_document(words, text_level="word")
     assert doc.lines == ("a b",) and doc.word_confidences == (0.2, None) and doc.fallbacks == ()
 
 
 def test_page_reading_order_nested_groups_and_unreferenced_regions():
     regions = "".join(f'<TextRegion id="r{k}">{line(f"l{k}", f"text {k}")}</TextRegion>' for k in range(1, 5))
-    order = ('<ReadingOrder><OrderedGroup id="g0">'
-             '<RegionRefIndexed index="2" regionRef="r1"/>'
-             '<UnorderedGroupIndexed index="1" id="g1"><RegionRef regionRef="r3"/></UnorderedGroupIndexed>'
-             '<RegionRefIndexed index="0" regionRef="r4"/>'
-             "</OrderedGroup></ReadingOrder>")
+    order = (
+        '<ReadingOrder><OrderedGroup id="g0">'
+        '<RegionRefIndexed index="2" regionRef="r1"/>'
+        '<UnorderedGroupIndexed index="1" id="g1"><RegionRef regionRef="r3"/></UnorderedGroupIndexed>'
+        '<RegionRefIndexed index="0" regionRef="r4"/>'
+        "</OrderedGroup></ReadingOrder>"
+    )
     doc = read_document(page(regions, reading_order=order))
     assert doc.lines == ("text 4", "text 3", "text 1", "text 2")  # r2 is not in the order: it comes last
 
@@ -85,14 +91,18 @@ def test_page_reading_order_nested_groups_and_unreferenced_regions():
 def test_page_reading_order_through_a_table_region():
     table = f'<TableRegion id="t"><TextRegion id="c1">{line("l1", "cell")}</TextRegion></TableRegion>'
     other = f'<TextRegion id="r">{line("l2", "para")}</TextRegion>'
-    order = ('<ReadingOrder><OrderedGroup id="g"><RegionRefIndexed index="0" regionRef="r"/>'
-             '<RegionRefIndexed index="1" regionRef="t"/></OrderedGroup></ReadingOrder>')
+    order = (
+        '<ReadingOrder><OrderedGroup id="g"><RegionRefIndexed index="0" regionRef="r"/>'
+        '<RegionRefIndexed index="1" regionRef="t"/></OrderedGroup></ReadingOrder>'
+    )
     assert read_document(page(table + other, reading_order=order)).lines == ("para", "cell")
 
 
 def test_page_picks_the_lowest_index_or_the_highest_confidence():
-    alternatives = (f'<TextRegion id="r"><TextLine id="l">{equiv("second", index=2, conf=0.9)}'
-                    f'{equiv("first", index=1, conf=0.4)}{equiv("third", index=3, conf=0.95)}</TextLine></TextRegion>')
+    alternatives = (
+        f'<TextRegion id="r"><TextLine id="l">{equiv("second", index=2, conf=0.9)}'
+        f"{equiv('first', index=1, conf=0.4)}{equiv('third', index=3, conf=0.95)}</TextLine></TextRegion>"
+    )
     assert read_document(page(alternatives)).lines == ("first",)
     doc = read_document(page(alternatives), pick="conf")
     assert doc.lines == ("third",) and doc.line_confidences == (0.95,)
@@ -103,20 +113,33 @@ def test_page_picks_the_lowest_index_or_the_highest_confidence():
 @pytest.mark.parametrize(
     "data, message",
     [
-        (page('<TextRegion id="r"><TextLine id="l9"><Coords points="0,0"/></TextLine></TextRegion>'),
-         r"x\.xml: <TextLine id='l9'> has no TextEquiv/Unicode at line level in <TextRegion id='r'>, and no other "
-         r"level covers its region; transcribe it"),
-        (page("", ns="http://schema.primaresearch.org/PAGE/gts/pagecontent/2011-01-01"),
-         r"x\.xml is PAGE with namespace '.*2011-01-01', which ek does not know; expected one of: .*2013-07-15, .*2019-07-15"),
-        (b'<alto xmlns="http://www.loc.gov/standards/alto/ns-v9#"/>',
-         r"is ALTO with namespace .*ns-v9#.*expected one of: .*ns-v2#, .*ns-v3#, .*ns-v4#"),
-        (b'<?xml version="1.0"?>\n<PcGts>\n  <Page>\n</PcGts>', r"x\.xml is malformed XML at line 4, column 3: mismatched tag"),
+        (
+            page('<TextRegion id="r"><TextLine id="l9"><Coords points="0,0"/></TextLine></TextRegion>'),
+            r"x\.xml: <TextLine id='l9'> has no TextEquiv/Unicode at line level in <TextRegion id='r'>, and no other "
+            r"level covers its region; transcribe it",
+        ),
+        (
+            page("", ns="http://schema.primaresearch.org/PAGE/gts/pagecontent/2011-01-01"),
+            r"x\.xml is PAGE with namespace '.*2011-01-01', which ek does not know; expected one of: .*2013-07-15, .*2019-07-15",
+        ),
+        (
+            b'<alto xmlns="http://www.loc.gov/standards/alto/ns-v9#"/>',
+            r"is ALTO with namespace .*ns-v9#.*expected one of: .*ns-v2#, .*ns-v3#, .*ns-v4#",
+        ),
+        (
+            b'<?xml version="1.0"?>\n<PcGts>\n  <Page>\n</PcGts>',
+            r"x\.xml is malformed XML at line 4, column 3: mismatched tag",
+        ),
         (b"<svg/>", r"root element <svg>, which is not an OCR format; expected PAGE \(<PcGts>\), ALTO"),
         (page(f'<TextRegion id="r">{line("l", " ")}</TextRegion>'), r"x\.xml has no text \(page\)"),
-        (page(f'<TextRegion id="r"><TextLine id="l">{equiv("x", conf="high")}</TextLine></TextRegion>'),
-         r"x\.xml: <TextEquiv> of <TextLine id='l'> has conf='high', which is not a number"),
-        ('<?xml version="1.0" encoding="UTF-8"?><PcGts>é</PcGts>'.encode("latin-1"),
-         r"x\.xml is not UTF-8: byte 0xe9 at offset 45"),
+        (
+            page(f'<TextRegion id="r"><TextLine id="l">{equiv("x", conf="high")}</TextLine></TextRegion>'),
+            r"x\.xml: <TextEquiv> of <TextLine id='l'> has conf='high', which is not a number",
+        ),
+        (
+            '<?xml version="1.0" encoding="UTF-8"?><PcGts>é</PcGts>'.encode("latin-1"),
+            r"x\.xml is not UTF-8: byte 0xe9 at offset 45",
+        ),
         (b"<html><body><p>no hOCR here</p></body></html>", r"is HTML without hOCR classes"),
     ],
 )
@@ -132,8 +155,10 @@ def test_region_level_falls_back_to_lines_where_a_region_has_no_text_of_its_own(
 
 
 def test_entity_declarations_are_refused_before_parsing():
-    bomb = (b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]>'
-            b"<PcGts>&lol2;</PcGts>")
+    bomb = (
+        b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]>'
+        b"<PcGts>&lol2;</PcGts>"
+    )
     with pytest.raises(ValueError, match=r"declares a DTD internal subset .* ek expands no XML entities"):
         read_document(bomb, name="bomb.xml")
     external = b'<?xml version="1.0"?><PcGts>&xxe;</PcGts>'
@@ -253,7 +278,9 @@ def test_tesseract_hocr_and_alto_agree_with_its_text_output(tesseract_outputs, s
     txt = read_document(tesseract_outputs / f"{stem}.txt", allow_empty=True)
     assert (hocr.format, alto.format, alto.schema) == ("hocr", "alto", "v3")
     assert hocr.words == alto.words == tuple(txt.text.split())
-    assert [" ".join(line.split()) for line in hocr.lines] == [" ".join(line.split()) for line in txt.lines if line.strip()]
+    assert [" ".join(line.split()) for line in hocr.lines] == [
+        " ".join(line.split()) for line in txt.lines if line.strip()
+    ]
     # the same confidences, as x_wconf percent and as WC
     assert all(0 <= c <= 1 for c in hocr.word_confidences)
     for h, a in zip(hocr.word_confidences, alto.word_confidences):
@@ -262,8 +289,10 @@ def test_tesseract_hocr_and_alto_agree_with_its_text_output(tesseract_outputs, s
 
 
 def test_hocr_fragments_are_detected_and_markup_in_page_text_is_not():
-    fragment = b"<div class='ocr_page'><span class='ocr_line'><span class='ocrx_word'>hi</span></span>" \
-               b"<span class='ocr_line'> </span></div>"
+    fragment = (
+        b"<div class='ocr_page'><span class='ocr_line'><span class='ocrx_word'>hi</span></span>"
+        b"<span class='ocr_line'> </span></div>"
+    )
     doc = read_document(fragment)
     assert doc.format == "hocr" and doc.lines == ("hi",)  # the blank line is dropped
     markup = line("l", "&lt;div class='ocr_page'&gt;")

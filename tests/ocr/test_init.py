@@ -6,8 +6,17 @@ import sys
 import ek
 import ek.ocr
 
-_SPEC_NAMES = {"ocracy_backend", "read_text", "evaluate_ocr", "add_gold_item", "profile",
-               "table_from_ocr", "has_table_structure", "resolve_table_parser", "engine_yields_tables"}
+_SPEC_NAMES = {
+    "ocracy_backend",
+    "read_text",
+    "evaluate_ocr",
+    "add_gold_item",
+    "profile",
+    "table_from_ocr",
+    "has_table_structure",
+    "resolve_table_parser",
+    "engine_yields_tables",
+}
 _EXTENSIONS = {"evaluate_files"}  # issue 14: OCR files scored without an engine run
 _EXTENSIONS |= {"EngineSpec", "engine_specs", "engine_state", "fleet_engine"}  # issue 21: a fleet's engines
 _EXTENSIONS |= {"benchmark_fleet", "FleetReport", "EngineResult"}  # issue 21: a fleet of engines over one gold corpus
@@ -25,8 +34,10 @@ def test_top_level_lazy_exports_resolve_to_ek_ocr():
 
 
 def test_importing_ek_ocr_loads_no_engine_or_heavy_library():
-    code = ("import sys, ek.ocr; heavy = ['ocracy', 'PIL', 'pytesseract', 'numpy', 'scipy', 'apted', "
-            "'rapidocr_onnxruntime', 'onnxruntime', 'cv2']; "
-            "print([m for m in heavy if m in sys.modules])")
+    code = (
+        "import sys, ek.ocr; heavy = ['ocracy', 'PIL', 'pytesseract', 'numpy', 'scipy', 'apted', "
+        "'rapidocr_onnxruntime', 'onnxruntime', 'cv2']; "
+        "print([m for m in heavy if m in sys.modules])"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -9,10 +9,19 @@ from hypothesis import strategies as st
 from ek.ocr._line_images import is_line_image, line_skew, pad_line, straighten_line
 
 
-@pytest.mark.parametrize("width, height, line", [
-    (600, 40, True), (480, 160, True), (479, 160, False), (900, 161, False), (120, 40, True), (119, 40, False),
-    (700, 1000, False), (30, 10, True),
-])
+@pytest.mark.parametrize(
+    "width, height, line",
+    [
+        (600, 40, True),
+        (480, 160, True),
+        (479, 160, False),
+        (900, 161, False),
+        (120, 40, True),
+        (119, 40, False),
+        (700, 1000, False),
+        (30, 10, True),
+    ],
+)
 def test_the_line_rule(width, height, line):
     assert is_line_image(width, height) is line
 
@@ -88,7 +97,8 @@ def test_the_found_skew_undoes_the_applied_one(render, fonts, skew):
     from PIL import Image
 
     skewed = _rendered(render, fonts, "Wie froh bin ich, daß ich weg bin!").rotate(
-        skew, resample=Image.Resampling.BICUBIC, expand=True, fillcolor=255)
+        skew, resample=Image.Resampling.BICUBIC, expand=True, fillcolor=255
+    )
     assert abs(line_skew(skewed) + skew) <= 0.5
 
 

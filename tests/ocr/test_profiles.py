@@ -16,12 +16,19 @@ def test_every_profile_has_the_four_fields_with_valid_values():
 
 
 def test_known_claims():
-    assert profile("tesseract") == {"calibrated": False, "confidence_grain": "symbol",
-                                    "has_real_provenance": True, "tables": False}
+    assert profile("tesseract") == {
+        "calibrated": False,
+        "confidence_grain": "symbol",
+        "has_real_provenance": True,
+        "tables": False,
+    }
     assert profile("mathpix")["calibrated"] is True
     assert [e for e, c in ENGINE_PROFILES.items() if c["calibrated"]] == ["mathpix"]
     assert sorted(e for e, c in ENGINE_PROFILES.items() if c["tables"]) == [
-        "aws-textract", "azure-document-intelligence", "paddleocr"]
+        "aws-textract",
+        "azure-document-intelligence",
+        "paddleocr",
+    ]
     assert profile("claude-vision")["has_real_provenance"] is False
 
 

@@ -20,8 +20,12 @@ def _quad(x0, y0, x1, y1, rise=0.0):
 
 
 def test_pieces_of_one_line_are_joined_left_to_right():
-    rows = [[_quad(300, 10, 400, 40), "c", 0.9], [_quad(0, 12, 100, 40), "a", 0.9], [_quad(120, 11, 280, 41), "b", 1],
-            [_quad(0, 60, 200, 90), "second", 0.9]]
+    rows = [
+        [_quad(300, 10, 400, 40), "c", 0.9],
+        [_quad(0, 12, 100, 40), "a", 0.9],
+        [_quad(120, 11, 280, 41), "b", 1],
+        [_quad(0, 60, 200, 90), "second", 0.9],
+    ]
     assert _reading_order_text(rows) == "a b c\nsecond"
 
 
@@ -32,16 +36,19 @@ def test_pieces_of_a_skewed_page_stay_on_their_lines():
     for n in range(3):
         top = 10 + 30 * n
         rows.append([_quad(0, top, 290, top + 20, rise=290 * 80 / 600), f"L{n}a", 0.9])
-        rows.append([_quad(310, top + 310 * 80 / 600, 600, top + 20 + 310 * 80 / 600, rise=290 * 80 / 600),
-                     f"L{n}b", 0.9])
+        rows.append(
+            [_quad(310, top + 310 * 80 / 600, 600, top + 20 + 310 * 80 / 600, rise=290 * 80 / 600), f"L{n}b", 0.9]
+        )
     assert rows[1][0][0][1] > rows[2][0][0][1]  # line 0's right piece starts below line 1's left piece
     assert _reading_order_text(rows) == "L0a L0b\nL1a L1b\nL2a L2b"
 
 
 def test_a_short_piece_with_a_rough_slope_joins_its_line():
     # "has" is 40 px wide and its box tilts by 6 px: carried 300 px, its slope would miss the line
-    rows = [[_quad(0, 4, 560, 39), "You will rejoice to hear that no disaster", 0.9],
-            [_quad(570, 5, 610, 30, rise=6), "has", 0.9]]  # centre 20.5: above the long piece's 21.5
+    rows = [
+        [_quad(0, 4, 560, 39), "You will rejoice to hear that no disaster", 0.9],
+        [_quad(570, 5, 610, 30, rise=6), "has", 0.9],
+    ]  # centre 20.5: above the long piece's 21.5
     assert _reading_order_text(rows) == "You will rejoice to hear that no disaster has"
 
 

@@ -10,8 +10,18 @@ from hypothesis import strategies as st
 
 from ek._files import read_pair, read_side
 from ek.ocr.formats import TEXT_LEVELS, Document, read_document
-from tests.ocr._builders import (AltoWord, Glyph, Line, Region, Word, alto_document, full_region, hocr_ocropus,
-                                 hocr_tesseract, page_document)
+from tests.ocr._builders import (
+    AltoWord,
+    Glyph,
+    Line,
+    Region,
+    Word,
+    alto_document,
+    full_region,
+    hocr_ocropus,
+    hocr_tesseract,
+    page_document,
+)
 
 LETTERS = st.text(alphabet="abcſéß&", min_size=1, max_size=3)
 # a region: lines of words of glyphs, and for every unit whether the file gives its text
@@ -29,12 +39,18 @@ def _build(drawn: list) -> tuple[list, list, list]:
         for words, line_has in draw_lines:
             text = " ".join(w for w, _, _ in words)
             texts.append(text)
-            units.append(Line(text if line_has else None, tuple(
-                Word(w if word_has else None, tuple(Glyph(c if g[k] else None) for k, c in enumerate(w)))
-                for w, word_has, g in words)))
+            units.append(
+                Line(
+                    text if line_has else None,
+                    tuple(
+                        Word(w if word_has else None, tuple(Glyph(c if g[k] else None) for k, c in enumerate(w)))
+                        for w, word_has, g in words
+                    ),
+                )
+            )
             have["line"] &= line_has
             have["word"] &= all(word_has for _, word_has, _ in words)
-            have["glyph"] &= all(all(g[:len(w)]) for w, _, g in words)
+            have["glyph"] &= all(all(g[: len(w)]) for w, _, g in words)
         have["region"] = region_has
         regions.append(Region(f"r{r}", "\n".join(texts) if region_has else None, tuple(units)))
         lines.extend(texts)
@@ -64,8 +80,11 @@ def test_the_level_read_and_the_fallbacks_follow_the_rule(drawn, text_level):
 
 def test_a_region_without_any_complete_level_names_the_unit_missing_its_text():
     region = Region("r", lines=(Line("a", (Word("a"),)), Line(None, (Word("b"), Word(None)))))
-    with pytest.raises(ValueError, match=r"^p\.xml: <Word id='w\d+'> has no TextEquiv/Unicode at word level in "
-                                         r"<TextRegion id='r'>, and no other level covers its region"):
+    with pytest.raises(
+        ValueError,
+        match=r"^p\.xml: <Word id='w\d+'> has no TextEquiv/Unicode at word level in "
+        r"<TextRegion id='r'>, and no other level covers its region",
+    ):
         read_document(page_document("2019-07-15", [region]), name="p.xml")
 
 
@@ -106,8 +125,14 @@ def test_line_confidences_stay_with_their_lines_when_blank_lines_go():
 
 
 def test_document_records_its_level_and_fallbacks():
-    doc = Document(lines=("a",), words=("a",), line_confidences=(None,), word_confidences=(None,),
-                   text_level="line", fallbacks=[["r1", "region"]])
+    doc = Document(
+        lines=("a",),
+        words=("a",),
+        line_confidences=(None,),
+        word_confidences=(None,),
+        text_level="line",
+        fallbacks=[["r1", "region"]],
+    )
     assert doc.fallbacks == (("r1", "region"),)
     with pytest.raises(ValueError, match="Document.text_level must be one of 'region', 'line', 'word', 'glyph' or ''"):
         Document(lines=(), words=(), line_confidences=(), word_confidences=(), text_level="page")
@@ -118,7 +143,9 @@ def test_document_records_its_level_and_fallbacks():
 
 def test_level_still_works_with_a_deprecation_warning(tmp_path):
     data = page_document("2019-07-15", [Region("r", "region text", (Line("line text"),))])
-    with pytest.warns(DeprecationWarning, match=r"read_document\(level=\.\.\.\) is deprecated .* use text_level=") as seen:
+    with pytest.warns(
+        DeprecationWarning, match=r"read_document\(level=\.\.\.\) is deprecated .* use text_level="
+    ) as seen:
         doc = read_document(data, level="region")
     assert seen[0].filename == __file__  # the warning points at the caller
     assert doc == read_document(data, text_level="region") and doc.text == "region text"
@@ -130,8 +157,12 @@ def test_level_still_works_with_a_deprecation_warning(tmp_path):
     with pytest.warns(DeprecationWarning, match=r"read_pair\(level=\.\.\.\)") as seen:
         joined = read_pair(path, path, level="region")
     assert seen[0].filename == __file__ and joined.golds == joined.preds == ("region text",)
-    with pytest.raises(ValueError, match=r"got text_level='line' and the deprecated level='region'; pass text_level only"), \
-            pytest.warns(DeprecationWarning):
+    with (
+        pytest.raises(
+            ValueError, match=r"got text_level='line' and the deprecated level='region'; pass text_level only"
+        ),
+        pytest.warns(DeprecationWarning),
+    ):
         read_document(data, text_level="line", level="region")
 
 
@@ -150,12 +181,15 @@ def test_text_level_and_profile_pass_through_read_pair(tmp_path):
         assert read_side(folder, text_level="region").documents["p"].text_level == "region"
 
 
-@pytest.mark.parametrize("options, message", [
-    (dict(text_level="paragraph"), r"text_level must be one of 'region', 'line', 'word', 'glyph' \(or None"),
-    (dict(profile="ocrd"), r"profile must be None \(ek's rules\) or one of 'dinglehopper', got 'ocrd'"),
-    (dict(profile="dinglehopper", text_level="word"), r"profile='dinglehopper' reads PAGE at region or line level"),
-    (dict(profile="dinglehopper", pick="conf"), r"pick='conf' contradicts it"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (dict(text_level="paragraph"), r"text_level must be one of 'region', 'line', 'word', 'glyph' \(or None"),
+        (dict(profile="ocrd"), r"profile must be None \(ek's rules\) or one of 'dinglehopper', got 'ocrd'"),
+        (dict(profile="dinglehopper", text_level="word"), r"profile='dinglehopper' reads PAGE at region or line level"),
+        (dict(profile="dinglehopper", pick="conf"), r"pick='conf' contradicts it"),
+    ],
+)
 def test_bad_options_say_what_is_allowed(options, message, tmp_path):
     with pytest.raises(ValueError, match=message):
         read_document(b"x", **options)

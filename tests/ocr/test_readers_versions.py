@@ -14,14 +14,30 @@ from pathlib import Path
 import pytest
 
 from ek.ocr.formats import TEXT_LEVELS, read_document
-from tests.ocr._builders import (PAGE_VERSIONS, PAGE_XSD, AltoWord, Glyph, Line, Region, Word, alto_document,
-                                 full_line, full_region, hocr_kraken, hocr_ocropus, hocr_tesseract, page_document)
+from tests.ocr._builders import (
+    PAGE_VERSIONS,
+    PAGE_XSD,
+    AltoWord,
+    Glyph,
+    Line,
+    Region,
+    Word,
+    alto_document,
+    full_line,
+    full_region,
+    hocr_kraken,
+    hocr_ocropus,
+    hocr_tesseract,
+    page_document,
+)
 
 TEXTS = {"r1": ["Die Schlyñ-", "gen & co"], "c1": ["cell one"], "c2": ["cell two"], "r2": ["Ende gut"]}
-REGIONS = [full_region("r1", TEXTS["r1"]),
-           Region("t1", kind="TableRegion", regions=(full_region("c1", TEXTS["c1"]), full_region("c2", TEXTS["c2"]))),
-           Region("img", kind="ImageRegion"),
-           full_region("r2", TEXTS["r2"])]
+REGIONS = [
+    full_region("r1", TEXTS["r1"]),
+    Region("t1", kind="TableRegion", regions=(full_region("c1", TEXTS["c1"]), full_region("c2", TEXTS["c2"]))),
+    Region("img", kind="ImageRegion"),
+    full_region("r2", TEXTS["r2"]),
+]
 
 
 @pytest.mark.parametrize("version", PAGE_VERSIONS)
@@ -40,11 +56,13 @@ def test_every_page_version_reads_the_same_text_at_every_level(version, text_lev
 
 @pytest.mark.parametrize("version", PAGE_VERSIONS)
 def test_reading_order_with_a_table_and_nested_groups_in_every_version(version):
-    order = ('<ReadingOrder><OrderedGroup id="g0">'
-             '<RegionRefIndexed index="2" regionRef="r1"/>'
-             '<UnorderedGroupIndexed index="1" id="g1"><RegionRef regionRef="t1"/></UnorderedGroupIndexed>'
-             '<RegionRefIndexed index="0" regionRef="img"/>'
-             "</OrderedGroup></ReadingOrder>")
+    order = (
+        '<ReadingOrder><OrderedGroup id="g0">'
+        '<RegionRefIndexed index="2" regionRef="r1"/>'
+        '<UnorderedGroupIndexed index="1" id="g1"><RegionRef regionRef="t1"/></UnorderedGroupIndexed>'
+        '<RegionRefIndexed index="0" regionRef="img"/>'
+        "</OrderedGroup></ReadingOrder>"
+    )
     doc = read_document(page_document(version, REGIONS, reading_order=order))
     # the image region has no text; the table gives its cells in document order; r2 is not named: it comes last
     assert doc.lines == ("cell one", "cell two", "Die Schlyñ-", "gen & co", "Ende gut")
@@ -56,18 +74,22 @@ def test_page_2019_fixtures_are_valid_against_the_schema():
         pytest.skip("ocrd_validators' page.xsd is not installed")
     schema = etree.XMLSchema(etree.parse(PAGE_XSD))
     alternatives = [Region("a", "first", alternatives=(("second", 2, 0.9),)), Region("b", lines=(Line("x", conf=0.5),))]
-    for data in (page_document("2019-07-15", REGIONS, reading_order=("r2", "t1", "r1")),
-                 page_document("2019-07-15", REGIONS, prefix="pc"),
-                 page_document("2019-07-15", alternatives)):
+    for data in (
+        page_document("2019-07-15", REGIONS, reading_order=("r2", "t1", "r1")),
+        page_document("2019-07-15", REGIONS, prefix="pc"),
+        page_document("2019-07-15", alternatives),
+    ):
         assert schema.validate(etree.fromstring(data)), schema.error_log.last_error
 
 
 def test_page_2019_written_by_ocrd_models():
     page = pytest.importorskip("ocrd_models.ocrd_page")
     pcgts = page.PcGtsType(
-        Metadata=page.MetadataType(Creator="ek tests", Created=datetime.datetime(2020, 1, 1),
-                                   LastChange=datetime.datetime(2020, 1, 1)),
-        Page=page.PageType(imageFilename="x.png", imageWidth=100, imageHeight=100))
+        Metadata=page.MetadataType(
+            Creator="ek tests", Created=datetime.datetime(2020, 1, 1), LastChange=datetime.datetime(2020, 1, 1)
+        ),
+        Page=page.PageType(imageFilename="x.png", imageWidth=100, imageHeight=100),
+    )
     coords = "0,0 10,0 10,5"
     for rid, lines in (("r0", ["erſte Zeile", "zweite"]), ("r1", ["Schluß"])):
         region = page.TextRegionType(id=rid, Coords=page.CoordsType(points=coords))
@@ -114,8 +136,11 @@ def test_glyphs_join_into_words_and_words_into_lines():
 
 
 def test_a_region_with_text_only_at_region_level_beside_line_regions():
-    regions = [Region("a", "only the region"), Region("b", lines=(full_line("a line"),)),
-               Region("c", lines=(full_line("another"),))]
+    regions = [
+        Region("a", "only the region"),
+        Region("b", lines=(full_line("a line"),)),
+        Region("c", lines=(full_line("another"),)),
+    ]
     doc = read_document(page_document("2019-07-15", regions))
     # the finest of the levels the fewest regions lack: glyph (one falls back; region level: two would)
     assert doc.text == "only the region\na line\nanother"
@@ -123,10 +148,14 @@ def test_a_region_with_text_only_at_region_level_beside_line_regions():
 
 
 def test_alternatives_by_index_at_every_level_and_by_confidence():
-    word = '<Word id="w"><TextEquiv index="2" conf="0.9"><Unicode>B</Unicode></TextEquiv>' \
-           '<TextEquiv index="1" conf="0.2"><Unicode>A</Unicode></TextEquiv></Word>'
-    body = (f'<TextRegion id="r"><TextLine id="l">{word}<TextEquiv index="0"><Unicode>line</Unicode></TextEquiv>'
-            '<TextEquiv><Unicode>no index</Unicode></TextEquiv></TextLine></TextRegion>')
+    word = (
+        '<Word id="w"><TextEquiv index="2" conf="0.9"><Unicode>B</Unicode></TextEquiv>'
+        '<TextEquiv index="1" conf="0.2"><Unicode>A</Unicode></TextEquiv></Word>'
+    )
+    body = (
+        f'<TextRegion id="r"><TextLine id="l">{word}<TextEquiv index="0"><Unicode>line</Unicode></TextEquiv>'
+        "<TextEquiv><Unicode>no index</Unicode></TextEquiv></TextLine></TextRegion>"
+    )
     data = _page(body)
     assert read_document(data, text_level="word").text == "A"
     assert read_document(data, text_level="word", pick="conf").text == "B"
@@ -135,36 +164,51 @@ def test_alternatives_by_index_at_every_level_and_by_confidence():
 
 @pytest.mark.parametrize("index", ["abc", "1.5", "٣", "9" * 5000])
 def test_a_bad_index_names_the_file_and_the_element(index):
-    body = f'<TextRegion id="r"><TextLine id="l7"><TextEquiv index="{index}"><Unicode>x</Unicode></TextEquiv>' \
-           "</TextLine></TextRegion>"
-    with pytest.raises(ValueError, match=r"^g\.xml: <TextEquiv> of <TextLine id='l7'> has index='.*', which is not "
-                                         r"a whole number \(of at most 18 digits\); @index ranks alternatives") as caught:
+    body = (
+        f'<TextRegion id="r"><TextLine id="l7"><TextEquiv index="{index}"><Unicode>x</Unicode></TextEquiv>'
+        "</TextLine></TextRegion>"
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"^g\.xml: <TextEquiv> of <TextLine id='l7'> has index='.*', which is not "
+        r"a whole number \(of at most 18 digits\); @index ranks alternatives",
+    ) as caught:
         read_document(_page(body), name="g.xml")
     assert "\n" not in str(caught.value) and len(str(caught.value)) < 300
-    order = '<ReadingOrder><OrderedGroup id="g"><RegionRefIndexed index="x" regionRef="r"/></OrderedGroup></ReadingOrder>'
+    order = (
+        '<ReadingOrder><OrderedGroup id="g"><RegionRefIndexed index="x" regionRef="r"/></OrderedGroup></ReadingOrder>'
+    )
     with pytest.raises(ValueError, match=r"g\.xml: <RegionRefIndexed regionRef='r'> in the ReadingOrder has index='x'"):
-        read_document(_page(order + '<TextRegion id="r"><TextEquiv><Unicode>x</Unicode></TextEquiv></TextRegion>'),
-                      name="g.xml")
+        read_document(
+            _page(order + '<TextRegion id="r"><TextEquiv><Unicode>x</Unicode></TextEquiv></TextRegion>'), name="g.xml"
+        )
 
 
 def test_reading_order_groups_refs_duplicates_and_unknown_names():
-    regions = "".join(f'<TextRegion id="r{k}"><TextEquiv><Unicode>{k}</Unicode></TextEquiv></TextRegion>'
-                      for k in range(6))
-    order = ('<ReadingOrder><UnorderedGroup id="u"><UserDefined/><Labels/>'
-             '<OrderedGroup id="o" regionRef="r5"><Labels/>'
-             '<RegionRefIndexed index="9" regionRef="r1"/><RegionRefIndexed index="3" regionRef="r2"/></OrderedGroup>'
-             '<RegionRef regionRef="r1"/><RegionRef regionRef="nowhere"/><RegionRef regionRef="r0"/>'
-             "</UnorderedGroup></ReadingOrder>")
+    regions = "".join(
+        f'<TextRegion id="r{k}"><TextEquiv><Unicode>{k}</Unicode></TextEquiv></TextRegion>' for k in range(6)
+    )
+    order = (
+        '<ReadingOrder><UnorderedGroup id="u"><UserDefined/><Labels/>'
+        '<OrderedGroup id="o" regionRef="r5"><Labels/>'
+        '<RegionRefIndexed index="9" regionRef="r1"/><RegionRefIndexed index="3" regionRef="r2"/></OrderedGroup>'
+        '<RegionRef regionRef="r1"/><RegionRef regionRef="nowhere"/><RegionRef regionRef="r0"/>'
+        "</UnorderedGroup></ReadingOrder>"
+    )
     # the group's own region first, then its members by index; r1 is read once; r3, r4 follow in document order
     assert read_document(_page(order + regions)).lines == ("5", "2", "1", "0", "3", "4")
 
 
 def test_eight_thousand_references_to_a_table_take_linear_memory():
     n = 8000
-    cells = "".join(f'<TextRegion id="c{k}"><TextEquiv><Unicode>{k}</Unicode></TextEquiv></TextRegion>' for k in range(n))
+    cells = "".join(
+        f'<TextRegion id="c{k}"><TextEquiv><Unicode>{k}</Unicode></TextEquiv></TextRegion>' for k in range(n)
+    )
     refs = "".join(f'<RegionRefIndexed index="{k}" regionRef="t"/>' for k in range(n))
-    data = _page(f'<ReadingOrder><OrderedGroup id="g">{refs}</OrderedGroup></ReadingOrder>'
-                 f'<TableRegion id="t">{cells}</TableRegion>')
+    data = _page(
+        f'<ReadingOrder><OrderedGroup id="g">{refs}</OrderedGroup></ReadingOrder>'
+        f'<TableRegion id="t">{cells}</TableRegion>'
+    )
     tracemalloc.start()
     try:
         doc = read_document(data)
@@ -177,24 +221,32 @@ def test_eight_thousand_references_to_a_table_take_linear_memory():
 
 def test_five_thousand_nested_groups_are_followed_without_recursion():
     n = 5000
-    groups = "".join(f'<OrderedGroupIndexed id="g{k}" index="1"><RegionRefIndexed index="0" regionRef="r{k}"/>'
-                     for k in range(n))
+    groups = "".join(
+        f'<OrderedGroupIndexed id="g{k}" index="1"><RegionRefIndexed index="0" regionRef="r{k}"/>' for k in range(n)
+    )
     order = f'<ReadingOrder><OrderedGroup id="top">{groups}{"</OrderedGroupIndexed>" * n}</OrderedGroup></ReadingOrder>'
-    regions = "".join(f'<TextRegion id="r{k}"><TextEquiv><Unicode>{k}</Unicode></TextEquiv></TextRegion>'
-                      for k in reversed(range(n)))
+    regions = "".join(
+        f'<TextRegion id="r{k}"><TextEquiv><Unicode>{k}</Unicode></TextEquiv></TextRegion>' for k in reversed(range(n))
+    )
     assert read_document(_page(order + regions)).lines == tuple(map(str, range(n)))
 
 
 def _page(body: str) -> bytes:
-    return (f'<PcGts xmlns="http://schema.primaresearch.org/PAGE/gts/pagecontent/2019-07-15"><Page imageFilename="x" '
-            f'imageWidth="1" imageHeight="1">{body}</Page></PcGts>').encode()
+    return (
+        f'<PcGts xmlns="http://schema.primaresearch.org/PAGE/gts/pagecontent/2019-07-15"><Page imageFilename="x" '
+        f'imageWidth="1" imageHeight="1">{body}</Page></PcGts>'
+    ).encode()
 
 
 # -- ALTO -------------------------------------------------------------------
 
-BLOCKS = [[[AltoWord("Die", 0.91), AltoWord("Schlyñ", 0.5, subs=("HypPart1", "Schlyñgen"))],
-           [AltoWord("gen", 1.0, subs=("HypPart2", "Schlyñgen")), AltoWord("&", 0.25), AltoWord("co")]],
-          [[AltoWord("Ende")]]]
+BLOCKS = [
+    [
+        [AltoWord("Die", 0.91), AltoWord("Schlyñ", 0.5, subs=("HypPart1", "Schlyñgen"))],
+        [AltoWord("gen", 1.0, subs=("HypPart2", "Schlyñgen")), AltoWord("&", 0.25), AltoWord("co")],
+    ],
+    [[AltoWord("Ende")]],
+]
 
 
 @pytest.mark.parametrize("version", ["v1", "v2", "v3", "v4", ""])
@@ -205,7 +257,11 @@ def test_alto_versions_spaces_hyphens_and_substitutions(version):
     assert doc.lines == ("Die Schlyñ-", "gen & co", "Ende")
     assert doc.words == ("Die", "Schlyñ-", "gen", "&", "co", "Ende")
     assert doc.word_confidences == (0.91, 0.5, 1.0, 0.25, None, None)
-    assert read_document(alto_document(version, BLOCKS), text_level="region").lines == ("Die Schlyñ", "gen & co", "Ende")
+    assert read_document(alto_document(version, BLOCKS), text_level="region").lines == (
+        "Die Schlyñ",
+        "gen & co",
+        "Ende",
+    )
 
 
 def test_alto_hyphen_is_not_doubled_and_may_stand_alone():
@@ -215,8 +271,7 @@ def test_alto_hyphen_is_not_doubled_and_may_stand_alone():
 
 
 def test_alto_glyph_level():
-    blocks = [[[AltoWord("Fiſch", glyphs=tuple("Fiſch")), AltoWord("zu", glyphs=("z", "u"))]],
-              [[AltoWord("Ende")]]]
+    blocks = [[[AltoWord("Fiſch", glyphs=tuple("Fiſch")), AltoWord("zu", glyphs=("z", "u"))]], [[AltoWord("Ende")]]]
     doc = read_document(alto_document("v3", blocks, hyphens={(0, 0): "-"}))
     # block 0 has glyphs throughout, block 1 does not: the word level is the one neither lacks
     assert (doc.lines, doc.text_level, doc.fallbacks) == (("Fiſch zu-", "Ende"), "word", ())
@@ -242,9 +297,11 @@ def test_hocr_from_tesseract_kraken_and_ocropus():
 
 
 def test_hocr_regions_are_paragraphs_else_content_areas():
-    html = ("<div class='ocr_page'><div class='ocr_carea' id='a1'><span class='ocr_line'>loose</span>"
-            "<p class='ocr_par' id='p1'><span class='ocr_line'><span class='ocrx_word'>in</span></span></p>"
-            "<span class='ocr_line'>after</span></div></div>")
+    html = (
+        "<div class='ocr_page'><div class='ocr_carea' id='a1'><span class='ocr_line'>loose</span>"
+        "<p class='ocr_par' id='p1'><span class='ocr_line'><span class='ocrx_word'>in</span></span></p>"
+        "<span class='ocr_line'>after</span></div></div>"
+    )
     doc = read_document(html.encode(), text_level="word")
     assert doc.lines == ("loose", "in", "after")
     assert doc.fallbacks == (("a1", "line"), ("a1", "line"))  # the paragraph p1 has words; the area's lines do not

@@ -65,11 +65,23 @@ def test_numbers_and_spans_in_a_grid():
     assert texts(table) == [[("stock", 1, 2)], [("pen", 1, 1), ("3", 1, 1)], [("ink", 1, 1), ("2.5", 1, 1)]]
 
 
-@pytest.mark.parametrize("raw", [
-    None, "", "just prose", {"text": "just prose"}, [], [[]], ["a", "b"], [["a", object()]],
-    {"tables": []}, {"cells": [{"row": 0, "col": 0, "text": "a"}]}, "<table></table>",
-    [[None, "a"]],  # a None no neighbour spans: malformed, so no table
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        None,
+        "",
+        "just prose",
+        {"text": "just prose"},
+        [],
+        [[]],
+        ["a", "b"],
+        [["a", object()]],
+        {"tables": []},
+        {"cells": [{"row": 0, "col": 0, "text": "a"}]},
+        "<table></table>",
+        [[None, "a"]],  # a None no neighbour spans: malformed, so no table
+    ],
+)
 def test_no_table_gives_none(raw):
     result = R(raw=raw)
     assert table_from_ocr(result) is None
@@ -86,7 +98,7 @@ def test_markdown_pipe_table_is_not_guessed_without_a_parser():
 
 def test_recovered_table_scores_perfectly_against_its_gold():
     pred = table_from_ocr(R(raw={"html": HTML}))
-    gold = Table((( Cell("head", colspan=2),), (Cell("x"), Cell("y"))))
+    gold = Table(((Cell("head", colspan=2),), (Cell("x"), Cell("y"))))
     assert GritsMetric()(pred, gold).value == pytest.approx(1.0)
 
 
@@ -147,27 +159,61 @@ def test_resolve_table_parser_passes_callables_and_rejects_others():
 
 
 def test_built_in_parsers_are_registered():
-    assert {"aws-textract", "azure-document-intelligence", "paddleocr", "paddleocr-ppstructure",
-            "mistral-ocr", "markdown"} <= set(names(TABLE_PARSERS_NAMESPACE))
+    assert {
+        "aws-textract",
+        "azure-document-intelligence",
+        "paddleocr",
+        "paddleocr-ppstructure",
+        "mistral-ocr",
+        "markdown",
+    } <= set(names(TABLE_PARSERS_NAMESPACE))
 
 
 def _textract_response():
     """An analyze_document response: a 3x2 table whose first row is one merged cell."""
-    words = {f"w{i}": {"Id": f"w{i}", "BlockType": "WORD", "Text": t}
-             for i, t in enumerate(["Quarterly", "sales", "Q1", "10", "Q2", "12"])}
+    words = {
+        f"w{i}": {"Id": f"w{i}", "BlockType": "WORD", "Text": t}
+        for i, t in enumerate(["Quarterly", "sales", "Q1", "10", "Q2", "12"])
+    }
     cells = [
-        ("c1", 1, 1, ["w0"]), ("c2", 1, 2, ["w1"]),
-        ("c3", 2, 1, ["w2"]), ("c4", 2, 2, ["w3"]),
-        ("c5", 3, 1, ["w4"]), ("c6", 3, 2, ["w5"]),
+        ("c1", 1, 1, ["w0"]),
+        ("c2", 1, 2, ["w1"]),
+        ("c3", 2, 1, ["w2"]),
+        ("c4", 2, 2, ["w3"]),
+        ("c5", 3, 1, ["w4"]),
+        ("c6", 3, 2, ["w5"]),
     ]
     blocks = [{"Id": "p", "BlockType": "PAGE"}, *words.values()]
     for cid, r, c, kids in cells:
-        blocks.append({"Id": cid, "BlockType": "CELL", "RowIndex": r, "ColumnIndex": c, "RowSpan": 1,
-                       "ColumnSpan": 1, "Relationships": [{"Type": "CHILD", "Ids": kids}]})
-    blocks.append({"Id": "m1", "BlockType": "MERGED_CELL", "RowIndex": 1, "ColumnIndex": 1, "RowSpan": 1,
-                   "ColumnSpan": 2, "Relationships": [{"Type": "CHILD", "Ids": ["c1", "c2"]}]})
-    blocks.append({"Id": "t", "BlockType": "TABLE", "Relationships": [
-        {"Type": "CHILD", "Ids": [c[0] for c in cells]}, {"Type": "MERGED_CELL", "Ids": ["m1"]}]})
+        blocks.append(
+            {
+                "Id": cid,
+                "BlockType": "CELL",
+                "RowIndex": r,
+                "ColumnIndex": c,
+                "RowSpan": 1,
+                "ColumnSpan": 1,
+                "Relationships": [{"Type": "CHILD", "Ids": kids}],
+            }
+        )
+    blocks.append(
+        {
+            "Id": "m1",
+            "BlockType": "MERGED_CELL",
+            "RowIndex": 1,
+            "ColumnIndex": 1,
+            "RowSpan": 1,
+            "ColumnSpan": 2,
+            "Relationships": [{"Type": "CHILD", "Ids": ["c1", "c2"]}],
+        }
+    )
+    blocks.append(
+        {
+            "Id": "t",
+            "BlockType": "TABLE",
+            "Relationships": [{"Type": "CHILD", "Ids": [c[0] for c in cells]}, {"Type": "MERGED_CELL", "Ids": ["m1"]}],
+        }
+    )
     return {"Blocks": blocks}
 
 
@@ -179,39 +225,61 @@ def test_textract_parser_with_merged_cell():
 
 
 def test_textract_parser_without_table():
-    assert table_from_ocr(R(raw={"Blocks": [{"Id": "w", "BlockType": "WORD", "Text": "hi"}]}),
-                          parser="aws_textract") is None
+    assert (
+        table_from_ocr(R(raw={"Blocks": [{"Id": "w", "BlockType": "WORD", "Text": "hi"}]}), parser="aws_textract")
+        is None
+    )
 
 
 def test_row_covered_only_by_spans_keeps_its_place():
-    raw = {"tables": [{"cells": [
-        {"rowIndex": 0, "columnIndex": 0, "rowSpan": 2, "content": "tall"},
-        {"rowIndex": 0, "columnIndex": 1, "rowSpan": 2, "content": "also tall"},
-        {"rowIndex": 2, "columnIndex": 0, "content": "a"},
-        {"rowIndex": 2, "columnIndex": 1, "content": "b"},
-    ]}]}
+    raw = {
+        "tables": [
+            {
+                "cells": [
+                    {"rowIndex": 0, "columnIndex": 0, "rowSpan": 2, "content": "tall"},
+                    {"rowIndex": 0, "columnIndex": 1, "rowSpan": 2, "content": "also tall"},
+                    {"rowIndex": 2, "columnIndex": 0, "content": "a"},
+                    {"rowIndex": 2, "columnIndex": 1, "content": "b"},
+                ]
+            }
+        ]
+    }
     table = table_from_ocr(R(raw=raw), parser="azure-document-intelligence")
     assert texts(table) == [[("tall", 2, 1), ("also tall", 2, 1)], [], [("a", 1, 1), ("b", 1, 1)]]
     assert len(table.as_grid()) == 3
 
 
 def test_azure_parser_dict_and_object_forms():
-    as_dict = {"tables": [{"rowCount": 2, "columnCount": 2, "cells": [
-        {"rowIndex": 0, "columnIndex": 0, "columnSpan": 2, "content": "Total"},
-        {"rowIndex": 1, "columnIndex": 0, "content": "a & b"},
-        {"rowIndex": 1, "columnIndex": 1, "content": "<5"},
-    ]}]}
+    as_dict = {
+        "tables": [
+            {
+                "rowCount": 2,
+                "columnCount": 2,
+                "cells": [
+                    {"rowIndex": 0, "columnIndex": 0, "columnSpan": 2, "content": "Total"},
+                    {"rowIndex": 1, "columnIndex": 0, "content": "a & b"},
+                    {"rowIndex": 1, "columnIndex": 1, "content": "<5"},
+                ],
+            }
+        ]
+    }
     expected = [[("Total", 1, 2)], [("a & b", 1, 1), ("<5", 1, 1)]]
     assert texts(table_from_ocr(R(raw=as_dict), parser="azure-document-intelligence")) == expected
 
     def obj(**kw):
         return R(**kw)
 
-    as_sdk = obj(tables=[obj(cells=[
-        obj(row_index=0, column_index=0, row_span=None, column_span=2, content="Total"),
-        obj(row_index=1, column_index=0, row_span=None, column_span=None, content="a & b"),
-        obj(row_index=1, column_index=1, row_span=1, column_span=1, content="<5"),
-    ])])
+    as_sdk = obj(
+        tables=[
+            obj(
+                cells=[
+                    obj(row_index=0, column_index=0, row_span=None, column_span=2, content="Total"),
+                    obj(row_index=1, column_index=0, row_span=None, column_span=None, content="a & b"),
+                    obj(row_index=1, column_index=1, row_span=1, column_span=1, content="<5"),
+                ]
+            )
+        ]
+    )
     assert texts(table_from_ocr(R(raw=as_sdk), parser="azure_document_intelligence")) == expected
     assert table_from_ocr(R(raw={"tables": []}), parser="azure-document-intelligence") is None
 
@@ -229,8 +297,11 @@ def test_paddle_parser_finds_pred_html_and_v2_regions():
 def test_markdown_parser_reads_pipe_tables():
     md = "Intro\n\n| Item | Qty |\n| :--- | ---: |\n| pen \\| ink | 2 |\n| cap |\n\nAfter."
     table = table_from_ocr(R(raw=None, markdown=md, text=md), parser="markdown")
-    assert texts(table) == [[("Item", 1, 1), ("Qty", 1, 1)], [("pen | ink", 1, 1), ("2", 1, 1)],
-                            [("cap", 1, 1), ("", 1, 1)]]
+    assert texts(table) == [
+        [("Item", 1, 1), ("Qty", 1, 1)],
+        [("pen | ink", 1, 1), ("2", 1, 1)],
+        [("cap", 1, 1), ("", 1, 1)],
+    ]
 
 
 def test_markdown_parser_on_engine_payloads():
@@ -248,19 +319,32 @@ def test_markdown_parser_on_engine_payloads():
 # Profiles
 
 
-@pytest.mark.parametrize("engine, expected", [
-    ("aws-textract", True), ("azure_document_intelligence", True), ("paddleocr", True),
-    ("google-vision", False), ("tesseract", False), ("unknown-engine", False),
-])
+@pytest.mark.parametrize(
+    "engine, expected",
+    [
+        ("aws-textract", True),
+        ("azure_document_intelligence", True),
+        ("paddleocr", True),
+        ("google-vision", False),
+        ("tesseract", False),
+        ("unknown-engine", False),
+    ],
+)
 def test_engine_yields_tables(engine, expected):
     assert engine_yields_tables(engine) is expected
 
 
 def test_hostile_engine_spans_and_indices_are_bounded():
-    raw = {"tables": [{"cells": [
-        {"rowIndex": 0, "columnIndex": 0, "rowSpan": 10**9, "columnSpan": 10**23, "content": "huge"},
-        {"rowIndex": 10**9, "columnIndex": 0, "content": "far"},
-    ]}]}
+    raw = {
+        "tables": [
+            {
+                "cells": [
+                    {"rowIndex": 0, "columnIndex": 0, "rowSpan": 10**9, "columnSpan": 10**23, "content": "huge"},
+                    {"rowIndex": 10**9, "columnIndex": 0, "content": "far"},
+                ]
+            }
+        ]
+    }
     table = table_from_ocr(R(raw=raw), parser="azure-document-intelligence")
     # spans clamped to HTML's caps; the rows covered by the span keep their <tr>
     assert table.rows[0] == (Cell("huge", 65534, 1000),)
@@ -270,9 +354,15 @@ def test_hostile_engine_spans_and_indices_are_bounded():
 
 
 def test_rows_no_cell_reaches_are_skipped():
-    raw = {"tables": [{"cells": [
-        {"rowIndex": 0, "columnIndex": 0, "content": "a"},
-        {"rowIndex": 10**12, "columnIndex": 0, "content": "b"},
-    ]}]}
+    raw = {
+        "tables": [
+            {
+                "cells": [
+                    {"rowIndex": 0, "columnIndex": 0, "content": "a"},
+                    {"rowIndex": 10**12, "columnIndex": 0, "content": "b"},
+                ]
+            }
+        ]
+    }
     table = table_from_ocr(R(raw=raw), parser="azure-document-intelligence")
     assert texts(table) == [[("a", 1, 1)], [("b", 1, 1)]]

@@ -33,7 +33,7 @@ def _data(n=400, seed=0, ties=False):
     s = rng.random(n)
     if ties:
         s = np.round(s, 2)
-    y = rng.random(n) < s ** 2  # overconfident scores: true accuracy is s**2
+    y = rng.random(n) < s**2  # overconfident scores: true accuracy is s**2
     return s, y
 
 
@@ -190,8 +190,9 @@ def test_batch_call_is_identical_to_per_score_calls(backend, cls):
 def _ece_reference(p, y, n_bins):
     edges = np.linspace(0, 1, n_bins + 1)
     ids = np.searchsorted(edges[1:-1], p, side="left")
-    return sum(abs(p[ids == b].mean() - y[ids == b].mean()) * (ids == b).mean()
-               for b in range(n_bins) if (ids == b).any())
+    return sum(
+        abs(p[ids == b].mean() - y[ids == b].mean()) * (ids == b).mean() for b in range(n_bins) if (ids == b).any()
+    )
 
 
 def test_ece_by_hand_and_against_reference(backend):
@@ -200,7 +201,8 @@ def test_ece_by_hand_and_against_reference(backend):
     s, y = _data(n=1000, seed=6)
     for n_bins in (1, 5, DEFAULT_N_BINS, 15):
         assert expected_calibration_error(s.tolist(), y.tolist(), n_bins=n_bins) == pytest.approx(
-            _ece_reference(s, y, n_bins), abs=1e-12)
+            _ece_reference(s, y, n_bins), abs=1e-12
+        )
 
 
 def test_reliability_curve_matches_sklearn_calibration_curve(backend):
@@ -239,7 +241,9 @@ def test_probabilities_on_the_bounds_are_kept(backend):
     # 0 and 1 are probabilities: 1.0 in the top bin (accuracy 1), 0.0 in the bottom one (accuracy 0)
     assert expected_calibration_error([0.0, 1.0], [False, True]) == 0.0
     assert reliability_curve([0.0, 1.0], [True, True]) == [
-        {"confidence": 0.0, "accuracy": 1.0, "count": 1}, {"confidence": 1.0, "accuracy": 1.0, "count": 1}]
+        {"confidence": 0.0, "accuracy": 1.0, "count": 1},
+        {"confidence": 1.0, "accuracy": 1.0, "count": 1},
+    ]
 
 
 def test_no_probabilities_is_refused(backend):
@@ -272,8 +276,10 @@ def test_group_that_cannot_be_fitted_uses_pooled_with_warning():
 
 
 def test_signal_family_spec_example():
-    rows = [{"judge": j, "logprob": lp} for j, lp in
-            [(0.9, -0.1), (0.8, -0.2), (0.85, -2.0), (0.3, -0.1), (0.2, -2.5), (0.7, -1.8)]]
+    rows = [
+        {"judge": j, "logprob": lp}
+        for j, lp in [(0.9, -0.1), (0.8, -0.2), (0.85, -2.0), (0.3, -0.1), (0.2, -2.5), (0.7, -1.8)]
+    ]
     correct = [True, True, False, True, False, False]
     cal = SignalFamilyCalibrator().fit(rows, correct)
     assert sorted(cal.calibrators) == ["judge", "logprob"]
@@ -477,8 +483,12 @@ def test_netcal_backend():
 def test_two_dimensional_labels_are_refused(backend):
     # a column vector of labels used to broadcast against the scores and give a bogus fit
     column = np.array([[False], [True], [False], [True]])
-    with pytest.raises(ValueError, match=r"correct must be 1-D \(one label per score\), got an array of shape \(4, 1\)"
-                       if backend == "numpy" else r"correct\[0\] is array\(\[False\]\); each label must be"):
+    with pytest.raises(
+        ValueError,
+        match=r"correct must be 1-D \(one label per score\), got an array of shape \(4, 1\)"
+        if backend == "numpy"
+        else r"correct\[0\] is array\(\[False\]\); each label must be",
+    ):
         PlattCalibrator().fit([0.1, 0.2, 0.8, 0.9], column)
 
 

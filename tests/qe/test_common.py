@@ -71,8 +71,9 @@ def test_calibrators_are_monotone(name, a, b):
     assert cal(lo) <= cal(hi)
 
 
-@given(scores=st.lists(st.floats(0, 1), min_size=2, max_size=60),
-       labels=st.lists(st.booleans(), min_size=60, max_size=60))
+@given(
+    scores=st.lists(st.floats(0, 1), min_size=2, max_size=60), labels=st.lists(st.booleans(), min_size=60, max_size=60)
+)
 @settings(max_examples=80)
 def test_isotonic_fit_is_monotone_for_any_data(scores, labels):
     labels = labels[: len(scores)]

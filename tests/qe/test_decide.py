@@ -159,8 +159,9 @@ def test_crepes_mondrian_gate_agrees_with_group_conformal():
     probe = np.linspace(0, 1, 101)
     for k in "abc":
         assert list(theirs(probe, group=[k] * len(probe))) == list(ours(probe.tolist(), group=[k] * len(probe)))
-        np.testing.assert_allclose(theirs.p_value(probe, group=[k] * len(probe)),
-                                   ours.by_group[k].p_value(probe.tolist()))
+        np.testing.assert_allclose(
+            theirs.p_value(probe, group=[k] * len(probe)), ours.by_group[k].p_value(probe.tolist())
+        )
 
 
 # --------------------------------------------------------------------------
@@ -205,10 +206,16 @@ def test_risk_control_warns_when_nothing_can_be_accepted():
 def test_risk_coverage_curve_by_hand():
     curve = risk_coverage_curve([0.9, 0.8, 0.6, 0.3], [True, False, True, True])
     assert [(c["threshold"], c["coverage"], c["selective_risk"]) for c in curve] == [
-        (0.9, 0.25, 0.0), (0.8, 0.5, 0.5), (0.6, 0.75, 1 / 3), (0.3, 1.0, 0.25)]
+        (0.9, 0.25, 0.0),
+        (0.8, 0.5, 0.5),
+        (0.6, 0.75, 1 / 3),
+        (0.3, 1.0, 0.25),
+    ]
     custom = risk_coverage_curve([0.9, 0.8], [True, False], thresholds=[0.5, 0.95])
-    assert custom == [{"threshold": 0.95, "coverage": 0.0, "selective_risk": None},
-                      {"threshold": 0.5, "coverage": 1.0, "selective_risk": 0.5}]
+    assert custom == [
+        {"threshold": 0.95, "coverage": 0.0, "selective_risk": None},
+        {"threshold": 0.5, "coverage": 1.0, "selective_risk": 0.5},
+    ]
 
 
 # --------------------------------------------------------------------------
@@ -218,8 +225,11 @@ def test_risk_coverage_curve_by_hand():
 
 def test_gates_take_a_batch():
     p, y = _population(500, 11)
-    gates = [CostSensitiveGate(rho=2.0, block_threshold=0.2), ConformalGate().fit(p, y),
-             RiskControlGate(target=0.1).fit(p, y)]
+    gates = [
+        CostSensitiveGate(rho=2.0, block_threshold=0.2),
+        ConformalGate().fit(p, y),
+        RiskControlGate(target=0.1).fit(p, y),
+    ]
     probe = np.linspace(0, 1, 51)
     for gate in gates:
         out = gate(probe)
@@ -234,8 +244,11 @@ def test_gates_take_a_batch():
 
 def test_too_few_calibration_points_for_alpha_fits_with_a_warning():
     # issue 11, item 10: ceil((5 + 1) * 0.9) = 6 > 5, so q = +inf (flag nothing), with a warning
-    with pytest.warns(UserWarning, match=r"too few correct calibration items \(5\) for alpha=0.1: .* at least 9.*"
-                                         r"flags nothing"):
+    with pytest.warns(
+        UserWarning,
+        match=r"too few correct calibration items \(5\) for alpha=0.1: .* at least 9.*"
+        r"flags nothing",
+    ):
         gate = ConformalGate(alpha=0.1).fit([0.9, 0.8, 0.7, 0.6, 0.5, 0.1, 0.2], [True] * 5 + [False] * 2)
     assert gate.q == math.inf and gate(0.0) is Decision.ACCEPT
     # p-value = (#{holdout nonconformity >= the item's} + 1) / (n + 1); holdout 1 - p = 0.1 .. 0.5

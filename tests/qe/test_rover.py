@@ -48,8 +48,7 @@ def test_agreement_signal_matches_spec():
 
 def test_insertion_gets_its_own_slot_and_null_votes():
     c = rover(["the cat sat", "the black cat sat", "the cat sat"])
-    assert [s.entries for s in c.slots] == [
-        ("the", "the", "the"), (None, "black", None), ("cat",) * 3, ("sat",) * 3]
+    assert [s.entries for s in c.slots] == [("the", "the", "the"), (None, "black", None), ("cat",) * 3, ("sat",) * 3]
     # "black": 0.5/3 + 0.5*1 = 0.667 < NULL: 0.5*2/3 + 0.5*0.7 = 0.683
     assert c.slots[1].winner is None and c.slots[1].vote_share == pytest.approx(2 / 3)
     assert c.text == "the cat sat" and c.agreement == (1.0, 1.0, 1.0)
@@ -294,10 +293,20 @@ def test_blocks_that_miss_tokens_are_aligned():
 
 def test_word_confidences_of_an_ocracy_result():
     base = pytest.importorskip("ocracy.base")
-    a = base.OcrResult(text="the cat", blocks=[base.TextBlock("the", confidence=0.3, level="word"),
-                                               base.TextBlock("cat", confidence=0.9, level="word")])
-    b = base.OcrResult(text="the bat", blocks=[base.TextBlock("the", confidence=0.99, level="word"),
-                                               base.TextBlock("bat", confidence=0.7, level="word")])
+    a = base.OcrResult(
+        text="the cat",
+        blocks=[
+            base.TextBlock("the", confidence=0.3, level="word"),
+            base.TextBlock("cat", confidence=0.9, level="word"),
+        ],
+    )
+    b = base.OcrResult(
+        text="the bat",
+        blocks=[
+            base.TextBlock("the", confidence=0.99, level="word"),
+            base.TextBlock("bat", confidence=0.7, level="word"),
+        ],
+    )
     assert rover([b, a], conf_weight=1.0).text == rover([a, b], conf_weight=1.0).text == "the cat"
 
 

@@ -28,7 +28,7 @@ def test_aggregators_by_hand():
     assert min_prob(LOGPS) == pytest.approx(0.8)
     assert mean_prob(LOGPS) == pytest.approx((0.9 + 0.8 + 0.95) / 3)
     # sum log p / T**alpha with T = 3
-    expected = math.exp(sum(LOGPS) / 3 ** 0.6)
+    expected = math.exp(sum(LOGPS) / 3**0.6)
     assert length_normalized(LOGPS) == pytest.approx(expected)
     assert DEFAULT_LENGTH_ALPHA == 0.6
 
@@ -102,8 +102,10 @@ def test_intrinsic_text_only_result_is_no_evidence(pool):
 
 def test_intrinsic_on_an_ocracy_result():
     base = pytest.importorskip("ocracy.base")
-    result = base.OcrResult(text="a b", blocks=[base.TextBlock("a", confidence=0.6, level="word"),
-                                                base.TextBlock("b", confidence=0.3, level="word")])
+    result = base.OcrResult(
+        text="a b",
+        blocks=[base.TextBlock("a", confidence=0.6, level="word"), base.TextBlock("b", confidence=0.3, level="word")],
+    )
     assert IntrinsicConfidenceSignal()(result) == 0.3
     assert IntrinsicConfidenceSignal()(base.OcrResult.from_text("a b")) == 1.0
 

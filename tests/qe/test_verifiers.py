@@ -68,8 +68,9 @@ def test_checksum_validator_findings():
     assert list(v("79927398713")) == []
     assert list(v(None)) == []
     (f,) = v("79927398710")
-    assert f == Finding(field="card", layer="checksum", severity=Severity.FLAG,
-                        message="'79927398710' fails the luhn checksum.")
+    assert f == Finding(
+        field="card", layer="checksum", severity=Severity.FLAG, message="'79927398710' fails the luhn checksum."
+    )
     (g,) = checksum_validator("iban")("XX00", spec=FieldSpec("account"))
     assert g.field == "account"  # the spec names the field when field_name is empty
 
@@ -120,13 +121,16 @@ def test_totals_consistent():
     assert list(totals_consistent({"total": 5, "net": "n/a"}, total_key="total", item_keys=["net"])) == []
 
 
-@pytest.mark.parametrize("total, items", [
-    (float("nan"), {"net": 25, "vat": 5}),
-    (float("inf"), {"net": 25, "vat": 5}),
-    (30, {"net": float("-inf"), "vat": 5}),
-    (30, {"net": [25, float("nan")], "vat": 5}),
-    ("30", {"net": "nan", "vat": 5}),
-])
+@pytest.mark.parametrize(
+    "total, items",
+    [
+        (float("nan"), {"net": 25, "vat": 5}),
+        (float("inf"), {"net": 25, "vat": 5}),
+        (30, {"net": float("-inf"), "vat": 5}),
+        (30, {"net": [25, float("nan")], "vat": 5}),
+        ("30", {"net": "nan", "vat": 5}),
+    ],
+)
 def test_totals_flags_non_finite_values(total, items):
     (f,) = totals_consistent({"total": total, **items}, total_key="total", item_keys=["net", "vat"])
     assert f.field == "total" and f.severity is Severity.FLAG
@@ -134,8 +138,9 @@ def test_totals_flags_non_finite_values(total, items):
 
 
 def test_totals_names_the_non_finite_values():
-    (f,) = totals_consistent({"total": float("nan"), "net": float("inf"), "vat": 5}, total_key="total",
-                             item_keys=["net", "vat"])
+    (f,) = totals_consistent(
+        {"total": float("nan"), "net": float("inf"), "vat": 5}, total_key="total", item_keys=["net", "vat"]
+    )
     assert f.message.endswith("in total=nan, net=inf.")
     # an absent item is still skipped, as on any partial record
     assert list(totals_consistent({"total": float("nan")}, total_key="total", item_keys=["net"])) == []

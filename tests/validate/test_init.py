@@ -7,16 +7,38 @@ import ek.qe.verifiers
 import ek.validate as V
 
 SPEC_NAMES = {
-    "BENFORD_EXPECTED", "DEFAULT_BENFORD_MIN_N", "DEFAULT_BENFORD_TOL", "DEFAULT_LEXICON_THRESHOLD",
-    "DEFAULT_ZSCORE_THRESHOLD", "Corrector", "Layer", "ValidationResult", "benford_findings",
-    "canonicalize_corrector", "cross_field_validator", "lexicon_corrector", "llm_corrector",
-    "lm_surprisal_validator", "ordering_validator", "stop_on_correction", "stop_on_flag",
-    "validate", "validation_pipeline", "zscore_anomaly_findings",
+    "BENFORD_EXPECTED",
+    "DEFAULT_BENFORD_MIN_N",
+    "DEFAULT_BENFORD_TOL",
+    "DEFAULT_LEXICON_THRESHOLD",
+    "DEFAULT_ZSCORE_THRESHOLD",
+    "Corrector",
+    "Layer",
+    "ValidationResult",
+    "benford_findings",
+    "canonicalize_corrector",
+    "cross_field_validator",
+    "lexicon_corrector",
+    "llm_corrector",
+    "lm_surprisal_validator",
+    "ordering_validator",
+    "stop_on_correction",
+    "stop_on_flag",
+    "validate",
+    "validation_pipeline",
+    "zscore_anomaly_findings",
 }
 # the module docstring of the spec says the deterministic verifiers are re-exported here
 RE_EXPORTED = {
-    "checksum_validator", "enum_validator", "iban_check", "isbn_check", "luhn_check", "range_validator",
-    "regex_validator", "schema_validator", "totals_consistent",
+    "checksum_validator",
+    "enum_validator",
+    "iban_check",
+    "isbn_check",
+    "luhn_check",
+    "range_validator",
+    "regex_validator",
+    "schema_validator",
+    "totals_consistent",
 }
 
 

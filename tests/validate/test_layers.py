@@ -35,39 +35,48 @@ def test_numbers_and_numeric_strings_mix():
     assert _flagged("10000000000000000001", "10000000000000000000") != []  # exact, not float-rounded
 
 
-@pytest.mark.parametrize("lo, hi", [
-    ("2024-05-02", "2024-04-30"),
-    ("2024-05-02T10:00", "2024-05-02T09:59:59"),
-    ("2024-05-02 10:00:00.5", "2024-05-02T10:00:00.25"),
-    ("2024-05-03", "2024-05-02T23:59"),  # a date is the midnight that starts it
-    (date(2024, 5, 3), "2024-05-02T23:00"),
-    (datetime(2024, 5, 2, 12), "2024-05-02"),
-    ("2024-05-02T10:00Z", "2024-05-02T11:30+02:00"),  # 10:00 UTC is after 09:30 UTC
-])
+@pytest.mark.parametrize(
+    "lo, hi",
+    [
+        ("2024-05-02", "2024-04-30"),
+        ("2024-05-02T10:00", "2024-05-02T09:59:59"),
+        ("2024-05-02 10:00:00.5", "2024-05-02T10:00:00.25"),
+        ("2024-05-03", "2024-05-02T23:59"),  # a date is the midnight that starts it
+        (date(2024, 5, 3), "2024-05-02T23:00"),
+        (datetime(2024, 5, 2, 12), "2024-05-02"),
+        ("2024-05-02T10:00Z", "2024-05-02T11:30+02:00"),  # 10:00 UTC is after 09:30 UTC
+    ],
+)
 def test_dates_and_times_out_of_order(lo, hi):
     assert len(_flagged(lo, hi)) == 1
 
 
-@pytest.mark.parametrize("lo, hi", [
-    ("2024-04-30", "2024-05-02"),
-    ("2024-12-31", "2025-01-01"),
-    ("2024-05-02T10:00+02:00", "2024-05-02T09:00Z"),  # 08:00 UTC before 09:00 UTC
-    ("2024-05-02", "2024-05-02T00:00:01"),
-    (date(2024, 5, 1), "2024-05-02"),
-])
+@pytest.mark.parametrize(
+    "lo, hi",
+    [
+        ("2024-04-30", "2024-05-02"),
+        ("2024-12-31", "2025-01-01"),
+        ("2024-05-02T10:00+02:00", "2024-05-02T09:00Z"),  # 08:00 UTC before 09:00 UTC
+        ("2024-05-02", "2024-05-02T00:00:01"),
+        (date(2024, 5, 1), "2024-05-02"),
+    ],
+)
 def test_dates_and_times_in_order(lo, hi):
     assert _flagged(lo, hi) == []
 
 
-@pytest.mark.parametrize("lo, hi", [
-    ("10", "abc"),  # a number and text
-    ("2024-05-02", "9"),  # a date and a number
-    ("2024-05-02T10:00+02:00", "2024-05-02T09:00"),  # an offset and a naive time
-    ("2024-02-30", "2024-01-01"),  # not a real date: text, so not compared with a date
-    ("\u0663", "2"),  # an Arabic-Indic three is not an ASCII number
-    ("nan", "1"),
-    (float("nan"), 1),
-])
+@pytest.mark.parametrize(
+    "lo, hi",
+    [
+        ("10", "abc"),  # a number and text
+        ("2024-05-02", "9"),  # a date and a number
+        ("2024-05-02T10:00+02:00", "2024-05-02T09:00"),  # an offset and a naive time
+        ("2024-02-30", "2024-01-01"),  # not a real date: text, so not compared with a date
+        ("\u0663", "2"),  # an Arabic-Indic three is not an ASCII number
+        ("nan", "1"),
+        (float("nan"), 1),
+    ],
+)
 def test_pairs_that_cannot_be_compared_are_skipped(lo, hi):
     assert _flagged(lo, hi) == []
 
@@ -90,7 +99,7 @@ def test_order_key_kinds():
     assert order_key("May 2") == ("text", "May 2")
 
 
-@given(st.integers(-10**6, 10**6), st.integers(-10**6, 10**6))
+@given(st.integers(-(10**6), 10**6), st.integers(-(10**6), 10**6))
 def test_integer_strings_order_like_integers(a, b):
     assert bool(_flagged(str(a), str(b))) == (a >= b)
 
@@ -161,12 +170,15 @@ def test_dayfirst_none_leaves_ambiguous_dates_unread():
     assert _flagged("05/05/2024", "2024-05-06", check) == []  # same either way: 5 May, read
 
 
-@pytest.mark.parametrize("lo, hi", [
-    ("31/02/2024", "01/01/2024"),  # no 31 February and no month 31: text, not compared with a date
-    ("02/05/24", "30/04/2024"),  # two-digit years are not read
-    ("02/05-2024", "2024-01-01"),  # mixed separators are not a date
-    ("13/13/2024", "2024-01-01"),
-])
+@pytest.mark.parametrize(
+    "lo, hi",
+    [
+        ("31/02/2024", "01/01/2024"),  # no 31 February and no month 31: text, not compared with a date
+        ("02/05/24", "30/04/2024"),  # two-digit years are not read
+        ("02/05-2024", "2024-01-01"),  # mixed separators are not a date
+        ("13/13/2024", "2024-01-01"),
+    ],
+)
 def test_strings_that_are_not_dates_are_not_compared_with_dates(lo, hi):
     assert _flagged(lo, hi) == []
 

@@ -369,8 +369,7 @@ def test_llm_corrector_wrong_return_type():
 
 
 def test_cross_field_validator_flags_and_skips_partial_records():
-    check = cross_field_validator(lambda r: r["net"] <= r["gross"], message="net above gross",
-                                  fields=("net", "gross"))
+    check = cross_field_validator(lambda r: r["net"] <= r["gross"], message="net above gross", fields=("net", "gross"))
     (f,) = check({"net": 12, "gross": 10})
     assert (f.field, f.layer, f.message) == ("net,gross", "cross_field", "net above gross")
     assert f.severity is Severity.FLAG
@@ -423,7 +422,7 @@ def test_benford_expected_shares():
 
 def test_benford_accepts_a_benford_column():
     # Leading digits of 2**k are equidistributed in log scale: Benford holds closely.
-    assert benford_findings([2 ** k for k in range(1, 500)]) == []
+    assert benford_findings([2**k for k in range(1, 500)]) == []
 
 
 def test_benford_flags_uniform_first_digits():
@@ -508,8 +507,17 @@ def test_zscore_is_invariant_to_shift_and_scale(values, scale, shift):
 def test_verifiers_are_re_exported_from_ek_qe():
     import ek.qe.verifiers as verifiers
 
-    for name in ("checksum_validator", "regex_validator", "range_validator", "enum_validator",
-                 "schema_validator", "totals_consistent", "luhn_check", "iban_check", "isbn_check"):
+    for name in (
+        "checksum_validator",
+        "regex_validator",
+        "range_validator",
+        "enum_validator",
+        "schema_validator",
+        "totals_consistent",
+        "luhn_check",
+        "iban_check",
+        "isbn_check",
+    ):
         assert getattr(V, name) is getattr(verifiers, name), name
         assert name in V.__all__
 
@@ -524,11 +532,26 @@ def test_verifiers_compose_with_correctors():
 
 def test_every_spec_name_is_public():
     spec_names = {
-        "BENFORD_EXPECTED", "DEFAULT_BENFORD_MIN_N", "DEFAULT_BENFORD_TOL", "DEFAULT_LEXICON_THRESHOLD",
-        "DEFAULT_ZSCORE_THRESHOLD", "Corrector", "Layer", "ValidationResult", "benford_findings",
-        "canonicalize_corrector", "cross_field_validator", "lexicon_corrector", "llm_corrector",
-        "lm_surprisal_validator", "ordering_validator", "stop_on_correction", "stop_on_flag",
-        "validate", "validation_pipeline", "zscore_anomaly_findings",
+        "BENFORD_EXPECTED",
+        "DEFAULT_BENFORD_MIN_N",
+        "DEFAULT_BENFORD_TOL",
+        "DEFAULT_LEXICON_THRESHOLD",
+        "DEFAULT_ZSCORE_THRESHOLD",
+        "Corrector",
+        "Layer",
+        "ValidationResult",
+        "benford_findings",
+        "canonicalize_corrector",
+        "cross_field_validator",
+        "lexicon_corrector",
+        "llm_corrector",
+        "lm_surprisal_validator",
+        "ordering_validator",
+        "stop_on_correction",
+        "stop_on_flag",
+        "validate",
+        "validation_pipeline",
+        "zscore_anomaly_findings",
     }
     assert spec_names <= set(V.__all__)
     assert all(hasattr(V, n) for n in V.__all__)

@@ -44,9 +44,24 @@ from ek._stats import (
 )
 
 __all__ = [
-    "Resampled", "Resampler", "check_comparable", "compare", "group_size", "interval", "is_summary", "kept",
-    "merge_summaries", "merged_ids", "metric_of", "resampled", "resampled_pair", "small_verdict", "statistic_table",
-    "stored_sums", "summarize", "verdict",
+    "Resampled",
+    "Resampler",
+    "check_comparable",
+    "compare",
+    "group_size",
+    "interval",
+    "is_summary",
+    "kept",
+    "merge_summaries",
+    "merged_ids",
+    "metric_of",
+    "resampled",
+    "resampled_pair",
+    "small_verdict",
+    "statistic_table",
+    "stored_sums",
+    "summarize",
+    "verdict",
 ]
 
 _NO_SLICE = object()  # the group of items without a slice label
@@ -163,11 +178,17 @@ def is_summary(report: Any) -> bool:
     return carrier is not None and carrier.stored is not None
 
 
-def stored_sums(statistics: tuple[str, ...], overall: Any, per_slice: dict[Any, Any], totals: dict[str, Any],
-                slice_totals: dict[Any, dict[str, Any]]) -> Resampled:
+def stored_sums(
+    statistics: tuple[str, ...],
+    overall: Any,
+    per_slice: dict[Any, Any],
+    totals: dict[str, Any],
+    slice_totals: dict[Any, dict[str, Any]],
+) -> Resampled:
     """Replicate sums made elsewhere (the Dask path adds them up over partitions), to store on a `Resampler`."""
-    return Resampled(tuple(statistics), None, overall, dict(per_slice), dict(totals), dict(slice_totals),
-                     int(overall.shape[0]))
+    return Resampled(
+        tuple(statistics), None, overall, dict(per_slice), dict(totals), dict(slice_totals), int(overall.shape[0])
+    )
 
 
 def resampled_pair(a: Any, b: Any, *, progress: Any = None) -> tuple[Resampled, Resampled]:
@@ -186,8 +207,9 @@ def resampled_pair(a: Any, b: Any, *, progress: Any = None) -> tuple[Resampled, 
     sums = replicate_sums(ia.ids, table, ia.codes, max(len(ia.groups), 1), progress=progress)
     weight = sums[:, :, -1:]
     ra = _finish(ia, np.concatenate([sums[:, :, :k], weight], axis=2))
-    rb = _finish(dataclasses.replace(ib, ids=ia.ids, table=ib.table[order], codes=ia.codes, groups=ia.groups),
-                 sums[:, :, k:])
+    rb = _finish(
+        dataclasses.replace(ib, ids=ia.ids, table=ib.table[order], codes=ia.codes, groups=ia.groups), sums[:, :, k:]
+    )
     return _carrier(a).kept(a, "sums", lambda: ra), _carrier(b).kept(b, "sums", lambda: rb)
 
 
@@ -248,8 +270,14 @@ def compare(a: Any, b: Any, level: float = 0.95) -> dict[Any, Any]:
     rows = {g: pair.row(g, n) for g, n in sizes.items()}
     slice_n = a.detail.get("slice_n") or {}
     per_slice = {label: {**rows[label], "n": slice_n.get(label)} for label in labels}
-    return {"metric": a.metric, **rows[None], "per_slice": per_slice, "level": level, "n": a.n,
-            "higher_is_better": pair.up}
+    return {
+        "metric": a.metric,
+        **rows[None],
+        "per_slice": per_slice,
+        "level": level,
+        "n": a.n,
+        "higher_is_better": pair.up,
+    }
 
 
 def verdict(low: float, high: float, higher_is_better: bool | None) -> str:
@@ -304,8 +332,7 @@ def summarize(report: Any) -> Any:
         statistics=dict(sums.totals),
         slice_statistics={label: dict(t) for label, t in sums.slice_totals.items()},
     )
-    return dataclasses.replace(report, scores=(), detail=detail,
-                               _resampler=Resampler(_metric(report), stored=sums))
+    return dataclasses.replace(report, scores=(), detail=detail, _resampler=Resampler(_metric(report), stored=sums))
 
 
 def merged_ids(reports: list[Any]) -> tuple[Any, ...] | None:
@@ -331,8 +358,9 @@ def merged_ids(reports: list[Any]) -> tuple[Any, ...] | None:
     return tuple(chain.from_iterable(r.detail["ids"] for r in reports))
 
 
-def merge_summaries(parts: list[Any], metric: Any, name: str, ids: tuple[Any, ...] | None,
-                    detail: dict[str, Any]) -> Any:
+def merge_summaries(
+    parts: list[Any], metric: Any, name: str, ids: tuple[Any, ...] | None, detail: dict[str, Any]
+) -> Any:
     """The report of the whole from parts of which some carry replicate sums only (see `ek.merge_reports`)."""
     sums = [resampled(_with_metric(p, metric)) for p in parts]
     first = sums[0]
@@ -359,8 +387,13 @@ def merge_summaries(parts: list[Any], metric: Any, name: str, ids: tuple[Any, ..
     if slice_n:
         detail["slice_n"] = slice_n
     return dataclasses.replace(
-        parts[0], metric=name, aggregate=float(first.compute(totals)), n=n, scores=(),
-        per_slice={label: float(first.compute(t)) for label, t in slice_totals.items()}, detail=detail,
+        parts[0],
+        metric=name,
+        aggregate=float(first.compute(totals)),
+        n=n,
+        scores=(),
+        per_slice={label: float(first.compute(t)) for label, t in slice_totals.items()},
+        detail=detail,
         _resampler=Resampler(metric, stored=merged),
     )
 
@@ -421,15 +454,19 @@ def _items(report: Any) -> _Items:
     groups: dict[Any, Any] = {}
     codes = np.zeros(report.n, dtype=np.int64)
     if labels is not None:
-        codes = np.fromiter((groups.setdefault(_NO_SLICE if x is None else x, len(groups)) for x in labels),
-                            dtype=np.int64, count=report.n)
+        codes = np.fromiter(
+            (groups.setdefault(_NO_SLICE if x is None else x, len(groups)) for x in labels),
+            dtype=np.int64,
+            count=report.n,
+        )
     return _Items(_ids(report), as_table(_columns(report, names), report.n), codes, groups, names, compute)
 
 
 def _from_scores(report: Any, progress: Any) -> Resampled:
     items = _items(report)
-    return _finish(items, replicate_sums(items.ids, items.table, items.codes, max(len(items.groups), 1),
-                                         progress=progress))
+    return _finish(
+        items, replicate_sums(items.ids, items.table, items.codes, max(len(items.groups), 1), progress=progress)
+    )
 
 
 def _finish(items: _Items, sums: Any) -> Resampled:
@@ -441,9 +478,14 @@ def _finish(items: _Items, sums: Any) -> Resampled:
     np.add.at(by_group, items.codes, table)
     group_totals = by_group.tolist()
     labelled = [(label, g) for label, g in items.groups.items() if label is not _NO_SLICE]
-    return Resampled(names, items.compute, sums.sum(axis=0), {label: sums[g] for label, g in labelled},
-                     dict(zip(names, table.sum(axis=0).tolist())),
-                     {label: dict(zip(names, group_totals[g])) for label, g in labelled})
+    return Resampled(
+        names,
+        items.compute,
+        sums.sum(axis=0),
+        {label: sums[g] for label, g in labelled},
+        dict(zip(names, table.sum(axis=0).tolist())),
+        {label: dict(zip(names, group_totals[g])) for label, g in labelled},
+    )
 
 
 def _alignment(ia: _Items, ib: _Items) -> Any:
@@ -582,8 +624,12 @@ class _Pair:
         out = {"a": value_a, "b": value_b, "delta": delta}
         if n < MIN_ITEMS:
             p = self._exact_p(label)
-            return {**out, "interval": (math.nan, math.nan), "p_value": p,
-                    "verdict": small_verdict(n, p, delta, self.level, self.up)}
+            return {
+                **out,
+                "interval": (math.nan, math.nan),
+                "p_value": p,
+                "verdict": small_verdict(n, p, delta, self.level, self.up),
+            }
         import numpy as np
 
         sa, sb = self._resampled()
@@ -595,8 +641,12 @@ class _Pair:
         if p < alpha:
             exact = self._exact_p(label)
             p = exact if exact >= alpha else p  # a NaN (no items at hand) keeps the bootstrap's
-        return {**out, "interval": (low, high), "p_value": p,
-                "verdict": verdict(low, high, self.up) if p < alpha else "no detectable difference"}
+        return {
+            **out,
+            "interval": (low, high),
+            "p_value": p,
+            "verdict": verdict(low, high, self.up) if p < alpha else "no detectable difference",
+        }
 
     def _resampled(self) -> tuple[Any, ...]:
         if self._sums is None:

@@ -101,8 +101,23 @@ from ek._files._folders import MAX_FILE_MB, Skipped
 from ek._files._join import Failure, Joined, join, leave_out, refuse_failures, unread
 from ek._files._sides import Side, read_side
 
-__all__ = ["MAX_FILE_MB", "TEXT_LEVELS", "Document", "Failure", "InputError", "Joined", "Side", "Skipped", "join", "refuse_failures", "unread",
-           "leave_out", "read_document", "read_pair", "read_side"]
+__all__ = [
+    "MAX_FILE_MB",
+    "TEXT_LEVELS",
+    "Document",
+    "Failure",
+    "InputError",
+    "Joined",
+    "Side",
+    "Skipped",
+    "join",
+    "refuse_failures",
+    "unread",
+    "leave_out",
+    "read_document",
+    "read_pair",
+    "read_side",
+]
 
 
 def read_pair(
@@ -144,9 +159,18 @@ def read_pair(
         InputError: a side cannot be read, or nothing pairs; the message says which and why.
     """
     text_level = resolve_text_level(text_level, level, profile, "read_pair")
-    options = dict(id_field=id_field, text_level=text_level, pick=pick, profile=profile, gold_suffix=gold_suffix,
-                   pred_suffix=pred_suffix, pred_format=pred_format, follow_symlinks=follow_symlinks,
-                   max_file_mb=max_file_mb, stdin=stdin)
+    options = dict(
+        id_field=id_field,
+        text_level=text_level,
+        pick=pick,
+        profile=profile,
+        gold_suffix=gold_suffix,
+        pred_suffix=pred_suffix,
+        pred_format=pred_format,
+        follow_symlinks=follow_symlinks,
+        max_file_mb=max_file_mb,
+        stdin=stdin,
+    )
     gold_side = read_side(gold, role="gold", value_field=gold_field, slice_field=slice_field, **options)
     pred_side = read_side(pred, role="pred", value_field=pred_field, slice_field=slice_field, **options)
     return join(gold_side, pred_side)

@@ -76,8 +76,10 @@ class Document:
                 )
         object.__setattr__(self, "fallbacks", tuple(map(tuple, self.fallbacks)))
         if self.text_level not in TEXT_LEVELS + ("",):
-            raise ValueError(f"Document.text_level must be one of {', '.join(map(repr, TEXT_LEVELS))} or '' "
-                             f"(plain text), got {self.text_level!r}.")
+            raise ValueError(
+                f"Document.text_level must be one of {', '.join(map(repr, TEXT_LEVELS))} or '' "
+                f"(plain text), got {self.text_level!r}."
+            )
 
     @property
     def text(self) -> str:
@@ -122,8 +124,10 @@ def read_document(
     if pick not in PICKS:
         raise ValueError(f"pick must be 'index' (lowest @index) or 'conf' (highest @conf), got {pick!r}.")
     if profile is not None and pick != "index":
-        raise ValueError(f"profile={profile!r} picks TextEquivs as dinglehopper does (lowest @index, else highest "
-                         f"@conf), so pick={pick!r} contradicts it; leave pick at 'index' or drop the profile.")
+        raise ValueError(
+            f"profile={profile!r} picks TextEquivs as dinglehopper does (lowest @index, else highest "
+            f"@conf), so pick={pick!r} contradicts it; leave pick at 'index' or drop the profile."
+        )
     data, label = _load(source, name)
     head = data[:4096].decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
     if not head.startswith("<"):
@@ -144,8 +148,9 @@ def read_document(
     return doc
 
 
-def resolve_text_level(text_level: Optional[str], level: Optional[str], profile: Optional[str],
-                       caller: str, stacklevel: int = 3) -> Optional[str]:
+def resolve_text_level(
+    text_level: Optional[str], level: Optional[str], profile: Optional[str], caller: str, stacklevel: int = 3
+) -> Optional[str]:
     """``text_level`` checked, with the deprecated ``level=`` folded in (warning ``caller``'s caller)."""
     if level is not None:
         warnings.warn(
@@ -155,18 +160,24 @@ def resolve_text_level(text_level: Optional[str], level: Optional[str], profile:
             stacklevel=stacklevel,
         )
         if text_level is not None and text_level != level:
-            raise ValueError(f"{caller}() got text_level={text_level!r} and the deprecated level={level!r}; "
-                             "pass text_level only.")
+            raise ValueError(
+                f"{caller}() got text_level={text_level!r} and the deprecated level={level!r}; pass text_level only."
+            )
         text_level = level
     if text_level is not None and text_level not in TEXT_LEVELS:
-        raise ValueError(f"text_level must be one of {', '.join(map(repr, TEXT_LEVELS))} (or None for the finest "
-                         f"level the file has throughout), got {text_level!r}.")
+        raise ValueError(
+            f"text_level must be one of {', '.join(map(repr, TEXT_LEVELS))} (or None for the finest "
+            f"level the file has throughout), got {text_level!r}."
+        )
     if profile is not None and profile not in PROFILES:
-        raise ValueError(f"profile must be None (ek's rules) or one of {', '.join(map(repr, PROFILES))}, "
-                         f"got {profile!r}.")
+        raise ValueError(
+            f"profile must be None (ek's rules) or one of {', '.join(map(repr, PROFILES))}, got {profile!r}."
+        )
     if profile == "dinglehopper" and text_level not in (None,) + _dinglehopper.PAGE_LEVELS:
-        raise ValueError(f"profile='dinglehopper' reads PAGE at region or line level (its --textequiv-level), "
-                         f"got text_level={text_level!r}; pass text_level='region' or 'line', or no profile.")
+        raise ValueError(
+            f"profile='dinglehopper' reads PAGE at region or line level (its --textequiv-level), "
+            f"got text_level={text_level!r}; pass text_level='region' or 'line', or no profile."
+        )
     return text_level
 
 
@@ -199,8 +210,10 @@ def _elsewhere(data: bytes, label: str, fmt: str, text_level: Optional[str], pro
         other = "line" if asked == "region" else "region"
         _, _, found = _xml.read(data, label, text_level=other, pick="index", profile=profile)
         if any(text.strip() for text, _, _ in found.lines):
-            return (f" at {asked} level, where the dinglehopper profile reads it (as dinglehopper does); it has "
-                    f"text at {other} level: read that with --text-level {other} (text_level={other!r})")
+            return (
+                f" at {asked} level, where the dinglehopper profile reads it (as dinglehopper does); it has "
+                f"text at {other} level: read that with --text-level {other} (text_level={other!r})"
+            )
     return "; transcribe it or leave the file out"
 
 
@@ -221,5 +234,13 @@ def _build(fmt: str, schema: str, reading: Reading) -> Document:
                 if word.strip():
                     words.append(word.strip())
                     word_confs.append(word_conf)
-    return Document(lines=lines, words=words, line_confidences=line_confs, word_confidences=word_confs,
-                    format=fmt, schema=schema, text_level=reading.text_level, fallbacks=reading.fallbacks)
+    return Document(
+        lines=lines,
+        words=words,
+        line_confidences=line_confs,
+        word_confidences=word_confs,
+        format=fmt,
+        schema=schema,
+        text_level=reading.text_level,
+        fallbacks=reading.fallbacks,
+    )

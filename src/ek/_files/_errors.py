@@ -30,8 +30,9 @@ def decode_utf8(data: bytes, source: str, *, keep_bom: bool = False) -> str:
         ) from None
 
 
-def confidence(raw: Optional[str], label: str, element: Union[str, Callable[[], str]], attr: str,
-               scale: float = 1.0) -> Optional[float]:
+def confidence(
+    raw: Optional[str], label: str, element: Union[str, Callable[[], str]], attr: str, scale: float = 1.0
+) -> Optional[float]:
     """The confidence ``raw`` (None when absent) divided by ``scale``; `InputError` unless it lands in [0, 1].
 
     ``element`` names the element and its id (or is a function that does, called only for the

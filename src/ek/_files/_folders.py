@@ -33,8 +33,12 @@ MAX_FILE_MB = 256
 """The default bound on the size of one input file, in megabytes (``--max-file-mb``)."""
 
 _CHUNK = 1 << 24  # bytes read by one call
-_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
 @dataclass(frozen=True)
@@ -73,7 +77,9 @@ def list_files(root: str, wanted: Callable[[str], bool], *, follow_symlinks: boo
                 names = sorted((e.name, e) for e in found if not e.name.startswith("."))
         except OSError as exc:
             if folder == root:
-                raise InputError(f"cannot list the folder {root}: {exc.strerror or exc}; check its permissions.") from None
+                raise InputError(
+                    f"cannot list the folder {root}: {exc.strerror or exc}; check its permissions."
+                ) from None
             skipped.append(Skipped(folder, f"a folder that cannot be listed: {exc.strerror or exc}"))
             continue
         for name, item in names:
@@ -109,8 +115,9 @@ def read_bounded(path: str, label: str, max_bytes: int, *, regular_only: bool = 
     try:
         info = os.fstat(fd)
         if regular_only and not stat.S_ISREG(info.st_mode):
-            raise InputError(f"{label} is {_kind(info.st_mode)}, not a regular file; ek reads only regular files "
-                             "in a folder.")
+            raise InputError(
+                f"{label} is {_kind(info.st_mode)}, not a regular file; ek reads only regular files in a folder."
+            )
         if stat.S_ISREG(info.st_mode) and info.st_size > max_bytes:
             raise too_big_error(label, info.st_size, max_bytes)
         chunks, size = [], 0
@@ -142,8 +149,10 @@ def read_head(path: str, size: int = 4096) -> bytes:
 def max_bytes_of(max_file_mb: float) -> int:
     """``max_file_mb`` megabytes in bytes; ValueError unless it is a positive number."""
     if isinstance(max_file_mb, bool) or not isinstance(max_file_mb, (int, float)) or not 0 < max_file_mb < float("inf"):
-        raise ValueError(f"max_file_mb (--max-file-mb) must be a positive number of megabytes, got {max_file_mb!r}; "
-                         f"the default is {MAX_FILE_MB}.")
+        raise ValueError(
+            f"max_file_mb (--max-file-mb) must be a positive number of megabytes, got {max_file_mb!r}; "
+            f"the default is {MAX_FILE_MB}."
+        )
     return int(max_file_mb * 1024 * 1024)
 
 

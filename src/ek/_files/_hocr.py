@@ -36,7 +36,9 @@ from ek._files._levels import Unit
 
 LINE_CLASSES = frozenset({"ocr_line", "ocrx_line", "ocr_textfloat", "ocr_caption", "ocr_header"})
 REGION_CLASSES = ("ocr_par", "ocr_carea", "ocr_page")  # the first a line is in, innermost first
-_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"})
+_VOID = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+)
 _RAW = frozenset({"script", "style"})
 
 
@@ -160,8 +162,9 @@ class _Parser(HTMLParser):
         for prop in (values.get("title") or "").split(";"):
             key, _, value = prop.strip().partition(" ")
             if key == "x_wconf":
-                return confidence(value.strip(), self.label, f"<span class='ocrx_word' id={values.get('id')!r}>",
-                                  "x_wconf", scale=100)
+                return confidence(
+                    value.strip(), self.label, f"<span class='ocrx_word' id={values.get('id')!r}>", "x_wconf", scale=100
+                )
         return None
 
 
@@ -173,9 +176,16 @@ def _region(run: tuple) -> Unit:
 
 
 def _line(line: _Node) -> Unit:
-    words = tuple(Unit("ocrx_word", w.id, _word_text(w), w.conf,
-                       tuple(Unit("ocrx_cinfo", g.id, "".join(g.parts), None) for g in w.children))
-                  for w in line.children)
+    words = tuple(
+        Unit(
+            "ocrx_word",
+            w.id,
+            _word_text(w),
+            w.conf,
+            tuple(Unit("ocrx_cinfo", g.id, "".join(g.parts), None) for g in w.children),
+        )
+        for w in line.children
+    )
     if any(w.text.strip() for w in words):
         return Unit(line.kind, line.id, " ".join(w.text.strip() for w in words if w.text.strip()), None, words)
     return Unit(line.kind, line.id, " ".join("".join(line.parts).split()), None)

@@ -102,8 +102,11 @@ def join(gold: Side, pred: Side) -> Joined:
     documents = {}
     if gold.documents or pred.documents:
         documents = {i: (gold.documents.get(i), pred.documents.get(i)) for i in gold.ids}
-    failures = tuple(Failure(side.role, side.paths.get(i, side.source), i, message)
-                     for side, errors in ((gold, gold.errors), (pred, pred_errors)) for i, message in errors.items())
+    failures = tuple(
+        Failure(side.role, side.paths.get(i, side.source), i, message)
+        for side, errors in ((gold, gold.errors), (pred, pred_errors))
+        for i, message in errors.items()
+    )
     return Joined(
         ids=gold.ids,
         golds=gold.values,
@@ -136,9 +139,11 @@ def unread(messages: list) -> InputError:
     n = len(messages)
     shown = "; ".join(m.rstrip(".") for m in messages[:_SHOWN_FAILURES])
     shown += f"; and {n - _SHOWN_FAILURES} more" if n > _SHOWN_FAILURES else ""
-    return InputError(f"{n} document{'s' if n != 1 else ''} could not be read: {shown}; fix "
-                      f"{'them' if n != 1 else 'it'}, or pass --keep-going (keep_going=True in Python) to score the "
-                      "others and list the failures.")
+    return InputError(
+        f"{n} document{'s' if n != 1 else ''} could not be read: {shown}; fix "
+        f"{'them' if n != 1 else 'it'}, or pass --keep-going (keep_going=True in Python) to score the "
+        "others and list the failures."
+    )
 
 
 def leave_out(joined: Joined, ids: Any) -> Joined:
@@ -192,7 +197,7 @@ def _paired(gold: Side, pred: Side) -> Side:
 def _several(pred: Side, gold_id: str, ids: tuple) -> InputError:
     paths = [pred.paths.get(i, i) for i in ids]
     name, stem = os.path.basename(paths[-1]), gold_id.rpartition("/")[2]
-    example = f" (e.g. --pred-suffix {name[len(stem):]})" if name.startswith(stem) and len(name) > len(stem) else ""
+    example = f" (e.g. --pred-suffix {name[len(stem) :]})" if name.startswith(stem) and len(name) > len(stem) else ""
     return InputError(
         f"{pred.source} has several predictions for the GOLD id {gold_id!r} ({', '.join(paths)}); keep one, or "
         f"name the files to read with --pred-suffix{example}."
@@ -201,9 +206,12 @@ def _several(pred: Side, gold_id: str, ids: tuple) -> InputError:
 
 def _nothing_paired(gold: Side, pred: Side) -> InputError:
     folders = bool(gold.paths or pred.paths)
-    hint = ("name the files alike, or pair them with --gold-suffix and --pred-suffix (e.g. --gold-suffix .gt.txt "
-            "--pred-suffix .ocr.txt)" if folders else "check that both sides carry the same ids (--id names the "
-            "id field)")
+    hint = (
+        "name the files alike, or pair them with --gold-suffix and --pred-suffix (e.g. --gold-suffix .gt.txt "
+        "--pred-suffix .ocr.txt)"
+        if folders
+        else "check that both sides carry the same ids (--id names the id field)"
+    )
     return InputError(
         f"nothing paired: no id of {pred.source} is an id of {gold.source} (GOLD has {_few([*gold.ids, *gold.errors])}; "
         f"PRED has {_few([*pred.ids, *pred.errors])}); {hint}."

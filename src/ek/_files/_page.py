@@ -85,8 +85,7 @@ def equivs(el: ET.Element, ns: str, label: str) -> list:
     return found
 
 
-def ordered_refs(reading_order: ET.Element, label: str, *, keep_unindexed: bool = True,
-                 own_refs: bool = True) -> list:
+def ordered_refs(reading_order: ET.Element, label: str, *, keep_unindexed: bool = True, own_refs: bool = True) -> list:
     """The region ids a ReadingOrder names, in reading order, walking nested groups without recursion.
 
     ``keep_unindexed=False`` drops members of ordered groups that have no
@@ -118,8 +117,7 @@ def ordered_refs(reading_order: ET.Element, label: str, *, keep_unindexed: bool 
 
 def _ro_member(el: ET.Element) -> str:
     ref = el.get("regionRef")
-    return f"<{local(el.tag)} regionRef={ref!r}> in the ReadingOrder" if ref else \
-        f"{describe(el)} in the ReadingOrder"
+    return f"<{local(el.tag)} regionRef={ref!r}> in the ReadingOrder" if ref else f"{describe(el)} in the ReadingOrder"
 
 
 def _in_reading_order(page: ET.Element, ns: str, label: str) -> list:

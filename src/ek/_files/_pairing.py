@@ -54,21 +54,28 @@ class Naming:
         for option in ("gold_suffix", "pred_suffix"):
             value = getattr(self, option)
             if value is not None and (not isinstance(value, str) or not value or "/" in value):
-                raise ValueError(f"{option} (--{option.replace('_', '-')}) must be the end of a file name, such as "
-                                 f"'.gt.txt' or '_PAGE.xml', got {value!r}.")
+                raise ValueError(
+                    f"{option} (--{option.replace('_', '-')}) must be the end of a file name, such as "
+                    f"'.gt.txt' or '_PAGE.xml', got {value!r}."
+                )
         if self.pred_format is not None and self.pred_format not in PRED_FORMATS:
-            raise ValueError(f"pred_format (--pred-format) must be one of {', '.join(PRED_FORMATS)}, "
-                             f"got {self.pred_format!r}.")
+            raise ValueError(
+                f"pred_format (--pred-format) must be one of {', '.join(PRED_FORMATS)}, got {self.pred_format!r}."
+            )
 
     def wants(self, name: str) -> bool:
         """Whether a file of this name may be a document of either side."""
-        return (os.path.splitext(name)[1].lower() in DOCUMENT_SUFFIXES
-                or any(s and name.endswith(s) for s in (self.gold_suffix, self.pred_suffix)))
+        return os.path.splitext(name)[1].lower() in DOCUMENT_SUFFIXES or any(
+            s and name.endswith(s) for s in (self.gold_suffix, self.pred_suffix)
+        )
 
     def suffix_side(self, rel: str) -> Optional[str]:
         """``"gold"`` or ``"pred"`` when ``rel`` ends with that side's suffix (the longer of two), else None."""
-        matches = [(len(s), side) for s, side in ((self.gold_suffix, "gold"), (self.pred_suffix, "pred"))
-                   if s and rel.endswith(s)]
+        matches = [
+            (len(s), side)
+            for s, side in ((self.gold_suffix, "gold"), (self.pred_suffix, "pred"))
+            if s and rel.endswith(s)
+        ]
         return max(matches)[1] if matches else None
 
 
@@ -87,8 +94,13 @@ def select(entries: tuple, role: str, naming: Naming, label: str) -> tuple[list,
             if found == naming.pred_format:
                 kept.append(item)
             else:
-                skipped.append(Skipped(item[1].path, f"its format is {found}; --pred-format {naming.pred_format} "
-                                                     f"reads only {naming.pred_format} files"))
+                skipped.append(
+                    Skipped(
+                        item[1].path,
+                        f"its format is {found}; --pred-format {naming.pred_format} "
+                        f"reads only {naming.pred_format} files",
+                    )
+                )
         picked = kept
     by_id: dict = {}
     for item in picked:
@@ -116,13 +128,18 @@ def side_folder(path: str, role: str, label: str) -> str:
     folders = [n for n, is_dir in entries if is_dir]
     gold = [n for n in folders if n.lower() in GOLD_FOLDERS]
     pred = [n for n in folders if n.lower() in PRED_FOLDERS]
-    if not gold or not pred or any(os.path.splitext(n)[1].lower() in DOCUMENT_SUFFIXES for n in names
-                                   if n not in folders):
+    if (
+        not gold
+        or not pred
+        or any(os.path.splitext(n)[1].lower() in DOCUMENT_SUFFIXES for n in names if n not in folders)
+    ):
         return path
     mine = gold if role == "gold" else pred
     if len(mine) > 1:
-        raise InputError(f"{label} holds the folders {' and '.join(m + '/' for m in sorted(mine))}; point "
-                         f"{role.upper()} at the one to read.")
+        raise InputError(
+            f"{label} holds the folders {' and '.join(m + '/' for m in sorted(mine))}; point "
+            f"{role.upper()} at the one to read."
+        )
     return os.path.join(path, mine[0])
 
 
@@ -171,8 +188,9 @@ def _several(label: str, role: str, doc_id: str, entries: list, naming: Naming) 
             f"{label} holds several outputs for the document {doc_id!r} ({', '.join(names)}); pick one with "
             f"--pred-format {'|'.join(PRED_FORMATS)} (the others are listed as skipped), or keep one file."
         )
-    return InputError(f"{label} has several files for {doc_id!r} ({', '.join(names)}); keep one, or pick them "
-                      "with --pred-suffix.")
+    return InputError(
+        f"{label} has several files for {doc_id!r} ({', '.join(names)}); keep one, or pick them with --pred-suffix."
+    )
 
 
 def _is_document(rel: str) -> bool:

@@ -105,8 +105,12 @@ def parse_delimited(text: str, label: str, *, delimiter: str) -> Table:
         quote = "end of data" in str(exc) or "expected after" in str(exc)
         raise InputError(
             f"{label} line {start} is not valid {_kind(delimiter)}: {exc}"
-            + (' (a quoted cell that begins on that line is not closed where it should be); close the quote, '
-               'and double any " inside a quoted cell.' if quote else ".")
+            + (
+                " (a quoted cell that begins on that line is not closed where it should be); close the quote, "
+                'and double any " inside a quoted cell.'
+                if quote
+                else "."
+            )
         ) from None
     if not rows:
         return Table([], None, lambda i: f"line {numbers[i]}", [])
@@ -176,20 +180,28 @@ def _check_header(columns: list, label: str) -> None:
 
 def _bad_width(label: str, line: int, cells: int, width: int) -> InputError:
     if cells > width:
-        return InputError(f"{label} line {line} has more cells than the header's {width} columns ({cells}); "
-                          "quote cells that contain the delimiter.")
-    return InputError(f"{label} line {line} has {cells} cell{'s' if cells != 1 else ''} but the header has "
-                      f"{width} columns; give every column a cell (an empty one is two delimiters in a row).")
+        return InputError(
+            f"{label} line {line} has more cells than the header's {width} columns ({cells}); "
+            "quote cells that contain the delimiter."
+        )
+    return InputError(
+        f"{label} line {line} has {cells} cell{'s' if cells != 1 else ''} but the header has "
+        f"{width} columns; give every column a cell (an empty one is two delimiters in a row)."
+    )
 
 
 def _unparsable(label: str, where: str, exc: BaseException) -> InputError:
     """A value the JSON parser gives up on: nested too deep, or an integer with too many digits."""
     if isinstance(exc, RecursionError):
-        return InputError(f"{label}{where} nests arrays or objects deeper than ek can read (about "
-                          f"{sys.getrecursionlimit():,} levels); flatten the value.")
+        return InputError(
+            f"{label}{where} nests arrays or objects deeper than ek can read (about "
+            f"{sys.getrecursionlimit():,} levels); flatten the value."
+        )
     if "digits" in str(exc):
-        return InputError(f"{label}{where} holds an integer of more than {sys.get_int_max_str_digits()} digits, "
-                          "which Python does not convert; write it as a string (in quotes).")
+        return InputError(
+            f"{label}{where} holds an integer of more than {sys.get_int_max_str_digits()} digits, "
+            "which Python does not convert; write it as a string (in quotes)."
+        )
     return InputError(f"{label}{where} is not valid JSON: {exc}.")
 
 

@@ -78,19 +78,32 @@ def read_side(
     ``"document"``) overrides the extension and the content sniffing; the
     other options are `read_pair`'s.
     """
-    document = {"text_level": resolve_text_level(text_level, level, profile, "read_side"), "pick": pick,
-                "profile": profile}
+    document = {
+        "text_level": resolve_text_level(text_level, level, profile, "read_side"),
+        "pick": pick,
+        "profile": profile,
+    }
     if role not in VALUE_FIELDS:
         raise ValueError(f"role must be 'gold' or 'pred', got {role!r}.")
-    reading = _Reading(document, max_bytes_of(max_file_mb), Naming(gold_suffix, pred_suffix, pred_format),
-                       follow_symlinks)
+    reading = _Reading(
+        document, max_bytes_of(max_file_mb), Naming(gold_suffix, pred_suffix, pred_format), follow_symlinks
+    )
     label = f"{role.upper()} {os.fspath(source)}"
     if os.fspath(source) == "-":
         data = (stdin if stdin is not None else sys.stdin.buffer).read(reading.max_bytes + 1)
         if len(data) > reading.max_bytes:
             raise too_big_error(f"{role.upper()} <stdin>", None, reading.max_bytes)
-        return _from_bytes(data, f"{role.upper()} <stdin>", role, format or _sniff(data, f"{role} <stdin>"),
-                           id_field, value_field, slice_field, reading.document, "stdin")
+        return _from_bytes(
+            data,
+            f"{role.upper()} <stdin>",
+            role,
+            format or _sniff(data, f"{role} <stdin>"),
+            id_field,
+            value_field,
+            slice_field,
+            reading.document,
+            "stdin",
+        )
     path = Path(source)
     if path.is_dir():
         return _from_folder(os.fspath(path), label, role, reading)
@@ -101,8 +114,9 @@ def read_side(
     data = read_bounded(os.fspath(path), label, reading.max_bytes)
     if fmt is None:
         fmt = _sniff(data, label, strict=True)
-    return _from_bytes(data, label, role, fmt, id_field, value_field, slice_field, reading.document,
-                       _document_id(path.name))
+    return _from_bytes(
+        data, label, role, fmt, id_field, value_field, slice_field, reading.document, _document_id(path.name)
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -164,8 +178,10 @@ def _from_table(table, label, role, id_field, value_field, slice_field) -> Side:
     dicts = bool(records) and isinstance(records[0], dict)
     if records and set(map(type, records)) != {type(records[0])} and any(isinstance(r, dict) != dicts for r in records):
         k = next(i for i, r in enumerate(records) if isinstance(r, dict) != dicts)
-        raise InputError(f"{label} {table.where(k)} is a {type(records[k]).__name__} among "
-                         f"{'objects' if dicts else 'plain values'}; give every record the same shape.")
+        raise InputError(
+            f"{label} {table.where(k)} is a {type(records[k]).__name__} among "
+            f"{'objects' if dicts else 'plain values'}; give every record the same shape."
+        )
     chosen = None
     if dicts:
         candidates = (value_field,) if value_field else VALUE_FIELDS[role]
@@ -207,8 +223,10 @@ def _ids(table, label, id_field) -> list:
                     "pass id= naming the column that joins GOLD and PRED."
                 ) from None
             if not isinstance(records[k], dict):
-                raise InputError(f"{label} {table.where(k)} is a {type(records[k]).__name__}, not an object "
-                                 f"with an {id_field!r} field; give records as JSON objects.") from None
+                raise InputError(
+                    f"{label} {table.where(k)} is a {type(records[k]).__name__}, not an object "
+                    f"with an {id_field!r} field; give records as JSON objects."
+                ) from None
             raise _no_field(label, table, k, id_field, "the id field") from None
         if set(map(type, ids)) != {str}:
             ids = [_id_text(v, label, table, k) for k, v in enumerate(ids)]
@@ -286,17 +304,26 @@ def _from_folder(path: str, label: str, role: str, reading: _Reading) -> Side:
     if not ids and role == "gold":
         first = next(iter(errors.values()))
         raise InputError(f"{label}: no document could be read; the first error: {first}")
-    return Side(label, role, tuple(ids), tuple(values), errors=errors, documents=docs, paths=paths,
-                skipped=listing.skipped + tuple(other_formats),
-                candidates={doc_id: found for doc_id, _, found in chosen if len(found) > 1})
+    return Side(
+        label,
+        role,
+        tuple(ids),
+        tuple(values),
+        errors=errors,
+        documents=docs,
+        paths=paths,
+        skipped=listing.skipped + tuple(other_formats),
+        candidates={doc_id: found for doc_id, _, found in chosen if len(found) > 1},
+    )
 
 
 def _no_document(label: str, role: str, naming: Naming, other_formats: list) -> InputError:
     if other_formats:
-        return InputError(f"{label} holds no {naming.pred_format} document (--pred-format {naming.pred_format}); "
-                          f"{len(other_formats)} of other formats are skipped, so pick their format instead.")
+        return InputError(
+            f"{label} holds no {naming.pred_format} document (--pred-format {naming.pred_format}); "
+            f"{len(other_formats)} of other formats are skipped, so pick their format instead."
+        )
     suffix = naming.gold_suffix if role == "gold" else naming.pred_suffix
     what = f"file ending with {suffix!r}" if suffix else f"document ({', '.join(DOCUMENT_SUFFIXES)})"
     fix = "transcriptions" if role == "gold" else "predictions"
-    return InputError(f"{label} holds no {what}; point {role.upper()} at the {fix}, or name them with "
-                      f"--{role}-suffix.")
+    return InputError(f"{label} holds no {what}; point {role.upper()} at the {fix}, or name them with --{role}-suffix.")

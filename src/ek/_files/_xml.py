@@ -27,16 +27,28 @@ from ek._files import _alto, _dinglehopper, _page
 from ek._files._errors import InputError
 from ek._files._levels import Reading, resolve
 
-PAGE_VERSIONS = ("2009-03-16", "2010-01-12", "2010-03-19", "2013-07-15", "2016-07-15", "2017-07-15",
-                 "2018-07-15", "2019-07-15")
+PAGE_VERSIONS = (
+    "2009-03-16",
+    "2010-01-12",
+    "2010-03-19",
+    "2013-07-15",
+    "2016-07-15",
+    "2017-07-15",
+    "2018-07-15",
+    "2019-07-15",
+)
 _PAGE = "http://schema.primaresearch.org/PAGE/gts/pagecontent/"
 PAGE_NAMESPACES = {_PAGE + v: v for v in PAGE_VERSIONS}
-ALTO_NAMESPACES = {"http://schema.ccs-gmbh.com/ALTO": "v1",
-                   **{f"http://www.loc.gov/standards/alto/ns-v{v}#": f"v{v}" for v in (2, 3, 4)}, "": ""}
+ALTO_NAMESPACES = {
+    "http://schema.ccs-gmbh.com/ALTO": "v1",
+    **{f"http://www.loc.gov/standards/alto/ns-v{v}#": f"v{v}" for v in (2, 3, 4)},
+    "": "",
+}
 
 
-def read(data: bytes, label: str, *, text_level: Optional[str], pick: str,
-         profile: Optional[str]) -> tuple[str, str, Reading]:
+def read(
+    data: bytes, label: str, *, text_level: Optional[str], pick: str, profile: Optional[str]
+) -> tuple[str, str, Reading]:
     """(format, schema version, reading) of a PAGE or ALTO document."""
     root = parse(data, label)
     ns, _, local = root.tag[1:].partition("}") if root.tag.startswith("{") else ("", "", root.tag)

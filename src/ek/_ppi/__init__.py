@@ -30,8 +30,16 @@ from typing import Any, Callable, Optional, Sequence
 from ek._ppi._facade import compare_estimates, estimate_corpus, plan_audit
 from ek._ppi._values import STRATEGIES, AuditPlan, CorpusEstimate
 
-__all__ = ["AuditPlan", "CorpusEstimate", "STRATEGIES", "compare_estimates", "consensus", "estimate_corpus",
-           "expected_statistics", "plan_audit"]
+__all__ = [
+    "AuditPlan",
+    "CorpusEstimate",
+    "STRATEGIES",
+    "compare_estimates",
+    "consensus",
+    "estimate_corpus",
+    "expected_statistics",
+    "plan_audit",
+]
 
 
 def consensus(references: Sequence[Any], *, who: str) -> list[Any]:
@@ -41,8 +49,9 @@ def consensus(references: Sequence[Any], *, who: str) -> list[Any]:
     return run(references, who=who)
 
 
-def expected_statistics(confidences: Sequence[Any], statistics: Sequence[str], *,
-                        calibrator: Optional[Callable[..., Any]], who: str) -> list[dict[str, Any]]:
+def expected_statistics(
+    confidences: Sequence[Any], statistics: Sequence[str], *, calibrator: Optional[Callable[..., Any]], who: str
+) -> list[dict[str, Any]]:
     """Each item's expected statistics (`ek._ppi._proxies`)."""
     from ek._ppi._proxies import expected_statistics as run
 

@@ -25,8 +25,9 @@ _KEY = "ppi_columns"
 class Columns:
     """One report's items as arrays: ``table`` ``(n, k)``, the slice ``codes`` (-1: no slice) and ``labels``."""
 
-    def __init__(self, report: Any, role: str, names: tuple, compute: Callable[[Mapping[str, float]], float],
-                 table: Any) -> None:
+    def __init__(
+        self, report: Any, role: str, names: tuple, compute: Callable[[Mapping[str, float]], float], table: Any
+    ) -> None:
         import numpy as np
 
         self.role, self.metric_name, self.n = role, report.metric, report.n
@@ -39,8 +40,9 @@ class Columns:
         if slices is None:
             self.codes = np.full(report.n, -1, dtype=np.int64)
         else:
-            self.codes = np.fromiter((-1 if x is None else groups.setdefault(x, len(groups)) for x in slices),
-                                     dtype=np.int64, count=report.n)
+            self.codes = np.fromiter(
+                (-1 if x is None else groups.setdefault(x, len(groups)) for x in slices), dtype=np.int64, count=report.n
+            )
         self.labels = tuple(groups)
         self._index: Optional[dict] = None
         self._moments: dict = {}

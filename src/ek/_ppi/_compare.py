@@ -36,8 +36,7 @@ def compare(a: Any, b: Any) -> dict:
     rows = {g: joint.row(g, a.level, up) for g in groups}
     per_slice = {ba.p.labels[g]: rows[g] for g in groups if g is not None}
     overall = {key: value for key, value in rows[None].items() if key != "n"}
-    return {"metric": a.metric, **overall, "per_slice": per_slice, "level": a.level, "n": a.n,
-            "higher_is_better": up}
+    return {"metric": a.metric, **overall, "per_slice": per_slice, "level": a.level, "n": a.n, "higher_is_better": up}
 
 
 # ---------------------------------------------------------------------------
@@ -47,31 +46,42 @@ def _basis(estimate_: Any, name: str) -> Basis:
     from ek._ppi._values import CorpusEstimate
 
     if not isinstance(estimate_, CorpusEstimate):
-        raise TypeError(f"{_WHO} argument {name} is {type(estimate_).__name__}, not a CorpusEstimate; pass two "
-                        "ek.estimate_corpus results.")
+        raise TypeError(
+            f"{_WHO} argument {name} is {type(estimate_).__name__}, not a CorpusEstimate; pass two "
+            "ek.estimate_corpus results."
+        )
     basis = estimate_._basis
     if not isinstance(basis, Basis):
-        raise ValueError(f"{_WHO} argument {name} does not keep what it was estimated from (built by hand, or "
-                         "unpickled); compare estimates made by ek.estimate_corpus in this process.")
+        raise ValueError(
+            f"{_WHO} argument {name} does not keep what it was estimated from (built by hand, or "
+            "unpickled); compare estimates made by ek.estimate_corpus in this process."
+        )
     return basis
 
 
 def _check_pair(a: Any, b: Any, ba: Basis, bb: Basis) -> None:
     if a.metric != b.metric:
-        raise ValueError(f"{_WHO} got a {a.metric!r} estimate and a {b.metric!r} one; compare two engines scored "
-                         "with the same metric.")
+        raise ValueError(
+            f"{_WHO} got a {a.metric!r} estimate and a {b.metric!r} one; compare two engines scored "
+            "with the same metric."
+        )
     if a.level != b.level or ba.interval != bb.interval:
-        raise ValueError(f"{_WHO} got estimates at level {a.level} ({ba.interval}) and {b.level} ({bb.interval}); "
-                         "estimate both with the same level= and interval=.")
+        raise ValueError(
+            f"{_WHO} got estimates at level {a.level} ({ba.interval}) and {b.level} ({bb.interval}); "
+            "estimate both with the same level= and interval=."
+        )
     if ba.p.n != bb.p.n:
-        raise ValueError(f"{_WHO}: engine A's corpus has {ba.p.n} items and B's {bb.p.n}; compare engines run over "
-                         "the same corpus.")
+        raise ValueError(
+            f"{_WHO}: engine A's corpus has {ba.p.n} items and B's {bb.p.n}; compare engines run over the same corpus."
+        )
     bb.p.rows(ba.p.ids, who=f"{_WHO} (A's corpus in B's)")
     texts_a = set(map(str, ba.a.ids))
     only = [i for i in bb.a.ids if str(i) not in texts_a]
     if only or len(texts_a) != bb.a.n:
-        raise ValueError(f"{_WHO} needs both engines audited on the same items; A has {ba.a.n} audited items and B "
-                         f"{bb.a.n}{examples(only)}. Audit the same ids for both (one labelling serves both).")
+        raise ValueError(
+            f"{_WHO} needs both engines audited on the same items; A has {ba.a.n} audited items and B "
+            f"{bb.a.n}{examples(only)}. Audit the same ids for both (one labelling serves both)."
+        )
     if (ba.inclusion is None) != (bb.inclusion is None):
         raise ValueError(f"{_WHO}: one estimate used a plan and the other did not; estimate both with the same plan=.")
 
@@ -93,7 +103,7 @@ class _Joint:
         self.codes = ba.p.codes
 
     def value(self, totals: Any) -> float:
-        return self.bb.p.value(totals[self.k:]) - self.ba.p.value(totals[:self.k])
+        return self.bb.p.value(totals[self.k :]) - self.ba.p.value(totals[: self.k])
 
     def row(self, group: Optional[int], level: float, up: Optional[bool]) -> dict:
         """One row of the comparison: a, b, delta, interval, p_value, verdict, n."""
@@ -103,26 +113,49 @@ class _Joint:
         n = len(at)
         ea, eb = self.ba.lams.get(group), self.bb.lams.get(group)
         figure_a, figure_b = _figure(self.ba, group), _figure(self.bb, group)
-        out: dict = {"a": figure_a, "b": figure_b,
-                     "delta": None if figure_a is None or figure_b is None else figure_b - figure_a, "n": n}
+        out: dict = {
+            "a": figure_a,
+            "b": figure_b,
+            "delta": None if figure_a is None or figure_b is None else figure_b - figure_a,
+            "n": n,
+        }
         if n < 2 or ea is None or eb is None:
-            return {**out, "interval": (math.nan, math.nan), "p_value": math.nan,
-                    "verdict": f"too few items (n={n}) to tell"}
+            return {
+                **out,
+                "interval": (math.nan, math.nan),
+                "p_value": math.nan,
+                "verdict": f"too few items (n={n}) to tell",
+            }
         if self.ba.replicates is not None:
             if n < MIN_ITEMS:
-                return {**out, "interval": (math.nan, math.nan), "p_value": math.nan,
-                        "verdict": f"too few items (n={n}) for the bootstrap to tell (use interval='clt')"}
+                return {
+                    **out,
+                    "interval": (math.nan, math.nan),
+                    "p_value": math.nan,
+                    "verdict": f"too few items (n={n}) for the bootstrap to tell (use interval='clt')",
+                }
             return {**out, **self._bootstrap(group, level, up)}
         mine = self.ba.rows[at]
         whole = moments(self.table if group is None else self.table[self.codes == group])
         unaudited = without(whole, moments(self.table[mine]))
         lam = np.concatenate([np.full(self.k, ea), np.full(self.k, eb)])
-        fig = estimate(unaudited, self.table[mine], self.gold[at], self.value, lam=lam,
-                       inclusion=None if self.inclusion is None else self.inclusion[at])
+        fig = estimate(
+            unaudited,
+            self.table[mine],
+            self.gold[at],
+            self.value,
+            lam=lam,
+            inclusion=None if self.inclusion is None else self.inclusion[at],
+        )
         low, high = normal_interval(fig.estimate, fig.std_error, level)
         p = p_value(fig.estimate, fig.std_error)
-        return {**out, "delta": fig.estimate, "interval": (low, high), "p_value": p,
-                "verdict": verdict(low, high, up) if low == low else "no detectable difference"}
+        return {
+            **out,
+            "delta": fig.estimate,
+            "interval": (low, high),
+            "p_value": p,
+            "verdict": verdict(low, high, up) if low == low else "no detectable difference",
+        }
 
     def _bootstrap(self, group: Optional[int], level: float, up: Optional[bool]) -> dict:
         import numpy as np
@@ -133,8 +166,11 @@ class _Joint:
         d = np.asarray(vb[0], dtype=np.float64) - np.asarray(va[0], dtype=np.float64)
         low, high = interval_of(d, level)
         p = p_value_of(d)
-        return {"interval": (float(low), float(high)), "p_value": p,
-                "verdict": verdict(low, high, up) if p < round(1 - level, 12) else "no detectable difference"}
+        return {
+            "interval": (float(low), float(high)),
+            "p_value": p,
+            "verdict": verdict(low, high, up) if p < round(1 - level, 12) else "no detectable difference",
+        }
 
 
 def _figure(basis: Basis, group: Optional[int]) -> Optional[float]:

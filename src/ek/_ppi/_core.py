@@ -119,8 +119,9 @@ def without(whole: Moments, part: Moments) -> Moments:
     return Moments(rest, mean, scatter)
 
 
-def estimate(unaudited: Moments, proxy: Any, gold: Any, value: Value, *, lam: Lam = "tune",
-             inclusion: Optional[Any] = None) -> Figures:
+def estimate(
+    unaudited: Moments, proxy: Any, gold: Any, value: Value, *, lam: Lam = "tune", inclusion: Optional[Any] = None
+) -> Figures:
     """The prediction-powered estimate of ``value`` over the corpus (see the module docstring).
 
     Args:
@@ -147,8 +148,17 @@ def estimate(unaudited: Moments, proxy: Any, gold: Any, value: Value, *, lam: La
     classical, classical_se2, _ = design.figure(value, np.zeros(k))
     plug_in = _call(value, design.proxy_totals())
     lam_out = float(weights[0]) if np.ndim(lam) == 0 else tuple(float(x) for x in weights)
-    return Figures(theta, math.sqrt(se2), lam_out, classical, math.sqrt(classical_se2), plug_in,
-                   len(gold), unaudited.n + len(gold), parts)
+    return Figures(
+        theta,
+        math.sqrt(se2),
+        lam_out,
+        classical,
+        math.sqrt(classical_se2),
+        plug_in,
+        len(gold),
+        unaudited.n + len(gold),
+        parts,
+    )
 
 
 def normal_interval(center: float, std_error: float, level: float) -> tuple[float, float]:
@@ -222,11 +232,11 @@ class _Design:
         if self.pi is None:
             audit = float(((self.gold - lam * self.proxy) @ g).var()) / self.n
             unaudited = spread_u / self.u.n if self.u.n else 0.0
-            return theta, max(0.0, self.N ** 2 * (unaudited + audit)), (self.N ** 2 * unaudited, self.N ** 2 * audit)
+            return theta, max(0.0, self.N**2 * (unaudited + audit)), (self.N**2 * unaudited, self.N**2 * audit)
         terms = (lam * self.proxy + (self.gold - lam * self.proxy) / self.pi[:, None]) @ g
         mean_u = float(gl @ self.u.mean)
         total = self.u.n * mean_u + float(terms.sum())
-        square = self.u.n * (mean_u ** 2 + spread_u) + float(terms @ terms)
+        square = self.u.n * (mean_u**2 + spread_u) + float(terms @ terms)
         var = max(0.0, square / self.N - (total / self.N) ** 2)
         unaudited = self.N * (spread_u * self.u.n / self.N)  # the proxy's own spread, which more labels keep
         return theta, self.N * var, (unaudited, max(0.0, self.N * var - unaudited))
@@ -246,14 +256,14 @@ class _Design:
                 return 0.0
             cov = float(((psi - psi.mean()) * (psi_hat - psi_hat.mean())).mean())
             diff = mean_u - float(psi_hat.mean())
-            pooled = spread_u + float(((psi_hat - psi_hat.mean()) ** 2).sum()) + self.u.n * self.n / self.N * diff ** 2
+            pooled = spread_u + float(((psi_hat - psi_hat.mean()) ** 2).sum()) + self.u.n * self.n / self.N * diff**2
             var_all = pooled / (self.N - 1)
             return _clip(cov, (1 + self.n / self.u.n) * var_all)
         a = psi / self.pi
         b = psi_hat * (1 - 1 / self.pi)
         mean_a, mean_b = float(a.sum()) / self.N, (self.u.n * mean_u + float(b.sum())) / self.N
         cov = float(a @ b) / self.N - mean_a * mean_b
-        var_b = (self.u.n * mean_u ** 2 + spread_u + float(b @ b)) / self.N - mean_b ** 2
+        var_b = (self.u.n * mean_u**2 + spread_u + float(b @ b)) / self.N - mean_b**2
         return _clip(-cov, var_b)
 
 

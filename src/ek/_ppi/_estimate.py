@@ -81,8 +81,14 @@ def estimate_corpus(proxy: Any, audit: Any, *, level: float, lam: Any, interval:
     figures = {g: (f.estimate if f is not None else None) for g, f in found.items()}
     basis = Basis(proxy, audit, p, a, rows, inclusion, lams, figures, interval, replicates)
     detail = _detail(found[None], p, proxy, lam, interval, plan, overall.pop("note", None))
-    return {"metric": proxy.metric, **overall, "per_slice": per_slice, "level": level, "detail": detail,
-            "_basis": basis}
+    return {
+        "metric": proxy.metric,
+        **overall,
+        "per_slice": per_slice,
+        "level": level,
+        "detail": detail,
+        "_basis": basis,
+    }
 
 
 def group_rows(p: Columns, rows: Any, group: Optional[int]) -> Any:
@@ -100,19 +106,24 @@ def _check_options(level: Any, lam: Any, interval: Any) -> None:
         raise ValueError(f"{WHO} level must be between 0 and 1 (e.g. 0.95 for a 95% interval), got {level!r}.")
     if isinstance(lam, str):
         if lam != "tune":
-            raise ValueError(f"{WHO} lam must be 'tune' (PPI++'s power tuning) or a number in [0, 1] (0: the audit "
-                             f"alone, 1: plain PPI), got {lam!r}.")
+            raise ValueError(
+                f"{WHO} lam must be 'tune' (PPI++'s power tuning) or a number in [0, 1] (0: the audit "
+                f"alone, 1: plain PPI), got {lam!r}."
+            )
     elif isinstance(lam, bool) or not isinstance(lam, numbers.Real) or not 0 <= lam <= 1:
         raise ValueError(f"{WHO} lam must be 'tune' or a number in [0, 1], got {lam!r}.")
     if interval not in INTERVALS:
-        raise ValueError(f"{WHO} interval must be 'clt' (normal, delta method) or 'bootstrap' (the id-hash Poisson "
-                         f"bootstrap), got {interval!r}.")
+        raise ValueError(
+            f"{WHO} interval must be 'clt' (normal, delta method) or 'bootstrap' (the id-hash Poisson "
+            f"bootstrap), got {interval!r}."
+        )
 
 
 def _check_same_metric(proxy: Any, audit: Any) -> None:
     if proxy.metric != audit.metric:
-        raise ValueError(f"{WHO} got a {proxy.metric!r} proxy and a {audit.metric!r} audit; score both with the "
-                         "same metric.")
+        raise ValueError(
+            f"{WHO} got a {proxy.metric!r} proxy and a {audit.metric!r} audit; score both with the same metric."
+        )
     mp, ma = metric_of(proxy), metric_of(audit)
     if mp != ma:
         raise ValueError(
@@ -129,8 +140,10 @@ def _check_slices(p: Columns, a: Columns, rows: Any) -> None:
         mine = None if a.codes[i] < 0 else a.labels[a.codes[i]]
         theirs = None if p.codes[row] < 0 else p.labels[p.codes[row]]
         if mine != theirs:
-            raise ValueError(f"{WHO}: audited item {a.ids[i]!r} is in slice {mine!r}, but the proxy puts it in "
-                             f"{theirs!r}; slice both reports by the same field.")
+            raise ValueError(
+                f"{WHO}: audited item {a.ids[i]!r} is in slice {mine!r}, but the proxy puts it in "
+                f"{theirs!r}; slice both reports by the same field."
+            )
 
 
 def _inclusion(plan: Any, p: Columns, a: Columns) -> Any:
@@ -142,8 +155,10 @@ def _inclusion(plan: Any, p: Columns, a: Columns) -> Any:
     if not isinstance(plan, AuditPlan):
         raise TypeError(f"{WHO} plan must be an ek.AuditPlan (from ek.plan_audit), got {type(plan).__name__}.")
     if plan.N is not None and plan.N != p.n:
-        raise ValueError(f"{WHO}: the plan was drawn from a corpus of {plan.N} items, the proxy has {p.n}; plan "
-                         "and estimate on the same corpus.")
+        raise ValueError(
+            f"{WHO}: the plan was drawn from a corpus of {plan.N} items, the proxy has {p.n}; plan "
+            "and estimate on the same corpus."
+        )
     probs, unplanned = [], []
     for item in a.ids:
         try:
@@ -151,14 +166,20 @@ def _inclusion(plan: Any, p: Columns, a: Columns) -> Any:
         except KeyError:
             unplanned.append(item)
     if unplanned:
-        raise ValueError(f"{WHO}: {len(unplanned)} audited items were not drawn by the plan{examples(unplanned)}; "
-                         "audit the plan's items only (or estimate without plan= for a uniform audit).")
+        raise ValueError(
+            f"{WHO}: {len(unplanned)} audited items were not drawn by the plan{examples(unplanned)}; "
+            "audit the plan's items only (or estimate without plan= for a uniform audit)."
+        )
     if len(plan.ids) > a.n:
         audited = set(map(str, a.ids))
         left = [i for i in plan.ids if str(i) not in audited]
-        warnings.warn(f"{WHO}: {len(left)} of the plan's {len(plan.ids)} drawn items are not in the audit"
-                      f"{examples(left)}; the estimate treats them as missing at random. Audit them for an honest "
-                      "estimate.", UserWarning, stacklevel=4)
+        warnings.warn(
+            f"{WHO}: {len(left)} of the plan's {len(plan.ids)} drawn items are not in the audit"
+            f"{examples(left)}; the estimate treats them as missing at random. Audit them for an honest "
+            "estimate.",
+            UserWarning,
+            stacklevel=4,
+        )
     return np.asarray(probs, dtype=np.float64)
 
 
@@ -170,20 +191,35 @@ def _group(p: Columns, a: Columns, rows: Any, inclusion: Any, group: Optional[in
     mine = rows[at]
     unaudited = without(p.moments(group), moments(p.table[mine]))
     lam_here = 1.0 if (lam == "tune" and len(at) < 2) else lam
-    return estimate(unaudited, p.table[mine], a.table[at], p.value, lam=lam_here,
-                    inclusion=None if inclusion is None else inclusion[at])
+    return estimate(
+        unaudited,
+        p.table[mine],
+        a.table[at],
+        p.value,
+        lam=lam_here,
+        inclusion=None if inclusion is None else inclusion[at],
+    )
 
 
-def _entry(fig: Optional[Figures], p: Columns, rows: Any, group: Optional[int], level: float,
-           replicates: Optional[dict]) -> dict:
+def _entry(
+    fig: Optional[Figures], p: Columns, rows: Any, group: Optional[int], level: float, replicates: Optional[dict]
+) -> dict:
     """One group's keys of a `CorpusEstimate` (the whole corpus's, or a slice's)."""
     size = p.n if group is None else int((p.codes == group).sum())
     nan = (math.nan, math.nan)
     if fig is None:
         plug_in = p.value(p.table[p.codes == group].sum(axis=0))
-        return {"estimate": None, "interval": nan, "classical": {"estimate": None, "interval": nan},
-                "plug_in": plug_in, "lam": None, "effective_n": math.nan, "n": 0, "N": size,
-                "note": "no audited item in this slice: only the plug-in figure, which has no interval"}
+        return {
+            "estimate": None,
+            "interval": nan,
+            "classical": {"estimate": None, "interval": nan},
+            "plug_in": plug_in,
+            "lam": None,
+            "effective_n": math.nan,
+            "n": 0,
+            "N": size,
+            "note": "no audited item in this slice: only the plug-in figure, which has no interval",
+        }
     note = None
     if replicates is None:
         interval = normal_interval(fig.estimate, fig.std_error, level)
@@ -200,9 +236,16 @@ def _entry(fig: Optional[Figures], p: Columns, rows: Any, group: Optional[int], 
         note = f"{fig.n} audited items: the bootstrap gives an interval from {MIN_ITEMS} (use interval='clt')"
     elif fig.n < MIN_ITEMS:
         note = f"{fig.n} audited items: below {MIN_ITEMS} the normal interval covers less than its level"
-    out = {"estimate": fig.estimate, "interval": interval,
-           "classical": {"estimate": fig.classical, "interval": classical}, "plug_in": fig.plug_in,
-           "lam": fig.lam, "effective_n": _effective_n(fig.n, interval, classical), "n": fig.n, "N": size}
+    out = {
+        "estimate": fig.estimate,
+        "interval": interval,
+        "classical": {"estimate": fig.classical, "interval": classical},
+        "plug_in": fig.plug_in,
+        "lam": fig.lam,
+        "effective_n": _effective_n(fig.n, interval, classical),
+        "n": fig.n,
+        "N": size,
+    }
     if note is not None:
         out["note"] = note
     return out
@@ -220,18 +263,32 @@ def _detail(fig: Figures, p: Columns, proxy: Any, lam: Any, interval: str, plan:
     """How the figures were computed, in words and numbers."""
     tuned = "power-tuned per slice (PPI++, clipped to [0, 1])" if lam == "tune" else f"fixed at {lam}"
     if plan is None:
-        design = (f"uniform audit: the {fig.N - fig.n} unaudited items and the {fig.n} audited ones as two samples "
-                  "(ppi_py's convention)")
+        design = (
+            f"uniform audit: the {fig.N - fig.n} unaudited items and the {fig.n} audited ones as two samples "
+            "(ppi_py's convention)"
+        )
     else:
-        design = (f"Poisson sample (plan {plan.strategy!r}): each audited item weighed by 1 / its inclusion "
-                  "probability (active inference)")
-    way = ("normal, delta method over the metric's summed statistics" if interval == "clt" else
-           "percentile bootstrap, id-hash Poisson weights over the corpus and the audit")
-    out = {"method": "prediction-powered inference", "lam": tuned, "design": design, "interval": way,
-           "statistics": p.names, "std_error": fig.std_error, "classical_std_error": fig.classical_std_error,
-           "variance": tuple(float(v) for v in fig.variance),
-           "higher_is_better": proxy.detail.get("higher_is_better"),
-           "aggregation": proxy.detail.get("aggregation")}
+        design = (
+            f"Poisson sample (plan {plan.strategy!r}): each audited item weighed by 1 / its inclusion "
+            "probability (active inference)"
+        )
+    way = (
+        "normal, delta method over the metric's summed statistics"
+        if interval == "clt"
+        else "percentile bootstrap, id-hash Poisson weights over the corpus and the audit"
+    )
+    out = {
+        "method": "prediction-powered inference",
+        "lam": tuned,
+        "design": design,
+        "interval": way,
+        "statistics": p.names,
+        "std_error": fig.std_error,
+        "classical_std_error": fig.classical_std_error,
+        "variance": tuple(float(v) for v in fig.variance),
+        "higher_is_better": proxy.detail.get("higher_is_better"),
+        "aggregation": proxy.detail.get("aggregation"),
+    }
     if note is not None:
         out["note"] = note
     return out

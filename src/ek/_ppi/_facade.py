@@ -19,8 +19,15 @@ from ek.base import Comparison, Report
 __all__ = ["compare_estimates", "estimate_corpus", "plan_audit"]
 
 
-def estimate_corpus(proxy: Report, audit: Report, *, level: float = 0.95, lam: str | float = "tune",
-                    interval: str = "clt", plan: Optional[AuditPlan] = None) -> CorpusEstimate:
+def estimate_corpus(
+    proxy: Report,
+    audit: Report,
+    *,
+    level: float = 0.95,
+    lam: str | float = "tune",
+    interval: str = "clt",
+    plan: Optional[AuditPlan] = None,
+) -> CorpusEstimate:
     """How good is the whole corpus, from a proxy of every item and a gold audit of a few? A `CorpusEstimate`.
 
     Prediction-powered inference (PPI++): the proxy's statistics on all N
@@ -77,8 +84,9 @@ def compare_estimates(a: CorpusEstimate, b: CorpusEstimate) -> Comparison:
     return Comparison(**paired(a, b))
 
 
-def plan_audit(proxy: Report, budget: float, *, strategy: str = "uniform", seed: int = 0,
-               min_prob: Optional[float] = None) -> AuditPlan:
+def plan_audit(
+    proxy: Report, budget: float, *, strategy: str = "uniform", seed: int = 0, min_prob: Optional[float] = None
+) -> AuditPlan:
     """Which items to audit: an `AuditPlan` of Poisson-drawn ids and their inclusion probabilities.
 
     ``budget`` is the expected number of audited items; ``strategy``

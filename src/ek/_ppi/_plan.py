@@ -67,8 +67,16 @@ def plan(proxy: Any, budget: Any, *, strategy: str, seed: Any, min_prob: Optiona
     drawn = np.random.default_rng(int(seed)).random(n_items) < probs
     rows = np.flatnonzero(drawn)
     ids = tuple(p.ids[i] for i in rows.tolist())
-    return {"ids": ids, "probabilities": tuple(probs[rows].tolist()), "strategy": strategy, "budget": float(budget),
-            "N": n_items, "seed": int(seed), "min_prob": float(min(floor, probs.min())), "detail": detail}
+    return {
+        "ids": ids,
+        "probabilities": tuple(probs[rows].tolist()),
+        "strategy": strategy,
+        "budget": float(budget),
+        "N": n_items,
+        "seed": int(seed),
+        "min_prob": float(min(floor, probs.min())),
+        "detail": detail,
+    }
 
 
 def probabilities(strategy: str, spread: Any, codes: Any, budget: float, floor: float) -> tuple[Any, Optional[dict]]:
@@ -103,8 +111,10 @@ def _checked_budget(budget: Any, n_items: int) -> float:
     if isinstance(budget, bool) or not isinstance(budget, numbers.Real) or not budget > 0 or math.isinf(budget):
         raise ValueError(f"{_WHO} budget must be a positive number of items to audit, got {budget!r}.")
     if budget > n_items:
-        raise ValueError(f"{_WHO} budget {budget:g} is larger than the corpus ({n_items} items); audit at most every "
-                         "item, and then the audit alone is the answer (ek.evaluate).")
+        raise ValueError(
+            f"{_WHO} budget {budget:g} is larger than the corpus ({n_items} items); audit at most every "
+            "item, and then the audit alone is the answer (ek.evaluate)."
+        )
     return float(budget)
 
 
@@ -112,10 +122,14 @@ def _checked_floor(min_prob: Optional[float], budget: float, n_items: int) -> fl
     if min_prob is None:
         return _FLOOR_SHARE * budget / n_items
     if isinstance(min_prob, bool) or not isinstance(min_prob, numbers.Real) or not 0 < min_prob <= 1:
-        raise ValueError(f"{_WHO} min_prob must be in (0, 1] (every item keeps a chance to be drawn), got {min_prob!r}.")
+        raise ValueError(
+            f"{_WHO} min_prob must be in (0, 1] (every item keeps a chance to be drawn), got {min_prob!r}."
+        )
     if min_prob * n_items > budget:
-        raise ValueError(f"{_WHO} min_prob {min_prob:g} over {n_items} items draws {min_prob * n_items:g} items "
-                         f"on average, more than the budget {budget:g}; lower min_prob or raise the budget.")
+        raise ValueError(
+            f"{_WHO} min_prob {min_prob:g} over {n_items} items draws {min_prob * n_items:g} items "
+            f"on average, more than the budget {budget:g}; lower min_prob or raise the budget."
+        )
     return float(min_prob)
 
 
@@ -168,7 +182,7 @@ def _neyman(spread: Any, codes: Any, budget: float, floor: float) -> tuple[Any, 
     size_all = np.bincount(shifted).astype(np.float64)
     present = np.flatnonzero(size_all)
     size = size_all[present]
-    sigma = np.sqrt(np.bincount(shifted, weights=spread ** 2)[present] / size)
+    sigma = np.sqrt(np.bincount(shifted, weights=spread**2)[present] / size)
     weight = size * sigma if (size * sigma).sum() > 0 else size.copy()
     rate = np.zeros(len(size_all))
     rate[present] = np.maximum(_capped(weight, size, budget) / size, floor)

@@ -55,13 +55,16 @@ def consensus(references: Sequence[Any], *, who: str) -> list:
         elif all(isinstance(r, str) for r in ref):
             out.append(rover(list(ref)).text)
         else:
-            raise TypeError(f"{who} item {i} has {len(ref)} references that are not all strings; ROVER fuses "
-                            "transcriptions only, so give one reference per item for other kinds of output.")
+            raise TypeError(
+                f"{who} item {i} has {len(ref)} references that are not all strings; ROVER fuses "
+                "transcriptions only, so give one reference per item for other kinds of output."
+            )
     return out
 
 
-def expected_statistics(confidences: Sequence[Any], statistics: Sequence[str], *, calibrator: Optional[Callable],
-                        who: str) -> list[dict]:
+def expected_statistics(
+    confidences: Sequence[Any], statistics: Sequence[str], *, calibrator: Optional[Callable], who: str
+) -> list[dict]:
     """Each item's expected statistics (and ``uncertainty``) from its units' probabilities of being correct."""
     family = tuple(statistics)
     if family not in (_EDITS, _COUNTS) and not (len(family) == 2 and family[1] == "n"):
@@ -73,7 +76,7 @@ def expected_statistics(confidences: Sequence[Any], statistics: Sequence[str], *
     probs = _calibrated([x for u in units for x in u], calibrator, who=who)
     out, start = [], 0
     for u in units:
-        p = probs[start:start + len(u)]
+        p = probs[start : start + len(u)]
         start += len(u)
         wrong = math.fsum(1 - x for x in p)
         spread = math.sqrt(math.fsum(x * (1 - x) for x in p))
@@ -97,8 +100,10 @@ def _units(item: Any, i: int, *, per_item: bool, who: str) -> list:
         return [float(item)]
     values = list(item.values()) if isinstance(item, Mapping) else item
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
-        raise TypeError(f"{who} item {i} is {type_name(item)}; give a list of per-unit confidences (one per "
-                        "character or word, or a mapping of field name to confidence).")
+        raise TypeError(
+            f"{who} item {i} is {type_name(item)}; give a list of per-unit confidences (one per "
+            "character or word, or a mapping of field name to confidence)."
+        )
     for v in values:
         if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v):
             raise ValueError(f"{who} item {i} holds the confidence {v!r}; every confidence must be a finite number.")
@@ -111,6 +116,8 @@ def _calibrated(raw: list, calibrator: Optional[Callable], *, who: str) -> list:
     for x in raw:
         if not 0 <= x <= 1:
             what = "the calibrator returned" if calibrator is not None else "without calibrator= the confidences are"
-            raise ValueError(f"{who}: {what} {x!r}, not a probability in [0, 1]; pass calibrator= (a fitted "
-                             "ek.qe calibrator) to map raw scores to probabilities.")
+            raise ValueError(
+                f"{who}: {what} {x!r}, not a probability in [0, 1]; pass calibrator= (a fitted "
+                "ek.qe calibrator) to map raw scores to probabilities."
+            )
     return raw

@@ -39,8 +39,9 @@ def replicate_values(proxy: Any, p: Columns, a: Columns, rows: Any, inclusion: A
     if inclusion is not None:
         parts += [a.table / inclusion[:, None], p.table[rows] / inclusion[:, None]]
     table = np.concatenate(parts, axis=1)
-    audit = replicate_sums(a.ids, table, np.fromiter((slots[c] for c in codes.tolist()), dtype=np.int64,
-                                                    count=len(codes)), len(slots))
+    audit = replicate_sums(
+        a.ids, table, np.fromiter((slots[c] for c in codes.tolist()), dtype=np.int64, count=len(codes)), len(slots)
+    )
     out = {}
     for group, lam in lams.items():
         if lam is None:
@@ -51,8 +52,18 @@ def replicate_values(proxy: Any, p: Columns, a: Columns, rows: Any, inclusion: A
             mine, whole, size = audit[slots[group]], corpus.per_slice[p.labels[group]], int((p.codes == group).sum())
         else:
             continue
-        out[group] = tuple(_values(np.asarray(whole, dtype=np.float64), np.asarray(mine, dtype=np.float64), k, w,
-                                   size, p, inclusion is not None) for w in (lam, 0.0))
+        out[group] = tuple(
+            _values(
+                np.asarray(whole, dtype=np.float64),
+                np.asarray(mine, dtype=np.float64),
+                k,
+                w,
+                size,
+                p,
+                inclusion is not None,
+            )
+            for w in (lam, 0.0)
+        )
     return out
 
 
@@ -70,9 +81,9 @@ def _values(whole: Any, audit: Any, k: int, lam: Any, size: int, p: Columns, pla
     import numpy as np
 
     lam = np.broadcast_to(np.asarray(lam, dtype=np.float64), (k,))
-    gold, proxy, weight = audit[:, :k], audit[:, k:2 * k], audit[:, -1]
+    gold, proxy, weight = audit[:, :k], audit[:, k : 2 * k], audit[:, -1]
     if planned:
-        totals = lam * whole[:, :k] + audit[:, 2 * k:3 * k] - lam * audit[:, 3 * k:4 * k]
+        totals = lam * whole[:, :k] + audit[:, 2 * k : 3 * k] - lam * audit[:, 3 * k : 4 * k]
         empty = weight == 0
     else:
         rest_w = whole[:, k] - weight

@@ -139,8 +139,10 @@ class AuditPlan:
     def __post_init__(self) -> None:
         ids, probs = tuple(self.ids), tuple(self.probabilities)
         if len(ids) != len(probs):
-            raise ValueError(f"AuditPlan got {len(ids)} ids and {len(probs)} probabilities; give one inclusion "
-                             "probability per drawn id.")
+            raise ValueError(
+                f"AuditPlan got {len(ids)} ids and {len(probs)} probabilities; give one inclusion "
+                "probability per drawn id."
+            )
         for item, p in zip(ids, probs):
             if isinstance(p, bool) or not isinstance(p, (int, float)) or not (0 < p <= 1) or math.isnan(p):
                 raise ValueError(
@@ -164,8 +166,10 @@ class AuditPlan:
 def _variance(estimate: CorpusEstimate) -> tuple[float, float]:
     parts = (estimate.detail or {}).get("variance")
     if not parts or not all(isinstance(v, float) and math.isfinite(v) for v in parts):
-        raise ValueError("this estimate has no variance to plan from (an estimate of at least 2 audited items has "
-                         "one in detail['variance']); estimate the pilot audit with ek.estimate_corpus.")
+        raise ValueError(
+            "this estimate has no variance to plan from (an estimate of at least 2 audited items has "
+            "one in detail['variance']); estimate the pilot audit with ek.estimate_corpus."
+        )
     return float(parts[0]), float(parts[1])
 
 

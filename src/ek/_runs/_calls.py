@@ -29,9 +29,15 @@ from typing import Any
 __all__ = ["run_calls", "settle"]
 
 
-def run_calls(call: Callable[[int], Any], pending: Sequence[int], *, is_async: bool,
-              max_workers: int, timeout: float | None,
-              on_done: Callable[[int, tuple[Any, ...]], None]) -> None:
+def run_calls(
+    call: Callable[[int], Any],
+    pending: Sequence[int],
+    *,
+    is_async: bool,
+    max_workers: int,
+    timeout: float | None,
+    on_done: Callable[[int, tuple[Any, ...]], None],
+) -> None:
     """Run ``call(i)`` for every ``i`` in ``pending``, reporting each outcome to ``on_done``."""
     if not pending:
         return
@@ -48,6 +54,7 @@ def settle(value: Any) -> Any:
 
         async def wait() -> Any:
             return await value
+
         return asyncio.run(wait())
     return value
 
@@ -58,20 +65,22 @@ def _awaitable(value: Any) -> bool:
 
 
 def _timed_out(timeout: float, how: str) -> TimeoutError:
-    return TimeoutError(f"the trial did not finish within timeout={timeout} s{how}. Raise timeout= or "
-                        "make the agent give up sooner.")
+    return TimeoutError(
+        f"the trial did not finish within timeout={timeout} s{how}. Raise timeout= or make the agent give up sooner."
+    )
 
 
 class _Threads:
     """Worker threads pulling indices from a queue; the calling thread collects outcomes."""
 
-    def __init__(self, call: Callable[..., Any], max_workers: int, timeout: float | None,
-                 on_done: Callable[..., Any]) -> None:
+    def __init__(
+        self, call: Callable[..., Any], max_workers: int, timeout: float | None, on_done: Callable[..., Any]
+    ) -> None:
         self.call, self.limit, self.timeout, self.on_done = call, max_workers, timeout, on_done
         self.jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self.done: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self.lock = threading.Lock()
-        self.started: dict[str, Any] = {}     # index -> monotonic start, for calls in flight
+        self.started: dict[str, Any] = {}  # index -> monotonic start, for calls in flight
         self.abandoned: set[Any] = set()
 
     def run(self, pending: Sequence[int]) -> None:
@@ -150,8 +159,13 @@ class _Threads:
         return len(expired)
 
 
-def _run_async_blocking(call: Callable[..., Any], pending: Sequence[int], max_workers: int,
-                        timeout: float | None, on_done: Callable[..., Any]) -> None:
+def _run_async_blocking(
+    call: Callable[..., Any],
+    pending: Sequence[int],
+    max_workers: int,
+    timeout: float | None,
+    on_done: Callable[..., Any],
+) -> None:
     import asyncio  # loaded only when an async call runs
 
     def main() -> Any:
@@ -178,8 +192,13 @@ def _run_async_blocking(call: Callable[..., Any], pending: Sequence[int], max_wo
         raise failure[0]
 
 
-async def _run_async(call: Callable[..., Any], pending: Sequence[int], max_workers: int,
-                     timeout: float | None, on_done: Callable[..., Any]) -> None:
+async def _run_async(
+    call: Callable[..., Any],
+    pending: Sequence[int],
+    max_workers: int,
+    timeout: float | None,
+    on_done: Callable[..., Any],
+) -> None:
     import asyncio
 
     it = iter(pending)
@@ -200,8 +219,9 @@ async def _run_async(call: Callable[..., Any], pending: Sequence[int], max_worke
                 return False, _timed_out(timeout, " and was cancelled")
             value = task.result()  # the call's own exception, TimeoutError included, is raised here
             if clock() - t0 > timeout:
-                return False, _timed_out(timeout, " (it blocked the event loop, so it could not be "
-                                                  "cancelled; await instead of sleeping)")
+                return False, _timed_out(
+                    timeout, " (it blocked the event loop, so it could not be cancelled; await instead of sleeping)"
+                )
             return True, value
         except Exception as exc:
             return False, exc

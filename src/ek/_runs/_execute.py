@@ -34,8 +34,19 @@ from ek._runs._options import Calls, Plan
 from ek._runs._records import RunStore, check_run_id, digest, new_run_id
 from ek._util import Progress, type_name
 
-__all__ = ["CHUNK_ITEMS", "FLUSH_SECONDS", "Done", "Entry", "Finished", "Item", "Run", "Task", "describe", "execute",
-           "open_run"]
+__all__ = [
+    "CHUNK_ITEMS",
+    "FLUSH_SECONDS",
+    "Done",
+    "Entry",
+    "Finished",
+    "Item",
+    "Run",
+    "Task",
+    "describe",
+    "execute",
+    "open_run",
+]
 
 CHUNK_ITEMS = 1000
 """Most items run (and held back from the store) in one chunk."""
@@ -87,8 +98,9 @@ class Task(Protocol):
 class Run:
     """One run's identity and settings, and its store when persisted."""
 
-    def __init__(self, kind: str, who: str, run_id: str | None, store: RunStore | None,
-                 settings: dict[str, Any]) -> None:
+    def __init__(
+        self, kind: str, who: str, run_id: str | None, store: RunStore | None, settings: dict[str, Any]
+    ) -> None:
         self.kind, self.who, self.run_id, self.store, self.settings = kind, who, run_id, store, settings
 
     def learn(self, task: Task) -> None:
@@ -111,9 +123,19 @@ class Run:
             self.store.release()
 
 
-def open_run(kind: str, *, who: str, persist: bool, run_id: str | None, rootdir: Any,
-             settings: dict[str, Any], resume: bool, n_items: int, inherit: tuple[str, ...] = (),
-             lock: Any = None) -> Run:
+def open_run(
+    kind: str,
+    *,
+    who: str,
+    persist: bool,
+    run_id: str | None,
+    rootdir: Any,
+    settings: dict[str, Any],
+    resume: bool,
+    n_items: int,
+    inherit: tuple[str, ...] = (),
+    lock: Any = None,
+) -> Run:
     """Start a run: in memory, or in the stores, checked against what a stored one used.
 
     ``run_id`` is a checked one (`ek._runs.run_options`); a persisted run
@@ -166,8 +188,13 @@ def _execute(run: Run, task: Task, items: Sequence[Item], plan: Plan) -> list[An
         elif plan.executor is not None:
             _on_executor(run, task, pending, payloads, sink, plan)
         elif not plan.calls.one_by_one:
-            _drive(task, [payloads[i] for i in pending], plan.errors, plan.calls,
-                   lambda pos, entry: sink.add(pending[pos], entry))
+            _drive(
+                task,
+                [payloads[i] for i in pending],
+                plan.errors,
+                plan.calls,
+                lambda pos, entry: sink.add(pending[pos], entry),
+            )
         else:
             _serially(run, task, pending, payloads, sink, plan.errors)
     finally:
@@ -225,8 +252,9 @@ class _Sink:
             self.errors += 1
         if show:
             self.bar.update(self.done, self.errors)
-        if self.store is not None and (len(self.buffer) >= CHUNK_ITEMS
-                                       or time.monotonic() - self.last >= FLUSH_SECONDS):
+        if self.store is not None and (
+            len(self.buffer) >= CHUNK_ITEMS or time.monotonic() - self.last >= FLUSH_SECONDS
+        ):
             self.flush()
 
     def add_all(self, pairs: Sequence[tuple[int, Entry]]) -> None:
@@ -271,15 +299,16 @@ def _serially(run: Run, task: Task, pending: list[int], payloads: list[Any], sin
     """Chunks in this process: a chunk ends at `CHUNK_ITEMS` items or, when persisting, after a second."""
     pos = 0
     while pos < len(pending):
-        chunk = pending[pos:pos + CHUNK_ITEMS]
+        chunk = pending[pos : pos + CHUNK_ITEMS]
         deadline = time.monotonic() + FLUSH_SECONDS if sink.store is not None else None
         base_done, base_errors = sink.done, sink.errors
 
         def tick(n: int, failed: int) -> None:
             sink.bar.update(base_done + n, base_errors + failed)
 
-        consumed, out, exc = _process(task, [payloads[i] for i in chunk], errors, deadline,
-                                      tick if sink.bar.enabled else None)
+        consumed, out, exc = _process(
+            task, [payloads[i] for i in chunk], errors, deadline, tick if sink.bar.enabled else None
+        )
         sink.add_all([(chunk[j], entry) for j, entry in out])
         run.learn(task)
         if exc is not None:
@@ -287,8 +316,13 @@ def _serially(run: Run, task: Task, pending: list[int], payloads: list[Any], sin
         pos += consumed
 
 
-def _process(task: Task, payloads: list[Any], errors: str, deadline: float | None = None,
-             tick: Callable[[int, int], None] | None = None) -> tuple[int, Placed, BaseException | None]:
+def _process(
+    task: Task,
+    payloads: list[Any],
+    errors: str,
+    deadline: float | None = None,
+    tick: Callable[[int, int], None] | None = None,
+) -> tuple[int, Placed, BaseException | None]:
     """Step then finish ``payloads``: ``(items consumed, [(position, entry)], exception or None)``."""
     out: Placed = []
     done: list[tuple[int, Any, Any, float]] = []
@@ -351,8 +385,14 @@ def _drive(task: Task, payloads: list[Any], errors: str, calls: Calls, emit: Cal
             raise exc
         emit(pos, entries[0])
 
-    run_calls(lambda pos: task.step(payloads[pos]), range(len(payloads)), is_async=calls.is_async,
-              max_workers=calls.workers, timeout=calls.timeout, on_done=on_done)
+    run_calls(
+        lambda pos: task.step(payloads[pos]),
+        range(len(payloads)),
+        is_async=calls.is_async,
+        max_workers=calls.workers,
+        timeout=calls.timeout,
+        on_done=on_done,
+    )
 
 
 def _parallelism(executor: Executor) -> int:
@@ -367,8 +407,9 @@ def _parallelism(executor: Executor) -> int:
     return int(n or os.cpu_count() or 1)
 
 
-def _chunk_job(task: Task, payloads: list[Any], errors: str,
-               calls: Calls) -> tuple[Placed, BaseException | None, float]:
+def _chunk_job(
+    task: Task, payloads: list[Any], errors: str, calls: Calls
+) -> tuple[Placed, BaseException | None, float]:
     """What an executor's worker runs: ``([(position, entry)], exception or None, seconds)``."""
     t0 = time.perf_counter()
     exc: BaseException | None
@@ -376,8 +417,7 @@ def _chunk_job(task: Task, payloads: list[Any], errors: str,
         out: Placed = []
         exc = None
         try:
-            _drive(task, payloads, errors, Calls(1, calls.timeout, calls.is_async),
-                   lambda pos, e: out.append((pos, e)))
+            _drive(task, payloads, errors, Calls(1, calls.timeout, calls.is_async), lambda pos, e: out.append((pos, e)))
         except Exception as error:
             exc = error
     else:
@@ -411,7 +451,7 @@ def _on_executor(run: Run, task: Task, pending: list[int], payloads: list[Any], 
                 left = len(pending) - pos
                 size = 1 if per_item is None else int(_TARGET_SECONDS / max(per_item, 1e-7))
                 size = max(1, min(size, CHUNK_ITEMS, math.ceil(left / (2 * workers))))
-                chunk = pending[pos:pos + size]
+                chunk = pending[pos : pos + size]
                 pos += size
                 future = executor.submit(_chunk_job, task, [payloads[i] for i in chunk], errors, plan.calls)
                 in_flight[future] = chunk

@@ -68,17 +68,42 @@ class RunOptions:
     executor: Executor | None = None
     progress: bool | None = None
 
-    def plan(self, label: str, *, unit: str = "items", is_async: bool = False, retry_failed: bool = True,
-             executor: Executor | None = None) -> Plan:
+    def plan(
+        self,
+        label: str,
+        *,
+        unit: str = "items",
+        is_async: bool = False,
+        retry_failed: bool = True,
+        executor: Executor | None = None,
+    ) -> Plan:
         """How to run the items: ``executor`` (e.g. the runner's own thread pool) stands in for the given one."""
         workers = 1 if executor is not None else self.max_workers
-        return Plan(label=label, unit=unit, errors=self.errors, executor=executor or self.executor,
-                    calls=Calls(workers, self.timeout, is_async), progress=self.progress, retry_failed=retry_failed)
+        return Plan(
+            label=label,
+            unit=unit,
+            errors=self.errors,
+            executor=executor or self.executor,
+            calls=Calls(workers, self.timeout, is_async),
+            progress=self.progress,
+            retry_failed=retry_failed,
+        )
 
 
-def run_options(who: str, *, persist: Any = False, run_id: Any = None, rootdir: Any = None, resume: Any = True,
-                errors: Any = "record", max_workers: Any = None, timeout: Any = None, executor: Any = None,
-                progress: Any = None, parts: Mapping[str, Any] | None = None) -> RunOptions:
+def run_options(
+    who: str,
+    *,
+    persist: Any = False,
+    run_id: Any = None,
+    rootdir: Any = None,
+    resume: Any = True,
+    errors: Any = "record",
+    max_workers: Any = None,
+    timeout: Any = None,
+    executor: Any = None,
+    progress: Any = None,
+    parts: Mapping[str, Any] | None = None,
+) -> RunOptions:
     """The run options of a ``who()`` call, checked; ``parts`` are what a process pool must pickle.
 
     Raises:
@@ -93,19 +118,32 @@ def run_options(who: str, *, persist: Any = False, run_id: Any = None, rootdir: 
         if not isinstance(value, bool):
             raise TypeError(f"{who}() {name} must be True or False, got {type_name(value)}.")
     if progress is not None and not isinstance(progress, bool):
-        raise TypeError(f"{who}() progress must be True, False or None (a bar when stderr is a terminal), "
-                        f"got {type_name(progress)}.")
+        raise TypeError(
+            f"{who}() progress must be True, False or None (a bar when stderr is a terminal), "
+            f"got {type_name(progress)}."
+        )
     workers = _check_workers(max_workers, who)
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
-                                or not math.isfinite(timeout) or timeout <= 0):
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout) or timeout <= 0
+    ):
         raise ValueError(f"{who}() timeout must be a positive number of seconds per item or None, got {timeout!r}.")
     check_executor(executor, who, parts or {})
     if executor is not None and workers > 1:
-        raise ValueError(f"{who}() got both max_workers={workers} and executor=; max_workers is a shorthand for "
-                         "a thread pool of that size, so pass one or the other.")
-    return RunOptions(persist=persisted(persist, run_id), run_id=run_id, rootdir=rootdir, resume=resume,
-                      errors=check_errors(errors, who), max_workers=workers,
-                      timeout=None if timeout is None else float(timeout), executor=executor, progress=progress)
+        raise ValueError(
+            f"{who}() got both max_workers={workers} and executor=; max_workers is a shorthand for "
+            "a thread pool of that size, so pass one or the other."
+        )
+    return RunOptions(
+        persist=persisted(persist, run_id),
+        run_id=run_id,
+        rootdir=rootdir,
+        resume=resume,
+        errors=check_errors(errors, who),
+        max_workers=workers,
+        timeout=None if timeout is None else float(timeout),
+        executor=executor,
+        progress=progress,
+    )
 
 
 def persisted(persist: Any, run_id: Any) -> bool:
@@ -143,8 +181,11 @@ def check_executor(executor: Any, who: str, parts: Mapping[str, Any]) -> None:
             ForkingPickler.dumps(value)
         except Exception as exc:
             label = getattr(value, "__qualname__", None) or type_name(value)
-            fix = ("Define it at module level (not a lambda or a nested function)" if callable(value)
-                   else "Make it picklable")
+            fix = (
+                "Define it at module level (not a lambda or a nested function)"
+                if callable(value)
+                else "Make it picklable"
+            )
             raise TypeError(
                 f"{who}() {name} ({label}) cannot be pickled ({exc}), so a ProcessPoolExecutor cannot "
                 f"send it to its worker processes. {fix}, or use a ThreadPoolExecutor."
@@ -158,6 +199,8 @@ def _check_workers(max_workers: Any, who: str) -> int:
     if max_workers is None:
         return 1
     if isinstance(max_workers, bool) or not isinstance(max_workers, numbers.Integral) or max_workers < 1:
-        raise ValueError(f"{who}() max_workers must be a whole number >= 1 (items run at once), got "
-                         f"{max_workers!r}; use None or 1 to run them one after the other.")
+        raise ValueError(
+            f"{who}() max_workers must be a whole number >= 1 (items run at once), got "
+            f"{max_workers!r}; use None or 1 to run them one after the other."
+        )
     return int(max_workers)

@@ -34,8 +34,21 @@ from ek._json import revive
 from ek._runs._lock import RunLock
 from ek.stores import data_dir, json_store
 
-__all__ = ["FORMAT", "RunStore", "baseline_of", "check_run_id", "digest", "load_baseline_record",
-           "merge_settings", "new_run_id", "now", "read_run", "run_lock", "save_baseline_record", "stored_runs"]
+__all__ = [
+    "FORMAT",
+    "RunStore",
+    "baseline_of",
+    "check_run_id",
+    "digest",
+    "load_baseline_record",
+    "merge_settings",
+    "new_run_id",
+    "now",
+    "read_run",
+    "run_lock",
+    "save_baseline_record",
+    "stored_runs",
+]
 
 FORMAT = 2
 """Version of every record this module writes."""
@@ -65,8 +78,13 @@ def now() -> str:
 
 def check_run_id(run_id: Any, who: str) -> str:
     """``run_id`` if it can name a stored run, else a ValueError saying what can."""
-    ok = isinstance(run_id, str) and run_id and not run_id.startswith(".") \
-        and not any(ch in run_id for ch in "/\\\0") and len(run_id.encode("utf-8", "replace")) <= 200
+    ok = (
+        isinstance(run_id, str)
+        and run_id
+        and not run_id.startswith(".")
+        and not any(ch in run_id for ch in "/\\\0")
+        and len(run_id.encode("utf-8", "replace")) <= 200
+    )
     if not ok or not isinstance(run_id, str):
         raise ValueError(
             f"{who}() run_id must be a non-empty str of at most 200 UTF-8 bytes, without '/', '\\' or "
@@ -102,7 +120,9 @@ class RunStore:
         self.lock = lock
         self._live: dict[str, Any] | None = None  # the run a replacement keeps in force until it is complete
 
-    def open(self, settings: dict[str, Any], *, resume: bool, n_items: int, inherit: tuple[Any, ...] = ()) -> dict[str, Any]:
+    def open(
+        self, settings: dict[str, Any], *, resume: bool, n_items: int, inherit: tuple[Any, ...] = ()
+    ) -> dict[str, Any]:
         """Lock the run, check ``settings`` against a stored one and start (or restart) it; return the settings in force.
 
         A setting named in ``inherit`` and given as None takes the stored
@@ -119,8 +139,15 @@ class RunStore:
             settings, started = self._start(settings, resume, inherit)
             chunks = self._chunks()
             self.next_seq = chunks[-1][0] + 1 if chunks else 0
-            self.header = {"format": FORMAT, "kind": self.kind, "run_id": self.run_id, "status": "running",
-                           "started": started, "n_items": n_items, "settings": settings}
+            self.header = {
+                "format": FORMAT,
+                "kind": self.kind,
+                "run_id": self.run_id,
+                "status": "running",
+                "started": started,
+                "n_items": n_items,
+                "settings": settings,
+            }
             if self.generation:
                 self.header["generation"] = self.generation
             self._write_header()
@@ -161,8 +188,13 @@ class RunStore:
     def write(self, items: dict[str, Any]) -> None:
         """Store ``item_id -> encoded entry`` as the next chunk."""
         name = f"{self.key}.{self.next_seq:0{_SEQ_DIGITS}d}" + (f".{self.generation}" if self.generation else "")
-        self.results[name] = {"format": FORMAT, "kind": self.kind, "run_id": self.run_id,
-                              "seq": self.next_seq, "items": items}
+        self.results[name] = {
+            "format": FORMAT,
+            "kind": self.kind,
+            "run_id": self.run_id,
+            "seq": self.next_seq,
+            "items": items,
+        }
         self.next_seq += 1
 
     def update(self, **fields: Any) -> None:
@@ -195,7 +227,8 @@ class RunStore:
                 raise ValueError(
                     f"{self.who}(): {len(self._all_chunks())} stored chunk(s) of run {self.run_id!r} exist but "
                     f"its header {self._where(self.runs, self.key)} is missing, so they cannot be checked "
-                    f"against this call's settings. {_FRESH}")
+                    f"against this call's settings. {_FRESH}"
+                )
             if resume:
                 self._refuse_legacy()
             self._drop_chunks(keep=())  # no header: nothing stored under this id is a run to keep
@@ -226,8 +259,10 @@ class RunStore:
             problem = _header_problem(old["staging"], self.kind)
             problem = problem and f"its 'staging' header is damaged ({problem})"
         if problem is not None:
-            raise ValueError(f"{self._where(self.runs, self.key)} is a damaged {self.kind} run header: "
-                             f"{problem}. {fix or 'Repair or delete it; ' + _FRESH}")
+            raise ValueError(
+                f"{self._where(self.runs, self.key)} is a damaged {self.kind} run header: "
+                f"{problem}. {fix or 'Repair or delete it; ' + _FRESH}"
+            )
         header: dict[str, Any] = old
         return header
 
@@ -245,24 +280,30 @@ class RunStore:
             raise ValueError(
                 f"run_id {self.run_id!r} was started with {name}={was!r}, but this call has "
                 f"{name}={now_!r}; a run resumes only under the settings it started with, or "
-                f"its results would mix two kinds of score. {_FRESH}")
+                f"its results would mix two kinds of score. {_FRESH}"
+            )
         return merged
 
     def _refuse_legacy(self) -> None:
         old = self.runs.get(self.run_id) if self.run_id in self.runs else None
-        if isinstance(old, dict) and old.get("run_id") == self.run_id and "format" not in old \
-                and ("status" in old or "created" in old):
+        if (
+            isinstance(old, dict)
+            and old.get("run_id") == self.run_id
+            and "format" not in old
+            and ("status" in old or "created" in old)
+        ):
             raise ValueError(
                 f"{self.who}(): run {self.run_id!r} was stored by an earlier version of ek "
                 f"({self._where(self.runs, self.run_id)}), in a format this version cannot resume. "
-                f"{_FRESH} (the old files are left as they are).")
+                f"{_FRESH} (the old files are left as they are)."
+            )
 
     def _all_chunks(self) -> list[Any]:
         """``(generation, seq, name)`` of every chunk stored under this run id, sorted."""
         prefix = f"{self.key}."
         out = []
         for name in self.results:
-            found = _CHUNK.fullmatch(name[len(prefix):]) if name.startswith(prefix) else None
+            found = _CHUNK.fullmatch(name[len(prefix) :]) if name.startswith(prefix) else None
             if found:
                 out.append((found.group(2) or "", int(found.group(1)), name))
         return sorted(out)
@@ -285,7 +326,9 @@ def run_lock(kind: str, run_id: str, *, rootdir: Any, who: str) -> RunLock:
     return RunLock(data_dir("runs", rootdir=rootdir) / f".{kind}.{run_id}.lock", f"run {run_id!r}", who)
 
 
-def merge_settings(stored: Mapping[str, Any], settings: Mapping[str, Any], inherit: tuple[Any, ...] = ()) -> tuple[dict[str, Any], tuple[Any, ...] | None]:
+def merge_settings(
+    stored: Mapping[str, Any], settings: Mapping[str, Any], inherit: tuple[Any, ...] = ()
+) -> tuple[dict[str, Any], tuple[Any, ...] | None]:
     """``settings`` with inherited values filled in, and the first setting that differs, or None.
 
     The difference is ``(name, stored value, value now)``. A setting named in
@@ -303,8 +346,9 @@ def merge_settings(stored: Mapping[str, Any], settings: Mapping[str, Any], inher
     return merged, None
 
 
-def read_run(kind: str, run_id: str, *, rootdir: Any, who: str, check: Callable[..., None] | None = None,
-             fix: str = "") -> tuple[dict[str, Any], dict[str, Any]] | None:
+def read_run(
+    kind: str, run_id: str, *, rootdir: Any, who: str, check: Callable[..., None] | None = None, fix: str = ""
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """``(header, item_id -> entry)`` of the stored ``kind`` run ``run_id``, None when there is none.
 
     Reading changes nothing and takes no lock. It reads the header, the
@@ -331,17 +375,20 @@ def read_run(kind: str, run_id: str, *, rootdir: Any, who: str, check: Callable[
             return header, items
     raise ValueError(
         f"run {run_id!r} changed {_READ_ATTEMPTS} times while it was being read "
-        f"({store._where(store.runs, store.key)}): another process keeps replacing it. Try again once it is done.")
+        f"({store._where(store.runs, store.key)}): another process keeps replacing it. Try again once it is done."
+    )
 
 
 def stored_runs(kind: str, *, rootdir: Any) -> list[str]:
     """The ids of the stored runs of ``kind``, sorted."""
     prefix = f"{kind}."
-    return sorted(key[len(prefix):] for key in json_store("runs", rootdir=rootdir) if key.startswith(prefix))
+    return sorted(key[len(prefix) :] for key in json_store("runs", rootdir=rootdir) if key.startswith(prefix))
 
 
-_REPAIR = ("Delete the file to run its items again (or pass resume=False to start the run over); "
-           "a hand-edited record cannot be trusted.")
+_REPAIR = (
+    "Delete the file to run its items again (or pass resume=False to start the run over); "
+    "a hand-edited record cannot be trusted."
+)
 
 
 def _header_problem(record: Any, kind: str) -> str | None:
@@ -401,8 +448,9 @@ def save_baseline_record(kind: str, name: Any, record: dict[str, Any], *, rootdi
     return stored
 
 
-def load_baseline_record(kind: str, name: Any, *, rootdir: Any, who: str, saver: str,
-                         check: Callable[[dict[str, Any]], None]) -> dict[str, Any] | None:
+def load_baseline_record(
+    kind: str, name: Any, *, rootdir: Any, who: str, saver: str, check: Callable[[dict[str, Any]], None]
+) -> dict[str, Any] | None:
     """The ``kind`` baseline ``name``, None when there is none.
 
     A baseline of another kind under that name is an error naming the
@@ -436,15 +484,17 @@ def load_baseline_record(kind: str, name: Any, *, rootdir: Any, who: str, saver:
     if others:
         raise ValueError(
             f"{who}({name!r}): the baseline of that name is a {others[0]} baseline, not a {kind} one; "
-            f"load it with {_LOADERS[others[0]]}, or save a {kind} baseline with {saver}.")
+            f"load it with {_LOADERS[others[0]]}, or save a {kind} baseline with {saver}."
+        )
     return None
 
 
 _LOADERS = {"documents": "ek.harness.load_baseline()", "agents": "ek.agents.load_agent_baseline()"}
 
 
-def baseline_of(baseline: Any, kind: str, *, rootdir: Any, who: str, saver: str,
-                check: Callable[[Mapping[str, Any]], None]) -> dict[str, Any]:
+def baseline_of(
+    baseline: Any, kind: str, *, rootdir: Any, who: str, saver: str, check: Callable[[Mapping[str, Any]], None]
+) -> dict[str, Any]:
     """The baseline a gate was given: loaded by name (a missing one refused), or a checked mapping.
 
     ``check`` raises ValueError/TypeError with a phrase that follows "baseline" ("has no ...").
@@ -458,8 +508,9 @@ def baseline_of(baseline: Any, kind: str, *, rootdir: Any, who: str, saver: str,
             )
         return found
     if not isinstance(baseline, Mapping):
-        raise TypeError(f"{who}() baseline is a {type(baseline).__name__}; pass a baseline name or the dict "
-                        f"{saver}() returned.")
+        raise TypeError(
+            f"{who}() baseline is a {type(baseline).__name__}; pass a baseline name or the dict {saver}() returned."
+        )
     try:
         check(baseline)
     except (TypeError, ValueError, KeyError) as exc:
@@ -479,9 +530,15 @@ def _legacy_kind(record: Any) -> str | None:
 
 
 def _baseline_key(kind: str, name: Any, who: str) -> str:
-    if not isinstance(name, str) or not name or name.startswith(".") or any(c in name for c in "/\\\0") \
-            or len(name.encode("utf-8", "replace")) > 200:
+    if (
+        not isinstance(name, str)
+        or not name
+        or name.startswith(".")
+        or any(c in name for c in "/\\\0")
+        or len(name.encode("utf-8", "replace")) > 200
+    ):
         raise ValueError(
             f"{who}() baseline name must be a non-empty str of at most 200 UTF-8 bytes, without '/', "
-            f"'\\' or NUL, not starting with '.'; got {name!r:.80}. Use e.g. 'main'.")
+            f"'\\' or NUL, not starting with '.'; got {name!r:.80}. Use e.g. 'main'."
+        )
     return f"{kind}.{name}"

@@ -31,14 +31,23 @@ class DocumentEntry(TypedDict):
     error: str | None
 
 
-def document_entry(payload: tuple[Hashable, Any, Any, Hashable | None], prediction: Any,
-                   more: Mapping[str, Any] | None = None, error: str | None = None) -> DocumentEntry:
+def document_entry(
+    payload: tuple[Hashable, Any, Any, Hashable | None],
+    prediction: Any,
+    more: Mapping[str, Any] | None = None,
+    error: str | None = None,
+) -> DocumentEntry:
     """The entry of ``payload``'s item, not scored yet (`ScoringTask.finish` fills in the score).
 
     ``more`` are a kind's own fields (an OCR page's confidence, ...), kept before the error.
     """
-    entry: DocumentEntry = {"prediction": prediction, "reference": payload[2], "slice": payload[3], "score": None,
-                            "error": None}
+    entry: DocumentEntry = {
+        "prediction": prediction,
+        "reference": payload[2],
+        "slice": payload[3],
+        "score": None,
+        "error": None,
+    }
     if more:
         del entry["error"]  # type: ignore[misc]  # so that it stays the last field
         entry.update(more)  # type: ignore[typeddict-item]
@@ -46,8 +55,14 @@ def document_entry(payload: tuple[Hashable, Any, Any, Hashable | None], predicti
     return entry
 
 
-def gold_items(gold: Any, fields: tuple[tuple[str, str], tuple[str, str], str], who: str, *, fingerprints: bool,
-               check: Callable[[Any, Any], None] | None = None) -> list[Item]:
+def gold_items(
+    gold: Any,
+    fields: tuple[tuple[str, str], tuple[str, str], str],
+    who: str,
+    *,
+    fingerprints: bool,
+    check: Callable[[Any, Any], None] | None = None,
+) -> list[Item]:
     """``(key, (key, input, reference, slice), fingerprint)`` per gold record, all checked first.
 
     ``fields`` are the ``(input, reference, slice)`` field names and the
@@ -100,8 +115,9 @@ class ScoringTask:
 
     per_item = False
 
-    def __init__(self, call: Callable[..., Any], metric: Any, options: dict[str, Any], who: str,
-                 errors: str = "record") -> None:
+    def __init__(
+        self, call: Callable[..., Any], metric: Any, options: dict[str, Any], who: str, errors: str = "record"
+    ) -> None:
         self.call, self.metric, self.options, self.who, self.errors = call, metric, options, who, errors
         self.unsettled = metric is None  # a type-chosen metric is fixed by the first scored chunk
         self.learned: dict[str, Any] | None = None
@@ -145,7 +161,7 @@ class ScoringTask:
             entries[slot]["score"] = s
         if self.metric is None and scores:
             self.metric, self.unsettled, self.learned = name, False, {"metric": name}
-        return (entries, None) if stop is None else (entries[:slots[len(scores)]], stop)
+        return (entries, None) if stop is None else (entries[: slots[len(scores)]], stop)
 
     def check(self, entry: Mapping[str, Any]) -> None:
         """Raise saying what is wrong with a stored entry."""
@@ -164,8 +180,9 @@ Scored = tuple[list[Score], str | None, Exception | None]
 """``(scores, metric name, error or None)``: what `score_cases` returns."""
 
 
-def score_cases(cases: list[tuple[Any, Any]], keys: list[Any], *, metric: Any, options: dict[str, Any],
-                who: str) -> Scored:
+def score_cases(
+    cases: list[tuple[Any, Any]], keys: list[Any], *, metric: Any, options: dict[str, Any], who: str
+) -> Scored:
     """``(scores, metric name, error or None)`` for ``cases`` scored with one `ek.evaluate` call.
 
     When the batch cannot be scored, items are scored one by one to name the
@@ -181,8 +198,9 @@ def score_cases(cases: list[tuple[Any, Any]], keys: list[Any], *, metric: Any, o
     return list(report.scores), report.metric, None
 
 
-def _one_by_one(cases: list[tuple[Any, Any]], keys: list[Any], metric: Any, options: dict[str, Any],
-                who: str) -> Scored:
+def _one_by_one(
+    cases: list[tuple[Any, Any]], keys: list[Any], metric: Any, options: dict[str, Any], who: str
+) -> Scored:
     from ek.facade import evaluate
 
     scores: list[Score] = []
@@ -194,10 +212,13 @@ def _one_by_one(cases: list[tuple[Any, Any]], keys: list[Any], metric: Any, opti
             hint = ""
             if type(prediction) is not type(reference):
                 got = "None" if prediction is None else f"a {type_name(prediction)}"
-                hint = (f" predict returned {got} but the reference is a {type_name(reference)}; make "
-                        "predict return the same kind of value as the references.")
-            error = type(exc)(f"{who} could not score gold item {key!r} (prediction {prediction!r:.60}):"
-                              f"{hint} The metric said: {exc}")
+                hint = (
+                    f" predict returned {got} but the reference is a {type_name(reference)}; make "
+                    "predict return the same kind of value as the references."
+                )
+            error = type(exc)(
+                f"{who} could not score gold item {key!r} (prediction {prediction!r:.60}):{hint} The metric said: {exc}"
+            )
             error.__cause__ = exc
             return scores, name, error
         scores.append(report.scores[0])
@@ -206,8 +227,9 @@ def _one_by_one(cases: list[tuple[Any, Any]], keys: list[Any], metric: Any, opti
     return scores, name, None
 
 
-def scored_report(items: Sequence[Item], entries: list[Any], *, label: str | None, metric: Any, who: str,
-                  detail: dict[str, Any]) -> tuple[Report, dict[str, Any]]:
+def scored_report(
+    items: Sequence[Item], entries: list[Any], *, label: str | None, metric: Any, who: str, detail: dict[str, Any]
+) -> tuple[Report, dict[str, Any]]:
     """``(report, run summary)``: the report over the scored entries, per slice, with ``per_item``.
 
     The report's items are the gold keys (``detail["ids"]``), so its
@@ -230,13 +252,19 @@ def scored_report(items: Sequence[Item], entries: list[Any], *, label: str | Non
         report = merge_reports(flat, metric=metric)
     failures = {item[0]: e["error"] for item, e in zip(items, entries) if e["error"] is not None}
     per_item = {item[0]: _view(e) for item, e in zip(items, entries)}
-    report = dataclasses.replace(report, detail={**report.detail, **detail, "per_item": per_item,
-                                                 "errors": failures, "n_errors": len(failures)})
-    summary = {"metric": report.metric, "n_items": len(items), "n_scored": report.n,
-               "n_errors": len(failures), "aggregate": report.aggregate,
-               "per_slice": str_keys(report.per_slice, "slice", who),
-               "slice_n": str_keys(report.detail.get("slice_n") or {}, "slice", who),
-               "errors": str_keys(failures, "gold key", who)}
+    report = dataclasses.replace(
+        report, detail={**report.detail, **detail, "per_item": per_item, "errors": failures, "n_errors": len(failures)}
+    )
+    summary = {
+        "metric": report.metric,
+        "n_items": len(items),
+        "n_scored": report.n,
+        "n_errors": len(failures),
+        "aggregate": report.aggregate,
+        "per_slice": str_keys(report.per_slice, "slice", who),
+        "slice_n": str_keys(report.detail.get("slice_n") or {}, "slice", who),
+        "errors": str_keys(failures, "gold key", who),
+    }
     return report, summary
 
 

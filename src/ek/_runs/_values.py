@@ -21,8 +21,14 @@ _PLAIN = frozenset({str, int, float, bool, type(None)})
 
 def _encode_score(score: Score) -> dict[str, Any]:
     try:
-        fields = {"value": score.value, "precision": score.precision, "recall": score.recall,
-                  "f1": score.f1, "metric": score.metric, "detail": encode(score.detail, strict=True)}
+        fields = {
+            "value": score.value,
+            "precision": score.precision,
+            "recall": score.recall,
+            "f1": score.f1,
+            "metric": score.metric,
+            "detail": encode(score.detail, strict=True),
+        }
         for name in ("value", "precision", "recall", "f1", "metric"):
             if type(fields[name]) not in _PLAIN:
                 fields[name] = encode(fields[name], strict=True)

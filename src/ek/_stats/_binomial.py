@@ -52,7 +52,7 @@ def binomial(rng: random.Random, n: int, p: float) -> int:
 def _binomial_cdf(n: int, p: float) -> tuple[float, ...]:
     # Cumulative probabilities of 0..n-1 successes (p <= 0.5 and n small, so q**n cannot underflow).
     q = 1.0 - p
-    term, total, cdf = q ** n, 0.0, []
+    term, total, cdf = q**n, 0.0, []
     for k in range(n):
         total += term
         cdf.append(total)
@@ -100,5 +100,4 @@ def _btrs_constants(n: int, p: float) -> tuple[float, float, float, float, float
     v_r = 0.92 - 4.2 / b
     alpha = (2.83 + 5.1 / b) * spq
     m = math.floor((n + 1) * p)
-    return (spq, a, b, c, v_r, alpha, math.log(p / q), m,
-            math.lgamma(m + 1) + math.lgamma(n - m + 1))
+    return (spq, a, b, c, v_r, alpha, math.log(p / q), m, math.lgamma(m + 1) + math.lgamma(n - m + 1))

@@ -48,8 +48,9 @@ _TIE = 1e-9
 _BLOCK = 65536  # items whose swap bits are made at once (8 MB of hashes for 999 draws)
 
 
-def sign_flip_p_value(ids: Sequence[Any], table_a: Any, table_b: Any, compute: Callable[[dict[Any, Any]], float],
-                      names: Sequence[str]) -> float:
+def sign_flip_p_value(
+    ids: Sequence[Any], table_a: Any, table_b: Any, compute: Callable[[dict[Any, Any]], float], names: Sequence[str]
+) -> float:
     """Two-sided p-value of "A and B score alike" from per-item statistics (rows aligned by item).
 
     ``table_a`` and ``table_b`` are ``(n, k)`` arrays of the statistics
@@ -67,8 +68,10 @@ def sign_flip_p_value(ids: Sequence[Any], table_a: Any, table_b: Any, compute: C
         return math.nan
     moved = _moved(ids, b - a, exact)
     bar = abs(observed) * (1 - _TIE)
-    hits = sum(abs(_figure(compute, names, rb) - _figure(compute, names, ra)) >= bar
-               for ra, rb in zip((sum_a + moved).tolist(), (sum_b - moved).tolist()))
+    hits = sum(
+        abs(_figure(compute, names, rb) - _figure(compute, names, ra)) >= bar
+        for ra, rb in zip((sum_a + moved).tolist(), (sum_b - moved).tolist())
+    )
     return hits / len(moved) if exact else (1 + hits) / (1 + DRAWS)
 
 
@@ -99,8 +102,8 @@ def _moved(ids: Sequence[Any], diff: Any, exact: bool) -> Any:
     lanes = -(-DRAWS // 64)
     moved = np.zeros((lanes, 64, diff.shape[1]), dtype=np.float64)
     for start in range(0, len(kept), _BLOCK):
-        z = _lane_hashes(kept[start:start + _BLOCK], lanes)
-        block = values[start:start + _BLOCK]
+        z = _lane_hashes(kept[start : start + _BLOCK], lanes)
+        block = values[start : start + _BLOCK]
         for bit in range(64):
             moved[:, bit] += ((z >> np.uint64(bit)) & np.uint64(1)).astype(np.float64).T @ block
     moved = moved.reshape(lanes * 64, -1)[:DRAWS]

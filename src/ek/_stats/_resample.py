@@ -28,8 +28,9 @@ _MAX_GROUPS = 64
 _U = TypeVar("_U")
 
 
-def bootstrap(values: Sequence[_U], statistic: Callable[[list[_U]], float], *, resamples: int, alpha: float,
-              seed: int) -> tuple[float, float]:
+def bootstrap(
+    values: Sequence[_U], statistic: Callable[[list[_U]], float], *, resamples: int, alpha: float, seed: int
+) -> tuple[float, float]:
     """Percentile interval of ``statistic`` over ``resamples`` resamples of ``values`` (non-empty).
 
     Raises:
@@ -49,8 +50,9 @@ def bootstrap(values: Sequence[_U], statistic: Callable[[list[_U]], float], *, r
     return _ends(stats, alpha)
 
 
-def mean_interval(values: Sequence[float], *, resamples: int = 2000, alpha: float = 0.05,
-                  seed: int = 0) -> tuple[float, float]:
+def mean_interval(
+    values: Sequence[float], *, resamples: int = 2000, alpha: float = 0.05, seed: int = 0
+) -> tuple[float, float]:
     """Percentile bootstrap interval of a mean, drawn through the histogram of values.
 
     A resample of ``n`` values from a sample with few distinct values is a
@@ -74,8 +76,14 @@ def mean_interval(values: Sequence[float], *, resamples: int = 2000, alpha: floa
     return _ends(means, alpha)
 
 
-def ratio_interval(numerators: Sequence[float], denominators: Sequence[float], *, resamples: int = 2000,
-                   alpha: float = 0.05, seed: int = 0) -> tuple[float, float]:
+def ratio_interval(
+    numerators: Sequence[float],
+    denominators: Sequence[float],
+    *,
+    resamples: int = 2000,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> tuple[float, float]:
     """Percentile bootstrap of ``sum(num) / sum(den)`` over paired units (inf when den sums to 0).
 
     Units are resampled exactly while ``n * resamples`` stays within

@@ -23,8 +23,17 @@ from ek._stats._quantiles import sorted_numbers
 from ek._util import first_repeat
 
 __all__ = [
-    "MIN_ITEMS", "REPLICATES", "SCHEME", "as_table", "check_ids", "id_keys", "id_text", "p_value_of", "replicate_sums",
-    "splitmix", "weight",
+    "MIN_ITEMS",
+    "REPLICATES",
+    "SCHEME",
+    "as_table",
+    "check_ids",
+    "id_keys",
+    "id_text",
+    "p_value_of",
+    "replicate_sums",
+    "splitmix",
+    "weight",
 ]
 
 REPLICATES = 1000
@@ -106,8 +115,9 @@ def weight(item_id: Any, b: int) -> int:
     return sum(u >= c for c in _CUTS)
 
 
-def replicate_sums(ids: Sequence[Any], table: Any, codes: Any, n_groups: int, *, replicates: int = REPLICATES,
-                   progress: Any = None) -> Any:
+def replicate_sums(
+    ids: Sequence[Any], table: Any, codes: Any, n_groups: int, *, replicates: int = REPLICATES, progress: Any = None
+) -> Any:
     """Weighted sums per group and replicate: an array ``(n_groups, replicates, k + 1)``.
 
     Args:
@@ -134,8 +144,11 @@ def replicate_sums(ids: Sequence[Any], table: Any, codes: Any, n_groups: int, *,
     bounds = np.searchsorted(codes[order], np.arange(n_groups + 1))
     # Blocks of chunks are summed apart and then added in a fixed order, so float sums round
     # the same however many threads ran them.
-    blocks = [(g, [order[s:min(s + _CHUNK, bounds[g + 1])] for s in range(b0, min(b0 + _BLOCK, bounds[g + 1]), _CHUNK)])
-              for g in range(n_groups) for b0 in range(bounds[g], bounds[g + 1], _BLOCK)]
+    blocks = [
+        (g, [order[s : min(s + _CHUNK, bounds[g + 1])] for s in range(b0, min(b0 + _BLOCK, bounds[g + 1]), _CHUNK)])
+        for g in range(n_groups)
+        for b0 in range(bounds[g], bounds[g + 1], _BLOCK)
+    ]
 
     def block_sums(block: tuple[Any, ...]) -> Any:
         g, chunks = block
@@ -217,7 +230,7 @@ def id_keys(ids: Sequence[Any]) -> Any:
     keys = np.empty(len(data), dtype=np.uint64)
     prime = np.uint64(_FNV_PRIME)
     for start in range(0, len(data), _KEY_BLOCK):
-        block = data[start:start + _KEY_BLOCK]
+        block = data[start : start + _KEY_BLOCK]
         lengths = np.fromiter(map(len, block), dtype=np.int64, count=len(block))
         order = np.argsort(-lengths, kind="stable")
         ordered = lengths[order]
@@ -265,7 +278,7 @@ class _Weigher:
         z, scratch = self.z[:m], self.scratch[:m]
         np.add(keys[:, None], self.lanes[None, :], out=z)
         splitmix(z, scratch)
-        u = (z if sys.byteorder == "little" else z.byteswap()).view(np.uint8)[:, :self.replicates]
+        u = (z if sys.byteorder == "little" else z.byteswap()).view(np.uint8)[:, : self.replicates]
         w, hit = self.w[:m], self.hit[:m]
         np.greater_equal(u, _CUTS[0], out=w.view(bool))
         for cut in _CUTS[1:]:

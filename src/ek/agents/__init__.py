@@ -30,33 +30,117 @@ AI, DeepEval and provider transcripts.
 
 from ek._util import rehome
 from ek.agents._reliability import ReliabilityReport, reliability
-from ek.agents._stats import (bootstrap_ci, difference_upper_bound, newcombe_difference, pass_at_k,
-                              pass_hat_k, wilson_interval)
-from ek.agents.base import (Cost, Episode, RunProvenance, Step, TaskSpec, ToolSpec, Trajectory,
-                            as_call, is_episode, suite_grammar, tool_grammar)
-from ek.agents.bridge import (as_agent, cost_from_usage, episode_from_messages,
-                              from_deepeval_test_case, from_inspect_sample, trajectory_from_messages)
-from ek.agents.cost import (ModelPrice, UnknownModelPrice, cost_of_pass, cost_report, dollars,
-                            episode_dollars, load_prices, per_million, price_of)
-from ek.agents.harness import (AgentGateResult, agent_regression_gate, load_agent_baseline,
-                               run_suite, save_agent_baseline)
+from ek.agents._stats import (
+    bootstrap_ci,
+    difference_upper_bound,
+    newcombe_difference,
+    pass_at_k,
+    pass_hat_k,
+    wilson_interval,
+)
+from ek.agents.base import (
+    Cost,
+    Episode,
+    RunProvenance,
+    Step,
+    TaskSpec,
+    ToolSpec,
+    Trajectory,
+    as_call,
+    is_episode,
+    suite_grammar,
+    tool_grammar,
+)
+from ek.agents.bridge import (
+    as_agent,
+    cost_from_usage,
+    episode_from_messages,
+    from_deepeval_test_case,
+    from_inspect_sample,
+    trajectory_from_messages,
+)
+from ek.agents.cost import (
+    ModelPrice,
+    UnknownModelPrice,
+    cost_of_pass,
+    cost_report,
+    dollars,
+    episode_dollars,
+    load_prices,
+    per_million,
+    price_of,
+)
+from ek.agents.harness import (
+    AgentGateResult,
+    agent_regression_gate,
+    load_agent_baseline,
+    run_suite,
+    save_agent_baseline,
+)
 from ek.agents.judge import JudgeMetric, JudgeSignal, judge_validation, pairwise_judge
-from ek.agents.metrics import (Checker, CostPerSuccessMetric, TaskSuccessMetric, final_state_match,
-                               output_match, recorded_success)
+from ek.agents.metrics import (
+    Checker,
+    CostPerSuccessMetric,
+    TaskSuccessMetric,
+    final_state_match,
+    output_match,
+    recorded_success,
+)
 from ek.agents.toolcalls import ToolCallMetric, match_calls
 from ek.agents.trajectory import TrajectoryMetric
 
 __all__ = [
-    "AgentGateResult", "Checker", "Cost", "CostPerSuccessMetric", "Episode", "JudgeMetric",
-    "JudgeSignal", "ModelPrice", "ReliabilityReport", "RunProvenance", "Step", "TaskSpec",
-    "TaskSuccessMetric", "ToolCallMetric", "ToolSpec", "Trajectory", "TrajectoryMetric",
-    "UnknownModelPrice", "agent_regression_gate", "as_agent", "as_call", "bootstrap_ci",
-    "cost_from_usage", "cost_of_pass", "cost_report", "difference_upper_bound", "dollars",
-    "episode_dollars", "episode_from_messages", "final_state_match", "from_deepeval_test_case",
-    "from_inspect_sample", "is_episode", "judge_validation", "load_agent_baseline", "load_prices",
-    "match_calls", "newcombe_difference", "output_match", "pairwise_judge", "pass_at_k",
-    "pass_hat_k", "per_million", "price_of", "recorded_success", "reliability", "run_suite",
-    "save_agent_baseline", "suite_grammar", "tool_grammar", "trajectory_from_messages",
+    "AgentGateResult",
+    "Checker",
+    "Cost",
+    "CostPerSuccessMetric",
+    "Episode",
+    "JudgeMetric",
+    "JudgeSignal",
+    "ModelPrice",
+    "ReliabilityReport",
+    "RunProvenance",
+    "Step",
+    "TaskSpec",
+    "TaskSuccessMetric",
+    "ToolCallMetric",
+    "ToolSpec",
+    "Trajectory",
+    "TrajectoryMetric",
+    "UnknownModelPrice",
+    "agent_regression_gate",
+    "as_agent",
+    "as_call",
+    "bootstrap_ci",
+    "cost_from_usage",
+    "cost_of_pass",
+    "cost_report",
+    "difference_upper_bound",
+    "dollars",
+    "episode_dollars",
+    "episode_from_messages",
+    "final_state_match",
+    "from_deepeval_test_case",
+    "from_inspect_sample",
+    "is_episode",
+    "judge_validation",
+    "load_agent_baseline",
+    "load_prices",
+    "match_calls",
+    "newcombe_difference",
+    "output_match",
+    "pairwise_judge",
+    "pass_at_k",
+    "pass_hat_k",
+    "per_million",
+    "price_of",
+    "recorded_success",
+    "reliability",
+    "run_suite",
+    "save_agent_baseline",
+    "suite_grammar",
+    "tool_grammar",
+    "trajectory_from_messages",
     "wilson_interval",
 ]
 

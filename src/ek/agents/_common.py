@@ -24,10 +24,7 @@ def calls_of(x: Any, *, side: str) -> list[_Call]:
     if isinstance(x, Trajectory):
         return list(x.calls)
     if x is None:
-        raise TypeError(
-            f"{side} is None; pass an Episode, a Trajectory or a list of calls "
-            "(use [] for no calls)."
-        )
+        raise TypeError(f"{side} is None; pass an Episode, a Trajectory or a list of calls (use [] for no calls).")
     if isinstance(x, (str, bytes, Mapping)) or not isinstance(x, Iterable):
         raise TypeError(
             f"{side} is {type_name(x)}; pass an Episode, a Trajectory or a list of calls "
@@ -106,13 +103,13 @@ def per_success(total: float, successes: float) -> float:
     return total / successes if successes else math.inf
 
 
-def cost_summary(costs: Sequence[Optional[Cost]], successes: Sequence[bool],
-             spent: Optional[Sequence[float]]) -> dict[Any, Any]:
+def cost_summary(
+    costs: Sequence[Optional[Cost]], successes: Sequence[bool], spent: Optional[Sequence[float]]
+) -> dict[Any, Any]:
     """The cost-report dict from parallel columns (shared by cost_report and run_suite)."""
     n = len(successes)
     n_success = sum(successes)
-    sums = dict.fromkeys(("input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens",
-                          "retries"), 0)
+    sums = dict.fromkeys(("input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens", "retries"), 0)
     latency_total, latency_n = 0.0, 0
     for c in costs:
         if c is None:
@@ -133,7 +130,9 @@ def cost_summary(costs: Sequence[Optional[Cost]], successes: Sequence[bool],
         "total_dollars": total_dollars,
         "cost_per_success": per_success(total_dollars, n_success) if total_dollars is not None else None,
         "mean_latency_s": latency_total / latency_n if latency_n else None,
-        "total_tokens": sums["input_tokens"] + sums["output_tokens"] + sums["cached_input_tokens"]
+        "total_tokens": sums["input_tokens"]
+        + sums["output_tokens"]
+        + sums["cached_input_tokens"]
         + sums["reasoning_tokens"],
         **sums,
     }
@@ -156,8 +155,7 @@ def resolve_check(check: CheckerArg) -> Callable[[Any, Any], Any]:
     fn = resolve("checkers", check, default="output")
     if not callable(fn):
         raise TypeError(
-            f"check must be a registered checker name or an (episode, gold) -> bool callable, "
-            f"got {type_name(check)}."
+            f"check must be a registered checker name or an (episode, gold) -> bool callable, got {type_name(check)}."
         )
     checker: Callable[[Any, Any], Any] = fn
     return checker
@@ -168,7 +166,6 @@ def run_check(check: CheckerArg, episode: Any, gold: Any) -> bool:
     result = resolve_check(check)(episode, gold)
     if result is None:
         raise TypeError(
-            "the checker returned None; a checker must return True or False "
-            "(did it forget a return statement?)."
+            "the checker returned None; a checker must return True or False (did it forget a return statement?)."
         )
     return bool(result)

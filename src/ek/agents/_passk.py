@@ -14,8 +14,8 @@ import math
 from functools import lru_cache
 from typing import Optional
 
-_EXACT_BITS = 1 << 15     # products up to this size are formed exactly (a few ms at most)
-_UNDERFLOW = 750          # exp(-750) rounds to 0.0
+_EXACT_BITS = 1 << 15  # products up to this size are formed exactly (a few ms at most)
+_UNDERFLOW = 750  # exp(-750) rounds to 0.0
 _LOG_2PI = math.log(2 * math.pi)
 
 
@@ -64,8 +64,7 @@ def log_ratio(n: int, m: int, k: int) -> float:
     log_q = _log_fraction(n - k, n)
     tails = _stirling_tail(n) - _stirling_tail(n - k)
     if rest == 0:  # 1 / C(n, k), from the same expansion of b(k; n, p)
-        return (k * _log_fraction(k, n) + m * log_q - tails + _stirling_tail(k)
-                + 0.5 * (_LOG_2PI + math.log(k) + log_q))
+        return k * _log_fraction(k, n) + m * log_q - tails + _stirling_tail(k) + 0.5 * (_LOG_2PI + math.log(k) + log_q)
     out = m * log_q + _stirling_tail(n - m) - _stirling_tail(rest) - tails
     out -= k * _deviance(m, n) + rest * _deviance(-(m * k), n * rest)
     return out - 0.5 * (_log_fraction(rest, n - m) - log_q)

@@ -71,8 +71,14 @@ class ReliabilityReport:
     detail: Mapping[Any, Any] = field(default_factory=dict)
 
 
-def reliability(source: Any, *, k: int = 1, slices: Optional[Mapping[str, str]] = None,
-                cost: Optional[Mapping[Any, Any]] = None, warn_deterministic: bool = True) -> ReliabilityReport:
+def reliability(
+    source: Any,
+    *,
+    k: int = 1,
+    slices: Optional[Mapping[str, str]] = None,
+    cost: Optional[Mapping[Any, Any]] = None,
+    warn_deterministic: bool = True,
+) -> ReliabilityReport:
     """pass@k, pass^k and success rate of a k-trial run.
 
     Args:
@@ -98,8 +104,7 @@ def reliability(source: Any, *, k: int = 1, slices: Optional[Mapping[str, str]] 
     (2, 2, 0.667)
     """
     outcomes = _group(source)
-    return _build(outcomes, k=k, slices=slices, cost=cost, warn_deterministic=warn_deterministic,
-                  stacklevel=3)
+    return _build(outcomes, k=k, slices=slices, cost=cost, warn_deterministic=warn_deterministic, stacklevel=3)
 
 
 # --------------------------------------------------------------------------
@@ -118,9 +123,7 @@ def _group(source: Any) -> dict[Any, Any]:
             out[task_id] = [_outcome(v, task_id, i) for i, v in enumerate(trials)]
         return out
     if isinstance(source, (str, bytes)) or not isinstance(source, Iterable):
-        raise TypeError(
-            f"reliability() takes graded episodes or {{task_id: [bool, ...]}}, got {type_name(source)}."
-        )
+        raise TypeError(f"reliability() takes graded episodes or {{task_id: [bool, ...]}}, got {type_name(source)}.")
     out = {}
     for i, ep in enumerate(source):
         if not is_episode(ep):
@@ -140,15 +143,20 @@ def _outcome(v: Any, task_id: Any, i: int) -> bool:
         return v
     if isinstance(v, numbers.Integral) and v in (0, 1):
         return bool(v)
-    raise TypeError(
-        f"reliability(): trial {i} of task {task_id!r} is {v!r}; each outcome must be True/False."
-    )
+    raise TypeError(f"reliability(): trial {i} of task {task_id!r} is {v!r}; each outcome must be True/False.")
 
 
-def _build(outcomes: Mapping[str, Sequence[bool]], *, k: int, slices: Optional[Mapping[Any, Any]] = None,
-           cost: Optional[Mapping[Any, Any]] = None, warn_deterministic: bool = True,
-           detail: Optional[Mapping[Any, Any]] = None, slice_extra: Optional[Mapping[Any, Any]] = None,
-           stacklevel: int = 2) -> ReliabilityReport:
+def _build(
+    outcomes: Mapping[str, Sequence[bool]],
+    *,
+    k: int,
+    slices: Optional[Mapping[Any, Any]] = None,
+    cost: Optional[Mapping[Any, Any]] = None,
+    warn_deterministic: bool = True,
+    detail: Optional[Mapping[Any, Any]] = None,
+    slice_extra: Optional[Mapping[Any, Any]] = None,
+    stacklevel: int = 2,
+) -> ReliabilityReport:
     """The report from grouped outcomes (shared by `reliability` and `run_suite`)."""
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
         raise ValueError(f"k must be a whole number >= 1 (trials per estimate), got {k!r}.")

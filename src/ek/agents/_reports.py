@@ -40,17 +40,25 @@ _SUCCESS = TaskSuccessMetric()
 def success_report(counts: Mapping[str, tuple[int, int]], slices: Mapping[str, Any] | None) -> Report:
     """The success rate over tasks: ``counts`` maps each task to ``(trials, successes)``."""
     ids = [t for t, (n, _) in counts.items() if n]
-    scores = [Score(c / n, metric=_SUCCESS.name, detail={"successes": c, "n": n})
-              for n, c in (counts[t] for t in ids)]
+    scores = [Score(c / n, metric=_SUCCESS.name, detail={"successes": c, "n": n}) for n, c in (counts[t] for t in ids)]
     return _engine(_SUCCESS, _SUCCESS.name, ids, scores, [(slices or {}).get(t) for t in ids])
 
 
-def cost_report(ids: Sequence[str], dollars: Sequence[float], wins: Sequence[int], slices: Sequence[Any], *,
-                price: ModelPrice | str | None, prices: Mapping[str, ModelPrice] | None) -> Report:
+def cost_report(
+    ids: Sequence[str],
+    dollars: Sequence[float],
+    wins: Sequence[int],
+    slices: Sequence[Any],
+    *,
+    price: ModelPrice | str | None,
+    prices: Mapping[str, ModelPrice] | None,
+) -> Report:
     """Cost per success over tasks: each task's dollars and successes summed over its trials."""
     m = CostPerSuccessMetric(price=price, prices=prices)
-    scores = [Score(m.compute({"dollars": d, "successes": w}), metric=m.name, detail={"dollars": d, "successes": w})
-              for d, w in zip(dollars, wins)]
+    scores = [
+        Score(m.compute({"dollars": d, "successes": w}), metric=m.name, detail={"dollars": d, "successes": w})
+        for d, w in zip(dollars, wins)
+    ]
     return _engine(m, m.name, list(ids), scores, list(slices))
 
 
@@ -59,14 +67,22 @@ def metric_report(metric: Any, name: str, scored: Sequence[TrialScore]) -> Repor
     if not scored:
         return Report(metric=name, aggregate=None, n=0)
     if getattr(metric, "aggregate", None) is None:  # a plain function: the mean of its trials' values
-        metric = as_metric(metric, aggregate="mean", name=name,
-                           higher_is_better=getattr(metric, "higher_is_better", None))
-        scored = [(t, i, Score(float(s.value), metric=name, detail={"value": float(s.value), "n": 1}), label)
-                  for t, i, s, label in scored]
+        metric = as_metric(
+            metric, aggregate="mean", name=name, higher_is_better=getattr(metric, "higher_is_better", None)
+        )
+        scored = [
+            (t, i, Score(float(s.value), metric=name, detail={"value": float(s.value), "n": 1}), label)
+            for t, i, s, label in scored
+        ]
     names = getattr(metric, "statistics", None)
     if names is None or not hasattr(metric, "compute") or getattr(metric, "aggregation", None) == "custom":
-        return _engine(metric, name, [(t, i) for t, i, _, _ in scored], [s for _, _, s, _ in scored],
-                       [label for _, _, _, label in scored])
+        return _engine(
+            metric,
+            name,
+            [(t, i) for t, i, _, _ in scored],
+            [s for _, _, s, _ in scored],
+            [label for _, _, _, label in scored],
+        )
     by_task: dict[str, list[Score]] = {}
     labels: dict[str, Any] = {}
     for task_id, _, score, label in scored:

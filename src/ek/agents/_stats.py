@@ -94,8 +94,9 @@ def wilson_interval(successes: float, n: float, *, z: float = Z95) -> tuple[floa
     return wilson(successes, n, z)
 
 
-def newcombe_difference(successes_a: float, n_a: float, successes_b: float, n_b: float, *,
-                        z: float = Z95) -> tuple[float, float]:
+def newcombe_difference(
+    successes_a: float, n_a: float, successes_b: float, n_b: float, *, z: float = Z95
+) -> tuple[float, float]:
     """Newcombe's score interval ``(lower, upper)`` for the difference ``p_a - p_b``.
 
     This answers "is the agent worse than its baseline?". Checking whether
@@ -119,9 +120,14 @@ def newcombe_difference(successes_a: float, n_a: float, successes_b: float, n_b:
     return newcombe(successes_a, n_a, successes_b, n_b, z)
 
 
-def difference_upper_bound(value_a: Optional[float], ci_a: Optional[Sequence[float]],
-                           value_b: Optional[float], ci_b: Optional[Sequence[float]], *,
-                           z: float = Z95) -> Optional[float]:
+def difference_upper_bound(
+    value_a: Optional[float],
+    ci_a: Optional[Sequence[float]],
+    value_b: Optional[float],
+    ci_b: Optional[Sequence[float]],
+    *,
+    z: float = Z95,
+) -> Optional[float]:
     """Upper confidence bound of ``a - b`` for two estimates known through their intervals.
 
     The same square-and-add recovery of variance as `newcombe_difference`
@@ -151,8 +157,14 @@ def difference_upper_bound(value_a: Optional[float], ci_a: Optional[Sequence[flo
     return mover_upper(a, hi_a, b, lo_b, z)
 
 
-def bootstrap_ci(values: Iterable[_U], statistic: Callable[[list[_U]], float], *,
-                 resamples: int = 2000, alpha: float = 0.05, seed: int = 0) -> tuple[float, float]:
+def bootstrap_ci(
+    values: Iterable[_U],
+    statistic: Callable[[list[_U]], float],
+    *,
+    resamples: int = 2000,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> tuple[float, float]:
     """Percentile bootstrap interval ``(lower, upper)`` of ``statistic(values)``, fixed by ``seed``.
 
     ``values`` are resampled with replacement ``resamples`` times and the
@@ -185,7 +197,7 @@ def _pass_at_k(n: int, c: int, k: int) -> float:
     exact = exact_ratio(n, c, k)
     if exact is not None:
         num, den = exact
-        return (den - num) / den           # one correctly rounded division
+        return (den - num) / den  # one correctly rounded division
     return -math.expm1(log_ratio(n, c, k))
 
 
@@ -232,8 +244,7 @@ def _check_proportion(func: str, successes: Any, n: Any) -> None:
             raise TypeError(f"{func}: {name} must be a finite number, got {value!r}.")
     if n <= 0:
         raise ValueError(
-            f"{func}: n={n} trials; an interval needs at least one trial. "
-            "An empty run has no success rate."
+            f"{func}: n={n} trials; an interval needs at least one trial. An empty run has no success rate."
         )
     if not 0 <= successes <= n:
         raise ValueError(f"{func}: {successes} successes out of {n} trials; successes must be in 0..n.")
@@ -248,6 +259,4 @@ def _check_bootstrap_settings(resamples: Any, alpha: Any) -> None:
     if isinstance(resamples, bool) or not isinstance(resamples, numbers.Integral) or resamples < 1:
         raise ValueError(f"bootstrap_ci(): resamples must be a whole number >= 1, got {resamples!r}.")
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise ValueError(
-            f"bootstrap_ci(): alpha must be in (0, 1), got {alpha!r}; 0.05 gives a 95% interval."
-        )
+        raise ValueError(f"bootstrap_ci(): alpha must be in (0, 1), got {alpha!r}; 0.05 gives a 95% interval.")

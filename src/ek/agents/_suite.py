@@ -63,8 +63,20 @@ class Suite:
     unsettled = False  # every setting is known before the first trial (see `ek._runs.Task`)
     learned: Optional[dict[str, Any]] = None
 
-    def __init__(self, agent: Any, *, k: int, check: Any, metrics: dict[Any, Any], grammar: Any, price: Any,
-                 prices: Any, run: Optional[RunProvenance], seed: Optional[int], persist: bool) -> None:
+    def __init__(
+        self,
+        agent: Any,
+        *,
+        k: int,
+        check: Any,
+        metrics: dict[Any, Any],
+        grammar: Any,
+        price: Any,
+        prices: Any,
+        run: Optional[RunProvenance],
+        seed: Optional[int],
+        persist: bool,
+    ) -> None:
         self.agent, self.k = agent, k
         self.checker = resolve_check(check)
         for name, m in metrics.items():
@@ -75,7 +87,7 @@ class Suite:
         self.priced = price is not None or prices is not None
         self.run, self.seed, self.persist = run, seed, persist
         self.takes_seed = accepts_keyword(agent, "seed")
-        self._runs: dict[Any, Any] = {}   # trial seed -> RunProvenance, shared by every task's trial
+        self._runs: dict[Any, Any] = {}  # trial seed -> RunProvenance, shared by every task's trial
 
     def seed_of(self, trial: int) -> Optional[int]:
         return None if self.seed is None else self.seed + trial
@@ -102,11 +114,17 @@ class Suite:
         if not isinstance(rec.get("cost"), (Cost, type(None))):
             raise ValueError(f"its cost is {type_name(rec.get('cost'))}, not a stored Cost")
         dollars = rec.get("dollars")
-        if self.priced and (isinstance(dollars, bool) or not isinstance(dollars, (int, float))
-                            or not math.isfinite(dollars) or dollars < 0):
+        if self.priced and (
+            isinstance(dollars, bool)
+            or not isinstance(dollars, (int, float))
+            or not math.isfinite(dollars)
+            or dollars < 0
+        ):
             raise ValueError(f"its dollars are {dollars!r:.40}; a trial costs a finite amount >= 0")
-        if self.metrics and not (isinstance(rec.get("metrics"), dict) and all(
-                isinstance(rec["metrics"].get(n), (Score, str, type(None))) for n in self.metrics)):
+        if self.metrics and not (
+            isinstance(rec.get("metrics"), dict)
+            and all(isinstance(rec["metrics"].get(n), (Score, str, type(None))) for n in self.metrics)
+        ):
             raise ValueError("its metrics do not hold a stored Score, error or None per metric")
 
     def report(self, records: list[Any], specs: list[Any], *, run_id: Optional[str]) -> ReliabilityReport:
@@ -114,39 +132,62 @@ class Suite:
         outcomes, errors, task_dollars, task_wins, value_delivered = {}, [], [], [], 0.0
         slice_rows: dict[Any, Any] = {}
         for t, task in enumerate(specs):
-            recs = records[t * k:(t + 1) * k]
+            recs = records[t * k : (t + 1) * k]
             outcomes[task.task_id] = [r["success"] for r in recs]
             wins = sum(outcomes[task.task_id])
             value_delivered += task.value * wins
             dollars_t = math.fsum(r["dollars"] for r in recs) if self.priced else 0.0
             task_dollars.append(dollars_t)
             task_wins.append(wins)
-            errors += [{"task_id": r["task_id"], "trial": r["trial"], "error": r["error"]}
-                       for r in recs if r["error"] is not None]
+            errors += [
+                {"task_id": r["task_id"], "trial": r["trial"], "error": r["error"]}
+                for r in recs
+                if r["error"] is not None
+            ]
             if task.slice is not None:
                 row = slice_rows.setdefault(task.slice, [0.0, 0])
                 row[0] += dollars_t
                 row[1] += wins
-        cost = cost_summary([r["cost"] for r in records], [r["success"] for r in records],
-                            [r["dollars"] for r in records] if self.priced else None)
+        cost = cost_summary(
+            [r["cost"] for r in records],
+            [r["success"] for r in records],
+            [r["dollars"] for r in records] if self.priced else None,
+        )
         cost["value_delivered"] = value_delivered
         cost["cost_per_value"] = per_success(cost["total_dollars"], value_delivered) if self.priced else None
-        cost["cost_per_success_ci"] = ratio_interval(task_dollars, task_wins) \
-            if self.priced and len(task_dollars) >= 2 else None
-        slice_cost = {label: {"total_dollars": d if self.priced else None,
-                              "cost_per_success": per_success(d, w) if self.priced else None}
-                      for label, (d, w) in slice_rows.items()}
-        detail: dict[str, Any] = {"errors": errors, "metrics": self._metric_summary(records, specs),
-                  "run": dataclasses.asdict(self.run) if self.run is not None else None, "seed": self.seed}
+        cost["cost_per_success_ci"] = (
+            ratio_interval(task_dollars, task_wins) if self.priced and len(task_dollars) >= 2 else None
+        )
+        slice_cost = {
+            label: {
+                "total_dollars": d if self.priced else None,
+                "cost_per_success": per_success(d, w) if self.priced else None,
+            }
+            for label, (d, w) in slice_rows.items()
+        }
+        detail: dict[str, Any] = {
+            "errors": errors,
+            "metrics": self._metric_summary(records, specs),
+            "run": dataclasses.asdict(self.run) if self.run is not None else None,
+            "seed": self.seed,
+        }
         if self.priced:
-            detail["reports"] = {"cost_per_success": cost_report(
-                [t.task_id for t in specs], task_dollars, task_wins, [t.slice for t in specs],
-                price=self.price, prices=self.prices)}
+            detail["reports"] = {
+                "cost_per_success": cost_report(
+                    [t.task_id for t in specs],
+                    task_dollars,
+                    task_wins,
+                    [t.slice for t in specs],
+                    price=self.price,
+                    prices=self.prices,
+                )
+            }
         if run_id is not None:
             detail["run_id"] = run_id
         slices = {t.task_id: t.slice for t in specs if t.slice is not None}
-        return _build(outcomes, k=k, slices=slices or None, cost=cost, detail=detail,
-                      slice_extra=slice_cost, stacklevel=4)
+        return _build(
+            outcomes, k=k, slices=slices or None, cost=cost, detail=detail, slice_extra=slice_cost, stacklevel=4
+        )
 
     # ----------------------------------------------------------------------
 
@@ -159,18 +200,30 @@ class Suite:
         else:
             error = describe(exc)
             spent = getattr(exc, "cost", None)
-            ep = Episode(task_id=task.task_id, cost=spent if isinstance(spent, Cost) else None,
-                         run=self._run(None, trial_seed), meta={"error": error})
+            ep = Episode(
+                task_id=task.task_id,
+                cost=spent if isinstance(spent, Cost) else None,
+                run=self._run(None, trial_seed),
+                meta={"error": error},
+            )
             success = False
-        rec: TrialEntry = {"task_id": task.task_id, "trial": trial, "seed": trial_seed, "success": success,
-               "error": error, "cost": ep.cost, "wall_s": wall,
-               "dollars": episode_dollars(ep, price=self.price, prices=self.prices) if self.priced else None}
+        rec: TrialEntry = {
+            "task_id": task.task_id,
+            "trial": trial,
+            "seed": trial_seed,
+            "success": success,
+            "error": error,
+            "cost": ep.cost,
+            "wall_s": wall,
+            "dollars": episode_dollars(ep, price=self.price, prices=self.prices) if self.priced else None,
+        }
         if self.metrics or self.persist:
             graded = ep.graded(success)
             if self.metrics:
-                rec["metrics"] = {name: None if task.gold is None else _metric_score(m, name, graded, task.gold,
-                                                                                    self.grammar)
-                                  for name, m in self.metrics.items()}
+                rec["metrics"] = {
+                    name: None if task.gold is None else _metric_score(m, name, graded, task.gold, self.grammar)
+                    for name, m in self.metrics.items()
+                }
             if self.persist:
                 rec["episode"] = _episode_json(graded)
         return rec
@@ -183,9 +236,11 @@ class Suite:
             return False, f"check failed: {describe(exc)}"
         if isinstance(verdict, bool) or type(verdict).__name__ == "bool_":  # numpy's bool too
             return bool(verdict), None
-        return False, (f"check failed: the checker returned {verdict!r:.40} ({type_name(verdict)}) instead "
-                       "of True/False, so the trial cannot be graded; return a bool (a string such as "
-                       "'no' is truthy and would count as a success).")
+        return False, (
+            f"check failed: the checker returned {verdict!r:.40} ({type_name(verdict)}) instead "
+            "of True/False, so the trial cannot be graded; return a bool (a string such as "
+            "'no' is truthy and would count as a success)."
+        )
 
     def _episode(self, value: Any, task: Any, trial_seed: Optional[int]) -> Episode:
         if not isinstance(value, Episode):
@@ -196,9 +251,17 @@ class Suite:
         meta = dict(value.meta)
         if value.task_id and value.task_id != task.task_id:
             meta["agent_task_id"] = value.task_id
-        return Episode(task_id=task.task_id, trajectory=value.trajectory, output=value.output,
-                       final_state=value.final_state, cost=value.cost, success=value.success,
-                       run=run, provenance=value.provenance, meta=meta)
+        return Episode(
+            task_id=task.task_id,
+            trajectory=value.trajectory,
+            output=value.output,
+            final_state=value.final_state,
+            cost=value.cost,
+            success=value.success,
+            run=run,
+            provenance=value.provenance,
+            meta=meta,
+        )
 
     def _run(self, own: Optional[RunProvenance], trial_seed: Optional[int]) -> Optional[RunProvenance]:
         """The provenance recorded on a trial: the suite's ``run`` (or the agent's own) with its seed."""
@@ -224,7 +287,8 @@ class Suite:
                 f"run_suite(): {len(goldless)} task(s) have no gold ({shown}), so the metrics "
                 f"{', '.join(map(repr, self.metrics))} cannot score them; they are left out of "
                 "report.detail['metrics'] (listed under 'skipped'). Give those tasks a gold answer.",
-                stacklevel=4)
+                stacklevel=4,
+            )
         for name, m in self.metrics.items():
             scored: list[TrialScore] = []
             failed = 0
@@ -235,8 +299,14 @@ class Suite:
                 else:
                     failed += isinstance(entry, str)
             report = metric_report(m, name, scored)
-            out[name] = {"aggregate": report.aggregate, "n": len(scored), "errors": failed, "skipped": goldless,
-                         "per_slice": dict(report.per_slice), "report": report}
+            out[name] = {
+                "aggregate": report.aggregate,
+                "n": len(scored),
+                "errors": failed,
+                "skipped": goldless,
+                "per_slice": dict(report.per_slice),
+                "report": report,
+            }
         return out
 
 
@@ -261,8 +331,9 @@ def _episode_json(ep: Episode) -> dict[Any, Any]:
         "task_id": ep.task_id,
         "output": ep.output,
         "final_state": ep.final_state,
-        "trajectory": [{"tool": s.tool, "args": s.args, "observation": s.observation, "error": s.error}
-                       for s in ep.trajectory],
+        "trajectory": [
+            {"tool": s.tool, "args": s.args, "observation": s.observation, "error": s.error} for s in ep.trajectory
+        ],
         "success": ep.success,
         "run": dataclasses.asdict(ep.run) if ep.run is not None else None,
         "meta": ep.meta,
@@ -279,13 +350,29 @@ def suite_items(specs: list[Any], k: int, persist: bool) -> list[Any]:
     return [((t.task_id, trial), (t, trial), fp) for t, fp in zip(specs, fps) for trial in range(k)]
 
 
-def suite_settings(specs: list[Any], k: int, seed: Any, check: Any, metrics: dict[Any, Any], price: Any, prices: Any,
-                 run: Optional[RunProvenance]) -> dict[Any, Any]:
+def suite_settings(
+    specs: list[Any],
+    k: int,
+    seed: Any,
+    check: Any,
+    metrics: dict[Any, Any],
+    price: Any,
+    prices: Any,
+    run: Optional[RunProvenance],
+) -> dict[Any, Any]:
     """The settings a stored run is checked against on resume."""
-    check_id = "output" if check is None else check if isinstance(check, str) else callable_id(check, "check", "run_suite")
-    return {"k": k, "seed": seed, "task_ids": [t.task_id for t in specs], "check": check_id,
-            "metrics": {name: setting_id(m, f"metric {name!r}", "run_suite") for name, m in metrics.items()},
-            "price": price_digest(price, prices), "run": dataclasses.asdict(run) if run is not None else None}
+    check_id = (
+        "output" if check is None else check if isinstance(check, str) else callable_id(check, "check", "run_suite")
+    )
+    return {
+        "k": k,
+        "seed": seed,
+        "task_ids": [t.task_id for t in specs],
+        "check": check_id,
+        "metrics": {name: setting_id(m, f"metric {name!r}", "run_suite") for name, m in metrics.items()},
+        "price": price_digest(price, prices),
+        "run": dataclasses.asdict(run) if run is not None else None,
+    }
 
 
 def price_digest(price: Any, prices: Any) -> Optional[str]:
@@ -308,11 +395,16 @@ def run_summary(report: ReliabilityReport) -> dict[Any, Any]:
     def finite(value: Any) -> Any:
         return value if isinstance(value, (int, float)) and math.isfinite(value) else None
 
-    return {"n_tasks": report.n_tasks, "n_trials": report.n_trials, "n_success": report.n_success,
-            "success_rate": report.success_rate, "pass_hat_k": report.pass_hat_k,
-            "n_errors": len(report.detail.get("errors", ())),
-            "total_dollars": finite(cost.get("total_dollars")),
-            "cost_per_success": finite(cost.get("cost_per_success"))}
+    return {
+        "n_tasks": report.n_tasks,
+        "n_trials": report.n_trials,
+        "n_success": report.n_success,
+        "success_rate": report.success_rate,
+        "pass_hat_k": report.pass_hat_k,
+        "n_errors": len(report.detail.get("errors", ())),
+        "total_dollars": finite(cost.get("total_dollars")),
+        "cost_per_success": finite(cost.get("cost_per_success")),
+    }
 
 
 def summary(report: ReliabilityReport) -> dict[Any, Any]:
@@ -335,8 +427,14 @@ def summary(report: ReliabilityReport) -> dict[Any, Any]:
         "total_dollars": cost.get("total_dollars"),
         "cost_per_success": cost.get("cost_per_success"),
         "cost_per_success_ci": list(ci) if ci is not None else None,
-        "per_slice": str_keys({k: {kk: (list(v) if isinstance(v, tuple) else v) for kk, v in row.items()}
-                               for k, row in report.per_slice.items()}, "slice", "save_agent_baseline()"),
+        "per_slice": str_keys(
+            {
+                k: {kk: (list(v) if isinstance(v, tuple) else v) for kk, v in row.items()}
+                for k, row in report.per_slice.items()
+            },
+            "slice",
+            "save_agent_baseline()",
+        ),
         "run": dict(report.detail.get("run") or {}),
     }
 
@@ -351,15 +449,21 @@ def check_summary(base: Mapping[Any, Any]) -> None:
     if not all(type(v) is int for v in (n, s, base["k"], base["n_tasks"])) or not 0 <= s <= n:
         raise ValueError(f"has n_success={s!r} of n_trials={n!r} (k={base['k']!r}, n_tasks={base['n_tasks']!r})")
     rates = [("success_rate", base["success_rate"]), ("pass_hat_k", base["pass_hat_k"])]
-    rates += [(f"{name}[{i}]", v) for name in ("success_ci", "pass_hat_k_ci") for i, v in enumerate(base.get(name) or ())]
+    rates += [
+        (f"{name}[{i}]", v) for name in ("success_ci", "pass_hat_k_ci") for i, v in enumerate(base.get(name) or ())
+    ]
     for name, value in rates:
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                  or not 0 <= value <= 1):
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1
+        ):
             raise ValueError(f"has {name}={value!r}, not a proportion in [0, 1] (a NaN cannot be compared)")
     dollars = [("total_dollars", base.get("total_dollars")), ("cost_per_success", base.get("cost_per_success"))]
     dollars += [(f"cost_per_success_ci[{i}]", v) for i, v in enumerate(base.get("cost_per_success_ci") or ())]
     for name, value in dollars:
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                  or not value >= 0 or (name == "total_dollars" and value == math.inf)):
-            raise ValueError(f"has {name}={value!r}; dollars are a number >= 0 (a NaN or negative cost is "
-                             "refused)")
+        if value is not None and (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not value >= 0
+            or (name == "total_dollars" and value == math.inf)
+        ):
+            raise ValueError(f"has {name}={value!r}; dollars are a number >= 0 (a NaN or negative cost is refused)")

@@ -21,9 +21,9 @@ from typing import Any, Optional
 from ek._util import type_name
 from ek.agents.base import Step
 
-MAX_DEPTH = 100             # argument nesting kept; deeper is refused before any recursion
-MAX_NUMBER_DIGITS = 4300    # characters of one JSON number (Python's own int parsing limit)
-_MAX_INT_BITS = 14_300      # about MAX_NUMBER_DIGITS decimal digits
+MAX_DEPTH = 100  # argument nesting kept; deeper is refused before any recursion
+MAX_NUMBER_DIGITS = 4300  # characters of one JSON number (Python's own int parsing limit)
+_MAX_INT_BITS = 14_300  # about MAX_NUMBER_DIGITS decimal digits
 
 
 def get_field(obj: Any, key: str, default: Any = None) -> Any:
@@ -47,7 +47,7 @@ def parse_transcript(messages: Iterable[Any]) -> tuple[Any, ...]:
     usages: list[Any] = []
     for msg in messages:
         role, content, kind = get(msg, "role"), get(msg, "content"), get(msg, "type")
-        if kind == "function_call":            # OpenAI Responses API items
+        if kind == "function_call":  # OpenAI Responses API items
             calls.call(get(msg, "name"), get(msg, "arguments"), get(msg, "call_id"), None)
         elif kind == "function_call_output":
             calls.result(get(msg, "call_id"), None, _text(get(msg, "output")), _tool_error(msg))
@@ -67,8 +67,9 @@ def parse_transcript(messages: Iterable[Any]) -> tuple[Any, ...]:
             if u is not None:
                 usages.append(u)
         elif role in ("tool", "function"):
-            calls.result(get(msg, "tool_call_id"), get(msg, "name") or get(msg, "function"),
-                         _text(content), _tool_error(msg))
+            calls.result(
+                get(msg, "tool_call_id"), get(msg, "name") or get(msg, "function"), _text(content), _tool_error(msg)
+            )
         elif isinstance(content, list):
             for block in content:
                 if get(block, "type") == "tool_result":
@@ -96,9 +97,9 @@ class Calls:
     """
 
     def __init__(self) -> None:
-        self.rows: list[Any] = []          # [tool, args, observation, error, answered]
-        self.by_id: dict[Any, Any] = {}         # call id -> indices of the calls that carry it
-        self.ambiguous: list[Any] = []     # ids a result could not tell apart, in first-seen order
+        self.rows: list[Any] = []  # [tool, args, observation, error, answered]
+        self.by_id: dict[Any, Any] = {}  # call id -> indices of the calls that carry it
+        self.ambiguous: list[Any] = []  # ids a result could not tell apart, in first-seen order
 
     def call(self, name: Any, raw_args: Any, call_id: Any, error: Any) -> None:
         if not isinstance(name, str) or not name:
@@ -156,8 +157,7 @@ def read_arguments(raw: Any) -> tuple[Any, ...]:
         parsed: Any = raw
     elif isinstance(raw, str):
         try:
-            parsed = json.loads(raw, parse_int=_json_int, parse_float=_json_float,
-                                parse_constant=_json_constant)
+            parsed = json.loads(raw, parse_int=_json_int, parse_float=_json_float, parse_constant=_json_constant)
         except json.JSONDecodeError as exc:
             return {}, f"arguments are not valid JSON ({exc.msg} at position {exc.pos}): {raw[:80]!r}"
         except RecursionError:
@@ -187,8 +187,7 @@ def _oversized(args: Mapping[Any, Any]) -> Optional[str]:
         elif isinstance(value, (list, tuple)):
             children = value
         else:
-            if isinstance(value, int) and not isinstance(value, bool) \
-                    and value.bit_length() > _MAX_INT_BITS:
+            if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > _MAX_INT_BITS:
                 return f"arguments hold an integer longer than {MAX_NUMBER_DIGITS} digits"
             continue
         if depth > MAX_DEPTH:
@@ -234,8 +233,11 @@ def _text(content: Any) -> Any:
     if content is None or isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [get_field(b, "text") if not isinstance(b, str) else b for b in content
-                 if isinstance(b, str) or get_field(b, "type") in ("text", "output_text", None)]
+        parts = [
+            get_field(b, "text") if not isinstance(b, str) else b
+            for b in content
+            if isinstance(b, str) or get_field(b, "type") in ("text", "output_text", None)
+        ]
         parts = [p for p in parts if isinstance(p, str)]
         return "\n".join(parts) if parts else content
     return content

@@ -97,14 +97,17 @@ class Cost:
                 value = int(value)
                 object.__setattr__(self, name, value)
             if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-                raise TypeError(f"Cost {name} must be a whole number, got {value!r} ({type_name(value)}); "
-                                "pass the count the provider reported.")
+                raise TypeError(
+                    f"Cost {name} must be a whole number, got {value!r} ({type_name(value)}); "
+                    "pass the count the provider reported."
+                )
             if value < 0:
-                raise ValueError(f"Cost {name} is {value}; a count can't be negative. Check how the usage "
-                                 "was read (a cached count larger than the prompt count gives this).")
+                raise ValueError(
+                    f"Cost {name} is {value}; a count can't be negative. Check how the usage "
+                    "was read (a cached count larger than the prompt count gives this)."
+                )
         if self.latency_s is not None and not _nonnegative(self.latency_s):
-            raise ValueError(f"Cost latency_s must be a finite number of seconds >= 0 or None, "
-                             f"got {self.latency_s!r}.")
+            raise ValueError(f"Cost latency_s must be a finite number of seconds >= 0 or None, got {self.latency_s!r}.")
 
     def __add__(self, other: "Cost") -> "Cost":
         if not isinstance(other, Cost):
@@ -277,8 +280,10 @@ class Episode:
         if not isinstance(self.trajectory, Trajectory):
             object.__setattr__(self, "trajectory", Trajectory(self.trajectory or ()))
         if self.cost is not None and not isinstance(self.cost, Cost):
-            raise TypeError(f"Episode cost must be a Cost or None, got {type_name(self.cost)}; "
-                            "build one with ek.agents.cost_from_usage(usage).")
+            raise TypeError(
+                f"Episode cost must be a Cost or None, got {type_name(self.cost)}; "
+                "build one with ek.agents.cost_from_usage(usage)."
+            )
         if self.success is not None and not isinstance(self.success, bool):
             raise TypeError(f"Episode success must be True, False or None (ungraded), got {self.success!r}.")
         object.__setattr__(self, "meta", dict(self.meta or {}))
@@ -339,8 +344,7 @@ class ToolSpec:
         object.__setattr__(self, "params", dict(params))
         if self.importance is not None and not _nonnegative(self.importance):
             raise ValueError(
-                f"ToolSpec {self.name!r} importance must be a finite number >= 0 or None, "
-                f"got {self.importance!r}."
+                f"ToolSpec {self.name!r} importance must be a finite number >= 0 or None, got {self.importance!r}."
             )
 
     @property
@@ -384,9 +388,7 @@ class TaskSpec:
         tools = tuple(self.tools or ())
         for t in tools:
             if not isinstance(t, ToolSpec):
-                raise TypeError(
-                    f"TaskSpec {self.task_id!r} tools must be ToolSpec s, got {type_name(t)}."
-                )
+                raise TypeError(f"TaskSpec {self.task_id!r} tools must be ToolSpec s, got {type_name(t)}.")
         object.__setattr__(self, "tools", tools)
 
     def grammar(self) -> GraphGrammar:

@@ -56,7 +56,6 @@ __all__ = [
 ]
 
 
-
 def as_agent(fn: Callable[..., object]) -> Callable[..., object]:
     """Wrap a plain ``input -> answer`` function as a ``TaskSpec -> Episode`` agent.
 
@@ -72,6 +71,7 @@ def as_agent(fn: Callable[..., object]) -> Callable[..., object]:
     if not callable(fn):
         raise TypeError(f"as_agent() needs a callable input -> answer, got {type_name(fn)}.")
     takes_seed = accepts_keyword(fn, "seed")
+
     async def async_seeded(task: Any, *, seed: Optional[int] = None) -> Episode:
         return _as_episode(await cast(Awaitable[object], fn(_task_input(task), seed=seed)), task)
 
@@ -111,9 +111,15 @@ def trajectory_from_messages(messages: Iterable[object]) -> Trajectory:
     return Trajectory(calls.steps())
 
 
-def episode_from_messages(messages: Iterable[object], *, task_id: str = "", usage: Any = None,
-                          output: Any = None, final_state: Any = None,
-                          latency_s: Optional[float] = None) -> Episode:
+def episode_from_messages(
+    messages: Iterable[object],
+    *,
+    task_id: str = "",
+    usage: Any = None,
+    output: Any = None,
+    final_state: Any = None,
+    latency_s: Optional[float] = None,
+) -> Episode:
     """An `Episode` from a transcript, plus optional usage and final state.
 
     ``output`` defaults to the last assistant text (the final answer).
@@ -130,9 +136,14 @@ def episode_from_messages(messages: Iterable[object], *, task_id: str = "", usag
         cost = _sum_costs(cost_from_usage(u) for u in message_usage) if message_usage else None
     cost = _with_latency(cost, latency_s)
     warn_ambiguous(calls.ambiguous)
-    return Episode(task_id=task_id, trajectory=Trajectory(calls.steps()),
-                   output=last_text if output is None else output,
-                   final_state=final_state, cost=cost, meta=calls.meta())
+    return Episode(
+        task_id=task_id,
+        trajectory=Trajectory(calls.steps()),
+        output=last_text if output is None else output,
+        final_state=final_state,
+        cost=cost,
+        meta=calls.meta(),
+    )
 
 
 def cost_from_usage(usage: Any, *, latency_s: Optional[float] = None) -> Cost:
@@ -192,8 +203,7 @@ def cost_from_usage(usage: Any, *, latency_s: Optional[float] = None) -> Cost:
         visible = _minus(get("output_tokens"), reasoning, "output_tokens", "reasoning_tokens")
     elif _has(usage, "prompt_token_count") or _has(usage, "candidates_token_count"):
         cached = get("cached_content_token_count")
-        fresh = _minus(get("prompt_token_count"), cached, "prompt_token_count",
-                       "cached_content_token_count")
+        fresh = _minus(get("prompt_token_count"), cached, "prompt_token_count", "cached_content_token_count")
         reasoning, visible = get("thoughts_token_count"), get("candidates_token_count")
     elif _has(usage, "input_tokens") or _has(usage, "output_tokens"):
         cached = 0
@@ -206,8 +216,13 @@ def cost_from_usage(usage: Any, *, latency_s: Optional[float] = None) -> Cost:
             "(prompt_tokens/completion_tokens), Anthropic or Inspect (input_tokens/output_tokens) "
             "or Gemini (prompt_token_count) fields. Build Cost(...) yourself for other shapes."
         )
-    return Cost(input_tokens=fresh, output_tokens=visible, cached_input_tokens=cached,
-                reasoning_tokens=reasoning, latency_s=latency_s)
+    return Cost(
+        input_tokens=fresh,
+        output_tokens=visible,
+        cached_input_tokens=cached,
+        reasoning_tokens=reasoning,
+        latency_s=latency_s,
+    )
 
 
 def from_inspect_sample(sample: Any, *, task_id: str = "") -> Episode:
@@ -241,8 +256,7 @@ def from_inspect_sample(sample: Any, *, task_id: str = "") -> Episode:
     score_values = {str(k): _get(v, "value", v) for k, v in scores.items()} if isinstance(scores, Mapping) else {}
     verdicts = [_verdict(v) for v in score_values.values()]
     success = all(verdicts) if verdicts and None not in verdicts else None
-    meta = {"epoch": _get(sample, "epoch"), "scores": score_values, "target": _get(sample, "target"),
-            **calls.meta()}
+    meta = {"epoch": _get(sample, "epoch"), "scores": score_values, "target": _get(sample, "target"), **calls.meta()}
     if by_model:
         meta["cost_by_model"] = by_model
     error = _get(sample, "error")
@@ -277,18 +291,27 @@ def from_deepeval_test_case(case: Any, *, task_id: str = "") -> Episode:
     latency = _get(case, "completion_time")
     cost = None
     if n_in is not None or n_out is not None or latency is not None:
-        cost = Cost(input_tokens=_whole(n_in or 0, "input_token_count"),
-                    output_tokens=_whole(n_out or 0, "output_token_count"), latency_s=latency)
+        cost = Cost(
+            input_tokens=_whole(n_in or 0, "input_token_count"),
+            output_tokens=_whole(n_out or 0, "output_token_count"),
+            latency_s=latency,
+        )
     expected = _get(case, "expected_tools")
     meta = {
         "input": _get(case, "input"),
         "expected_output": _get(case, "expected_output"),
         "expected_calls": [(_get(t, "name"), dict(_get(t, "input_parameters") or {})) for t in expected]
-        if expected else None,
+        if expected
+        else None,
         "token_cost": _get(case, "token_cost"),
     }
-    return Episode(task_id=task_id or (_get(case, "name") or ""), trajectory=Trajectory(steps),
-                   output=_get(case, "actual_output"), cost=cost, meta=meta)
+    return Episode(
+        task_id=task_id or (_get(case, "name") or ""),
+        trajectory=Trajectory(steps),
+        output=_get(case, "actual_output"),
+        cost=cost,
+        meta=meta,
+    )
 
 
 # --------------------------------------------------------------------------
@@ -309,8 +332,12 @@ def _count(usage: Any, key: str, sub: Optional[str] = None) -> int:
 
 
 def _whole(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-            or value != int(value):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value != int(value)
+    ):
         raise TypeError(f"usage field {name!r} is {value!r}; token counts must be whole numbers.")
     if value < 0:
         raise ValueError(
@@ -341,9 +368,14 @@ def _with_latency(cost: Optional[Cost], latency_s: Any) -> Optional[Cost]:
         return cost
     if cost is None:
         return Cost(latency_s=latency_s)
-    return Cost(input_tokens=cost.input_tokens, output_tokens=cost.output_tokens,
-                cached_input_tokens=cost.cached_input_tokens, reasoning_tokens=cost.reasoning_tokens,
-                retries=cost.retries, latency_s=latency_s)
+    return Cost(
+        input_tokens=cost.input_tokens,
+        output_tokens=cost.output_tokens,
+        cached_input_tokens=cost.cached_input_tokens,
+        reasoning_tokens=cost.reasoning_tokens,
+        retries=cost.retries,
+        latency_s=latency_s,
+    )
 
 
 def _verdict(value: Any) -> Optional[bool]:

@@ -110,14 +110,16 @@ class ModelPrice:
         return self.reasoning if self.reasoning is not None else self.output
 
 
-def per_million(input: float, output: float, *, cached_input: Optional[float] = None,
-                reasoning: Optional[float] = None) -> ModelPrice:
+def per_million(
+    input: float, output: float, *, cached_input: Optional[float] = None, reasoning: Optional[float] = None
+) -> ModelPrice:
     """A `ModelPrice` from rates in USD per 1M tokens, the way providers publish them.
 
     >>> p = per_million(3.0, 15.0)          # $3 in / $15 out per 1M tokens
     >>> round(p.input, 9), round(p.output, 9)
     (3e-06, 1.5e-05)
     """
+
     def scale(v: Optional[float], name: str) -> Optional[float]:
         if v is None:
             return None
@@ -126,9 +128,12 @@ def per_million(input: float, output: float, *, cached_input: Optional[float] = 
         return v / _PER_MILLION
 
     # A None input or output rate reaches ModelPrice, whose check says what is wrong.
-    return ModelPrice(input=cast(float, scale(input, "input")), output=cast(float, scale(output, "output")),
-                      cached_input=scale(cached_input, "cached_input"),
-                      reasoning=scale(reasoning, "reasoning"))
+    return ModelPrice(
+        input=cast(float, scale(input, "input")),
+        output=cast(float, scale(output, "output")),
+        cached_input=scale(cached_input, "cached_input"),
+        reasoning=scale(reasoning, "reasoning"),
+    )
 
 
 def price_of(model: str, *, prices: Optional[Mapping[str, ModelPrice]] = None) -> ModelPrice:
@@ -163,8 +168,9 @@ def price_of(model: str, *, prices: Optional[Mapping[str, ModelPrice]] = None) -
     )
 
 
-def dollars(cost: Cost, price: Union[ModelPrice, str], *,
-            prices: Optional[Mapping[str, ModelPrice]] = None, batch: bool = False) -> float:
+def dollars(
+    cost: Cost, price: Union[ModelPrice, str], *, prices: Optional[Mapping[str, ModelPrice]] = None, batch: bool = False
+) -> float:
     """USD billed for one `Cost` tally.
 
     Args:
@@ -179,13 +185,22 @@ def dollars(cost: Cost, price: Union[ModelPrice, str], *,
     if not isinstance(cost, Cost):
         raise TypeError(f"dollars() needs a Cost, got {type_name(cost)}; see cost_from_usage().")
     rate = _as_price(price, prices)
-    total = (cost.input_tokens * rate.input + cost.cached_input_tokens * rate.cached_rate
-             + cost.output_tokens * rate.output + cost.reasoning_tokens * rate.reasoning_rate)
+    total = (
+        cost.input_tokens * rate.input
+        + cost.cached_input_tokens * rate.cached_rate
+        + cost.output_tokens * rate.output
+        + cost.reasoning_tokens * rate.reasoning_rate
+    )
     return total * DEFAULT_BATCH_DISCOUNT if batch else total
 
 
-def episode_dollars(episode: Episode, *, prices: Optional[Mapping[str, ModelPrice]] = None,
-                    price: Optional[Union[ModelPrice, str]] = None, batch: bool = False) -> float:
+def episode_dollars(
+    episode: Episode,
+    *,
+    prices: Optional[Mapping[str, ModelPrice]] = None,
+    price: Optional[Union[ModelPrice, str]] = None,
+    batch: bool = False,
+) -> float:
     """USD billed for one episode (0.0 when it carries no `Cost`).
 
     With ``price`` every token is billed at it. Otherwise the episode's model
@@ -222,15 +237,24 @@ def cost_of_pass(total_cost: float, n_success: int) -> float:
     >>> cost_of_pass(10.0, 0)
     inf
     """
-    if isinstance(total_cost, bool) or not isinstance(total_cost, (int, float)) or math.isnan(total_cost) or total_cost < 0:
+    if (
+        isinstance(total_cost, bool)
+        or not isinstance(total_cost, (int, float))
+        or math.isnan(total_cost)
+        or total_cost < 0
+    ):
         raise ValueError(f"cost_of_pass() total_cost must be a number of USD >= 0, got {total_cost!r}.")
     if isinstance(n_success, bool) or not isinstance(n_success, (int, float)) or n_success < 0:
         raise ValueError(f"cost_of_pass() n_success must be a count >= 0, got {n_success!r}.")
     return per_success(float(total_cost), n_success)
 
 
-def cost_report(episodes: Iterable[Episode], *, prices: Optional[Mapping[str, ModelPrice]] = None,
-                price: Optional[Union[ModelPrice, str]] = None) -> dict[str, object]:
+def cost_report(
+    episodes: Iterable[Episode],
+    *,
+    prices: Optional[Mapping[str, ModelPrice]] = None,
+    price: Optional[Union[ModelPrice, str]] = None,
+) -> dict[str, object]:
     """Quality, cost and latency of a set of graded episodes, side by side.
 
     Returns a dict with ``n``, ``n_success``, ``success_rate``,
@@ -309,13 +333,18 @@ def load_prices(source: Union[str, os.PathLike[str], Mapping[str, object]]) -> d
             continue
         if entry.get("mode") not in _TEXT_MODES:
             continue
-        rates = [_rate(entry.get(key)) for key in ("input_cost_per_token", "output_cost_per_token",
-                                                   "cache_read_input_token_cost",
-                                                   "output_cost_per_reasoning_token")]
+        rates = [
+            _rate(entry.get(key))
+            for key in (
+                "input_cost_per_token",
+                "output_cost_per_token",
+                "cache_read_input_token_cost",
+                "output_cost_per_reasoning_token",
+            )
+        ]
         if rates[0] is None or rates[1] is None:
             continue
-        table[str(model)] = ModelPrice(input=rates[0], output=rates[1], cached_input=rates[2],
-                                       reasoning=rates[3])
+        table[str(model)] = ModelPrice(input=rates[0], output=rates[1], cached_input=rates[2], reasoning=rates[3])
     return table
 
 

@@ -60,7 +60,14 @@ import ek.agents.metrics  # noqa: F401 - registers the built-in checkers
 from ek.agents.metrics import Checker
 from ek.base import Metric
 from ek._runs import (
-    ErrorMode, baseline_of, execute, load_baseline_record, open_run, persisted, run_options, save_baseline_record,
+    ErrorMode,
+    baseline_of,
+    execute,
+    load_baseline_record,
+    open_run,
+    persisted,
+    run_options,
+    save_baseline_record,
 )
 from ek._stats import Z95, newcombe, smallest_detectable_drop
 from ek._util import type_name
@@ -109,13 +116,27 @@ class AgentGateResult:
         return self.passed
 
 
-def run_suite(agent: Callable[[TaskSpec], Any], tasks: Any, *, k: int = 1, check: Union[str, Checker, None] = None,
-              metrics: Optional[Mapping[str, Metric]] = None, price: Optional[Union[ModelPrice, str]] = None,
-              prices: Optional[Mapping[str, ModelPrice]] = None, run: Optional[RunProvenance] = None,
-              seed: Optional[int] = None, persist: bool = False, run_id: Optional[str] = None,
-              rootdir: Union[str, "os.PathLike[str]", None] = None, resume: bool = True,
-              errors: ErrorMode = "record", max_workers: Optional[int] = None, timeout: Optional[float] = None,
-              executor: Optional[Executor] = None, progress: Optional[bool] = None) -> ReliabilityReport:
+def run_suite(
+    agent: Callable[[TaskSpec], Any],
+    tasks: Any,
+    *,
+    k: int = 1,
+    check: Union[str, Checker, None] = None,
+    metrics: Optional[Mapping[str, Metric]] = None,
+    price: Optional[Union[ModelPrice, str]] = None,
+    prices: Optional[Mapping[str, ModelPrice]] = None,
+    run: Optional[RunProvenance] = None,
+    seed: Optional[int] = None,
+    persist: bool = False,
+    run_id: Optional[str] = None,
+    rootdir: Union[str, "os.PathLike[str]", None] = None,
+    resume: bool = True,
+    errors: ErrorMode = "record",
+    max_workers: Optional[int] = None,
+    timeout: Optional[float] = None,
+    executor: Optional[Executor] = None,
+    progress: Optional[bool] = None,
+) -> ReliabilityReport:
     """Run ``agent`` on every task ``k`` times and report reliability and cost.
 
     Args:
@@ -195,25 +216,52 @@ def run_suite(agent: Callable[[TaskSpec], Any], tasks: Any, *, k: int = 1, check
     is_async = _is_async(agent)
     metrics = dict(metrics or {})
     persisting = persisted(persist, run_id)
-    suite = Suite(agent, k=k, check=check, metrics=metrics, grammar=suite_grammar(specs) if metrics else None,
-                  price=price, prices=prices, run=run, seed=seed, persist=persisting)
-    options = run_options(_WHO, persist=persist, run_id=run_id, rootdir=rootdir, resume=resume, errors=errors,
-                          max_workers=max_workers, timeout=timeout, executor=executor, progress=progress,
-                          parts={"agent": agent, "check": suite.checker,
-                                 **{f"metric {n!r}": m for n, m in metrics.items()}})
+    suite = Suite(
+        agent,
+        k=k,
+        check=check,
+        metrics=metrics,
+        grammar=suite_grammar(specs) if metrics else None,
+        price=price,
+        prices=prices,
+        run=run,
+        seed=seed,
+        persist=persisting,
+    )
+    options = run_options(
+        _WHO,
+        persist=persist,
+        run_id=run_id,
+        rootdir=rootdir,
+        resume=resume,
+        errors=errors,
+        max_workers=max_workers,
+        timeout=timeout,
+        executor=executor,
+        progress=progress,
+        parts={"agent": agent, "check": suite.checker, **{f"metric {n!r}": m for n, m in metrics.items()}},
+    )
     settings = suite_settings(specs, k, seed, check, metrics, price, prices, run) if options.persist else {}
     items = suite_items(specs, k, options.persist)
-    stored = open_run("agents", who=_WHO, persist=options.persist, run_id=options.run_id, rootdir=rootdir,
-                      settings=settings, resume=resume, n_items=len(items))
-    records = execute(stored, suite, items,
-                      options.plan(_WHO, unit="trials", is_async=is_async, retry_failed=False))
+    stored = open_run(
+        "agents",
+        who=_WHO,
+        persist=options.persist,
+        run_id=options.run_id,
+        rootdir=rootdir,
+        settings=settings,
+        resume=resume,
+        n_items=len(items),
+    )
+    records = execute(stored, suite, items, options.plan(_WHO, unit="trials", is_async=is_async, retry_failed=False))
     report = suite.report(records, specs, run_id=stored.run_id)
     stored.close(run_summary(report))
     return report
 
 
-def save_agent_baseline(report: ReliabilityReport, name: str, *,
-                        rootdir: Union[str, os.PathLike[str], None] = None) -> dict[str, object]:
+def save_agent_baseline(
+    report: ReliabilityReport, name: str, *, rootdir: Union[str, os.PathLike[str], None] = None
+) -> dict[str, object]:
     """Store ``report`` as the named baseline, with its provenance, in the ``baselines`` store.
 
     Returns the stored dict. It is kept under ``agents.<name>``, so a
@@ -240,21 +288,33 @@ def save_agent_baseline(report: ReliabilityReport, name: str, *,
     return save_baseline_record("agents", name, record, rootdir=rootdir, who="save_agent_baseline")
 
 
-def load_agent_baseline(name: str, *,
-                        rootdir: Union[str, os.PathLike[str], None] = None) -> Optional[dict[str, object]]:
+def load_agent_baseline(
+    name: str, *, rootdir: Union[str, os.PathLike[str], None] = None
+) -> Optional[dict[str, object]]:
     """The named agent baseline from the ``baselines`` store, or None when there is none.
 
     Raises:
         ValueError: the stored record is damaged (naming its file), or
             ``name`` holds a document baseline (see `ek.harness.load_baseline`).
     """
-    return load_baseline_record("agents", name, rootdir=rootdir, who="load_agent_baseline",
-                                saver="ek.agents.save_agent_baseline()", check=_check_baseline)
+    return load_baseline_record(
+        "agents",
+        name,
+        rootdir=rootdir,
+        who="load_agent_baseline",
+        saver="ek.agents.save_agent_baseline()",
+        check=_check_baseline,
+    )
 
 
-def agent_regression_gate(report: ReliabilityReport, baseline: Union[str, ReliabilityReport, Mapping[str, object]],
-                          *, tolerance: float = 0.0, cost_tolerance: float = 0.0,
-                          rootdir: Union[str, os.PathLike[str], None] = None) -> AgentGateResult:
+def agent_regression_gate(
+    report: ReliabilityReport,
+    baseline: Union[str, ReliabilityReport, Mapping[str, object]],
+    *,
+    tolerance: float = 0.0,
+    cost_tolerance: float = 0.0,
+    rootdir: Union[str, os.PathLike[str], None] = None,
+) -> AgentGateResult:
     """Fail only when the evidence says the agent really got worse, not on noise.
 
     Tests the change ``current - baseline`` with both runs' uncertainty: a
@@ -293,15 +353,13 @@ def agent_regression_gate(report: ReliabilityReport, baseline: Union[str, Reliab
             simulator, suite version or scaffold (not comparable).
     """
     for name, value in (("tolerance", tolerance), ("cost_tolerance", cost_tolerance)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-                or value < 0:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
             raise ValueError(f"agent_regression_gate() {name} must be a finite number >= 0, got {value!r}.")
     if not isinstance(report, ReliabilityReport):
         raise TypeError(f"agent_regression_gate() needs a ReliabilityReport, got {type_name(report)}.")
     if report.n_trials == 0:
         raise ValueError(
-            "agent_regression_gate(): the current report has no trials, so nothing can be tested; "
-            "run the suite first."
+            "agent_regression_gate(): the current report has no trials, so nothing can be tested; run the suite first."
         )
     cur = summary(report)
     try:
@@ -315,7 +373,8 @@ def agent_regression_gate(report: ReliabilityReport, baseline: Union[str, Reliab
     if cur["n_tasks"] < base["n_tasks"]:
         reasons.append(
             f"the suite shrank from {base['n_tasks']} tasks to {cur['n_tasks']}: a run over fewer tasks is "
-            "not the same experiment as its baseline. Run the whole suite, or save a new baseline.")
+            "not the same experiment as its baseline. Run the whole suite, or save a new baseline."
+        )
     _success_change(cur, base, tolerance, reasons, worse)
     _pass_k_change(cur, base, tolerance, reasons, worse)
     _cost_change(cur, base, cost_tolerance, reasons, worse)
@@ -324,12 +383,18 @@ def agent_regression_gate(report: ReliabilityReport, baseline: Union[str, Reliab
         warnings.warn(
             f"the agent looks worse than its baseline ({'; '.join(worse)}), and the evidence that the drop "
             f"is small is not significant: the run is too small to tell whether it stays within "
-            f"tolerance={tolerance:g}. Add tasks or trials (k) before trusting this pass.", stacklevel=2)
+            f"tolerance={tolerance:g}. Add tasks or trials (k) before trusting this pass.",
+            stacklevel=2,
+        )
     return AgentGateResult(
-        passed=not reasons, reasons=tuple(reasons),
-        pass_hat_k=cur["pass_hat_k"], pass_hat_k_baseline=base["pass_hat_k"],
-        success_rate=cur["success_rate"], success_rate_baseline=base["success_rate"],
-        cost_per_success=cur["cost_per_success"], cost_per_success_baseline=base["cost_per_success"],
+        passed=not reasons,
+        reasons=tuple(reasons),
+        pass_hat_k=cur["pass_hat_k"],
+        pass_hat_k_baseline=base["pass_hat_k"],
+        success_rate=cur["success_rate"],
+        success_rate_baseline=base["success_rate"],
+        cost_per_success=cur["cost_per_success"],
+        cost_per_success_baseline=base["cost_per_success"],
         underpowered=underpowered,
     )
 
@@ -370,9 +435,7 @@ def _tasks(tasks: Any) -> list[Any]:
 
 def _check_settings(k: Any, seed: Any, run: Any, metrics: Any) -> None:
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
-        raise ValueError(
-            f"run_suite() k={k!r}: k is the number of trials per task and must be a whole number >= 1."
-        )
+        raise ValueError(f"run_suite() k={k!r}: k is the number of trials per task and must be a whole number >= 1.")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
         raise TypeError(f"run_suite() seed must be an int or None, got {seed!r}.")
     if run is not None and not isinstance(run, RunProvenance):
@@ -390,8 +453,14 @@ def _is_async(agent: Any) -> bool:
 def _baseline(baseline: Any, rootdir: Any) -> dict[Any, Any]:
     if isinstance(baseline, ReliabilityReport):
         baseline = summary(baseline)
-    return baseline_of(baseline, "agents", rootdir=rootdir, who="agent_regression_gate",
-                       saver="save_agent_baseline", check=_check_baseline)
+    return baseline_of(
+        baseline,
+        "agents",
+        rootdir=rootdir,
+        who="agent_regression_gate",
+        saver="save_agent_baseline",
+        check=_check_baseline,
+    )
 
 
 def _check_baseline(base: Mapping[Any, Any]) -> None:
@@ -410,8 +479,11 @@ def _check_baseline(base: Mapping[Any, Any]) -> None:
 
 def _check_comparable(cur: dict[Any, Any], base: dict[Any, Any]) -> None:
     a, b = RunProvenance(**_provenance_fields(base["run"])), RunProvenance(**_provenance_fields(cur["run"]))
-    for field_name, label in (("simulator", "user simulator"), ("suite_version", "suite version"),
-                              ("scaffold", "scaffold")):
+    for field_name, label in (
+        ("simulator", "user simulator"),
+        ("suite_version", "suite version"),
+        ("scaffold", "scaffold"),
+    ):
         was, now = getattr(a, field_name), getattr(b, field_name)
         if was != now:
             raise ValueError(
@@ -428,24 +500,37 @@ def _provenance_fields(run: Any) -> dict[Any, Any]:
     return {k: v for k, v in run.items() if k in names}
 
 
-def _success_change(cur: dict[str, Any], base: dict[str, Any], tolerance: float, reasons: list[str],
-                    worse: list[str]) -> None:
+def _success_change(
+    cur: dict[str, Any], base: dict[str, Any], tolerance: float, reasons: list[str], worse: list[str]
+) -> None:
     lo, hi = newcombe(cur["n_success"], cur["n_trials"], base["n_success"], base["n_trials"], Z95)
     was, now = base["success_rate"], cur["success_rate"]
     detectable = smallest_detectable_drop(was, base["n_trials"], cur["n_trials"])
-    _verdict(now - was, lo, hi, tolerance, reasons, worse, f"success rate fell from {was:.3f} to {now:.3f}; "
-             f"the 95% interval of the change is [{lo:+.3f}, {hi:+.3f}], entirely below -{tolerance:g}.",
-             f"success rate {now - was:+.3f}, 95% interval [{lo:+.3f}, {hi:+.3f}], "
-             + _detectable_note(detectable, f"{cur['n_trials']} trials"), detectable)
+    _verdict(
+        now - was,
+        lo,
+        hi,
+        tolerance,
+        reasons,
+        worse,
+        f"success rate fell from {was:.3f} to {now:.3f}; "
+        f"the 95% interval of the change is [{lo:+.3f}, {hi:+.3f}], entirely below -{tolerance:g}.",
+        f"success rate {now - was:+.3f}, 95% interval [{lo:+.3f}, {hi:+.3f}], "
+        + _detectable_note(detectable, f"{cur['n_trials']} trials"),
+        detectable,
+    )
 
 
-def _pass_k_change(cur: dict[str, Any], base: dict[str, Any], tolerance: float, reasons: list[str],
-                   worse: list[str]) -> None:
+def _pass_k_change(
+    cur: dict[str, Any], base: dict[str, Any], tolerance: float, reasons: list[str], worse: list[str]
+) -> None:
     k = cur["k"]
     if k != base["k"]:
         warnings.warn(
             f"the baseline was run with k={base['k']} and this run with k={k}, so pass^k is "
-            "not compared; run both with the same k.", stacklevel=3)
+            "not compared; run both with the same k.",
+            stacklevel=3,
+        )
         return
     if k == 1 or cur["pass_hat_k"] is None or base["pass_hat_k"] is None:
         return
@@ -456,14 +541,24 @@ def _pass_k_change(cur: dict[str, Any], base: dict[str, Any], tolerance: float, 
     lo = -lower
     was, now = base["pass_hat_k"], cur["pass_hat_k"]
     detectable = smallest_detectable_drop(was, base["n_tasks"], cur["n_tasks"])
-    _verdict(now - was, lo, hi, tolerance, reasons, worse, f"pass^{k} fell from {was:.3f} to {now:.3f}; the "
-             f"upper 95% bound of the change is {hi:+.3f}, below -{tolerance:g}.",
-             f"pass^{k} {now - was:+.3f}, 95% interval [{lo:+.3f}, {hi:+.3f}], "
-             + _detectable_note(detectable, f"{cur['n_tasks']} tasks"), detectable)
+    _verdict(
+        now - was,
+        lo,
+        hi,
+        tolerance,
+        reasons,
+        worse,
+        f"pass^{k} fell from {was:.3f} to {now:.3f}; the "
+        f"upper 95% bound of the change is {hi:+.3f}, below -{tolerance:g}.",
+        f"pass^{k} {now - was:+.3f}, 95% interval [{lo:+.3f}, {hi:+.3f}], "
+        + _detectable_note(detectable, f"{cur['n_tasks']} tasks"),
+        detectable,
+    )
 
 
-def _cost_change(cur: dict[str, Any], base: dict[str, Any], cost_tolerance: float, reasons: list[str],
-                 worse: list[str]) -> None:
+def _cost_change(
+    cur: dict[str, Any], base: dict[str, Any], cost_tolerance: float, reasons: list[str], worse: list[str]
+) -> None:
     """Cost per success; nothing when either side lacks dollars or an interval."""
     c, b = cur.get("cost_per_success"), base.get("cost_per_success")
     c_ci, b_ci = cur.get("cost_per_success_ci"), base.get("cost_per_success_ci")
@@ -473,13 +568,30 @@ def _cost_change(cur: dict[str, Any], base: dict[str, Any], cost_tolerance: floa
     low = (c - b) - math.hypot(c - c_ci[0], b_ci[1] - b)
     high = (c - b) + math.hypot(c_ci[1] - c, b - b_ci[0])
     # A rise is a fall of the negated figure: the same verdict, mirrored.
-    _verdict(b - c, -high, -low, allowed, reasons, worse, f"cost per success rose from ${b:.4g} to ${c:.4g}; "
-             f"the lower 95% bound of the rise is ${low:.4g}, above the allowed ${allowed:.4g}.",
-             f"cost per success {c - b:+.4g} USD, 95% interval [{low:+.4g}, {high:+.4g}]")
+    _verdict(
+        b - c,
+        -high,
+        -low,
+        allowed,
+        reasons,
+        worse,
+        f"cost per success rose from ${b:.4g} to ${c:.4g}; "
+        f"the lower 95% bound of the rise is ${low:.4g}, above the allowed ${allowed:.4g}.",
+        f"cost per success {c - b:+.4g} USD, 95% interval [{low:+.4g}, {high:+.4g}]",
+    )
 
 
-def _verdict(change: float, lo: float, hi: float, tolerance: float, reasons: list[Any], worse: list[Any],
-             reason: str, note: str, detectable: Optional[float] = 0.0) -> None:
+def _verdict(
+    change: float,
+    lo: float,
+    hi: float,
+    tolerance: float,
+    reasons: list[Any],
+    worse: list[Any],
+    reason: str,
+    note: str,
+    detectable: Optional[float] = 0.0,
+) -> None:
     """A regression when the whole interval of the change is below ``-tolerance``; underpowered
     when the figure got worse and the interval, or the drop plus the smallest detectable one
     (None: no drop is detectable), still reaches below it."""

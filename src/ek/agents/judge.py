@@ -43,8 +43,7 @@ from ek.agents.base import is_episode
 from ek.base import Finding, GraphGrammar, Score, Severity
 from ek.harness import cohen_kappa, krippendorff_alpha, percent_agreement
 
-__all__ = ["ALPHA_GOOD", "JUDGE_COST_TIER", "JudgeMetric", "JudgeSignal", "judge_validation",
-           "pairwise_judge"]
+__all__ = ["ALPHA_GOOD", "JUDGE_COST_TIER", "JudgeMetric", "JudgeSignal", "judge_validation", "pairwise_judge"]
 
 JUDGE_COST_TIER = 5
 """Cost tier of a judge: the most expensive signal family, asked last."""
@@ -83,8 +82,7 @@ class JudgeSignal:
     def finding(self, target: Any, rationale: str) -> Finding:
         """The judge's rationale as a `Finding`, so its reasoning stays auditable."""
         where = getattr(target, "task_id", "") if is_episode(target) else ""
-        return Finding(field=where or self.name, layer=self.name, severity=Severity.FLAG,
-                       message=str(rationale))
+        return Finding(field=where or self.name, layer=self.name, severity=Severity.FLAG, message=str(rationale))
 
 
 @dataclass(frozen=True)
@@ -113,8 +111,9 @@ class JudgeMetric(SummedStatistics):
         return ratio(totals["score"], totals["n"])
 
 
-def judge_validation(judge_labels: Sequence[object], human_labels: Sequence[object], *,
-                     level: str = "nominal") -> dict[str, Union[float, int, str, None]]:
+def judge_validation(
+    judge_labels: Sequence[object], human_labels: Sequence[object], *, level: str = "nominal"
+) -> dict[str, Union[float, int, str, None]]:
     """Agreement of a judge with human labels, to certify it before trusting it.
 
     A judge is one more annotator, so inter-annotator agreement is the right
@@ -150,8 +149,7 @@ def judge_validation(judge_labels: Sequence[object], human_labels: Sequence[obje
     both = [(j, h) for j, h in zip(judge, human) if not _is_missing(j) and not _is_missing(h)]
     if not both:
         raise ValueError(
-            "judge_validation() found no item labelled by both the judge and the humans; "
-            "agreement needs shared items."
+            "judge_validation() found no item labelled by both the judge and the humans; agreement needs shared items."
         )
     a, b = [j for j, _ in both], [h for _, h in both]
     # One label everywhere leaves no expected disagreement: alpha is 0/0.
@@ -159,7 +157,9 @@ def judge_validation(judge_labels: Sequence[object], human_labels: Sequence[obje
     if alpha is None:
         warnings.warn(
             "every label is the same value, so agreement can't be told from chance and alpha is "
-            "undefined; validate the judge on items where the answer varies.", stacklevel=2)
+            "undefined; validate the judge on items where the answer varies.",
+            stacklevel=2,
+        )
         verdict = "undefined"
     elif alpha >= ALPHA_GOOD:
         verdict = "good"
@@ -176,8 +176,7 @@ def judge_validation(judge_labels: Sequence[object], human_labels: Sequence[obje
     }
 
 
-def pairwise_judge(judge: Callable[..., float], a: Any, b: Any, *, criteria: str = "",
-                   swap: bool = True) -> float:
+def pairwise_judge(judge: Callable[..., float], a: Any, b: Any, *, criteria: str = "", swap: bool = True) -> float:
     """Preference for ``a`` over ``b`` in [0, 1] (0.5 a tie), corrected for position bias.
 
     Judges favour whichever answer they read first. With ``swap`` (the
@@ -212,8 +211,12 @@ def _output_of(target: Any) -> Any:
 
 
 def _checked(score: Any, who: str) -> float:
-    if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score) \
-            or not 0.0 <= score <= 1.0:
+    if (
+        isinstance(score, bool)
+        or not isinstance(score, (int, float))
+        or not math.isfinite(score)
+        or not 0.0 <= score <= 1.0
+    ):
         raise ValueError(
             f"{who}: the judge returned {score!r} ({type_name(score)}); a judge must return a "
             "number in [0, 1]. Rescale its output (e.g. a 1-10 grade g to (g - 1) / 9)."

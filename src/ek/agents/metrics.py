@@ -151,8 +151,7 @@ class TaskSuccessMetric(SummedStatistics):
     def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
         """1.0 when ``check(pred, gold)`` holds, else 0.0."""
         ok = run_check(self.check, pred, gold)
-        return Score(1.0 if ok else 0.0, metric=self.name,
-                     detail={"successes": int(ok), "n": 1})
+        return Score(1.0 if ok else 0.0, metric=self.name, detail={"successes": int(ok), "n": 1})
 
     def compute(self, totals: Mapping[str, float]) -> float:
         """Success rate: summed successes over summed episodes (NaN for ``n == 0``)."""
@@ -199,8 +198,7 @@ class CostPerSuccessMetric(SummedStatistics):
             )
         ok = run_check(self.check, pred, gold)
         spent = episode_dollars(pred, price=self.price, prices=self.prices)
-        return Score(spent, metric=self.name,
-                     detail={"dollars": spent, "successes": int(ok)})
+        return Score(spent, metric=self.name, detail={"dollars": spent, "successes": int(ok)})
 
     def compute(self, totals: Mapping[str, float]) -> float:
         """Summed dollars over summed successes (``inf`` when there were none)."""

@@ -44,8 +44,12 @@ _LEVELS = ("call", "arg")
 _DEFAULT_CANON = default_canonicalizer()
 
 
-def match_calls(pred: Iterable[object], gold: Iterable[object], *, canon: Optional[Normalizer] = None,
-                ) -> tuple[list[tuple[_Call, _Call]], list[_Call], list[_Call]]:
+def match_calls(
+    pred: Iterable[object],
+    gold: Iterable[object],
+    *,
+    canon: Optional[Normalizer] = None,
+) -> tuple[list[tuple[_Call, _Call]], list[_Call], list[_Call]]:
     """Assign predicted calls to gold calls; returns ``(pairs, unmatched_pred, unmatched_gold)``.
 
     Only calls to the same tool can pair. Within a tool, every candidate pair
@@ -78,8 +82,11 @@ def match_calls(pred: Iterable[object], gold: Iterable[object], *, canon: Option
     pairs = [(p_calls[i], g_calls[j]) for i, j, _ in index]
     used_p = {i for i, _, _ in index}
     used_g = {j for _, j, _ in index}
-    return (pairs, [c for i, c in enumerate(p_calls) if i not in used_p],
-            [c for j, c in enumerate(g_calls) if j not in used_g])
+    return (
+        pairs,
+        [c for i, c in enumerate(p_calls) if i not in used_p],
+        [c for j, c in enumerate(g_calls) if j not in used_g],
+    )
 
 
 @dataclass(frozen=True)
@@ -151,8 +158,16 @@ class ToolCallMetric(SummedStatistics):
             if j not in used_g:
                 fn += node_weight(call[0], g) if self.level == "call" else call_mass(call, g)
         precision, recall, f1 = prf(tp, tp + fp, tp + fn)
-        detail = {"tp": tp, "fp": fp, "fn": fn, "n_pred": len(p_calls), "n_gold": len(g_calls),
-                  "n_paired": len(index), "n_exact": n_exact, "level": self.level}
+        detail = {
+            "tp": tp,
+            "fp": fp,
+            "fn": fn,
+            "n_pred": len(p_calls),
+            "n_gold": len(g_calls),
+            "n_paired": len(index),
+            "n_exact": n_exact,
+            "level": self.level,
+        }
         return Score(f1, precision=precision, recall=recall, f1=f1, metric=self.name, detail=detail)
 
     def compute(self, totals: Mapping[str, float]) -> float:

@@ -91,9 +91,7 @@ class TrajectoryMetric(SummedStatistics):
 
     def __post_init__(self) -> None:
         if self.scheme not in SCHEMES:
-            raise ValueError(
-                f"TrajectoryMetric scheme must be one of {', '.join(SCHEMES)}; got {self.scheme!r}."
-            )
+            raise ValueError(f"TrajectoryMetric scheme must be one of {', '.join(SCHEMES)}; got {self.scheme!r}.")
 
     def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
         """Normalised trajectory distance of ``pred`` from ``gold`` (lower is better)."""
@@ -106,8 +104,13 @@ class TrajectoryMetric(SummedStatistics):
             dist, most = _exact(p_calls, g_calls, g, canon)
         else:
             dist, most = _unordered(p_calls, g_calls, g, canon, superset=self.scheme == "superset")
-        detail = {"distance": dist, "max_distance": most, "n_pred": len(p_calls),
-                  "n_gold": len(g_calls), "scheme": self.scheme}
+        detail = {
+            "distance": dist,
+            "max_distance": most,
+            "n_pred": len(p_calls),
+            "n_gold": len(g_calls),
+            "scheme": self.scheme,
+        }
         return Score(_rate(dist, most), metric=self.name, detail=detail)
 
     def compute(self, totals: Mapping[str, float]) -> float:
@@ -130,8 +133,9 @@ def _substitution(p: tuple[Any, ...], q: tuple[Any, ...], grammar: Optional[Grap
     return sum(field_weight(q[0], a, grammar) for a in wrong + extra + missing)
 
 
-def _aligned(p_calls: list[Any], g_calls: list[Any], grammar: Optional[GraphGrammar],
-             canon: Normalizer) -> tuple[Any, ...]:
+def _aligned(
+    p_calls: list[Any], g_calls: list[Any], grammar: Optional[GraphGrammar], canon: Normalizer
+) -> tuple[Any, ...]:
     """Needleman-Wunsch distance with two rolling rows, and the all-gaps maximum."""
     p_mass = [call_mass(c, grammar) for c in p_calls]
     g_mass = [call_mass(c, grammar) for c in g_calls]
@@ -141,19 +145,17 @@ def _aligned(p_calls: list[Any], g_calls: list[Any], grammar: Optional[GraphGram
     for i, p in enumerate(p_calls):
         row = [prev[0] + p_mass[i]]
         for j, q in enumerate(g_calls):
-            row.append(min(prev[j] + _substitution(p, q, grammar, canon),
-                           prev[j + 1] + p_mass[i],
-                           row[j] + g_mass[j]))
+            row.append(min(prev[j] + _substitution(p, q, grammar, canon), prev[j + 1] + p_mass[i], row[j] + g_mass[j]))
         prev = row
     return prev[-1], sum(p_mass) + sum(g_mass)
 
 
-def _exact(p_calls: list[Any], g_calls: list[Any], grammar: Optional[GraphGrammar],
-           canon: Normalizer) -> tuple[Any, ...]:
+def _exact(
+    p_calls: list[Any], g_calls: list[Any], grammar: Optional[GraphGrammar], canon: Normalizer
+) -> tuple[Any, ...]:
     most = sum(call_mass(c, grammar) for c in p_calls) + sum(call_mass(c, grammar) for c in g_calls)
     same = len(p_calls) == len(g_calls) and all(
-        p[0] == q[0] and not _differs(p, q, canon)
-        for p, q in zip(p_calls, g_calls)
+        p[0] == q[0] and not _differs(p, q, canon) for p, q in zip(p_calls, g_calls)
     )
     return (0.0 if same else most), most
 
@@ -164,8 +166,9 @@ def _differs(p: tuple[Any, ...], q: tuple[Any, ...], canon: Normalizer) -> bool:
     return bool(wrong or extra or missing)
 
 
-def _unordered(p_calls: list[Any], g_calls: list[Any], grammar: Optional[GraphGrammar], canon: Normalizer, *,
-               superset: bool) -> tuple[Any, ...]:
+def _unordered(
+    p_calls: list[Any], g_calls: list[Any], grammar: Optional[GraphGrammar], canon: Normalizer, *, superset: bool
+) -> tuple[Any, ...]:
     """Order-free distance: the cheapest pairing of predicted and gold calls, tool by tool.
 
     Calls of different tools never gain from pairing (a substitution across
@@ -207,7 +210,7 @@ def _min_assignment(cost: list[Any]) -> float:
     n, m = len(cost), len(cost[0])
     inf = math.inf
     u, v = [0.0] * (n + 1), [0.0] * (m + 1)
-    owner, way = [0] * (m + 1), [0] * (m + 1)   # owner[j]: row (1-based) holding column j
+    owner, way = [0] * (m + 1), [0] * (m + 1)  # owner[j]: row (1-based) holding column j
     for i in range(1, n + 1):
         owner[0], j0 = i, 0
         slack, used = [inf] * (m + 1), [False] * (m + 1)

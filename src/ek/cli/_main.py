@@ -106,14 +106,26 @@ def _add_param(p: argparse.ArgumentParser, param: inspect.Parameter, hint: Any) 
     else:
         flag = "--" + param.name.replace("_", "-")
         if _is_list(hint):  # a repeatable option: --engine a --engine b
-            p.add_argument(flag, dest=param.name, type=str, action="append", metavar=param.name.upper(),
-                           default=None if param.default is param.empty else param.default)
+            p.add_argument(
+                flag,
+                dest=param.name,
+                type=str,
+                action="append",
+                metavar=param.name.upper(),
+                default=None if param.default is param.empty else param.default,
+            )
         elif kind is bool:
             p.add_argument(flag, dest=param.name, action=argparse.BooleanOptionalAction, default=param.default)
         else:
             default = None if param.default is param.empty else param.default
-            p.add_argument(flag, dest=param.name, type=kind, default=default,
-                           required=param.default is param.empty, metavar=param.name.upper())
+            p.add_argument(
+                flag,
+                dest=param.name,
+                type=kind,
+                default=default,
+                required=param.default is param.empty,
+                metavar=param.name.upper(),
+            )
 
 
 def _is_list(hint: Any) -> bool:

@@ -136,8 +136,10 @@ def evaluate(
     if _kind(collection) == "dataframe":
         check_columns(collection.columns, fields)
     if metric is not None:
-        check_mergeable(metric_object(metric, metric) if isinstance(metric, str) else metric,
-                        metric if isinstance(metric, str) else _label(metric))  # the name, before as_metric checks it
+        check_mergeable(
+            metric_object(metric, metric) if isinstance(metric, str) else metric,
+            metric if isinstance(metric, str) else _label(metric),
+        )  # the name, before as_metric checks it
     _check_pickles({"metric": metric, "normalize": normalize, "grammar": grammar, "weights": weights})
     spec = dask.delayed(Spec(metric, grammar, normalize, weights, fields, level is not None), traverse=False)
     parts = collection.to_delayed()
@@ -153,8 +155,7 @@ def evaluate(
 
 
 @contextlib.contextmanager
-def client(scheduler: str | None = None, *, workers: int | None = None,
-           timeout: float = 10.0) -> Iterator[Any]:
+def client(scheduler: str | None = None, *, workers: int | None = None, timeout: float = 10.0) -> Iterator[Any]:
     """A ``distributed.Client``: on the scheduler at ``scheduler``, or on a new local cluster.
 
     Without ``scheduler`` it starts a ``LocalCluster`` of ``workers`` worker
@@ -181,8 +182,14 @@ def client(scheduler: str | None = None, *, workers: int | None = None,
 
         # Each nanny keeps the config it was made with, for every (re)start of its worker.
         with dask.config.set({"distributed.worker.profile.enabled": False}):
-            cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                               dashboard_address=None, scheduler_kwargs=_QUIET_HTTP)
+            cluster = distributed.LocalCluster(
+                n_workers=n,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=None,
+                scheduler_kwargs=_QUIET_HTTP,
+            )
         with cluster, distributed.Client(cluster) as c:
             yield c
         return
@@ -232,8 +239,12 @@ def _probe(distributed: Any, address: str, timeout: float) -> None:
 
 
 def _fields(pred: Any, gold: Any, slice: Any, id: Any) -> Fields:
-    for arg, value, optional in (("pred", pred, False), ("gold", gold, False), ("slice", slice, True),
-                                 ("id", id, True)):
+    for arg, value, optional in (
+        ("pred", pred, False),
+        ("gold", gold, False),
+        ("slice", slice, True),
+        ("id", id, True),
+    ):
         if not (isinstance(value, str) or (optional and value is None)):
             raise TypeError(
                 f"{_WHO} {arg}= names a record field or DataFrame column, so it must be a str"
@@ -296,7 +307,7 @@ def _check_pickles(parts: dict[str, Any]) -> None:
 def _tree(dask: Any, nodes: list[Any]) -> Any:
     """One node merging ``nodes`` in order, through levels of at most `_FAN_IN` merges."""
     while len(nodes) > 1:
-        nodes = [dask.delayed(merge)(*nodes[i:i + _FAN_IN]) for i in range(0, len(nodes), _FAN_IN)]
+        nodes = [dask.delayed(merge)(*nodes[i : i + _FAN_IN]) for i in range(0, len(nodes), _FAN_IN)]
     return nodes[0] if nodes else dask.delayed(Summary)()
 
 
@@ -318,18 +329,34 @@ def _report(summary: Summary, metric: Any, items: list[Any] | None, partitions: 
             detail["slices"] = tuple(x for part in items for x in (part[1] or (None,) * len(part[0])))
         if items[0][2] is not None:
             detail["ids"] = tuple(x for part in items for x in part[2])
-    carrier = Resampler(m, refuse=(
-        f"this {summary.metric!r} report comes from ek.dask.evaluate(..., level=None), which skips the "
-        "bootstrap, so it has no interval; pass level=0.95 (the default) to get one.") if level is None else None)
+    carrier = Resampler(
+        m,
+        refuse=(
+            f"this {summary.metric!r} report comes from ek.dask.evaluate(..., level=None), which skips the "
+            "bootstrap, so it has no interval; pass level=0.95 (the default) to get one."
+        )
+        if level is None
+        else None,
+    )
     if summary.replicates is not None:
         slice_statistics = {label: summary.sums(label) for label in summary.slice_totals}
         detail.update(statistics=summary.sums(), slice_statistics=slice_statistics)
-        carrier = Resampler(m, stored=stored_sums(summary.statistics, summary.replicates, dict(summary.slice_replicates),
-                                                  summary.sums(), slice_statistics))
+        carrier = Resampler(
+            m,
+            stored=stored_sums(
+                summary.statistics, summary.replicates, dict(summary.slice_replicates), summary.sums(), slice_statistics
+            ),
+        )
     detail.update(partitions=partitions, summary_bytes=size)
-    report = Report(metric=summary.metric, aggregate=m.compute(summary.sums()), n=summary.n, scores=scores,
-                    per_slice={label: m.compute(summary.sums(label)) for label in summary.slice_totals},
-                    detail=detail, _resampler=carrier)
+    report = Report(
+        metric=summary.metric,
+        aggregate=m.compute(summary.sums()),
+        n=summary.n,
+        scores=scores,
+        per_slice={label: m.compute(summary.sums(label)) for label in summary.slice_totals},
+        detail=detail,
+        _resampler=carrier,
+    )
     if level is None:
         return report
     return dataclasses.replace(report, detail={**detail, "level": level, "interval": report.interval(level)})

@@ -33,8 +33,19 @@ from ek.dask._rows import Fields, cases_of
 from ek.dask._sums import Sum, add, exact_sum, total
 from ek.metrics import as_metric
 
-__all__ = ["Scored", "Spec", "Summary", "check_mergeable", "items_of", "length", "merge", "metric_object",
-           "offsets", "score_partition", "summarize"]
+__all__ = [
+    "Scored",
+    "Spec",
+    "Summary",
+    "check_mergeable",
+    "items_of",
+    "length",
+    "merge",
+    "metric_object",
+    "offsets",
+    "score_partition",
+    "summarize",
+]
 
 _WHO = "ek.dask.evaluate()"
 
@@ -129,8 +140,9 @@ def score_partition(part: Any, spec: Spec, index: int) -> Scored:
     if not cases:
         return Scored(index, sliced=sliced)
     try:
-        report = evaluate(cases, metric=spec.metric, grammar=spec.grammar, normalize=spec.normalize,
-                          weights=spec.weights, ids=ids)
+        report = evaluate(
+            cases, metric=spec.metric, grammar=spec.grammar, normalize=spec.normalize, weights=spec.weights, ids=ids
+        )
     except (TypeError, ValueError) as exc:
         if type(exc) not in (TypeError, ValueError):
             raise
@@ -169,9 +181,17 @@ def summarize(scored: Scored, spec: Spec, starts: Sequence[int] | None = None) -
         if label is not None:
             groups.setdefault(label, []).append(i)
     slice_totals = {label: tuple(exact_sum([c[i] for i in rows]) for c in columns) for label, rows in groups.items()}
-    out = Summary(report.n, report.metric, scored.index, names, tuple(map(exact_sum, columns)),
-                  {label: len(rows) for label, rows in groups.items()}, slice_totals, scored.sliced,
-                  {k: report.detail[k] for k in ("higher_is_better", "aggregation")})
+    out = Summary(
+        report.n,
+        report.metric,
+        scored.index,
+        names,
+        tuple(map(exact_sum, columns)),
+        {label: len(rows) for label, rows in groups.items()},
+        slice_totals,
+        scored.sliced,
+        {k: report.detail[k] for k in ("higher_is_better", "aggregation")},
+    )
     if not spec.replicates:
         return out
     if scored.ids is None:
@@ -195,7 +215,9 @@ def merge(*parts: Summary) -> Summary:
                 f"Pass metric={out.metric!r} (or the metric you mean) so every partition uses it."
             )
         out = dataclasses.replace(
-            out, n=out.n + p.n, totals=tuple(map(add, out.totals, p.totals)),
+            out,
+            n=out.n + p.n,
+            totals=tuple(map(add, out.totals, p.totals)),
             slice_n=_joined(out.slice_n, p.slice_n, lambda a, b: a + b),
             slice_totals=_joined(out.slice_totals, p.slice_totals, lambda a, b: tuple(map(add, a, b))),
             replicates=None if out.replicates is None else out.replicates + p.replicates,

@@ -181,20 +181,48 @@ def evaluate_store(
             f"evaluate_store() predict is a {type_name(predict)}; pass the system under test as a "
             "callable input -> prediction."
         )
-    options = run_options(_WHO, persist=persist, run_id=run_id, rootdir=rootdir, resume=resume, errors=errors,
-                          max_workers=max_workers, timeout=timeout, executor=executor, progress=progress,
-                          parts={"predict": predict, "metric": metric, "normalize": normalize, "grammar": grammar,
-                                 "weights": weights})
-    items = gold_items(gold, ((input_key, "input_key"), (reference_key, "reference_key"), slice_key), _WHO,
-                       fingerprints=options.persist, check=_check_reference(reference_key))
-    run = open_run("documents", who=_WHO, persist=options.persist, run_id=options.run_id, rootdir=rootdir,
-                   settings=_settings(metric, normalize, grammar, weights, options.persist), resume=resume,
-                   n_items=len(items), inherit=("metric",))
-    task = ScoringTask(predict, _resumed_metric(metric, run),
-                       {"grammar": grammar, "normalize": normalize, "weights": weights}, _WHO, options.errors)
+    options = run_options(
+        _WHO,
+        persist=persist,
+        run_id=run_id,
+        rootdir=rootdir,
+        resume=resume,
+        errors=errors,
+        max_workers=max_workers,
+        timeout=timeout,
+        executor=executor,
+        progress=progress,
+        parts={"predict": predict, "metric": metric, "normalize": normalize, "grammar": grammar, "weights": weights},
+    )
+    items = gold_items(
+        gold,
+        ((input_key, "input_key"), (reference_key, "reference_key"), slice_key),
+        _WHO,
+        fingerprints=options.persist,
+        check=_check_reference(reference_key),
+    )
+    run = open_run(
+        "documents",
+        who=_WHO,
+        persist=options.persist,
+        run_id=options.run_id,
+        rootdir=rootdir,
+        settings=_settings(metric, normalize, grammar, weights, options.persist),
+        resume=resume,
+        n_items=len(items),
+        inherit=("metric",),
+    )
+    task = ScoringTask(
+        predict,
+        _resumed_metric(metric, run),
+        {"grammar": grammar, "normalize": normalize, "weights": weights},
+        _WHO,
+        options.errors,
+    )
     entries = execute(run, task, items, options.plan(_WHO))
-    report, summary = scored_report(items, entries, label=_metric_label(task.metric), metric=task.metric,
-                                    who=_WHO, detail={"run_id": run.run_id})
+    report, summary = scored_report(
+        items, entries, label=_metric_label(task.metric), metric=task.metric, who=_WHO, detail={"run_id": run.run_id}
+    )
     run.close(summary)
     if summary["n_errors"]:
         warnings.warn(
@@ -213,6 +241,7 @@ def _check_reference(reference_key: str) -> Callable[..., Any]:
                 f"gold record {key!r} has {reference_key}=None, so there is no answer to score "
                 "against; fill it in, or leave the record out of the gold set."
             )
+
     return check
 
 
@@ -222,8 +251,12 @@ def _settings(metric: Any, normalize: Any, grammar: Any, weights: Any, persistin
         return {}
     if metric is not None and not isinstance(metric, str):
         metric = callable_id(metric, "metric", _WHO)
-    return {"metric": metric, "normalize": setting_id(normalize, "normalize", _WHO),
-            "grammar": setting_id(grammar, "grammar", _WHO), "weights": setting_id(weights, "weights", _WHO)}
+    return {
+        "metric": metric,
+        "normalize": setting_id(normalize, "normalize", _WHO),
+        "grammar": setting_id(grammar, "grammar", _WHO),
+        "weights": setting_id(weights, "weights", _WHO),
+    }
 
 
 def _resumed_metric(metric: Any, run: Any) -> Any:

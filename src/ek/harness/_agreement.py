@@ -54,8 +54,13 @@ def percent_agreement(rater_a: Sequence[Hashable], rater_b: Sequence[Hashable]) 
     return sum(1 for x, y in zip(a, b) if x == y) / len(a)
 
 
-def cohen_kappa(rater_a: Sequence[Hashable], rater_b: Sequence[Hashable], *,
-                labels: Sequence[Hashable] | None = None, weights: str | None = None) -> float:
+def cohen_kappa(
+    rater_a: Sequence[Hashable],
+    rater_b: Sequence[Hashable],
+    *,
+    labels: Sequence[Hashable] | None = None,
+    weights: str | None = None,
+) -> float:
     """Cohen's kappa of two raters' labels (higher is better; 1 is perfect, 0 chance).
 
     ``1 - D_o / D_e``: the observed disagreement over the disagreement
@@ -228,10 +233,13 @@ def _scale(a: list[Any], b: list[Any], labels: Any, weights: str | None) -> list
     if labels is None:
         seen = list(dict.fromkeys(a + b))
         if weights is None:
-            return seen                        # unweighted kappa does not depend on the order
-        return _sorted(seen, f"cohen_kappa(weights={weights!r}) needs the labels in scale order, "
-                             "but a mix of {kinds} cannot be sorted; pass labels=[...] from lowest "
-                             "to highest.")
+            return seen  # unweighted kappa does not depend on the order
+        return _sorted(
+            seen,
+            f"cohen_kappa(weights={weights!r}) needs the labels in scale order, "
+            "but a mix of {kinds} cannot be sorted; pass labels=[...] from lowest "
+            "to highest.",
+        )
     order = _labels(labels, "labels", "cohen_kappa")
     if not order:
         raise ValueError("cohen_kappa() got labels=[]; list the labels to use, or pass None for all.")
@@ -306,8 +314,11 @@ def _check_level_values(totals: Counter[str], level: str) -> None:
     if level == "nominal":
         return
     if level == "ordinal":
-        _sorted(totals, "krippendorff_alpha(level='ordinal') needs values that can be ordered, got "
-                        "a mix of {kinds}; map the labels onto ranks (e.g. 1..5) first.")
+        _sorted(
+            totals,
+            "krippendorff_alpha(level='ordinal') needs values that can be ordered, got "
+            "a mix of {kinds}; map the labels onto ranks (e.g. 1..5) first.",
+        )
         return
     for v in totals:
         if isinstance(v, bool) or not isinstance(v, numbers.Real):
@@ -338,7 +349,7 @@ def _expected_cost(counts_a: list[int], counts_b: list[int], weights: str | None
         s2a = sum(i * i * c for i, c in enumerate(counts_a))
         s2b = sum(i * i * c for i, c in enumerate(counts_b))
         return n * s2a + n * s2b - 2 * s1a * s1b
-    total, below, below_sum = 0, 0, 0    # linear: split |i - j| at j, with running sums below j
+    total, below, below_sum = 0, 0, 0  # linear: split |i - j| at j, with running sums below j
     for j, cb in enumerate(counts_b):
         if cb:
             total += cb * ((j * below - below_sum) + (s1a - below_sum) - j * (n - below))
@@ -377,7 +388,7 @@ def _within(unit: Counter[str], delta: Callable[[Any, Any], float]) -> float:
     values = list(unit.items())
     total = 0.0
     for i, (c, m_c) in enumerate(values):
-        for k, m_k in values[i + 1:]:
+        for k, m_k in values[i + 1 :]:
             total += 2 * m_c * m_k * delta(c, k)
     return total
 

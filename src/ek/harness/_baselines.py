@@ -35,6 +35,7 @@ from ek.registry import get, names
 
 __all__ = ["GateResult", "load_baseline", "regression_gate", "save_baseline"]
 
+
 @dataclasses.dataclass(frozen=True)
 class GateResult:
     """What `regression_gate` found; truthy when nothing regressed.
@@ -60,8 +61,10 @@ class GateResult:
 
     def __str__(self) -> str:
         way = "higher" if self.higher_is_better else "lower"
-        head = (f"{self.metric} ({way} is better): {self.aggregate_current} vs baseline "
-                f"{self.aggregate_baseline}, tolerance {self.tolerance:g}")
+        head = (
+            f"{self.metric} ({way} is better): {self.aggregate_current} vs baseline "
+            f"{self.aggregate_baseline}, tolerance {self.tolerance:g}"
+        )
         if self.passed:
             return f"PASS {head}"
         lines = [f"FAIL {head}"]
@@ -123,8 +126,14 @@ def load_baseline(name: str, *, rootdir: Any = None) -> dict[str, Any] | None:
             or ``name`` holds an agent baseline (load that with
             `ek.agents.load_agent_baseline`).
     """
-    return load_baseline_record("documents", name, rootdir=rootdir, who="load_baseline",
-                                saver="ek.harness.save_baseline()", check=_check_baseline)
+    return load_baseline_record(
+        "documents",
+        name,
+        rootdir=rootdir,
+        who="load_baseline",
+        saver="ek.harness.save_baseline()",
+        check=_check_baseline,
+    )
 
 
 def regression_gate(
@@ -170,17 +179,21 @@ def regression_gate(
     (False, [('pdf', 0.9, 0.85)])
     """
     _check_report(report, "regression_gate")
-    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not (
-        math.isfinite(tolerance) and tolerance >= 0
+    if (
+        isinstance(tolerance, bool)
+        or not isinstance(tolerance, (int, float))
+        or not (math.isfinite(tolerance) and tolerance >= 0)
     ):
         raise ValueError(
             f"regression_gate() tolerance must be a finite number >= 0, got {tolerance!r}; it is "
             "the drift allowed before a change counts as a regression."
         )
-    base = baseline_of(baseline, "documents", rootdir=rootdir, who="regression_gate", saver="save_baseline",
-                       check=_check_baseline)
-    _check_figures({"aggregate": report.aggregate, "per_slice": dict(report.per_slice)},
-                   "regression_gate(): the report has")
+    base = baseline_of(
+        baseline, "documents", rootdir=rootdir, who="regression_gate", saver="save_baseline", check=_check_baseline
+    )
+    _check_figures(
+        {"aggregate": report.aggregate, "per_slice": dict(report.per_slice)}, "regression_gate(): the report has"
+    )
     if base["metric"] != report.metric:
         raise ValueError(
             f"regression_gate() refuses to compare a {report.metric!r} report with a baseline of "
@@ -219,8 +232,7 @@ def regression_gate(
 def _check_report(report: Any, who: str) -> None:
     if not isinstance(report, Report):
         raise TypeError(
-            f"{who}() takes a Report, got {type_name(report)}; build one with ek.evaluate(...) or "
-            "evaluate_store(...)."
+            f"{who}() takes a Report, got {type_name(report)}; build one with ek.evaluate(...) or evaluate_store(...)."
         )
 
 
@@ -278,5 +290,4 @@ def _direction(report: Report, base: Mapping[str, Any], override: bool | None) -
 
 
 def _regression(label: Any, old: float, now: float | None) -> dict[str, Any]:
-    return {"slice": label, "baseline": old, "current": now,
-            "delta": None if now is None else now - old}
+    return {"slice": label, "baseline": old, "current": now, "delta": None if now is None else now - old}

@@ -68,8 +68,11 @@ class ScoreColumns(Sequence[Score]):
 
     def __add__(self, other: object) -> "ScoreColumns":
         """The scores of ``self`` then ``other``, still column-backed when both are of one kind."""
-        if not (isinstance(other, ScoreColumns) and other._make == self._make
-                and other._columns.keys() == self._columns.keys()):
+        if not (
+            isinstance(other, ScoreColumns)
+            and other._make == self._make
+            and other._columns.keys() == self._columns.keys()
+        ):
             return NotImplemented
         return ScoreColumns({k: c + other._columns[k] for k, c in self._columns.items()}, self._make)
 

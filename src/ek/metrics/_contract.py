@@ -83,8 +83,9 @@ class SummedStatistics:
         """
         return self.compute(sum_detail(scores, self.statistics, metric=type(self).__name__))
 
-    def score_many(self, preds: Sequence[Any], golds: Sequence[Any], *,
-                   grammar: GraphGrammar | None = None) -> Sequence[Score]:
+    def score_many(
+        self, preds: Sequence[Any], golds: Sequence[Any], *, grammar: GraphGrammar | None = None
+    ) -> Sequence[Score]:
         """The scores of aligned lists, one comparison each (metrics with a faster path override it)."""
         check_aligned(preds, golds)
         return tuple(self(p, g, grammar=grammar) for p, g in zip(preds, golds))
@@ -103,7 +104,8 @@ class SummedStatistics:
                 "or use a metric that declares it."
             )
         changed: MetricContract = dataclasses.replace(  # type: ignore[type-var]
-            self, **{self.options[k]: v for k, v in values.items()})
+            self, **{self.options[k]: v for k, v in values.items()}
+        )
         return changed
 
 
@@ -158,10 +160,21 @@ class _ForeignMetric:
             kind = "statistics" if statistics and compute is not None else "custom"
             aggregation = read.attr("aggregation", str, kind)
         name = read.attr("name", str, "") or read.attr("__name__", str, "") or type(obj).__name__
-        return cls(obj, name, read.attr("higher_is_better", bool, None), statistics, aggregation,
-                   MappingProxyType(dict(read.attr("options", Mapping, {}))), read.attr("unit", str, None),
-                   read.attr("percent", bool, False), read.attr("reads_documents", bool, False),
-                   aggregate, compute, read.method("score_many"), read.method("with_options"))
+        return cls(
+            obj,
+            name,
+            read.attr("higher_is_better", bool, None),
+            statistics,
+            aggregation,
+            MappingProxyType(dict(read.attr("options", Mapping, {}))),
+            read.attr("unit", str, None),
+            read.attr("percent", bool, False),
+            read.attr("reads_documents", bool, False),
+            aggregate,
+            compute,
+            read.method("score_many"),
+            read.method("with_options"),
+        )
 
     def __hash__(self) -> int:
         return hash((type(self), id(self.target)))
@@ -198,8 +211,9 @@ class _ForeignMetric:
             raise ValueError(f"{self.name}.aggregate() got no scores; an empty corpus has no aggregate.")
         return sum(values) / len(values)
 
-    def score_many(self, preds: Sequence[Any], golds: Sequence[Any], *,
-                   grammar: GraphGrammar | None = None) -> Sequence[Score]:
+    def score_many(
+        self, preds: Sequence[Any], golds: Sequence[Any], *, grammar: GraphGrammar | None = None
+    ) -> Sequence[Score]:
         if self._score_many is not None:
             return self._score_many(preds, golds, grammar=grammar)
         check_aligned(preds, golds)

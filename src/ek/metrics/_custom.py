@@ -90,8 +90,9 @@ class _FunctionMetric:
             raise ValueError(f"{self.name}.aggregate() got no scores; an empty corpus has no aggregate.")
         return float(self.custom(items))
 
-    def score_many(self, preds: Sequence[Any], golds: Sequence[Any], *,
-                   grammar: GraphGrammar | None = None) -> Sequence[Score]:
+    def score_many(
+        self, preds: Sequence[Any], golds: Sequence[Any], *, grammar: GraphGrammar | None = None
+    ) -> Sequence[Score]:
         """The scores of aligned lists, one call of the function each."""
         check_aligned(preds, golds)
         return tuple(self(p, g, grammar=grammar) for p, g in zip(preds, golds))
@@ -102,8 +103,10 @@ class _FunctionMetric:
         Raises:
             TypeError: always, naming the option.
         """
-        raise TypeError(f"metric {self.name!r} does not take {sorted(values)[0]}= (it takes no options); "
-                        "apply it inside the function.")
+        raise TypeError(
+            f"metric {self.name!r} does not take {sorted(values)[0]}= (it takes no options); "
+            "apply it inside the function."
+        )
 
     def _needs_statistics(self, what: str) -> str:
         num, den = self.statistics
@@ -162,8 +165,11 @@ def metric(
             )
         kind, stats = ("custom", ()) if custom is not None else ("mean", _MEAN_STATISTICS)
     elif aggregate == "sum_ratio":
-        if not (isinstance(statistics, (tuple, list)) and len(statistics) == 2
-                and all(isinstance(k, str) and k for k in statistics)):
+        if not (
+            isinstance(statistics, (tuple, list))
+            and len(statistics) == 2
+            and all(isinstance(k, str) and k for k in statistics)
+        ):
             raise ValueError(
                 f"metric(aggregate='sum_ratio') needs statistics=(numerator, denominator), two detail "
                 f"keys its function returns, got {statistics!r}; e.g. statistics=('edits', 'ref_len')."
@@ -186,4 +192,3 @@ def _takes_grammar(fn: Callable[..., Any]) -> bool:
 
 def _is_number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and not math.isnan(x)
-

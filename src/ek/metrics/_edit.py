@@ -57,7 +57,7 @@ def _py_counts(pred: Units, gold: Units) -> EditCounts:
     stop = 0
     while stop < min(len(gold), len(pred)) - start and gold[-1 - stop] == pred[-1 - stop]:
         stop += 1
-    gold, pred = gold[start:len(gold) - stop], pred[start:len(pred) - stop]
+    gold, pred = gold[start : len(gold) - stop], pred[start : len(pred) - stop]
     n, m = len(gold), len(pred)
     d = [[0] * (m + 1) for _ in range(n + 1)]
     for i in range(n + 1):
@@ -138,7 +138,9 @@ def distances(preds: Sequence[Units], golds: Sequence[Units]) -> list[int]:
     return list(map(_hinted, preds, golds))
 
 
-def unit_distances(preds: Sequence[str], golds: Sequence[str], to_units: Callable[[str], Units]) -> tuple[list[int], list[int]]:
+def unit_distances(
+    preds: Sequence[str], golds: Sequence[str], to_units: Callable[[str], Units]
+) -> tuple[list[int], list[int]]:
     """``(edits, gold lengths)`` of every pair once cut by ``to_units`` (words, graphemes), pair by pair.
 
     Cutting each pair just before its distance keeps one pair's units alive
@@ -161,8 +163,11 @@ def _hinted(pred: Units, gold: Units) -> int:
     from rapidfuzz.distance import Levenshtein
 
     longest = max(len(pred), len(gold))
-    return Levenshtein.distance(pred, gold, score_hint=longest // 16) if longest >= _LONG else \
-        Levenshtein.distance(pred, gold)
+    return (
+        Levenshtein.distance(pred, gold, score_hint=longest // 16)
+        if longest >= _LONG
+        else Levenshtein.distance(pred, gold)
+    )
 
 
 def active() -> tuple[Distance, Aligner]:

@@ -113,10 +113,10 @@ class _Pieces:
         rests = [(self._place[old] + (side,), rest) for side, rest in enumerate((left, right)) if rest]
         if self._n + len(rests) > len(self._sizes):  # out of slots: renumber the unmatched pieces
             live = [(self._place[i], self._text[i]) for i in self._slots]
-            self._fill(live[:k] + rests + live[k + 1:])
+            self._fill(live[:k] + rests + live[k + 1 :])
         else:
-            self._slots[k:k + 1] = [self._add(place, rest) for place, rest in rests]
-        self.texts[k:k + 1] = [rest for _, rest in rests]
+            self._slots[k : k + 1] = [self._add(place, rest) for place, rest in rests]
+        self.texts[k : k + 1] = [rest for _, rest in rests]
 
     def _fill(self, pieces: list[tuple[tuple[int, ...], str]]) -> None:
         """Slots 0, 1, ... for ``(place, text)`` pieces, with room for a quarter more (matched slots are dead weight)."""
@@ -161,8 +161,11 @@ class _Pieces:
             if a is None or a.src_end <= a.src_start or a.dest_end <= a.dest_start:
                 continue
             window = max(a.src_end - a.src_start, a.dest_end - a.dest_start)
-            if (best is None or (a.score, window) > best[:2]
-                    or ((a.score, window) == best[:2] and self._place[i] < self._place[best[2]])):
+            if (
+                best is None
+                or (a.score, window) > best[:2]
+                or ((a.score, window) == best[:2] and self._place[i] < self._place[best[2]])
+            ):
                 best = (a.score, window, i, a)
         if best is None:
             return None
@@ -170,7 +173,7 @@ class _Pieces:
         if a.src_end - a.src_start == len(g):  # all of g against a window of p
             dist, p1, p2 = _refine(g, p, a.dest_start, a.dest_end)
             return dist, k, 0, len(g), p1, p2
-        dist, g1, g2 = _refine(p[a.dest_start:a.dest_end], g, a.src_start, a.src_end)
+        dist, g1, g2 = _refine(p[a.dest_start : a.dest_end], g, a.src_start, a.src_end)
         return dist, k, g1, g2, a.dest_start, a.dest_end
 
     def _bounds(self, g: str) -> np.ndarray:

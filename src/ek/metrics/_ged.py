@@ -194,8 +194,10 @@ def _substitution_matrix(
             g_nodes = [gold.nodes[j] for j in cols]
             names = {f for node in p_nodes + g_nodes for f in node.fields}
             same = tp == tg
-            block = np.zeros((len(rows), len(cols))) if same else np.full(
-                (len(rows), len(cols)), max(model.node_weight(tp), model.node_weight(tg))
+            block = (
+                np.zeros((len(rows), len(cols)))
+                if same
+                else np.full((len(rows), len(cols)), max(model.node_weight(tp), model.node_weight(tg)))
             )
             for f in sorted(names):
                 table = tables.setdefault(f, {})

@@ -46,9 +46,7 @@ class PreparedGraph:
 
     __slots__ = ("nodes", "index", "edges")
 
-    def __init__(
-        self, nodes: list[PreparedNode], index: dict[Any, int], edges: dict[tuple[Any, Any], str]
-    ) -> None:
+    def __init__(self, nodes: list[PreparedNode], index: dict[Any, int], edges: dict[tuple[Any, Any], str]) -> None:
         self.nodes, self.index, self.edges = nodes, index, edges
 
 
@@ -126,7 +124,9 @@ class CostModel:
         fu, fv = u.fields, v.fields
         if u.node_type == v.node_type:
             t = u.node_type
-            return sum(self.field_weight(t, f) for f in fu.keys() | fv.keys() if fu.get(f, _ABSENT) != fv.get(f, _ABSENT))
+            return sum(
+                self.field_weight(t, f) for f in fu.keys() | fv.keys() if fu.get(f, _ABSENT) != fv.get(f, _ABSENT)
+            )
         relabel = max(self.node_weight(u.node_type), self.node_weight(v.node_type))
         for f in fu.keys() | fv.keys():
             if fu.get(f, _ABSENT) != fv.get(f, _ABSENT):
@@ -158,11 +158,12 @@ class CostModel:
         }
 
 
-
 def max_cost(model: CostModel, pred: PreparedGraph, gold: PreparedGraph) -> float:
     """Cost of deleting all of ``pred`` and inserting all of ``gold``."""
     nodes = sum(n.cost for n in pred.nodes) + sum(n.cost for n in gold.nodes)
-    edges = sum(model.edge_weight(t) for t in pred.edges.values()) + sum(model.edge_weight(t) for t in gold.edges.values())
+    edges = sum(model.edge_weight(t) for t in pred.edges.values()) + sum(
+        model.edge_weight(t) for t in gold.edges.values()
+    )
     return nodes + edges
 
 
@@ -245,7 +246,11 @@ def breakdown(model: CostModel, pred: PreparedGraph, gold: PreparedGraph, mappin
         add(NodePath(v.node_id, v.node_type), int(same), int(not same), int(not same), node_cost)
         for f in u.fields.keys() | v.fields.keys():
             a, b = u.fields.get(f, _ABSENT), v.fields.get(f, _ABSENT)
-            w = model.field_weight(v.node_type, f) if same else max(model.field_weight(u.node_type, f), model.field_weight(v.node_type, f))
+            w = (
+                model.field_weight(v.node_type, f)
+                if same
+                else max(model.field_weight(u.node_type, f), model.field_weight(v.node_type, f))
+            )
             if a == b:
                 add(NodePath(v.node_id, v.node_type, f), 1, 0, 0, 0.0)
             else:

@@ -55,8 +55,8 @@ class _TokensB:
         for s, row in enumerate(rows):
             self.is_row[t] = True
             self.empty_row[t] = not row
-            segment[t:t + len(row) + 1] = s
-            self.offset[t:t + len(row) + 1] = np.arange(len(row) + 1)
+            segment[t : t + len(row) + 1] = s
+            self.offset[t : t + len(row) + 1] = np.arange(len(row) + 1)
             cell_at.extend(range(t + 1, t + 1 + len(row)))
             t += len(row) + 1
         self.row_start = (np.arange(m) - self.offset).astype(np.intp)
@@ -121,7 +121,7 @@ def _banded_distance(a: Sequence[Sequence[Any]], tb: _TokensB, structure_only: b
 
     lo, hi = band(0)
     gap = np.full(m + 1, _INF)
-    gap[lo:hi + 1] = tb.index[lo:hi + 1]
+    gap[lo : hi + 1] = tb.index[lo : hi + 1]
     p = 0
     for row in a:
         p += 1
@@ -129,7 +129,7 @@ def _banded_distance(a: Sequence[Sequence[Any]], tb: _TokensB, structure_only: b
         inside = np.full(m + 1, _INF)
         q0 = max(lo, 1)
         if q0 <= hi:  # map tr to tr, then insert b's cells
-            inside[q0:hi + 1] = gap[tb.row_start[q0 - 1:hi]] + tb.offset[q0 - 1:hi]
+            inside[q0 : hi + 1] = gap[tb.row_start[q0 - 1 : hi]] + tb.offset[q0 - 1 : hi]
         gap = _gap_step(gap, inside, tb.empty_to_cell if not row else None, 0, not row, tb, lo, hi)
         if not row:
             continue
@@ -143,20 +143,21 @@ def _banded_distance(a: Sequence[Sequence[Any]], tb: _TokensB, structure_only: b
             if q0 > hi:
                 gap = _gap_step(gap, inside, None, 0, False, tb, lo, hi)
                 continue
-            rename = costs[k, q0 - 1 - t0:hi - t0]
-            step = np.minimum(previous[q0 - 1:hi] + rename, previous[q0:hi + 1] + 1.0)
+            rename = costs[k, q0 - 1 - t0 : hi - t0]
+            step = np.minimum(previous[q0 - 1 : hi] + rename, previous[q0 : hi + 1] + 1.0)
             segments = np.empty(hi - q0 + 1, complex)
-            segments.real = tb.neg_segment[q0 - 1:hi]
-            segments.imag = step - tb.offset[q0 - 1:hi]
+            segments.real = tb.neg_segment[q0 - 1 : hi]
+            segments.imag = step - tb.offset[q0 - 1 : hi]
             np.minimum.accumulate(segments, out=segments)
-            inside[q0:hi + 1] = segments.imag + tb.offset[q0 - 1:hi]
-            rename = np.where(tb.empty_row[q0 - 1:hi], 1.0, rename)  # a cell renamed to an empty row
+            inside[q0 : hi + 1] = segments.imag + tb.offset[q0 - 1 : hi]
+            rename = np.where(tb.empty_row[q0 - 1 : hi], 1.0, rename)  # a cell renamed to an empty row
             gap = _gap_step(gap, inside, rename, q0 - 1, k == len(row) - 1, tb, lo, hi)
     return float(gap[m])
 
 
-def _gap_step(gap: np.ndarray, inside: np.ndarray, rename: Any, t0: int, closes_row: bool, tb: _TokensB,
-              lo: int, hi: int) -> np.ndarray:
+def _gap_step(
+    gap: np.ndarray, inside: np.ndarray, rename: Any, t0: int, closes_row: bool, tb: _TokensB, lo: int, hi: int
+) -> np.ndarray:
     """The ``gap`` vector after one more token of ``a``, on ``lo..hi``.
 
     ``rename`` holds the diagonal costs for tokens ``t0, t0 + 1, ...`` of b
@@ -165,18 +166,18 @@ def _gap_step(gap: np.ndarray, inside: np.ndarray, rename: Any, t0: int, closes_
     out = np.full(tb.m + 1, _INF)
     if lo > hi:
         return out
-    step = gap[lo:hi + 1] + 1.0  # delete the token of a
+    step = gap[lo : hi + 1] + 1.0  # delete the token of a
     q0 = max(lo, 1)
     if q0 <= hi:
-        tail = step[q0 - lo:]
+        tail = step[q0 - lo :]
         if rename is not None:
-            np.minimum(tail, gap[q0 - 1:hi] + rename[q0 - 1 - t0:hi - t0], out=tail)
+            np.minimum(tail, gap[q0 - 1 : hi] + rename[q0 - 1 - t0 : hi - t0], out=tail)
         if closes_row:  # close a mapped pair of rows
-            np.minimum(tail, np.where(tb.closes[q0 - 1:hi], inside[q0:hi + 1], _INF), out=tail)
-    index = tb.index[lo:hi + 1]
+            np.minimum(tail, np.where(tb.closes[q0 - 1 : hi], inside[q0 : hi + 1], _INF), out=tail)
+    index = tb.index[lo : hi + 1]
     step -= index
     np.minimum.accumulate(step, out=step)  # or insert tokens of b
-    out[lo:hi + 1] = step + index
+    out[lo : hi + 1] = step + index
     return out
 
 
@@ -192,11 +193,13 @@ def _rename_costs(cells: Sequence[Any], tb: _TokensB, structure_only: bool, t0: 
     else:
         texts = [c.text for c in cells]
         if tb.distinct_texts is None:
-            costs = cdist(texts, tb.token_texts[t0:t1], scorer=Levenshtein.normalized_distance, dtype=np.float64,
-                          workers=1)
+            costs = cdist(
+                texts, tb.token_texts[t0:t1], scorer=Levenshtein.normalized_distance, dtype=np.float64, workers=1
+            )
         else:
-            costs = cdist(texts, tb.distinct_texts, scorer=Levenshtein.normalized_distance, dtype=np.float64,
-                          workers=1)[:, tb.token_text[t0:t1]]
+            costs = cdist(
+                texts, tb.distinct_texts, scorer=Levenshtein.normalized_distance, dtype=np.float64, workers=1
+            )[:, tb.token_text[t0:t1]]
     keys = np.asarray([_span_key(c) for c in cells], dtype=np.int64)
     if tb.one_span is None or (keys != tb.one_span).any():
         costs[tb.token_span[t0:t1][None, :] != keys[:, None]] = 1.0  # other spans
@@ -321,11 +324,14 @@ def _iou_similarities(boxes: list[tuple[int, int, int, int]], other: np.ndarray)
     width = np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0])
     height = np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1])
     inter = np.where((width > 0) & (height > 0), width * height, 0)
-    union = (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1]) + (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1]) - inter
+    union = (
+        (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1]) + (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1]) - inter
+    )
     return np.where(union == 0, 1.0, inter / np.maximum(union, 1))
 
 
 _PREPARE: dict[str, Callable[[list[Any]], Any]] = {"content": _prepare_texts, "topology": _prepare_boxes}
 _SIMILARITY: dict[str, Callable[[list[Any], Any], np.ndarray]] = {
-    "content": _lcs_similarities, "topology": _iou_similarities
+    "content": _lcs_similarities,
+    "topology": _iou_similarities,
 }

@@ -229,7 +229,10 @@ def grid_overlap(gold: Grid, pred: Grid, *, kind: str) -> float:
         return overlap(gold, pred, similarity)
     rows, cols = engine.alignment_scores(gold, pred, kind=kind)
     return aligned_sum(
-        gold, pred, lambda i, k: rows[i][k], lambda j, l: cols[j][l],
+        gold,
+        pred,
+        lambda i, k: rows[i][k],
+        lambda j, l: cols[j][l],
         lambda i, k, j, l: similarity(gold[i][j], pred[k][l]),
     )
 
@@ -252,8 +255,10 @@ def overlap(gold: Grid, pred: Grid, similarity: Callable[[object, object], float
     pred_values, pred_codes = _codes(pred)
     table = [[similarity(g, p) for p in pred_values] for g in gold_values]
     # reward[i][k][j][l]: gold (i, j) against pred (k, l)
-    reward = [[[[sims[c] for c in pred_codes[k]] for sims in map(table.__getitem__, gold_codes[i])]
-               for k in range(n_rows_p)] for i in range(n_rows_g)]
+    reward = [
+        [[[sims[c] for c in pred_codes[k]] for sims in map(table.__getitem__, gold_codes[i])] for k in range(n_rows_p)]
+        for i in range(n_rows_g)
+    ]
 
     def row_score(i: int, k: int) -> float:
         return best_total(reward[i][k])

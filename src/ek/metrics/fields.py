@@ -160,5 +160,8 @@ def _field_normalizers(grammar: GraphGrammar, keys: Iterable[Any]) -> dict[Any, 
 
 
 register("metrics", "fields", FieldMetric())
-register("dispatch", "mapping", DispatchRule(lambda obj: isinstance(obj, Mapping), metric="fields",
-                                             pairs="same", priority=110))  # dict records get field F1
+register(
+    "dispatch",
+    "mapping",
+    DispatchRule(lambda obj: isinstance(obj, Mapping), metric="fields", pairs="same", priority=110),
+)  # dict records get field F1

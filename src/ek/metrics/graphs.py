@@ -88,7 +88,9 @@ class TypedNode(FrozenMappings):
         if not isinstance(self.node_type, str):
             raise TypeError(f"TypedNode node_type must be a str, got {type_name(self.node_type)}.")
         if not isinstance(self.fields, Mapping):
-            raise TypeError(f"TypedNode {self.node_id!r} fields must be a mapping of field name to value, got {type_name(self.fields)}.")
+            raise TypeError(
+                f"TypedNode {self.node_id!r} fields must be a mapping of field name to value, got {type_name(self.fields)}."
+            )
         object.__setattr__(self, "fields", MappingProxyType(dict(self.fields)))
 
 

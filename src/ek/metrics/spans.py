@@ -141,7 +141,9 @@ class SpanF1Metric(SummedStatistics):
             object.__setattr__(self, "scheme", MatchScheme(self.scheme))
         except ValueError:
             values = ", ".join(repr(m.value) for m in MatchScheme)
-            raise ValueError(f"Unknown span match scheme {self.scheme!r}; use a MatchScheme or one of {values}.") from None
+            raise ValueError(
+                f"Unknown span match scheme {self.scheme!r}; use a MatchScheme or one of {values}."
+            ) from None
         if self.tagging_scheme not in TAGGING_SCHEMES:
             raise ValueError(
                 f"Unknown tagging_scheme {self.tagging_scheme!r}; seqeval's strict mode knows "
@@ -376,9 +378,7 @@ def _check_spans(obj: Any, side: str) -> list[dict[str, Any]]:
     spans = []
     for i, span in enumerate(obj):
         if not isinstance(span, Mapping) or not {"label", "start", "end"} <= set(span):
-            raise TypeError(
-                f"{side}[{i}] is {span!r:.60}; each span must be a dict with 'label', 'start' and 'end'."
-            )
+            raise TypeError(f"{side}[{i}] is {span!r:.60}; each span must be a dict with 'label', 'start' and 'end'.")
         label, start, end = span["label"], span["start"], span["end"]
         ints = all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end))
         if not isinstance(label, str) or not ints or start < 0 or end < start:

@@ -62,7 +62,10 @@ def _grapheme_units(text: str) -> list[str]:
 # splits on any whitespace, as jiwer does for ordinary space-separated text
 # (C methods for code points); `_UNSTRIPPED` keeps the ends (strip=False).
 _UNITS: dict[str, Callable[[str], _edit.Units]] = {
-    "cer": str.strip, "cer_grapheme": _grapheme_units, "wer": str.split, "wer_unicode": unicode_words,
+    "cer": str.strip,
+    "cer_grapheme": _grapheme_units,
+    "wer": str.split,
+    "wer_unicode": unicode_words,
 }
 _UNSTRIPPED: dict[str, Callable[[str], _edit.Units]] = {"cer": str, "cer_grapheme": graphemes}
 _CODE_POINTS = (str.strip, str)  # the unit cutters that leave a str (compared code point by code point)
@@ -134,7 +137,9 @@ class StringMetric(SummedStatistics):
         _check_pair(pred, gold, None, self.mode)
         return self.score_many([pred], [gold])[0]
 
-    def score_many(self, preds: Sequence[str], golds: Sequence[str], *, grammar: GraphGrammar | None = None) -> ScoreColumns:
+    def score_many(
+        self, preds: Sequence[str], golds: Sequence[str], *, grammar: GraphGrammar | None = None
+    ) -> ScoreColumns:
         """Score aligned lists of predictions and references in one pass."""
         if len(preds) != len(golds):
             raise ValueError(
@@ -196,8 +201,7 @@ class _Maker:
 
     def __call__(self, edits: int, ref_len: int, **alignment: int) -> Score:
         # The reference documents this key on string scores; its value is the class's, set once.
-        detail = {"edits": edits, "ref_len": ref_len, **alignment,
-                  "higher_is_better": StringMetric.higher_is_better}
+        detail = {"edits": edits, "ref_len": ref_len, **alignment, "higher_is_better": StringMetric.higher_is_better}
         return Score(_rate(edits, ref_len), metric=self.mode, detail=detail)
 
     def __eq__(self, other: object) -> bool:

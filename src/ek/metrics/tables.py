@@ -199,8 +199,7 @@ class Table:
         if isinstance(obj, Sequence) and not isinstance(obj, bytes):
             return cls.from_grid(obj)
         raise TypeError(
-            f"Cannot read a table from {type_name(obj)}; pass a Table, an HTML string or a "
-            "list of rows of cell texts."
+            f"Cannot read a table from {type_name(obj)}; pass a Table, an HTML string or a list of rows of cell texts."
         )
 
     def as_grid(self, *, max_cells: int = _DEFAULT_MAX_CELLS) -> list[list[Cell | None]]:
@@ -407,7 +406,7 @@ def _text_grid(layout: _Layout, canon: Normalizer | None) -> list[list[str]]:
     for cell, r0, c0 in layout.placed:
         text = canon(cell.text) if canon else cell.text
         for r in range(r0, r0 + cell.rowspan):
-            grid[r][c0:c0 + cell.colspan] = [text] * cell.colspan
+            grid[r][c0 : c0 + cell.colspan] = [text] * cell.colspan
     return grid
 
 

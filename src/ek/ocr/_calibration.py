@@ -34,5 +34,8 @@ def calibration_figures(probs: Sequence[float], correct: Sequence[bool], n_bins:
     )
 
     bins = DEFAULT_N_BINS if n_bins is None else n_bins
-    return {"n": len(probs), "ece": expected_calibration_error(probs, correct, n_bins=bins),
-            "curve": reliability_curve(probs, correct, n_bins=bins)}
+    return {
+        "n": len(probs),
+        "ece": expected_calibration_error(probs, correct, n_bins=bins),
+        "curve": reliability_curve(probs, correct, n_bins=bins),
+    }

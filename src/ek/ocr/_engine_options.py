@@ -51,8 +51,11 @@ def engine_options(engine_id: str) -> tuple[EngineOption, ...]:
     import ocracy  # type: ignore[import-untyped]
 
     param_map = ocracy.get_config(engine_id).get("param_map") or {}
-    return tuple(EngineOption(name, _as_given, "passed to ocracy as given")
-                 for name, spec in sorted(param_map.items()) if spec is not None)
+    return tuple(
+        EngineOption(name, _as_given, "passed to ocracy as given")
+        for name, spec in sorted(param_map.items())
+        if spec is not None
+    )
 
 
 def check_options(engine_id: str, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -62,8 +65,10 @@ def check_options(engine_id: str, options: Mapping[str, Any]) -> dict[str, Any]:
     {'psm': 7, 'lang': 'eng+deu'}
     """
     if not isinstance(options, Mapping):
-        raise TypeError(f"the options of {engine_id!r} must be a mapping name -> value, got "
-                        f"{type_name(options)}; write e.g. ('tesseract', {{'lang': 'deu'}}).")
+        raise TypeError(
+            f"the options of {engine_id!r} must be a mapping name -> value, got "
+            f"{type_name(options)}; write e.g. ('tesseract', {{'lang': 'deu'}})."
+        )
     table = {o.name: o for o in engine_options(engine_id)}
     checked = {}
     for name, value in options.items():
@@ -92,8 +97,10 @@ def parse_engine(text: str) -> tuple[str, dict[str, str]]:
     for part in rest.split(","):
         name, eq, value = (s.strip() for s in part.partition("="))
         if not eq or not name or not value:
-            raise ValueError(f"engine {text!r}: {part.strip()!r} is not name=value; write the options as "
-                             f"'{engine.strip()}:name=value,name=value', e.g. 'tesseract:lang=deu,psm=6'.")
+            raise ValueError(
+                f"engine {text!r}: {part.strip()!r} is not name=value; write the options as "
+                f"'{engine.strip()}:name=value,name=value', e.g. 'tesseract:lang=deu,psm=6'."
+            )
         if name in options:
             raise ValueError(f"engine {text!r} gives the option {name!r} twice; keep one.")
         options[name] = value
@@ -109,8 +116,10 @@ def _as_given(value: Any) -> Any:
 
 def _tesseract_lang(value: Any) -> str:
     if not isinstance(value, str) or not _LANG.fullmatch(value.strip()):
-        raise ValueError("Tesseract's lang is one language model or several joined by '+', such as 'eng' "
-                         "or 'eng+deu' (`tesseract --list-langs` lists the installed ones)")
+        raise ValueError(
+            "Tesseract's lang is one language model or several joined by '+', such as 'eng' "
+            "or 'eng+deu' (`tesseract --list-langs` lists the installed ones)"
+        )
     return value.strip()
 
 

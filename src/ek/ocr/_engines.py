@@ -41,9 +41,12 @@ _SYSTEM_BINARIES = {"tesseract": "tesseract"}
 
 # Engines ek runs with its own packages: id -> (the packages, the ek extra that installs them, why).
 _EK_PACKAGES = {
-    "rapidocr": (("rapidocr_onnxruntime", "onnxruntime"), "rapidocr",
-                 "ek runs it with the PP-OCR models bundled in rapidocr_onnxruntime "
-                 "(rapidocr 3.x downloads its models when first run)"),
+    "rapidocr": (
+        ("rapidocr_onnxruntime", "onnxruntime"),
+        "rapidocr",
+        "ek runs it with the PP-OCR models bundled in rapidocr_onnxruntime "
+        "(rapidocr 3.x downloads its models when first run)",
+    ),
 }
 
 # ocracy writes each credential as "export NAME  (get a key: URL)".
@@ -114,8 +117,7 @@ def installed_engines() -> list[str]:
         MissingExtraError: ocracy (the ``ocr`` extra) is not installed.
     """
     ocracy = import_optional("ocracy", extra="ocr", feature="Listing OCR engines")
-    return [b for b in sorted(ocracy.available_backends())
-            if missing_binary(b) is None and not missing_packages(b)]
+    return [b for b in sorted(ocracy.available_backends()) if missing_binary(b) is None and not missing_packages(b)]
 
 
 def check_engine(engine: str) -> dict[str, Any]:
@@ -134,9 +136,17 @@ def check_engine(engine: str) -> dict[str, Any]:
     if not engine.strip():
         raise ValueError("check_engine() got an empty engine id; name one, e.g. 'tesseract' (see `ek engines`).")
     cid = canonical_id(engine)
-    report: dict[str, Any] = {"engine": cid, "ok": False, "state": "not installed", "known": None,
-                              "package": None, "binary": None, "credentials": [], "profile": profile(cid),
-                              "hint": ""}
+    report: dict[str, Any] = {
+        "engine": cid,
+        "ok": False,
+        "state": "not installed",
+        "known": None,
+        "package": None,
+        "binary": None,
+        "credentials": [],
+        "profile": profile(cid),
+        "hint": "",
+    }
     if not is_installed("ocracy"):
         extra = _EK_PACKAGES[cid][1] if cid in _EK_PACKAGES else "ocr"  # ek's rapidocr extra brings ocracy too
         steps = [install_hint(extra)] + _system_steps(cid)
@@ -151,8 +161,12 @@ def check_engine(engine: str) -> dict[str, Any]:
 
     req = ocracy.requirements(cid)
     package = not missing_packages(cid) if cid in _EK_PACKAGES else bool(req.available)
-    report.update(known=True, package=package, binary=_program_path(cid),
-                  credentials=list(req.credentials) if req.is_remote else [])
+    report.update(
+        known=True,
+        package=package,
+        binary=_program_path(cid),
+        credentials=list(req.credentials) if req.is_remote else [],
+    )
     report.update(_readiness(cid, req, bool(ocracy.is_set_up(cid)), missing_binary(cid)))
     return report
 
@@ -208,4 +222,3 @@ def _system_steps(engine_id: str) -> list[str]:
         return []
     platform = "darwin" if sys.platform == "darwin" else "windows" if sys.platform.startswith("win") else "linux"
     return [recipe[platform]]
-

@@ -54,7 +54,9 @@ _WHO = "benchmark_fleet"
 _RUN_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:=,+")
 
 
-def run_fleet(specs: tuple[Any, ...], gold: Mapping[str, Any], fields: tuple[Any, ...], settings: dict[str, Any]) -> FleetReport:
+def run_fleet(
+    specs: tuple[Any, ...], gold: Mapping[str, Any], fields: tuple[Any, ...], settings: dict[str, Any]
+) -> FleetReport:
     """Run every engine of ``specs`` over ``gold`` and build the report (arguments checked by the caller).
 
     ``fields`` are the gold record's ``(image, reference, slice, kind)`` field
@@ -62,35 +64,55 @@ def run_fleet(specs: tuple[Any, ...], gold: Mapping[str, Any], fields: tuple[Any
     """
     image_key, reference_key, slice_key, kind_key = fields
     gold = with_file_references(gold, reference_key)
-    items = gold_items(gold, ((image_key, "image_key"), (reference_key, "reference_key"), slice_key), _WHO,
-                       fingerprints=False, check=check_reference(reference_key))
+    items = gold_items(
+        gold,
+        ((image_key, "image_key"), (reference_key, "reference_key"), slice_key),
+        _WHO,
+        fingerprints=False,
+        check=check_reference(reference_key),
+    )
     if not items:
-        raise ValueError(f"{_WHO}() got an empty gold corpus, so there is nothing to benchmark; pass a mapping "
-                         "key -> {image, reference_text, ...} with at least one record.")
+        raise ValueError(
+            f"{_WHO}() got an empty gold corpus, so there is nothing to benchmark; pass a mapping "
+            "key -> {image, reference_text, ...} with at least one record."
+        )
     items = _with_kinds(items, gold, kind_key, settings["options"].persist)
     ready, skipped = _ready(specs, settings["strict"])
     check = settings["check_images"]
     if check is None:  # ocracy engines read files; a callable may take any key for an image
         check = any(isinstance(spec.engine, str) for spec in ready)
-    unreadable = {key: problem for key, payload, _ in items
-                  if check and (problem := image_problem(payload[1][0])) is not None}
+    unreadable = {
+        key: problem for key, payload, _ in items if check and (problem := image_problem(payload[1][0])) is not None
+    }
     runs, failed = _run_engines(ready, items, unreadable, settings)
     skipped.update(failed)
     if not runs:
-        raise RuntimeError(f"{_WHO}(): no engine of the fleet could read the corpus: "
-                           + "; ".join(f"{name}: {why}" for name, why in skipped.items()))
+        raise RuntimeError(
+            f"{_WHO}(): no engine of the fleet could read the corpus: "
+            + "; ".join(f"{name}: {why}" for name, why in skipped.items())
+        )
     canon = resolve_canonicalizer(settings["normalize"])
-    scored = {name: (engine, report, engine_parts(report.detail["per_item"], canon))
-              for name, (engine, report) in runs.items()}
+    scored = {
+        name: (engine, report, engine_parts(report.detail["per_item"], canon))
+        for name, (engine, report) in runs.items()
+    }
     texts: dict[str, Any] = {}
     consensus = None
     if settings["consensus"] and len(runs) >= 2:
         texts = consensus_texts([k for k, _, _ in items], [r.detail["per_item"] for _, r in runs.values()])
         report = _consensus_report(items, texts, settings)
         consensus = (report, engine_parts(report.detail["per_item"], canon))
-    return build_fleet_report(scored, consensus, metric=settings["metric"], level=settings["level"],
-                              n_items=len(items), unreadable=unreadable, skipped=skipped, consensus_texts=texts,
-                              run_id=settings["options"].run_id)
+    return build_fleet_report(
+        scored,
+        consensus,
+        metric=settings["metric"],
+        level=settings["level"],
+        n_items=len(items),
+        unreadable=unreadable,
+        skipped=skipped,
+        consensus_texts=texts,
+        run_id=settings["options"].run_id,
+    )
 
 
 def image_problem(image: Any) -> str | None:
@@ -105,8 +127,10 @@ def image_problem(image: Any) -> str | None:
         if isinstance(path, str) and path.lower().startswith(("http://", "https://")):
             return None
         if not os.path.exists(path):
-            return (f"image file {path!r} does not exist (relative paths are read from {os.getcwd()!r}); fix the "
-                    "path in the gold record")
+            return (
+                f"image file {path!r} does not exist (relative paths are read from {os.getcwd()!r}); fix the "
+                "path in the gold record"
+            )
         if os.path.isdir(path):
             return f"image path {path!r} is a folder; the gold record must name one image file"
         source: Any = path
@@ -141,8 +165,9 @@ def engine_run_id(run_id: str, name: str) -> str:
 class FleetTask(OcrTask):
     """`OcrTask` for one engine of a fleet: a page's kind goes to the engine, its blocks are kept."""
 
-    def __init__(self, call: Any, metric: Any, options: dict[str, Any], unreadable: Mapping[str, str],
-                 timeout: float | None) -> None:
+    def __init__(
+        self, call: Any, metric: Any, options: dict[str, Any], unreadable: Mapping[str, str], timeout: float | None
+    ) -> None:
         super().__init__(call, metric, options, _WHO, "record")
         self.unreadable, self.timeout = dict(unreadable), timeout
 
@@ -159,8 +184,10 @@ class FleetTask(OcrTask):
     def failed(self, payload: Any, exc: BaseException, seconds: float) -> DocumentEntry:
         timed_out = isinstance(exc, TimeoutError) and self.timeout is not None and seconds >= self.timeout
         if timed_out:
-            exc = TimeoutError(f"the engine did not read the image within timeout={self.timeout:g} s; raise "
-                               "timeout= or give the engine a smaller image")
+            exc = TimeoutError(
+                f"the engine did not read the image within timeout={self.timeout:g} s; raise "
+                "timeout= or give the engine a smaller image"
+            )
         entry = super().failed(payload, exc, seconds)
         entry["timed_out"] = timed_out  # type: ignore[typeddict-unknown-key]  # a fleet page's own field
         return entry
@@ -168,8 +195,10 @@ class FleetTask(OcrTask):
     def check(self, entry: Mapping[str, Any]) -> None:
         super().check(entry)
         blocks = entry.get("blocks")
-        if blocks is not None and not (isinstance(blocks, list) and all(
-                isinstance(b, list) and len(b) == 3 and isinstance(b[0], str) for b in blocks)):
+        if blocks is not None and not (
+            isinstance(blocks, list)
+            and all(isinstance(b, list) and len(b) == 3 and isinstance(b[0], str) for b in blocks)
+        ):
             raise ValueError(f"its blocks are {blocks!r:.60}, not a list of [text, confidence, level]")
 
 
@@ -179,10 +208,14 @@ def _with_kinds(items: list[Any], gold: Mapping[str, Any], kind_key: str | None,
     for key, (k, image, reference, label), _ in items:
         kind = gold[key].get(kind_key) if kind_key else None
         if kind is not None and kind not in ("line", "page"):
-            raise ValueError(f"gold record {key!r} field {kind_key!r} is {kind!r}; it must be 'line' or 'page' "
-                             "(or absent, for the engine to tell by the image's size).")
+            raise ValueError(
+                f"gold record {key!r} field {kind_key!r} is {kind!r}; it must be 'line' or 'page' "
+                "(or absent, for the engine to tell by the image's size)."
+            )
         page = (image, kind)
-        out.append((key, (k, page, reference, label), fingerprint((image, reference, label, kind)) if persist else None))
+        out.append(
+            (key, (k, page, reference, label), fingerprint((image, reference, label, kind)) if persist else None)
+        )
     return out
 
 
@@ -203,12 +236,17 @@ def _ready(specs: tuple[Any, ...], strict: bool) -> tuple[list[Any], dict[str, A
         else:
             skipped[spec.name] = f"{status['state']}: {status['hint']}"
     if skipped:
-        warnings.warn(f"{_WHO}: {len(skipped)} engine(s) left out: "
-                      + "; ".join(f"{name} ({why})" for name, why in skipped.items()), stacklevel=4)
+        warnings.warn(
+            f"{_WHO}: {len(skipped)} engine(s) left out: "
+            + "; ".join(f"{name} ({why})" for name, why in skipped.items()),
+            stacklevel=4,
+        )
     return ready, skipped
 
 
-def _run_engines(specs: list[Any], items: list[Any], unreadable: Mapping[str, str], settings: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def _run_engines(
+    specs: list[Any], items: list[Any], unreadable: Mapping[str, str], settings: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """``(name -> (engine id, report), name -> why it failed)``.
 
     With ``max_workers`` N > 1 (or an ``executor``) every engine runs at once,
@@ -220,20 +258,30 @@ def _run_engines(specs: list[Any], items: list[Any], unreadable: Mapping[str, st
 
     bound = [(spec, fleet_engine(spec)) for spec in specs]
     options: RunOptions = settings["options"]
-    check_executor(options.executor, _WHO, {**{f"engine {s.name!r}": read for s, read in bound},
-                                            "metric": settings["metric"]})
+    check_executor(
+        options.executor, _WHO, {**{f"engine {s.name!r}": read for s, read in bound}, "metric": settings["metric"]}
+    )
     workers = options.max_workers
     together = options.executor is not None or (workers > 1 and len(items) > 1)
     ids = [spec.engine for spec in specs if isinstance(spec.engine, str)]
     progress = bool(options.progress) if together and len(bound) > 1 else options.progress  # one bar at once
-    with thread_pool(workers if together and options.executor is None else 1, "ek-fleet") as pages, \
-            thread_pool(len(bound) if together else 1, "ek-fleet-engine") as engines, \
-            one_thread_per_engine(ids, together):
-        run = {**settings, "options": dataclasses.replace(options, executor=options.executor or pages,
-                                                          max_workers=1, progress=progress)}
+    with (
+        thread_pool(workers if together and options.executor is None else 1, "ek-fleet") as pages,
+        thread_pool(len(bound) if together else 1, "ek-fleet-engine") as engines,
+        one_thread_per_engine(ids, together),
+    ):
+        run = {
+            **settings,
+            "options": dataclasses.replace(
+                options, executor=options.executor or pages, max_workers=1, progress=progress
+            ),
+        }
         jobs = [(spec, read) for spec, read in bound]
-        outcomes = list(engines.map(lambda job: _run_one(job[0], job[1], items, unreadable, run), jobs)) \
-            if engines else [_run_one(spec, read, items, unreadable, run) for spec, read in jobs]
+        outcomes = (
+            list(engines.map(lambda job: _run_one(job[0], job[1], items, unreadable, run), jobs))
+            if engines
+            else [_run_one(spec, read, items, unreadable, run) for spec, read in jobs]
+        )
     runs, failed = {}, {}
     for (spec, _), (report, problem) in zip(jobs, outcomes):
         if problem is None:
@@ -243,23 +291,44 @@ def _run_engines(specs: list[Any], items: list[Any], unreadable: Mapping[str, st
     return runs, failed
 
 
-def _run_one(spec: Any, read: Any, items: list[Item], unreadable: Mapping[str, str],
-             settings: dict[str, Any]) -> tuple[Any, str | None]:
+def _run_one(
+    spec: Any, read: Any, items: list[Item], unreadable: Mapping[str, str], settings: dict[str, Any]
+) -> tuple[Any, str | None]:
     """``(report, None)`` of one engine's run, or ``(None, why)`` when it read no page."""
     metric, normalize, grammar = settings["metric"], settings["normalize"], settings["grammar"]
     options: RunOptions = settings["options"]
     name = spec.name
     run_id = None if options.run_id is None else engine_run_id(options.run_id, name)
     engine_id = spec.engine if isinstance(spec.engine, str) else engine_label(spec.engine)
-    stored = {**engine_settings(read, engine_id, metric, normalize, grammar, _WHO),
-              "options": repr(sorted(dict(spec.options).items()))} if options.persist else {}
-    run = open_run(KIND, who=_WHO, persist=options.persist, run_id=run_id, rootdir=options.rootdir,
-                   resume=options.resume, settings=stored, n_items=len(items))
+    stored = (
+        {
+            **engine_settings(read, engine_id, metric, normalize, grammar, _WHO),
+            "options": repr(sorted(dict(spec.options).items())),
+        }
+        if options.persist
+        else {}
+    )
+    run = open_run(
+        KIND,
+        who=_WHO,
+        persist=options.persist,
+        run_id=run_id,
+        rootdir=options.rootdir,
+        resume=options.resume,
+        settings=stored,
+        n_items=len(items),
+    )
     task = FleetTask(read, metric, {"normalize": normalize, "grammar": grammar}, unreadable, options.timeout)
     task.engine_name = name
     entries = execute(run, task, items, options.plan(f"{_WHO}[{name}]", unit="images"))
-    report, summary = scored_report(items, entries, label=metric if isinstance(metric, str) else None,
-                                    metric=metric, who=_WHO, detail={"engine": name, "run_id": run.run_id})
+    report, summary = scored_report(
+        items,
+        entries,
+        label=metric if isinstance(metric, str) else None,
+        metric=metric,
+        who=_WHO,
+        detail={"engine": name, "run_id": run.run_id},
+    )
     run.close({"engine": name, **summary})
     if not report.n:
         failures = report.detail["errors"]
@@ -281,12 +350,26 @@ def _consensus_report(items: list[Any], texts: Mapping[str, str | None], setting
     scored = dict(zip(keys, scores))
     entries = []
     for key, payload, _ in items:
-        entry = {"prediction": texts.get(key), "reference": payload[2], "slice": payload[3],
-                 "score": scored.get(key), "error": None, "confidence": None, "seconds": None, "blocks": None,
-                 "backend": CONSENSUS}
+        entry = {
+            "prediction": texts.get(key),
+            "reference": payload[2],
+            "slice": payload[3],
+            "score": scored.get(key),
+            "error": None,
+            "confidence": None,
+            "seconds": None,
+            "blocks": None,
+            "backend": CONSENSUS,
+        }
         if key not in scored:
             entry["error"] = "ValueError: no engine read this page, so there is no consensus"
         entries.append(entry)
-    report, _ = scored_report(items, entries, label=metric if isinstance(metric, str) else None, metric=metric,
-                              who=_WHO, detail={"engine": CONSENSUS, "run_id": None})
+    report, _ = scored_report(
+        items,
+        entries,
+        label=metric if isinstance(metric, str) else None,
+        metric=metric,
+        who=_WHO,
+        detail={"engine": CONSENSUS, "run_id": None},
+    )
     return with_confusions(report)

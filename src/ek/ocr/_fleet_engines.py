@@ -78,17 +78,23 @@ class EngineSpec:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
-            raise ValueError(f"EngineSpec name must be a non-empty string, got {self.name!r}; "
-                             "it names the engine in reports.")
+            raise ValueError(
+                f"EngineSpec name must be a non-empty string, got {self.name!r}; it names the engine in reports."
+            )
         if not isinstance(self.engine, str) and not callable(self.engine):
-            raise TypeError(f"EngineSpec {self.name!r}: engine must be an ocracy id such as 'tesseract' or an "
-                            f"image -> OcrResult callable, got {type_name(self.engine)}.")
+            raise TypeError(
+                f"EngineSpec {self.name!r}: engine must be an ocracy id such as 'tesseract' or an "
+                f"image -> OcrResult callable, got {type_name(self.engine)}."
+            )
         if not isinstance(self.options, Mapping):
-            raise TypeError(f"EngineSpec {self.name!r}: options must be a mapping name -> value, got "
-                            f"{type_name(self.options)}.")
+            raise TypeError(
+                f"EngineSpec {self.name!r}: options must be a mapping name -> value, got {type_name(self.options)}."
+            )
         if self.options and callable(self.engine):
-            raise ValueError(f"EngineSpec {self.name!r}: options are for ocracy engines; bind them into your "
-                             "callable instead (functools.partial(read, **options)).")
+            raise ValueError(
+                f"EngineSpec {self.name!r}: options are for ocracy engines; bind them into your "
+                "callable instead (functools.partial(read, **options))."
+            )
         object.__setattr__(self, "options", types.MappingProxyType(dict(self.options)))
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -117,16 +123,20 @@ def engine_specs(engines: Any) -> tuple[EngineSpec, ...]:
     elif isinstance(engines, Sequence):
         specs = [_spec(entry, i) for i, entry in enumerate(engines)]
     else:
-        raise TypeError(f"engine_specs() takes an engine id, a callable, a sequence of those or a mapping "
-                        f"name -> engine, got {type_name(engines)}.")
+        raise TypeError(
+            f"engine_specs() takes an engine id, a callable, a sequence of those or a mapping "
+            f"name -> engine, got {type_name(engines)}."
+        )
     if not specs:
         raise ValueError("engine_specs() got no engines; name at least one, e.g. 'tesseract' (see `ek engines`).")
     repeat = first_repeat([s.name for s in specs])
     if repeat is not None:
         name = specs[repeat[1]].name
-        raise ValueError(f"engine_specs() got two engines named {name!r} (entries {repeat[0]} and {repeat[1]}); "
-                         f"reports need one name per engine: pass a mapping name -> engine, e.g. "
-                         f"{{'{name}': ..., '{name}-2': ...}}.")
+        raise ValueError(
+            f"engine_specs() got two engines named {name!r} (entries {repeat[0]} and {repeat[1]}); "
+            f"reports need one name per engine: pass a mapping name -> engine, e.g. "
+            f"{{'{name}': ..., '{name}-2': ...}}."
+        )
     return tuple(specs)
 
 
@@ -190,8 +200,10 @@ def _spec(entry: Any, index: int) -> EngineSpec:
     if callable(entry):
         name = getattr(entry, "backend", None) or getattr(entry, "__name__", None) or type(entry).__name__
         return EngineSpec(str(name), entry)
-    raise TypeError(f"engine entry {index} is {type_name(entry)}; each engine is an ocracy id such as "
-                    f"'tesseract' or an image -> OcrResult callable.")
+    raise TypeError(
+        f"engine entry {index} is {type_name(entry)}; each engine is an ocracy id such as "
+        f"'tesseract' or an image -> OcrResult callable."
+    )
 
 
 def _named_spec(name: Any, value: Any) -> EngineSpec:
@@ -200,14 +212,17 @@ def _named_spec(name: Any, value: Any) -> EngineSpec:
     if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], Mapping):
         engine, options = value
         if not isinstance(engine, str):
-            raise ValueError(f"engine {name!r}: options are for ocracy engines; bind them into your callable "
-                             "instead (functools.partial(read, **options)).")
+            raise ValueError(
+                f"engine {name!r}: options are for ocracy engines; bind them into your callable "
+                "instead (functools.partial(read, **options))."
+            )
         inner = _spec(engine, 0)
         extra = {**inner.options}
         for key, option in options.items():
             if key in extra:
-                raise ValueError(f"engine {name!r} gives the option {key!r} twice (in {engine!r} and in its "
-                                 "options); keep one.")
+                raise ValueError(
+                    f"engine {name!r} gives the option {key!r} twice (in {engine!r} and in its options); keep one."
+                )
             extra[key] = option
         return _checked(EngineSpec(name, inner.engine, extra))
     inner = _spec(value, 0)
@@ -243,8 +258,10 @@ def _reads_as_line(image: Any, kind: str | None) -> bool:
 
 def _check_kind(kind: Any) -> None:
     if kind is not None and kind not in _KINDS:
-        raise ValueError(f"kind must be 'line', 'page' or None (decided by the image's shape), got {kind!r}; "
-                         "check the gold record's 'kind' field.")
+        raise ValueError(
+            f"kind must be 'line', 'page' or None (decided by the image's shape), got {kind!r}; "
+            "check the gold record's 'kind' field."
+        )
 
 
 def _size(image: Any) -> tuple[int, int]:
@@ -271,7 +288,8 @@ def _check_tesseract_langs(lang: str) -> None:
     missing = [code for code in lang.split("+") if code not in installed]
     if missing:
         packages = " ".join(f"tesseract-ocr-{c.lower().replace('_', '-')}" for c in missing)
-        raise ValueError(f"Tesseract has no {' or '.join(map(repr, missing))} language model here (installed: "
-                         f"{', '.join(installed)}); install it (apt-get install -y {packages}) or pick an "
-                         f"installed one.")
-
+        raise ValueError(
+            f"Tesseract has no {' or '.join(map(repr, missing))} language model here (installed: "
+            f"{', '.join(installed)}); install it (apt-get install -y {packages}) or pick an "
+            f"installed one."
+        )

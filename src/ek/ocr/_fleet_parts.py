@@ -76,10 +76,12 @@ def engine_parts(per_item: Mapping[str, dict[str, Any]], canon: Any, n_bins: int
         confidences = [e["confidence"] for e in read if is_number(e.get("confidence"))]
         mean = math.fsum(confidences) / len(confidences) if confidences else None
     return {
-        "seconds_median": _quantile(seconds, 0.5), "seconds_p95": _quantile(seconds, 0.95),
+        "seconds_median": _quantile(seconds, 0.5),
+        "seconds_p95": _quantile(seconds, 0.95),
         "errors": {k: e["error"] for k, e in per_item.items() if e.get("error") is not None},
         "timeouts": tuple(k for k, e in per_item.items() if e.get("timed_out")),
-        "mean_confidence": mean, "calibration": calibration,
+        "mean_confidence": mean,
+        "calibration": calibration,
     }
 
 
@@ -99,8 +101,11 @@ def calibration_of(entries: Sequence[dict[str, Any]], canon: Any, n_bins: int | 
                 correct.append(ok)
     if not probs:
         return None
-    return {"unit": units.pop() if len(units) == 1 else "mixed", **calibration_figures(probs, correct, n_bins),
-            "mean_confidence": math.fsum(probs) / len(probs)}
+    return {
+        "unit": units.pop() if len(units) == 1 else "mixed",
+        **calibration_figures(probs, correct, n_bins),
+        "mean_confidence": math.fsum(probs) / len(probs),
+    }
 
 
 def finest(blocks: Sequence[Sequence[Any]]) -> tuple[str | None, list[Any]]:
@@ -147,8 +152,9 @@ def vote_units(entry: dict[str, Any]) -> list[Any]:
     mean = entry.get("confidence")
     mean = mean if is_number(mean) and 0.0 <= mean <= 1.0 else 1.0
     units = [(t, c) for b in finest(entry.get("blocks") or [])[1] for t in b[0].split() for c in (b[1],)]
-    confidences = [mean if c is None else c for _, c in units] if [t for t, _ in units] == words else \
-        [mean] * len(words)
+    confidences = (
+        [mean if c is None else c for _, c in units] if [t for t, _ in units] == words else [mean] * len(words)
+    )
     out: list[Any] = []
     pos = 0
     for line in lines:
@@ -179,7 +185,7 @@ def _unit_outcomes(blocks: list[Any], reference: str, canon: Any) -> list[Any]:
     out, pos = [], 0
     for b, unit in zip(blocks, tokens):
         if unit:
-            out.append((b[1], all(outcomes[pos:pos + len(unit)])))
+            out.append((b[1], all(outcomes[pos : pos + len(unit)])))
             pos += len(unit)
     return out
 

@@ -119,9 +119,18 @@ class FleetReport:
         return tuple(self[name] for name in self.ranking)
 
 
-def build_fleet_report(runs: Mapping[str, tuple[Any, ...]], consensus: tuple[Any, ...] | None, *, metric: Any, level: float,
-                       n_items: int, unreadable: Mapping[str, str], skipped: Mapping[str, str],
-                       consensus_texts: Mapping[str, str | None], run_id: str | None) -> FleetReport:
+def build_fleet_report(
+    runs: Mapping[str, tuple[Any, ...]],
+    consensus: tuple[Any, ...] | None,
+    *,
+    metric: Any,
+    level: float,
+    n_items: int,
+    unreadable: Mapping[str, str],
+    skipped: Mapping[str, str],
+    consensus_texts: Mapping[str, str | None],
+    run_id: str | None,
+) -> FleetReport:
     """The `FleetReport` of scored runs: ``runs`` maps a name to ``(engine id, report, parts)``.
 
     ``parts`` are the engine's timing, errors, confidence and calibration
@@ -140,13 +149,30 @@ def build_fleet_report(runs: Mapping[str, tuple[Any, ...]], consensus: tuple[Any
         paired = None
         if best is not None and name != best and report.n and rows[best][1].n:
             paired = paired_comparison(rows[best][1], report, level=level, metric=metric)
-        results[name] = EngineResult(name=name, engine=engine, report=report, interval=interval,
-                                     slice_intervals=slices, comparison=paired, **parts)
+        results[name] = EngineResult(
+            name=name,
+            engine=engine,
+            report=report,
+            interval=interval,
+            slice_intervals=slices,
+            comparison=paired,
+            **parts,
+        )
     label = next((r.metric for _, r, _ in rows.values() if r.metric), metric if isinstance(metric, str) else "")
-    return FleetReport(metric=label, level=level, higher_is_better=up, n_items=n_items,
-                       engines={name: results[name] for name in runs}, ranking=ranking, best=best,
-                       consensus=results.get(CONSENSUS), consensus_texts=dict(consensus_texts),
-                       unreadable=dict(unreadable), skipped=dict(skipped), run_id=run_id)
+    return FleetReport(
+        metric=label,
+        level=level,
+        higher_is_better=up,
+        n_items=n_items,
+        engines={name: results[name] for name in runs},
+        ranking=ranking,
+        best=best,
+        consensus=results.get(CONSENSUS),
+        consensus_texts=dict(consensus_texts),
+        unreadable=dict(unreadable),
+        skipped=dict(skipped),
+        run_id=run_id,
+    )
 
 
 # ---------------------------------------------------------------------------

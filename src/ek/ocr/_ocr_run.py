@@ -56,8 +56,11 @@ class OcrTask(ScoringTask):
         return text_of(value)
 
     def extra(self, value: Any, seconds: float) -> dict[str, Any]:
-        fields: OcrFields = {"confidence": None if value is None else mean_confidence(value),
-                             "backend": backend_of(value, self.engine_name), "seconds": round(seconds, 6)}
+        fields: OcrFields = {
+            "confidence": None if value is None else mean_confidence(value),
+            "backend": backend_of(value, self.engine_name),
+            "seconds": round(seconds, 6),
+        }
         return dict(fields)
 
     def check(self, entry: Mapping[str, Any]) -> None:
@@ -93,22 +96,30 @@ def engine_label(engine: Callable[..., Any]) -> str:
     return name
 
 
-def engine_settings(read: Callable[..., Any], engine_name: str, metric: Any, normalize: Any, grammar: Any, who: str) -> dict[str, Any]:
+def engine_settings(
+    read: Callable[..., Any], engine_name: str, metric: Any, normalize: Any, grammar: Any, who: str
+) -> dict[str, Any]:
     """What a stored run is checked against: the engine and its options, and the scoring settings."""
     options = getattr(read, "options", None)
     engine = engine_name if not options else f"{engine_name} {sorted(options.items())!r}"
-    return {"engine": engine, "metric": metric if isinstance(metric, str) else callable_id(metric, "metric", who),
-            "normalize": setting_id(normalize, "normalize", who), "grammar": setting_id(grammar, "grammar", who)}
+    return {
+        "engine": engine,
+        "metric": metric if isinstance(metric, str) else callable_id(metric, "metric", who),
+        "normalize": setting_id(normalize, "normalize", who),
+        "grammar": setting_id(grammar, "grammar", who),
+    }
 
 
 def check_reference(reference_key: str) -> Callable[..., Any]:
     """The `ek._runs.gold_items` check that refuses a reference which is not a str."""
+
     def check(key: Any, reference: Any) -> None:
         if not isinstance(reference, str):
             raise TypeError(
                 f"gold record {key!r} field {reference_key!r} is {type_name(reference)}; the "
                 "reference must be the true transcription as a str."
             )
+
     return check
 
 
@@ -120,7 +131,8 @@ def with_file_references(gold: Any, reference_key: str) -> Any:
     naming it, before the engine runs.
     """
     if not isinstance(gold, Mapping) or not any(
-            isinstance(r, Mapping) and reference_key not in r and FILE_KEY in r for r in gold.values()):
+        isinstance(r, Mapping) and reference_key not in r and FILE_KEY in r for r in gold.values()
+    ):
         return gold
     from ek.ocr.formats import read_document
 
@@ -136,8 +148,10 @@ def with_file_references(gold: Any, reference_key: str) -> Any:
         if isinstance(record, Mapping) and reference_key not in record and FILE_KEY in record:
             path = record[FILE_KEY]
             if not isinstance(path, (str, os.PathLike)):
-                raise TypeError(f"gold record {key!r} field {FILE_KEY!r} is {type_name(path)}; give the path "
-                                "of a PAGE-XML, ALTO, hOCR or text file with the true transcription.")
+                raise TypeError(
+                    f"gold record {key!r} field {FILE_KEY!r} is {type_name(path)}; give the path "
+                    "of a PAGE-XML, ALTO, hOCR or text file with the true transcription."
+                )
             record = {**record, reference_key: read_document(path).text}
         out[key] = record
     return out
@@ -146,8 +160,11 @@ def with_file_references(gold: Any, reference_key: str) -> Any:
 def with_confusions(report: Report, n: int = 20) -> Report:
     """The report with the corpus's most frequent character and word confusions, and each item's."""
     per_item = report.detail["per_item"]
-    texts = [(k, e["prediction"], e["reference"]) for k, e in per_item.items()
-             if e.get("error") is None and isinstance(e.get("prediction"), str) and isinstance(e.get("reference"), str)]
+    texts = [
+        (k, e["prediction"], e["reference"])
+        for k, e in per_item.items()
+        if e.get("error") is None and isinstance(e.get("prediction"), str) and isinstance(e.get("reference"), str)
+    ]
     if not texts:
         return report
     from ek import _align
@@ -214,8 +231,9 @@ def mean_confidence(result: Any) -> float | None:
     """The engine's mean confidence: ``.mean_confidence``, else the mean over ``.blocks``."""
     value = getattr(result, "mean_confidence", None)
     if value is None:
-        confidences = [c for c in (getattr(b, "confidence", None) for b in getattr(result, "blocks", None) or ())
-                       if is_number(c)]
+        confidences = [
+            c for c in (getattr(b, "confidence", None) for b in getattr(result, "blocks", None) or ()) if is_number(c)
+        ]
         value = sum(confidences) / len(confidences) if confidences else None
     if not is_number(value) or not math.isfinite(value):
         return None

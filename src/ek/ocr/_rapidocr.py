@@ -80,18 +80,23 @@ class BundledRapidOcr(BaseOcrAdapter):  # type: ignore[misc]  # ocracy has no ty
     def _read(self, image: Any, *, use_det: bool = True, use_cls: bool = True, **extra: Any) -> OcrResult:
         if use_det:
             raw, _seconds = self._rapidocr()(_pixels(image), use_det=True, use_cls=use_cls)
-            blocks = [make_block(text.strip(), bbox=box, confidence=float(score), level="line")
-                      for box, text, score in raw or []]
+            blocks = [
+                make_block(text.strip(), bbox=box, confidence=float(score), level="line")
+                for box, text, score in raw or []
+            ]
             text = _reading_order_text(raw or [])
         else:
             line = _plain(to_pil(image))
             width, height = line.size
             raw, _seconds = self._rapidocr()(to_numpy(straighten_line(line)), use_det=False, use_cls=use_cls)
-            blocks = [make_block(text.strip(), bbox=(0, 0, width, height), confidence=float(score), level="line")
-                      for text, score in raw or []]
+            blocks = [
+                make_block(text.strip(), bbox=(0, 0, width, height), confidence=float(score), level="line")
+                for text, score in raw or []
+            ]
             text = " ".join(b.text for b in blocks)
-        return OcrResult.from_blocks(blocks, backend="rapidocr", raw=raw, text=text,
-                                     engine="rapidocr_onnxruntime", det=use_det)
+        return OcrResult.from_blocks(
+            blocks, backend="rapidocr", raw=raw, text=text, engine="rapidocr_onnxruntime", det=use_det
+        )
 
     def _rapidocr(self) -> Any:
         with self._lock:
@@ -159,8 +164,14 @@ def _piece(quad: Any, text: str) -> _Piece:
     (x0, y0), (x1, y1), (x2, y2), (x3, y3) = ((float(x), float(y)) for x, y in quad)
     left, right = ((x0 + x3) / 2, (y0 + y3) / 2), ((x1 + x2) / 2, (y1 + y2) / 2)
     run = right[0] - left[0]
-    return _Piece(text, (left[0] + right[0]) / 2, (left[1] + right[1]) / 2,
-                  (right[1] - left[1]) / run if run else 0.0, abs(run), max(1.0, ((y3 - y0) + (y2 - y1)) / 2))
+    return _Piece(
+        text,
+        (left[0] + right[0]) / 2,
+        (left[1] + right[1]) / 2,
+        (right[1] - left[1]) / run if run else 0.0,
+        abs(run),
+        max(1.0, ((y3 - y0) + (y2 - y1)) / 2),
+    )
 
 
 def _widest(line: list[_Piece]) -> _Piece:

@@ -85,16 +85,15 @@ def resolve(profile: str | None, normalize: Any, segment: str | None, words: str
         if value not in allowed:
             raise ValueError(f"{option} must be one of {', '.join(map(repr, allowed))}, got {value!r}.")
     if profile is None:
-        return Settings(None, str(normalize) if isinstance(normalize, Default) else normalize, str(segment),
-                        str(words))
+        return Settings(None, str(normalize) if isinstance(normalize, Default) else normalize, str(segment), str(words))
     if profile not in PROFILES:
         raise ValueError(
             f"profile must be None (ek's rules) or one of {', '.join(map(repr, PROFILES))}, got {profile!r}."
         )
     given = {"normalize": normalize, "segment": segment, "words": words}
     fits = {
-        "normalize": isinstance(normalize, Default) or normalize in ("nfc", "dinglehopper", list(_PROFILE_NORMALIZE),
-                                                                     _PROFILE_NORMALIZE),
+        "normalize": isinstance(normalize, Default)
+        or normalize in ("nfc", "dinglehopper", list(_PROFILE_NORMALIZE), _PROFILE_NORMALIZE),
         "segment": isinstance(segment, Default) or segment == "grapheme",
         "words": isinstance(words, Default) or words == "unicode",
     }
@@ -118,8 +117,9 @@ def text_level(text_level: str | None, level: str | None) -> str | None:
         stacklevel=3,
     )
     if text_level is not None and text_level != level:
-        raise ValueError(f"text_level={text_level!r} and its deprecated alias level={level!r} disagree; pass "
-                         "text_level= only.")
+        raise ValueError(
+            f"text_level={text_level!r} and its deprecated alias level={level!r} disagree; pass text_level= only."
+        )
     return level
 
 

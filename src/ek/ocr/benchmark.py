@@ -148,33 +148,44 @@ def evaluate_ocr(
             are checked before the engine reads anything.
         RuntimeError: the engine failed on every item.
     """
-    gold = with_file_references(gold, reference_key)
-    persisting = persisted(persist, run_id)
-    items = gold_items(gold, ((image_key, "image_key"), (reference_key, "reference_key"), slice_key), _WHO,
-                       fingerprints=persisting, check=check_reference(reference_key))
-    if not items:
-        raise ValueError(
-            "evaluate_ocr() got an empty gold corpus, so there is nothing to benchmark; add "
-            "items with add_gold_item() (check rootdir / EK_DATA_HOME) or pass a non-empty dict."
-        )
-    if isinstance(metric, str):
-        get("metrics", metric)  # an unknown name fails now, not after the engine has run
-    resolve_canonicalizer(normalize)
+    items = _checked_items(gold, metric, normalize, (image_key, reference_key, slice_key), persisted(persist, run_id))
     read, engine_name = bind_engine(engine, _WHO)
-    options = run_options(_WHO, persist=persist, run_id=run_id, rootdir=rootdir, resume=resume, errors=errors,
-                          max_workers=max_workers, timeout=timeout, executor=executor, progress=progress,
-                          parts={"engine": read, "metric": metric, "normalize": normalize, "grammar": grammar})
-    run = open_run("ocr", who=_WHO, persist=options.persist, run_id=options.run_id, rootdir=rootdir, resume=resume,
-                   settings=engine_settings(read, engine_name, metric, normalize, grammar, _WHO)
-                   if options.persist else {}, n_items=len(items))
+    options = run_options(
+        _WHO,
+        persist=persist,
+        run_id=run_id,
+        rootdir=rootdir,
+        resume=resume,
+        errors=errors,
+        max_workers=max_workers,
+        timeout=timeout,
+        executor=executor,
+        progress=progress,
+        parts={"engine": read, "metric": metric, "normalize": normalize, "grammar": grammar},
+    )
+    run = open_run(
+        "ocr",
+        who=_WHO,
+        persist=options.persist,
+        run_id=options.run_id,
+        rootdir=rootdir,
+        resume=resume,
+        settings=engine_settings(read, engine_name, metric, normalize, grammar, _WHO) if options.persist else {},
+        n_items=len(items),
+    )
     task = OcrTask(read, metric, {"normalize": normalize, "grammar": grammar}, _WHO, options.errors)
     task.engine_name = engine_name
     workers = options.max_workers
     with thread_pool(workers) as pool, one_thread_per_engine(engine_name, workers > 1 or executor is not None):
-        entries = execute(run, task, items, options.plan(f"evaluate_ocr[{engine_name}]", unit="images",
-                                                         executor=pool))
-    report, summary = scored_report(items, entries, label=metric if isinstance(metric, str) else None,
-                                    metric=metric, who=_WHO, detail={"engine": engine_name, "run_id": run.run_id})
+        entries = execute(run, task, items, options.plan(f"evaluate_ocr[{engine_name}]", unit="images", executor=pool))
+    report, summary = scored_report(
+        items,
+        entries,
+        label=metric if isinstance(metric, str) else None,
+        metric=metric,
+        who=_WHO,
+        detail={"engine": engine_name, "run_id": run.run_id},
+    )
     failures = report.detail["errors"]
     if not report.n:
         first = next(iter(failures))
@@ -287,16 +298,62 @@ def benchmark_fleet(
 
     specs = engine_specs(engines)
     if consensus and len(specs) > 1 and CONSENSUS in {spec.name for spec in specs}:
-        raise ValueError(f"benchmark_fleet() engine name {CONSENSUS!r} is the name of the ROVER consensus row; "
-                         "name the engine otherwise, or pass consensus=False.")
+        raise ValueError(
+            f"benchmark_fleet() engine name {CONSENSUS!r} is the name of the ROVER consensus row; "
+            "name the engine otherwise, or pass consensus=False."
+        )
     _check_fleet_options(metric, normalize, level)
-    options = run_options("benchmark_fleet", persist=persist, run_id=run_id, rootdir=rootdir, resume=resume,
-                          max_workers=max_workers, timeout=timeout, executor=executor, progress=progress)
+    options = run_options(
+        "benchmark_fleet",
+        persist=persist,
+        run_id=run_id,
+        rootdir=rootdir,
+        resume=resume,
+        max_workers=max_workers,
+        timeout=timeout,
+        executor=executor,
+        progress=progress,
+    )
     if options.persist and options.run_id is None:  # one id names every engine's run
         options = dataclasses.replace(options, run_id=new_run_id())
-    settings = {"metric": metric, "normalize": normalize, "grammar": grammar, "level": float(level),
-                "strict": strict, "consensus": consensus, "check_images": check_images, "options": options}
+    settings = {
+        "metric": metric,
+        "normalize": normalize,
+        "grammar": grammar,
+        "level": float(level),
+        "strict": strict,
+        "consensus": consensus,
+        "check_images": check_images,
+        "options": options,
+    }
     return run_fleet(specs, gold, (image_key, reference_key, slice_key, kind_key), settings)
+
+
+def _checked_items(
+    gold: Mapping[Any, Mapping[str, Any]],
+    metric: str,
+    normalize: Steps | None,
+    keys: tuple[str, str, str],
+    fingerprints: bool,
+) -> list[Any]:
+    """The gold corpus's items, with the metric and normalizer checked before the engine reads anything."""
+    image_key, reference_key, slice_key = keys
+    items = gold_items(
+        with_file_references(gold, reference_key),
+        ((image_key, "image_key"), (reference_key, "reference_key"), slice_key),
+        _WHO,
+        fingerprints=fingerprints,
+        check=check_reference(reference_key),
+    )
+    if not items:
+        raise ValueError(
+            "evaluate_ocr() got an empty gold corpus, so there is nothing to benchmark; add "
+            "items with add_gold_item() (check rootdir / EK_DATA_HOME) or pass a non-empty dict."
+        )
+    if isinstance(metric, str):
+        get("metrics", metric)  # an unknown name fails now, not after the engine has run
+    resolve_canonicalizer(normalize)
+    return items
 
 
 def add_gold_item(
@@ -332,9 +389,7 @@ def add_gold_item(
     if isinstance(image, os.PathLike):
         image = os.fspath(image)
     if not isinstance(image, str):
-        raise TypeError(
-            f"add_gold_item({key!r}) image must be a path or URL string, got {type_name(image)}."
-        )
+        raise TypeError(f"add_gold_item({key!r}) image must be a path or URL string, got {type_name(image)}.")
     if not isinstance(reference_text, str):
         raise TypeError(
             f"add_gold_item({key!r}) reference_text must be the transcription as a str, "
@@ -353,8 +408,9 @@ def _check_fleet_options(metric: Any, normalize: Any, level: Any) -> None:
         get("metrics", metric)
     resolve_canonicalizer(normalize)
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
-        raise ValueError(f"benchmark_fleet() level must be between 0 and 1 (e.g. 0.95 for 95% intervals), "
-                         f"got {level!r}.")
+        raise ValueError(
+            f"benchmark_fleet() level must be between 0 and 1 (e.g. 0.95 for 95% intervals), got {level!r}."
+        )
 
 
 rehome(globals())  # FleetReport and EngineResult report this documented home

@@ -174,8 +174,10 @@ def _is_decode_error(exc: BaseException) -> bool:
 
 
 def _decode_message(image: Any, exc: BaseException) -> str:
-    return (f"{_describe(image)} could not be decoded as an image ({exc}); "
-            "check that the file is a PNG, JPEG, TIFF or other format Pillow reads.")
+    return (
+        f"{_describe(image)} could not be decoded as an image ({exc}); "
+        "check that the file is a PNG, JPEG, TIFF or other format Pillow reads."
+    )
 
 
 def _describe(image: Any) -> str:

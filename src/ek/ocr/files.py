@@ -110,6 +110,7 @@ class Joined(Protocol):
     @property
     def documents(self) -> Mapping[str, tuple[Any, Any]]: ...
 
+
 DEFAULT_MEASURES = ("cer", "wer", "fca", "bow")
 
 
@@ -178,8 +179,16 @@ def evaluate_files(
         refuse_failures,
     )
 
-    joined = read_pair(gold, pred, text_level=text_level, pick=pick, profile=settings.profile,
-                       gold_suffix=gold_suffix, pred_suffix=pred_suffix, pred_format=pred_format)
+    joined = read_pair(
+        gold,
+        pred,
+        text_level=text_level,
+        pick=pick,
+        profile=settings.profile,
+        gold_suffix=gold_suffix,
+        pred_suffix=pred_suffix,
+        pred_format=pred_format,
+    )
     return _evaluate(refuse_failures(joined, keep_going=keep_going), metric, settings, measures, n_confusions, n_bins)
 
 
@@ -200,14 +209,21 @@ def evaluate_joined(
     The report's items carry the joined ids (``detail["ids"]``), so its
     `ek.Report.interval` resamples documents by name.
     """
-    return _evaluate(joined, metric, _settings.resolve(profile, normalize, segment, words), measures,
-                     n_confusions, n_bins)
+    return _evaluate(
+        joined, metric, _settings.resolve(profile, normalize, segment, words), measures, n_confusions, n_bins
+    )
 
 
-def confusions_by_item(ids: Sequence[Hashable], preds: Sequence[str], golds: Sequence[str],
-                       canon: Callable[[str], str] | None, unit: str, n: int, *,
-                       words: str = "whitespace") -> tuple[dict[Hashable, dict[str, list[dict[str, object]]]],
-                                                          dict[str, Counter[tuple[str, str]]]]:
+def confusions_by_item(
+    ids: Sequence[Hashable],
+    preds: Sequence[str],
+    golds: Sequence[str],
+    canon: Callable[[str], str] | None,
+    unit: str,
+    n: int,
+    *,
+    words: str = "whitespace",
+) -> tuple[dict[Hashable, dict[str, list[dict[str, object]]]], dict[str, Counter[tuple[str, str]]]]:
     """Per-item confusion tables (top ``n``) and corpus counters, for characters (``unit``) and words.
 
     Texts are aligned line by line when both sides have lines (see
@@ -231,8 +247,9 @@ def confusions_by_item(ids: Sequence[Hashable], preds: Sequence[str], golds: Seq
 # ---------------------------------------------------------------------------
 
 
-def _evaluate(joined: Joined, metric: str, settings: Settings, measures: Sequence[str], n_confusions: int,
-              n_bins: int | None) -> Report:
+def _evaluate(
+    joined: Joined, metric: str, settings: Settings, measures: Sequence[str], n_confusions: int, n_bins: int | None
+) -> Report:
     canon = resolve_canonicalizer(settings.normalize)
     head = settings.metric(metric, headline=True)
     golds, preds = _canonical(joined.golds, canon), _canonical(joined.preds, canon)
@@ -245,8 +262,9 @@ def _evaluate(joined: Joined, metric: str, settings: Settings, measures: Sequenc
         if chosen not in reports:
             reports[chosen] = evaluate(cases, metric=chosen)
     unit = "grapheme" if settings.segment == "grapheme" else "char"
-    per_file, totals = confusions_by_item(joined.ids, joined.preds, joined.golds, canon, unit, n_confusions,
-                                          words=settings.words)
+    per_file, totals = confusions_by_item(
+        joined.ids, joined.preds, joined.golds, canon, unit, n_confusions, words=settings.words
+    )
     detail = {
         **report.detail,
         "missing": joined.missing,
@@ -281,14 +299,18 @@ def _text_level(joined: Joined) -> Any:
     each side's level, or its counts ``{level: documents}`` when its documents
     differ (None for a side of plain text only). Plain text has no level.
     """
-    sides = [Counter(pair[k].text_level for pair in joined.documents.values()
-                     if pair[k] is not None and pair[k].text_level) for k in (0, 1)]  # "" for plain text
+    sides = [
+        Counter(pair[k].text_level for pair in joined.documents.values() if pair[k] is not None and pair[k].text_level)
+        for k in (0, 1)
+    ]  # "" for plain text
     every = sides[0] + sides[1]
     if not every:
         return None
     if len(every) == 1:
         return next(iter(every))
-    return {side: (None if not c else next(iter(c)) if len(c) == 1 else dict(c)) for side, c in zip(("gold", "pred"), sides)}
+    return {
+        side: (None if not c else next(iter(c)) if len(c) == 1 else dict(c)) for side, c in zip(("gold", "pred"), sides)
+    }
 
 
 def _warn_private_use(texts: Sequence[Any]) -> None:
@@ -300,10 +322,14 @@ def _warn_private_use(texts: Sequence[Any]) -> None:
     if not found:
         return
     chars = sorted(found)
-    named = ", ".join(f"U+{ord(c):04X} {c!r}" for c in chars[:5]) + (f" and {len(chars) - 5} more" if len(chars) > 5 else "")
+    named = ", ".join(f"U+{ord(c):04X} {c!r}" for c in chars[:5]) + (
+        f" and {len(chars) - 5} more" if len(chars) > 5 else ""
+    )
     if any(_settings.maps_mufi(c) for c in chars):
-        fix = ('Pass normalize=[..., "mufi"] or profile="dinglehopper" to map the MUFI characters among them to the '
-               "letters they stand for")
+        fix = (
+            'Pass normalize=[..., "mufi"] or profile="dinglehopper" to map the MUFI characters among them to the '
+            "letters they stand for"
+        )
     else:
         fix = "No ek step maps these; add a str -> str step to normalize= that does, if the gold spells them out"
     warnings.warn(
@@ -327,8 +353,11 @@ def _calibration(joined: Joined, canon: Any, n_bins: int | None) -> dict[str, An
         doc = joined.documents.get(i, (None, None))[1]
         if doc is None or all(c is None for c in doc.word_confidences):
             continue
-        units = [(piece, c) for w, c in zip(doc.words, doc.word_confidences)
-                 for piece in (canon(w) if canon is not None else w).split()]
+        units = [
+            (piece, c)
+            for w, c in zip(doc.words, doc.word_confidences)
+            for piece in (canon(w) if canon is not None else w).split()
+        ]
         gold_words = " ".join(_lines(g, canon))
         outcomes = word_outcomes(_align.align(" ".join(w for w, _ in units), gold_words, unit="word"))
         for (_, c), ok in zip(units, outcomes):

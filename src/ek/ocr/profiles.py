@@ -32,8 +32,7 @@ __all__ = ["DEFAULT_PROFILE", "ENGINE_PROFILES", "profile"]
 
 
 def _claims(grain: str, *, real_boxes: bool, tables: bool = False, calibrated: bool = False) -> dict[str, Any]:
-    return {"calibrated": calibrated, "confidence_grain": grain,
-            "has_real_provenance": real_boxes, "tables": tables}
+    return {"calibrated": calibrated, "confidence_grain": grain, "has_real_provenance": real_boxes, "tables": tables}
 
 
 #: Engine id (ocracy's hyphenated spelling) -> capability profile.

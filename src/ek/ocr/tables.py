@@ -125,7 +125,9 @@ def resolve_table_parser(ref: str | Parser) -> Parser:
     if isinstance(ref, str):
         known = names(TABLE_PARSERS_NAMESPACE)
         alias = canonical_id(ref)
-        parser: Callable[[Any], Any] = get(TABLE_PARSERS_NAMESPACE, alias if ref not in known and alias in known else ref)
+        parser: Callable[[Any], Any] = get(
+            TABLE_PARSERS_NAMESPACE, alias if ref not in known and alias in known else ref
+        )
         return parser
     if callable(ref):
         return ref
@@ -206,8 +208,11 @@ def _is_grid(value: Any) -> bool:
         isinstance(value, (list, tuple))
         and len(value) > 0
         and all(isinstance(row, (list, tuple)) for row in value)
-        and all(cell is None or isinstance(cell, (str, int, float)) and not isinstance(cell, bool)
-                for row in value for cell in row)
+        and all(
+            cell is None or isinstance(cell, (str, int, float)) and not isinstance(cell, bool)
+            for row in value
+            for cell in row
+        )
     )
 
 
@@ -287,8 +292,7 @@ def _textract_table(raw: Any) -> str | None:
         return None
 
     def children(block: Mapping[str, Any], kinds: tuple[Any, ...] = ("CHILD",)) -> list[Any]:
-        ids = [i for rel in block.get("Relationships") or () if rel.get("Type") in kinds
-               for i in rel.get("Ids") or ()]
+        ids = [i for rel in block.get("Relationships") or () if rel.get("Type") in kinds for i in rel.get("Ids") or ()]
         return [by_id[i] for i in ids if i in by_id]
 
     def words(block: Mapping[str, Any]) -> str:
@@ -325,13 +329,15 @@ def _azure_table(raw: Any) -> str | None:
         return None
     cells = []
     for cell in _field(tables[0], "cells") or []:
-        cells.append((
-            int(_field(cell, "row_index", "rowIndex", default=0)),
-            int(_field(cell, "column_index", "columnIndex", default=0)),
-            int(_field(cell, "row_span", "rowSpan", default=None) or 1),
-            int(_field(cell, "column_span", "columnSpan", default=None) or 1),
-            str(_field(cell, "content", default="") or ""),
-        ))
+        cells.append(
+            (
+                int(_field(cell, "row_index", "rowIndex", default=0)),
+                int(_field(cell, "column_index", "columnIndex", default=0)),
+                int(_field(cell, "row_span", "rowSpan", default=None) or 1),
+                int(_field(cell, "column_span", "columnSpan", default=None) or 1),
+                str(_field(cell, "content", default="") or ""),
+            )
+        )
     return _cells_to_html(cells)
 
 
@@ -409,7 +415,7 @@ def _pipe_table(text: str) -> list[list[str]] | None:
             continue
         header = _pipe_cells(lines[i])
         grid = [header]
-        for line in lines[i + 2:]:
+        for line in lines[i + 2 :]:
             if "|" not in line or not line.strip():
                 break
             row = _pipe_cells(line)[: len(header)]

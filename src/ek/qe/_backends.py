@@ -63,9 +63,7 @@ def netcal_calibrator(method: str = "sigmoid") -> Calibrator:
     keeps its state in its own objects, so these cannot be saved as JSON.
     """
     if method not in _NETCAL_METHODS:
-        raise ValueError(
-            f"netcal_calibrator method must be one of {sorted(_NETCAL_METHODS)}, got {method!r}."
-        )
+        raise ValueError(f"netcal_calibrator method must be one of {sorted(_NETCAL_METHODS)}, got {method!r}.")
     return _NetcalCalibrator(method)
 
 
@@ -257,8 +255,9 @@ class _CrepesMondrianGate:
         keep = [i for i in range(len(p)) if y[i] and np.isfinite(p[i])]
         nc = np.asarray(correct_scores([p[i] for i in keep], self.nonconformity))
         bins = np.asarray([str(keys[i]) for i in keep], dtype=object)
-        check_group_sizes({k: int((bins == k).sum()) for k in set(bins.tolist())}, self.alpha,
-                           "crepes_mondrian_gate.fit")
+        check_group_sizes(
+            {k: int((bins == k).sum()) for k in set(bins.tolist())}, self.alpha, "crepes_mondrian_gate.fit"
+        )
         self._groups = set(bins.tolist())
         self._model = ConformalClassifier().fit(nc, bins=bins)
         return self
@@ -279,8 +278,9 @@ class _CrepesMondrianGate:
                     f"known groups: {sorted(self._groups)}."
                 )
         nc = [self.nonconformity(probability(v, what="crepes_mondrian_gate confidence")) for v in values]
-        p = self._model.predict_p(np.asarray(nc).reshape(-1, 1),
-                                  bins=np.asarray([str(k) for k in keys], dtype=object), smoothing=False)
+        p = self._model.predict_p(
+            np.asarray(nc).reshape(-1, 1), bins=np.asarray([str(k) for k in keys], dtype=object), smoothing=False
+        )
         p = np.asarray(p, dtype=float).reshape(-1)
         return p if batch else float(p[0])
 
@@ -291,4 +291,3 @@ class _CrepesMondrianGate:
         if is_batch(confidence):
             return as_decisions([Decision.ACCEPT if v > self.alpha else Decision.FLAG for v in p])
         return Decision.ACCEPT if p > self.alpha else Decision.FLAG
-

@@ -81,18 +81,11 @@ def ece_from_sums(count: list[int], conf: list[float], hits: list[float]) -> flo
 
 def curve_from_sums(count: list[int], conf: list[float], hits: list[float]) -> list[dict[str, float]]:
     """One ``{confidence, accuracy, count}`` dict per non-empty bin, low to high."""
-    return [
-        {"confidence": c / n, "accuracy": h / n, "count": int(n)}
-        for n, c, h in zip(count, conf, hits)
-        if n
-    ]
+    return [{"confidence": c / n, "accuracy": h / n, "count": int(n)} for n, c, h in zip(count, conf, hits) if n]
 
 
 def _no_rows(owner: str) -> None:
-    raise ValueError(
-        f"{owner} got no finite probabilities; pass at least one (prob, correct) pair "
-        "with a finite prob."
-    )
+    raise ValueError(f"{owner} got no finite probabilities; pass at least one (prob, correct) pair with a finite prob.")
 
 
 def _warn_if_not_probabilities(p: Any, owner: str, np: Any) -> None:

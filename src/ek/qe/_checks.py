@@ -95,8 +95,7 @@ def scores(values: Any, *, what: str, np: ModuleType | None = None, allow_nonfin
         f = float(v)
         if not allow_nonfinite and not math.isfinite(f):
             raise ValueError(
-                f"{what}[{i}] is {f!r}; every entry must be a finite number. "
-                "Drop or impute the missing values first."
+                f"{what}[{i}] is {f!r}; every entry must be a finite number. Drop or impute the missing values first."
             )
         out.append(f)
     return out
@@ -131,8 +130,7 @@ def labels(values: Any, n: int, *, what: str, np: ModuleType | None = None) -> A
         arr = np.asarray(seq)
         if arr.ndim != 1:
             raise ValueError(
-                f"{what} must be 1-D (one label per score), got an array of shape {arr.shape}; "
-                "flatten it first."
+                f"{what} must be 1-D (one label per score), got an array of shape {arr.shape}; flatten it first."
             )
         if arr.dtype == bool:
             return arr
@@ -140,12 +138,17 @@ def labels(values: Any, n: int, *, what: str, np: ModuleType | None = None) -> A
             return arr.astype(bool)
     out = []
     for i, v in enumerate(seq):
-        if isinstance(v, bool) or (isinstance(v, numbers.Real) and v in (0, 1)) or getattr(v, "dtype", None) is not None and getattr(v, "ndim", 0) == 0 and v in (0, 1):
+        if (
+            isinstance(v, bool)
+            or (isinstance(v, numbers.Real) and v in (0, 1))
+            or getattr(v, "dtype", None) is not None
+            and getattr(v, "ndim", 0) == 0
+            and v in (0, 1)
+        ):
             out.append(bool(v))
         else:
             raise ValueError(
-                f"{what}[{i}] is {v!r}; each label must be True/False (or 1/0) saying "
-                "whether the value was correct."
+                f"{what}[{i}] is {v!r}; each label must be True/False (or 1/0) saying whether the value was correct."
             )
     return np.asarray(out, dtype=bool) if np is not None else out
 
@@ -234,16 +237,12 @@ def check_record(record: Any, kind: str, numeric: Sequence[str]) -> None:
         raise ValueError(f"expected a {kind!r} calibrator record, got kind {record.get('kind')!r}.")
     for key in numeric:
         if key not in record:
-            raise ValueError(
-                f"{kind} calibrator record is missing {key!r}; re-save it with save_calibrator()."
-            )
+            raise ValueError(f"{kind} calibrator record is missing {key!r}; re-save it with save_calibrator().")
         value = record[key]
         values = value if isinstance(value, (list, tuple)) else [value]
         for v in values:
             if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v):
-                raise ValueError(
-                    f"{kind} calibrator record field {key!r} must hold finite numbers, got {v!r:.40}."
-                )
+                raise ValueError(f"{kind} calibrator record field {key!r} must hold finite numbers, got {v!r:.40}.")
 
 
 # --------------------------------------------------------------------------

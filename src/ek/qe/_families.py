@@ -107,9 +107,7 @@ class GroupCalibrator:
     def __call__(self, score: Any, *, group: Any = None) -> Any:
         """Calibrate ``score`` with its group's calibrator (a batch may take a batch of groups)."""
         if self.pooled is None and not self.by_group:
-            raise ValueError(
-                "GroupCalibrator is not fitted yet; call .fit(scores, correct, groups=...) first."
-            )
+            raise ValueError("GroupCalibrator is not fitted yet; call .fit(scores, correct, groups=...) first.")
         if is_batch(score) and is_batch(group):
             np = numpy_or_none()
             s = _scores(score, "GroupCalibrator scores", np)
@@ -252,9 +250,7 @@ class SignalFamilyCalibrator:
     def fuse(self, calibrated: Mapping[str, float]) -> float:
         """``combine`` then ``fusion`` over calibrated values; a single family passes as is."""
         if not calibrated:
-            raise ValueError(
-                "SignalFamilyCalibrator has no finite signal to fuse; pass at least one raw signal."
-            )
+            raise ValueError("SignalFamilyCalibrator has no finite signal to fuse; pass at least one raw signal.")
         if len(calibrated) == 1:
             return float(next(iter(calibrated.values())))
         value = probability(self.combine(calibrated), what="combined probability")
@@ -350,8 +346,7 @@ def _rows(signals: Any) -> list[Any]:
     for i, row in enumerate(rows):
         if not isinstance(row, Mapping):
             raise TypeError(
-                f"SignalFamilyCalibrator.fit row {i} is {type_name(row)}; each row must map signal "
-                "names to raw scores."
+                f"SignalFamilyCalibrator.fit row {i} is {type_name(row)}; each row must map signal names to raw scores."
             )
     return rows
 

@@ -253,7 +253,9 @@ def interp(x: Any, xs: Sequence[float], ys: Sequence[float], *, np: ModuleType |
 # --------------------------------------------------------------------------
 
 
-def temperature_fit(logits: Any, y: Any, *, t_min: float, t_max: float, max_iter: int, np: ModuleType | None = None) -> float:
+def temperature_fit(
+    logits: Any, y: Any, *, t_min: float, t_max: float, max_iter: int, np: ModuleType | None = None
+) -> float:
     """The ``T`` in ``[t_min, t_max]`` minimising the NLL of ``sigmoid(logit / T)``."""
     if np is not None:
         yy = y.astype(float)

@@ -82,8 +82,12 @@ def token_confidences(result: Any, tokens: list[str]) -> list[float]:
     """
     fallback = mean_confidence(result)
     fallback = NEUTRAL_CONFIDENCE if fallback is None else fallback
-    units = [(tok, getattr(b, "confidence", None)) for b in finest_blocks(result)
-             if isinstance(getattr(b, "text", None), str) for tok in b.text.split()]
+    units = [
+        (tok, getattr(b, "confidence", None))
+        for b in finest_blocks(result)
+        if isinstance(getattr(b, "text", None), str)
+        for tok in b.text.split()
+    ]
     out = [fallback] * len(tokens)
     if not units:
         return out

@@ -204,9 +204,7 @@ class TemperatureCalibrator(_Fitted):
     def fit(self, logits: Any, correct: Any) -> TemperatureCalibrator:
         """Fit ``T`` by minimising the negative log-likelihood; returns self."""
         s, y, np = self._inputs(logits, correct, "logits")
-        self.T = _fit.temperature_fit(
-            s, y, t_min=self.t_min, t_max=self.t_max, max_iter=self.max_iter, np=np
-        )
+        self.T = _fit.temperature_fit(s, y, t_min=self.t_min, t_max=self.t_max, max_iter=self.max_iter, np=np)
         self._fitted = True
         # Golden-section search ends within ~1e-6 relative of a bound it hits.
         for bound, name in ((self.t_min, "t_min"), (self.t_max, "t_max")):
@@ -227,15 +225,18 @@ class TemperatureCalibrator(_Fitted):
     def to_dict(self) -> dict[str, Any]:
         """The fitted temperature and search settings as plain JSON numbers."""
         self._require_fit()
-        return {"kind": self.kind, "T": self.T, "t_min": self.t_min, "t_max": self.t_max,
-                "max_iter": self.max_iter}
+        return {"kind": self.kind, "T": self.T, "t_min": self.t_min, "t_max": self.t_max, "max_iter": self.max_iter}
 
     @classmethod
     def from_dict(cls, record: Mapping[str, Any]) -> TemperatureCalibrator:
         """Rebuild from `to_dict` output, checking every field."""
         check_record(record, "temperature", ("T",))
-        cal = cls(T=record["T"], t_min=record.get("t_min", 0.05), t_max=record.get("t_max", 10.0),
-                  max_iter=record.get("max_iter", 60))
+        cal = cls(
+            T=record["T"],
+            t_min=record.get("t_min", 0.05),
+            t_max=record.get("t_max", 10.0),
+            max_iter=record.get("max_iter", 60),
+        )
         cal._fitted = True
         return cal
 
@@ -247,9 +248,7 @@ def _positive_int(value: Any, what: str) -> None:
 
 def _check_steps(x: tuple[float, ...], y: tuple[float, ...]) -> None:
     if len(x) != len(y) or not x:
-        raise ValueError(
-            f"IsotonicCalibrator needs x and y of one non-zero length, got {len(x)} and {len(y)}."
-        )
+        raise ValueError(f"IsotonicCalibrator needs x and y of one non-zero length, got {len(x)} and {len(y)}.")
     xs = [number(v, what=f"IsotonicCalibrator x[{i}]") for i, v in enumerate(x)]
     ys = [probability(v, what=f"IsotonicCalibrator y[{i}]") for i, v in enumerate(y)]
     for i in range(1, len(xs)):

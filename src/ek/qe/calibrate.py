@@ -128,9 +128,7 @@ def save_calibrator(
         )
     record = to_dict()
     if not isinstance(record, dict) or not isinstance(record.get("kind"), str):
-        raise ValueError(
-            f"{type_name(calibrator)}.to_dict() must return a dict with a str 'kind', got {record!r:.80}."
-        )
+        raise ValueError(f"{type_name(calibrator)}.to_dict() must return a dict with a str 'kind', got {record!r:.80}.")
     try:
         json.dumps(record, allow_nan=False)
     except (TypeError, ValueError) as exc:

@@ -300,7 +300,8 @@ class GroupConformalGate(_Gate):
                 small.append(f"{k!r} ({n_ok} correct)")
                 continue
             self.by_group[k] = ConformalGate(self.alpha, self.nonconformity).fit(
-                [p[i] for i in idx], [y[i] for i in idx])
+                [p[i] for i in idx], [y[i] for i in idx]
+            )
         if small:
             warnings.warn(
                 f"GroupConformalGate: groups {', '.join(small)} have too few correct items for "
@@ -313,9 +314,7 @@ class GroupConformalGate(_Gate):
     def __call__(self, confidence: Any, *, group: Any = None) -> Any:
         """The decision from ``group``'s gate (a batch may take a batch of groups)."""
         if self.pooled is None and not self.by_group:
-            raise ValueError(
-                "GroupConformalGate is not fitted yet; call .fit(probs, correct, groups=...) first."
-            )
+            raise ValueError("GroupConformalGate is not fitted yet; call .fit(probs, correct, groups=...) first.")
         if is_batch(confidence) and is_batch(group):
             keys = list(group)
             probs = probabilities(confidence, what="GroupConformalGate confidences")
@@ -423,7 +422,9 @@ class RiskControlGate(_Gate):
         return Decision.ACCEPT if p >= self.lam else Decision.FLAG
 
 
-def risk_coverage_curve(probs: Any, correct: Any, *, thresholds: Sequence[float] | None = None) -> list[dict[str, float]]:
+def risk_coverage_curve(
+    probs: Any, correct: Any, *, thresholds: Sequence[float] | None = None
+) -> list[dict[str, float]]:
     """The risk-coverage trade-off: one ``{threshold, coverage, selective_risk}`` per threshold.
 
     Accepting ``p >= threshold``, coverage is the share of values accepted
@@ -457,8 +458,7 @@ def risk_coverage_curve(probs: Any, correct: Any, *, thresholds: Sequence[float]
         j = bisect_left(asc, t)
         accepted = n - j
         wrong = wrong_before[n] - wrong_before[j]
-        out.append({"threshold": t, "coverage": accepted / n,
-                    "selective_risk": wrong / accepted if accepted else None})
+        out.append({"threshold": t, "coverage": accepted / n, "selective_risk": wrong / accepted if accepted else None})
     return out
 
 

@@ -132,7 +132,9 @@ class LogprobSignal:
     def __call__(self, target: Any) -> float:
         """The pooled score of ``target``'s log-probabilities."""
         logps = getattr(target, "logprobs", target)
-        agg: Callable[..., float] = get("aggregators", self.aggregator) if isinstance(self.aggregator, str) else self.aggregator
+        agg: Callable[..., float] = (
+            get("aggregators", self.aggregator) if isinstance(self.aggregator, str) else self.aggregator
+        )
         if agg is length_normalized:
             return float(agg(logps, alpha=self.alpha))
         return float(agg(logps))
@@ -164,9 +166,7 @@ class IntrinsicConfidenceSignal:
 
     def __post_init__(self) -> None:
         if self.pool not in _POOLS:
-            raise ValueError(
-                f"IntrinsicConfidenceSignal pool must be one of {', '.join(_POOLS)}, got {self.pool!r}."
-            )
+            raise ValueError(f"IntrinsicConfidenceSignal pool must be one of {', '.join(_POOLS)}, got {self.pool!r}.")
 
     def __call__(self, target: Any) -> float:
         """The pooled confidence of ``target``'s units."""
@@ -218,9 +218,7 @@ def _confidences(confs: Any) -> list[float]:
             raise TypeError(f"{owner} confidence[{i}] is {type_name(v)}, not a number.")
         x = float(v)
         if not 0.0 <= x <= 1.0:  # also rejects NaN
-            raise ValueError(
-                f"{owner} confidence[{i}] is {x!r}, outside [0, 1]; divide 0-100 engine scores by 100."
-            )
+            raise ValueError(f"{owner} confidence[{i}] is {x!r}, outside [0, 1]; divide 0-100 engine scores by 100.")
         out.append(x)
     if not out:
         raise ValueError(f"{owner} got no confidences; a field needs at least one unit.")

@@ -181,9 +181,7 @@ def regex_validator(pattern: str, *, field_name: str = "", layer: str = "format"
     return validate
 
 
-def range_validator(
-    lo: float | None, hi: float | None, *, field_name: str = "", layer: str = "range"
-) -> _ValidatorFn:
+def range_validator(lo: float | None, hi: float | None, *, field_name: str = "", layer: str = "range") -> _ValidatorFn:
     """A `Validator` flagging a value that is not a number in ``[lo, hi]`` (None leaves a side open)."""
     if lo is not None and hi is not None and lo > hi:
         raise ValueError(f"range_validator needs lo <= hi, got lo={lo!r}, hi={hi!r}.")
@@ -236,8 +234,10 @@ def schema_validator(value: Any, *, spec: FieldSpec | None = None) -> Iterable[F
     domain = spec.domain
     if isinstance(domain, str) and domain:
         return regex_validator(domain, layer="domain")(value, spec=spec)
-    if isinstance(domain, (tuple, list)) and len(domain) == 2 and all(
-        isinstance(d, numbers.Real) and not isinstance(d, bool) or d is None for d in domain
+    if (
+        isinstance(domain, (tuple, list))
+        and len(domain) == 2
+        and all(isinstance(d, numbers.Real) and not isinstance(d, bool) or d is None for d in domain)
     ):
         return range_validator(domain[0], domain[1], layer="domain")(value, spec=spec)
     if isinstance(domain, (tuple, list, set, frozenset)) and domain:
@@ -273,16 +273,27 @@ def totals_consistent(
         return []
     odd = [f"{k}={v!r}" for k, v in [(total_key, total), *named] if not math.isfinite(v)]
     if odd:
-        return [Finding(field=total_key, layer=layer, severity=Severity.FLAG,
-                        message=f"{total_key} cannot be reconciled with {' + '.join(item_keys)}: non-finite "
-                                f"values (NaN or infinite) in {', '.join(odd)}.")]
+        return [
+            Finding(
+                field=total_key,
+                layer=layer,
+                severity=Severity.FLAG,
+                message=f"{total_key} cannot be reconciled with {' + '.join(item_keys)}: non-finite "
+                f"values (NaN or infinite) in {', '.join(odd)}.",
+            )
+        ]
     parts = [p for _, p in named]
     expected = math.fsum(parts)
     if abs(total - expected) <= tol:
         return []
-    return [Finding(field=total_key, layer=layer, severity=Severity.FLAG,
-                    message=f"{total_key} is {total!r} but {' + '.join(item_keys)} sum to {expected!r} "
-                            f"(tolerance {tol}).")]
+    return [
+        Finding(
+            field=total_key,
+            layer=layer,
+            severity=Severity.FLAG,
+            message=f"{total_key} is {total!r} but {' + '.join(item_keys)} sum to {expected!r} (tolerance {tol}).",
+        )
+    ]
 
 
 @dataclass(frozen=True)
@@ -380,9 +391,7 @@ def _type_problem(value: Any, kind: str) -> str | None:
         x = _as_number(value)
         if x is None or not x.is_integer():
             return f"{value!r:.60} is not an integer."
-    if kind in ("bool", "boolean") and not (
-        isinstance(value, bool) or str(value).strip().lower() in ("true", "false")
-    ):
+    if kind in ("bool", "boolean") and not (isinstance(value, bool) or str(value).strip().lower() in ("true", "false")):
         return f"{value!r:.60} is not a boolean."
     if kind == "date" and not isinstance(value, date):
         try:

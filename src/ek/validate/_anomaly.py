@@ -172,9 +172,7 @@ def _check_min_n(min_n: Any, who: str) -> None:
 def _usable(values: Iterable[Any]) -> list[tuple[int, Any]]:
     """``(index, value)`` for each finite number; the value keeps its exact form for digits."""
     if isinstance(values, (str, bytes)):
-        raise TypeError(
-            f"expected a column of numbers, got the single string {values!r:.40}; pass a list."
-        )
+        raise TypeError(f"expected a column of numbers, got the single string {values!r:.40}; pass a list.")
     out = []
     for i, v in enumerate(values):
         exact = _as_number(v)

@@ -269,8 +269,9 @@ def cross_field_validator(
     return CrossFieldValidator(predicate, message, names, layer)
 
 
-def ordering_validator(keys: Iterable[str], *, strict: bool = True, layer: str = "cross_field",
-                       dayfirst: Optional[bool] = True) -> Layer:
+def ordering_validator(
+    keys: Iterable[str], *, strict: bool = True, layer: str = "cross_field", dayfirst: Optional[bool] = True
+) -> Layer:
     """Flag a record whose values at ``keys`` are out of ascending order.
 
     The date and sequence check: ``start`` before ``end``, ``issued`` before

@@ -82,7 +82,8 @@ class LexiconCorrector:
         # drop a score equal to it, so prune a little below the threshold and decide here.
         loose = max(self.threshold - _CUTOFF_SLACK, 0.0) * self.scale
         hits = [
-            hit for hit in process.extract(value, self.members, scorer=self.scorer, limit=2, score_cutoff=loose)
+            hit
+            for hit in process.extract(value, self.members, scorer=self.scorer, limit=2, score_cutoff=loose)
             if hit[1] / self.scale >= self.threshold - _EPS
         ]
         if not hits:
@@ -123,9 +124,7 @@ class LlmCorrector:
     layer: str = "llm_correct"
     wants_findings: bool = True
 
-    def __call__(
-        self, value: Any, *, spec: FieldSpec | None = None, findings: Iterable[Finding] = ()
-    ) -> list[Finding]:
+    def __call__(self, value: Any, *, spec: FieldSpec | None = None, findings: Iterable[Finding] = ()) -> list[Finding]:
         if self.only_flagged and not any(f.severity == Severity.FLAG for f in findings):
             return []
         proposal = self.correct_fn(value)
@@ -299,8 +298,16 @@ def _iso_time(s: str) -> datetime | None:
             hh, mm = int(g["tz"][1:3]), int(g["tz"][-2:])
             tz = timezone(sign * timedelta(hours=hh, minutes=mm))
     try:
-        return datetime(int(g["y"]), int(g["m"]), int(g["d"]), int(g["H"] or 0), int(g["M"] or 0),
-                        int(g["S"] or 0), int((g["f"] or "0").ljust(6, "0")), tzinfo=tz)
+        return datetime(
+            int(g["y"]),
+            int(g["m"]),
+            int(g["d"]),
+            int(g["H"] or 0),
+            int(g["M"] or 0),
+            int(g["S"] or 0),
+            int((g["f"] or "0").ljust(6, "0")),
+            tzinfo=tz,
+        )
     except ValueError:  # month 13, February 30, an offset of 24 hours or more
         return None
 

@@ -84,9 +84,7 @@ class ValidationResult:
     @property
     def corrected(self) -> bool:
         """True when an applied correction left ``value`` different from ``original``."""
-        return any(f.severity == Severity.CORRECT for f in self.findings) and _differs(
-            self.value, self.original
-        )
+        return any(f.severity == Severity.CORRECT for f in self.findings) and _differs(self.value, self.original)
 
     @property
     def flagged(self) -> bool:
@@ -205,8 +203,7 @@ class _Pipeline:
     layers: tuple[Callable[..., Any], ...]
     apply_corrections: bool = True
     stop_when: Callable[[tuple[Finding, ...]], bool] = _run_every_layer
-    _plan: tuple[tuple[Callable[..., Any], bool, bool], ...] = field(init=False, repr=False, compare=False,
-                                                                     default=())
+    _plan: tuple[tuple[Callable[..., Any], bool, bool], ...] = field(init=False, repr=False, compare=False, default=())
 
     def __post_init__(self) -> None:
         plan = tuple(

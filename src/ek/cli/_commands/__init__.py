@@ -58,13 +58,26 @@ def normalize_steps(normalize: Optional[str]) -> Optional[list[str]]:
 
 
 _SHARED = (  # the options of both commands, as (name, annotation, default), in the order --help lists them
-    ("id", str, "id"), ("gold_field", Optional[str], None), ("pred_field", Optional[str], None),
-    ("slice", Optional[str], None), ("metric", Optional[str], None), ("normalize", Optional[str], None),
-    ("level", Annotated[float, confidence_level], 0.95), ("json", Optional[str], None),
-    ("html", Optional[str], None), ("max", Optional[float], None), ("min", Optional[float], None),
-    ("text_level", Optional[str], None), ("profile", Optional[str], None), ("words", Optional[str], None),
-    ("keep_going", bool, False), ("gold_suffix", Optional[str], None), ("pred_suffix", Optional[str], None),
-    ("pred_format", Optional[str], None), ("follow_symlinks", bool, False), ("max_file_mb", Optional[float], None),
+    ("id", str, "id"),
+    ("gold_field", Optional[str], None),
+    ("pred_field", Optional[str], None),
+    ("slice", Optional[str], None),
+    ("metric", Optional[str], None),
+    ("normalize", Optional[str], None),
+    ("level", Annotated[float, confidence_level], 0.95),
+    ("json", Optional[str], None),
+    ("html", Optional[str], None),
+    ("max", Optional[float], None),
+    ("min", Optional[float], None),
+    ("text_level", Optional[str], None),
+    ("profile", Optional[str], None),
+    ("words", Optional[str], None),
+    ("keep_going", bool, False),
+    ("gold_suffix", Optional[str], None),
+    ("pred_suffix", Optional[str], None),
+    ("pred_format", Optional[str], None),
+    ("follow_symlinks", bool, False),
+    ("max_file_mb", Optional[float], None),
 )
 
 
@@ -73,8 +86,10 @@ def _with_shared_options(command: Callable[..., Outcome]) -> Callable[..., Outco
     sig = inspect.signature(command)
     own = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
     first_keyword = next((k for k, p in enumerate(own) if p.kind is p.KEYWORD_ONLY), len(own))
-    shared = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=hint)
-              for name, hint, default in _SHARED]
+    shared = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=hint)
+        for name, hint, default in _SHARED
+    ]
     signature = sig.replace(parameters=own[:first_keyword] + shared + own[first_keyword:])
     command.__signature__ = signature  # type: ignore[attr-defined]
     command.__annotations__ = {**{name: hint for name, hint, _ in _SHARED}, **command.__annotations__}
@@ -82,8 +97,16 @@ def _with_shared_options(command: Callable[..., Outcome]) -> Callable[..., Outco
 
 
 @_with_shared_options
-def evaluate(gold: str, pred: str, *, save: Optional[str] = None, workers: Optional[int] = None,
-             scheduler: Optional[str] = None, timeout: Optional[float] = None, **options: Any) -> Outcome:
+def evaluate(
+    gold: str,
+    pred: str,
+    *,
+    save: Optional[str] = None,
+    workers: Optional[int] = None,
+    scheduler: Optional[str] = None,
+    timeout: Optional[float] = None,
+    **options: Any,
+) -> Outcome:
     """Score PRED against GOLD: the corpus figure with its interval, overall and per slice.
 
     GOLD and PRED are .jsonl, .json, .csv or .tsv files, documents (PAGE,
@@ -122,8 +145,9 @@ def evaluate(gold: str, pred: str, *, save: Optional[str] = None, workers: Optio
 
     reading, out = _split(options)
     with _no_cycle_collection():
-        return run_evaluate(gold, pred, reading, save=save, workers=workers, scheduler=scheduler, timeout=timeout,
-                            **out)
+        return run_evaluate(
+            gold, pred, reading, save=save, workers=workers, scheduler=scheduler, timeout=timeout, **out
+        )
 
 
 @_with_shared_options
@@ -143,8 +167,17 @@ def compare(gold: str, pred_a: str, pred_b: str, *, fail_on_regression: bool = F
 
 
 @_with_shared_options
-def estimate(pred: str, *, proxy: str, audit: str, proxy_field: Optional[str] = None, plan: Optional[str] = None,
-             lam: str = "tune", interval: str = "clt", **options: Any) -> Outcome:
+def estimate(
+    pred: str,
+    *,
+    proxy: str,
+    audit: str,
+    proxy_field: Optional[str] = None,
+    plan: Optional[str] = None,
+    lam: str = "tune",
+    interval: str = "clt",
+    **options: Any,
+) -> Outcome:
     """How good is PRED over the whole corpus, from a stand-in for gold and a gold audit of a few items?
 
     --proxy PSEUDO_GOLD is read as a gold side (another engine's output:
@@ -162,14 +195,27 @@ def estimate(pred: str, *, proxy: str, audit: str, proxy_field: Optional[str] = 
 
     reading, out = _split(options)
     with _no_cycle_collection():
-        return run_estimate(pred, proxy, audit, reading, proxy_field=proxy_field, plan_path=plan, lam=lam,
-                            interval=interval, **out)
+        return run_estimate(
+            pred, proxy, audit, reading, proxy_field=proxy_field, plan_path=plan, lam=lam, interval=interval, **out
+        )
 
 
-def audit_plan(pred: str, *, proxy: str, budget: float, strategy: str = "uniform", seed: int = 0,
-               min_prob: Optional[float] = None, out: Optional[str] = None, proxy_field: Optional[str] = None,
-               id: str = "id", slice: Optional[str] = None, metric: Optional[str] = None,
-               normalize: Optional[str] = None, pred_field: Optional[str] = None) -> Outcome:
+def audit_plan(
+    pred: str,
+    *,
+    proxy: str,
+    budget: float,
+    strategy: str = "uniform",
+    seed: int = 0,
+    min_prob: Optional[float] = None,
+    out: Optional[str] = None,
+    proxy_field: Optional[str] = None,
+    id: str = "id",
+    slice: Optional[str] = None,
+    metric: Optional[str] = None,
+    normalize: Optional[str] = None,
+    pred_field: Optional[str] = None,
+) -> Outcome:
     """Which items of PRED to audit: a JSONL of id, inclusion probability, slice and the text to label.
 
     PRED is scored against --proxy PSEUDO_GOLD (as for ek estimate);
@@ -182,18 +228,44 @@ def audit_plan(pred: str, *, proxy: str, budget: float, strategy: str = "uniform
     from ek.cli._commands._estimate import run_audit_plan
     from ek.cli._commands._options import Options
 
-    reading = Options(id_field=id or None, slice_field=slice, metric=metric, normalize=normalize_steps(normalize),
-                      pred_field=pred_field)
+    reading = Options(
+        id_field=id or None,
+        slice_field=slice,
+        metric=metric,
+        normalize=normalize_steps(normalize),
+        pred_field=pred_field,
+    )
     with _no_cycle_collection():
-        return run_audit_plan(pred, proxy, reading, proxy_field=proxy_field, budget=budget, strategy=strategy,
-                              seed=seed, min_prob=min_prob, out=out)
+        return run_audit_plan(
+            pred,
+            proxy,
+            reading,
+            proxy_field=proxy_field,
+            budget=budget,
+            strategy=strategy,
+            seed=seed,
+            min_prob=min_prob,
+            out=out,
+        )
 
 
-def benchmark(gold: str, *, engine: Optional[list[str]] = None, metric: str = "cer", normalize: Optional[str] = None,
-              level: Annotated[float, confidence_level] = 0.95, json: Optional[str] = None,
-              html: Optional[str] = None, save: Optional[str] = None, strict: bool = False,
-              max_workers: Optional[int] = None, timeout: Optional[float] = None, id: str = "id",  # noqa: A002
-              gold_field: Optional[str] = None, slice: Optional[str] = None) -> Outcome:  # noqa: A002
+def benchmark(
+    gold: str,
+    *,
+    engine: Optional[list[str]] = None,
+    metric: str = "cer",
+    normalize: Optional[str] = None,
+    level: Annotated[float, confidence_level] = 0.95,
+    json: Optional[str] = None,
+    html: Optional[str] = None,
+    save: Optional[str] = None,
+    strict: bool = False,
+    max_workers: Optional[int] = None,
+    timeout: Optional[float] = None,
+    id: str = "id",  # noqa: A002
+    gold_field: Optional[str] = None,
+    slice: Optional[str] = None,
+) -> Outcome:  # noqa: A002
     """Run a fleet of OCR engines over GOLD and rank them: which engine should ship?
 
     GOLD is a .jsonl, .json, .csv or .tsv file of page records (an image
@@ -218,9 +290,18 @@ def benchmark(gold: str, *, engine: Optional[list[str]] = None, metric: str = "c
     """
     from ek.cli._commands._benchmark import run_benchmark
 
-    options = {"metric": metric, "normalize": normalize_steps(normalize), "level": level, "save": save,
-               "strict": strict, "max_workers": max_workers, "timeout": timeout, "id": id, "gold_field": gold_field,
-               "slice": slice}
+    options = {
+        "metric": metric,
+        "normalize": normalize_steps(normalize),
+        "level": level,
+        "save": save,
+        "strict": strict,
+        "max_workers": max_workers,
+        "timeout": timeout,
+        "id": id,
+        "gold_field": gold_field,
+        "slice": slice,
+    }
     return run_benchmark(gold, engine, options, json_path=json, html_path=html)
 
 
@@ -244,11 +325,27 @@ def _split(options: dict) -> tuple[Any, dict]:
     if unknown:
         raise TypeError(f"unknown option(s) {', '.join(sorted(unknown))}; see ek evaluate --help.")
     o = {name: options.get(name, default) for name, _, default in _SHARED}
-    reading = Options(id_field=o["id"] or None, gold_field=o["gold_field"], pred_field=o["pred_field"],
-                      slice_field=o["slice"], metric=o["metric"], normalize=normalize_steps(o["normalize"]),
-                      level=o["level"], text_level=o["text_level"], profile=o["profile"], words=o["words"],
-                      keep_going=o["keep_going"], gold_suffix=o["gold_suffix"], pred_suffix=o["pred_suffix"],
-                      pred_format=o["pred_format"], follow_symlinks=o["follow_symlinks"],
-                      max_file_mb=o["max_file_mb"])
-    return reading, {"json_path": o["json"], "html_path": o["html"], "upper": finite_bound("--max", o["max"]),
-                     "lower": finite_bound("--min", o["min"])}
+    reading = Options(
+        id_field=o["id"] or None,
+        gold_field=o["gold_field"],
+        pred_field=o["pred_field"],
+        slice_field=o["slice"],
+        metric=o["metric"],
+        normalize=normalize_steps(o["normalize"]),
+        level=o["level"],
+        text_level=o["text_level"],
+        profile=o["profile"],
+        words=o["words"],
+        keep_going=o["keep_going"],
+        gold_suffix=o["gold_suffix"],
+        pred_suffix=o["pred_suffix"],
+        pred_format=o["pred_format"],
+        follow_symlinks=o["follow_symlinks"],
+        max_file_mb=o["max_file_mb"],
+    )
+    return reading, {
+        "json_path": o["json"],
+        "html_path": o["html"],
+        "upper": finite_bound("--max", o["max"]),
+        "lower": finite_bound("--min", o["min"]),
+    }

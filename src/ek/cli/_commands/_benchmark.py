@@ -33,15 +33,19 @@ from ek.canonicalize import Canonicalizer
 _SHOWN_ERRORS = 5
 
 
-def run_benchmark(gold: str, engines: Optional[list], options: dict, *, json_path: Optional[str],
-                  html_path: Optional[str]) -> Outcome:
+def run_benchmark(
+    gold: str, engines: Optional[list], options: dict, *, json_path: Optional[str], html_path: Optional[str]
+) -> Outcome:
     """The whole command: read GOLD, run the fleet, then print, write the JSON and the page."""
     check_outputs({"gold": gold}, json_path, html_path)
     if not engines:
-        raise InputError("name the engines to run with --engine, once per engine (e.g. --engine tesseract --engine "
-                         "rapidocr, or --engine tesseract:lang=deu); ek engines lists those installed here.")
-    corpus = read_benchmark_gold(gold, id_field=options["id"] or None, gold_field=options["gold_field"],
-                                 slice_field=options["slice"])
+        raise InputError(
+            "name the engines to run with --engine, once per engine (e.g. --engine tesseract --engine "
+            "rapidocr, or --engine tesseract:lang=deu); ek engines lists those installed here."
+        )
+    corpus = read_benchmark_gold(
+        gold, id_field=options["id"] or None, gold_field=options["gold_field"], slice_field=options["slice"]
+    )
     steps = options["normalize"]
     if steps is None and corpus.documents:
         steps = ["nfc"]  # documents are NFC-normalised, as ek evaluate does
@@ -63,9 +67,16 @@ def benchmark_meta(gold: str, engines: list, options: dict, steps: Optional[list
     """Inputs, settings, ek version and date, as the ``--json`` report and the page carry them."""
     return {
         "inputs": {"gold": gold},
-        "settings": {"metric": options["metric"], "normalize": Canonicalizer(steps).version if steps else None,
-                     "level": options["level"], "engines": list(engines), "max_workers": options["max_workers"],
-                     "timeout": options["timeout"], "strict": options["strict"], "save": options["save"]},
+        "settings": {
+            "metric": options["metric"],
+            "normalize": Canonicalizer(steps).version if steps else None,
+            "level": options["level"],
+            "engines": list(engines),
+            "max_workers": options["max_workers"],
+            "timeout": options["timeout"],
+            "strict": options["strict"],
+            "save": options["save"],
+        },
         "ek_version": __version__,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
@@ -75,12 +86,25 @@ def summary(report: Any, corpus: BenchmarkGold, meta: dict) -> str:
     """The printed ranking, the per-slice figures, the calibration, and what could not be read."""
     way = {True: "higher is better", False: "lower is better"}.get(report.higher_is_better, "direction unknown")
     n_engines = len(report.engines)
-    head = [f"ek benchmark: {report.metric} ({way}) on {report.n_items} pages, {n_engines} engine"
-            f"{'s' if n_engines != 1 else ''}" + (" and their ROVER consensus" if report.consensus else ""),
-            f"settings: normalize {meta['settings']['normalize'] or 'none'} | level {report.level:g}"]
+    head = [
+        f"ek benchmark: {report.metric} ({way}) on {report.n_items} pages, {n_engines} engine"
+        f"{'s' if n_engines != 1 else ''}" + (" and their ROVER consensus" if report.consensus else ""),
+        f"settings: normalize {meta['settings']['normalize'] or 'none'} | level {report.level:g}",
+    ]
     rows = [_ranking_row(row) for row in fleet_rows(report)]
-    header = ["rank", "engine", report.metric, f"{report.level:.0%} interval", "vs best", "interval of difference",
-              "p", "verdict", "s/page", "p95 s", "errors"]
+    header = [
+        "rank",
+        "engine",
+        report.metric,
+        f"{report.level:.0%} interval",
+        "vs best",
+        "interval of difference",
+        "p",
+        "verdict",
+        "s/page",
+        "p95 s",
+        "errors",
+    ]
     lines = [*head, "", fmt.table(header, rows)]
     lines += _slice_lines(report)
     lines += _calibration_lines(report)
@@ -93,18 +117,31 @@ def fleet_rows(report: Any) -> list:
     rows = []
     for rank, result in enumerate(report.rows, 1):
         c = result.comparison
-        rows.append({
-            "rank": rank, "name": result.name, "engine": result.engine, "aggregate": result.aggregate,
-            "interval": list(result.interval), "n": result.report.n, "best": result.name == report.best,
-            "consensus": report.consensus is not None and result is report.consensus,
-            "delta": None if c is None else c.delta, "delta_interval": None if c is None else list(c.interval),
-            "p_value": None if c is None else c.p_value, "n_compared": None if c is None else c.n,
-            "verdict": "best" if result.name == report.best else (None if c is None else c.verdict),
-            "seconds_median": result.seconds_median, "seconds_p95": result.seconds_p95,
-            "n_errors": len(result.errors), "n_timeouts": len(result.timeouts), "errors": dict(result.errors),
-            "timeouts": list(result.timeouts), "mean_confidence": result.mean_confidence,
-            "calibration": None if result.calibration is None else dict(result.calibration),
-        })
+        rows.append(
+            {
+                "rank": rank,
+                "name": result.name,
+                "engine": result.engine,
+                "aggregate": result.aggregate,
+                "interval": list(result.interval),
+                "n": result.report.n,
+                "best": result.name == report.best,
+                "consensus": report.consensus is not None and result is report.consensus,
+                "delta": None if c is None else c.delta,
+                "delta_interval": None if c is None else list(c.interval),
+                "p_value": None if c is None else c.p_value,
+                "n_compared": None if c is None else c.n,
+                "verdict": "best" if result.name == report.best else (None if c is None else c.verdict),
+                "seconds_median": result.seconds_median,
+                "seconds_p95": result.seconds_p95,
+                "n_errors": len(result.errors),
+                "n_timeouts": len(result.timeouts),
+                "errors": dict(result.errors),
+                "timeouts": list(result.timeouts),
+                "mean_confidence": result.mean_confidence,
+                "calibration": None if result.calibration is None else dict(result.calibration),
+            }
+        )
     return rows
 
 
@@ -117,21 +154,39 @@ def slice_rows(report: Any) -> dict:
         for label, value in result.report.per_slice.items():
             s = per.get(label) or {}
             out.setdefault(label, {})[result.name] = {
-                "aggregate": value, "interval": list(result.slice_intervals.get(label, (math.nan, math.nan))),
-                "n": n.get(label), "delta": s.get("delta"), "delta_interval": list(s["interval"]) if s else None,
-                "p_value": s.get("p_value"), "verdict": "best" if result.name == report.best else s.get("verdict")}
+                "aggregate": value,
+                "interval": list(result.slice_intervals.get(label, (math.nan, math.nan))),
+                "n": n.get(label),
+                "delta": s.get("delta"),
+                "delta_interval": list(s["interval"]) if s else None,
+                "p_value": s.get("p_value"),
+                "verdict": "best" if result.name == report.best else s.get("verdict"),
+            }
     return out
 
 
 def fleet_payload(report: Any, meta: dict) -> dict:
     """The ``--json`` report of a fleet: ranking, per-slice figures, pages, consensus texts, and what was left out."""
     return {
-        "metric": report.metric, "higher_is_better": report.higher_is_better, "level": report.level,
-        "n_items": report.n_items, "best": report.best, "ranking": fleet_rows(report), "per_slice": slice_rows(report),
-        "items": {row.name: {str(k): {f: e.get(f) for f in ("prediction", "score", "confidence", "seconds", "error")}
-                             for k, e in row.report.detail["per_item"].items()} for row in report.rows},
-        "consensus_texts": dict(report.consensus_texts), "unreadable": dict(report.unreadable),
-        "skipped": dict(report.skipped), "run_id": report.run_id, **meta,
+        "metric": report.metric,
+        "higher_is_better": report.higher_is_better,
+        "level": report.level,
+        "n_items": report.n_items,
+        "best": report.best,
+        "ranking": fleet_rows(report),
+        "per_slice": slice_rows(report),
+        "items": {
+            row.name: {
+                str(k): {f: e.get(f) for f in ("prediction", "score", "confidence", "seconds", "error")}
+                for k, e in row.report.detail["per_item"].items()
+            }
+            for row in report.rows
+        },
+        "consensus_texts": dict(report.consensus_texts),
+        "unreadable": dict(report.unreadable),
+        "skipped": dict(report.skipped),
+        "run_id": report.run_id,
+        **meta,
     }
 
 
@@ -150,10 +205,19 @@ def _run(engines: list, corpus: BenchmarkGold, options: dict, steps: Optional[li
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # engines left out and pages not read are printed from the report
         try:
-            return benchmark_fleet(engines, corpus.records, metric=options["metric"], normalize=steps,
-                                   level=options["level"], persist=save is not None, run_id=save,
-                                   max_workers=options["max_workers"], timeout=options["timeout"],
-                                   strict=options["strict"], check_images=True)
+            return benchmark_fleet(
+                engines,
+                corpus.records,
+                metric=options["metric"],
+                normalize=steps,
+                level=options["level"],
+                persist=save is not None,
+                run_id=save,
+                max_workers=options["max_workers"],
+                timeout=options["timeout"],
+                strict=options["strict"],
+                check_images=True,
+            )
         except (ImportError, RuntimeError) as exc:
             raise InputError(" ".join(str(exc).split())) from None
 
@@ -161,12 +225,19 @@ def _run(engines: list, corpus: BenchmarkGold, options: dict, steps: Optional[li
 def _ranking_row(row: dict) -> list:
     name = row["name"] + (" (consensus)" if row["consensus"] else "")
     compared = row["delta"] is not None
-    return [str(row["rank"]), name, fmt.number(row["aggregate"]), fmt.interval(row["interval"], n=row["n"]),
-            fmt.number(row["delta"], signed=True) if compared else "-",
-            fmt.interval(row["delta_interval"], signed=True, n=row["n_compared"]) if compared else "-",
-            fmt.p_value(row["p_value"]) if compared else "-", row["verdict"] or "-",
-            _seconds(row["seconds_median"]), _seconds(row["seconds_p95"]),
-            str(row["n_errors"]) + (f" ({row['n_timeouts']} timed out)" if row["n_timeouts"] else "")]
+    return [
+        str(row["rank"]),
+        name,
+        fmt.number(row["aggregate"]),
+        fmt.interval(row["interval"], n=row["n"]),
+        fmt.number(row["delta"], signed=True) if compared else "-",
+        fmt.interval(row["delta_interval"], signed=True, n=row["n_compared"]) if compared else "-",
+        fmt.p_value(row["p_value"]) if compared else "-",
+        row["verdict"] or "-",
+        _seconds(row["seconds_median"]),
+        _seconds(row["seconds_p95"]),
+        str(row["n_errors"]) + (f" ({row['n_timeouts']} timed out)" if row["n_timeouts"] else ""),
+    ]
 
 
 def _seconds(value: Optional[float]) -> str:
@@ -178,19 +249,36 @@ def _slice_lines(report: Any) -> list:
     if not per:
         return []
     names = list(report.ranking)
-    rows = [[str(label), str(next((v["n"] for v in by.values() if v.get("n") is not None), "")),
-             *(fmt.number(by[name]["aggregate"]) if name in by else "-" for name in names)]
-            for label, by in per.items()]
+    rows = [
+        [
+            str(label),
+            str(next((v["n"] for v in by.values() if v.get("n") is not None), "")),
+            *(fmt.number(by[name]["aggregate"]) if name in by else "-" for name in names),
+        ]
+        for label, by in per.items()
+    ]
     return ["", f"per slice ({report.metric}):", fmt.table(["slice", "n", *names], rows)]
 
 
 def _calibration_lines(report: Any) -> list:
-    rows = [[r.name, fmt.number(r.mean_confidence), fmt.number(r.calibration["ece"]), r.calibration["unit"],
-             str(r.calibration["n"])] for r in report.engines.values() if r.calibration is not None]
+    rows = [
+        [
+            r.name,
+            fmt.number(r.mean_confidence),
+            fmt.number(r.calibration["ece"]),
+            r.calibration["unit"],
+            str(r.calibration["n"]),
+        ]
+        for r in report.engines.values()
+        if r.calibration is not None
+    ]
     if not rows:
         return []
-    return ["", "confidence (does the engine know when it is wrong? ECE: 0 is perfectly calibrated):",
-            fmt.table(["engine", "mean confidence", "ECE", "unit", "n"], rows)]
+    return [
+        "",
+        "confidence (does the engine know when it is wrong? ECE: 0 is perfectly calibrated):",
+        fmt.table(["engine", "mean confidence", "ECE", "unit", "n"], rows),
+    ]
 
 
 def _problem_lines(report: Any) -> list:
@@ -199,8 +287,10 @@ def _problem_lines(report: Any) -> list:
         lines += ["", f"left out: {len(report.skipped)} engine(s):"]
         lines += [f"  {name}: {why}" for name, why in report.skipped.items()]
     if report.unreadable:
-        lines += ["", f"unreadable: {len(report.unreadable)} page(s) whose image cannot be read (an error for every "
-                  "engine):"]
+        lines += [
+            "",
+            f"unreadable: {len(report.unreadable)} page(s) whose image cannot be read (an error for every engine):",
+        ]
         lines += [f"  {key}: {why}" for key, why in report.unreadable.items()]
     for result in report.engines.values():
         own = {k: e for k, e in result.errors.items() if k not in report.unreadable}

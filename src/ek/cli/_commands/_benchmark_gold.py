@@ -28,15 +28,30 @@ from typing import Optional
 
 from ek._files import InputError, read_side, unread
 
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".gif", ".webp", ".jp2", ".pnm", ".pbm",
-                  ".pgm", ".ppm")
+IMAGE_SUFFIXES = (
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".tif",
+    ".tiff",
+    ".bmp",
+    ".gif",
+    ".webp",
+    ".jp2",
+    ".pnm",
+    ".pbm",
+    ".pgm",
+    ".ppm",
+)
 """The image files a folder's ground truth is looked for beside (``NAME`` + one of these)."""
 
 REFERENCE_FIELDS = ("reference_text", "reference", "gold", "text")
 """The record fields a reference is read from by default, in this order."""
 
-_NAMED_IMAGE = (re.compile(rb"""<(?:\w+:)?Page\b[^>]*?\simageFilename\s*=\s*["']([^"']+)["']"""),
-                re.compile(rb"<(?:\w+:)?fileName>\s*([^<]+?)\s*</(?:\w+:)?fileName>"))
+_NAMED_IMAGE = (
+    re.compile(rb"""<(?:\w+:)?Page\b[^>]*?\simageFilename\s*=\s*["']([^"']+)["']"""),
+    re.compile(rb"<(?:\w+:)?fileName>\s*([^<]+?)\s*</(?:\w+:)?fileName>"),
+)
 _HEAD_BYTES = 64 * 1024  # the image is named in a PAGE/ALTO file's first elements
 _GT_NAME = re.compile(r"(\.gt)?\.(txt|xml|html?|hocr)$", re.IGNORECASE)
 _KINDS = ("line", "page")
@@ -52,20 +67,25 @@ class BenchmarkGold:
     images: dict = field(default_factory=dict)  # id -> image path, as the records name them
 
 
-def read_benchmark_gold(path: str, *, id_field: Optional[str], gold_field: Optional[str],
-                        slice_field: Optional[str]) -> BenchmarkGold:
+def read_benchmark_gold(
+    path: str, *, id_field: Optional[str], gold_field: Optional[str], slice_field: Optional[str]
+) -> BenchmarkGold:
     """GOLD read into ``key -> {image, reference_text, slice, kind}`` records (InputError for bad input)."""
     if os.path.isdir(path):
         return _from_folder(path)
     side = read_side(path, role="gold", id_field=id_field, value_field=None, slice_field=slice_field)
     if side.documents:
-        raise InputError(f"GOLD {path} is one document, with no image to read; ek benchmark needs page images: give "
-                         "a .jsonl/.csv of image + reference, or a folder of images with their ground truth.")
+        raise InputError(
+            f"GOLD {path} is one document, with no image to read; ek benchmark needs page images: give "
+            "a .jsonl/.csv of image + reference, or a folder of images with their ground truth."
+        )
     try:
         images = read_side(path, role="gold", id_field=id_field, value_field="image", slice_field=slice_field)
     except InputError as exc:
-        raise InputError(f"{exc} ek benchmark reads each page's image from its 'image' field (the path of the "
-                         "page image); gold without images gives the engines nothing to read.") from None
+        raise InputError(
+            f"{exc} ek benchmark reads each page's image from its 'image' field (the path of the "
+            "page image); gold without images gives the engines nothing to read."
+        ) from None
     references, kinds = _references(path, side, gold_field, id_field, slice_field)
     base = os.path.dirname(os.path.abspath(path))
     records = {}
@@ -73,8 +93,11 @@ def read_benchmark_gold(path: str, *, id_field: Optional[str], gold_field: Optio
         image = images.values[i]
         if not isinstance(image, str) or not image.strip():
             raise InputError(f"GOLD {path} record {key!r} has image {image!r}; give the path of the page image.")
-        record = {"image": image if os.path.isabs(image) else os.path.join(base, image),
-                  "reference_text": references[i], "slice": side.slices[i] if side.slices else None}
+        record = {
+            "image": image if os.path.isabs(image) else os.path.join(base, image),
+            "reference_text": references[i],
+            "slice": side.slices[i] if side.slices else None,
+        }
         if kinds is not None:
             record["kind"] = _kind(kinds[i], path, key)
         records[key] = record
@@ -84,23 +107,30 @@ def read_benchmark_gold(path: str, *, id_field: Optional[str], gold_field: Optio
 # ---------------------------------------------------------------------------
 
 
-def _references(path: str, side, gold_field: Optional[str], id_field: Optional[str],
-                slice_field: Optional[str]) -> tuple[list, Optional[list]]:
+def _references(
+    path: str, side, gold_field: Optional[str], id_field: Optional[str], slice_field: Optional[str]
+) -> tuple[list, Optional[list]]:
     """Each record's reference, and its kind (None when the records have none)."""
     if gold_field is not None or not side.whole_records:
-        values = side.values if gold_field is None else read_side(
-            path, role="gold", id_field=id_field, value_field=gold_field, slice_field=slice_field).values
+        values = (
+            side.values
+            if gold_field is None
+            else read_side(path, role="gold", id_field=id_field, value_field=gold_field, slice_field=slice_field).values
+        )
         try:
-            kinds: Optional[list] = list(read_side(path, role="gold", id_field=id_field, value_field="kind",
-                                                   slice_field=slice_field).values)
+            kinds: Optional[list] = list(
+                read_side(path, role="gold", id_field=id_field, value_field="kind", slice_field=slice_field).values
+            )
         except InputError:
             kinds = None  # no record gives a kind: the engines tell lines from pages by size
         return [_text(v, path, key, gold_field or side.value_field) for v, key in zip(values, side.ids)], kinds
     first = side.values[0]
     name = next((f for f in REFERENCE_FIELDS if f in first), None)
     if name is None:
-        raise InputError(f"GOLD {path}: the records have no reference field (they have {', '.join(map(repr, first))}); "
-                         f"name it with --gold-field, or call it one of {', '.join(REFERENCE_FIELDS)}.")
+        raise InputError(
+            f"GOLD {path}: the records have no reference field (they have {', '.join(map(repr, first))}); "
+            f"name it with --gold-field, or call it one of {', '.join(REFERENCE_FIELDS)}."
+        )
     references = []
     for key, record in zip(side.ids, side.values):
         if name not in record:
@@ -112,8 +142,10 @@ def _references(path: str, side, gold_field: Optional[str], id_field: Optional[s
 
 def _text(value, path: str, key: str, name: Optional[str]) -> str:
     if not isinstance(value, str):
-        raise InputError(f"GOLD {path} record {key!r} field {name!r} is {type(value).__name__}, not the page's "
-                         "true text; give the transcription as a string.")
+        raise InputError(
+            f"GOLD {path} record {key!r} field {name!r} is {type(value).__name__}, not the page's "
+            "true text; give the transcription as a string."
+        )
     return value
 
 
@@ -121,8 +153,10 @@ def _kind(value, path: str, key: str) -> Optional[str]:
     if value in (None, ""):
         return None
     if value not in _KINDS:
-        raise InputError(f"GOLD {path} record {key!r} has kind {value!r}; a kind is 'line' or 'page' (or leave it "
-                         "out for the engine to tell by the image's size).")
+        raise InputError(
+            f"GOLD {path} record {key!r} has kind {value!r}; a kind is 'line' or 'page' (or leave it "
+            "out for the engine to tell by the image's size)."
+        )
     return value
 
 
@@ -138,12 +172,17 @@ def _from_folder(path: str) -> BenchmarkGold:
         if image is None:
             missing.append(doc_path or str(key))
             continue
-        records[key] = {"image": image, "reference_text": side.values[i],
-                        "slice": side.slices[i] if side.slices else None}
+        records[key] = {
+            "image": image,
+            "reference_text": side.values[i],
+            "slice": side.slices[i] if side.slices else None,
+        }
     if missing:
         shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
-        raise InputError(f"GOLD {path}: no image found for {len(missing)} ground-truth file(s): {shown}; put NAME.png "
-                         "beside NAME.gt.txt, or name the image in the PAGE imageFilename / ALTO fileName.")
+        raise InputError(
+            f"GOLD {path}: no image found for {len(missing)} ground-truth file(s): {shown}; put NAME.png "
+            "beside NAME.gt.txt, or name the image in the PAGE imageFilename / ALTO fileName."
+        )
     return BenchmarkGold(records, documents=True, source=path)
 
 

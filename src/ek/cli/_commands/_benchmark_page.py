@@ -31,14 +31,24 @@ def fleet_page(report: Any, corpus: BenchmarkGold, payload: dict, steps: list | 
     unit = unit_of(report.metric)
     up = report.higher_is_better
     data = {
-        "title": f"ek benchmark: {corpus.source}", "metric": report.metric, "higher_is_better": up,
-        "level": report.level, "n": report.n_items, "noun": "pages", "best": report.best,
-        "ranking": payload["ranking"], "per_slice": payload["per_slice"],
+        "title": f"ek benchmark: {corpus.source}",
+        "metric": report.metric,
+        "higher_is_better": up,
+        "level": report.level,
+        "n": report.n_items,
+        "noun": "pages",
+        "best": report.best,
+        "ranking": payload["ranking"],
+        "per_slice": payload["per_slice"],
         "worst": [{"name": row.name, "items": _worst(row, prepare, unit, up)} for row in report.rows],
         "side_by_side": _side_by_side(report, prepare, unit),
-        "skipped": dict(report.skipped), "unreadable": dict(report.unreadable),
-        "errors": [{"side": "gold", "path": str(corpus.records[k]["image"]), "id": str(k), "message": m}
-                   for k, m in report.unreadable.items() if k in corpus.records],
+        "skipped": dict(report.skipped),
+        "unreadable": dict(report.unreadable),
+        "errors": [
+            {"side": "gold", "path": str(corpus.records[k]["image"]), "id": str(k), "message": m}
+            for k, m in report.unreadable.items()
+            if k in corpus.records
+        ],
     }
     for key in ("inputs", "settings", "ek_version", "date"):
         data[key] = payload.get(key)
@@ -53,16 +63,24 @@ def _worst(row: Any, prepare: Any, unit: str | None, up: bool | None) -> list:
     per_item = row.report.detail["per_item"]
     keys = [k for k, e in per_item.items() if e.get("error") is None]
     values = [per_item[k]["score"] for k in keys]
-    picked = sorted(_extremes(values, min(SHOWN, _SHOWN_PER_ROW), largest=not up), key=lambda i: values[i],
-                    reverse=not up)  # the worst first, as the table says
+    picked = sorted(
+        _extremes(values, min(SHOWN, _SHOWN_PER_ROW), largest=not up), key=lambda i: values[i], reverse=not up
+    )  # the worst first, as the table says
     return [_item(k, per_item[k], prepare, unit) for k in (keys[i] for i in picked)]
 
 
 def _item(key: Any, entry: dict, prepare: Any, unit: str | None) -> dict:
     gold, pred = entry.get("reference"), entry.get("prediction")
-    item = {"id": str(key), "slice": None if entry.get("slice") is None else str(entry["slice"]),
-            "value": entry.get("score"), "gold": gold, "pred": pred, "confidence": entry.get("confidence"),
-            "seconds": entry.get("seconds"), "unit": "word" if unit in _WORDS else "char"}
+    item = {
+        "id": str(key),
+        "slice": None if entry.get("slice") is None else str(entry["slice"]),
+        "value": entry.get("score"),
+        "gold": gold,
+        "pred": pred,
+        "confidence": entry.get("confidence"),
+        "seconds": entry.get("seconds"),
+        "unit": "word" if unit in _WORDS else "char",
+    }
     if unit is not None and isinstance(gold, str) and isinstance(pred, str):
         item["ops"] = _display_ops(prepare(pred), prepare(gold), unit)
     return item
@@ -82,7 +100,11 @@ def _side_by_side(report: Any, prepare: Any, unit: str | None) -> dict | None:
     if best_key is None:
         return None
     first = items[0][best_key]
-    return {"id": str(best_key), "slice": None if first.get("slice") is None else str(first["slice"]),
-            "gold": first.get("reference"),
-            "readings": [{"name": row.name, **_item(best_key, it[best_key], prepare, unit)}
-                         for row, it in zip(rows, items)]}
+    return {
+        "id": str(best_key),
+        "slice": None if first.get("slice") is None else str(first["slice"]),
+        "gold": first.get("reference"),
+        "readings": [
+            {"name": row.name, **_item(best_key, it[best_key], prepare, unit)} for row, it in zip(rows, items)
+        ],
+    }

@@ -8,8 +8,17 @@ from typing import Optional
 from ek.cli._commands import _format as fmt
 from ek.cli._commands._format import Outcome
 from ek.cli._commands._evaluate import gate
-from ek.cli._commands._inputs import (Options, Scored, bound, check_gold, gold_digest, options_for, read_gold, read_joined,
-                                  score)
+from ek.cli._commands._inputs import (
+    Options,
+    Scored,
+    bound,
+    check_gold,
+    gold_digest,
+    options_for,
+    read_gold,
+    read_joined,
+    score,
+)
 from ek.cli._commands._meta import has_documents, run_meta
 from ek.cli._commands._outputs import check_outputs, write_json, write_text
 from ek._bootstrap import check_comparable
@@ -18,9 +27,18 @@ from ek.base import Comparison
 from ek.facade import compare
 
 
-def run_compare(gold: str, pred_a: str, pred_b: str, options: Options, *, json_path: Optional[str],
-                html_path: Optional[str], upper: Optional[float], lower: Optional[float],
-                fail_on_regression: bool) -> Outcome:
+def run_compare(
+    gold: str,
+    pred_a: str,
+    pred_b: str,
+    options: Options,
+    *,
+    json_path: Optional[str],
+    html_path: Optional[str],
+    upper: Optional[float],
+    lower: Optional[float],
+    fail_on_regression: bool,
+) -> Outcome:
     """The whole command: read GOLD once, score or load both runs, compare, then print, write and gate."""
     inputs = {"gold": gold, "pred_a": pred_a, "pred_b": pred_b}
     check_outputs(inputs, json_path, html_path)
@@ -30,8 +48,10 @@ def run_compare(gold: str, pred_a: str, pred_b: str, options: Options, *, json_p
     options = options_for(gold_side, options)
     a, b = _runs(gold_side, ((pred_a, "PRED_A"), (pred_b, "PRED_B")), options)
     check_comparable(a.report, b.report)  # different metrics or items: say so before any resampling
-    bounds = [bound(a.report, options.level, label="ek compare", other=b.report)[0],
-              bound(b.report, options.level, label="ek compare")[0]]
+    bounds = [
+        bound(a.report, options.level, label="ek compare", other=b.report)[0],
+        bound(b.report, options.level, label="ek compare")[0],
+    ]
     result = compare(a.report, b.report, level=options.level)
     meta = run_meta(inputs, options, [a, b])
     text = write_json(json_path, payload(result, a, b, bounds, meta)) if json_path is not None else ""
@@ -41,8 +61,10 @@ def run_compare(gold: str, pred_a: str, pred_b: str, options: Options, *, json_p
         text = summary(result, a, b, bounds, meta)
     failures = [gate(result.metric, b.report.aggregate, upper, lower)]
     if fail_on_regression and result.verdict == "worse":
-        failures.append(f"FAIL: B ({b.name}) is significantly worse than A ({a.name}): "
-                        f"B - A = {fmt.number(result.delta, signed=True)}, p = {fmt.p_value(result.p_value)}.")
+        failures.append(
+            f"FAIL: B ({b.name}) is significantly worse than A ({a.name}): "
+            f"B - A = {fmt.number(result.delta, signed=True)}, p = {fmt.p_value(result.p_value)}."
+        )
     failed = "\n".join(f for f in failures if f)
     return Outcome(stdout=text, stderr=failed, exit_code=1 if failed else 0)
 
@@ -53,38 +75,65 @@ def summary(result: Comparison, a: Scored, b: Scored, bounds: list, meta: Option
     head = [f"ek compare: {result.metric} ({way}) on {result.n} items"]
     if meta is not None and has_documents([a, b]):
         head.append(fmt.settings_line(meta))
-    head += [f"A = {a.name}: {fmt.number(a.report.aggregate)} {fmt.interval(bounds[0])}",
-             f"B = {b.name}: {fmt.number(b.report.aggregate)} {fmt.interval(bounds[1])}"]
+    head += [
+        f"A = {a.name}: {fmt.number(a.report.aggregate)} {fmt.interval(bounds[0])}",
+        f"B = {b.name}: {fmt.number(b.report.aggregate)} {fmt.interval(bounds[1])}",
+    ]
     rows = [_row("all", result.n, result.a, result.b, result.delta, result.interval, result.p_value, result.verdict)]
     for label, s in result.per_slice.items():
-        rows.append(_row(str(label), s.get("n"), s["a"], s["b"], s["delta"], s["interval"], s["p_value"],
-                         s["verdict"]))
+        rows.append(_row(str(label), s.get("n"), s["a"], s["b"], s["delta"], s["interval"], s["p_value"], s["verdict"]))
     header = ["slice", "n", "A", "B", "B - A", f"{result.level:.0%} interval of B - A", "p", "verdict"]
     lines = [*head, "", fmt.table(header, rows)]
     for run, side in ((a, "A"), (b, "B")):
         if run.missing or run.extra:
-            lines.append(f"{side}: " + fmt.ids_line("missing", run.missing, "gold ids without a prediction")
-                         + "; " + fmt.ids_line("extra", run.extra, "predictions without gold"))
+            lines.append(
+                f"{side}: "
+                + fmt.ids_line("missing", run.missing, "gold ids without a prediction")
+                + "; "
+                + fmt.ids_line("extra", run.extra, "predictions without gold")
+            )
     return "\n".join(lines + fmt.problem_lines(meta or {}))
 
 
 def payload(result: Comparison, a: Scored, b: Scored, bounds: list, meta: Optional[dict] = None) -> dict:
     """The ``--json`` report: metric, a, b, delta, interval, p_value, verdict, per_slice, both runs, and the meta keys."""
     return {
-        "metric": result.metric, "higher_is_better": result.higher_is_better, "level": result.level,
-        "n": result.n, "a": result.a, "b": result.b, "delta": result.delta, "interval": list(result.interval),
-        "p_value": result.p_value, "verdict": result.verdict,
+        "metric": result.metric,
+        "higher_is_better": result.higher_is_better,
+        "level": result.level,
+        "n": result.n,
+        "a": result.a,
+        "b": result.b,
+        "delta": result.delta,
+        "interval": list(result.interval),
+        "p_value": result.p_value,
+        "verdict": result.verdict,
         "per_slice": {label: dict(s) for label, s in result.per_slice.items()},
-        "runs": {side: {"name": run.name, "aggregate": run.report.aggregate, "interval": list(iv),
-                        "missing": list(run.missing), "extra": list(run.extra)}
-                 for side, run, iv in (("a", a, bounds[0]), ("b", b, bounds[1]))},
+        "runs": {
+            side: {
+                "name": run.name,
+                "aggregate": run.report.aggregate,
+                "interval": list(iv),
+                "missing": list(run.missing),
+                "extra": list(run.extra),
+            }
+            for side, run, iv in (("a", a, bounds[0]), ("b", b, bounds[1]))
+        },
         **(meta or {}),
     }
 
 
 def _row(label, n, a, b, delta, interval, p, verdict) -> list:
-    return [label, "" if n is None else str(n), fmt.number(a), fmt.number(b), fmt.number(delta, signed=True),
-            fmt.interval(interval, signed=True), fmt.p_value(p), verdict]
+    return [
+        label,
+        "" if n is None else str(n),
+        fmt.number(a),
+        fmt.number(b),
+        fmt.number(delta, signed=True),
+        fmt.interval(interval, signed=True),
+        fmt.p_value(p),
+        verdict,
+    ]
 
 
 def _runs(gold_side: Side, sources: tuple, options: Options) -> list:
@@ -100,13 +149,17 @@ def _runs(gold_side: Side, sources: tuple, options: Options) -> list:
         check_gold(gold_side, options)
     failed = {f.id for joined in read.values() for f in joined.failures if f.side == "pred"}  # --keep-going
     digest = gold_digest(gold_side)
-    return [score(leave_out(read[role], failed), options, name=os.path.basename(source) or source)
-            if role in read else load_run(names[role], digest, role=role, options=options)
-            for source, role in sources]
+    return [
+        score(leave_out(read[role], failed), options, name=os.path.basename(source) or source)
+        if role in read
+        else load_run(names[role], digest, role=role, options=options)
+        for source, role in sources
+    ]
 
 
-def _write_page(path: str, result: Comparison, a: Scored, b: Scored, bounds: list, options: Options,
-                meta: dict) -> None:
+def _write_page(
+    path: str, result: Comparison, a: Scored, b: Scored, bounds: list, options: Options, meta: dict
+) -> None:
     from ek.cli._commands._pages import compare_page
     from ek.cli._html import render_compare
 

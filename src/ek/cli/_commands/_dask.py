@@ -35,19 +35,30 @@ _PER_THREAD = 4  # partitions per worker thread, at least: a slow one does not h
 def check_cluster(workers: Optional[int], scheduler: Optional[str], timeout: Optional[float] = None) -> None:
     """InputError for both options at once, a worker count below 1, or a ``--timeout`` that cannot apply."""
     if workers is not None and scheduler is not None:
-        raise InputError("--workers N (a local cluster) and --scheduler ADDRESS (a running one) cannot be used "
-                         "together; pass one of them.")
+        raise InputError(
+            "--workers N (a local cluster) and --scheduler ADDRESS (a running one) cannot be used "
+            "together; pass one of them."
+        )
     if workers is not None and workers < 1:
         raise InputError(f"--workers must be at least 1, got {workers}.")
     if timeout is not None and scheduler is None:
-        raise InputError("--timeout S is how long --scheduler ADDRESS waits for a worker; pass --scheduler too, "
-                         "or drop --timeout.")
+        raise InputError(
+            "--timeout S is how long --scheduler ADDRESS waits for a worker; pass --scheduler too, or drop --timeout."
+        )
     if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
         raise InputError(f"--timeout must be a number of seconds above 0, got {timeout:g}; e.g. --timeout 120.")
 
 
-def score_on_dask(joined: Joined, options: Options, *, name: str, workers: Optional[int],
-                  scheduler: Optional[str], keep_items: bool, timeout: Optional[float] = None) -> Scored:
+def score_on_dask(
+    joined: Joined,
+    options: Options,
+    *,
+    name: str,
+    workers: Optional[int],
+    scheduler: Optional[str],
+    keep_items: bool,
+    timeout: Optional[float] = None,
+) -> Scored:
     """The joined cases scored on the cluster; ``keep_items`` brings every item's score back too.
 
     ``timeout`` bounds the wait for a worker of ``scheduler`` (default `WORKER_SECONDS`).
@@ -77,9 +88,15 @@ def score_on_dask(joined: Joined, options: Options, *, name: str, workers: Optio
             _wait_for_a_worker(client, scheduler, WORKER_SECONDS if timeout is None else timeout)
         threads = sum(client.nthreads().values()) or 1
         parts = max(min(len(records), _PER_THREAD * threads), math.ceil(len(records) / _PER_PARTITION))
-        report = ek.dask.evaluate(db.from_sequence(records, npartitions=parts), metric=record_metric(options),
-                                  slice=None if joined.slices is None else "slice", id="id",
-                                  normalize=options.normalize, level=options.level, keep_items=keep_items)
+        report = ek.dask.evaluate(
+            db.from_sequence(records, npartitions=parts),
+            metric=record_metric(options),
+            slice=None if joined.slices is None else "slice",
+            id="id",
+            normalize=options.normalize,
+            level=options.level,
+            keep_items=keep_items,
+        )
     return Scored(name, report, joined, tuple(joined.missing), tuple(joined.extra), {})
 
 

@@ -36,9 +36,21 @@ from ek.facade import AuditPlan, CorpusEstimate, estimate_corpus, plan_audit
 __all__ = ["read_plan", "run_audit_plan", "run_estimate"]
 
 
-def run_estimate(pred: str, proxy: str, audit: str, options: Options, *, proxy_field: Optional[str],
-                 plan_path: Optional[str], lam: str, interval: str, json_path: Optional[str],
-                 html_path: Optional[str], upper: Optional[float], lower: Optional[float]) -> Outcome:
+def run_estimate(
+    pred: str,
+    proxy: str,
+    audit: str,
+    options: Options,
+    *,
+    proxy_field: Optional[str],
+    plan_path: Optional[str],
+    lam: str,
+    interval: str,
+    json_path: Optional[str],
+    html_path: Optional[str],
+    upper: Optional[float],
+    lower: Optional[float],
+) -> Outcome:
     """The whole ``ek estimate`` command: read, score the proxy and the audit, estimate, print, write, gate."""
     inputs = {"pred": pred, "proxy": proxy, "audit": audit, **({"plan": plan_path} if plan_path else {})}
     check_outputs(inputs, json_path, html_path)
@@ -50,15 +62,22 @@ def run_estimate(pred: str, proxy: str, audit: str, options: Options, *, proxy_f
         drawn = set(map(str, plan.ids))
         keep = [k for k, i in enumerate(gold.ids) if i in drawn]
         left_out = len(gold.ids) - len(keep)
-        gold = dataclasses.replace(gold, ids=tuple(gold.ids[k] for k in keep),
-                                   values=tuple(gold.values[k] for k in keep),
-                                   slices=None if gold.slices is None else tuple(gold.slices[k] for k in keep))
+        gold = dataclasses.replace(
+            gold,
+            ids=tuple(gold.ids[k] for k in keep),
+            values=tuple(gold.values[k] for k in keep),
+            slices=None if gold.slices is None else tuple(gold.slices[k] for k in keep),
+        )
         if not gold.ids:
             raise InputError(f"GOLD {audit} holds none of the plan's {len(plan.ids)} ids; label the plan's items.")
-    audited = score(refuse_failures(join(gold, pred_side), keep_going=options.keep_going), options,
-                    name=os.path.basename(audit) or audit)
-    result = estimate_corpus(corpus.report, audited.report, level=options.level, lam=_lam(lam), interval=interval,
-                             plan=plan)
+    audited = score(
+        refuse_failures(join(gold, pred_side), keep_going=options.keep_going),
+        options,
+        name=os.path.basename(audit) or audit,
+    )
+    result = estimate_corpus(
+        corpus.report, audited.report, level=options.level, lam=_lam(lam), interval=interval, plan=plan
+    )
     meta = run_meta(inputs, options, [corpus])
     meta["settings"].update(lam=lam, interval=interval, plan=plan_path, left_out_of_plan=left_out)
     text = write_json(json_path, payload(result, corpus, meta)) if json_path is not None else ""
@@ -72,8 +91,18 @@ def run_estimate(pred: str, proxy: str, audit: str, options: Options, *, proxy_f
     return Outcome(stdout=text, stderr=failed, exit_code=1 if failed else 0)
 
 
-def run_audit_plan(pred: str, proxy: str, options: Options, *, proxy_field: Optional[str], budget: float,
-                   strategy: str, seed: int, min_prob: Optional[float], out: Optional[str]) -> Outcome:
+def run_audit_plan(
+    pred: str,
+    proxy: str,
+    options: Options,
+    *,
+    proxy_field: Optional[str],
+    budget: float,
+    strategy: str,
+    seed: int,
+    min_prob: Optional[float],
+    out: Optional[str],
+) -> Outcome:
     """The whole ``ek audit-plan`` command: score the proxy, plan, write the items to label."""
     if out is not None:
         check_outputs({"pred": pred, "proxy": proxy}, out, None)
@@ -81,18 +110,27 @@ def run_audit_plan(pred: str, proxy: str, options: Options, *, proxy_field: Opti
     plan = plan_audit(corpus.report, budget, strategy=strategy, seed=seed, min_prob=min_prob)
     texts = dict(zip(pred_side.ids, pred_side.values))
     slices = dict(zip(corpus.report.detail.get("ids") or (), corpus.report.detail.get("slices") or ()))
-    lines = [json.dumps({"id": i, "probability": p, "slice": slices.get(i), "text": texts.get(i)},
-                        ensure_ascii=False, default=str) for i, p in zip(plan.ids, plan.probabilities)]
+    lines = [
+        json.dumps(
+            {"id": i, "probability": p, "slice": slices.get(i), "text": texts.get(i)}, ensure_ascii=False, default=str
+        )
+        for i, p in zip(plan.ids, plan.probabilities)
+    ]
     body = "\n".join(lines) + ("\n" if lines else "")
     if out is None:
         return Outcome(stdout=body.rstrip("\n"))
     write_text(out, body, option="--out")
     allocation = plan.detail.get("allocation")
-    shares = "" if not allocation else "; expected per slice: " + ", ".join(
-        f"{label}: {n:.1f}" for label, n in allocation.items())
-    return Outcome(stdout=f"ek audit-plan: {strategy} plan over N={plan.N} items, budget {budget:g}: {len(plan.ids)} "
-                          f"drawn (seed {seed}), inclusion probabilities {min(plan.probabilities, default=0):.4g} to "
-                          f"{max(plan.probabilities, default=0):.4g}{shares}\nwritten to {out}")
+    shares = (
+        ""
+        if not allocation
+        else "; expected per slice: " + ", ".join(f"{label}: {n:.1f}" for label, n in allocation.items())
+    )
+    return Outcome(
+        stdout=f"ek audit-plan: {strategy} plan over N={plan.N} items, budget {budget:g}: {len(plan.ids)} "
+        f"drawn (seed {seed}), inclusion probabilities {min(plan.probabilities, default=0):.4g} to "
+        f"{max(plan.probabilities, default=0):.4g}{shares}\nwritten to {out}"
+    )
 
 
 def read_plan(path: str) -> AuditPlan:
@@ -111,8 +149,10 @@ def read_plan(path: str) -> AuditPlan:
             ids.append(record["id"])
             probs.append(record["probability"])
         except (ValueError, KeyError, TypeError):
-            raise InputError(f"--plan {path} line {k} is not a JSON object with 'id' and 'probability'; give the "
-                             "file ek audit-plan wrote.") from None
+            raise InputError(
+                f"--plan {path} line {k} is not a JSON object with 'id' and 'probability'; give the "
+                "file ek audit-plan wrote."
+            ) from None
     try:
         return AuditPlan(tuple(ids), tuple(probs))
     except ValueError as exc:
@@ -122,12 +162,24 @@ def read_plan(path: str) -> AuditPlan:
 def summary(result: CorpusEstimate, corpus: Scored, meta: dict) -> str:
     """The printed table, overall and per slice: N, n, estimate, interval, classical interval, plug-in, λ, effective n."""
     way = {True: "higher is better", False: "lower is better"}.get(result.detail.get("higher_is_better"), "")
-    head = [f"ek estimate: {result.metric}" + (f" ({way})" if way else "") + f" on N={result.N} items, "
-            f"n={result.n} audited", f"{result.detail['design']}; interval: {result.detail['interval']}"]
+    head = [
+        f"ek estimate: {result.metric}" + (f" ({way})" if way else "") + f" on N={result.N} items, "
+        f"n={result.n} audited",
+        f"{result.detail['design']}; interval: {result.detail['interval']}",
+    ]
     rows = [_row("all", vars(result) | {"classical": result.classical})]
     rows += [_row(str(label), entry) for label, entry in result.per_slice.items()]
-    header = ["slice", "N", "n", "estimate", f"{result.level:.0%} interval", "classical (audit only)", "plug-in",
-              "lambda", "effective n"]
+    header = [
+        "slice",
+        "N",
+        "n",
+        "estimate",
+        f"{result.level:.0%} interval",
+        "classical (audit only)",
+        "plug-in",
+        "lambda",
+        "effective n",
+    ]
     lines = [*head, "", fmt.table(header, rows), ""]
     notes = [("all", result.detail.get("note"))] + [(str(k), e.get("note")) for k, e in result.per_slice.items()]
     lines += [f"note ({label}): {note}" for label, note in notes if note]
@@ -142,19 +194,32 @@ def summary(result: CorpusEstimate, corpus: Scored, meta: dict) -> str:
 
 def payload(result: CorpusEstimate, corpus: Scored, meta: dict) -> dict:
     """The ``--json`` report: the `CorpusEstimate`'s keys, per slice, the detail, and the meta keys."""
-    out = {"metric": result.metric, "level": result.level, "N": result.N, "n": result.n,
-           "estimate": result.estimate, "interval": list(result.interval), "classical": dict(result.classical),
-           "plug_in": result.plug_in, "lam": result.lam, "effective_n": result.effective_n,
-           "per_slice": {label: dict(entry) for label, entry in result.per_slice.items()},
-           "detail": dict(result.detail), "missing": list(corpus.missing)}
+    out = {
+        "metric": result.metric,
+        "level": result.level,
+        "N": result.N,
+        "n": result.n,
+        "estimate": result.estimate,
+        "interval": list(result.interval),
+        "classical": dict(result.classical),
+        "plug_in": result.plug_in,
+        "lam": result.lam,
+        "effective_n": result.effective_n,
+        "per_slice": {label: dict(entry) for label, entry in result.per_slice.items()},
+        "detail": dict(result.detail),
+        "missing": list(corpus.missing),
+    }
     out.update(meta)
     return out
 
 
 def page_data(result: CorpusEstimate, corpus: Scored, meta: dict) -> dict:
     """The data of the estimate page (`ek.cli._html.render_estimate`)."""
-    return {**payload(result, corpus, meta), "higher_is_better": result.detail.get("higher_is_better"),
-            "title": f"ek estimate: {result.metric} of {corpus.name}"}
+    return {
+        **payload(result, corpus, meta),
+        "higher_is_better": result.detail.get("higher_is_better"),
+        "title": f"ek estimate: {result.metric} of {corpus.name}",
+    }
 
 
 # ---------------------------------------------------------------------------
@@ -167,9 +232,11 @@ def _proxy(pred: str, proxy: str, options: Options, proxy_field: Optional[str]) 
     pred_side = read_side(pred, role="pred", value_field=options.pred_field, **options.reading())
     joined = refuse_failures(join(stand_in, pred_side), keep_going=options.keep_going)
     if joined.extra:
-        raise InputError(f"PRED has {len(joined.extra)} items without a stand-in in PSEUDO_GOLD"
-                         f"{fmt.ids_line('', joined.extra, '')[3:]}; every item of the corpus needs one (give "
-                         "PSEUDO_GOLD a value for each).")
+        raise InputError(
+            f"PRED has {len(joined.extra)} items without a stand-in in PSEUDO_GOLD"
+            f"{fmt.ids_line('', joined.extra, '')[3:]}; every item of the corpus needs one (give "
+            "PSEUDO_GOLD a value for each)."
+        )
     return score(joined, options, name=os.path.basename(pred) or pred), options, pred_side
 
 
@@ -179,16 +246,23 @@ def _lam(text: str) -> Any:
     try:
         return float(text)
     except ValueError:
-        raise ValueError(f"--lam must be 'tune' or a number in [0, 1] (0: the audit alone, 1: plain PPI), got "
-                         f"{text!r}.") from None
+        raise ValueError(
+            f"--lam must be 'tune' or a number in [0, 1] (0: the audit alone, 1: plain PPI), got {text!r}."
+        ) from None
 
 
 def _row(label: str, entry: Any) -> list:
     classical = entry.get("classical") or {}
     lam = entry.get("lam")
     eff = entry.get("effective_n")
-    return [label, str(entry.get("N", "")), str(entry.get("n", "")), fmt.number(entry.get("estimate")),
-            fmt.interval(entry.get("interval"), n=entry.get("n")),
-            f"{fmt.number(classical.get('estimate'))} {fmt.interval(classical.get('interval'), n=entry.get('n'))}",
-            fmt.number(entry.get("plug_in")), "-" if lam is None else f"{lam:.2f}",
-            "-" if eff is None or eff != eff else f"{eff:.0f}"]
+    return [
+        label,
+        str(entry.get("N", "")),
+        str(entry.get("n", "")),
+        fmt.number(entry.get("estimate")),
+        fmt.interval(entry.get("interval"), n=entry.get("n")),
+        f"{fmt.number(classical.get('estimate'))} {fmt.interval(classical.get('interval'), n=entry.get('n'))}",
+        fmt.number(entry.get("plug_in")),
+        "-" if lam is None else f"{lam:.2f}",
+        "-" if eff is None or eff != eff else f"{eff:.0f}",
+    ]

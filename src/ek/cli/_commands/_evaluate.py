@@ -7,21 +7,47 @@ from typing import Optional
 
 from ek.cli._commands import _format as fmt
 from ek.cli._commands._format import Outcome
-from ek.cli._commands._inputs import (Options, Scored, bound, gold_digest, item_rows, options_for, read_gold, read_joined,
-                                  score)
+from ek.cli._commands._inputs import (
+    Options,
+    Scored,
+    bound,
+    gold_digest,
+    item_rows,
+    options_for,
+    read_gold,
+    read_joined,
+    score,
+)
 from ek.cli._commands._meta import has_documents, run_meta
 from ek.cli._commands._outputs import check_outputs, write_json, write_text
 
 
-def run_evaluate(gold: str, pred: str, options: Options, *, json_path: Optional[str], html_path: Optional[str],
-                 save: Optional[str], upper: Optional[float], lower: Optional[float],
-                 workers: Optional[int] = None, scheduler: Optional[str] = None,
-                 timeout: Optional[float] = None) -> Outcome:
+def run_evaluate(
+    gold: str,
+    pred: str,
+    options: Options,
+    *,
+    json_path: Optional[str],
+    html_path: Optional[str],
+    save: Optional[str],
+    upper: Optional[float],
+    lower: Optional[float],
+    workers: Optional[int] = None,
+    scheduler: Optional[str] = None,
+    timeout: Optional[float] = None,
+) -> Outcome:
     """The whole command: read, score (here, or on a Dask cluster), bound, then print, write and gate."""
     inputs = {"gold": gold, "pred": pred}
     check_outputs(inputs, json_path, html_path)
-    rest = dict(json_path=json_path, html_path=html_path, upper=upper, lower=lower, workers=workers,
-                scheduler=scheduler, timeout=timeout)
+    rest = dict(
+        json_path=json_path,
+        html_path=html_path,
+        upper=upper,
+        lower=lower,
+        workers=workers,
+        scheduler=scheduler,
+        timeout=timeout,
+    )
     if save is None:
         return _evaluate(inputs, options, save=None, **rest)
     from ek.cli._commands._saved import release, reserve
@@ -33,9 +59,19 @@ def run_evaluate(gold: str, pred: str, options: Options, *, json_path: Optional[
         release(lock)  # a command that failed before saving frees the name too
 
 
-def _evaluate(inputs: dict, options: Options, *, save: Optional[tuple], json_path: Optional[str],
-              html_path: Optional[str], upper: Optional[float], lower: Optional[float], workers: Optional[int],
-              scheduler: Optional[str], timeout: Optional[float]) -> Outcome:
+def _evaluate(
+    inputs: dict,
+    options: Options,
+    *,
+    save: Optional[tuple],
+    json_path: Optional[str],
+    html_path: Optional[str],
+    upper: Optional[float],
+    lower: Optional[float],
+    workers: Optional[int],
+    scheduler: Optional[str],
+    timeout: Optional[float],
+) -> Outcome:
     """`run_evaluate` once the outputs are checked and the ``--save`` name (``save = (name, lock)``) is held."""
     if workers is not None or scheduler is not None or timeout is not None:
         from ek.cli._commands._dask import check_cluster
@@ -51,8 +87,9 @@ def _evaluate(inputs: dict, options: Options, *, save: Optional[tuple], json_pat
         from ek.cli._commands._dask import score_on_dask
 
         keep = json_path is not None or html_path is not None or save is not None  # they list every item
-        scored = score_on_dask(joined, options, name=name, workers=workers, scheduler=scheduler, keep_items=keep,
-                               timeout=timeout)
+        scored = score_on_dask(
+            joined, options, name=name, workers=workers, scheduler=scheduler, keep_items=keep, timeout=timeout
+        )
     report = scored.report
     overall, per_slice = bound(report, options.level, label="ek evaluate")
     meta = run_meta(inputs, options, [scored])
@@ -65,8 +102,9 @@ def _evaluate(inputs: dict, options: Options, *, save: Optional[tuple], json_pat
         from ek.cli._commands._saved import save_run
 
         save_run(save[0], scored, gold_digest(gold_side), source=pred, options=options, lock=save[1])
-    text = "\n".join(t for t in out if t) if json_path == "-" else summary(scored, overall, per_slice, options.level,
-                                                                          meta)
+    text = (
+        "\n".join(t for t in out if t) if json_path == "-" else summary(scored, overall, per_slice, options.level, meta)
+    )
     failed = gate(report.metric, report.aggregate, upper, lower)
     return Outcome(stdout=text, stderr=failed, exit_code=1 if failed else 0)
 
@@ -80,11 +118,18 @@ def summary(scored: Scored, overall: tuple, per_slice: dict, level: float, meta:
         head.append(fmt.settings_line(meta))
     slice_n = report.detail.get("slice_n") or {}
     rows = [["all", str(report.n), fmt.number(report.aggregate), fmt.interval(overall)]]
-    rows += [[str(label), str(slice_n.get(label, "")), fmt.number(value), fmt.interval(per_slice.get(label))]
-             for label, value in report.per_slice.items()]
-    lines = [*head, "", fmt.table(["slice", "n", report.metric, f"{level:.0%} interval"], rows), "",
-             fmt.ids_line("missing", scored.missing, "gold ids without a prediction (scored as empty)"),
-             fmt.ids_line("extra", scored.extra, "predictions without a gold id (ignored)")]
+    rows += [
+        [str(label), str(slice_n.get(label, "")), fmt.number(value), fmt.interval(per_slice.get(label))]
+        for label, value in report.per_slice.items()
+    ]
+    lines = [
+        *head,
+        "",
+        fmt.table(["slice", "n", report.metric, f"{level:.0%} interval"], rows),
+        "",
+        fmt.ids_line("missing", scored.missing, "gold ids without a prediction (scored as empty)"),
+        fmt.ids_line("extra", scored.extra, "predictions without a gold id (ignored)"),
+    ]
     lines += fmt.problem_lines(meta or {})
     measures = scored.documents.get("measures")
     if measures:
@@ -106,8 +151,10 @@ def payload(scored: Scored, overall: tuple, per_slice: dict, level: float, meta:
         "n": report.n,
         "missing": list(scored.missing),
         "extra": list(scored.extra),
-        "per_slice": {label: {"aggregate": value, "interval": list(per_slice[label]), "n": slice_n.get(label)}
-                      for label, value in report.per_slice.items()},
+        "per_slice": {
+            label: {"aggregate": value, "interval": list(per_slice[label]), "n": slice_n.get(label)}
+            for label, value in report.per_slice.items()
+        },
         "items": {str(i): {"value": value, **stats} for i, (value, stats) in zip(ids, item_rows(report))},
     }
     out.update(scored.documents)

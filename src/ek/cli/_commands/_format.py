@@ -72,8 +72,10 @@ def settings_line(meta: dict) -> str:
     """``settings: normalize nfc | text level line | profile none``: how documents were read and compared."""
     settings = meta["settings"]
     level = describe_text_level(meta.get("text_level") or settings.get("text_level"))
-    return (f"settings: normalize {settings.get('normalize') or 'none'} | text level {level} | "
-            f"profile {settings.get('profile') or 'none'}")
+    return (
+        f"settings: normalize {settings.get('normalize') or 'none'} | text level {level} | "
+        f"profile {settings.get('profile') or 'none'}"
+    )
 
 
 def problem_lines(meta: dict) -> list:
@@ -81,8 +83,7 @@ def problem_lines(meta: dict) -> list:
     lines = []
     errors, skipped = meta.get("errors") or [], meta.get("skipped") or []
     if errors:
-        lines.append(f"failed: {len(errors)} document{'s' if len(errors) != 1 else ''} could not be read "
-                     "(left out):")
+        lines.append(f"failed: {len(errors)} document{'s' if len(errors) != 1 else ''} could not be read (left out):")
         lines += [f"  {e['message']}" for e in errors]
     if skipped:  # skips are expected (another engine's files): a few shown, all of them in --json and --html
         lines.append(f"skipped: {len(skipped)} file{'s' if len(skipped) != 1 else ''} not read:")

@@ -148,8 +148,10 @@ def record_metric(options: Options) -> Any:
         return options.metric
     if options.metric == "wer":
         return "wer_unicode"
-    raise ValueError(f"--words {options.words} changes how WER cuts words, and --metric is "
-                     f"{options.metric or 'chosen by type'}; pass --metric wer, or drop --words.")
+    raise ValueError(
+        f"--words {options.words} changes how WER cuts words, and --metric is "
+        f"{options.metric or 'chosen by type'}; pass --metric wer, or drop --words."
+    )
 
 
 def _evaluate_in_chunks(joined: Joined, options: Options, name: str) -> Report:
@@ -160,8 +162,9 @@ def _evaluate_in_chunks(joined: Joined, options: Options, name: str) -> Report:
     chunk = _CHUNK if bar.enabled else n  # chunks only to move the bar: merging them costs a little
     try:
         for start in range(0, n, chunk):
-            part = evaluate(cases[start:start + chunk], metric=metric, normalize=options.normalize,
-                            ids=ids[start:start + chunk])
+            part = evaluate(
+                cases[start : start + chunk], metric=metric, normalize=options.normalize, ids=ids[start : start + chunk]
+            )
             metric = metric or part.metric  # a metric chosen by type is kept for the later chunks
             parts.append(part)
             bar.update(min(n, start + chunk))

@@ -68,7 +68,9 @@ def _version(steps: Any) -> Any:
 
 
 def _text_level(runs: Sequence[Any]) -> Any:
-    found = {side: run.report.detail["text_level"] for side, run in zip("ab", runs) if "text_level" in run.report.detail}
+    found = {
+        side: run.report.detail["text_level"] for side, run in zip("ab", runs) if "text_level" in run.report.detail
+    }
     values = list(found.values())
     if not values:
         return None

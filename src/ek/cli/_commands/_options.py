@@ -52,9 +52,16 @@ class Options:
 
     def reading(self) -> dict:
         """The keyword arguments of `ek._files.read_side` these options give (the value field aside)."""
-        options = {"id_field": self.id_field, "slice_field": self.slice_field, "text_level": self.text_level,
-                   "profile": self.profile, "gold_suffix": self.gold_suffix, "pred_suffix": self.pred_suffix,
-                   "pred_format": self.pred_format, "follow_symlinks": self.follow_symlinks}
+        options = {
+            "id_field": self.id_field,
+            "slice_field": self.slice_field,
+            "text_level": self.text_level,
+            "profile": self.profile,
+            "gold_suffix": self.gold_suffix,
+            "pred_suffix": self.pred_suffix,
+            "pred_format": self.pred_format,
+            "follow_symlinks": self.follow_symlinks,
+        }
         return options if self.max_file_mb is None else {**options, "max_file_mb": self.max_file_mb}
 
     def for_documents(self) -> Options:
@@ -72,8 +79,10 @@ def confidence_level(value: Any) -> float:
         except ValueError:
             hint = value if value in _TEXT_LEVELS else "|".join(_TEXT_LEVELS)
             got = "" if value in _TEXT_LEVELS else f", got {value!r}"
-            raise ValueError(f"--level is the confidence level (e.g. 0.95){got}; for which text of a PAGE/ALTO/hOCR "
-                             f"file to read use --text-level {hint}") from None
+            raise ValueError(
+                f"--level is the confidence level (e.g. 0.95){got}; for which text of a PAGE/ALTO/hOCR "
+                f"file to read use --text-level {hint}"
+            ) from None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
         raise ValueError(f"--level must be between 0 and 1 (e.g. 0.95 for a 95% interval), got {value}.")
     return float(value)

@@ -25,8 +25,11 @@ from ek.cli._commands._format import clean
 
 def check_outputs(inputs: Mapping[str, str], json_path: Optional[str], html_path: Optional[str]) -> None:
     """ValueError when an output path would overwrite an input (``inputs`` maps a role to a path) or the other output."""
-    outputs = {option: os.path.realpath(path) for option, path in (("--json", json_path), ("--html", html_path))
-               if path is not None and path != "-"}
+    outputs = {
+        option: os.path.realpath(path)
+        for option, path in (("--json", json_path), ("--html", html_path))
+        if path is not None and path != "-"
+    }
     if len(outputs) == 2 and outputs["--json"] == outputs["--html"]:
         raise ValueError(f"--json and --html both name {json_path}; give the report and the page their own files.")
     for option, target in outputs.items():
@@ -37,8 +40,10 @@ def check_outputs(inputs: Mapping[str, str], json_path: Optional[str], html_path
             inside = os.path.isdir(real) and target.startswith(real.rstrip(os.sep) + os.sep)
             if target == real or inside:
                 where = "is" if target == real else "lies inside"
-                raise ValueError(f"{option} {target} {where} the input {role.upper()} {source}; writing it would "
-                                 "overwrite what the run reads, so write the report somewhere else.")
+                raise ValueError(
+                    f"{option} {target} {where} the input {role.upper()} {source}; writing it would "
+                    "overwrite what the run reads, so write the report somewhere else."
+                )
 
 
 def write_json(path: str, payload: dict) -> str:
@@ -62,8 +67,10 @@ def write_text(path: str, text: str, *, option: str) -> None:
         os.makedirs(folder, exist_ok=True)
         _replace(target, folder, text.encode("utf-8"))
     except OSError as exc:
-        raise OSError(f"cannot write {option} {path}: {exc.strerror or exc}; free some space, check the "
-                      "permissions or choose another path.") from None
+        raise OSError(
+            f"cannot write {option} {path}: {exc.strerror or exc}; free some space, check the "
+            "permissions or choose another path."
+        ) from None
 
 
 # ---------------------------------------------------------------------------

@@ -31,23 +31,29 @@ _WORDS = ("word", "unicode_word")  # confusions count the metric's words; diffs 
 _N_CONFUSIONS = 200
 
 
-def evaluate_page(scored: Scored, overall: tuple, per_slice: dict, options: Options,
-                  meta: dict | None = None) -> dict:
+def evaluate_page(scored: Scored, overall: tuple, per_slice: dict, options: Options, meta: dict | None = None) -> dict:
     """The ``render_evaluate`` data of one scored run, with ``meta``'s keys copied in."""
     report = scored.report
     slice_n = report.detail.get("slice_n") or {}
     up = report.detail.get("higher_is_better")
     data = {
-        "title": f"ek evaluate: {scored.name}", "metric": report.metric, "higher_is_better": up,
-        "aggregate": report.aggregate, "interval": list(overall), "level": options.level, "n": report.n,
-        "missing": list(scored.missing), "extra": list(scored.extra),
-        "per_slice": {label: {"aggregate": value, "interval": list(per_slice[label]), "n": slice_n.get(label)}
-                      for label, value in report.per_slice.items()},
+        "title": f"ek evaluate: {scored.name}",
+        "metric": report.metric,
+        "higher_is_better": up,
+        "aggregate": report.aggregate,
+        "interval": list(overall),
+        "level": options.level,
+        "n": report.n,
+        "missing": list(scored.missing),
+        "extra": list(scored.extra),
+        "per_slice": {
+            label: {"aggregate": value, "interval": list(per_slice[label]), "n": slice_n.get(label)}
+            for label, value in report.per_slice.items()
+        },
     }
     rows = item_rows(report)
     ids, labels = _ids(report), _slices(report)
-    items = [{"id": str(i), "slice": s, "value": v, "statistics": stats}
-             for i, s, (v, stats) in zip(ids, labels, rows)]
+    items = [{"id": str(i), "slice": s, "value": v, "statistics": stats} for i, s, (v, stats) in zip(ids, labels, rows)]
     worst = _extremes([v for v, _ in rows], SHOWN, largest=not up)
     prepare = _preparer(report.metric, options)
     joined, unit = scored.joined, unit_of(report.metric)
@@ -60,8 +66,9 @@ def evaluate_page(scored: Scored, overall: tuple, per_slice: dict, options: Opti
             for k in worst:
                 gold, pred = joined.golds[k], joined.preds[k]
                 if isinstance(gold, str) and isinstance(pred, str):
-                    items[k].update(ops=_display_ops(prepare(pred), prepare(gold), unit),
-                                    unit="word" if unit in _WORDS else "char")
+                    items[k].update(
+                        ops=_display_ops(prepare(pred), prepare(gold), unit), unit="word" if unit in _WORDS else "char"
+                    )
     data["items"] = items
     fields = _fields(report)
     if fields:
@@ -74,15 +81,21 @@ def evaluate_page(scored: Scored, overall: tuple, per_slice: dict, options: Opti
     return {**data, **(meta or {})}
 
 
-def compare_page(result: Comparison, a: Scored, b: Scored, bounds: list, options: Options,
-                 meta: dict | None = None) -> dict:
+def compare_page(
+    result: Comparison, a: Scored, b: Scored, bounds: list, options: Options, meta: dict | None = None
+) -> dict:
     """The ``render_compare`` data of two scored runs, with ``meta``'s keys copied in."""
     data = {
-        "title": f"ek compare: {a.name} vs {b.name}", "metric": result.metric,
-        "higher_is_better": result.higher_is_better, "level": result.level, "n": result.n,
+        "title": f"ek compare: {a.name} vs {b.name}",
+        "metric": result.metric,
+        "higher_is_better": result.higher_is_better,
+        "level": result.level,
+        "n": result.n,
         "a": {"name": a.name, "aggregate": a.report.aggregate, "interval": list(bounds[0])},
         "b": {"name": b.name, "aggregate": b.report.aggregate, "interval": list(bounds[1])},
-        "delta": result.delta, "interval": list(result.interval), "p_value": result.p_value,
+        "delta": result.delta,
+        "interval": list(result.interval),
+        "p_value": result.p_value,
         "verdict": result.verdict,
         "per_slice": {label: {**s, "interval": list(s["interval"])} for label, s in result.per_slice.items()},
     }
@@ -169,8 +182,11 @@ def _texts(run: Scored) -> dict:
 
 def _corpus_confusions(joined: Any, items: list, unit: str, prepare: Callable[[str], str]) -> list:
     """The most frequent confusions over every item with an edit, from one alignment each."""
-    texts = ((g, p) for g, p, item in zip(joined.golds, joined.preds, items)
-             if item["statistics"].get("edits") != 0 and isinstance(g, str) and isinstance(p, str))
+    texts = (
+        (g, p)
+        for g, p, item in zip(joined.golds, joined.preds, items)
+        if item["statistics"].get("edits") != 0 and isinstance(g, str) and isinstance(p, str)
+    )
     every_op = (op for g, p in texts for op in align(prepare(p), prepare(g), unit=unit))
     return confusion_table(confusions(every_op), n=_N_CONFUSIONS)
 
@@ -182,9 +198,11 @@ def _document_confusions(scored: Scored, unit: str | None) -> list | None:
 
 def _read_errors(joined: Any) -> list:
     """The documents that failed to read, as the page lists them (``meta["errors"]`` replaces these)."""
-    return [{"side": side, "path": "", "id": str(i), "message": str(message)}
-            for side, errors in (("gold", joined.gold_errors), ("pred", joined.pred_errors))
-            for i, message in errors.items()]
+    return [
+        {"side": side, "path": "", "id": str(i), "message": str(message)}
+        for side, errors in (("gold", joined.gold_errors), ("pred", joined.pred_errors))
+        for i, message in errors.items()
+    ]
 
 
 def _fields(report: Any) -> dict:

@@ -117,10 +117,23 @@ def run_settings(metric: str, options: Options) -> dict:
 def save_run(name: str, scored: Scored, gold_digest: str, *, source: str, options: Options, lock: Any) -> None:
     """Store ``scored`` as the run ``name`` (whose ``lock`` `reserve` took), replacing an earlier one once complete."""
     report = scored.report
-    settings = {**run_settings(report.metric, options), "gold": gold_digest, "source": source,
-                "higher_is_better": report.detail.get("higher_is_better")}
-    run = open_run(KIND, who=_WHO, persist=True, run_id=name, rootdir=None, settings=settings, resume=False,
-                   n_items=report.n, lock=lock)
+    settings = {
+        **run_settings(report.metric, options),
+        "gold": gold_digest,
+        "source": source,
+        "higher_is_better": report.detail.get("higher_is_better"),
+    }
+    run = open_run(
+        KIND,
+        who=_WHO,
+        persist=True,
+        run_id=name,
+        rootdir=None,
+        settings=settings,
+        resume=False,
+        n_items=report.n,
+        lock=lock,
+    )
     try:
         write = run.store.write  # a persisted run has its store
         ids = report.detail.get("ids") or range(report.n)
@@ -133,8 +146,9 @@ def save_run(name: str, scored: Scored, gold_digest: str, *, source: str, option
                 chunk = {}
         if chunk:
             write(chunk)
-        run.close({"aggregate": report.aggregate, "n": report.n, "missing": list(scored.missing),
-                   "extra": list(scored.extra)})
+        run.close(
+            {"aggregate": report.aggregate, "n": report.n, "missing": list(scored.missing), "extra": list(scored.extra)}
+        )
     finally:
         run.release()
         release(lock)
@@ -147,7 +161,7 @@ def saved_name(source: str, *, role: str) -> Optional[str]:
         InputError: ``source`` is both a file here and the name of a saved run.
     """
     if source.startswith(PREFIX):
-        return source[len(PREFIX):]
+        return source[len(PREFIX) :]
     if not is_path(source):
         return source
     if _NAME.fullmatch(source) and f"{KIND}.{source}" in _runs_store():
@@ -168,8 +182,9 @@ def load_run(name: str, gold_digest: str, *, role: str, options: Options) -> Sco
     """
     fix = f"Save it again with ek evaluate GOLD PRED --save {name}."
     try:
-        found = read_run(KIND, name, rootdir=None, who=_WHO, check=_check_entry, fix=fix) \
-            if _NAME.fullmatch(name) else None
+        found = (
+            read_run(KIND, name, rootdir=None, who=_WHO, check=_check_entry, fix=fix) if _NAME.fullmatch(name) else None
+        )
     except ValueError as exc:
         raise InputError(f"{role} {name!r} cannot be used: {exc}") from None
     if found is None:
@@ -179,8 +194,10 @@ def load_run(name: str, gold_digest: str, *, role: str, options: Options) -> Sco
             f"(saved runs: {', '.join(saved[:10]) or 'none'}); check the path or the name."
         )
     if found[0].get("status") != "complete":
-        raise InputError(f"{role} {name!r} is a saved run whose first save did not finish (it was stopped while "
-                         f"writing), so it has no figures. {fix}")
+        raise InputError(
+            f"{role} {name!r} is a saved run whose first save did not finish (it was stopped while "
+            f"writing), so it has no figures. {fix}"
+        )
     header, items = found
     problem = _header_problem(header, items)
     if problem is not None:
@@ -217,8 +234,9 @@ def _check_settings(name: str, role: str, stored: dict, options: Options) -> Non
 
 def _report(settings: dict, items: dict) -> Report:
     metric, names = settings["metric"], tuple(settings["statistics"])
-    scores = tuple(Score(e["value"], metric=metric, detail={n: e["statistics"][n] for n in names})
-                   for e in items.values())
+    scores = tuple(
+        Score(e["value"], metric=metric, detail={n: e["statistics"][n] for n in names}) for e in items.values()
+    )
     slices = tuple(e["slice"] for e in items.values())
     detail: dict = {"ids": tuple(items)}
     if any(s is not None for s in slices):

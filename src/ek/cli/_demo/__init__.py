@@ -30,8 +30,9 @@ def demo() -> str:
     cases = demo_cases()
     cer = evaluate(cases, metric="cer")
     wer = evaluate(cases, metric="wer")
-    rows = [[label, cer.detail["slice_n"][label], cer.per_slice[label], wer.per_slice[label]]
-            for label in cer.per_slice]
+    rows = [
+        [label, cer.detail["slice_n"][label], cer.per_slice[label], wer.per_slice[label]] for label in cer.per_slice
+    ]
     rows.append(["all", cer.n, cer.aggregate, wer.aggregate])
     sections = [
         "ek demo: every rate below is a corpus figure (summed edits / summed reference length,",
@@ -53,15 +54,17 @@ def demo() -> str:
 def _files_section() -> str:
     folder = resources.files("ek").joinpath("data")
     gold, other = folder / _CORPUS, folder / "demo_ocr_b.jsonl"
-    return "\n".join([
-        "4. Your own files: the same corpus, with intervals, a page, and a second system to compare",
-        "",
-        f"   ek evaluate {gold} {gold} --html report.html",
-        f"   ek compare {gold} {gold} {other}",
-        "",
-        "   (the corpus file holds the gold and system A's predictions; GOLD and PRED may be .jsonl, .json,",
-        "   .csv, .tsv files or folders of OCR documents, joined by id.)",
-    ])
+    return "\n".join(
+        [
+            "4. Your own files: the same corpus, with intervals, a page, and a second system to compare",
+            "",
+            f"   ek evaluate {gold} {gold} --html report.html",
+            f"   ek compare {gold} {gold} {other}",
+            "",
+            "   (the corpus file holds the gold and system A's predictions; GOLD and PRED may be .jsonl, .json,",
+            "   .csv, .tsv files or folders of OCR documents, joined by id.)",
+        ]
+    )
 
 
 def _agent_section() -> str:

@@ -36,8 +36,14 @@ def demo_tasks() -> list:
     for label, (n, lo, hi) in _SLICES.items():
         for i in range(n):
             p = lo + (hi - lo) * i / (n - 1)
-            tasks.append(TaskSpec(f"{label}-{i + 1:02d}", input={"p": round(p, 3), "slice": label},
-                                  gold=f"answer-{label}-{i + 1}", slice=label))
+            tasks.append(
+                TaskSpec(
+                    f"{label}-{i + 1:02d}",
+                    input={"p": round(p, 3), "slice": label},
+                    gold=f"answer-{label}-{i + 1}",
+                    slice=label,
+                )
+            )
     return tasks
 
 
@@ -46,16 +52,19 @@ def demo_agent(task: TaskSpec, *, seed: int = 0) -> Episode:
     rng = random.Random(f"{task.task_id}:{seed}")
     ok = rng.random() < task.input["p"]
     hard = task.input["slice"] == "refund"
-    cost = Cost(input_tokens=rng.randint(1500, 3000), cached_input_tokens=rng.randint(0, 1000),
-                output_tokens=rng.randint(150, 400), reasoning_tokens=rng.randint(300, 900) if hard else 0,
-                latency_s=round(rng.uniform(1.0, 6.0), 3))
+    cost = Cost(
+        input_tokens=rng.randint(1500, 3000),
+        cached_input_tokens=rng.randint(0, 1000),
+        output_tokens=rng.randint(150, 400),
+        reasoning_tokens=rng.randint(300, 900) if hard else 0,
+        latency_s=round(rng.uniform(1.0, 6.0), 3),
+    )
     return Episode(output=task.gold if ok else "a confident wrong answer", cost=cost)
 
 
 def demo_report(*, k: int = 8, seed: int = 0) -> ReliabilityReport:
     """Run the simulated suite: 24 tasks, ``k`` trials each, seeded, priced."""
-    run = RunProvenance(model="simulated-agent-1", simulator="none", suite_version="demo-1",
-                        scaffold="ek-demo")
+    run = RunProvenance(model="simulated-agent-1", simulator="none", suite_version="demo-1", scaffold="ek-demo")
     return run_suite(demo_agent, demo_tasks(), k=k, seed=seed, price=_PRICE, run=run)
 
 
@@ -64,11 +73,27 @@ def format_demo(report: ReliabilityReport) -> str:
     k = report.k
     rows = []
     for label, s in report.per_slice.items():
-        rows.append([label, s["n_tasks"], _pct(s["success_rate"]), _pct(s["pass_at_k"]),
-                     _pct(s["pass_hat_k"]), _usd(s.get("cost_per_success"))])
+        rows.append(
+            [
+                label,
+                s["n_tasks"],
+                _pct(s["success_rate"]),
+                _pct(s["pass_at_k"]),
+                _pct(s["pass_hat_k"]),
+                _usd(s.get("cost_per_success")),
+            ]
+        )
     cost = report.cost
-    rows.append(["all", report.n_tasks, _pct(report.success_rate), _pct(report.pass_at_k),
-                 _pct(report.pass_hat_k), _usd(cost.get("cost_per_success"))])
+    rows.append(
+        [
+            "all",
+            report.n_tasks,
+            _pct(report.success_rate),
+            _pct(report.pass_at_k),
+            _pct(report.pass_hat_k),
+            _usd(cost.get("cost_per_success")),
+        ]
+    )
     lo, hi = report.success_ci
     plo, phi = report.pass_hat_k_ci
     ci = cost.get("cost_per_success_ci")
@@ -76,10 +101,16 @@ def format_demo(report: ReliabilityReport) -> str:
     facts = [
         ("success rate", _pct(report.success_rate), f"95% Wilson interval {_pct(lo)} to {_pct(hi)}"),
         (f"pass@{k}", _pct(report.pass_at_k), f"can it do a task at least once in {k} tries?"),
-        (f"pass^{k}", _pct(report.pass_hat_k),
-         f"does it do it all {k} times? (95% interval {_pct(plo)} to {_pct(phi)})"),
-        ("cost per success", _usd(cost.get("cost_per_success")),
-         f"{spread}{_usd(cost.get('total_dollars'))} spent on {report.n_trials} trials"),
+        (
+            f"pass^{k}",
+            _pct(report.pass_hat_k),
+            f"does it do it all {k} times? (95% interval {_pct(plo)} to {_pct(phi)})",
+        ),
+        (
+            "cost per success",
+            _usd(cost.get("cost_per_success")),
+            f"{spread}{_usd(cost.get('total_dollars'))} spent on {report.n_trials} trials",
+        ),
     ]
     lines = [
         f"3. A simulated agent on {report.n_tasks} tasks, {k} trials each (seeded flakiness, $3/$15 per M tokens)",

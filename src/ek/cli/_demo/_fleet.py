@@ -25,8 +25,11 @@ def fleet_demo() -> str:
     """The ranking of the installed engines on the bundled corpus, or how to install them."""
     status = {engine: check_requirements(engine=engine) for engine in ENGINES}
     ready = [engine for engine, s in status.items() if s["ok"]]
-    title = "2. Choose an engine: " + " and ".join(e.capitalize().replace("ocr", "OCR") for e in ENGINES) + \
-        " on the bundled pages and lines"
+    title = (
+        "2. Choose an engine: "
+        + " and ".join(e.capitalize().replace("ocr", "OCR") for e in ENGINES)
+        + " on the bundled pages and lines"
+    )
     if not ready:
         hints = "\n".join(f"   {engine}: {s['hint']}" for engine, s in status.items())
         return f"{title}: skipped, no engine is installed here.\n{hints}"

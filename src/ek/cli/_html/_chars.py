@@ -29,15 +29,18 @@ from ek._align import Op, align, graphemes
 
 # General categories always drawn as a code point (Python's str.isprintable is False for all of them).
 _BOXED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
-_NAMELESS = {"Cc": "control character",
-             "Co": "private-use character: no standard name (MUFI and other projects assign these)",
-             "Cn": "unassigned code point", "Cs": "lone surrogate (not valid Unicode text)"}
+_NAMELESS = {
+    "Cc": "control character",
+    "Co": "private-use character: no standard name (MUFI and other projects assign these)",
+    "Cn": "unassigned code point",
+    "Cs": "lone surrogate (not valid Unicode text)",
+}
 _ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;"}
 _CHANGED = {" ": "␣", "\n": "↵", "\t": "⇥"}  # whitespace inside a changed segment
-_KEPT = frozenset("\n\t")                    # controls that lay out text and are shown as such
+_KEPT = frozenset("\n\t")  # controls that lay out text and are shown as such
 _ZWJ = "\u200d"
-_JOINERS = ("\u200c", _ZWJ)                 # zero-width non-joiner and joiner extend a cluster
-_NO_REGEX: list = []                         # set once the regex package proved missing
+_JOINERS = ("\u200c", _ZWJ)  # zero-width non-joiner and joiner extend a cluster
+_NO_REGEX: list = []  # set once the regex package proved missing
 
 
 def code_point(char: str) -> str:
@@ -60,8 +63,12 @@ def plain(text: str) -> str:
     """``text`` escaped for HTML (content or a quoted attribute), hidden characters as ``[U+202E]``."""
     if text.isprintable():
         return "".join([_ESCAPES.get(c, c) for c in text]) if _needs_escape(text) else text
-    return "".join([f"[{code_point(c)}]" if c not in _KEPT and unicodedata.category(c) in _BOXED
-                    else _ESCAPES.get(c, c) for c in text])
+    return "".join(
+        [
+            f"[{code_point(c)}]" if c not in _KEPT and unicodedata.category(c) in _BOXED else _ESCAPES.get(c, c)
+            for c in text
+        ]
+    )
 
 
 def show(text: str, *, changed: bool = False) -> str:
@@ -134,9 +141,16 @@ def _approximate_clusters(text: str) -> list[str]:
     out: list[str] = []
     prev = ""
     for c in text:
-        joins = out and not _is_control(prev) and (
-            unicodedata.category(c)[0] == "M" or c in _JOINERS or "\U0001f3fb" <= c <= "\U0001f3ff"
-            or (prev == _ZWJ and unicodedata.category(c) == "So"))
+        joins = (
+            out
+            and not _is_control(prev)
+            and (
+                unicodedata.category(c)[0] == "M"
+                or c in _JOINERS
+                or "\U0001f3fb" <= c <= "\U0001f3ff"
+                or (prev == _ZWJ and unicodedata.category(c) == "So")
+            )
+        )
         if joins or (prev == "\r" and c == "\n"):
             out[-1] += c
         else:

@@ -13,8 +13,8 @@ from typing import Optional, Sequence
 from ek.cli._html._format import clip, esc, fmt_count, fmt_interval, fmt_tick, fmt_value, is_interval, is_number
 
 _WIDTH = 720
-_ROW = 22          # height of one dot-and-whisker row
-_LABEL_W = 190     # room for slice labels on the left
+_ROW = 22  # height of one dot-and-whisker row
+_LABEL_W = 190  # room for slice labels on the left
 _MAX_BINS = 40
 
 
@@ -43,8 +43,9 @@ def _domain(values: Sequence[float], *, include: Sequence[float] = ()) -> tuple[
     return math.floor(lo / step + 1e-9) * step, math.ceil(hi / step - 1e-9) * step, step
 
 
-def _x_axis(lo: float, hi: float, step: float, *, x0: float, x1: float, y: float,
-            percent: bool, label: str) -> list[str]:
+def _x_axis(
+    lo: float, hi: float, step: float, *, x0: float, x1: float, y: float, percent: bool, label: str
+) -> list[str]:
     """An axis from ``x0`` (value ``lo``) to ``x1`` (value ``hi``), ticked at multiples of ``step``."""
     scale = (x1 - x0) / (hi - lo)
     out = [f'<line class="axis" x1="{x0:.1f}" y1="{y:.1f}" x2="{x1:.1f}" y2="{y:.1f}"/>']
@@ -52,19 +53,26 @@ def _x_axis(lo: float, hi: float, step: float, *, x0: float, x1: float, y: float
     for k in range(first, math.floor(hi / step + 1e-9) + 1):
         x = x0 + (k * step - lo) * scale
         out.append(f'<line class="tick" x1="{x:.1f}" y1="{y:.1f}" x2="{x:.1f}" y2="{y + 4:.1f}"/>')
-        out.append(f'<text class="tick-label" x="{x:.1f}" y="{y + 16:.1f}" text-anchor="middle">'
-                   f"{esc(fmt_tick(k * step, percent=percent, step=step))}</text>")
+        out.append(
+            f'<text class="tick-label" x="{x:.1f}" y="{y + 16:.1f}" text-anchor="middle">'
+            f"{esc(fmt_tick(k * step, percent=percent, step=step))}</text>"
+        )
     if label:
-        out.append(f'<text class="axis-label" x="{(x0 + x1) / 2:.1f}" y="{y + 32:.1f}" '
-                   f'text-anchor="middle">{esc(label)}</text>')
+        out.append(
+            f'<text class="axis-label" x="{(x0 + x1) / 2:.1f}" y="{y + 32:.1f}" '
+            f'text-anchor="middle">{esc(label)}</text>'
+        )
     return out
 
 
 def _svg(body: list[str], *, height: float, title: str, chart_id: str) -> str:
-    return (f'<svg class="chart" id="{esc(chart_id)}" role="img" aria-labelledby="{esc(chart_id)}-t" '
-            f'viewBox="0 0 {_WIDTH} {height:.0f}" width="{_WIDTH}" height="{height:.0f}" '
-            f'xmlns="http://www.w3.org/2000/svg"><title id="{esc(chart_id)}-t">{esc(title)}</title>'
-            + "".join(body) + "</svg>")
+    return (
+        f'<svg class="chart" id="{esc(chart_id)}" role="img" aria-labelledby="{esc(chart_id)}-t" '
+        f'viewBox="0 0 {_WIDTH} {height:.0f}" width="{_WIDTH}" height="{height:.0f}" '
+        f'xmlns="http://www.w3.org/2000/svg"><title id="{esc(chart_id)}-t">{esc(title)}</title>'
+        + "".join(body)
+        + "</svg>"
+    )
 
 
 def bin_counts(values: Sequence[float]) -> tuple[float, float, list[int]]:
@@ -87,8 +95,15 @@ def bin_counts(values: Sequence[float]) -> tuple[float, float, list[int]]:
     return start, width, counts
 
 
-def histogram(values: Sequence[float], *, percent: bool, title: str, xlabel: str, chart_id: str,
-              marker: Optional[tuple[float, str]] = None) -> str:
+def histogram(
+    values: Sequence[float],
+    *,
+    percent: bool,
+    title: str,
+    xlabel: str,
+    chart_id: str,
+    marker: Optional[tuple[float, str]] = None,
+) -> str:
     """An SVG histogram of ``values``; ``marker`` draws a labelled vertical line (e.g. the aggregate)."""
     start, width, counts = bin_counts(values)
     if not counts:
@@ -103,29 +118,44 @@ def histogram(values: Sequence[float], *, percent: bool, title: str, xlabel: str
     body = [f'<line class="axis" x1="{x0}" y1="{top}" x2="{x0}" y2="{base}"/>']
     for k in range(int(round(ymax / ystep)) + 1):
         y = base - (base - top) * k * ystep / ymax
-        body.append(f'<line class="grid" x1="{x0}" y1="{y:.1f}" x2="{x1}" y2="{y:.1f}"/>'
-                    f'<text class="tick-label" x="{x0 - 6}" y="{y + 4:.1f}" text-anchor="end">'
-                    f"{fmt_count(k * ystep)}</text>")
+        body.append(
+            f'<line class="grid" x1="{x0}" y1="{y:.1f}" x2="{x1}" y2="{y:.1f}"/>'
+            f'<text class="tick-label" x="{x0 - 6}" y="{y + 4:.1f}" text-anchor="end">'
+            f"{fmt_count(k * ystep)}</text>"
+        )
     for k, c in enumerate(counts):
         if not c:
             continue
         h = max(1.0, (base - top) * c / ymax)
         left, right = start + k * width, start + (k + 1) * width
-        tip = (f"{fmt_value(left, percent=percent)} to {fmt_value(right, percent=percent)}: "
-               f"{c:,} item{'s' if c != 1 else ''}")
-        body.append(f'<rect class="mark bar" x="{x0 + (left - lo) * sx + 0.5:.1f}" y="{base - h:.1f}" '
-                    f'width="{max(1.0, width * sx - 1):.1f}" height="{h:.1f}"><title>{esc(tip)}</title></rect>')
+        tip = (
+            f"{fmt_value(left, percent=percent)} to {fmt_value(right, percent=percent)}: "
+            f"{c:,} item{'s' if c != 1 else ''}"
+        )
+        body.append(
+            f'<rect class="mark bar" x="{x0 + (left - lo) * sx + 0.5:.1f}" y="{base - h:.1f}" '
+            f'width="{max(1.0, width * sx - 1):.1f}" height="{h:.1f}"><title>{esc(tip)}</title></rect>'
+        )
     if marker is not None and is_number(marker[0]) and lo <= marker[0] <= hi:
         mx = x0 + (marker[0] - lo) * sx
-        body.append(f'<line class="marker" x1="{mx:.1f}" y1="{top}" x2="{mx:.1f}" y2="{base}"/>'
-                    f'<text class="marker-label" x="{mx + 4:.1f}" y="{top + 10}">{esc(marker[1])}</text>')
+        body.append(
+            f'<line class="marker" x1="{mx:.1f}" y1="{top}" x2="{mx:.1f}" y2="{base}"/>'
+            f'<text class="marker-label" x="{mx + 4:.1f}" y="{top + 10}">{esc(marker[1])}</text>'
+        )
     body += _x_axis(lo, hi, step, x0=x0, x1=x1, y=base, percent=percent, label=xlabel)
     return _svg(body, height=base + 40, title=title, chart_id=chart_id)
 
 
-def dot_whisker(rows: Sequence[tuple[str, Optional[float], Optional[Sequence[float]]]], *,
-                percent: bool, title: str, xlabel: str, chart_id: str,
-                reference: Optional[tuple[float, str]] = None, signed: bool = False) -> str:
+def dot_whisker(
+    rows: Sequence[tuple[str, Optional[float], Optional[Sequence[float]]]],
+    *,
+    percent: bool,
+    title: str,
+    xlabel: str,
+    chart_id: str,
+    reference: Optional[tuple[float, str]] = None,
+    signed: bool = False,
+) -> str:
     """One row per ``(label, value, [lo, hi] or None)``: a dot at the value, a whisker over the interval.
 
     ``reference`` draws a dashed vertical line (the overall value, or zero for differences).
@@ -141,18 +171,24 @@ def dot_whisker(rows: Sequence[tuple[str, Optional[float], Optional[Sequence[flo
     body = []
     if reference is not None and is_number(reference[0]):
         rx = x0 + (reference[0] - lo) * sx
-        body.append(f'<line class="reference" x1="{rx:.1f}" y1="{top}" x2="{rx:.1f}" y2="{base}">'
-                    f"<title>{esc(reference[1])}</title></line>")
+        body.append(
+            f'<line class="reference" x1="{rx:.1f}" y1="{top}" x2="{rx:.1f}" y2="{base}">'
+            f"<title>{esc(reference[1])}</title></line>"
+        )
     for i, (label, value, interval) in enumerate(rows):
         y = top + _ROW * i + _ROW / 2
-        body.append(f'<text class="row-label" x="{x0 - 8}" y="{y + 4:.1f}" text-anchor="end">'
-                    f"<title>{esc(label)}</title>{esc(clip(str(label), 26))}</text>")
+        body.append(
+            f'<text class="row-label" x="{x0 - 8}" y="{y + 4:.1f}" text-anchor="end">'
+            f"<title>{esc(label)}</title>{esc(clip(str(label), 26))}</text>"
+        )
         tip = f"{label}: {fmt_value(value, percent=percent, signed=signed)}"
         if is_interval(interval):
             a, b = (x0 + (v - lo) * sx for v in interval)
             tip += f" {fmt_interval(interval, percent=percent, signed=signed)}"
-            body.append(f'<line class="mark whisker" x1="{a:.1f}" y1="{y:.1f}" x2="{max(b, a + 1):.1f}" '
-                        f'y2="{y:.1f}"><title>{esc(tip)}</title></line>')
+            body.append(
+                f'<line class="mark whisker" x1="{a:.1f}" y1="{y:.1f}" x2="{max(b, a + 1):.1f}" '
+                f'y2="{y:.1f}"><title>{esc(tip)}</title></line>'
+            )
         cx = x0 + (value - lo) * sx
         body.append(f'<circle class="mark dot" cx="{cx:.1f}" cy="{y:.1f}" r="4.5"><title>{esc(tip)}</title></circle>')
     body += _x_axis(lo, hi, step, x0=x0, x1=x1, y=base, percent=percent, label=xlabel)

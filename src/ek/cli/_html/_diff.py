@@ -21,21 +21,23 @@ from ek._align import align
 from ek.cli._html._chars import align_clusters, box, clusters, show
 from ek.cli._html._format import esc
 
-_CONTEXT = 30          # units of unchanged text kept on each side of a folded run
-_MAX_OPS = 400         # edits rendered per item before the diff is cut
+_CONTEXT = 30  # units of unchanged text kept on each side of a folded run
+_MAX_OPS = 400  # edits rendered per item before the diff is cut
 _KINDS = {"replace": "substitution", "delete": "deletion", "insert": "insertion"}
 
-LEGEND = ('<p class="legend">Diff legend: '
-          '<del class="op-del" title="deleted">gone</del> struck through = in gold, missing from the prediction; '
-          '<ins class="op-ins" title="inserted">added</ins> underlined = in the prediction, not in gold; '
-          '<span class="op-sub" title="substituted"><del>was</del><ins>now</ins></span> boxed with an arrow = '
-          "substituted (the gold run, then the predicted run); "
-          '<span class="fold" title="unchanged text left out">⋯</span> = a long unchanged run folded away '
-          "(hover for its length); ␣ marks a changed space, ↵ a changed line break; "
-          f"{box(chr(0xF50E))} = a character shown by its code point: invisible (controls, joiners, soft "
-          "hyphens, bidi controls such as U+202E), private-use (MUFI letters) or a combining mark with no "
-          "letter (hover for its name). Characters are grouped into grapheme clusters: a letter and its "
-          "combining marks change together.</p>")
+LEGEND = (
+    '<p class="legend">Diff legend: '
+    '<del class="op-del" title="deleted">gone</del> struck through = in gold, missing from the prediction; '
+    '<ins class="op-ins" title="inserted">added</ins> underlined = in the prediction, not in gold; '
+    '<span class="op-sub" title="substituted"><del>was</del><ins>now</ins></span> boxed with an arrow = '
+    "substituted (the gold run, then the predicted run); "
+    '<span class="fold" title="unchanged text left out">⋯</span> = a long unchanged run folded away '
+    "(hover for its length); ␣ marks a changed space, ↵ a changed line break; "
+    f"{box(chr(0xF50E))} = a character shown by its code point: invisible (controls, joiners, soft "
+    "hyphens, bidi controls such as U+202E), private-use (MUFI letters) or a combining mark with no "
+    "letter (hover for its name). Characters are grouped into grapheme clusters: a letter and its "
+    "combining marks change together.</p>"
+)
 
 
 def render_diff(ops: Optional[Sequence], *, unit: Optional[str], gold: Any = None, pred: Any = None) -> str:
@@ -158,8 +160,10 @@ def _mark(tag: str, g: str, p: str, *, words: bool) -> str:
         return f'<del class="op-del" title="deleted: {esc(repr(g))}">{gv}</del>'
     if tag == "insert":
         return f'<ins class="op-ins" title="inserted: {esc(repr(p))}">{pv}</ins>'
-    return (f'<span class="op-sub" title="substituted: {esc(repr(g))} → {esc(repr(p))}">'
-            f"<del>{gv}</del><ins>{pv}</ins></span>")
+    return (
+        f'<span class="op-sub" title="substituted: {esc(repr(g))} → {esc(repr(p))}">'
+        f"<del>{gv}</del><ins>{pv}</ins></span>"
+    )
 
 
 def _changed(text: str, *, words: bool) -> str:
@@ -173,15 +177,15 @@ def _fold(text: str, *, words: bool, head: bool, tail: bool) -> str:
     """Unchanged text, with the middle of a long run replaced by a count of what was left out."""
     units = text.split(" ") if words else clusters(text)
     keep = _CONTEXT if not words else _CONTEXT // 5
-    lead = keep if head else 0    # context after the previous edit
-    trail = keep if tail else 0   # context before the next edit
+    lead = keep if head else 0  # context after the previous edit
+    trail = keep if tail else 0  # context before the next edit
     if not (head or tail):
-        lead = 3 * keep           # an unchanged item: its opening stands for the whole
+        lead = 3 * keep  # an unchanged item: its opening stands for the whole
     if len(units) <= lead + trail + keep:
         return show(text)
     sep = " " if words else ""
     start = sep.join(units[:lead])
-    end = sep.join(units[len(units) - trail:]) if trail else ""
+    end = sep.join(units[len(units) - trail :]) if trail else ""
     hidden = len(units) - lead - trail
     noun = "words" if words else "characters"
     return f'{show(start)}<span class="fold" title="{hidden:,} unchanged {noun}">⋯</span>{show(end)}'

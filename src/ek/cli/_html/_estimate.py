@@ -22,8 +22,19 @@ from __future__ import annotations
 from typing import Any
 
 from ek.cli._html._charts import dot_whisker
-from ek.cli._html._format import (count_cell, drawable, esc, fmt_count, fmt_value, interval_cell, interval_text,
-                              level_text, num_cell, text_cell, uses_percent)
+from ek.cli._html._format import (
+    count_cell,
+    drawable,
+    esc,
+    fmt_count,
+    fmt_value,
+    interval_cell,
+    interval_text,
+    level_text,
+    num_cell,
+    text_cell,
+    uses_percent,
+)
 from ek.cli._html._page import check_data, page, stat, table
 from ek.cli._html._provenance import failures, generated, provenance
 
@@ -38,14 +49,18 @@ def render_estimate(data: dict) -> str:
     title = str(data.get("title") or f"ek estimate: {metric}")
     better = {True: "higher is better", False: "lower is better"}.get(data.get("higher_is_better"), "")
     detail = data.get("detail") or {}
-    subtitle = (f"Metric <code>{esc(metric)}</code>{f' ({better})' if better else ''}: prediction-powered "
-                f"estimate over N = {fmt_count(data.get('N'))} items from n = {fmt_count(data.get('n'))} audited. "
-                f"{esc(detail.get('design', ''))}. {generated(data)}")
-    sections = [("headline", "Headline", headline(data, pct=pct)),
-                ("intervals", "Estimate, audit alone and plug-in", intervals(data, pct=pct)),
-                ("slices", "Per slice", slices(data, pct=pct)),
-                ("failures", "Files not scored", failures(data)),
-                ("provenance", "Inputs and settings", provenance(data))]
+    subtitle = (
+        f"Metric <code>{esc(metric)}</code>{f' ({better})' if better else ''}: prediction-powered "
+        f"estimate over N = {fmt_count(data.get('N'))} items from n = {fmt_count(data.get('n'))} audited. "
+        f"{esc(detail.get('design', ''))}. {generated(data)}"
+    )
+    sections = [
+        ("headline", "Headline", headline(data, pct=pct)),
+        ("intervals", "Estimate, audit alone and plug-in", intervals(data, pct=pct)),
+        ("slices", "Per slice", slices(data, pct=pct)),
+        ("failures", "Files not scored", failures(data)),
+        ("provenance", "Inputs and settings", provenance(data)),
+    ]
     return page(title, subtitle, [s for s in sections if s[2]])
 
 
@@ -56,17 +71,33 @@ def headline(data: dict, *, pct: bool) -> str:
     classical = data.get("classical") or {}
     eff = data.get("effective_n")
     figures = [
-        stat("estimate", fmt_value(value, percent=pct), big=True,
-             attrs=f' id="headline-value" data-value="{raw}" title="{raw}"'),
-        stat(level_text(data), interval_text(data.get("interval"), n=n, percent=pct),
-             attrs=' id="headline-interval"' + _bounds(data.get("interval"))),
-        stat(f"audit alone, {level_text(data)}", interval_text(classical.get("interval"), n=n, percent=pct),
-             attrs=' id="headline-classical"' + _bounds(classical.get("interval"))),
-        stat("plug-in (no interval)", fmt_value(data.get("plug_in"), percent=pct),
-             attrs=f' id="headline-plug-in" data-value="{esc(repr(data.get("plug_in")))}"'),
+        stat(
+            "estimate",
+            fmt_value(value, percent=pct),
+            big=True,
+            attrs=f' id="headline-value" data-value="{raw}" title="{raw}"',
+        ),
+        stat(
+            level_text(data),
+            interval_text(data.get("interval"), n=n, percent=pct),
+            attrs=' id="headline-interval"' + _bounds(data.get("interval")),
+        ),
+        stat(
+            f"audit alone, {level_text(data)}",
+            interval_text(classical.get("interval"), n=n, percent=pct),
+            attrs=' id="headline-classical"' + _bounds(classical.get("interval")),
+        ),
+        stat(
+            "plug-in (no interval)",
+            fmt_value(data.get("plug_in"), percent=pct),
+            attrs=f' id="headline-plug-in" data-value="{esc(repr(data.get("plug_in")))}"',
+        ),
         stat("λ (weight of the proxy)", esc("–" if data.get("lam") is None else f"{data['lam']:.2f}")),
-        stat("effective n", esc("–" if not isinstance(eff, (int, float)) or eff != eff else f"{eff:,.0f}"),
-             attrs=' id="headline-effective-n"'),
+        stat(
+            "effective n",
+            esc("–" if not isinstance(eff, (int, float)) or eff != eff else f"{eff:,.0f}"),
+            attrs=' id="headline-effective-n"',
+        ),
     ]
     note = (data.get("detail") or {}).get("note")
     extra = f'<p class="note">{esc(note)}</p>' if note else ""
@@ -75,10 +106,16 @@ def headline(data: dict, *, pct: bool) -> str:
 
 def intervals(data: dict, *, pct: bool) -> str:
     """The three figures of the whole corpus as dots and whiskers on one axis."""
-    return dot_whisker(_three("all", data), percent=pct, chart_id="estimate-chart", xlabel=str(data["metric"]),
-                       title="Prediction-powered estimate, the audit alone, and the proxy's plug-in figure") + (
+    return dot_whisker(
+        _three("all", data),
+        percent=pct,
+        chart_id="estimate-chart",
+        xlabel=str(data["metric"]),
+        title="Prediction-powered estimate, the audit alone, and the proxy's plug-in figure",
+    ) + (
         '<p class="note">The plug-in figure is the proxy scored as if it were gold: its bias is unknown, so it has no '
-        "interval. The audit alone is honest but wide; the estimate corrects the proxy with the audit.</p>")
+        "interval. The audit alone is honest but wide; the estimate corrects the proxy with the audit.</p>"
+    )
 
 
 def slices(data: dict, *, pct: bool) -> str:
@@ -90,8 +127,13 @@ def slices(data: dict, *, pct: bool) -> str:
     rows = [_row(label, entry, pct=pct) for label, entry in per.items()]
     out = table("slice-table", headers, rows, pinned=_row("all", data, pct=pct, cls="all"))
     chart = [r for label, entry in list(per.items())[:_MAX_SLICES] for r in _three(str(label), entry)]
-    return out + dot_whisker(chart, percent=pct, chart_id="slice-chart", xlabel=str(data["metric"]),
-                             title="Per slice: estimate, audit alone, plug-in")
+    return out + dot_whisker(
+        chart,
+        percent=pct,
+        chart_id="slice-chart",
+        xlabel=str(data["metric"]),
+        title="Per slice: estimate, audit alone, plug-in",
+    )
 
 
 def _bounds(interval: Any) -> str:
@@ -104,16 +146,27 @@ def _bounds(interval: Any) -> str:
 def _three(label: str, entry: Any) -> list:
     classical = entry.get("classical") or {}
     n = entry.get("n")
-    return [(f"{label}: estimate", entry.get("estimate"), drawable(entry.get("interval"), n)),
-            (f"{label}: audit alone", classical.get("estimate"), drawable(classical.get("interval"), n)),
-            (f"{label}: plug-in", entry.get("plug_in"), None)]
+    return [
+        (f"{label}: estimate", entry.get("estimate"), drawable(entry.get("interval"), n)),
+        (f"{label}: audit alone", classical.get("estimate"), drawable(classical.get("interval"), n)),
+        (f"{label}: plug-in", entry.get("plug_in"), None),
+    ]
 
 
 def _row(label: Any, entry: Any, *, pct: bool, cls: str = "") -> str:
     classical = entry.get("classical") or {}
     n = entry.get("n")
     lam = entry.get("lam")
-    return ("<tr>" + text_cell(str(label), cls=f"label {cls}".strip()) + count_cell(entry.get("N")) + count_cell(n)
-            + num_cell(entry.get("estimate"), percent=pct) + interval_cell(entry.get("interval"), n=n, percent=pct)
-            + interval_cell(classical.get("interval"), n=n, percent=pct) + num_cell(entry.get("plug_in"), percent=pct)
-            + text_cell("–" if lam is None else f"{lam:.2f}") + text_cell(entry.get("note") or "") + "</tr>")
+    return (
+        "<tr>"
+        + text_cell(str(label), cls=f"label {cls}".strip())
+        + count_cell(entry.get("N"))
+        + count_cell(n)
+        + num_cell(entry.get("estimate"), percent=pct)
+        + interval_cell(entry.get("interval"), n=n, percent=pct)
+        + interval_cell(classical.get("interval"), n=n, percent=pct)
+        + num_cell(entry.get("plug_in"), percent=pct)
+        + text_cell("–" if lam is None else f"{lam:.2f}")
+        + text_cell(entry.get("note") or "")
+        + "</tr>"
+    )

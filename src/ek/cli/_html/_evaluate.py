@@ -8,8 +8,22 @@ from typing import Any, Optional
 from ek.cli._html._charts import dot_whisker, histogram
 from ek.cli._html._chars import show
 from ek.cli._html._diff import LEGEND, confusions_from_items, render_diff
-from ek.cli._html._format import (count_cell, drawable, esc, fmt_count, fmt_value, interval_cell, interval_text, is_number,
-                              level_text, noun, num_cell, shown_note, text_cell, uses_percent)
+from ek.cli._html._format import (
+    count_cell,
+    drawable,
+    esc,
+    fmt_count,
+    fmt_value,
+    interval_cell,
+    interval_text,
+    is_number,
+    level_text,
+    noun,
+    num_cell,
+    shown_note,
+    text_cell,
+    uses_percent,
+)
 from ek.cli._html._measures import measures_table, reading_order_note
 from ek.cli._html._page import check_data, id_list, page, stat, table
 from ek.cli._html._provenance import failures, failures_note, generated, provenance
@@ -28,14 +42,16 @@ def render_evaluate(data: dict, *, max_items: int = 200) -> str:
     title = str(data.get("title") or f"ek evaluate: {metric}")
     better = "higher" if data.get("higher_is_better") else "lower"
     subtitle = f"Metric <code>{esc(metric)}</code> ({better} is better). {generated(data)}"
-    sections = [("headline", "Headline", headline(data, pct=pct)),
-                ("slices", "Per slice", slices(data, pct=pct)),
-                ("distribution", "Per-item distribution", distribution(data, pct=pct)),
-                ("worst", "Worst items", worst_items(data, pct=pct, limit=max_items)),
-                ("confusions", "Most frequent confusions", confusions(data)),
-                ("fields", "Fields", fields(data)),
-                ("failures", "Files not scored", failures(data)),
-                ("provenance", "Inputs and settings", provenance(data))]
+    sections = [
+        ("headline", "Headline", headline(data, pct=pct)),
+        ("slices", "Per slice", slices(data, pct=pct)),
+        ("distribution", "Per-item distribution", distribution(data, pct=pct)),
+        ("worst", "Worst items", worst_items(data, pct=pct, limit=max_items)),
+        ("confusions", "Most frequent confusions", confusions(data)),
+        ("fields", "Fields", fields(data)),
+        ("failures", "Files not scored", failures(data)),
+        ("provenance", "Inputs and settings", provenance(data)),
+    ]
     return page(title, subtitle, [s for s in sections if s[2]])
 
 
@@ -43,21 +59,30 @@ def headline(data: dict, *, pct: bool) -> str:
     """The big number with its interval, n, the missing and extra ids, and the OCR measures when present."""
     agg = data["aggregate"]
     figures = [
-        stat(str(data["metric"]), fmt_value(agg, percent=pct), big=True,
-             attrs=f' id="headline-value" data-value="{esc(repr(agg))}" title="{esc(repr(agg))}"'),
-        stat(level_text(data), interval_text(data.get("interval"), n=data.get("n"), percent=pct, noun=noun(data)),
-             attrs=' id="headline-interval"'),
+        stat(
+            str(data["metric"]),
+            fmt_value(agg, percent=pct),
+            big=True,
+            attrs=f' id="headline-value" data-value="{esc(repr(agg))}" title="{esc(repr(agg))}"',
+        ),
+        stat(
+            level_text(data),
+            interval_text(data.get("interval"), n=data.get("n"), percent=pct, noun=noun(data)),
+            attrs=' id="headline-interval"',
+        ),
         stat("items (n)", fmt_count(data.get("n")), attrs=' id="headline-n"'),
         stat("missing", fmt_count(len(data.get("missing") or [])), attrs=' id="headline-missing"'),
         stat("extra", fmt_count(len(data.get("extra") or [])), attrs=' id="headline-extra"'),
     ]
     notes = failures_note(data) + reading_order_note(data) + measures_table(data)
     if data.get("missing"):
-        notes += ('<p class="note">Missing: gold ids with no prediction, scored as empty predictions.</p>'
-                  + id_list("missing ids", data["missing"], limit=_MAX_IDS))
+        notes += '<p class="note">Missing: gold ids with no prediction, scored as empty predictions.</p>' + id_list(
+            "missing ids", data["missing"], limit=_MAX_IDS
+        )
     if data.get("extra"):
-        notes += ('<p class="note">Extra: predictions with no gold id, ignored.</p>'
-                  + id_list("extra ids", data["extra"], limit=_MAX_IDS))
+        notes += '<p class="note">Extra: predictions with no gold id, ignored.</p>' + id_list(
+            "extra ids", data["extra"], limit=_MAX_IDS
+        )
     return f'<div class="headline">{"".join(figures)}</div>{notes}'
 
 
@@ -70,15 +95,27 @@ def slices(data: dict, *, pct: bool) -> str:
     counted = noun(data)
     whole = {"aggregate": data["aggregate"], "interval": data.get("interval"), "n": data.get("n")}
     rows = [_slice_row(label, s, pct=pct, noun=counted) for label, s in worst_first[:_MAX_SLICE_ROWS]]
-    out = table("slice-table", ["slice", "n", "value", level_text(data)], rows, sort_col=2,
-                descending=not data.get("higher_is_better"),
-                pinned=_slice_row("all", whole, pct=pct, noun=counted, label_cls="all"))
+    out = table(
+        "slice-table",
+        ["slice", "n", "value", level_text(data)],
+        rows,
+        sort_col=2,
+        descending=not data.get("higher_is_better"),
+        pinned=_slice_row("all", whole, pct=pct, noun=counted, label_cls="all"),
+    )
     out += shown_note(len(rows), len(per), "slices")
-    chart_rows = [(label, s.get("aggregate"), drawable(s.get("interval"), s.get("n")))
-                  for label, s in worst_first[:_MAX_CHART_ROWS]]
-    out += dot_whisker(chart_rows, percent=pct, chart_id="slice-chart", xlabel=str(data["metric"]),
-                       title="Per-slice value with its interval; the dashed line is the overall value",
-                       reference=(data["aggregate"], "overall"))
+    chart_rows = [
+        (label, s.get("aggregate"), drawable(s.get("interval"), s.get("n")))
+        for label, s in worst_first[:_MAX_CHART_ROWS]
+    ]
+    out += dot_whisker(
+        chart_rows,
+        percent=pct,
+        chart_id="slice-chart",
+        xlabel=str(data["metric"]),
+        title="Per-slice value with its interval; the dashed line is the overall value",
+        reference=(data["aggregate"], "overall"),
+    )
     return out + shown_note(len(chart_rows), len(per), "slices in the chart (worst first)")
 
 
@@ -89,11 +126,21 @@ def distribution(data: dict, *, pct: bool) -> str:
         return ""
     skipped = sum(1 for v in values if not is_number(v))
     note = f'<p class="note">{skipped:,} items without a finite value are left out.</p>' if skipped else ""
-    return histogram(values, percent=pct, chart_id="value-histogram", xlabel=f"per-item {data['metric']}",
-                     title="How many items fall in each range of the per-item value",
-                     marker=(data["aggregate"], "aggregate")) + note + (
-        '<p class="note">The aggregate is computed from summed statistics, so it need not be '
-        "the mean of the per-item values.</p>")
+    return (
+        histogram(
+            values,
+            percent=pct,
+            chart_id="value-histogram",
+            xlabel=f"per-item {data['metric']}",
+            title="How many items fall in each range of the per-item value",
+            marker=(data["aggregate"], "aggregate"),
+        )
+        + note
+        + (
+            '<p class="note">The aggregate is computed from summed statistics, so it need not be '
+            "the mean of the per-item values.</p>"
+        )
+    )
 
 
 def worst_items(data: dict, *, pct: bool, limit: int) -> str:
@@ -105,14 +152,24 @@ def worst_items(data: dict, *, pct: bool, limit: int) -> str:
     worst = pick(limit, items, key=lambda it: it["value"])
     rows = []
     for it in worst:
-        rows.append("<tr>" + text_cell(it.get("id"), cls="id") + text_cell(it.get("slice") or "–")
-                    + num_cell(it["value"], percent=pct) + text_cell(_stats(it.get("statistics")), cls="stats")
-                    + '<td class="diffcell">'
-                    + render_diff(it.get("ops"), unit=it.get("unit"), gold=it.get("gold"), pred=it.get("pred"))
-                    + "</td></tr>")
-    out = LEGEND + table("items-table", ["id", "slice", "value", "statistics", "diff (gold → prediction)"],
-                         rows, sort_col=2, descending=not data.get("higher_is_better"),
-                         filter_hint="filter by id, slice or text")
+        rows.append(
+            "<tr>"
+            + text_cell(it.get("id"), cls="id")
+            + text_cell(it.get("slice") or "–")
+            + num_cell(it["value"], percent=pct)
+            + text_cell(_stats(it.get("statistics")), cls="stats")
+            + '<td class="diffcell">'
+            + render_diff(it.get("ops"), unit=it.get("unit"), gold=it.get("gold"), pred=it.get("pred"))
+            + "</td></tr>"
+        )
+    out = LEGEND + table(
+        "items-table",
+        ["id", "slice", "value", "statistics", "diff (gold → prediction)"],
+        rows,
+        sort_col=2,
+        descending=not data.get("higher_is_better"),
+        filter_hint="filter by id, slice or text",
+    )
     return out + shown_note(len(rows), len(items), "items (the worst first)")
 
 
@@ -124,8 +181,15 @@ def confusions(data: dict) -> str:
     if not found:
         return ""
     top = sorted(found, key=lambda c: -(c.get("count") or 0))[:_MAX_CONFUSIONS]
-    rows = ["<tr>" + text_cell(c.get("kind")) + _unit_cell(c.get("gold")) + _unit_cell(c.get("pred"))
-            + count_cell(c.get("count")) + "</tr>" for c in top]
+    rows = [
+        "<tr>"
+        + text_cell(c.get("kind"))
+        + _unit_cell(c.get("gold"))
+        + _unit_cell(c.get("pred"))
+        + count_cell(c.get("count"))
+        + "</tr>"
+        for c in top
+    ]
     out = table("confusion-table", ["kind", "gold", "prediction", "count"], rows, sort_col=3, descending=True)
     return out + shown_note(len(rows), len(found), "confusions")
 
@@ -135,23 +199,38 @@ def fields(data: dict) -> str:
     per = data.get("fields") or {}
     if not per:
         return ""
-    ranked = sorted(per.items(), key=lambda kv: (_num(kv[1].get("f1"), 2.0),
-                                                  -((kv[1].get("fp") or 0) + (kv[1].get("fn") or 0))))
-    rows = ["<tr>" + text_cell(name) + num_cell(f.get("precision"), percent=True)
-            + num_cell(f.get("recall"), percent=True) + num_cell(f.get("f1"), percent=True)
-            + count_cell(f.get("tp")) + count_cell(f.get("fp")) + count_cell(f.get("fn")) + "</tr>"
-            for name, f in ranked]
+    ranked = sorted(
+        per.items(), key=lambda kv: (_num(kv[1].get("f1"), 2.0), -((kv[1].get("fp") or 0) + (kv[1].get("fn") or 0)))
+    )
+    rows = [
+        "<tr>"
+        + text_cell(name)
+        + num_cell(f.get("precision"), percent=True)
+        + num_cell(f.get("recall"), percent=True)
+        + num_cell(f.get("f1"), percent=True)
+        + count_cell(f.get("tp"))
+        + count_cell(f.get("fp"))
+        + count_cell(f.get("fn"))
+        + "</tr>"
+        for name, f in ranked
+    ]
     out = table("field-table", ["field", "precision", "recall", "F1", "TP", "FP", "FN"], rows, sort_col=3)
     worst = [(name, f.get("f1"), None) for name, f in ranked[:15]]
-    out += "<h3>Worst fields</h3>" + dot_whisker(worst, percent=True, chart_id="field-chart", xlabel="F1",
-                                                 title="F1 of the fields with the lowest F1")
+    out += "<h3>Worst fields</h3>" + dot_whisker(
+        worst, percent=True, chart_id="field-chart", xlabel="F1", title="F1 of the fields with the lowest F1"
+    )
     return out
 
 
 def _slice_row(label: Any, s: dict, *, pct: bool, noun: str, label_cls: str = "") -> str:
-    return ("<tr>" + text_cell(label, cls=label_cls) + count_cell(s.get("n"))
-            + num_cell(s.get("aggregate"), percent=pct)
-            + interval_cell(s.get("interval"), n=s.get("n"), percent=pct, noun=noun) + "</tr>")
+    return (
+        "<tr>"
+        + text_cell(label, cls=label_cls)
+        + count_cell(s.get("n"))
+        + num_cell(s.get("aggregate"), percent=pct)
+        + interval_cell(s.get("interval"), n=s.get("n"), percent=pct, noun=noun)
+        + "</tr>"
+    )
 
 
 def _order(pairs, *, value, data: dict) -> list:

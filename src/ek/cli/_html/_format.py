@@ -126,8 +126,10 @@ def interval_text(interval: Any, *, n: Any, percent: bool, noun: str = "items", 
 def interval_cell(interval: Any, *, n: Any, percent: bool, noun: str = "items", signed: bool = False) -> str:
     """A ``<td>`` for an interval, sortable by its lower bound."""
     sort = esc(repr(interval[0])) if is_interval(interval) and not needs_more(interval, n) else ""
-    return (f'<td class="num" data-sort="{sort}">'
-            f"{interval_text(interval, n=n, percent=percent, noun=noun, signed=signed)}</td>")
+    return (
+        f'<td class="num" data-sort="{sort}">'
+        f"{interval_text(interval, n=n, percent=percent, noun=noun, signed=signed)}</td>"
+    )
 
 
 def num_cell(value: Any, *, percent: bool, signed: bool = False, cls: str = "num") -> str:
@@ -135,8 +137,7 @@ def num_cell(value: Any, *, percent: bool, signed: bool = False, cls: str = "num
     if not is_number(value):
         return f'<td class="{cls}" data-sort="">{fmt_value(value, percent=percent)}</td>'
     raw = esc(repr(value))
-    return (f'<td class="{cls}" data-sort="{raw}" title="{raw}">'
-            f"{fmt_value(value, percent=percent, signed=signed)}</td>")
+    return f'<td class="{cls}" data-sort="{raw}" title="{raw}">{fmt_value(value, percent=percent, signed=signed)}</td>'
 
 
 def count_cell(value: Any) -> str:

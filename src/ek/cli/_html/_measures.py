@@ -28,10 +28,12 @@ from ek.cli._html._format import esc, fmt_value, is_number, num_cell, text_cell
 ORDER_GAP = 0.05
 ORDER_RATIO = 2.0
 
-_ABOUT = {"cer": "character error rate, gold and prediction aligned in reading order (lower is better)",
-          "wer": "word error rate, in reading order (lower is better)",
-          "fca": "flexible character accuracy: lines matched in any order (higher is better)",
-          "bow": "bag-of-words error: word counts compared, order ignored (lower is better)"}
+_ABOUT = {
+    "cer": "character error rate, gold and prediction aligned in reading order (lower is better)",
+    "wer": "word error rate, in reading order (lower is better)",
+    "fca": "flexible character accuracy: lines matched in any order (higher is better)",
+    "bow": "bag-of-words error: word counts compared, order ignored (lower is better)",
+}
 
 
 def measures_table(data: dict) -> str:
@@ -39,11 +41,15 @@ def measures_table(data: dict) -> str:
     found = data.get("measures") or {}
     if not isinstance(found, dict) or not found:
         return ""
-    rows = "".join("<tr>" + text_cell(name) + num_cell(value, percent=True) + text_cell(_ABOUT.get(str(name), ""))
-                   + "</tr>" for name, value in found.items())
-    return ('<table class="measures" id="measures-table"><thead><tr><th scope="col">measure</th>'
-            f'<th scope="col">corpus value</th><th scope="col">what it counts</th></tr></thead><tbody>{rows}'
-            "</tbody></table>")
+    rows = "".join(
+        "<tr>" + text_cell(name) + num_cell(value, percent=True) + text_cell(_ABOUT.get(str(name), "")) + "</tr>"
+        for name, value in found.items()
+    )
+    return (
+        '<table class="measures" id="measures-table"><thead><tr><th scope="col">measure</th>'
+        f'<th scope="col">corpus value</th><th scope="col">what it counts</th></tr></thead><tbody>{rows}'
+        "</tbody></table>"
+    )
 
 
 def reading_order_note(data: dict) -> str:
@@ -52,15 +58,19 @@ def reading_order_note(data: dict) -> str:
     if not isinstance(found, dict) or not orders_differ(found.get("cer"), found.get("fca")):
         return ""
     cer, fca = found["cer"], found["fca"]
-    text = (f"The reading orders of gold and prediction probably differ: CER is {_pct(cer)}, but the flexible "
-            f"character accuracy, which matches lines in any order, is {_pct(fca)} (an error of only "
-            f"{_pct(1 - fca)})")
+    text = (
+        f"The reading orders of gold and prediction probably differ: CER is {_pct(cer)}, but the flexible "
+        f"character accuracy, which matches lines in any order, is {_pct(fca)} (an error of only "
+        f"{_pct(1 - fca)})"
+    )
     bow, wer = found.get("bow"), found.get("wer")
     if is_number(bow):
         text += f"; the bag-of-words error is {_pct(bow)}"
         text += f" against a WER of {_pct(wer)}" if is_number(wer) else ""
-    text += (". Lines pair badly in reading order, so CER and WER count text in another place as errors; "
-             "check the region order of both sides (or compare at another text level).")
+    text += (
+        ". Lines pair badly in reading order, so CER and WER count text in another place as errors; "
+        "check the region order of both sides (or compare at another text level)."
+    )
     return f'<p class="warn" id="reading-order-note">{esc(text)}</p>'
 
 

@@ -136,24 +136,36 @@ def _sha256(text: str) -> str:
     return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
 
-_CSP = (f"default-src 'none'; style-src '{_sha256(_CSS)}'; script-src '{_sha256(_JS)}'; "
-        "img-src 'none'; connect-src 'none'; form-action 'none'; base-uri 'none'")
+_CSP = (
+    f"default-src 'none'; style-src '{_sha256(_CSS)}'; script-src '{_sha256(_JS)}'; "
+    "img-src 'none'; connect-src 'none'; form-action 'none'; base-uri 'none'"
+)
 
 
 def page(title: str, subtitle: str, sections: Sequence[tuple[str, str, str]]) -> str:
     """The whole document: a header with a section menu, then each ``(anchor, heading, body)``."""
     nav = "".join(f'<a href="#{esc(a)}">{esc(h)}</a>' for a, h, _ in sections)
     body = "".join(f'<section id="{esc(a)}"><h2>{esc(h)}</h2>{b}</section>' for a, h, b in sections)
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f'<meta http-equiv="Content-Security-Policy" content="{esc(_CSP)}">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>"
-            f"<header><h1>{esc(title)}</h1><p class=\"note\">{subtitle}</p><nav>{nav}</nav></header>"
-            f"<main>{body}</main><script>{_JS}</script></body></html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{esc(_CSP)}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>"
+        f'<header><h1>{esc(title)}</h1><p class="note">{subtitle}</p><nav>{nav}</nav></header>'
+        f"<main>{body}</main><script>{_JS}</script></body></html>\n"
+    )
 
 
-def table(table_id: str, headers: Sequence[str], rows: Sequence[str], *, sort_col: Optional[int] = None,
-          descending: bool = False, filter_hint: str = "", pinned: str = "") -> str:
+def table(
+    table_id: str,
+    headers: Sequence[str],
+    rows: Sequence[str],
+    *,
+    sort_col: Optional[int] = None,
+    descending: bool = False,
+    filter_hint: str = "",
+    pinned: str = "",
+) -> str:
     """A sortable table; ``rows`` are finished ``<tr>`` strings, ``sort_col`` marks the initial order.
 
     ``pinned`` (a finished ``<tr>``, e.g. the "all" row) goes in a body of its own
@@ -163,18 +175,25 @@ def table(table_id: str, headers: Sequence[str], rows: Sequence[str], *, sort_co
     for i, h in enumerate(headers):
         attr = f' aria-sort="{"descending" if descending else "ascending"}"' if i == sort_col else ""
         cells.append(f'<th scope="col"{attr}>{esc(h)}</th>')
-    search = (f'<input type="search" class="filter" data-table="{esc(table_id)}" '
-              f'placeholder="{esc(filter_hint)}" aria-label="{esc(filter_hint)}">' if filter_hint else "")
+    search = (
+        f'<input type="search" class="filter" data-table="{esc(table_id)}" '
+        f'placeholder="{esc(filter_hint)}" aria-label="{esc(filter_hint)}">'
+        if filter_hint
+        else ""
+    )
     first = f'<tbody class="all">{pinned}</tbody>' if pinned else ""
-    return (f'{search}<table class="sortable" id="{esc(table_id)}"><thead><tr>{"".join(cells)}</tr></thead>'
-            f'{first}<tbody>{"".join(rows)}</tbody></table>')
+    return (
+        f'{search}<table class="sortable" id="{esc(table_id)}"><thead><tr>{"".join(cells)}</tr></thead>'
+        f"{first}<tbody>{''.join(rows)}</tbody></table>"
+    )
 
 
 def stat(label: str, value_html: str, *, big: bool = False, attrs: str = "") -> str:
     """One labelled figure of a headline."""
     cls = "big" if big else "value"
-    return (f'<div class="stat"><span class="label">{esc(label)}</span>'
-            f'<span class="{cls}"{attrs}>{value_html}</span></div>')
+    return (
+        f'<div class="stat"><span class="label">{esc(label)}</span><span class="{cls}"{attrs}>{value_html}</span></div>'
+    )
 
 
 def id_list(noun: str, ids: Optional[Sequence[Any]], *, limit: int) -> str:
@@ -185,23 +204,31 @@ def id_list(noun: str, ids: Optional[Sequence[Any]], *, limit: int) -> str:
     shown = ids[:limit]
     lis = "".join(f"<li>{show(str(i))}</li>" for i in shown)
     opened = " open" if len(ids) <= 10 else ""
-    return (f'<details class="idlist"{opened}><summary>{fmt_count(len(ids))} {esc(noun)}</summary>'
-            f'<ul class="ids">{lis}</ul>{shown_note(len(shown), len(ids), "ids")}</details>')
+    return (
+        f'<details class="idlist"{opened}><summary>{fmt_count(len(ids))} {esc(noun)}</summary>'
+        f'<ul class="ids">{lis}</ul>{shown_note(len(shown), len(ids), "ids")}</details>'
+    )
 
 
 def check_data(data: Any, *, caller: str, required: Sequence[str]) -> None:
     """Raise when ``data`` is not a mapping or lacks a key the page cannot do without."""
     if not isinstance(data, Mapping):
-        raise TypeError(f"{caller}() takes a dict of report data, got {type(data).__name__}; "
-                        "build it as described in the ek.cli._html docstring.")
+        raise TypeError(
+            f"{caller}() takes a dict of report data, got {type(data).__name__}; "
+            "build it as described in the ek.cli._html docstring."
+        )
     for key in required:
         if data.get(key) is None:
-            raise ValueError(f"{caller}() data has no {key!r}; the page cannot be drawn without it. "
-                             f"Add data[{key!r}] (see the ek.cli._html docstring).")
+            raise ValueError(
+                f"{caller}() data has no {key!r}; the page cannot be drawn without it. "
+                f"Add data[{key!r}] (see the ek.cli._html docstring)."
+            )
     items = data.get("items") or []
     if not isinstance(items, Sequence) or isinstance(items, (str, bytes)):
         raise TypeError(f"{caller}() data['items'] must be a list of dicts, got {type(items).__name__}.")
     for i, item in enumerate(items):
         if type(item) is not dict and not isinstance(item, Mapping):
-            raise TypeError(f"{caller}() data['items'][{i}] is a {type(item).__name__}, not a dict; "
-                            "each item is a dict with at least 'id'.")
+            raise TypeError(
+                f"{caller}() data['items'][{i}] is a {type(item).__name__}, not a dict; "
+                "each item is a dict with at least 'id'."
+            )
