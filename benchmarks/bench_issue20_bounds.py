@@ -27,7 +27,6 @@ Pass case names to run only those (``--list`` prints them).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
@@ -38,7 +37,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_readers import hocr_unclosed, page_with_order  # noqa: E402  (the generators bench_readers times)
+from bench_readers import hocr_unclosed, page_with_order  # the generators bench_readers times
 
 RSS_CAP_KB = 2 * 1024 * 1024
 CAPS = {"scheduler": 120, "folder": 60, "fifo": 60, "dev-zero": 60}
@@ -116,7 +115,9 @@ def _folder_case(name: str, tmp: Path):
 def _scheduler_case(name: str, tmp: Path):
     (tmp / "g.jsonl").write_text('{"id": "a", "reference": "cat"}\n{"id": "b", "reference": "dog"}\n')
     (tmp / "p.jsonl").write_text('{"id": "a", "prediction": "cut"}\n{"id": "b", "prediction": "dog"}\n')
-    sched = subprocess.Popen([sys.executable, "-c", SCHEDULER], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    sched = subprocess.Popen(
+        [sys.executable, "-c", SCHEDULER], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
     address = sched.stdout.readline().strip()
     argv = [sys.executable, "-m", "ek", "evaluate", str(tmp / "g.jsonl"), str(tmp / "p.jsonl"), "--scheduler", address]
 
@@ -176,7 +177,7 @@ def _rss_kb(pid: int) -> int:
 
 def _ek_path() -> str:
     code = "import ek, os; print(os.path.dirname(ek.__file__))"
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip()
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
 
 
 def _load() -> str:
