@@ -44,15 +44,6 @@ def import_optional(package: str, *, extra: str, feature: str = "") -> Any:
         ) from exc
 
 
-def check_finite(values: Iterable[float], *, name: str) -> None:
-    """Raise ValueError naming the first NaN or infinite entry of ``values``."""
-    for i, v in enumerate(values):
-        if not math.isfinite(v):
-            raise ValueError(
-                f"{name}[{i}] is {v!r}; every entry must be a finite number. Drop or impute the missing values first."
-            )
-
-
 class FrozenMappings:
     """Mixin for frozen dataclasses that hold read-only mappings: pickles them as plain dicts.
 
