@@ -32,8 +32,8 @@ def nice_step(span: float, target: int) -> float:
     return 10 * power
 
 
-def _domain(values: Sequence[float], *, include: Sequence[float] = ()) -> tuple[float, float, float]:
-    """A rounded ``(lo, hi, step)`` covering ``values`` and ``include``."""
+def _domain(values: Sequence[object], *, include: Sequence[object] = ()) -> tuple[float, float, float]:
+    """A rounded ``(lo, hi, step)`` covering the finite numbers of ``values`` and ``include``."""
     pts = [v for v in list(values) + list(include) if is_number(v)]
     lo, hi = (min(pts), max(pts)) if pts else (0.0, 1.0)
     if hi - lo <= 1e-12 * max(1.0, abs(lo), abs(hi)):  # equal for drawing purposes
@@ -102,7 +102,7 @@ def histogram(
     title: str,
     xlabel: str,
     chart_id: str,
-    marker: Optional[tuple[float, str]] = None,
+    marker: Optional[tuple[object, str]] = None,
 ) -> str:
     """An SVG histogram of ``values``; ``marker`` draws a labelled vertical line (e.g. the aggregate)."""
     start, width, counts = bin_counts(values)
@@ -147,13 +147,13 @@ def histogram(
 
 
 def dot_whisker(
-    rows: Sequence[tuple[str, object, object]],
+    rows: Sequence[tuple[object, object, object]],
     *,
     percent: bool,
     title: str,
     xlabel: str,
     chart_id: str,
-    reference: Optional[tuple[float, str]] = None,
+    reference: Optional[tuple[object, str]] = None,
     signed: bool = False,
 ) -> str:
     """One row per ``(label, value, [lo, hi] or None)``: a dot at the value, a whisker over the interval.

@@ -63,7 +63,7 @@ class Page(Meta, total=False):
 class SliceFigures(TypedDict, total=False):
     """One slice of the evaluate page."""
 
-    aggregate: float
+    aggregate: float | None
     interval: Interval | None
     n: int | None
 
@@ -73,7 +73,7 @@ class Item(TypedDict, total=False):
 
     id: str
     slice: str | None
-    value: float
+    value: float | None
     statistics: dict[str, object]
     gold: str | None
     pred: str | None
@@ -95,10 +95,10 @@ class FieldFigures(TypedDict):
 class EvaluatePage(Page, total=False):
     """The data of `render_evaluate` (``metric`` and ``aggregate`` required at run time)."""
 
-    aggregate: float
+    aggregate: float | None
     missing: list[object]
     extra: list[object]
-    per_slice: dict[str, SliceFigures]
+    per_slice: dict[object, SliceFigures]
     items: list[Item]
     confusions: Sequence[Mapping[str, Any]]  # kind, gold, pred, count: the rows of `ek._align.confusion_table`
     fields: dict[str, FieldFigures]
@@ -109,7 +109,7 @@ class RunFigures(TypedDict, total=False):
     """Run A or B on the compare page."""
 
     name: str
-    aggregate: float
+    aggregate: float | None
     interval: Interval | None
 
 
@@ -118,7 +118,7 @@ class SliceDelta(TypedDict, total=False):
 
     a: float | None
     b: float | None
-    delta: float
+    delta: float | None
     interval: Interval | None
     p_value: float | None
     verdict: str | None
@@ -130,7 +130,7 @@ class CompareItem(TypedDict, total=False):
 
     id: str
     slice: str | None
-    a: float
+    a: float | None
     b: float | None
     delta: float | None
     gold: str | None
@@ -146,10 +146,10 @@ class ComparePage(Page, total=False):
 
     a: RunFigures
     b: RunFigures
-    delta: float
+    delta: float | None
     p_value: float
     verdict: str
-    per_slice: dict[str, SliceDelta]
+    per_slice: dict[object, SliceDelta]
     items: list[CompareItem]
 
 

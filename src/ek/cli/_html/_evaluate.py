@@ -8,7 +8,7 @@ from typing import TypeVar
 
 from ek.cli._html._chars import show
 from ek.cli._html._charts import dot_whisker, histogram
-from ek.cli._html._data import EvaluatePage, SliceFigures
+from ek.cli._html._data import EvaluatePage, Item, SliceFigures
 from ek.cli._html._diff import LEGEND, confusions_from_items, render_diff
 from ek.cli._html._format import (
     count_cell,
@@ -151,7 +151,7 @@ def worst_items(data: EvaluatePage, *, pct: bool, limit: int) -> str:
     if not items:
         return ""
     pick = heapq.nsmallest if data.get("higher_is_better") else heapq.nlargest
-    worst = pick(limit, items, key=lambda it: it["value"])
+    worst = pick(limit, items, key=_finite_value)
     rows = []
     for it in worst:
         rows.append(
@@ -242,6 +242,12 @@ def _order(pairs: Iterable[_Pair], *, value: Callable[[_Pair], object], data: Ev
 
 
 _Pair = TypeVar("_Pair", bound=tuple[object, object])
+
+
+def _finite_value(item: Item) -> float:
+    """The item's value, for ranking the items that have a finite one."""
+    value = item.get("value")
+    return value if is_number(value) else 0.0
 
 
 def _num(value: object, default: float) -> float:
