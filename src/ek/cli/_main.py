@@ -28,8 +28,8 @@ import types
 import typing
 from typing import Any, Callable, Optional, Sequence
 
-from ek.cli._commands import Outcome
 from ek._util import MissingExtraError
+from ek.cli._commands import Outcome
 
 # Mistakes a user can make; anything else is a bug and keeps its traceback.
 _USER_ERRORS = (ValueError, TypeError, KeyError, LookupError, MissingExtraError, OSError)
@@ -83,7 +83,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{prog}: error: {one_line.rstrip('.')} (see {prog} --help)\n")
 
 
-def _build_parser(funcs: list[Callable]) -> argparse.ArgumentParser:
+def _build_parser(funcs: list[Callable[..., Any]]) -> _Parser:
     parser = _Parser(prog="ek", description="ek, the Evaluation Kit.")
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
     for func in funcs:
@@ -135,7 +135,7 @@ def _is_list(hint: Any) -> bool:
     return len(args) == 1 and typing.get_origin(args[0]) is list
 
 
-def _scalar(hint: Any, default: Any) -> Callable:
+def _scalar(hint: Any, default: Any) -> Callable[[str], Any]:
     """The argparse converter for a parameter's annotation."""
     if typing.get_origin(hint) is typing.Annotated:
         return _checked(typing.get_args(hint)[1])
@@ -143,13 +143,14 @@ def _scalar(hint: Any, default: Any) -> Callable:
     if args:
         hint = args[0]
     if hint in (int, float, bool, str):
-        return hint
+        converter: Callable[[str], Any] = hint
+        return converter
     if isinstance(default, (bool, int, float)):
         return type(default)
     return str
 
 
-def _checked(check: Callable) -> Callable:
+def _checked(check: Callable[[str], Any]) -> Callable[[str], Any]:
     """``check`` as an argparse type: its ValueError message becomes the error printed."""
 
     def convert(text: str) -> Any:

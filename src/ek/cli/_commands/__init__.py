@@ -42,10 +42,13 @@ from __future__ import annotations
 import contextlib
 import gc
 import inspect
-from typing import Annotated, Any, Callable, Iterator, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Iterator, Optional, TypedDict
 
 from ek.cli._commands._format import Outcome
-from ek.cli._commands._options import confidence_level, finite_bound
+from ek.cli._commands._options import Options, confidence_level, finite_bound
+
+if TYPE_CHECKING:
+    from ek.cli._commands._benchmark import BenchmarkOptions
 
 __all__ = ["Outcome", "audit_plan", "benchmark", "compare", "estimate", "evaluate", "normalize_steps"]
 
@@ -226,7 +229,6 @@ def audit_plan(
     file (standard output without it). Bad input exits 2.
     """
     from ek.cli._commands._estimate import run_audit_plan
-    from ek.cli._commands._options import Options
 
     reading = Options(
         id_field=id or None,
@@ -290,7 +292,7 @@ def benchmark(
     """
     from ek.cli._commands._benchmark import run_benchmark
 
-    options = {
+    options: BenchmarkOptions = {
         "metric": metric,
         "normalize": normalize_steps(normalize),
         "level": level,
@@ -317,14 +319,25 @@ def _no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def _split(options: dict) -> tuple[Any, dict]:
-    """The reading `Options` and the output arguments of a command, its defaults filled in."""
-    from ek.cli._commands._options import Options
+class _Outputs(TypedDict):
+    """The output arguments every command runner takes."""
+
+    json_path: Optional[str]
+    html_path: Optional[str]
+    upper: Optional[float]
+    lower: Optional[float]
+
+
+def _split(options: dict[str, Any]) -> tuple[Options, _Outputs]:
+    """The reading `Options` and the output arguments of a command, its defaults filled in.
+
+    ``options`` are the keyword arguments a caller gave (any value: `Options` checks them).
+    """
 
     unknown = set(options) - {name for name, _, _ in _SHARED}
     if unknown:
         raise TypeError(f"unknown option(s) {', '.join(sorted(unknown))}; see ek evaluate --help.")
-    o = {name: options.get(name, default) for name, _, default in _SHARED}
+    o: dict[str, Any] = {name: options.get(name, default) for name, _, default in _SHARED}
     reading = Options(
         id_field=o["id"] or None,
         gold_field=o["gold_field"],
@@ -343,9 +356,9 @@ def _split(options: dict) -> tuple[Any, dict]:
         follow_symlinks=o["follow_symlinks"],
         max_file_mb=o["max_file_mb"],
     )
-    return reading, {
-        "json_path": o["json"],
-        "html_path": o["html"],
-        "upper": finite_bound("--max", o["max"]),
-        "lower": finite_bound("--min", o["min"]),
-    }
+    return reading, _Outputs(
+        json_path=o["json"],
+        html_path=o["html"],
+        upper=finite_bound("--max", o["max"]),
+        lower=finite_bound("--min", o["min"]),
+    )

@@ -20,21 +20,71 @@ from __future__ import annotations
 import datetime
 import math
 import warnings
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional, TypedDict
 
+from ek._files import InputError
+from ek._version import __version__
+from ek.canonicalize import Canonicalizer
 from ek.cli._commands import _format as fmt
 from ek.cli._commands._benchmark_gold import BenchmarkGold, read_benchmark_gold
 from ek.cli._commands._format import Outcome
 from ek.cli._commands._outputs import check_outputs, write_json, write_text
-from ek._files import InputError
-from ek._version import __version__
-from ek.canonicalize import Canonicalizer
+
+if TYPE_CHECKING:
+    from ek.cli._html._data import Meta
+    from ek.ocr import FleetReport
 
 _SHOWN_ERRORS = 5
 
 
+class BenchmarkOptions(TypedDict):
+    """The options of ``ek benchmark`` its runner reads (the outputs and engines aside)."""
+
+    metric: str
+    normalize: Optional[list[str]]
+    level: float
+    save: Optional[str]
+    strict: bool
+    max_workers: Optional[int]
+    timeout: Optional[float]
+    id: str
+    gold_field: Optional[str]
+    slice: Optional[str]
+
+
+class RankingRow(TypedDict):
+    """One row of the ranking (best first), as the table, the ``--json`` report and the page show it."""
+
+    rank: int
+    name: str
+    engine: str
+    aggregate: Optional[float]
+    interval: list[float]
+    n: int
+    best: bool
+    consensus: bool
+    delta: Optional[float]
+    delta_interval: Optional[list[float]]
+    p_value: Optional[float]
+    n_compared: Optional[int]
+    verdict: Optional[str]
+    seconds_median: Optional[float]
+    seconds_p95: Optional[float]
+    n_errors: int
+    n_timeouts: int
+    errors: dict[str, str]
+    timeouts: list[object]
+    mean_confidence: Optional[float]
+    calibration: Optional[dict[str, Any]]  # unit, n, ece, curve: as `ek.ocr` measured it
+
+
 def run_benchmark(
-    gold: str, engines: Optional[list], options: dict, *, json_path: Optional[str], html_path: Optional[str]
+    gold: str,
+    engines: Optional[list[str]],
+    options: BenchmarkOptions,
+    *,
+    json_path: Optional[str],
+    html_path: Optional[str],
 ) -> Outcome:
     """The whole command: read GOLD, run the fleet, then print, write the JSON and the page."""
     check_outputs({"gold": gold}, json_path, html_path)
@@ -63,7 +113,7 @@ def run_benchmark(
     return Outcome(stdout=text, stderr=_left_out(report))
 
 
-def benchmark_meta(gold: str, engines: list, options: dict, steps: Optional[list]) -> dict:
+def benchmark_meta(gold: str, engines: list[str], options: BenchmarkOptions, steps: Optional[list[str]]) -> Meta:
     """Inputs, settings, ek version and date, as the ``--json`` report and the page carry them."""
     return {
         "inputs": {"gold": gold},
@@ -82,9 +132,9 @@ def benchmark_meta(gold: str, engines: list, options: dict, steps: Optional[list
     }
 
 
-def summary(report: Any, corpus: BenchmarkGold, meta: dict) -> str:
+def summary(report: FleetReport, corpus: BenchmarkGold, meta: Meta) -> str:
     """The printed ranking, the per-slice figures, the calibration, and what could not be read."""
-    way = {True: "higher is better", False: "lower is better"}.get(report.higher_is_better, "direction unknown")
+    way = fmt.direction(report.higher_is_better, unknown="direction unknown")
     n_engines = len(report.engines)
     head = [
         f"ek benchmark: {report.metric} ({way}) on {report.n_items} pages, {n_engines} engine"
@@ -112,9 +162,9 @@ def summary(report: Any, corpus: BenchmarkGold, meta: dict) -> str:
     return "\n".join(lines)
 
 
-def fleet_rows(report: Any) -> list:
+def fleet_rows(report: FleetReport) -> list[RankingRow]:
     """One dict per row of the ranking (best first): the figures the table, the JSON and the page show."""
-    rows = []
+    rows: list[RankingRow] = []
     for rank, result in enumerate(report.rows, 1):
         c = result.comparison
         rows.append(
@@ -145,9 +195,9 @@ def fleet_rows(report: Any) -> list:
     return rows
 
 
-def slice_rows(report: Any) -> dict:
+def slice_rows(report: FleetReport) -> dict[object, dict[str, dict[str, Any]]]:
     """``slice -> {row name -> figures}``: each row's figure, interval and difference to the best in that slice."""
-    out: dict = {}
+    out: dict[object, dict[str, dict[str, Any]]] = {}
     for result in report.rows:
         per = result.comparison.per_slice if result.comparison is not None else {}
         n = result.report.detail.get("slice_n") or {}
@@ -165,7 +215,7 @@ def slice_rows(report: Any) -> dict:
     return out
 
 
-def fleet_payload(report: Any, meta: dict) -> dict:
+def fleet_payload(report: FleetReport, meta: Meta) -> dict[str, object]:
     """The ``--json`` report of a fleet: ranking, per-slice figures, pages, consensus texts, and what was left out."""
     return {
         "metric": report.metric,
@@ -193,7 +243,9 @@ def fleet_payload(report: Any, meta: dict) -> dict:
 # ---------------------------------------------------------------------------
 
 
-def _run(engines: list, corpus: BenchmarkGold, options: dict, steps: Optional[list]) -> Any:
+def _run(
+    engines: list[str], corpus: BenchmarkGold, options: BenchmarkOptions, steps: Optional[list[str]]
+) -> FleetReport:
     """The fleet run; an engine that cannot run under ``--strict``, or a fleet that read nothing, is bad input."""
     from ek.ocr.benchmark import benchmark_fleet  # noqa: PLC0415 - the OCR layer loads with the command
 
@@ -222,7 +274,7 @@ def _run(engines: list, corpus: BenchmarkGold, options: dict, steps: Optional[li
             raise InputError(" ".join(str(exc).split())) from None
 
 
-def _ranking_row(row: dict) -> list:
+def _ranking_row(row: RankingRow) -> list[str]:
     name = row["name"] + (" (consensus)" if row["consensus"] else "")
     compared = row["delta"] is not None
     return [
@@ -244,7 +296,7 @@ def _seconds(value: Optional[float]) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def _slice_lines(report: Any) -> list:
+def _slice_lines(report: FleetReport) -> list[str]:
     per = slice_rows(report)
     if not per:
         return []
@@ -260,7 +312,7 @@ def _slice_lines(report: Any) -> list:
     return ["", f"per slice ({report.metric}):", fmt.table(["slice", "n", *names], rows)]
 
 
-def _calibration_lines(report: Any) -> list:
+def _calibration_lines(report: FleetReport) -> list[str]:
     rows = [
         [
             r.name,
@@ -281,8 +333,8 @@ def _calibration_lines(report: Any) -> list:
     ]
 
 
-def _problem_lines(report: Any) -> list:
-    lines = []
+def _problem_lines(report: FleetReport) -> list[str]:
+    lines: list[str] = []
     if report.skipped:
         lines += ["", f"left out: {len(report.skipped)} engine(s):"]
         lines += [f"  {name}: {why}" for name, why in report.skipped.items()]
@@ -302,7 +354,7 @@ def _problem_lines(report: Any) -> list:
     return lines
 
 
-def _left_out(report: Any) -> str:
+def _left_out(report: FleetReport) -> str:
     """The stderr note when the ranking is incomplete (engines left out)."""
     if not report.skipped:
         return ""

@@ -17,8 +17,9 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
-from ek.cli._commands._inputs import Options, Scored, record_metric
 from ek._files import InputError, Joined
+from ek.cli._commands._inputs import Scored, record_metric
+from ek.cli._commands._options import Options
 
 __all__ = ["CONNECT_SECONDS", "WORKER_SECONDS", "check_cluster", "score_on_dask"]
 

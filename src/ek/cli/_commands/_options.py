@@ -11,12 +11,26 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, TypedDict
 
 WORDS = ("whitespace", "unicode")
 """How WER cuts words (``--words``): at whitespace (jiwer's way) or as Unicode words (UAX #29)."""
 
 _TEXT_LEVELS = ("region", "line", "word", "glyph")  # as ek._files reads them; named in the --level hint
+
+
+class Reading(TypedDict, total=False):
+    """The keyword arguments of `ek._files.read_side` the options give (the role and value field aside)."""
+
+    id_field: Optional[str]
+    slice_field: Optional[str]
+    text_level: Optional[str]
+    profile: Optional[str]
+    gold_suffix: Optional[str]
+    pred_suffix: Optional[str]
+    pred_format: Optional[str]
+    follow_symlinks: bool
+    max_file_mb: float  # only when given: read_side's default otherwise
 
 
 @dataclass(frozen=True)
@@ -33,7 +47,7 @@ class Options:
     pred_field: Optional[str] = None
     slice_field: Optional[str] = None
     metric: Optional[str] = None
-    normalize: Optional[list] = None
+    normalize: Optional[list[str]] = None
     level: float = 0.95
     text_level: Optional[str] = None
     profile: Optional[str] = None
@@ -50,9 +64,9 @@ class Options:
         if self.words not in (None, *WORDS):
             raise ValueError(f"--words must be one of {', '.join(WORDS)} (how WER cuts words), got {self.words!r}.")
 
-    def reading(self) -> dict:
+    def reading(self) -> Reading:
         """The keyword arguments of `ek._files.read_side` these options give (the value field aside)."""
-        options = {
+        options: Reading = {
             "id_field": self.id_field,
             "slice_field": self.slice_field,
             "text_level": self.text_level,

@@ -46,7 +46,7 @@ def check_outputs(inputs: Mapping[str, str], json_path: Optional[str], html_path
                 )
 
 
-def write_json(path: str, payload: dict) -> str:
+def write_json(path: str, payload: Mapping[str, object]) -> str:
     """Write ``payload`` as strict JSON to ``path``; ``-`` returns the text for standard output instead."""
     text = json.dumps(clean(payload), ensure_ascii=False, indent=2, allow_nan=False, default=str)
     if path == "-":
