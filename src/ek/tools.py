@@ -15,7 +15,7 @@ one list of what ``ek`` exposes.
 from __future__ import annotations
 
 import json
-from typing import Any, Optional, TypedDict
+from typing import Any, TypedDict
 
 from ek.cli import Outcome, audit_plan, benchmark, compare, estimate, evaluate
 from ek.cli import normalize_steps as _steps
@@ -40,12 +40,12 @@ __all__ = [
 ]
 
 
-def cer(prediction: str, gold: str, *, normalize: Optional[str] = None) -> float:
+def cer(prediction: str, gold: str, *, normalize: str | None = None) -> float:
     """Character error rate of a prediction against a gold string (lower is better)."""
     return score(prediction, gold, metric="cer", normalize=_steps(normalize)).value
 
 
-def wer(prediction: str, gold: str, *, normalize: Optional[str] = None) -> float:
+def wer(prediction: str, gold: str, *, normalize: str | None = None) -> float:
     """Word error rate of a prediction against a gold string (lower is better)."""
     return score(prediction, gold, metric="wer", normalize=_steps(normalize)).value
 
@@ -136,7 +136,7 @@ def pass_k(n: int, c: int, k: int = 1) -> PassK:
     return {"n": n, "c": c, "k": k, "pass_at_k": at, "pass_hat_k": hat, "success_rate": c / n, "success_ci": [lo, hi]}
 
 
-def cost_per_success(total_dollars: float, successes: int, *, attempts: Optional[int] = None) -> CostPerSuccess:
+def cost_per_success(total_dollars: float, successes: int, *, attempts: int | None = None) -> CostPerSuccess:
     """Dollars per successfully completed task (inf when nothing succeeded)."""
     from ek.agents import cost_of_pass, wilson_interval
 

@@ -26,7 +26,8 @@ import re
 import sys
 import types
 import typing
-from typing import Any, Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ek._util import MissingExtraError
 from ek.cli._commands import Outcome
@@ -35,7 +36,7 @@ from ek.cli._commands import Outcome
 _USER_ERRORS = (ValueError, TypeError, KeyError, LookupError, MissingExtraError, OSError)
 
 
-def run(funcs: Sequence[Callable[..., Any]], argv: Optional[Sequence[str]] = None) -> int:
+def run(funcs: Sequence[Callable[..., Any]], argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` (default: ``sys.argv[1:]``) against ``funcs``, call the one it names, print, and exit-code."""
     argv = sys.argv[1:] if argv is None else list(argv)
     # Only the named command's options are built (reading every command's signature costs a tenth
@@ -75,7 +76,7 @@ def run(funcs: Sequence[Callable[..., Any]], argv: Optional[Sequence[str]] = Non
 class _Parser(argparse.ArgumentParser):
     """argparse, but a mistake prints one line and where to look, not the usage block."""
 
-    command: Optional[str] = None  # "ek evaluate" on the top parser when argv names a command
+    command: str | None = None  # "ek evaluate" on the top parser when argv names a command
 
     def error(self, message: str) -> typing.NoReturn:
         one_line = re.sub(r"^argument (--[\w-]+): (?=\1\b)", "", " ".join(message.split()))  # no "--x: --x ..."

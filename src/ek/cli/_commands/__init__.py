@@ -42,7 +42,8 @@ from __future__ import annotations
 import contextlib
 import gc
 import inspect
-from typing import TYPE_CHECKING, Annotated, Any, Callable, Iterator, Optional, TypedDict
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Annotated, Any, Optional, TypedDict
 
 from ek.cli._commands._format import Outcome
 from ek.cli._commands._options import Options, confidence_level, finite_bound
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
 __all__ = ["Outcome", "audit_plan", "benchmark", "compare", "estimate", "evaluate", "normalize_steps"]
 
 
-def normalize_steps(normalize: Optional[str]) -> Optional[list[str]]:
+def normalize_steps(normalize: str | None) -> list[str] | None:
     """``"nfc,lower"`` on the command line -> ``["nfc", "lower"]``."""
     if normalize is None:
         return None
@@ -104,10 +105,10 @@ def evaluate(
     gold: str,
     pred: str,
     *,
-    save: Optional[str] = None,
-    workers: Optional[int] = None,
-    scheduler: Optional[str] = None,
-    timeout: Optional[float] = None,
+    save: str | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    timeout: float | None = None,
     **options: Any,
 ) -> Outcome:
     """Score PRED against GOLD: the corpus figure with its interval, overall and per slice.
@@ -175,8 +176,8 @@ def estimate(
     *,
     proxy: str,
     audit: str,
-    proxy_field: Optional[str] = None,
-    plan: Optional[str] = None,
+    proxy_field: str | None = None,
+    plan: str | None = None,
     lam: str = "tune",
     interval: str = "clt",
     **options: Any,
@@ -210,14 +211,14 @@ def audit_plan(
     budget: float,
     strategy: str = "uniform",
     seed: int = 0,
-    min_prob: Optional[float] = None,
-    out: Optional[str] = None,
-    proxy_field: Optional[str] = None,
+    min_prob: float | None = None,
+    out: str | None = None,
+    proxy_field: str | None = None,
     id: str = "id",
-    slice: Optional[str] = None,
-    metric: Optional[str] = None,
-    normalize: Optional[str] = None,
-    pred_field: Optional[str] = None,
+    slice: str | None = None,
+    metric: str | None = None,
+    normalize: str | None = None,
+    pred_field: str | None = None,
 ) -> Outcome:
     """Which items of PRED to audit: a JSONL of id, inclusion probability, slice and the text to label.
 
@@ -254,20 +255,20 @@ def audit_plan(
 def benchmark(
     gold: str,
     *,
-    engine: Optional[list[str]] = None,
+    engine: list[str] | None = None,
     metric: str = "cer",
-    normalize: Optional[str] = None,
+    normalize: str | None = None,
     level: Annotated[float, confidence_level] = 0.95,
-    json: Optional[str] = None,
-    html: Optional[str] = None,
-    save: Optional[str] = None,
+    json: str | None = None,
+    html: str | None = None,
+    save: str | None = None,
     strict: bool = False,
-    max_workers: Optional[int] = None,
-    timeout: Optional[float] = None,
-    id: str = "id",  # noqa: A002
-    gold_field: Optional[str] = None,
-    slice: Optional[str] = None,
-) -> Outcome:  # noqa: A002
+    max_workers: int | None = None,
+    timeout: float | None = None,
+    id: str = "id",
+    gold_field: str | None = None,
+    slice: str | None = None,
+) -> Outcome:
     """Run a fleet of OCR engines over GOLD and rank them: which engine should ship?
 
     GOLD is a .jsonl, .json, .csv or .tsv file of page records (an image
@@ -322,10 +323,10 @@ def _no_cycle_collection() -> Iterator[None]:
 class _Outputs(TypedDict):
     """The output arguments every command runner takes."""
 
-    json_path: Optional[str]
-    html_path: Optional[str]
-    upper: Optional[float]
-    lower: Optional[float]
+    json_path: str | None
+    html_path: str | None
+    upper: float | None
+    lower: float | None
 
 
 def _split(options: dict[str, Any]) -> tuple[Options, _Outputs]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import datetime
 import math
 import warnings
-from typing import TYPE_CHECKING, Any, Optional, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ek._files import InputError
 from ek._version import __version__
@@ -41,15 +41,15 @@ class BenchmarkOptions(TypedDict):
     """The options of ``ek benchmark`` its runner reads (the outputs and engines aside)."""
 
     metric: str
-    normalize: Optional[list[str]]
+    normalize: list[str] | None
     level: float
-    save: Optional[str]
+    save: str | None
     strict: bool
-    max_workers: Optional[int]
-    timeout: Optional[float]
+    max_workers: int | None
+    timeout: float | None
     id: str
-    gold_field: Optional[str]
-    slice: Optional[str]
+    gold_field: str | None
+    slice: str | None
 
 
 class RankingRow(TypedDict):
@@ -58,33 +58,33 @@ class RankingRow(TypedDict):
     rank: int
     name: str
     engine: str
-    aggregate: Optional[float]
+    aggregate: float | None
     interval: list[float]
     n: int
     best: bool
     consensus: bool
-    delta: Optional[float]
-    delta_interval: Optional[list[float]]
-    p_value: Optional[float]
-    n_compared: Optional[int]
-    verdict: Optional[str]
-    seconds_median: Optional[float]
-    seconds_p95: Optional[float]
+    delta: float | None
+    delta_interval: list[float] | None
+    p_value: float | None
+    n_compared: int | None
+    verdict: str | None
+    seconds_median: float | None
+    seconds_p95: float | None
     n_errors: int
     n_timeouts: int
     errors: dict[str, str]
     timeouts: list[object]
-    mean_confidence: Optional[float]
-    calibration: Optional[dict[str, Any]]  # unit, n, ece, curve: as `ek.ocr` measured it
+    mean_confidence: float | None
+    calibration: dict[str, Any] | None  # unit, n, ece, curve: as `ek.ocr` measured it
 
 
 def run_benchmark(
     gold: str,
-    engines: Optional[list[str]],
+    engines: list[str] | None,
     options: BenchmarkOptions,
     *,
-    json_path: Optional[str],
-    html_path: Optional[str],
+    json_path: str | None,
+    html_path: str | None,
 ) -> Outcome:
     """The whole command: read GOLD, run the fleet, then print, write the JSON and the page."""
     check_outputs({"gold": gold}, json_path, html_path)
@@ -104,8 +104,8 @@ def run_benchmark(
     payload = fleet_payload(report, meta)
     text = write_json(json_path, payload) if json_path is not None else ""
     if html_path is not None:
-        from ek.cli._commands._benchmark_page import fleet_page  # noqa: PLC0415
-        from ek.cli._html._fleet import render_fleet  # noqa: PLC0415
+        from ek.cli._commands._benchmark_page import fleet_page
+        from ek.cli._html._fleet import render_fleet
 
         write_text(html_path, render_fleet(fleet_page(report, corpus, payload, steps)), option="--html")
     if json_path != "-":
@@ -113,7 +113,7 @@ def run_benchmark(
     return Outcome(stdout=text, stderr=_left_out(report))
 
 
-def benchmark_meta(gold: str, engines: list[str], options: BenchmarkOptions, steps: Optional[list[str]]) -> Meta:
+def benchmark_meta(gold: str, engines: list[str], options: BenchmarkOptions, steps: list[str] | None) -> Meta:
     """Inputs, settings, ek version and date, as the ``--json`` report and the page carry them."""
     return {
         "inputs": {"gold": gold},
@@ -243,15 +243,13 @@ def fleet_payload(report: FleetReport, meta: Meta) -> dict[str, object]:
 # ---------------------------------------------------------------------------
 
 
-def _run(
-    engines: list[str], corpus: BenchmarkGold, options: BenchmarkOptions, steps: Optional[list[str]]
-) -> FleetReport:
+def _run(engines: list[str], corpus: BenchmarkGold, options: BenchmarkOptions, steps: list[str] | None) -> FleetReport:
     """The fleet run; an engine that cannot run under ``--strict``, or a fleet that read nothing, is bad input."""
-    from ek.ocr.benchmark import benchmark_fleet  # noqa: PLC0415 - the OCR layer loads with the command
+    from ek.ocr.benchmark import benchmark_fleet
 
     save = options["save"]
     if save is not None:
-        from ek.cli._commands._saved import check_name  # noqa: PLC0415
+        from ek.cli._commands._saved import check_name
 
         check_name(save)
     with warnings.catch_warnings():
@@ -292,7 +290,7 @@ def _ranking_row(row: RankingRow) -> list[str]:
     ]
 
 
-def _seconds(value: Optional[float]) -> str:
+def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 

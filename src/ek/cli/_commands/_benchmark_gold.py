@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Optional, TypedDict
+from typing import TypedDict
 
 from ek._files import InputError, Side, read_side, unread
 
@@ -63,7 +63,7 @@ class PageRecord(TypedDict, total=False):
     image: str
     reference_text: str
     slice: object
-    kind: Optional[str]
+    kind: str | None
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ class BenchmarkGold:
 
 
 def read_benchmark_gold(
-    path: str, *, id_field: Optional[str], gold_field: Optional[str], slice_field: Optional[str]
+    path: str, *, id_field: str | None, gold_field: str | None, slice_field: str | None
 ) -> BenchmarkGold:
     """GOLD read into ``key -> {image, reference_text, slice, kind}`` records (InputError for bad input)."""
     if os.path.isdir(path):
@@ -117,8 +117,8 @@ def read_benchmark_gold(
 
 
 def _references(
-    path: str, side: Side, gold_field: Optional[str], id_field: Optional[str], slice_field: Optional[str]
-) -> tuple[list[str], Optional[list[object]]]:
+    path: str, side: Side, gold_field: str | None, id_field: str | None, slice_field: str | None
+) -> tuple[list[str], list[object] | None]:
     """Each record's reference, and its kind (None when the records have none)."""
     if gold_field is not None or not side.whole_records:
         values = (
@@ -127,7 +127,7 @@ def _references(
             else read_side(path, role="gold", id_field=id_field, value_field=gold_field, slice_field=slice_field).values
         )
         try:
-            kinds: Optional[list[object]] = list(
+            kinds: list[object] | None = list(
                 read_side(path, role="gold", id_field=id_field, value_field="kind", slice_field=slice_field).values
             )
         except InputError:
@@ -149,7 +149,7 @@ def _references(
     return references, kinds
 
 
-def _text(value: object, path: str, key: object, name: Optional[str]) -> str:
+def _text(value: object, path: str, key: object, name: str | None) -> str:
     if not isinstance(value, str):
         raise InputError(
             f"GOLD {path} record {key!r} field {name!r} is {type(value).__name__}, not the page's "
@@ -158,7 +158,7 @@ def _text(value: object, path: str, key: object, name: Optional[str]) -> str:
     return value
 
 
-def _kind(value: object, path: str, key: object) -> Optional[str]:
+def _kind(value: object, path: str, key: object) -> str | None:
     if value in (None, ""):
         return None
     if not isinstance(value, str) or value not in _KINDS:
@@ -196,7 +196,7 @@ def _from_folder(path: str) -> BenchmarkGold:
     return BenchmarkGold(records, documents=True, source=path)
 
 
-def _image_of(doc_path: str) -> Optional[str]:
+def _image_of(doc_path: str) -> str | None:
     """The image a ground-truth file names (PAGE/ALTO), else the image named like it beside it, else None."""
     folder = os.path.dirname(doc_path)
     with open(doc_path, "rb") as f:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 from ek._bootstrap import check_comparable
 from ek._files import InputError, Side, leave_out
@@ -38,10 +38,10 @@ def run_compare(
     pred_b: str,
     options: Options,
     *,
-    json_path: Optional[str],
-    html_path: Optional[str],
-    upper: Optional[float],
-    lower: Optional[float],
+    json_path: str | None,
+    html_path: str | None,
+    upper: float | None,
+    lower: float | None,
     fail_on_regression: bool,
 ) -> Outcome:
     """The whole command: read GOLD once, score or load both runs, compare, then print, write and gate."""
@@ -74,7 +74,7 @@ def run_compare(
     return Outcome(stdout=text, stderr=failed, exit_code=1 if failed else 0)
 
 
-def summary(result: Comparison, a: Scored, b: Scored, bounds: Sequence[Bounds], meta: Optional[Meta] = None) -> str:
+def summary(result: Comparison, a: Scored, b: Scored, bounds: Sequence[Bounds], meta: Meta | None = None) -> str:
     """The printed table: A, B, B - A, its interval, p-value and verdict, overall and per slice."""
     way = fmt.direction(result.higher_is_better, unknown="direction unknown")
     head = [f"ek compare: {result.metric} ({way}) on {result.n} items"]
@@ -101,7 +101,7 @@ def summary(result: Comparison, a: Scored, b: Scored, bounds: Sequence[Bounds], 
 
 
 def payload(
-    result: Comparison, a: Scored, b: Scored, bounds: Sequence[Bounds], meta: Optional[Meta] = None
+    result: Comparison, a: Scored, b: Scored, bounds: Sequence[Bounds], meta: Meta | None = None
 ) -> dict[str, object]:
     """The ``--json`` report: metric, a, b, delta, interval, p_value, verdict, per_slice, both runs, and the meta keys."""
     return {
@@ -132,12 +132,12 @@ def payload(
 
 def _row(
     label: str,
-    n: Optional[int],
-    a: Optional[float],
-    b: Optional[float],
-    delta: Optional[float],
-    interval: Optional[Bounds],
-    p: Optional[float],
+    n: int | None,
+    a: float | None,
+    b: float | None,
+    delta: float | None,
+    interval: Bounds | None,
+    p: float | None,
     verdict: str,
 ) -> list[str]:
     return [

@@ -23,7 +23,7 @@ import dataclasses
 import json
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 from ek._files import InputError, Side, join, read_side, refuse_failures
 from ek.cli._commands import _format as fmt
@@ -47,14 +47,14 @@ def run_estimate(
     audit: str,
     options: Options,
     *,
-    proxy_field: Optional[str],
-    plan_path: Optional[str],
+    proxy_field: str | None,
+    plan_path: str | None,
     lam: str,
     interval: str,
-    json_path: Optional[str],
-    html_path: Optional[str],
-    upper: Optional[float],
-    lower: Optional[float],
+    json_path: str | None,
+    html_path: str | None,
+    upper: float | None,
+    lower: float | None,
 ) -> Outcome:
     """The whole ``ek estimate`` command: read, score the proxy and the audit, estimate, print, write, gate."""
     inputs = {"pred": pred, "proxy": proxy, "audit": audit, **({"plan": plan_path} if plan_path else {})}
@@ -101,12 +101,12 @@ def run_audit_plan(
     proxy: str,
     options: Options,
     *,
-    proxy_field: Optional[str],
+    proxy_field: str | None,
     budget: float,
     strategy: str,
     seed: int,
-    min_prob: Optional[float],
-    out: Optional[str],
+    min_prob: float | None,
+    out: str | None,
 ) -> Outcome:
     """The whole ``ek audit-plan`` command: score the proxy, plan, write the items to label."""
     if out is not None:
@@ -230,7 +230,7 @@ def page_data(result: CorpusEstimate, corpus: Scored, meta: Meta) -> dict[str, o
 # ---------------------------------------------------------------------------
 
 
-def _proxy(pred: str, proxy: str, options: Options, proxy_field: Optional[str]) -> tuple[Scored, Options, Side]:
+def _proxy(pred: str, proxy: str, options: Options, proxy_field: str | None) -> tuple[Scored, Options, Side]:
     """PRED read once and scored against PSEUDO_GOLD: the proxy run, the options used, PRED's side."""
     stand_in = read_gold(proxy, dataclasses.replace(options, gold_field=proxy_field))
     options = options_for(stand_in, options)

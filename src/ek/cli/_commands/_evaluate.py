@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 from ek.cli._commands import _format as fmt
 from ek.cli._commands._format import Outcome
@@ -33,20 +33,20 @@ def run_evaluate(
     pred: str,
     options: Options,
     *,
-    json_path: Optional[str],
-    html_path: Optional[str],
-    save: Optional[str],
-    upper: Optional[float],
-    lower: Optional[float],
-    workers: Optional[int] = None,
-    scheduler: Optional[str] = None,
-    timeout: Optional[float] = None,
+    json_path: str | None,
+    html_path: str | None,
+    save: str | None,
+    upper: float | None,
+    lower: float | None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    timeout: float | None = None,
 ) -> Outcome:
     """The whole command: read, score (here, or on a Dask cluster), bound, then print, write and gate."""
     inputs = {"gold": gold, "pred": pred}
     check_outputs(inputs, json_path, html_path)
 
-    def holding(held: Optional[tuple[str, Lock]]) -> Outcome:
+    def holding(held: tuple[str, Lock] | None) -> Outcome:
         return _evaluate(
             inputs,
             options,
@@ -75,14 +75,14 @@ def _evaluate(
     inputs: dict[str, str],
     options: Options,
     *,
-    save: Optional[tuple[str, Lock]],
-    json_path: Optional[str],
-    html_path: Optional[str],
-    upper: Optional[float],
-    lower: Optional[float],
-    workers: Optional[int],
-    scheduler: Optional[str],
-    timeout: Optional[float],
+    save: tuple[str, Lock] | None,
+    json_path: str | None,
+    html_path: str | None,
+    upper: float | None,
+    lower: float | None,
+    workers: int | None,
+    scheduler: str | None,
+    timeout: float | None,
 ) -> Outcome:
     """`run_evaluate` once the outputs are checked and the ``--save`` name (``save = (name, lock)``) is held."""
     if workers is not None or scheduler is not None or timeout is not None:
@@ -122,7 +122,7 @@ def _evaluate(
 
 
 def summary(
-    scored: Scored, overall: Bounds, per_slice: Mapping[object, Bounds], level: float, meta: Optional[Meta] = None
+    scored: Scored, overall: Bounds, per_slice: Mapping[object, Bounds], level: float, meta: Meta | None = None
 ) -> str:
     """The printed table: overall and per slice, n, value and interval, then missing, extra, failed and skipped."""
     report = scored.report
@@ -152,7 +152,7 @@ def summary(
 
 
 def payload(
-    scored: Scored, overall: Bounds, per_slice: Mapping[object, Bounds], level: float, meta: Optional[Meta] = None
+    scored: Scored, overall: Bounds, per_slice: Mapping[object, Bounds], level: float, meta: Meta | None = None
 ) -> dict[str, object]:
     """The ``--json`` report: metric, aggregate, interval, level, n, missing, extra, per_slice, items, and the meta keys."""
     report = scored.report
@@ -178,7 +178,7 @@ def payload(
     return out
 
 
-def gate(metric: str, value: Optional[float], upper: Optional[float], lower: Optional[float]) -> str:
+def gate(metric: str, value: float | None, upper: float | None, lower: float | None) -> str:
     """The failure message of a ``--max`` / ``--min`` gate, or "" when the figure is within bounds."""
     if upper is None and lower is None:
         return ""

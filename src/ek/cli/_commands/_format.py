@@ -6,7 +6,7 @@ import json
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 from ek._util import describe_text_level, format_p_value, format_table
 
@@ -45,7 +45,7 @@ def number(x: Any, *, signed: bool = False) -> str:
     return f"{x:+.4f}" if signed else f"{x:.4f}"
 
 
-def interval(bounds: Optional[Iterable[float]], *, signed: bool = False, n: Optional[int] = None) -> str:
+def interval(bounds: Iterable[float] | None, *, signed: bool = False, n: int | None = None) -> str:
     """``[low, high]``; ``-`` for None; for a NaN interval (too few items for one, see `ek.Report.interval`)
     ``needs more items (n=K)`` given the count ``n``, else ``needs 40+ items``."""
     if bounds is None:

@@ -52,9 +52,7 @@ def run_meta(inputs: Mapping[str, str], options: Options, runs: Sequence[Scored]
         "ek_version": __version__,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "errors": _unique(_read_error(f) for run in runs if run.joined is not None for f in run.joined.failures),
-        "skipped": _unique(
-            Skip(path=s.path, reason=s.reason) for run in runs if run.joined is not None for s in run.joined.skipped
-        ),
+        "skipped": _unique(_skip(s) for run in runs if run.joined is not None for s in run.joined.skipped),
     }
 
 

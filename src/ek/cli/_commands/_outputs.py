@@ -18,12 +18,12 @@ import json
 import os
 import stat
 import tempfile
-from typing import Mapping, Optional
+from collections.abc import Mapping
 
 from ek.cli._commands._format import clean
 
 
-def check_outputs(inputs: Mapping[str, str], json_path: Optional[str], html_path: Optional[str]) -> None:
+def check_outputs(inputs: Mapping[str, str], json_path: str | None, html_path: str | None) -> None:
     """ValueError when an output path would overwrite an input (``inputs`` maps a role to a path) or the other output."""
     outputs = {
         option: os.path.realpath(path)

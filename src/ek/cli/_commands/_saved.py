@@ -30,7 +30,7 @@ import os
 import re
 from collections.abc import MutableMapping
 from pathlib import Path
-from typing import Any, Optional, Protocol
+from typing import Any, Protocol
 
 from ek._files import InputError
 from ek._runs import CHUNK_ITEMS, merge_settings, open_run, read_run, run_lock, stored_runs
@@ -170,7 +170,7 @@ def save_run(name: str, scored: Scored, gold_digest: str, *, source: str, option
         release(lock)
 
 
-def saved_name(source: str, *, role: str) -> Optional[str]:
+def saved_name(source: str, *, role: str) -> str | None:
     """The saved run ``source`` names, or None when it is a file (or ``-``) to score.
 
     Raises:
@@ -277,7 +277,7 @@ def _check_entry(entry: dict[str, Any], header: dict[str, Any]) -> None:
         raise ValueError(problem)
 
 
-def _fields_problem(record: dict[str, Any], fields: tuple[_Field, ...]) -> Optional[str]:
+def _fields_problem(record: dict[str, Any], fields: tuple[_Field, ...]) -> str | None:
     """What ``record`` lacks of ``fields``, or None."""
     for path, kinds, what in fields:
         value: Any = record
@@ -291,7 +291,7 @@ def _fields_problem(record: dict[str, Any], fields: tuple[_Field, ...]) -> Optio
     return None
 
 
-def _header_problem(header: dict[str, Any], items: dict[str, Any]) -> Optional[str]:
+def _header_problem(header: dict[str, Any], items: dict[str, Any]) -> str | None:
     """What a complete saved run's header lacks, or None."""
     problem = _fields_problem(header, _HEADER_FIELDS)
     if problem is None and not all(isinstance(n, str) for n in header["settings"]["statistics"]):

@@ -33,7 +33,7 @@ def fleet_demo() -> str:
     if not ready:
         hints = "\n".join(f"   {engine}: {s['hint']}" for engine, s in status.items())
         return f"{title}: skipped, no engine is installed here.\n{hints}"
-    from ek.cli._commands import benchmark  # noqa: PLC0415 - keeps `ek demo` light when skipped
+    from ek.cli._commands import benchmark
 
     found = resources.files("ek")
     for part in (*_FOLDER, "gold.jsonl"):  # one part at a time: Traversable.joinpath takes one before 3.11

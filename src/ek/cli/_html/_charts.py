@@ -8,7 +8,7 @@ draws offline and the same data always gives the same bytes. Every drawn datum c
 from __future__ import annotations
 
 import math
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 from ek.cli._html._format import clip, esc, fmt_count, fmt_interval, fmt_tick, fmt_value, is_interval, is_number
 
@@ -102,7 +102,7 @@ def histogram(
     title: str,
     xlabel: str,
     chart_id: str,
-    marker: Optional[tuple[object, str]] = None,
+    marker: tuple[object, str] | None = None,
 ) -> str:
     """An SVG histogram of ``values``; ``marker`` draws a labelled vertical line (e.g. the aggregate)."""
     start, width, counts = bin_counts(values)
@@ -153,7 +153,7 @@ def dot_whisker(
     title: str,
     xlabel: str,
     chart_id: str,
-    reference: Optional[tuple[object, str]] = None,
+    reference: tuple[object, str] | None = None,
     signed: bool = False,
 ) -> str:
     """One row per ``(label, value, [lo, hi] or None)``: a dot at the value, a whisker over the interval.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import heapq
-from typing import Optional
 
 from ek.cli._html._charts import dot_whisker, histogram
 from ek.cli._html._data import CompareItem, ComparePage, RunFigures, SliceDelta
@@ -100,7 +99,7 @@ def headline(data: ComparePage, *, pct: bool) -> str:
     return f'<div class="headline">{"".join(figures)}</div>{failures_note(data)}'
 
 
-def verdict_badge(verdict: Optional[str]) -> str:
+def verdict_badge(verdict: str | None) -> str:
     """The verdict as a labelled badge: its words carry the meaning, the colour only repeats it."""
     if not verdict:
         return "–"

@@ -23,8 +23,6 @@ and ``ranking`` may be absent)::
 
 from __future__ import annotations
 
-from typing import Optional
-
 from ek.cli._html._charts import dot_whisker
 from ek.cli._html._compare import verdict_badge
 from ek.cli._html._data import JsonReport
@@ -338,7 +336,7 @@ def _ranking_row(r: JsonReport, *, pct: bool, noun: str) -> str:
     )
 
 
-def _p_cell(p: Optional[float]) -> str:
+def _p_cell(p: float | None) -> str:
     return (
         f'<td class="num" data-sort="{esc(repr(p)) if is_number(p) else ""}">{fmt_p(p) if p is not None else "–"}</td>'
     )

@@ -22,7 +22,7 @@ than the error FCA leaves (``1 - FCA``), on both counts:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Optional
+from typing import Any
 
 from ek.cli._html._format import esc, fmt_value, is_number, num_cell, text_cell
 
@@ -84,5 +84,5 @@ def orders_differ(cer: Any, fca: Any) -> bool:
     return cer - flexible >= ORDER_GAP - slack and cer >= ORDER_RATIO * flexible - slack
 
 
-def _pct(value: Optional[float]) -> str:
+def _pct(value: float | None) -> str:
     return fmt_value(value, percent=True)
