@@ -133,7 +133,7 @@ def evaluate(
     if keep_items not in (True, False):
         raise TypeError(f"{_WHO} keep_items must be True or False, got {keep_items!r}.")
     _check_level(level)
-    bag_or_frame: Any = collection  # _kind refuses anything else; dask's objects are read as dask documents them
+    bag_or_frame: Any = collection  # _kind refuses all but a dask Bag or DataFrame, read untyped
     if _kind(bag_or_frame) == "dataframe":
         check_columns(bag_or_frame.columns, fields)
     if metric is not None:
