@@ -99,7 +99,7 @@ from ek._files._levels import TEXT_LEVELS
 from ek._files._errors import InputError
 from ek._files._folders import MAX_FILE_MB, Skipped
 from ek._files._join import Failure, Joined, join, leave_out, refuse_failures, unread
-from ek._files._sides import Side, read_side
+from ek._files._sides import Side, SideOptions, read_side
 
 __all__ = [
     "MAX_FILE_MB",
@@ -109,6 +109,7 @@ __all__ = [
     "InputError",
     "Joined",
     "Side",
+    "SideOptions",
     "Skipped",
     "join",
     "refuse_failures",
@@ -121,8 +122,8 @@ __all__ = [
 
 
 def read_pair(
-    gold: Union[str, os.PathLike],
-    pred: Union[str, os.PathLike],
+    gold: Union[str, os.PathLike[str]],
+    pred: Union[str, os.PathLike[str]],
     *,
     id_field: Optional[str] = "id",
     gold_field: Optional[str] = None,
@@ -159,18 +160,19 @@ def read_pair(
         InputError: a side cannot be read, or nothing pairs; the message says which and why.
     """
     text_level = resolve_text_level(text_level, level, profile, "read_pair")
-    options = dict(
-        id_field=id_field,
-        text_level=text_level,
-        pick=pick,
-        profile=profile,
-        gold_suffix=gold_suffix,
-        pred_suffix=pred_suffix,
-        pred_format=pred_format,
-        follow_symlinks=follow_symlinks,
-        max_file_mb=max_file_mb,
-        stdin=stdin,
-    )
-    gold_side = read_side(gold, role="gold", value_field=gold_field, slice_field=slice_field, **options)
-    pred_side = read_side(pred, role="pred", value_field=pred_field, slice_field=slice_field, **options)
+    options: SideOptions = {
+        "id_field": id_field,
+        "slice_field": slice_field,
+        "text_level": text_level,
+        "pick": pick,
+        "profile": profile,
+        "gold_suffix": gold_suffix,
+        "pred_suffix": pred_suffix,
+        "pred_format": pred_format,
+        "follow_symlinks": follow_symlinks,
+        "max_file_mb": max_file_mb,
+        "stdin": stdin,
+    }
+    gold_side = read_side(gold, role="gold", value_field=gold_field, **options)
+    pred_side = read_side(pred, role="pred", value_field=pred_field, **options)
     return join(gold_side, pred_side)

@@ -56,14 +56,14 @@ class Document:
     lists ``(region id, level)`` for each region read at another level.
     """
 
-    lines: tuple
-    words: tuple
-    line_confidences: tuple
-    word_confidences: tuple
+    lines: tuple[str, ...]
+    words: tuple[str, ...]
+    line_confidences: tuple[Optional[float], ...]
+    word_confidences: tuple[Optional[float], ...]
     format: str = "text"
     schema: str = ""
     text_level: str = ""
-    fallbacks: tuple = ()
+    fallbacks: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         for units, confs in (("lines", "line_confidences"), ("words", "word_confidences")):
@@ -88,7 +88,7 @@ class Document:
 
 
 def read_document(
-    source: Union[str, os.PathLike, bytes],
+    source: Union[str, os.PathLike[str], bytes],
     *,
     text_level: Optional[str] = None,
     pick: str = "index",
@@ -184,7 +184,7 @@ def resolve_text_level(
 # ---------------------------------------------------------------------------
 
 
-def _load(source: Union[str, os.PathLike, bytes], name: Optional[str]) -> tuple[bytes, str]:
+def _load(source: Union[str, os.PathLike[str], bytes], name: Optional[str]) -> tuple[bytes, str]:
     if isinstance(source, (bytes, bytearray)):
         return bytes(source), name or "<bytes>"
     if not isinstance(source, (str, os.PathLike)):
@@ -219,7 +219,10 @@ def _elsewhere(data: bytes, label: str, fmt: str, text_level: Optional[str], pro
 
 def _build(fmt: str, schema: str, reading: Reading) -> Document:
     """A Document from a reading; ek's joining unless the reading is verbatim; words split when not given."""
-    lines, line_confs, words, word_confs = [], [], [], []
+    lines: list[str] = []
+    words: list[str] = []
+    line_confs: list[Optional[float]] = []
+    word_confs: list[Optional[float]] = []
     for text, conf, line_words in reading.lines:
         parts = [text] if reading.verbatim else [p.strip() for p in text.splitlines() if p.strip()]
         for part in parts:
@@ -235,10 +238,10 @@ def _build(fmt: str, schema: str, reading: Reading) -> Document:
                     words.append(word.strip())
                     word_confs.append(word_conf)
     return Document(
-        lines=lines,
-        words=words,
-        line_confidences=line_confs,
-        word_confidences=word_confs,
+        lines=tuple(lines),
+        words=tuple(words),
+        line_confidences=tuple(line_confs),
+        word_confidences=tuple(word_confs),
         format=fmt,
         schema=schema,
         text_level=reading.text_level,

@@ -42,7 +42,7 @@ _VOID = frozenset(
 _RAW = frozenset({"script", "style"})
 
 
-def regions(text: str, label: str) -> list:
+def regions(text: str, label: str) -> list[Unit]:
     """The regions of an hOCR document as `Unit` trees, in document order."""
     parser = _Parser(label)
     end = text.rfind(">") + 1
@@ -68,8 +68,13 @@ class _Node:
 
     def __init__(self, kind: str, id: Optional[str], conf: Optional[float] = None) -> None:
         self.kind, self.id, self.conf = kind, id, conf
-        self.parts: list = []
-        self.children: list = []
+        self.parts: list[Optional[str]] = []  # a word's None: a blank between its glyphs (see `_word_text`)
+        self.children: list[_Node] = []
+
+
+_RAW_NODE = _Node(
+    "raw", None
+)  # stands on the "raw" stack for an open script or style element: only its presence counts
 
 
 class _Parser(HTMLParser):
@@ -79,18 +84,19 @@ class _Parser(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.label = label
         self.hocr = False
-        self.open: list = []  # (tag, role) of each open element
-        self.count: dict = {}  # open elements per tag name
-        self.roles: dict = {role: [] for role in ("line", "word", "glyph", "raw", *REGION_CLASSES)}
-        self.runs: list = []  # (region node, [line nodes]) in document order
+        self.open: list[tuple[str, Optional[str]]] = []  # (tag, role) of each open element
+        self.count: dict[str, int] = {}  # open elements per tag name
+        self.roles: dict[str, list[_Node]] = {role: [] for role in ("line", "word", "glyph", "raw", *REGION_CLASSES)}
+        self.runs: list[tuple[Optional[_Node], list[_Node]]] = []  # (region node, [line nodes]) in document order
         self.implicit: Optional[_Node] = None  # the line that collects words found outside any line
 
-    def handle_starttag(self, tag, attrs):
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, Optional[str]]]) -> None:
         if tag in _VOID:
             return
         values = dict(attrs)
         classes = (values.get("class") or "").split()
-        role, node = None, None
+        role: Optional[str] = None
+        node = _RAW_NODE
         if any(c.startswith("ocr") for c in classes):
             self.hocr = True
         if LINE_CLASSES.intersection(classes):
@@ -106,13 +112,13 @@ class _Parser(HTMLParser):
             role = next(c for c in classes if c in REGION_CLASSES)
             node = _Node(role, values.get("id"))
         elif tag in _RAW:
-            role = "raw"
+            role = "raw"  # node stays _RAW_NODE
         self.open.append((tag, role))
         self.count[tag] = self.count.get(tag, 0) + 1
         if role is not None:
             self.roles[role].append(node)
 
-    def handle_endtag(self, tag):
+    def handle_endtag(self, tag: str) -> None:
         if not self.count.get(tag):
             return  # nothing open by that name: a stray end tag
         while self.open:
@@ -123,7 +129,7 @@ class _Parser(HTMLParser):
             if name == tag:
                 return
 
-    def handle_data(self, data):
+    def handle_data(self, data: str) -> None:
         roles = self.roles
         if roles["raw"]:
             return
@@ -135,7 +141,7 @@ class _Parser(HTMLParser):
         elif roles["line"]:
             roles["line"][-1].parts.append(data)
 
-    def handle_decl(self, decl):
+    def handle_decl(self, decl: str) -> None:
         if "[" in decl or decl.upper().startswith("ENTITY"):
             raise InputError(
                 f"{self.label} declares a DTD internal subset or an entity (<!{decl[:40]}...>); ek expands no "
@@ -158,7 +164,7 @@ class _Parser(HTMLParser):
             self.implicit = line
         return self.implicit
 
-    def _wconf(self, values: dict) -> Optional[float]:
+    def _wconf(self, values: dict[str, Optional[str]]) -> Optional[float]:
         for prop in (values.get("title") or "").split(";"):
             key, _, value = prop.strip().partition(" ")
             if key == "x_wconf":
@@ -168,27 +174,31 @@ class _Parser(HTMLParser):
         return None
 
 
-def _region(run: tuple) -> Unit:
+def _region(run: tuple[Optional[_Node], list[_Node]]) -> Unit:
     region, lines = run
-    units = tuple(_line(line) for line in lines)
+    read = [_line(line) for line in lines]
     kind, rid = (region.kind, region.id) if region is not None else ("ocr_page", None)
-    return Unit(kind, rid, "\n".join(u.text for u in units), None, units)
+    return Unit(kind, rid, "\n".join(text for text, _ in read), None, tuple(unit for _, unit in read))
 
 
-def _line(line: _Node) -> Unit:
+def _line(line: _Node) -> tuple[str, Unit]:
+    """The text of a line (its words', or its own when it has none) and its unit."""
+    texts = [_word_text(w) for w in line.children]
     words = tuple(
         Unit(
             "ocrx_word",
             w.id,
-            _word_text(w),
+            text,
             w.conf,
-            tuple(Unit("ocrx_cinfo", g.id, "".join(g.parts), None) for g in w.children),
+            tuple(Unit("ocrx_cinfo", g.id, "".join(filter(None, g.parts)), None) for g in w.children),
         )
-        for w in line.children
+        for w, text in zip(line.children, texts)
     )
-    if any(w.text.strip() for w in words):
-        return Unit(line.kind, line.id, " ".join(w.text.strip() for w in words if w.text.strip()), None, words)
-    return Unit(line.kind, line.id, " ".join("".join(line.parts).split()), None)
+    if any(text.strip() for text in texts):
+        joined = " ".join(text.strip() for text in texts if text.strip())
+        return joined, Unit(line.kind, line.id, joined, None, words)
+    own = " ".join("".join(filter(None, line.parts)).split())
+    return own, Unit(line.kind, line.id, own, None)
 
 
 def _word_text(word: _Node) -> str:

@@ -20,7 +20,7 @@ namespace (schema ""). Any other namespace is an error listing these.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from typing import Optional
+from typing import Mapping, NoReturn, Optional
 from xml.parsers import expat
 
 from ek._files import _alto, _dinglehopper, _page
@@ -95,14 +95,14 @@ class _BodyReached(Exception):
 
 
 def _check_prolog(data: bytes, label: str) -> None:
-    def doctype(name, system_id, public_id, has_internal_subset):
+    def doctype(name: str, system_id: Optional[str], public_id: Optional[str], has_internal_subset: bool) -> None:
         if has_internal_subset:
             raise _declares(label, "a DTD internal subset (<!DOCTYPE ... [ ... ]>)")
 
-    def entity(name, *_):
+    def entity(name: str, *_: object) -> NoReturn:
         raise _declares(label, f"the entity {name!r}")
 
-    def body(*_):
+    def body(*_: object) -> NoReturn:
         raise _BodyReached
 
     parser = expat.ParserCreate()
@@ -131,7 +131,7 @@ def _malformed(label: str, line: int, column: int, reason: str) -> InputError:
     )
 
 
-def _unknown_namespace(label: str, fmt: str, ns: str, known: dict) -> InputError:
+def _unknown_namespace(label: str, fmt: str, ns: str, known: Mapping[str, str]) -> InputError:
     return InputError(
         f"{label} is {fmt} with namespace {ns or '(none)'!r}, which ek does not know; "
         f"expected one of: {', '.join(k or '(none)' for k in known)}."
