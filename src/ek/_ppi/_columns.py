@@ -26,7 +26,12 @@ class Columns:
     """One report's items as arrays: ``table`` ``(n, k)``, the slice ``codes`` (-1: no slice) and ``labels``."""
 
     def __init__(
-        self, report: Any, role: str, names: tuple, compute: Callable[[Mapping[str, float]], float], table: Any
+        self,
+        report: Any,
+        role: str,
+        names: tuple[str, ...],
+        compute: Callable[[Mapping[str, float]], float],
+        table: Any,
     ) -> None:
         import numpy as np
 
@@ -34,9 +39,9 @@ class Columns:
         self.metric = metric_of(report)
         self.names, self.compute, self.table = names, compute, table
         ids = report.detail.get("ids")
-        self.ids = tuple(range(report.n)) if ids is None else tuple(ids)
+        self.ids: tuple[Any, ...] = tuple(range(report.n)) if ids is None else tuple(ids)
         slices = report.detail.get("slices")
-        groups: dict = {}
+        groups: dict[Any, int] = {}  # slice label -> code
         if slices is None:
             self.codes = np.full(report.n, -1, dtype=np.int64)
         else:
@@ -44,14 +49,14 @@ class Columns:
                 (-1 if x is None else groups.setdefault(x, len(groups)) for x in slices), dtype=np.int64, count=report.n
             )
         self.labels = tuple(groups)
-        self._index: Optional[dict] = None
-        self._moments: dict = {}
+        self._index: Optional[dict[str, int]] = None
+        self._moments: dict[Optional[int], Moments] = {}
 
     def value(self, totals: Sequence[float]) -> float:
         """The metric's figure from totals given in column order."""
         return float(self.compute(dict(zip(self.names, totals))))
 
-    def index(self) -> dict:
+    def index(self) -> dict[str, int]:
         """Id text -> row."""
         if self._index is None:
             texts = self.ids if set(map(type, self.ids)) <= {str} else map(id_text, self.ids)
