@@ -3,8 +3,8 @@
 ``[tool.mypy]`` in pyproject.toml checks ek.base, ek.facade, ek.metrics, ek._util,
 ek.registry, ek.canonicalize, ek.validate, ek._align, ek._words, ek._calls, the run
 engine (ek._runs, ek._json), ek.harness, ek.stores, ek.ocr, ek.dask, the statistics
-(ek._stats, ek._bootstrap, ek._estimate) and ek.agents
-with the flags of ``--strict``, and tests/typed_usage.py, calls a user writes
+(ek._stats, ek._bootstrap, ek._estimate), ek.agents, the input readers (ek._files),
+corpus estimation (ek._ppi), ek.qe and ek.__main__ with the flags of ``--strict``, and tests/typed_usage.py, calls a user writes
 with ek's own strategies (each must satisfy the Protocol the signature
 names). The other modules are followed for their types only. mypy keeps its
 cache in ``.mypy_cache`` at the project root: a first run takes about 15 s,

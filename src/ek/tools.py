@@ -15,7 +15,7 @@ one list of what ``ek`` exposes.
 from __future__ import annotations
 
 import json
-from typing import Optional
+from typing import Any, Callable, Optional
 
 from ek.cli import Outcome, audit_plan, benchmark, compare, estimate, evaluate
 from ek.cli import normalize_steps as _steps
@@ -169,7 +169,7 @@ def _demo() -> str:
 
 _demo.__name__ = "demo"
 
-_dispatch_funcs = [
+_dispatch_funcs: list[Callable[..., Any]] = [
     cer,
     wer,
     evaluate,
