@@ -92,13 +92,13 @@ whose ids is a GOLD id is an error (nothing paired).
 from __future__ import annotations
 
 import os
-from typing import BinaryIO, Optional, Union
+from typing import BinaryIO
 
 from ek._files._documents import Document, read_document, resolve_text_level
-from ek._files._levels import TEXT_LEVELS
 from ek._files._errors import InputError
 from ek._files._folders import MAX_FILE_MB, Skipped
 from ek._files._join import Failure, Joined, join, leave_out, refuse_failures, unread
+from ek._files._levels import TEXT_LEVELS
 from ek._files._sides import Side, SideOptions, read_side
 
 __all__ = [
@@ -112,33 +112,33 @@ __all__ = [
     "SideOptions",
     "Skipped",
     "join",
-    "refuse_failures",
-    "unread",
     "leave_out",
     "read_document",
     "read_pair",
     "read_side",
+    "refuse_failures",
+    "unread",
 ]
 
 
 def read_pair(
-    gold: Union[str, os.PathLike[str]],
-    pred: Union[str, os.PathLike[str]],
+    gold: str | os.PathLike[str],
+    pred: str | os.PathLike[str],
     *,
-    id_field: Optional[str] = "id",
-    gold_field: Optional[str] = None,
-    pred_field: Optional[str] = None,
-    slice_field: Optional[str] = None,
-    text_level: Optional[str] = None,
+    id_field: str | None = "id",
+    gold_field: str | None = None,
+    pred_field: str | None = None,
+    slice_field: str | None = None,
+    text_level: str | None = None,
     pick: str = "index",
-    profile: Optional[str] = None,
-    gold_suffix: Optional[str] = None,
-    pred_suffix: Optional[str] = None,
-    pred_format: Optional[str] = None,
+    profile: str | None = None,
+    gold_suffix: str | None = None,
+    pred_suffix: str | None = None,
+    pred_format: str | None = None,
     follow_symlinks: bool = False,
     max_file_mb: float = MAX_FILE_MB,
-    stdin: Optional[BinaryIO] = None,
-    level: Optional[str] = None,
+    stdin: BinaryIO | None = None,
+    level: str | None = None,
 ) -> Joined:
     """Read GOLD and PRED (see the module doc for sources and rules) and join them by id.
 

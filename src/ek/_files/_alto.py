@@ -19,7 +19,6 @@ printed, as it is on the page and in a line transcription, so
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from typing import Optional
 
 from ek._files._errors import confidence
 from ek._files._levels import Unit, Word
@@ -48,9 +47,9 @@ def _line(line: ET.Element, ns: str, label: str) -> tuple[str, Unit]:
     """The text of a ``TextLine`` (its words joined by one space) and its unit."""
     string, hyp, glyph = ns + "String", ns + "HYP", ns + "Glyph"
     texts: list[str] = []  # the words: content, confidence, glyph units and id, in parallel
-    confs: list[Optional[float]] = []
+    confs: list[float | None] = []
     glyph_units: list[list[Unit]] = []
-    ids: list[Optional[str]] = []
+    ids: list[str | None] = []
     for child in line:
         if child.tag == string:
             texts.append(child.get("CONTENT", ""))
@@ -76,5 +75,5 @@ def _line(line: ET.Element, ns: str, label: str) -> tuple[str, Unit]:
     return text, Unit("TextLine", line.get("ID"), text, None, units)
 
 
-def _wc(el: ET.Element, label: str) -> Optional[float]:
+def _wc(el: ET.Element, label: str) -> float | None:
     return confidence(el.get("WC"), label, f"<String ID={el.get('ID')!r}>", "WC")

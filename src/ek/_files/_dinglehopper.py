@@ -31,10 +31,9 @@ read by ek's rules.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from typing import Optional
 
 from ek._files import _alto, _page
-from ek._files._errors import InputError, decode_utf8
+from ek._files._errors import decode_utf8
 from ek._files._levels import Line, Reading
 
 PAGE_LEVELS = ("region", "line")
@@ -47,7 +46,7 @@ def page(root: ET.Element, ns: str, label: str, text_level: str) -> Reading:
     if reading_order is None:
         regions = list(root.iter(text_region))
     else:
-        first: dict[Optional[str], ET.Element] = {}
+        first: dict[str | None, ET.Element] = {}
         for el in root.iter(text_region):
             first.setdefault(el.get("id"), el)
         refs = _page.ordered_refs(reading_order, label, keep_unindexed=False, own_refs=False)

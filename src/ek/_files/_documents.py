@@ -28,7 +28,6 @@ import os
 import re
 import warnings
 from dataclasses import dataclass
-from typing import Optional, Union
 
 from ek._files import _dinglehopper, _hocr, _xml
 from ek._files._errors import InputError, decode_utf8
@@ -58,8 +57,8 @@ class Document:
 
     lines: tuple[str, ...]
     words: tuple[str, ...]
-    line_confidences: tuple[Optional[float], ...]
-    word_confidences: tuple[Optional[float], ...]
+    line_confidences: tuple[float | None, ...]
+    word_confidences: tuple[float | None, ...]
     format: str = "text"
     schema: str = ""
     text_level: str = ""
@@ -88,14 +87,14 @@ class Document:
 
 
 def read_document(
-    source: Union[str, os.PathLike[str], bytes],
+    source: str | os.PathLike[str] | bytes,
     *,
-    text_level: Optional[str] = None,
+    text_level: str | None = None,
     pick: str = "index",
     allow_empty: bool = False,
-    name: Optional[str] = None,
-    profile: Optional[str] = None,
-    level: Optional[str] = None,
+    name: str | None = None,
+    profile: str | None = None,
+    level: str | None = None,
 ) -> Document:
     """Read a PAGE-XML, ALTO, hOCR or plain-text document (format told by content).
 
@@ -149,8 +148,8 @@ def read_document(
 
 
 def resolve_text_level(
-    text_level: Optional[str], level: Optional[str], profile: Optional[str], caller: str, stacklevel: int = 3
-) -> Optional[str]:
+    text_level: str | None, level: str | None, profile: str | None, caller: str, stacklevel: int = 3
+) -> str | None:
     """``text_level`` checked, with the deprecated ``level=`` folded in (warning ``caller``'s caller)."""
     if level is not None:
         warnings.warn(
@@ -184,7 +183,7 @@ def resolve_text_level(
 # ---------------------------------------------------------------------------
 
 
-def _load(source: Union[str, os.PathLike[str], bytes], name: Optional[str]) -> tuple[bytes, str]:
+def _load(source: str | os.PathLike[str] | bytes, name: str | None) -> tuple[bytes, str]:
     if isinstance(source, (bytes, bytearray)):
         return bytes(source), name or "<bytes>"
     if not isinstance(source, (str, os.PathLike)):
@@ -203,7 +202,7 @@ def _check_xml_encoding(data: bytes, label: str) -> None:
         decode_utf8(data, label)  # reports the offset of a bad byte, which expat would not
 
 
-def _elsewhere(data: bytes, label: str, fmt: str, text_level: Optional[str], profile: Optional[str]) -> str:
+def _elsewhere(data: bytes, label: str, fmt: str, text_level: str | None, profile: str | None) -> str:
     """What to do about a document without text: under the dinglehopper profile, the PAGE level that has some."""
     if profile == "dinglehopper" and fmt == "page":
         asked = text_level or "region"
@@ -221,8 +220,8 @@ def _build(fmt: str, schema: str, reading: Reading) -> Document:
     """A Document from a reading; ek's joining unless the reading is verbatim; words split when not given."""
     lines: list[str] = []
     words: list[str] = []
-    line_confs: list[Optional[float]] = []
-    word_confs: list[Optional[float]] = []
+    line_confs: list[float | None] = []
+    word_confs: list[float | None] = []
     for text, conf, line_words in reading.lines:
         parts = [text] if reading.verbatim else [p.strip() for p in text.splitlines() if p.strip()]
         for part in parts:

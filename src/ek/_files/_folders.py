@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 from ek._files._errors import InputError
 
@@ -168,9 +168,7 @@ def too_big_error(label: str, size: int | None, max_bytes: int) -> InputError:
 # ---------------------------------------------------------------------------
 
 
-def _mode(
-    item: os.DirEntry[str], path: str, real_root: str, follow_symlinks: bool
-) -> tuple[Optional[int], Optional[str]]:
+def _mode(item: os.DirEntry[str], path: str, real_root: str, follow_symlinks: bool) -> tuple[int | None, str | None]:
     """(st_mode of what ``item`` names, or None; the reason to skip it, or None).
 
     Plain files and folders are told by the folder listing itself (no stat);

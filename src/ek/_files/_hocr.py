@@ -29,7 +29,6 @@ from __future__ import annotations
 
 from html import unescape
 from html.parser import HTMLParser
-from typing import Optional
 
 from ek._files._errors import InputError, confidence
 from ek._files._levels import Unit
@@ -66,9 +65,9 @@ class _Node:
 
     __slots__ = ("kind", "id", "conf", "parts", "children")
 
-    def __init__(self, kind: str, id: Optional[str], conf: Optional[float] = None) -> None:
+    def __init__(self, kind: str, id: str | None, conf: float | None = None) -> None:
         self.kind, self.id, self.conf = kind, id, conf
-        self.parts: list[Optional[str]] = []  # a word's None: a blank between its glyphs (see `_word_text`)
+        self.parts: list[str | None] = []  # a word's None: a blank between its glyphs (see `_word_text`)
         self.children: list[_Node] = []
 
 
@@ -84,18 +83,18 @@ class _Parser(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.label = label
         self.hocr = False
-        self.open: list[tuple[str, Optional[str]]] = []  # (tag, role) of each open element
+        self.open: list[tuple[str, str | None]] = []  # (tag, role) of each open element
         self.count: dict[str, int] = {}  # open elements per tag name
         self.roles: dict[str, list[_Node]] = {role: [] for role in ("line", "word", "glyph", "raw", *REGION_CLASSES)}
-        self.runs: list[tuple[Optional[_Node], list[_Node]]] = []  # (region node, [line nodes]) in document order
-        self.implicit: Optional[_Node] = None  # the line that collects words found outside any line
+        self.runs: list[tuple[_Node | None, list[_Node]]] = []  # (region node, [line nodes]) in document order
+        self.implicit: _Node | None = None  # the line that collects words found outside any line
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, Optional[str]]]) -> None:
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in _VOID:
             return
         values = dict(attrs)
         classes = (values.get("class") or "").split()
-        role: Optional[str] = None
+        role: str | None = None
         node = _RAW_NODE
         if any(c.startswith("ocr") for c in classes):
             self.hocr = True
@@ -164,7 +163,7 @@ class _Parser(HTMLParser):
             self.implicit = line
         return self.implicit
 
-    def _wconf(self, values: dict[str, Optional[str]]) -> Optional[float]:
+    def _wconf(self, values: dict[str, str | None]) -> float | None:
         for prop in (values.get("title") or "").split(";"):
             key, _, value = prop.strip().partition(" ")
             if key == "x_wconf":
@@ -174,7 +173,7 @@ class _Parser(HTMLParser):
         return None
 
 
-def _region(run: tuple[Optional[_Node], list[_Node]]) -> Unit:
+def _region(run: tuple[_Node | None, list[_Node]]) -> Unit:
     region, lines = run
     read = [_line(line) for line in lines]
     kind, rid = (region.kind, region.id) if region is not None else ("ocr_page", None)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import Any, Iterable, Optional
+from typing import Any
 
 from ek._files._documents import Document
 from ek._files._errors import InputError
@@ -49,12 +49,12 @@ class Joined:
     ids: tuple[str, ...]
     golds: tuple[Any, ...]
     preds: tuple[Any, ...]
-    slices: Optional[tuple[Any, ...]] = None
+    slices: tuple[Any, ...] | None = None
     missing: tuple[str, ...] = ()
     extra: tuple[str, ...] = ()
     gold_errors: Mapping[str, str] = field(default_factory=dict)
     pred_errors: Mapping[str, str] = field(default_factory=dict)
-    documents: Mapping[str, tuple[Optional[Document], Optional[Document]]] = field(default_factory=dict)
+    documents: Mapping[str, tuple[Document | None, Document | None]] = field(default_factory=dict)
     failures: tuple[Failure, ...] = ()
     skipped: tuple[Skipped, ...] = ()
 

@@ -31,17 +31,17 @@ the text later (no confidence).
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 from ek._files._errors import InputError
 
 TEXT_LEVELS = ("region", "line", "word", "glyph")  # coarsest to finest
 _ALL = (1 << len(TEXT_LEVELS)) - 1
 
-Word = tuple[str, Optional[float]]
+Word = tuple[str, float | None]
 """A word of a line: its text and confidence (None when the file gives none)."""
 
-Line = tuple[str, Optional[float], Optional[list[Word]]]
+Line = tuple[str, float | None, list[Word] | None]
 """A line read: its text, its confidence, and its words (None: split them from the text)."""
 
 
@@ -53,9 +53,9 @@ class Unit(NamedTuple):
     """
 
     tag: str
-    id: Optional[str]
-    text: Optional[str]
-    conf: Optional[float]
+    id: str | None
+    text: str | None
+    conf: float | None
     children: tuple[Unit, ...] = ()
 
 
@@ -72,7 +72,7 @@ class Reading(NamedTuple):
     verbatim: bool = False
 
 
-def resolve(regions: list[Unit], text_level: Optional[str], label: str) -> Reading:
+def resolve(regions: list[Unit], text_level: str | None, label: str) -> Reading:
     """The lines of ``regions`` read at ``text_level`` (None: the default rule of the module doc)."""
     kept = []
     for k, region in enumerate(regions):
@@ -147,7 +147,7 @@ def _region_lines(region: Unit, level: int) -> list[Line]:
     return out
 
 
-def _given(text: Optional[str]) -> str:
+def _given(text: str | None) -> str:
     """The text of a unit at a level its region is complete at, which `_masks` guarantees is not None."""
     if text is None:
         raise AssertionError("a unit of a complete level has no text: _masks and _region_lines disagree")

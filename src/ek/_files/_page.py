@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from typing import Callable, Optional, Union
+from collections.abc import Callable
 
 from ek._files._errors import InputError, confidence, shorten
 from ek._files._levels import Unit
@@ -38,7 +38,7 @@ REFS = frozenset({"RegionRef", "RegionRefIndexed"})
 UNINDEXED = 1 << 62  # sorts after every index a file gives
 _INTEGER = re.compile(r"\s*[+-]?[0-9]{1,18}\s*")
 
-Equiv = tuple[int, Optional[float], Optional[str]]
+Equiv = tuple[int, float | None, str | None]
 """A ``TextEquiv``: its ``@index`` (UNINDEXED when absent), ``@conf`` and ``Unicode`` text (None without one)."""
 
 
@@ -60,7 +60,7 @@ def describe(el: ET.Element) -> str:
     return f"<{local(el.tag)} id={el.get('id')!r}>"
 
 
-def integer(el: ET.Element, attr: str, label: str, owner: Optional[Callable[[], str]] = None) -> int:
+def integer(el: ET.Element, attr: str, label: str, owner: Callable[[], str] | None = None) -> int:
     """``el``'s integer attribute ``attr`` (UNINDEXED when absent), or `InputError` naming the element.
 
     ``owner`` names the element for the message (default: its tag and id).
@@ -80,7 +80,7 @@ def integer(el: ET.Element, attr: str, label: str, owner: Optional[Callable[[], 
 def equivs(el: ET.Element, ns: str, label: str) -> list[Equiv]:
     """``(index, conf, text or None)`` of each TextEquiv of ``el``, checked; text None when it has no Unicode."""
     found: list[Equiv] = []
-    owner = lambda: f"<TextEquiv> of {describe(el)}"  # noqa: E731 - named only for a message
+    owner = lambda: f"<TextEquiv> of {describe(el)}"
     for te in el.findall(ns + "TextEquiv"):
         conf = confidence(te.get("conf"), label, owner, "conf")
         unicode = te.find(ns + "Unicode")
@@ -150,12 +150,12 @@ def _next_unread(unread: list[int], k: int) -> int:
     return k
 
 
-def _text_regions(page: ET.Element, ns: str) -> tuple[list[ET.Element], dict[Optional[str], tuple[int, int]]]:
+def _text_regions(page: ET.Element, ns: str) -> tuple[list[ET.Element], dict[str | None, tuple[int, int]]]:
     """TextRegions in document order, and for each region id the span [start, end) of the ones it holds."""
     text_region = ns + "TextRegion"
     found: list[ET.Element] = []
-    spans: dict[Optional[str], tuple[int, int]] = {}
-    stack: list[Union[ET.Element, tuple[ET.Element, int]]] = [c for c in reversed(page) if c.tag.endswith("Region")]
+    spans: dict[str | None, tuple[int, int]] = {}
+    stack: list[ET.Element | tuple[ET.Element, int]] = [c for c in reversed(page) if c.tag.endswith("Region")]
     while stack:
         item = stack.pop()
         if isinstance(item, tuple):  # leaving a region: its span ends here
@@ -185,9 +185,9 @@ def _unit(el: ET.Element, ns: str, label: str, pick: str, names: tuple[str, ...]
     return Unit(names[0], el.get("id"), text, conf, children)
 
 
-def _chosen(el: ET.Element, ns: str, label: str, pick: str) -> tuple[Optional[str], Optional[float]]:
+def _chosen(el: ET.Element, ns: str, label: str, pick: str) -> tuple[str | None, float | None]:
     """(text, confidence) of the TextEquiv ``pick`` chooses, or (None, None) when none has Unicode."""
-    best: Optional[tuple[tuple[float, int], str, Optional[float]]] = None
+    best: tuple[tuple[float, int], str, float | None] | None = None
     for k, (index, conf, text) in enumerate(equivs(el, ns, label)):
         if text is None:
             continue

@@ -29,7 +29,6 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Optional
 
 from ek._files._errors import InputError
 from ek._files._folders import Entry, Skipped, read_head
@@ -49,9 +48,9 @@ Picked = tuple[str, Entry, tuple[str, ...]]
 class Naming:
     """How the files of a folder are told apart and named (see the module doc)."""
 
-    gold_suffix: Optional[str] = None
-    pred_suffix: Optional[str] = None
-    pred_format: Optional[str] = None
+    gold_suffix: str | None = None
+    pred_suffix: str | None = None
+    pred_format: str | None = None
 
     def __post_init__(self) -> None:
         for option in ("gold_suffix", "pred_suffix"):
@@ -72,7 +71,7 @@ class Naming:
             s and name.endswith(s) for s in (self.gold_suffix, self.pred_suffix)
         )
 
-    def suffix_side(self, rel: str) -> Optional[str]:
+    def suffix_side(self, rel: str) -> str | None:
         """``"gold"`` or ``"pred"`` when ``rel`` ends with that side's suffix (the longer of two), else None."""
         matches = [
             (len(s), side)
@@ -206,7 +205,7 @@ def _stem(rel: str) -> str:
     return _joined(folder, name.rsplit(".", 1)[0] if "." in name else name)
 
 
-def _gt_key(rel: str) -> Optional[str]:
+def _gt_key(rel: str) -> str | None:
     """The id of a file named as gold (``NAME.gt.EXT``, or ``gt.EXT`` in a folder), else None."""
     folder, _, base = _stem(rel).rpartition("/")
     if base.lower().endswith(".gt"):

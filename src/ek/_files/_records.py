@@ -23,8 +23,9 @@ import io
 import json
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any
 
 from ek._files._errors import InputError
 
@@ -42,9 +43,9 @@ class Table:
     """
 
     records: list[Any]
-    keys: Optional[list[str]]
+    keys: list[str] | None
     where: Callable[[int], str]
-    columns: Optional[list[str]] = None  # CSV/TSV header
+    columns: list[str] | None = None  # CSV/TSV header
 
 
 def parse_jsonl(text: str, label: str) -> Table:
@@ -146,7 +147,7 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return value
 
 
-def _bulk(body: str, n: int) -> Optional[list[Any]]:
+def _bulk(body: str, n: int) -> list[Any] | None:
     """The one value of each of the ``n`` lines of ``body``, parsed in one call; None when that is not what it holds.
 
     The lines are parsed as one array with a marker string between them

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from itertools import repeat
 from operator import itemgetter
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Mapping, Optional, TypedDict, Union
+from typing import Any, BinaryIO, TypedDict
 
 from ek._files import _records
 from ek._files._documents import Document, read_document, resolve_text_level
@@ -43,8 +44,8 @@ class Side:
     role: str
     ids: tuple[str, ...]
     values: tuple[Any, ...]
-    slices: Optional[tuple[Any, ...]] = None
-    value_field: Optional[str] = None
+    slices: tuple[Any, ...] | None = None
+    value_field: str | None = None
     whole_records: bool = False
     errors: Mapping[str, str] = field(default_factory=dict)
     documents: Mapping[str, Document] = field(default_factory=dict)
@@ -57,37 +58,37 @@ class Side:
 class SideOptions(TypedDict, total=False):
     """The keyword options of `read_side` that both sides of a pair share (`read_pair` passes them to both)."""
 
-    id_field: Optional[str]
-    slice_field: Optional[str]
-    text_level: Optional[str]
+    id_field: str | None
+    slice_field: str | None
+    text_level: str | None
     pick: str
-    profile: Optional[str]
-    gold_suffix: Optional[str]
-    pred_suffix: Optional[str]
-    pred_format: Optional[str]
+    profile: str | None
+    gold_suffix: str | None
+    pred_suffix: str | None
+    pred_format: str | None
     follow_symlinks: bool
     max_file_mb: float
-    stdin: Optional[BinaryIO]
+    stdin: BinaryIO | None
 
 
 def read_side(
-    source: Union[str, os.PathLike[str]],
+    source: str | os.PathLike[str],
     *,
     role: str = "gold",
-    id_field: Optional[str] = "id",
-    value_field: Optional[str] = None,
-    slice_field: Optional[str] = None,
-    format: Optional[str] = None,
-    text_level: Optional[str] = None,
+    id_field: str | None = "id",
+    value_field: str | None = None,
+    slice_field: str | None = None,
+    format: str | None = None,
+    text_level: str | None = None,
     pick: str = "index",
-    profile: Optional[str] = None,
-    gold_suffix: Optional[str] = None,
-    pred_suffix: Optional[str] = None,
-    pred_format: Optional[str] = None,
+    profile: str | None = None,
+    gold_suffix: str | None = None,
+    pred_suffix: str | None = None,
+    pred_format: str | None = None,
     follow_symlinks: bool = False,
     max_file_mb: float = MAX_FILE_MB,
-    stdin: Optional[BinaryIO] = None,
-    level: Optional[str] = None,
+    stdin: BinaryIO | None = None,
+    level: str | None = None,
 ) -> Side:
     """Read GOLD (``role="gold"``) or PRED (``role="pred"``) from a file, a folder or ``-`` (stdin).
 
@@ -143,9 +144,9 @@ def read_side(
 class _DocumentOptions(TypedDict):
     """The keyword options of `read_document` a side reads each of its documents with."""
 
-    text_level: Optional[str]
+    text_level: str | None
     pick: str
-    profile: Optional[str]
+    profile: str | None
 
 
 @dataclass(frozen=True)
@@ -185,9 +186,9 @@ def _from_bytes(
     label: str,
     role: str,
     fmt: str,
-    id_field: Optional[str],
-    value_field: Optional[str],
-    slice_field: Optional[str],
+    id_field: str | None,
+    value_field: str | None,
+    slice_field: str | None,
     document: _DocumentOptions,
     doc_id: str,
 ) -> Side:
@@ -210,9 +211,9 @@ def _from_table(
     table: Table,
     label: str,
     role: str,
-    id_field: Optional[str],
-    value_field: Optional[str],
-    slice_field: Optional[str],
+    id_field: str | None,
+    value_field: str | None,
+    slice_field: str | None,
 ) -> Side:
     records = table.records
     if not records and role == "gold":
@@ -249,7 +250,7 @@ def _from_table(
     return Side(label, role, tuple(ids), tuple(values), slices, chosen, dicts and chosen is None)
 
 
-def _ids(table: Table, label: str, id_field: Optional[str]) -> list[str]:
+def _ids(table: Table, label: str, id_field: str | None) -> list[str]:
     records = table.records
     if table.keys is not None:
         ids = table.keys
@@ -299,13 +300,13 @@ def _no_field(label: str, table: Table, k: int, name: str, what: str) -> InputEr
     return InputError(f"{label} {table.where(k)} has no {name!r} field ({what}); it has {have}.")
 
 
-def _slice_name(records: list[Any], slice_field: Optional[str], role: str) -> Optional[str]:
+def _slice_name(records: list[Any], slice_field: str | None, role: str) -> str | None:
     if slice_field is not None:
         return slice_field
     return "slice" if "slice" in records[0] or any("slice" in r for r in records) else None
 
 
-def _slices(table: Table, label: str, slice_field: Optional[str], role: str) -> Optional[tuple[Any, ...]]:
+def _slices(table: Table, label: str, slice_field: str | None, role: str) -> tuple[Any, ...] | None:
     if role != "gold":
         return None
     name = _slice_name(table.records, slice_field, role)

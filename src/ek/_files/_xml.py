@@ -20,7 +20,8 @@ namespace (schema ""). Any other namespace is an error listing these.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from typing import Mapping, NoReturn, Optional
+from collections.abc import Mapping
+from typing import NoReturn
 from xml.parsers import expat
 
 from ek._files import _alto, _dinglehopper, _page
@@ -47,7 +48,7 @@ ALTO_NAMESPACES = {
 
 
 def read(
-    data: bytes, label: str, *, text_level: Optional[str], pick: str, profile: Optional[str]
+    data: bytes, label: str, *, text_level: str | None, pick: str, profile: str | None
 ) -> tuple[str, str, Reading]:
     """(format, schema version, reading) of a PAGE or ALTO document."""
     root = parse(data, label)
@@ -95,7 +96,7 @@ class _BodyReached(Exception):
 
 
 def _check_prolog(data: bytes, label: str) -> None:
-    def doctype(name: str, system_id: Optional[str], public_id: Optional[str], has_internal_subset: bool) -> None:
+    def doctype(name: str, system_id: str | None, public_id: str | None, has_internal_subset: bool) -> None:
         if has_internal_subset:
             raise _declares(label, "a DTD internal subset (<!DOCTYPE ... [ ... ]>)")
 

@@ -12,7 +12,8 @@ the rules and messages are those of `ek.Report.interval`.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from ek._bootstrap import id_text, kept, metric_of, statistic_table
 from ek._ppi._core import Moments, moments
@@ -49,8 +50,8 @@ class Columns:
                 (-1 if x is None else groups.setdefault(x, len(groups)) for x in slices), dtype=np.int64, count=report.n
             )
         self.labels = tuple(groups)
-        self._index: Optional[dict[str, int]] = None
-        self._moments: dict[Optional[int], Moments] = {}
+        self._index: dict[str, int] | None = None
+        self._moments: dict[int | None, Moments] = {}
 
     def value(self, totals: Sequence[float]) -> float:
         """The metric's figure from totals given in column order."""
@@ -80,7 +81,7 @@ class Columns:
             )
         return rows
 
-    def moments(self, code: Optional[int] = None) -> Moments:
+    def moments(self, code: int | None = None) -> Moments:
         """`Moments` of every row (``code`` None) or of slice ``code``, computed once."""
         if code not in self._moments:
             self._moments[code] = moments(self.table if code is None else self.table[self.codes == code])
@@ -92,7 +93,7 @@ def columns(report: Any, *, role: str, who: str) -> Columns:
     return kept(report, _KEY, lambda: _read(report, role, who))
 
 
-def detail_column(report: Any, name: str) -> Optional[Any]:
+def detail_column(report: Any, name: str) -> Any | None:
     """The per-item ``detail[name]`` of ``report`` as floats, or None when some item has none."""
     import numpy as np
 

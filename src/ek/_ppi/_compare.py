@@ -13,7 +13,7 @@ the paired bootstrap, as in `ek.compare`.
 from __future__ import annotations
 
 import math
-from typing import Any, Optional, TypedDict
+from typing import Any, TypedDict
 
 from ek._bootstrap import MIN_ITEMS, interval_of, p_value_of, verdict
 from ek._ppi._columns import examples
@@ -36,9 +36,9 @@ class Verdict(TypedDict):
 class Sides(TypedDict):
     """Both engines' figures over a group, their difference and the audited items it rests on."""
 
-    a: Optional[float]
-    b: Optional[float]
-    delta: Optional[float]
+    a: float | None
+    b: float | None
+    delta: float | None
     n: int
 
 
@@ -53,7 +53,7 @@ def compare(a: Any, b: Any) -> dict[str, Any]:
     joint = _Joint(ba, bb)
     up = a.detail.get("higher_is_better")
     up = up if isinstance(up, bool) else None
-    groups: list[Optional[int]] = [None, *range(len(ba.p.labels))]
+    groups: list[int | None] = [None, *range(len(ba.p.labels))]
     rows = {g: joint.row(g, a.level, up) for g in groups}
     per_slice = {ba.p.labels[g]: rows[g] for g in groups if g is not None}
     overall = {key: value for key, value in rows[None].items() if key != "n"}
@@ -126,7 +126,7 @@ class _Joint:
     def value(self, totals: Any) -> float:
         return self.bb.p.value(totals[self.k :]) - self.ba.p.value(totals[: self.k])
 
-    def row(self, group: Optional[int], level: float, up: Optional[bool]) -> Row:
+    def row(self, group: int | None, level: float, up: bool | None) -> Row:
         """One row of the comparison: a, b, delta, interval, p_value, verdict, n."""
         import numpy as np
 
@@ -178,7 +178,7 @@ class _Joint:
             "verdict": verdict(low, high, up) if low == low else "no detectable difference",
         }
 
-    def _bootstrap(self, group: Optional[int], level: float, up: Optional[bool]) -> Verdict:
+    def _bootstrap(self, group: int | None, level: float, up: bool | None) -> Verdict:
         import numpy as np
 
         mine, theirs = self.ba.replicates, self.bb.replicates  # both estimates were bootstrapped (_check_pair)
@@ -196,6 +196,6 @@ class _Joint:
         }
 
 
-def _figure(basis: Basis, group: Optional[int]) -> Optional[float]:
+def _figure(basis: Basis, group: int | None) -> float | None:
     figure = basis.figures.get(group)
     return None if figure is None else float(figure)

@@ -50,9 +50,10 @@ feed one window at a time. numpy is imported inside each function.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Union
 
 if TYPE_CHECKING:
     import numpy as np
@@ -66,7 +67,7 @@ Value = Callable[[Sequence[float]], float]
 Lam = Union[str, float, Sequence[float], "npt.NDArray[np.float64]"]
 """``λ`` asked for: ``"tune"``, one weight, or one weight per statistic."""
 
-Weights = Union[float, tuple[float, ...]]
+Weights = float | tuple[float, ...]
 """``λ`` an estimate used: one weight, or one per statistic (when one per statistic was asked for)."""
 
 _STEP = 1e-6  # relative step of the central differences
@@ -128,7 +129,7 @@ def without(whole: Moments, part: Moments) -> Moments:
 
 
 def estimate(
-    unaudited: Moments, proxy: Any, gold: Any, value: Value, *, lam: Lam = "tune", inclusion: Optional[Any] = None
+    unaudited: Moments, proxy: Any, gold: Any, value: Value, *, lam: Lam = "tune", inclusion: Any | None = None
 ) -> Figures:
     """The prediction-powered estimate of ``value`` over the corpus (see the module docstring).
 

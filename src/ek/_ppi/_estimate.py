@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ek._bootstrap import MIN_ITEMS, metric_of
 from ek._ppi._columns import Columns, columns, examples
@@ -54,27 +54,27 @@ class Basis:
     a: Columns
     rows: Any  # proxy row of each audited item, in the audit's order
     inclusion: Any  # their inclusion probabilities (None: a uniform audit)
-    lams: dict[Optional[int], Optional[Weights]]  # group (None: the whole corpus; else a slice code) -> the λ used
-    figures: dict[Optional[int], Optional[float]]  # group -> the estimate (None: no audited item)
+    lams: dict[int | None, Weights | None]  # group (None: the whole corpus; else a slice code) -> the λ used
+    figures: dict[int | None, float | None]  # group -> the estimate (None: no audited item)
     interval: str
-    replicates: Optional[Replicates]  # for the bootstrap
+    replicates: Replicates | None  # for the bootstrap
 
 
 class Classical(TypedDict):
     """The audit-only figure of a group and its interval."""
 
-    estimate: Optional[float]
+    estimate: float | None
     interval: tuple[float, float]
 
 
 class Entry(TypedDict):
     """One group's keys of a `CorpusEstimate` (the whole corpus's, or a slice's)."""
 
-    estimate: Optional[float]
+    estimate: float | None
     interval: tuple[float, float]
     classical: Classical
     plug_in: float
-    lam: Optional[Weights]
+    lam: Weights | None
     effective_n: float
     n: int
     N: int
@@ -96,10 +96,10 @@ def estimate_corpus(proxy: Any, audit: Any, *, level: float, lam: Any, interval:
     inclusion = None if plan is None else _inclusion(plan, p, a)
     if a.n < 2:
         raise ValueError(f"{WHO} needs at least 2 audited items for an interval, got {a.n}; audit more items.")
-    groups: list[Optional[int]] = [None, *range(len(p.labels))]
+    groups: list[int | None] = [None, *range(len(p.labels))]
     found = {g: _group(p, a, rows, inclusion, g, lam) for g in groups}
     lams = {g: (f.lam if f is not None else None) for g, f in found.items()}
-    replicates: Optional[Replicates] = None
+    replicates: Replicates | None = None
     if interval == "bootstrap":
         from ek._ppi._resample import replicate_values
 
@@ -123,7 +123,7 @@ def estimate_corpus(proxy: Any, audit: Any, *, level: float, lam: Any, interval:
     }
 
 
-def group_rows(p: Columns, rows: Any, group: Optional[int]) -> Any:
+def group_rows(p: Columns, rows: Any, group: int | None) -> Any:
     """Which audited items (positions in the audit) belong to ``group`` (None: all)."""
     import numpy as np
 
@@ -215,7 +215,7 @@ def _inclusion(plan: Any, p: Columns, a: Columns) -> Any:
     return np.asarray(probs, dtype=np.float64)
 
 
-def _group(p: Columns, a: Columns, rows: Any, inclusion: Any, group: Optional[int], lam: Any) -> Optional[Figures]:
+def _group(p: Columns, a: Columns, rows: Any, inclusion: Any, group: int | None, lam: Any) -> Figures | None:
     """The `Figures` of one group (None: the whole corpus), or None when it has no audited item."""
     at = group_rows(p, rows, group)
     if not len(at):
@@ -234,7 +234,7 @@ def _group(p: Columns, a: Columns, rows: Any, inclusion: Any, group: Optional[in
 
 
 def _entry(
-    fig: Optional[Figures], p: Columns, rows: Any, group: Optional[int], level: float, replicates: Optional[Replicates]
+    fig: Figures | None, p: Columns, rows: Any, group: int | None, level: float, replicates: Replicates | None
 ) -> NotedEntry:
     """One group's keys of a `CorpusEstimate` (the whole corpus's, or a slice's)."""
     size = p.n if group is None else int((p.codes == group).sum())
@@ -292,7 +292,7 @@ def _effective_n(n: int, interval: tuple[float, float], classical: tuple[float, 
 
 
 def _detail(
-    fig: Figures, p: Columns, proxy: Any, lam: Any, interval: str, plan: Any, note: Optional[str]
+    fig: Figures, p: Columns, proxy: Any, lam: Any, interval: str, plan: Any, note: str | None
 ) -> dict[str, Any]:
     """How the figures were computed, in words and numbers."""
     tuned = "power-tuned per slice (PPI++, clipped to [0, 1])" if lam == "tune" else f"fixed at {lam}"

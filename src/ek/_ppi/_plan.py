@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Optional, TypedDict
+from typing import Any, TypedDict
 
 from ek._ppi._columns import columns, detail_column
 from ek._ppi._core import gradient
@@ -58,7 +58,7 @@ class PlanFields(TypedDict):
     detail: dict[str, Any]
 
 
-def plan(proxy: Any, budget: Any, *, strategy: str, seed: Any, min_prob: Optional[float]) -> PlanFields:
+def plan(proxy: Any, budget: Any, *, strategy: str, seed: Any, min_prob: float | None) -> PlanFields:
     """The fields of an `ek.AuditPlan` for ``proxy`` (see the module docstring)."""
     import numpy as np
 
@@ -94,7 +94,7 @@ def plan(proxy: Any, budget: Any, *, strategy: str, seed: Any, min_prob: Optiona
 
 def probabilities(
     strategy: str, spread: Any, codes: Any, budget: float, floor: float
-) -> tuple[Any, Optional[dict[int, float]]]:
+) -> tuple[Any, dict[int, float] | None]:
     """Every item's inclusion probability, and for ``"stratified"`` the expected labels per stratum code.
 
     ``spread`` is each item's predicted uncertainty (unused by ``"uniform"``),
@@ -133,7 +133,7 @@ def _checked_budget(budget: Any, n_items: int) -> float:
     return float(budget)
 
 
-def _checked_floor(min_prob: Optional[float], budget: float, n_items: int) -> float:
+def _checked_floor(min_prob: float | None, budget: float, n_items: int) -> float:
     if min_prob is None:
         return _FLOOR_SHARE * budget / n_items
     if not is_real(min_prob) or not 0 < min_prob <= 1:

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping
-from typing import Any, Callable, Optional, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from ek._util import type_name
 
@@ -63,7 +63,7 @@ def consensus(references: Sequence[Any], *, who: str) -> list[Any]:
 
 
 def expected_statistics(
-    confidences: Sequence[Any], statistics: Sequence[str], *, calibrator: Optional[Callable[..., Any]], who: str
+    confidences: Sequence[Any], statistics: Sequence[str], *, calibrator: Callable[..., Any] | None, who: str
 ) -> list[dict[str, float]]:
     """Each item's expected statistics (and ``uncertainty``) from its units' probabilities of being correct."""
     family = tuple(statistics)
@@ -111,7 +111,7 @@ def _units(item: object, i: int, *, per_item: bool, who: str) -> list[float]:
     return [float(v) for v in values]
 
 
-def _calibrated(raw: list[float], calibrator: Optional[Callable[..., Any]], *, who: str) -> list[float]:
+def _calibrated(raw: list[float], calibrator: Callable[..., Any] | None, *, who: str) -> list[float]:
     if calibrator is not None and raw:
         raw = [float(x) for x in calibrator(raw)]
     for x in raw:

@@ -19,7 +19,7 @@ same ids are resampled alike (`ek.compare_estimates` pairs them).
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any
 
 from ek._bootstrap import interval_of, replicate_sums, resampled
 from ek._ppi._columns import Columns
@@ -27,12 +27,12 @@ from ek._ppi._core import Weights
 
 __all__ = ["Replicates", "percentile", "replicate_values"]
 
-Replicates = dict[Optional[int], tuple[list[float], list[float]]]
+Replicates = dict[int | None, tuple[list[float], list[float]]]
 """Group (None: the whole corpus; else a slice code) -> (the estimate's replicate values, the classical ones)."""
 
 
 def replicate_values(
-    proxy: Any, p: Columns, a: Columns, rows: Any, inclusion: Any, lams: dict[Optional[int], Optional[Weights]]
+    proxy: Any, p: Columns, a: Columns, rows: Any, inclusion: Any, lams: dict[int | None, Weights | None]
 ) -> Replicates:
     """``{group: (the estimate's replicate values, the classical ones)}`` for the whole corpus (None) and each slice."""
     import numpy as np

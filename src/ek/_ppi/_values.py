@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from statistics import NormalDist
-from typing import TYPE_CHECKING, Any, Mapping, Optional
+from typing import TYPE_CHECKING, Any
 
 from ek._util import first_repeat, type_name
 
@@ -37,11 +38,11 @@ class CorpusEstimate:
     """
 
     metric: str
-    estimate: Optional[float]
+    estimate: float | None
     interval: tuple[float, float]
     classical: Mapping[str, Any]
-    plug_in: Optional[float]
-    lam: Optional[float]
+    plug_in: float | None
+    lam: float | None
     effective_n: float
     n: int
     N: int
@@ -130,10 +131,10 @@ class AuditPlan:
     ids: tuple[Any, ...]
     probabilities: tuple[float, ...]
     strategy: str = "file"
-    budget: Optional[float] = None
-    N: Optional[int] = None
-    seed: Optional[int] = None
-    min_prob: Optional[float] = None
+    budget: float | None = None
+    N: int | None = None
+    seed: int | None = None
+    min_prob: float | None = None
     detail: Mapping[str, Any] = field(default_factory=dict)
     if TYPE_CHECKING:  # made by __post_init__ and no field: declared for the type checker only
         _lookup: dict[str, float] = field(init=False, repr=False, compare=False)

@@ -21,8 +21,9 @@ Public through `ek.qe`.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Iterable, List, Optional, Tuple, Union, cast
+from typing import Any, ClassVar, cast
 
 from ek._util import is_real, type_name
 from ek.qe._ocr_shape import is_ocr_result, token_confidences
@@ -43,7 +44,7 @@ _NULL = -1
 _Units = tuple[list[str], list[float]]  # a hypothesis read: its tokens and their confidences
 _Slot = tuple[list[int], list[float]]  # each engine's token id there (_NULL: none) and its confidence, so far
 _Op = tuple[str, int, int, int, int]  # an opcode: tag, slots [i1, i2), hypothesis tokens [j1, j2)
-_Pair = Union[tuple[int, Optional[int]], tuple[None, int]]  # a slot and the token placed in it (None: NULL or new)
+_Pair = tuple[int, int | None] | tuple[None, int]  # a slot and the token placed in it (None: NULL or new)
 
 
 @dataclass(frozen=True)
@@ -54,8 +55,8 @@ class RoverSlot:
     score and ``vote_share`` the fraction of engines that voted for it.
     """
 
-    entries: tuple[Optional[str], ...] = ()
-    winner: Optional[str] = None
+    entries: tuple[str | None, ...] = ()
+    winner: str | None = None
     score: float = 0.0
     vote_share: float = 0.0
 
@@ -97,8 +98,8 @@ def rover(
     use_confidence: bool = True,
     conf_weight: float = 0.5,
     null_conf: float = 0.7,
-    tokenize: Optional[Callable[[Any], List[Tuple[Optional[str], float]]]] = None,
-    max_tokens: Optional[int] = DEFAULT_MAX_TOKENS,
+    tokenize: Callable[[Any], list[tuple[str | None, float]]] | None = None,
+    max_tokens: int | None = DEFAULT_MAX_TOKENS,
 ) -> RoverConsensus:
     """Align N hypotheses, vote in every slot, and return the consensus with its agreement.
 
@@ -164,8 +165,8 @@ class AgreementSignal:
     use_confidence: bool = True
     conf_weight: float = 0.5
     null_conf: float = 0.7
-    tokenize: Optional[Callable[[Any], List[Tuple[Optional[str], float]]]] = None
-    max_tokens: Optional[int] = DEFAULT_MAX_TOKENS
+    tokenize: Callable[[Any], list[tuple[str | None, float]]] | None = None
+    max_tokens: int | None = DEFAULT_MAX_TOKENS
 
     def __call__(self, target: Iterable[Any]) -> float:
         """Mean ROVER agreement of the hypotheses in ``target``."""
@@ -184,7 +185,7 @@ class AgreementSignal:
 # --------------------------------------------------------------------------
 
 
-def _read_all(hypotheses: Any, tokenize: Any, max_tokens: Optional[int]) -> list[_Units]:
+def _read_all(hypotheses: Any, tokenize: Any, max_tokens: int | None) -> list[_Units]:
     if isinstance(hypotheses, (str, bytes)) or not hasattr(hypotheses, "__iter__"):
         raise TypeError(
             f"rover() takes a list of hypotheses, got {type_name(hypotheses)}; "
