@@ -68,10 +68,10 @@ def test_evaluate_prints_the_figure_with_its_interval_overall_and_per_slice(caps
         [(r["prediction"], r["gold"], r["slice"]) for r in demo], metric="cer", ids=[r["id"] for r in demo]
     )
     low, high = report.interval()
-    assert re.search(rf"^all\s+80\s+{cer:.4f}\s+\[{low:.4f}, {high:.4f}\]$", out, re.M)
+    assert re.search(rf"^all\s+80\s+{cer:.4f}\s+\[{low:.4f}, {high:.4f}\]$", out, re.MULTILINE)
     low, high = report.interval(slice="clean_print")
     assert re.search(
-        rf"^clean_print\s+40\s+{report.per_slice['clean_print']:.4f}\s+\[{low:.4f}, {high:.4f}\]$", out, re.M
+        rf"^clean_print\s+40\s+{report.per_slice['clean_print']:.4f}\s+\[{low:.4f}, {high:.4f}\]$", out, re.MULTILINE
     )
     assert "missing: 0" in out and "extra: 0" in out and "95% interval" in out
 
@@ -218,7 +218,9 @@ def test_compare_reports_delta_interval_p_and_verdict(capsys):
     assert data["per_slice"]["clean_print"]["verdict"] == "no detectable difference"
     assert data["runs"]["b"]["interval"] == list(b.interval())
     code, out, _ = run(capsys, "compare", GOLD, GOLD, PRED_B)
-    assert code == 0 and re.search(r"^all\s+80\s+0\.0410\s+0\.0236\s+-0\.0174\s+\[-0\.\d{4}, -0\.\d{4}\]", out, re.M)
+    assert code == 0 and re.search(
+        r"^all\s+80\s+0\.0410\s+0\.0236\s+-0\.0174\s+\[-0\.\d{4}, -0\.\d{4}\]", out, re.MULTILINE
+    )
 
 
 def test_fail_on_regression_exits_one_when_b_is_worse(capsys):

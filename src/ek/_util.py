@@ -127,14 +127,14 @@ def rehome(namespace: dict[str, Any]) -> None:
 
 def _resolve_annotations(cls: type, module: str) -> None:
     """Turn the string annotations of ``cls`` into the objects they name in ``module`` (those it can)."""
-    own = cls.__dict__.get("__annotations__")
+    own = cls.__dict__.get("__annotations__")  # noqa: RUF063 - the raw strings, not evaluated
     defining = sys.modules.get(module)
     if not own or defining is None:
         return
     for field_name, hint in own.items():
         if isinstance(hint, str):
             try:
-                own[field_name] = eval(hint, vars(defining), dict(vars(cls)))  # noqa: S307 - what typing does
+                own[field_name] = eval(hint, vars(defining), dict(vars(cls)))  # what typing does
             except Exception:  # noqa: S112 - a name the module binds later: left for typing to find
                 continue
 

@@ -151,7 +151,7 @@ def replicate_sums(
     ]
 
     def block_sums(block: tuple[Any, ...]) -> Any:
-        g, chunks = block
+        _g, chunks = block
         weigh = _Weigher(replicates, _CHUNK)
         out = np.zeros((replicates, k + 1), dtype=sums.dtype)
         for rows in chunks:
