@@ -15,7 +15,8 @@ one list of what ``ek`` exposes.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Optional
+from collections.abc import Callable
+from typing import Any, Optional
 
 from ek.cli import Outcome, audit_plan, benchmark, compare, estimate, evaluate
 from ek.cli import normalize_steps as _steps

@@ -63,7 +63,7 @@ def regions(text: str, label: str) -> list[Unit]:
 class _Node:
     """An hOCR element being read: its class, id, confidence, text parts and finer nodes."""
 
-    __slots__ = ("kind", "id", "conf", "parts", "children")
+    __slots__ = ("children", "conf", "id", "kind", "parts")
 
     def __init__(self, kind: str, id: str | None, conf: float | None = None) -> None:
         self.kind, self.id, self.conf = kind, id, conf

@@ -80,7 +80,7 @@ def integer(el: ET.Element, attr: str, label: str, owner: Callable[[], str] | No
 def equivs(el: ET.Element, ns: str, label: str) -> list[Equiv]:
     """``(index, conf, text or None)`` of each TextEquiv of ``el``, checked; text None when it has no Unicode."""
     found: list[Equiv] = []
-    owner = lambda: f"<TextEquiv> of {describe(el)}"
+    owner = lambda: f"<TextEquiv> of {describe(el)}"  # noqa: E731 - named only for a message
     for te in el.findall(ns + "TextEquiv"):
         conf = confidence(te.get("conf"), label, owner, "conf")
         unicode = te.find(ns + "Unicode")
@@ -112,12 +112,17 @@ def ordered_refs(
         if name.startswith("Ordered"):
             if not keep_unindexed:
                 members = [c for c in members if c.get("index") is not None]
-            members.sort(key=lambda c: integer(c, "index", label, lambda: _ro_member(c)))
+            members.sort(key=lambda c: _member_index(c, label))
         stack.extend(reversed(members))
     return refs
 
 
 # ---------------------------------------------------------------------------
+
+
+def _member_index(el: ET.Element, label: str) -> int:
+    """The ``@index`` of a ReadingOrder group member (UNINDEXED when absent), checked."""
+    return integer(el, "index", label, lambda: _ro_member(el))
 
 
 def _ro_member(el: ET.Element) -> str:

@@ -214,9 +214,12 @@ def _line_of_failure(text: str, exc: BaseException) -> str:
     if isinstance(exc, RecursionError):
         at = _too_deep_at(text, sys.getrecursionlimit() // 2)
     else:
-        found = re.search(r"\d{%d,}" % (sys.get_int_max_str_digits() + 1), text)
+        found = re.search(rf"\d{{{sys.get_int_max_str_digits() + 1},}}", text)
         at = found.start() if found else -1
-    return "" if at < 0 else " line %d" % (text.count("\n", 0, at) + 1)
+    if at < 0:
+        return ""
+    line = text.count("\n", 0, at) + 1
+    return f" line {line}"
 
 
 def _too_deep_at(text: str, depth: int) -> int:

@@ -321,7 +321,7 @@ def _slices(table: Table, label: str, slice_field: str | None, role: str) -> tup
 def _document_id(name: str) -> str:
     """NAME of ``NAME.gt.txt``, ``NAME.txt``, ``NAME.xml``, ...: the last extension and a ``.gt`` go."""
     stem = name.rsplit(".", 1)[0] if "." in name else name
-    return stem[:-3] if stem.endswith(".gt") else stem
+    return stem.removesuffix(".gt")
 
 
 def _from_folder(path: str, label: str, role: str, reading: _Reading) -> Side:

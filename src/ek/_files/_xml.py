@@ -53,7 +53,7 @@ def read(
     """(format, schema version, reading) of a PAGE or ALTO document."""
     root = parse(data, label)
     ns, _, local = root.tag[1:].partition("}") if root.tag.startswith("{") else ("", "", root.tag)
-    prefix = "{%s}" % ns if ns else ""
+    prefix = f"{{{ns}}}" if ns else ""
     if local == "PcGts":
         if ns not in PAGE_NAMESPACES:
             raise _unknown_namespace(label, "PAGE", ns, PAGE_NAMESPACES)
