@@ -71,9 +71,8 @@ class _Node:
         self.children: list[_Node] = []
 
 
-_RAW_NODE = _Node(
-    "raw", None
-)  # stands on the "raw" stack for an open script or style element: only its presence counts
+# Stands on the "raw" stack for an open script or style element: only its presence counts.
+_RAW_NODE = _Node("raw", None)
 
 
 class _Parser(HTMLParser):
