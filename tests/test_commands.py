@@ -594,6 +594,31 @@ def test_the_text_level_read_is_in_the_header_and_the_json(capsys, tmp_path):
     assert out.splitlines()[1] == "settings: normalize nfc | text level line | profile none"
 
 
+def test_regions_read_at_another_level_are_said_in_the_header_the_json_and_the_page(capsys, tmp_path):
+    # issue 19: the header and the JSON say which level was used; region r2 has no line, so --text-level line
+    # reads it at region level, and the run must not claim "line" for all of it
+    gold = put(
+        tmp_path / "gt.xml",
+        f'<PcGts xmlns="{PAGE_NS}"><Page><TextRegion id="r1"><TextLine id="l1"><TextEquiv><Unicode>Hello'
+        '</Unicode></TextEquiv></TextLine></TextRegion><TextRegion id="r2"><TextEquiv><Unicode>world</Unicode>'
+        "</TextEquiv></TextRegion></Page></PcGts>",
+    )
+    pred = put(tmp_path / "ocr.txt", "Hello\nworld\n")
+    page = tmp_path / "page.html"
+    data = run_json(capsys, "evaluate", gold, pred, "--text-level", "line", "--html", page)
+    assert data["aggregate"] == 0.0 and data["text_level"] == "line"
+    assert data["fallbacks"] == [{"side": "gold", "id": "gt", "region": "r2", "level": "region"}]
+    said = "line, but 1 region read at another level (gold gt region r2 at region level)"
+    assert f"<dt>text level</dt><dd>{said}</dd>" in page.read_text(encoding="utf-8")
+    _, out, _ = run(capsys, "evaluate", gold, pred, "--text-level", "line")
+    assert out.splitlines()[1] == f"settings: normalize nfc | text level {said} | profile none"
+    _, out, _ = run(capsys, "compare", gold, pred, pred, "--text-level", "line")
+    assert out.splitlines()[1] == f"settings: normalize nfc | text level {said} | profile none"  # gold's, once
+    default = run_json(capsys, "evaluate", gold, pred)  # the default rule: line, r2 falling back to its region text
+    assert default["text_level"] == "line" and default["fallbacks"] == data["fallbacks"]
+    assert run_json(capsys, "evaluate", two_level_page(tmp_path), pred)["fallbacks"] == []
+
+
 @pytest.mark.skipif(
     "profile" not in inspect.signature(evaluate_joined).parameters,
     reason="needs evaluate_joined(profile=, words=) from h-profile (contract B)",

@@ -9,7 +9,7 @@ import math
 import numbers
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from types import MappingProxyType
 from typing import Any, TypeGuard
@@ -43,15 +43,6 @@ def import_optional(package: str, *, extra: str, feature: str = "") -> Any:
             f"{what} needs the optional package {package!r}, which is not installed. "
             f"Install it with: {install_hint(extra)}"
         ) from exc
-
-
-def check_finite(values: Iterable[float], *, name: str) -> None:
-    """Raise ValueError naming the first NaN or infinite entry of ``values``."""
-    for i, v in enumerate(values):
-        if not math.isfinite(v):
-            raise ValueError(
-                f"{name}[{i}] is {v!r}; every entry must be a finite number. Drop or impute the missing values first."
-            )
 
 
 class FrozenMappings:
@@ -220,6 +211,20 @@ def describe_text_level(level: Any) -> str:
         f"{names.get(side, side)}: {describe_text_level(v) if v is not None else 'plain text'}"
         for side, v in level.items()
     )
+
+
+def describe_fallbacks(level: str, fallbacks: Sequence[Mapping[str, Any]], shown: int = 3) -> str:
+    """``level`` (a text level in words), then the regions read at another level, when there are any.
+
+    >>> describe_fallbacks("line", [{"side": "gold", "id": "a", "region": "r2", "level": "region"}])
+    'line, but 1 region read at another level (gold a region r2 at region level)'
+    """
+    if not fallbacks:
+        return level
+    named = "; ".join(f"{f['side']} {f['id']} region {f['region']} at {f['level']} level" for f in fallbacks[:shown])
+    more = f"; {len(fallbacks) - shown} more in --json under fallbacks" if len(fallbacks) > shown else ""
+    n = len(fallbacks)
+    return f"{level}, but {n} region{'s' if n != 1 else ''} read at another level ({named}{more})"
 
 
 def _cell(value: Any) -> str:

@@ -249,11 +249,6 @@ def id_keys(ids: Sequence[Any]) -> Any:
     return keys
 
 
-def _weights(keys: Any, replicates: int) -> Any:
-    """``(len(keys), replicates)`` uint8 weights (a fresh array; see `_Weigher`)."""
-    return _Weigher(replicates, len(keys))(keys).copy()
-
-
 class _Weigher:
     """Weights of blocks of items, eight per splitmix64 hash of ``key + lane * gamma``, in reused buffers.
 
