@@ -36,6 +36,7 @@ import json
 from typing import Any
 
 from ek._util import rehome, type_name
+from ek.base import Calibrator
 from ek.qe._backends import netcal_calibrator, netcal_ece, sklearn_calibrator
 from ek.qe._binning import bin_sums, curve_from_sums, ece_from_sums
 from ek.qe._families import (
@@ -46,7 +47,6 @@ from ek.qe._families import (
 )
 from ek.qe._records import from_record
 from ek.qe._scalar import IsotonicCalibrator, PlattCalibrator, TemperatureCalibrator
-from ek.base import Calibrator
 from ek.registry import register
 
 __all__ = [
