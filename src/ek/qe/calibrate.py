@@ -33,6 +33,7 @@ True
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from ek._util import rehome, type_name
@@ -76,7 +77,9 @@ DEFAULT_N_BINS = 10
 # --------------------------------------------------------------------------
 
 
-def expected_calibration_error(probs: Any, correct: Any, *, n_bins: int = DEFAULT_N_BINS) -> float:
+def expected_calibration_error(
+    probs: Iterable[float], correct: Iterable[bool | int], *, n_bins: int = DEFAULT_N_BINS
+) -> float:
     """Expected calibration error: the bin-weighted gap between confidence and accuracy (lower is better).
 
     Predictions fall into ``n_bins`` equal-width confidence bins; the result
@@ -90,7 +93,9 @@ def expected_calibration_error(probs: Any, correct: Any, *, n_bins: int = DEFAUL
     return ece_from_sums(*bin_sums(probs, correct, n_bins=n_bins, owner="expected_calibration_error()"))
 
 
-def reliability_curve(probs: Any, correct: Any, *, n_bins: int = DEFAULT_N_BINS) -> list[dict[str, float]]:
+def reliability_curve(
+    probs: Iterable[float], correct: Iterable[bool | int], *, n_bins: int = DEFAULT_N_BINS
+) -> list[dict[str, float]]:
     """One ``{confidence, accuracy, count}`` dict per non-empty bin, for a reliability diagram.
 
     ``confidence`` is the bin's mean probability and ``accuracy`` its share
