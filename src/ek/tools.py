@@ -9,6 +9,7 @@ one list of what ``ek`` exposes.
     ek compare gold.jsonl pred_a.jsonl pred_b.jsonl
     ek estimate pred.jsonl --proxy other_engine.jsonl --audit audited_gold.jsonl
     ek benchmark gold.jsonl --engine tesseract --engine rapidocr
+    ek monitor NAME --window day.jsonl --audit labels.jsonl --html history.html
     ek where
 """
 
@@ -32,6 +33,7 @@ __all__ = [
     "engines",
     "estimate",
     "evaluate",
+    "monitor",
     "pass_k",
     "rover",
     "version",
@@ -160,6 +162,35 @@ _check_command.__name__ = "check"
 _check_command.__doc__ = check.__doc__
 
 
+def monitor(
+    name: str,
+    *,
+    window: Optional[str] = None,
+    audit: Optional[str] = None,
+    time: Optional[str] = None,
+    report: bool = False,
+    json: Optional[str] = None,
+    html: Optional[str] = None,
+    rootdir: Optional[str] = None,
+) -> Outcome:
+    """Append a window to the stored monitor NAME (or --report its history): is the gate keeping its promise?
+
+    --window FILE.jsonl holds one item a line (``id``, ``signals``, optional
+    ``time``); --audit FILE.jsonl labels (``id``, ``correct``) for items of
+    this window or earlier ones; --time T the window's time (a number or
+    an ISO date) when the items have none. Prints the window's and the
+    cumulative figures, the anytime-valid bands and any alarm; --json and
+    --html write the report and the history page; --report only reads.
+    Create the monitor in Python: ek.qe.monitor.Monitor(..., name=NAME).
+    Exit 1 while an alarm stands, 2 on bad input (nothing stored).
+    """
+    from ek.cli._commands._monitor import run_monitor
+
+    return run_monitor(
+        name, window=window, audit=audit, time=time, report=report, json_path=json, html_path=html, rootdir=rootdir
+    )
+
+
 def _demo() -> str:
     """Score the bundled demo corpus and print the results."""
     from ek.cli import demo
@@ -177,6 +208,7 @@ _dispatch_funcs = [
     estimate,
     audit_plan,
     benchmark,
+    monitor,
     where,
     version,
     rover,

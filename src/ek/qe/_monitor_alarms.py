@@ -73,7 +73,7 @@ def advance(previous: dict[str, Any], rows: Rows, promise: Any, alpha: float) ->
         a = alpha * SPLIT["risk"]
         low, high = _bounds(x, a)
         out["risk"] = [max(previous["risk"][0], low), min(previous["risk"][1], high)]
-        out["n_risk"] = int(len(x))
+        out["n_risk"] = len(x)
         if not previous["risk_alarm"] and len(x) and _excluded(x, a, level):
             out["risk_alarm"] = True
             fired.append("risk")
@@ -81,7 +81,7 @@ def advance(previous: dict[str, Any], rows: Rows, promise: Any, alpha: float) ->
     a = alpha * SPLIT["calibration"] / 2
     low, high = _bounds(z, a)
     out["calibration"] = [max(previous["calibration"][0], 2 * low - 1), min(previous["calibration"][1], 2 * high - 1)]
-    out["n_calibration"] = int(len(z))
+    out["n_calibration"] = len(z)
     if not previous["calibration_alarm"] and (out["calibration"][0] > 0 or out["calibration"][1] < 0):
         out["calibration_alarm"] = True
         fired.append("calibration")

@@ -285,8 +285,9 @@ class Book:
             **{k: self.settings[k] for k in ("signals", "n_calibration", "alpha", "level", "format")},
             "calibrator": self.settings["calibrator"].get("kind"),
             "gate": (self.settings["gate"] or {}).get("kind"),
-            "promise": None if promise is None else {"quantity": promise[0], "level": promise[1],
-                                                     "means": QUANTITIES[promise[0]]},  # fmt: skip
+            "promise": None
+            if promise is None
+            else {"quantity": promise[0], "level": promise[1], "means": QUANTITIES[promise[0]]},
             "alpha_split": {k: v * self.settings["alpha"] for k, v in alarms.SPLIT.items()},
         }
 
@@ -298,9 +299,11 @@ class Book:
 
 def _notes(book: Book) -> tuple[str, ...]:
     out = [
-        "Window intervals are fixed-time (level "
-        f"{book.settings['level']}); the alarms come from anytime-valid confidence sequences, with a "
-        f"false-alarm probability of at most {book.settings['alpha']} over the whole stream.",
+        (
+            f"Window intervals are fixed-time (level {book.settings['level']}); the alarms come from anytime-valid "
+            f"confidence sequences, with a false-alarm probability of at most {book.settings['alpha']} over the "
+            "whole stream."
+        ),
         "KS p-values are per window and not valid under repeated looks: drift is a diagnostic.",
     ]
     if book.promise is None:

@@ -53,7 +53,7 @@ def window_sums(p: Any, codes: Any) -> dict[str, Any]:
     counts = np.bincount(codes, minlength=3)
     q = 1.0 - p[codes == 0]
     return {
-        "n": int(len(p)),
+        "n": len(p),
         "accept": int(counts[0]),
         "flag": int(counts[1]),
         "block": int(counts[2]),
@@ -85,7 +85,7 @@ def risk(sums: dict[str, Any], rows: Rows, level: float) -> dict[str, Any]:
     from ek._ppi._core import Moments, estimate, normal_interval, without
 
     big_n, accepted = sums["accept"], rows.where(rows.decision == 0)
-    out: dict[str, Any] = {"N": big_n, "n_audited": int(len(accepted.p))}
+    out: dict[str, Any] = {"N": big_n, "n_audited": len(accepted.p)}
     if not big_n:
         return {**out, "estimate": None, "interval": None, "basis": "no accepted items"}
     if len(accepted.p) < 2:
@@ -113,14 +113,16 @@ def calibration(rows: Rows, level: float) -> dict[str, Any]:
     """ECE and calibration-in-the-large (mean of ``p - correct``) on the audited rows."""
     import numpy as np
 
-    n = int(len(rows.p))
+    n = len(rows.p)
     if not n:
         return {"n_audited": 0, "ece": None, "gap": None, "gap_interval": None}
     p, y = rows.p, rows.correct.astype(np.float64)
     edges = np.linspace(0.0, 1.0, ECE_BINS + 1)[1:-1]
     ids = np.searchsorted(edges, p, side="left")
     count = np.bincount(ids, minlength=ECE_BINS)
-    gap_per_bin = np.abs(np.bincount(ids, weights=p, minlength=ECE_BINS) - np.bincount(ids, weights=y, minlength=ECE_BINS))
+    gap_per_bin = np.abs(
+        np.bincount(ids, weights=p, minlength=ECE_BINS) - np.bincount(ids, weights=y, minlength=ECE_BINS)
+    )
     diff = p - y
     gap = float(diff.mean())
     interval = None

@@ -28,7 +28,15 @@ from ek._util import type_name
 from ek.qe._families import SignalFamilyCalibrator
 from ek.qe._records import from_record
 
-__all__ = ["QUANTITIES", "calibrate", "calibrator_record", "decide", "default_promise", "gate_from_record", "gate_record"]
+__all__ = [
+    "QUANTITIES",
+    "calibrate",
+    "calibrator_record",
+    "decide",
+    "default_promise",
+    "gate_from_record",
+    "gate_record",
+]
 
 QUANTITIES = {
     "accepted_error": "error rate among accepted items",
@@ -53,8 +61,8 @@ def decide(gate: Any, p: Any) -> Any:
     """Decision codes (0 accept, 1 flag, 2 block) of the calibrated probabilities ``p``."""
     import numpy as np
 
-    from ek.qe.decide import ConformalGate, CostSensitiveGate, RiskControlGate
     from ek.qe._checks import one_minus
+    from ek.qe.decide import ConformalGate, CostSensitiveGate, RiskControlGate
 
     if gate is None:
         return np.zeros(len(p), dtype=np.int64)
@@ -99,8 +107,8 @@ def calibrator_record(calibrator: Any) -> dict[str, Any]:
 
 def gate_record(gate: Any) -> dict[str, Any] | None:
     """The gate as plain numbers (None for no gate)."""
-    from ek.qe.decide import ConformalGate, CostSensitiveGate, RiskControlGate, _zero_one
     from ek.qe._checks import one_minus
+    from ek.qe.decide import ConformalGate, CostSensitiveGate, RiskControlGate, _zero_one
 
     if gate is None:
         return None

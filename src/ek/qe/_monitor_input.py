@@ -82,7 +82,9 @@ def read_audit(audit: Any) -> dict[str, bool]:
     else:
         for k, record in enumerate(audit):
             if not isinstance(record, Mapping) or "id" not in record or "correct" not in record:
-                raise ValueError(f"audit record {k} is {record!r:.80}; each needs an 'id' and a 'correct' (true/false).")
+                raise ValueError(
+                    f"audit record {k} is {record!r:.80}; each needs an 'id' and a 'correct' (true/false)."
+                )
             pairs.append((record["id"], record["correct"], f"audit record {k} (id {record['id']!r})"))
     out: dict[str, bool] = {}
     for raw_id, correct, where in pairs:

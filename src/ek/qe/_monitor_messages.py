@@ -52,7 +52,7 @@ def refit_hint(book: Any, last: int) -> str:
     cls = _CLASSES.get(kind, "PlattCalibrator")
     names = book.names
     if cls == "SignalFamilyCalibrator":
-        data = f"[dict(zip(signals, row)) for row in zip(*signals.values())]"
+        data = "[dict(zip(signals, row)) for row in zip(*signals.values())]"
     else:
         data = f"signals[{names[0]!r}]"
     return (

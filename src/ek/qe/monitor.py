@@ -57,7 +57,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ek._util import type_name
-from ek.qe import _monitor_alarms as alarms
 from ek.qe._monitor_gates import QUANTITIES, calibrator_record, default_promise, gate_record
 from ek.qe._monitor_state import FORMAT, MonitorStore
 
@@ -338,4 +337,3 @@ def _same_settings(name: str | None, stored: dict[str, Any], settings: dict[str,
                 f"Monitor ({settings.get(key)!r:.80}); continue it with Monitor.load({name!r}), or give this "
                 "monitor a new name (a re-fitted calibrator starts a new monitor)."
             )
-
