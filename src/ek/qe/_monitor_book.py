@@ -103,12 +103,7 @@ class Book:
             )
         codes = decide(self.gate, p)
         columns = {name: window.signals[:, k] for k, name in enumerate(self.names)}
-        table = {
-            "ids": window.ids,
-            "p": p.tolist(),
-            "decision": codes.tolist(),
-            "signals": {name: col.tolist() for name, col in columns.items()},
-        }
+        table = {"ids": window.ids, "p": p, "decision": codes, "signals": columns}
         ks = {name: list(drift.ks_test(self.cal[name], col)) for name, col in columns.items()}
         record = {
             "index": len(self.windows),
@@ -153,7 +148,7 @@ class Book:
             if not pending:
                 break
             if table is None:  # a committed window: its index is kept
-                table = self._table(w)
+                table = self.table(w)
                 if w not in self._indexes:
                     self._indexes[w] = {item: k for k, item in enumerate(table["ids"])}
                 index = self._indexes[w]
@@ -177,14 +172,14 @@ class Book:
             w, table, k = found[item]
             rows["id"].append(item)
             rows["window"].append(w)
-            rows["p"].append(table["p"][k])
-            rows["decision"].append(table["decision"][k])
+            rows["p"].append(float(table["p"][k]))
+            rows["decision"].append(int(table["decision"][k]))
             rows["correct"].append(labels[item])
             for name in self.names:
-                rows["signals"][name].append(table["signals"][name][k])
+                rows["signals"][name].append(float(table["signals"][name][k]))
         return rows
 
-    def _table(self, w: int) -> dict[str, Any]:
+    def table(self, w: int) -> dict[str, Any]:
         if w not in self.tables:
             if self.store is None:
                 raise KeyError(w)

@@ -7,11 +7,18 @@ of one window, or of any set of windows, is computed here from those, so a
 cumulative figure and a merged monitor's figure are the same function of
 added sums.
 
-* Error rate among accepted items: with audited accepted items, the
-  prediction-powered estimate (PPI++, `ek._ppi._core`: proxy ``1 - p``,
-  gold ``1 - correct``, ``λ`` tuned) with its normal interval at ``level``;
-  without, the mean of ``1 - p`` (what the calibrated probabilities alone
-  claim), with no interval. Both intervals are fixed-time: for decisions
+* Error rate among accepted items: with two or more audited accepted
+  items, the prediction-powered estimate (`ek._ppi._core`: proxy ``1 - p``,
+  gold ``1 - correct``, ``λ = 1``, see `LAM`) with its normal interval at
+  ``level``, whose standard error is at least
+  ``sqrt(mean(p (1 - p)) / n)`` over the ``n`` audited accepted items: the
+  rectifier's spread if the probabilities are calibrated. Without the
+  floor, a window whose 20 audited accepted items show no error gets a
+  zero-width interval (its sample spread is 0): simulated at 50 audits a
+  window and a 5.6% error rate, the plain interval covered the window's
+  error rate in 69% of windows, the floored one in all of 1,000. Without
+  audits, the mean of ``1 - p`` (what the calibrated probabilities alone
+  claim), with no interval. These intervals are fixed-time: for decisions
   over time read the confidence sequences.
 * Calibration on the audited items: ECE (the bins of
   `ek.qe.expected_calibration_error`) and calibration-in-the-large, the
@@ -25,9 +32,16 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
 
-__all__ = ["ECE_BINS", "Rows", "calibration", "merge_sums", "risk", "shares", "window_sums"]
+__all__ = ["ECE_BINS", "LAM", "Rows", "calibration", "merge_sums", "risk", "shares", "window_sums"]
 
 ECE_BINS = 10
+LAM = 1.0
+"""Weight of the calibrated probabilities in the prediction-powered estimate (plain PPI).
+
+PPI++'s tuned weight is 0 whenever a window's audit shows no error (no
+covariance to learn from), which throws the proxy away exactly when errors
+are rare; the calibrated probability is the proxy the gate itself trusts.
+"""
 """Equal-width bins of the ECE (those of `ek.qe.expected_calibration_error`)."""
 
 DECISIONS = ("accept", "flag", "block")
@@ -97,14 +111,15 @@ def risk(sums: dict[str, Any], rows: Rows, level: float) -> dict[str, Any]:
     )
     proxy = np.column_stack([1.0 - accepted.p, np.ones(len(accepted.p))])
     gold = np.column_stack([1.0 - accepted.correct, np.ones(len(accepted.p))])
-    fig = estimate(without(whole, _moments(proxy)), proxy, gold, _ratio)
-    low, high = normal_interval(fig.estimate, fig.std_error, level)
+    fig = estimate(without(whole, _moments(proxy)), proxy, gold, _ratio, lam=LAM)
+    floor = math.sqrt(float((accepted.p * (1.0 - accepted.p)).mean()) / len(accepted.p))
+    low, high = normal_interval(fig.estimate, max(fig.std_error, floor), level)
     return {
         **out,
         "estimate": fig.estimate,
         "interval": [max(0.0, low), min(1.0, high)] if math.isfinite(low) else None,
+        "std_error": fig.std_error,
         "basis": "prediction-powered (audited items correct the calibrated probabilities)",
-        "lam": fig.lam,
         "audit_only": fig.classical,
     }
 

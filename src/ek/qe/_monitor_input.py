@@ -38,7 +38,45 @@ class Window:
 
 
 def read_window(items: Iterable[Any], names: list[str]) -> Window:
-    """The checked items of a window, their signals as columns in ``names`` order."""
+    """The checked items of a window, their signals as columns in ``names`` order.
+
+    A well-formed window is read in a few array passes; any doubt sends it
+    through the item-by-item checks, which name what is wrong.
+    """
+    items = list(items)
+    fast = _read_fast(items, names)
+    return fast if fast is not None else _read_checked(items, names)
+
+
+def _read_fast(items: list[Any], names: list[str]) -> Window | None:
+    """The window when every item is a plain dict with a unique str/int id and finite float/int signals, else None."""
+    import numpy as np
+
+    try:
+        ids = [item["id"] for item in items]
+        signals = [item["signals"] for item in items]
+        rows = [[s[name] for name in names] for s in signals]
+    except (TypeError, KeyError, IndexError):
+        return None
+    k = len(names)
+    if {type(i) for i in ids} - {str, int} or "" in ids or len(set(ids)) != len(ids):
+        return None
+    if {type(s) for s in signals} - {dict} or any(len(s) != k for s in signals):
+        return None
+    if {type(v) for row in rows for v in row} - {float, int}:
+        return None
+    matrix = np.asarray(rows, dtype=np.float64).reshape(len(ids), k)
+    if not np.isfinite(matrix).all():
+        return None
+    try:
+        times = {item.get("time") for item in items}
+        latest = None if times == {None} else max(times, key=lambda t: time_key(t, "window item time"))
+    except (TypeError, ValueError):  # a missing, mixed or bad time: the checks below name the item
+        return None
+    return Window([str(i) for i in ids], matrix, latest)
+
+
+def _read_checked(items: list[Any], names: list[str]) -> Window:
     import numpy as np
 
     ids: list[str] = []

@@ -56,7 +56,7 @@ def _check_disjoint(books: list[Any]) -> None:
     seen: dict[str, int] = {}
     for b, book in enumerate(books):
         for w in range(len(book.windows)):
-            for item in book._table(w)["ids"]:
+            for item in book.table(w)["ids"]:
                 if seen.setdefault(item, b) != b:
                     raise ValueError(
                         f"Monitor.merge() got item {item!r} in two monitors; merge only monitors of disjoint items "
@@ -69,15 +69,19 @@ def _window(books: list[Any], parts: list[Any], index: int, renumber: dict) -> t
     windows = [(b, u["window"]) for b, u in parts if u["window"] is not None]
     if not windows:
         return None, None
+    import numpy as np
+
     names = books[0].names
-    table: dict[str, Any] = {"ids": [], "p": [], "decision": [], "signals": {name: [] for name in names}}
+    tables = []
     for b, w in windows:
         renumber[(b, w["index"])] = index
-        part = books[b]._table(w["index"])
-        for column in ("ids", "p", "decision"):
-            table[column].extend(part[column])
-        for name in names:
-            table["signals"][name].extend(part["signals"][name])
+        tables.append(books[b].table(w["index"]))
+    table = {
+        "ids": [i for t in tables for i in t["ids"]],
+        "p": np.concatenate([t["p"] for t in tables]),
+        "decision": np.concatenate([t["decision"] for t in tables]),
+        "signals": {name: np.concatenate([t["signals"][name] for t in tables]) for name in names},
+    }
     psi = {name: [sum(c) for c in zip(*(w["psi"][name] for _, w in windows))] for name in names}
     record = {
         "index": index,

@@ -26,12 +26,13 @@ checks that no other process appended since this monitor was loaded.
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from ek._runs import open_run, read_run
 from ek.stores import data_dir, json_store
 
-__all__ = ["FORMAT", "KIND", "MonitorStore"]
+__all__ = ["FORMAT", "KIND", "MonitorStore", "pack_table", "unpack_table"]
 
 KIND = "monitor"
 FORMAT = 1
@@ -100,7 +101,7 @@ class MonitorStore:
                     f"Monitor.load({self.name!r}) and repeat this update."
                 )
             if table is not None:
-                self._tables()[self._table_key(update["window"]["index"])] = table
+                self._tables()[self._table_key(update["window"]["index"])] = pack_table(table)
             run.store.write({f"u{update['index']:06d}": update})
             run.close({"updates": update["index"] + 1, "last_time": update["time"]})
         finally:
@@ -108,7 +109,7 @@ class MonitorStore:
 
     def table(self, window: int) -> dict[str, Any]:
         """The items of window ``window``."""
-        return dict(self._tables()[self._table_key(window)])
+        return unpack_table(self._tables()[self._table_key(window)])
 
     # ------------------------------------------------------------------
 
@@ -132,3 +133,42 @@ class MonitorStore:
 
     def _fix(self) -> str:
         return f"Restore {self.header_path.parent.parent} from a backup, or start a new monitor under another name."
+
+
+def pack_table(table: dict[str, Any]) -> dict[str, Any]:
+    """A window's items as JSON: ids as a list, probabilities and signals as base64 little-endian float64, decisions as digits.
+
+    Binary columns keep a 100,000-item window's write to a few tens of
+    milliseconds (the same numbers as JSON floats take ten times longer to
+    write and read back).
+    """
+    return {
+        "ids": list(table["ids"]),
+        "p": _pack(table["p"]),
+        "decision": "".join(map(str, table["decision"].tolist())),
+        "signals": {name: _pack(col) for name, col in table["signals"].items()},
+    }
+
+
+def unpack_table(record: dict[str, Any]) -> dict[str, Any]:
+    """The table `pack_table` wrote."""
+    import numpy as np
+
+    return {
+        "ids": list(record["ids"]),
+        "p": _unpack(record["p"]),
+        "decision": np.frombuffer(record["decision"].encode("ascii"), dtype=np.uint8).astype(np.int64) - ord("0"),
+        "signals": {name: _unpack(col) for name, col in record["signals"].items()},
+    }
+
+
+def _pack(values: Any) -> str:
+    import numpy as np
+
+    return base64.b64encode(np.ascontiguousarray(values, dtype="<f8").tobytes()).decode("ascii")
+
+
+def _unpack(text: str) -> Any:
+    import numpy as np
+
+    return np.frombuffer(base64.b64decode(text), dtype="<f8").astype(np.float64)
