@@ -25,10 +25,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["PSI_EPSILON", "bin_counts", "decile_edges", "ks_statistic", "ks_test", "psi"]
+__all__ = ["EXACT_MAX", "PSI_EPSILON", "bin_counts", "decile_edges", "ks_statistic", "ks_test", "psi"]
 
 PSI_EPSILON = 1e-4
 """Floor of a bin's share in PSI (an empty bin would make the logarithm infinite)."""
+
+EXACT_MAX = 10_000
+"""Largest sample scipy's ``ks_2samp`` tests exactly by default (its ``method="auto"``)."""
 
 
 def decile_edges(calibration: Any) -> list[float]:
@@ -60,15 +63,25 @@ def psi(expected: list[int], actual: list[int]) -> float | None:
 
 
 def ks_statistic(calibration: Any, window: Any) -> float:
-    """``sup |F_cal - F_window|`` over the pooled values (scipy's statistic, without scipy)."""
+    """``sup |F_cal - F_window|`` over the pooled values, rounded as scipy rounds it (its statistic, without scipy).
+
+    Up to `EXACT_MAX` items a side scipy's default is the exact test, which
+    reports the statistic as ``h / lcm(n1, n2)``; this computes ``h`` in
+    integers. Above, scipy's float difference of the two ECDFs is kept.
+    """
     import numpy as np
 
     a = np.sort(np.asarray(calibration, dtype=np.float64))
     b = np.sort(np.asarray(window, dtype=np.float64))
+    n1, n2 = len(a), len(b)
     pooled = np.concatenate([a, b])
-    fa = np.searchsorted(a, pooled, side="right") / len(a)
-    fb = np.searchsorted(b, pooled, side="right") / len(b)
-    return float(np.max(np.abs(fa - fb)))
+    ca = np.searchsorted(a, pooled, side="right")
+    cb = np.searchsorted(b, pooled, side="right")
+    if max(n1, n2) <= EXACT_MAX:
+        g = math.gcd(n1, n2)
+        h = int(np.max(np.abs(ca.astype(np.int64) * n2 - cb.astype(np.int64) * n1))) // g
+        return h * 1.0 / ((n1 // g) * n2)
+    return float(np.max(np.abs(ca / n1 - cb / n2)))
 
 
 def ks_test(calibration: Any, window: Any) -> tuple[float, float | None]:
