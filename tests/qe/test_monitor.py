@@ -8,20 +8,20 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from ek.qe import (  # noqa: E402
+from ek.qe import (
     ConformalGate,
     CostSensitiveGate,
     PlattCalibrator,
     RiskControlGate,
     expected_calibration_error,
 )
-from ek.qe import _monitor_cs as cs  # noqa: E402
-from ek.qe import _monitor_drift as drift  # noqa: E402
-from ek.qe._monitor_gates import decide  # noqa: E402
-from ek.qe.monitor import Monitor  # noqa: E402
+from ek.qe import _monitor_cs as cs
+from ek.qe import _monitor_drift as drift
+from ek.qe._monitor_gates import decide
+from ek.qe.monitor import Monitor
 
 CAL = PlattCalibrator(a=8.0, b=-4.0)
 
@@ -358,7 +358,7 @@ def test_the_window_time_is_the_latest_item_time():
         [
             {"id": "a", "signals": {"conf": 0.5}, "time": "2026-12-01T08:00"},
             {"id": "b", "signals": {"conf": 0.6}, "time": "2026-12-01T09:30"},
-        ]  # fmt: skip
+        ]
     )
     assert summary.time == "2026-12-01T09:30"
 

@@ -203,8 +203,12 @@ class Book:
         def column(name: str, dtype: Any) -> Any:
             return np.asarray(self.columns[name] + (extra[name] if extra else []), dtype=dtype)
 
-        return figures.Rows(column("window", np.int64), column("p", np.float64), column("decision", np.int64),
-                            column("correct", np.float64))  # fmt: skip
+        return figures.Rows(
+            column("window", np.int64),
+            column("p", np.float64),
+            column("decision", np.int64),
+            column("correct", np.float64),
+        )
 
     def summary(self, w: int, rows: Any = None, fired_by: dict[int, list] | None = None) -> Any:
         from ek.qe.monitor import WindowSummary

@@ -113,8 +113,12 @@ def gate_record(gate: Any) -> dict[str, Any] | None:
     if gate is None:
         return None
     if isinstance(gate, CostSensitiveGate):
-        return {"kind": "cost_sensitive", "rho": float(gate.rho), "block_threshold": gate.block_threshold,
-                "accept_threshold": gate.accept_threshold}  # fmt: skip
+        return {
+            "kind": "cost_sensitive",
+            "rho": float(gate.rho),
+            "block_threshold": gate.block_threshold,
+            "accept_threshold": gate.accept_threshold,
+        }
     if isinstance(gate, RiskControlGate) and gate.loss is _zero_one:
         gate._require_fit()
         return {"kind": "risk_control", "target": gate.target, "lam": float(gate.lam)}

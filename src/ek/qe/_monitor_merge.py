@@ -100,8 +100,9 @@ def _rows(parts: list[Any], renumber: dict, names: list[str]) -> dict[str, Any]:
         rows = update["audits"]
         for k, item in enumerate(rows["id"]):
             values = [rows["signals"][name][k] for name in names]
-            flat.append((item, renumber[(b, rows["window"][k])], rows["p"][k], rows["decision"][k],
-                         rows["correct"][k], values))  # fmt: skip
+            flat.append(
+                (item, renumber[(b, rows["window"][k])], rows["p"][k], rows["decision"][k], rows["correct"][k], values)
+            )
     flat.sort(key=lambda r: r[0])
     out: dict[str, Any] = {"id": [], "window": [], "p": [], "decision": [], "correct": []}
     out["signals"] = {name: [] for name in names}

@@ -15,8 +15,13 @@ from ek.qe._monitor_gates import QUANTITIES
 
 __all__ = ["alarm", "refit_hint"]
 
-_CLASSES = {"platt": "PlattCalibrator", "isotonic": "IsotonicCalibrator", "temperature": "TemperatureCalibrator",
-            "signal_family": "SignalFamilyCalibrator", "group": "GroupCalibrator"}  # fmt: skip
+_CLASSES = {
+    "platt": "PlattCalibrator",
+    "isotonic": "IsotonicCalibrator",
+    "temperature": "TemperatureCalibrator",
+    "signal_family": "SignalFamilyCalibrator",
+    "group": "GroupCalibrator",
+}
 
 
 def alarm(kind: str, update: dict[str, Any], book: Any) -> Any:

@@ -116,8 +116,16 @@ def _risk(data: dict[str, Any]) -> str:
         bands.append(("anytime band of the promise", [w["sequence"]["risk"] for w in windows], "#b3261e"))
         hlines.append((f"promised {promise['means']}", promise["level"]))
     marks = _alarm_marks(data, "risk")
-    chart = _chart("risk-chart", "Estimated error rate among accepted items", windows,
-                   lines=[("estimate", estimates)], bands=bands, hlines=hlines, marks=marks, pct=True)  # fmt: skip
+    chart = _chart(
+        "risk-chart",
+        "Estimated error rate among accepted items",
+        windows,
+        lines=[("estimate", estimates)],
+        bands=bands,
+        hlines=hlines,
+        marks=marks,
+        pct=True,
+    )
     note = (
         '<p class="note">Dots: each window\'s estimate (prediction-powered where it has audited accepted items, '
         "else the calibrated probabilities' claim). Blue band: its fixed-time interval. Red band: the anytime-valid "
@@ -131,9 +139,16 @@ def _calibration(data: dict[str, Any]) -> str:
     gaps = [w["calibration"].get("gap") for w in windows]
     eces = [w["calibration"].get("ece") for w in windows]
     bands = [("anytime band of the gap", [w["sequence"]["calibration"] for w in windows], "#b3261e")]
-    return _chart("calibration-chart", "Calibration on the audited items: mean of p - correct, and ECE", windows,
-                  lines=[("gap (p - correct)", gaps), ("ECE", eces)], bands=bands, hlines=[("0", 0.0)],
-                  marks=_alarm_marks(data, "calibration"), pct=False)  # fmt: skip
+    return _chart(
+        "calibration-chart",
+        "Calibration on the audited items: mean of p - correct, and ECE",
+        windows,
+        lines=[("gap (p - correct)", gaps), ("ECE", eces)],
+        bands=bands,
+        hlines=[("0", 0.0)],
+        marks=_alarm_marks(data, "calibration"),
+        pct=False,
+    )
 
 
 def _drift(data: dict[str, Any]) -> str:
@@ -221,13 +236,17 @@ def _chart(
     for label, band, color in bands:
         body.append(_band_polygon(label, band, color, x, y))
     for label, level in hlines:
-        body.append(f'<line class="rule" x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{y(level):.1f}" y2="{y(level):.1f}" '
-                    f'stroke="#5b6270" stroke-dasharray="5 4"><title>{esc(label)}</title></line>')  # fmt: skip
+        body.append(
+            f'<line class="rule" x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{y(level):.1f}" y2="{y(level):.1f}" '
+            f'stroke="#5b6270" stroke-dasharray="5 4"><title>{esc(label)}</title></line>'
+        )
     for k, (label, vs) in enumerate(lines):
         body.append(_line(label, vs, _COLORS[k % len(_COLORS)], x, y, pct, dots=n <= 120))
     for label, i in marks:
-        body.append(f'<line class="mark alarm-mark" x1="{x(i):.1f}" x2="{x(i):.1f}" y1="{_TOP}" y2="{_H - _BOTTOM}" '
-                    f'stroke="#b3261e" stroke-width="2" data-window="{i}"><title>{esc(label)}</title></line>')  # fmt: skip
+        body.append(
+            f'<line class="mark alarm-mark" x1="{x(i):.1f}" x2="{x(i):.1f}" y1="{_TOP}" y2="{_H - _BOTTOM}" '
+            f'stroke="#b3261e" stroke-width="2" data-window="{i}"><title>{esc(label)}</title></line>'
+        )
     legend = " · ".join(esc(label) for label, _ in lines)
     return (
         f'<svg class="chart" id="{esc(chart_id)}" role="img" viewBox="0 0 {_W} {_H}" width="{_W}" height="{_H}" '
@@ -237,8 +256,10 @@ def _chart(
 
 
 def _axes(windows: list[dict[str, Any]], low: float, high: float, x: Any, y: Any, pct: bool) -> list[str]:
-    out = [f'<line class="axis" x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{_H - _BOTTOM}" y2="{_H - _BOTTOM}"/>',
-           f'<line class="axis" x1="{_LEFT}" x2="{_LEFT}" y1="{_TOP}" y2="{_H - _BOTTOM}"/>']  # fmt: skip
+    out = [
+        f'<line class="axis" x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{_H - _BOTTOM}" y2="{_H - _BOTTOM}"/>',
+        f'<line class="axis" x1="{_LEFT}" x2="{_LEFT}" y1="{_TOP}" y2="{_H - _BOTTOM}"/>',
+    ]
     for k in range(5):
         v = low + (high - low) * k / 4
         out.append(f'<text x="{_LEFT - 6}" y="{y(v) + 4:.1f}" text-anchor="end">{esc(_fmt(v, pct))}</text>')
@@ -257,8 +278,10 @@ def _band_polygon(label: str, band: list[Any], color: str, x: Any, y: Any) -> st
         return ""
     upper = " ".join(f"{x(i):.1f},{y(b[1]):.1f}" for i, b in points)
     lower = " ".join(f"{x(i):.1f},{y(b[0]):.1f}" for i, b in reversed(points))
-    return (f'<polygon class="band" points="{upper} {lower}" fill="{color}" fill-opacity="0.15" stroke="{color}" '
-            f'stroke-opacity="0.5"><title>{esc(label)}</title></polygon>')  # fmt: skip
+    return (
+        f'<polygon class="band" points="{upper} {lower}" fill="{color}" fill-opacity="0.15" stroke="{color}" '
+        f'stroke-opacity="0.5"><title>{esc(label)}</title></polygon>'
+    )
 
 
 def _line(label: str, values: list[Any], color: str, x: Any, y: Any, pct: bool, *, dots: bool) -> str:
@@ -271,14 +294,21 @@ def _line(label: str, values: list[Any], color: str, x: Any, y: Any, pct: bool, 
         + f"<title>{esc(label)}</title></polyline>"
     ]
     if dots:
-        out += [f'<circle class="mark dot" cx="{x(i):.1f}" cy="{y(v):.1f}" r="3" fill="{color}">'
-                f"<title>{esc(label)}: {esc(_fmt(v, pct))}</title></circle>" for i, v in points]  # fmt: skip
+        out += [
+            f'<circle class="mark dot" cx="{x(i):.1f}" cy="{y(v):.1f}" r="3" fill="{color}">'
+            f"<title>{esc(label)}: {esc(_fmt(v, pct))}</title></circle>"
+            for i, v in points
+        ]
     return "".join(out)
 
 
 def _alarm_marks(data: dict[str, Any], kind: str) -> list[tuple[str, int]]:
-    return [(f"{kind} alarm: {a['message'][:160]}", w["index"]) for w in data["windows"] for a in w["alarms"]
-            if a["kind"] == kind]  # fmt: skip
+    return [
+        (f"{kind} alarm: {a['message'][:160]}", w["index"])
+        for w in data["windows"]
+        for a in w["alarms"]
+        if a["kind"] == kind
+    ]
 
 
 # -- text ---------------------------------------------------------------------
