@@ -12,7 +12,7 @@ with equality). The shift inflates the raw signal by ``delta`` while
 correctness still follows the old one, with ``delta`` solved so that the
 accepted items' error rate doubles. Audits are uniform over all items, 50
 a window. The alarms are computed as the monitor computes them
-(`ek.qe._monitor_cs`, checked at the end of every window), vectorised over
+(`ek.qe.monitor._cs`, checked at the end of every window), vectorised over
 replications; a test checks that `Monitor` itself raises the same alarms
 on the same stream.
 """
@@ -27,8 +27,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from ek.qe import _monitor_cs as cs
-from ek.qe._monitor_alarms import SPLIT
+from ek.qe.monitor import _cs as cs
+from ek.qe.monitor._alarms import SPLIT
 
 A, B, TAU = 8.0, -4.0, 0.9
 BETA = (5.0, 2.0)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Optional
 
-from ek.cli import Outcome, audit_plan, benchmark, compare, estimate, evaluate
+from ek.cli import Outcome, audit_plan, benchmark, compare, estimate, evaluate, monitor
 from ek.cli import normalize_steps as _steps
 from ek.facade import score
 from ek.registry import check_requirements, get
@@ -160,35 +160,6 @@ def _check_command(engine: str) -> Outcome:
 
 _check_command.__name__ = "check"
 _check_command.__doc__ = check.__doc__
-
-
-def monitor(
-    name: str,
-    *,
-    window: Optional[str] = None,
-    audit: Optional[str] = None,
-    time: Optional[str] = None,
-    report: bool = False,
-    json: Optional[str] = None,
-    html: Optional[str] = None,
-    rootdir: Optional[str] = None,
-) -> Outcome:
-    """Append a window to the stored monitor NAME (or --report its history): is the gate keeping its promise?
-
-    --window FILE.jsonl holds one item a line (``id``, ``signals``, optional
-    ``time``); --audit FILE.jsonl labels (``id``, ``correct``) for items of
-    this window or earlier ones; --time T the window's time (a number or
-    an ISO date) when the items have none. Prints the window's and the
-    cumulative figures, the anytime-valid bands and any alarm; --json and
-    --html write the report and the history page; --report only reads.
-    Create the monitor in Python: ek.qe.monitor.Monitor(..., name=NAME).
-    Exit 1 while an alarm stands, 2 on bad input (nothing stored).
-    """
-    from ek.cli._commands._monitor import run_monitor
-
-    return run_monitor(
-        name, window=window, audit=audit, time=time, report=report, json_path=json, html_path=html, rootdir=rootdir
-    )
 
 
 def _demo() -> str:

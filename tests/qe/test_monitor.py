@@ -18,9 +18,9 @@ from ek.qe import (
     RiskControlGate,
     expected_calibration_error,
 )
-from ek.qe import _monitor_cs as cs
-from ek.qe import _monitor_drift as drift
-from ek.qe._monitor_gates import decide
+from ek.qe.monitor import _cs as cs
+from ek.qe.monitor import _drift as drift
+from ek.qe.monitor._gates import decide
 from ek.qe.monitor import Monitor
 
 CAL = PlattCalibrator(a=8.0, b=-4.0)

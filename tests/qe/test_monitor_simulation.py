@@ -16,7 +16,7 @@ np = pytest.importorskip("numpy")
 pytest.importorskip("scipy")
 
 from ek.qe import CostSensitiveGate, PlattCalibrator
-from ek.qe import _monitor_cs as cs
+from ek.qe.monitor import _cs as cs
 from ek.qe.monitor import Monitor
 
 

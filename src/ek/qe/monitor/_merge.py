@@ -14,16 +14,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ek.qe import _monitor_alarms as alarms
-from ek.qe import _monitor_figures as figures
-from ek.qe._monitor_input import time_key
+from ek.qe.monitor import _alarms as alarms
+from ek.qe.monitor import _figures as figures
+from ek.qe.monitor._input import time_key
 
 __all__ = ["merge_books"]
 
 
 def merge_books(books: list[Any]) -> Any:
     """One in-memory `Book` over the union of ``books``' items."""
-    from ek.qe._monitor_book import Book
+    from ek.qe.monitor._book import Book
 
     first = books[0]
     for other in books[1:]:

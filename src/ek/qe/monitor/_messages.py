@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ek.qe._monitor_gates import QUANTITIES
+from ek.qe.monitor._gates import QUANTITIES
 
 __all__ = ["alarm", "refit_hint"]
 
@@ -26,7 +26,7 @@ _CLASSES = {
 
 def alarm(kind: str, update: dict[str, Any], book: Any) -> Any:
     """The `Alarm` of ``kind`` raised by ``update``."""
-    from ek.qe.monitor import REFIT_ITEMS, Alarm
+    from ek.qe.monitor._values import REFIT_ITEMS, Alarm
 
     sequence, alpha = update["sequence"], book.settings["alpha"]
     n_audited = len([1 for u in book.updates[: update["index"] + 1] for _ in u["audits"]["id"]])

@@ -5,7 +5,7 @@ a stable stream raises either with probability at most ``alpha`` in total,
 however many windows are checked (a union bound):
 
 * **risk**: the promised quantity's lower confidence sequence at level
-  ``alpha / 2`` (`ek.qe._monitor_cs`); the alarm fires once it lies wholly
+  ``alpha / 2`` (`ek.qe.monitor._cs`); the alarm fires once it lies wholly
   above the promised level, i.e. once the wealth of betting against the
   promise reaches ``2 / alpha``. The band shown is ``[L, U]`` with ``U``
   the upper sequence at ``alpha / 2`` too: a ``1 - alpha`` confidence
@@ -15,6 +15,17 @@ however many windows are checked (a union bound):
   [0, 1] as ``(p - correct + 1) / 2``; lower and upper sequences at
   ``alpha / 4`` each, so the band is a ``1 - alpha / 2`` sequence for the
   gap, and the alarm fires once it excludes 0.
+
+What the bands bound: the mean of the stream over the audited items so far
+(the rate itself while it holds still). What the alarms test: that the
+promised quantity's conditional mean stays at or below the promised level
+at *every* time (the wealth is a supermartingale under that composite
+null), so a rate that drifts but keeps below the level raises nothing.
+The stakes shrink like ``1 / sqrt(t log t)``, and a long stable stretch at
+the promised level costs wealth that a later shift must win back first:
+detection after a shift is slower the longer the stream has run (in
+scripts/monitor_simulation.py, 30 stable windows before a doubling shift
+give a median delay of 16 windows).
 
 The bands are running intersections (each bound the tightest seen at any
 update so far), so an alarm, once raised, stays raised. The promised
@@ -30,8 +41,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ek.qe import _monitor_cs as cs
-from ek.qe._monitor_figures import Rows
+from ek.qe.monitor import _cs as cs
+from ek.qe.monitor._figures import Rows
 
 __all__ = ["SPLIT", "advance", "fresh", "stream"]
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ek.qe import _monitor_alarms as alarms
-from ek.qe import _monitor_drift as drift
-from ek.qe import _monitor_figures as figures
-from ek.qe._monitor_gates import QUANTITIES, calibrate, decide
-from ek.qe._monitor_input import read_audit, read_window, time_key
+from ek.qe.monitor import _alarms as alarms
+from ek.qe.monitor import _drift as drift
+from ek.qe.monitor import _figures as figures
+from ek.qe.monitor._gates import QUANTITIES, calibrate, decide
+from ek.qe.monitor._input import read_audit, read_window, time_key
 
 __all__ = ["Book"]
 
@@ -211,7 +211,7 @@ class Book:
         )
 
     def summary(self, w: int, rows: Any = None, fired_by: dict[int, list] | None = None) -> Any:
-        from ek.qe.monitor import WindowSummary
+        from ek.qe.monitor._values import WindowSummary
 
         record, level = self.windows[w], self.settings["level"]
         rows = self.rows() if rows is None else rows
@@ -244,7 +244,7 @@ class Book:
 
     def fired_by(self) -> dict[int, list]:
         """``window index -> the alarms raised`` by the update appending it or by audit-only updates after it."""
-        from ek.qe._monitor_messages import alarm
+        from ek.qe.monitor._messages import alarm
 
         out: dict[int, list] = {}
         w = -1
@@ -256,7 +256,7 @@ class Book:
         return out
 
     def report(self) -> Any:
-        from ek.qe.monitor import MonitorReport
+        from ek.qe.monitor._values import MonitorReport
 
         rows, fired = self.rows(), self.fired_by()
         windows = tuple(self.summary(w, rows, fired) for w in range(len(self.windows)))

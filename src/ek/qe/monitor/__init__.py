@@ -18,13 +18,13 @@ Two alarms are valid over time (betting confidence sequences, Waudby-Smith
 & Ramdas 2023): *the promise is broken* and *calibration has shifted*. A
 stable stream raises either with probability at most ``alpha`` in total,
 checked after every window for as long as it runs (``alpha / 2`` each;
-see `ek.qe._monitor_alarms`). The KS p-values are per window and not valid
+see `ek.qe.monitor._alarms`). The KS p-values are per window and not valid
 under repeated looks: drift is a diagnostic, the alarms are the decision.
 Each `Alarm` says what to do: re-fit the calibrator on the last audited
 items (`Monitor.audited`) and save it as a new version with
 `ek.qe.save_calibrator`.
 
-The promise depends on the gate (`ek.qe._monitor_gates.default_promise`):
+The promise depends on the gate (`ek.qe.monitor._gates.default_promise`):
 `RiskControlGate`, the share of items accepted and wrong at ``target``;
 the conformal gates, the share of correct items flagged at ``alpha``;
 `CostSensitiveGate`, the error rate among accepted items at ``1 - tau``.
@@ -53,93 +53,14 @@ import hashlib
 import json
 import numbers
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from ek._util import type_name
-from ek.qe._monitor_gates import QUANTITIES, calibrator_record, default_promise, gate_record
-from ek.qe._monitor_state import FORMAT, MonitorStore
+from ek.qe.monitor._gates import QUANTITIES, calibrator_record, default_promise, gate_record
+from ek.qe.monitor._state import FORMAT, MonitorStore
+from ek.qe.monitor._values import DEFAULT_ALPHA, REFIT_ITEMS, Alarm, MonitorReport, WindowSummary
 
 __all__ = ["DEFAULT_ALPHA", "QUANTITIES", "REFIT_ITEMS", "Alarm", "Monitor", "MonitorReport", "WindowSummary"]
-
-DEFAULT_ALPHA = 0.05
-"""Total false-alarm probability of a monitor over its whole stream."""
-
-REFIT_ITEMS = 1000
-"""At most how many of the latest audited items an alarm suggests re-fitting on."""
-
-
-@dataclass(frozen=True)
-class Alarm:
-    """An alarm raised at one update: what broke, the evidence, and what to do.
-
-    Args:
-        kind: ``"risk"`` (the promise is broken) or ``"calibration"``.
-        update: the update that raised it (0-based); ``time`` its time.
-        bound: the anytime-valid band at that update.
-        level: the promised level (``risk``) or 0 (``calibration``).
-        message: the evidence and the fix, in words.
-    """
-
-    kind: str
-    update: int
-    time: Any
-    bound: tuple[float, float]
-    level: float
-    message: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**self.__dict__, "bound": list(self.bound)}
-
-
-@dataclass(frozen=True)
-class WindowSummary:
-    """One window's figures (recomputed from every audit known now) and the sequences after its update.
-
-    ``shares``: accepted, flagged and blocked shares. ``risk``: the error
-    rate among accepted items, ``{estimate, interval, basis, n_audited, N}``
-    (``interval`` fixed-time, at the monitor's ``level``). ``calibration``:
-    ``{n_audited, ece, gap, gap_interval}`` with ``gap`` the mean of
-    ``p - correct``. ``drift``: per signal ``{ks, p_value, psi}`` (KS of
-    this window alone, not valid under repeated looks; None after a merge).
-    ``sequence``: the anytime-valid bands after the update that appended
-    the window. ``alarms``: raised by that update.
-    """
-
-    index: int
-    time: Any
-    n: int
-    shares: dict[str, Any]
-    risk: dict[str, Any]
-    calibration: dict[str, Any]
-    drift: dict[str, Any]
-    sequence: dict[str, Any]
-    alarms: tuple[Alarm, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**self.__dict__, "alarms": [a.to_dict() for a in self.alarms]}
-
-
-@dataclass(frozen=True)
-class MonitorReport:
-    """A monitor's history and cumulative figures (`Monitor.report`); ``to_dict()`` is its JSON."""
-
-    windows: tuple[WindowSummary, ...]
-    cumulative: dict[str, Any]
-    sequence: dict[str, Any]
-    alarms: tuple[Alarm, ...]
-    settings: dict[str, Any]
-    notes: tuple[str, ...] = field(default=())
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "windows": [w.to_dict() for w in self.windows],
-            "cumulative": self.cumulative,
-            "sequence": self.sequence,
-            "alarms": [a.to_dict() for a in self.alarms],
-            "settings": self.settings,
-            "notes": list(self.notes),
-        }
 
 
 class Monitor:
@@ -173,7 +94,7 @@ class Monitor:
         name: str | None = None,
         rootdir: Any = None,
     ) -> None:
-        from ek.qe._monitor_book import Book
+        from ek.qe.monitor._book import Book
 
         values = _calibration_values(calibration_signals)
         settings = {
@@ -203,9 +124,9 @@ class Monitor:
             KeyError: nothing is stored under ``name``.
             ValueError: the state is damaged or of another format version.
         """
-        from ek.qe._monitor_book import Book
-        from ek.qe._monitor_gates import gate_from_record
         from ek.qe._records import from_record
+        from ek.qe.monitor._book import Book
+        from ek.qe.monitor._gates import gate_from_record
 
         store = MonitorStore(name, rootdir)
         stored = store.read()
@@ -261,7 +182,7 @@ class Monitor:
         Raises:
             ValueError: the monitors differ in a setting, or share an item id.
         """
-        from ek.qe._monitor_merge import merge_books
+        from ek.qe.monitor._merge import merge_books
 
         if not monitors:
             raise ValueError("Monitor.merge() needs at least one monitor.")
