@@ -236,7 +236,7 @@ def _promise(promise: Any, gate: Any) -> list[Any] | None:
 
 
 def _share(value: Any, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < 1:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < float(value) < 1:
         raise ValueError(f"Monitor {what} must be a number strictly between 0 and 1, got {value!r:.40}.")
     return float(value)
 

@@ -15,6 +15,7 @@ from ek.qe.monitor import _drift as drift
 from ek.qe.monitor import _figures as figures
 from ek.qe.monitor._gates import QUANTITIES, calibrate, decide
 from ek.qe.monitor._input import read_audit, read_window, time_key
+from ek.qe.monitor._values import Alarm, MonitorReport, WindowSummary
 
 __all__ = ["Book"]
 
@@ -25,7 +26,13 @@ class Book:
     """Everything a monitor knows, in memory (and in its store when it has one)."""
 
     def __init__(
-        self, calibrator: Any, gate: Any, settings: dict[str, Any], values: dict[str, Any], store: Any, updates: list
+        self,
+        calibrator: Any,
+        gate: Any,
+        settings: dict[str, Any],
+        values: dict[str, Any],
+        store: Any,
+        updates: list[dict[str, Any]],
     ) -> None:
         import numpy as np
 
@@ -42,14 +49,14 @@ class Book:
         self.signals: dict[str, list[float]] = {name: [] for name in self.names}
         self.audited_ids: set[str] = set()
         self.last_time: Any = None
-        self._rows: Any = None
+        self._rows: figures.Rows | None = None
         self._indexes: dict[int, dict[str, int]] = {}  # window -> item id -> position in its table
         for update in updates:
             self.commit(update, None)
 
     # -- writing ---------------------------------------------------------
 
-    def update(self, items: Any, audit: Any, time: Any) -> Any:
+    def update(self, items: Any, audit: Any, time: Any) -> WindowSummary:
         window = read_window(items, self.names) if items is not None else None
         if window is not None and not window.ids:
             raise ValueError("Monitor.update() got an empty window; pass its items, or only an audit.")
@@ -73,7 +80,7 @@ class Book:
             self.store.append(self.settings, update, table)
         self.commit(update, table)
         self.last_time = key
-        return self.summary(len(self.windows) - 1) if self.windows else None
+        return self.summary(len(self.windows) - 1)  # an audit names items of a window, so there is one
 
     def commit(self, update: dict[str, Any], table: dict[str, Any] | None) -> None:
         """Take a computed (or stored) update into the books."""
@@ -193,9 +200,9 @@ class Book:
         return self.settings["promise"]
 
     def rows(self) -> figures.Rows:
-        if self._rows is None:
-            self._rows = self._all_rows(None)
-        return self._rows
+        rows = self._rows if self._rows is not None else self._all_rows(None)
+        self._rows = rows
+        return rows
 
     def _all_rows(self, extra: dict[str, Any] | None) -> figures.Rows:
         import numpy as np
@@ -210,9 +217,7 @@ class Book:
             column("correct", np.float64),
         )
 
-    def summary(self, w: int, rows: Any = None, fired_by: dict[int, list] | None = None) -> Any:
-        from ek.qe.monitor._values import WindowSummary
-
+    def summary(self, w: int, rows: Any = None, fired_by: dict[int, list[Alarm]] | None = None) -> WindowSummary:
         record, level = self.windows[w], self.settings["level"]
         rows = self.rows() if rows is None else rows
         mine = rows.where(rows.window == w)
@@ -242,11 +247,11 @@ class Book:
             }
         return out
 
-    def fired_by(self) -> dict[int, list]:
+    def fired_by(self) -> dict[int, list[Alarm]]:
         """``window index -> the alarms raised`` by the update appending it or by audit-only updates after it."""
         from ek.qe.monitor._messages import alarm
 
-        out: dict[int, list] = {}
+        out: dict[int, list[Alarm]] = {}
         w = -1
         for update in self.updates:
             if update["window"] is not None:
@@ -255,9 +260,7 @@ class Book:
                 out.setdefault(w, []).append(alarm(kind, update, self))
         return out
 
-    def report(self) -> Any:
-        from ek.qe.monitor._values import MonitorReport
-
+    def report(self) -> MonitorReport:
         rows, fired = self.rows(), self.fired_by()
         windows = tuple(self.summary(w, rows, fired) for w in range(len(self.windows)))
         sums = figures.merge_sums([w["sums"] for w in self.windows])

@@ -86,8 +86,10 @@ def ks_statistic(calibration: Any, window: Any) -> float:
 
 def ks_test(calibration: Any, window: Any) -> tuple[float, float | None]:
     """``(statistic, p-value)`` of the two-sided two-sample KS test; the p-value is None without scipy."""
+    import importlib
+
     try:
-        from scipy import stats
+        stats = importlib.import_module("scipy.stats")
     except ImportError:
         return ks_statistic(calibration, window), None
     result = stats.ks_2samp(calibration, window)

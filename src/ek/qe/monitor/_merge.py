@@ -64,7 +64,7 @@ def _check_disjoint(books: list[Any]) -> None:
                     )
 
 
-def _window(books: list[Any], parts: list[Any], index: int, renumber: dict) -> tuple[Any, Any]:
+def _window(books: list[Any], parts: list[Any], index: int, renumber: dict[tuple[int, int], int]) -> tuple[Any, Any]:
     """The merged window of one time (None when no part has one) and its table."""
     windows = [(b, u["window"]) for b, u in parts if u["window"] is not None]
     if not windows:
@@ -93,7 +93,7 @@ def _window(books: list[Any], parts: list[Any], index: int, renumber: dict) -> t
     return record, table
 
 
-def _rows(parts: list[Any], renumber: dict, names: list[str]) -> dict[str, Any]:
+def _rows(parts: list[Any], renumber: dict[tuple[int, int], int], names: list[str]) -> dict[str, Any]:
     """The audit rows of one time's updates, in id order, pointing at the merged windows."""
     flat = []
     for b, update in parts:
