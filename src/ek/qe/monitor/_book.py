@@ -157,10 +157,10 @@ class Book:
             if table is None:  # a committed window: its index is kept
                 table = self.table(w)
                 if w not in self._indexes:
-                    self._indexes[w] = {item: k for k, item in enumerate(table["ids"])}
+                    self._indexes[w] = dict(zip(table["ids"], range(len(table["ids"]))))
                 index = self._indexes[w]
             else:
-                index = {item: k for k, item in enumerate(table["ids"])}
+                index = dict(zip(table["ids"], range(len(table["ids"]))))
             for item in [i for i in pending if i in index]:
                 found[item] = (w, table, index[item])
                 pending.discard(item)
