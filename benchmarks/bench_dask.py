@@ -41,7 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any, Optional
+from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FILES = 16  # JSON-lines files, one partition each
@@ -113,7 +113,7 @@ def main() -> None:
 
 def write_corpus(folder: str, n: int) -> None:
     sys.path.insert(0, HERE)
-    import bench_evaluate  # noqa: PLC0415 - beside this script: its OCR-like pairs
+    import bench_evaluate  # beside this script: its OCR-like pairs
 
     bench_evaluate.N = DISTINCT
     pairs = bench_evaluate.make_pairs()
@@ -136,7 +136,7 @@ def write_corpus(folder: str, n: int) -> None:
         frame.to_parquet(os.path.join(folder, f"part-{f:02d}.parquet"), index=False)
 
 
-def run_variant(variant: str, kind: str, folder: str, address: str, level: Optional[float] = None) -> dict:
+def run_variant(variant: str, kind: str, folder: str, address: str, level: float | None = None) -> dict:
     """Read, parse and score the corpus one way; the wall time, this process's peak RSS and the result.
 
     With ``level``, both variants also give the bootstrap interval (serial:
@@ -191,7 +191,7 @@ def _warm_worker() -> None:
     import pyarrow.parquet  # noqa: F401
 
     import ek
-    import ek._bootstrap  # noqa: F401
+    import ek._bootstrap
 
     ek.evaluate([("warm", "up")], metric="cer")
 
@@ -221,7 +221,7 @@ def _read_all(kind: str, paths: list) -> list:
     return cases
 
 
-def bench_cer(folder: str, kind: str, address: str, rounds: int, n: int, level: Optional[float] = None) -> None:
+def bench_cer(folder: str, kind: str, address: str, rounds: int, n: int, level: float | None = None) -> None:
     runs: dict = {"serial": [], "dask": []}
     extra = [] if level is None else ["--level", str(level)]
     for _ in range(rounds):
@@ -290,7 +290,7 @@ def bench_graphs(address: str, n: int, rounds: int) -> None:
     import ek.dask
 
     sys.path.insert(0, HERE)
-    from bench_graphs import GRAMMAR, invoice, perturb  # noqa: PLC0415 - beside this script
+    from bench_graphs import GRAMMAR, invoice, perturb  # beside this script
 
     rng = random.Random(3)
     pairs = []
@@ -354,7 +354,7 @@ def _near(interval: tuple) -> Any:
     import math
 
     class Near:
-        def __eq__(self, other: Any) -> bool:
+        def __eq__(self, other: object) -> bool:
             return all(math.isclose(a, b, rel_tol=1e-9) for a, b in zip(other, interval))
 
     return Near()

@@ -78,7 +78,7 @@ def millisecond_cer(pred, gold, *, grammar=None):
 
 
 def bench_executor(n: int = 600, repeats: int = 3) -> None:
-    from bench_graphs import GRAMMAR, invoice, perturb  # noqa: PLC0415 - beside this script
+    from bench_graphs import GRAMMAR, invoice, perturb  # beside this script
 
     rng = random.Random(2)
     graphs, texts = {}, {}

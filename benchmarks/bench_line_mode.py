@@ -24,10 +24,11 @@ import os
 import time
 from pathlib import Path
 
+from PIL import Image
+
 import ek
 from ek.ocr import engine_specs, engine_state, evaluate_ocr, fleet_engine
 from ek.ocr._line_images import pad_line
-from PIL import Image
 
 CORPUS = Path(ek.__file__).parent / "data" / "ocr_fleet"
 

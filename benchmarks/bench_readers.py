@@ -72,8 +72,10 @@ def page_glyphs(regions: int = 65, lines: int = 20, words: int = 8, glyphs: int 
 
     coords = '<Coords points="0,0 10,0 10,10 0,10"/>'
     out = [
-        f'<?xml version="1.0" encoding="UTF-8"?><PcGts xmlns="{NS}"><Page imageFilename="x.png" '
-        'imageWidth="1" imageHeight="1">'
+        (
+            f'<?xml version="1.0" encoding="UTF-8"?><PcGts xmlns="{NS}"><Page imageFilename="x.png" '
+            'imageWidth="1" imageHeight="1">'
+        )
     ]
     for r in range(regions):
         region_lines = []
@@ -124,8 +126,10 @@ def main() -> None:
             [
                 sys.executable,
                 "-c",
-                "import json, resource, ek.ocr.formats; print(json.dumps("
-                "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))",
+                (
+                    "import json, resource, ek.ocr.formats; print(json.dumps("
+                    "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))"
+                ),
             ],
             capture_output=True,
             text=True,

@@ -30,7 +30,7 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_ocr_demo_images import FONT_DIR, degrade, render  # noqa: E402  (the same renderer as ek demo's images)
+from make_ocr_demo_images import FONT_DIR, degrade, render  # the same renderer as ek demo's images
 
 OUT = Path(__file__).resolve().parent.parent / "src" / "ek" / "data" / "ocr_gt"
 PAGE = "http://schema.primaresearch.org/PAGE/gts/pagecontent/{}"

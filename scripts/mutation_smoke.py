@@ -446,7 +446,7 @@ def _run_tests(copy: Path, tests: list[str], env: dict, timeout: float) -> tuple
         raise SystemExit(f"pytest could not run {' '.join(tests)} (exit code {out.returncode}):\n{text[-2000:]}")
     if out.returncode == 0:
         return False, "every selected test passed", seconds
-    failed = re.search(r"^(?:FAILED|ERROR) (\S+)", text, flags=re.M)
+    failed = re.search(r"^(?:FAILED|ERROR) (\S+)", text, flags=re.MULTILINE)
     return True, failed[1] if failed else f"pytest exit code {out.returncode}", seconds
 
 

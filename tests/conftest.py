@@ -15,9 +15,15 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
-from typing import Optional
 
 import pytest
+
+try:
+    _GROUPS: tuple[type[BaseException], ...] = (BaseExceptionGroup,)  # a builtin from Python 3.11
+except NameError:  # Python 3.10: hypothesis raises the backport's groups
+    from exceptiongroup import BaseExceptionGroup as _Backport
+
+    _GROUPS = (_Backport,)
 
 _TEST = 'pip install -e ".[test]"'
 OPTIONAL = {
@@ -66,12 +72,12 @@ ALL_EXTRAS = bool(os.environ.get("EK_TEST_ALL_EXTRAS"))
 _EK_HINT = re.compile(r"needs the optional package(?:\(s\))? '?([\w., ]+?)'?, which (?:is|are) not installed")
 
 
-def missing_extra(exc: BaseException) -> Optional[str]:
+def missing_extra(exc: BaseException) -> str | None:
     """Why ``exc`` means an optional library is not installed (with its install line), else None."""
     seen = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
-        if isinstance(exc, BaseExceptionGroup):  # hypothesis reports several failing examples at once
+        if isinstance(exc, _GROUPS):  # hypothesis reports several failing examples at once
             return next(filter(None, map(missing_extra, exc.exceptions)), None)
         name = exc.name if isinstance(exc, ModuleNotFoundError) else None
         hint = _EK_HINT.search(str(exc))  # ek's own message, when it re-raised without the cause

@@ -94,7 +94,7 @@ def test_jsonl_gold_prints_the_ranking_and_writes_the_figures_python_gives(corpu
         payload["items"]["tesseract"]["p1"]["prediction"]
         == expected["tesseract"].report.detail["per_item"]["p1"]["prediction"]
     )
-    assert re.search(rf"^1\s+tesseract\s+{row['aggregate']:.4f}\s+needs more items \(n=2\)", out, re.M)
+    assert re.search(rf"^1\s+tesseract\s+{row['aggregate']:.4f}\s+needs more items \(n=2\)", out, re.MULTILINE)
     assert payload["inputs"] == {"gold": str(corpus)} and payload["settings"]["engines"] == ["tesseract"]
 
 
@@ -110,7 +110,7 @@ def test_a_missing_image_is_listed_and_an_error_for_every_engine(corpus, tmp_pat
     code, out, err = run(["benchmark", str(corpus), "--engine", "tesseract", "--json", str(out_json)], capsys)
     assert code == 0, err
     assert "unreadable: 1 page(s) whose image cannot be read (an error for every engine):" in out
-    assert re.search(r"^  p3: image file '.*p3\.png' does not exist", out, re.M)
+    assert re.search(r"^  p3: image file '.*p3\.png' does not exist", out, re.MULTILINE)
     payload = json.loads(out_json.read_text(encoding="utf-8"))
     assert payload["ranking"][0]["n_errors"] == 1 and payload["ranking"][0]["n"] == 2
     assert list(payload["unreadable"]) == ["p3"]
@@ -243,7 +243,7 @@ def test_the_page_opens_in_chromium_without_console_errors(corpus, tmp_path, cap
     page = tmp_path / "fleet.html"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        code, out, err = run(
+        code, _out, err = run(
             ["benchmark", str(corpus), *engines, "--html", str(page), "--json", str(tmp_path / "f.json")], capsys
         )
     assert code == 0, err
@@ -269,9 +269,11 @@ def test_the_page_opens_in_chromium_without_console_errors(corpus, tmp_path, cap
 
 
 README = ROOT / "README.md"
-_SECTION = re.search(r"^## Choose an engine\n(.*?)(?=^## )", README.read_text(encoding="utf-8"), re.S | re.M)
+_SECTION = re.search(
+    r"^## Choose an engine\n(.*?)(?=^## )", README.read_text(encoding="utf-8"), re.DOTALL | re.MULTILINE
+)
 SHOWN = re.findall(
-    r"```bash\n(ek benchmark [^\n]*)\n```\n\n```text\n(.*?)```", _SECTION.group(1) if _SECTION else "", re.S
+    r"```bash\n(ek benchmark [^\n]*)\n```\n\n```text\n(.*?)```", _SECTION.group(1) if _SECTION else "", re.DOTALL
 )
 
 

@@ -17,9 +17,8 @@ import pytest
 
 import ek
 from ek._bootstrap import MIN_ITEMS
-from ek.metrics import SummedStatistics
 from ek.base import Score
-from ek.metrics import StringMetric
+from ek.metrics import StringMetric, SummedStatistics
 
 TRUE_CER = 0.05
 CONCENTRATION = 40.0  # Beta(2, 38): documents differ a lot in difficulty

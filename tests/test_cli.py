@@ -14,7 +14,7 @@ def run(*args, env=None):
         capture_output=True,
         text=True,
         env={**os.environ, **(env or {})},
-        timeout=120,
+        timeout=600,  # a guard against a hang, not a speed check: ek demo runs two OCR engines over 54 images
     )
 
 

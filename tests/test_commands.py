@@ -68,10 +68,10 @@ def test_evaluate_prints_the_figure_with_its_interval_overall_and_per_slice(caps
         [(r["prediction"], r["gold"], r["slice"]) for r in demo], metric="cer", ids=[r["id"] for r in demo]
     )
     low, high = report.interval()
-    assert re.search(rf"^all\s+80\s+{cer:.4f}\s+\[{low:.4f}, {high:.4f}\]$", out, re.M)
+    assert re.search(rf"^all\s+80\s+{cer:.4f}\s+\[{low:.4f}, {high:.4f}\]$", out, re.MULTILINE)
     low, high = report.interval(slice="clean_print")
     assert re.search(
-        rf"^clean_print\s+40\s+{report.per_slice['clean_print']:.4f}\s+\[{low:.4f}, {high:.4f}\]$", out, re.M
+        rf"^clean_print\s+40\s+{report.per_slice['clean_print']:.4f}\s+\[{low:.4f}, {high:.4f}\]$", out, re.MULTILINE
     )
     assert "missing: 0" in out and "extra: 0" in out and "95% interval" in out
 
@@ -218,7 +218,9 @@ def test_compare_reports_delta_interval_p_and_verdict(capsys):
     assert data["per_slice"]["clean_print"]["verdict"] == "no detectable difference"
     assert data["runs"]["b"]["interval"] == list(b.interval())
     code, out, _ = run(capsys, "compare", GOLD, GOLD, PRED_B)
-    assert code == 0 and re.search(r"^all\s+80\s+0\.0410\s+0\.0236\s+-0\.0174\s+\[-0\.\d{4}, -0\.\d{4}\]", out, re.M)
+    assert code == 0 and re.search(
+        r"^all\s+80\s+0\.0410\s+0\.0236\s+-0\.0174\s+\[-0\.\d{4}, -0\.\d{4}\]", out, re.MULTILINE
+    )
 
 
 def test_fail_on_regression_exits_one_when_b_is_worse(capsys):
@@ -590,6 +592,31 @@ def test_the_text_level_read_is_in_the_header_and_the_json(capsys, tmp_path):
     assert data["text_level"] == "region" and data["settings"]["text_level"] == "region"
     _, out, _ = run(capsys, "evaluate", gold, pred)
     assert out.splitlines()[1] == "settings: normalize nfc | text level line | profile none"
+
+
+def test_regions_read_at_another_level_are_said_in_the_header_the_json_and_the_page(capsys, tmp_path):
+    # issue 19: the header and the JSON say which level was used; region r2 has no line, so --text-level line
+    # reads it at region level, and the run must not claim "line" for all of it
+    gold = put(
+        tmp_path / "gt.xml",
+        f'<PcGts xmlns="{PAGE_NS}"><Page><TextRegion id="r1"><TextLine id="l1"><TextEquiv><Unicode>Hello'
+        '</Unicode></TextEquiv></TextLine></TextRegion><TextRegion id="r2"><TextEquiv><Unicode>world</Unicode>'
+        "</TextEquiv></TextRegion></Page></PcGts>",
+    )
+    pred = put(tmp_path / "ocr.txt", "Hello\nworld\n")
+    page = tmp_path / "page.html"
+    data = run_json(capsys, "evaluate", gold, pred, "--text-level", "line", "--html", page)
+    assert data["aggregate"] == 0.0 and data["text_level"] == "line"
+    assert data["fallbacks"] == [{"side": "gold", "id": "gt", "region": "r2", "level": "region"}]
+    said = "line, but 1 region read at another level (gold gt region r2 at region level)"
+    assert f"<dt>text level</dt><dd>{said}</dd>" in page.read_text(encoding="utf-8")
+    _, out, _ = run(capsys, "evaluate", gold, pred, "--text-level", "line")
+    assert out.splitlines()[1] == f"settings: normalize nfc | text level {said} | profile none"
+    _, out, _ = run(capsys, "compare", gold, pred, pred, "--text-level", "line")
+    assert out.splitlines()[1] == f"settings: normalize nfc | text level {said} | profile none"  # gold's, once
+    default = run_json(capsys, "evaluate", gold, pred)  # the default rule: line, r2 falling back to its region text
+    assert default["text_level"] == "line" and default["fallbacks"] == data["fallbacks"]
+    assert run_json(capsys, "evaluate", two_level_page(tmp_path), pred)["fallbacks"] == []
 
 
 @pytest.mark.skipif(

@@ -20,7 +20,6 @@ from ek.base import (
 )
 from ek.qe import (
     AgreementSignal,
-    min_probability,
     CostSensitiveGate,
     GroupCalibrator,
     GroupConformalGate,
@@ -30,6 +29,7 @@ from ek.qe import (
     VerifierSignal,
     checksum_validator,
     enum_validator,
+    min_probability,
     schema_validator,
 )
 from ek.validate import canonicalize_corrector, lexicon_corrector, llm_corrector, validation_pipeline
@@ -148,7 +148,7 @@ def test_whole_extraction_per_field_with_specs_and_scoped_validators():
         policy=CostSensitiveGate(),
         validators={"card": [checksum_validator("luhn")], "*": [schema_validator]},
     )
-    card, amount, name = r.per_field.values()
+    card, amount, _name = r.per_field.values()
     assert card.decision is A and card.confidence == pytest.approx(_sig(0.9))
     assert amount.decision is A and amount.confidence == pytest.approx(_sig(0.7))
     assert r.calibrated_confidence == pytest.approx(_sig(0.7))  # the weakest field

@@ -356,8 +356,10 @@ def _empty():
 def report(metric: str, tally: dict, corpora: int = CORPORA) -> str:
     se = {level: math.sqrt(level * (1 - level) / corpora) for level in LEVELS}
     lines = [
-        f"{metric}: {corpora} corpora of N={N}, audits of n={BUDGET} (on average for plans); "
-        f"Monte Carlo SE {se[0.9]:.4f} at 90%, {se[0.95]:.4f} at 95%",
+        (
+            f"{metric}: {corpora} corpora of N={N}, audits of n={BUDGET} (on average for plans); "
+            f"Monte Carlo SE {se[0.9]:.4f} at 90%, {se[0.95]:.4f} at 95%"
+        ),
         f"{'proxy':8} {'design':10}  tuned 90%  tuned 95%  classical 90/95  plug-in 90/95  width/classical  mean lam",
     ]
     for (name, design), row in tally.items():

@@ -11,11 +11,10 @@ from hypothesis import strategies as st
 import ek
 from ek import registry
 from ek._util import DispatchRule
-from ek.metrics import SummedStatistics
 from ek.agents.base import Episode
 from ek.base import Report, Score
 from ek.facade import evaluate, merge_reports, score
-from ek.metrics import FieldMetric, StringMetric, Table
+from ek.metrics import FieldMetric, StringMetric, SummedStatistics, Table
 
 
 @dataclass

@@ -10,8 +10,7 @@ import pytest
 
 import ek
 import ek._files
-from ek._files import InputError, join, read_pair, read_side
-from ek._files import _errors
+from ek._files import InputError, _errors, join, read_pair, read_side
 
 
 def _write(path, text, encoding="utf-8"):

@@ -139,8 +139,8 @@ def _compare_data(**extra):
 
 
 def _rows(html, table_id):
-    body = re.search(rf'<table class="sortable" id="{table_id}">.*?<tbody>(.*?)</tbody>', html, re.S).group(1)
-    return re.findall(r"<tr>(.*?)</tr>", body, re.S)
+    body = re.search(rf'<table class="sortable" id="{table_id}">.*?<tbody>(.*?)</tbody>', html, re.DOTALL).group(1)
+    return re.findall(r"<tr>(.*?)</tr>", body, re.DOTALL)
 
 
 # --- rendering, no browser ---------------------------------------------------------------
@@ -279,8 +279,10 @@ def test_confusions_are_counted_from_ops_when_not_given():
     given_ = [{"kind": "insertion", "gold": "", "pred": " ", "count": 7}]
     rows = _rows(render_evaluate(_evaluate_data(confusions=given_)), "confusion-table")
     assert rows == [
-        '<td>insertion</td><td class="note">–</td><td title="&#x27; &#x27;"><code>␣</code></td>'
-        '<td class="num" data-sort="7">7</td>'
+        (
+            '<td>insertion</td><td class="note">–</td><td title="&#x27; &#x27;"><code>␣</code></td>'
+            '<td class="num" data-sort="7">7</td>'
+        )
     ]
 
 
@@ -354,7 +356,7 @@ def test_bad_data_is_refused_with_a_clear_message():
 
 def test_page_loads_nothing_from_outside():
     html = render_evaluate(SCRIPT.demo_evaluate_data())
-    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//|data:)""", html, re.I)
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//|data:)""", html, re.IGNORECASE)
     assert "@import" not in html and "url(" not in html
     assert "default-src &#x27;none&#x27;" in html  # the Content-Security-Policy forbids fetches
 
@@ -374,7 +376,7 @@ def test_ten_thousand_items_stay_far_under_five_megabytes():
 
 def test_write_page_creates_folders(tmp_path):
     path = write_page(tmp_path / "a" / "b" / "report.html", "<p>é</p>")
-    assert path.read_bytes() == "<p>é</p>".encode("utf-8")
+    assert path.read_bytes() == "<p>é</p>".encode()
 
 
 def test_nice_steps():

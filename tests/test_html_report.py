@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from html import unescape
 import re
+from html import unescape
 
 import pytest
 
+from ek.__main__ import main
+from ek.base import Comparison
 from ek.cli._commands import _format as cli_format
 from ek.cli._commands._inputs import Options, bound, read_gold, read_joined, score
 from ek.cli._commands._pages import compare_page, evaluate_page
 from ek.cli._html import render_compare, render_evaluate
 from ek.cli._html._format import fmt_p
 from ek.cli._html._measures import ORDER_GAP, ORDER_RATIO, orders_differ
-from ek.__main__ import main
-from ek.base import Comparison
 
 HOSTILE = "</script><script>alert(1)</script>"
 META = {
@@ -83,15 +83,15 @@ def _compare(**extra):
 
 def _bodies(html, table_id):
     """The ``<tbody>`` elements of one table: ``[(class, [row html, ...]), ...]``."""
-    inner = re.search(rf'<table class="sortable" id="{table_id}">(.*?)</table>', html, re.S).group(1)
+    inner = re.search(rf'<table class="sortable" id="{table_id}">(.*?)</table>', html, re.DOTALL).group(1)
     return [
-        (cls, re.findall(r"<tr>(.*?)</tr>", body, re.S))
-        for cls, body in re.findall(r'<tbody(?: class="(\w+)")?>(.*?)</tbody>', inner, re.S)
+        (cls, re.findall(r"<tr>(.*?)</tr>", body, re.DOTALL))
+        for cls, body in re.findall(r'<tbody(?: class="(\w+)")?>(.*?)</tbody>', inner, re.DOTALL)
     ]
 
 
 def _cells(row):
-    return [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
+    return [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.DOTALL)]
 
 
 # --- p-values ------------------------------------------------------------------------------
@@ -167,7 +167,7 @@ def test_a_nan_interval_says_more_items_are_needed_whatever_n():
         _evaluate(n=6, interval=[nan, nan], per_slice={"a": {"aggregate": 0.2, "interval": (nan, nan), "n": 3}})
     )
     assert "an interval needs more items (n=6)" in html and "an interval needs more items (n=3)" in html
-    assert "nan" not in re.search("<main>(.*)</main>", html, re.S).group(1).lower()
+    assert "nan" not in re.search("<main>(.*)</main>", html, re.DOTALL).group(1).lower()
 
 
 def test_a_compare_verdict_string_is_shown_as_given():
@@ -184,7 +184,8 @@ def test_a_compare_verdict_string_is_shown_as_given():
 
 def _provenance(html):
     pairs = re.findall(
-        r"<dt>(.*?)</dt><dd>(.*?)</dd>", re.search(r'<dl class="meta" id="provenance">(.*?)</dl>', html, re.S).group(1)
+        r"<dt>(.*?)</dt><dd>(.*?)</dd>",
+        re.search(r'<dl class="meta" id="provenance">(.*?)</dl>', html, re.DOTALL).group(1),
     )
     return dict(pairs)
 
@@ -264,8 +265,8 @@ def test_the_reading_order_note_names_the_fca_and_bag_of_words_figures():
     assert "reading orders of gold and prediction probably differ" in note
     assert "CER is 60.00%" in note and "97.00%" in note and "3.00%" in note
     assert "bag-of-words error is 4.00% against a WER of 90.00%" in note
-    body = re.search(r'id="measures-table">.*?<tbody>(.*?)</tbody>', html, re.S).group(1)
-    rows = [_cells(r) for r in re.findall(r"<tr>(.*?)</tr>", body, re.S)]
+    body = re.search(r'id="measures-table">.*?<tbody>(.*?)</tbody>', html, re.DOTALL).group(1)
+    rows = [_cells(r) for r in re.findall(r"<tr>(.*?)</tr>", body, re.DOTALL)]
     assert [r[:2] for r in rows] == [["cer", "60.00%"], ["wer", "90.00%"], ["fca", "97.00%"], ["bow", "4.00%"]]
 
 

@@ -177,7 +177,7 @@ def test_confusions_of_a_lone_mark_show_the_mark_by_code_point():
     ]
     assert confusions_from_items(items) == [{"kind": "deletion", "gold": "\u0364", "pred": "", "count": 1}]
     html = render_evaluate({"metric": "cer", "aggregate": 0.5, "items": items})
-    cells = re.findall(r"<code>(.*?)</code>", re.search(r'id="confusion-table".*?</table>', html, re.S).group(0))
+    cells = re.findall(r"<code>(.*?)</code>", re.search(r'id="confusion-table".*?</table>', html, re.DOTALL).group(0))
     assert cells == [
         '<span class="cp" title="U+0364 COMBINING LATIN SMALL LETTER E, with no letter to sit on">U+0364</span>'
     ]

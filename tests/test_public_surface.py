@@ -18,7 +18,7 @@ import pytest
 
 SPEC = pathlib.Path(__file__).resolve().parents[2] / "shared" / "spec"
 # "### *class* ek.metrics.StringMetric(...", "### ek.harness.evaluate_store(predict, ...", ...
-HEADING = re.compile(r"^### (?:\*[a-z ]+\* )?(ek(?:\.[a-z_]+)*)\.([A-Za-z_]\w*)", re.M)
+HEADING = re.compile(r"^### (?:\*[a-z ]+\* )?(ek(?:\.[a-z_]+)*)\.([A-Za-z_]\w*)", re.MULTILINE)
 
 _ABSENT = object()
 

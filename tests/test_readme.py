@@ -33,7 +33,7 @@ import pytest
 import ek
 
 README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
-BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
+BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.DOTALL)
 
 
 def _my_agent_is_right_80_percent(ns):
@@ -235,7 +235,7 @@ def _check_division(derivation: str, expected: ast.AST, literal: str, where: str
 SHELL = re.findall(
     r"```bash\n(ek (?:evaluate|compare) [^\n]*)\n```\n\n```text\n(.*?)```",
     README.read_text(encoding="utf-8"),
-    flags=re.S,
+    flags=re.DOTALL,
 )
 """The README's ``ek evaluate`` / ``ek compare`` examples, each with the output it shows."""
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -26,8 +26,8 @@ import pytest
 
 from ek.agents import TaskSpec, per_million, run_suite
 from ek.base import GraphGrammar, Report, Score
-from ek.metrics.graphs import TypedGraph, TypedNode
 from ek.harness import evaluate_store
+from ek.metrics.graphs import TypedGraph, TypedNode
 from ek.ocr import evaluate_ocr
 from ek.stores import json_store
 

@@ -96,7 +96,7 @@ def test_two_saves_of_one_name_started_together_one_is_refused_and_the_run_is_th
         err,
     ), err
     winner = next(text for text in procs if text != loser)
-    out, err = procs[winner].communicate(preds[winner].read_text(), timeout=60)
+    _out, err = procs[winner].communicate(preds[winner].read_text(), timeout=60)
     assert procs[winner].returncode == 0, err
     saved = header("shared")
     assert saved["status"] == "complete" and saved["settings"]["source"] == "-"
@@ -134,7 +134,7 @@ def test_a_failed_command_frees_its_name_for_other_processes(capsys, tmp_path):
     code, _, err = run(capsys, "evaluate", gold, tmp_path / "absent.jsonl", "--save", "freed")
     assert code == 2 and "does not exist" in err
     other = ek("evaluate", gold, gold, "--save", "freed")
-    out, err = other.communicate(timeout=120)
+    _out, err = other.communicate(timeout=120)
     assert other.returncode == 0, err
 
 

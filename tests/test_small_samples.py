@@ -61,7 +61,7 @@ def test_evaluate_on_two_documents_shows_that_more_are_needed(tmp_path, capsys):
     gold, _, bad = two_documents(tmp_path)
     assert main(["evaluate", gold, bad]) == 0
     out = capsys.readouterr().out
-    assert re.search(r"^all\s+2\s+0\.0930\s+needs 40\+ items$", out, re.M), out
+    assert re.search(r"^all\s+2\s+0\.0930\s+needs 40\+ items$", out, re.MULTILINE), out
     assert "[0.0930, 0.0930]" not in out
 
 

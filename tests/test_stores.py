@@ -78,7 +78,7 @@ def test_import_does_not_load_dol_and_cache_this_loads_it_on_demand():
 
 def test_unknown_module_attribute_raises_attribute_error():
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
-        ek.stores.nope  # noqa: B018
+        ek.stores.nope
 
 
 def test_cache_this_persists_a_property_in_a_json_store(tmp_path):

@@ -8,7 +8,8 @@ the type check here.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import ek
 from ek.agents import (

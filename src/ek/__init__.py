@@ -28,6 +28,7 @@ import importlib
 import importlib.util
 from typing import TYPE_CHECKING, Any
 
+from ek._version import __version__ as __version__
 from ek.base import (
     AnnotatedExtraction,
     Calibrator,
@@ -69,8 +70,6 @@ from ek.facade import (
 )
 from ek.metrics import FieldMetric, StringMetric, metric
 from ek.registry import check_requirements, get, names, register, requires_extra, resolve
-
-from ek._version import __version__
 
 if TYPE_CHECKING:  # the lazy names' types, for type checkers; at run time __getattr__ loads them
     from ek.agents import Episode, TaskSpec, ToolSpec, pass_at_k, pass_hat_k, run_suite

@@ -43,9 +43,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from statistics import fmean
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Union
+from typing import TYPE_CHECKING, Any
 
 from ek._calls import accepts_keyword, call_maybe_group, number, probability
 from ek._util import type_name
@@ -60,14 +60,14 @@ if TYPE_CHECKING:
     from ek.validate import ValidationResult
 
     # What each argument of `ek.estimate_quality` takes; a str is a registered name.
-    Sources = Union[Iterable[Any], Mapping[Any, Iterable[Any]]]
-    Signals = Union[str, Signal, Iterable[Union[str, Signal]]]
-    FittedCalibrator = Union[Calibrator, GroupCalibrator]
-    Calibration = Union[FittedCalibrator, SignalFamilyCalibrator, Mapping[str, FittedCalibrator]]
-    Layer = Union[str, Validator, Callable[..., ValidationResult]]  # a validation_pipeline is one layer
-    Layers = Union[Layer, Iterable[Layer]]
-    Validators = Union[Layers, Mapping[Any, Layers], None]
-    Policy = Union[str, DecisionPolicy]
+    Sources = Iterable[Any] | Mapping[Any, Iterable[Any]]
+    Signals = str | Signal | Iterable[str | Signal]
+    FittedCalibrator = Calibrator | GroupCalibrator
+    Calibration = FittedCalibrator | SignalFamilyCalibrator | Mapping[str, FittedCalibrator]
+    Layer = str | Validator | Callable[..., ValidationResult]  # a validation_pipeline is one layer
+    Layers = Layer | Iterable[Layer]
+    Validators = Layers | Mapping[Any, Layers] | None
+    Policy = str | DecisionPolicy
 
 __all__ = ["estimate"]
 
@@ -79,9 +79,9 @@ def estimate(
     *,
     sources: Sources,
     signals: Signals,
-    calibrator: Optional[Calibration],
+    calibrator: Calibration | None,
     validators: Validators,
-    policy: Optional[Policy],
+    policy: Policy | None,
     agreement: bool,
     assume_calibrated: bool,
 ) -> QualityReport:
@@ -102,7 +102,7 @@ def estimate(
     if isinstance(extraction, AnnotatedExtraction):
         return run.extraction(extraction, sources)
     fe = extraction if isinstance(extraction, FieldEstimate) else FieldEstimate(value=extraction)
-    if isinstance(sources, (str, bytes)) or isinstance(sources, Mapping):
+    if isinstance(sources, (str, bytes, Mapping)):
         raise TypeError(
             f"estimate_quality() sources must be a list of other hypotheses of the value, got "
             f"{type_name(sources)}; e.g. sources=['the cat sat', 'the cat sit']."
@@ -123,9 +123,9 @@ class _Estimator:
     def __init__(
         self,
         signals: list[tuple[str, Callable[..., Any]]],
-        cal: Optional[Union[FittedCalibrator, SignalFamilyCalibrator]],
+        cal: FittedCalibrator | SignalFamilyCalibrator | None,
         validators: tuple[str, Any],
-        policy: Optional[DecisionPolicy],
+        policy: DecisionPolicy | None,
         agreement: bool,
         assume: bool,
     ):
@@ -182,11 +182,11 @@ class _Estimator:
     def field(
         self,
         fe: FieldEstimate,
-        spec: Optional[FieldSpec],
+        spec: FieldSpec | None,
         group: Any,
-        name: Optional[str],
+        name: str | None,
         sources: list[Any],
-        shared: Optional[Mapping[Any, Any]] = None,
+        shared: Mapping[Any, Any] | None = None,
     ) -> tuple[FieldEstimate, dict[Any, Any]]:
         """The updated field and the notes on how its estimate was reached."""
         value = fe.value
@@ -216,7 +216,7 @@ class _Estimator:
         return new, how
 
     def _validate(
-        self, value: Any, spec: Optional[FieldSpec], name: Optional[str], group: Any, earlier: tuple[Any, ...]
+        self, value: Any, spec: FieldSpec | None, name: str | None, group: Any, earlier: tuple[Any, ...]
     ) -> tuple[Any, ...]:
         """The new findings of this field's validators, run as one `validation_pipeline`."""
         key = (name, group)
@@ -229,7 +229,7 @@ class _Estimator:
         result = pipeline(value, spec=spec, findings=earlier)
         return tuple(dataclasses.replace(f, field=name) if name and not f.field else f for f in result.findings)
 
-    def _validators_for(self, name: Optional[str], group: Any) -> list[Any]:
+    def _validators_for(self, name: str | None, group: Any) -> list[Any]:
         kind, vals = self.validators
         if kind == "flat":
             return list(vals)
@@ -240,8 +240,8 @@ class _Estimator:
         return out
 
     def _calibrate(
-        self, confidence: Optional[float], raw: dict[Any, Any], group: Any
-    ) -> tuple[Optional[float], dict[Any, Any]]:
+        self, confidence: float | None, raw: dict[Any, Any], group: Any
+    ) -> tuple[float | None, dict[Any, Any]]:
         cal = self.cal
         if isinstance(cal, SignalFamilyCalibrator):
             return self._calibrate_families(cal, confidence, raw, group)
@@ -260,8 +260,8 @@ class _Estimator:
         return probability(value, what=f"{type_name(cal)} output"), how
 
     def _calibrate_families(
-        self, cal: SignalFamilyCalibrator, confidence: Optional[float], raw: dict[Any, Any], group: Any
-    ) -> tuple[Optional[float], dict[Any, Any]]:
+        self, cal: SignalFamilyCalibrator, confidence: float | None, raw: dict[Any, Any], group: Any
+    ) -> tuple[float | None, dict[Any, Any]]:
         """Calibrate each family on its own, then fuse (``combine``, then ``fusion`` when fitted)."""
         families = dict(raw)
         if confidence is not None:
@@ -287,7 +287,7 @@ class _Estimator:
     def _decide(
         self,
         policy: DecisionPolicy,
-        calibrated: Optional[float],
+        calibrated: float | None,
         group: Any,
         findings: tuple[Any, ...],
         how: dict[Any, Any],
@@ -311,7 +311,7 @@ class _Estimator:
 # --------------------------------------------------------------------------
 
 
-def _calibrator(calibrator: Optional[Calibration]) -> Optional[Union[FittedCalibrator, SignalFamilyCalibrator]]:
+def _calibrator(calibrator: Calibration | None) -> FittedCalibrator | SignalFamilyCalibrator | None:
     if calibrator is None:
         return None
     if isinstance(calibrator, SignalFamilyCalibrator):
@@ -344,7 +344,7 @@ def _not_a_class(calibrator: Any, what: str) -> None:
         )
 
 
-def _policy(policy: Optional[Policy]) -> Optional[DecisionPolicy]:
+def _policy(policy: Policy | None) -> DecisionPolicy | None:
     if isinstance(policy, str):
         policy = get("policies", policy)
     if isinstance(policy, type):

@@ -8,7 +8,7 @@ import importlib.util
 import math
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from types import MappingProxyType
 from typing import Any
@@ -42,15 +42,6 @@ def import_optional(package: str, *, extra: str, feature: str = "") -> Any:
             f"{what} needs the optional package {package!r}, which is not installed. "
             f"Install it with: {install_hint(extra)}"
         ) from exc
-
-
-def check_finite(values: Iterable[float], *, name: str) -> None:
-    """Raise ValueError naming the first NaN or infinite entry of ``values``."""
-    for i, v in enumerate(values):
-        if not math.isfinite(v):
-            raise ValueError(
-                f"{name}[{i}] is {v!r}; every entry must be a finite number. Drop or impute the missing values first."
-            )
 
 
 class FrozenMappings:
@@ -126,14 +117,14 @@ def rehome(namespace: dict[str, Any]) -> None:
 
 def _resolve_annotations(cls: type, module: str) -> None:
     """Turn the string annotations of ``cls`` into the objects they name in ``module`` (those it can)."""
-    own = cls.__dict__.get("__annotations__")
+    own = cls.__dict__.get("__annotations__")  # noqa: RUF063 - the raw strings, not evaluated
     defining = sys.modules.get(module)
     if not own or defining is None:
         return
     for field_name, hint in own.items():
         if isinstance(hint, str):
             try:
-                own[field_name] = eval(hint, vars(defining), dict(vars(cls)))  # noqa: S307 - what typing does
+                own[field_name] = eval(hint, vars(defining), dict(vars(cls)))  # what typing does
             except Exception:  # noqa: S112 - a name the module binds later: left for typing to find
                 continue
 
@@ -207,6 +198,20 @@ def describe_text_level(level: Any) -> str:
         f"{names.get(side, side)}: {describe_text_level(v) if v is not None else 'plain text'}"
         for side, v in level.items()
     )
+
+
+def describe_fallbacks(level: str, fallbacks: Sequence[Mapping[str, Any]], shown: int = 3) -> str:
+    """``level`` (a text level in words), then the regions read at another level, when there are any.
+
+    >>> describe_fallbacks("line", [{"side": "gold", "id": "a", "region": "r2", "level": "region"}])
+    'line, but 1 region read at another level (gold a region r2 at region level)'
+    """
+    if not fallbacks:
+        return level
+    named = "; ".join(f"{f['side']} {f['id']} region {f['region']} at {f['level']} level" for f in fallbacks[:shown])
+    more = f"; {len(fallbacks) - shown} more in --json under fallbacks" if len(fallbacks) > shown else ""
+    n = len(fallbacks)
+    return f"{level}, but {n} region{'s' if n != 1 else ''} read at another level ({named}{more})"
 
 
 def _cell(value: Any) -> str:

@@ -95,19 +95,7 @@ _UNWANTED_SUB = ("Cc", "Cf")
 # other units keep theirs, which "[EFZ]*" takes in. A segment is a first
 # unit, then the units some rule keeps attached: each step matches its first
 # character, then looks back past it at the unit before.
-_STEPS = "|".join(
-    (
-        "[pb][EFZ]*",  # WB3c: ZWJ x Extended_Pictographic (coded at the character)
-        "[MDQ](?<=[AaHb].)[EFZ]*[AaHb]",  # WB6, WB7: letter (MidLetter | MidNumLetQ) letter
-        "q(?<=Hq)[EFZ]*H",  # WB7b, WB7c: Hebrew " Hebrew
-        "[AaHb](?<=[AaHbUX].)",  # WB5, WB10, WB13b
-        "U(?<=[AaHbUX]U)",  # WB8, WB9, WB13b
-        "[mDQ](?<=U.)[EFZ]*U",  # WB11, WB12: number (MidNum | MidNumLetQ) number
-        "K(?<=[KX]K)",  # WB13, WB13b
-        "X(?<=[AaHbUKX]X)",  # WB13a
-        "Q(?<=HQ)[EFZ]*",  # WB7a: Hebrew x Single_Quote (after WB6/7 had their chance)
-    )
-)
+_STEPS = "[pb][EFZ]*|[MDQ](?<=[AaHb].)[EFZ]*[AaHb]|q(?<=Hq)[EFZ]*H|[AaHb](?<=[AaHbUX].)|U(?<=[AaHbUX]U)|[mDQ](?<=U.)[EFZ]*U|K(?<=[KX]K)|X(?<=[AaHbUKX]X)|Q(?<=HQ)[EFZ]*"
 _SEGMENT = re.compile(
     "CL|[CLN]"  # WB3, WB3a, WB3b: line breaks stand alone
     # letters and digits among themselves (WB5, 8, 9, 10, 13a/b), without looking back: the common case;

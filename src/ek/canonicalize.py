@@ -27,7 +27,7 @@ from __future__ import annotations
 import unicodedata
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Union, overload
+from typing import overload
 
 from ek.registry import get, register
 from ek.registry import names as registered_names
@@ -45,9 +45,9 @@ __all__ = [
     "strip_punctuation",
 ]
 
-Step = Union[str, Callable[[str], str]]
+Step = str | Callable[[str], str]
 """One normalize step: a registered normalizer name or a ``str -> str`` callable."""
-Steps = Union[Step, Sequence[Step]]
+Steps = Step | Sequence[Step]
 """What a ``normalize=`` option takes: one step, a list of steps, or a `Canonicalizer` (itself a step)."""
 
 

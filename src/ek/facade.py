@@ -116,7 +116,7 @@ def score(
             not declare.
         KeyError: an unknown metric name (the message lists the known ones).
     """
-    name, m, prepare = _resolve(metric, pred, gold, normalize, weights)
+    _name, m, prepare = _resolve(metric, pred, gold, normalize, weights)
     if prepare is not None:
         pred, gold = _prepared(prepare, pred, "pred"), _prepared(prepare, gold, "gold")
     return m(pred, gold, grammar=grammar)

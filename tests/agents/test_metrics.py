@@ -5,7 +5,7 @@ import math
 import pytest
 
 import ek
-import ek.agents  # noqa: F401 - registers the agent metrics and checkers
+import ek.agents  # registers the agent metrics and checkers
 from ek.agents.base import Cost, Episode, RunProvenance
 from ek.agents.cost import UnknownModelPrice, per_million
 from ek.agents.metrics import CostPerSuccessMetric, TaskSuccessMetric, final_state_match, output_match, recorded_success

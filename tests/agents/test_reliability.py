@@ -9,6 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ek._stats import binomial as _binomial
+from ek._stats import mean_interval as _bootstrap_mean_ci
+from ek._stats import ratio_interval as _ratio_bootstrap_ci
 from ek.agents import (
     Episode,
     bootstrap_ci,
@@ -19,7 +22,6 @@ from ek.agents import (
     reliability,
     wilson_interval,
 )
-from ek._stats import binomial as _binomial, mean_interval as _bootstrap_mean_ci, ratio_interval as _ratio_bootstrap_ci
 
 
 def humaneval_pass_at_k(n, c, k):

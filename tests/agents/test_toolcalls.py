@@ -19,14 +19,14 @@ def test_match_calls_repeats_do_not_collide():
 
 
 def test_match_calls_reordered_pairs_match():
-    pairs, up, ug = match_calls([("s", {"q": "b"}), ("s", {"q": "a"})], [("s", {"q": "a"}), ("s", {"q": "b"})])
+    pairs, _up, _ug = match_calls([("s", {"q": "b"}), ("s", {"q": "a"})], [("s", {"q": "a"}), ("s", {"q": "b"})])
     assert [(p[1]["q"], g[1]["q"]) for p, g in pairs] == [("b", "b"), ("a", "a")]
 
 
 def test_match_calls_strong_pair_is_not_stolen_by_an_earlier_weak_one():
     gold = [("book", {"flight": "LH1", "seat": "2A"})]
     pred = [("book", {"flight": "LH1", "seat": "9C"}), ("book", {"flight": "LH1", "seat": "2A"})]
-    pairs, up, ug = match_calls(pred, gold)
+    pairs, up, _ug = match_calls(pred, gold)
     assert pairs == [(pred[1], gold[0])] and up == [pred[0]]
 
 

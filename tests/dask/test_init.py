@@ -12,6 +12,7 @@ on the loopback interface, started once for the module.
 from __future__ import annotations
 
 import importlib.resources
+import itertools
 import json
 import math
 import pathlib
@@ -229,7 +230,7 @@ def _bag(chunks):
 
 def _chunks(items, cuts):
     bounds = [0, *sorted(cuts), len(items)]
-    return [items[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [items[a:b] for a, b in itertools.pairwise(bounds)]
 
 
 @st.composite
@@ -580,9 +581,8 @@ def test_an_unknown_metric_name_is_refused_before_anything_runs():
     ],
 )
 def test_client_arguments_are_checked(call, message):
-    with pytest.raises(ValueError, match=message):
-        with call():
-            pass
+    with pytest.raises(ValueError, match=message), call():
+        pass
 
 
 def test_a_local_client_scores_on_workers_without_the_stack_profiler():
@@ -623,13 +623,15 @@ def test_a_scheduler_that_does_not_answer_times_out_with_a_clear_message(address
     elif address == "refused":
         address = f"tcp://127.0.0.1:{_free_port()}"
     start = time.monotonic()
-    with pytest.raises(
-        ConnectionError,
-        match=rf"no Dask scheduler answered at '{address}' within 1 s \(.+\); "
-        r"check the address",
+    with (
+        pytest.raises(
+            ConnectionError,
+            match=rf"no Dask scheduler answered at '{address}' within 1 s \(.+\); "
+            r"check the address",
+        ),
+        ek.dask.client(address, timeout=1),
     ):
-        with ek.dask.client(address, timeout=1):
-            pass
+        pass
     assert time.monotonic() - start < 30  # bounded (never a hang); the message names the 1 s
 
 
@@ -748,9 +750,11 @@ def test_without_timeout_the_wait_for_a_worker_is_the_documented_default(no_work
     [
         (
             ["--workers", "2", "--scheduler", "tcp://127.0.0.1:1"],
-            "--workers N (a local cluster) and --scheduler "
-            "ADDRESS (a running one) cannot be used together; pass "
-            "one of them",
+            (
+                "--workers N (a local cluster) and --scheduler "
+                "ADDRESS (a running one) cannot be used together; pass "
+                "one of them"
+            ),
         ),
         (["--workers", "0"], "--workers must be at least 1, got 0"),
         (

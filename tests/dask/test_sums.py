@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
@@ -23,7 +24,7 @@ def _exact(terms):
 def test_partial_sums_merged_in_any_order_are_exact(values, data):
     cuts = sorted(data.draw(st.lists(st.integers(0, len(values)), max_size=6)))
     bounds = [0, *cuts, len(values)]
-    parts = [exact_sum(values[a:b]) for a, b in zip(bounds, bounds[1:])]
+    parts = [exact_sum(values[a:b]) for a, b in itertools.pairwise(bounds)]
     while len(parts) > 1:  # merge a random neighbouring pair, as some tree would
         i = data.draw(st.integers(0, len(parts) - 2))
         parts[i : i + 2] = [add(parts[i], parts[i + 1])]

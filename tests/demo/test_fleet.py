@@ -54,8 +54,10 @@ def test_demo_without_engines_says_how_to_install_them(monkeypatch):
     monkeypatch.setattr(_demo, "check_requirements", lambda engine: _status(set())(engine))
     text = _demo.fleet_demo()
     assert text.splitlines() == [
-        "2. Choose an engine: Tesseract and RapidOCR on the bundled pages and lines: skipped, no engine is installed "
-        "here.",
+        (
+            "2. Choose an engine: Tesseract and RapidOCR on the bundled pages and lines: skipped, no engine is installed "
+            "here."
+        ),
         "   tesseract: 'tesseract' is not ready: install it.",
         "   rapidocr: 'rapidocr' is not ready: install it.",
     ]

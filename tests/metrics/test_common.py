@@ -21,6 +21,7 @@ needs a pool of cases in ``CASES``; a metric registered without one fails
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import subprocess
@@ -35,8 +36,8 @@ from ek.agents.base import Episode, Step, Trajectory
 from ek.base import MetricContract
 from ek.metrics import as_metric
 from ek.metrics.graphs import TypedEdge, TypedGraph, TypedNode
-from ek.metrics.tables import Table
 from ek.metrics.strings import StringMetric
+from ek.metrics.tables import Table
 from ek.registry import get
 
 
@@ -322,7 +323,7 @@ def test_any_split_merges_to_the_whole(name, data):
     corpus = [(p, g) if label is None else (p, g, label) for (p, g), label in zip(pairs, labels)]
     cuts = sorted(data.draw(st.lists(st.integers(0, len(corpus)), max_size=3), label="cuts"))
     bounds = [0, *cuts, len(corpus)]
-    parts = [corpus[a:b] for a, b in zip(bounds, bounds[1:])]
+    parts = [corpus[a:b] for a, b in itertools.pairwise(bounds)]
     whole = ek.evaluate(corpus, metric=name)
     merged = ek.merge_reports(*[ek.evaluate(p, metric=name) for p in parts])
     assert merged.n == whole.n == len(corpus)

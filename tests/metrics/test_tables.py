@@ -193,7 +193,9 @@ def test_identical_tables_score_one(table):
 
 
 def test_table_tree_distance_on_empty_tables():
-    unit = lambda a, b: [[0.0] * len(b) for _ in a]
+    def unit(a, b):
+        return [[0.0] * len(b) for _ in a]
+
     assert _table_scoring.table_tree_distance([], [], unit) == 0.0
     assert _table_scoring.table_tree_distance([[]], [], unit) == 1.0
     assert _table_scoring.table_tree_distance([["x", "y"]], [], unit) == 3.0
@@ -443,7 +445,7 @@ def test_the_default_text_limit_is_half_a_million_characters(metric):
 
 def test_the_issue_input_is_refused_at_once():
     # two 100x100 tables of 300-character cells: inside max_cells, six times max_chars (ran over 120 s each)
-    big = Table.from_grid([[("%03d" % c) * 100 for c in range(100)] for _ in range(100)])
+    big = Table.from_grid([[f"{c:03d}" * 100 for c in range(100)] for _ in range(100)])
     for metric in (TedsMetric(), GritsMetric()):
         with pytest.raises(ValueError, match=r"holds 3000000 characters .* max_chars=500000"):
             metric(big, big)

@@ -20,7 +20,6 @@ The same content is written in each version's dialect:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Union
 from xml.sax.saxutils import escape, quoteattr
 
 PAGE_VERSIONS = (
@@ -49,22 +48,22 @@ def page_ns(version: str) -> str:
 
 @dataclass
 class Glyph:
-    text: Optional[str]
-    conf: Optional[float] = None
+    text: str | None
+    conf: float | None = None
 
 
 @dataclass
 class Word:
-    text: Optional[str]
+    text: str | None
     glyphs: tuple = ()
-    conf: Optional[float] = None
+    conf: float | None = None
 
 
 @dataclass
 class Line:
-    text: Optional[str]
+    text: str | None
     words: tuple = ()
-    conf: Optional[float] = None
+    conf: float | None = None
 
 
 @dataclass
@@ -72,20 +71,20 @@ class Region:
     """A text region (or, with ``kind``, a TableRegion or ImageRegion) and what it holds."""
 
     id: str
-    text: Optional[str] = None
+    text: str | None = None
     lines: tuple = ()
-    conf: Optional[float] = None
+    conf: float | None = None
     regions: tuple = ()
     kind: str = "TextRegion"
     alternatives: tuple = ()  # (text, index, conf) TextEquivs written after the primary one
 
 
-def words_of(text: str, conf: Optional[float] = None, glyphs: bool = False) -> tuple:
+def words_of(text: str, conf: float | None = None, glyphs: bool = False) -> tuple:
     """Word (and glyph) units for ``text`` split on spaces."""
     return tuple(Word(w, tuple(Glyph(c) for c in w) if glyphs else (), conf) for w in text.split())
 
 
-def full_line(text: str, conf: Optional[float] = None, glyphs: bool = True) -> Line:
+def full_line(text: str, conf: float | None = None, glyphs: bool = True) -> Line:
     """A line with its text at line, word and (optionally) glyph level."""
     return Line(text, words_of(text, conf, glyphs), conf)
 
@@ -121,7 +120,7 @@ class _Page:
             return f"<{self.tag('Coords')}>{points}</{self.tag('Coords')}>"
         return f'<{self.tag("Coords")} points="0,0 10,0 10,5"/>'
 
-    def equiv(self, text: Optional[str], conf=None, index=None) -> str:
+    def equiv(self, text: str | None, conf=None, index=None) -> str:
         if text is None:
             return ""
         attrs = ""
@@ -188,9 +187,7 @@ class _Page:
         )
 
 
-def page_document(
-    version: str, regions: list, *, reading_order: Union[str, tuple, None] = None, prefix: str = ""
-) -> bytes:
+def page_document(version: str, regions: list, *, reading_order: str | tuple | None = None, prefix: str = "") -> bytes:
     """A PAGE document of ``version`` holding ``regions``.
 
     ``reading_order`` is a ReadingOrder's XML (without the prefix), or a tuple
@@ -230,12 +227,12 @@ def page_document(
 @dataclass
 class AltoWord:
     content: str
-    wc: Optional[float] = None
+    wc: float | None = None
     glyphs: tuple = ()
-    subs: Optional[tuple] = None  # (SUBS_TYPE, SUBS_CONTENT)
+    subs: tuple | None = None  # (SUBS_TYPE, SUBS_CONTENT)
 
 
-def alto_document(version: str, blocks: list, *, hyphens: Optional[dict] = None) -> bytes:
+def alto_document(version: str, blocks: list, *, hyphens: dict | None = None) -> bytes:
     """An ALTO document: ``blocks`` is a list of blocks, each a list of lines, each a list of AltoWords.
 
     ``hyphens`` maps (block, line) positions to the HYP CONTENT that ends that line.
@@ -276,16 +273,18 @@ def alto_document(version: str, blocks: list, *, hyphens: Optional[dict] = None)
 # -- hOCR -------------------------------------------------------------------
 
 
-def hocr_tesseract(paragraphs: list, *, confs: Optional[list] = None, glyphs: bool = False) -> bytes:
+def hocr_tesseract(paragraphs: list, *, confs: list | None = None, glyphs: bool = False) -> bytes:
     """Tesseract's hOCR: one ``ocr_carea`` per paragraph (a list of line texts), ``x_wconf`` per word."""
     out = [
-        '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN"\n'
-        '    "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">\n'
-        '<html xmlns="http://www.w3.org/1999/xhtml" xml:lang="en" lang="en">\n <head>\n  <title></title>\n'
-        '  <meta http-equiv="Content-Type" content="text/html;charset=utf-8"/>\n'
-        "  <meta name='ocr-system' content='tesseract 5.3.0' />\n"
-        "  <meta name='ocr-capabilities' content='ocr_page ocr_carea ocr_par ocr_line ocrx_word ocrp_wconf'/>\n"
-        " </head>\n <body>\n  <div class='ocr_page' id='page_1' title='image \"x.png\"; bbox 0 0 100 100; ppageno 0'>\n"
+        (
+            '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN"\n'
+            '    "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">\n'
+            '<html xmlns="http://www.w3.org/1999/xhtml" xml:lang="en" lang="en">\n <head>\n  <title></title>\n'
+            '  <meta http-equiv="Content-Type" content="text/html;charset=utf-8"/>\n'
+            "  <meta name='ocr-system' content='tesseract 5.3.0' />\n"
+            "  <meta name='ocr-capabilities' content='ocr_page ocr_carea ocr_par ocr_line ocrx_word ocrp_wconf'/>\n"
+            " </head>\n <body>\n  <div class='ocr_page' id='page_1' title='image \"x.png\"; bbox 0 0 100 100; ppageno 0'>\n"
+        )
     ]
     n = 0
     for p, lines in enumerate(paragraphs):

@@ -33,10 +33,32 @@ class Result:
             self.blocks = [Block(line, c, level) for line, c in zip(text.splitlines(), confidences)]
 
 
-WORDS = (
-    "the quick brown fox jumps over the lazy dog while seven wizards quietly hex "
-    "a jovial bumpkin near the old mill by the river"
-).split()
+WORDS = [
+    "the",
+    "quick",
+    "brown",
+    "fox",
+    "jumps",
+    "over",
+    "the",
+    "lazy",
+    "dog",
+    "while",
+    "seven",
+    "wizards",
+    "quietly",
+    "hex",
+    "a",
+    "jovial",
+    "bumpkin",
+    "near",
+    "the",
+    "old",
+    "mill",
+    "by",
+    "the",
+    "river",
+]
 
 
 def reference(i: int) -> str:

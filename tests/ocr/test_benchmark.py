@@ -509,7 +509,7 @@ def test_tesseract_report_matches_jiwer_on_raw_output(tesseract_run):
 
 @requires_tesseract
 def test_tesseract_wer_from_the_same_predictions(tesseract_run):
-    gold, report, direct = tesseract_run
+    _gold, report, _direct = tesseract_run
     cases = [(v["prediction"], v["reference"]) for v in report.detail["per_item"].values()]
     # jiwer splits words on spaces only; ek on any whitespace, so give jiwer spaces.
     expected = jiwer.wer(
@@ -520,7 +520,7 @@ def test_tesseract_wer_from_the_same_predictions(tesseract_run):
 
 @requires_tesseract
 def test_tesseract_mean_confidence_per_item(tesseract_run):
-    gold, report, direct = tesseract_run
+    _gold, report, direct = tesseract_run
     for key, item in report.detail["per_item"].items():
         assert item["confidence"] == pytest.approx(direct[key][1]), key
         assert 0.0 <= item["confidence"] <= 1.0

@@ -12,8 +12,8 @@ import sys
 import ocracy
 import pytest
 
-from ek.ocr._ids import canonical_id
 from ek.ocr._engines import check_engine, installed_engines, resolve_engine_id
+from ek.ocr._ids import canonical_id
 from ek.registry import MissingExtraError
 
 requires_tesseract = pytest.mark.skipif(

@@ -328,9 +328,11 @@ def test_level_still_works_with_a_deprecation_warning(tmp_path):
     with pytest.warns(DeprecationWarning, match="use text_level="):
         old = evaluate_files(tmp_path / "gt.xml", tmp_path / "ocr.txt", level="line")
     assert old.aggregate == 0.0
-    with pytest.raises(ValueError, match="text_level='line' and its deprecated alias level='region' disagree"):
-        with pytest.warns(DeprecationWarning):
-            evaluate_files(tmp_path / "gt.xml", tmp_path / "ocr.txt", text_level="line", level="region")
+    with (
+        pytest.raises(ValueError, match="text_level='line' and its deprecated alias level='region' disagree"),
+        pytest.warns(DeprecationWarning),
+    ):
+        evaluate_files(tmp_path / "gt.xml", tmp_path / "ocr.txt", text_level="line", level="region")
 
 
 @pytest.mark.parametrize(

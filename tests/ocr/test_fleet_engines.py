@@ -137,8 +137,10 @@ def test_other_ocracy_engines_take_their_ocracy_options():
         ("tesseract:oem=-1", r"option oem='-1' of 'tesseract': it must be a whole number from 0 to 3"),
         (
             "tesseract:lang=eng deu",
-            r"option lang='eng deu' of 'tesseract': Tesseract's lang is one language model or "
-            r"several joined by '\+'",
+            (
+                r"option lang='eng deu' of 'tesseract': Tesseract's lang is one language model or "
+                r"several joined by '\+'"
+            ),
         ),
         (
             "rapidocr:det=maybe",
@@ -173,8 +175,10 @@ def test_python_values_are_checked_like_written_ones():
     [
         (
             "tesseract:psm",
-            r"engine 'tesseract:psm': 'psm' is not name=value; write the options as "
-            r"'tesseract:name=value,name=value'",
+            (
+                r"engine 'tesseract:psm': 'psm' is not name=value; write the options as "
+                r"'tesseract:name=value,name=value'"
+            ),
         ),
         ("tesseract:", r"engine 'tesseract:': '' is not name=value"),
         ("tesseract:psm=6,", r"engine 'tesseract:psm=6,': '' is not name=value"),

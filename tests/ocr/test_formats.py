@@ -115,8 +115,10 @@ def test_page_picks_the_lowest_index_or_the_highest_confidence():
     [
         (
             page('<TextRegion id="r"><TextLine id="l9"><Coords points="0,0"/></TextLine></TextRegion>'),
-            r"x\.xml: <TextLine id='l9'> has no TextEquiv/Unicode at line level in <TextRegion id='r'>, and no other "
-            r"level covers its region; transcribe it",
+            (
+                r"x\.xml: <TextLine id='l9'> has no TextEquiv/Unicode at line level in <TextRegion id='r'>, and no other "
+                r"level covers its region; transcribe it"
+            ),
         ),
         (
             page("", ns="http://schema.primaresearch.org/PAGE/gts/pagecontent/2011-01-01"),

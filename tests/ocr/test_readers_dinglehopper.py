@@ -75,8 +75,10 @@ def test_alternatives_are_chosen_by_index_then_confidence_then_position(tmp_path
             region("b", ("b-low", ' conf="0.2"'), ("b-high", ' conf="0.9"'), ("b-none", "")),
             region("c", ("c-first", ""), ("c-second", "")),
             region("d", ("d-tie-1", ' index="1"'), ("d-tie-2", ' index="1"')),
-            '<TextRegion id="e"><TextEquiv index="0"/><TextEquiv index="1"><Unicode>e-has-unicode</Unicode></TextEquiv>'
-            "</TextRegion>",
+            (
+                '<TextRegion id="e"><TextEquiv index="0"/><TextEquiv index="1"><Unicode>e-has-unicode</Unicode></TextEquiv>'
+                "</TextRegion>"
+            ),
         ]
     )
     data = (

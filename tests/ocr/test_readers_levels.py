@@ -184,10 +184,13 @@ def test_text_level_and_profile_pass_through_read_pair(tmp_path):
 @pytest.mark.parametrize(
     "options, message",
     [
-        (dict(text_level="paragraph"), r"text_level must be one of 'region', 'line', 'word', 'glyph' \(or None"),
-        (dict(profile="ocrd"), r"profile must be None \(ek's rules\) or one of 'dinglehopper', got 'ocrd'"),
-        (dict(profile="dinglehopper", text_level="word"), r"profile='dinglehopper' reads PAGE at region or line level"),
-        (dict(profile="dinglehopper", pick="conf"), r"pick='conf' contradicts it"),
+        ({"text_level": "paragraph"}, r"text_level must be one of 'region', 'line', 'word', 'glyph' \(or None"),
+        ({"profile": "ocrd"}, r"profile must be None \(ek's rules\) or one of 'dinglehopper', got 'ocrd'"),
+        (
+            {"profile": "dinglehopper", "text_level": "word"},
+            r"profile='dinglehopper' reads PAGE at region or line level",
+        ),
+        ({"profile": "dinglehopper", "pick": "conf"}, r"pick='conf' contradicts it"),
     ],
 )
 def test_bad_options_say_what_is_allowed(options, message, tmp_path):

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from ek.base import Decision
 from ek.qe import _checks
+from ek.qe._records import from_record
 from ek.qe.calibrate import (
     GroupCalibrator,
     IsotonicCalibrator,
@@ -22,7 +23,6 @@ from ek.qe.calibrate import (
     TemperatureCalibrator,
     sklearn_calibrator,
 )
-from ek.qe._records import from_record
 from ek.qe.decide import ConformalGate, CostSensitiveGate, GroupConformalGate, RiskControlGate
 
 _rng = np.random.default_rng(0)

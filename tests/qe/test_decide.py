@@ -127,10 +127,10 @@ def test_group_conformal_holds_per_group_where_marginal_fails():
         cal, test = idx[:800], idx[800:]
         gate = GroupConformalGate(alpha=alpha).fit(p[cal], y[cal], groups=g[cal])
         pooled = ConformalGate(alpha=alpha).fit(p[cal], y[cal])
-        for name in per_group:
+        for name, rates in per_group.items():
             ok = test[y[test] & (g[test] == name)]
             flags = gate(p[ok].tolist(), group=[name] * len(ok))
-            per_group[name].append(np.mean(_is(flags, F)))
+            rates.append(np.mean(_is(flags, F)))
             if name == "hard":
                 marginal_hard.append(np.mean(_is(pooled(p[ok]), F)))
     for rates in per_group.values():

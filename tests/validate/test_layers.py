@@ -92,7 +92,7 @@ def test_ties_follow_strict():
 
 
 def test_order_key_kinds():
-    assert order_key("10") == ("number", Decimal("10"))
+    assert order_key("10") == ("number", Decimal(10))
     assert order_key(True) == ("other", True)
     assert order_key("2024-05-02T10:00Z") == ("time", datetime(2024, 5, 2, 10, tzinfo=timezone.utc))
     assert order_key("2024-05-02T10:00-05:30")[1].utcoffset() == -timedelta(hours=5, minutes=30)

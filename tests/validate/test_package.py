@@ -505,7 +505,7 @@ def test_zscore_is_invariant_to_shift_and_scale(values, scale, shift):
 
 
 def test_verifiers_are_re_exported_from_ek_qe():
-    import ek.qe.verifiers as verifiers
+    from ek.qe import verifiers
 
     for name in (
         "checksum_validator",

@@ -19,6 +19,7 @@ raises, so a hard kill loses at most about a second of work.
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import math
 import os
 import pickle
@@ -301,10 +302,7 @@ def _serially(run: Run, task: Task, pending: list[int], payloads: list[Any], sin
     while pos < len(pending):
         chunk = pending[pos : pos + CHUNK_ITEMS]
         deadline = time.monotonic() + FLUSH_SECONDS if sink.store is not None else None
-        base_done, base_errors = sink.done, sink.errors
-
-        def tick(n: int, failed: int) -> None:
-            sink.bar.update(base_done + n, base_errors + failed)
+        tick = functools.partial(_tick, sink.bar, sink.done, sink.errors)
 
         consumed, out, exc = _process(
             task, [payloads[i] for i in chunk], errors, deadline, tick if sink.bar.enabled else None
@@ -314,6 +312,11 @@ def _serially(run: Run, task: Task, pending: list[int], payloads: list[Any], sin
         if exc is not None:
             raise exc
         pos += consumed
+
+
+def _tick(bar: Any, done: int, errors: int, n: int, failed: int) -> None:
+    """Show ``n`` more items done (``failed`` of them failed) after ``done`` and ``errors`` so far."""
+    bar.update(done + n, errors + failed)
 
 
 def _process(

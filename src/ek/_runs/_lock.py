@@ -76,7 +76,7 @@ class RunLock:
             _unlock(fd)
             os.close(fd)
 
-    def __enter__(self) -> RunLock:
+    def __enter__(self) -> RunLock:  # noqa: PYI034 - RunLock is final in use: no subclass
         return self.acquire()
 
     def __exit__(self, *exc: object) -> None:
@@ -85,7 +85,7 @@ class RunLock:
     def __del__(self) -> None:  # a lock whose owner was dropped (an adapter that failed) frees the run
         try:
             self.release()
-        except Exception:  # at interpreter exit the os module may be gone; the OS drops the lock anyway
+        except Exception:  # noqa: S110 - at interpreter exit the os module may be gone; the OS drops the lock anyway
             pass
 
     def _forget(self) -> None:

@@ -73,7 +73,7 @@ def _binomial_waiting(rng: random.Random, n: int, p: float) -> int:
 
 def _binomial_btrs(rng: random.Random, n: int, p: float) -> int:
     # Transformed rejection with squeeze (Hormann 1993), for n * p >= 10 and p <= 0.5.
-    spq, a, b, c, v_r, alpha, lpq, m, h = _btrs_constants(n, p)
+    _spq, a, b, c, v_r, alpha, lpq, m, h = _btrs_constants(n, p)
     rnd, lgamma, log = rng.random, math.lgamma, math.log
     while True:
         u = rnd() - 0.5

@@ -151,7 +151,7 @@ def replicate_sums(
     ]
 
     def block_sums(block: tuple[Any, ...]) -> Any:
-        g, chunks = block
+        _g, chunks = block
         weigh = _Weigher(replicates, _CHUNK)
         out = np.zeros((replicates, k + 1), dtype=sums.dtype)
         for rows in chunks:
@@ -247,11 +247,6 @@ def id_keys(ids: Sequence[Any]) -> Any:
         h *= prime
         keys[start + order] = h
     return keys
-
-
-def _weights(keys: Any, replicates: int) -> Any:
-    """``(len(keys), replicates)`` uint8 weights (a fresh array; see `_Weigher`)."""
-    return _Weigher(replicates, len(keys))(keys).copy()
 
 
 class _Weigher:

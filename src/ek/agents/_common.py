@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Iterable, Mapping
-from typing import Any, Callable, Optional, Sequence, Union
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from ek._util import type_name
 from ek.agents.base import Cost, Trajectory, _Call, as_call, is_episode
 from ek.base import GraphGrammar, Normalizer
 from ek.registry import resolve
 
-Canon = Optional[Normalizer]
-CheckerArg = Union[str, Callable[[Any, Any], bool], None]
+Canon = Normalizer | None
+CheckerArg = str | Callable[[Any, Any], bool] | None
 """A registered checker name, an ``(episode, gold) -> bool`` checker (`ek.agents.metrics.Checker`), or None."""
 
 
@@ -82,7 +82,7 @@ def arg_diff(pred_args: Mapping[Any, Any], gold_args: Mapping[Any, Any], canon: 
     return agree, wrong, extra, missing
 
 
-def call_mass(call: tuple[Any, ...], grammar: Optional[GraphGrammar]) -> float:
+def call_mass(call: tuple[Any, ...], grammar: GraphGrammar | None) -> float:
     """Weight of a whole call: the tool's weight plus the weights of the arguments it passes."""
     tool, args = call
     if grammar is None:
@@ -90,11 +90,11 @@ def call_mass(call: tuple[Any, ...], grammar: Optional[GraphGrammar]) -> float:
     return grammar.node_cost(tool) + sum(grammar.field_cost(tool, k) for k in args)
 
 
-def node_weight(tool: str, grammar: Optional[GraphGrammar]) -> float:
+def node_weight(tool: str, grammar: GraphGrammar | None) -> float:
     return 1.0 if grammar is None else grammar.node_cost(tool)
 
 
-def field_weight(tool: str, arg: str, grammar: Optional[GraphGrammar]) -> float:
+def field_weight(tool: str, arg: str, grammar: GraphGrammar | None) -> float:
     return 1.0 if grammar is None else grammar.field_cost(tool, arg)
 
 
@@ -104,7 +104,7 @@ def per_success(total: float, successes: float) -> float:
 
 
 def cost_summary(
-    costs: Sequence[Optional[Cost]], successes: Sequence[bool], spent: Optional[Sequence[float]]
+    costs: Sequence[Cost | None], successes: Sequence[bool], spent: Sequence[float] | None
 ) -> dict[Any, Any]:
     """The cost-report dict from parallel columns (shared by cost_report and run_suite)."""
     n = len(successes)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from typing import Optional
 
 _EXACT_BITS = 1 << 15  # products up to this size are formed exactly (a few ms at most)
 _UNDERFLOW = 750  # exp(-750) rounds to 0.0
@@ -20,7 +19,7 @@ _LOG_2PI = math.log(2 * math.pi)
 
 
 @lru_cache(maxsize=4096)
-def exact_ratio(n: int, m: int, k: int) -> Optional[tuple[int, int]]:
+def exact_ratio(n: int, m: int, k: int) -> tuple[int, int] | None:
     """``C(n - m, k) / C(n, k)`` as integers ``(num, den)`` when that is cheap, else None.
 
     The ratio is the product of ``(n - s - j) / (n - j)`` over ``j < t``,

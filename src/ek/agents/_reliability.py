@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence
+from typing import Any
 
 from ek._stats import Z95, mean_interval, wilson
 from ek._util import type_name
@@ -61,8 +61,8 @@ class ReliabilityReport:
     n_success: int = 0
     success_rate: float = 0.0
     success_ci: tuple[Any, ...] = (0.0, 1.0)
-    pass_at_k: Optional[float] = None
-    pass_hat_k: Optional[float] = None
+    pass_at_k: float | None = None
+    pass_hat_k: float | None = None
     pass_hat_k_ci: tuple[Any, ...] = (0.0, 1.0)
     stochastic: bool = True
     per_task: Mapping[Any, Any] = field(default_factory=dict)
@@ -75,8 +75,8 @@ def reliability(
     source: Any,
     *,
     k: int = 1,
-    slices: Optional[Mapping[str, str]] = None,
-    cost: Optional[Mapping[Any, Any]] = None,
+    slices: Mapping[str, str] | None = None,
+    cost: Mapping[Any, Any] | None = None,
     warn_deterministic: bool = True,
 ) -> ReliabilityReport:
     """pass@k, pass^k and success rate of a k-trial run.
@@ -150,11 +150,11 @@ def _build(
     outcomes: Mapping[str, Sequence[bool]],
     *,
     k: int,
-    slices: Optional[Mapping[Any, Any]] = None,
-    cost: Optional[Mapping[Any, Any]] = None,
+    slices: Mapping[Any, Any] | None = None,
+    cost: Mapping[Any, Any] | None = None,
     warn_deterministic: bool = True,
-    detail: Optional[Mapping[Any, Any]] = None,
-    slice_extra: Optional[Mapping[Any, Any]] = None,
+    detail: Mapping[Any, Any] | None = None,
+    slice_extra: Mapping[Any, Any] | None = None,
     stacklevel: int = 2,
 ) -> ReliabilityReport:
     """The report from grouped outcomes (shared by `reliability` and `run_suite`)."""

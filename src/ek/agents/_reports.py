@@ -27,7 +27,8 @@ from ek.agents.cost import ModelPrice
 from ek.agents.metrics import CostPerSuccessMetric, TaskSuccessMetric
 from ek.base import Metric, Report, Score
 from ek.facade import merge_reports
-from ek.metrics import metric as as_metric
+from ek.metrics import as_metric
+from ek.metrics import metric as declared_metric
 
 __all__ = ["TrialScore", "cost_report", "metric_report", "success_report"]
 
@@ -66,18 +67,18 @@ def metric_report(metric: Any, name: str, scored: Sequence[TrialScore]) -> Repor
     """The report of one suite metric over the trials it scored (tasks as items, see the module doc)."""
     if not scored:
         return Report(metric=name, aggregate=None, n=0)
-    if getattr(metric, "aggregate", None) is None:  # a plain function: the mean of its trials' values
-        metric = as_metric(
-            metric, aggregate="mean", name=name, higher_is_better=getattr(metric, "higher_is_better", None)
+    contract = as_metric(metric)
+    if not contract.declared:  # a plain function: the mean of its trials' values, under the suite's name
+        contract = as_metric(
+            declared_metric(metric, aggregate="mean", name=name, higher_is_better=contract.higher_is_better)
         )
         scored = [
             (t, i, Score(float(s.value), metric=name, detail={"value": float(s.value), "n": 1}), label)
             for t, i, s, label in scored
         ]
-    names = getattr(metric, "statistics", None)
-    if names is None or not hasattr(metric, "compute") or getattr(metric, "aggregation", None) == "custom":
+    if contract.aggregation not in ("statistics", "mean"):  # it aggregates its own way: the facade's engine
         return _engine(
-            metric,
+            contract,
             name,
             [(t, i) for t, i, _, _ in scored],
             [s for _, _, s, _ in scored],
@@ -90,9 +91,9 @@ def metric_report(metric: Any, name: str, scored: Sequence[TrialScore]) -> Repor
         labels[task_id] = label
     scores = []
     for task_id, trials in by_task.items():
-        totals = sum_detail(trials, tuple(names), metric=name)
-        scores.append(Score(float(metric.compute(totals)), metric=name, detail=totals))
-    return _engine(metric, name, list(by_task), scores, [labels[t] for t in by_task])
+        totals = sum_detail(trials, contract.statistics, metric=name)
+        scores.append(Score(contract.compute(totals), metric=name, detail=totals))
+    return _engine(contract, name, list(by_task), scores, [labels[t] for t in by_task])
 
 
 # --------------------------------------------------------------------------

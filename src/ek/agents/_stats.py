@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Callable, Iterable, Optional, Sequence, TypeVar
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 from ek._stats import Z95, bootstrap, mover_upper, newcombe, wilson
 from ek._util import type_name
@@ -121,13 +122,13 @@ def newcombe_difference(
 
 
 def difference_upper_bound(
-    value_a: Optional[float],
-    ci_a: Optional[Sequence[float]],
-    value_b: Optional[float],
-    ci_b: Optional[Sequence[float]],
+    value_a: float | None,
+    ci_a: Sequence[float] | None,
+    value_b: float | None,
+    ci_b: Sequence[float] | None,
     *,
     z: float = Z95,
-) -> Optional[float]:
+) -> float | None:
     """Upper confidence bound of ``a - b`` for two estimates known through their intervals.
 
     The same square-and-add recovery of variance as `newcombe_difference`

@@ -17,7 +17,7 @@ import json
 import math
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any, Optional, TypedDict
+from typing import Any, TypedDict
 
 from ek._runs import FORMAT, Done, Finished, callable_id, describe, fingerprint, register, setting_id, str_keys
 from ek._stats import ratio_interval
@@ -37,12 +37,12 @@ register(Cost, "cost")
 class _Trial(TypedDict):
     task_id: str
     trial: int
-    seed: Optional[int]
+    seed: int | None
     success: bool
-    error: Optional[str]
-    cost: Optional[Cost]
+    error: str | None
+    cost: Cost | None
     wall_s: float
-    dollars: Optional[float]
+    dollars: float | None
 
 
 class TrialEntry(_Trial, total=False):
@@ -61,7 +61,7 @@ class Suite:
 
     per_item = True  # grade each trial as it ends: a missing price stops the run at the first
     unsettled = False  # every setting is known before the first trial (see `ek._runs.Task`)
-    learned: Optional[dict[str, Any]] = None
+    learned: dict[str, Any] | None = None
 
     def __init__(
         self,
@@ -73,8 +73,8 @@ class Suite:
         grammar: Any,
         price: Any,
         prices: Any,
-        run: Optional[RunProvenance],
-        seed: Optional[int],
+        run: RunProvenance | None,
+        seed: int | None,
         persist: bool,
     ) -> None:
         self.agent, self.k = agent, k
@@ -89,7 +89,7 @@ class Suite:
         self.takes_seed = accepts_keyword(agent, "seed")
         self._runs: dict[Any, Any] = {}  # trial seed -> RunProvenance, shared by every task's trial
 
-    def seed_of(self, trial: int) -> Optional[int]:
+    def seed_of(self, trial: int) -> int | None:
         return None if self.seed is None else self.seed + trial
 
     def step(self, payload: Any) -> Any:
@@ -127,7 +127,7 @@ class Suite:
         ):
             raise ValueError("its metrics do not hold a stored Score, error or None per metric")
 
-    def report(self, records: list[Any], specs: list[Any], *, run_id: Optional[str]) -> ReliabilityReport:
+    def report(self, records: list[Any], specs: list[Any], *, run_id: str | None) -> ReliabilityReport:
         k = self.k
         outcomes, errors, task_dollars, task_wins, value_delivered = {}, [], [], [], 0.0
         slice_rows: dict[Any, Any] = {}
@@ -191,7 +191,7 @@ class Suite:
 
     # ----------------------------------------------------------------------
 
-    def _record(self, payload: tuple[Any, int], value: Any, wall: float, exc: Optional[BaseException]) -> TrialEntry:
+    def _record(self, payload: tuple[Any, int], value: Any, wall: float, exc: BaseException | None) -> TrialEntry:
         task, trial = payload
         trial_seed = self.seed_of(trial)
         if exc is None:
@@ -242,7 +242,7 @@ class Suite:
             "'no' is truthy and would count as a success)."
         )
 
-    def _episode(self, value: Any, task: Any, trial_seed: Optional[int]) -> Episode:
+    def _episode(self, value: Any, task: Any, trial_seed: int | None) -> Episode:
         if not isinstance(value, Episode):
             return Episode(task_id=task.task_id, output=value, run=self._run(None, trial_seed))
         run = self._run(value.run, trial_seed)
@@ -263,7 +263,7 @@ class Suite:
             meta=meta,
         )
 
-    def _run(self, own: Optional[RunProvenance], trial_seed: Optional[int]) -> Optional[RunProvenance]:
+    def _run(self, own: RunProvenance | None, trial_seed: int | None) -> RunProvenance | None:
         """The provenance recorded on a trial: the suite's ``run`` (or the agent's own) with its seed."""
         if own is None or self.run is not None and not own.model:
             if trial_seed is None and self.run is None:
@@ -358,7 +358,7 @@ def suite_settings(
     metrics: dict[Any, Any],
     price: Any,
     prices: Any,
-    run: Optional[RunProvenance],
+    run: RunProvenance | None,
 ) -> dict[Any, Any]:
     """The settings a stored run is checked against on resume."""
     check_id = (
@@ -375,7 +375,7 @@ def suite_settings(
     }
 
 
-def price_digest(price: Any, prices: Any) -> Optional[str]:
+def price_digest(price: Any, prices: Any) -> str | None:
     """A short hash of the rates a run is billed at (None when unpriced), so a resume can't mix rates."""
     if price is None and prices is None:
         return None

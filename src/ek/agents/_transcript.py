@@ -16,7 +16,7 @@ import json
 import math
 import warnings
 from collections.abc import Iterable, Mapping
-from typing import Any, Optional
+from typing import Any
 
 from ek._util import type_name
 from ek.agents.base import Step
@@ -43,7 +43,7 @@ def parse_transcript(messages: Iterable[Any]) -> tuple[Any, ...]:
         )
     get = get_field
     calls = Calls()
-    last_text: Optional[str] = None
+    last_text: str | None = None
     usages: list[Any] = []
     for msg in messages:
         role, content, kind = get(msg, "role"), get(msg, "content"), get(msg, "type")
@@ -172,7 +172,7 @@ def read_arguments(raw: Any) -> tuple[Any, ...]:
     return ({}, problem) if problem else (dict(parsed), None)
 
 
-def _oversized(args: Mapping[Any, Any]) -> Optional[str]:
+def _oversized(args: Mapping[Any, Any]) -> str | None:
     """Why parsed arguments can't be kept (nesting too deep, an integer too long), else None.
 
     Walked with an explicit stack, so depth costs no recursion here, and
@@ -215,7 +215,7 @@ def _json_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def _tool_error(msg: Any, observation: Any = None) -> Optional[str]:
+def _tool_error(msg: Any, observation: Any = None) -> str | None:
     err = get_field(msg, "error")
     if err:
         kind, text = get_field(err, "type"), get_field(err, "message")

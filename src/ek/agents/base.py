@@ -24,9 +24,9 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Optional, Union
+from typing import Any
 
 from ek._util import type_name
 from ek.base import FieldSpec, GraphGrammar, NodeType, Provenance
@@ -88,7 +88,7 @@ class Cost:
     cached_input_tokens: int = 0
     reasoning_tokens: int = 0
     retries: int = 0
-    latency_s: Optional[float] = None
+    latency_s: float | None = None
 
     def __post_init__(self) -> None:
         for name in _COUNT_FIELDS:
@@ -109,14 +109,14 @@ class Cost:
         if self.latency_s is not None and not _nonnegative(self.latency_s):
             raise ValueError(f"Cost latency_s must be a finite number of seconds >= 0 or None, got {self.latency_s!r}.")
 
-    def __add__(self, other: "Cost") -> "Cost":
+    def __add__(self, other: Cost) -> Cost:
         if not isinstance(other, Cost):
             return NotImplemented
         known = [t for t in (self.latency_s, other.latency_s) if t is not None]
         counts = {name: getattr(self, name) + getattr(other, name) for name in _COUNT_FIELDS}
         return Cost(**counts, latency_s=sum(known) if known else None)
 
-    def __radd__(self, other: Any) -> "Cost":
+    def __radd__(self, other: Any) -> Cost:
         """``0 + cost`` is ``cost`` (the 0 that starts the built-in `sum`)."""
         if isinstance(other, int) and not isinstance(other, bool) and other == 0:
             return self
@@ -147,14 +147,14 @@ class RunProvenance:
         scaffold: id of the agent scaffold or harness around the model.
     """
 
-    seed: Optional[int] = None
-    temperature: Optional[float] = None
+    seed: int | None = None
+    temperature: float | None = None
     model: str = ""
     simulator: str = ""
     suite_version: str = ""
     scaffold: str = ""
 
-    def comparability_key(self) -> tuple[Optional[str], Optional[str], Optional[str]]:
+    def comparability_key(self) -> tuple[str | None, str | None, str | None]:
         """``(simulator, suite_version, scaffold)``: what two comparable runs must share.
 
         Seed and temperature vary between trials by design and the model is
@@ -180,7 +180,7 @@ class Step:
     tool: str
     args: Mapping[str, Any] = field(default_factory=dict)
     observation: Any = None
-    error: Optional[str] = None
+    error: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.tool, str) or not self.tool:
@@ -268,10 +268,10 @@ class Episode:
     trajectory: Trajectory = field(default_factory=Trajectory)
     output: Any = None
     final_state: Any = None
-    cost: Optional[Cost] = None
-    success: Optional[bool] = None
-    run: Optional[RunProvenance] = None
-    provenance: Optional[Provenance] = None
+    cost: Cost | None = None
+    success: bool | None = None
+    run: RunProvenance | None = None
+    provenance: Provenance | None = None
     meta: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -293,7 +293,7 @@ class Episode:
         """The ``(tool, args)`` pairs taken, in order."""
         return self.trajectory.calls
 
-    def graded(self, success: bool) -> "Episode":
+    def graded(self, success: bool) -> Episode:
         """A copy with ``success`` set; this episode is left as it was.
 
         ``meta`` is copied as well, because `dataclasses.replace` alone would
@@ -324,7 +324,7 @@ class ToolSpec:
 
     name: str
     params: Mapping[str, FieldSpec] = field(default_factory=dict)
-    importance: Optional[float] = None
+    importance: float | None = None
     destructive: bool = False
 
     def __post_init__(self) -> None:
@@ -378,7 +378,7 @@ class TaskSpec:
     gold: Any = None
     value: float = DEFAULT_TASK_VALUE
     tools: Sequence[ToolSpec] = ()
-    slice: Optional[str] = None
+    slice: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.task_id, str) or not self.task_id:
@@ -418,7 +418,7 @@ def tool_grammar(*tools: ToolSpec) -> GraphGrammar:
     return GraphGrammar(node_types=nodes)
 
 
-def suite_grammar(tasks: Union[Mapping[str, TaskSpec], Iterable[TaskSpec]]) -> GraphGrammar:
+def suite_grammar(tasks: Mapping[str, TaskSpec] | Iterable[TaskSpec]) -> GraphGrammar:
     """The union of the grammars of every task in a suite (later tools win on a name clash)."""
     specs = list(tasks.values()) if isinstance(tasks, Mapping) else list(tasks)
     tools: list[ToolSpec] = []

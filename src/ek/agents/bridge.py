@@ -38,12 +38,13 @@ import dataclasses
 import functools
 import inspect
 import math
-from collections.abc import Iterable, Mapping
-from typing import Any, Awaitable, Callable, Optional, cast
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any, cast
 
 from ek._util import type_name
 from ek.agents._common import accepts_keyword
-from ek.agents._transcript import get_field as _get, parse_transcript, read_arguments, warn_ambiguous
+from ek.agents._transcript import get_field as _get
+from ek.agents._transcript import parse_transcript, read_arguments, warn_ambiguous
 from ek.agents.base import Cost, Episode, RunProvenance, Step, Trajectory
 
 __all__ = [
@@ -72,13 +73,13 @@ def as_agent(fn: Callable[..., object]) -> Callable[..., object]:
         raise TypeError(f"as_agent() needs a callable input -> answer, got {type_name(fn)}.")
     takes_seed = accepts_keyword(fn, "seed")
 
-    async def async_seeded(task: Any, *, seed: Optional[int] = None) -> Episode:
+    async def async_seeded(task: Any, *, seed: int | None = None) -> Episode:
         return _as_episode(await cast(Awaitable[object], fn(_task_input(task), seed=seed)), task)
 
     async def async_plain(task: Any) -> Episode:
         return _as_episode(await cast(Awaitable[object], fn(_task_input(task))), task)
 
-    def seeded(task: Any, *, seed: Optional[int] = None) -> Episode:
+    def seeded(task: Any, *, seed: int | None = None) -> Episode:
         return _as_episode(fn(_task_input(task), seed=seed), task)
 
     def plain(task: Any) -> Episode:
@@ -118,7 +119,7 @@ def episode_from_messages(
     usage: Any = None,
     output: Any = None,
     final_state: Any = None,
-    latency_s: Optional[float] = None,
+    latency_s: float | None = None,
 ) -> Episode:
     """An `Episode` from a transcript, plus optional usage and final state.
 
@@ -131,7 +132,7 @@ def episode_from_messages(
     calls, last_text, message_usage = parse_transcript(messages)
     if usage is not None:
         usages = usage if isinstance(usage, (list, tuple)) else [usage]
-        cost: Optional[Cost] = _sum_costs(cost_from_usage(u) for u in usages)
+        cost: Cost | None = _sum_costs(cost_from_usage(u) for u in usages)
     else:
         cost = _sum_costs(cost_from_usage(u) for u in message_usage) if message_usage else None
     cost = _with_latency(cost, latency_s)
@@ -146,7 +147,7 @@ def episode_from_messages(
     )
 
 
-def cost_from_usage(usage: Any, *, latency_s: Optional[float] = None) -> Cost:
+def cost_from_usage(usage: Any, *, latency_s: float | None = None) -> Cost:
     """A `Cost` from a provider usage object or dict, split into ek's four token kinds.
 
     Understood spellings (each provider's own accounting is undone so the
@@ -245,7 +246,7 @@ def from_inspect_sample(sample: Any, *, task_id: str = "") -> Episode:
     if isinstance(model_usage, Mapping):
         by_model = {str(m): cost_from_usage(u) for m, u in model_usage.items() if u is not None}
     if by_model:
-        cost: Optional[Cost] = _sum_costs(by_model.values())
+        cost: Cost | None = _sum_costs(by_model.values())
         if not model and len(by_model) == 1:
             model = next(iter(by_model))
     else:
@@ -323,7 +324,7 @@ def _has(obj: Any, key: str) -> bool:
     return key in obj if isinstance(obj, Mapping) else hasattr(obj, key)
 
 
-def _count(usage: Any, key: str, sub: Optional[str] = None) -> int:
+def _count(usage: Any, key: str, sub: str | None = None) -> int:
     value = _get(usage, key)
     if sub is not None:
         value = _get(value, sub)
@@ -356,14 +357,14 @@ def _minus(total: int, part: int, total_name: str, part_name: str) -> int:
     return total - part
 
 
-def _sum_costs(costs: Iterable[Cost]) -> Optional[Cost]:
+def _sum_costs(costs: Iterable[Cost]) -> Cost | None:
     total = None
     for c in costs:
         total = c if total is None else total + c
     return total
 
 
-def _with_latency(cost: Optional[Cost], latency_s: Any) -> Optional[Cost]:
+def _with_latency(cost: Cost | None, latency_s: Any) -> Cost | None:
     if latency_s is None:
         return cost
     if cost is None:
@@ -378,7 +379,7 @@ def _with_latency(cost: Optional[Cost], latency_s: Any) -> Optional[Cost]:
     )
 
 
-def _verdict(value: Any) -> Optional[bool]:
+def _verdict(value: Any) -> bool | None:
     """Read one Inspect score value as success: "C"/"I", booleans, 1/0; else None."""
     if isinstance(value, bool):
         return value

@@ -32,7 +32,7 @@ import math
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Optional, Union, cast
+from typing import Any, cast
 
 from ek._util import type_name
 from ek.agents._common import cost_summary, per_success
@@ -85,8 +85,8 @@ class ModelPrice:
 
     input: float = 0.0
     output: float = 0.0
-    cached_input: Optional[float] = None
-    reasoning: Optional[float] = None
+    cached_input: float | None = None
+    reasoning: float | None = None
 
     def __post_init__(self) -> None:
         for name in ("input", "output", "cached_input", "reasoning"):
@@ -111,7 +111,7 @@ class ModelPrice:
 
 
 def per_million(
-    input: float, output: float, *, cached_input: Optional[float] = None, reasoning: Optional[float] = None
+    input: float, output: float, *, cached_input: float | None = None, reasoning: float | None = None
 ) -> ModelPrice:
     """A `ModelPrice` from rates in USD per 1M tokens, the way providers publish them.
 
@@ -120,7 +120,7 @@ def per_million(
     (3e-06, 1.5e-05)
     """
 
-    def scale(v: Optional[float], name: str) -> Optional[float]:
+    def scale(v: float | None, name: str) -> float | None:
         if v is None:
             return None
         if isinstance(v, bool) or not isinstance(v, (int, float)):
@@ -136,7 +136,7 @@ def per_million(
     )
 
 
-def price_of(model: str, *, prices: Optional[Mapping[str, ModelPrice]] = None) -> ModelPrice:
+def price_of(model: str, *, prices: Mapping[str, ModelPrice] | None = None) -> ModelPrice:
     """The rates of ``model`` from the injected catalog ``prices``.
 
     A provider prefix is tolerated on either side: ``"openai/gpt-4o"`` finds
@@ -169,7 +169,7 @@ def price_of(model: str, *, prices: Optional[Mapping[str, ModelPrice]] = None) -
 
 
 def dollars(
-    cost: Cost, price: Union[ModelPrice, str], *, prices: Optional[Mapping[str, ModelPrice]] = None, batch: bool = False
+    cost: Cost, price: ModelPrice | str, *, prices: Mapping[str, ModelPrice] | None = None, batch: bool = False
 ) -> float:
     """USD billed for one `Cost` tally.
 
@@ -197,8 +197,8 @@ def dollars(
 def episode_dollars(
     episode: Episode,
     *,
-    prices: Optional[Mapping[str, ModelPrice]] = None,
-    price: Optional[Union[ModelPrice, str]] = None,
+    prices: Mapping[str, ModelPrice] | None = None,
+    price: ModelPrice | str | None = None,
     batch: bool = False,
 ) -> float:
     """USD billed for one episode (0.0 when it carries no `Cost`).
@@ -252,8 +252,8 @@ def cost_of_pass(total_cost: float, n_success: int) -> float:
 def cost_report(
     episodes: Iterable[Episode],
     *,
-    prices: Optional[Mapping[str, ModelPrice]] = None,
-    price: Optional[Union[ModelPrice, str]] = None,
+    prices: Mapping[str, ModelPrice] | None = None,
+    price: ModelPrice | str | None = None,
 ) -> dict[str, object]:
     """Quality, cost and latency of a set of graded episodes, side by side.
 
@@ -292,7 +292,7 @@ def cost_report(
     return cost_summary([ep.cost for ep in eps], [ep.success is True for ep in eps], spent)
 
 
-def load_prices(source: Union[str, os.PathLike[str], Mapping[str, object]]) -> dict[str, ModelPrice]:
+def load_prices(source: str | os.PathLike[str] | Mapping[str, object]) -> dict[str, ModelPrice]:
     """A ``{model: ModelPrice}`` table from a LiteLLM-format price catalog.
 
     ``source`` is a path to LiteLLM's ``model_prices_and_context_window.json``
@@ -351,7 +351,7 @@ def load_prices(source: Union[str, os.PathLike[str], Mapping[str, object]]) -> d
 # --------------------------------------------------------------------------
 
 
-def _as_price(price: Any, prices: Optional[Mapping[str, ModelPrice]]) -> ModelPrice:
+def _as_price(price: Any, prices: Mapping[str, ModelPrice] | None) -> ModelPrice:
     if isinstance(price, ModelPrice):
         return price
     if isinstance(price, str):
@@ -362,7 +362,7 @@ def _as_price(price: Any, prices: Optional[Mapping[str, ModelPrice]]) -> ModelPr
     )
 
 
-def _lookup(model: str, prices: Mapping[str, ModelPrice]) -> Optional[ModelPrice]:
+def _lookup(model: str, prices: Mapping[str, ModelPrice]) -> ModelPrice | None:
     found = prices.get(model)
     if found is not None:
         return found
@@ -373,7 +373,7 @@ def _lookup(model: str, prices: Mapping[str, ModelPrice]) -> Optional[ModelPrice
     return prices[suffixed[0]] if len(suffixed) == 1 else None
 
 
-def _rate(value: Any) -> Optional[float]:
+def _rate(value: Any) -> float | None:
     if isinstance(value, bool) or value is None:
         return None
     try:

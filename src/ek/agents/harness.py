@@ -51,14 +51,12 @@ import math
 import numbers
 import os
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Union
+from typing import Any
 
 import ek.agents.metrics  # noqa: F401 - registers the built-in checkers
-from ek.agents.metrics import Checker
-from ek.base import Metric
 from ek._runs import (
     ErrorMode,
     baseline_of,
@@ -76,6 +74,8 @@ from ek.agents._stats import difference_upper_bound
 from ek.agents._suite import Suite, check_summary, run_summary, suite_items, suite_settings, summary
 from ek.agents.base import RunProvenance, TaskSpec, suite_grammar
 from ek.agents.cost import ModelPrice
+from ek.agents.metrics import Checker
+from ek.base import Metric
 
 __all__ = [
     "AgentGateResult",
@@ -104,12 +104,12 @@ class AgentGateResult:
 
     passed: bool = True
     reasons: tuple[str, ...] = field(default_factory=tuple)
-    pass_hat_k: Optional[float] = None
-    pass_hat_k_baseline: Optional[float] = None
-    success_rate: Optional[float] = None
-    success_rate_baseline: Optional[float] = None
-    cost_per_success: Optional[float] = None
-    cost_per_success_baseline: Optional[float] = None
+    pass_hat_k: float | None = None
+    pass_hat_k_baseline: float | None = None
+    success_rate: float | None = None
+    success_rate_baseline: float | None = None
+    cost_per_success: float | None = None
+    cost_per_success_baseline: float | None = None
     underpowered: bool = False
 
     def __bool__(self) -> bool:
@@ -121,21 +121,21 @@ def run_suite(
     tasks: Any,
     *,
     k: int = 1,
-    check: Union[str, Checker, None] = None,
-    metrics: Optional[Mapping[str, Metric]] = None,
-    price: Optional[Union[ModelPrice, str]] = None,
-    prices: Optional[Mapping[str, ModelPrice]] = None,
-    run: Optional[RunProvenance] = None,
-    seed: Optional[int] = None,
+    check: str | Checker | None = None,
+    metrics: Mapping[str, Metric] | None = None,
+    price: ModelPrice | str | None = None,
+    prices: Mapping[str, ModelPrice] | None = None,
+    run: RunProvenance | None = None,
+    seed: int | None = None,
     persist: bool = False,
-    run_id: Optional[str] = None,
-    rootdir: Union[str, "os.PathLike[str]", None] = None,
+    run_id: str | None = None,
+    rootdir: str | os.PathLike[str] | None = None,
     resume: bool = True,
     errors: ErrorMode = "record",
-    max_workers: Optional[int] = None,
-    timeout: Optional[float] = None,
-    executor: Optional[Executor] = None,
-    progress: Optional[bool] = None,
+    max_workers: int | None = None,
+    timeout: float | None = None,
+    executor: Executor | None = None,
+    progress: bool | None = None,
 ) -> ReliabilityReport:
     """Run ``agent`` on every task ``k`` times and report reliability and cost.
 
@@ -260,7 +260,7 @@ def run_suite(
 
 
 def save_agent_baseline(
-    report: ReliabilityReport, name: str, *, rootdir: Union[str, os.PathLike[str], None] = None
+    report: ReliabilityReport, name: str, *, rootdir: str | os.PathLike[str] | None = None
 ) -> dict[str, object]:
     """Store ``report`` as the named baseline, with its provenance, in the ``baselines`` store.
 
@@ -288,9 +288,7 @@ def save_agent_baseline(
     return save_baseline_record("agents", name, record, rootdir=rootdir, who="save_agent_baseline")
 
 
-def load_agent_baseline(
-    name: str, *, rootdir: Union[str, os.PathLike[str], None] = None
-) -> Optional[dict[str, object]]:
+def load_agent_baseline(name: str, *, rootdir: str | os.PathLike[str] | None = None) -> dict[str, object] | None:
     """The named agent baseline from the ``baselines`` store, or None when there is none.
 
     Raises:
@@ -309,11 +307,11 @@ def load_agent_baseline(
 
 def agent_regression_gate(
     report: ReliabilityReport,
-    baseline: Union[str, ReliabilityReport, Mapping[str, object]],
+    baseline: str | ReliabilityReport | Mapping[str, object],
     *,
     tolerance: float = 0.0,
     cost_tolerance: float = 0.0,
-    rootdir: Union[str, os.PathLike[str], None] = None,
+    rootdir: str | os.PathLike[str] | None = None,
 ) -> AgentGateResult:
     """Fail only when the evidence says the agent really got worse, not on noise.
 
@@ -447,7 +445,7 @@ def _check_settings(k: Any, seed: Any, run: Any, metrics: Any) -> None:
 def _is_async(agent: Any) -> bool:
     if not callable(agent):
         raise TypeError(f"run_suite() agent must be callable (TaskSpec -> Episode), got {type_name(agent)}.")
-    return inspect.iscoroutinefunction(agent) or inspect.iscoroutinefunction(getattr(agent, "__call__", None))
+    return inspect.iscoroutinefunction(agent) or inspect.iscoroutinefunction(type(agent).__call__)
 
 
 def _baseline(baseline: Any, rootdir: Any) -> dict[Any, Any]:
@@ -590,7 +588,7 @@ def _verdict(
     worse: list[Any],
     reason: str,
     note: str,
-    detectable: Optional[float] = 0.0,
+    detectable: float | None = 0.0,
 ) -> None:
     """A regression when the whole interval of the change is below ``-tolerance``; underpowered
     when the figure got worse and the interval, or the drop plus the smallest detectable one
@@ -601,7 +599,7 @@ def _verdict(
         worse.append(note)
 
 
-def _detectable_note(detectable: Optional[float], size: str) -> str:
+def _detectable_note(detectable: float | None, size: str) -> str:
     if detectable is None:
         return f"no drop is detectable at {size}"
     return f"the smallest detectable drop at {size} is {detectable:.3f}"

@@ -34,14 +34,15 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Optional, Sequence, Union
+from typing import Any
 
 from ek._util import ratio, type_name
-from ek.metrics import SummedStatistics
 from ek.agents.base import is_episode
 from ek.base import Finding, GraphGrammar, Score, Severity
 from ek.harness import cohen_kappa, krippendorff_alpha, percent_agreement
+from ek.metrics import SummedStatistics
 
 __all__ = ["ALPHA_GOOD", "JUDGE_COST_TIER", "JudgeMetric", "JudgeSignal", "judge_validation", "pairwise_judge"]
 
@@ -101,7 +102,7 @@ class JudgeMetric(SummedStatistics):
     higher_is_better = True
     statistics = ("score", "n")
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
+    def __call__(self, pred: Any, gold: Any, *, grammar: GraphGrammar | None = None) -> Score:
         """The judge's score of ``pred`` with ``gold`` as the reference."""
         s = _checked(self.judge(_output_of(pred), criteria=self.criteria, reference=gold), "JudgeMetric")
         return Score(s, metric=self.name, detail={"score": s, "n": 1})
@@ -113,7 +114,7 @@ class JudgeMetric(SummedStatistics):
 
 def judge_validation(
     judge_labels: Sequence[object], human_labels: Sequence[object], *, level: str = "nominal"
-) -> dict[str, Union[float, int, str, None]]:
+) -> dict[str, float | int | str | None]:
     """Agreement of a judge with human labels, to certify it before trusting it.
 
     A judge is one more annotator, so inter-annotator agreement is the right
@@ -228,7 +229,7 @@ def _is_missing(v: Any) -> bool:
     return v is None or (isinstance(v, float) and math.isnan(v))
 
 
-def _kappa_or_none(a: Sequence[Any], b: Sequence[Any]) -> Optional[float]:
+def _kappa_or_none(a: Sequence[Any], b: Sequence[Any]) -> float | None:
     """Cohen's kappa, or None where it is 0/0 (both raters used one label)."""
     try:
         return cohen_kappa(a, b)

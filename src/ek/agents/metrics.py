@@ -35,17 +35,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from functools import lru_cache
 from dataclasses import dataclass, field
-from typing import Any, Optional, Protocol, Union
+from functools import lru_cache
+from typing import Any, Protocol
 
 from ek._util import DispatchRule, ratio, type_name
-from ek.metrics import SummedStatistics
 from ek.agents._common import per_success, run_check
 from ek.agents.base import Episode, is_episode
 from ek.agents.cost import ModelPrice, UnknownModelPrice, episode_dollars
 from ek.base import GraphGrammar, Score
 from ek.canonicalize import default_canonicalizer
+from ek.metrics import SummedStatistics
 from ek.registry import register
 
 __all__ = [
@@ -141,14 +141,14 @@ class TaskSuccessMetric(SummedStatistics):
             or executable oracle for a real suite.
     """
 
-    check: Union[str, Checker, None] = None
+    check: str | Checker | None = None
 
     name = "task_success"
     higher_is_better = True
     percent = True  # a share or a rate: the pages show it as a percentage
     statistics = ("successes", "n")
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
+    def __call__(self, pred: Any, gold: Any, *, grammar: GraphGrammar | None = None) -> Score:
         """1.0 when ``check(pred, gold)`` holds, else 0.0."""
         ok = run_check(self.check, pred, gold)
         return Score(1.0 if ok else 0.0, metric=self.name, detail={"successes": int(ok), "n": 1})
@@ -179,15 +179,15 @@ class CostPerSuccessMetric(SummedStatistics):
             when an episode's model is not in ``prices``.
     """
 
-    check: Union[str, Checker, None] = None
-    price: Optional[Union[ModelPrice, str]] = field(default=None, kw_only=True)
-    prices: Optional[Mapping[str, ModelPrice]] = field(default=None, kw_only=True)
+    check: str | Checker | None = None
+    price: ModelPrice | str | None = field(default=None, kw_only=True)
+    prices: Mapping[str, ModelPrice] | None = field(default=None, kw_only=True)
 
     name = "cost_per_success"
     higher_is_better = False
     statistics = ("dollars", "successes")
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
+    def __call__(self, pred: Any, gold: Any, *, grammar: GraphGrammar | None = None) -> Score:
         """This episode's dollars, with its success, for the corpus ratio."""
         if self.price is None and self.prices is None:
             raise UnknownModelPrice(_NO_RATES)

@@ -26,16 +26,17 @@ argument to a destructive tool costs what it should.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping, Optional
+from typing import Any
 
 from ek._util import prf
-from ek.metrics import SummedStatistics
 from ek.agents._common import arg_diff, call_mass, calls_of, field_weight, node_weight
 from ek.agents.base import _Call
 from ek.base import GraphGrammar, Normalizer, Score
 from ek.canonicalize import default_canonicalizer
+from ek.metrics import SummedStatistics
 from ek.registry import register
 
 __all__ = ["ToolCallMetric", "match_calls"]
@@ -48,7 +49,7 @@ def match_calls(
     pred: Iterable[object],
     gold: Iterable[object],
     *,
-    canon: Optional[Normalizer] = None,
+    canon: Normalizer | None = None,
 ) -> tuple[list[tuple[_Call, _Call]], list[_Call], list[_Call]]:
     """Assign predicted calls to gold calls; returns ``(pairs, unmatched_pred, unmatched_gold)``.
 
@@ -109,8 +110,8 @@ class ToolCallMetric(SummedStatistics):
     """
 
     level: str = "call"
-    canonicalizer: Optional[Normalizer] = field(default=None, kw_only=True)
-    grammar: Optional[GraphGrammar] = field(default=None, kw_only=True)
+    canonicalizer: Normalizer | None = field(default=None, kw_only=True)
+    grammar: GraphGrammar | None = field(default=None, kw_only=True)
 
     name = "tool_call"
     higher_is_better = True
@@ -125,7 +126,7 @@ class ToolCallMetric(SummedStatistics):
                 "exact calls, 'arg' gives partial credit per argument."
             )
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
+    def __call__(self, pred: Any, gold: Any, *, grammar: GraphGrammar | None = None) -> Score:
         """Tool-call F1 of ``pred`` against ``gold`` (higher is better)."""
         g = grammar if grammar is not None else self.grammar
         canon = self.canonicalizer if self.canonicalizer is not None else _DEFAULT_CANON
@@ -179,7 +180,7 @@ class ToolCallMetric(SummedStatistics):
 # --------------------------------------------------------------------------
 
 
-def _match(p_calls: list[Any], g_calls: list[Any], canon: Optional[Normalizer]) -> list[Any]:
+def _match(p_calls: list[Any], g_calls: list[Any], canon: Normalizer | None) -> list[Any]:
     """Greedy best-first assignment: ``[(pred_index, gold_index, arg_diff), ...]`` in pred order."""
     by_tool: dict[Any, Any] = {}
     for j, (tool, _) in enumerate(g_calls):

@@ -38,14 +38,15 @@ one deliberately.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping, Optional
+from typing import Any
 
-from ek.metrics import SummedStatistics
 from ek.agents._common import arg_diff, call_mass, calls_of, field_weight
 from ek.base import GraphGrammar, Normalizer, Score
 from ek.canonicalize import default_canonicalizer
+from ek.metrics import SummedStatistics
 from ek.registry import register
 
 __all__ = ["SCHEMES", "TrajectoryMetric"]
@@ -80,8 +81,8 @@ class TrajectoryMetric(SummedStatistics):
     """
 
     scheme: str = "in_order"
-    grammar: Optional[GraphGrammar] = field(default=None, kw_only=True)
-    canonicalizer: Optional[Normalizer] = field(default=None, kw_only=True)
+    grammar: GraphGrammar | None = field(default=None, kw_only=True)
+    canonicalizer: Normalizer | None = field(default=None, kw_only=True)
 
     name = "trajectory"
     higher_is_better = False
@@ -93,7 +94,7 @@ class TrajectoryMetric(SummedStatistics):
         if self.scheme not in SCHEMES:
             raise ValueError(f"TrajectoryMetric scheme must be one of {', '.join(SCHEMES)}; got {self.scheme!r}.")
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: Optional[GraphGrammar] = None) -> Score:
+    def __call__(self, pred: Any, gold: Any, *, grammar: GraphGrammar | None = None) -> Score:
         """Normalised trajectory distance of ``pred`` from ``gold`` (lower is better)."""
         g = grammar if grammar is not None else self.grammar
         canon = self.canonicalizer if self.canonicalizer is not None else _DEFAULT_CANON
@@ -126,7 +127,7 @@ def _rate(distance: float, max_distance: float) -> float:
     return distance / max_distance if max_distance else 0.0
 
 
-def _substitution(p: tuple[Any, ...], q: tuple[Any, ...], grammar: Optional[GraphGrammar], canon: Normalizer) -> float:
+def _substitution(p: tuple[Any, ...], q: tuple[Any, ...], grammar: GraphGrammar | None, canon: Normalizer) -> float:
     if p[0] != q[0]:
         return call_mass(p, grammar) + call_mass(q, grammar)
     _, wrong, extra, missing = arg_diff(p[1], q[1], canon)
@@ -134,7 +135,7 @@ def _substitution(p: tuple[Any, ...], q: tuple[Any, ...], grammar: Optional[Grap
 
 
 def _aligned(
-    p_calls: list[Any], g_calls: list[Any], grammar: Optional[GraphGrammar], canon: Normalizer
+    p_calls: list[Any], g_calls: list[Any], grammar: GraphGrammar | None, canon: Normalizer
 ) -> tuple[Any, ...]:
     """Needleman-Wunsch distance with two rolling rows, and the all-gaps maximum."""
     p_mass = [call_mass(c, grammar) for c in p_calls]
@@ -150,9 +151,7 @@ def _aligned(
     return prev[-1], sum(p_mass) + sum(g_mass)
 
 
-def _exact(
-    p_calls: list[Any], g_calls: list[Any], grammar: Optional[GraphGrammar], canon: Normalizer
-) -> tuple[Any, ...]:
+def _exact(p_calls: list[Any], g_calls: list[Any], grammar: GraphGrammar | None, canon: Normalizer) -> tuple[Any, ...]:
     most = sum(call_mass(c, grammar) for c in p_calls) + sum(call_mass(c, grammar) for c in g_calls)
     same = len(p_calls) == len(g_calls) and all(
         p[0] == q[0] and not _differs(p, q, canon) for p, q in zip(p_calls, g_calls)
@@ -167,7 +166,7 @@ def _differs(p: tuple[Any, ...], q: tuple[Any, ...], canon: Normalizer) -> bool:
 
 
 def _unordered(
-    p_calls: list[Any], g_calls: list[Any], grammar: Optional[GraphGrammar], canon: Normalizer, *, superset: bool
+    p_calls: list[Any], g_calls: list[Any], grammar: GraphGrammar | None, canon: Normalizer, *, superset: bool
 ) -> tuple[Any, ...]:
     """Order-free distance: the cheapest pairing of predicted and gold calls, tool by tool.
 

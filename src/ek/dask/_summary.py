@@ -58,7 +58,7 @@ class Spec:
     grammar: Any = None
     normalize: Any = None
     weights: Any = None
-    fields: Fields = Fields()
+    fields: Fields = Fields()  # noqa: RUF009 - Fields is a frozen value: one default shared is safe
     replicates: bool = True  # also the bootstrap's replicate sums (an interval was asked for)
 
 

@@ -27,11 +27,11 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
-from typing import Any, Union
+from typing import Any
 
 __all__ = ["Sum", "add", "exact_sum", "total"]
 
-Sum = Union[int, tuple[float, ...]]
+Sum = int | tuple[float, ...]
 """A partial sum: an ``int`` (every value was an integer) or an expansion (a tuple of floats)."""
 
 _INTS = {int, bool}

@@ -63,6 +63,7 @@ from ek.harness._baselines import (
     regression_gate,
     save_baseline,
 )
+from ek.metrics import as_metric
 from ek.registry import names
 
 __all__ = [
@@ -275,7 +276,7 @@ def _resumed_metric(metric: Any, run: Any) -> Any:
 def _metric_label(metric: Any) -> str | None:
     if metric is None or isinstance(metric, str):
         return metric
-    return getattr(metric, "name", None) or getattr(metric, "__name__", None) or type(metric).__name__
+    return as_metric(metric).name
 
 
 rehome(globals())  # the agreement statistics and the gate live in private modules

@@ -31,6 +31,7 @@ from ek._runs import (
 )
 from ek._util import type_name
 from ek.base import Report
+from ek.metrics import as_metric
 from ek.registry import get, names
 
 __all__ = ["GateResult", "load_baseline", "regression_gate", "save_baseline"]
@@ -272,7 +273,7 @@ def _declared_direction(report: Report) -> bool | None:
     """The direction the report records, else that of the metric registered under its name, or None."""
     flag = report.detail.get("higher_is_better") if isinstance(report.detail, Mapping) else None
     if flag is None and report.metric in names("metrics"):
-        flag = getattr(get("metrics", report.metric), "higher_is_better", None)
+        flag = as_metric(get("metrics", report.metric)).higher_is_better
     return flag if isinstance(flag, bool) else None
 
 

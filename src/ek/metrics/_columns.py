@@ -7,8 +7,8 @@ so batch scoring keeps the per-item statistics in columns and builds a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Callable, Iterable, Iterator, Mapping, overload
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, overload
 
 from ek.base import Score
 
@@ -66,7 +66,7 @@ class ScoreColumns(Sequence[Score]):
     def __repr__(self) -> str:
         return f"<{self._n} scores: {', '.join(self._columns)}>"
 
-    def __add__(self, other: object) -> "ScoreColumns":
+    def __add__(self, other: object) -> ScoreColumns:
         """The scores of ``self`` then ``other``, still column-backed when both are of one kind."""
         if not (
             isinstance(other, ScoreColumns)
@@ -80,7 +80,7 @@ class ScoreColumns(Sequence[Score]):
         """One statistic for every item."""
         return self._columns[name]
 
-    def take(self, indices: Iterable[int]) -> "ScoreColumns":
+    def take(self, indices: Iterable[int]) -> ScoreColumns:
         """The scores at ``indices``, still column-backed."""
         idx = list(indices)
         return ScoreColumns({k: [c[i] for i in idx] for k, c in self._columns.items()}, self._make)

@@ -104,8 +104,7 @@ class _FunctionMetric:
             TypeError: always, naming the option.
         """
         raise TypeError(
-            f"metric {self.name!r} does not take {sorted(values)[0]}= (it takes no options); "
-            "apply it inside the function."
+            f"metric {self.name!r} does not take {min(values)}= (it takes no options); apply it inside the function."
         )
 
     def _needs_statistics(self, what: str) -> str:

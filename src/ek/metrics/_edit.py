@@ -9,7 +9,8 @@ on the same cases.
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 Units = Sequence[Any]
 """What is aligned: a ``str`` or a list of hashable tokens."""

@@ -26,8 +26,9 @@ for a 1,300-line page). Here every step gives the same answer faster:
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterator
 from itertools import chain
-from typing import TYPE_CHECKING, Any, Iterator, Optional
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
@@ -89,7 +90,7 @@ class _Pieces:
         self._dtype = np.uint8 if longest < 2**8 else np.uint16 if longest < 2**16 else np.int64
         self._fill([((k,), t) for k, t in enumerate(self.texts)])
 
-    def best(self, g: str, max_error: float) -> Optional[Match]:
+    def best(self, g: str, max_error: float) -> Match | None:
         """The match for gold piece ``g``: identical, containing, else best fuzzy window (see the module doc)."""
         import numpy as np
 
@@ -146,12 +147,12 @@ class _Pieces:
         self._counts[:, i] = np.bincount(rows, minlength=len(self._counts))
         return i
 
-    def _fuzzy(self, g: str, bounds: np.ndarray, max_error: float) -> Optional[Match]:
+    def _fuzzy(self, g: str, bounds: np.ndarray, max_error: float) -> Match | None:
         from rapidfuzz.fuzz import partial_ratio_alignment
 
         if max_error < 1 and bounds.max() <= 0:
             return None  # no piece shares a character: any window is all edits, beyond max_error
-        best: Optional[tuple[float, int, int, Any]] = None  # (score, window, slot, alignment)
+        best: tuple[float, int, int, Any] | None = None  # (score, window, slot, alignment)
         while True:  # pieces in falling order of their bound, until none can reach the best score
             i = int(bounds.argmax())
             if bounds[i] < 0 or (best is not None and bounds[i] < best[0] - _EPS):

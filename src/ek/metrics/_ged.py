@@ -33,7 +33,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from types import ModuleType
-from typing import Any, Optional
+from typing import Any
 
 from ek._util import import_optional
 from ek.metrics._graph_costs import _ABSENT, CostModel, PreparedGraph, PreparedNode, path_cost
@@ -265,9 +265,9 @@ def exact(
     pred: PreparedGraph,
     gold: PreparedGraph,
     *,
-    timeout: Optional[float],
+    timeout: float | None,
     upper_bound: float,
-    start_mapping: Optional[dict[int, int]] = None,
+    start_mapping: dict[int, int] | None = None,
 ) -> tuple[dict[int, int], float, bool]:
     """Cheapest mapping by depth-first branch and bound, and whether the search finished.
 
@@ -288,7 +288,7 @@ def exact(
 class _Search:
     """State of one exact search (indices: pred ``i``, gold ``j``; -1 = deleted, -2 = open)."""
 
-    def __init__(self, model: CostModel, pred: PreparedGraph, gold: PreparedGraph, timeout: Optional[float]):
+    def __init__(self, model: CostModel, pred: PreparedGraph, gold: PreparedGraph, timeout: float | None):
         self.np = import_optional("numpy", extra="metrics", feature=_FEATURE)
         self.optimize = import_optional("scipy.optimize", extra="metrics", feature=_FEATURE)
         np = self.np

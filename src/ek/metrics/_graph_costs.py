@@ -24,7 +24,8 @@ first, else the metric's canonicalizer; strings only) and then compared with
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Mapping, Optional
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from ek.base import CostWeight, GraphGrammar, NodePath, Normalizer, TypeRef, default_cost_weight
 from ek.canonicalize import resolve_canonicalizer
@@ -35,7 +36,7 @@ _ABSENT = object()  # a field a node does not carry (never equal to a value)
 class PreparedNode:
     """A node with canonical field values and its delete/insert cost."""
 
-    __slots__ = ("node_id", "node_type", "fields", "cost")
+    __slots__ = ("cost", "fields", "node_id", "node_type")
 
     def __init__(self, node_id: Any, node_type: str, fields: dict[str, Any], cost: float):
         self.node_id, self.node_type, self.fields, self.cost = node_id, node_type, fields, cost
@@ -44,7 +45,7 @@ class PreparedNode:
 class PreparedGraph:
     """Nodes in order, their index by id, and edges keyed by ``(src, dst)`` (value: edge type)."""
 
-    __slots__ = ("nodes", "index", "edges")
+    __slots__ = ("edges", "index", "nodes")
 
     def __init__(self, nodes: list[PreparedNode], index: dict[Any, int], edges: dict[tuple[Any, Any], str]) -> None:
         self.nodes, self.index, self.edges = nodes, index, edges
@@ -54,16 +55,16 @@ class CostModel:
     """Weights, canonicalization and edit costs for one metric call."""
 
     def __init__(
-        self, grammar: Optional[GraphGrammar], weights: Optional[CostWeight], canonicalizer: Optional[Normalizer]
+        self, grammar: GraphGrammar | None, weights: CostWeight | None, canonicalizer: Normalizer | None
     ) -> None:
         self.grammar = grammar if grammar is not None else GraphGrammar()
         self.weights = weights if weights is not None else default_cost_weight
         self.canonicalizer = canonicalizer
-        self._weight_cache: dict[tuple[str, str, Optional[str]], float] = {}
-        self._canon_cache: dict[tuple[str, str], Optional[Normalizer]] = {}
+        self._weight_cache: dict[tuple[str, str, str | None], float] = {}
+        self._canon_cache: dict[tuple[str, str], Normalizer | None] = {}
 
     # -- weights ----------------------------------------------------------
-    def _weight(self, kind: str, name: str, field_name: Optional[str] = None) -> float:
+    def _weight(self, kind: str, name: str, field_name: str | None = None) -> float:
         key = (kind, name, field_name)
         w = self._weight_cache.get(key)
         if w is None:
@@ -87,7 +88,7 @@ class CostModel:
         return self._weight("edge", edge_type)
 
     # -- canonicalization -------------------------------------------------
-    def _canon(self, node_type: str, field_name: str) -> Optional[Normalizer]:
+    def _canon(self, node_type: str, field_name: str) -> Normalizer | None:
         key = (node_type, field_name)
         if key not in self._canon_cache:
             spec = self.grammar.field_spec(node_type, field_name)

@@ -27,7 +27,8 @@ for every column pair at once. The blocks are never kept together.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from rapidfuzz.distance import LCSseq, Levenshtein

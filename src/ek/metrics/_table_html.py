@@ -23,7 +23,7 @@ end of its row group, but row groups are not kept here.
 from __future__ import annotations
 
 from html.parser import HTMLParser
-from typing import Any, Optional
+from typing import Any
 
 MAX_COLSPAN = 1000
 MAX_ROWSPAN = 65534
@@ -35,7 +35,7 @@ _ASCII_SPACE = " \t\n\f\r"
 _ASCII_DIGITS = "0123456789"
 
 
-def parse_table(html: str) -> Optional[list[list[tuple[str, int, int]]]]:
+def parse_table(html: str) -> list[list[tuple[str, int, int]]] | None:
     """Rows of ``(text, rowspan, colspan)`` for the first ``<table>``, or None when there is none.
 
     Lenient where browsers are: a new ``<td>`` closes the open one, a new
@@ -55,7 +55,7 @@ def parse_table(html: str) -> Optional[list[list[tuple[str, int, int]]]]:
     return parser.rows
 
 
-def read_span(value: Optional[str], cap: int) -> int:
+def read_span(value: str | None, cap: int) -> int:
     """A ``rowspan``/``colspan`` attribute value as a browser reads it, capped at ``cap``.
 
     >>> read_span(" 3px", 1000), read_span("٣", 1000), read_span("0", 1000), read_span("10" * 20, 1000)
@@ -80,9 +80,9 @@ class _TableParser(HTMLParser):
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.rows: Optional[list[list[Any]]] = None
-        self.row: Optional[list[Any]] = None
-        self.cell: Optional[list[Any]] = None  # [text parts, rowspan, colspan]
+        self.rows: list[list[Any]] | None = None
+        self.row: list[Any] | None = None
+        self.cell: list[Any] | None = None  # [text parts, rowspan, colspan]
         self.depth = 0
         self.done = False
 

@@ -48,7 +48,8 @@ hard to find, so, as in the paper, rows and columns are aligned separately
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ek._util import import_optional, is_installed
 from ek.metrics import _edit
@@ -66,7 +67,7 @@ _ARRAY_MIN_WORK = 600
 _PYTHON_MAX_WORK = 1_000_000
 
 
-def _arrays(work: int, what: str) -> Optional[Any]:
+def _arrays(work: int, what: str) -> Any | None:
     """The array engine module when ``work`` calls for it, else None (pure Python).
 
     Raises:
@@ -75,7 +76,7 @@ def _arrays(work: int, what: str) -> Optional[Any]:
     if work < _ARRAY_MIN_WORK or (work <= _PYTHON_MAX_WORK and not is_installed("numpy")):
         return None
     import_optional("numpy", extra="metrics", feature=f"{what} on tables this large")
-    from ek.metrics import _table_arrays  # noqa: PLC0415 - numpy loads on first use
+    from ek.metrics import _table_arrays  # numpy loads on first use
 
     return _table_arrays
 
@@ -145,8 +146,7 @@ def table_tree_distance(a: Rows, b: Rows, cost_matrix: RenameMatrix) -> float:
                 sub = gap_prev[q - 1] + 1.0  # an empty row renamed to a promoted cell
             else:
                 sub = _INF
-            if sub < best:
-                best = sub
+            best = min(best, sub)
             if at_boundary and bound_b[q] and inside < best:
                 best = inside  # close the mapped pair of rows
             gap_cur[q] = best
@@ -201,9 +201,9 @@ def align(n: int, m: int, reward: Callable[[int, int], float]) -> tuple[float, l
     for i in range(1, n + 1):
         above, row, r = table[i - 1], table[i], rewards[i - 1]
         for j in range(1, m + 1):
-            best = above[j] if above[j] >= row[j - 1] else row[j - 1]
+            best = max(above[j], row[j - 1])
             diagonal = above[j - 1] + r[j - 1]
-            row[j] = diagonal if diagonal > best else best
+            row[j] = max(best, diagonal)
     pairs = []
     i, j = n, m
     while i and j:
@@ -275,9 +275,9 @@ def best_total(rewards: Sequence[Sequence[float]]) -> float:
     for r in rewards:
         row = [0.0]
         for j, gain in enumerate(r):
-            best = above[j + 1] if above[j + 1] >= row[j] else row[j]
+            best = max(above[j + 1], row[j])
             diagonal = above[j] + gain
-            row.append(diagonal if diagonal > best else best)
+            row.append(max(best, diagonal))
         above = row
     return above[-1]
 

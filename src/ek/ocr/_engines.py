@@ -44,8 +44,10 @@ _EK_PACKAGES = {
     "rapidocr": (
         ("rapidocr_onnxruntime", "onnxruntime"),
         "rapidocr",
-        "ek runs it with the PP-OCR models bundled in rapidocr_onnxruntime "
-        "(rapidocr 3.x downloads its models when first run)",
+        (
+            "ek runs it with the PP-OCR models bundled in rapidocr_onnxruntime "
+            "(rapidocr 3.x downloads its models when first run)"
+        ),
     ),
 }
 

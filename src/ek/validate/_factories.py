@@ -11,7 +11,8 @@ validates its arguments once and returns one of the frozen layer objects of
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Iterable, Optional
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from ek._util import type_name
 from ek.canonicalize import Steps, resolve_canonicalizer
@@ -76,7 +77,7 @@ def lexicon_corrector(
     vocabulary: Iterable[str],
     *,
     threshold: float = DEFAULT_LEXICON_THRESHOLD,
-    scorer: Optional[Callable[..., float]] = None,
+    scorer: Callable[..., float] | None = None,
     field_name: str = "",
     layer: str = "lexicon",
     flag_unmatched: bool = True,
@@ -151,7 +152,7 @@ def lexicon_corrector(
 
 
 def llm_corrector(
-    correct_fn: Callable[[Any], Optional[str]],
+    correct_fn: Callable[[Any], str | None],
     *,
     only_flagged: bool = True,
     field_name: str = "",
@@ -270,7 +271,7 @@ def cross_field_validator(
 
 
 def ordering_validator(
-    keys: Iterable[str], *, strict: bool = True, layer: str = "cross_field", dayfirst: Optional[bool] = True
+    keys: Iterable[str], *, strict: bool = True, layer: str = "cross_field", dayfirst: bool | None = True
 ) -> Layer:
     """Flag a record whose values at ``keys`` are out of ascending order.
 

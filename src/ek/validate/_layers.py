@@ -8,6 +8,7 @@ decide, per value, what to flag or correct.
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 import re
@@ -220,7 +221,7 @@ class OrderingValidator:
         dayfirst = record_dayfirst((v for _, v in values), self.dayfirst)
         present = [(k, v, order_key(v, dayfirst=dayfirst)) for k, v in values]
         out = []
-        for (ka, a, oa), (kb, b, ob) in zip(present, present[1:]):
+        for (ka, a, oa), (kb, b, ob) in itertools.pairwise(present):
             if oa[0] != ob[0] or oa[0] == "ambiguous":  # a number and a date, say: nothing to say
                 continue
             try:

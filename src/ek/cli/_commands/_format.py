@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional
 
-from ek._util import describe_text_level, format_p_value as p_value, format_table  # noqa: F401 - p_value: one formatter, CLI and page
+from ek._util import describe_fallbacks, describe_text_level, format_p_value as p_value, format_table  # noqa: F401 - p_value: one formatter, CLI and page
 
 _SHOWN_IDS = 5
 _SHOWN_SKIPS = 5
@@ -71,7 +71,9 @@ def clean(value: Any) -> Any:
 def settings_line(meta: dict) -> str:
     """``settings: normalize nfc | text level line | profile none``: how documents were read and compared."""
     settings = meta["settings"]
-    level = describe_text_level(meta.get("text_level") or settings.get("text_level"))
+    level = describe_fallbacks(
+        describe_text_level(meta.get("text_level") or settings.get("text_level")), meta.get("fallbacks") or []
+    )
     return (
         f"settings: normalize {settings.get('normalize') or 'none'} | text level {level} | "
         f"profile {settings.get('profile') or 'none'}"

@@ -9,7 +9,8 @@ always agree on what was scored and what was not::
      "settings": {"metric", "normalize", "text_level", "profile", "words", "segment", "level"},
      "text_level": "line",                          # the level read, or {level: documents}
      "ek_version": "0.1.0", "date": "2026-12-01T10:15:00Z",
-     "errors": [{"side", "path", "id", "message"}], "skipped": [{"path", "reason"}]}
+     "errors": [{"side", "path", "id", "message"}], "skipped": [{"path", "reason"}],
+     "fallbacks": [{"side", "id", "region", "level"}]}  # regions read at another level than text_level
 
 ``settings["text_level"]`` is the level asked for (None: ek's default
 rule); the top-level ``text_level`` is the one read, as the OCR report of
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 from ek.cli._commands._options import Options
 from ek._version import __version__
@@ -46,6 +47,7 @@ def run_meta(inputs: Mapping[str, str], options: Options, runs: Sequence[Any]) -
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "errors": _unique(dataclasses.asdict(f) for run in runs if run.joined is not None for f in run.joined.failures),
         "skipped": _unique(dataclasses.asdict(s) for run in runs if run.joined is not None for s in run.joined.skipped),
+        "fallbacks": _unique(row for run in runs if run.joined is not None for row in _fallbacks(run.joined)),
     }
 
 
@@ -75,6 +77,14 @@ def _text_level(runs: Sequence[Any]) -> Any:
     if not values:
         return None
     return values[0] if all(v == values[0] for v in values) else found
+
+
+def _fallbacks(joined: Any) -> Iterator[dict]:
+    """Each region read at another level than its document's (`Document.fallbacks`): side, id, region, level."""
+    for id_, pair in joined.documents.items():
+        for side, doc in zip(("gold", "pred"), pair):
+            for region, level in doc.fallbacks if doc is not None else ():
+                yield {"side": side, "id": id_, "region": region, "level": level}
 
 
 def _unique(rows: Any) -> list:

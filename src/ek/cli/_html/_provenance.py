@@ -6,7 +6,8 @@ The keys are those the command line builds once for ``--json`` and the page (``m
      "settings": {"metric", "normalize", "text_level", "profile", "words", "segment", "level"},
      "text_level": str | {level: number of documents},
      "ek_version": "0.1.0", "date": "2026-12-01T10:15:00Z",
-     "errors": [{"side", "path", "id", "message"}], "skipped": [{"path", "reason"}]}
+     "errors": [{"side", "path", "id", "message"}], "skipped": [{"path", "reason"}],
+     "fallbacks": [{"side", "id", "region", "level"}]}
 
 Every key may be absent; a page without any of them has no provenance section.
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ek._util import describe_text_level
+from ek._util import describe_fallbacks, describe_text_level
 from ek.cli._html._chars import show
 from ek.cli._html._format import esc, fmt_count, shown_note, text_cell
 from ek.cli._html._page import table
@@ -53,6 +54,9 @@ def provenance(data: dict) -> str:
         settings["text_level"] = data["text_level"]
     if settings:
         rows += [(label, _setting(key, settings.get(key))) for key, label in _SETTINGS]
+        if data.get("fallbacks"):  # regions read at another level than the one said
+            at = next(i for i, (label, _) in enumerate(rows) if label == "text level")
+            rows[at] = ("text level", describe_fallbacks(rows[at][1], data["fallbacks"]))
         rows += [(str(key), _setting(str(key), value)) for key, value in settings.items() if key not in dict(_SETTINGS)]
     rows += [(label, data[key]) for key, label in (("ek_version", "ek version"), ("date", "date")) if data.get(key)]
     if not rows:
