@@ -10,9 +10,9 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
-from ek.__main__ import main
-from ek.qe import CostSensitiveGate, PlattCalibrator
-from ek.qe.monitor import Monitor
+from ek.__main__ import main  # noqa: E402
+from ek.qe import CostSensitiveGate, PlattCalibrator  # noqa: E402
+from ek.qe.monitor import Monitor  # noqa: E402
 
 
 def _html_harness():

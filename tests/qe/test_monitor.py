@@ -8,20 +8,20 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
-from ek.qe import (
+from ek.qe import (  # noqa: E402
     ConformalGate,
     CostSensitiveGate,
     PlattCalibrator,
     RiskControlGate,
     expected_calibration_error,
 )
-from ek.qe.monitor import _cs as cs
-from ek.qe.monitor import _drift as drift
-from ek.qe.monitor._gates import decide
-from ek.qe.monitor import Monitor
+from ek.qe.monitor import Monitor  # noqa: E402
+from ek.qe.monitor import _cs as cs  # noqa: E402
+from ek.qe.monitor import _drift as drift  # noqa: E402
+from ek.qe.monitor._gates import decide  # noqa: E402
 
 CAL = PlattCalibrator(a=8.0, b=-4.0)
 

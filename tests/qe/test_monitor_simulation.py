@@ -15,9 +15,9 @@ import pytest
 np = pytest.importorskip("numpy")
 pytest.importorskip("scipy")
 
-from ek.qe import CostSensitiveGate, PlattCalibrator
-from ek.qe.monitor import _cs as cs
-from ek.qe.monitor import Monitor
+from ek.qe import CostSensitiveGate, PlattCalibrator  # noqa: E402
+from ek.qe.monitor import Monitor  # noqa: E402
+from ek.qe.monitor import _cs as cs  # noqa: E402
 
 
 def _simulation():

@@ -14,9 +14,9 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
-from ek.qe import CostSensitiveGate, IsotonicCalibrator, PlattCalibrator
-from ek.qe.monitor import Monitor
-from ek.stores import data_dir
+from ek.qe import CostSensitiveGate, IsotonicCalibrator, PlattCalibrator  # noqa: E402
+from ek.qe.monitor import Monitor  # noqa: E402
+from ek.stores import data_dir  # noqa: E402
 
 CAL = PlattCalibrator(a=8.0, b=-4.0)
 CALIBRATION = {"conf": [0.2, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95]}

@@ -67,9 +67,7 @@ class MonitorStore:
             )
         calibration = entries.get("calibration")
         if not isinstance(calibration, dict):
-            raise ValueError(  # noqa: TRY004 - a damaged file is a bad value, not a caller's wrong type
-                f"monitor state {self.name!r} has no calibration chunk; it is damaged. {self._fix()}"
-            )
+            raise ValueError(f"monitor state {self.name!r} has no calibration chunk; it is damaged. {self._fix()}")
         updates = [entries[k] for k in sorted(k for k in entries if k.startswith("u"))]
         for k, update in enumerate(updates):
             if not isinstance(update, dict) or update.get("index") != k:
