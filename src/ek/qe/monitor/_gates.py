@@ -127,8 +127,8 @@ def gate_record(gate: Any) -> dict[str, Any] | None:
         return {"kind": "conformal", "alpha": gate.alpha, "q": float(gate.q)}
     raise TypeError(
         f"Monitor can store CostSensitiveGate, RiskControlGate (0/1 loss) and ConformalGate (default "
-        f"nonconformity), not {type_name(gate)}: its state must rebuild the gate from numbers. Monitor the "
-        "gate's decisions by passing gate=None and a 'decision' per item instead."
+        f"nonconformity), not {type_name(gate)}: its state must rebuild the gate from numbers. Use one of "
+        "those, or gate=None to watch calibration and drift alone (every item then counts as accepted)."
     )
 
 
