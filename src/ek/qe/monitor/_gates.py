@@ -14,7 +14,12 @@ Public through `ek.qe.monitor`.
   ``target``; `ConformalGate` / `GroupConformalGate` the share of correct
   items that are flagged at ``alpha``; `CostSensitiveGate` accepts only
   ``p >= tau``, so with calibrated probabilities the error rate among
-  accepted items is at most ``1 - tau``.
+  accepted items is at most ``1 - tau``. Mind what the conformal and risk
+  control guarantees are: averages over the draw of the calibration set.
+  One fitted gate's own rate sits above its level about half the time, by
+  about ``sqrt(level (1 - level) / n)`` for ``n`` calibration items, and
+  a monitor watching the bare level will, rightly, find that out. Pass
+  ``promise=(quantity, level + slack)`` for the rate you will accept.
 * `gate_record` / `gate_from_record`: a gate as plain numbers, for the
   stored state (a gate with a custom nonconformity or loss is code, and is
   refused).
