@@ -3,7 +3,7 @@
 ``[tool.mypy]`` in pyproject.toml checks ek.base, ek.facade, ek.metrics, ek._util,
 ek.registry, ek.canonicalize, ek.validate, ek._align, ek._words, ek._calls, the run
 engine (ek._runs, ek._json), ek.harness, ek.stores, ek.ocr, ek.dask, the statistics
-(ek._stats, ek._bootstrap, ek._estimate) and ek.agents
+(ek._stats, ek._bootstrap, ek._estimate), ek.agents and the command line (ek.cli, ek.tools)
 with the flags of ``--strict``, and tests/typed_usage.py, calls a user writes
 with ek's own strategies (each must satisfy the Protocol the signature
 names). The other modules are followed for their types only. mypy keeps its

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from typing_extensions import assert_type  # typing's own from Python 3.11; mypy checks this file as 3.10
+
 import ek
 from ek.agents import (
     Checker,
@@ -23,6 +25,7 @@ from ek.agents import (
     output_match,
     per_million,
     recorded_success,
+    run_suite,
 )
 from ek.base import (
     Calibrator,
@@ -46,9 +49,11 @@ from ek.metrics import (
     MatchScheme,
     SpanF1Metric,
     StringMetric,
+    Table,
     TedsMetric,
     TypedGraphMetric,
 )
+from ek.ocr.profiles import profile
 from ek.qe import (
     AgreementSignal,
     ConformalGate,
@@ -141,3 +146,33 @@ def _the_facade_takes_them() -> None:
         "x", calibrator={"agreement": platt, "*": platt}, validators={"*": [_my_validator]}, policy="conformal"
     )
     ek.estimate_quality("x", validators=[validation_pipeline(_my_validator)], assume_calibrated=True)
+
+
+def _the_declared_types_reach_the_caller() -> None:
+    # Each line fails the check while the signature says Any: assert_type sees Any, and an
+    # ignore that no longer silences an error is itself an error (warn_unused_ignores).
+    assert_type(ek.register("metrics", "typed_usage_wer", StringMetric("wer")), StringMetric)
+
+    @ek.register("metrics", "typed_usage_exact")
+    def exact(pred: str, gold: str) -> float:
+        return float(pred == gold)
+
+    assert_type(exact("a", "a"), float)
+
+    @ek.persistent_cache(key=lambda n: f"square-{n}")
+    def square(n: int) -> int:
+        return n * n
+
+    square("3")  # type: ignore[arg-type]
+    assert_type(ek.check_requirements(extra="ocr"), dict[str, object])
+    assert_type(profile("tesseract")["tables"], bool)
+    span = SpanF1Metric(MatchScheme.STRICT)
+    assert_type(span.report([])["micro avg"]["f1-score"], float)
+    Table.coerce(b"<table></table>")  # type: ignore[arg-type]
+    TedsMetric()(3, 4)  # type: ignore[arg-type]
+    platt = PlattCalibrator().fit([0.2, 0.9], [False, True])
+    ek.confidence_proxy([[0.9, 0.5], {"total": 0.75}], calibrator=platt)
+    ek.confidence_proxy([[0.9]], calibrator="platt")  # type: ignore[arg-type]
+    CostPerSuccessMetric(price=per_million(1.0, 2.0))("an answer", None)  # type: ignore[arg-type]
+    run_suite(lambda task: task.gold, 3)  # type: ignore[arg-type]
+    ek.evaluate([("a", "b")], ids=[["not", "hashable"]])  # type: ignore[list-item]

@@ -24,7 +24,7 @@ standard library; a `Report` carries the object that computes its interval.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
@@ -348,7 +348,7 @@ class Report(FieldsOnlyState):
     _resampler: Any = field(default=None, compare=False, repr=False)  # set by the facade: owns the interval state
     _optional_state = ("_resampler",)  # travels as None if it cannot be pickled
 
-    def interval(self, level: float = 0.95, *, slice: Any = None) -> tuple[float, float]:
+    def interval(self, level: float = 0.95, *, slice: Hashable = None) -> tuple[float, float]:
         """A ``level`` percentile-bootstrap interval of ``aggregate``, or of slice ``slice``'s figure.
 
         Items are resampled (documents, not characters) under Poisson
@@ -547,7 +547,7 @@ class MetricContract(Protocol):
     ) -> Sequence[Score]:
         """The scores of aligned lists (one pass where the metric declares a batch path)."""
 
-    def with_options(self, **values: Any) -> MetricContract:
+    def with_options(self, **values: object) -> MetricContract:
         """A copy with facade options (``normalize=``, ``weights=``) applied; TypeError for undeclared ones."""
 
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import typing
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from functools import reduce
 from itertools import chain
 from operator import add, itemgetter
@@ -49,6 +49,7 @@ from ek._ppi import (
 )
 from ek._util import as_rule, rehome, type_name
 from ek.base import (
+    Calibrator,
     Comparison,
     CostWeight,
     GraphGrammar,
@@ -88,8 +89,8 @@ if typing.TYPE_CHECKING:  # typing only: ek._estimate loads ek.qe and ek.validat
 
 
 def score(
-    pred: Any,
-    gold: Any,
+    pred: object,
+    gold: object,
     *,
     grammar: GraphGrammar | None = None,
     metric: str | Metric | None = None,
@@ -123,13 +124,13 @@ def score(
 
 
 def evaluate(
-    cases: Iterable[Sequence[Any]],
+    cases: Iterable[Sequence[object]],
     *,
     metric: str | Metric | None = None,
     grammar: GraphGrammar | None = None,
     normalize: Steps | None = None,
     weights: CostWeight | None = None,
-    ids: Iterable[Any] | None = None,
+    ids: Iterable[Hashable] | None = None,
 ) -> Report:
     """Score a corpus and aggregate it into a `Report`.
 
@@ -288,7 +289,7 @@ def compare(report_a: Report, report_b: Report, level: float = 0.95) -> Comparis
 
 
 def estimate_quality(
-    extraction: Any,
+    extraction: object,
     *,
     sources: Sources = (),
     signals: Signals = (),
@@ -331,12 +332,12 @@ def estimate_quality(
 
 
 def agreement_proxy(
-    preds: Iterable[Any],
-    references: Iterable[Any],
+    preds: Iterable[object],
+    references: Iterable[object],
     *,
     metric: str | Metric | None = None,
-    ids: Iterable[Any] | None = None,
-    slices: Iterable[Any] | None = None,
+    ids: Iterable[Hashable] | None = None,
+    slices: Iterable[Hashable] | None = None,
     normalize: Steps | None = None,
 ) -> Report:
     """A proxy `Report` for `estimate_corpus`: each prediction scored against another engine's output.
@@ -362,12 +363,12 @@ def agreement_proxy(
 
 
 def confidence_proxy(
-    confidences: Iterable[Any],
+    confidences: Iterable[float | Sequence[float] | Mapping[str, float]],
     *,
     metric: str = "cer",
-    calibrator: Any | None = None,
-    ids: Iterable[Any] | None = None,
-    slices: Iterable[Any] | None = None,
+    calibrator: Calibrator | None = None,
+    ids: Iterable[Hashable] | None = None,
+    slices: Iterable[Hashable] | None = None,
     normalize: Steps | None = None,
 ) -> Report:
     """A proxy `Report` for `estimate_corpus`: each item's expected statistics from calibrated confidences.
@@ -402,7 +403,7 @@ def confidence_proxy(
 # ---------------------------------------------------------------------------
 
 
-def _split_cases(cases: Iterable[Sequence[Any]]) -> tuple[list[Any], list[Any], list[Any] | None]:
+def _split_cases(cases: Iterable[Sequence[object]]) -> tuple[list[Any], list[Any], list[Any] | None]:
     if isinstance(cases, (str, bytes, Mapping)) or not isinstance(cases, Iterable):
         raise TypeError(
             f"evaluate() takes an iterable of (pred, gold) or (pred, gold, slice) tuples, "

@@ -29,7 +29,7 @@ from __future__ import annotations
 import difflib
 import functools
 from collections.abc import Callable, Iterable
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar, overload
 
 from ek._util import MissingExtraError, install_hint, is_installed, rehome
 
@@ -57,7 +57,18 @@ _registry: dict[str, dict[str, Any]] = {}
 _entry_points: dict[str, dict[str, Any]] = {}
 
 
-def register(namespace: str, name: str, obj: Any = None) -> Any:
+_T = TypeVar("_T")
+
+
+@overload
+def register(namespace: str, name: str, obj: None = None) -> Callable[[_T], _T]: ...
+
+
+@overload
+def register(namespace: str, name: str, obj: _T) -> _T: ...
+
+
+def register(namespace: str, name: str, obj: object = None) -> object:
     """Register ``obj`` as ``name`` in ``namespace`` and return it (see the module docstring).
 
     Registering a name again replaces the earlier object. Without ``obj``,
@@ -107,7 +118,7 @@ def names(namespace: str) -> Iterable[str]:
     return sorted(usable | set(_discover(namespace)))
 
 
-def resolve(namespace: str, ref: Any, *, default: Any = None) -> Any:
+def resolve(namespace: str, ref: object, *, default: object = None) -> Any:
     """Turn a strategy reference into the strategy.
 
     ``ref`` may be a registered name, the strategy itself, or None (then
@@ -151,7 +162,7 @@ def requires_extra(
     return decorate
 
 
-def check_requirements(*, engine: str | None = None, extra: str | None = None) -> dict[str, Any]:
+def check_requirements(*, engine: str | None = None, extra: str | None = None) -> dict[str, object]:
     """Report, without raising, what an OCR engine or an extra needs.
 
     Returns a dict with at least ``{"ok": bool, "hint": str}``. An OCR
@@ -169,7 +180,7 @@ def check_requirements(*, engine: str | None = None, extra: str | None = None) -
                 "hint": "ek's OCR engine check is not registered; reinstall ek (pip install "
                 "-e . from a checkout) so its entry points are declared.",
             }
-        report: dict[str, Any] = check(engine)
+        report: dict[str, object] = check(engine)
         return report
     if extra is not None:
         if extra not in _EXTRA_PACKAGES:

@@ -44,7 +44,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, overload
 
 from ek._json import BadTag, dumps, loads, revive_float
 
@@ -143,13 +143,36 @@ def mall(*, rootdir: str | os.PathLike[str] | None = None) -> Mall:
     return Mall(rootdir=rootdir)
 
 
+_P = ParamSpec("_P")
+
+
+@overload
 def persistent_cache(
-    func: Callable[..., Any] | None = None,
+    func: Callable[_P, object],
     *,
     kind: str = "runs",
     key: str | Callable[..., str] | None = None,
     rootdir: str | os.PathLike[str] | None = None,
-) -> Callable[..., Any]:
+) -> Callable[_P, Any]: ...
+
+
+@overload
+def persistent_cache(
+    func: None = None,
+    *,
+    kind: str = "runs",
+    key: str | Callable[..., str] | None = None,
+    rootdir: str | os.PathLike[str] | None = None,
+) -> Callable[[Callable[_P, object]], Callable[_P, Any]]: ...
+
+
+def persistent_cache(
+    func: Callable[..., object] | None = None,
+    *,
+    kind: str = "runs",
+    key: str | Callable[..., str] | None = None,
+    rootdir: str | os.PathLike[str] | None = None,
+) -> object:
     """Memoize ``func``'s JSON-serializable result in the ``kind`` store, across sessions.
 
     ``key`` is a constant, or a callable given the call's arguments that returns
@@ -181,7 +204,7 @@ def persistent_cache(
     if key is not None and not callable(key):
         _cache_key(key)
 
-    def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
+    def decorate(f: Callable[..., object]) -> Callable[..., Any]:
         @functools.wraps(f)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             if key is None:

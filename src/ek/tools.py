@@ -16,7 +16,7 @@ one list of what ``ek`` exposes.
 from __future__ import annotations
 
 import json
-from typing import Optional
+from typing import Any, TypedDict
 
 from ek.cli import Outcome, audit_plan, benchmark, compare, estimate, evaluate, monitor
 from ek.cli import normalize_steps as _steps
@@ -42,12 +42,12 @@ __all__ = [
 ]
 
 
-def cer(prediction: str, gold: str, *, normalize: Optional[str] = None) -> float:
+def cer(prediction: str, gold: str, *, normalize: str | None = None) -> float:
     """Character error rate of a prediction against a gold string (lower is better)."""
     return score(prediction, gold, metric="cer", normalize=_steps(normalize)).value
 
 
-def wer(prediction: str, gold: str, *, normalize: Optional[str] = None) -> float:
+def wer(prediction: str, gold: str, *, normalize: str | None = None) -> float:
     """Word error rate of a prediction against a gold string (lower is better)."""
     return score(prediction, gold, metric="wer", normalize=_steps(normalize)).value
 
@@ -66,7 +66,48 @@ def version() -> str:
     return __version__
 
 
-def rover(*hypotheses: str, confidence: bool = True) -> dict:
+class RoverSummary(TypedDict):
+    """What `rover` returns: the consensus text and how much the engines agreed on it."""
+
+    consensus: str
+    mean_agreement: float
+    agreement: list[float]
+    n_engines: int
+
+
+class PassK(TypedDict):
+    """What `pass_k` returns."""
+
+    n: int
+    c: int
+    k: int
+    pass_at_k: float
+    pass_hat_k: float
+    success_rate: float
+    success_ci: list[float]
+
+
+class CostPerSuccess(TypedDict, total=False):
+    """What `cost_per_success` returns (the per-attempt figures only when ``attempts`` is given)."""
+
+    total_dollars: float
+    successes: int
+    cost_per_success: float
+    attempts: int
+    cost_per_attempt: float
+    success_rate: float
+    success_ci: list[float]
+
+
+class EngineState(TypedDict):
+    """One entry of `engines`."""
+
+    engine: str
+    state: str
+    hint: str
+
+
+def rover(*hypotheses: str, confidence: bool = True) -> RoverSummary:
     """ROVER-fuse two or more transcriptions into a consensus and its agreement (no gold needed).
 
     The ``ek rover`` command: strings in, a plain dict out. In Python, call
@@ -88,7 +129,7 @@ def rover(*hypotheses: str, confidence: bool = True) -> dict:
     }
 
 
-def pass_k(n: int, c: int, k: int = 1) -> dict:
+def pass_k(n: int, c: int, k: int = 1) -> PassK:
     """pass@k (can it ever?) and pass^k (does it every time?) from c successes in n trials."""
     from ek.agents import pass_at_k, pass_hat_k, wilson_interval
 
@@ -97,11 +138,11 @@ def pass_k(n: int, c: int, k: int = 1) -> dict:
     return {"n": n, "c": c, "k": k, "pass_at_k": at, "pass_hat_k": hat, "success_rate": c / n, "success_ci": [lo, hi]}
 
 
-def cost_per_success(total_dollars: float, successes: int, *, attempts: Optional[int] = None) -> dict:
+def cost_per_success(total_dollars: float, successes: int, *, attempts: int | None = None) -> CostPerSuccess:
     """Dollars per successfully completed task (inf when nothing succeeded)."""
     from ek.agents import cost_of_pass, wilson_interval
 
-    out = {
+    out: CostPerSuccess = {
         "total_dollars": total_dollars,
         "successes": successes,
         "cost_per_success": cost_of_pass(total_dollars, successes),
@@ -113,16 +154,14 @@ def cost_per_success(total_dollars: float, successes: int, *, attempts: Optional
                 "every trial, failed ones included."
             )
         lo, hi = wilson_interval(successes, attempts)
-        out.update(
-            attempts=attempts,
-            cost_per_attempt=total_dollars / attempts,
-            success_rate=successes / attempts,
-            success_ci=[lo, hi],
-        )
+        out["attempts"] = attempts
+        out["cost_per_attempt"] = total_dollars / attempts
+        out["success_rate"] = successes / attempts
+        out["success_ci"] = [lo, hi]
     return out
 
 
-def engines() -> list:
+def engines() -> list[EngineState]:
     """OCR engines installed here, each with whether it is ready to run (needs the ``ocr`` extra).
 
     One ``{"engine", "state", "hint"}`` entry per engine whose package (and
@@ -137,7 +176,7 @@ def engines() -> list:
     ]
 
 
-def check(engine: str) -> dict:
+def check(engine: str) -> dict[str, Any]:
     """What an OCR engine needs to run here, and whether it is ready (``ok``, ``state``).
 
     ``hint`` says why an engine is not ready and the fix: the install line

@@ -116,9 +116,9 @@ def episode_from_messages(
     messages: Iterable[object],
     *,
     task_id: str = "",
-    usage: Any = None,
-    output: Any = None,
-    final_state: Any = None,
+    usage: object = None,
+    output: object = None,
+    final_state: object = None,
     latency_s: float | None = None,
 ) -> Episode:
     """An `Episode` from a transcript, plus optional usage and final state.
@@ -147,7 +147,7 @@ def episode_from_messages(
     )
 
 
-def cost_from_usage(usage: Any, *, latency_s: float | None = None) -> Cost:
+def cost_from_usage(usage: object, *, latency_s: float | None = None) -> Cost:
     """A `Cost` from a provider usage object or dict, split into ek's four token kinds.
 
     Understood spellings (each provider's own accounting is undone so the
@@ -226,7 +226,7 @@ def cost_from_usage(usage: Any, *, latency_s: float | None = None) -> Cost:
     )
 
 
-def from_inspect_sample(sample: Any, *, task_id: str = "") -> Episode:
+def from_inspect_sample(sample: object, *, task_id: str = "") -> Episode:
     """An `Episode` from an Inspect AI ``EvalSample`` (or anything of its shape).
 
     Reads ``.messages`` (tool calls, results and ``ToolCallError`` s),
@@ -276,7 +276,7 @@ def from_inspect_sample(sample: Any, *, task_id: str = "") -> Episode:
     )
 
 
-def from_deepeval_test_case(case: Any, *, task_id: str = "") -> Episode:
+def from_deepeval_test_case(case: object, *, task_id: str = "") -> Episode:
     """An `Episode` from a DeepEval ``LLMTestCase`` (or anything of its shape).
 
     Reads ``.actual_output`` (the output), ``.tools_called`` (each

@@ -51,7 +51,7 @@ import math
 import numbers
 import os
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any
@@ -117,8 +117,8 @@ class AgentGateResult:
 
 
 def run_suite(
-    agent: Callable[[TaskSpec], Any],
-    tasks: Any,
+    agent: Callable[[TaskSpec], object],
+    tasks: Iterable[TaskSpec] | Mapping[str, TaskSpec],
     *,
     k: int = 1,
     check: str | Checker | None = None,

@@ -76,11 +76,11 @@ class JudgeSignal:
     cost_tier: int = JUDGE_COST_TIER
     name: str = "judge"
 
-    def __call__(self, target: Any) -> float:
+    def __call__(self, target: object) -> float:
         """The judge's score of ``target`` in [0, 1]."""
         return _checked(self.judge(_output_of(target), criteria=self.criteria), "JudgeSignal")
 
-    def finding(self, target: Any, rationale: str) -> Finding:
+    def finding(self, target: object, rationale: str) -> Finding:
         """The judge's rationale as a `Finding`, so its reasoning stays auditable."""
         where = getattr(target, "task_id", "") if is_episode(target) else ""
         return Finding(field=where or self.name, layer=self.name, severity=Severity.FLAG, message=str(rationale))
@@ -102,7 +102,7 @@ class JudgeMetric(SummedStatistics):
     higher_is_better = True
     statistics = ("score", "n")
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: GraphGrammar | None = None) -> Score:
+    def __call__(self, pred: object, gold: object, *, grammar: GraphGrammar | None = None) -> Score:
         """The judge's score of ``pred`` with ``gold`` as the reference."""
         s = _checked(self.judge(_output_of(pred), criteria=self.criteria, reference=gold), "JudgeMetric")
         return Score(s, metric=self.name, detail={"score": s, "n": 1})
@@ -177,7 +177,9 @@ def judge_validation(
     }
 
 
-def pairwise_judge(judge: Callable[..., float], a: Any, b: Any, *, criteria: str = "", swap: bool = True) -> float:
+def pairwise_judge(
+    judge: Callable[..., float], a: object, b: object, *, criteria: str = "", swap: bool = True
+) -> float:
     """Preference for ``a`` over ``b`` in [0, 1] (0.5 a tie), corrected for position bias.
 
     Judges favour whichever answer they read first. With ``swap`` (the

@@ -78,7 +78,7 @@ class Checker(Protocol):
     def __call__(self, episode: Any, gold: Any, /) -> bool: ...
 
 
-def output_match(episode: Any, gold: Any) -> bool:
+def output_match(episode: object, gold: object) -> bool:
     """Whether the final answer equals ``gold`` after canonicalization (the GAIA-style oracle).
 
     Strings are compared after NFC, casefolding and whitespace collapsing; a
@@ -91,11 +91,11 @@ def output_match(episode: Any, gold: Any) -> bool:
     >>> output_match(Episode(output="  Paris "), "paris"), output_match(Episode(output="4.0"), 4)
     (True, True)
     """
-    out = episode.output if is_episode(episode) else episode
+    out = getattr(episode, "output", None) if is_episode(episode) else episode  # is_episode: it has an output
     return _same_answer(out, gold)
 
 
-def final_state_match(episode: Any, gold: Any) -> bool:
+def final_state_match(episode: object, gold: object) -> bool:
     """Whether the episode's final state equals the goal state ``gold`` (the tau-bench oracle).
 
     The comparison is structural: mappings by key, lists and tuples in
@@ -115,7 +115,7 @@ def final_state_match(episode: Any, gold: Any) -> bool:
     return bool(_plain(state) == _plain(gold))
 
 
-def recorded_success(episode: Any, gold: Any) -> bool:
+def recorded_success(episode: object, gold: object) -> bool:
     """The ``success`` already recorded on the episode (by an external harness); ``gold`` is unused.
 
     Raises:
@@ -148,7 +148,7 @@ class TaskSuccessMetric(SummedStatistics):
     percent = True  # a share or a rate: the pages show it as a percentage
     statistics = ("successes", "n")
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: GraphGrammar | None = None) -> Score:
+    def __call__(self, pred: object, gold: object, *, grammar: GraphGrammar | None = None) -> Score:
         """1.0 when ``check(pred, gold)`` holds, else 0.0."""
         ok = run_check(self.check, pred, gold)
         return Score(1.0 if ok else 0.0, metric=self.name, detail={"successes": int(ok), "n": 1})
@@ -187,7 +187,7 @@ class CostPerSuccessMetric(SummedStatistics):
     higher_is_better = False
     statistics = ("dollars", "successes")
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: GraphGrammar | None = None) -> Score:
+    def __call__(self, pred: Episode, gold: object, *, grammar: GraphGrammar | None = None) -> Score:
         """This episode's dollars, with its success, for the corpus ratio."""
         if self.price is None and self.prices is None:
             raise UnknownModelPrice(_NO_RATES)

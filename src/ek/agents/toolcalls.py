@@ -126,7 +126,7 @@ class ToolCallMetric(SummedStatistics):
                 "exact calls, 'arg' gives partial credit per argument."
             )
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: GraphGrammar | None = None) -> Score:
+    def __call__(self, pred: object, gold: object, *, grammar: GraphGrammar | None = None) -> Score:
         """Tool-call F1 of ``pred`` against ``gold`` (higher is better)."""
         g = grammar if grammar is not None else self.grammar
         canon = self.canonicalizer if self.canonicalizer is not None else _DEFAULT_CANON

@@ -94,7 +94,7 @@ class TrajectoryMetric(SummedStatistics):
         if self.scheme not in SCHEMES:
             raise ValueError(f"TrajectoryMetric scheme must be one of {', '.join(SCHEMES)}; got {self.scheme!r}.")
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: GraphGrammar | None = None) -> Score:
+    def __call__(self, pred: object, gold: object, *, grammar: GraphGrammar | None = None) -> Score:
         """Normalised trajectory distance of ``pred`` from ``gold`` (lower is better)."""
         g = grammar if grammar is not None else self.grammar
         canon = self.canonicalizer if self.canonicalizer is not None else _DEFAULT_CANON

@@ -26,16 +26,17 @@ import re
 import sys
 import types
 import typing
-from typing import Any, Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from ek.cli._commands import Outcome
 from ek._util import MissingExtraError
+from ek.cli._commands import Outcome
 
 # Mistakes a user can make; anything else is a bug and keeps its traceback.
 _USER_ERRORS = (ValueError, TypeError, KeyError, LookupError, MissingExtraError, OSError)
 
 
-def run(funcs: Sequence[Callable[..., Any]], argv: Optional[Sequence[str]] = None) -> int:
+def run(funcs: Sequence[Callable[..., Any]], argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` (default: ``sys.argv[1:]``) against ``funcs``, call the one it names, print, and exit-code."""
     argv = sys.argv[1:] if argv is None else list(argv)
     # Only the named command's options are built (reading every command's signature costs a tenth
@@ -75,7 +76,7 @@ def run(funcs: Sequence[Callable[..., Any]], argv: Optional[Sequence[str]] = Non
 class _Parser(argparse.ArgumentParser):
     """argparse, but a mistake prints one line and where to look, not the usage block."""
 
-    command: Optional[str] = None  # "ek evaluate" on the top parser when argv names a command
+    command: str | None = None  # "ek evaluate" on the top parser when argv names a command
 
     def error(self, message: str) -> typing.NoReturn:
         one_line = re.sub(r"^argument (--[\w-]+): (?=\1\b)", "", " ".join(message.split()))  # no "--x: --x ..."
@@ -83,7 +84,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{prog}: error: {one_line.rstrip('.')} (see {prog} --help)\n")
 
 
-def _build_parser(funcs: list[Callable]) -> argparse.ArgumentParser:
+def _build_parser(funcs: list[Callable[..., Any]]) -> _Parser:
     parser = _Parser(prog="ek", description="ek, the Evaluation Kit.")
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
     for func in funcs:
@@ -135,7 +136,7 @@ def _is_list(hint: Any) -> bool:
     return len(args) == 1 and typing.get_origin(args[0]) is list
 
 
-def _scalar(hint: Any, default: Any) -> Callable:
+def _scalar(hint: Any, default: Any) -> Callable[[str], Any]:
     """The argparse converter for a parameter's annotation."""
     if typing.get_origin(hint) is typing.Annotated:
         return _checked(typing.get_args(hint)[1])
@@ -143,13 +144,14 @@ def _scalar(hint: Any, default: Any) -> Callable:
     if args:
         hint = args[0]
     if hint in (int, float, bool, str):
-        return hint
+        converter: Callable[[str], Any] = hint
+        return converter
     if isinstance(default, (bool, int, float)):
         return type(default)
     return str
 
 
-def _checked(check: Callable) -> Callable:
+def _checked(check: Callable[[str], Any]) -> Callable[[str], Any]:
     """``check`` as an argparse type: its ValueError message becomes the error printed."""
 
     def convert(text: str) -> Any:

@@ -74,7 +74,7 @@ _QUIET_HTTP = {"dashboard_address": "127.0.0.1:0"}  # the scheduler's metrics se
 
 
 def evaluate(
-    collection: Any,
+    collection: object,
     *,
     metric: str | Metric | None = None,
     pred: str = "pred",
@@ -133,8 +133,9 @@ def evaluate(
     if keep_items not in (True, False):
         raise TypeError(f"{_WHO} keep_items must be True or False, got {keep_items!r}.")
     _check_level(level)
-    if _kind(collection) == "dataframe":
-        check_columns(collection.columns, fields)
+    bag_or_frame: Any = collection  # _kind refuses all but a dask Bag or DataFrame, read untyped
+    if _kind(bag_or_frame) == "dataframe":
+        check_columns(bag_or_frame.columns, fields)
     if metric is not None:
         check_mergeable(
             metric_object(metric, metric) if isinstance(metric, str) else metric,
@@ -142,7 +143,7 @@ def evaluate(
         )  # the name, before as_metric checks it
     _check_pickles({"metric": metric, "normalize": normalize, "grammar": grammar, "weights": weights})
     spec = dask.delayed(Spec(metric, grammar, normalize, weights, fields, level is not None), traverse=False)
-    parts = collection.to_delayed()
+    parts = bag_or_frame.to_delayed()
     scored = [dask.delayed(score_partition)(part, spec, i) for i, part in enumerate(parts)]
     starts = None
     if level is not None and id is None:  # the bootstrap weighs an item by its global position

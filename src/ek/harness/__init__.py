@@ -38,9 +38,9 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from concurrent.futures import Executor
-from typing import Any
+from typing import Any, TypeVar
 
 from ek._runs import (
     ErrorMode,
@@ -78,6 +78,7 @@ __all__ = [
 ]
 
 _WHO = "evaluate_store"
+_K = TypeVar("_K", bound=Hashable)
 
 
 # ---------------------------------------------------------------------------
@@ -86,8 +87,8 @@ _WHO = "evaluate_store"
 
 
 def evaluate_store(
-    predict: Callable[[Any], Any],
-    gold: Mapping[Any, Mapping[str, Any]],
+    predict: Callable[[Any], object],
+    gold: Mapping[_K, Mapping[str, object]],
     *,
     metric: str | Metric | None = None,
     grammar: GraphGrammar | None = None,

@@ -79,7 +79,7 @@ class AnlsMetric(SummedStatistics):
                 "0.5 is the usual ANLS cut-off and 0 keeps every partial match."
             )
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: GraphGrammar | None = None) -> Score:
+    def __call__(self, pred: object, gold: object, *, grammar: GraphGrammar | None = None) -> Score:
         """ANLS* similarity of ``pred`` to ``gold`` (higher is better)."""
         pred = _plain(pred, "pred", allow_tuple=False)
         gold = _plain(gold, "gold", allow_tuple=True)

@@ -69,7 +69,7 @@ class FieldMetric(SummedStatistics):
     options = MappingProxyType({"normalize": "canonicalizer"})
 
     def __call__(
-        self, pred: Mapping[Any, Any], gold: Mapping[Any, Any], *, grammar: GraphGrammar | None = None
+        self, pred: Mapping[str, object], gold: Mapping[str, object], *, grammar: GraphGrammar | None = None
     ) -> Score:
         """Field F1 of ``pred`` against ``gold``, with ``grammar``'s per-field normalizers.
 

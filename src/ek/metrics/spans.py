@@ -167,7 +167,7 @@ class SpanF1Metric(SummedStatistics):
         """The counts the corpus F1 sums: seqeval's TP/FP/FN or nervaluate's five."""
         return _count_keys(self._match)
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: GraphGrammar | None = None) -> Score:
+    def __call__(self, pred: object, gold: object, *, grammar: GraphGrammar | None = None) -> Score:
         """Span F1 of ``pred`` against ``gold`` under this metric's scheme."""
         scheme = self._match
         if scheme.backend == "seqeval":
@@ -207,7 +207,7 @@ class SpanF1Metric(SummedStatistics):
         """Micro-averaged F1 from the counts summed over the corpus (1.0 when there are no entities)."""
         return _prf_from_counts(self._match, totals)[2]
 
-    def report(self, scores: Iterable[Score], *, beta: float = 1.0) -> dict[str, dict[str, Any]]:
+    def report(self, scores: Iterable[Score], *, beta: float = 1.0) -> dict[str, dict[str, float]]:
         """The corpus per-type table, as seqeval's ``classification_report(output_dict=True)`` lays it out.
 
         One entry per entity type, then ``"micro avg"``, ``"macro avg"`` and
@@ -290,14 +290,14 @@ def _sum_counts(scheme: MatchScheme, details: Iterable[Mapping[str, Any]]) -> di
     return totals
 
 
-def _report_row(scheme: MatchScheme, counts: Mapping[str, int], beta: float) -> dict[str, Any]:
+def _report_row(scheme: MatchScheme, counts: Mapping[str, int], beta: float) -> dict[str, float]:
     """Precision, recall, F1 (and F-beta), support and the raw counts of one row of the report."""
     precision, recall, f1 = _prf_from_counts(scheme, counts)
     if scheme.backend == "seqeval":
         support = counts["tp"] + counts["fn"]
     else:
         support = counts["correct"] + counts["incorrect"] + counts["partial"] + counts["missed"]
-    row: dict[str, Any] = {"precision": precision, "recall": recall, "f1-score": f1, "support": support}
+    row: dict[str, float] = {"precision": precision, "recall": recall, "f1-score": f1, "support": support}
     if beta != 1:
         row["fbeta-score"] = _f_beta(precision, recall, beta)
     return {**row, **{k: counts[k] for k in _count_keys(scheme)}}
@@ -312,7 +312,7 @@ def _f_beta(precision: float, recall: float, beta: float) -> float:
     return (1 + weight) * precision * recall / denominator if denominator else 0.0
 
 
-def _averaged(rows: list[dict[str, Any]], weights: list[int], micro: dict[str, Any]) -> dict[str, Any]:
+def _averaged(rows: list[dict[str, float]], weights: list[float], micro: dict[str, float]) -> dict[str, float]:
     """The ``weights``-weighted mean of the rows' figures; the micro row when there are no rows."""
     figures = [k for k in ("precision", "recall", "f1-score", "fbeta-score") if k in micro]
     support = sum(r["support"] for r in rows)

@@ -150,7 +150,7 @@ class Table:
         return cls(tuple(tuple(Cell(text, rs, cs) for text, rs, cs in row) for row in rows))
 
     @classmethod
-    def from_grid(cls, grid: Sequence[Sequence[Any]]) -> Table:
+    def from_grid(cls, grid: Sequence[Sequence[str | float | None]]) -> Table:
         """Build a Table from rows of cell texts, ``None`` marking a spanned-over position.
 
         Cells are read in reading order, and each claims the unclaimed
@@ -190,7 +190,7 @@ class Table:
         return cls(tuple(out))
 
     @classmethod
-    def coerce(cls, obj: Any) -> Table:
+    def coerce(cls, obj: TableLike) -> Table:
         """``obj`` as a Table: a Table as is, a str as HTML, a list of rows as a grid."""
         if isinstance(obj, Table):
             return obj
@@ -221,7 +221,14 @@ class Table:
         return grid
 
 
-def _grid_cell(rows: list[list[Any]], r: int, c: int, value: Any, claimed: set[tuple[int, int]]) -> Cell:
+#: What `Table.coerce` (and so `TedsMetric` and `GritsMetric`) reads as a table: a `Table`, an HTML
+#: string, or rows of cell texts (numbers are read as text, ``None`` marks a spanned-over position).
+TableLike = Table | str | Sequence[Sequence[str | float | None]]
+
+
+def _grid_cell(
+    rows: list[list[str | float | None]], r: int, c: int, value: object, claimed: set[tuple[int, int]]
+) -> Cell:
     """The cell starting at ``rows[r][c]``, claiming the ``None`` positions it spans."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise TypeError(f"grid[{r}][{c}] is {type_name(value)}; cells must be text (str or a number) or None.")
@@ -364,7 +371,7 @@ class TedsMetric(SummedStatistics):
         """Registered name: ``"teds"`` or ``"teds_struct"``."""
         return "teds_struct" if self.structure_only else "teds"
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: GraphGrammar | None = None) -> Score:
+    def __call__(self, pred: TableLike, gold: TableLike, *, grammar: GraphGrammar | None = None) -> Score:
         """TEDS of ``pred`` against ``gold`` (Tables, HTML strings or grids)."""
         pred_t, gold_t = Table.coerce(pred), Table.coerce(gold)
         chars = None if self.structure_only else self.max_chars
@@ -455,7 +462,7 @@ class GritsMetric(SummedStatistics):
         """Registered name: ``"grits"`` (mean of GriTS-Top and GriTS-Con) or ``"grits_top"``."""
         return "grits_top" if self.structure_only else "grits"
 
-    def __call__(self, pred: Any, gold: Any, *, grammar: GraphGrammar | None = None) -> Score:
+    def __call__(self, pred: TableLike, gold: TableLike, *, grammar: GraphGrammar | None = None) -> Score:
         """GriTS F1 of ``pred`` against ``gold`` (Tables, HTML strings or grids)."""
         from ek.metrics import _table_scoring as _scoring
 

@@ -55,7 +55,7 @@ _RUN_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0
 
 
 def run_fleet(
-    specs: tuple[Any, ...], gold: Mapping[str, Any], fields: tuple[Any, ...], settings: dict[str, Any]
+    specs: tuple[Any, ...], gold: Mapping[Any, Any], fields: tuple[Any, ...], settings: dict[str, Any]
 ) -> FleetReport:
     """Run every engine of ``specs`` over ``gold`` and build the report (arguments checked by the caller).
 
@@ -202,7 +202,7 @@ class FleetTask(OcrTask):
             raise ValueError(f"its blocks are {blocks!r:.60}, not a list of [text, confidence, level]")
 
 
-def _with_kinds(items: list[Any], gold: Mapping[str, Any], kind_key: str | None, persist: bool) -> list[Any]:
+def _with_kinds(items: list[Any], gold: Mapping[Any, Any], kind_key: str | None, persist: bool) -> list[Any]:
     """Each item's input as ``(image, kind)``: the record's ``kind_key`` field ("line" or "page"), else None."""
     out = []
     for key, (k, image, reference, label), _ in items:

@@ -28,9 +28,9 @@ from __future__ import annotations
 import dataclasses
 import os
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from concurrent.futures import Executor
-from typing import Any
+from typing import Any, TypeVar
 
 from ek._runs import (
     ErrorMode,
@@ -62,11 +62,19 @@ from ek.stores import json_store
 __all__ = ["EngineResult", "FleetReport", "add_gold_item", "benchmark_fleet", "evaluate_ocr"]
 
 _WHO = "evaluate_ocr"
+_K = TypeVar("_K", bound=Hashable)
+
+#: One OCR engine: an ocracy id (options after a colon, ``"tesseract:psm=6"``) or an ``image -> OcrResult``
+#: callable, whose result is the engine's own object (ek reads its ``.text``, ``.blocks``, ...).
+OcrEngine = str | Callable[..., object]
+#: What `benchmark_fleet` runs: one engine, a sequence of them, or a mapping name -> engine or
+#: ``(id, {options})`` (see `ek.ocr.engine_specs`).
+Fleet = OcrEngine | Sequence[OcrEngine] | Mapping[str, OcrEngine | tuple[str, Mapping[str, object]]]
 
 
 def evaluate_ocr(
-    engine: str | Callable[..., Any],
-    gold: Mapping[Any, Mapping[str, Any]],
+    engine: OcrEngine,
+    gold: Mapping[_K, Mapping[str, object]],
     *,
     metric: str = "cer",
     normalize: Steps | None = None,
@@ -205,8 +213,8 @@ def evaluate_ocr(
 
 
 def benchmark_fleet(
-    engines: Any,
-    gold: Mapping[Any, Mapping[str, Any]],
+    engines: Fleet,
+    gold: Mapping[_K, Mapping[str, object]],
     *,
     metric: str = "cer",
     normalize: Steps | None = None,
@@ -363,7 +371,7 @@ def add_gold_item(
     *,
     slice: str | None = None,
     rootdir: str | None = None,
-    **extra: Any,
+    **extra: object,
 ) -> None:
     """Store one gold example, ``{image, reference_text, slice, **extra}``, in the ``gold`` store.
 

@@ -36,7 +36,7 @@ from ek.ocr._engines import (
 __all__ = ["ocracy_backend", "read_text"]  # and open_image, for the OCR modules
 
 
-def ocracy_backend(backend: str | None = None, **default_kwargs: Any) -> Callable[[Any], Any]:
+def ocracy_backend(backend: str | None = None, **default_kwargs: object) -> Callable[..., Any]:
     """An ``image -> OcrResult`` callable that runs ocracy's ``backend`` on each call.
 
     Args:
@@ -85,7 +85,7 @@ def ocracy_backend(backend: str | None = None, **default_kwargs: Any) -> Callabl
     return read
 
 
-def read_text(image: Any, *, backend: str | None = None, **kwargs: Any) -> str:
+def read_text(image: object, *, backend: str | None = None, **kwargs: object) -> str:
     """The text an ocracy ``backend`` reads in ``image`` (ocracy's first installed one if None).
 
     Raises:
@@ -102,7 +102,7 @@ def read_text(image: Any, *, backend: str | None = None, **kwargs: Any) -> str:
     return text
 
 
-def open_image(image: Any) -> Any:
+def open_image(image: object) -> Any:
     """``image`` (a path, bytes, a PIL image or an array) as a PIL image, opened lazily (only its header read).
 
     Raises:

@@ -81,6 +81,21 @@ from ek.ocr._settings import CODEPOINT, NFC, WHITESPACE, Settings
 __all__ = ["evaluate_files", "evaluate_joined"]
 
 
+class JoinedDocument(Protocol):
+    """What `evaluate_joined` reads of one side's document (a PAGE-XML, ALTO or hOCR file read by the CLI).
+
+    ``words`` in reading order, ``word_confidences`` parallel to them (None where the file gives none),
+    ``text_level`` the level the text was read at (``""`` for plain text).
+    """
+
+    @property
+    def text_level(self) -> str: ...
+    @property
+    def words(self) -> Sequence[str]: ...
+    @property
+    def word_confidences(self) -> Sequence[float | None]: ...
+
+
 class Joined(Protocol):
     """What `evaluate_joined` reads of a GOLD/PRED pairing (the command line's readers build one).
 
@@ -94,9 +109,9 @@ class Joined(Protocol):
     @property
     def ids(self) -> tuple[str, ...]: ...
     @property
-    def golds(self) -> tuple[Any, ...]: ...
+    def golds(self) -> tuple[object, ...]: ...
     @property
-    def preds(self) -> tuple[Any, ...]: ...
+    def preds(self) -> tuple[object, ...]: ...
     @property
     def slices(self) -> tuple[Hashable, ...] | None: ...
     @property
@@ -108,7 +123,7 @@ class Joined(Protocol):
     @property
     def pred_errors(self) -> Mapping[str, str]: ...
     @property
-    def documents(self) -> Mapping[str, tuple[Any, Any]]: ...
+    def documents(self) -> Mapping[str, tuple[JoinedDocument | None, JoinedDocument | None]]: ...
 
 
 DEFAULT_MEASURES = ("cer", "wer", "fca", "bow")
@@ -216,8 +231,8 @@ def evaluate_joined(
 
 def confusions_by_item(
     ids: Sequence[Hashable],
-    preds: Sequence[str],
-    golds: Sequence[str],
+    preds: Sequence[object],
+    golds: Sequence[object],
     canon: Callable[[str], str] | None,
     unit: str,
     n: int,
@@ -300,7 +315,7 @@ def _text_level(joined: Joined) -> Any:
     differ (None for a side of plain text only). Plain text has no level.
     """
     sides = [
-        Counter(pair[k].text_level for pair in joined.documents.values() if pair[k] is not None and pair[k].text_level)
+        Counter(doc.text_level for pair in joined.documents.values() if (doc := pair[k]) is not None and doc.text_level)
         for k in (0, 1)
     ]  # "" for plain text
     every = sides[0] + sides[1]
@@ -340,7 +355,7 @@ def _warn_private_use(texts: Sequence[Any]) -> None:
     )
 
 
-def _lines(text: Any, canon: Callable[[str], str] | None) -> list[Any]:
+def _lines(text: object, canon: Callable[[str], str] | None) -> list[str]:
     lines = text.splitlines() if isinstance(text, str) else []
     return [canon(line) for line in lines] if canon is not None else lines
 

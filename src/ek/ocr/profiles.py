@@ -24,19 +24,28 @@ True
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from ek.ocr._ids import canonical_id
 
 __all__ = ["DEFAULT_PROFILE", "ENGINE_PROFILES", "profile"]
 
 
-def _claims(grain: str, *, real_boxes: bool, tables: bool = False, calibrated: bool = False) -> dict[str, Any]:
+class EngineProfile(TypedDict):
+    """One engine's capability profile (the fields are set out in the module docstring)."""
+
+    calibrated: bool
+    confidence_grain: str
+    has_real_provenance: bool
+    tables: bool
+
+
+def _claims(grain: str, *, real_boxes: bool, tables: bool = False, calibrated: bool = False) -> EngineProfile:
     return {"calibrated": calibrated, "confidence_grain": grain, "has_real_provenance": real_boxes, "tables": tables}
 
 
 #: Engine id (ocracy's hyphenated spelling) -> capability profile.
-ENGINE_PROFILES: dict[str, dict[str, Any]] = {
+ENGINE_PROFILES: dict[str, EngineProfile] = {
     "aws-textract": _claims("word", real_boxes=True, tables=True),
     "azure-document-intelligence": _claims("word", real_boxes=True, tables=True),
     "claude-vision": _claims("none", real_boxes=False),
@@ -57,10 +66,10 @@ ENGINE_PROFILES: dict[str, dict[str, Any]] = {
 }
 
 #: The profile of an engine missing from `ENGINE_PROFILES`: it claims nothing.
-DEFAULT_PROFILE: dict[str, Any] = _claims("unknown", real_boxes=False)
+DEFAULT_PROFILE: EngineProfile = _claims("unknown", real_boxes=False)
 
 
-def profile(engine: str) -> dict[str, Any]:
+def profile(engine: str) -> EngineProfile:
     """The capability profile of ``engine``, or a copy of `DEFAULT_PROFILE` if unknown.
 
     ``engine`` may use ocracy's hyphens or underscores, in any case. The dict
@@ -74,4 +83,4 @@ def profile(engine: str) -> dict[str, Any]:
             f"profile() takes an engine id such as 'tesseract', got {type(engine).__name__}: "
             f"{engine!r:.60}. For a callable engine, look up the ocracy backend it wraps."
         )
-    return dict(ENGINE_PROFILES.get(canonical_id(engine), DEFAULT_PROFILE))
+    return ENGINE_PROFILES.get(canonical_id(engine), DEFAULT_PROFILE).copy()

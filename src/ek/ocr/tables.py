@@ -61,7 +61,7 @@ _PIPE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
 Parser = Callable[[Any], Any]
 
 
-def table_from_ocr(ocr_result: Any, *, parser: None | str | Parser = None) -> Table | None:
+def table_from_ocr(ocr_result: object, *, parser: None | str | Parser = None) -> Table | None:
     """The table in ``ocr_result`` as a non-empty `Table`, or None when there is none.
 
     Args:
@@ -104,7 +104,7 @@ def table_from_ocr(ocr_result: Any, *, parser: None | str | Parser = None) -> Ta
     return found if found is not None and _cell_count(found) else None
 
 
-def has_table_structure(ocr_result: Any, *, parser: None | str | Parser = None) -> bool:
+def has_table_structure(ocr_result: object, *, parser: None | str | Parser = None) -> bool:
     """Whether `table_from_ocr` finds a table with at least one cell (same ``parser``).
 
     Use it to send a result to the table metrics or to plain CER/WER.

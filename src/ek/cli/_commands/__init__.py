@@ -46,15 +46,19 @@ from __future__ import annotations
 import contextlib
 import gc
 import inspect
-from typing import Annotated, Any, Callable, Iterator, Optional
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Annotated, Any, Optional, TypedDict
 
 from ek.cli._commands._format import Outcome
-from ek.cli._commands._options import confidence_level, finite_bound
+from ek.cli._commands._options import Options, confidence_level, finite_bound
+
+if TYPE_CHECKING:
+    from ek.cli._commands._benchmark import BenchmarkOptions
 
 __all__ = ["Outcome", "audit_plan", "benchmark", "compare", "estimate", "evaluate", "monitor", "normalize_steps"]
 
 
-def normalize_steps(normalize: Optional[str]) -> Optional[list[str]]:
+def normalize_steps(normalize: str | None) -> list[str] | None:
     """``"nfc,lower"`` on the command line -> ``["nfc", "lower"]``."""
     if normalize is None:
         return None
@@ -105,10 +109,10 @@ def evaluate(
     gold: str,
     pred: str,
     *,
-    save: Optional[str] = None,
-    workers: Optional[int] = None,
-    scheduler: Optional[str] = None,
-    timeout: Optional[float] = None,
+    save: str | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    timeout: float | None = None,
     **options: Any,
 ) -> Outcome:
     """Score PRED against GOLD: the corpus figure with its interval, overall and per slice.
@@ -176,8 +180,8 @@ def estimate(
     *,
     proxy: str,
     audit: str,
-    proxy_field: Optional[str] = None,
-    plan: Optional[str] = None,
+    proxy_field: str | None = None,
+    plan: str | None = None,
     lam: str = "tune",
     interval: str = "clt",
     **options: Any,
@@ -240,14 +244,14 @@ def audit_plan(
     budget: float,
     strategy: str = "uniform",
     seed: int = 0,
-    min_prob: Optional[float] = None,
-    out: Optional[str] = None,
-    proxy_field: Optional[str] = None,
+    min_prob: float | None = None,
+    out: str | None = None,
+    proxy_field: str | None = None,
     id: str = "id",
-    slice: Optional[str] = None,
-    metric: Optional[str] = None,
-    normalize: Optional[str] = None,
-    pred_field: Optional[str] = None,
+    slice: str | None = None,
+    metric: str | None = None,
+    normalize: str | None = None,
+    pred_field: str | None = None,
 ) -> Outcome:
     """Which items of PRED to audit: a JSONL of id, inclusion probability, slice and the text to label.
 
@@ -259,7 +263,6 @@ def audit_plan(
     file (standard output without it). Bad input exits 2.
     """
     from ek.cli._commands._estimate import run_audit_plan
-    from ek.cli._commands._options import Options
 
     reading = Options(
         id_field=id or None,
@@ -285,20 +288,20 @@ def audit_plan(
 def benchmark(
     gold: str,
     *,
-    engine: Optional[list[str]] = None,
+    engine: list[str] | None = None,
     metric: str = "cer",
-    normalize: Optional[str] = None,
+    normalize: str | None = None,
     level: Annotated[float, confidence_level] = 0.95,
-    json: Optional[str] = None,
-    html: Optional[str] = None,
-    save: Optional[str] = None,
+    json: str | None = None,
+    html: str | None = None,
+    save: str | None = None,
     strict: bool = False,
-    max_workers: Optional[int] = None,
-    timeout: Optional[float] = None,
-    id: str = "id",  # noqa: A002
-    gold_field: Optional[str] = None,
-    slice: Optional[str] = None,
-) -> Outcome:  # noqa: A002
+    max_workers: int | None = None,
+    timeout: float | None = None,
+    id: str = "id",
+    gold_field: str | None = None,
+    slice: str | None = None,
+) -> Outcome:
     """Run a fleet of OCR engines over GOLD and rank them: which engine should ship?
 
     GOLD is a .jsonl, .json, .csv or .tsv file of page records (an image
@@ -323,7 +326,7 @@ def benchmark(
     """
     from ek.cli._commands._benchmark import run_benchmark
 
-    options = {
+    options: BenchmarkOptions = {
         "metric": metric,
         "normalize": normalize_steps(normalize),
         "level": level,
@@ -350,14 +353,25 @@ def _no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def _split(options: dict) -> tuple[Any, dict]:
-    """The reading `Options` and the output arguments of a command, its defaults filled in."""
-    from ek.cli._commands._options import Options
+class _Outputs(TypedDict):
+    """The output arguments every command runner takes."""
+
+    json_path: str | None
+    html_path: str | None
+    upper: float | None
+    lower: float | None
+
+
+def _split(options: dict[str, Any]) -> tuple[Options, _Outputs]:
+    """The reading `Options` and the output arguments of a command, its defaults filled in.
+
+    ``options`` are the keyword arguments a caller gave (any value: `Options` checks them).
+    """
 
     unknown = set(options) - {name for name, _, _ in _SHARED}
     if unknown:
         raise TypeError(f"unknown option(s) {', '.join(sorted(unknown))}; see ek evaluate --help.")
-    o = {name: options.get(name, default) for name, _, default in _SHARED}
+    o: dict[str, Any] = {name: options.get(name, default) for name, _, default in _SHARED}
     reading = Options(
         id_field=o["id"] or None,
         gold_field=o["gold_field"],
@@ -376,9 +390,9 @@ def _split(options: dict) -> tuple[Any, dict]:
         follow_symlinks=o["follow_symlinks"],
         max_file_mb=o["max_file_mb"],
     )
-    return reading, {
-        "json_path": o["json"],
-        "html_path": o["html"],
-        "upper": finite_bound("--max", o["max"]),
-        "lower": finite_bound("--min", o["min"]),
-    }
+    return reading, _Outputs(
+        json_path=o["json"],
+        html_path=o["html"],
+        upper=finite_bound("--max", o["max"]),
+        lower=finite_bound("--min", o["min"]),
+    )

@@ -20,21 +20,71 @@ from __future__ import annotations
 import datetime
 import math
 import warnings
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, TypedDict
 
+from ek._files import InputError
+from ek._version import __version__
+from ek.canonicalize import Canonicalizer
 from ek.cli._commands import _format as fmt
 from ek.cli._commands._benchmark_gold import BenchmarkGold, read_benchmark_gold
 from ek.cli._commands._format import Outcome
 from ek.cli._commands._outputs import check_outputs, write_json, write_text
-from ek._files import InputError
-from ek._version import __version__
-from ek.canonicalize import Canonicalizer
+
+if TYPE_CHECKING:
+    from ek.cli._html._data import Meta
+    from ek.ocr import FleetReport
 
 _SHOWN_ERRORS = 5
 
 
+class BenchmarkOptions(TypedDict):
+    """The options of ``ek benchmark`` its runner reads (the outputs and engines aside)."""
+
+    metric: str
+    normalize: list[str] | None
+    level: float
+    save: str | None
+    strict: bool
+    max_workers: int | None
+    timeout: float | None
+    id: str
+    gold_field: str | None
+    slice: str | None
+
+
+class RankingRow(TypedDict):
+    """One row of the ranking (best first), as the table, the ``--json`` report and the page show it."""
+
+    rank: int
+    name: str
+    engine: str
+    aggregate: float | None
+    interval: list[float]
+    n: int
+    best: bool
+    consensus: bool
+    delta: float | None
+    delta_interval: list[float] | None
+    p_value: float | None
+    n_compared: int | None
+    verdict: str | None
+    seconds_median: float | None
+    seconds_p95: float | None
+    n_errors: int
+    n_timeouts: int
+    errors: dict[str, str]
+    timeouts: list[object]
+    mean_confidence: float | None
+    calibration: dict[str, Any] | None  # unit, n, ece, curve: as `ek.ocr` measured it
+
+
 def run_benchmark(
-    gold: str, engines: Optional[list], options: dict, *, json_path: Optional[str], html_path: Optional[str]
+    gold: str,
+    engines: list[str] | None,
+    options: BenchmarkOptions,
+    *,
+    json_path: str | None,
+    html_path: str | None,
 ) -> Outcome:
     """The whole command: read GOLD, run the fleet, then print, write the JSON and the page."""
     check_outputs({"gold": gold}, json_path, html_path)
@@ -54,8 +104,8 @@ def run_benchmark(
     payload = fleet_payload(report, meta)
     text = write_json(json_path, payload) if json_path is not None else ""
     if html_path is not None:
-        from ek.cli._commands._benchmark_page import fleet_page  # noqa: PLC0415
-        from ek.cli._html._fleet import render_fleet  # noqa: PLC0415
+        from ek.cli._commands._benchmark_page import fleet_page
+        from ek.cli._html._fleet import render_fleet
 
         write_text(html_path, render_fleet(fleet_page(report, corpus, payload, steps)), option="--html")
     if json_path != "-":
@@ -63,7 +113,7 @@ def run_benchmark(
     return Outcome(stdout=text, stderr=_left_out(report))
 
 
-def benchmark_meta(gold: str, engines: list, options: dict, steps: Optional[list]) -> dict:
+def benchmark_meta(gold: str, engines: list[str], options: BenchmarkOptions, steps: list[str] | None) -> Meta:
     """Inputs, settings, ek version and date, as the ``--json`` report and the page carry them."""
     return {
         "inputs": {"gold": gold},
@@ -82,9 +132,9 @@ def benchmark_meta(gold: str, engines: list, options: dict, steps: Optional[list
     }
 
 
-def summary(report: Any, corpus: BenchmarkGold, meta: dict) -> str:
+def summary(report: FleetReport, corpus: BenchmarkGold, meta: Meta) -> str:
     """The printed ranking, the per-slice figures, the calibration, and what could not be read."""
-    way = {True: "higher is better", False: "lower is better"}.get(report.higher_is_better, "direction unknown")
+    way = fmt.direction(report.higher_is_better, unknown="direction unknown")
     n_engines = len(report.engines)
     head = [
         f"ek benchmark: {report.metric} ({way}) on {report.n_items} pages, {n_engines} engine"
@@ -112,9 +162,9 @@ def summary(report: Any, corpus: BenchmarkGold, meta: dict) -> str:
     return "\n".join(lines)
 
 
-def fleet_rows(report: Any) -> list:
+def fleet_rows(report: FleetReport) -> list[RankingRow]:
     """One dict per row of the ranking (best first): the figures the table, the JSON and the page show."""
-    rows = []
+    rows: list[RankingRow] = []
     for rank, result in enumerate(report.rows, 1):
         c = result.comparison
         rows.append(
@@ -145,9 +195,9 @@ def fleet_rows(report: Any) -> list:
     return rows
 
 
-def slice_rows(report: Any) -> dict:
+def slice_rows(report: FleetReport) -> dict[object, dict[str, dict[str, Any]]]:
     """``slice -> {row name -> figures}``: each row's figure, interval and difference to the best in that slice."""
-    out: dict = {}
+    out: dict[object, dict[str, dict[str, Any]]] = {}
     for result in report.rows:
         per = result.comparison.per_slice if result.comparison is not None else {}
         n = result.report.detail.get("slice_n") or {}
@@ -165,7 +215,7 @@ def slice_rows(report: Any) -> dict:
     return out
 
 
-def fleet_payload(report: Any, meta: dict) -> dict:
+def fleet_payload(report: FleetReport, meta: Meta) -> dict[str, object]:
     """The ``--json`` report of a fleet: ranking, per-slice figures, pages, consensus texts, and what was left out."""
     return {
         "metric": report.metric,
@@ -193,13 +243,13 @@ def fleet_payload(report: Any, meta: dict) -> dict:
 # ---------------------------------------------------------------------------
 
 
-def _run(engines: list, corpus: BenchmarkGold, options: dict, steps: Optional[list]) -> Any:
+def _run(engines: list[str], corpus: BenchmarkGold, options: BenchmarkOptions, steps: list[str] | None) -> FleetReport:
     """The fleet run; an engine that cannot run under ``--strict``, or a fleet that read nothing, is bad input."""
-    from ek.ocr.benchmark import benchmark_fleet  # noqa: PLC0415 - the OCR layer loads with the command
+    from ek.ocr.benchmark import benchmark_fleet
 
     save = options["save"]
     if save is not None:
-        from ek.cli._commands._saved import check_name  # noqa: PLC0415
+        from ek.cli._commands._saved import check_name
 
         check_name(save)
     with warnings.catch_warnings():
@@ -222,7 +272,7 @@ def _run(engines: list, corpus: BenchmarkGold, options: dict, steps: Optional[li
             raise InputError(" ".join(str(exc).split())) from None
 
 
-def _ranking_row(row: dict) -> list:
+def _ranking_row(row: RankingRow) -> list[str]:
     name = row["name"] + (" (consensus)" if row["consensus"] else "")
     compared = row["delta"] is not None
     return [
@@ -240,11 +290,11 @@ def _ranking_row(row: dict) -> list:
     ]
 
 
-def _seconds(value: Optional[float]) -> str:
+def _seconds(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def _slice_lines(report: Any) -> list:
+def _slice_lines(report: FleetReport) -> list[str]:
     per = slice_rows(report)
     if not per:
         return []
@@ -260,7 +310,7 @@ def _slice_lines(report: Any) -> list:
     return ["", f"per slice ({report.metric}):", fmt.table(["slice", "n", *names], rows)]
 
 
-def _calibration_lines(report: Any) -> list:
+def _calibration_lines(report: FleetReport) -> list[str]:
     rows = [
         [
             r.name,
@@ -281,8 +331,8 @@ def _calibration_lines(report: Any) -> list:
     ]
 
 
-def _problem_lines(report: Any) -> list:
-    lines = []
+def _problem_lines(report: FleetReport) -> list[str]:
+    lines: list[str] = []
     if report.skipped:
         lines += ["", f"left out: {len(report.skipped)} engine(s):"]
         lines += [f"  {name}: {why}" for name, why in report.skipped.items()]
@@ -302,7 +352,7 @@ def _problem_lines(report: Any) -> list:
     return lines
 
 
-def _left_out(report: Any) -> str:
+def _left_out(report: FleetReport) -> str:
     """The stderr note when the ranking is incomplete (engines left out)."""
     if not report.skipped:
         return ""

@@ -24,9 +24,9 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import TypedDict
 
-from ek._files import InputError, read_side, unread
+from ek._files import InputError, Side, read_side, unread
 
 IMAGE_SUFFIXES = (
     ".png",
@@ -57,18 +57,27 @@ _GT_NAME = re.compile(r"(\.gt)?\.(txt|xml|html?|hocr)$", re.IGNORECASE)
 _KINDS = ("line", "page")
 
 
+class PageRecord(TypedDict, total=False):
+    """One page of GOLD as `ek.ocr.benchmark_fleet` reads it (``kind`` only when the records give kinds)."""
+
+    image: str
+    reference_text: str
+    slice: object
+    kind: str | None
+
+
 @dataclass(frozen=True)
 class BenchmarkGold:
     """The gold corpus as `ek.ocr.benchmark_fleet` takes it, and whether it was read from documents."""
 
-    records: dict
+    records: dict[object, PageRecord]
     documents: bool = False
     source: str = ""
-    images: dict = field(default_factory=dict)  # id -> image path, as the records name them
+    images: dict[object, str] = field(default_factory=dict)  # id -> image path, as the records name them
 
 
 def read_benchmark_gold(
-    path: str, *, id_field: Optional[str], gold_field: Optional[str], slice_field: Optional[str]
+    path: str, *, id_field: str | None, gold_field: str | None, slice_field: str | None
 ) -> BenchmarkGold:
     """GOLD read into ``key -> {image, reference_text, slice, kind}`` records (InputError for bad input)."""
     if os.path.isdir(path):
@@ -88,12 +97,12 @@ def read_benchmark_gold(
         ) from None
     references, kinds = _references(path, side, gold_field, id_field, slice_field)
     base = os.path.dirname(os.path.abspath(path))
-    records = {}
+    records: dict[object, PageRecord] = {}
     for i, key in enumerate(side.ids):
         image = images.values[i]
         if not isinstance(image, str) or not image.strip():
             raise InputError(f"GOLD {path} record {key!r} has image {image!r}; give the path of the page image.")
-        record = {
+        record: PageRecord = {
             "image": image if os.path.isabs(image) else os.path.join(base, image),
             "reference_text": references[i],
             "slice": side.slices[i] if side.slices else None,
@@ -108,8 +117,8 @@ def read_benchmark_gold(
 
 
 def _references(
-    path: str, side, gold_field: Optional[str], id_field: Optional[str], slice_field: Optional[str]
-) -> tuple[list, Optional[list]]:
+    path: str, side: Side, gold_field: str | None, id_field: str | None, slice_field: str | None
+) -> tuple[list[str], list[object] | None]:
     """Each record's reference, and its kind (None when the records have none)."""
     if gold_field is not None or not side.whole_records:
         values = (
@@ -118,7 +127,7 @@ def _references(
             else read_side(path, role="gold", id_field=id_field, value_field=gold_field, slice_field=slice_field).values
         )
         try:
-            kinds: Optional[list] = list(
+            kinds: list[object] | None = list(
                 read_side(path, role="gold", id_field=id_field, value_field="kind", slice_field=slice_field).values
             )
         except InputError:
@@ -140,7 +149,7 @@ def _references(
     return references, kinds
 
 
-def _text(value, path: str, key: str, name: Optional[str]) -> str:
+def _text(value: object, path: str, key: object, name: str | None) -> str:
     if not isinstance(value, str):
         raise InputError(
             f"GOLD {path} record {key!r} field {name!r} is {type(value).__name__}, not the page's "
@@ -149,10 +158,10 @@ def _text(value, path: str, key: str, name: Optional[str]) -> str:
     return value
 
 
-def _kind(value, path: str, key: str) -> Optional[str]:
+def _kind(value: object, path: str, key: object) -> str | None:
     if value in (None, ""):
         return None
-    if value not in _KINDS:
+    if not isinstance(value, str) or value not in _KINDS:
         raise InputError(
             f"GOLD {path} record {key!r} has kind {value!r}; a kind is 'line' or 'page' (or leave it "
             "out for the engine to tell by the image's size)."
@@ -165,7 +174,8 @@ def _from_folder(path: str) -> BenchmarkGold:
     side = read_side(path, role="gold")
     if side.errors:
         raise unread(list(side.errors.values()))
-    records, missing = {}, []
+    records: dict[object, PageRecord] = {}
+    missing: list[str] = []
     for i, key in enumerate(side.ids):
         doc_path = side.paths.get(key)
         image = _image_of(doc_path) if doc_path else None
@@ -186,7 +196,7 @@ def _from_folder(path: str) -> BenchmarkGold:
     return BenchmarkGold(records, documents=True, source=path)
 
 
-def _image_of(doc_path: str) -> Optional[str]:
+def _image_of(doc_path: str) -> str | None:
     """The image a ground-truth file names (PAGE/ALTO), else the image named like it beside it, else None."""
     folder = os.path.dirname(doc_path)
     with open(doc_path, "rb") as f:

@@ -9,7 +9,8 @@ row read it: the page on which the rows' figures differ most.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from ek.cli._commands._benchmark_gold import BenchmarkGold
 from ek.cli._commands._options import Options
@@ -22,15 +23,20 @@ from ek.cli._commands._pages import (
     unit_of,
 )
 
+if TYPE_CHECKING:
+    from ek.ocr import EngineResult, FleetReport
+
 _SHOWN_PER_ROW = 20  # worst pages listed per engine (the JSON lists every page)
 
 
-def fleet_page(report: Any, corpus: BenchmarkGold, payload: dict, steps: list | None) -> dict:
+def fleet_page(
+    report: FleetReport, corpus: BenchmarkGold, payload: Mapping[str, object], steps: list[str] | None
+) -> dict[str, object]:
     """The ``render_fleet`` data of a fleet run, with the payload's provenance keys."""
     prepare = _preparer(report.metric, Options(normalize=steps))
     unit = unit_of(report.metric)
     up = report.higher_is_better
-    data = {
+    data: dict[str, object] = {
         "title": f"ek benchmark: {corpus.source}",
         "metric": report.metric,
         "higher_is_better": up,
@@ -58,7 +64,9 @@ def fleet_page(report: Any, corpus: BenchmarkGold, payload: dict, steps: list | 
 # ---------------------------------------------------------------------------
 
 
-def _worst(row: Any, prepare: Any, unit: str | None, up: bool | None) -> list:
+def _worst(
+    row: EngineResult, prepare: Callable[[str], str], unit: str | None, up: bool | None
+) -> list[dict[str, object]]:
     """The row's worst pages (in the metric's direction), each with its aligned diff."""
     per_item = row.report.detail["per_item"]
     keys = [k for k, e in per_item.items() if e.get("error") is None]
@@ -69,9 +77,9 @@ def _worst(row: Any, prepare: Any, unit: str | None, up: bool | None) -> list:
     return [_item(k, per_item[k], prepare, unit) for k in (keys[i] for i in picked)]
 
 
-def _item(key: Any, entry: dict, prepare: Any, unit: str | None) -> dict:
+def _item(key: object, entry: Mapping[str, Any], prepare: Callable[[str], str], unit: str | None) -> dict[str, object]:
     gold, pred = entry.get("reference"), entry.get("prediction")
-    item = {
+    item: dict[str, object] = {
         "id": str(key),
         "slice": None if entry.get("slice") is None else str(entry["slice"]),
         "value": entry.get("score"),
@@ -86,7 +94,7 @@ def _item(key: Any, entry: dict, prepare: Any, unit: str | None) -> dict:
     return item
 
 
-def _side_by_side(report: Any, prepare: Any, unit: str | None) -> dict | None:
+def _side_by_side(report: FleetReport, prepare: Callable[[str], str], unit: str | None) -> dict[str, object] | None:
     """The page every row read on which their figures are furthest apart, as each row read it."""
     rows = report.rows
     if not rows:

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import os
-from typing import Optional
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+from ek._bootstrap import check_comparable
+from ek._files import InputError, Side, leave_out
+from ek.base import Comparison
 from ek.cli._commands import _format as fmt
-from ek.cli._commands._format import Outcome
 from ek.cli._commands._evaluate import gate
+from ek.cli._commands._format import Outcome
 from ek.cli._commands._inputs import (
-    Options,
+    Bounds,
     Scored,
     bound,
     check_gold,
@@ -20,11 +24,12 @@ from ek.cli._commands._inputs import (
     score,
 )
 from ek.cli._commands._meta import has_documents, run_meta
+from ek.cli._commands._options import Options
 from ek.cli._commands._outputs import check_outputs, write_json, write_text
-from ek._bootstrap import check_comparable
-from ek._files import InputError, Side, leave_out
-from ek.base import Comparison
 from ek.facade import compare
+
+if TYPE_CHECKING:
+    from ek.cli._html._data import Meta
 
 
 def run_compare(
@@ -33,10 +38,10 @@ def run_compare(
     pred_b: str,
     options: Options,
     *,
-    json_path: Optional[str],
-    html_path: Optional[str],
-    upper: Optional[float],
-    lower: Optional[float],
+    json_path: str | None,
+    html_path: str | None,
+    upper: float | None,
+    lower: float | None,
     fail_on_regression: bool,
 ) -> Outcome:
     """The whole command: read GOLD once, score or load both runs, compare, then print, write and gate."""
@@ -69,9 +74,9 @@ def run_compare(
     return Outcome(stdout=text, stderr=failed, exit_code=1 if failed else 0)
 
 
-def summary(result: Comparison, a: Scored, b: Scored, bounds: list, meta: Optional[dict] = None) -> str:
+def summary(result: Comparison, a: Scored, b: Scored, bounds: Sequence[Bounds], meta: Meta | None = None) -> str:
     """The printed table: A, B, B - A, its interval, p-value and verdict, overall and per slice."""
-    way = {True: "higher is better", False: "lower is better"}.get(result.higher_is_better, "direction unknown")
+    way = fmt.direction(result.higher_is_better, unknown="direction unknown")
     head = [f"ek compare: {result.metric} ({way}) on {result.n} items"]
     if meta is not None and has_documents([a, b]):
         head.append(fmt.settings_line(meta))
@@ -95,7 +100,9 @@ def summary(result: Comparison, a: Scored, b: Scored, bounds: list, meta: Option
     return "\n".join(lines + fmt.problem_lines(meta or {}))
 
 
-def payload(result: Comparison, a: Scored, b: Scored, bounds: list, meta: Optional[dict] = None) -> dict:
+def payload(
+    result: Comparison, a: Scored, b: Scored, bounds: Sequence[Bounds], meta: Meta | None = None
+) -> dict[str, object]:
     """The ``--json`` report: metric, a, b, delta, interval, p_value, verdict, per_slice, both runs, and the meta keys."""
     return {
         "metric": result.metric,
@@ -123,7 +130,16 @@ def payload(result: Comparison, a: Scored, b: Scored, bounds: list, meta: Option
     }
 
 
-def _row(label, n, a, b, delta, interval, p, verdict) -> list:
+def _row(
+    label: str,
+    n: int | None,
+    a: float | None,
+    b: float | None,
+    delta: float | None,
+    interval: Bounds | None,
+    p: float | None,
+    verdict: str,
+) -> list[str]:
     return [
         label,
         "" if n is None else str(n),
@@ -136,7 +152,7 @@ def _row(label, n, a, b, delta, interval, p, verdict) -> list:
     ]
 
 
-def _runs(gold_side: Side, sources: tuple, options: Options) -> list:
+def _runs(gold_side: Side, sources: tuple[tuple[str, str], ...], options: Options) -> list[Scored]:
     """Each prediction file scored now (on the items every file could be read for), or a run saved by ``--save``.
 
     A source is a saved run when `ek.cli._commands._saved.saved_name` says so (``run:NAME``, or a bare NAME).
@@ -149,16 +165,18 @@ def _runs(gold_side: Side, sources: tuple, options: Options) -> list:
         check_gold(gold_side, options)
     failed = {f.id for joined in read.values() for f in joined.failures if f.side == "pred"}  # --keep-going
     digest = gold_digest(gold_side)
-    return [
-        score(leave_out(read[role], failed), options, name=os.path.basename(source) or source)
-        if role in read
-        else load_run(names[role], digest, role=role, options=options)
-        for source, role in sources
-    ]
+    runs = []
+    for source, role in sources:
+        saved = names[role]
+        if saved is None:  # read above
+            runs.append(score(leave_out(read[role], failed), options, name=os.path.basename(source) or source))
+        else:
+            runs.append(load_run(saved, digest, role=role, options=options))
+    return runs
 
 
 def _write_page(
-    path: str, result: Comparison, a: Scored, b: Scored, bounds: list, options: Options, meta: dict
+    path: str, result: Comparison, a: Scored, b: Scored, bounds: Sequence[Bounds], options: Options, meta: Meta
 ) -> None:
     from ek.cli._commands._pages import compare_page
     from ek.cli._html import render_compare

@@ -15,10 +15,11 @@ otherwise hold the work forever.
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any
 
-from ek.cli._commands._inputs import Options, Scored, record_metric
 from ek._files import InputError, Joined
+from ek.cli._commands._inputs import Scored, record_metric
+from ek.cli._commands._options import Options
 
 __all__ = ["CONNECT_SECONDS", "WORKER_SECONDS", "check_cluster", "score_on_dask"]
 
@@ -32,7 +33,7 @@ _PER_PARTITION = 50_000  # the most items in one partition
 _PER_THREAD = 4  # partitions per worker thread, at least: a slow one does not hold up the others
 
 
-def check_cluster(workers: Optional[int], scheduler: Optional[str], timeout: Optional[float] = None) -> None:
+def check_cluster(workers: int | None, scheduler: str | None, timeout: float | None = None) -> None:
     """InputError for both options at once, a worker count below 1, or a ``--timeout`` that cannot apply."""
     if workers is not None and scheduler is not None:
         raise InputError(
@@ -54,10 +55,10 @@ def score_on_dask(
     options: Options,
     *,
     name: str,
-    workers: Optional[int],
-    scheduler: Optional[str],
+    workers: int | None,
+    scheduler: str | None,
     keep_items: bool,
-    timeout: Optional[float] = None,
+    timeout: float | None = None,
 ) -> Scored:
     """The joined cases scored on the cluster; ``keep_items`` brings every item's score back too.
 

@@ -22,16 +22,21 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from typing import Any, Optional
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
+from ek._files import InputError, Side, join, read_side, refuse_failures
 from ek.cli._commands import _format as fmt
 from ek.cli._commands._evaluate import gate
 from ek.cli._commands._format import Outcome
-from ek.cli._commands._inputs import Options, Scored, options_for, read_gold, score
+from ek.cli._commands._inputs import Scored, options_for, read_gold, score
 from ek.cli._commands._meta import run_meta
+from ek.cli._commands._options import Options
 from ek.cli._commands._outputs import check_outputs, write_json, write_text
-from ek._files import InputError, join, read_side, refuse_failures
 from ek.facade import AuditPlan, CorpusEstimate, estimate_corpus, plan_audit
+
+if TYPE_CHECKING:
+    from ek.cli._html._data import Meta
 
 __all__ = ["read_plan", "run_audit_plan", "run_estimate"]
 
@@ -42,14 +47,14 @@ def run_estimate(
     audit: str,
     options: Options,
     *,
-    proxy_field: Optional[str],
-    plan_path: Optional[str],
+    proxy_field: str | None,
+    plan_path: str | None,
     lam: str,
     interval: str,
-    json_path: Optional[str],
-    html_path: Optional[str],
-    upper: Optional[float],
-    lower: Optional[float],
+    json_path: str | None,
+    html_path: str | None,
+    upper: float | None,
+    lower: float | None,
 ) -> Outcome:
     """The whole ``ek estimate`` command: read, score the proxy and the audit, estimate, print, write, gate."""
     inputs = {"pred": pred, "proxy": proxy, "audit": audit, **({"plan": plan_path} if plan_path else {})}
@@ -96,12 +101,12 @@ def run_audit_plan(
     proxy: str,
     options: Options,
     *,
-    proxy_field: Optional[str],
+    proxy_field: str | None,
     budget: float,
     strategy: str,
     seed: int,
-    min_prob: Optional[float],
-    out: Optional[str],
+    min_prob: float | None,
+    out: str | None,
 ) -> Outcome:
     """The whole ``ek audit-plan`` command: score the proxy, plan, write the items to label."""
     if out is not None:
@@ -159,9 +164,9 @@ def read_plan(path: str) -> AuditPlan:
         raise InputError(f"--plan {path}: {exc}") from None
 
 
-def summary(result: CorpusEstimate, corpus: Scored, meta: dict) -> str:
+def summary(result: CorpusEstimate, corpus: Scored, meta: Meta) -> str:
     """The printed table, overall and per slice: N, n, estimate, interval, classical interval, plug-in, λ, effective n."""
-    way = {True: "higher is better", False: "lower is better"}.get(result.detail.get("higher_is_better"), "")
+    way = fmt.direction(result.detail.get("higher_is_better"))
     head = [
         f"ek estimate: {result.metric}" + (f" ({way})" if way else "") + f" on N={result.N} items, "
         f"n={result.n} audited",
@@ -192,9 +197,9 @@ def summary(result: CorpusEstimate, corpus: Scored, meta: dict) -> str:
     return "\n".join(lines + fmt.problem_lines(meta))
 
 
-def payload(result: CorpusEstimate, corpus: Scored, meta: dict) -> dict:
+def payload(result: CorpusEstimate, corpus: Scored, meta: Meta) -> dict[str, object]:
     """The ``--json`` report: the `CorpusEstimate`'s keys, per slice, the detail, and the meta keys."""
-    out = {
+    out: dict[str, object] = {
         "metric": result.metric,
         "level": result.level,
         "N": result.N,
@@ -213,7 +218,7 @@ def payload(result: CorpusEstimate, corpus: Scored, meta: dict) -> dict:
     return out
 
 
-def page_data(result: CorpusEstimate, corpus: Scored, meta: dict) -> dict:
+def page_data(result: CorpusEstimate, corpus: Scored, meta: Meta) -> dict[str, object]:
     """The data of the estimate page (`ek.cli._html.render_estimate`)."""
     return {
         **payload(result, corpus, meta),
@@ -225,7 +230,7 @@ def page_data(result: CorpusEstimate, corpus: Scored, meta: dict) -> dict:
 # ---------------------------------------------------------------------------
 
 
-def _proxy(pred: str, proxy: str, options: Options, proxy_field: Optional[str]) -> tuple[Scored, Options, Any]:
+def _proxy(pred: str, proxy: str, options: Options, proxy_field: str | None) -> tuple[Scored, Options, Side]:
     """PRED read once and scored against PSEUDO_GOLD: the proxy run, the options used, PRED's side."""
     stand_in = read_gold(proxy, dataclasses.replace(options, gold_field=proxy_field))
     options = options_for(stand_in, options)
@@ -240,7 +245,7 @@ def _proxy(pred: str, proxy: str, options: Options, proxy_field: Optional[str]) 
     return score(joined, options, name=os.path.basename(pred) or pred), options, pred_side
 
 
-def _lam(text: str) -> Any:
+def _lam(text: str) -> str | float:
     if text == "tune":
         return text
     try:
@@ -251,7 +256,7 @@ def _lam(text: str) -> Any:
         ) from None
 
 
-def _row(label: str, entry: Any) -> list:
+def _row(label: str, entry: Mapping[str, Any]) -> list[str]:
     classical = entry.get("classical") or {}
     lam = entry.get("lam")
     eff = entry.get("effective_n")

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
-from typing import Optional
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from ek.cli._commands import _format as fmt
 from ek.cli._commands._format import Outcome
 from ek.cli._commands._inputs import (
-    Options,
+    Bounds,
     Scored,
     bound,
     gold_digest,
@@ -19,7 +20,12 @@ from ek.cli._commands._inputs import (
     score,
 )
 from ek.cli._commands._meta import has_documents, run_meta
+from ek.cli._commands._options import Options
 from ek.cli._commands._outputs import check_outputs, write_json, write_text
+
+if TYPE_CHECKING:
+    from ek.cli._commands._saved import Lock
+    from ek.cli._html._data import Meta
 
 
 def run_evaluate(
@@ -27,50 +33,56 @@ def run_evaluate(
     pred: str,
     options: Options,
     *,
-    json_path: Optional[str],
-    html_path: Optional[str],
-    save: Optional[str],
-    upper: Optional[float],
-    lower: Optional[float],
-    workers: Optional[int] = None,
-    scheduler: Optional[str] = None,
-    timeout: Optional[float] = None,
+    json_path: str | None,
+    html_path: str | None,
+    save: str | None,
+    upper: float | None,
+    lower: float | None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    timeout: float | None = None,
 ) -> Outcome:
     """The whole command: read, score (here, or on a Dask cluster), bound, then print, write and gate."""
     inputs = {"gold": gold, "pred": pred}
     check_outputs(inputs, json_path, html_path)
-    rest = dict(
-        json_path=json_path,
-        html_path=html_path,
-        upper=upper,
-        lower=lower,
-        workers=workers,
-        scheduler=scheduler,
-        timeout=timeout,
-    )
+
+    def holding(held: tuple[str, Lock] | None) -> Outcome:
+        return _evaluate(
+            inputs,
+            options,
+            save=held,
+            json_path=json_path,
+            html_path=html_path,
+            upper=upper,
+            lower=lower,
+            workers=workers,
+            scheduler=scheduler,
+            timeout=timeout,
+        )
+
     if save is None:
-        return _evaluate(inputs, options, save=None, **rest)
+        return holding(None)
     from ek.cli._commands._saved import release, reserve
 
     lock = reserve(save)  # the name checked, and its run locked for the whole command
     try:
-        return _evaluate(inputs, options, save=(save, lock), **rest)
+        return holding((save, lock))
     finally:
         release(lock)  # a command that failed before saving frees the name too
 
 
 def _evaluate(
-    inputs: dict,
+    inputs: dict[str, str],
     options: Options,
     *,
-    save: Optional[tuple],
-    json_path: Optional[str],
-    html_path: Optional[str],
-    upper: Optional[float],
-    lower: Optional[float],
-    workers: Optional[int],
-    scheduler: Optional[str],
-    timeout: Optional[float],
+    save: tuple[str, Lock] | None,
+    json_path: str | None,
+    html_path: str | None,
+    upper: float | None,
+    lower: float | None,
+    workers: int | None,
+    scheduler: str | None,
+    timeout: float | None,
 ) -> Outcome:
     """`run_evaluate` once the outputs are checked and the ``--save`` name (``save = (name, lock)``) is held."""
     if workers is not None or scheduler is not None or timeout is not None:
@@ -109,10 +121,12 @@ def _evaluate(
     return Outcome(stdout=text, stderr=failed, exit_code=1 if failed else 0)
 
 
-def summary(scored: Scored, overall: tuple, per_slice: dict, level: float, meta: Optional[dict] = None) -> str:
+def summary(
+    scored: Scored, overall: Bounds, per_slice: Mapping[object, Bounds], level: float, meta: Meta | None = None
+) -> str:
     """The printed table: overall and per slice, n, value and interval, then missing, extra, failed and skipped."""
     report = scored.report
-    way = {True: "higher is better", False: "lower is better"}.get(report.detail.get("higher_is_better"), "")
+    way = fmt.direction(report.detail.get("higher_is_better"))
     head = [f"ek evaluate: {report.metric}" + (f" ({way})" if way else "") + f" on {report.n} items"]
     if meta is not None and has_documents([scored]):
         head.append(fmt.settings_line(meta))
@@ -137,7 +151,9 @@ def summary(scored: Scored, overall: tuple, per_slice: dict, level: float, meta:
     return "\n".join(lines)
 
 
-def payload(scored: Scored, overall: tuple, per_slice: dict, level: float, meta: Optional[dict] = None) -> dict:
+def payload(
+    scored: Scored, overall: Bounds, per_slice: Mapping[object, Bounds], level: float, meta: Meta | None = None
+) -> dict[str, object]:
     """The ``--json`` report: metric, aggregate, interval, level, n, missing, extra, per_slice, items, and the meta keys."""
     report = scored.report
     slice_n = report.detail.get("slice_n") or {}
@@ -162,7 +178,7 @@ def payload(scored: Scored, overall: tuple, per_slice: dict, level: float, meta:
     return out
 
 
-def gate(metric: str, value: Optional[float], upper: Optional[float], lower: Optional[float]) -> str:
+def gate(metric: str, value: float | None, upper: float | None, lower: float | None) -> str:
     """The failure message of a ``--max`` / ``--min`` gate, or "" when the figure is within bounds."""
     if upper is None and lower is None:
         return ""
@@ -178,7 +194,9 @@ def gate(metric: str, value: Optional[float], upper: Optional[float], lower: Opt
 # ---------------------------------------------------------------------------
 
 
-def _write_page(path: str, scored: Scored, overall: tuple, per_slice: dict, options: Options, meta: dict) -> None:
+def _write_page(
+    path: str, scored: Scored, overall: Bounds, per_slice: Mapping[object, Bounds], options: Options, meta: Meta
+) -> None:
     from ek.cli._commands._pages import evaluate_page
     from ek.cli._html import render_evaluate
 

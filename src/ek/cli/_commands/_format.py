@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable, Optional
+from typing import TYPE_CHECKING, Any
 
-from ek._util import describe_fallbacks, describe_text_level, format_p_value as p_value, format_table  # noqa: F401 - p_value: one formatter, CLI and page
+from ek._util import describe_fallbacks, describe_text_level, format_p_value, format_table
+
+if TYPE_CHECKING:
+    from ek.cli._html._data import Meta
+
+p_value = format_p_value  # one formatter of p-values, for the command line and the page
 
 _SHOWN_IDS = 5
 _SHOWN_SKIPS = 5
+_DIRECTIONS: dict[object, str] = {True: "higher is better", False: "lower is better"}
 
 
 @dataclass(frozen=True)
@@ -20,6 +27,11 @@ class Outcome:
     stdout: str = ""
     stderr: str = ""
     exit_code: int = 0
+
+
+def direction(higher_is_better: object, *, unknown: str = "") -> str:
+    """``higher is better`` or ``lower is better``; ``unknown`` when the metric declares no direction."""
+    return _DIRECTIONS.get(higher_is_better, unknown)
 
 
 def number(x: Any, *, signed: bool = False) -> str:
@@ -33,7 +45,7 @@ def number(x: Any, *, signed: bool = False) -> str:
     return f"{x:+.4f}" if signed else f"{x:.4f}"
 
 
-def interval(bounds: Optional[Iterable], *, signed: bool = False, n: Optional[int] = None) -> str:
+def interval(bounds: Iterable[float] | None, *, signed: bool = False, n: int | None = None) -> str:
     """``[low, high]``; ``-`` for None; for a NaN interval (too few items for one, see `ek.Report.interval`)
     ``needs more items (n=K)`` given the count ``n``, else ``needs 40+ items``."""
     if bounds is None:
@@ -46,18 +58,18 @@ def interval(bounds: Optional[Iterable], *, signed: bool = False, n: Optional[in
     return f"[{number(low, signed=signed)}, {number(high, signed=signed)}]"
 
 
-def table(header: list, rows: list) -> str:
+def table(header: list[str], rows: list[list[str]]) -> str:
     """A plain-text table; cells are already strings."""
     return format_table(header, rows)
 
 
-def ids_line(what: str, ids: tuple, note: str) -> str:
+def ids_line(what: str, ids: tuple[object, ...], note: str) -> str:
     """``missing: 2 gold ids without a prediction (scored as empty): 'a', 'b'``."""
     shown = ", ".join(map(repr, ids[:_SHOWN_IDS])) + (", ..." if len(ids) > _SHOWN_IDS else "")
     return f"{what}: {len(ids)} {note}" + (f": {shown}" if ids else "")
 
 
-def clean(value: Any) -> Any:
+def clean(value: object) -> object:
     """``value`` with NaN and infinities as None and tuples as lists, so strict JSON can hold it."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
@@ -68,7 +80,7 @@ def clean(value: Any) -> Any:
     return value
 
 
-def settings_line(meta: dict) -> str:
+def settings_line(meta: Meta) -> str:
     """``settings: normalize nfc | text level line | profile none``: how documents were read and compared."""
     settings = meta["settings"]
     level = describe_fallbacks(
@@ -80,7 +92,7 @@ def settings_line(meta: dict) -> str:
     )
 
 
-def problem_lines(meta: dict) -> list:
+def problem_lines(meta: Meta) -> list[str]:
     """The documents that failed to read and the files skipped, one per line (nothing when there are none)."""
     lines = []
     errors, skipped = meta.get("errors") or [], meta.get("skipped") or []
@@ -95,9 +107,9 @@ def problem_lines(meta: dict) -> list:
     return lines
 
 
-def _nan(x: Any) -> bool:
+def _nan(x: object) -> bool:
     return isinstance(x, float) and math.isnan(x)
 
 
-def _key(key: Any) -> str:
+def _key(key: object) -> str:
     return key if isinstance(key, str) else json.dumps(clean(key), default=str)

@@ -12,8 +12,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from ek._bootstrap import id_text, resampled, resampled_pair
 from ek._files import InputError, Joined, Side, join, read_side, refuse_failures, unread
@@ -25,7 +26,19 @@ from ek.metrics import as_metric
 from ek.registry import get
 
 _CHUNK = 20_000  # items scored per evaluate() call; the progress bar moves once per chunk
-_DOCUMENT_KEYS = ("measures", "confusions", "document_mean")  # of the OCR report, in the JSON
+_DocumentKey = Literal["measures", "confusions", "document_mean"]
+_DOCUMENT_KEYS: tuple[_DocumentKey, ...] = ("measures", "confusions", "document_mean")  # of the OCR report
+
+Bounds = tuple[float, float]
+"""An interval ``(low, high)``, as `ek.Report.interval` gives it."""
+
+
+class DocumentFigures(TypedDict, total=False):
+    """What the OCR report of text documents adds (`ek.ocr.files.evaluate_joined`'s detail), for the JSON and page."""
+
+    measures: dict[str, float]  # the corpus value of each OCR measure (cer, wer, fca, bow)
+    confusions: dict[str, list[dict[str, Any]]]  # "char" / "word": the rows of `ek._align.confusion_table`
+    document_mean: dict[str, float]  # cer and wer averaged over the documents
 
 
 @dataclass(frozen=True)
@@ -35,9 +48,9 @@ class Scored:
     name: str
     report: Report
     joined: Joined | None = None
-    missing: tuple = ()
-    extra: tuple = ()
-    documents: dict = field(default_factory=dict)  # the OCR report's measures, confusions, document_mean
+    missing: tuple[object, ...] = ()
+    extra: tuple[object, ...] = ()
+    documents: DocumentFigures = field(default_factory=lambda: DocumentFigures())
 
 
 def read_gold(path: str, options: Options) -> Side:
@@ -76,13 +89,15 @@ def score(joined: Joined, options: Options, *, name: str) -> Scored:
         )
 
         report = evaluate_joined(joined, **_document_scoring(options))
-        documents = {k: report.detail[k] for k in _DOCUMENT_KEYS if k in report.detail}
+        documents = _document_figures(report.detail)
     else:
-        report, documents = _evaluate_in_chunks(joined, options, name), {}
+        report, documents = _evaluate_in_chunks(joined, options, name), DocumentFigures()
     return Scored(name, report, joined, tuple(joined.missing), tuple(joined.extra), documents)
 
 
-def bound(report: Report, level: float, *, label: str, other: Report | None = None) -> tuple[tuple, dict]:
+def bound(
+    report: Report, level: float, *, label: str, other: Report | None = None
+) -> tuple[Bounds, dict[object, Bounds]]:
     """The interval of the aggregate and of every slice (a progress bar follows the resampling).
 
     With ``other`` (``ek compare``), both reports are resampled in one pass.
@@ -124,13 +139,22 @@ def statistic_names(metric: str) -> tuple[str, ...]:
     return () if facts is None else facts.statistics
 
 
-def item_rows(report: Report) -> list:
-    """``(value, {statistic: number})`` of every item, in report order."""
+def item_rows(report: Report) -> list[tuple[Any, dict[str, Any]]]:
+    """``(value, {statistic: number})`` of every item, in report order (as the metric gave them)."""
     names = statistic_names(report.metric)
     return [(s.value, {n: s.detail.get(n) for n in names}) for s in report.scores]
 
 
-def _document_scoring(options: Options) -> dict:
+def _document_figures(detail: Mapping[str, Any]) -> DocumentFigures:
+    """The OCR report's measures, confusions and document means (those it has)."""
+    figures = DocumentFigures()
+    for key in _DOCUMENT_KEYS:
+        if key in detail:
+            figures[key] = detail[key]
+    return figures
+
+
+def _document_scoring(options: Options) -> dict[str, Any]:
     """The options `ek.ocr.files.evaluate_joined` gets: those given (None leaves its default, or the profile's)."""
     given = {"normalize": options.normalize, "profile": options.profile, "words": options.words}
     return {"metric": options.metric or "cer", **{k: v for k, v in given.items() if v is not None}}
@@ -157,7 +181,7 @@ def record_metric(options: Options) -> Any:
 def _evaluate_in_chunks(joined: Joined, options: Options, name: str) -> Report:
     cases, ids, n = joined.cases(), joined.ids, len(joined.ids)
     metric: Any = record_metric(options)
-    parts = []
+    parts: list[Report] = []
     bar = Progress(n, label=f"scoring {name}", unit="items")
     chunk = _CHUNK if bar.enabled else n  # chunks only to move the bar: merging them costs a little
     try:

@@ -19,16 +19,23 @@ rule); the top-level ``text_level`` is the one read, as the OCR report of
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
-from typing import Any, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from ek.cli._commands._options import Options
+from ek._files import Failure, Joined, Skipped
 from ek._version import __version__
 from ek.canonicalize import Canonicalizer
+from ek.cli._commands._inputs import Scored
+from ek.cli._commands._options import Options
+
+if TYPE_CHECKING:
+    from ek.cli._html._data import Fallback, Meta, ReadError, Skip
+
+_Row = TypeVar("_Row")
 
 
-def run_meta(inputs: Mapping[str, str], options: Options, runs: Sequence[Any]) -> dict:
+def run_meta(inputs: Mapping[str, str], options: Options, runs: Sequence[Scored]) -> Meta:
     """The meta keys of a run of ``ek evaluate`` (one scored run) or ``ek compare`` (runs A and B)."""
     detail = _document_detail(runs)
     return {
@@ -45,13 +52,13 @@ def run_meta(inputs: Mapping[str, str], options: Options, runs: Sequence[Any]) -
         "text_level": _text_level(runs),
         "ek_version": __version__,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "errors": _unique(dataclasses.asdict(f) for run in runs if run.joined is not None for f in run.joined.failures),
-        "skipped": _unique(dataclasses.asdict(s) for run in runs if run.joined is not None for s in run.joined.skipped),
+        "errors": _unique(_read_error(f) for run in runs if run.joined is not None for f in run.joined.failures),
+        "skipped": _unique(_skip(s) for run in runs if run.joined is not None for s in run.joined.skipped),
         "fallbacks": _unique(row for run in runs if run.joined is not None for row in _fallbacks(run.joined)),
     }
 
 
-def has_documents(runs: Sequence[Any]) -> bool:
+def has_documents(runs: Sequence[Scored]) -> bool:
     """Whether any run read documents (PAGE, ALTO, hOCR, text), whose summary prints how they were read."""
     return any(run.joined is not None and run.joined.documents for run in runs)
 
@@ -59,17 +66,17 @@ def has_documents(runs: Sequence[Any]) -> bool:
 # ---------------------------------------------------------------------------
 
 
-def _document_detail(runs: Sequence[Any]) -> Mapping[str, Any]:
+def _document_detail(runs: Sequence[Scored]) -> Mapping[str, Any]:
     """The report detail of the first run scored on documents (it knows the profile's settings), else {}."""
     return next((run.report.detail for run in runs if run.joined is not None and run.joined.documents), {})
 
 
-def _version(steps: Any) -> Any:
+def _version(steps: Sequence[str] | None) -> str | None:
     """The version string of the ``--normalize`` steps (``"nfc+lower"``), or None without any."""
     return None if not steps else Canonicalizer(steps).version
 
 
-def _text_level(runs: Sequence[Any]) -> Any:
+def _text_level(runs: Sequence[Scored]) -> object:
     found = {
         side: run.report.detail["text_level"] for side, run in zip("ab", runs) if "text_level" in run.report.detail
     }
@@ -79,7 +86,7 @@ def _text_level(runs: Sequence[Any]) -> Any:
     return values[0] if all(v == values[0] for v in values) else found
 
 
-def _fallbacks(joined: Any) -> Iterator[dict]:
+def _fallbacks(joined: Joined) -> Iterator[Fallback]:
     """Each region read at another level than its document's (`Document.fallbacks`): side, id, region, level."""
     for id_, pair in joined.documents.items():
         for side, doc in zip(("gold", "pred"), pair):
@@ -87,8 +94,16 @@ def _fallbacks(joined: Any) -> Iterator[dict]:
                 yield {"side": side, "id": id_, "region": region, "level": level}
 
 
-def _unique(rows: Any) -> list:
-    out: list = []
+def _read_error(failure: Failure) -> ReadError:
+    return {"side": failure.side, "path": failure.path, "id": failure.id, "message": failure.message}
+
+
+def _skip(skipped: Skipped) -> Skip:
+    return {"path": skipped.path, "reason": skipped.reason}
+
+
+def _unique(rows: Iterable[_Row]) -> list[_Row]:
+    out: list[_Row] = []
     for row in rows:
         if row not in out:
             out.append(row)

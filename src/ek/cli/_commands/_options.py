@@ -11,12 +11,26 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, TypedDict
 
 WORDS = ("whitespace", "unicode")
 """How WER cuts words (``--words``): at whitespace (jiwer's way) or as Unicode words (UAX #29)."""
 
 _TEXT_LEVELS = ("region", "line", "word", "glyph")  # as ek._files reads them; named in the --level hint
+
+
+class Reading(TypedDict, total=False):
+    """The keyword arguments of `ek._files.read_side` the options give (the role and value field aside)."""
+
+    id_field: str | None
+    slice_field: str | None
+    text_level: str | None
+    profile: str | None
+    gold_suffix: str | None
+    pred_suffix: str | None
+    pred_format: str | None
+    follow_symlinks: bool
+    max_file_mb: float  # only when given: read_side's default otherwise
 
 
 @dataclass(frozen=True)
@@ -28,31 +42,31 @@ class Options:
     for records (the defaults of `ek.evaluate`).
     """
 
-    id_field: Optional[str] = "id"
-    gold_field: Optional[str] = None
-    pred_field: Optional[str] = None
-    slice_field: Optional[str] = None
-    metric: Optional[str] = None
-    normalize: Optional[list] = None
+    id_field: str | None = "id"
+    gold_field: str | None = None
+    pred_field: str | None = None
+    slice_field: str | None = None
+    metric: str | None = None
+    normalize: list[str] | None = None
     level: float = 0.95
-    text_level: Optional[str] = None
-    profile: Optional[str] = None
-    words: Optional[str] = None
+    text_level: str | None = None
+    profile: str | None = None
+    words: str | None = None
     keep_going: bool = False
-    gold_suffix: Optional[str] = None
-    pred_suffix: Optional[str] = None
-    pred_format: Optional[str] = None
+    gold_suffix: str | None = None
+    pred_suffix: str | None = None
+    pred_format: str | None = None
     follow_symlinks: bool = False
-    max_file_mb: Optional[float] = None  # None: ek._files.MAX_FILE_MB (256)
+    max_file_mb: float | None = None  # None: ek._files.MAX_FILE_MB (256)
 
     def __post_init__(self) -> None:
         confidence_level(self.level)
         if self.words not in (None, *WORDS):
             raise ValueError(f"--words must be one of {', '.join(WORDS)} (how WER cuts words), got {self.words!r}.")
 
-    def reading(self) -> dict:
+    def reading(self) -> Reading:
         """The keyword arguments of `ek._files.read_side` these options give (the value field aside)."""
-        options = {
+        options: Reading = {
             "id_field": self.id_field,
             "slice_field": self.slice_field,
             "text_level": self.text_level,
@@ -88,7 +102,7 @@ def confidence_level(value: Any) -> float:
     return float(value)
 
 
-def finite_bound(option: str, value: Optional[float]) -> Optional[float]:
+def finite_bound(option: str, value: float | None) -> float | None:
     """``value`` of ``--max`` / ``--min`` (None: no bound); ValueError for NaN and infinities, which no figure can fail."""
     if value is not None and not (isinstance(value, (int, float)) and math.isfinite(value)):
         raise ValueError(f"{option} must be a finite number (the bound of the gate), got {value}; e.g. {option} 0.05.")

@@ -18,12 +18,12 @@ import json
 import os
 import stat
 import tempfile
-from typing import Mapping, Optional
+from collections.abc import Mapping
 
 from ek.cli._commands._format import clean
 
 
-def check_outputs(inputs: Mapping[str, str], json_path: Optional[str], html_path: Optional[str]) -> None:
+def check_outputs(inputs: Mapping[str, str], json_path: str | None, html_path: str | None) -> None:
     """ValueError when an output path would overwrite an input (``inputs`` maps a role to a path) or the other output."""
     outputs = {
         option: os.path.realpath(path)
@@ -46,7 +46,7 @@ def check_outputs(inputs: Mapping[str, str], json_path: Optional[str], html_path
                 )
 
 
-def write_json(path: str, payload: dict) -> str:
+def write_json(path: str, payload: Mapping[str, object]) -> str:
     """Write ``payload`` as strict JSON to ``path``; ``-`` returns the text for standard output instead."""
     text = json.dumps(clean(payload), ensure_ascii=False, indent=2, allow_nan=False, default=str)
     if path == "-":

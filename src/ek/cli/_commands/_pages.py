@@ -16,27 +16,49 @@ from __future__ import annotations
 
 import heapq
 import json
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
 
-from ek._align import align, confusion_table, confusions
+from ek._align import Op, align, confusion_table, confusions
+from ek._files import Joined
 from ek._util import prf
-from ek.base import Comparison
+from ek.base import Comparison, Report
 from ek.canonicalize import resolve_canonicalizer
-from ek.cli._commands._inputs import Options, Scored, item_rows, metric_facts
+from ek.cli._commands._inputs import Bounds, Scored, item_rows, metric_facts
+from ek.cli._commands._options import Options
 from ek.cli._html._chars import align_clusters
+from ek.cli._html._data import (
+    CompareItem,
+    ComparePage,
+    EvaluatePage,
+    FieldFigures,
+    Item,
+    Meta,
+    ReadError,
+    SliceDelta,
+)
 
 SHOWN = 200  # items the pages list (the worst, or the most changed each way)
 _WORDS = ("word", "unicode_word")  # confusions count the metric's words; diffs show whitespace words
 _N_CONFUSIONS = 200
+_SLICE_KEYS: tuple[Literal["a", "b", "delta", "p_value", "verdict", "n"], ...] = (
+    "a",
+    "b",
+    "delta",
+    "p_value",
+    "verdict",
+    "n",
+)
 
 
-def evaluate_page(scored: Scored, overall: tuple, per_slice: dict, options: Options, meta: dict | None = None) -> dict:
+def evaluate_page(
+    scored: Scored, overall: Bounds, per_slice: Mapping[object, Bounds], options: Options, meta: Meta | None = None
+) -> EvaluatePage:
     """The ``render_evaluate`` data of one scored run, with ``meta``'s keys copied in."""
     report = scored.report
     slice_n = report.detail.get("slice_n") or {}
     up = report.detail.get("higher_is_better")
-    data = {
+    data: EvaluatePage = {
         "title": f"ek evaluate: {scored.name}",
         "metric": report.metric,
         "higher_is_better": up,
@@ -53,28 +75,30 @@ def evaluate_page(scored: Scored, overall: tuple, per_slice: dict, options: Opti
     }
     rows = item_rows(report)
     ids, labels = _ids(report), _slices(report)
-    items = [{"id": str(i), "slice": s, "value": v, "statistics": stats} for i, s, (v, stats) in zip(ids, labels, rows)]
+    items: list[Item] = [
+        {"id": str(i), "slice": s, "value": v, "statistics": stats} for i, s, (v, stats) in zip(ids, labels, rows)
+    ]
     worst = _extremes([v for v, _ in rows], SHOWN, largest=not up)
     prepare = _preparer(report.metric, options)
     joined, unit = scored.joined, unit_of(report.metric)
     if joined is not None:
         for k in worst:
-            items[k].update(gold=_shown(joined.golds[k]), pred=_shown(joined.preds[k]))
+            items[k]["gold"], items[k]["pred"] = _shown(joined.golds[k]), _shown(joined.preds[k])
         if unit is not None:
             known = _document_confusions(scored, unit)  # documents: counted line by line already
             data["confusions"] = known if known is not None else _corpus_confusions(joined, items, unit, prepare)
             for k in worst:
                 gold, pred = joined.golds[k], joined.preds[k]
                 if isinstance(gold, str) and isinstance(pred, str):
-                    items[k].update(
-                        ops=_display_ops(prepare(pred), prepare(gold), unit), unit="word" if unit in _WORDS else "char"
-                    )
+                    items[k]["ops"] = _display_ops(prepare(pred), prepare(gold), unit)
+                    items[k]["unit"] = "word" if unit in _WORDS else "char"
     data["items"] = items
     fields = _fields(report)
     if fields:
         data["fields"] = fields
-    if scored.documents.get("measures"):
-        data["measures"] = dict(scored.documents["measures"])
+    measures = scored.documents.get("measures")
+    if measures:
+        data["measures"] = dict(measures)
     if joined is not None and joined.documents:
         data["noun"] = "documents"
         data["errors"] = _read_errors(joined)
@@ -82,10 +106,10 @@ def evaluate_page(scored: Scored, overall: tuple, per_slice: dict, options: Opti
 
 
 def compare_page(
-    result: Comparison, a: Scored, b: Scored, bounds: list, options: Options, meta: dict | None = None
-) -> dict:
+    result: Comparison, a: Scored, b: Scored, bounds: Sequence[Bounds], options: Options, meta: Meta | None = None
+) -> ComparePage:
     """The ``render_compare`` data of two scored runs, with ``meta``'s keys copied in."""
-    data = {
+    data: ComparePage = {
         "title": f"ek compare: {a.name} vs {b.name}",
         "metric": result.metric,
         "higher_is_better": result.higher_is_better,
@@ -97,10 +121,10 @@ def compare_page(
         "interval": list(result.interval),
         "p_value": result.p_value,
         "verdict": result.verdict,
-        "per_slice": {label: {**s, "interval": list(s["interval"])} for label, s in result.per_slice.items()},
+        "per_slice": {label: _slice_delta(s) for label, s in result.per_slice.items()},
     }
     values_b = dict(zip(map(str, _ids(b.report)), (v for v, _ in item_rows(b.report))))
-    items = []
+    items: list[CompareItem] = []
     for i, s, (va, _) in zip(_ids(a.report), _slices(a.report), item_rows(a.report)):
         vb = values_b.get(str(i))
         items.append({"id": str(i), "slice": s, "a": va, "b": vb, "delta": None if vb is None else vb - va})
@@ -115,9 +139,12 @@ def compare_page(
         item["gold"] = _shown(gold)
         for side in ("a", "b"):
             pred = texts[side].get(item["id"], (None, None))[1]
-            item[f"pred_{side}"] = _shown(pred)
-            if unit and isinstance(gold, str) and isinstance(pred, str):
-                item[f"ops_{side}"] = _display_ops(prepare(pred), prepare(gold), unit)
+            ops = (
+                _display_ops(prepare(pred), prepare(gold), unit)
+                if unit and isinstance(gold, str) and isinstance(pred, str)
+                else None
+            )
+            _put_side(item, side, _shown(pred), ops)
         item["unit"] = "word" if unit in _WORDS else "char"
     data["items"] = items
     if a.joined is not None and a.joined.documents:
@@ -134,18 +161,40 @@ def unit_of(metric: str) -> str | None:
     return None if facts is None else facts.unit
 
 
-def _ids(report: Any) -> list:
+def _slice_delta(s: Mapping[str, Any]) -> SliceDelta:
+    """A slice of `ek.Comparison.per_slice` as the page takes it (its interval a list)."""
+    out = SliceDelta()
+    for key in _SLICE_KEYS:
+        if key in s:
+            out[key] = s[key]
+    out["interval"] = list(s["interval"])
+    return out
+
+
+def _put_side(item: CompareItem, side: str, pred: str | None, ops: list[Op] | None) -> None:
+    """Side ``a``'s or ``b``'s prediction (and its diff, if any) on a compare page item."""
+    if side == "a":
+        item["pred_a"] = pred
+        if ops is not None:
+            item["ops_a"] = ops
+    else:
+        item["pred_b"] = pred
+        if ops is not None:
+            item["ops_b"] = ops
+
+
+def _ids(report: Report) -> list[object]:
     return list(report.detail.get("ids") or range(report.n))
 
 
-def _slices(report: Any) -> list:
+def _slices(report: Report) -> list[str | None]:
     labels = report.detail.get("slices")
     return [None if s is None else str(s) for s in labels] if labels is not None else [None] * report.n
 
 
-def _extremes(values: list, n: int, *, largest: bool) -> set:
+def _extremes(values: Sequence[object], n: int, *, largest: bool) -> set[int]:
     """Indices of the ``n`` largest (or smallest) finite values."""
-    finite = [(v, k) for k, v in enumerate(values) if isinstance(v, (int, float)) and v == v]
+    finite: list[tuple[float, int]] = [(v, k) for k, v in enumerate(values) if isinstance(v, (int, float)) and v == v]
     pick = heapq.nlargest if largest else heapq.nsmallest
     return {k for _, k in pick(n, finite)}
 
@@ -162,25 +211,27 @@ def _preparer(metric: str, options: Options) -> Callable[[str], str]:
     return prepare
 
 
-def _display_ops(pred: str, gold: str, unit: str) -> list:
+def _display_ops(pred: str, gold: str, unit: str) -> list[Op]:
     """The ops the page draws: words as words, characters by grapheme cluster (a mark stays on its letter)."""
     return align(pred, gold, unit="word") if unit in _WORDS else align_clusters(pred, gold)
 
 
-def _shown(value: Any) -> str | None:
+def _shown(value: object) -> str | None:
     if value is None or isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
-def _texts(run: Scored) -> dict:
+def _texts(run: Scored) -> dict[str, tuple[Any, Any]]:
     joined = run.joined
     if joined is None:
         return {}
     return {str(i): (g, p) for i, g, p in zip(joined.ids, joined.golds, joined.preds)}
 
 
-def _corpus_confusions(joined: Any, items: list, unit: str, prepare: Callable[[str], str]) -> list:
+def _corpus_confusions(
+    joined: Joined, items: list[Item], unit: str, prepare: Callable[[str], str]
+) -> list[dict[str, Any]]:
     """The most frequent confusions over every item with an edit, from one alignment each."""
     texts = (
         (g, p)
@@ -191,23 +242,23 @@ def _corpus_confusions(joined: Any, items: list, unit: str, prepare: Callable[[s
     return confusion_table(confusions(every_op), n=_N_CONFUSIONS)
 
 
-def _document_confusions(scored: Scored, unit: str | None) -> list | None:
+def _document_confusions(scored: Scored, unit: str | None) -> list[dict[str, Any]] | None:
     tables = scored.documents.get("confusions")
     return None if not tables or unit is None else tables.get("word" if unit in _WORDS else "char")
 
 
-def _read_errors(joined: Any) -> list:
+def _read_errors(joined: Joined) -> list[ReadError]:
     """The documents that failed to read, as the page lists them (``meta["errors"]`` replaces these)."""
     return [
-        {"side": side, "path": "", "id": str(i), "message": str(message)}
+        ReadError(side=side, path="", id=str(i), message=str(message))
         for side, errors in (("gold", joined.gold_errors), ("pred", joined.pred_errors))
         for i, message in errors.items()
     ]
 
 
-def _fields(report: Any) -> dict:
+def _fields(report: Report) -> dict[str, FieldFigures]:
     """Per-field TP/FP/FN summed over the items, with precision, recall and F1."""
-    totals: dict = {}
+    totals: dict[str, list[int]] = {}
     if not report.scores or "per_field" not in report.scores[0].detail:  # not a field metric
         return {}
     for s in report.scores:
@@ -218,7 +269,7 @@ def _fields(report: Any) -> dict:
             t = totals.setdefault(str(name), [0, 0, 0])
             for j in range(3):
                 t[j] += counts[j]
-    out = {}
+    out: dict[str, FieldFigures] = {}
     for name, (tp, fp, fn) in totals.items():
         precision, recall, f1 = prf(tp, tp + fp, tp + fn)
         out[name] = {"precision": precision, "recall": recall, "f1": f1, "tp": tp, "fp": fp, "fn": fn}

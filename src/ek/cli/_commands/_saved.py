@@ -28,13 +28,16 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Optional
+from collections.abc import MutableMapping
+from pathlib import Path
+from typing import Any, Protocol
 
-from ek.cli._commands._inputs import Options, Scored, is_path, item_rows, statistic_names
 from ek._files import InputError
 from ek._runs import CHUNK_ITEMS, merge_settings, open_run, read_run, run_lock, stored_runs
 from ek._util import type_name
 from ek.base import Report, Score
+from ek.cli._commands._inputs import Scored, is_path, item_rows, statistic_names
+from ek.cli._commands._options import Options
 from ek.facade import merge_reports
 from ek.stores import data_dir, json_store
 
@@ -49,10 +52,11 @@ _CHECKED = (  # the Options fields that change what a figure measures: recorded 
     "words",
 )
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
-_RESERVED: dict = {}  # lock file -> the lock `reserve` took in this process, until `save_run` releases it
+_RESERVED: dict[Path, Lock] = {}  # lock file -> the lock `reserve` took in this process, until `save_run` releases it
 _WHO = "ek evaluate --save"
 _NUMBER = (int, float, type(None))
-_HEADER_FIELDS = (  # (path, accepted types, what it holds)
+_Field = tuple[tuple[str, ...], tuple[type, ...], str]  # (path, accepted types, what it holds)
+_HEADER_FIELDS: tuple[_Field, ...] = (  # (path, accepted types, what it holds)
     (("settings", "metric"), (str,), "the metric name"),
     (("settings", "statistics"), (list,), "the names of the metric's statistics"),
     (("settings", "gold"), (str,), "the fingerprint of the gold set"),
@@ -60,11 +64,22 @@ _HEADER_FIELDS = (  # (path, accepted types, what it holds)
     (("summary", "missing"), (list,), "the gold ids without a prediction"),
     (("summary", "extra"), (list,), "the predictions without gold"),
 )
-_ENTRY_FIELDS = (
+_ENTRY_FIELDS: tuple[_Field, ...] = (
     (("value",), _NUMBER, "the item's score"),
     (("statistics",), (dict,), "the item's statistics"),
     (("slice",), (str, int, float, type(None)), "the item's slice"),
 )
+
+
+class Lock(Protocol):
+    """The lock of one saved run, as `ek._runs.run_lock` gives it."""
+
+    @property
+    def path(self) -> Path: ...
+
+    def acquire(self) -> object: ...
+
+    def release(self) -> None: ...
 
 
 def check_name(name: str) -> str:
@@ -77,7 +92,7 @@ def check_name(name: str) -> str:
     return name
 
 
-def reserve(name: str) -> Any:
+def reserve(name: str) -> Lock:
     """Check ``name`` and lock its run for this command: until `save_run` is done, or the process ends.
 
     A command that fails before saving leaves the lock to the end of its
@@ -99,22 +114,22 @@ def reserve(name: str) -> Any:
     return lock
 
 
-def release(lock: Any) -> None:
+def release(lock: Lock) -> None:
     """Free a name `reserve` took (nothing happens once `save_run` has freed it)."""
     lock.release()
     _RESERVED.pop(lock.path, None)
 
 
-def run_settings(metric: str, options: Options) -> dict:
+def run_settings(metric: str, options: Options) -> dict[str, object]:
     """The settings that decide what a run's figures measure, for ``metric`` scored under ``options``."""
-    settings: dict = {"metric": metric, "statistics": list(statistic_names(metric))}
+    settings: dict[str, object] = {"metric": metric, "statistics": list(statistic_names(metric))}
     for name in _CHECKED:
         value = getattr(options, name)
         settings[name] = list(value) if isinstance(value, (list, tuple)) else value
     return settings
 
 
-def save_run(name: str, scored: Scored, gold_digest: str, *, source: str, options: Options, lock: Any) -> None:
+def save_run(name: str, scored: Scored, gold_digest: str, *, source: str, options: Options, lock: Lock) -> None:
     """Store ``scored`` as the run ``name`` (whose ``lock`` `reserve` took), replacing an earlier one once complete."""
     report = scored.report
     settings = {
@@ -135,10 +150,11 @@ def save_run(name: str, scored: Scored, gold_digest: str, *, source: str, option
         lock=lock,
     )
     try:
-        write = run.store.write  # a persisted run has its store
+        assert run.store is not None  # a persisted run has its store
+        write = run.store.write
         ids = report.detail.get("ids") or range(report.n)
         slices = report.detail.get("slices") or (None,) * report.n
-        chunk: dict = {}
+        chunk: dict[str, object] = {}
         for item_id, label, (value, stats) in zip(ids, slices, item_rows(report)):
             chunk[str(item_id)] = {"value": value, "statistics": stats, "slice": label}
             if len(chunk) == CHUNK_ITEMS:
@@ -154,7 +170,7 @@ def save_run(name: str, scored: Scored, gold_digest: str, *, source: str, option
         release(lock)
 
 
-def saved_name(source: str, *, role: str) -> Optional[str]:
+def saved_name(source: str, *, role: str) -> str | None:
     """The saved run ``source`` names, or None when it is a file (or ``-``) to score.
 
     Raises:
@@ -215,11 +231,11 @@ def load_run(name: str, gold_digest: str, *, role: str, options: Options) -> Sco
 # ---------------------------------------------------------------------------
 
 
-def _runs_store() -> Any:
+def _runs_store() -> MutableMapping[str, Any]:
     return json_store("runs")
 
 
-def _check_settings(name: str, role: str, stored: dict, options: Options) -> None:
+def _check_settings(name: str, role: str, stored: dict[str, Any], options: Options) -> None:
     """InputError naming the first setting of the run ``name`` that differs from this command's."""
     now = run_settings(options.metric or stored["metric"], options)
     _, differs = merge_settings({key: stored.get(key) for key in now}, now)
@@ -232,20 +248,20 @@ def _check_settings(name: str, role: str, stored: dict, options: Options) -> Non
         )
 
 
-def _report(settings: dict, items: dict) -> Report:
+def _report(settings: dict[str, Any], items: dict[str, Any]) -> Report:
     metric, names = settings["metric"], tuple(settings["statistics"])
     scores = tuple(
         Score(e["value"], metric=metric, detail={n: e["statistics"][n] for n in names}) for e in items.values()
     )
     slices = tuple(e["slice"] for e in items.values())
-    detail: dict = {"ids": tuple(items)}
+    detail: dict[str, object] = {"ids": tuple(items)}
     if any(s is not None for s in slices):
         detail["slices"] = slices
     flat = Report(metric=metric, n=len(scores), scores=scores, detail=detail)
     return merge_reports(flat, metric=metric)  # re-aggregates, and carries the metric
 
 
-def _check_entry(entry: dict, header: dict) -> None:
+def _check_entry(entry: dict[str, Any], header: dict[str, Any]) -> None:
     """Raise ValueError saying what a stored item lacks (a phrase that follows the item's id)."""
     problem = _fields_problem(entry, _ENTRY_FIELDS)
     names = (header.get("settings") or {}).get("statistics")
@@ -261,7 +277,7 @@ def _check_entry(entry: dict, header: dict) -> None:
         raise ValueError(problem)
 
 
-def _fields_problem(record: dict, fields: tuple) -> Optional[str]:
+def _fields_problem(record: dict[str, Any], fields: tuple[_Field, ...]) -> str | None:
     """What ``record`` lacks of ``fields``, or None."""
     for path, kinds, what in fields:
         value: Any = record
@@ -275,7 +291,7 @@ def _fields_problem(record: dict, fields: tuple) -> Optional[str]:
     return None
 
 
-def _header_problem(header: dict, items: dict) -> Optional[str]:
+def _header_problem(header: dict[str, Any], items: dict[str, Any]) -> str | None:
     """What a complete saved run's header lacks, or None."""
     problem = _fields_problem(header, _HEADER_FIELDS)
     if problem is None and not all(isinstance(n, str) for n in header["settings"]["statistics"]):

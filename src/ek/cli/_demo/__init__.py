@@ -20,7 +20,7 @@ _CORPUS = "demo_ocr.jsonl"
 
 def demo_cases() -> list[tuple[str, str, str]]:
     """The bundled corpus as ``(prediction, gold, slice)`` cases."""
-    text = resources.files("ek").joinpath("data", _CORPUS).read_text(encoding="utf-8")
+    text = (resources.files("ek") / "data" / _CORPUS).read_text(encoding="utf-8")
     rows = [json.loads(line) for line in text.splitlines() if line.strip()]
     return [(r["prediction"], r["gold"], r["slice"]) for r in rows]
 

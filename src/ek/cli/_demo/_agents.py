@@ -30,9 +30,9 @@ _SLICES = {"lookup": (8, 0.90, 0.99), "multi-step": (8, 0.60, 0.90), "refund": (
 _PRICE = per_million(3.0, 15.0)
 
 
-def demo_tasks() -> list:
+def demo_tasks() -> list[TaskSpec]:
     """The 24 simulated tasks, each with its success chance in ``input``."""
-    tasks = []
+    tasks: list[TaskSpec] = []
     for label, (n, lo, hi) in _SLICES.items():
         for i in range(n):
             p = lo + (hi - lo) * i / (n - 1)

@@ -33,9 +33,12 @@ def fleet_demo() -> str:
     if not ready:
         hints = "\n".join(f"   {engine}: {s['hint']}" for engine, s in status.items())
         return f"{title}: skipped, no engine is installed here.\n{hints}"
-    from ek.cli._commands import benchmark  # noqa: PLC0415 - keeps `ek demo` light when skipped
+    from ek.cli._commands import benchmark
 
-    with resources.as_file(resources.files("ek").joinpath(*_FOLDER, "gold.jsonl")) as gold:
+    found = resources.files("ek")
+    for part in (*_FOLDER, "gold.jsonl"):  # one part at a time: Traversable.joinpath takes one before 3.11
+        found = found / part
+    with resources.as_file(found) as gold:
         argv = " ".join(f"--engine {engine}" for engine in ready) + (" --max-workers 2" if len(ready) > 1 else "")
         outcome = benchmark(str(gold), engine=list(ready), max_workers=2 if len(ready) > 1 else None)
         lines = [title, "", f"   ek benchmark {gold} {argv}", "", outcome.stdout]

@@ -25,6 +25,7 @@ separates a combining ``e`` (U+0364) from its letter.
 from __future__ import annotations
 
 import unicodedata
+
 from ek._align import Op, align, graphemes
 
 # General categories always drawn as a code point (Python's str.isprintable is False for all of them).
@@ -40,7 +41,7 @@ _CHANGED = {" ": "␣", "\n": "↵", "\t": "⇥"}  # whitespace inside a changed
 _KEPT = frozenset("\n\t")  # controls that lay out text and are shown as such
 _ZWJ = "\u200d"
 _JOINERS = ("\u200c", _ZWJ)  # zero-width non-joiner and joiner extend a cluster
-_NO_REGEX: list = []  # set once the regex package proved missing
+_NO_REGEX: list[bool] = []  # set once the regex package proved missing
 
 
 def code_point(char: str) -> str:

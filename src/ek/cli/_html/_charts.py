@@ -8,7 +8,7 @@ draws offline and the same data always gives the same bytes. Every drawn datum c
 from __future__ import annotations
 
 import math
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 from ek.cli._html._format import clip, esc, fmt_count, fmt_interval, fmt_tick, fmt_value, is_interval, is_number
 
@@ -25,15 +25,15 @@ def nice_step(span: float, target: int) -> float:
     raw = span / max(1, target)
     if raw < 1e-300:  # a subnormal step: log10 and the powers below lose all precision
         return 1e-300
-    power = 10 ** math.floor(math.log10(raw))
+    power: float = 10 ** math.floor(math.log10(raw))  # an int from 1 up, a float below
     for factor in (1, 2, 5, 10):
         if raw <= factor * power * (1 + 1e-9):
             return factor * power
     return 10 * power
 
 
-def _domain(values: Sequence[float], *, include: Sequence[float] = ()) -> tuple[float, float, float]:
-    """A rounded ``(lo, hi, step)`` covering ``values`` and ``include``."""
+def _domain(values: Sequence[object], *, include: Sequence[object] = ()) -> tuple[float, float, float]:
+    """A rounded ``(lo, hi, step)`` covering the finite numbers of ``values`` and ``include``."""
     pts = [v for v in list(values) + list(include) if is_number(v)]
     lo, hi = (min(pts), max(pts)) if pts else (0.0, 1.0)
     if hi - lo <= 1e-12 * max(1.0, abs(lo), abs(hi)):  # equal for drawing purposes
@@ -75,8 +75,8 @@ def _svg(body: list[str], *, height: float, title: str, chart_id: str) -> str:
     )
 
 
-def bin_counts(values: Sequence[float]) -> tuple[float, float, list[int]]:
-    """``(first edge, bin width, counts)`` of the finite ``values`` on round bin edges."""
+def bin_counts(values: Sequence[object]) -> tuple[float, float, list[int]]:
+    """``(first edge, bin width, counts)`` of the finite ``values`` on round bin edges (the rest left out)."""
     finite = [v for v in values if is_number(v)]
     if not finite:
         return 0.0, 1.0, []
@@ -96,13 +96,13 @@ def bin_counts(values: Sequence[float]) -> tuple[float, float, list[int]]:
 
 
 def histogram(
-    values: Sequence[float],
+    values: Sequence[object],
     *,
     percent: bool,
     title: str,
     xlabel: str,
     chart_id: str,
-    marker: Optional[tuple[float, str]] = None,
+    marker: tuple[object, str] | None = None,
 ) -> str:
     """An SVG histogram of ``values``; ``marker`` draws a labelled vertical line (e.g. the aggregate)."""
     start, width, counts = bin_counts(values)
@@ -147,27 +147,31 @@ def histogram(
 
 
 def dot_whisker(
-    rows: Sequence[tuple[str, Optional[float], Optional[Sequence[float]]]],
+    rows: Sequence[tuple[object, object, object]],
     *,
     percent: bool,
     title: str,
     xlabel: str,
     chart_id: str,
-    reference: Optional[tuple[float, str]] = None,
+    reference: tuple[object, str] | None = None,
     signed: bool = False,
 ) -> str:
     """One row per ``(label, value, [lo, hi] or None)``: a dot at the value, a whisker over the interval.
 
+    Rows whose value is not a finite number are left out, as are whiskers that are no ``[lo, hi]``.
+
     ``reference`` draws a dashed vertical line (the overall value, or zero for differences).
     """
-    rows = [r for r in rows if is_number(r[1])]
-    if not rows:
+    points = [(label, value, interval) for label, value, interval in rows if is_number(value)]
+    if not points:
         return '<p class="note">No values to plot.</p>'
-    pts = [r[1] for r in rows] + [v for r in rows if is_interval(r[2]) for v in r[2]]
+    pts = [value for _, value, _ in points] + [
+        v for _, _, interval in points if is_interval(interval) for v in interval
+    ]
     lo, hi, step = _domain(pts, include=[reference[0]] if reference else [])
     x0, x1, top = float(_LABEL_W), _WIDTH - 24.0, 8.0
     sx = (x1 - x0) / (hi - lo)
-    base = top + _ROW * len(rows) + 6
+    base = top + _ROW * len(points) + 6
     body = []
     if reference is not None and is_number(reference[0]):
         rx = x0 + (reference[0] - lo) * sx
@@ -175,7 +179,7 @@ def dot_whisker(
             f'<line class="reference" x1="{rx:.1f}" y1="{top}" x2="{rx:.1f}" y2="{base}">'
             f"<title>{esc(reference[1])}</title></line>"
         )
-    for i, (label, value, interval) in enumerate(rows):
+    for i, (label, value, interval) in enumerate(points):
         y = top + _ROW * i + _ROW / 2
         body.append(
             f'<text class="row-label" x="{x0 - 8}" y="{y + 4:.1f}" text-anchor="end">'

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import heapq
-from typing import Any, Optional
 
 from ek.cli._html._charts import dot_whisker, histogram
+from ek.cli._html._data import CompareItem, ComparePage, RunFigures, SliceDelta
 from ek.cli._html._diff import LEGEND, render_diff
 from ek.cli._html._format import (
     count_cell,
@@ -31,7 +31,7 @@ _MAX_SLICE_ROWS = 1000
 _MAX_CHART_ROWS = 40
 
 
-def render_compare(data: dict, *, max_items: int = 200) -> str:
+def render_compare(data: ComparePage, *, max_items: int = 200) -> str:
     """The comparison page for ``data`` (see the package docstring) as one HTML string."""
     check_data(data, caller="render_compare", required=("metric", "a", "b", "delta"))
     pct = uses_percent(data)
@@ -60,12 +60,12 @@ def render_compare(data: dict, *, max_items: int = 200) -> str:
     return page(title, subtitle, [s for s in sections if s[2]])
 
 
-def headline(data: dict, *, pct: bool) -> str:
+def headline(data: ComparePage, *, pct: bool) -> str:
     """A and B with their intervals, the difference with its paired interval, p-value and verdict."""
     n, counted, interval_of = data.get("n"), noun(data), level_text(data)
     figures = []
     for side in ("a", "b"):
-        run = data.get(side) or {}
+        run = _run(data, side)
         value = run.get("aggregate")
         raw = esc(repr(value))
         figures.append(
@@ -99,7 +99,7 @@ def headline(data: dict, *, pct: bool) -> str:
     return f'<div class="headline">{"".join(figures)}</div>{failures_note(data)}'
 
 
-def verdict_badge(verdict: Optional[str]) -> str:
+def verdict_badge(verdict: str | None) -> str:
     """The verdict as a labelled badge: its words carry the meaning, the colour only repeats it."""
     if not verdict:
         return "–"
@@ -108,13 +108,13 @@ def verdict_badge(verdict: Optional[str]) -> str:
     return f'<span class="verdict {cls}">{symbol}{esc(verdict)}</span>'
 
 
-def slices(data: dict, *, pct: bool) -> str:
+def slices(data: ComparePage, *, pct: bool) -> str:
     """The sortable per-slice table of A, B and B − A under an "all" row, and the chart of the differences."""
     per = data.get("per_slice") or {}
     if not per:
         return ""
     ordered = sorted(per.items(), key=lambda kv: str(kv[0]))
-    whole = {
+    whole: SliceDelta = {
         "a": (data.get("a") or {}).get("aggregate"),
         "b": (data.get("b") or {}).get("aggregate"),
         "delta": data["delta"],
@@ -148,7 +148,7 @@ def slices(data: dict, *, pct: bool) -> str:
     return out + shown_note(len(chart_rows), len(per), "slices in the chart")
 
 
-def distribution(data: dict, *, pct: bool) -> str:
+def distribution(data: ComparePage, *, pct: bool) -> str:
     """The histogram of per-item differences among the items whose value changed."""
     deltas = [_delta(it) for it in data.get("items") or []]
     changed = [d for d in deltas if is_number(d) and d != 0]
@@ -165,11 +165,11 @@ def distribution(data: dict, *, pct: bool) -> str:
     ) + (f'<p class="note">{len(changed):,} items changed; {same:,} have the same value in A and B.</p>')
 
 
-def moved_items(data: dict, moved: list, *, pct: bool, limit: int, table_id: str) -> str:
+def moved_items(data: ComparePage, moved: list[CompareItem], *, pct: bool, limit: int, table_id: str) -> str:
     """The items that moved the most, A's diff next to B's diff."""
     if not moved:
         return '<p class="note">None.</p>' if data.get("items") else ""
-    top = heapq.nlargest(limit, moved, key=lambda it: abs(_delta(it)))
+    top = heapq.nlargest(limit, moved, key=lambda it: abs(_delta(it) or 0.0))  # moved: a non-zero delta
     rows = []
     for it in top:
         unit, gold = it.get("unit"), it.get("gold")
@@ -189,7 +189,7 @@ def moved_items(data: dict, moved: list, *, pct: bool, limit: int, table_id: str
     return out + shown_note(len(rows), len(moved), "items (the largest changes first)")
 
 
-def _slice_row(label: Any, s: dict, *, pct: bool, noun: str, label_cls: str = "") -> str:
+def _slice_row(label: object, s: SliceDelta, *, pct: bool, noun: str, label_cls: str = "") -> str:
     p = s.get("p_value")
     return (
         "<tr>"
@@ -204,10 +204,11 @@ def _slice_row(label: Any, s: dict, *, pct: bool, noun: str, label_cls: str = ""
     )
 
 
-def _moved(data: dict) -> tuple[list, list]:
+def _moved(data: ComparePage) -> tuple[list[CompareItem], list[CompareItem]]:
     """The items that got worse and those that got better, in the metric's direction."""
     up_is_good = bool(data.get("higher_is_better"))
-    worse, improved = [], []
+    worse: list[CompareItem] = []
+    improved: list[CompareItem] = []
     for it in data.get("items") or []:
         d = _delta(it)
         if not is_number(d) or d == 0:
@@ -216,13 +217,17 @@ def _moved(data: dict) -> tuple[list, list]:
     return worse, improved
 
 
-def _delta(item: dict) -> Any:
-    d = item.get("delta")
-    if d is None and is_number(item.get("a")) and is_number(item.get("b")):
-        return item["b"] - item["a"]
+def _delta(item: CompareItem) -> float | None:
+    d, a, b = item.get("delta"), item.get("a"), item.get("b")
+    if d is None and is_number(a) and is_number(b):
+        return b - a
     return d
 
 
-def _name(data: dict, side: str) -> str:
-    run = data.get(side) or {}
-    return str(run.get("name") or side.upper())
+def _name(data: ComparePage, side: str) -> str:
+    return str(_run(data, side).get("name") or side.upper())
+
+
+def _run(data: ComparePage, side: str) -> RunFigures:
+    """Run ``a`` or ``b`` of the page, {} when it has none."""
+    return (data.get("a") if side == "a" else data.get("b")) or {}

@@ -15,10 +15,11 @@ Long unchanged runs are folded so a page stays small whatever the document lengt
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable, Optional, Sequence
+from collections.abc import Iterable, Sequence
 
 from ek._align import align
 from ek.cli._html._chars import align_clusters, box, clusters, show
+from ek.cli._html._data import Item, Ops
 from ek.cli._html._format import esc
 
 _CONTEXT = 30  # units of unchanged text kept on each side of a folded run
@@ -40,7 +41,7 @@ LEGEND = (
 )
 
 
-def render_diff(ops: Optional[Sequence], *, unit: Optional[str], gold: Any = None, pred: Any = None) -> str:
+def render_diff(ops: Ops | None, *, unit: str | None, gold: object = None, pred: object = None) -> str:
     """The inline diff of one item as HTML; falls back to aligning ``gold`` and ``pred`` itself."""
     words = unit == "word"
     if not ops:
@@ -65,9 +66,11 @@ def render_diff(ops: Optional[Sequence], *, unit: Optional[str], gold: Any = Non
     return '<span class="diff">' + joiner.join(parts) + "</span>"
 
 
-def confusions_from_items(items: Iterable[dict]) -> list[dict]:
+def confusions_from_items(items: Iterable[Item]) -> list[dict[str, object]]:
     """Substituted pairs, dropped and inserted units counted over every item's ``ops``, most frequent first."""
-    raw: Counter = Counter()  # identical edits first, so each distinct edit is split into units once
+    raw: Counter[tuple[object, ...]] = (
+        Counter()
+    )  # identical edits first, so each distinct edit is split into units once
     for item in items:
         ops = item.get("ops")
         if not ops:
@@ -75,24 +78,25 @@ def confusions_from_items(items: Iterable[dict]) -> list[dict]:
         words = item.get("unit") == "word"
         for op in ops:
             if op[0] in _KINDS:
+                key = (words, *op)
                 try:
-                    raw[(words, *op)] += 1
+                    raw[key] += 1
                 except TypeError:  # segments given as lists of words
-                    raw[(words, *_unpack(op))] += 1
-    counts: Counter = Counter()
-    for (words, tag, g, p), n in raw.items():
-        for pair in _pairs(tag, _text(g), _text(p), words=words):
+                    raw[(words,) + _unpack(op)] += 1
+    counts: Counter[tuple[str, str, str]] = Counter()
+    for (in_words, tag, g, p), n in raw.items():
+        for pair in _pairs(str(tag), _text(g), _text(p), words=bool(in_words)):  # (bool, str, ...) as counted
             counts[pair] += n
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     return [{"kind": k, "gold": g, "pred": p, "count": c} for (k, g, p), c in ranked]
 
 
-def _unpack(op: Sequence) -> tuple[str, str, str]:
+def _unpack(op: Sequence[object]) -> tuple[str, str, str]:
     tag = str(op[0])
     return tag, _text(op[1] if len(op) > 1 else ""), _text(op[2] if len(op) > 2 else "")
 
 
-def _text(segment: Any) -> str:
+def _text(segment: object) -> str:
     if type(segment) is str:
         return segment
     if segment is None:
@@ -114,7 +118,7 @@ def _pairs(tag: str, g: str, p: str, *, words: bool) -> list[tuple[str, str, str
     return [(kind, g, p)]
 
 
-def _by_cluster(ops: Sequence) -> Sequence:
+def _by_cluster(ops: Ops) -> Ops:
     """Character ops regrouped by grapheme cluster, or ``ops`` itself when none of them cuts a cluster."""
     unpacked = [_unpack(op) for op in ops]
     gold, pred = "".join(g for _, g, _ in unpacked), "".join(p for _, _, p in unpacked)
@@ -129,7 +133,7 @@ def _by_cluster(ops: Sequence) -> Sequence:
     return ops
 
 
-def _cuts(text: str) -> Optional[set]:
+def _cuts(text: str) -> set[int] | None:
     """The offsets where ``text``'s clusters end, or None when each cluster is one code point."""
     units = clusters(text)
     if len(units) == len(text):
@@ -141,7 +145,7 @@ def _cuts(text: str) -> Optional[set]:
     return ends
 
 
-def _blocks(ops: Sequence, joiner: str) -> list[tuple[str, str, str, int]]:
+def _blocks(ops: Ops, joiner: str) -> list[tuple[str, str, str, int]]:
     """``(tag, gold, pred, edits)`` per op, each run of adjacent substitutions merged into one block."""
     out: list[tuple[str, str, str, int]] = []
     for op in ops:

@@ -19,9 +19,8 @@ figures carry their exact values (``data-value``, ``data-low``,
 
 from __future__ import annotations
 
-from typing import Any
-
 from ek.cli._html._charts import dot_whisker
+from ek.cli._html._data import JsonReport
 from ek.cli._html._format import (
     count_cell,
     drawable,
@@ -39,15 +38,16 @@ from ek.cli._html._page import check_data, page, stat, table
 from ek.cli._html._provenance import failures, generated, provenance
 
 _MAX_SLICES = 40
+_DIRECTIONS: dict[object, str] = {True: "higher is better", False: "lower is better"}  # else: unknown
 
 
-def render_estimate(data: dict) -> str:
+def render_estimate(data: JsonReport) -> str:
     """The estimate page for ``data`` (see the module docstring) as one HTML string."""
     check_data(data, caller="render_estimate", required=("metric", "estimate"))
     pct = uses_percent(data)
     metric = str(data["metric"])
     title = str(data.get("title") or f"ek estimate: {metric}")
-    better = {True: "higher is better", False: "lower is better"}.get(data.get("higher_is_better"), "")
+    better = _DIRECTIONS.get(data.get("higher_is_better"), "")
     detail = data.get("detail") or {}
     subtitle = (
         f"Metric <code>{esc(metric)}</code>{f' ({better})' if better else ''}: prediction-powered "
@@ -64,7 +64,7 @@ def render_estimate(data: dict) -> str:
     return page(title, subtitle, [s for s in sections if s[2]])
 
 
-def headline(data: dict, *, pct: bool) -> str:
+def headline(data: JsonReport, *, pct: bool) -> str:
     """The estimate and its interval, the classical interval, λ and the effective n."""
     n, value = data.get("n"), data["estimate"]
     raw = esc(repr(value))
@@ -104,7 +104,7 @@ def headline(data: dict, *, pct: bool) -> str:
     return f'<div class="headline">{"".join(figures)}</div>{extra}'
 
 
-def intervals(data: dict, *, pct: bool) -> str:
+def intervals(data: JsonReport, *, pct: bool) -> str:
     """The three figures of the whole corpus as dots and whiskers on one axis."""
     return dot_whisker(
         _three("all", data),
@@ -118,7 +118,7 @@ def intervals(data: dict, *, pct: bool) -> str:
     )
 
 
-def slices(data: dict, *, pct: bool) -> str:
+def slices(data: JsonReport, *, pct: bool) -> str:
     """The per-slice table under an "all" row, and the slices' three figures drawn side by side."""
     per = data.get("per_slice") or {}
     if not per:
@@ -136,14 +136,14 @@ def slices(data: dict, *, pct: bool) -> str:
     )
 
 
-def _bounds(interval: Any) -> str:
+def _bounds(interval: object) -> str:
     """``data-low`` and ``data-high`` attributes holding an interval's exact ends (for scripts and tests)."""
     if not isinstance(interval, (list, tuple)) or len(interval) != 2:
         return ""
     return f' data-low="{esc(repr(interval[0]))}" data-high="{esc(repr(interval[1]))}"'
 
 
-def _three(label: str, entry: Any) -> list:
+def _three(label: str, entry: JsonReport) -> list[tuple[str, object, object]]:
     classical = entry.get("classical") or {}
     n = entry.get("n")
     return [
@@ -153,7 +153,7 @@ def _three(label: str, entry: Any) -> list:
     ]
 
 
-def _row(label: Any, entry: Any, *, pct: bool, cls: str = "") -> str:
+def _row(label: object, entry: JsonReport, *, pct: bool, cls: str = "") -> str:
     classical = entry.get("classical") or {}
     n = entry.get("n")
     lam = entry.get("lam")

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import heapq
-from typing import Any, Optional
+from collections.abc import Callable, Iterable, Mapping
+from typing import TypeVar
 
-from ek.cli._html._charts import dot_whisker, histogram
 from ek.cli._html._chars import show
+from ek.cli._html._charts import dot_whisker, histogram
+from ek.cli._html._data import EvaluatePage, Item, SliceFigures
 from ek.cli._html._diff import LEGEND, confusions_from_items, render_diff
 from ek.cli._html._format import (
     count_cell,
@@ -34,7 +36,7 @@ _MAX_CONFUSIONS = 50
 _MAX_IDS = 1000
 
 
-def render_evaluate(data: dict, *, max_items: int = 200) -> str:
+def render_evaluate(data: EvaluatePage, *, max_items: int = 200) -> str:
     """The evaluate page for ``data`` (see the package docstring) as one HTML string."""
     check_data(data, caller="render_evaluate", required=("metric", "aggregate"))
     pct = uses_percent(data)
@@ -55,7 +57,7 @@ def render_evaluate(data: dict, *, max_items: int = 200) -> str:
     return page(title, subtitle, [s for s in sections if s[2]])
 
 
-def headline(data: dict, *, pct: bool) -> str:
+def headline(data: EvaluatePage, *, pct: bool) -> str:
     """The big number with its interval, n, the missing and extra ids, and the OCR measures when present."""
     agg = data["aggregate"]
     figures = [
@@ -86,14 +88,14 @@ def headline(data: dict, *, pct: bool) -> str:
     return f'<div class="headline">{"".join(figures)}</div>{notes}'
 
 
-def slices(data: dict, *, pct: bool) -> str:
+def slices(data: EvaluatePage, *, pct: bool) -> str:
     """The sortable per-slice table under an "all" row, and the dot-and-whisker chart of slice intervals."""
     per = data.get("per_slice") or {}
     if not per:
         return ""
     worst_first = _order(per.items(), value=lambda kv: kv[1].get("aggregate"), data=data)
     counted = noun(data)
-    whole = {"aggregate": data["aggregate"], "interval": data.get("interval"), "n": data.get("n")}
+    whole: SliceFigures = {"aggregate": data["aggregate"], "interval": data.get("interval"), "n": data.get("n")}
     rows = [_slice_row(label, s, pct=pct, noun=counted) for label, s in worst_first[:_MAX_SLICE_ROWS]]
     out = table(
         "slice-table",
@@ -119,7 +121,7 @@ def slices(data: dict, *, pct: bool) -> str:
     return out + shown_note(len(chart_rows), len(per), "slices in the chart (worst first)")
 
 
-def distribution(data: dict, *, pct: bool) -> str:
+def distribution(data: EvaluatePage, *, pct: bool) -> str:
     """The histogram of per-item values, with the corpus aggregate marked."""
     values = [it.get("value") for it in data.get("items") or []]
     if not values:
@@ -143,13 +145,13 @@ def distribution(data: dict, *, pct: bool) -> str:
     )
 
 
-def worst_items(data: dict, *, pct: bool, limit: int) -> str:
+def worst_items(data: EvaluatePage, *, pct: bool, limit: int) -> str:
     """The worst items in the metric's direction, each with its aligned diff."""
     items = [it for it in data.get("items") or [] if is_number(it.get("value"))]
     if not items:
         return ""
     pick = heapq.nsmallest if data.get("higher_is_better") else heapq.nlargest
-    worst = pick(limit, items, key=lambda it: it["value"])
+    worst = pick(limit, items, key=_finite_value)
     rows = []
     for it in worst:
         rows.append(
@@ -173,7 +175,7 @@ def worst_items(data: dict, *, pct: bool, limit: int) -> str:
     return out + shown_note(len(rows), len(items), "items (the worst first)")
 
 
-def confusions(data: dict) -> str:
+def confusions(data: EvaluatePage) -> str:
     """The most frequent substituted pairs and dropped or inserted units, with counts."""
     found = data.get("confusions")
     if found is None:
@@ -194,7 +196,7 @@ def confusions(data: dict) -> str:
     return out + shown_note(len(rows), len(found), "confusions")
 
 
-def fields(data: dict) -> str:
+def fields(data: EvaluatePage) -> str:
     """Per-field precision, recall and F1, and a chart of the worst fields."""
     per = data.get("fields") or {}
     if not per:
@@ -222,7 +224,7 @@ def fields(data: dict) -> str:
     return out
 
 
-def _slice_row(label: Any, s: dict, *, pct: bool, noun: str, label_cls: str = "") -> str:
+def _slice_row(label: object, s: SliceFigures, *, pct: bool, noun: str, label_cls: str = "") -> str:
     return (
         "<tr>"
         + text_cell(label, cls=label_cls)
@@ -233,23 +235,32 @@ def _slice_row(label: Any, s: dict, *, pct: bool, noun: str, label_cls: str = ""
     )
 
 
-def _order(pairs, *, value, data: dict) -> list:
+def _order(pairs: Iterable[_Pair], *, value: Callable[[_Pair], object], data: EvaluatePage) -> list[_Pair]:
     """``pairs`` worst first in the metric's direction; pairs without a value go last."""
     sign = 1 if data.get("higher_is_better") else -1
     return sorted(pairs, key=lambda kv: (not is_number(value(kv)), sign * _num(value(kv), 0.0), str(kv[0])))
 
 
-def _num(value: Any, default: float) -> float:
+_Pair = TypeVar("_Pair", bound=tuple[object, object])
+
+
+def _finite_value(item: Item) -> float:
+    """The item's value, for ranking the items that have a finite one."""
+    value = item.get("value")
+    return value if is_number(value) else 0.0
+
+
+def _num(value: object, default: float) -> float:
     return value if is_number(value) else default
 
 
-def _stats(statistics: Optional[dict]) -> str:
+def _stats(statistics: Mapping[str, object] | None) -> str:
     if not statistics:
         return ""
     return " · ".join(f"{k} {fmt_count(v) if is_number(v) else v}" for k, v in statistics.items())
 
 
-def _unit_cell(text: Any) -> str:
+def _unit_cell(text: object) -> str:
     if text in (None, ""):
         return '<td class="note">–</td>'
     raw = str(text)

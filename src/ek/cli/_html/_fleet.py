@@ -23,10 +23,9 @@ and ``ranking`` may be absent)::
 
 from __future__ import annotations
 
-from typing import Optional
-
 from ek.cli._html._charts import dot_whisker
 from ek.cli._html._compare import verdict_badge
+from ek.cli._html._data import JsonReport
 from ek.cli._html._diff import LEGEND, render_diff
 from ek.cli._html._format import (
     count_cell,
@@ -50,7 +49,7 @@ from ek.cli._html._provenance import failures, failures_note, generated, provena
 _MAX_CHART_ROWS = 40
 
 
-def render_fleet(data: dict) -> str:
+def render_fleet(data: JsonReport) -> str:
     """The fleet page for ``data`` (see the module docstring) as one HTML string."""
     check_data(data, caller="render_fleet", required=("metric", "ranking"))
     pct = uses_percent(data)
@@ -73,7 +72,7 @@ def render_fleet(data: dict) -> str:
     return page(title, subtitle, [s for s in sections if s[2]])
 
 
-def ranking(data: dict, *, pct: bool) -> str:
+def ranking(data: JsonReport, *, pct: bool) -> str:
     """The best engine's figure, the ranking table, and the charts of the figures and of the differences."""
     rows = list(data["ranking"])
     best = next((r for r in rows if r.get("best")), rows[0] if rows else {})
@@ -110,7 +109,7 @@ _HEADERS = [
 ]
 
 
-def _headline(data: dict, rows: list, best: dict, *, pct: bool) -> str:
+def _headline(data: JsonReport, rows: list[JsonReport], best: JsonReport, *, pct: bool) -> str:
     value, counted = best.get("aggregate"), str(data.get("noun") or "pages")
     head = [
         stat(
@@ -126,7 +125,7 @@ def _headline(data: dict, rows: list, best: dict, *, pct: bool) -> str:
     return f'<div class="headline">{"".join(head)}</div>'
 
 
-def _charts(data: dict, rows: list, value: object, *, pct: bool) -> str:
+def _charts(data: JsonReport, rows: list[JsonReport], value: object, *, pct: bool) -> str:
     """Each engine's figure with its interval, then each engine's paired difference to the best."""
     chart = [(_label(r), r.get("aggregate"), drawable(r.get("interval"), r.get("n"))) for r in rows[:_MAX_CHART_ROWS]]
     out = (
@@ -159,7 +158,7 @@ def _charts(data: dict, rows: list, value: object, *, pct: bool) -> str:
     return out
 
 
-def slices(data: dict, *, pct: bool) -> str:
+def slices(data: JsonReport, *, pct: bool) -> str:
     """Every slice's figure per engine, with the difference to the best in that slice."""
     per = data.get("per_slice") or {}
     if not per:
@@ -196,7 +195,7 @@ def slices(data: dict, *, pct: bool) -> str:
     return out + shown_note(min(len(chart), _MAX_CHART_ROWS), len(chart), "slice rows in the chart")
 
 
-def side_by_side(data: dict, *, pct: bool) -> str:
+def side_by_side(data: JsonReport, *, pct: bool) -> str:
     """One page as every engine read it (the page on which their figures differ most), diff by diff."""
     page_data = data.get("side_by_side")
     if not page_data:
@@ -217,7 +216,7 @@ def side_by_side(data: dict, *, pct: bool) -> str:
     return intro + LEGEND + table("side-by-side-table", ["engine", "value", "diff (gold → reading)"], rows)
 
 
-def worst_pages(data: dict, *, pct: bool) -> str:
+def worst_pages(data: JsonReport, *, pct: bool) -> str:
     """Each engine's worst pages with their aligned diffs."""
     out = []
     for k, block in enumerate(data.get("worst") or []):
@@ -247,7 +246,7 @@ def worst_pages(data: dict, *, pct: bool) -> str:
     return LEGEND + "".join(out) if out else ""
 
 
-def calibration(data: dict) -> str:
+def calibration(data: JsonReport) -> str:
     """Each engine's mean confidence, ECE and reliability points: does it know when it is wrong?"""
     rows, points = [], []
     for r in data.get("ranking") or []:
@@ -284,7 +283,7 @@ def calibration(data: dict) -> str:
     )
 
 
-def left_out(data: dict) -> str:
+def left_out(data: JsonReport) -> str:
     """The engines that did not run, the pages no engine could read, and the pages each engine failed on."""
     out = ""
     skipped = data.get("skipped") or {}
@@ -311,7 +310,7 @@ def left_out(data: dict) -> str:
 # ---------------------------------------------------------------------------
 
 
-def _ranking_row(r: dict, *, pct: bool, noun: str) -> str:
+def _ranking_row(r: JsonReport, *, pct: bool, noun: str) -> str:
     verdict = r.get("verdict")
     badge = '<span class="verdict verdict-better">best</span>' if r.get("best") else verdict_badge(verdict)
     cal = r.get("calibration") or {}
@@ -337,11 +336,11 @@ def _ranking_row(r: dict, *, pct: bool, noun: str) -> str:
     )
 
 
-def _p_cell(p: Optional[float]) -> str:
+def _p_cell(p: float | None) -> str:
     return (
         f'<td class="num" data-sort="{esc(repr(p)) if is_number(p) else ""}">{fmt_p(p) if p is not None else "–"}</td>'
     )
 
 
-def _label(row: dict) -> str:
+def _label(row: JsonReport) -> str:
     return str(row.get("name")) + (" (consensus)" if row.get("consensus") else "")

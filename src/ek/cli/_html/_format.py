@@ -8,7 +8,8 @@ never open a tag, close a script, or reorder the page with a raw bidi control.
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeGuard
 
 from ek._util import format_p_value
 from ek.cli._html._chars import plain, show
@@ -21,19 +22,19 @@ def esc(value: Any) -> str:
     return plain("" if value is None else str(value))
 
 
-def is_number(value: Any) -> bool:
+def is_number(value: object) -> TypeGuard[float]:
     """Whether ``value`` is a real number (bools excluded) that is not NaN or infinite."""
     if type(value) is float:  # the common case, checked first: pages test 100,000s of values
         return math.isfinite(value)
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def is_interval(value: Any) -> bool:
+def is_interval(value: object) -> TypeGuard[Sequence[float]]:
     """Whether ``value`` is a ``[low, high]`` pair of finite numbers."""
     return isinstance(value, (list, tuple)) and len(value) == 2 and all(is_number(v) for v in value)
 
 
-def uses_percent(data: dict) -> bool:
+def uses_percent(data: Mapping[str, object]) -> bool:
     """Whether the page shows the metric's values as percentages.
 
     ``data["percent"]`` decides when present; otherwise the registered metric of
@@ -84,7 +85,7 @@ def fmt_p(value: Any) -> str:
     return esc(format_p_value(value if is_number(value) else None))
 
 
-def fmt_interval(interval: list | None, *, percent: bool, signed: bool = False) -> str:
+def fmt_interval(interval: object, *, percent: bool, signed: bool = False) -> str:
     """``[lo, hi]`` as ``[2.90%, 3.40%]``, or a dash when there is none."""
     if not is_interval(interval):
         return "–"
@@ -99,18 +100,18 @@ def needs_more(interval: Any, n: Any) -> bool:
     return n == 1 and not isinstance(n, bool)
 
 
-def drawable(interval: Any, n: Any) -> list | None:
-    """``interval`` when a chart may draw it, None when it is missing for want of items."""
-    return None if needs_more(interval, n) else interval
+def drawable(interval: object, n: object) -> Sequence[float] | None:
+    """``interval`` when a chart may draw it, None when it is missing for want of items (or is no interval)."""
+    return interval if is_interval(interval) and not needs_more(interval, n) else None
 
 
-def level_text(data: dict) -> str:
+def level_text(data: Mapping[str, object]) -> str:
     """``"95% interval"`` from the page's ``level``, or just ``"interval"``."""
     level = data.get("level")
     return f"{level:.0%} interval" if is_number(level) else "interval"
 
 
-def noun(data: dict) -> str:
+def noun(data: Mapping[str, object]) -> str:
     """What the page's n counts: ``data["noun"]``, by default ``"items"``."""
     return str(data.get("noun") or "items")
 

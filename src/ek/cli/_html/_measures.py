@@ -21,7 +21,8 @@ than the error FCA leaves (``1 - FCA``), on both counts:
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from collections.abc import Mapping
+from typing import Any
 
 from ek.cli._html._format import esc, fmt_value, is_number, num_cell, text_cell
 
@@ -36,7 +37,7 @@ _ABOUT = {
 }
 
 
-def measures_table(data: dict) -> str:
+def measures_table(data: Mapping[str, Any]) -> str:
     """The small table of every measure in ``data["measures"]``; "" when there are none."""
     found = data.get("measures") or {}
     if not isinstance(found, dict) or not found:
@@ -52,7 +53,7 @@ def measures_table(data: dict) -> str:
     )
 
 
-def reading_order_note(data: dict) -> str:
+def reading_order_note(data: Mapping[str, Any]) -> str:
     """The warning that reading orders probably differ, with the FCA and BoW figures; "" when they agree."""
     found = data.get("measures") or {}
     if not isinstance(found, dict) or not orders_differ(found.get("cer"), found.get("fca")):
@@ -83,5 +84,5 @@ def orders_differ(cer: Any, fca: Any) -> bool:
     return cer - flexible >= ORDER_GAP - slack and cer >= ORDER_RATIO * flexible - slack
 
 
-def _pct(value: Optional[float]) -> str:
+def _pct(value: float | None) -> str:
     return fmt_value(value, percent=True)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from collections.abc import Mapping
-from typing import Any, Optional, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ek.cli._html._chars import show
 from ek.cli._html._format import esc, fmt_count, shown_note
@@ -161,7 +161,7 @@ def table(
     headers: Sequence[str],
     rows: Sequence[str],
     *,
-    sort_col: Optional[int] = None,
+    sort_col: int | None = None,
     descending: bool = False,
     filter_hint: str = "",
     pinned: str = "",
@@ -196,7 +196,7 @@ def stat(label: str, value_html: str, *, big: bool = False, attrs: str = "") -> 
     )
 
 
-def id_list(noun: str, ids: Optional[Sequence[Any]], *, limit: int) -> str:
+def id_list(noun: str, ids: Sequence[Any] | None, *, limit: int) -> str:
     """A count and the ids behind it, folded away when there are more than ten."""
     ids = list(ids or [])
     if not ids:
