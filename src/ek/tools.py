@@ -16,6 +16,7 @@ one list of what ``ek`` exposes.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, TypedDict
 
 from ek.cli import Outcome, audit_plan, benchmark, compare, estimate, evaluate, monitor
@@ -210,7 +211,7 @@ def _demo() -> str:
 
 _demo.__name__ = "demo"
 
-_dispatch_funcs = [
+_dispatch_funcs: list[Callable[..., Any]] = [
     cer,
     wer,
     evaluate,
