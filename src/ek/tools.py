@@ -9,6 +9,7 @@ one list of what ``ek`` exposes.
     ek compare gold.jsonl pred_a.jsonl pred_b.jsonl
     ek estimate pred.jsonl --proxy other_engine.jsonl --audit audited_gold.jsonl
     ek benchmark gold.jsonl --engine tesseract --engine rapidocr
+    ek monitor NAME --window day.jsonl --audit labels.jsonl --html history.html
     ek where
 """
 
@@ -18,7 +19,7 @@ import json
 from collections.abc import Callable
 from typing import Any, TypedDict
 
-from ek.cli import Outcome, audit_plan, benchmark, compare, estimate, evaluate
+from ek.cli import Outcome, audit_plan, benchmark, compare, estimate, evaluate, monitor
 from ek.cli import normalize_steps as _steps
 from ek.facade import score
 from ek.registry import check_requirements, get
@@ -33,6 +34,7 @@ __all__ = [
     "engines",
     "estimate",
     "evaluate",
+    "monitor",
     "pass_k",
     "rover",
     "version",
@@ -217,6 +219,7 @@ _dispatch_funcs: list[Callable[..., Any]] = [
     estimate,
     audit_plan,
     benchmark,
+    monitor,
     where,
     version,
     rover,

@@ -15,10 +15,21 @@ API reference), and ``python -m ek`` / the ``ek`` script is
 
 from __future__ import annotations
 
-from ek.cli._commands import Outcome, audit_plan, benchmark, compare, estimate, evaluate, normalize_steps
+from ek.cli._commands import Outcome, audit_plan, benchmark, compare, estimate, evaluate, monitor, normalize_steps
 from ek.cli._main import run
 
-__all__ = ["Outcome", "audit_plan", "benchmark", "compare", "demo", "estimate", "evaluate", "normalize_steps", "run"]
+__all__ = [
+    "Outcome",
+    "audit_plan",
+    "benchmark",
+    "compare",
+    "demo",
+    "estimate",
+    "evaluate",
+    "monitor",
+    "normalize_steps",
+    "run",
+]
 
 
 def demo() -> str:

@@ -15,6 +15,10 @@ Dask cluster (`ek.cli._commands._dask`).
 estimate a corpus figure from a stand-in for gold and a small audit
 (`ek.cli._commands._estimate`).
 
+``ek monitor NAME --window FILE.jsonl`` appends a window to a stored
+`ek.qe.monitor.Monitor` and prints its figures and alarms
+(`ek.cli._commands._monitor`).
+
 ``ek compare GOLD PRED_A PRED_B`` scores both runs (files, or names saved
 with ``--save``) on the same gold items and prints A, B, B - A with its
 paired interval, a p-value and a verdict (`ek.compare`), overall and per
@@ -51,7 +55,7 @@ from ek.cli._commands._options import Options, confidence_level, finite_bound
 if TYPE_CHECKING:
     from ek.cli._commands._benchmark import BenchmarkOptions
 
-__all__ = ["Outcome", "audit_plan", "benchmark", "compare", "estimate", "evaluate", "normalize_steps"]
+__all__ = ["Outcome", "audit_plan", "benchmark", "compare", "estimate", "evaluate", "monitor", "normalize_steps"]
 
 
 def normalize_steps(normalize: str | None) -> list[str] | None:
@@ -202,6 +206,35 @@ def estimate(
         return run_estimate(
             pred, proxy, audit, reading, proxy_field=proxy_field, plan_path=plan, lam=lam, interval=interval, **out
         )
+
+
+def monitor(
+    name: str,
+    *,
+    window: Optional[str] = None,
+    audit: Optional[str] = None,
+    time: Optional[str] = None,
+    report: bool = False,
+    json: Optional[str] = None,
+    html: Optional[str] = None,
+    rootdir: Optional[str] = None,
+) -> Outcome:
+    """Append a window to the stored monitor NAME (or --report its history): is the gate keeping its promise?
+
+    --window FILE.jsonl holds one item a line (``id``, ``signals``, optional
+    ``time``); --audit FILE.jsonl labels (``id``, ``correct``) for items of
+    this window or earlier ones; --time T the window's time (a number or
+    an ISO date) when the items have none. Prints the window's and the
+    cumulative figures, the anytime-valid bands and any alarm; --json and
+    --html write the report and the history page; --report only reads.
+    Create the monitor in Python: ek.qe.monitor.Monitor(..., name=NAME).
+    Exit 1 while an alarm stands, 2 on bad input (nothing stored).
+    """
+    from ek.cli._commands._monitor import run_monitor
+
+    return run_monitor(
+        name, window=window, audit=audit, time=time, report=report, json_path=json, html_path=html, rootdir=rootdir
+    )
 
 
 def audit_plan(
