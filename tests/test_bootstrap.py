@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 import ek
 from ek import _bootstrap
-from ek._stats._weights import _weights, id_keys, replicate_sums
+from ek._stats._weights import _Weigher, id_keys, replicate_sums
 from ek.base import Report, Score
 
 CASES = [
@@ -41,6 +41,11 @@ IDS = [f"doc-{i}" for i in range(len(CASES))]
 
 
 MASK = 2**64 - 1
+
+
+def _weights(keys, replicates):
+    """The ``(len(keys), replicates)`` weights the bootstrap draws for ``keys`` (a fresh array)."""
+    return _Weigher(replicates, len(keys))(keys).copy()
 
 
 def key_by_hand(item_id):

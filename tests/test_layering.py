@@ -10,6 +10,7 @@
     ek.validate                       layered validation, on top of ek.qe
     ek.facade  (ek._estimate, ek._ppi)  score / evaluate / estimate_quality / estimate_corpus
     ek.harness (ek._runs)             the run engine and the offline harness
+    ek.qe.monitor                     monitoring a deployed gate: PPI figures, state in the run engine
     ek.ocr | ek.agents                domain packages; never import each other
     ek.cli (_html, _commands, _demo)  the command line: report pages, commands, the demo;
                                       ek.cli itself: argv parsing (ek.cli.run)
@@ -52,6 +53,7 @@ RANKS = {
     "ek.facade": 7,
     "ek._runs": 8,
     "ek.harness": 9,
+    "ek.qe.monitor": 9,  # it stores its state in the run engine and estimates with ek._ppi: above both
     "ek.ocr": 10,
     "ek.agents": 10,
     "ek.dask": 10,

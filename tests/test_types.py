@@ -1,12 +1,8 @@
 """The type check CI runs, and what shipping ``py.typed`` promises to a user's type checker.
 
-``[tool.mypy]`` in pyproject.toml checks ek.base, ek.facade, ek.metrics, ek._util,
-ek.registry, ek.canonicalize, ek.validate, ek._align, ek._words, ek._calls, the run
-engine (ek._runs, ek._json), ek.harness, ek.stores, ek.ocr, ek.dask, the statistics
-(ek._stats, ek._bootstrap, ek._estimate), ek.agents and the command line (ek.cli, ek.tools)
-with the flags of ``--strict``, and tests/typed_usage.py, calls a user writes
-with ek's own strategies (each must satisfy the Protocol the signature
-names). The other modules are followed for their types only. mypy keeps its
+``[tool.mypy]`` in pyproject.toml checks every package of ek with the flags of ``--strict``,
+and tests/typed_usage.py, calls a user writes with ek's own strategies (each must satisfy
+the Protocol the signature names). Third-party modules are followed for their types only. mypy keeps its
 cache in ``.mypy_cache`` at the project root: a first run takes about 15 s,
 later ones about 2 s.
 """

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import sys
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Run ``ek`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
     from ek.cli import run
     from ek.tools import _dispatch_funcs

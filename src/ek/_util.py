@@ -6,12 +6,13 @@ import dataclasses
 import importlib
 import importlib.util
 import math
+import numbers
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeGuard
 
 
 class MissingExtraError(ImportError):
@@ -148,6 +149,18 @@ def first_repeat(values: Sequence[Any]) -> tuple[int, int] | None:
 def type_name(obj: Any) -> str:
     """Short type name for error messages."""
     return "None" if obj is None else type(obj).__name__
+
+
+def is_real(value: object) -> TypeGuard[float]:
+    """Whether ``value`` is a real number other than a bool (numpy's scalars and fractions count).
+
+    A type checker then reads it as a float, the numeric tower's real, so range checks such as
+    ``0 < value < 1`` are checked as written.
+
+    >>> is_real(0.5), is_real(3), is_real(True), is_real("1")
+    (True, True, False, False)
+    """
+    return not isinstance(value, bool) and isinstance(value, numbers.Real)
 
 
 def format_table(header: list[str], rows: list[list[Any]]) -> str:

@@ -12,15 +12,17 @@ wer``). `_dispatch_funcs` is the one list of what ``ek`` exposes.
     ek compare gold.jsonl pred_a.jsonl pred_b.jsonl
     ek estimate pred.jsonl --proxy other_engine.jsonl --audit audited_gold.jsonl
     ek benchmark gold.jsonl --engine tesseract --engine rapidocr
+    ek monitor NAME --window day.jsonl --audit labels.jsonl --html history.html
     ek where
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, TypedDict
 
-from ek.cli import Outcome, audit_plan, benchmark, compare, estimate, evaluate
+from ek.cli import Outcome, audit_plan, benchmark, compare, estimate, evaluate, monitor
 from ek.cli import normalize_steps as _steps
 from ek.facade import score
 from ek.registry import check_requirements, get
@@ -35,6 +37,7 @@ __all__ = [
     "engines",
     "estimate",
     "evaluate",
+    "monitor",
     "pass_k",
     "rover",
     "version",
@@ -211,7 +214,7 @@ def _demo() -> str:
 
 _demo.__name__ = "demo"
 
-_dispatch_funcs = [
+_dispatch_funcs: list[Callable[..., Any]] = [
     cer,
     wer,
     evaluate,
@@ -219,6 +222,7 @@ _dispatch_funcs = [
     estimate,
     audit_plan,
     benchmark,
+    monitor,
     where,
     version,
     rover,

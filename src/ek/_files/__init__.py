@@ -92,14 +92,14 @@ whose ids is a GOLD id is an error (nothing paired).
 from __future__ import annotations
 
 import os
-from typing import BinaryIO, Optional, Union
+from typing import BinaryIO
 
 from ek._files._documents import Document, read_document, resolve_text_level
-from ek._files._levels import TEXT_LEVELS
 from ek._files._errors import InputError
 from ek._files._folders import MAX_FILE_MB, Skipped
 from ek._files._join import Failure, Joined, join, leave_out, refuse_failures, unread
-from ek._files._sides import Side, read_side
+from ek._files._levels import TEXT_LEVELS
+from ek._files._sides import Side, SideOptions, read_side
 
 __all__ = [
     "MAX_FILE_MB",
@@ -109,35 +109,36 @@ __all__ = [
     "InputError",
     "Joined",
     "Side",
+    "SideOptions",
     "Skipped",
     "join",
-    "refuse_failures",
-    "unread",
     "leave_out",
     "read_document",
     "read_pair",
     "read_side",
+    "refuse_failures",
+    "unread",
 ]
 
 
 def read_pair(
-    gold: Union[str, os.PathLike],
-    pred: Union[str, os.PathLike],
+    gold: str | os.PathLike[str],
+    pred: str | os.PathLike[str],
     *,
-    id_field: Optional[str] = "id",
-    gold_field: Optional[str] = None,
-    pred_field: Optional[str] = None,
-    slice_field: Optional[str] = None,
-    text_level: Optional[str] = None,
+    id_field: str | None = "id",
+    gold_field: str | None = None,
+    pred_field: str | None = None,
+    slice_field: str | None = None,
+    text_level: str | None = None,
     pick: str = "index",
-    profile: Optional[str] = None,
-    gold_suffix: Optional[str] = None,
-    pred_suffix: Optional[str] = None,
-    pred_format: Optional[str] = None,
+    profile: str | None = None,
+    gold_suffix: str | None = None,
+    pred_suffix: str | None = None,
+    pred_format: str | None = None,
     follow_symlinks: bool = False,
     max_file_mb: float = MAX_FILE_MB,
-    stdin: Optional[BinaryIO] = None,
-    level: Optional[str] = None,
+    stdin: BinaryIO | None = None,
+    level: str | None = None,
 ) -> Joined:
     """Read GOLD and PRED (see the module doc for sources and rules) and join them by id.
 
@@ -159,18 +160,19 @@ def read_pair(
         InputError: a side cannot be read, or nothing pairs; the message says which and why.
     """
     text_level = resolve_text_level(text_level, level, profile, "read_pair")
-    options = dict(
-        id_field=id_field,
-        text_level=text_level,
-        pick=pick,
-        profile=profile,
-        gold_suffix=gold_suffix,
-        pred_suffix=pred_suffix,
-        pred_format=pred_format,
-        follow_symlinks=follow_symlinks,
-        max_file_mb=max_file_mb,
-        stdin=stdin,
-    )
-    gold_side = read_side(gold, role="gold", value_field=gold_field, slice_field=slice_field, **options)
-    pred_side = read_side(pred, role="pred", value_field=pred_field, slice_field=slice_field, **options)
+    options: SideOptions = {
+        "id_field": id_field,
+        "slice_field": slice_field,
+        "text_level": text_level,
+        "pick": pick,
+        "profile": profile,
+        "gold_suffix": gold_suffix,
+        "pred_suffix": pred_suffix,
+        "pred_format": pred_format,
+        "follow_symlinks": follow_symlinks,
+        "max_file_mb": max_file_mb,
+        "stdin": stdin,
+    }
+    gold_side = read_side(gold, role="gold", value_field=gold_field, **options)
+    pred_side = read_side(pred, role="pred", value_field=pred_field, **options)
     return join(gold_side, pred_side)

@@ -19,22 +19,22 @@ printed, as it is on the page and in a line transcription, so
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from typing import Optional
 
 from ek._files._errors import confidence
-from ek._files._levels import Unit
+from ek._files._levels import Unit, Word
 
 
-def regions(root: ET.Element, ns: str, label: str) -> list:
+def regions(root: ET.Element, ns: str, label: str) -> list[Unit]:
     """The text blocks of the document as `Unit` trees, in document order."""
     blocks = []
     for block in root.iter(ns + "TextBlock"):
-        lines = tuple(_line(line, ns, label) for line in block.findall(ns + "TextLine"))
-        blocks.append(Unit("TextBlock", block.get("ID"), "\n".join(line.text for line in lines), None, lines))
+        lines = [_line(line, ns, label) for line in block.findall(ns + "TextLine")]
+        text = "\n".join(line_text for line_text, _ in lines)
+        blocks.append(Unit("TextBlock", block.get("ID"), text, None, tuple(unit for _, unit in lines)))
     return blocks
 
 
-def strings(line: ET.Element, ns: str, label: str) -> list:
+def strings(line: ET.Element, ns: str, label: str) -> list[Word]:
     """``(CONTENT, WC)`` of each ``String`` of a ``TextLine``, the confidence checked."""
     tag = ns + "String"
     return [(s.get("CONTENT", ""), _wc(s, label)) for s in line if s.tag == tag]
@@ -43,26 +43,37 @@ def strings(line: ET.Element, ns: str, label: str) -> list:
 # ---------------------------------------------------------------------------
 
 
-def _line(line: ET.Element, ns: str, label: str) -> Unit:
+def _line(line: ET.Element, ns: str, label: str) -> tuple[str, Unit]:
+    """The text of a ``TextLine`` (its words joined by one space) and its unit."""
     string, hyp, glyph = ns + "String", ns + "HYP", ns + "Glyph"
-    words: list = []  # [content, confidence, glyph units, id]
+    texts: list[str] = []  # the words: content, confidence, glyph units and id, in parallel
+    confs: list[float | None] = []
+    glyph_units: list[list[Unit]] = []
+    ids: list[str | None] = []
     for child in line:
         if child.tag == string:
-            glyphs = [Unit("Glyph", g.get("ID"), g.get("CONTENT"), None) for g in child if g.tag == glyph]
-            words.append([child.get("CONTENT", ""), _wc(child, label), glyphs, child.get("ID")])
+            texts.append(child.get("CONTENT", ""))
+            confs.append(_wc(child, label))
+            glyph_units.append([Unit("Glyph", g.get("ID"), g.get("CONTENT"), None) for g in child if g.tag == glyph])
+            ids.append(child.get("ID"))
         elif child.tag == hyp:
             hyphen = child.get("CONTENT", "-")
-            if not words:
-                words.append(["", None, [], child.get("ID")])
-            word = words[-1]
-            if not word[0].endswith(hyphen):
-                if word[2] or not word[0]:  # its glyphs, when it has them, end with the hyphen too
-                    word[2].append(Unit("HYP", child.get("ID"), hyphen, None))
-                word[0] += hyphen
-    units = tuple(Unit("String", wid, text, conf, tuple(glyphs)) for text, conf, glyphs, wid in words)
-    text = " ".join(w.text.strip() for w in units if w.text.strip())
-    return Unit("TextLine", line.get("ID"), text, None, units)
+            if not texts:
+                texts.append("")
+                confs.append(None)
+                glyph_units.append([])
+                ids.append(child.get("ID"))
+            if not texts[-1].endswith(hyphen):
+                if glyph_units[-1] or not texts[-1]:  # its glyphs, when it has them, end with the hyphen too
+                    glyph_units[-1].append(Unit("HYP", child.get("ID"), hyphen, None))
+                texts[-1] += hyphen
+    units = tuple(
+        Unit("String", wid, text, conf, tuple(glyphs))
+        for text, conf, glyphs, wid in zip(texts, confs, glyph_units, ids)
+    )
+    text = " ".join(word.strip() for word in texts if word.strip())
+    return text, Unit("TextLine", line.get("ID"), text, None, units)
 
 
-def _wc(el: ET.Element, label: str) -> Optional[float]:
+def _wc(el: ET.Element, label: str) -> float | None:
     return confidence(el.get("WC"), label, f"<String ID={el.get('ID')!r}>", "WC")

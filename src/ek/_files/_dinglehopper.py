@@ -33,8 +33,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from ek._files import _alto, _page
-from ek._files._errors import InputError, decode_utf8
-from ek._files._levels import Reading
+from ek._files._errors import decode_utf8
+from ek._files._levels import Line, Reading
 
 PAGE_LEVELS = ("region", "line")
 
@@ -46,7 +46,7 @@ def page(root: ET.Element, ns: str, label: str, text_level: str) -> Reading:
     if reading_order is None:
         regions = list(root.iter(text_region))
     else:
-        first: dict = {}
+        first: dict[str | None, ET.Element] = {}
         for el in root.iter(text_region):
             first.setdefault(el.get("id"), el)
         refs = _page.ordered_refs(reading_order, label, keep_unindexed=False, own_refs=False)
@@ -60,7 +60,7 @@ def page(root: ET.Element, ns: str, label: str, text_level: str) -> Reading:
 
 def alto(root: ET.Element, ns: str, label: str) -> Reading:
     """dinglehopper's text of an ALTO document: its lines of strings."""
-    lines = []
+    lines: list[Line] = []
     for line in root.iter(ns + "TextLine"):
         strings = _alto.strings(line, ns, label)
         lines.append((" ".join(content for content, _ in strings), None, strings))
@@ -89,10 +89,10 @@ def _text(el: ET.Element, ns: str, label: str) -> str:
     if not found:
         return ""
     indexed = [k for k, (index, _, _) in enumerate(found) if index != _page.UNINDEXED]
-    rated = [k for k, (_, conf, _) in enumerate(found) if conf is not None]
+    rated = [(k, conf) for k, (_, conf, _) in enumerate(found) if conf is not None]
     k = 0
     if len(found) > 1 and indexed:
         k = min(indexed, key=lambda k: found[k][0])  # the first of equal indexes, as numpy's nanargmin
     elif len(found) > 1 and rated:
-        k = max(rated, key=lambda k: found[k][1])
+        k = max(rated, key=lambda rating: rating[1])[0]
     return found[k][2] or ""

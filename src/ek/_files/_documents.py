@@ -28,7 +28,6 @@ import os
 import re
 import warnings
 from dataclasses import dataclass
-from typing import Optional, Union
 
 from ek._files import _dinglehopper, _hocr, _xml
 from ek._files._errors import InputError, decode_utf8
@@ -56,14 +55,14 @@ class Document:
     lists ``(region id, level)`` for each region read at another level.
     """
 
-    lines: tuple
-    words: tuple
-    line_confidences: tuple
-    word_confidences: tuple
+    lines: tuple[str, ...]
+    words: tuple[str, ...]
+    line_confidences: tuple[float | None, ...]
+    word_confidences: tuple[float | None, ...]
     format: str = "text"
     schema: str = ""
     text_level: str = ""
-    fallbacks: tuple = ()
+    fallbacks: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         for units, confs in (("lines", "line_confidences"), ("words", "word_confidences")):
@@ -88,14 +87,14 @@ class Document:
 
 
 def read_document(
-    source: Union[str, os.PathLike, bytes],
+    source: str | os.PathLike[str] | bytes,
     *,
-    text_level: Optional[str] = None,
+    text_level: str | None = None,
     pick: str = "index",
     allow_empty: bool = False,
-    name: Optional[str] = None,
-    profile: Optional[str] = None,
-    level: Optional[str] = None,
+    name: str | None = None,
+    profile: str | None = None,
+    level: str | None = None,
 ) -> Document:
     """Read a PAGE-XML, ALTO, hOCR or plain-text document (format told by content).
 
@@ -149,8 +148,8 @@ def read_document(
 
 
 def resolve_text_level(
-    text_level: Optional[str], level: Optional[str], profile: Optional[str], caller: str, stacklevel: int = 3
-) -> Optional[str]:
+    text_level: str | None, level: str | None, profile: str | None, caller: str, stacklevel: int = 3
+) -> str | None:
     """``text_level`` checked, with the deprecated ``level=`` folded in (warning ``caller``'s caller)."""
     if level is not None:
         warnings.warn(
@@ -184,7 +183,7 @@ def resolve_text_level(
 # ---------------------------------------------------------------------------
 
 
-def _load(source: Union[str, os.PathLike, bytes], name: Optional[str]) -> tuple[bytes, str]:
+def _load(source: str | os.PathLike[str] | bytes, name: str | None) -> tuple[bytes, str]:
     if isinstance(source, (bytes, bytearray)):
         return bytes(source), name or "<bytes>"
     if not isinstance(source, (str, os.PathLike)):
@@ -203,7 +202,7 @@ def _check_xml_encoding(data: bytes, label: str) -> None:
         decode_utf8(data, label)  # reports the offset of a bad byte, which expat would not
 
 
-def _elsewhere(data: bytes, label: str, fmt: str, text_level: Optional[str], profile: Optional[str]) -> str:
+def _elsewhere(data: bytes, label: str, fmt: str, text_level: str | None, profile: str | None) -> str:
     """What to do about a document without text: under the dinglehopper profile, the PAGE level that has some."""
     if profile == "dinglehopper" and fmt == "page":
         asked = text_level or "region"
@@ -219,7 +218,10 @@ def _elsewhere(data: bytes, label: str, fmt: str, text_level: Optional[str], pro
 
 def _build(fmt: str, schema: str, reading: Reading) -> Document:
     """A Document from a reading; ek's joining unless the reading is verbatim; words split when not given."""
-    lines, line_confs, words, word_confs = [], [], [], []
+    lines: list[str] = []
+    words: list[str] = []
+    line_confs: list[float | None] = []
+    word_confs: list[float | None] = []
     for text, conf, line_words in reading.lines:
         parts = [text] if reading.verbatim else [p.strip() for p in text.splitlines() if p.strip()]
         for part in parts:
@@ -235,10 +237,10 @@ def _build(fmt: str, schema: str, reading: Reading) -> Document:
                     words.append(word.strip())
                     word_confs.append(word_conf)
     return Document(
-        lines=lines,
-        words=words,
-        line_confidences=line_confs,
-        word_confidences=word_confs,
+        lines=tuple(lines),
+        words=tuple(words),
+        line_confidences=tuple(line_confs),
+        word_confidences=tuple(word_confs),
         format=fmt,
         schema=schema,
         text_level=reading.text_level,

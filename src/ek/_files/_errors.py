@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Optional, Union
+from collections.abc import Callable
 
 
 class InputError(ValueError):
@@ -31,8 +31,8 @@ def decode_utf8(data: bytes, source: str, *, keep_bom: bool = False) -> str:
 
 
 def confidence(
-    raw: Optional[str], label: str, element: Union[str, Callable[[], str]], attr: str, scale: float = 1.0
-) -> Optional[float]:
+    raw: str | None, label: str, element: str | Callable[[], str], attr: str, scale: float = 1.0
+) -> float | None:
     """The confidence ``raw`` (None when absent) divided by ``scale``; `InputError` unless it lands in [0, 1].
 
     ``element`` names the element and its id (or is a function that does, called only for the

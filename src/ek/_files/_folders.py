@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ek._files._errors import InputError
 
@@ -61,14 +61,16 @@ class Skipped:
 class Listing:
     """The files of a folder to read, in ``rel`` order, and the ones skipped."""
 
-    entries: tuple
-    skipped: tuple
+    entries: tuple[Entry, ...]
+    skipped: tuple[Skipped, ...]
 
 
 def list_files(root: str, wanted: Callable[[str], bool], *, follow_symlinks: bool = False) -> Listing:
     """The files below ``root`` whose name ``wanted(name)`` accepts, and the skipped ones (see the module doc)."""
     real_root = os.path.realpath(root)
-    entries, skipped, seen = [], [], {real_root}
+    entries: list[Entry] = []
+    skipped: list[Skipped] = []
+    seen = {real_root}
     pending = [(root, "")]
     while pending:
         folder, prefix = pending.pop()
@@ -96,7 +98,7 @@ def list_files(root: str, wanted: Callable[[str], bool], *, follow_symlinks: boo
                     pending.append((path, f"{prefix}{name}/"))
             elif not wanted(name):
                 continue
-            elif stat.S_ISREG(mode):
+            elif mode is not None and stat.S_ISREG(mode):  # mode is None only with a reason
                 entries.append(Entry(prefix + name, path))
             else:
                 skipped.append(Skipped(path, _kind(mode)))
@@ -166,7 +168,7 @@ def too_big_error(label: str, size: int | None, max_bytes: int) -> InputError:
 # ---------------------------------------------------------------------------
 
 
-def _mode(item: os.DirEntry, path: str, real_root: str, follow_symlinks: bool) -> tuple:
+def _mode(item: os.DirEntry[str], path: str, real_root: str, follow_symlinks: bool) -> tuple[int | None, str | None]:
     """(st_mode of what ``item`` names, or None; the reason to skip it, or None).
 
     Plain files and folders are told by the folder listing itself (no stat);

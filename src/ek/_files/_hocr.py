@@ -29,7 +29,6 @@ from __future__ import annotations
 
 from html import unescape
 from html.parser import HTMLParser
-from typing import Optional
 
 from ek._files._errors import InputError, confidence
 from ek._files._levels import Unit
@@ -42,7 +41,7 @@ _VOID = frozenset(
 _RAW = frozenset({"script", "style"})
 
 
-def regions(text: str, label: str) -> list:
+def regions(text: str, label: str) -> list[Unit]:
     """The regions of an hOCR document as `Unit` trees, in document order."""
     parser = _Parser(label)
     end = text.rfind(">") + 1
@@ -64,12 +63,16 @@ def regions(text: str, label: str) -> list:
 class _Node:
     """An hOCR element being read: its class, id, confidence, text parts and finer nodes."""
 
-    __slots__ = ("kind", "id", "conf", "parts", "children")
+    __slots__ = ("children", "conf", "id", "kind", "parts")
 
-    def __init__(self, kind: str, id: Optional[str], conf: Optional[float] = None) -> None:
+    def __init__(self, kind: str, id: str | None, conf: float | None = None) -> None:
         self.kind, self.id, self.conf = kind, id, conf
-        self.parts: list = []
-        self.children: list = []
+        self.parts: list[str | None] = []  # a word's None: a blank between its glyphs (see `_word_text`)
+        self.children: list[_Node] = []
+
+
+# Stands on the "raw" stack for an open script or style element: only its presence counts.
+_RAW_NODE = _Node("raw", None)
 
 
 class _Parser(HTMLParser):
@@ -79,18 +82,19 @@ class _Parser(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.label = label
         self.hocr = False
-        self.open: list = []  # (tag, role) of each open element
-        self.count: dict = {}  # open elements per tag name
-        self.roles: dict = {role: [] for role in ("line", "word", "glyph", "raw", *REGION_CLASSES)}
-        self.runs: list = []  # (region node, [line nodes]) in document order
-        self.implicit: Optional[_Node] = None  # the line that collects words found outside any line
+        self.open: list[tuple[str, str | None]] = []  # (tag, role) of each open element
+        self.count: dict[str, int] = {}  # open elements per tag name
+        self.roles: dict[str, list[_Node]] = {role: [] for role in ("line", "word", "glyph", "raw", *REGION_CLASSES)}
+        self.runs: list[tuple[_Node | None, list[_Node]]] = []  # (region node, [line nodes]) in document order
+        self.implicit: _Node | None = None  # the line that collects words found outside any line
 
-    def handle_starttag(self, tag, attrs):
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in _VOID:
             return
         values = dict(attrs)
         classes = (values.get("class") or "").split()
-        role, node = None, None
+        role: str | None = None
+        node = _RAW_NODE
         if any(c.startswith("ocr") for c in classes):
             self.hocr = True
         if LINE_CLASSES.intersection(classes):
@@ -106,13 +110,13 @@ class _Parser(HTMLParser):
             role = next(c for c in classes if c in REGION_CLASSES)
             node = _Node(role, values.get("id"))
         elif tag in _RAW:
-            role = "raw"
+            role = "raw"  # node stays _RAW_NODE
         self.open.append((tag, role))
         self.count[tag] = self.count.get(tag, 0) + 1
         if role is not None:
             self.roles[role].append(node)
 
-    def handle_endtag(self, tag):
+    def handle_endtag(self, tag: str) -> None:
         if not self.count.get(tag):
             return  # nothing open by that name: a stray end tag
         while self.open:
@@ -123,7 +127,7 @@ class _Parser(HTMLParser):
             if name == tag:
                 return
 
-    def handle_data(self, data):
+    def handle_data(self, data: str) -> None:
         roles = self.roles
         if roles["raw"]:
             return
@@ -135,7 +139,7 @@ class _Parser(HTMLParser):
         elif roles["line"]:
             roles["line"][-1].parts.append(data)
 
-    def handle_decl(self, decl):
+    def handle_decl(self, decl: str) -> None:
         if "[" in decl or decl.upper().startswith("ENTITY"):
             raise InputError(
                 f"{self.label} declares a DTD internal subset or an entity (<!{decl[:40]}...>); ek expands no "
@@ -158,7 +162,7 @@ class _Parser(HTMLParser):
             self.implicit = line
         return self.implicit
 
-    def _wconf(self, values: dict) -> Optional[float]:
+    def _wconf(self, values: dict[str, str | None]) -> float | None:
         for prop in (values.get("title") or "").split(";"):
             key, _, value = prop.strip().partition(" ")
             if key == "x_wconf":
@@ -168,27 +172,31 @@ class _Parser(HTMLParser):
         return None
 
 
-def _region(run: tuple) -> Unit:
+def _region(run: tuple[_Node | None, list[_Node]]) -> Unit:
     region, lines = run
-    units = tuple(_line(line) for line in lines)
+    read = [_line(line) for line in lines]
     kind, rid = (region.kind, region.id) if region is not None else ("ocr_page", None)
-    return Unit(kind, rid, "\n".join(u.text for u in units), None, units)
+    return Unit(kind, rid, "\n".join(text for text, _ in read), None, tuple(unit for _, unit in read))
 
 
-def _line(line: _Node) -> Unit:
+def _line(line: _Node) -> tuple[str, Unit]:
+    """The text of a line (its words', or its own when it has none) and its unit."""
+    texts = [_word_text(w) for w in line.children]
     words = tuple(
         Unit(
             "ocrx_word",
             w.id,
-            _word_text(w),
+            text,
             w.conf,
-            tuple(Unit("ocrx_cinfo", g.id, "".join(g.parts), None) for g in w.children),
+            tuple(Unit("ocrx_cinfo", g.id, "".join(filter(None, g.parts)), None) for g in w.children),
         )
-        for w in line.children
+        for w, text in zip(line.children, texts)
     )
-    if any(w.text.strip() for w in words):
-        return Unit(line.kind, line.id, " ".join(w.text.strip() for w in words if w.text.strip()), None, words)
-    return Unit(line.kind, line.id, " ".join("".join(line.parts).split()), None)
+    if any(text.strip() for text in texts):
+        joined = " ".join(text.strip() for text in texts if text.strip())
+        return joined, Unit(line.kind, line.id, joined, None, words)
+    own = " ".join("".join(filter(None, line.parts)).split())
+    return own, Unit(line.kind, line.id, own, None)
 
 
 def _word_text(word: _Node) -> str:

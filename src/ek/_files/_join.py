@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import repeat
-from typing import Any, Optional
+from typing import Any
 
+from ek._files._documents import Document
 from ek._files._errors import InputError
+from ek._files._folders import Skipped
 from ek._files._sides import Side
 
 _SHOWN_FAILURES = 3  # documents an unread-documents error names
@@ -44,19 +46,19 @@ class Joined:
     where a side is not a document).
     """
 
-    ids: tuple
-    golds: tuple
-    preds: tuple
-    slices: Optional[tuple] = None
-    missing: tuple = ()
-    extra: tuple = ()
+    ids: tuple[str, ...]
+    golds: tuple[Any, ...]
+    preds: tuple[Any, ...]
+    slices: tuple[Any, ...] | None = None
+    missing: tuple[str, ...] = ()
+    extra: tuple[str, ...] = ()
     gold_errors: Mapping[str, str] = field(default_factory=dict)
     pred_errors: Mapping[str, str] = field(default_factory=dict)
-    documents: Mapping[str, tuple] = field(default_factory=dict)
-    failures: tuple = ()
-    skipped: tuple = ()
+    documents: Mapping[str, tuple[Document | None, Document | None]] = field(default_factory=dict)
+    failures: tuple[Failure, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
 
-    def cases(self) -> list:
+    def cases(self) -> list[tuple[Any, ...]]:
         """``(pred, gold)`` tuples, or ``(pred, gold, slice)`` when gold has slices, for `ek.evaluate`."""
         if self.slices is None:
             return list(zip(self.preds, self.golds))
@@ -84,9 +86,9 @@ def join(gold: Side, pred: Side) -> Joined:
     pred = _paired(gold, pred)
     by_id = dict(zip(pred.ids, pred.values))
     preds = list(map(by_id.get, gold.ids, repeat(None)))
-    missing: list = []
-    extra: tuple = ()
-    pred_errors: dict = {}
+    missing: list[str] = []
+    extra: tuple[str, ...] = ()
+    pred_errors: dict[str, str] = {}
     if None in preds or len(by_id) != len(preds) or pred.errors or gold.errors:  # else ids match one to one
         absent = set(gold.ids).difference(by_id)
         for k, (i, p) in enumerate(zip(gold.ids, preds)):
@@ -134,7 +136,7 @@ def refuse_failures(joined: Joined, *, keep_going: bool = False) -> Joined:
     return leave_out(joined, [f.id for f in joined.failures if f.side == "pred"])
 
 
-def unread(messages: list) -> InputError:
+def unread(messages: list[str]) -> InputError:
     """One InputError for the documents that could not be read (the first few shown, the rest counted)."""
     n = len(messages)
     shown = "; ".join(m.rstrip(".") for m in messages[:_SHOWN_FAILURES])
@@ -146,7 +148,7 @@ def unread(messages: list) -> InputError:
     )
 
 
-def leave_out(joined: Joined, ids: Any) -> Joined:
+def leave_out(joined: Joined, ids: Iterable[str]) -> Joined:
     """``joined`` without the cases of ``ids`` (e.g. those whose prediction failed to read)."""
     drop = set(ids)
     keep = [k for k, i in enumerate(joined.ids) if i not in drop]
@@ -194,7 +196,7 @@ def _paired(gold: Side, pred: Side) -> Side:
     )
 
 
-def _several(pred: Side, gold_id: str, ids: tuple) -> InputError:
+def _several(pred: Side, gold_id: str, ids: tuple[str, str]) -> InputError:
     paths = [pred.paths.get(i, i) for i in ids]
     name, stem = os.path.basename(paths[-1]), gold_id.rpartition("/")[2]
     example = f" (e.g. --pred-suffix {name[len(stem) :]})" if name.startswith(stem) and len(name) > len(stem) else ""
@@ -218,12 +220,12 @@ def _nothing_paired(gold: Side, pred: Side) -> InputError:
     )
 
 
-def _few(ids: list) -> str:
+def _few(ids: list[str]) -> str:
     shown = ", ".join(map(repr, ids[:_SHOWN]))
     return shown + (f" and {len(ids) - _SHOWN} more" if len(ids) > _SHOWN else "")
 
 
-def _empty_like(value: Any) -> Any:
+def _empty_like(value: object) -> object:
     if isinstance(value, str):
         return ""
     if isinstance(value, Mapping):

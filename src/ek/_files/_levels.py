@@ -31,12 +31,18 @@ the text later (no confidence).
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 from ek._files._errors import InputError
 
 TEXT_LEVELS = ("region", "line", "word", "glyph")  # coarsest to finest
 _ALL = (1 << len(TEXT_LEVELS)) - 1
+
+Word = tuple[str, float | None]
+"""A word of a line: its text and confidence (None when the file gives none)."""
+
+Line = tuple[str, float | None, list[Word] | None]
+"""A line read: its text, its confidence, and its words (None: split them from the text)."""
 
 
 class Unit(NamedTuple):
@@ -47,10 +53,10 @@ class Unit(NamedTuple):
     """
 
     tag: str
-    id: Optional[str]
-    text: Optional[str]
-    conf: Optional[float]
-    children: tuple = ()
+    id: str | None
+    text: str | None
+    conf: float | None
+    children: tuple[Unit, ...] = ()
 
 
 class Reading(NamedTuple):
@@ -60,13 +66,13 @@ class Reading(NamedTuple):
     stripped and blank lines stay.
     """
 
-    lines: list
+    lines: list[Line]
     text_level: str
-    fallbacks: tuple = ()
+    fallbacks: tuple[tuple[str, str], ...] = ()
     verbatim: bool = False
 
 
-def resolve(regions: list, text_level: Optional[str], label: str) -> Reading:
+def resolve(regions: list[Unit], text_level: str | None, label: str) -> Reading:
     """The lines of ``regions`` read at ``text_level`` (None: the default rule of the module doc)."""
     kept = []
     for k, region in enumerate(regions):
@@ -81,7 +87,7 @@ def resolve(regions: list, text_level: Optional[str], label: str) -> Reading:
         level = min(range(len(TEXT_LEVELS)), key=lambda lv: (sum(not c >> lv & 1 for _, _, c in kept), -lv))
     else:
         level = TEXT_LEVELS.index(text_level)
-    lines: list = []
+    lines: list[Line] = []
     fallbacks = []
     for k, region, complete in kept:
         used = level if complete >> level & 1 else _nearest(complete, level)
@@ -118,23 +124,34 @@ def _nearest(complete: int, level: int) -> int:
     return min(have, key=lambda lv: (abs(lv - level), lv))
 
 
-def _region_lines(region: Unit, level: int) -> list:
+def _region_lines(region: Unit, level: int) -> list[Line]:
+    """The lines of a region complete at ``level``, so every text read there is given (see `_given`)."""
     if level == 0:
-        return [(part, region.conf, None) for part in region.text.splitlines()]
-    out = []
+        return [(part, region.conf, None) for part in _given(region.text).splitlines()]
+    out: list[Line] = []
     for line in region.children:
         if level == 1:
-            words = line.children
-            full = bool(words) and all(w.text is not None for w in words)
-            out.append((line.text, line.conf, [(w.text, w.conf) for w in words] if full else None))
+            units = line.children
+            full = bool(units) and all(w.text is not None for w in units)
+            out.append((_given(line.text), line.conf, [(_given(w.text), w.conf) for w in units] if full else None))
             continue
         if level == 2:
-            words = [(w.text, w.conf) for w in line.children]
+            words = [(_given(w.text), w.conf) for w in line.children]
         else:
-            words = [("".join(g.text for g in w.children) if w.children else w.text, w.conf) for w in line.children]
+            words = [
+                ("".join(_given(g.text) for g in w.children) if w.children else _given(w.text), w.conf)
+                for w in line.children
+            ]
         kept = [(w.strip(), c) for w, c in words if w.strip()]
         out.append((" ".join(w for w, _ in kept), line.conf, kept))
     return out
+
+
+def _given(text: str | None) -> str:
+    """The text of a unit at a level its region is complete at, which `_masks` guarantees is not None."""
+    if text is None:
+        raise AssertionError("a unit of a complete level has no text: _masks and _region_lines disagree")
+    return text
 
 
 def _incomplete(label: str, region: Unit, some: int) -> InputError:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from ek._files._errors import InputError, confidence, shorten
 from ek._files._levels import Unit
@@ -38,8 +38,11 @@ REFS = frozenset({"RegionRef", "RegionRefIndexed"})
 UNINDEXED = 1 << 62  # sorts after every index a file gives
 _INTEGER = re.compile(r"\s*[+-]?[0-9]{1,18}\s*")
 
+Equiv = tuple[int, float | None, str | None]
+"""A ``TextEquiv``: its ``@index`` (UNINDEXED when absent), ``@conf`` and ``Unicode`` text (None without one)."""
 
-def regions(root: ET.Element, ns: str, label: str, pick: str) -> list:
+
+def regions(root: ET.Element, ns: str, label: str, pick: str) -> list[Unit]:
     """The text regions of the page as `Unit` trees, in ek's reading order."""
     page = root.find(ns + "Page")
     if page is None:
@@ -57,7 +60,7 @@ def describe(el: ET.Element) -> str:
     return f"<{local(el.tag)} id={el.get('id')!r}>"
 
 
-def integer(el: ET.Element, attr: str, label: str, owner: Optional[Callable[[], str]] = None) -> int:
+def integer(el: ET.Element, attr: str, label: str, owner: Callable[[], str] | None = None) -> int:
     """``el``'s integer attribute ``attr`` (UNINDEXED when absent), or `InputError` naming the element.
 
     ``owner`` names the element for the message (default: its tag and id).
@@ -74,9 +77,9 @@ def integer(el: ET.Element, attr: str, label: str, owner: Optional[Callable[[], 
     return int(raw)
 
 
-def equivs(el: ET.Element, ns: str, label: str) -> list:
+def equivs(el: ET.Element, ns: str, label: str) -> list[Equiv]:
     """``(index, conf, text or None)`` of each TextEquiv of ``el``, checked; text None when it has no Unicode."""
-    found = []
+    found: list[Equiv] = []
     owner = lambda: f"<TextEquiv> of {describe(el)}"  # noqa: E731 - named only for a message
     for te in el.findall(ns + "TextEquiv"):
         conf = confidence(te.get("conf"), label, owner, "conf")
@@ -85,14 +88,16 @@ def equivs(el: ET.Element, ns: str, label: str) -> list:
     return found
 
 
-def ordered_refs(reading_order: ET.Element, label: str, *, keep_unindexed: bool = True, own_refs: bool = True) -> list:
+def ordered_refs(
+    reading_order: ET.Element, label: str, *, keep_unindexed: bool = True, own_refs: bool = True
+) -> list[str]:
     """The region ids a ReadingOrder names, in reading order, walking nested groups without recursion.
 
     ``keep_unindexed=False`` drops members of ordered groups that have no
     ``@index`` (dinglehopper's rule); ``own_refs=False`` ignores a group's own
     ``@regionRef``.
     """
-    refs = []
+    refs: list[str] = []
     stack = [el for el in reversed(reading_order) if local(el.tag) in GROUPS]
     while stack:
         el = stack.pop()
@@ -107,7 +112,7 @@ def ordered_refs(reading_order: ET.Element, label: str, *, keep_unindexed: bool 
         if name.startswith("Ordered"):
             if not keep_unindexed:
                 members = [c for c in members if c.get("index") is not None]
-            members.sort(key=lambda c: integer(c, "index", label, lambda: _ro_member(c)))
+            members.sort(key=lambda c: _member_index(c, label))
         stack.extend(reversed(members))
     return refs
 
@@ -115,18 +120,23 @@ def ordered_refs(reading_order: ET.Element, label: str, *, keep_unindexed: bool 
 # ---------------------------------------------------------------------------
 
 
+def _member_index(el: ET.Element, label: str) -> int:
+    """The ``@index`` of a ReadingOrder group member (UNINDEXED when absent), checked."""
+    return integer(el, "index", label, lambda: _ro_member(el))
+
+
 def _ro_member(el: ET.Element) -> str:
     ref = el.get("regionRef")
     return f"<{local(el.tag)} regionRef={ref!r}> in the ReadingOrder" if ref else f"{describe(el)} in the ReadingOrder"
 
 
-def _in_reading_order(page: ET.Element, ns: str, label: str) -> list:
+def _in_reading_order(page: ET.Element, ns: str, label: str) -> list[ET.Element]:
     found, spans = _text_regions(page, ns)
     reading_order = page.find(ns + "ReadingOrder")
     if reading_order is None:
         return found
     unread = list(range(len(found) + 1))  # unread[i]: the first position >= i not read yet (path-halved)
-    order = []
+    order: list[int] = []
     for ref in ordered_refs(reading_order, label):
         start, end = spans.get(ref, (0, 0))
         k = _next_unread(unread, start)
@@ -138,19 +148,19 @@ def _in_reading_order(page: ET.Element, ns: str, label: str) -> list:
     return [found[k] for k in order] + [el for k, el in enumerate(found) if k not in named]
 
 
-def _next_unread(unread: list, k: int) -> int:
+def _next_unread(unread: list[int], k: int) -> int:
     while unread[k] != k:
         unread[k] = unread[unread[k]]
         k = unread[k]
     return k
 
 
-def _text_regions(page: ET.Element, ns: str) -> tuple[list, dict]:
+def _text_regions(page: ET.Element, ns: str) -> tuple[list[ET.Element], dict[str | None, tuple[int, int]]]:
     """TextRegions in document order, and for each region id the span [start, end) of the ones it holds."""
     text_region = ns + "TextRegion"
-    found: list = []
-    spans: dict = {}
-    stack: list = [c for c in reversed(page) if c.tag.endswith("Region")]
+    found: list[ET.Element] = []
+    spans: dict[str | None, tuple[int, int]] = {}
+    stack: list[ET.Element | tuple[ET.Element, int]] = [c for c in reversed(page) if c.tag.endswith("Region")]
     while stack:
         item = stack.pop()
         if isinstance(item, tuple):  # leaving a region: its span ends here
@@ -172,7 +182,7 @@ def _region(el: ET.Element, ns: str, label: str, pick: str) -> Unit:
     return Unit("TextRegion", el.get("id"), text, conf, lines)
 
 
-def _unit(el: ET.Element, ns: str, label: str, pick: str, names: tuple) -> Unit:
+def _unit(el: ET.Element, ns: str, label: str, pick: str, names: tuple[str, ...]) -> Unit:
     """The unit of ``el``, named ``names[0]``, with its finer units (``names[1:]``)."""
     text, conf = _chosen(el, ns, label, pick)
     finer = names[1:]
@@ -180,9 +190,9 @@ def _unit(el: ET.Element, ns: str, label: str, pick: str, names: tuple) -> Unit:
     return Unit(names[0], el.get("id"), text, conf, children)
 
 
-def _chosen(el: ET.Element, ns: str, label: str, pick: str) -> tuple[Optional[str], Optional[float]]:
+def _chosen(el: ET.Element, ns: str, label: str, pick: str) -> tuple[str | None, float | None]:
     """(text, confidence) of the TextEquiv ``pick`` chooses, or (None, None) when none has Unicode."""
-    best = None
+    best: tuple[tuple[float, int], str, float | None] | None = None
     for k, (index, conf, text) in enumerate(equivs(el, ns, label)):
         if text is None:
             continue

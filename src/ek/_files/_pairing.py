@@ -29,10 +29,9 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Optional
 
 from ek._files._errors import InputError
-from ek._files._folders import Skipped, read_head
+from ek._files._folders import Entry, Skipped, read_head
 
 DOCUMENT_SUFFIXES = (".txt", ".xml", ".html", ".htm", ".hocr")
 PRED_FORMATS = ("text", "hocr", "alto", "page")
@@ -41,14 +40,17 @@ PRED_FOLDERS = ("ocr", "pred")
 _BY_EXTENSION = {".txt": "text", ".hocr": "hocr", ".html": "hocr", ".htm": "hocr"}
 _XML_ROOT = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?(alto|PcGts)[\s>/]")
 
+Picked = tuple[str, Entry, tuple[str, ...]]
+"""A file of a side: its id, its entry and the GOLD ids it may pair with (a PRED file's `candidates`)."""
+
 
 @dataclass(frozen=True)
 class Naming:
     """How the files of a folder are told apart and named (see the module doc)."""
 
-    gold_suffix: Optional[str] = None
-    pred_suffix: Optional[str] = None
-    pred_format: Optional[str] = None
+    gold_suffix: str | None = None
+    pred_suffix: str | None = None
+    pred_format: str | None = None
 
     def __post_init__(self) -> None:
         for option in ("gold_suffix", "pred_suffix"):
@@ -69,7 +71,7 @@ class Naming:
             s and name.endswith(s) for s in (self.gold_suffix, self.pred_suffix)
         )
 
-    def suffix_side(self, rel: str) -> Optional[str]:
+    def suffix_side(self, rel: str) -> str | None:
         """``"gold"`` or ``"pred"`` when ``rel`` ends with that side's suffix (the longer of two), else None."""
         matches = [
             (len(s), side)
@@ -79,14 +81,14 @@ class Naming:
         return max(matches)[1] if matches else None
 
 
-def select(entries: tuple, role: str, naming: Naming, label: str) -> tuple[list, list]:
+def select(entries: tuple[Entry, ...], role: str, naming: Naming, label: str) -> tuple[list[Picked], list[Skipped]]:
     """The files of ``role`` as ``(id, entry, candidates)`` in id order, and the ones skipped (another format).
 
     Raises InputError for two GOLD files with one id, and for several PRED
     files with one id (naming ``--pred-format`` when their formats differ).
     """
     picked = _gold_files(entries, naming) if role == "gold" else _pred_files(entries, naming)
-    skipped: list = []
+    skipped: list[Skipped] = []
     if role == "pred" and naming.pred_format is not None:
         kept = []
         for item in picked:
@@ -102,7 +104,7 @@ def select(entries: tuple, role: str, naming: Naming, label: str) -> tuple[list,
                     )
                 )
         picked = kept
-    by_id: dict = {}
+    by_id: dict[str, list[Picked]] = {}
     for item in picked:
         by_id.setdefault(item[0], []).append(item)
     for doc_id, items in by_id.items():
@@ -111,7 +113,7 @@ def select(entries: tuple, role: str, naming: Naming, label: str) -> tuple[list,
     return sorted(picked, key=lambda item: item[0]), skipped
 
 
-def file_format(entry) -> str:
+def file_format(entry: Entry) -> str:
     """``text``, ``hocr``, ``alto`` or ``page`` by the extension (and, for ``.xml``, the root element), else ``xml``."""
     known = _BY_EXTENSION.get(os.path.splitext(entry.rel)[1].lower())
     if known is not None:
@@ -143,7 +145,7 @@ def side_folder(path: str, role: str, label: str) -> str:
     return os.path.join(path, mine[0])
 
 
-def candidates(doc_id: str) -> tuple:
+def candidates(doc_id: str) -> tuple[str, ...]:
     """The GOLD ids a PRED file of id ``doc_id`` may pair with, in order (the id itself first)."""
     folder, _, base = doc_id.rpartition("/")
     parts = base.split(".")
@@ -156,19 +158,19 @@ def candidates(doc_id: str) -> tuple:
 # ---------------------------------------------------------------------------
 
 
-def _gold_files(entries: tuple, naming: Naming) -> list:
+def _gold_files(entries: tuple[Entry, ...], naming: Naming) -> list[Picked]:
     if naming.gold_suffix:
         return [(_without(e.rel, naming.gold_suffix), e, ()) for e in entries if naming.suffix_side(e.rel) == "gold"]
     documents = [e for e in entries if _is_document(e.rel) and naming.suffix_side(e.rel) != "pred"]
-    named = [(key, e, ()) for e in documents if (key := _gt_key(e.rel)) is not None]
+    named: list[Picked] = [(key, e, ()) for e in documents if (key := _gt_key(e.rel)) is not None]
     return named or [(_collapsed(_stem(e.rel)), e, ()) for e in documents]
 
 
-def _pred_files(entries: tuple, naming: Naming) -> list:
+def _pred_files(entries: tuple[Entry, ...], naming: Naming) -> list[Picked]:
     if naming.pred_suffix:
         found = [(_without(e.rel, naming.pred_suffix), e) for e in entries if naming.suffix_side(e.rel) == "pred"]
         return [(key, e, (key,)) for key, e in found if key]
-    out = []
+    out: list[Picked] = []
     for e in entries:
         if _is_document(e.rel) and naming.suffix_side(e.rel) is None and _gt_key(e.rel) is None:
             key = _collapsed(_stem(e.rel))
@@ -176,7 +178,7 @@ def _pred_files(entries: tuple, naming: Naming) -> list:
     return out
 
 
-def _several(label: str, role: str, doc_id: str, entries: list, naming: Naming) -> InputError:
+def _several(label: str, role: str, doc_id: str, entries: list[Entry], naming: Naming) -> InputError:
     names = sorted(e.rel for e in entries)
     if role == "gold":
         listed = " and ".join([", ".join(names[:-1]), names[-1]])
@@ -203,7 +205,7 @@ def _stem(rel: str) -> str:
     return _joined(folder, name.rsplit(".", 1)[0] if "." in name else name)
 
 
-def _gt_key(rel: str) -> Optional[str]:
+def _gt_key(rel: str) -> str | None:
     """The id of a file named as gold (``NAME.gt.EXT``, or ``gt.EXT`` in a folder), else None."""
     folder, _, base = _stem(rel).rpartition("/")
     if base.lower().endswith(".gt"):

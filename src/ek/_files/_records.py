@@ -23,8 +23,9 @@ import io
 import json
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Any
 
 from ek._files._errors import InputError
 
@@ -36,27 +37,29 @@ _SEPARATOR = '"\\u0001"'  # the JSON text of _MARK, put between the lines of a J
 class Table:
     """Raw records of one file; ``keys`` are the ids of a JSON object mapping, else None.
 
+    ``records`` are parsed JSON values (or, for CSV and TSV, dicts of cell
+    texts), not yet checked: `ek._files._sides` checks their shape.
     ``where(i)`` says where record ``i`` sits ("line 7", "row 3"), for messages.
     """
 
-    records: list
-    keys: Optional[list]
+    records: list[Any]
+    keys: list[str] | None
     where: Callable[[int], str]
-    columns: Optional[list] = None  # CSV/TSV header
+    columns: list[str] | None = None  # CSV/TSV header
 
 
 def parse_jsonl(text: str, label: str) -> Table:
     """Exactly one JSON value per non-blank line."""
     body = text.strip()
     records = _bulk(body, body.count("\n") + 1) if body else []  # one C call per step
-    lines: list = []
+    lines: list[str] = []
     if records is None:  # blank lines, or a bad one: go line by line
         lines = text.split("\n")
         kept = [line for line in lines if line.strip()]
         records = _bulk("\n".join(kept), len(kept))
         if records is None:
             records = _line_by_line(lines, label)
-    numbers: list = []
+    numbers: list[int] = []
 
     def where(i: int) -> str:
         if not numbers:
@@ -93,7 +96,8 @@ def parse_json(text: str, label: str) -> Table:
 def parse_delimited(text: str, label: str, *, delimiter: str) -> Table:
     """A CSV or TSV file with a header row; every record maps column -> cell text."""
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
-    rows, numbers = [], []
+    rows: list[list[str]] = []
+    numbers: list[int] = []
     start = 1
     try:
         for row in reader:
@@ -132,10 +136,10 @@ class _RepeatedKey(Exception):
     """Raised inside the JSON parser when an object repeats a key."""
 
 
-def _unique_keys(pairs: list) -> dict:
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     value = dict(pairs)
     if len(value) != len(pairs):
-        seen: set = set()
+        seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
                 raise _RepeatedKey(key)
@@ -143,7 +147,7 @@ def _unique_keys(pairs: list) -> dict:
     return value
 
 
-def _bulk(body: str, n: int) -> Optional[list]:
+def _bulk(body: str, n: int) -> list[Any] | None:
     """The one value of each of the ``n`` lines of ``body``, parsed in one call; None when that is not what it holds.
 
     The lines are parsed as one array with a marker string between them
@@ -155,7 +159,7 @@ def _bulk(body: str, n: int) -> Optional[list]:
     if _SEPARATOR in body:
         return None
     try:
-        values = json.loads("[" + body.replace("\n", "," + _SEPARATOR + ",") + "]")
+        values: list[Any] = json.loads("[" + body.replace("\n", "," + _SEPARATOR + ",") + "]")
     except (ValueError, RecursionError):
         return None
     if len(values) != 2 * n - 1 or values[1::2] != [_MARK] * (n - 1):
@@ -167,8 +171,8 @@ def _kind(delimiter: str) -> str:
     return "TSV" if delimiter == "\t" else "CSV"
 
 
-def _check_header(columns: list, label: str) -> None:
-    seen: dict = {}
+def _check_header(columns: list[str], label: str) -> None:
+    seen: dict[str, int] = {}
     for k, name in enumerate(columns):
         if name in seen:
             raise InputError(
@@ -210,9 +214,12 @@ def _line_of_failure(text: str, exc: BaseException) -> str:
     if isinstance(exc, RecursionError):
         at = _too_deep_at(text, sys.getrecursionlimit() // 2)
     else:
-        found = re.search(r"\d{%d,}" % (sys.get_int_max_str_digits() + 1), text)
+        found = re.search(rf"\d{{{sys.get_int_max_str_digits() + 1},}}", text)
         at = found.start() if found else -1
-    return "" if at < 0 else " line %d" % (text.count("\n", 0, at) + 1)
+    if at < 0:
+        return ""
+    line = text.count("\n", 0, at) + 1
+    return f" line {line}"
 
 
 def _too_deep_at(text: str, depth: int) -> int:
@@ -232,7 +239,7 @@ def _too_deep_at(text: str, depth: int) -> int:
     return -1
 
 
-def _line_by_line(lines: list, label: str) -> list:
+def _line_by_line(lines: list[str], label: str) -> list[Any]:
     """The value of each non-blank line, parsed one at a time; InputError at the first line that is not one value."""
     decoder = json.JSONDecoder()
     records = []

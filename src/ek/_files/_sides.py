@@ -5,17 +5,19 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from itertools import repeat
 from operator import itemgetter
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Mapping, Optional, Union
+from typing import Any, BinaryIO, TypedDict
 
 from ek._files import _records
 from ek._files._documents import Document, read_document, resolve_text_level
 from ek._files._errors import InputError, decode_utf8
-from ek._files._folders import MAX_FILE_MB, list_files, max_bytes_of, read_bounded, too_big_error
+from ek._files._folders import MAX_FILE_MB, Skipped, list_files, max_bytes_of, read_bounded, too_big_error
 from ek._files._pairing import DOCUMENT_SUFFIXES, Naming, select, side_folder
+from ek._files._records import Table
 from ek._util import first_repeat
 
 VALUE_FIELDS = {"gold": ("reference", "gold", "text"), "pred": ("prediction", "pred", "text")}
@@ -34,42 +36,59 @@ class Side:
     failed to read to its message, ``paths`` maps every id (failed ones
     included) to its file, ``skipped`` lists the `Skipped` files, and
     ``candidates`` gives, for a PRED folder, the GOLD ids each id may pair
-    with (see `ek._files._pairing.candidates`).
+    with (see `ek._files._pairing.candidates`). ``values`` and ``slices``
+    are what the user's file holds (texts, records, any JSON value).
     """
 
     source: str
     role: str
-    ids: tuple
-    values: tuple
-    slices: Optional[tuple] = None
-    value_field: Optional[str] = None
+    ids: tuple[str, ...]
+    values: tuple[Any, ...]
+    slices: tuple[Any, ...] | None = None
+    value_field: str | None = None
     whole_records: bool = False
     errors: Mapping[str, str] = field(default_factory=dict)
     documents: Mapping[str, Document] = field(default_factory=dict)
     single: bool = False
     paths: Mapping[str, str] = field(default_factory=dict)
-    skipped: tuple = ()
-    candidates: Mapping[str, tuple] = field(default_factory=dict)
+    skipped: tuple[Skipped, ...] = ()
+    candidates: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+class SideOptions(TypedDict, total=False):
+    """The keyword options of `read_side` that both sides of a pair share (`read_pair` passes them to both)."""
+
+    id_field: str | None
+    slice_field: str | None
+    text_level: str | None
+    pick: str
+    profile: str | None
+    gold_suffix: str | None
+    pred_suffix: str | None
+    pred_format: str | None
+    follow_symlinks: bool
+    max_file_mb: float
+    stdin: BinaryIO | None
 
 
 def read_side(
-    source: Union[str, os.PathLike],
+    source: str | os.PathLike[str],
     *,
     role: str = "gold",
-    id_field: Optional[str] = "id",
-    value_field: Optional[str] = None,
-    slice_field: Optional[str] = None,
-    format: Optional[str] = None,
-    text_level: Optional[str] = None,
+    id_field: str | None = "id",
+    value_field: str | None = None,
+    slice_field: str | None = None,
+    format: str | None = None,
+    text_level: str | None = None,
     pick: str = "index",
-    profile: Optional[str] = None,
-    gold_suffix: Optional[str] = None,
-    pred_suffix: Optional[str] = None,
-    pred_format: Optional[str] = None,
+    profile: str | None = None,
+    gold_suffix: str | None = None,
+    pred_suffix: str | None = None,
+    pred_format: str | None = None,
     follow_symlinks: bool = False,
     max_file_mb: float = MAX_FILE_MB,
-    stdin: Optional[BinaryIO] = None,
-    level: Optional[str] = None,
+    stdin: BinaryIO | None = None,
+    level: str | None = None,
 ) -> Side:
     """Read GOLD (``role="gold"``) or PRED (``role="pred"``) from a file, a folder or ``-`` (stdin).
 
@@ -78,7 +97,7 @@ def read_side(
     ``"document"``) overrides the extension and the content sniffing; the
     other options are `read_pair`'s.
     """
-    document = {
+    document: _DocumentOptions = {
         "text_level": resolve_text_level(text_level, level, profile, "read_side"),
         "pick": pick,
         "profile": profile,
@@ -122,11 +141,19 @@ def read_side(
 # ---------------------------------------------------------------------------
 
 
+class _DocumentOptions(TypedDict):
+    """The keyword options of `read_document` a side reads each of its documents with."""
+
+    text_level: str | None
+    pick: str
+    profile: str | None
+
+
 @dataclass(frozen=True)
 class _Reading:
     """How documents are read: `read_document`'s options, the size bound, the folder naming and links."""
 
-    document: dict
+    document: _DocumentOptions
     max_bytes: int
     naming: Naming
     follow_symlinks: bool
@@ -154,7 +181,17 @@ def _sniff(data: bytes, label: str, strict: bool = False) -> str:
     )
 
 
-def _from_bytes(data, label, role, fmt, id_field, value_field, slice_field, document, doc_id) -> Side:
+def _from_bytes(
+    data: bytes,
+    label: str,
+    role: str,
+    fmt: str,
+    id_field: str | None,
+    value_field: str | None,
+    slice_field: str | None,
+    document: _DocumentOptions,
+    doc_id: str,
+) -> Side:
     if fmt == "document":
         doc = read_document(data, allow_empty=role == "pred", name=label, **document)
         return Side(label, role, (doc_id,), (doc.text,), documents={doc_id: doc}, single=True)
@@ -170,7 +207,14 @@ def _from_bytes(data, label, role, fmt, id_field, value_field, slice_field, docu
     return _from_table(table, label, role, id_field, value_field, slice_field)
 
 
-def _from_table(table, label, role, id_field, value_field, slice_field) -> Side:
+def _from_table(
+    table: Table,
+    label: str,
+    role: str,
+    id_field: str | None,
+    value_field: str | None,
+    slice_field: str | None,
+) -> Side:
     records = table.records
     if not records and role == "gold":
         raise InputError(f"{label} has no records; a gold file needs at least one.")
@@ -206,7 +250,7 @@ def _from_table(table, label, role, id_field, value_field, slice_field) -> Side:
     return Side(label, role, tuple(ids), tuple(values), slices, chosen, dicts and chosen is None)
 
 
-def _ids(table, label, id_field) -> list:
+def _ids(table: Table, label: str, id_field: str | None) -> list[str]:
     records = table.records
     if table.keys is not None:
         ids = table.keys
@@ -240,7 +284,7 @@ def _ids(table, label, id_field) -> list:
     return ids
 
 
-def _id_text(value: Any, label: str, table, k: int) -> str:
+def _id_text(value: object, label: str, table: Table, k: int) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, int) and not isinstance(value, bool):
@@ -250,19 +294,19 @@ def _id_text(value: Any, label: str, table, k: int) -> str:
     )
 
 
-def _no_field(label, table, k, name, what) -> InputError:
+def _no_field(label: str, table: Table, k: int, name: str, what: str) -> InputError:
     record = table.records[k]
     have = ", ".join(map(repr, list(record)[:8])) if isinstance(record, dict) else type(record).__name__
     return InputError(f"{label} {table.where(k)} has no {name!r} field ({what}); it has {have}.")
 
 
-def _slice_name(records: list, slice_field: Optional[str], role: str) -> Optional[str]:
+def _slice_name(records: list[Any], slice_field: str | None, role: str) -> str | None:
     if slice_field is not None:
         return slice_field
     return "slice" if "slice" in records[0] or any("slice" in r for r in records) else None
 
 
-def _slices(table, label, slice_field, role) -> Optional[tuple]:
+def _slices(table: Table, label: str, slice_field: str | None, role: str) -> tuple[Any, ...] | None:
     if role != "gold":
         return None
     name = _slice_name(table.records, slice_field, role)
@@ -277,7 +321,7 @@ def _slices(table, label, slice_field, role) -> Optional[tuple]:
 def _document_id(name: str) -> str:
     """NAME of ``NAME.gt.txt``, ``NAME.txt``, ``NAME.xml``, ...: the last extension and a ``.gt`` go."""
     stem = name.rsplit(".", 1)[0] if "." in name else name
-    return stem[:-3] if stem.endswith(".gt") else stem
+    return stem.removesuffix(".gt")
 
 
 def _from_folder(path: str, label: str, role: str, reading: _Reading) -> Side:
@@ -288,7 +332,11 @@ def _from_folder(path: str, label: str, role: str, reading: _Reading) -> Side:
     chosen, other_formats = select(listing.entries, role, reading.naming, label)
     if not chosen:
         raise _no_document(label, role, reading.naming, other_formats)
-    ids, values, docs, errors, paths = [], [], {}, {}, {}
+    ids: list[str] = []
+    values: list[str] = []
+    docs: dict[str, Document] = {}
+    errors: dict[str, str] = {}
+    paths: dict[str, str] = {}
     for doc_id, entry, _ in chosen:
         paths[doc_id] = entry.path
         name = os.path.join(label, entry.rel)
@@ -317,7 +365,7 @@ def _from_folder(path: str, label: str, role: str, reading: _Reading) -> Side:
     )
 
 
-def _no_document(label: str, role: str, naming: Naming, other_formats: list) -> InputError:
+def _no_document(label: str, role: str, naming: Naming, other_formats: list[Skipped]) -> InputError:
     if other_formats:
         return InputError(
             f"{label} holds no {naming.pred_format} document (--pred-format {naming.pred_format}); "

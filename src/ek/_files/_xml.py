@@ -20,7 +20,8 @@ namespace (schema ""). Any other namespace is an error listing these.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from typing import Optional
+from collections.abc import Mapping
+from typing import NoReturn
 from xml.parsers import expat
 
 from ek._files import _alto, _dinglehopper, _page
@@ -47,12 +48,12 @@ ALTO_NAMESPACES = {
 
 
 def read(
-    data: bytes, label: str, *, text_level: Optional[str], pick: str, profile: Optional[str]
+    data: bytes, label: str, *, text_level: str | None, pick: str, profile: str | None
 ) -> tuple[str, str, Reading]:
     """(format, schema version, reading) of a PAGE or ALTO document."""
     root = parse(data, label)
     ns, _, local = root.tag[1:].partition("}") if root.tag.startswith("{") else ("", "", root.tag)
-    prefix = "{%s}" % ns if ns else ""
+    prefix = f"{{{ns}}}" if ns else ""
     if local == "PcGts":
         if ns not in PAGE_NAMESPACES:
             raise _unknown_namespace(label, "PAGE", ns, PAGE_NAMESPACES)
@@ -95,14 +96,14 @@ class _BodyReached(Exception):
 
 
 def _check_prolog(data: bytes, label: str) -> None:
-    def doctype(name, system_id, public_id, has_internal_subset):
+    def doctype(name: str, system_id: str | None, public_id: str | None, has_internal_subset: bool) -> None:
         if has_internal_subset:
             raise _declares(label, "a DTD internal subset (<!DOCTYPE ... [ ... ]>)")
 
-    def entity(name, *_):
+    def entity(name: str, *_: object) -> NoReturn:
         raise _declares(label, f"the entity {name!r}")
 
-    def body(*_):
+    def body(*_: object) -> NoReturn:
         raise _BodyReached
 
     parser = expat.ParserCreate()
@@ -131,7 +132,7 @@ def _malformed(label: str, line: int, column: int, reason: str) -> InputError:
     )
 
 
-def _unknown_namespace(label: str, fmt: str, ns: str, known: dict) -> InputError:
+def _unknown_namespace(label: str, fmt: str, ns: str, known: Mapping[str, str]) -> InputError:
     return InputError(
         f"{label} is {fmt} with namespace {ns or '(none)'!r}, which ek does not know; "
         f"expected one of: {', '.join(k or '(none)' for k in known)}."

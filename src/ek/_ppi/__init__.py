@@ -25,15 +25,16 @@ and numpy is imported inside the functions that use it.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ek._ppi._facade import compare_estimates, estimate_corpus, plan_audit
 from ek._ppi._values import STRATEGIES, AuditPlan, CorpusEstimate
 
 __all__ = [
+    "STRATEGIES",
     "AuditPlan",
     "CorpusEstimate",
-    "STRATEGIES",
     "compare_estimates",
     "consensus",
     "estimate_corpus",
@@ -50,7 +51,7 @@ def consensus(references: Sequence[Any], *, who: str) -> list[Any]:
 
 
 def expected_statistics(
-    confidences: Sequence[Any], statistics: Sequence[str], *, calibrator: Optional[Callable[..., Any]], who: str
+    confidences: Sequence[Any], statistics: Sequence[str], *, calibrator: Callable[..., Any] | None, who: str
 ) -> list[dict[str, Any]]:
     """Each item's expected statistics (`ek._ppi._proxies`)."""
     from ek._ppi._proxies import expected_statistics as run

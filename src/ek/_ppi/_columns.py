@@ -12,7 +12,8 @@ the rules and messages are those of `ek.Report.interval`.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from ek._bootstrap import id_text, kept, metric_of, statistic_table
 from ek._ppi._core import Moments, moments
@@ -26,7 +27,12 @@ class Columns:
     """One report's items as arrays: ``table`` ``(n, k)``, the slice ``codes`` (-1: no slice) and ``labels``."""
 
     def __init__(
-        self, report: Any, role: str, names: tuple, compute: Callable[[Mapping[str, float]], float], table: Any
+        self,
+        report: Any,
+        role: str,
+        names: tuple[str, ...],
+        compute: Callable[[Mapping[str, float]], float],
+        table: Any,
     ) -> None:
         import numpy as np
 
@@ -34,9 +40,9 @@ class Columns:
         self.metric = metric_of(report)
         self.names, self.compute, self.table = names, compute, table
         ids = report.detail.get("ids")
-        self.ids = tuple(range(report.n)) if ids is None else tuple(ids)
+        self.ids: tuple[Any, ...] = tuple(range(report.n)) if ids is None else tuple(ids)
         slices = report.detail.get("slices")
-        groups: dict = {}
+        groups: dict[Any, int] = {}  # slice label -> code
         if slices is None:
             self.codes = np.full(report.n, -1, dtype=np.int64)
         else:
@@ -44,14 +50,14 @@ class Columns:
                 (-1 if x is None else groups.setdefault(x, len(groups)) for x in slices), dtype=np.int64, count=report.n
             )
         self.labels = tuple(groups)
-        self._index: Optional[dict] = None
-        self._moments: dict = {}
+        self._index: dict[str, int] | None = None
+        self._moments: dict[int | None, Moments] = {}
 
     def value(self, totals: Sequence[float]) -> float:
         """The metric's figure from totals given in column order."""
         return float(self.compute(dict(zip(self.names, totals))))
 
-    def index(self) -> dict:
+    def index(self) -> dict[str, int]:
         """Id text -> row."""
         if self._index is None:
             texts = self.ids if set(map(type, self.ids)) <= {str} else map(id_text, self.ids)
@@ -75,7 +81,7 @@ class Columns:
             )
         return rows
 
-    def moments(self, code: Optional[int] = None) -> Moments:
+    def moments(self, code: int | None = None) -> Moments:
         """`Moments` of every row (``code`` None) or of slice ``code``, computed once."""
         if code not in self._moments:
             self._moments[code] = moments(self.table if code is None else self.table[self.codes == code])
@@ -87,7 +93,7 @@ def columns(report: Any, *, role: str, who: str) -> Columns:
     return kept(report, _KEY, lambda: _read(report, role, who))
 
 
-def detail_column(report: Any, name: str) -> Optional[Any]:
+def detail_column(report: Any, name: str) -> Any | None:
     """The per-item ``detail[name]`` of ``report`` as floats, or None when some item has none."""
     import numpy as np
 

@@ -13,26 +13,47 @@ the paired bootstrap, as in `ek.compare`.
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from typing import Any, TypedDict
 
 from ek._bootstrap import MIN_ITEMS, interval_of, p_value_of, verdict
 from ek._ppi._columns import examples
 from ek._ppi._core import estimate, moments, normal_interval, p_value, without
 from ek._ppi._estimate import Basis, group_rows
 
-__all__ = ["compare"]
+__all__ = ["Row", "Sides", "Verdict", "compare"]
 
 _WHO = "compare_estimates()"
 
 
-def compare(a: Any, b: Any) -> dict:
+class Verdict(TypedDict):
+    """Whether B differs from A: the interval of ``B - A``, its p-value and the verdict in words."""
+
+    interval: tuple[float, float]
+    p_value: float
+    verdict: str
+
+
+class Sides(TypedDict):
+    """Both engines' figures over a group, their difference and the audited items it rests on."""
+
+    a: float | None
+    b: float | None
+    delta: float | None
+    n: int
+
+
+class Row(Sides, Verdict):
+    """One row of the comparison: the whole corpus's, or a slice's (``per_slice``)."""
+
+
+def compare(a: Any, b: Any) -> dict[str, Any]:
     """The fields of an `ek.Comparison` of estimate ``b`` against estimate ``a``."""
     ba, bb = _basis(a, "a"), _basis(b, "b")
     _check_pair(a, b, ba, bb)
     joint = _Joint(ba, bb)
     up = a.detail.get("higher_is_better")
     up = up if isinstance(up, bool) else None
-    groups = [None, *range(len(ba.p.labels))]
+    groups: list[int | None] = [None, *range(len(ba.p.labels))]
     rows = {g: joint.row(g, a.level, up) for g in groups}
     per_slice = {ba.p.labels[g]: rows[g] for g in groups if g is not None}
     overall = {key: value for key, value in rows[None].items() if key != "n"}
@@ -105,7 +126,7 @@ class _Joint:
     def value(self, totals: Any) -> float:
         return self.bb.p.value(totals[self.k :]) - self.ba.p.value(totals[: self.k])
 
-    def row(self, group: Optional[int], level: float, up: Optional[bool]) -> dict:
+    def row(self, group: int | None, level: float, up: bool | None) -> Row:
         """One row of the comparison: a, b, delta, interval, p_value, verdict, n."""
         import numpy as np
 
@@ -113,7 +134,7 @@ class _Joint:
         n = len(at)
         ea, eb = self.ba.lams.get(group), self.bb.lams.get(group)
         figure_a, figure_b = _figure(self.ba, group), _figure(self.bb, group)
-        out: dict = {
+        out: Sides = {
             "a": figure_a,
             "b": figure_b,
             "delta": None if figure_a is None or figure_b is None else figure_b - figure_a,
@@ -157,10 +178,12 @@ class _Joint:
             "verdict": verdict(low, high, up) if low == low else "no detectable difference",
         }
 
-    def _bootstrap(self, group: Optional[int], level: float, up: Optional[bool]) -> dict:
+    def _bootstrap(self, group: int | None, level: float, up: bool | None) -> Verdict:
         import numpy as np
 
-        va, vb = self.ba.replicates.get(group), self.bb.replicates.get(group)  # type: ignore[union-attr]
+        mine, theirs = self.ba.replicates, self.bb.replicates  # both estimates were bootstrapped (_check_pair)
+        va = None if mine is None else mine.get(group)
+        vb = None if theirs is None else theirs.get(group)
         if va is None or vb is None:
             return {"interval": (math.nan, math.nan), "p_value": math.nan, "verdict": "no detectable difference"}
         d = np.asarray(vb[0], dtype=np.float64) - np.asarray(va[0], dtype=np.float64)
@@ -173,6 +196,6 @@ class _Joint:
         }
 
 
-def _figure(basis: Basis, group: Optional[int]) -> Optional[float]:
+def _figure(basis: Basis, group: int | None) -> float | None:
     figure = basis.figures.get(group)
     return None if figure is None else float(figure)

@@ -50,16 +50,25 @@ feed one window at a time. numpy is imported inside each function.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Any, Callable, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Union
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = ["Figures", "Moments", "estimate", "gradient", "moments", "normal_interval", "p_value", "without"]
 
 Value = Callable[[Sequence[float]], float]
 """A corpus figure from its summed statistics, in column order."""
 
-Lam = Union[str, float, Sequence[float]]
+Lam = Union[str, float, Sequence[float], "npt.NDArray[np.float64]"]
+"""``λ`` asked for: ``"tune"``, one weight, or one weight per statistic."""
+
+Weights = float | tuple[float, ...]
+"""``λ`` an estimate used: one weight, or one per statistic (when one per statistic was asked for)."""
 
 _STEP = 1e-6  # relative step of the central differences
 _FLOOR = 1e-2  # a statistic near 0 is stepped by this share of the largest one
@@ -85,13 +94,13 @@ class Figures:
 
     estimate: float
     std_error: float
-    lam: Any
+    lam: Weights
     classical: float
     classical_std_error: float
     plug_in: float
     n: int
     N: int
-    variance: tuple = (math.nan, math.nan)
+    variance: tuple[float, float] = (math.nan, math.nan)
 
 
 def moments(table: Any) -> Moments:
@@ -120,7 +129,7 @@ def without(whole: Moments, part: Moments) -> Moments:
 
 
 def estimate(
-    unaudited: Moments, proxy: Any, gold: Any, value: Value, *, lam: Lam = "tune", inclusion: Optional[Any] = None
+    unaudited: Moments, proxy: Any, gold: Any, value: Value, *, lam: Lam = "tune", inclusion: Any | None = None
 ) -> Figures:
     """The prediction-powered estimate of ``value`` over the corpus (see the module docstring).
 
@@ -218,7 +227,7 @@ class _Design:
             return self.N * (lam * self.u.mean + residual.mean(axis=0))
         return lam * self.proxy_totals() + (residual / self.pi[:, None]).sum(axis=0)
 
-    def figure(self, value: Value, lam: Any) -> tuple[float, float, tuple]:
+    def figure(self, value: Value, lam: Any) -> tuple[float, float, tuple[float, float]]:
         """``(value(T), its squared standard error, (unaudited part, audit part))`` at weights ``lam``."""
         import numpy as np
 

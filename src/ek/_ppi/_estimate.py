@@ -26,16 +26,19 @@ interval does.
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ek._bootstrap import MIN_ITEMS, metric_of
 from ek._ppi._columns import Columns, columns, examples
-from ek._ppi._core import Figures, estimate, moments, normal_interval, without
+from ek._ppi._core import Figures, Weights, estimate, moments, normal_interval, without
+from ek._util import is_real
 
-__all__ = ["Basis", "INTERVALS", "WHO", "estimate_corpus", "group_rows"]
+if TYPE_CHECKING:
+    from ek._ppi._resample import Replicates
+
+__all__ = ["INTERVALS", "WHO", "Basis", "Classical", "Entry", "NotedEntry", "estimate_corpus", "group_rows"]
 
 INTERVALS = ("clt", "bootstrap")
 WHO = "estimate_corpus()"
@@ -51,13 +54,39 @@ class Basis:
     a: Columns
     rows: Any  # proxy row of each audited item, in the audit's order
     inclusion: Any  # their inclusion probabilities (None: a uniform audit)
-    lams: dict  # group (None: the whole corpus; else a slice code) -> the λ used
-    figures: dict  # group -> the estimate
+    lams: dict[int | None, Weights | None]  # group (None: the whole corpus; else a slice code) -> the λ used
+    figures: dict[int | None, float | None]  # group -> the estimate (None: no audited item)
     interval: str
-    replicates: Optional[dict]  # group -> (estimate's, classical's replicate values), for the bootstrap
+    replicates: Replicates | None  # for the bootstrap
 
 
-def estimate_corpus(proxy: Any, audit: Any, *, level: float, lam: Any, interval: str, plan: Any) -> dict:
+class Classical(TypedDict):
+    """The audit-only figure of a group and its interval."""
+
+    estimate: float | None
+    interval: tuple[float, float]
+
+
+class Entry(TypedDict):
+    """One group's keys of a `CorpusEstimate` (the whole corpus's, or a slice's)."""
+
+    estimate: float | None
+    interval: tuple[float, float]
+    classical: Classical
+    plug_in: float
+    lam: Weights | None
+    effective_n: float
+    n: int
+    N: int
+
+
+class NotedEntry(Entry, total=False):
+    """An `Entry` with the ``note`` that says why a figure has no interval, or why to read it with care."""
+
+    note: str
+
+
+def estimate_corpus(proxy: Any, audit: Any, *, level: float, lam: Any, interval: str, plan: Any) -> dict[str, Any]:
     """The fields of an `ek.CorpusEstimate` (see `ek.estimate_corpus`), with its ``_basis``."""
     _check_options(level, lam, interval)
     p, a = columns(proxy, role="proxy", who=WHO), columns(audit, role="audit", who=WHO)
@@ -67,10 +96,10 @@ def estimate_corpus(proxy: Any, audit: Any, *, level: float, lam: Any, interval:
     inclusion = None if plan is None else _inclusion(plan, p, a)
     if a.n < 2:
         raise ValueError(f"{WHO} needs at least 2 audited items for an interval, got {a.n}; audit more items.")
-    groups: list = [None, *range(len(p.labels))]
+    groups: list[int | None] = [None, *range(len(p.labels))]
     found = {g: _group(p, a, rows, inclusion, g, lam) for g in groups}
     lams = {g: (f.lam if f is not None else None) for g, f in found.items()}
-    replicates = None
+    replicates: Replicates | None = None
     if interval == "bootstrap":
         from ek._ppi._resample import replicate_values
 
@@ -80,7 +109,10 @@ def estimate_corpus(proxy: Any, audit: Any, *, level: float, lam: Any, interval:
     per_slice = {p.labels[g]: entries[g] for g in groups if g is not None}
     figures = {g: (f.estimate if f is not None else None) for g, f in found.items()}
     basis = Basis(proxy, audit, p, a, rows, inclusion, lams, figures, interval, replicates)
-    detail = _detail(found[None], p, proxy, lam, interval, plan, overall.pop("note", None))
+    whole = found[None]
+    if whole is None:  # a.n >= 2 was checked, and the whole corpus holds every audited item
+        raise AssertionError("the whole corpus has no audited item")
+    detail = _detail(whole, p, proxy, lam, interval, plan, overall.pop("note", None))
     return {
         "metric": proxy.metric,
         **overall,
@@ -91,7 +123,7 @@ def estimate_corpus(proxy: Any, audit: Any, *, level: float, lam: Any, interval:
     }
 
 
-def group_rows(p: Columns, rows: Any, group: Optional[int]) -> Any:
+def group_rows(p: Columns, rows: Any, group: int | None) -> Any:
     """Which audited items (positions in the audit) belong to ``group`` (None: all)."""
     import numpy as np
 
@@ -102,7 +134,7 @@ def group_rows(p: Columns, rows: Any, group: Optional[int]) -> Any:
 
 
 def _check_options(level: Any, lam: Any, interval: Any) -> None:
-    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
+    if not is_real(level) or not 0 < level < 1:
         raise ValueError(f"{WHO} level must be between 0 and 1 (e.g. 0.95 for a 95% interval), got {level!r}.")
     if isinstance(lam, str):
         if lam != "tune":
@@ -110,7 +142,7 @@ def _check_options(level: Any, lam: Any, interval: Any) -> None:
                 f"{WHO} lam must be 'tune' (PPI++'s power tuning) or a number in [0, 1] (0: the audit "
                 f"alone, 1: plain PPI), got {lam!r}."
             )
-    elif isinstance(lam, bool) or not isinstance(lam, numbers.Real) or not 0 <= lam <= 1:
+    elif not is_real(lam) or not 0 <= lam <= 1:
         raise ValueError(f"{WHO} lam must be 'tune' or a number in [0, 1], got {lam!r}.")
     if interval not in INTERVALS:
         raise ValueError(
@@ -183,7 +215,7 @@ def _inclusion(plan: Any, p: Columns, a: Columns) -> Any:
     return np.asarray(probs, dtype=np.float64)
 
 
-def _group(p: Columns, a: Columns, rows: Any, inclusion: Any, group: Optional[int], lam: Any) -> Optional[Figures]:
+def _group(p: Columns, a: Columns, rows: Any, inclusion: Any, group: int | None, lam: Any) -> Figures | None:
     """The `Figures` of one group (None: the whole corpus), or None when it has no audited item."""
     at = group_rows(p, rows, group)
     if not len(at):
@@ -202,8 +234,8 @@ def _group(p: Columns, a: Columns, rows: Any, inclusion: Any, group: Optional[in
 
 
 def _entry(
-    fig: Optional[Figures], p: Columns, rows: Any, group: Optional[int], level: float, replicates: Optional[dict]
-) -> dict:
+    fig: Figures | None, p: Columns, rows: Any, group: int | None, level: float, replicates: Replicates | None
+) -> NotedEntry:
     """One group's keys of a `CorpusEstimate` (the whole corpus's, or a slice's)."""
     size = p.n if group is None else int((p.codes == group).sum())
     nan = (math.nan, math.nan)
@@ -236,7 +268,7 @@ def _entry(
         note = f"{fig.n} audited items: the bootstrap gives an interval from {MIN_ITEMS} (use interval='clt')"
     elif fig.n < MIN_ITEMS:
         note = f"{fig.n} audited items: below {MIN_ITEMS} the normal interval covers less than its level"
-    out = {
+    out: NotedEntry = {
         "estimate": fig.estimate,
         "interval": interval,
         "classical": {"estimate": fig.classical, "interval": classical},
@@ -251,7 +283,7 @@ def _entry(
     return out
 
 
-def _effective_n(n: int, interval: tuple, classical: tuple) -> float:
+def _effective_n(n: int, interval: tuple[float, float], classical: tuple[float, float]) -> float:
     """The audit size at which the classical interval would be as narrow: ``n · (classical width / width)²``."""
     width, wide = interval[1] - interval[0], classical[1] - classical[0]
     if not (width > 0 and math.isfinite(wide)):
@@ -259,7 +291,9 @@ def _effective_n(n: int, interval: tuple, classical: tuple) -> float:
     return n * (wide / width) ** 2
 
 
-def _detail(fig: Figures, p: Columns, proxy: Any, lam: Any, interval: str, plan: Any, note: Optional[str]) -> dict:
+def _detail(
+    fig: Figures, p: Columns, proxy: Any, lam: Any, interval: str, plan: Any, note: str | None
+) -> dict[str, Any]:
     """How the figures were computed, in words and numbers."""
     tuned = "power-tuned per slice (PPI++, clipped to [0, 1])" if lam == "tune" else f"fixed at {lam}"
     if plan is None:
@@ -277,7 +311,7 @@ def _detail(fig: Figures, p: Columns, proxy: Any, lam: Any, interval: str, plan:
         if interval == "clt"
         else "percentile bootstrap, id-hash Poisson weights over the corpus and the audit"
     )
-    out = {
+    out: dict[str, Any] = {
         "method": "prediction-powered inference",
         "lam": tuned,
         "design": design,

@@ -10,8 +10,6 @@ loads the standard library and `ek.base` only. The proxies built from
 
 from __future__ import annotations
 
-from typing import Optional
-
 from ek._ppi._values import AuditPlan, CorpusEstimate
 from ek._util import type_name
 from ek.base import Comparison, Report
@@ -26,7 +24,7 @@ def estimate_corpus(
     level: float = 0.95,
     lam: str | float = "tune",
     interval: str = "clt",
-    plan: Optional[AuditPlan] = None,
+    plan: AuditPlan | None = None,
 ) -> CorpusEstimate:
     """How good is the whole corpus, from a proxy of every item and a gold audit of a few? A `CorpusEstimate`.
 
@@ -85,7 +83,7 @@ def compare_estimates(a: CorpusEstimate, b: CorpusEstimate) -> Comparison:
 
 
 def plan_audit(
-    proxy: Report, budget: float, *, strategy: str = "uniform", seed: int = 0, min_prob: Optional[float] = None
+    proxy: Report, budget: float, *, strategy: str = "uniform", seed: int = 0, min_prob: float | None = None
 ) -> AuditPlan:
     """Which items to audit: an `AuditPlan` of Poisson-drawn ids and their inclusion probabilities.
 

@@ -32,20 +32,33 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Optional
+from typing import Any, TypedDict
 
 from ek._ppi._columns import columns, detail_column
 from ek._ppi._core import gradient
 from ek._ppi._values import STRATEGIES
-from ek._util import type_name
+from ek._util import is_real, type_name
 
-__all__ = ["plan", "poisson_uncertainty", "probabilities"]
+__all__ = ["PlanFields", "plan", "poisson_uncertainty", "probabilities"]
 
 _FLOOR_SHARE = 0.25  # default min_prob, as a share of budget / N
 _WHO = "plan_audit()"
 
 
-def plan(proxy: Any, budget: Any, *, strategy: str, seed: Any, min_prob: Optional[float]) -> dict:
+class PlanFields(TypedDict):
+    """The fields of an `ek.AuditPlan`, as `plan` finds them."""
+
+    ids: tuple[Any, ...]
+    probabilities: tuple[float, ...]
+    strategy: str
+    budget: float
+    N: int
+    seed: int
+    min_prob: float
+    detail: dict[str, Any]
+
+
+def plan(proxy: Any, budget: Any, *, strategy: str, seed: Any, min_prob: float | None) -> PlanFields:
     """The fields of an `ek.AuditPlan` for ``proxy`` (see the module docstring)."""
     import numpy as np
 
@@ -57,7 +70,7 @@ def plan(proxy: Any, budget: Any, *, strategy: str, seed: Any, min_prob: Optiona
     n_items = p.n
     budget = _checked_budget(budget, n_items)
     floor = _checked_floor(min_prob, budget, n_items)
-    detail: dict = {}
+    detail: dict[str, Any] = {}  # "uncertainty": where it came from; "allocation": slice -> expected labels
     spread = None
     if strategy != "uniform":
         spread, detail["uncertainty"] = _uncertainty(proxy, p)
@@ -79,7 +92,9 @@ def plan(proxy: Any, budget: Any, *, strategy: str, seed: Any, min_prob: Optiona
     }
 
 
-def probabilities(strategy: str, spread: Any, codes: Any, budget: float, floor: float) -> tuple[Any, Optional[dict]]:
+def probabilities(
+    strategy: str, spread: Any, codes: Any, budget: float, floor: float
+) -> tuple[Any, dict[int, float] | None]:
     """Every item's inclusion probability, and for ``"stratified"`` the expected labels per stratum code.
 
     ``spread`` is each item's predicted uncertainty (unused by ``"uniform"``),
@@ -108,7 +123,7 @@ def poisson_uncertainty(table: Any, value: Any) -> Any:
 
 
 def _checked_budget(budget: Any, n_items: int) -> float:
-    if isinstance(budget, bool) or not isinstance(budget, numbers.Real) or not budget > 0 or math.isinf(budget):
+    if not is_real(budget) or not budget > 0 or math.isinf(budget):
         raise ValueError(f"{_WHO} budget must be a positive number of items to audit, got {budget!r}.")
     if budget > n_items:
         raise ValueError(
@@ -118,10 +133,10 @@ def _checked_budget(budget: Any, n_items: int) -> float:
     return float(budget)
 
 
-def _checked_floor(min_prob: Optional[float], budget: float, n_items: int) -> float:
+def _checked_floor(min_prob: float | None, budget: float, n_items: int) -> float:
     if min_prob is None:
         return _FLOOR_SHARE * budget / n_items
-    if isinstance(min_prob, bool) or not isinstance(min_prob, numbers.Real) or not 0 < min_prob <= 1:
+    if not is_real(min_prob) or not 0 < min_prob <= 1:
         raise ValueError(
             f"{_WHO} min_prob must be in (0, 1] (every item keeps a chance to be drawn), got {min_prob!r}."
         )
@@ -174,7 +189,7 @@ def _proportional(spread: Any, budget: float, floor: float) -> Any:
     return np.clip(high * spread, floor, 1)
 
 
-def _neyman(spread: Any, codes: Any, budget: float, floor: float) -> tuple[Any, dict]:
+def _neyman(spread: Any, codes: Any, budget: float, floor: float) -> tuple[Any, dict[int, float]]:
     """Stratum probabilities by Neyman allocation, and the expected labels per stratum code."""
     import numpy as np
 

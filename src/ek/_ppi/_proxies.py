@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping
-from typing import Any, Callable, Optional, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from ek._util import type_name
 
@@ -40,11 +40,11 @@ __all__ = ["consensus", "expected_statistics"]
 _EDITS, _COUNTS = ("edits", "ref_len"), ("tp", "fp", "fn")
 
 
-def consensus(references: Sequence[Any], *, who: str) -> list:
+def consensus(references: Sequence[Any], *, who: str) -> list[Any]:
     """Each item's stand-in for gold: its one reference, or the ROVER consensus of several (strings)."""
     from ek.qe import rover
 
-    out = []
+    out: list[Any] = []
     for i, ref in enumerate(references):
         if isinstance(ref, (str, Mapping)) or not isinstance(ref, Sequence):
             out.append(ref)
@@ -63,8 +63,8 @@ def consensus(references: Sequence[Any], *, who: str) -> list:
 
 
 def expected_statistics(
-    confidences: Sequence[Any], statistics: Sequence[str], *, calibrator: Optional[Callable], who: str
-) -> list[dict]:
+    confidences: Sequence[Any], statistics: Sequence[str], *, calibrator: Callable[..., Any] | None, who: str
+) -> list[dict[str, float]]:
     """Each item's expected statistics (and ``uncertainty``) from its units' probabilities of being correct."""
     family = tuple(statistics)
     if family not in (_EDITS, _COUNTS) and not (len(family) == 2 and family[1] == "n"):
@@ -74,7 +74,8 @@ def expected_statistics(
         )
     units = [_units(c, i, per_item=len(family) == 2 and family[1] == "n", who=who) for i, c in enumerate(confidences)]
     probs = _calibrated([x for u in units for x in u], calibrator, who=who)
-    out, start = [], 0
+    out: list[dict[str, float]] = []
+    start = 0
     for u in units:
         p = probs[start : start + len(u)]
         start += len(u)
@@ -92,7 +93,7 @@ def expected_statistics(
 # ---------------------------------------------------------------------------
 
 
-def _units(item: Any, i: int, *, per_item: bool, who: str) -> list:
+def _units(item: object, i: int, *, per_item: bool, who: str) -> list[float]:
     """The raw scores of one item: one number (``per_item``), or one per unit (a sequence, or a field mapping)."""
     if per_item:
         if isinstance(item, bool) or not isinstance(item, numbers.Real):
@@ -110,7 +111,7 @@ def _units(item: Any, i: int, *, per_item: bool, who: str) -> list:
     return [float(v) for v in values]
 
 
-def _calibrated(raw: list, calibrator: Optional[Callable], *, who: str) -> list:
+def _calibrated(raw: list[float], calibrator: Callable[..., Any] | None, *, who: str) -> list[float]:
     if calibrator is not None and raw:
         raw = [float(x) for x in calibrator(raw)]
     for x in raw:

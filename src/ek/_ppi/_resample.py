@@ -23,11 +23,17 @@ from typing import Any
 
 from ek._bootstrap import interval_of, replicate_sums, resampled
 from ek._ppi._columns import Columns
+from ek._ppi._core import Weights
 
-__all__ = ["percentile", "replicate_values"]
+__all__ = ["Replicates", "percentile", "replicate_values"]
+
+Replicates = dict[int | None, tuple[list[float], list[float]]]
+"""Group (None: the whole corpus; else a slice code) -> (the estimate's replicate values, the classical ones)."""
 
 
-def replicate_values(proxy: Any, p: Columns, a: Columns, rows: Any, inclusion: Any, lams: dict) -> dict:
+def replicate_values(
+    proxy: Any, p: Columns, a: Columns, rows: Any, inclusion: Any, lams: dict[int | None, Weights | None]
+) -> Replicates:
     """``{group: (the estimate's replicate values, the classical ones)}`` for the whole corpus (None) and each slice."""
     import numpy as np
 
@@ -42,7 +48,7 @@ def replicate_values(proxy: Any, p: Columns, a: Columns, rows: Any, inclusion: A
     audit = replicate_sums(
         a.ids, table, np.fromiter((slots[c] for c in codes.tolist()), dtype=np.int64, count=len(codes)), len(slots)
     )
-    out = {}
+    out: Replicates = {}
     for group, lam in lams.items():
         if lam is None:
             continue
@@ -52,17 +58,11 @@ def replicate_values(proxy: Any, p: Columns, a: Columns, rows: Any, inclusion: A
             mine, whole, size = audit[slots[group]], corpus.per_slice[p.labels[group]], int((p.codes == group).sum())
         else:
             continue
-        out[group] = tuple(
-            _values(
-                np.asarray(whole, dtype=np.float64),
-                np.asarray(mine, dtype=np.float64),
-                k,
-                w,
-                size,
-                p,
-                inclusion is not None,
-            )
-            for w in (lam, 0.0)
+        sums, weighed = np.asarray(whole, dtype=np.float64), np.asarray(mine, dtype=np.float64)
+        planned = inclusion is not None
+        out[group] = (
+            _values(sums, weighed, k, lam, size, p, planned),
+            _values(sums, weighed, k, 0.0, size, p, planned),
         )
     return out
 
@@ -76,7 +76,7 @@ def percentile(values: Any, level: float) -> tuple[float, float]:
 # ---------------------------------------------------------------------------
 
 
-def _values(whole: Any, audit: Any, k: int, lam: Any, size: int, p: Columns, planned: bool) -> list:
+def _values(whole: Any, audit: Any, k: int, lam: Any, size: int, p: Columns, planned: bool) -> list[float]:
     """``value(T_b)`` for every replicate (NaN where a replicate drew no audited or no unaudited item)."""
     import numpy as np
 
@@ -96,7 +96,7 @@ def _values(whole: Any, audit: Any, k: int, lam: Any, size: int, p: Columns, pla
     return [math.nan if skip else _safe(p, row) for skip, row in zip(empty.tolist(), totals.tolist())]
 
 
-def _safe(p: Columns, totals: list) -> float:
+def _safe(p: Columns, totals: list[float]) -> float:
     try:
         return p.value(totals)
     except ZeroDivisionError:

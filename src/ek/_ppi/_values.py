@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from statistics import NormalDist
-from typing import Any, Mapping, Optional
+from typing import TYPE_CHECKING, Any
 
 from ek._util import first_repeat, type_name
 
@@ -37,18 +38,18 @@ class CorpusEstimate:
     """
 
     metric: str
-    estimate: Optional[float]
+    estimate: float | None
     interval: tuple[float, float]
     classical: Mapping[str, Any]
-    plug_in: Optional[float]
-    lam: Optional[float]
+    plug_in: float | None
+    lam: float | None
     effective_n: float
     n: int
     N: int
     per_slice: Mapping[Any, Mapping[str, Any]] = field(default_factory=dict)
     level: float = 0.95
     detail: Mapping[str, Any] = field(default_factory=dict)
-    _basis: Any = field(default=None, compare=False, repr=False)  # what compare_estimates re-reads
+    _basis: object = field(default=None, compare=False, repr=False)  # what compare_estimates re-reads (a Basis)
 
     def half_width_for(self, n: int) -> float:
         """The half-width an audit of ``n`` items would buy, read off this (pilot) estimate.
@@ -127,14 +128,16 @@ class AuditPlan:
             id given twice, or a probability outside (0, 1].
     """
 
-    ids: tuple
-    probabilities: tuple
+    ids: tuple[Any, ...]
+    probabilities: tuple[float, ...]
     strategy: str = "file"
-    budget: Optional[float] = None
-    N: Optional[int] = None
-    seed: Optional[int] = None
-    min_prob: Optional[float] = None
+    budget: float | None = None
+    N: int | None = None
+    seed: int | None = None
+    min_prob: float | None = None
     detail: Mapping[str, Any] = field(default_factory=dict)
+    if TYPE_CHECKING:  # made by __post_init__ and no field: declared for the type checker only
+        _lookup: dict[str, float] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         ids, probs = tuple(self.ids), tuple(self.probabilities)

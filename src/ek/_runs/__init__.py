@@ -1,7 +1,9 @@
 """The run engine: one way to run, persist and resume every evaluation over many items.
 
 `ek.harness.evaluate_store` (kind ``documents``), `ek.ocr.evaluate_ocr`
-(``ocr``) and `ek.agents.run_suite` (``agents``) are adapters over it. An
+(``ocr``) and `ek.agents.run_suite` (``agents``) are adapters over it;
+`ek.qe.monitor.Monitor` (``monitor``) keeps its state in it, one chunk per
+update (see `ek.qe.monitor._state`). An
 adapter checks its own arguments, then describes the work: the items (key,
 payload, fingerprint of the gold record), a *task* saying how to run one
 item and how to score a batch (see `ek._runs._execute`), and the settings

@@ -16,7 +16,17 @@ API reference), and ``python -m ek`` / the ``ek`` script is
 
 from __future__ import annotations
 
-from ek.cli._commands import Options, Outcome, audit_plan, benchmark, compare, estimate, evaluate, normalize_steps
+from ek.cli._commands import (
+    Options,
+    Outcome,
+    audit_plan,
+    benchmark,
+    compare,
+    estimate,
+    evaluate,
+    monitor,
+    normalize_steps,
+)
 from ek.cli._main import run
 
 __all__ = [
@@ -28,6 +38,7 @@ __all__ = [
     "demo",
     "estimate",
     "evaluate",
+    "monitor",
     "normalize_steps",
     "run",
 ]

@@ -11,7 +11,11 @@ This package is the stage behind `ek.estimate_quality`, a strict pipeline
   and temperature scaling, per group and per signal family, with ECE and
   reliability diagnostics. It is not optional: no gate reads a raw score;
 * decisions (`ek.qe.decide`): `CostSensitiveGate` (default), the conformal
-  gates and `RiskControlGate`, on calibrated probabilities only.
+  gates and `RiskControlGate`, on calibrated probabilities only;
+* monitoring (`ek.qe.monitor`, imported on its own: it sits above the run
+  engine): `Monitor` watches a deployed calibrator and gate window by
+  window, with anytime-valid alarms when the gate's promise breaks or
+  calibration shifts.
 
 Everything runs on the standard library; the ``calibration`` extra (numpy,
 scikit-learn, crepes, netcal) adds array speed and library-backed

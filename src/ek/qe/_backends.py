@@ -18,6 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from ek._calls import probability
+from ek.base import Calibrator
 from ek.qe._checks import (
     as_decisions,
     both_outcomes,
@@ -27,7 +28,6 @@ from ek.qe._checks import (
     probabilities,
     scores,
 )
-from ek.base import Calibrator
 from ek.registry import requires_extra
 
 _NETCAL_METHODS = {

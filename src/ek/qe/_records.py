@@ -8,7 +8,8 @@ through `from_record`, which looks the record's ``kind`` up in the
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ek.registry import get, names
 

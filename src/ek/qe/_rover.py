@@ -21,11 +21,11 @@ Public through `ek.qe`.
 from __future__ import annotations
 
 import math
-import numbers
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Iterable, List, Optional, Tuple
+from typing import Any, ClassVar, cast
 
-from ek._util import type_name
+from ek._util import is_real, type_name
 from ek.qe._ocr_shape import is_ocr_result, token_confidences
 
 __all__ = ["AgreementSignal", "RoverConsensus", "RoverSlot", "rover"]
@@ -41,6 +41,11 @@ _REFINE_BUDGET = 400_000
 
 _NULL = -1
 
+_Units = tuple[list[str], list[float]]  # a hypothesis read: its tokens and their confidences
+_Slot = tuple[list[int], list[float]]  # each engine's token id there (_NULL: none) and its confidence, so far
+_Op = tuple[str, int, int, int, int]  # an opcode: tag, slots [i1, i2), hypothesis tokens [j1, j2)
+_Pair = tuple[int, int | None] | tuple[None, int]  # a slot and the token placed in it (None: NULL or new)
+
 
 @dataclass(frozen=True)
 class RoverSlot:
@@ -50,8 +55,8 @@ class RoverSlot:
     score and ``vote_share`` the fraction of engines that voted for it.
     """
 
-    entries: tuple = ()
-    winner: Optional[str] = None
+    entries: tuple[str | None, ...] = ()
+    winner: str | None = None
     score: float = 0.0
     vote_share: float = 0.0
 
@@ -63,9 +68,9 @@ class RoverConsensus:
     ``agreement[i]`` is the share of engines that voted for ``tokens[i]``.
     """
 
-    tokens: tuple = ()
-    slots: tuple = ()
-    agreement: tuple = ()
+    tokens: tuple[str, ...] = ()
+    slots: tuple[RoverSlot, ...] = ()
+    agreement: tuple[float, ...] = ()
     n_engines: int = 0
 
     @property
@@ -93,8 +98,8 @@ def rover(
     use_confidence: bool = True,
     conf_weight: float = 0.5,
     null_conf: float = 0.7,
-    tokenize: Optional[Callable[[Any], List[Tuple[Optional[str], float]]]] = None,
-    max_tokens: Optional[int] = DEFAULT_MAX_TOKENS,
+    tokenize: Callable[[Any], list[tuple[str | None, float]]] | None = None,
+    max_tokens: int | None = DEFAULT_MAX_TOKENS,
 ) -> RoverConsensus:
     """Align N hypotheses, vote in every slot, and return the consensus with its agreement.
 
@@ -135,7 +140,7 @@ def rover(
     cw = _weight(conf_weight, "conf_weight") if use_confidence else 0.0
     nc = _weight(null_conf, "null_conf")
     read = _read_all(hypotheses, tokenize, max_tokens)
-    vocab: dict = {}
+    vocab: dict[str, int] = {}
     ids = [[vocab.setdefault(tok, len(vocab)) for tok in toks] for toks, _ in read]
     slots = _align(ids, [confs for _, confs in read])
     return _vote(slots, len(read), list(vocab), cw, nc)
@@ -160,8 +165,8 @@ class AgreementSignal:
     use_confidence: bool = True
     conf_weight: float = 0.5
     null_conf: float = 0.7
-    tokenize: Optional[Callable[[Any], List[Tuple[Optional[str], float]]]] = None
-    max_tokens: Optional[int] = DEFAULT_MAX_TOKENS
+    tokenize: Callable[[Any], list[tuple[str | None, float]]] | None = None
+    max_tokens: int | None = DEFAULT_MAX_TOKENS
 
     def __call__(self, target: Iterable[Any]) -> float:
         """Mean ROVER agreement of the hypotheses in ``target``."""
@@ -180,7 +185,7 @@ class AgreementSignal:
 # --------------------------------------------------------------------------
 
 
-def _read_all(hypotheses: Any, tokenize: Any, max_tokens: Optional[int]) -> list:
+def _read_all(hypotheses: Any, tokenize: Any, max_tokens: int | None) -> list[_Units]:
     if isinstance(hypotheses, (str, bytes)) or not hasattr(hypotheses, "__iter__"):
         raise TypeError(
             f"rover() takes a list of hypotheses, got {type_name(hypotheses)}; "
@@ -211,7 +216,7 @@ def _read_all(hypotheses: Any, tokenize: Any, max_tokens: Optional[int]) -> list
     return units
 
 
-def _as_units(h: Any, i: int) -> tuple[list, list]:
+def _as_units(h: Any, i: int) -> _Units:
     """Default reading: ``(tokens, confidences)`` of a string, OCR result or token list.
 
     None, and an OCR result whose ``.text`` is None, are blank readings: no tokens.
@@ -233,7 +238,7 @@ def _as_units(h: Any, i: int) -> tuple[list, list]:
         toks = text.split()
         return _check_units(list(zip(toks, token_confidences(h, toks))), i)
     if isinstance(h, (list, tuple)):
-        units = []
+        units: list[tuple[Any, Any]] = []  # checked by _check_units
         for item in h:
             if isinstance(item, str):
                 units.append((item, 1.0))
@@ -251,14 +256,15 @@ def _as_units(h: Any, i: int) -> tuple[list, list]:
     )
 
 
-def _check_units(units: Any, i: int) -> tuple[list, list]:
-    toks, confs = [], []
+def _check_units(units: Any, i: int) -> _Units:
+    toks: list[str] = []
+    confs: list[float] = []
     for tok, conf in units:
         if tok is None:
             continue
         if not isinstance(tok, str):
             raise TypeError(f"rover() hypothesis {i} has a token {tok!r:.40}; tokens must be strings.")
-        if isinstance(conf, bool) or not isinstance(conf, numbers.Real) or not 0.0 <= conf <= 1.0:
+        if not is_real(conf) or not 0.0 <= conf <= 1.0:
             raise ValueError(
                 f"rover() hypothesis {i} gives token {tok!r} confidence {conf!r}; confidences must "
                 "be numbers in [0, 1] (divide 0-100 engine scores by 100)."
@@ -279,19 +285,20 @@ def _weight(value: Any, name: str) -> float:
 # --------------------------------------------------------------------------
 
 
-def _align(ids: list, confs: list) -> list:
-    """Progressively align every hypothesis into slots ``[token ids, confidences]``."""
+def _align(ids: list[list[int]], confs: list[list[float]]) -> list[_Slot]:
+    """Progressively align every hypothesis into slots ``(token ids, confidences)``."""
     from rapidfuzz.distance import Levenshtein
 
-    slots = [[[t], [c]] for t, c in zip(ids[0], confs[0])]
+    slots: list[_Slot] = [([t], [c]) for t, c in zip(ids[0], confs[0])]
     for k in range(1, len(ids)):
         hyp, hconf = ids[k], confs[k]
         backbone = [_backbone_token(s[0]) for s in slots]
         ops = Levenshtein.opcodes(backbone, hyp)
         budget = [_REFINE_BUDGET]
-        out = []
-        region: list = []
-        for tag, i1, i2, j1, j2 in ops.as_list():
+        out: list[_Slot] = []
+        region: list[_Op] = []
+        # as_list gives plain (tag, i1, i2, j1, j2) tuples, faster to unpack than Opcode objects (its stub says Opcode)
+        for tag, i1, i2, j1, j2 in cast(list[_Op], ops.as_list()):
             if tag != "equal":
                 region.append((tag, i1, i2, j1, j2))
                 continue
@@ -309,10 +316,10 @@ def _align(ids: list, confs: list) -> list:
     return slots
 
 
-def _backbone_token(tokens: list) -> int:
+def _backbone_token(tokens: list[int]) -> int:
     """The slot's most common token (earliest engine on ties); NULL if it has none."""
     best, best_n = _NULL, 0
-    seen: dict = {}
+    seen: dict[int, int] = {}
     for t in tokens:
         if t != _NULL:
             seen[t] = seen.get(t, 0) + 1
@@ -321,21 +328,30 @@ def _backbone_token(tokens: list) -> int:
     return best
 
 
-def _add(slot: list, token: int, conf: float) -> None:
+def _add(slot: _Slot, token: int, conf: float) -> None:
     slot[0].append(token)
     slot[1].append(conf)
 
 
-def _place(out: list, slots: list, hyp: list, hconf: list, region: list, k: int, budget: list) -> None:
+def _place(
+    out: list[_Slot],
+    slots: list[_Slot],
+    hyp: list[int],
+    hconf: list[float],
+    region: list[_Op],
+    k: int,
+    budget: list[int],
+) -> None:
     """Append the slots of one non-matching stretch, refined by the entries-aware DP."""
     i1, i2, j1, j2 = region[0][1], region[-1][2], region[0][3], region[-1][4]
     cells = (i2 - i1 + 1) * (j2 - j1 + 1)
     simple = len(region) == 1 and (region[0][0] != "replace" or i2 - i1 == 1)
+    pairs: list[_Pair]
     if not simple and cells <= budget[0]:
         budget[0] -= cells
         pairs = _dp_pairs(slots, i1, i2, hyp, j1, j2)
     else:  # too large to refine: keep the backbone alignment
-        pairs: list = []
+        pairs = []
         for tag, a1, a2, b1, b2 in region:
             if tag == "replace":
                 pairs.extend(zip(range(a1, a2), range(b1, b2)))
@@ -344,14 +360,14 @@ def _place(out: list, slots: list, hyp: list, hconf: list, region: list, k: int,
             else:
                 pairs.extend((None, j) for j in range(b1, b2))
     for i, j in pairs:
-        if i is None:
-            out.append([[_NULL] * k + [hyp[j]], [0.0] * k + [hconf[j]]])
-        else:
+        if i is not None:
             _add(slots[i], _NULL if j is None else hyp[j], 0.0 if j is None else hconf[j])
             out.append(slots[i])
+        elif j is not None:  # an inserted token: a new slot, NULL for the engines before
+            out.append(([_NULL] * k + [hyp[j]], [0.0] * k + [hconf[j]]))
 
 
-def _dp_pairs(slots: list, i1: int, i2: int, hyp: list, j1: int, j2: int) -> list:
+def _dp_pairs(slots: list[_Slot], i1: int, i2: int, hyp: list[int], j1: int, j2: int) -> list[_Pair]:
     """Edit-distance alignment of slots[i1:i2] with hyp[j1:j2]; a token matches any entry."""
     rows, cols = i2 - i1, j2 - j1
     entries = [set(slots[i1 + r][0]) for r in range(rows)]
@@ -374,7 +390,7 @@ def _dp_pairs(slots: list, i1: int, i2: int, hyp: list, j1: int, j2: int) -> lis
                 cur[c], move[c] = left, 2
         moves.append(move)
         prev = cur
-    pairs = []
+    pairs: list[_Pair] = []
     r, c = rows, cols
     while r or c:
         m = moves[r - 1][c] if r else 2
@@ -396,8 +412,10 @@ def _dp_pairs(slots: list, i1: int, i2: int, hyp: list, j1: int, j2: int) -> lis
 # --------------------------------------------------------------------------
 
 
-def _vote(slots: list, n: int, names: list, cw: float, null_conf: float) -> RoverConsensus:
-    out_slots, tokens, agreement = [], [], []
+def _vote(slots: list[_Slot], n: int, names: list[str], cw: float, null_conf: float) -> RoverConsensus:
+    out_slots: list[RoverSlot] = []
+    tokens: list[str] = []
+    agreement: list[float] = []
     freq_w = 1.0 - cw
     make = RoverSlot
     for toks, cs in slots:
@@ -415,9 +433,11 @@ def _vote(slots: list, n: int, names: list, cw: float, null_conf: float) -> Rove
     return RoverConsensus(tokens=tuple(tokens), slots=tuple(out_slots), agreement=tuple(agreement), n_engines=n)
 
 
-def _tally(toks: list, cs: list, n: int, freq_w: float, cw: float, null_conf: float) -> tuple:
+def _tally(
+    toks: list[int], cs: list[float], n: int, freq_w: float, cw: float, null_conf: float
+) -> tuple[int, float, float]:
     """``(winner id, vote share, score)`` of one contested slot."""
-    tally: dict = {}
+    tally: dict[int, list[float]] = {}  # token -> [votes, confidence sum, first engine]
     for e, (t, c) in enumerate(zip(toks, cs)):
         conf = null_conf if t == _NULL else c
         entry = tally.get(t)
@@ -426,9 +446,10 @@ def _tally(toks: list, cs: list, n: int, freq_w: float, cw: float, null_conf: fl
         else:
             entry[0] += 1
             entry[1] += conf
-    best_key, best = None, _NULL
-    for t, (count, conf_sum, first) in tally.items():
-        key = (freq_w * count / n + cw * conf_sum / count, count, -first)
-        if best_key is None or key > best_key:
-            best_key, best = key, t
-    return best, tally[best][0] / n, best_key[0]
+
+    def rank(t: int) -> tuple[float, float, float]:
+        count, conf_sum, first = tally[t]
+        return (freq_w * count / n + cw * conf_sum / count, count, -first)
+
+    best = max(tally, key=rank)  # the first of equal ranks, in engine order
+    return best, tally[best][0] / n, rank(best)[0]

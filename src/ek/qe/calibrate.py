@@ -33,9 +33,11 @@ True
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from ek._util import rehome, type_name
+from ek.base import Calibrator
 from ek.qe._backends import netcal_calibrator, netcal_ece, sklearn_calibrator
 from ek.qe._binning import bin_sums, curve_from_sums, ece_from_sums
 from ek.qe._families import (
@@ -46,7 +48,6 @@ from ek.qe._families import (
 )
 from ek.qe._records import from_record
 from ek.qe._scalar import IsotonicCalibrator, PlattCalibrator, TemperatureCalibrator
-from ek.base import Calibrator
 from ek.registry import register
 
 __all__ = [
@@ -76,7 +77,9 @@ DEFAULT_N_BINS = 10
 # --------------------------------------------------------------------------
 
 
-def expected_calibration_error(probs: Any, correct: Any, *, n_bins: int = DEFAULT_N_BINS) -> float:
+def expected_calibration_error(
+    probs: Iterable[float], correct: Iterable[bool | int], *, n_bins: int = DEFAULT_N_BINS
+) -> float:
     """Expected calibration error: the bin-weighted gap between confidence and accuracy (lower is better).
 
     Predictions fall into ``n_bins`` equal-width confidence bins; the result
@@ -90,7 +93,9 @@ def expected_calibration_error(probs: Any, correct: Any, *, n_bins: int = DEFAUL
     return ece_from_sums(*bin_sums(probs, correct, n_bins=n_bins, owner="expected_calibration_error()"))
 
 
-def reliability_curve(probs: Any, correct: Any, *, n_bins: int = DEFAULT_N_BINS) -> list[dict[str, float]]:
+def reliability_curve(
+    probs: Iterable[float], correct: Iterable[bool | int], *, n_bins: int = DEFAULT_N_BINS
+) -> list[dict[str, float]]:
     """One ``{confidence, accuracy, count}`` dict per non-empty bin, for a reliability diagram.
 
     ``confidence`` is the bin's mean probability and ``accuracy`` its share

@@ -36,7 +36,7 @@ import math
 import numbers
 import warnings
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -149,7 +149,7 @@ class CostSensitiveGate(_Gate):
         return Decision.ACCEPT if p >= self.tau else Decision.FLAG
 
 
-def split_conformal_quantile(scores: Any, alpha: float) -> float:
+def split_conformal_quantile(scores: Iterable[float], alpha: float) -> float:
     """The split-conformal threshold: the ``ceil((n + 1)(1 - alpha))``-th smallest score.
 
     ``scores`` are nonconformity scores of an exchangeable calibration set.
@@ -206,7 +206,7 @@ class ConformalGate(_Gate):
         self.q = _threshold(self.q, "ConformalGate q")
         self._cal = tuple(sorted(self._cal))
 
-    def fit(self, probs: Any, correct: Any) -> ConformalGate:
+    def fit(self, probs: Iterable[float], correct: Iterable[bool | int]) -> ConformalGate:
         """Set ``q`` from the correct holdout items; returns self.
 
         Non-finite probabilities are dropped with a warning (one NaN would
@@ -281,7 +281,9 @@ class GroupConformalGate(_Gate):
     def __post_init__(self) -> None:
         self.alpha = check_alpha(self.alpha, "GroupConformalGate alpha")
 
-    def fit(self, probs: Any, correct: Any, *, groups: Any) -> GroupConformalGate:
+    def fit(
+        self, probs: Iterable[float], correct: Iterable[bool | int], *, groups: Iterable[Hashable]
+    ) -> GroupConformalGate:
         """Fit the pooled gate and one gate per group with enough correct items; returns self."""
         p, y = _holdout(probs, correct, "GroupConformalGate.fit", keep_all=True)
         keys = list(groups.tolist() if hasattr(groups, "tolist") else groups)
@@ -366,7 +368,7 @@ class RiskControlGate(_Gate):
         self.lam = _threshold(self.lam, "RiskControlGate lam")
         self._fitted = self.lam != 1.0
 
-    def fit(self, probs: Any, correct: Any) -> RiskControlGate:
+    def fit(self, probs: Iterable[float], correct: Iterable[bool | int]) -> RiskControlGate:
         """Find the smallest accept threshold whose risk bound is at most ``target``; returns self.
 
         Raises:
@@ -423,7 +425,7 @@ class RiskControlGate(_Gate):
 
 
 def risk_coverage_curve(
-    probs: Any, correct: Any, *, thresholds: Sequence[float] | None = None
+    probs: Iterable[float], correct: Iterable[bool | int], *, thresholds: Sequence[float] | None = None
 ) -> list[dict[str, float]]:
     """The risk-coverage trade-off: one ``{threshold, coverage, selective_risk}`` per threshold.
 
@@ -477,7 +479,9 @@ def _threshold(value: Any, what: str) -> float:
     return float(value)
 
 
-def _holdout(probs: Any, correct: Any, owner: str, *, keep_all: bool = False) -> tuple[list[float], list[bool]]:
+def _holdout(
+    probs: Iterable[float], correct: Iterable[bool | int], owner: str, *, keep_all: bool = False
+) -> tuple[list[float], list[bool]]:
     """Probabilities (non-finite dropped with a warning unless keep_all) and labels."""
     p = probabilities(probs, what=f"{owner} probs", allow_nonfinite=True)
     y = labels(correct, len(p), what=f"{owner} correct")

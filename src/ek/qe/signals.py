@@ -129,7 +129,7 @@ class LogprobSignal:
                 f"{type_name(self.aggregator)}; registered: {', '.join(names('aggregators'))}."
             )
 
-    def __call__(self, target: Any) -> float:
+    def __call__(self, target: object) -> float:
         """The pooled score of ``target``'s log-probabilities."""
         logps = getattr(target, "logprobs", target)
         agg: Callable[..., float] = (
@@ -168,7 +168,7 @@ class IntrinsicConfidenceSignal:
         if self.pool not in _POOLS:
             raise ValueError(f"IntrinsicConfidenceSignal pool must be one of {', '.join(_POOLS)}, got {self.pool!r}.")
 
-    def __call__(self, target: Any) -> float:
+    def __call__(self, target: object) -> float:
         """The pooled confidence of ``target``'s units."""
         units = getattr(target, "confidences", None)
         if units is None and is_ocr_result(target):

@@ -73,7 +73,7 @@ _INT_TYPES = {"int", "integer"}
 _ValidatorFn = Callable[..., Iterable[Finding]]
 
 
-def luhn_check(number: Any) -> bool:
+def luhn_check(number: object) -> bool:
     """Luhn (mod 10) checksum, used by card numbers, IMEIs and some national IDs.
 
     Spaces and hyphens are ignored; anything else that is not a digit fails,
@@ -91,7 +91,7 @@ def luhn_check(number: Any) -> bool:
     return total % 10 == 0
 
 
-def iban_check(iban: Any) -> bool:
+def iban_check(iban: object) -> bool:
     """IBAN validity by the ISO 13616 / ISO 7064 mod-97 rule (the remainder must be 1).
 
     Spaces are ignored and letters may be lower case; the format must be two
@@ -106,7 +106,7 @@ def iban_check(iban: Any) -> bool:
     return int("".join(str(int(ch, 36)) for ch in moved)) % 97 == 1
 
 
-def isbn10_check(value: Any) -> bool:
+def isbn10_check(value: object) -> bool:
     """ISBN-10 checksum: digits weighted 10 down to 1 sum to a multiple of 11 (final ``X`` is 10).
 
     Only ASCII digits count, as in `luhn_check` and `iban_check`: a string
@@ -119,7 +119,7 @@ def isbn10_check(value: Any) -> bool:
     return total % 11 == 0
 
 
-def isbn13_check(value: Any) -> bool:
+def isbn13_check(value: object) -> bool:
     """ISBN-13 / EAN-13 checksum: digits weighted alternately 1 and 3 sum to a multiple of 10.
 
     Only ASCII digits count: a string with other Unicode digits is False.
@@ -130,7 +130,7 @@ def isbn13_check(value: Any) -> bool:
     return sum((3 if i % 2 else 1) * int(ch) for i, ch in enumerate(s)) % 10 == 0
 
 
-def isbn_check(value: Any) -> bool:
+def isbn_check(value: object) -> bool:
     """Validate an ISBN-10 or ISBN-13, chosen by length (hyphens and spaces ignored)."""
     s = _stripped(value)
     if s is None:
@@ -199,7 +199,7 @@ def range_validator(lo: float | None, hi: float | None, *, field_name: str = "",
     return validate
 
 
-def enum_validator(members: Iterable[Any], *, field_name: str = "", layer: str = "enum") -> _ValidatorFn:
+def enum_validator(members: Iterable[object], *, field_name: str = "", layer: str = "enum") -> _ValidatorFn:
     """A `Validator` flagging a value that is not one of ``members``."""
     allowed = tuple(members)
 
@@ -212,7 +212,7 @@ def enum_validator(members: Iterable[Any], *, field_name: str = "", layer: str =
     return validate
 
 
-def schema_validator(value: Any, *, spec: FieldSpec | None = None) -> Iterable[Finding]:
+def schema_validator(value: object, *, spec: FieldSpec | None = None) -> Iterable[Finding]:
     """Spec-driven checks: the `FieldSpec`'s ``type`` and ``domain``.
 
     ``domain`` may be a ``(lo, hi)`` pair of numbers (a range), any other
@@ -246,7 +246,7 @@ def schema_validator(value: Any, *, spec: FieldSpec | None = None) -> Iterable[F
 
 
 def totals_consistent(
-    record: Any,
+    record: object,
     *,
     total_key: str,
     item_keys: Sequence[str],
@@ -317,14 +317,14 @@ class VerifierSignal:
     def __post_init__(self) -> None:
         object.__setattr__(self, "validators", tuple(self.validators))
 
-    def __call__(self, value: Any, *, spec: FieldSpec | None = None) -> float:
+    def __call__(self, value: object, *, spec: FieldSpec | None = None) -> float:
         """Fraction of the validators that find nothing wrong with ``value``."""
         if not self.validators:
             return 1.0
         passed = sum(1 for v in self.validators if not list(_run(v, value, spec)))
         return passed / len(self.validators)
 
-    def findings(self, value: Any, *, spec: FieldSpec | None = None) -> list[Finding]:
+    def findings(self, value: object, *, spec: FieldSpec | None = None) -> list[Finding]:
         """Every finding the validators report for ``value`` (empty means all clear)."""
         return [f for v in self.validators for f in _run(v, value, spec)]
 

@@ -15,6 +15,10 @@ Dask cluster (`ek.cli._commands._dask`).
 estimate a corpus figure from a stand-in for gold and a small audit
 (`ek.cli._commands._estimate`).
 
+``ek monitor NAME --window FILE.jsonl`` appends a window to a stored
+`ek.qe.monitor.Monitor` and prints its figures and alarms
+(`ek.cli._commands._monitor`).
+
 ``ek compare GOLD PRED_A PRED_B`` scores both runs (files, or names saved
 with ``--save``) on the same gold items and prints A, B, B - A with its
 paired interval, a p-value and a verdict (`ek.compare`), overall and per
@@ -52,7 +56,17 @@ if TYPE_CHECKING:
 
 _DEFAULTS = Options()  # every shared flag at its default: a frozen value, safe to share as the default argument
 
-__all__ = ["Options", "Outcome", "audit_plan", "benchmark", "compare", "estimate", "evaluate", "normalize_steps"]
+__all__ = [
+    "Options",
+    "Outcome",
+    "audit_plan",
+    "benchmark",
+    "compare",
+    "estimate",
+    "evaluate",
+    "monitor",
+    "normalize_steps",
+]
 
 
 def evaluate(
@@ -151,6 +165,35 @@ def estimate(
         return run_estimate(
             pred, proxy, audit, options, proxy_field=proxy_field, plan_path=plan, lam=lam, interval=interval
         )
+
+
+def monitor(
+    name: str,
+    *,
+    window: str | None = None,
+    audit: str | None = None,
+    time: str | None = None,
+    report: bool = False,
+    json: str | None = None,
+    html: str | None = None,
+    rootdir: str | None = None,
+) -> Outcome:
+    """Append a window to the stored monitor NAME (or --report its history): is the gate keeping its promise?
+
+    --window FILE.jsonl holds one item a line (``id``, ``signals``, optional
+    ``time``); --audit FILE.jsonl labels (``id``, ``correct``) for items of
+    this window or earlier ones; --time T the window's time (a number or
+    an ISO date) when the items have none. Prints the window's and the
+    cumulative figures, the anytime-valid bands and any alarm; --json and
+    --html write the report and the history page; --report only reads.
+    Create the monitor in Python: ek.qe.monitor.Monitor(..., name=NAME).
+    Exit 1 while an alarm stands, 2 on bad input (nothing stored).
+    """
+    from ek.cli._commands._monitor import run_monitor
+
+    return run_monitor(
+        name, window=window, audit=audit, time=time, report=report, json_path=json, html_path=html, rootdir=rootdir
+    )
 
 
 def audit_plan(

@@ -1,0 +1,102 @@
+"""Speed of ek.qe.monitor: a 100,000-item window with 500 audits, and a year of daily windows drawn as a page.
+
+    python benchmarks/bench_monitor.py [--items 100000] [--audits 500] [--days 365]
+
+1. Update: one window of ``--items`` items and ``--audits`` audit labels
+   appended to a stored monitor (run engine, fsynced files), after a first
+   window of the same size; best of 5 (a fresh window each time). Goal:
+   under 1 s. Printed beside it: the load of the stored state.
+2. History: a monitor of ``--days`` daily windows (2,000 items, 50 audits
+   each, a shift half-way so alarms are drawn); ``report()`` and the page
+   (`ek.cli._html._monitor.render_monitor`) timed separately, and
+   ``Monitor.load`` of the stored state. Goal: the page under 3 s.
+
+Timings are noisy on a shared machine: the load average is printed with them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+
+import numpy as np
+
+from ek.cli._html._monitor import render_monitor
+from ek.qe import CostSensitiveGate, PlattCalibrator
+from ek.qe.monitor import Monitor
+
+CAL = PlattCalibrator(a=8.0, b=-4.0)
+
+
+def _window(rng: np.random.Generator, prefix: str, n: int, audits: int, shift: float = 0.0) -> tuple[list, dict]:
+    s = rng.beta(5, 2, n)
+    y = rng.random(n) < CAL(s)
+    items = [{"id": f"{prefix}-{k}", "signals": {"conf": float(v + shift)}} for k, v in enumerate(s)]
+    labels = {f"{prefix}-{k}": bool(y[k]) for k in rng.choice(n, audits, replace=False)}
+    return items, labels
+
+
+def update(n: int, audits: int) -> None:
+    rng = np.random.default_rng(0)
+    root = tempfile.mkdtemp()
+    monitor = Monitor(
+        CAL, CostSensitiveGate(rho=9.0), calibration_signals={"conf": rng.beta(5, 2, 5000)}, name="bench", rootdir=root
+    )
+    items, labels = _window(rng, "d0", n, audits)
+    monitor.update(items, audit=labels, time=0)
+    times = []
+    for day in range(1, 6):
+        items, labels = _window(rng, f"d{day}", n, audits)
+        start = time.perf_counter()
+        monitor.update(items, audit=labels, time=day)
+        times.append(time.perf_counter() - start)
+    start = time.perf_counter()
+    Monitor.load("bench", rootdir=root)
+    loaded = time.perf_counter() - start
+    print(
+        f"update, {n:,} items + {audits} audits, stored: best {min(times):.3f} s, median {np.median(times):.3f} s "
+        f"(goal < 1 s); load of 6 windows: {loaded:.3f} s; load average {os.getloadavg()[0]:.2f}"
+    )
+
+
+def history(days: int) -> None:
+    rng = np.random.default_rng(1)
+    root = tempfile.mkdtemp()
+    monitor = Monitor(
+        CAL, CostSensitiveGate(rho=9.0), calibration_signals={"conf": rng.beta(5, 2, 5000)}, name="year", rootdir=root
+    )
+    start = time.perf_counter()
+    for day in range(days):
+        items, labels = _window(rng, f"d{day}", 2000, 50, shift=0.16 if day >= days // 2 else 0.0)
+        monitor.update(items, audit=labels, time=float(day))
+    built = time.perf_counter() - start
+    start = time.perf_counter()
+    loaded = Monitor.load("year", rootdir=root)
+    load = time.perf_counter() - start
+    start = time.perf_counter()
+    data = loaded.report().to_dict()
+    report = time.perf_counter() - start
+    start = time.perf_counter()
+    html = render_monitor({**data, "name": "year"})
+    page = time.perf_counter() - start
+    print(
+        f"history of {days} daily windows ({built:.1f} s to build): load {load:.3f} s, report {report:.3f} s, "
+        f"page {page:.3f} s ({len(html) / 1e6:.2f} MB, goal < 3 s), alarms {len(data['alarms'])}; "
+        f"load average {os.getloadavg()[0]:.2f}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=100_000)
+    parser.add_argument("--audits", type=int, default=500)
+    parser.add_argument("--days", type=int, default=365)
+    args = parser.parse_args()
+    update(args.items, args.audits)
+    history(args.days)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,107 @@
+"""Betting confidence sequences for the mean of a stream in [0, 1] (Waudby-Smith & Ramdas 2023).
+
+Public through `ek.qe.monitor`. For a candidate mean ``m`` a gambler bets on
+each new observation ``x_i`` with a stake ``λ_i`` fixed before seeing it;
+the wealth after ``t`` rounds is
+
+* ``K⁺_t(m) = Π (1 + λ_i (x_i - m))`` (betting that the mean is above ``m``),
+* ``K⁻_t(m) = Π (1 - λ_i (x_i - m))`` (betting that it is below).
+
+If the conditional mean of every ``x_i`` given the past is at most ``m``,
+``K⁺(m)`` is a non-negative supermartingale, so by Ville's inequality it
+ever reaches ``1 / a`` with probability at most ``a``, however often it is
+looked at. The lower sequence is ``L_t = inf {m : K⁺_t(m) < 1/a}``, the
+upper one ``U_t`` the same with ``K⁻``; each is valid at level ``a`` for
+all ``t`` at once, and ``[L_t, U_t]`` at ``2a``.
+
+Stakes: the predictable plug-in of the paper (its eq. 26-27, "PrPl"),
+``λ_t = min(C, sqrt(2 log(1/a) / (σ̂²_{t-1} · t · log(1 + t))))`` with
+``μ̂_t = (1/2 + Σ_{i<=t} x_i) / (t + 1)`` and
+``σ̂²_t = (1/4 + Σ_{i<=t} (x_i - μ̂_i)²) / (t + 1)`` (``σ̂²_0 = 1/4``).
+The truncation ``C = 3/4`` is one number for every ``m`` (the paper
+truncates at ``c/m``; a fixed one keeps every factor at least ``1 - C > 0``
+for all ``m`` in [0, 1]), which makes ``K⁺`` strictly decreasing and ``K⁻``
+strictly increasing in ``m``: each bound is the one root of
+``log K(m) = log(1/a)``, found by bisection, and "``L_t > m``" is exactly
+"``K⁺_t(m) >= 1/a``", the test an alarm uses. The stakes do not depend on
+``m``, so the sequence is a pure function of the observations in order.
+
+A mask leaves observations out without breaking the arrays' shape (the
+simulation runs many streams of unequal length at once): a masked-out
+position has no stake and does not advance ``t``. numpy is imported in each
+function.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+__all__ = ["TRUNCATION", "bounds", "log_wealth", "stakes"]
+
+TRUNCATION = 0.75
+"""The largest stake ``C``: every wealth factor stays at least ``1 - C``."""
+
+_BISECTIONS = 60  # 2**-60: the bounds are exact to float precision
+
+
+def stakes(x: Any, a: float, mask: Any = None) -> Any:
+    """The predictable plug-in stakes ``λ_t`` of the stream ``x`` (last axis) for level ``a``; 0 where masked out."""
+    import numpy as np
+
+    x = np.asarray(x, dtype=np.float64)
+    keep = np.ones(x.shape, dtype=bool) if mask is None else np.asarray(mask, dtype=bool)
+    xs = np.where(keep, x, 0.0)
+    t = np.cumsum(keep, axis=-1)  # observations so far, this one included
+    mean = (0.5 + np.cumsum(xs, axis=-1)) / (t + 1)
+    spread = np.cumsum(np.where(keep, (xs - mean) ** 2, 0.0), axis=-1)
+    variance = (0.25 + spread) / (t + 1)
+    before = np.concatenate([np.full(x.shape[:-1] + (1,), 0.25), variance[..., :-1]], axis=-1)
+    with np.errstate(divide="ignore"):
+        raw = np.sqrt(2.0 * math.log(1.0 / a) / (before * t * np.log1p(t)))
+    return np.where(keep & (t > 0), np.minimum(TRUNCATION, raw), 0.0)
+
+
+def log_wealth(x: Any, lam: Any, m: float, *, side: int) -> Any:
+    """``log K⁺_t(m)`` (``side=+1``) or ``log K⁻_t(m)`` (``side=-1``) after each observation (last axis)."""
+    import numpy as np
+
+    return np.cumsum(np.log1p(side * np.asarray(lam) * (np.asarray(x, dtype=np.float64) - m)), axis=-1)
+
+
+def bounds(x: Any, lam: Any, a: float) -> tuple[float, float]:
+    """``(L_t, U_t)`` after the whole stream ``x`` with stakes ``lam``: each valid at level ``a``.
+
+    ``(0, 1)`` before any observation.
+    """
+    import numpy as np
+
+    x, lam = np.asarray(x, dtype=np.float64), np.asarray(lam, dtype=np.float64)
+    target = math.log(1.0 / a)
+
+    def total(m: float, side: int) -> float:
+        return float(np.log1p(side * lam * (x - m)).sum())
+
+    low = _root(lambda m: total(m, +1) - target, 0.0, 1.0)
+    high = _root(lambda m: target - total(m, -1), 0.0, 1.0, upper=True)
+    return low, high
+
+
+def _root(f: Any, low: float, high: float, *, upper: bool = False) -> float:
+    """The crossing of a decreasing ``f`` on [low, high]; ``low`` (``high`` for an upper bound) when there is none.
+
+    For the lower bound ``f(m) = log K⁺(m) - log(1/a)``: ``m`` is excluded
+    while ``f(m) >= 0``, so the bound is where ``f`` turns negative. For the
+    upper bound ``f(m) = log(1/a) - log K⁻(m)``, excluded while ``f(m) <= 0``.
+    """
+    if not upper and f(low) < 0:
+        return low
+    if upper and f(high) > 0:
+        return high
+    for _ in range(_BISECTIONS):
+        mid = 0.5 * (low + high)
+        if f(mid) >= 0:
+            low = mid
+        else:
+            high = mid
+    return high if upper else low  # the side that is excluded: conservative by 2**-60

@@ -1,0 +1,68 @@
+"""What an alarm says: the evidence, in numbers, and the fix, as code to run.
+
+Public through `ek.qe.monitor`. The fix is the same for both alarms: the
+calibrator no longer describes the data, so re-fit it on the latest
+audited items (`Monitor.audited`), save it as a new version with
+`ek.qe.save_calibrator`, re-fit the gate on calibrated probabilities of
+labelled items, and start a new monitor on the pair.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ek.qe.monitor._gates import QUANTITIES
+
+__all__ = ["alarm", "refit_hint"]
+
+_CLASSES = {
+    "platt": "PlattCalibrator",
+    "isotonic": "IsotonicCalibrator",
+    "temperature": "TemperatureCalibrator",
+    "signal_family": "SignalFamilyCalibrator",
+    "group": "GroupCalibrator",
+}
+
+
+def alarm(kind: str, update: dict[str, Any], book: Any) -> Any:
+    """The `Alarm` of ``kind`` raised by ``update``."""
+    from ek.qe.monitor._values import REFIT_ITEMS, Alarm
+
+    sequence, alpha = update["sequence"], book.settings["alpha"]
+    n_audited = len([1 for u in book.updates[: update["index"] + 1] for _ in u["audits"]["id"]])
+    last = min(n_audited, REFIT_ITEMS)
+    if kind == "risk":
+        quantity, level = book.promise
+        low, high = sequence["risk"]
+        evidence = (
+            f"the {QUANTITIES[quantity]} is above the promised {level:.4g}: its anytime-valid lower bound is "
+            f"{low:.4f} after {sequence['n_risk']} audited items (a stable stream reaches this with probability "
+            f"at most {alpha / 2:.3g}, however often it is checked)"
+        )
+    else:
+        level = 0.0
+        low, high = sequence["calibration"]
+        side = "over" if low > 0 else "under"
+        evidence = (
+            f"calibration has shifted: the probabilities are {side}confident, the mean of p - correct lies in "
+            f"[{low:.4f}, {high:.4f}] (anytime-valid, {sequence['n_calibration']} audited items), which excludes 0"
+        )
+    message = f"{evidence}. {refit_hint(book, last)}"
+    return Alarm(kind, update["index"], update["time"], (low, high), level, message)
+
+
+def refit_hint(book: Any, last: int) -> str:
+    """The re-fit to run, for the calibrator kind of ``book``."""
+    kind = book.settings["calibrator"].get("kind")
+    cls = _CLASSES.get(kind, "PlattCalibrator")
+    names = book.names
+    if cls == "SignalFamilyCalibrator":
+        data = "[dict(zip(signals, row)) for row in zip(*signals.values())]"
+    else:
+        data = f"signals[{names[0]!r}]"
+    return (
+        f"Re-fit the calibrator on the last {last} audited items and save it as a new version: "
+        f"signals, correct = monitor.audited(last={last}); cal = ek.qe.{cls}().fit({data}, correct); "
+        "ek.qe.save_calibrator(cal, 'NAME-v2'); then re-fit the gate on calibrated probabilities of labelled "
+        "items and start a new Monitor with them."
+    )

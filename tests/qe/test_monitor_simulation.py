@@ -1,0 +1,115 @@
+"""Simulated streams (scripts/monitor_simulation.py): false alarms over a year, detection delay, coverage.
+
+The full figures (400 streams x 365 windows x 50 audits) run here too: the
+alarms are vectorised over streams, a few seconds of CPU.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import pathlib
+
+import pytest
+
+np = pytest.importorskip("numpy")
+pytest.importorskip("scipy")
+
+from ek.qe import CostSensitiveGate, PlattCalibrator  # noqa: E402
+from ek.qe.monitor import Monitor  # noqa: E402
+from ek.qe.monitor import _cs as cs  # noqa: E402
+
+
+def _simulation():
+    path = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "monitor_simulation.py"
+    spec = importlib.util.spec_from_file_location("ek_monitor_simulation", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+SIM = _simulation()
+
+
+def test_a_stable_stream_checked_every_window_for_a_year_false_alarms_at_most_alpha():
+    rate, se = SIM.false_alarm_rate(400, 365, per_window=50, seed=0)
+    print(f"false-alarm rate over 400 x 365 windows: {rate:.4f} (MC s.e. {se:.4f})")
+    assert rate <= SIM.ALPHA
+
+
+def test_checking_a_fixed_time_interval_every_window_would_false_alarm_far_more():
+    # the point of the sequences: the lower end of a 95% normal interval of the cumulative error rate (a
+    # one-sided 2.5% test), looked at after every window of the same stable streams, passes the promise in
+    # 10% of them within the year (seed 0), four times its level
+    rng, level = np.random.default_rng(0), SIM.accepted_error(0.0)
+    _, accepted, correct = SIM.draw(rng, (100, 365 * 50), 0.0)
+    wrong = (~correct & accepted).cumsum(axis=1)[:, 49::50]
+    n = accepted.cumsum(axis=1)[:, 49::50]
+    rate = wrong / n
+    low = rate - 1.959963984540054 * np.sqrt(rate * (1 - rate) / n)
+    assert (low > level).any(axis=1).mean() > 2 * 0.025
+
+
+def test_a_shift_doubling_the_accepted_error_rate_is_detected_within_25_windows_at_the_median():
+    assert SIM.accepted_error(SIM.doubling_delta()) == pytest.approx(2 * SIM.accepted_error(0.0), rel=1e-4)
+    delays = SIM.detection_delays(200, before=30, after=200, per_window=50, seed=1)
+    print(f"median detection delay: {np.median(delays):.0f} windows")
+    assert np.median(delays) <= 25
+    assert (delays <= 200).all()
+
+
+def test_the_anytime_band_covers_the_true_rate_at_every_window_in_at_least_one_minus_alpha_of_streams():
+    rng, level = np.random.default_rng(3), SIM.accepted_error(0.0)
+    _, accepted, correct = SIM.draw(rng, (300, 200 * 50), 0.0)
+    x = (~correct).astype(float)
+    a = SIM.ALPHA / 2
+    lam = cs.stakes(x, a, mask=accepted)
+    ends = np.arange(49, x.shape[1], 50)
+    out = (cs.log_wealth(x, lam, level, side=+1)[:, ends] >= math.log(1 / a)) | (
+        cs.log_wealth(x, lam, level, side=-1)[:, ends] >= math.log(1 / a)
+    )
+    assert 1 - out.any(axis=1).mean() >= 1 - SIM.ALPHA
+
+
+def test_the_window_interval_covers_the_window_s_error_rate_in_at_least_the_nominal_share():
+    rng = np.random.default_rng(5)
+    cal = PlattCalibrator(a=SIM.A, b=SIM.B)
+    covered = total = 0
+    for r in range(4):
+        monitor = Monitor(cal, CostSensitiveGate(rho=9.0), calibration_signals={"conf": rng.beta(5, 2, 500)})
+        for w in range(60):
+            s = rng.beta(*SIM.BETA, 1000)
+            y = rng.random(1000) < SIM.truth(s)
+            items = [{"id": f"{w}-{i}", "signals": {"conf": float(v)}} for i, v in enumerate(s)]
+            audited = rng.choice(1000, 50, replace=False)
+            summary = monitor.update(items, audit={f"{w}-{i}": bool(y[i]) for i in audited}, time=w)
+            true = 1 - y[SIM.truth(s) >= SIM.TAU].mean()
+            low, high = summary.risk["interval"]
+            covered += low <= true <= high
+            total += 1
+    assert covered / total >= 0.95
+
+
+def test_the_monitor_raises_the_alarms_the_vectorised_simulation_raises():
+    rng, level, delta = np.random.default_rng(11), SIM.accepted_error(0.0), SIM.doubling_delta()
+    windows, per = 60, 50
+    shift = np.repeat(np.r_[np.zeros(20), np.full(windows - 20, delta)], per)
+    s = rng.beta(*SIM.BETA, size=(1, windows * per))
+    p = SIM.truth(s + shift)
+    correct = rng.random(s.shape) < SIM.truth(s)
+    expected = SIM.alarms(p, p >= SIM.TAU, correct, level, per)[0]
+    monitor = Monitor(
+        PlattCalibrator(a=SIM.A, b=SIM.B),
+        CostSensitiveGate(rho=9.0),
+        calibration_signals={"conf": rng.beta(5, 2, 500)},
+        promise=level,
+    )
+    standing = []
+    for w in range(windows):
+        cut = slice(w * per, (w + 1) * per)
+        ids = [f"w{w:03d}-{i:03d}" for i in range(per)]
+        items = [{"id": i, "signals": {"conf": float(v)}} for i, v in zip(ids, (s + shift)[0, cut])]
+        summary = monitor.update(items, audit=dict(zip(ids, map(bool, correct[0, cut]))), time=w)
+        standing.append(summary.sequence["risk_alarm"] or summary.sequence["calibration_alarm"])
+    assert standing == expected.tolist()
+    assert any(standing)

@@ -1,0 +1,166 @@
+"""ek.qe.monitor state in the run engine: reload, refusals of a foreign or damaged state, a SIGKILL mid-update."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+np = pytest.importorskip("numpy")
+
+from ek.qe import CostSensitiveGate, IsotonicCalibrator, PlattCalibrator  # noqa: E402
+from ek.qe.monitor import Monitor  # noqa: E402
+from ek.stores import data_dir  # noqa: E402
+
+CAL = PlattCalibrator(a=8.0, b=-4.0)
+CALIBRATION = {"conf": [0.2, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95]}
+
+
+def _window(w, n=200, seed=0):
+    rng = np.random.default_rng(seed + w)
+    s = rng.beta(5, 2, n)
+    y = rng.random(n) < CAL(s)
+    items = [{"id": f"w{w}-{k}", "signals": {"conf": float(v)}} for k, v in enumerate(s)]
+    return items, {f"w{w}-{k}": bool(y[k]) for k in range(0, n, 5)}
+
+
+def _new(tmp_path, **kw):
+    return Monitor(
+        CAL, CostSensitiveGate(rho=9.0), calibration_signals=CALIBRATION, name="gate", rootdir=tmp_path, **kw
+    )
+
+
+def test_a_stored_monitor_reloads_to_the_same_report_and_carries_on(tmp_path):
+    monitor = _new(tmp_path)
+    twin = Monitor(CAL, CostSensitiveGate(rho=9.0), calibration_signals=CALIBRATION)  # the same, in memory
+    for w in range(3):
+        items, labels = _window(w)
+        monitor.update(items, audit=labels, time=w)
+        twin.update(items, audit=labels, time=w)
+    again = Monitor.load("gate", rootdir=tmp_path)
+    assert again.report().to_dict() == monitor.report().to_dict() == twin.report().to_dict()
+    late = {"w0-1": True, "w1-2": False}  # late labels for items of earlier windows, read from their stored tables
+    again.update(audit=late, time=3)
+    twin.update(audit=late, time=3)
+    assert Monitor.load("gate", rootdir=tmp_path).report().to_dict() == twin.report().to_dict()
+    # the constructor with the same calibrator, gate and calibration set continues the stored state too
+    assert _new(tmp_path).report().to_dict() == twin.report().to_dict()
+    header = json.loads((data_dir("runs", rootdir=tmp_path) / "monitor.gate.json").read_text())
+    assert header["kind"] == "monitor" and header["format"] == 2 and header["summary"]["updates"] == 4
+
+
+def test_a_state_from_another_calibrator_gate_or_calibration_set_is_refused(tmp_path):
+    _new(tmp_path).update(*_window(0)[:1], time=0)
+    with pytest.raises(
+        ValueError, match=r"monitor state 'gate' was built with another calibrator .* than this Monitor"
+    ):
+        Monitor(
+            PlattCalibrator(a=7.0, b=-4.0),
+            CostSensitiveGate(rho=9.0),
+            calibration_signals=CALIBRATION,
+            name="gate",
+            rootdir=tmp_path,
+        )
+    iso = IsotonicCalibrator().fit([0.1, 0.5, 0.9, 0.95], [False, False, True, True])
+    with pytest.raises(ValueError, match=r"another calibrator"):
+        Monitor(iso, CostSensitiveGate(rho=9.0), calibration_signals=CALIBRATION, name="gate", rootdir=tmp_path)
+    with pytest.raises(ValueError, match=r"another gate"):
+        Monitor(CAL, CostSensitiveGate(rho=4.0), calibration_signals=CALIBRATION, name="gate", rootdir=tmp_path)
+    with pytest.raises(ValueError, match=r"another calibration set"):
+        Monitor(
+            CAL, CostSensitiveGate(rho=9.0), calibration_signals={"conf": [0.1, 0.2]}, name="gate", rootdir=tmp_path
+        )
+    assert Monitor.load("gate", rootdir=tmp_path).report().cumulative["n"] == 200  # nothing stored was touched
+
+
+def test_a_state_of_another_format_version_is_refused_naming_both(tmp_path):
+    _new(tmp_path)
+    path = data_dir("runs", rootdir=tmp_path) / "monitor.gate.json"
+    header = json.loads(path.read_text())
+    header["settings"]["format"] = 99
+    path.write_text(json.dumps(header))
+    with pytest.raises(ValueError, match=r"written in monitor format 99; this version of ek reads format 1"):
+        Monitor.load("gate", rootdir=tmp_path)
+
+
+def test_a_missing_state_and_a_stale_monitor_are_refused(tmp_path):
+    with pytest.raises(KeyError, match=r"no monitor is stored as 'nope'"):
+        Monitor.load("nope", rootdir=tmp_path)
+    first = _new(tmp_path)
+    second = Monitor.load("gate", rootdir=tmp_path)
+    first.update(*_window(0)[:1], time=0)
+    with pytest.raises(ValueError, match=r"another process updated it since it was loaded"):
+        second.update(*_window(1)[:1], time=1)
+
+
+def test_a_refused_update_stores_nothing(tmp_path):
+    monitor = _new(tmp_path)
+    monitor.update(*_window(0)[:1], time=5)
+    files = sorted(os.listdir(data_dir("results", rootdir=tmp_path)))
+    items, _ = _window(1)
+    with pytest.raises(ValueError, match="time going backwards|not after the last update's time"):
+        monitor.update(items, time=4)
+    with pytest.raises(ValueError, match="match no item"):
+        monitor.update(items, audit={"ghost": True}, time=6)
+    assert sorted(os.listdir(data_dir("results", rootdir=tmp_path))) == files
+    assert Monitor.load("gate", rootdir=tmp_path).report().to_dict() == monitor.report().to_dict()
+
+
+_KILLED = textwrap.dedent(
+    """
+    import os, sys, time
+    import numpy as np
+    import ek.stores
+    from ek.qe import CostSensitiveGate, PlattCalibrator
+    from ek.qe.monitor import Monitor
+
+    root, marker = sys.argv[1], sys.argv[2]
+    write = ek.stores._JsonStore._write
+
+    def slow(self, key, value):  # the chunk of the update is about to be written: say so, then wait for the kill
+        if self.kind == "results" and key.startswith("monitor.gate.0"):
+            open(marker, "w").close()
+            time.sleep(60)
+        return write(self, key, value)
+
+    monitor = Monitor.load("gate", rootdir=root)
+    ek.stores._JsonStore._write = slow
+    rng = np.random.default_rng(7)
+    items = [{"id": f"k{i}", "signals": {"conf": float(v)}} for i, v in enumerate(rng.beta(5, 2, 500))]
+    monitor.update(items, audit={"k1": True, "w0-1": False}, time=10)
+    """
+)
+
+
+def test_a_update_killed_mid_write_leaves_the_state_as_it_was(tmp_path):
+    monitor = _new(tmp_path)
+    items, labels = _window(0)
+    monitor.update(items, audit=labels, time=0)
+    before = monitor.report().to_dict()
+    script, marker = tmp_path / "killed.py", tmp_path / "writing"
+    script.write_text(_KILLED)
+    proc = subprocess.Popen([sys.executable, str(script), str(tmp_path), str(marker)], cwd=str(tmp_path))
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists():
+            assert proc.poll() is None, "the update finished or failed before it was killed"
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == -signal.SIGKILL
+    resumed = Monitor.load("gate", rootdir=tmp_path)
+    assert resumed.report().to_dict() == before  # the table was written, the chunk was not: no update
+    rng = np.random.default_rng(7)
+    again = [{"id": f"k{i}", "signals": {"conf": float(v)}} for i, v in enumerate(rng.beta(5, 2, 500))]
+    summary = resumed.update(again, audit={"k1": True, "w0-1": False}, time=10)  # the same update goes through now
+    assert summary.n == 500 and resumed.report().cumulative["calibration"]["n_audited"] == len(labels) + 2
