@@ -24,6 +24,7 @@ import pytest
 import ek
 import ek.tools
 from ek.__main__ import main
+from ek.cli import Options
 from ek.ocr.files import evaluate_joined
 
 DATA = Path(str(resources.files("ek") / "data"))
@@ -714,7 +715,7 @@ def test_level_region_points_to_text_level(tmp_path):
         "PAGE/ALTO/hOCR file to read use --text-level region (see ek evaluate --help)\n"
     )
     with pytest.raises(ValueError, match=r"--level is the confidence level .* use --text-level line"):
-        ek.tools.evaluate(str(gold), str(gold), level="line")
+        ek.tools.evaluate(str(gold), str(gold), options=Options(level="line"))
 
 
 @pytest.mark.parametrize("bound", [("--max", "nan"), ("--min", "nan"), ("--max", "inf"), ("--min=-inf",)])

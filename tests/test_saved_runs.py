@@ -245,7 +245,7 @@ def test_the_settings_a_run_records_are_those_compare_checks():
     from ek.cli._commands._inputs import Options
     from ek.cli._commands._saved import _CHECKED, run_settings
 
-    settings = run_settings("cer", Options(normalize=["nfc"], words="unicode"))
+    settings = run_settings("cer", Options(normalize="nfc", words="unicode"))
     assert settings == {
         "metric": "cer",
         "statistics": ["edits", "ref_len"],

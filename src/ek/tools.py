@@ -1,8 +1,11 @@
 """Small string-in, value-out functions behind the ``ek`` command line.
 
 Each function's signature is its command: positional parameters become
-arguments, keyword-only ones become ``--options``. `_dispatch_funcs` is the
-one list of what ``ek`` exposes.
+arguments, keyword-only ones become ``--options``; the flags ``evaluate``,
+``compare`` and ``estimate`` share are the fields of their ``options``
+parameter (`ek.cli.Options`: ``evaluate(gold, pred,
+options=Options(metric="wer"))`` is ``ek evaluate GOLD PRED --metric
+wer``). `_dispatch_funcs` is the one list of what ``ek`` exposes.
 
     ek cer "hello wrld" "hello world"
     ek evaluate gold.jsonl pred.jsonl --html report.html

@@ -1,7 +1,8 @@
 """The command-line side of ek: the commands, the pages they write, the demo, and argv parsing.
 
 * `ek.cli._main`: `run`, argv mapped onto a list of functions (each
-  signature is its command's options), exit codes, one-line errors.
+  signature is its command's options; an `Options` parameter gives the
+  flags its fields declare), exit codes, one-line errors.
 * `ek.cli._commands`: ``ek evaluate``, ``compare``, ``estimate``,
   ``audit-plan`` and ``benchmark`` (reading files through `ek._files`,
   printing, writing JSON and pages).
@@ -15,10 +16,21 @@ API reference), and ``python -m ek`` / the ``ek`` script is
 
 from __future__ import annotations
 
-from ek.cli._commands import Outcome, audit_plan, benchmark, compare, estimate, evaluate, monitor, normalize_steps
+from ek.cli._commands import (
+    Options,
+    Outcome,
+    audit_plan,
+    benchmark,
+    compare,
+    estimate,
+    evaluate,
+    monitor,
+    normalize_steps,
+)
 from ek.cli._main import run
 
 __all__ = [
+    "Options",
     "Outcome",
     "audit_plan",
     "benchmark",

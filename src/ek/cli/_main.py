@@ -13,11 +13,17 @@ message on stderr, never a traceback or a usage block (a mistake on the
 command line points to ``ek COMMAND --help``). A parameter annotated
 ``Annotated[T, check]`` is converted by ``check``, whose ValueError
 message is the one printed.
+
+A keyword-only parameter annotated with a dataclass (``options: Options =
+Options()``) declares a group of flags: one flag per field, named and typed
+by the field, listed where the parameter stands; the command gets the
+dataclass built from them (its checks' ValueError printed as any other).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import inspect
 import json
 import math
@@ -52,9 +58,12 @@ def run(funcs: Sequence[Callable[..., Any]], argv: Sequence[str] | None = None) 
     if func is None:
         parser.print_help(sys.stderr)
         return 2
+    groups: list[tuple[str, type[Any]]] = args.pop("_groups")
     positional = args.pop("_varargs", None)
     call_args = [args.pop(n) for n in list(args) if n.startswith("_pos_")]
     try:
+        for name, declared in groups:  # the flags a dataclass declares, built into it
+            args[name] = declared(**{f.name: args.pop(f.name) for f in dataclasses.fields(declared)})
         result = func(*call_args, *(positional or ()), **{k: v for k, v in args.items()})
     except _USER_ERRORS as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
@@ -91,11 +100,32 @@ def _build_parser(funcs: list[Callable[..., Any]]) -> _Parser:
         name = func.__name__.replace("_", "-")
         doc = inspect.getdoc(func) or ""
         p = sub.add_parser(name, help=doc.splitlines()[0] if doc else "", description=doc)
-        p.set_defaults(_func=func)
         hints = typing.get_type_hints(func, include_extras=True)
+        groups = []
         for param in inspect.signature(func).parameters.values():
-            _add_param(p, param, hints.get(param.name))
+            declared = _flag_group(param, hints.get(param.name))
+            if declared is None:
+                _add_param(p, param, hints.get(param.name))
+                continue
+            groups.append((param.name, declared))
+            field_hints = typing.get_type_hints(declared, include_extras=True)
+            for field in dataclasses.fields(declared):
+                _add_param(p, _as_parameter(field), field_hints[field.name])
+        p.set_defaults(_func=func, _groups=groups)
     return parser
+
+
+def _flag_group(param: inspect.Parameter, hint: Any) -> type[Any] | None:
+    """The dataclass whose fields are flags, when ``param`` is a keyword-only parameter annotated with one."""
+    if param.kind is param.KEYWORD_ONLY and isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return hint
+    return None
+
+
+def _as_parameter(field: dataclasses.Field[Any]) -> inspect.Parameter:
+    """A dataclass field as the keyword-only parameter its flag is built from."""
+    default = inspect.Parameter.empty if field.default is dataclasses.MISSING else field.default
+    return inspect.Parameter(field.name, inspect.Parameter.KEYWORD_ONLY, default=default)
 
 
 def _add_param(p: argparse.ArgumentParser, param: inspect.Parameter, hint: Any) -> None:

@@ -45,75 +45,39 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import inspect
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Annotated, Any, Optional, TypedDict
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Annotated
 
 from ek.cli._commands._format import Outcome
-from ek.cli._commands._options import Options, confidence_level, finite_bound
+from ek.cli._commands._options import Options, confidence_level, normalize_steps
 
 if TYPE_CHECKING:
     from ek.cli._commands._benchmark import BenchmarkOptions
 
-__all__ = ["Outcome", "audit_plan", "benchmark", "compare", "estimate", "evaluate", "monitor", "normalize_steps"]
+_DEFAULTS = Options()  # every shared flag at its default: a frozen value, safe to share as the default argument
+
+__all__ = [
+    "Options",
+    "Outcome",
+    "audit_plan",
+    "benchmark",
+    "compare",
+    "estimate",
+    "evaluate",
+    "monitor",
+    "normalize_steps",
+]
 
 
-def normalize_steps(normalize: str | None) -> list[str] | None:
-    """``"nfc,lower"`` on the command line -> ``["nfc", "lower"]``."""
-    if normalize is None:
-        return None
-    return [s.strip() for s in normalize.split(",") if s.strip()]
-
-
-_SHARED = (  # the options of both commands, as (name, annotation, default), in the order --help lists them
-    ("id", str, "id"),
-    ("gold_field", Optional[str], None),
-    ("pred_field", Optional[str], None),
-    ("slice", Optional[str], None),
-    ("metric", Optional[str], None),
-    ("normalize", Optional[str], None),
-    ("level", Annotated[float, confidence_level], 0.95),
-    ("json", Optional[str], None),
-    ("html", Optional[str], None),
-    ("max", Optional[float], None),
-    ("min", Optional[float], None),
-    ("text_level", Optional[str], None),
-    ("profile", Optional[str], None),
-    ("words", Optional[str], None),
-    ("keep_going", bool, False),
-    ("gold_suffix", Optional[str], None),
-    ("pred_suffix", Optional[str], None),
-    ("pred_format", Optional[str], None),
-    ("follow_symlinks", bool, False),
-    ("max_file_mb", Optional[float], None),
-)
-
-
-def _with_shared_options(command: Callable[..., Outcome]) -> Callable[..., Outcome]:
-    """Give ``command`` (which takes them as ``**options``) the shared options in its signature, for the CLI."""
-    sig = inspect.signature(command)
-    own = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
-    first_keyword = next((k for k, p in enumerate(own) if p.kind is p.KEYWORD_ONLY), len(own))
-    shared = [
-        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=hint)
-        for name, hint, default in _SHARED
-    ]
-    signature = sig.replace(parameters=own[:first_keyword] + shared + own[first_keyword:])
-    command.__signature__ = signature  # type: ignore[attr-defined]
-    command.__annotations__ = {**{name: hint for name, hint, _ in _SHARED}, **command.__annotations__}
-    return command
-
-
-@_with_shared_options
 def evaluate(
     gold: str,
     pred: str,
     *,
+    options: Options = _DEFAULTS,
     save: str | None = None,
     workers: int | None = None,
     scheduler: str | None = None,
     timeout: float | None = None,
-    **options: Any,
 ) -> Outcome:
     """Score PRED against GOLD: the corpus figure with its interval, overall and per slice.
 
@@ -151,15 +115,13 @@ def evaluate(
     """
     from ek.cli._commands._evaluate import run_evaluate
 
-    reading, out = _split(options)
     with _no_cycle_collection():
-        return run_evaluate(
-            gold, pred, reading, save=save, workers=workers, scheduler=scheduler, timeout=timeout, **out
-        )
+        return run_evaluate(gold, pred, options, save=save, workers=workers, scheduler=scheduler, timeout=timeout)
 
 
-@_with_shared_options
-def compare(gold: str, pred_a: str, pred_b: str, *, fail_on_regression: bool = False, **options: Any) -> Outcome:
+def compare(
+    gold: str, pred_a: str, pred_b: str, *, options: Options = _DEFAULTS, fail_on_regression: bool = False
+) -> Outcome:
     """Is PRED_B better or worse than PRED_A on GOLD? B - A with a paired interval, p-value and verdict.
 
     PRED_A and PRED_B are prediction files (as for ek evaluate) or names
@@ -169,22 +131,20 @@ def compare(gold: str, pred_a: str, pred_b: str, *, fail_on_regression: bool = F
     """
     from ek.cli._commands._compare import run_compare
 
-    reading, out = _split(options)
     with _no_cycle_collection():
-        return run_compare(gold, pred_a, pred_b, reading, fail_on_regression=fail_on_regression, **out)
+        return run_compare(gold, pred_a, pred_b, options, fail_on_regression=fail_on_regression)
 
 
-@_with_shared_options
 def estimate(
     pred: str,
     *,
+    options: Options = _DEFAULTS,
     proxy: str,
     audit: str,
     proxy_field: str | None = None,
     plan: str | None = None,
     lam: str = "tune",
     interval: str = "clt",
-    **options: Any,
 ) -> Outcome:
     """How good is PRED over the whole corpus, from a stand-in for gold and a gold audit of a few items?
 
@@ -201,23 +161,22 @@ def estimate(
     """
     from ek.cli._commands._estimate import run_estimate
 
-    reading, out = _split(options)
     with _no_cycle_collection():
         return run_estimate(
-            pred, proxy, audit, reading, proxy_field=proxy_field, plan_path=plan, lam=lam, interval=interval, **out
+            pred, proxy, audit, options, proxy_field=proxy_field, plan_path=plan, lam=lam, interval=interval
         )
 
 
 def monitor(
     name: str,
     *,
-    window: Optional[str] = None,
-    audit: Optional[str] = None,
-    time: Optional[str] = None,
+    window: str | None = None,
+    audit: str | None = None,
+    time: str | None = None,
     report: bool = False,
-    json: Optional[str] = None,
-    html: Optional[str] = None,
-    rootdir: Optional[str] = None,
+    json: str | None = None,
+    html: str | None = None,
+    rootdir: str | None = None,
 ) -> Outcome:
     """Append a window to the stored monitor NAME (or --report its history): is the gate keeping its promise?
 
@@ -264,13 +223,7 @@ def audit_plan(
     """
     from ek.cli._commands._estimate import run_audit_plan
 
-    reading = Options(
-        id_field=id or None,
-        slice_field=slice,
-        metric=metric,
-        normalize=normalize_steps(normalize),
-        pred_field=pred_field,
-    )
+    reading = Options(id=id, slice=slice, metric=metric, normalize=normalize, pred_field=pred_field)
     with _no_cycle_collection():
         return run_audit_plan(
             pred,
@@ -351,48 +304,3 @@ def _no_cycle_collection() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-class _Outputs(TypedDict):
-    """The output arguments every command runner takes."""
-
-    json_path: str | None
-    html_path: str | None
-    upper: float | None
-    lower: float | None
-
-
-def _split(options: dict[str, Any]) -> tuple[Options, _Outputs]:
-    """The reading `Options` and the output arguments of a command, its defaults filled in.
-
-    ``options`` are the keyword arguments a caller gave (any value: `Options` checks them).
-    """
-
-    unknown = set(options) - {name for name, _, _ in _SHARED}
-    if unknown:
-        raise TypeError(f"unknown option(s) {', '.join(sorted(unknown))}; see ek evaluate --help.")
-    o: dict[str, Any] = {name: options.get(name, default) for name, _, default in _SHARED}
-    reading = Options(
-        id_field=o["id"] or None,
-        gold_field=o["gold_field"],
-        pred_field=o["pred_field"],
-        slice_field=o["slice"],
-        metric=o["metric"],
-        normalize=normalize_steps(o["normalize"]),
-        level=o["level"],
-        text_level=o["text_level"],
-        profile=o["profile"],
-        words=o["words"],
-        keep_going=o["keep_going"],
-        gold_suffix=o["gold_suffix"],
-        pred_suffix=o["pred_suffix"],
-        pred_format=o["pred_format"],
-        follow_symlinks=o["follow_symlinks"],
-        max_file_mb=o["max_file_mb"],
-    )
-    return reading, _Outputs(
-        json_path=o["json"],
-        html_path=o["html"],
-        upper=finite_bound("--max", o["max"]),
-        lower=finite_bound("--min", o["min"]),
-    )

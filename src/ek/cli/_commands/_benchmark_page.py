@@ -13,7 +13,6 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ek.cli._commands._benchmark_gold import BenchmarkGold
-from ek.cli._commands._options import Options
 from ek.cli._commands._pages import (
     _WORDS,
     SHOWN,
@@ -33,7 +32,7 @@ def fleet_page(
     report: FleetReport, corpus: BenchmarkGold, payload: Mapping[str, object], steps: list[str] | None
 ) -> dict[str, object]:
     """The ``render_fleet`` data of a fleet run, with the payload's provenance keys."""
-    prepare = _preparer(report.metric, Options(normalize=steps))
+    prepare = _preparer(report.metric, steps)
     unit = unit_of(report.metric)
     up = report.higher_is_better
     data: dict[str, object] = {

@@ -38,15 +38,11 @@ def run_compare(
     pred_b: str,
     options: Options,
     *,
-    json_path: str | None,
-    html_path: str | None,
-    upper: float | None,
-    lower: float | None,
     fail_on_regression: bool,
 ) -> Outcome:
     """The whole command: read GOLD once, score or load both runs, compare, then print, write and gate."""
     inputs = {"gold": gold, "pred_a": pred_a, "pred_b": pred_b}
-    check_outputs(inputs, json_path, html_path)
+    check_outputs(inputs, options.json, options.html)
     if pred_a == "-" and pred_b == "-":
         raise InputError("PRED_A and PRED_B are both - (stdin); standard input can give only one of them.")
     gold_side = read_gold(gold, options)
@@ -59,12 +55,12 @@ def run_compare(
     ]
     result = compare(a.report, b.report, level=options.level)
     meta = run_meta(inputs, options, [a, b])
-    text = write_json(json_path, payload(result, a, b, bounds, meta)) if json_path is not None else ""
-    if html_path is not None:
-        _write_page(html_path, result, a, b, bounds, options, meta)
-    if json_path != "-":
+    text = write_json(options.json, payload(result, a, b, bounds, meta)) if options.json is not None else ""
+    if options.html is not None:
+        _write_page(options.html, result, a, b, bounds, options, meta)
+    if options.json != "-":
         text = summary(result, a, b, bounds, meta)
-    failures = [gate(result.metric, b.report.aggregate, upper, lower)]
+    failures = [gate(result.metric, b.report.aggregate, options.max, options.min)]
     if fail_on_regression and result.verdict == "worse":
         failures.append(
             f"FAIL: B ({b.name}) is significantly worse than A ({a.name}): "

@@ -94,7 +94,7 @@ def score_on_dask(
             metric=record_metric(options),
             slice=None if joined.slices is None else "slice",
             id="id",
-            normalize=options.normalize,
+            normalize=options.steps,
             level=options.level,
             keep_items=keep_items,
         )

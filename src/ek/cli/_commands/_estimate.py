@@ -51,14 +51,10 @@ def run_estimate(
     plan_path: str | None,
     lam: str,
     interval: str,
-    json_path: str | None,
-    html_path: str | None,
-    upper: float | None,
-    lower: float | None,
 ) -> Outcome:
     """The whole ``ek estimate`` command: read, score the proxy and the audit, estimate, print, write, gate."""
     inputs = {"pred": pred, "proxy": proxy, "audit": audit, **({"plan": plan_path} if plan_path else {})}
-    check_outputs(inputs, json_path, html_path)
+    check_outputs(inputs, options.json, options.html)
     plan = read_plan(plan_path) if plan_path is not None else None
     corpus, options, pred_side = _proxy(pred, proxy, options, proxy_field)
     gold = read_gold(audit, options)
@@ -85,14 +81,14 @@ def run_estimate(
     )
     meta = run_meta(inputs, options, [corpus])
     meta["settings"].update(lam=lam, interval=interval, plan=plan_path, left_out_of_plan=left_out)
-    text = write_json(json_path, payload(result, corpus, meta)) if json_path is not None else ""
-    if html_path is not None:
+    text = write_json(options.json, payload(result, corpus, meta)) if options.json is not None else ""
+    if options.html is not None:
         from ek.cli._html import render_estimate
 
-        write_text(html_path, render_estimate(page_data(result, corpus, meta)), option="--html")
-    if json_path != "-":
+        write_text(options.html, render_estimate(page_data(result, corpus, meta)), option="--html")
+    if options.json != "-":
         text = summary(result, corpus, meta)
-    failed = gate(result.metric, result.estimate, upper, lower)
+    failed = gate(result.metric, result.estimate, options.max, options.min)
     return Outcome(stdout=text, stderr=failed, exit_code=1 if failed else 0)
 
 

@@ -33,28 +33,20 @@ def run_evaluate(
     pred: str,
     options: Options,
     *,
-    json_path: str | None,
-    html_path: str | None,
     save: str | None,
-    upper: float | None,
-    lower: float | None,
     workers: int | None = None,
     scheduler: str | None = None,
     timeout: float | None = None,
 ) -> Outcome:
     """The whole command: read, score (here, or on a Dask cluster), bound, then print, write and gate."""
     inputs = {"gold": gold, "pred": pred}
-    check_outputs(inputs, json_path, html_path)
+    check_outputs(inputs, options.json, options.html)
 
     def holding(held: tuple[str, Lock] | None) -> Outcome:
         return _evaluate(
             inputs,
             options,
             save=held,
-            json_path=json_path,
-            html_path=html_path,
-            upper=upper,
-            lower=lower,
             workers=workers,
             scheduler=scheduler,
             timeout=timeout,
@@ -76,10 +68,6 @@ def _evaluate(
     options: Options,
     *,
     save: tuple[str, Lock] | None,
-    json_path: str | None,
-    html_path: str | None,
-    upper: float | None,
-    lower: float | None,
     workers: int | None,
     scheduler: str | None,
     timeout: float | None,
@@ -98,7 +86,7 @@ def _evaluate(
     else:
         from ek.cli._commands._dask import score_on_dask
 
-        keep = json_path is not None or html_path is not None or save is not None  # they list every item
+        keep = options.json is not None or options.html is not None or save is not None  # they list every item
         scored = score_on_dask(
             joined, options, name=name, workers=workers, scheduler=scheduler, keep_items=keep, timeout=timeout
         )
@@ -106,18 +94,20 @@ def _evaluate(
     overall, per_slice = bound(report, options.level, label="ek evaluate")
     meta = run_meta(inputs, options, [scored])
     out = []
-    if json_path is not None:
-        out.append(write_json(json_path, payload(scored, overall, per_slice, options.level, meta)))
-    if html_path is not None:
-        _write_page(html_path, scored, overall, per_slice, options, meta)
+    if options.json is not None:
+        out.append(write_json(options.json, payload(scored, overall, per_slice, options.level, meta)))
+    if options.html is not None:
+        _write_page(options.html, scored, overall, per_slice, options, meta)
     if save is not None:
         from ek.cli._commands._saved import save_run
 
         save_run(save[0], scored, gold_digest(gold_side), source=pred, options=options, lock=save[1])
     text = (
-        "\n".join(t for t in out if t) if json_path == "-" else summary(scored, overall, per_slice, options.level, meta)
+        "\n".join(t for t in out if t)
+        if options.json == "-"
+        else summary(scored, overall, per_slice, options.level, meta)
     )
-    failed = gate(report.metric, report.aggregate, upper, lower)
+    failed = gate(report.metric, report.aggregate, options.max, options.min)
     return Outcome(stdout=text, stderr=failed, exit_code=1 if failed else 0)
 
 

@@ -156,7 +156,7 @@ def _document_figures(detail: Mapping[str, Any]) -> DocumentFigures:
 
 def _document_scoring(options: Options) -> dict[str, Any]:
     """The options `ek.ocr.files.evaluate_joined` gets: those given (None leaves its default, or the profile's)."""
-    given = {"normalize": options.normalize, "profile": options.profile, "words": options.words}
+    given = {"normalize": options.steps, "profile": options.profile, "words": options.words}
     return {"metric": options.metric or "cer", **{k: v for k, v in given.items() if v is not None}}
 
 
@@ -187,7 +187,7 @@ def _evaluate_in_chunks(joined: Joined, options: Options, name: str) -> Report:
     try:
         for start in range(0, n, chunk):
             part = evaluate(
-                cases[start : start + chunk], metric=metric, normalize=options.normalize, ids=ids[start : start + chunk]
+                cases[start : start + chunk], metric=metric, normalize=options.steps, ids=ids[start : start + chunk]
             )
             metric = metric or part.metric  # a metric chosen by type is kept for the later chunks
             parts.append(part)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ek._files import Failure, Joined, Skipped
 from ek._version import __version__
 from ek.canonicalize import Canonicalizer
-from ek.cli._commands._inputs import Scored
+from ek.cli._commands._inputs import Scored, metric_facts
 from ek.cli._commands._options import Options
 
 if TYPE_CHECKING:
@@ -42,11 +42,11 @@ def run_meta(inputs: Mapping[str, str], options: Options, runs: Sequence[Scored]
         "inputs": dict(inputs),
         "settings": {
             "metric": runs[0].report.metric,
-            "normalize": detail["normalize"] if "normalize" in detail else _version(options.normalize),
+            "normalize": detail["normalize"] if "normalize" in detail else _version(options.steps),
             "text_level": options.text_level,
             "profile": detail.get("profile", options.profile),
             "words": detail.get("words", options.words or "whitespace"),
-            "segment": detail.get("segment", "grapheme" if runs[0].report.metric == "cer_grapheme" else "codepoint"),
+            "segment": detail.get("segment", _segment(runs[0].report.metric)),
             "level": options.level,
         },
         "text_level": _text_level(runs),
@@ -69,6 +69,12 @@ def has_documents(runs: Sequence[Scored]) -> bool:
 def _document_detail(runs: Sequence[Scored]) -> Mapping[str, Any]:
     """The report detail of the first run scored on documents (it knows the profile's settings), else {}."""
     return next((run.report.detail for run in runs if run.joined is not None and run.joined.documents), {})
+
+
+def _segment(metric: str) -> str:
+    """How the metric cuts characters, as its declared unit says: ``"grapheme"`` clusters, else ``"codepoint"``."""
+    facts = metric_facts(metric)
+    return "grapheme" if facts is not None and facts.unit == "grapheme" else "codepoint"
 
 
 def _version(steps: Sequence[str] | None) -> str | None:

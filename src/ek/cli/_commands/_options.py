@@ -1,6 +1,7 @@
-"""The options of ``ek evaluate`` and ``ek compare``, each checked once, with messages that say the fix.
+"""The options of ``ek evaluate``, ``compare`` and ``estimate``: declared once, checked once, errors saying the fix.
 
-`Options` holds what reading and scoring need; `confidence_level` and
+`Options` declares the flags the three commands share (its fields are the
+flags) and gives what reading and scoring need; `confidence_level` and
 `finite_bound` check the two numbers a user most often gets wrong
 (``--level region``, ``--max nan``). They run for the command line and for
 Python callers of `ek.tools.evaluate` alike.
@@ -11,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import Annotated, Any, TypedDict
 
 WORDS = ("whitespace", "unicode")
 """How WER cuts words (``--words``): at whitespace (jiwer's way) or as Unicode words (UAX #29)."""
@@ -35,20 +36,30 @@ class Reading(TypedDict, total=False):
 
 @dataclass(frozen=True)
 class Options:
-    """The reading and scoring options shared by ``ek evaluate`` and ``ek compare``.
+    """The options of ``ek evaluate``, ``ek compare`` and ``ek estimate``: each field is the flag of its name.
 
-    ``normalize`` None means: NFC for documents (set by `for_documents`
-    when GOLD is a document or folder and no profile is given), nothing
-    for records (the defaults of `ek.evaluate`).
+    The command functions take one as a keyword-only parameter, and the
+    dispatcher (`ek.cli._main`) makes one flag of each field, in this order
+    (``gold_field`` is ``--gold-field``), the field's annotation deciding
+    the flag's type (``Annotated[T, check]``: converted by ``check``).
+    A field holds what the user typed (``normalize="nfc,lower"``,
+    ``id=""``); `steps` and `reading` give the forms the readers and
+    metrics take. ``normalize`` None means: NFC for documents (set by
+    `for_documents` when GOLD is a document or folder and no profile is
+    given), nothing for records (the defaults of `ek.evaluate`).
     """
 
-    id_field: str | None = "id"
+    id: str = "id"  # "" numbers the records by position
     gold_field: str | None = None
     pred_field: str | None = None
-    slice_field: str | None = None
+    slice: str | None = None
     metric: str | None = None
-    normalize: list[str] | None = None
-    level: float = 0.95
+    normalize: str | None = None  # comma-separated steps, as typed: "nfc,lower"
+    level: Annotated[float, confidence_level] = 0.95
+    json: str | None = None
+    html: str | None = None
+    max: float | None = None
+    min: float | None = None
     text_level: str | None = None
     profile: str | None = None
     words: str | None = None
@@ -63,12 +74,19 @@ class Options:
         confidence_level(self.level)
         if self.words not in (None, *WORDS):
             raise ValueError(f"--words must be one of {', '.join(WORDS)} (how WER cuts words), got {self.words!r}.")
+        finite_bound("--max", self.max)
+        finite_bound("--min", self.min)
+
+    @property
+    def steps(self) -> list[str] | None:
+        """The ``--normalize`` steps as a list (``"nfc,lower"`` -> ``["nfc", "lower"]``), None without the flag."""
+        return normalize_steps(self.normalize)
 
     def reading(self) -> Reading:
         """The keyword arguments of `ek._files.read_side` these options give (the value field aside)."""
         options: Reading = {
-            "id_field": self.id_field,
-            "slice_field": self.slice_field,
+            "id_field": self.id or None,
+            "slice_field": self.slice,
             "text_level": self.text_level,
             "profile": self.profile,
             "gold_suffix": self.gold_suffix,
@@ -81,8 +99,15 @@ class Options:
     def for_documents(self) -> Options:
         """These options for document inputs: NFC unless ``--normalize`` or ``--profile`` says otherwise."""
         if self.normalize is None and self.profile is None:
-            return dataclasses.replace(self, normalize=["nfc"])
+            return dataclasses.replace(self, normalize="nfc")
         return self
+
+
+def normalize_steps(normalize: str | None) -> list[str] | None:
+    """``"nfc,lower"`` on the command line -> ``["nfc", "lower"]``."""
+    if normalize is None:
+        return None
+    return [s.strip() for s in normalize.split(",") if s.strip()]
 
 
 def confidence_level(value: Any) -> float:

@@ -79,7 +79,7 @@ def evaluate_page(
         {"id": str(i), "slice": s, "value": v, "statistics": stats} for i, s, (v, stats) in zip(ids, labels, rows)
     ]
     worst = _extremes([v for v, _ in rows], SHOWN, largest=not up)
-    prepare = _preparer(report.metric, options)
+    prepare = _preparer(report.metric, options.steps)
     joined, unit = scored.joined, unit_of(report.metric)
     if joined is not None:
         for k in worst:
@@ -131,7 +131,7 @@ def compare_page(
     deltas = [it["delta"] if it["delta"] is not None else 0.0 for it in items]
     shown = _extremes(deltas, SHOWN, largest=True) | _extremes(deltas, SHOWN, largest=False)
     unit = unit_of(result.metric)
-    prepare = _preparer(result.metric, options)
+    prepare = _preparer(result.metric, options.steps)
     texts = {side: _texts(run) for side, run in (("a", a), ("b", b))}
     for k in shown:
         item = items[k]
@@ -199,9 +199,9 @@ def _extremes(values: Sequence[object], n: int, *, largest: bool) -> set[int]:
     return {k for _, k in pick(n, finite)}
 
 
-def _preparer(metric: str, options: Options) -> Callable[[str], str]:
-    """What the metric does to a text before comparing it: the normalize steps, and CER's trimmed ends."""
-    canon = resolve_canonicalizer(options.normalize)
+def _preparer(metric: str, steps: list[str] | None) -> Callable[[str], str]:
+    """What the metric does to a text before comparing it: the normalize ``steps``, and CER's trimmed ends."""
+    canon = resolve_canonicalizer(steps)
     trim = metric in ("cer", "cer_grapheme")
 
     def prepare(text: str) -> str:

@@ -123,9 +123,13 @@ def release(lock: Lock) -> None:
 def run_settings(metric: str, options: Options) -> dict[str, object]:
     """The settings that decide what a run's figures measure, for ``metric`` scored under ``options``."""
     settings: dict[str, object] = {"metric": metric, "statistics": list(statistic_names(metric))}
-    for name in _CHECKED:
-        value = getattr(options, name)
-        settings[name] = list(value) if isinstance(value, (list, tuple)) else value
+    checked = {
+        "profile": options.profile,
+        "normalize": options.steps,
+        "text_level": options.text_level,
+        "words": options.words,
+    }
+    settings.update((name, checked[name]) for name in _CHECKED)
     return settings
 
 

@@ -91,7 +91,7 @@ def bin_counts(values: Sequence[object]) -> tuple[float, float, list[int]]:
     last = n_bins - 1
     for v in finite:
         k = int((v - start) / width)
-        counts[k if k < last else last] += 1
+        counts[min(last, k)] += 1
     return start, width, counts
 
 
@@ -116,7 +116,7 @@ def histogram(
     ystep = nice_step(peak, 4)
     ymax = math.ceil(peak / ystep) * ystep
     body = [f'<line class="axis" x1="{x0}" y1="{top}" x2="{x0}" y2="{base}"/>']
-    for k in range(int(round(ymax / ystep)) + 1):
+    for k in range(round(ymax / ystep) + 1):
         y = base - (base - top) * k * ystep / ymax
         body.append(
             f'<line class="grid" x1="{x0}" y1="{y:.1f}" x2="{x1}" y2="{y:.1f}"/>'
