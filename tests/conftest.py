@@ -61,6 +61,7 @@ OPTIONAL = {
             "ocrd_page_to_alto",
             "uniseg",
             "mypy",
+            "ruff",
             "ppi_py",
         )
     },
