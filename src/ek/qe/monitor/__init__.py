@@ -52,7 +52,8 @@ from __future__ import annotations
 import hashlib
 import json
 import numbers
-from collections.abc import Iterable, Mapping
+import os
+from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
 from ek._util import type_name
@@ -92,7 +93,7 @@ class Monitor:
         alpha: float = DEFAULT_ALPHA,
         level: float = 0.95,
         name: str | None = None,
-        rootdir: Any = None,
+        rootdir: str | os.PathLike[str] | None = None,
     ) -> None:
         from ek.qe.monitor._book import Book
 
@@ -117,7 +118,7 @@ class Monitor:
         self._book = Book(calibrator, gate, settings, values, store, stored[2] if stored else [])
 
     @classmethod
-    def load(cls, name: str, *, rootdir: Any = None) -> Monitor:
+    def load(cls, name: str, *, rootdir: str | os.PathLike[str] | None = None) -> Monitor:
         """The monitor stored under ``name``, rebuilt from its state.
 
         Raises:
@@ -141,7 +142,13 @@ class Monitor:
         self._book = Book(calibrator, gate_from_record(settings["gate"]), settings, values, store, updates)
         return self
 
-    def update(self, items: Iterable[Any] | None = None, *, audit: Any = None, time: Any = None) -> WindowSummary:
+    def update(
+        self,
+        items: Iterable[object] | None = None,
+        *,
+        audit: Mapping[Hashable, object] | Iterable[object] | None = None,
+        time: float | str | None = None,
+    ) -> WindowSummary:
         """Append one window (``items``) and/or audit labels; return the summary of the latest window.
 
         ``audit`` labels items of this window or of earlier ones (``id ->
