@@ -439,3 +439,19 @@ def test_the_text_level_read_is_recorded_one_level_or_per_side(tmp_path):
         tmp_path / "gt" / "a.xml", tmp_path / "ocr" / "b.txt", profile="dinglehopper", text_level="line"
     )
     assert line.detail["text_level"] == "line"
+
+
+def test_regions_read_at_another_level_are_listed_in_the_detail(tmp_path):
+    # region r2 has no line, so text_level="line" reads it at region level: the report says so per region
+    (tmp_path / "gt.xml").write_text(
+        f'<PcGts xmlns="{PAGE_NS}"><Page><TextRegion id="r1"><TextLine id="l1"><TextEquiv><Unicode>Hello'
+        '</Unicode></TextEquiv></TextLine></TextRegion><TextRegion id="r2"><TextEquiv><Unicode>world</Unicode>'
+        "</TextEquiv></TextRegion></Page></PcGts>",
+        encoding="utf-8",
+    )
+    (tmp_path / "ocr.txt").write_text("Hello\nworld\n", encoding="utf-8")
+    report = evaluate_files(tmp_path / "gt.xml", tmp_path / "ocr.txt", text_level="line")
+    assert report.aggregate == 0.0 and report.detail["text_level"] == "line"
+    assert report.detail["fallbacks"] == [{"side": "gold", "id": "gt", "region": "r2", "level": "region"}]
+    region = evaluate_files(tmp_path / "gt.xml", tmp_path / "ocr.txt", text_level="region")  # r1 has no region text
+    assert region.detail["fallbacks"] == [{"side": "gold", "id": "gt", "region": "r1", "level": "line"}]

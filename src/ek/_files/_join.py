@@ -58,6 +58,16 @@ class Joined:
     failures: tuple[Failure, ...] = ()
     skipped: tuple[Skipped, ...] = ()
 
+    def fallbacks(self) -> list[tuple[str, str, str, str]]:
+        """``(side, id, region, level)`` for each region read at another text level than its document's."""
+        return [
+            (side, id_, region, level)
+            for id_, pair in self.documents.items()
+            for side, doc in zip(("gold", "pred"), pair)
+            if doc is not None
+            for region, level in doc.fallbacks
+        ]
+
     def cases(self) -> list[tuple[Any, ...]]:
         """``(pred, gold)`` tuples, or ``(pred, gold, slice)`` when gold has slices, for `ek.evaluate`."""
         if self.slices is None:

@@ -26,7 +26,9 @@ score 0. The report's ``detail`` also holds:
   version, e.g. ``"nfc"``, or None), ``segment``, ``words`` and
   ``text_level`` (the level every document was read at; when they differ,
   ``{"gold": ..., "pred": ...}`` with each side's level, or its counts
-  ``{level: documents}``; None for plain text and records).
+  ``{level: documents}``; None for plain text and records), and
+  ``fallbacks``: each region read at another level than its document's, as
+  ``{side, id, region, level}`` (a region with no text at the level read).
 
 **Words.** ``words="whitespace"`` (the default, as jiwer) cuts WER, the
 word confusions and the bag of words at whitespace; ``words="unicode"`` at
@@ -103,7 +105,8 @@ class Joined(Protocol):
     run parallel to ``ids``; ``missing`` / ``extra`` are ids on one side
     only, ``gold_errors`` / ``pred_errors`` map an id to why its document
     could not be read, and ``documents`` maps an id to its ``(gold, pred)``
-    documents (None where a side is not a document).
+    documents (None where a side is not a document); ``fallbacks()`` the
+    regions read at another text level than their document's.
     """
 
     @property
@@ -124,6 +127,9 @@ class Joined(Protocol):
     def pred_errors(self) -> Mapping[str, str]: ...
     @property
     def documents(self) -> Mapping[str, tuple[JoinedDocument | None, JoinedDocument | None]]: ...
+    def fallbacks(self) -> list[tuple[str, str, str, str]]:
+        """``(side, id, region, level)`` for each region read at another text level than its document's."""
+        ...
 
 
 DEFAULT_MEASURES = ("cer", "wer", "fca", "bow")
@@ -292,6 +298,7 @@ def _evaluate(
         "calibration": _calibration(joined, canon, n_bins),
         **settings.detail(canon),
         "text_level": _text_level(joined),
+        "fallbacks": [dict(zip(("side", "id", "region", "level"), f)) for f in joined.fallbacks()],
     }
     return dataclasses.replace(report, detail=detail)
 

@@ -93,11 +93,8 @@ def _text_level(runs: Sequence[Scored]) -> object:
 
 
 def _fallbacks(joined: Joined) -> Iterator[Fallback]:
-    """Each region read at another level than its document's (`Document.fallbacks`): side, id, region, level."""
-    for id_, pair in joined.documents.items():
-        for side, doc in zip(("gold", "pred"), pair):
-            for region, level in doc.fallbacks if doc is not None else ():
-                yield {"side": side, "id": id_, "region": region, "level": level}
+    for side, id_, region, level in joined.fallbacks():
+        yield {"side": side, "id": id_, "region": region, "level": level}
 
 
 def _read_error(failure: Failure) -> ReadError:
