@@ -56,7 +56,7 @@ import os
 from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
-from ek._util import type_name
+from ek._util import import_optional, type_name
 from ek.qe.monitor._gates import QUANTITIES, calibrator_record, default_promise, gate_record
 from ek.qe.monitor._state import FORMAT, MonitorStore
 from ek.qe.monitor._values import DEFAULT_ALPHA, REFIT_ITEMS, Alarm, MonitorReport, WindowSummary
@@ -95,6 +95,7 @@ class Monitor:
         name: str | None = None,
         rootdir: str | os.PathLike[str] | None = None,
     ) -> None:
+        _require_arrays()
         from ek.qe.monitor._book import Book
 
         values = _calibration_values(calibration_signals)
@@ -126,6 +127,8 @@ class Monitor:
             ValueError: the state is damaged or of another format version.
         """
         from ek.qe._records import from_record
+
+        _require_arrays()
         from ek.qe.monitor._book import Book
         from ek.qe.monitor._gates import gate_from_record
 
@@ -189,6 +192,7 @@ class Monitor:
         Raises:
             ValueError: the monitors differ in a setting, or share an item id.
         """
+        _require_arrays()
         from ek.qe.monitor._merge import merge_books
 
         if not monitors:
@@ -199,6 +203,12 @@ class Monitor:
 
 
 # ---------------------------------------------------------------------------
+
+
+def _require_arrays() -> None:
+    """numpy (the window's columns) and scipy (KS drift) are the ``metrics`` extra: say so before any work."""
+    for package in ("numpy", "scipy"):
+        import_optional(package, extra="metrics", feature="ek.qe.monitor")
 
 
 def _calibration_values(signals: Any) -> dict[str, list[float]]:
