@@ -364,3 +364,24 @@ def test_unicode_word_wer_counts_its_confusions_in_its_own_words(tmp_path):
     assert scored.report.metric == "wer_unicode" and scored.report.aggregate == pytest.approx(1 / 3)
     assert [(c["gold"], c["pred"]) for c in data["confusions"]] == [("Hund", "Hnnd")]
     assert data["items"][0]["unit"] == "word"
+
+
+def test_the_diff_shows_edge_whitespace_where_the_figure_counts_it(tmp_path):
+    # ek reads PAGE text without its edge whitespace; the dinglehopper profile keeps it and counts it (CER
+    # with strip=False), so the page's diff must show those edits instead of trimming them away
+    page = "http://schema.primaresearch.org/PAGE/gts/pagecontent/2019-07-15"
+    (tmp_path / "gt.xml").write_text(
+        f'<PcGts xmlns="{page}"><Page><TextRegion id="r1"><TextEquiv><Unicode>  Hello world </Unicode>'
+        "</TextEquiv></TextRegion></Page></PcGts>",
+        encoding="utf-8",
+    )
+    (tmp_path / "ocr.txt").write_text("Hello world", encoding="utf-8")
+    for profile, edits in ((None, 0), ("dinglehopper", 3)):
+        options = Options(profile=profile)
+        gold = read_gold(str(tmp_path / "gt.xml"), options)
+        scored = score(read_joined(gold, str(tmp_path / "ocr.txt"), options), options, name="pred")
+        overall, per_slice = bound(scored.report, 0.95, label="test")
+        ops = evaluate_page(scored, overall, per_slice, options)["items"][0]["ops"]
+        assert scored.report.scores[0].detail["edits"] == edits
+        shown = [tuple(op) for op in ops if op[0] != "equal"]
+        assert sum(len(gold_text) for _, gold_text, _ in shown) == edits, shown

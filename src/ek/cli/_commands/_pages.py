@@ -37,6 +37,7 @@ from ek.cli._html._data import (
     ReadError,
     SliceDelta,
 )
+from ek.metrics.strings import StringMetric
 
 SHOWN = 200  # items the pages list (the worst, or the most changed each way)
 _WORDS = ("word", "unicode_word")  # confusions count the metric's words; diffs show whitespace words
@@ -79,7 +80,7 @@ def evaluate_page(
         {"id": str(i), "slice": s, "value": v, "statistics": stats} for i, s, (v, stats) in zip(ids, labels, rows)
     ]
     worst = _extremes([v for v, _ in rows], SHOWN, largest=not up)
-    prepare = _preparer(report.metric, options.steps)
+    prepare = _preparer(report.metric, options.steps, profile=options.profile)
     joined, unit = scored.joined, unit_of(report.metric)
     if joined is not None:
         for k in worst:
@@ -131,7 +132,7 @@ def compare_page(
     deltas = [it["delta"] if it["delta"] is not None else 0.0 for it in items]
     shown = _extremes(deltas, SHOWN, largest=True) | _extremes(deltas, SHOWN, largest=False)
     unit = unit_of(result.metric)
-    prepare = _preparer(result.metric, options.steps)
+    prepare = _preparer(result.metric, options.steps, profile=options.profile)
     texts = {side: _texts(run) for side, run in (("a", a), ("b", b))}
     for k in shown:
         item = items[k]
@@ -199,10 +200,15 @@ def _extremes(values: Sequence[object], n: int, *, largest: bool) -> set[int]:
     return {k for _, k in pick(n, finite)}
 
 
-def _preparer(metric: str, steps: list[str] | None) -> Callable[[str], str]:
-    """What the metric does to a text before comparing it: the normalize ``steps``, and CER's trimmed ends."""
+def _preparer(metric: str, steps: list[str] | None, *, profile: str | None = None) -> Callable[[str], str]:
+    """What the metric does to a text before comparing it: the normalize ``steps``, and CER's trimmed ends.
+
+    CER leaves out the whitespace at both ends, except under a profile (dinglehopper counts it:
+    `ek.ocr.files` scores with ``strip=False`` then), so the diff shows what the figure counted.
+    """
     canon = resolve_canonicalizer(steps)
-    trim = metric in ("cer", "cer_grapheme")
+    facts = metric_facts(metric)
+    trim = profile is None and isinstance(facts, StringMetric) and facts.strip and facts.unit in ("char", "grapheme")
 
     def prepare(text: str) -> str:
         text = canon(text) if canon is not None else text
