@@ -6,14 +6,27 @@ library is missing, whether the test module imports it at the top, a
 fixture imports it, or ek raises its own `MissingExtraError` deep inside a
 call: `OPTIONAL` says which modules count and what installs each. Any
 other import error is a real failure. With ``EK_TEST_ALL_EXTRAS=1`` (set by
-``.ci/run`` for its full run) such a skip is a failure instead, so CI shows
-that nothing went untested.
+``.ci/run`` for its full run) such a skip is a failure instead (``pytest.importorskip`` included),
+so CI shows that nothing went untested.
+
+Two passes, no test run twice: ``--skipped-to FILE`` writes the ids of the
+tests (and test modules) a run skipped, and ``--rerun-skipped FILE`` runs
+exactly those, collecting no other file. ``.ci/run`` runs the README's
+light install with the first, adds the heavy extras, then runs the second
+with ``EK_TEST_ALL_EXTRAS=1``.
+
+With pytest-xdist installed (the ``test`` extra) the suite runs on every
+core (``-n auto``) unless ``-n``/``--numprocesses`` says otherwise (``-n 0``:
+in this process), so the README's plain ``python -m pytest`` is parallel.
+Every test writes under its own ``tmp_path`` and gets its own ek data
+folder, so tests never share state across workers.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import pathlib
 import re
 
 import pytest
@@ -59,6 +72,9 @@ OPTIONAL = {
             "selenium",
             "dinglehopper",
             "ocrd_page_to_alto",
+            "ocrd_validators",  # dinglehopper's dependencies, the test extra brings them
+            "ocrd_models",
+            "lxml",
             "uniseg",
             "mypy",
             "ruff",
@@ -70,6 +86,7 @@ OPTIONAL = {
 
 ALL_EXTRAS = bool(os.environ.get("EK_TEST_ALL_EXTRAS"))
 # ek's own messages (ek._util.import_optional, the netcal backend), for errors re-raised without their cause
+_IMPORTORSKIP = re.compile(r"could not import ")  # how pytest.importorskip words its skip
 _EK_HINT = re.compile(r"needs the optional package(?:\(s\))? '?([\w., ]+?)'?, which (?:is|are) not installed")
 
 
@@ -90,11 +107,98 @@ def missing_extra(exc: BaseException) -> str | None:
     return None
 
 
+def pytest_addoption(parser):
+    group = parser.getgroup("ek", "ek's two-pass run (tests/conftest.py)")
+    group.addoption(
+        "--skipped-to",
+        metavar="FILE",
+        help="write the ids of the tests and test modules this run skipped to FILE, one per line",
+    )
+    group.addoption(
+        "--rerun-skipped",
+        metavar="FILE",
+        help="run only the tests a --skipped-to FILE lists (no other test file is collected)",
+    )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_cmdline_main(config):
+    # Before xdist reads its options: a plain `python -m pytest` uses every core.
+    if (
+        config.pluginmanager.hasplugin("xdist")
+        and config.option.numprocesses is None
+        and not os.environ.get("PYTEST_XDIST_WORKER")
+        and not config.option.collectonly
+        and not config.option.usepdb
+    ):
+        config.option.numprocesses = "auto"
+    return (yield)
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers",
         "needs(*modules): the test needs these optional libraries (skips without them, naming what installs them)",
     )
+    if config.option.skipped_to and not os.environ.get("PYTEST_XDIST_WORKER"):
+        config.pluginmanager.register(_SkipRecorder(pathlib.Path(config.option.skipped_to)), "ek-skip-recorder")
+    if config.option.rerun_skipped:
+        config.pluginmanager.register(_Rerun(pathlib.Path(config.option.rerun_skipped)), "ek-rerun-skipped")
+
+
+class _SkipRecorder:
+    """Collects the ids of what was skipped (on xdist's controller, which gets every worker's reports)."""
+
+    def __init__(self, path: pathlib.Path) -> None:
+        self.path, self.ids = path, set()
+
+    def pytest_collectreport(self, report):
+        if report.skipped:  # a module skipped whole: its id is the file's
+            self.ids.add(report.nodeid)
+
+    def pytest_runtest_logreport(self, report):
+        if report.skipped and not hasattr(report, "wasxfail"):  # an xfail ran; it did not skip
+            self.ids.add(report.nodeid)
+
+    def pytest_sessionfinish(self, session):
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text("".join(f"{i}\n" for i in sorted(self.ids)), encoding="utf-8")
+
+    def pytest_terminal_summary(self, terminalreporter):
+        terminalreporter.write_line(f"{len(self.ids)} skipped test id(s) written to {self.path}")
+
+
+class _Rerun:
+    """Selects what a `_SkipRecorder` file lists: those files only are collected, those tests only run."""
+
+    def __init__(self, path: pathlib.Path) -> None:
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except OSError as exc:
+            raise pytest.UsageError(
+                f"--rerun-skipped {path}: {exc.strerror}; write it with --skipped-to first"
+            ) from exc
+        self.ids = {line.strip() for line in lines if line.strip()}
+        self.files = {pathlib.Path(i.split("::")[0]).resolve() for i in self.ids}
+
+    def pytest_ignore_collect(self, collection_path, config):
+        if collection_path.is_file() and collection_path.name.startswith("test_"):
+            return collection_path.resolve() not in self.files or None
+        return None
+
+    def pytest_collection_modifyitems(self, config, items):
+        keep = [item for item in items if self._listed(item.nodeid)]
+        dropped = [item for item in items if not self._listed(item.nodeid)]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+    def pytest_sessionfinish(self, session, exitstatus):
+        if not self.ids and exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+            session.exitstatus = pytest.ExitCode.OK  # the first pass skipped nothing: nothing left to run
+
+    def _listed(self, nodeid: str) -> bool:
+        return nodeid in self.ids or any(nodeid.startswith(f"{i}::") for i in self.ids)
 
 
 def skip_for(reason: str) -> None:
@@ -117,6 +221,10 @@ class _Module(pytest.Module):
             if ALL_EXTRAS:
                 raise self.CollectError(f"EK_TEST_ALL_EXTRAS is set, yet {reason}") from exc
             raise pytest.skip.Exception(reason, allow_module_level=True) from exc
+        except pytest.skip.Exception as exc:  # pytest.importorskip at the top of the module
+            if ALL_EXTRAS and _IMPORTORSKIP.match(str(exc.msg)):
+                raise self.CollectError(f"EK_TEST_ALL_EXTRAS is set, yet {exc.msg}") from exc
+            raise
 
 
 def pytest_pycollect_makemodule(module_path, parent):
@@ -143,6 +251,10 @@ def _skipping_missing_extras():
     """The body of a hook wrapper: run the phase, turning a missing optional library into a skip."""
     try:
         return (yield)
+    except pytest.skip.Exception as exc:
+        if ALL_EXTRAS and _IMPORTORSKIP.match(str(exc.msg)):
+            pytest.fail(f"EK_TEST_ALL_EXTRAS is set, yet {exc.msg}", pytrace=False)
+        raise
     except (Exception, pytest.fail.Exception) as exc:  # a pytest.fail raised while handling one counts too
         reason = missing_extra(exc)
         if reason is None:

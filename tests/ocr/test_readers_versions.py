@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import datetime
 import tracemalloc
-from pathlib import Path
 
 import pytest
 
 from ek.ocr.formats import TEXT_LEVELS, read_document
 from tests.ocr._builders import (
     PAGE_VERSIONS,
-    PAGE_XSD,
     AltoWord,
     Glyph,
     Line,
@@ -29,6 +27,7 @@ from tests.ocr._builders import (
     hocr_ocropus,
     hocr_tesseract,
     page_document,
+    page_xsd,
 )
 
 TEXTS = {"r1": ["Die Schlyñ-", "gen & co"], "c1": ["cell one"], "c2": ["cell two"], "r2": ["Ende gut"]}
@@ -70,9 +69,7 @@ def test_reading_order_with_a_table_and_nested_groups_in_every_version(version):
 
 def test_page_2019_fixtures_are_valid_against_the_schema():
     etree = pytest.importorskip("lxml.etree")
-    if not Path(PAGE_XSD).is_file():
-        pytest.skip("ocrd_validators' page.xsd is not installed")
-    schema = etree.XMLSchema(etree.parse(PAGE_XSD))
+    schema = etree.XMLSchema(etree.parse(str(page_xsd())))
     alternatives = [Region("a", "first", alternatives=(("second", 2, 0.9),)), Region("b", lines=(Line("x", conf=0.5),))]
     for data in (
         page_document("2019-07-15", REGIONS, reading_order=("r2", "t1", "r1")),

@@ -290,7 +290,7 @@ def _label(value: Any) -> str:
 
 def _check_pickles(parts: dict[str, Any]) -> None:
     """TypeError naming the first part that cannot travel to a worker (Dask pickles with cloudpickle)."""
-    import cloudpickle  # type: ignore[import-untyped]
+    import cloudpickle
 
     for name, value in parts.items():
         if value is None or isinstance(value, str):

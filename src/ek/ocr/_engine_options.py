@@ -48,7 +48,7 @@ def engine_options(engine_id: str) -> tuple[EngineOption, ...]:
     table = _TABLES.get(engine_id)
     if table is not None:
         return table
-    import ocracy  # type: ignore[import-untyped]
+    import ocracy
 
     param_map = ocracy.get_config(engine_id).get("param_map") or {}
     return tuple(

@@ -106,7 +106,7 @@ def _program_path(engine_id: str) -> str | None:
         return None
     if engine_id == "tesseract" and is_installed("pytesseract"):
         # pytesseract lets users point at a binary outside PATH.
-        import pytesseract  # type: ignore[import-untyped]
+        import pytesseract
 
         program = getattr(pytesseract.pytesseract, "tesseract_cmd", program) or program
     return shutil.which(program)
@@ -159,7 +159,7 @@ def check_engine(engine: str) -> dict[str, Any]:
     except KeyError as exc:
         report.update(known=False, state="unknown", hint=exc.args[0])
         return report
-    import ocracy  # type: ignore[import-untyped]
+    import ocracy
 
     req = ocracy.requirements(cid)
     package = not missing_packages(cid) if cid in _EK_PACKAGES else bool(req.available)

@@ -279,7 +279,7 @@ def _size(image: Any) -> tuple[int, int]:
 
 
 def _check_tesseract_langs(lang: str) -> None:
-    import pytesseract  # type: ignore[import-untyped]
+    import pytesseract
 
     try:
         installed = sorted(pytesseract.get_languages(config=""))

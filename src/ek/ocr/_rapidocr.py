@@ -35,9 +35,9 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from ocracy.base import OcrResult  # type: ignore[import-untyped]
-from ocracy.make_backend import BaseOcrAdapter, make_block  # type: ignore[import-untyped]
-from ocracy.util import to_numpy, to_pil  # type: ignore[import-untyped]
+from ocracy.base import OcrResult
+from ocracy.make_backend import BaseOcrAdapter, make_block
+from ocracy.util import to_numpy, to_pil
 
 from ek.ocr._line_images import straighten_line
 
@@ -101,7 +101,7 @@ class BundledRapidOcr(BaseOcrAdapter):  # type: ignore[misc]  # ocracy has no ty
     def _rapidocr(self) -> Any:
         with self._lock:
             if self._engine is None:
-                from rapidocr_onnxruntime import RapidOCR  # type: ignore[import-untyped]
+                from rapidocr_onnxruntime import RapidOCR
 
                 self._engine = RapidOCR()
             return self._engine

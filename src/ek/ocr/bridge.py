@@ -110,7 +110,7 @@ def open_image(image: object) -> Any:
             image that is missing, a directory, or not an image.
     """
     _check_image(image)
-    from ocracy.util import to_pil  # type: ignore[import-untyped]
+    from ocracy.util import to_pil
 
     try:
         return to_pil(image)

@@ -75,7 +75,7 @@ def netcal_ece(probs: Any, correct: Any, *, bins: int = 10) -> float:
     offers D-ECE for localized outputs.
     """
     import numpy as np
-    from netcal.metrics import ECE  # type: ignore[import-untyped]
+    from netcal.metrics import ECE
 
     p = probabilities(probs, what="netcal_ece() probs", np=np)
     y = labels(correct, len(p), what="netcal_ece() correct", np=np)

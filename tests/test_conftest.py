@@ -1,0 +1,129 @@
+"""The suite's own machinery (tests/conftest.py): skips for missing extras, the two-pass run, parallel by default.
+
+Each test runs pytest in a subprocess on a small project in ``tmp_path``
+that uses a copy of the real conftest, with one made-up optional module
+(``ek_absent_extra``, which is never installed) added to `OPTIONAL`.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+CONFTEST = pathlib.Path(__file__).with_name("conftest.py")
+
+SUITE = {
+    "test_module_skip.py": "import ek_absent_extra\n\ndef test_never_collected():\n    pass\n",
+    "test_mixed.py": """
+import pytest
+
+def test_passes():
+    pass
+
+@pytest.mark.needs("ek_absent_extra")
+def test_needs_marker():
+    pass
+
+def test_importorskip():
+    pytest.importorskip("ek_absent_extra")
+
+def test_raised_deep_inside():
+    import ek_absent_extra  # noqa: F401
+
+@pytest.mark.xfail(reason="known")
+def test_expected_failure():
+    raise AssertionError
+""",
+}
+SKIPPED = {
+    "test_module_skip.py",
+    "test_mixed.py::test_needs_marker",
+    "test_mixed.py::test_importorskip",
+    "test_mixed.py::test_raised_deep_inside",
+}
+
+
+@pytest.fixture
+def project(tmp_path):
+    conftest = CONFTEST.read_text(encoding="utf-8")
+    (tmp_path / "conftest.py").write_text(
+        conftest + '\nOPTIONAL["ek_absent_extra"] = "pip install ek-absent-extra"\n', encoding="utf-8"
+    )
+    for name, text in SUITE.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def _pytest(project, *args, all_extras=False):
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "EK_TEST_ALL_EXTRAS")}
+    if all_extras:
+        env["EK_TEST_ALL_EXTRAS"] = "1"
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:deepeval", "-rs", *args],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def _summary(done) -> str:
+    return done.stdout.strip().splitlines()[-1]
+
+
+def test_a_missing_extra_skips_naming_its_install_line_and_the_skips_are_recorded(project):
+    done = _pytest(project, "-n", "0", "--skipped-to", "skipped.txt")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed, 4 skipped, 1 xfailed" in _summary(done), done.stdout
+    assert "ek_absent_extra is not installed (pip install ek-absent-extra)" in done.stdout
+    assert set((project / "skipped.txt").read_text(encoding="utf-8").split()) == SKIPPED
+
+
+def test_the_skips_are_recorded_from_every_xdist_worker(project):
+    pytest.importorskip("xdist")
+    done = _pytest(project, "-n", "2", "--skipped-to", "skipped.txt")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 workers" in done.stdout
+    assert set((project / "skipped.txt").read_text(encoding="utf-8").split()) == SKIPPED
+
+
+def test_the_rerun_runs_exactly_the_skipped_tests_and_with_all_extras_they_fail(project):
+    (project / "skipped.txt").write_text("\n".join(sorted(SKIPPED - {"test_module_skip.py"})) + "\n", encoding="utf-8")
+    (project / "test_module_skip.py").unlink()
+    done = _pytest(project, "-n", "0", "--rerun-skipped", "skipped.txt", all_extras=True)
+    assert done.returncode == 1
+    # the marker fails the setup (an error), the others the call; test_passes and the xfail do not run again
+    assert "2 failed, 2 deselected, 1 error" in _summary(done), done.stdout
+    assert done.stdout.count("EK_TEST_ALL_EXTRAS is set, yet") == 3  # needs, importorskip, deep import
+
+
+def test_a_module_that_skips_whole_fails_to_collect_with_all_extras(project):
+    (project / "skipped.txt").write_text("test_module_skip.py\n", encoding="utf-8")
+    done = _pytest(project, "-n", "0", "--rerun-skipped", "skipped.txt", all_extras=True)
+    assert done.returncode == 2  # a collection error
+    assert "EK_TEST_ALL_EXTRAS is set, yet ek_absent_extra is not installed" in done.stdout
+    assert "test_mixed.py" not in done.stdout  # a file the list does not name is not even collected
+
+
+def test_a_rerun_of_an_empty_list_runs_nothing_and_passes(project):
+    (project / "skipped.txt").write_text("", encoding="utf-8")
+    done = _pytest(project, "--rerun-skipped", "skipped.txt", all_extras=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_rerun_without_the_list_says_how_to_make_one(project):
+    done = _pytest(project, "-n", "0", "--rerun-skipped", "nowhere.txt")
+    assert done.returncode == 4
+    assert "--rerun-skipped nowhere.txt: No such file or directory; write it with --skipped-to first" in done.stderr
+
+
+def test_plain_pytest_runs_on_every_core_unless_told_otherwise(project):
+    pytest.importorskip("xdist")
+    assert re.search(r"created: \d+/\d+ workers|\d+ workers \[", _pytest(project).stdout)
+    assert "workers" not in _pytest(project, "-n", "0").stdout
