@@ -44,8 +44,11 @@ __all__ = [
 ]
 
 
-def demo() -> str:
-    """``ek demo``: every part of ek on the bundled data, as text (the engines only when installed)."""
+def demo(*, engines: bool = False) -> str:
+    """``ek demo``: every part of ek on the bundled data, as text (the engines only when installed).
+
+    ``engines`` runs them over every bundled page and line, not a few lines.
+    """
     from ek.cli._demo import demo as run_demo  # the demo reads data files: only when asked
 
-    return run_demo()
+    return run_demo(engines=engines)
