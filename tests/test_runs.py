@@ -660,6 +660,48 @@ def test_forked_pool_workers_do_not_keep_a_finished_run_locked(work, tmp_path):
     assert again == first
 
 
+SLOW_WORKER = """
+import os, sys, warnings, multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+
+forks, (wait_r, wait_w) = [0], os.pipe()
+
+
+def count():
+    forks[0] += 1
+
+
+def hold_back():  # the pool's second worker stops here, before ek's fork handler can close its copy of the lock
+    os.close(wait_w)  # so a worker left waiting by a parent that died reads the end of the pipe
+    if forks[0] == 2:
+        os.read(wait_r, 1)
+
+
+os.register_at_fork(before=count, after_in_child=hold_back)  # before ek is imported, so this runs first
+sys.path.insert(0, {folder!r})
+import runs_work as work
+from ek.harness import evaluate_store
+
+warnings.simplefilter("ignore")
+with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
+    run = lambda **kw: evaluate_store(work.predict, work.documents(), metric="cer", run_id="r", rootdir={root!r},
+                                      executor=pool, **kw)
+    first = run()  # the first worker runs every chunk
+    try:
+        again = run(resume=False)
+    finally:
+        os.write(wait_w, b"go")
+print(again == first, first.n)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="fork")
+def test_a_pool_worker_slow_to_close_its_copy_of_the_lock_does_not_keep_a_finished_run_locked(work, tmp_path):
+    script = SLOW_WORKER.format(folder=os.path.dirname(work.__file__), root=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert (done.returncode, done.stdout) == (0, "True 21\n"), done.stderr
+
+
 def _replace_interrupted(work, root, stop_at):
     def interrupted(text):
         if text == stop_at:

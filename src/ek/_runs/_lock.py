@@ -12,8 +12,12 @@ The lock is ``fcntl.flock`` on POSIX and ``msvcrt.locking`` of the file's
 first byte on Windows; both are dropped by the operating system when their
 holder dies, however it dies, so a killed writer never leaves a run locked.
 A child made by ``fork`` (a process pool's worker) closes its copy of every
-held lock file, so the lock ends with its owner, not with the pool. Readers
-do not lock: a run switches to a new version atomically (`ek._runs._records`).
+held lock file, so the lock ends with its owner, not with the pool. A flock
+belongs to the open file, which every such copy shares, so `RunLock.release`
+unlocks before it closes: a copy that some child still has open (one forked
+a moment ago that has not run its fork handler yet, or one spawned with the
+file passed on) keeps no finished run locked. Readers do not lock: a run
+switches to a new version atomically (`ek._runs._records`).
 Lock files stay in place once made (removing one that another process is
 about to lock would be a race); each holds the pid and start time of its
 last holder, for the refusal's message.
@@ -129,6 +133,7 @@ else:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
     def _unlock(fd: int) -> None:
-        pass  # closing the file drops the lock
+        # Closing drops the lock only once every copy of the file is closed; a forked child may still hold one.
+        fcntl.flock(fd, fcntl.LOCK_UN)
 
     os.register_at_fork(after_in_child=_after_fork)
