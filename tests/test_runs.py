@@ -660,6 +660,178 @@ def test_forked_pool_workers_do_not_keep_a_finished_run_locked(work, tmp_path):
     assert again == first
 
 
+SLOW_WORKER = """
+import os, sys, warnings, multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+
+forks, (wait_r, wait_w) = [0], os.pipe()
+
+
+def count():
+    forks[0] += 1
+
+
+def hold_back():  # the pool's second worker stops here, before ek's fork handler can close its copy of the lock
+    os.close(wait_w)  # so a worker left waiting by a parent that died reads the end of the pipe
+    if forks[0] == 2:
+        os.read(wait_r, 1)
+
+
+os.register_at_fork(before=count, after_in_child=hold_back)  # before ek is imported, so this runs first
+sys.path.insert(0, {folder!r})
+import runs_work as work
+from ek.harness import evaluate_store
+
+warnings.simplefilter("ignore")
+with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
+    run = lambda **kw: evaluate_store(work.predict, work.documents(), metric="cer", run_id="r", rootdir={root!r},
+                                      executor=pool, **kw)
+    first = run()  # the first worker runs every chunk
+    try:
+        again = run(resume=False)
+    finally:
+        os.write(wait_w, b"go")
+print(again == first, first.n)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="fork")
+def test_a_pool_worker_slow_to_close_its_copy_of_the_lock_does_not_keep_a_finished_run_locked(work, tmp_path):
+    script = SLOW_WORKER.format(folder=os.path.dirname(work.__file__), root=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert (done.returncode, done.stdout) == (0, "True 21\n"), done.stderr
+
+
+def _report_copy(fd, path, conn):
+    """In a forked child: say whether ``fd`` is still the lock file, then stay alive until told to go."""
+    try:
+        kept = os.path.samestat(os.fstat(fd), os.stat(path))
+    except OSError:
+        kept = False
+    conn.send(kept)
+    conn.recv()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="fork")
+def test_a_child_forked_while_the_lock_is_being_taken_closes_its_copy(tmp_path, monkeypatch):
+    import multiprocessing
+
+    from ek._runs import _lock, run_lock
+
+    fork, real, forked = multiprocessing.get_context("fork"), _lock._lock, []
+
+    def lock_then_fork(fd):  # a fork (another thread's pool starting) right after the flock, as a race would place it
+        real(fd)
+        here, there = fork.Pipe()
+        child = fork.Process(target=_report_copy, args=(fd, lock.path, there))
+        child.start()
+        forked.append((child, here))
+
+    lock = run_lock("documents", "r", rootdir=tmp_path, who="t")
+    monkeypatch.setattr(_lock, "_lock", lock_then_fork)
+    lock.acquire()
+    monkeypatch.undo()
+    [(child, conn)] = forked
+    try:
+        assert conn.recv() is False  # the child closed its copy: the lock file was registered before it was locked
+        lock.release()
+        assert run_lock("documents", "r", rootdir=tmp_path, who="u").acquire().held
+    finally:
+        conn.send(None)
+        child.join(60)
+    assert child.exitcode == 0
+
+
+class _Watched:
+    """The lock guard, saying when a fork starts to wait for it."""
+
+    def __init__(self, guard, waiting):
+        self.guard, self.waiting = guard, waiting
+
+    def acquire(self):
+        self.waiting.set()
+        return self.guard.acquire()
+
+    def release(self):
+        self.guard.release()
+
+    def __enter__(self):
+        return self.guard.__enter__()
+
+    def __exit__(self, *exc):
+        return self.guard.__exit__(*exc)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="fork")
+def test_a_fork_in_another_thread_waits_for_a_lock_file_being_opened_to_be_registered(tmp_path, monkeypatch):
+    import multiprocessing
+    import threading
+
+    from ek._runs import _lock, run_lock
+
+    fork, real_open, fds = multiprocessing.get_context("fork"), os.open, []
+    opened, go, waiting = threading.Event(), threading.Event(), threading.Event()
+
+    def open_then_pause(*args, **kwargs):  # the taker stops with the file open, before it is registered
+        fd = real_open(*args, **kwargs)
+        if threading.current_thread() is taker:
+            fds.append(fd)
+            opened.set()
+            go.wait(60)
+        return fd
+
+    lock = run_lock("documents", "r", rootdir=tmp_path, who="t")
+    monkeypatch.setattr(_lock.os, "open", open_then_pause)
+    taker, (here, there), child = threading.Thread(target=lock.acquire), fork.Pipe(), None
+    try:
+        taker.start()
+        assert opened.wait(60)
+        monkeypatch.setattr(_lock, "_GUARD", _Watched(_lock._GUARD, waiting))
+        child = fork.Process(target=_report_copy, args=(fds[0], lock.path, there))
+        forker = threading.Thread(target=child.start)
+        forker.start()
+        assert waiting.wait(60)  # the fork is held back while the lock file is half taken
+        go.set()
+        taker.join(60)
+        forker.join(60)
+        assert lock.held and here.recv() is False  # forked only once the file was registered, so it closed its copy
+    finally:
+        go.set()
+        monkeypatch.undo()
+        if child is not None and child.pid is not None:
+            here.send(None)
+            child.join(60)
+        lock.release()
+
+
+def _drop_copy(lock, conn):
+    """In a forked child: report ``lock.held``, then release this copy of a lock the parent took."""
+    conn.send(lock.held)
+    lock.release()
+    conn.send("released")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="fork")
+def test_a_lock_released_in_a_process_that_did_not_take_it_stays_held(tmp_path):
+    import multiprocessing
+
+    from ek._runs import _lock, run_lock
+
+    fork = multiprocessing.get_context("fork")
+    lock = run_lock("documents", "r", rootdir=tmp_path, who="t").acquire()
+    _lock._HELD.discard(lock)  # unregistered, so the child keeps a copy with the fd set, as a stray object would
+    here, there = fork.Pipe()
+    child = fork.Process(target=_drop_copy, args=(lock, there))
+    child.start()
+    assert (here.recv(), here.recv()) == (False, "released")
+    child.join(60)
+    assert lock.held
+    with pytest.raises(BlockingIOError, match=r"^u: run 'r' is being written by another process \(pid \d+ since"):
+        run_lock("documents", "r", rootdir=tmp_path, who="u").acquire()
+    lock.release()
+    assert run_lock("documents", "r", rootdir=tmp_path, who="u").acquire().held
+
+
 def _replace_interrupted(work, root, stop_at):
     def interrupted(text):
         if text == stop_at:
