@@ -17,7 +17,7 @@ import typing
 import pytest
 
 import ek.tools
-from ek._files import PRED_FORMATS, PROFILES, TEXT_LEVELS
+from ek._files import MAX_FILE_MB, PRED_FORMATS, PROFILES, TEXT_LEVELS
 from ek.cli import Options, run
 from ek.cli._help import plain, read_docs
 from ek.cli._main import _build_parser
@@ -95,6 +95,8 @@ def test_choices_come_from_what_the_code_checks():
     choices = {a.dest: getattr(a.type, "choices", None) for a in options_of("evaluate")}
     assert choices["text_level"] == TEXT_LEVELS and choices["profile"] == PROFILES
     assert choices["pred_format"] == PRED_FORMATS and choices["words"] == ("whitespace", "unicode")
+    helps = {a.dest: a.help for a in options_of("evaluate")}
+    assert helps["max_file_mb"].endswith(f"(default: {MAX_FILE_MB:g})")  # the readers' own default
     from ek._ppi import STRATEGIES
     from ek._ppi._estimate import INTERVALS
 
@@ -124,6 +126,15 @@ def test_evaluate_help_groups_the_shared_flags(capsys):
     )
     assert "\n  --keep-going          score the other documents" in text and "--no-keep-going" not in text
     assert "\n  --max-file-mb MB      skip (and list) files over MB megabytes (default: 256)\n" in text
+
+
+def test_commands_that_read_no_file_do_not_import_the_readers():
+    import subprocess
+    import sys
+
+    code = "import sys, ek.__main__ as m; m.main(['cer', 'ab', 'ab']); m.main(['--help']); print('ek._files' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.splitlines()[-1] == "False", out.stderr
 
 
 def test_top_help_lists_every_command_and_version(capsys):

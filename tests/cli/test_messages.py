@@ -170,6 +170,15 @@ def test_the_proxy_and_audit_files_are_named_by_their_flags(files, capsys):
     assert err == f"ek evaluate: error: GOLD nope.jsonl {no_file}"
 
 
+def test_compare_of_two_metrics_names_no_function(files, capsys):
+    assert call(capsys, "evaluate", "g.jsonl", "p.jsonl", "--save", "run-a")[0] == 0
+    assert call(capsys, "evaluate", "g.jsonl", "p.jsonl", "--save", "run-b", "--metric", "wer")[0] == 0
+    err = one_error(capsys, "compare", "g.jsonl", "run-a", "run-b")
+    assert err == (
+        "ek compare: error: got a 'cer' report and a 'wer' report; compare two runs scored with the same metric.\n"
+    )
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [

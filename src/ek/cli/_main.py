@@ -60,9 +60,9 @@ def run(funcs: Sequence[Callable[..., Any]], argv: Sequence[str] | None = None) 
     argv = sys.argv[1:] if argv is None else list(argv)
     commands = {_command(f): f for f in funcs}
     # Only the named command's options are built (reading every command's signature costs a tenth
-    # of a second); anything else (no command, --help, a typo) gets the full parser and its choices.
+    # of a second); anything else (no command, --help, a typo) gets the list of commands alone.
     named = [commands[argv[0]]] if argv and argv[0] in commands else []
-    parser = _build_parser(named or list(funcs))
+    parser = _build_parser(named or list(funcs), options=bool(named))
     parser.command = f"ek {argv[0]}" if named else None
     try:
         if argv and not named and not argv[0].startswith("-"):
@@ -132,7 +132,8 @@ def _command(func: Callable[..., Any]) -> str:
     return func.__name__.replace("_", "-")
 
 
-def _build_parser(funcs: list[Callable[..., Any]]) -> _Parser:
+def _build_parser(funcs: list[Callable[..., Any]], *, options: bool = True) -> _Parser:
+    """The parser of ``ek`` with a command per function (and, with ``options``, each command's arguments)."""
     parser = _Parser(
         prog="ek", description=_DESCRIPTION, epilog=_EPILOG, formatter_class=HelpFormatter, allow_abbrev=False
     )
@@ -150,6 +151,8 @@ def _build_parser(funcs: list[Callable[..., Any]]) -> _Parser:
             allow_abbrev=False,
         )
         p._positionals.title, p._optionals.title = "arguments", "options"
+        if not options:
+            continue
         hints = typing.get_type_hints(func, include_extras=True)
         groups = []
         for param in inspect.signature(func).parameters.values():

@@ -18,8 +18,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, TypedDict
 
-from ek._files import MAX_FILE_MB, PRED_FORMATS, PROFILES, TEXT_LEVELS, resolve_text_level
-
 WORDS = ("whitespace", "unicode")
 """How WER cuts words (``--words``): at whitespace (jiwer's way) or as Unicode words (UAX #29)."""
 
@@ -35,15 +33,17 @@ class Reading(TypedDict, total=False):
     pred_suffix: str | None
     pred_format: str | None
     follow_symlinks: bool
-    max_file_mb: float
+    max_file_mb: float  # only when given: read_side's default otherwise
 
 
 @dataclass(frozen=True)
 class OneOf:
     """A check that a value is one of ``choices``; its ValueError names ``flag`` and the closest choice.
 
-    The dispatcher lists ``choices`` in --help, so the list checked and the
+    The dispatcher lists the choices in --help, so the list checked and the
     list shown are one tuple (the one the readers check against).
+    ``choices`` may be a function giving the tuple, called when first
+    needed: ``ek cer`` then never imports the readers that hold the list.
 
     >>> OneOf("--words", WORDS)("unicod")
     Traceback (most recent call last):
@@ -51,7 +51,12 @@ class OneOf:
     """
 
     flag: str
-    choices: tuple[str, ...]
+    source: tuple[str, ...] | Callable[[], tuple[str, ...]]
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        """The values this check takes."""
+        return self.source() if callable(self.source) else self.source
 
     def __call__(self, value: Any) -> str:
         if value in self.choices:
@@ -74,10 +79,8 @@ def in_flags(exc: Exception, who: str, flags: Mapping[str, str]) -> ValueError:
     ValueError('--budget must be positive, got 0.')
     """
     text = re.sub(rf"^{re.escape(who)}(\(\))?:?\s*", "", str(exc))
-    for (
-        name,
-        flag,
-    ) in flags.items():  # "min_prob" -> "--min-prob"; "metric=" -> "--metric" ("metric='cer'": "--metric 'cer'")
+    # "min_prob" -> "--min-prob"; a key ending in "=" takes the value after it: "metric='cer'" -> "--metric 'cer'"
+    for name, flag in flags.items():
         text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w(])", _as_flag(flag), text)
     return ValueError(text)
 
@@ -125,8 +128,9 @@ def confidence_level(value: Any) -> float:
         try:
             value = float(value)
         except ValueError:
-            hint = value if value in TEXT_LEVELS else "|".join(TEXT_LEVELS)
-            got = "" if value in TEXT_LEVELS else f", got {value!r}"
+            levels = _text_levels()
+            hint = value if value in levels else "|".join(levels)
+            got = "" if value in levels else f", got {value!r}"
             raise ValueError(
                 f"--level is the confidence level (e.g. 0.95){got}; for which text of a PAGE/ALTO/hOCR "
                 f"file to read use --text-level {hint}"
@@ -143,10 +147,28 @@ def finite_bound(option: str, value: float | None) -> float | None:
     return value
 
 
-_TEXT_LEVEL = OneOf("--text-level", TEXT_LEVELS)
-_PROFILE = OneOf("--profile", PROFILES)
+def _text_levels() -> tuple[str, ...]:
+    from ek._files import TEXT_LEVELS  # the readers: imported by the commands that read files, when they run
+
+    return TEXT_LEVELS
+
+
+def _profiles() -> tuple[str, ...]:
+    from ek._files import PROFILES
+
+    return PROFILES
+
+
+def _pred_formats() -> tuple[str, ...]:
+    from ek._files import PRED_FORMATS
+
+    return PRED_FORMATS
+
+
+_TEXT_LEVEL = OneOf("--text-level", _text_levels)
+_PROFILE = OneOf("--profile", _profiles)
 _WORDS = OneOf("--words", WORDS)
-_PRED_FORMAT = OneOf("--pred-format", PRED_FORMATS)
+_PRED_FORMAT = OneOf("--pred-format", _pred_formats)
 _MAX_FILE_MB = positive("--max-file-mb", "megabytes")
 
 
@@ -193,7 +215,7 @@ class Options:
         pred_suffix (SUFFIX): the name ending of prediction files, e.g. .some-ocr.txt
         pred_format (FORMAT): the output read when a page has several
         follow_symlinks: read links that point out of a folder (else skipped and listed)
-        max_file_mb (MB): skip (and list) files over MB megabytes
+        max_file_mb (MB): skip (and list) files over MB megabytes (default: 256)
     """
 
     id: str = "id"
@@ -215,7 +237,7 @@ class Options:
     pred_suffix: str | None = None
     pred_format: Annotated[str | None, _PRED_FORMAT] = None
     follow_symlinks: bool = False
-    max_file_mb: Annotated[float, _MAX_FILE_MB] = MAX_FILE_MB
+    max_file_mb: Annotated[float | None, _MAX_FILE_MB] = None  # None: ek._files.MAX_FILE_MB
 
     def __post_init__(self) -> None:
         confidence_level(self.level)
@@ -227,10 +249,13 @@ class Options:
         ):
             if value is not None:
                 check(value)
-        _MAX_FILE_MB(self.max_file_mb)
+        if self.max_file_mb is not None:
+            _MAX_FILE_MB(self.max_file_mb)
         finite_bound("--max", self.max)
         finite_bound("--min", self.min)
         if self.profile is not None:
+            from ek._files import resolve_text_level
+
             try:  # the readers' own check of the pair, in the words of the flags
                 resolve_text_level(self.text_level, None, self.profile, "ek")
             except ValueError:
@@ -255,9 +280,8 @@ class Options:
             "pred_suffix": self.pred_suffix,
             "pred_format": self.pred_format,
             "follow_symlinks": self.follow_symlinks,
-            "max_file_mb": self.max_file_mb,
         }
-        return options
+        return options if self.max_file_mb is None else {**options, "max_file_mb": self.max_file_mb}
 
     def for_documents(self) -> Options:
         """These options for document inputs: NFC unless ``--normalize`` or ``--profile`` says otherwise."""
