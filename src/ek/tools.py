@@ -1,7 +1,8 @@
 """Small string-in, value-out functions behind the ``ek`` command line.
 
 Each function's signature is its command: positional parameters become
-arguments, keyword-only ones become ``--options``; the flags ``evaluate``,
+arguments, keyword-only ones become ``--options``, each with the line of
+help its docstring's ``Args:`` list gives it; the flags ``evaluate``,
 ``compare`` and ``estimate`` share are the fields of their ``options``
 parameter (`ek.cli.Options`: ``evaluate(gold, pred,
 options=Options(metric="wer"))`` is ``ek evaluate GOLD PRED --metric
