@@ -167,6 +167,19 @@ def test_a_folder_whose_ground_truth_has_no_image_is_refused(tmp_path, capsys):
     assert re.search(r"no image found for 1 ground-truth file\(s\): .*p1\.gt\.txt; put NAME\.png beside", err)
 
 
+def test_a_fleet_that_read_nothing_says_so_in_the_command_line_s_words(tmp_path, capsys):
+    (tmp_path / "p1.png").write_bytes(b"not an image")
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text('{"id": "p1", "image": "p1.png", "reference_text": "x"}\n', encoding="utf-8")
+    code, out, err = run(["benchmark", str(gold), "--engine", "tesseract"], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(
+        "ek benchmark: error: no engine of the fleet could read the corpus: tesseract: failed on all 1 pages; "
+        "first, 'p1': ValueError: image file "
+    )
+    assert "benchmark_fleet" not in err and "()" not in err
+
+
 def test_an_unknown_engine_says_did_you_mean(corpus, capsys):
     code, _, err = run(["benchmark", str(corpus), "--engine", "teseract"], capsys)
     assert code == 2 and "Did you mean 'tesseract'?" in err
@@ -186,23 +199,40 @@ def _uninstalled_engine():
     pytest.skip("every candidate engine is installed here")
 
 
-def test_an_engine_not_installed_is_left_out_unless_strict(corpus, capsys):
+def test_an_engine_not_installed_fails_the_run_unless_keep_going(corpus, capsys):
+    from ek.registry import check_requirements
+
     missing = _uninstalled_engine()
+    hint = check_requirements(engine=missing)["hint"]  # "'x' is not ready: ... Run: pip install ..."
+    assert "pip install" in hint
     code, out, err = run(["benchmark", str(corpus), "--engine", "tesseract", "--engine", missing], capsys)
-    assert code == 0
-    assert f"left out: 1 engine(s):\n  {missing}: not installed:" in out and "pip install" in out
-    assert err.startswith(f"ek benchmark: engine {missing} left out: not installed")
-    code, out, err = run(["benchmark", str(corpus), "--engine", "tesseract", "--engine", missing, "--strict"], capsys)
     assert code == 2 and out == ""
-    assert f"engine '{missing}' is not installed" in err and "pip install" in err
+    assert err == (f"ek benchmark: error: {hint.rstrip('.')}; or pass --keep-going to rank tesseract without it.\n")
+    code, out, err = run(["benchmark", str(corpus), "--engine", missing], capsys)
+    assert code == 2 and err == f"ek benchmark: error: {hint.rstrip('.')}.\n"  # nothing else to rank
+    code, out, err = run(["benchmark", str(corpus), "--engine", missing, "--keep-going"], capsys)
+    assert code == 2 and err.startswith(f"ek benchmark: error: {hint.rstrip('.')}.")
+
+
+def test_keep_going_ranks_the_others_and_says_once_what_was_left_out(corpus, capsys):
+    missing = _uninstalled_engine()
+    argv = ["benchmark", str(corpus), "--engine", "tesseract", "--engine", missing, "--keep-going"]
+    code, out, err = run(argv, capsys)
+    assert code == 0 and err == ""
+    assert out.count(f"{missing}: not installed:") == 1 and "pip install" in out
+    assert f"left out: 1 engine(s):\n  {missing}: not installed:" in out
+    code, out, err = run([*argv, "--json", "-"], capsys)  # stdout is the JSON: the note goes to stderr, once
+    assert code == 0 and list(json.loads(out)["skipped"]) == [missing]
+    assert err.count("\n") == 1 and err.startswith(f"ek benchmark: engine {missing} left out: not installed")
 
 
 @pytest.mark.parametrize(
     "extra, message",
     [
         (["--level", "2"], "--level must be between 0 and 1"),
-        (["--timeout", "0"], "timeout must be a positive number"),
-        (["--max-workers", "0"], "max_workers must be a whole number >= 1"),
+        (["--timeout", "0"], "--timeout must be a number of seconds above 0, got 0"),
+        (["--max-workers", "0"], "--max-workers must be a whole number of 1 or more, got 0"),
+        (["--max-workers", "two"], "--max-workers must be a whole number of 1 or more, got two"),
         (["--save", "bad name"], "cannot name a run"),
     ],
 )

@@ -1,7 +1,8 @@
 """Small string-in, value-out functions behind the ``ek`` command line.
 
 Each function's signature is its command: positional parameters become
-arguments, keyword-only ones become ``--options``; the flags ``evaluate``,
+arguments, keyword-only ones become ``--options``, each with the line of
+help its docstring's ``Args:`` list gives it; the flags ``evaluate``,
 ``compare`` and ``estimate`` share are the fields of their ``options``
 parameter (`ek.cli.Options`: ``evaluate(gold, pred,
 options=Options(metric="wer"))`` is ``ek evaluate GOLD PRED --metric
@@ -47,12 +48,24 @@ __all__ = [
 
 
 def cer(prediction: str, gold: str, *, normalize: str | None = None) -> float:
-    """Character error rate of a prediction against a gold string (lower is better)."""
+    """Character error rate of a prediction against gold (lower is better).
+
+    Args:
+        prediction: the predicted text
+        gold: the true text
+        normalize (STEPS): normalisation steps for both texts, e.g. nfc,lower
+    """
     return score(prediction, gold, metric="cer", normalize=_steps(normalize)).value
 
 
 def wer(prediction: str, gold: str, *, normalize: str | None = None) -> float:
-    """Word error rate of a prediction against a gold string (lower is better)."""
+    """Word error rate of a prediction against gold (lower is better).
+
+    Args:
+        prediction: the predicted text
+        gold: the true text
+        normalize (STEPS): normalisation steps for both texts, e.g. lower,collapse_whitespace
+    """
     return score(prediction, gold, metric="wer", normalize=_steps(normalize)).value
 
 
@@ -112,10 +125,15 @@ class EngineState(TypedDict):
 
 
 def rover(*hypotheses: str, confidence: bool = True) -> RoverSummary:
-    """ROVER-fuse two or more transcriptions into a consensus and its agreement (no gold needed).
+    """ROVER-fuse two or more transcriptions into a consensus (no gold needed).
 
-    The ``ek rover`` command: strings in, a plain dict out. In Python, call
-    `ek.rover` (the same as `ek.qe.rover`), which returns the full consensus object.
+    Prints the consensus, its mean agreement and each word's, as JSON; in
+    Python, `ek.rover` (the same as `ek.qe.rover`) returns the whole
+    consensus object.
+
+    Args:
+        *hypotheses (TEXT): two or more transcriptions of the same text
+        confidence: blend each engine's confidence into the vote, where it has one
     """
     from ek.qe import rover as fuse
 
@@ -134,18 +152,44 @@ def rover(*hypotheses: str, confidence: bool = True) -> RoverSummary:
 
 
 def pass_k(n: int, c: int, k: int = 1) -> PassK:
-    """pass@k (can it ever?) and pass^k (does it every time?) from c successes in n trials."""
+    """pass@k (can it ever?) and pass^k (every time?) from C successes in N trials.
+
+    Args:
+        n: the number of trials
+        c: how many of them succeeded
+        k: the k of pass@k and pass^k
+    """
     from ek.agents import pass_at_k, pass_hat_k, wilson_interval
 
+    # checked here in the words of both callers (ek.agents names its own keyword arguments)
+    if n < 1:
+        raise ValueError(f"the number of trials must be 1 or more, got {n}.")
+    if not 0 <= c <= n:
+        raise ValueError(f"{c} successes out of {n} trials cannot be; the successes are 0 to {n} of the trials.")
+    if not 1 <= k <= n:
+        raise ValueError(f"k must be 1 to {n} (the number of trials), got {k}; pass@k needs k trials or more.")
     at, hat = pass_at_k(n=n, c=c, k=k), pass_hat_k(n=n, c=c, k=k)
     lo, hi = wilson_interval(c, n)
     return {"n": n, "c": c, "k": k, "pass_at_k": at, "pass_hat_k": hat, "success_rate": c / n, "success_ci": [lo, hi]}
 
 
 def cost_per_success(total_dollars: float, successes: int, *, attempts: int | None = None) -> CostPerSuccess:
-    """Dollars per successfully completed task (inf when nothing succeeded)."""
+    """Dollars per successfully completed task (inf when nothing succeeded).
+
+    Args:
+        total_dollars (DOLLARS): what the attempts cost altogether
+        successes: how many tasks were completed successfully
+        attempts (N): every trial, failed ones included: adds the cost per attempt
+    """
     from ek.agents import cost_of_pass, wilson_interval
 
+    for what, value, low in (
+        ("total dollars", total_dollars, 0),
+        ("successes", successes, 0),
+        ("attempts", attempts, 1),
+    ):
+        if value is not None and not value >= low:
+            raise ValueError(f"the {what} must be {low} or more, got {value}.")
     out: CostPerSuccess = {
         "total_dollars": total_dollars,
         "successes": successes,
@@ -154,7 +198,7 @@ def cost_per_success(total_dollars: float, successes: int, *, attempts: int | No
     if attempts is not None:
         if attempts < successes:
             raise ValueError(
-                f"attempts={attempts} is fewer than successes={successes}; attempts counts "
+                f"{attempts} attempts are fewer than the {successes} successes; the attempts count "
                 "every trial, failed ones included."
             )
         lo, hi = wilson_interval(successes, attempts)
@@ -166,13 +210,13 @@ def cost_per_success(total_dollars: float, successes: int, *, attempts: int | No
 
 
 def engines() -> list[EngineState]:
-    """OCR engines installed here, each with whether it is ready to run (needs the ``ocr`` extra).
+    """The OCR engines installed here, and whether each is ready to run.
 
-    One ``{"engine", "state", "hint"}`` entry per engine whose package (and
-    system program) is installed, state as `check` decides it: ``"ready"``
-    (usable now), or ``"installed, not configured"`` for a cloud engine whose
-    credential variable is not set, ``hint`` naming it. Only ``"ready"``
-    engines can be used.
+    Needs the ``ocr`` extra. One ``{"engine", "state", "hint"}`` entry per
+    engine whose package (and system program) is installed, state as
+    ``ek check`` decides it: ``"ready"`` (usable now), or ``"installed, not
+    configured"`` for a cloud engine whose credential variable is not set,
+    ``hint`` naming it. Only ``"ready"`` engines can be used.
     """
     return [
         {"engine": r["engine"], "state": r["state"], "hint": r["hint"]}
@@ -181,11 +225,15 @@ def engines() -> list[EngineState]:
 
 
 def check(engine: str) -> dict[str, Any]:
-    """What an OCR engine needs to run here, and whether it is ready (``ok``, ``state``).
+    """What an OCR engine needs to run here, and whether it is ready.
 
-    ``hint`` says why an engine is not ready and the fix: the install line
-    or the credential variable to set. ``ek check ENGINE`` prints the report
-    and exits 2 when the engine is not ready, with the hint on stderr.
+    The report's ``ok`` and ``state`` say whether it can run; its ``hint``
+    why not and the fix: the install line, or the credential to set. ``ek
+    check ENGINE`` prints the report and exits 2 when the engine is not
+    ready, with the hint on stderr.
+
+    Args:
+        engine: an engine id, options after a colon as ek benchmark takes them (tesseract:lang=deu)
     """
     return check_requirements(engine=engine)
 

@@ -83,11 +83,73 @@ def test_remote_engine_without_credentials_names_the_variable(monkeypatch):
 def test_without_ocracy(monkeypatch):
     monkeypatch.setitem(sys.modules, "ocracy", None)
     monkeypatch.setattr("ek.ocr._engines.is_installed", lambda name: False)
+    monkeypatch.setattr("ek.ocr._engines.shutil.which", lambda name: None)
     report = check_engine("tesseract")
-    assert report["ok"] is False and report["known"] is None
-    assert 'pip install "ek[ocr]"' in report["hint"] and "tesseract-ocr" in report["hint"]
+    assert report["ok"] is False and report["known"] is None and report["binary"] is None
+    assert report["hint"] == (
+        'OCR engines run through ocracy, which is not installed. Run: pip install "ek[ocr]" ; '
+        + {"linux": "apt-get install -y tesseract-ocr", "darwin": "brew install tesseract"}.get(
+            sys.platform, "choco install tesseract (or the UB-Mannheim installer)"
+        )
+    )
     with pytest.raises(MissingExtraError, match=r'Listing OCR engines needs .*pip install "ek\[ocr\]"'):
         installed_engines()
+
+
+def test_without_ocracy_a_tesseract_program_already_there_needs_only_the_pip_line(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "ocracy", None)
+    monkeypatch.setattr("ek.ocr._engines.is_installed", lambda name: False)
+    monkeypatch.setattr(
+        "ek.ocr._engines.shutil.which", lambda name: "/opt/bin/tesseract" if name == "tesseract" else None
+    )
+    report = check_engine("tesseract")
+    assert report["binary"] == "/opt/bin/tesseract" and report["state"] == "not installed"
+    assert report["hint"] == (
+        "OCR engines run through ocracy, which is not installed; the tesseract program is installed "
+        '(/opt/bin/tesseract), so only the Python side is missing. Run: pip install "ek[ocr]"'
+    )
+    code, out, err = _main(capsys, "check", "tesseract")
+    assert code == 2 and json.loads(out)["binary"] == "/opt/bin/tesseract"
+    assert err == "ek check: " + report["hint"] + "\n" and "apt-get" not in err
+
+
+def test_tesseract_program_there_but_pytesseract_missing_names_only_the_pip_line(monkeypatch, capsys):
+    import dataclasses
+
+    real = ocracy.requirements("tesseract")
+    monkeypatch.setattr(ocracy, "requirements", lambda b: dataclasses.replace(real, available=False))
+    monkeypatch.setattr(ocracy, "is_set_up", lambda b: False)
+    monkeypatch.setattr("ek.ocr._engines.is_installed", lambda name: name != "pytesseract" and _really_installed(name))
+    monkeypatch.setattr(
+        "ek.ocr._engines.shutil.which", lambda name: "/opt/bin/tesseract" if name == "tesseract" else None
+    )
+    report = check_engine("tesseract")
+    assert report["package"] is False and report["binary"] == "/opt/bin/tesseract"
+    assert report["hint"] == (
+        "'tesseract' is not ready: its Python package is not installed (the tesseract program it runs is, "
+        f"at /opt/bin/tesseract). Run: {real.pip_command}"
+    )
+    code, _, err = _main(capsys, "check", "tesseract")
+    assert code == 2 and "apt-get" not in err and real.pip_command in err
+
+
+def test_check_takes_an_engine_with_options_as_benchmark_does(capsys):
+    report = check_engine("tesseract:lang=deu,psm=6")
+    assert report["engine"] == "tesseract" and report["known"] is True
+    assert report["options"] == {"lang": "deu", "psm": 6}  # parsed as a fleet parses them
+    assert check_engine("tesseract")["options"] == {}
+    with pytest.raises(ValueError, match=r"option psm='99' of 'tesseract': it must be a whole number from 0 to 13"):
+        check_engine("tesseract:psm=99")
+    with pytest.raises(ValueError, match=r"'tesseract' takes no option 'langs'\. Did you mean 'lang'\?"):
+        check_engine("tesseract:langs=deu")
+    code, out, err = _main(capsys, "check", "tesseract:lang=deu")
+    assert json.loads(out)["engine"] == "tesseract" and "no OCR engine" not in err
+    code, out, err = _main(capsys, "check", "tesseract:lang")
+    assert code == 2 and out == ""
+    assert err == (
+        "ek check: error: engine 'tesseract:lang': 'lang' is not name=value; write the options as "
+        "'tesseract:name=value,name=value', e.g. 'tesseract:lang=deu,psm=6'.\n"
+    )
 
 
 def test_check_engine_needs_an_id():
@@ -230,7 +292,11 @@ def test_engine_ocracy_cannot_run_for_another_reason_is_not_ready(monkeypatch):
 
 def test_bad_engine_id_exits_2(capsys):
     code, _, err = _main(capsys, "check", " ")
-    assert code == 2 and "empty engine id" in err
+    assert code == 2
+    assert (
+        err
+        == "ek check: error: an empty engine id names no engine; name one, e.g. tesseract (ek engines lists them).\n"
+    )
 
 
 # --------------------------------------------------------------------------

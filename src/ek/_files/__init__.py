@@ -94,15 +94,18 @@ from __future__ import annotations
 import os
 from typing import BinaryIO
 
-from ek._files._documents import Document, read_document, resolve_text_level
+from ek._files._documents import PROFILES, Document, read_document, resolve_text_level
 from ek._files._errors import InputError
 from ek._files._folders import MAX_FILE_MB, Skipped
 from ek._files._join import Failure, Joined, join, leave_out, refuse_failures, unread
 from ek._files._levels import TEXT_LEVELS
+from ek._files._pairing import PRED_FORMATS
 from ek._files._sides import Side, SideOptions, read_side
 
 __all__ = [
     "MAX_FILE_MB",
+    "PRED_FORMATS",
+    "PROFILES",
     "TEXT_LEVELS",
     "Document",
     "Failure",
@@ -117,6 +120,7 @@ __all__ = [
     "read_pair",
     "read_side",
     "refuse_failures",
+    "resolve_text_level",
     "unread",
 ]
 

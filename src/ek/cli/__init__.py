@@ -3,6 +3,8 @@
 * `ek.cli._main`: `run`, argv mapped onto a list of functions (each
   signature is its command's options; an `Options` parameter gives the
   flags its fields declare), exit codes, one-line errors.
+* `ek.cli._help`: what --help shows, read from the docstrings (one line
+  per option from the ``Args:`` and field lists), reST markup dropped.
 * `ek.cli._commands`: ``ek evaluate``, ``compare``, ``estimate``,
   ``audit-plan`` and ``benchmark`` (reading files through `ek._files`,
   printing, writing JSON and pages).

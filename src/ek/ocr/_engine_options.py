@@ -118,7 +118,7 @@ def _tesseract_lang(value: Any) -> str:
     if not isinstance(value, str) or not _LANG.fullmatch(value.strip()):
         raise ValueError(
             "Tesseract's lang is one language model or several joined by '+', such as 'eng' "
-            "or 'eng+deu' (`tesseract --list-langs` lists the installed ones)"
+            "or 'eng+deu' (tesseract --list-langs lists the installed ones)"
         )
     return value.strip()
 

@@ -4,7 +4,11 @@ ocracy names its backends with hyphens (``"google-vision"``); people type
 underscores too (``"google_vision"``). `canonical_id` folds both to ocracy's
 form. `installed_engines` and `check_engine` ask ocracy what can run here,
 adding the one thing ocracy's own probe skips: a local engine's system binary
-(the ``tesseract`` executable behind ``pytesseract``).
+(the ``tesseract`` executable behind ``pytesseract``). The binary is looked
+for apart from the Python side, so a machine with the program but without
+ocracy or pytesseract is told that only the pip line is missing.
+`check_engine` takes an engine as ``ek benchmark`` does, options after a
+colon (``tesseract:lang=deu``), and checks those options too.
 
 Some engines ek runs with packages of its own choosing rather than ocracy's:
 RapidOCR runs with the models bundled in ``rapidocr_onnxruntime`` (see
@@ -33,6 +37,7 @@ import shutil
 from typing import Any
 
 from ek._util import import_optional, install_hint, is_installed
+from ek.ocr._engine_options import check_options, parse_engine
 from ek.ocr._ids import canonical_id
 from ek.ocr.profiles import profile
 
@@ -72,17 +77,14 @@ def known_engines() -> list[str]:
 
 
 def resolve_engine_id(engine: str) -> str:
-    """ocracy's id for ``engine``, or KeyError listing the ids ocracy knows."""
+    """ocracy's id for ``engine``, or KeyError listing the ids ocracy knows (the CLI prints it as it is)."""
     known = known_engines()
     cid = canonical_id(engine)
     if cid in known:
         return cid
     close = difflib.get_close_matches(cid, known, n=1)
     hint = f" Did you mean {close[0]!r}?" if close else ""
-    raise KeyError(
-        f"ocracy has no OCR engine {engine!r}.{hint} Known engines: {', '.join(known)}. "
-        "Pass one of these ids, or an image -> OcrResult callable of your own."
-    )
+    raise KeyError(f"ocracy has no OCR engine {engine!r}.{hint} Known engines: {', '.join(known)}. Name one of these.")
 
 
 def missing_binary(engine_id: str) -> str | None:
@@ -125,19 +127,24 @@ def installed_engines() -> list[str]:
 def check_engine(engine: str) -> dict[str, Any]:
     """What ``engine`` needs to run here, as a dict; an unknown or missing engine is reported, not raised.
 
-    Keys: ``engine`` (ocracy's id), ``ok`` (it can run now), ``state`` (see
-    the module docstring), ``known`` (ocracy ships a facade for it),
-    ``package`` (its Python package imports), ``binary`` (the system
-    program's path, or None; only for engines that need one),
-    ``credentials`` (environment variables a remote engine reads),
-    ``profile`` (`ek.ocr.profile`) and ``hint``: that it is ready, or why it
-    is not and the commands that fix it.
+    ``engine`` is an id, with options after a colon as a fleet takes them
+    (``"tesseract:lang=deu"``). Keys: ``engine`` (ocracy's id), ``ok`` (it
+    can run now), ``state`` (see the module docstring), ``known`` (ocracy
+    ships a facade for it), ``package`` (its Python package imports),
+    ``binary`` (the system program's path, or None; only for engines that
+    need one), ``credentials`` (environment variables a remote engine
+    reads), ``options`` (the options given, parsed once ocracy knows the
+    engine), ``profile``
+    (`ek.ocr.profile`) and ``hint``: that it is ready, or why it is not and
+    the commands that fix it. A malformed engine, or an option the engine
+    does not take, is a ValueError.
     """
     if not isinstance(engine, str):
         raise TypeError(f"check_engine() takes an engine id such as 'tesseract', got {type(engine).__name__}.")
     if not engine.strip():
-        raise ValueError("check_engine() got an empty engine id; name one, e.g. 'tesseract' (see `ek engines`).")
-    cid = canonical_id(engine)
+        raise ValueError("an empty engine id names no engine; name one, e.g. tesseract (ek engines lists them).")
+    name, options = parse_engine(engine)
+    cid = canonical_id(name)
     report: dict[str, Any] = {
         "engine": cid,
         "ok": False,
@@ -146,16 +153,15 @@ def check_engine(engine: str) -> dict[str, Any]:
         "package": None,
         "binary": None,
         "credentials": [],
+        "options": dict(options),
         "profile": profile(cid),
         "hint": "",
     }
     if not is_installed("ocracy"):
-        extra = _EK_PACKAGES[cid][1] if cid in _EK_PACKAGES else "ocr"  # ek's rapidocr extra brings ocracy too
-        steps = [install_hint(extra)] + _system_steps(cid)
-        report["hint"] = "OCR engines run through ocracy, which is not installed. Run: " + " ; ".join(steps)
+        report.update(binary=_program_path(cid), hint=_without_ocracy(cid))
         return report
     try:
-        cid = resolve_engine_id(engine)
+        cid = resolve_engine_id(name)
     except KeyError as exc:
         report.update(known=False, state="unknown", hint=exc.args[0])
         return report
@@ -168,9 +174,23 @@ def check_engine(engine: str) -> dict[str, Any]:
         package=package,
         binary=_program_path(cid),
         credentials=list(req.credentials) if req.is_remote else [],
+        options=check_options(cid, options) if options else {},
     )
     report.update(_readiness(cid, req, bool(ocracy.is_set_up(cid)), missing_binary(cid)))
     return report
+
+
+def _without_ocracy(cid: str) -> str:
+    """The hint when ocracy is missing: its extra, and the system program only when it is not there already."""
+    extra = _EK_PACKAGES[cid][1] if cid in _EK_PACKAGES else "ocr"  # ek's rapidocr extra brings ocracy too
+    program = _program_path(cid)
+    if program is not None:
+        return (
+            f"OCR engines run through ocracy, which is not installed; the {_SYSTEM_BINARIES[cid]} program is "
+            f"installed ({program}), so only the Python side is missing. Run: {install_hint(extra)}"
+        )
+    steps = [install_hint(extra)] + _system_steps(cid)
+    return "OCR engines run through ocracy, which is not installed. Run: " + " ; ".join(steps)
 
 
 def _readiness(cid: str, req: Any, set_up: bool, absent: str | None) -> dict[str, Any]:
@@ -188,7 +208,9 @@ def _readiness(cid: str, req: Any, set_up: bool, absent: str | None) -> dict[str
         reasons.append(f"{why}, and {' and '.join(lacking)} {'is' if len(lacking) == 1 else 'are'} not installed")
         steps.append(f"{install_hint(extra)} (or: pip install {' '.join(_EK_PACKAGES[cid][0])})")
     elif not req.available:
-        reasons.append("its Python package is not installed")
+        program = None if absent is not None else _program_path(cid)
+        there = "" if program is None else f" (the {_SYSTEM_BINARIES[cid]} program it runs is, at {program})"
+        reasons.append(f"its Python package is not installed{there}")
         steps.append(req.pip_command)
     if req.is_remote and not set_up:
         variables = _unset_credentials(req.credentials) or [_variable(c) for c in req.credentials]

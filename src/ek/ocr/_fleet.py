@@ -87,8 +87,8 @@ def run_fleet(
     runs, failed = _run_engines(ready, items, unreadable, settings)
     skipped.update(failed)
     if not runs:
-        raise RuntimeError(
-            f"{_WHO}(): no engine of the fleet could read the corpus: "
+        raise RuntimeError(  # no function name: the command line prints this as it is
+            "no engine of the fleet could read the corpus: "
             + "; ".join(f"{name}: {why}" for name, why in skipped.items())
         )
     canon = resolve_canonicalizer(settings["normalize"])
@@ -185,8 +185,8 @@ class FleetTask(OcrTask):
         timed_out = isinstance(exc, TimeoutError) and self.timeout is not None and seconds >= self.timeout
         if timed_out:
             exc = TimeoutError(
-                f"the engine did not read the image within timeout={self.timeout:g} s; raise "
-                "timeout= or give the engine a smaller image"
+                f"the engine did not read the image within timeout={self.timeout:g} s; raise the "
+                "timeout (--timeout on the command line) or give the engine a smaller image"
             )
         entry = super().failed(payload, exc, seconds)
         entry["timed_out"] = timed_out  # type: ignore[typeddict-unknown-key]  # a fleet page's own field

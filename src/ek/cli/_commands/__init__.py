@@ -26,7 +26,8 @@ slice; ``--fail-on-regression`` makes a gate of the verdict.
 
 ``ek benchmark GOLD --engine A --engine B`` runs a fleet of OCR engines over
 page images and their ground truth and prints the ranking, every engine
-paired with the best (`ek.cli._commands._benchmark`).
+paired with the best (`ek.cli._commands._benchmark`); an engine that cannot
+run here is an error unless ``--keep-going``, which ranks the others.
 
 Documents (PAGE, ALTO, hOCR, text) are NFC-normalised unless
 ``--normalize`` or ``--profile`` says otherwise, and the header prints the
@@ -46,10 +47,18 @@ from __future__ import annotations
 import contextlib
 import gc
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from ek.cli._commands._format import Outcome
-from ek.cli._commands._options import Options, confidence_level, normalize_steps
+from ek.cli._commands._options import (
+    OneOf,
+    Options,
+    at_least_one,
+    confidence_level,
+    did_you_mean,
+    normalize_steps,
+    positive,
+)
 
 if TYPE_CHECKING:
     from ek.cli._commands._benchmark import BenchmarkOptions
@@ -57,11 +66,13 @@ if TYPE_CHECKING:
 _DEFAULTS = Options()  # every shared flag at its default: a frozen value, safe to share as the default argument
 
 __all__ = [
+    "OneOf",
     "Options",
     "Outcome",
     "audit_plan",
     "benchmark",
     "compare",
+    "did_you_mean",
     "estimate",
     "evaluate",
     "monitor",
@@ -79,39 +90,22 @@ def evaluate(
     scheduler: str | None = None,
     timeout: float | None = None,
 ) -> Outcome:
-    """Score PRED against GOLD: the corpus figure with its interval, overall and per slice.
+    """Score PRED against GOLD: the figure with its interval, overall and per slice.
 
     GOLD and PRED are .jsonl, .json, .csv or .tsv files, documents (PAGE,
-    ALTO, hOCR, text) or folders of documents; PRED may be - (stdin).
-    --id names the joining field ("" numbers records by position);
-    --gold-field / --pred-field pick the values (default: reference, gold,
-    text / prediction, pred, text; else the whole record); --slice names
-    the slice field (default: slice, when gold has it). --metric defaults
-    by type (text: cer, records: fields); --normalize takes comma-separated
-    steps (e.g. nfc,lower; documents get nfc unless --normalize or
-    --profile says otherwise). --level is the confidence level of the
-    intervals. --json PATH writes the report (- for stdout), --html PATH
-    the page, --save NAME keeps the run for ek compare. --max / --min exit
-    1 when the figure is past the bound. --workers N scores on N local Dask
-    worker processes, --scheduler ADDRESS on a running Dask cluster (the
-    dask extra); the figures are the same. --timeout S is how long
-    --scheduler waits for a worker (default 30).
+    ALTO, hOCR, plain text) or folders of documents, joined by id. Folders
+    pair NAME.gt.txt with NAME.txt or NAME.ENGINE.txt, gt/ with ocr/, or
+    one subfolder per document. Exit 0 done, 1 past --max or --min, 2 bad
+    input (also when no Dask scheduler answers or no worker joins).
 
-    Documents: --text-level region|line|word|glyph picks the text a
-    PAGE/ALTO/hOCR file gives (default: the finest level present);
-    --profile dinglehopper scores as dinglehopper does; --words
-    unicode|whitespace says how WER cuts words. Folders pair by name:
-    NAME.gt.txt beside NAME.txt or NAME.ENGINE.txt, gt/ and ocr/
-    subfolders, one subfolder per document; --gold-suffix / --pred-suffix
-    (e.g. .gt.txt and .some-ocr.txt, _PAGE.xml and _ALTO.xml) name the
-    two kinds of file, also in one folder given as both GOLD and PRED;
-    --pred-format text|hocr|alto|page picks one of several outputs of a
-    page. Only regular files up to --max-file-mb megabytes (default 256)
-    are read; FIFOs, devices and links out of the folder are skipped and
-    listed (--follow-symlinks reads such links). A document that cannot be
-    read stops the run (exit 2); --keep-going scores the others and lists
-    the failures. Bad input, no scheduler answering at ADDRESS, or no
-    worker joining it, exits 2.
+    Args:
+        gold: the gold file or folder
+        pred: the predictions: a file, a folder, or - for standard input
+        options: the flags shared with ek compare and ek estimate (`Options`)
+        save (NAME): keep the run under NAME, for ek compare
+        workers (N): score on N local Dask worker processes (the dask extra)
+        scheduler (ADDRESS): score on the Dask cluster at ADDRESS (the dask extra)
+        timeout (SECONDS): how long --scheduler waits for a worker (default: 30)
     """
     from ek.cli._commands._evaluate import run_evaluate
 
@@ -122,12 +116,17 @@ def evaluate(
 def compare(
     gold: str, pred_a: str, pred_b: str, *, options: Options = _DEFAULTS, fail_on_regression: bool = False
 ) -> Outcome:
-    """Is PRED_B better or worse than PRED_A on GOLD? B - A with a paired interval, p-value and verdict.
+    """Is PRED_B better or worse than PRED_A on GOLD? B - A with a paired interval.
 
-    PRED_A and PRED_B are prediction files (as for ek evaluate) or names
-    saved with ek evaluate --save. The options are those of ek evaluate;
-    --max / --min gate B's figure, and --fail-on-regression exits 1 when B
-    is significantly worse than A. Bad input exits 2.
+    The flags are those of ek evaluate; --max and --min gate B's figure.
+    Exit 0 done, 1 a gate failed, 2 bad input.
+
+    Args:
+        gold: the gold file or folder
+        pred_a: run A: predictions as for ek evaluate, or a run kept with --save
+        pred_b: run B, the one judged against A
+        options: the flags shared with ek evaluate and ek estimate (`Options`)
+        fail_on_regression: exit 1 when B is significantly worse than A
     """
     from ek.cli._commands._compare import run_compare
 
@@ -144,20 +143,25 @@ def estimate(
     proxy_field: str | None = None,
     plan: str | None = None,
     lam: str = "tune",
-    interval: str = "clt",
+    interval: Literal["clt", "bootstrap"] = "clt",
 ) -> Outcome:
-    """How good is PRED over the whole corpus, from a stand-in for gold and a gold audit of a few items?
+    """PRED's corpus figure from a stand-in for gold and a small gold audit.
 
-    --proxy PSEUDO_GOLD is read as a gold side (another engine's output:
-    --proxy-field names its value field, else the gold defaults; its slices
-    slice the corpus); every prediction is scored against it. --audit GOLD
-    holds real gold for the audited ids. Prints, overall and per slice, N,
-    n, the prediction-powered estimate and its interval, the classical
-    (audit-only) interval, the plug-in figure, lambda and the effective n.
-    --plan PLAN.jsonl (from ek audit-plan) weighs the audited items by
-    their inclusion probabilities and leaves out GOLD ids it did not draw.
-    --lam tune|0..1, --interval clt|bootstrap; the other options are those
-    of ek evaluate (--max / --min gate the estimate). Bad input exits 2.
+    Every prediction is scored against the --proxy file, the audited ones
+    against the --audit file; prints, overall and per slice, N, n, the
+    prediction-powered estimate and its interval beside the audit-only
+    one, the proxy's own figure, lambda and the effective n. The other
+    flags are those of ek evaluate (--max and --min gate the estimate).
+
+    Args:
+        pred: the predictions, as for ek evaluate
+        options: the flags shared with ek evaluate and ek compare (`Options`)
+        proxy (FILE): the stand-in for gold (e.g. another engine's output), read as gold
+        audit (FILE): real gold for the audited ids
+        proxy_field (FIELD): the --proxy file's value field (default: as for --gold-field)
+        plan (FILE): the plan of ek audit-plan: weighs the audit, drops ids it did not draw
+        lam (LAMBDA): how far the proxy counts: tune, or 0 (audit alone) to 1
+        interval (METHOD): how the intervals are computed
     """
     from ek.cli._commands._estimate import run_estimate
 
@@ -178,16 +182,22 @@ def monitor(
     html: str | None = None,
     rootdir: str | None = None,
 ) -> Outcome:
-    """Append a window to the stored monitor NAME (or --report its history): is the gate keeping its promise?
+    """Add a window to the stored monitor NAME: is the gate keeping its promise?
 
-    --window FILE.jsonl holds one item a line (``id``, ``signals``, optional
-    ``time``); --audit FILE.jsonl labels (``id``, ``correct``) for items of
-    this window or earlier ones; --time T the window's time (a number or
-    an ISO date) when the items have none. Prints the window's and the
-    cumulative figures, the anytime-valid bands and any alarm; --json and
-    --html write the report and the history page; --report only reads.
-    Create the monitor in Python: ek.qe.monitor.Monitor(..., name=NAME).
-    Exit 1 while an alarm stands, 2 on bad input (nothing stored).
+    Prints the window's and the cumulative figures, the anytime-valid bands
+    and any alarm; --report prints the history without a window. Create the monitor in Python, with
+    ek.qe.monitor.Monitor(..., name=NAME). Exit 1 while an alarm stands, 2
+    on bad input (nothing is stored then).
+
+    Args:
+        name: the monitor's name
+        window (FILE): a JSONL of this window's items (id, signals, optional time)
+        audit (FILE): a JSONL of labels (id, correct) for this window or earlier ones
+        time (T): the window's time (a number or an ISO date) when items have none
+        report: print the history only; store nothing
+        json (PATH): write the report as JSON to PATH (- for standard output)
+        html (PATH): write the history page to PATH
+        rootdir (DIR): the data folder of the stores (default: the one ek where prints)
     """
     from ek.cli._commands._monitor import run_monitor
 
@@ -201,7 +211,7 @@ def audit_plan(
     *,
     proxy: str,
     budget: float,
-    strategy: str = "uniform",
+    strategy: Literal["uniform", "stratified", "active"] = "uniform",
     seed: int = 0,
     min_prob: float | None = None,
     out: str | None = None,
@@ -212,14 +222,27 @@ def audit_plan(
     normalize: str | None = None,
     pred_field: str | None = None,
 ) -> Outcome:
-    """Which items of PRED to audit: a JSONL of id, inclusion probability, slice and the text to label.
+    """Which items of PRED to audit: id, inclusion probability, slice, text to label.
 
-    PRED is scored against --proxy PSEUDO_GOLD (as for ek estimate);
-    --budget is the expected number of items drawn; --strategy uniform,
-    stratified (Neyman allocation over the slices) or active (probability
-    growing with each item's predicted uncertainty, never below
-    --min-prob); --seed makes the draw reproducible. --out PATH writes the
-    file (standard output without it). Bad input exits 2.
+    PRED is scored against the --proxy file, as for ek estimate; once the
+    drawn items are labelled, ek estimate --plan reads the plan back.
+    --strategy stratified allocates the budget over the slices (Neyman),
+    active draws an item the likelier the less certain its prediction.
+
+    Args:
+        pred: the predictions, as for ek evaluate
+        proxy (FILE): the stand-in for gold, as for ek estimate
+        budget (N): the expected number of items drawn
+        strategy (HOW): how to draw
+        seed (N): the seed of the draw
+        min_prob (P): the lowest inclusion probability --strategy active gives
+        out (PATH): write the plan to PATH (default: standard output)
+        proxy_field (FIELD): the --proxy file's value field (default: reference, gold or text)
+        id (FIELD): joins predictions and proxy; "" numbers them by position
+        slice (FIELD): the proxy's slice field (default: slice, when it has one)
+        metric (NAME): the metric, e.g. wer (default: cer for text, fields for records)
+        normalize (STEPS): normalisation steps, e.g. nfc,lower
+        pred_field (FIELD): the predictions' value field (default: prediction, pred or text)
     """
     from ek.cli._commands._estimate import run_audit_plan
 
@@ -248,34 +271,39 @@ def benchmark(
     json: str | None = None,
     html: str | None = None,
     save: str | None = None,
-    strict: bool = False,
-    max_workers: int | None = None,
-    timeout: float | None = None,
+    keep_going: bool = False,
+    max_workers: Annotated[int | None, at_least_one("--max-workers")] = None,
+    timeout: Annotated[float | None, positive("--timeout", "seconds")] = None,
     id: str = "id",
     gold_field: str | None = None,
     slice: str | None = None,
 ) -> Outcome:
     """Run a fleet of OCR engines over GOLD and rank them: which engine should ship?
 
-    GOLD is a .jsonl, .json, .csv or .tsv file of page records (an image
-    path, relative to the file, and the true text: --gold-field, else
-    reference_text, reference, gold or text; --id and --slice as for ek
-    evaluate; a kind of line or page), or a folder of ground truth with the
-    images beside it (NAME.png and NAME.gt.txt, or a PAGE/ALTO file naming
-    its image). --engine names an engine, once per engine, with options
-    after a colon (--engine tesseract --engine tesseract:lang=deu --engine
-    rapidocr). Prints each engine's figure with its interval, the
-    difference to the best with its paired interval, p-value and verdict,
-    seconds per page and errors, and the ROVER consensus of the fleet
-    scored like one more engine. --json PATH writes the figures (- for
-    stdout), --html PATH a page with the worst pages of each engine and one
-    page read by every engine side by side. --save NAME keeps the engines'
-    runs, so a run that dies resumes when given the same NAME.
-    --max-workers N reads N pages at once (every engine runs at once);
-    --timeout S gives up on a page after S seconds. An engine that is not
-    installed or not configured is left out (named, with the install line)
-    unless --strict; an unknown
-    engine, GOLD without images, or --strict with an engine missing exits 2.
+    GOLD is a .jsonl, .json, .csv or .tsv file of page records (the image
+    path, relative to the file; the true text; optionally a kind, line or
+    page), or a folder of ground truth with the images beside it (NAME.png
+    and NAME.gt.txt, or a PAGE/ALTO file naming its image). Prints each
+    engine's figure with its interval, the difference to the best with its
+    p-value and verdict, seconds per page and errors, and the ROVER
+    consensus of the fleet scored like one more engine. An engine that
+    cannot run here is an error (exit 2) unless --keep-going.
+
+    Args:
+        gold: the gold file or folder
+        engine (ENGINE): an engine, options after a colon (tesseract:lang=deu); repeatable
+        metric (NAME): the metric, e.g. wer
+        normalize (STEPS): normalisation steps, e.g. nfc,lower (default: nfc for documents)
+        level: the confidence level of the intervals
+        json (PATH): write the figures as JSON to PATH (- for standard output)
+        html (PATH): write the ranking page, worst pages included, to PATH
+        save (NAME): keep the engines' runs under NAME: a run that dies resumes
+        keep_going: rank the engines that can run when others cannot
+        max_workers (N): pages read at once (every engine runs at once)
+        timeout (SECONDS): give up on a page after SECONDS
+        id (FIELD): the records' id field; "" numbers them by position
+        gold_field (FIELD): the true text's field (default: reference_text, reference, gold or text)
+        slice (FIELD): each page's slice field (default: slice, when gold has it)
     """
     from ek.cli._commands._benchmark import run_benchmark
 
@@ -284,7 +312,7 @@ def benchmark(
         "normalize": normalize_steps(normalize),
         "level": level,
         "save": save,
-        "strict": strict,
+        "keep_going": keep_going,
         "max_workers": max_workers,
         "timeout": timeout,
         "id": id,

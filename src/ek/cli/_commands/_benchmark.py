@@ -7,7 +7,8 @@ difference to the best engine with its paired interval, p-value and verdict
 (`ek.compare`), the seconds per page (median and 95th percentile) and the
 pages it could not read; then the figures per slice, the engines'
 confidence calibration, and what was left out: engines not installed or
-not configured (with the install line), pages whose image cannot be read
+not configured (with the install line; only under ``--keep-going``, else
+such an engine is an error naming its fix), pages whose image cannot be read
 (an error for every engine), pages an engine failed on. ``--json`` and
 ``--html`` carry the same figures (`fleet_payload`), written as ``ek
 evaluate`` writes its outputs (`ek.cli._commands._outputs`). ``--save NAME``
@@ -28,6 +29,7 @@ from ek.canonicalize import Canonicalizer
 from ek.cli._commands import _format as fmt
 from ek.cli._commands._benchmark_gold import BenchmarkGold, read_benchmark_gold
 from ek.cli._commands._format import Outcome
+from ek.cli._commands._options import in_flags
 from ek.cli._commands._outputs import check_outputs, write_json, write_text
 
 if TYPE_CHECKING:
@@ -35,6 +37,14 @@ if TYPE_CHECKING:
     from ek.ocr import FleetReport
 
 _SHOWN_ERRORS = 5
+# What ek.ocr.benchmark_fleet's messages name, in the words of this command's flags.
+_FLAGS = {
+    "Use a new run_id, or pass resume=False to start this one over": "Use another --save NAME",
+    "run_id": "--save",
+    "metric=": "--metric",
+    "normalize=": "--normalize",
+    "max_workers": "--max-workers",
+}
 
 
 class BenchmarkOptions(TypedDict):
@@ -44,7 +54,7 @@ class BenchmarkOptions(TypedDict):
     normalize: list[str] | None
     level: float
     save: str | None
-    strict: bool
+    keep_going: bool
     max_workers: int | None
     timeout: float | None
     id: str
@@ -93,6 +103,7 @@ def run_benchmark(
             "name the engines to run with --engine, once per engine (e.g. --engine tesseract --engine "
             "rapidocr, or --engine tesseract:lang=deu); ek engines lists those installed here."
         )
+    _check_engines(engines, keep_going=options["keep_going"])
     corpus = read_benchmark_gold(
         gold, id_field=options["id"] or None, gold_field=options["gold_field"], slice_field=options["slice"]
     )
@@ -108,8 +119,8 @@ def run_benchmark(
         from ek.cli._html._fleet import render_fleet
 
         write_text(html_path, render_fleet(fleet_page(report, corpus, payload, steps)), option="--html")
-    if json_path != "-":
-        text = summary(report, corpus, meta)
+    if json_path != "-":  # the summary lists the engines left out; the JSON on stdout cannot
+        return Outcome(stdout=summary(report, corpus, meta))
     return Outcome(stdout=text, stderr=_left_out(report))
 
 
@@ -124,7 +135,7 @@ def benchmark_meta(gold: str, engines: list[str], options: BenchmarkOptions, ste
             "engines": list(engines),
             "max_workers": options["max_workers"],
             "timeout": options["timeout"],
-            "strict": options["strict"],
+            "keep_going": options["keep_going"],
             "save": options["save"],
         },
         "ek_version": __version__,
@@ -243,8 +254,23 @@ def fleet_payload(report: FleetReport, meta: Meta) -> dict[str, object]:
 # ---------------------------------------------------------------------------
 
 
+def _check_engines(engines: list[str], *, keep_going: bool) -> None:
+    """InputError for an unknown engine, and (unless ``--keep-going``) for one that cannot run here, with its fix."""
+    from ek.registry import check_requirements
+
+    reports = [check_requirements(engine=engine) for engine in engines]
+    unknown = [str(r["hint"]) for r in reports if r.get("state") == "unknown"]
+    if unknown:
+        raise InputError(" ".join(unknown))
+    missing = [str(r["hint"]).rstrip(".") for r in reports if not r["ok"]]
+    ready = [engine for engine, r in zip(engines, reports) if r["ok"]]
+    if missing and (not keep_going or not ready):
+        fallback = f"; or pass --keep-going to rank {', '.join(ready)} without {'it' if len(missing) == 1 else 'them'}"
+        raise InputError("; ".join(missing) + (fallback if ready else "") + ".")
+
+
 def _run(engines: list[str], corpus: BenchmarkGold, options: BenchmarkOptions, steps: list[str] | None) -> FleetReport:
-    """The fleet run; an engine that cannot run under ``--strict``, or a fleet that read nothing, is bad input."""
+    """The fleet run; a fleet that read nothing is bad input."""
     from ek.ocr.benchmark import benchmark_fleet
 
     save = options["save"]
@@ -265,11 +291,13 @@ def _run(engines: list[str], corpus: BenchmarkGold, options: BenchmarkOptions, s
                 run_id=save,
                 max_workers=options["max_workers"],
                 timeout=options["timeout"],
-                strict=options["strict"],
+                strict=False,  # engines that cannot run were refused above, unless --keep-going
                 check_images=True,
             )
         except (ImportError, RuntimeError) as exc:
             raise InputError(" ".join(str(exc).split())) from None
+        except (ValueError, TypeError) as exc:  # a bad value or a metric for another type: bad input either way
+            raise in_flags(exc, "benchmark_fleet", _FLAGS) from None
 
 
 def _ranking_row(row: RankingRow) -> list[str]:

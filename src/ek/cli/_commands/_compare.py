@@ -24,7 +24,7 @@ from ek.cli._commands._inputs import (
     score,
 )
 from ek.cli._commands._meta import has_documents, run_meta
-from ek.cli._commands._options import Options
+from ek.cli._commands._options import Options, in_flags
 from ek.cli._commands._outputs import check_outputs, write_json, write_text
 from ek.facade import compare
 
@@ -48,7 +48,10 @@ def run_compare(
     gold_side = read_gold(gold, options)
     options = options_for(gold_side, options)
     a, b = _runs(gold_side, ((pred_a, "PRED_A"), (pred_b, "PRED_B")), options)
-    check_comparable(a.report, b.report)  # different metrics or items: say so before any resampling
+    try:  # different metrics or items: say so before any resampling
+        check_comparable(a.report, b.report)
+    except ValueError as exc:
+        raise in_flags(exc, "compare", {}) from None  # run A and run B, as --help calls them
     bounds = [
         bound(a.report, options.level, label="ek compare", other=b.report)[0],
         bound(b.report, options.level, label="ek compare")[0],

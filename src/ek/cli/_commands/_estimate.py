@@ -3,7 +3,8 @@
 ``ek estimate PRED --proxy PSEUDO_GOLD --audit GOLD`` scores PRED against
 PSEUDO_GOLD (another engine's output, read as a gold side: the value field
 is ``--proxy-field``, else the gold defaults) on every item, the proxy, and
-against GOLD on the audited ids, then prints `ek.estimate_corpus` overall
+against GOLD on the audited ids (messages name the two files by their
+flags, ``--proxy file`` and ``--audit file``), then prints `ek.estimate_corpus` overall
 and per slice (slices of PSEUDO_GOLD): N, n, the estimate and its interval,
 the classical (audit-only) interval, the plug-in figure, λ and the
 effective n. With ``--plan PLAN.jsonl`` (written by ``ek audit-plan``, or
@@ -19,10 +20,13 @@ The file formats, id rules, outputs and meta are those of ``ek evaluate``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
+import math
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ek._files import InputError, Side, join, read_side, refuse_failures
@@ -31,7 +35,7 @@ from ek.cli._commands._evaluate import gate
 from ek.cli._commands._format import Outcome
 from ek.cli._commands._inputs import Scored, options_for, read_gold, score
 from ek.cli._commands._meta import run_meta
-from ek.cli._commands._options import Options
+from ek.cli._commands._options import Options, in_flags
 from ek.cli._commands._outputs import check_outputs, write_json, write_text
 from ek.facade import AuditPlan, CorpusEstimate, estimate_corpus, plan_audit
 
@@ -39,6 +43,10 @@ if TYPE_CHECKING:
     from ek.cli._html._data import Meta
 
 __all__ = ["read_plan", "run_audit_plan", "run_estimate"]
+
+# The parameters of ek.estimate_corpus and ek.plan_audit their messages name, as the flags that set them.
+_ESTIMATE_FLAGS = {"lam": "--lam", "plan=": "--plan", "metric=": "--metric", "normalize=": "--normalize"}
+_PLAN_FLAGS = {"budget": "--budget", "min_prob": "--min-prob", "strategy": "--strategy", "ek.evaluate": "ek evaluate"}
 
 
 def run_estimate(
@@ -57,7 +65,8 @@ def run_estimate(
     check_outputs(inputs, options.json, options.html)
     plan = read_plan(plan_path) if plan_path is not None else None
     corpus, options, pred_side = _proxy(pred, proxy, options, proxy_field)
-    gold = read_gold(audit, options)
+    with _named("--audit"):
+        gold = read_gold(audit, options)
     left_out = 0
     if plan is not None:
         drawn = set(map(str, plan.ids))
@@ -70,15 +79,21 @@ def run_estimate(
             slices=None if gold.slices is None else tuple(gold.slices[k] for k in keep),
         )
         if not gold.ids:
-            raise InputError(f"GOLD {audit} holds none of the plan's {len(plan.ids)} ids; label the plan's items.")
-    audited = score(
-        refuse_failures(join(gold, pred_side), keep_going=options.keep_going),
-        options,
-        name=os.path.basename(audit) or audit,
-    )
-    result = estimate_corpus(
-        corpus.report, audited.report, level=options.level, lam=_lam(lam), interval=interval, plan=plan
-    )
+            raise InputError(
+                f"--audit file {audit} holds none of the plan's {len(plan.ids)} ids; label the plan's items."
+            )
+    with _named("--audit"):
+        audited = score(
+            refuse_failures(join(gold, pred_side), keep_going=options.keep_going),
+            options,
+            name=os.path.basename(audit) or audit,
+        )
+    try:
+        result = estimate_corpus(
+            corpus.report, audited.report, level=options.level, lam=_lam(lam), interval=interval, plan=plan
+        )
+    except ValueError as exc:
+        raise in_flags(exc, "estimate_corpus", _ESTIMATE_FLAGS) from None
     meta = run_meta(inputs, options, [corpus])
     meta["settings"].update(lam=lam, interval=interval, plan=plan_path, left_out_of_plan=left_out)
     text = write_json(options.json, payload(result, corpus, meta)) if options.json is not None else ""
@@ -108,7 +123,10 @@ def run_audit_plan(
     if out is not None:
         check_outputs({"pred": pred, "proxy": proxy}, out, None)
     corpus, _, pred_side = _proxy(pred, proxy, options, proxy_field)
-    plan = plan_audit(corpus.report, budget, strategy=strategy, seed=seed, min_prob=min_prob)
+    try:
+        plan = plan_audit(corpus.report, budget, strategy=strategy, seed=seed, min_prob=min_prob)
+    except ValueError as exc:
+        raise in_flags(exc, "plan_audit", _PLAN_FLAGS) from None
     texts = dict(zip(pred_side.ids, pred_side.values))
     slices = dict(zip(corpus.report.detail.get("ids") or (), corpus.report.detail.get("slices") or ()))
     lines = [
@@ -189,7 +207,7 @@ def summary(result: CorpusEstimate, corpus: Scored, meta: Meta) -> str:
         lines.append(fmt.ids_line("missing", corpus.missing, "stand-in ids without a prediction (scored as empty)"))
     left = meta["settings"].get("left_out_of_plan")
     if left:
-        lines.append(f"left out: {left} GOLD ids that the plan did not draw")
+        lines.append(f"left out: {left} ids of the --audit file that the plan did not draw")
     return "\n".join(lines + fmt.problem_lines(meta))
 
 
@@ -228,28 +246,41 @@ def page_data(result: CorpusEstimate, corpus: Scored, meta: Meta) -> dict[str, o
 
 def _proxy(pred: str, proxy: str, options: Options, proxy_field: str | None) -> tuple[Scored, Options, Side]:
     """PRED read once and scored against PSEUDO_GOLD: the proxy run, the options used, PRED's side."""
-    stand_in = read_gold(proxy, dataclasses.replace(options, gold_field=proxy_field))
-    options = options_for(stand_in, options)
-    pred_side = read_side(pred, role="pred", value_field=options.pred_field, **options.reading())
-    joined = refuse_failures(join(stand_in, pred_side), keep_going=options.keep_going)
+    with _named("--proxy"):
+        stand_in = read_gold(proxy, dataclasses.replace(options, gold_field=proxy_field))
+        options = options_for(stand_in, options)
+        pred_side = read_side(pred, role="pred", value_field=options.pred_field, **options.reading())
+        joined = refuse_failures(join(stand_in, pred_side), keep_going=options.keep_going)
     if joined.extra:
         raise InputError(
-            f"PRED has {len(joined.extra)} items without a stand-in in PSEUDO_GOLD"
+            f"PRED has {len(joined.extra)} items without a stand-in in the --proxy file"
             f"{fmt.ids_line('', joined.extra, '')[3:]}; every item of the corpus needs one (give "
-            "PSEUDO_GOLD a value for each)."
+            "the --proxy file a value for each)."
         )
     return score(joined, options, name=os.path.basename(pred) or pred), options, pred_side
+
+
+@contextlib.contextmanager
+def _named(flag: str) -> Iterator[None]:
+    """Messages about a file read as gold that name it by its flag (``--proxy file x.jsonl``), not as GOLD."""
+    try:
+        yield
+    except InputError as exc:
+        raise InputError(re.sub(r"\bGOLD\b", f"{flag} file", str(exc))) from None
 
 
 def _lam(text: str) -> str | float:
     if text == "tune":
         return text
     try:
-        return float(text)
+        lam = float(text)
     except ValueError:
+        lam = math.nan
+    if not 0 <= lam <= 1:
         raise ValueError(
-            f"--lam must be 'tune' or a number in [0, 1] (0: the audit alone, 1: plain PPI), got {text!r}."
-        ) from None
+            f"--lam must be 'tune' or a number from 0 to 1 (0: the audit alone, 1: plain PPI), got {text!r}."
+        )
+    return lam
 
 
 def _row(label: str, entry: Mapping[str, Any]) -> list[str]:
