@@ -257,8 +257,10 @@ def _demo(*, engines: bool = False) -> str:
     """Score the bundled demo corpus and print the results.
 
     The OCR engines installed here (Tesseract, RapidOCR) read six bundled
-    lines; --engines has them read all 54 bundled pages and lines (a minute
-    or more on two cores).
+    lines, which takes seconds.
+
+    Args:
+        engines: have the engines read all 54 bundled pages and lines (a minute or more on two cores)
     """
     from ek.cli import demo
 
