@@ -101,7 +101,8 @@ def test_a_standing_alarm_exits_1_and_prints_what_to_do(tmp_path, capsys):
         codes.append(code)
     assert codes[0] == 0 and codes[-1] == 1
     alarm = next(x for x in out.splitlines() if x.startswith("ALARM (risk"))
-    assert "monitor.audited(last=" in alarm and "save_calibrator" in alarm
+    assert "monitor.audited(last=" in alarm and "save_calibrator(cal, 'gate-v2')" in alarm  # the next version's name
+    assert "window 24 " in out and "window 24.0" not in out  # --time 24 is a whole number
 
 
 @pytest.mark.parametrize(
@@ -132,7 +133,7 @@ def test_other_bad_input_exits_2_with_the_fix(tmp_path, capsys):
     assert run(capsys, "monitor", "gate", "--window", window, "--time", "5")[0] == 0
     cases = [
         (["nope", "--report"], "no monitor is stored as 'nope'"),
-        (["gate", "--window", window, "--time", "4"], "time 4.0 is not after the last update's time 5.0"),
+        (["gate", "--window", window, "--time", "4"], "time 4 is not after the last update's time 5"),
         (["gate", "--report", "--window", window], "--report reads the state only"),
         (["gate"], "needs --window FILE.jsonl"),
         (["gate", "--audit", str(tmp_path / "missing.jsonl"), "--time", "6"], "cannot be read"),

@@ -268,6 +268,7 @@ def test_the_alarm_fires_on_a_broken_promise_and_says_how_to_refit():
     assert risk.bound[0] > 0.02
     assert "monitor.audited(last=" in risk.message and "ek.qe.save_calibrator(cal" in risk.message
     assert "ek.qe.PlattCalibrator().fit(signals['conf'], correct)" in risk.message
+    assert "save_calibrator(cal, 'my-calibrator-v2')" in risk.message  # no name: one to replace
     signals, correct = monitor.audited(last=100)
     assert len(signals["conf"]) == len(correct) == 100
     assert len(monitor.report().alarms) == 2  # each alarm is raised once

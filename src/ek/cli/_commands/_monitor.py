@@ -128,13 +128,15 @@ def _jsonl(path: str, option: str) -> list[Any]:
 
 
 def _time(value: str | None) -> Any:
-    """``--time``: a number when it reads as one, else the string (an ISO date)."""
+    """``--time``: a whole number or a number when it reads as one (61, 61.5), else the string (an ISO date)."""
     if value is None:
         return None
-    try:
-        return float(value)
-    except ValueError:
-        return value
+    for kind in (int, float):  # --time 61 is window 61, not 61.0
+        try:
+            return kind(value)
+        except ValueError:
+            pass
+    return value
 
 
 def _pct(value: Any) -> str:

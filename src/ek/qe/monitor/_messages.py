@@ -60,9 +60,11 @@ def refit_hint(book: Any, last: int) -> str:
         data = "[dict(zip(signals, row)) for row in zip(*signals.values())]"
     else:
         data = f"signals[{names[0]!r}]"
+    # A stored monitor's name makes the new version's name; an unnamed one gets a name to replace.
+    version = f"{book.store.name}-v2" if book.store is not None else "my-calibrator-v2"
     return (
         f"Re-fit the calibrator on the last {last} audited items and save it as a new version: "
         f"signals, correct = monitor.audited(last={last}); cal = ek.qe.{cls}().fit({data}, correct); "
-        "ek.qe.save_calibrator(cal, 'NAME-v2'); then re-fit the gate on calibrated probabilities of labelled "
+        f"ek.qe.save_calibrator(cal, {version!r}); then re-fit the gate on calibrated probabilities of labelled "
         "items and start a new Monitor with them."
     )
