@@ -60,7 +60,8 @@ def project(tmp_path):
 
 
 def _pytest(project, *args, all_extras=False):
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "EK_TEST_ALL_EXTRAS")}
+    # Run as from a shell: not as one of this run's xdist workers, nor with its options or its CI mode.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_") and k != "EK_TEST_ALL_EXTRAS"}
     if all_extras:
         env["EK_TEST_ALL_EXTRAS"] = "1"
     return subprocess.run(
