@@ -537,6 +537,56 @@ def test_sign_flip_p_value_equals_scipys_permutation_test_where_no_difference_ti
     assert ours == pytest.approx(_scipy_sign_flip(a, b, compute, names), abs=1e-12) == float(_exact_f1_sign_flip(a, b))
 
 
+def test_sign_flip_p_value_computes_each_distinct_pattern_sum_once():
+    # Ten CER documents of one length: the swap patterns move edits only, so of the 1,024 patterns few sums
+    # differ, and compute runs once for each (twice: A's side and B's) instead of 2,048 times.
+    from ek.metrics import StringMetric
+
+    names, cer = ("edits", "ref_len"), StringMetric().compute
+    calls = []
+
+    def counted(totals):
+        calls.append(1)
+        return cer(totals)
+
+    a = np.array([[e, 20] for e in (0, 1, 2, 0, 3, 1, 0, 2, 1, 0)])
+    b = np.array([[e, 20] for e in (1, 1, 0, 2, 3, 0, 1, 2, 2, 1)])
+    p = _bootstrap.sign_flip_p_value([f"i{k}" for k in range(10)], a, b, counted, names)
+    swapped = [
+        abs(
+            sum(b[k, 0] if s else a[k, 0] for k, s in enumerate(pattern))
+            - sum(a[k, 0] if s else b[k, 0] for k, s in enumerate(pattern))
+        )
+        for pattern in itertools.product((False, True), repeat=10)
+    ]
+    observed = abs(int(b[:, 0].sum() - a[:, 0].sum()))
+    assert p == sum(d >= observed for d in swapped) / 1024  # the same denominator: the figures differ by d / 200
+    distinct = len(
+        {
+            sum(int(b[k, 0] - a[k, 0]) for k, s in enumerate(pattern) if s)
+            for pattern in itertools.product((0, 1), repeat=10)
+        }
+    )
+    assert len(calls) == 2 + 2 * distinct < 100
+    # float statistics past the exact size: the drawn patterns, counted once per distinct sum, as before
+    rng = np.random.default_rng(3)
+    fa, fb = rng.normal(10, 1, (30, 2)).round(1), rng.normal(10, 1, (30, 2)).round(1)
+    fb[::2] = fa[::2]  # half the items move nothing
+    ids = [f"f{k}" for k in range(30)]
+    compute = lambda t: t["x"] / t["y"]  # noqa: E731
+    got = _bootstrap.sign_flip_p_value(ids, fa, fb, compute, ("x", "y"))
+    from ek._stats._permutation import DRAWS, _moved
+
+    moved = _moved(ids, fb - fa, False)
+    observed = compute(dict(zip("xy", fb.sum(0)))) - compute(dict(zip("xy", fa.sum(0))))
+    reach = [
+        abs(compute(dict(zip("xy", fb.sum(0) - m))) - compute(dict(zip("xy", fa.sum(0) + m))))
+        >= abs(observed) * (1 - 1e-9)
+        for m in moved
+    ]
+    assert got == (1 + sum(reach)) / (1 + DRAWS)
+
+
 def test_drawn_swap_patterns_are_fixed_by_the_ids_and_estimate_the_exact_p_value():
     from ek._stats._permutation import DRAWS, _lane_hashes
 
