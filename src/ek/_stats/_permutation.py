@@ -68,7 +68,7 @@ def sign_flip_p_value(
         return math.nan
     moved, count = _distinct_rows(_moved(ids, b - a, exact))
     bar = abs(observed) * (1 - _TIE)
-    hits = sum(
+    hits: int = sum(
         times
         for ra, rb, times in zip((sum_a + moved).tolist(), (sum_b - moved).tolist(), count.tolist())
         if abs(_figure(compute, names, rb) - _figure(compute, names, ra)) >= bar
