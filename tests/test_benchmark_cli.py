@@ -2,8 +2,9 @@
 
 The engines are real (Tesseract, and RapidOCR where installed); the images
 are rendered at test time, and each is read once per process
-(tests/ocr/_engine_cache.py; the README's example reads every page for real). The page is opened in headless Chromium (the
-harness of tests/test_html.py) and must load without a console error.
+(tests/ocr/_engine_cache.py; the README's example reads every page for
+real). The page is opened in headless Chromium (the harness of
+tests/test_html.py) and must load without a console error.
 """
 
 from __future__ import annotations
