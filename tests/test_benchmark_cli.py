@@ -1,7 +1,7 @@
 """``ek benchmark GOLD --engine ...``: GOLD files and folders, the printed ranking, --json, --html, --save, bad input.
 
 The engines are real (Tesseract, and RapidOCR where installed); the images
-are rendered at test time, and each is read once per process
+are rendered at test time, and each is read once a test run
 (tests/ocr/_engine_cache.py; the README's example reads every page for
 real). The page is opened in headless Chromium (the harness of
 tests/test_html.py) and must load without a console error.
@@ -34,8 +34,8 @@ TEXTS = {"p1": "The quick brown fox\njumps over the lazy dog.", "p2": "Pack my b
 
 
 @pytest.fixture(autouse=True)
-def _read_once(monkeypatch):
-    _engine_cache.read_once(monkeypatch)
+def _read_once(monkeypatch, tmp_path_factory):
+    _engine_cache.read_once(monkeypatch, _engine_cache.shared_folder(tmp_path_factory))
 
 
 def run(argv, capsys):
@@ -289,11 +289,10 @@ def test_readme_has_a_choose_an_engine_example():
 
 
 @pytest.mark.skipif(not _has("rapidocr_onnxruntime"), reason='RapidOCR is not installed (pip install "ek[rapidocr]")')
-@pytest.mark.xdist_group("real-ocr")
 @pytest.mark.parametrize("command, shown", SHOWN)
-def test_readme_benchmark_prints_what_the_readme_shows(command, shown):
-    # Run from the repository root, once per process, every engine reading every page for real
-    # (tests/ocr/test_fleet.py reuses the readings of this same command).
-    code, out, err = _engine_cache.benchmark_run(command)
+def test_readme_benchmark_prints_what_the_readme_shows(command, shown, tmp_path_factory):
+    # Run from the repository root, once per test run, every engine reading every page for real
+    # (tests/ocr/test_fleet.py asks for this same command and reuses its readings).
+    code, out, err = _engine_cache.benchmark_run(command, _engine_cache.shared_folder(tmp_path_factory))
     assert code == 0, err
     assert without_seconds(out) == without_seconds(shown)

@@ -3,11 +3,10 @@
 Fake engines (tests/ocr/_fleet_fakes.py) carry the hand-worked figures and
 the invariants; real Tesseract and RapidOCR over bundled images carry the
 equality with `evaluate_ocr` + `ek.compare` engine by engine, the ROVER row,
-and a run killed mid-way that resumes to the same report. In this process
-they read each page once (tests/ocr/_engine_cache.py), through ``ek
-benchmark`` first: what is checked is the fleet's figures against
-evaluate_ocr's of the same readings, not that an engine reads a page alike
-twice.
+and a run killed mid-way that resumes to the same report. They read each
+page once a test run (tests/ocr/_engine_cache.py), through ``ek benchmark``
+first: what is checked is the fleet's figures against evaluate_ocr's of the
+same readings, not that an engine reads a page alike twice.
 """
 
 from __future__ import annotations
@@ -557,14 +556,14 @@ def _corpus(n=None):
 
 @requires_tesseract
 @requires_rapidocr
-@pytest.mark.xdist_group("real-ocr")
-def test_real_engines_every_figure_equals_evaluate_ocr_and_compare(monkeypatch):
+def test_real_engines_every_figure_equals_evaluate_ocr_and_compare(monkeypatch, tmp_path_factory):
     from ek.ocr._fleet_engines import engine_specs, fleet_engine
 
-    # ek benchmark over the corpus, as the README runs it (once per process): every page read for real
-    code, _, err = _engine_cache.benchmark_run(_engine_cache.FLEET_COMMAND)
+    # ek benchmark over the corpus, as the README runs it (once per test run): every page read for real
+    shared = _engine_cache.shared_folder(tmp_path_factory)
+    code, _, err = _engine_cache.benchmark_run(_engine_cache.FLEET_COMMAND, shared)
     assert code == 0, err
-    _engine_cache.read_once(monkeypatch)
+    _engine_cache.read_once(monkeypatch, shared)
     misses = len(_engine_cache.MISSES)
     gold = _corpus()
     report = benchmark_fleet(["tesseract", "rapidocr"], gold, max_workers=2)
@@ -604,9 +603,9 @@ def test_real_engines_every_figure_equals_evaluate_ocr_and_compare(monkeypatch):
 
 @requires_tesseract
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
-@pytest.mark.xdist_group("real-ocr")
-def test_real_tesseract_fleet_killed_mid_way_resumes_to_the_same_report(tmp_path, monkeypatch):
-    _engine_cache.read_once(monkeypatch)  # here, not in the killed process: it reads its pages for real
+def test_real_tesseract_fleet_killed_mid_way_resumes_to_the_same_report(tmp_path, monkeypatch, tmp_path_factory):
+    # here, not in the killed process: it reads its pages for real
+    _engine_cache.read_once(monkeypatch, _engine_cache.shared_folder(tmp_path_factory))
     root = tmp_path / "data"
     gold = _corpus(8)
     script = textwrap.dedent(f"""

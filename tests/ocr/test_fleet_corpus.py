@@ -1,7 +1,7 @@
 """The bundled fleet corpus src/ek/data/ocr_fleet: its integrity, its generator, and real engines on it.
 
-The real engines read each page once in this process (tests/ocr/_engine_cache.py), pages that
-tests/ocr/test_fleet.py may have read already.
+The real engines read each page once a test run (tests/ocr/_engine_cache.py): pages the README's
+``ek benchmark`` example may have read already.
 """
 
 from __future__ import annotations
@@ -125,9 +125,8 @@ def _cer(read, record_id):
 
 
 @_requires("tesseract")
-@pytest.mark.xdist_group("real-ocr")
-def test_real_tesseract_on_the_corpus(monkeypatch):
-    _engine_cache.read_once(monkeypatch)
+def test_real_tesseract_on_the_corpus(monkeypatch, tmp_path_factory):
+    _engine_cache.read_once(monkeypatch, _engine_cache.shared_folder(tmp_path_factory))
     read = fleet_engine(engine_specs("tesseract")[0])
     assert _cer(read, "line-01") == 0.0  # clean English line, psm 7
     assert 0.05 < _cer(read, "line-08") < 0.5  # degraded German line: umlauts an English model lacks
@@ -138,9 +137,8 @@ def test_real_tesseract_on_the_corpus(monkeypatch):
 
 
 @_requires("rapidocr")
-@pytest.mark.xdist_group("real-ocr")
-def test_real_rapidocr_on_the_corpus(monkeypatch):
-    _engine_cache.read_once(monkeypatch)
+def test_real_rapidocr_on_the_corpus(monkeypatch, tmp_path_factory):
+    _engine_cache.read_once(monkeypatch, _engine_cache.shared_folder(tmp_path_factory))
     read = fleet_engine(engine_specs("rapidocr")[0])
     assert _cer(read, "line-01") == 0.0  # clean line, recognition only
     assert _cer(read, "line-09") == 0.0  # a line skewed by degrees, straightened first
