@@ -1,15 +1,16 @@
 """``ek benchmark GOLD --engine ...``: GOLD files and folders, the printed ranking, --json, --html, --save, bad input.
 
 The engines are real (Tesseract, and RapidOCR where installed); the images
-are rendered at test time. The page is opened in headless Chromium (the
-harness of tests/test_html.py) and must load without a console error.
+are rendered at test time, and each is read once a test run
+(tests/ocr/_engine_cache.py; the README's example reads every page for
+real). The page is opened in headless Chromium (the harness of
+tests/test_html.py) and must load without a console error.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
 import shutil
 import warnings
@@ -20,6 +21,7 @@ import pytest
 from ek.__main__ import main
 from ek.ocr import benchmark_fleet
 from tests import test_html
+from tests.ocr import _engine_cache
 from tests.ocr._fleet_fakes import without_seconds
 from tests.ocr.conftest import font_files, render_text
 
@@ -29,6 +31,11 @@ pytestmark = pytest.mark.skipif(
     shutil.which("tesseract") is None, reason="Tesseract is not installed (apt-get install -y tesseract-ocr)"
 )
 TEXTS = {"p1": "The quick brown fox\njumps over the lazy dog.", "p2": "Pack my box with\nfive dozen liquor jugs."}
+
+
+@pytest.fixture(autouse=True)
+def _read_once(monkeypatch, tmp_path_factory):
+    _engine_cache.read_once(monkeypatch, _engine_cache.shared_folder(tmp_path_factory))
 
 
 def run(argv, capsys):
@@ -313,18 +320,9 @@ def test_readme_has_a_choose_an_engine_example():
 
 @pytest.mark.skipif(not _has("rapidocr_onnxruntime"), reason='RapidOCR is not installed (pip install "ek[rapidocr]")')
 @pytest.mark.parametrize("command, shown", SHOWN)
-def test_readme_benchmark_prints_what_the_readme_shows(command, shown, tmp_path):
-    import shlex
-    import subprocess
-    import sys
-
-    out = subprocess.run(
-        [sys.executable, "-m", "ek", *shlex.split(command)[1:]],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=ROOT,
-        env={**os.environ, "EK_DATA_HOME": str(tmp_path)},
-    )
-    assert out.returncode == 0, out.stderr
-    assert without_seconds(out.stdout) == without_seconds(shown)
+def test_readme_benchmark_prints_what_the_readme_shows(command, shown, tmp_path_factory):
+    # Run from the repository root, once per test run, every engine reading every page for real
+    # (tests/ocr/test_fleet.py asks for this same command and reuses its readings).
+    code, out, err = _engine_cache.benchmark_run(command, _engine_cache.shared_folder(tmp_path_factory))
+    assert code == 0, err
+    assert without_seconds(out) == without_seconds(shown)

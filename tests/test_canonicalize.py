@@ -1,5 +1,6 @@
 """Tests for ek.canonicalize: steps, pipelines, versions and the mark audit."""
 
+import functools
 import unicodedata
 import warnings
 
@@ -137,6 +138,7 @@ def test_historical_steps_are_idempotent(name, text):
 # -- dinglehopper's normalisation and the MUFI characters (issue 19) ----------------------------------
 
 
+@functools.cache  # parsing dinglehopper's source is most of a property example's time
 def _dinglehopper_tables():
     """The two substitution tables of dinglehopper 0.11, read from its source (dict literals, in order)."""
     import ast
@@ -151,7 +153,7 @@ def _dinglehopper_tables():
                 node.value for node in ast.walk(fn) if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict)
             )
             tables[fn.name] = [(ast.literal_eval(k), ast.literal_eval(v)) for k, v in zip(table.keys, table.values)]
-    return tables["unjoin_ligatures"], tables["substitute_equivalences"]
+    return tuple(tables["unjoin_ligatures"]), tuple(tables["substitute_equivalences"])
 
 
 def _normalize_sbb():

@@ -38,7 +38,10 @@ def _visible(folder: Path) -> list[str]:
 # --------------------------------------------------------------------------- module
 
 
-def test_module_docstring_examples_pass():
+def test_module_docstring_examples_pass(tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the examples' mkdtemp() folders go with the test's
     result = doctest.testmod(ek.stores, optionflags=doctest.ELLIPSIS)
     assert result.attempted >= 8 and result.failed == 0
 

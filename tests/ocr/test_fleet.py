@@ -3,7 +3,10 @@
 Fake engines (tests/ocr/_fleet_fakes.py) carry the hand-worked figures and
 the invariants; real Tesseract and RapidOCR over bundled images carry the
 equality with `evaluate_ocr` + `ek.compare` engine by engine, the ROVER row,
-and a run killed mid-way that resumes to the same report.
+and a run killed mid-way that resumes to the same report. They read each
+page once a test run (tests/ocr/_engine_cache.py), through ``ek benchmark``
+first: what is checked is the fleet's figures against evaluate_ocr's of the
+same readings, not that an engine reads a page alike twice.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import ek
 from ek.ocr import FleetReport, benchmark_fleet, evaluate_ocr
 from ek.ocr._fleet import FleetTask, engine_run_id, image_problem
 from ek.ocr._fleet_parts import BREAK_CONFIDENCE, consensus_texts, vote_units
+from tests.ocr import _engine_cache
 from tests.ocr import _fleet_fakes as fakes
 from tests.ocr._fleet_fakes import Result, reader
 
@@ -552,9 +556,15 @@ def _corpus(n=None):
 
 @requires_tesseract
 @requires_rapidocr
-def test_real_engines_every_figure_equals_evaluate_ocr_and_compare():
+def test_real_engines_every_figure_equals_evaluate_ocr_and_compare(monkeypatch, tmp_path_factory):
     from ek.ocr._fleet_engines import engine_specs, fleet_engine
 
+    # ek benchmark over the corpus, as the README runs it (once per test run): every page read for real
+    shared = _engine_cache.shared_folder(tmp_path_factory)
+    code, _, err = _engine_cache.benchmark_run(_engine_cache.FLEET_COMMAND, shared)
+    assert code == 0, err
+    _engine_cache.read_once(monkeypatch, shared)
+    misses = len(_engine_cache.MISSES)
     gold = _corpus()
     report = benchmark_fleet(["tesseract", "rapidocr"], gold, max_workers=2)
     assert set(report.engines) == {"tesseract", "rapidocr"} and report.skipped == {}
@@ -567,6 +577,8 @@ def test_real_engines_every_figure_equals_evaluate_ocr_and_compare():
         assert row.aggregate == alone[spec.name].aggregate
         assert row.report.per_slice == alone[spec.name].per_slice
         assert row.interval == alone[spec.name].interval()
+    # the pages, kinds and options the command read: benchmark_fleet and evaluate_ocr read no page again
+    assert len(_engine_cache.MISSES) == misses
     best = report.best
     other = next(name for name in report.engines if name != best)
     expected = ek.compare(alone[best], alone[other])
@@ -591,7 +603,9 @@ def test_real_engines_every_figure_equals_evaluate_ocr_and_compare():
 
 @requires_tesseract
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
-def test_real_tesseract_fleet_killed_mid_way_resumes_to_the_same_report(tmp_path):
+def test_real_tesseract_fleet_killed_mid_way_resumes_to_the_same_report(tmp_path, monkeypatch, tmp_path_factory):
+    # here, not in the killed process: it reads its pages for real
+    _engine_cache.read_once(monkeypatch, _engine_cache.shared_folder(tmp_path_factory))
     root = tmp_path / "data"
     gold = _corpus(8)
     script = textwrap.dedent(f"""

@@ -1,4 +1,8 @@
-"""The bundled fleet corpus src/ek/data/ocr_fleet: its integrity, its generator, and real engines on it."""
+"""The bundled fleet corpus src/ek/data/ocr_fleet: its integrity, its generator, and real engines on it.
+
+The real engines read each page once a test run (tests/ocr/_engine_cache.py): pages the README's
+``ek benchmark`` example may have read already.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ from ek.facade import score
 from ek.ocr import engine_specs, evaluate_ocr, fleet_engine
 from ek.ocr._engines import check_engine
 from ek.ocr._line_images import is_line_image
+from tests.ocr import _engine_cache
 
 CORPUS = Path(ek.__file__).parent / "data" / "ocr_fleet"
 SCRIPT = Path(__file__).parents[2] / "scripts" / "make_fleet_corpus.py"
@@ -120,7 +125,8 @@ def _cer(read, record_id):
 
 
 @_requires("tesseract")
-def test_real_tesseract_on_the_corpus():
+def test_real_tesseract_on_the_corpus(monkeypatch, tmp_path_factory):
+    _engine_cache.read_once(monkeypatch, _engine_cache.shared_folder(tmp_path_factory))
     read = fleet_engine(engine_specs("tesseract")[0])
     assert _cer(read, "line-01") == 0.0  # clean English line, psm 7
     assert 0.05 < _cer(read, "line-08") < 0.5  # degraded German line: umlauts an English model lacks
@@ -131,7 +137,8 @@ def test_real_tesseract_on_the_corpus():
 
 
 @_requires("rapidocr")
-def test_real_rapidocr_on_the_corpus():
+def test_real_rapidocr_on_the_corpus(monkeypatch, tmp_path_factory):
+    _engine_cache.read_once(monkeypatch, _engine_cache.shared_folder(tmp_path_factory))
     read = fleet_engine(engine_specs("rapidocr")[0])
     assert _cer(read, "line-01") == 0.0  # clean line, recognition only
     assert _cer(read, "line-09") == 0.0  # a line skewed by degrees, straightened first

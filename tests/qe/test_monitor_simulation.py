@@ -6,6 +6,7 @@ alarms are vectorised over streams, a few seconds of CPU.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import math
 import pathlib
@@ -29,6 +30,8 @@ def _simulation():
 
 
 SIM = _simulation()
+# A bisection over 50 numerical integrals, the same answer each time: the module's three calls share one.
+SIM.doubling_delta = functools.cache(SIM.doubling_delta)
 
 
 def test_a_stable_stream_checked_every_window_for_a_year_false_alarms_at_most_alpha():
