@@ -2,8 +2,8 @@
 
 The engines are real (Tesseract, and RapidOCR where installed); the images
 are rendered at test time, and each is read once a test run
-(tests/ocr/_engine_cache.py; the README's example reads every page for
-real). The page is opened in headless Chromium (the harness of
+(tests/ocr/_engine_cache.py; the README's example, which tests/test_readme.py
+runs, reads every page for real). The page is opened in headless Chromium (the harness of
 tests/test_html.py) and must load without a console error.
 """
 
@@ -22,7 +22,6 @@ from ek.__main__ import main
 from ek.ocr import benchmark_fleet
 from tests import test_html
 from tests.ocr import _engine_cache
-from tests.ocr._fleet_fakes import without_seconds
 from tests.ocr.conftest import font_files, render_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -303,26 +302,3 @@ def test_the_page_opens_in_chromium_without_console_errors(corpus, tmp_path, cap
     assert {"ranking", "slices", "side-by-side", "worst", "provenance"} <= set(sections)
     if len(engines) > 2:
         assert "delta-chart" in charts and "calibration" in sections
-
-
-README = ROOT / "README.md"
-_SECTION = re.search(
-    r"^## Choose an engine\n(.*?)(?=^## )", README.read_text(encoding="utf-8"), re.DOTALL | re.MULTILINE
-)
-SHOWN = re.findall(
-    r"```bash\n(ek benchmark [^\n]*)\n```\n\n```text\n(.*?)```", _SECTION.group(1) if _SECTION else "", re.DOTALL
-)
-
-
-def test_readme_has_a_choose_an_engine_example():
-    assert _SECTION is not None and len(SHOWN) == 1
-
-
-@pytest.mark.skipif(not _has("rapidocr_onnxruntime"), reason='RapidOCR is not installed (pip install "ek[rapidocr]")')
-@pytest.mark.parametrize("command, shown", SHOWN)
-def test_readme_benchmark_prints_what_the_readme_shows(command, shown, tmp_path_factory):
-    # Run from the repository root, once per test run, every engine reading every page for real
-    # (tests/ocr/test_fleet.py asks for this same command and reuses its readings).
-    code, out, err = _engine_cache.benchmark_run(command, _engine_cache.shared_folder(tmp_path_factory))
-    assert code == 0, err
-    assert without_seconds(out) == without_seconds(shown)

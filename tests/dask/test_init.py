@@ -736,7 +736,8 @@ def test_without_timeout_the_wait_for_a_worker_is_the_documented_default(no_work
 
     assert (
         _dask.WORKER_SECONDS == 30
-        and "timeout (SECONDS): how long --scheduler waits for a worker (default: 30)" in " ".join(evaluate.__doc__.split())
+        and "timeout (SECONDS): how long --scheduler waits for a worker (default: 30)"
+        in " ".join(evaluate.__doc__.split())
     )
     monkeypatch.setattr(_dask, "WORKER_SECONDS", 1.0)
     code, out, err = _ek(
