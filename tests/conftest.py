@@ -5,7 +5,10 @@ library of the ``test`` extra) is skipped with the install line when that
 library is missing, whether the test module imports it at the top, a
 fixture imports it, or ek raises its own `MissingExtraError` deep inside a
 call: `OPTIONAL` says which modules count and what installs each. Any
-other import error is a real failure. With ``EK_TEST_ALL_EXTRAS=1`` (set by
+other import error is a real failure. Programs a test runs (Tesseract,
+console scripts) are in `PROGRAMS`, found by `program` beside this
+interpreter or on PATH; a ``needs`` mark names them like modules, and a
+subprocess that cannot start one skips the same way. With ``EK_TEST_ALL_EXTRAS=1`` (set by
 ``.ci/run`` for its full run) such a skip is a failure instead (``pytest.importorskip`` included),
 so CI shows that nothing went untested.
 
@@ -28,6 +31,8 @@ import importlib.util
 import os
 import pathlib
 import re
+import shutil
+import sysconfig
 
 import pytest
 
@@ -84,6 +89,21 @@ OPTIONAL = {
 }
 """Top-level module -> the command that installs it."""
 
+PROGRAMS = {
+    "tesseract": "apt-get install -y tesseract-ocr",
+    "page-to-alto": _TEST,  # ocrd-page-to-alto's converter
+    "ek": "pip install -e .",  # the console script
+}
+"""Programs tests run -> the command that installs each (found by `program`; a `needs` mark takes them too)."""
+
+
+def program(name: str) -> str | None:
+    """The path of the program ``name``: beside this interpreter first (an installed script of a venv
+    that is not activated), then on PATH; None when neither has it."""
+    folders = [sysconfig.get_path("scripts"), os.environ.get("PATH", "")]
+    return shutil.which(name, path=os.pathsep.join(f for f in folders if f))
+
+
 ALL_EXTRAS = bool(os.environ.get("EK_TEST_ALL_EXTRAS"))
 # ek's own messages (ek._util.import_optional, the netcal backend), for errors re-raised without their cause
 _IMPORTORSKIP = re.compile(r"could not import ")  # how pytest.importorskip words its skip
@@ -97,6 +117,8 @@ def missing_extra(exc: BaseException) -> str | None:
         seen.add(id(exc))
         if isinstance(exc, _GROUPS):  # hypothesis reports several failing examples at once
             return next(filter(None, map(missing_extra, exc.exceptions)), None)
+        if isinstance(exc, FileNotFoundError) and exc.filename in PROGRAMS and program(exc.filename) is None:
+            return f"the program {exc.filename} is not installed ({PROGRAMS[exc.filename]})"  # a subprocess run
         name = exc.name if isinstance(exc, ModuleNotFoundError) else None
         hint = _EK_HINT.search(str(exc))  # ek's own message, when it re-raised without the cause
         for top in [name] if name else hint.group(1).split(", ") if hint else ():
@@ -138,7 +160,8 @@ def pytest_cmdline_main(config):
 def pytest_configure(config):
     config.addinivalue_line(
         "markers",
-        "needs(*modules): the test needs these optional libraries (skips without them, naming what installs them)",
+        "needs(*names): the test needs these optional libraries or programs (skips without them, naming what "
+        "installs them)",
     )
     if config.option.skipped_to and not os.environ.get("PYTEST_XDIST_WORKER"):
         config.pluginmanager.register(_SkipRecorder(pathlib.Path(config.option.skipped_to)), "ek-skip-recorder")
@@ -236,9 +259,12 @@ def pytest_pycollect_makemodule(module_path, parent):
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item):
     for mark in item.iter_markers("needs"):
-        for module in mark.args:
-            if importlib.util.find_spec(module) is None:
-                skip_for(f"{module} is not installed ({OPTIONAL[module]})")
+        for name in mark.args:
+            if name in PROGRAMS:
+                if program(name) is None:
+                    skip_for(f"the program {name} is not installed ({PROGRAMS[name]})")
+            elif importlib.util.find_spec(name) is None:
+                skip_for(f"{name} is not installed ({OPTIONAL[name]})")
     return (yield from _skipping_missing_extras())
 
 
@@ -260,6 +286,12 @@ def _skipping_missing_extras():
         if reason is None:
             raise
         skip_for(reason)
+
+
+@pytest.fixture(scope="session", name="program")
+def _program():
+    """`program`, for a test that runs one of `PROGRAMS` (with a `needs` mark naming it)."""
+    return program
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
-import shutil
 import warnings
 from pathlib import Path
 
@@ -26,9 +25,7 @@ from tests.ocr.conftest import font_files, render_text
 
 ROOT = Path(__file__).resolve().parents[1]
 browser = test_html.browser  # the Chromium fixture of the page tests
-pytestmark = pytest.mark.skipif(
-    shutil.which("tesseract") is None, reason="Tesseract is not installed (apt-get install -y tesseract-ocr)"
-)
+pytestmark = pytest.mark.needs("tesseract")  # the program (tests/conftest.py: PROGRAMS)
 TEXTS = {"p1": "The quick brown fox\njumps over the lazy dog.", "p2": "Pack my box with\nfive dozen liquor jugs."}
 
 

@@ -54,13 +54,9 @@ def test_user_errors_go_to_stderr_without_traceback():
     assert unknown.returncode == 2 and unknown.stderr == "ek: error: unknown command 'frobnicate' (see ek --help)\n"
 
 
-def test_console_script_is_installed():
-    import shutil
-
-    exe = shutil.which("ek") or os.path.join(os.path.dirname(sys.executable), "ek")
-    if not os.path.exists(exe):
-        pytest.skip("the ek console script is not on PATH in this environment")
-    out = subprocess.run([exe, "cer", "ab", "ab"], capture_output=True, text=True, timeout=120)
+@pytest.mark.needs("ek")
+def test_console_script_is_installed(program):
+    out = subprocess.run([program("ek"), "cer", "ab", "ab"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and float(out.stdout) == 0.0
 
 

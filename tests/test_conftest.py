@@ -35,6 +35,14 @@ def test_importorskip():
 def test_raised_deep_inside():
     import ek_absent_extra  # noqa: F401
 
+@pytest.mark.needs("ek-absent-program")
+def test_needs_a_program():
+    pass
+
+def test_runs_a_missing_program():
+    import subprocess
+    subprocess.run(["ek-absent-program", "--version"])
+
 @pytest.mark.xfail(reason="known")
 def test_expected_failure():
     raise AssertionError
@@ -45,6 +53,8 @@ SKIPPED = {
     "test_mixed.py::test_needs_marker",
     "test_mixed.py::test_importorskip",
     "test_mixed.py::test_raised_deep_inside",
+    "test_mixed.py::test_needs_a_program",
+    "test_mixed.py::test_runs_a_missing_program",
 }
 
 
@@ -52,7 +62,10 @@ SKIPPED = {
 def project(tmp_path):
     conftest = CONFTEST.read_text(encoding="utf-8")
     (tmp_path / "conftest.py").write_text(
-        conftest + '\nOPTIONAL["ek_absent_extra"] = "pip install ek-absent-extra"\n', encoding="utf-8"
+        conftest
+        + '\nOPTIONAL["ek_absent_extra"] = "pip install ek-absent-extra"'
+        + '\nPROGRAMS["ek-absent-program"] = "apt-get install -y ek-absent-program"\n',
+        encoding="utf-8",
     )
     for name, text in SUITE.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
@@ -65,7 +78,19 @@ def _pytest(project, *args, all_extras=False):
     if all_extras:
         env["EK_TEST_ALL_EXTRAS"] = "1"
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:deepeval", "-rs", *args],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:deepeval",
+            "-p",
+            "no:asyncio",
+            "-rs",
+            *args,
+        ],
         cwd=project,
         env=env,
         capture_output=True,
@@ -81,8 +106,10 @@ def _summary(done) -> str:
 def test_a_missing_extra_skips_naming_its_install_line_and_the_skips_are_recorded(project):
     done = _pytest(project, "-n", "0", "--skipped-to", "skipped.txt")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "1 passed, 4 skipped, 1 xfailed" in _summary(done), done.stdout
+    assert "1 passed, 6 skipped, 1 xfailed" in _summary(done), done.stdout
     assert "ek_absent_extra is not installed (pip install ek-absent-extra)" in done.stdout
+    # the mark and the FileNotFoundError of the run give the same reason, which -rs counts once for both
+    assert re.search(r"SKIPPED \[2\] .*the program ek-absent-program is not installed \(apt-get install", done.stdout)
     assert set((project / "skipped.txt").read_text(encoding="utf-8").split()) == SKIPPED
 
 
@@ -99,9 +126,9 @@ def test_the_rerun_runs_exactly_the_skipped_tests_and_with_all_extras_they_fail(
     (project / "test_module_skip.py").unlink()
     done = _pytest(project, "-n", "0", "--rerun-skipped", "skipped.txt", all_extras=True)
     assert done.returncode == 1
-    # the marker fails the setup (an error), the others the call; test_passes and the xfail do not run again
-    assert "2 failed, 2 deselected, 1 error" in _summary(done), done.stdout
-    assert done.stdout.count("EK_TEST_ALL_EXTRAS is set, yet") == 3  # needs, importorskip, deep import
+    # the marks fail the setup (errors), the others the call; test_passes and the xfail do not run again
+    assert "3 failed, 2 deselected, 2 errors" in _summary(done), done.stdout
+    assert done.stdout.count("EK_TEST_ALL_EXTRAS is set, yet") == 5  # 2 marks, importorskip, import, subprocess
 
 
 def test_a_module_that_skips_whole_fails_to_collect_with_all_extras(project):

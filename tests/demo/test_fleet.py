@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import shutil
 from collections import Counter
 from importlib import resources
 from pathlib import Path
@@ -17,10 +16,7 @@ from ek.cli._demo import _fleet as _demo
 from tests.demo._fakes import fake_rapidocr_text, fake_tesseract_text, records
 from tests.ocr._fleet_fakes import without_seconds
 
-requires_tesseract = pytest.mark.skipif(
-    shutil.which("tesseract") is None,
-    reason="the tesseract binary is not installed (apt-get install -y tesseract-ocr)",
-)
+requires_tesseract = pytest.mark.needs("tesseract")  # the program (tests/conftest.py: PROGRAMS)
 TITLE = "2. Choose an engine: Tesseract and RapidOCR on the bundled pages and lines"
 
 

@@ -7,7 +7,6 @@ import io
 import os
 import random
 import re
-import shutil
 import subprocess
 import threading
 import time
@@ -24,10 +23,7 @@ from ek.ocr.benchmark import add_gold_item, evaluate_ocr
 from ek.stores import json_store
 from tests.ocr._fleet_fakes import reader
 
-requires_tesseract = pytest.mark.skipif(
-    shutil.which("tesseract") is None,
-    reason="the tesseract binary is not installed (apt-get install -y tesseract-ocr)",
-)
+requires_tesseract = pytest.mark.needs("tesseract")  # the program (tests/conftest.py: PROGRAMS)
 
 
 class Result:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import sys
 
 import ocracy  # the `ocr` extra: CI installs it, so a missing one fails loudly
@@ -11,10 +10,7 @@ import pytest
 from ek.ocr.bridge import ocracy_backend, read_text
 from ek.registry import MissingExtraError
 
-requires_tesseract = pytest.mark.skipif(
-    shutil.which("tesseract") is None,
-    reason="the tesseract binary is not installed (apt-get install -y tesseract-ocr)",
-)
+requires_tesseract = pytest.mark.needs("tesseract")  # the program (tests/conftest.py: PROGRAMS)
 
 
 class _EchoAdapter:

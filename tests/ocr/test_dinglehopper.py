@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 import statistics
 import subprocess
 import unicodedata
@@ -234,9 +233,9 @@ def test_every_page_version_against_every_alto_version_equals_dinglehopper(tmp_p
     assert 0 < theirs["cer"] < 0.2 and ours.detail["text_level"] == {"gold": "region", "pred": "word"}
 
 
-@pytest.mark.skipif(not shutil.which("page-to-alto"), reason="pip install ocrd-page-to-alto")
+@pytest.mark.needs("page-to-alto")
 @pytest.mark.parametrize("alto_version", ["2.0", "3.1", "4.2"])
-def test_alto_written_by_page_to_alto_reads_as_its_page_and_agrees_with_dinglehopper(tmp_path, alto_version):
+def test_alto_written_by_page_to_alto_reads_as_its_page_and_agrees_with_dinglehopper(tmp_path, alto_version, program):
     # OCR-D's converter writes the hyphen of "hin-" as an ALTO HYP: ek reads it as printed (no edit); dinglehopper
     # ignores HYP, so under its profile the pair has exactly that one edit, as dinglehopper counts it
     gold = page_document(
@@ -246,7 +245,7 @@ def test_alto_written_by_page_to_alto_reads_as_its_page_and_agrees_with_dingleho
     )
     page_file = _write(tmp_path, "page.xml", gold.decode())
     converted = subprocess.run(
-        ["page-to-alto", "--alto-version", alto_version, "--trailing-dash-to-hyp", str(page_file)],
+        [program("page-to-alto"), "--alto-version", alto_version, "--trailing-dash-to-hyp", str(page_file)],
         capture_output=True,
         text=True,
         check=True,

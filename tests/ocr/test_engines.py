@@ -16,10 +16,7 @@ from ek.ocr._engines import check_engine, installed_engines, resolve_engine_id
 from ek.ocr._ids import canonical_id
 from ek.registry import MissingExtraError
 
-requires_tesseract = pytest.mark.skipif(
-    shutil.which("tesseract") is None,
-    reason="the tesseract binary is not installed (apt-get install -y tesseract-ocr)",
-)
+requires_tesseract = pytest.mark.needs("tesseract")  # the program (tests/conftest.py: PROGRAMS)
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -34,20 +33,8 @@ from tests.ocr import _fleet_fakes as fakes
 from tests.ocr._fleet_fakes import Result, reader
 
 ROOT = Path(__file__).resolve().parents[2]
-requires_tesseract = pytest.mark.skipif(
-    shutil.which("tesseract") is None, reason="Tesseract is not installed (apt-get install -y tesseract-ocr)"
-)
-
-
-def _has(module: str) -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec(module) is not None
-
-
-requires_rapidocr = pytest.mark.skipif(
-    not _has("rapidocr_onnxruntime"), reason='RapidOCR is not installed (pip install "ek[rapidocr]")'
-)
+requires_tesseract = pytest.mark.needs("tesseract")  # the program (tests/conftest.py: PROGRAMS)
+requires_rapidocr = pytest.mark.needs("rapidocr_onnxruntime")
 
 
 def comparable(report: FleetReport) -> dict:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import doctest
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -240,13 +239,12 @@ def test_document_checks_its_confidences_and_options():
 
 # -- real files from Tesseract --------------------------------------------------
 
-needs_tesseract = pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract is not installed")
+needs_tesseract = pytest.mark.needs("tesseract")  # the program (tests/conftest.py: PROGRAMS)
 
 
 def run_tesseract(tmp_path_factory, *options: str) -> Path:
-    """A folder of Tesseract's outputs for every demo image (skips with the install hint without tesseract)."""
-    if shutil.which("tesseract") is None:
-        pytest.skip("tesseract is not installed (apt-get install tesseract-ocr)")
+    """A folder of Tesseract's outputs for every demo image (without tesseract its run raises FileNotFoundError,
+    which tests/conftest.py turns into a skip naming the install line)."""
     out = tmp_path_factory.mktemp("tesseract")
     # One OpenMP thread: the same files, and a quarter less CPU than threads that wait for a busy machine's cores.
     env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
