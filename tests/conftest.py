@@ -12,9 +12,11 @@ subprocess that cannot start one skips the same way. With ``EK_TEST_ALL_EXTRAS=1
 ``.ci/run`` for its full run) such a skip is a failure instead (``pytest.importorskip`` included),
 so CI shows that nothing went untested.
 
-Two passes, no test run twice: ``--skipped-to FILE`` writes the ids of the
-tests (and test modules) a run skipped, and ``--rerun-skipped FILE`` runs
-exactly those, collecting no other file. ``.ci/run`` runs the README's
+Two passes, no test run twice: ``--skipped-to=FILE`` writes the ids of the
+tests (and test modules) a run skipped, and ``--rerun-skipped=FILE`` runs
+exactly those, collecting no other file. (Write them with ``=``: pytest
+learns these options from this file, and before it has read it, a path
+after a space is taken for a test path.) ``.ci/run`` runs the README's
 light install with the first, adds the heavy extras, then runs the second
 with ``EK_TEST_ALL_EXTRAS=1``.
 

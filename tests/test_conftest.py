@@ -104,13 +104,13 @@ def _summary(done) -> str:
 
 
 def test_a_missing_extra_skips_naming_its_install_line_and_the_skips_are_recorded(project):
-    done = _pytest(project, "-n", "0", "--skipped-to", "skipped.txt")
+    done = _pytest(project, "-n", "0", "--skipped-to=ci/skipped.txt")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed, 6 skipped, 1 xfailed" in _summary(done), done.stdout
     assert "ek_absent_extra is not installed (pip install ek-absent-extra)" in done.stdout
     # the mark and the FileNotFoundError of the run give the same reason, which -rs counts once for both
     assert re.search(r"SKIPPED \[2\] .*the program ek-absent-program is not installed \(apt-get install", done.stdout)
-    assert set((project / "skipped.txt").read_text(encoding="utf-8").split()) == SKIPPED
+    assert set((project / "ci" / "skipped.txt").read_text(encoding="utf-8").split()) == SKIPPED
 
 
 def test_the_skips_are_recorded_from_every_xdist_worker(project):
@@ -122,9 +122,12 @@ def test_the_skips_are_recorded_from_every_xdist_worker(project):
 
 
 def test_the_rerun_runs_exactly_the_skipped_tests_and_with_all_extras_they_fail(project):
-    (project / "skipped.txt").write_text("\n".join(sorted(SKIPPED - {"test_module_skip.py"})) + "\n", encoding="utf-8")
+    # in a folder of its own, as .ci/run keeps it: with "=", so that pytest does not take the path for a test path
+    (project / "ci").mkdir()
+    listed = "\n".join(sorted(SKIPPED - {"test_module_skip.py"})) + "\n"
+    (project / "ci" / "skipped.txt").write_text(listed, encoding="utf-8")
     (project / "test_module_skip.py").unlink()
-    done = _pytest(project, "-n", "0", "--rerun-skipped", "skipped.txt", all_extras=True)
+    done = _pytest(project, "-n", "0", "--rerun-skipped=ci/skipped.txt", all_extras=True)
     assert done.returncode == 1
     # the marks fail the setup (errors), the others the call; test_passes and the xfail do not run again
     assert "3 failed, 2 deselected, 2 errors" in _summary(done), done.stdout
