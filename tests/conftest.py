@@ -296,6 +296,28 @@ def _program():
     return program
 
 
+REAL_DATA = pathlib.Path(__file__).parent / "fixtures" / "real"
+
+
+@pytest.fixture(scope="session")
+def real_data(tmp_path_factory) -> pathlib.Path:
+    """A folder with real OCR files as other tools wrote them: ``dinglehopper/`` and ``ocrd-assets/``.
+
+    Unpacked from the archives in tests/fixtures/real (its README says what each holds, whence, and
+    under which licence), once per test process.
+    """
+    import tarfile
+
+    target = tmp_path_factory.mktemp("real-data")
+    for archive in sorted(REAL_DATA.glob("*.tar.xz")):
+        with tarfile.open(archive) as tar:
+            if hasattr(tarfile, "data_filter"):  # Python 3.10.12+: refuse links and paths out of the folder
+                tar.extractall(target, filter="data")
+            else:
+                tar.extractall(target)  # our own archive, checked in
+    return target
+
+
 @pytest.fixture(autouse=True)
 def _isolated_data_home(tmp_path, monkeypatch):
     # Nothing a test writes may land in the real user folder.

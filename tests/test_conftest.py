@@ -158,3 +158,14 @@ def test_plain_pytest_runs_on_every_core_unless_told_otherwise(project):
     pytest.importorskip("xdist")
     assert re.search(r"created: \d+/\d+ workers|\d+ workers \[", _pytest(project).stdout)
     assert "workers" not in _pytest(project, "-n", "0").stdout
+
+
+def test_real_data_unpacks_both_archives_byte_for_byte(real_data):
+    ding = real_data / "dinglehopper"
+    kant = real_data / "ocrd-assets" / "kant_aufklaerung_1784-complex"
+    assert (ding / "LICENSE").read_text().lstrip().startswith("Apache License")
+    gt = ding / "actevedef_718448162" / "OCR-D-GT-PAGE" / "00000024.page.xml"
+    assert gt.stat().st_size == 927146  # the size git records for the published file
+    groups = sorted(p.name for p in kant.iterdir() if p.is_dir())
+    assert groups[0] == "OCR-D-GT-PAGE" and len(groups) == 9
+    assert all(len(list((kant / g).glob("*.xml"))) == 2 for g in groups)
