@@ -130,10 +130,14 @@ def test_non_text_is_refused():
 # -- the fast matching against the literal one (issue 19) -------------------------------------------
 
 
-def _reference_flexible_edits(pred, gold, max_error):
-    """The matching rule of the module doc done literally: every piece scored for every gold piece."""
-    from rapidfuzz.distance import Levenshtein
+def _reference_flexible_edits(pred, gold, max_error, candidates=_flexible._CANDIDATES):
+    """The matching rule of the module doc done literally: the ``candidates`` pieces of highest bound all scored."""
+    from rapidfuzz.distance import LCSseq, Levenshtein
     from rapidfuzz.fuzz import partial_ratio_alignment
+
+    def bound(g, p):
+        common = LCSseq.similarity(g, p)
+        return 200 * common / max(1, min(len(g), len(p)) + common)
 
     def refine(s, t, start, end):
         best = (Levenshtein.distance(s, t[start:end]), start - end, start, end)
@@ -151,7 +155,9 @@ def _reference_flexible_edits(pred, gold, max_error):
                 at = p.find(g)
                 return 0, k, 0, len(g), at, at + len(g)
         best, best_key = None, (-1.0, 0)
-        for k, p in enumerate(pieces):
+        ranked = sorted(range(len(pieces)), key=lambda k: (-bound(g, pieces[k]), k))
+        for k in sorted(ranked[:candidates]):
+            p = pieces[k]
             a = partial_ratio_alignment(g, p)
             if a is None or a.src_end <= a.src_start or a.dest_end <= a.dest_start:
                 continue
@@ -214,6 +220,14 @@ def test_a_page_of_lines_matches_as_the_literal_rule_does():
     pred = pred[30:] + pred[:30]  # the second column read first
     pred[3:5] = [f"{pred[3]} {pred[4]}"]
     assert _flexible.flexible_edits(pred, gold, 0.5) == _reference_flexible_edits(pred, gold, 0.5)
+
+
+@settings(max_examples=200, deadline=None)
+@given(pred=PIECES, gold=PIECES, candidates=st.sampled_from([1, 2, 3]))
+def test_the_search_scores_only_the_pieces_of_highest_bound(pred, gold, candidates):
+    with pytest.MonkeyPatch.context() as patch:  # a cap that binds on a few pieces, as 32 does on a page
+        patch.setattr(_flexible, "_CANDIDATES", candidates)
+        assert _flexible.flexible_edits(pred, gold, 0.5) == _reference_flexible_edits(pred, gold, 0.5, candidates)
 
 
 @settings(max_examples=300, deadline=None)
