@@ -135,9 +135,7 @@ def summary(
         fmt.ids_line("extra", scored.extra, "predictions without a gold id (ignored)"),
     ]
     lines += fmt.problem_lines(meta or {})
-    measures = scored.documents.get("measures")
-    if measures:
-        lines.append("measures: " + ", ".join(f"{k} {fmt.number(v)}" for k, v in measures.items()))
+    lines += fmt.measure_lines(scored.documents)
     return "\n".join(lines)
 
 

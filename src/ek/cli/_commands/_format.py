@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -104,6 +104,19 @@ def problem_lines(meta: Meta) -> list[str]:
         lines += [f"  {s['path']}: {s['reason']}" for s in skipped[:_SHOWN_SKIPS]]
         if len(skipped) > _SHOWN_SKIPS:
             lines.append(f"  ... and {len(skipped) - _SHOWN_SKIPS} more (every one is listed by --json and --html)")
+    return lines
+
+
+def measure_lines(documents: Mapping[str, Any]) -> list[str]:
+    """``measures: cer 0.0500, ...``, the pages FCA left out, and the reading-order warning (each when present)."""
+    from ek.cli._html._measures import left_out_text, reading_order_text  # one wording for terminal and page
+
+    measures = documents.get("measures")
+    if not measures:
+        return []
+    lines = ["measures: " + ", ".join(f"{k} {number(v)}" for k, v in measures.items())]
+    lines += [f"note: {text}." for text in (left_out_text(documents),) if text]
+    lines += [f"warning: {text}" for text in (reading_order_text(documents),) if text]
     return lines
 
 

@@ -20,14 +20,14 @@ from ek._bootstrap import id_text, resampled, resampled_pair
 from ek._files import InputError, Joined, Side, join, read_side, refuse_failures, unread
 from ek._util import Progress
 from ek.base import MetricContract, Report
-from ek.cli._commands._options import Options
+from ek.cli._commands._options import Options, measure_names
 from ek.facade import evaluate, merge_reports
 from ek.metrics import as_metric
 from ek.registry import get
 
 _CHUNK = 20_000  # items scored per evaluate() call; the progress bar moves once per chunk
-_DocumentKey = Literal["measures", "confusions", "document_mean"]
-_DOCUMENT_KEYS: tuple[_DocumentKey, ...] = ("measures", "confusions", "document_mean")  # of the OCR report
+_DocumentKey = Literal["measures", "measures_left_out", "confusions", "document_mean"]
+_DOCUMENT_KEYS: tuple[_DocumentKey, ...] = ("measures", "measures_left_out", "confusions", "document_mean")
 
 Bounds = tuple[float, float]
 """An interval ``(low, high)``, as `ek.Report.interval` gives it."""
@@ -37,6 +37,7 @@ class DocumentFigures(TypedDict, total=False):
     """What the OCR report of text documents adds (`ek.ocr.files.evaluate_joined`'s detail), for the JSON and page."""
 
     measures: dict[str, float]  # the corpus value of each OCR measure (cer, wer, fca, bow)
+    measures_left_out: dict[str, dict[str, Any]]  # "fca": the pages too large for it by default, {} for none
     confusions: dict[str, list[dict[str, Any]]]  # "char" / "word": the rows of `ek._align.confusion_table`
     document_mean: dict[str, float]  # cer and wer averaged over the documents
 
@@ -157,7 +158,9 @@ def _document_figures(detail: Mapping[str, Any]) -> DocumentFigures:
 def _document_scoring(options: Options) -> dict[str, Any]:
     """The options `ek.ocr.files.evaluate_joined` gets: those given (None leaves its default, or the profile's)."""
     given = {"normalize": options.steps, "profile": options.profile, "words": options.words}
-    return {"metric": options.metric or "cer", **{k: v for k, v in given.items() if v is not None}}
+    chosen = measure_names(options.measures)
+    asked = {} if chosen is None else {"measures": chosen, "fca_max_chars": None}  # FCA asked for: on every page
+    return {"metric": options.metric or "cer", **{k: v for k, v in given.items() if v is not None}, **asked}
 
 
 def _reads_documents(metric: str | None) -> bool:

@@ -153,6 +153,29 @@ def _text_levels() -> tuple[str, ...]:
     return TEXT_LEVELS
 
 
+def _measures() -> tuple[str, ...]:
+    from ek.ocr.files import DEFAULT_MEASURES
+
+    return DEFAULT_MEASURES
+
+
+def measure_list(value: Any) -> str:
+    """``--measures`` as typed (``"cer,wer,fca"``), once every name in it is one of the OCR measures."""
+    names = measure_names(str(value))
+    if not names:
+        raise ValueError(f"--measures needs at least one of {', '.join(_measures())}, separated by commas.")
+    for name in names:
+        OneOf("--measures", _measures)(name)
+    return str(value)
+
+
+def measure_names(measures: str | None) -> tuple[str, ...] | None:
+    """``"cer, wer,fca"`` -> ``("cer", "wer", "fca")``; None without the flag."""
+    if measures is None:
+        return None
+    return tuple(dict.fromkeys(s.strip() for s in measures.split(",") if s.strip()))
+
+
 def _profiles() -> tuple[str, ...]:
     from ek._files import PROFILES
 
@@ -198,6 +221,7 @@ class Options:
         normalize (STEPS): normalisation steps, e.g. nfc,lower (default: nfc for documents)
         level: the confidence level of the intervals
         words (MODE): how WER cuts words (default: whitespace)
+        measures (LIST): OCR measures of cer,wer,fca,bow (default: all; FCA to 20k chars a page)
 
     Outputs:
         json (PATH): write the report as JSON to PATH (- for standard output)
@@ -232,6 +256,7 @@ class Options:
     text_level: Annotated[str | None, _TEXT_LEVEL] = None
     profile: Annotated[str | None, _PROFILE] = None
     words: Annotated[str | None, _WORDS] = None
+    measures: Annotated[str | None, measure_list] = None  # comma-separated, as typed: "cer,wer,fca"
     keep_going: bool = False
     gold_suffix: str | None = None
     pred_suffix: str | None = None
@@ -251,6 +276,8 @@ class Options:
                 check(value)
         if self.max_file_mb is not None:
             _MAX_FILE_MB(self.max_file_mb)
+        if self.measures is not None:
+            measure_list(self.measures)
         finite_bound("--max", self.max)
         finite_bound("--min", self.min)
         if self.profile is not None:

@@ -100,6 +100,8 @@ def evaluate_page(
     measures = scored.documents.get("measures")
     if measures:
         data["measures"] = dict(measures)
+    if scored.documents.get("measures_left_out"):
+        data["measures_left_out"] = dict(scored.documents["measures_left_out"])
     if joined is not None and joined.documents:
         data["noun"] = "documents"
         data["errors"] = _read_errors(joined)

@@ -113,6 +113,7 @@ class EvaluatePage(Page, total=False):
     confusions: Sequence[Mapping[str, Any]]  # kind, gold, pred, count: the rows of `ek._align.confusion_table`
     fields: dict[str, FieldFigures]
     measures: dict[str, float]
+    measures_left_out: dict[str, dict[str, Any]]  # "fca": the pages it was not computed on (ek.ocr.files)
 
 
 class RunFigures(TypedDict, total=False):

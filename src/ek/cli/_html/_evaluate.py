@@ -26,7 +26,7 @@ from ek.cli._html._format import (
     text_cell,
     uses_percent,
 )
-from ek.cli._html._measures import measures_table, reading_order_note
+from ek.cli._html._measures import left_out_note, measures_table, reading_order_note
 from ek.cli._html._page import check_data, id_list, page, stat, table
 from ek.cli._html._provenance import failures, failures_note, generated, provenance
 
@@ -76,7 +76,7 @@ def headline(data: EvaluatePage, *, pct: bool) -> str:
         stat("missing", fmt_count(len(data.get("missing") or [])), attrs=' id="headline-missing"'),
         stat("extra", fmt_count(len(data.get("extra") or [])), attrs=' id="headline-extra"'),
     ]
-    notes = failures_note(data) + reading_order_note(data) + measures_table(data)
+    notes = failures_note(data) + reading_order_note(data) + measures_table(data) + left_out_note(data)
     if data.get("missing"):
         notes += '<p class="note">Missing: gold ids with no prediction, scored as empty predictions.</p>' + id_list(
             "missing ids", data["missing"], limit=_MAX_IDS

@@ -11,12 +11,16 @@ sees the text as largely right.
 than the error FCA leaves (``1 - FCA``), on both counts:
 
 * by at least `ORDER_GAP` (0.05, five points of CER): smaller gaps come from line
-  breaks and edge spaces, which CER counts and FCA does not (one per line, about 2%
-  on lines of 50 characters), and
+  breaks and edge spaces, which CER counts and FCA mostly does not (one per line,
+  about 2% on lines of 50 characters), and
 * by at least a factor `ORDER_RATIO` (2): more than half of CER's errors disappear once
   the order is forgiven, so the order, not the recognition, dominates CER. On a
   page that is badly recognised in the right order both measures are high and their
   ratio stays near 1.
+
+Where FCA was not computed on some pages (too large for the default, see
+`ek.ocr.files.FCA_MAX_CHARS`), its figure is set against the CER of the pages it
+covers, and a note names the pages left out.
 """
 
 from __future__ import annotations
@@ -55,10 +59,27 @@ def measures_table(data: Mapping[str, Any]) -> str:
 
 def reading_order_note(data: Mapping[str, Any]) -> str:
     """The warning that reading orders probably differ, with the FCA and BoW figures; "" when they agree."""
+    text = reading_order_text(data)
+    return f'<p class="warn" id="reading-order-note">{esc(text)}</p>' if text else ""
+
+
+def left_out_note(data: Mapping[str, Any]) -> str:
+    """The note naming the pages FCA was not computed on; "" when it covers every page."""
+    text = left_out_text(data)
+    return f'<p class="note" id="measures-left-out">{esc(text)}</p>' if text else ""
+
+
+def reading_order_text(data: Mapping[str, Any]) -> str:
+    """`reading_order_note` as one plain sentence (the terminal prints it too); "" when the orders agree.
+
+    Where FCA left pages out, its figure is set against the CER of the pages it covers.
+    """
     found = data.get("measures") or {}
-    if not isinstance(found, dict) or not orders_differ(found.get("cer"), found.get("fca")):
+    if not isinstance(found, dict):
         return ""
-    cer, fca = found["cer"], found["fca"]
+    cer, fca = _fca_skips(data).get("cer", found.get("cer")), found.get("fca")
+    if not orders_differ(cer, fca):
+        return ""
     text = (
         f"The reading orders of gold and prediction probably differ: CER is {_pct(cer)}, but the flexible "
         f"character accuracy, which matches lines in any order, is {_pct(fca)} (an error of only "
@@ -68,11 +89,22 @@ def reading_order_note(data: Mapping[str, Any]) -> str:
     if is_number(bow):
         text += f"; the bag-of-words error is {_pct(bow)}"
         text += f" against a WER of {_pct(wer)}" if is_number(wer) else ""
-    text += (
+    return text + (
         ". Lines pair badly in reading order, so CER and WER count text in another place as errors; "
         "check the region order of both sides (or compare at another text level)."
     )
-    return f'<p class="warn" id="reading-order-note">{esc(text)}</p>'
+
+
+def left_out_text(data: Mapping[str, Any]) -> str:
+    """``FCA not computed for 2 pages over 20,000 characters; --measures cer,wer,fca computes it``; "" for none."""
+    skips = _fca_skips(data)
+    ids = skips.get("ids") or []
+    if not ids:
+        return ""
+    limit = skips.get("max_chars")
+    over = f" over {limit:,} characters" if isinstance(limit, int) else ""
+    pages = f"{len(ids)} page{'s' if len(ids) != 1 else ''}"
+    return f"FCA not computed for {pages}{over}; --measures cer,wer,fca computes it"
 
 
 def orders_differ(cer: Any, fca: Any) -> bool:
@@ -82,6 +114,13 @@ def orders_differ(cer: Any, fca: Any) -> bool:
     flexible = max(0.0, 1.0 - fca)
     slack = 1e-9  # 1 - 0.95 is 0.05000000000000004 in binary: a figure on the threshold meets it
     return cer - flexible >= ORDER_GAP - slack and cer >= ORDER_RATIO * flexible - slack
+
+
+def _fca_skips(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``data["measures_left_out"]["fca"]`` (ids, max_chars, the CER of the pages covered), {} when absent."""
+    left_out = data.get("measures_left_out")
+    skips = left_out.get("fca") if isinstance(left_out, dict) else None
+    return skips if isinstance(skips, dict) else {}
 
 
 def _pct(value: float | None) -> str:
