@@ -80,7 +80,7 @@ def test_by_default_fca_leaves_out_the_pages_over_the_limit_and_says_so(tmp_path
         (tmp_path / f"{name}.pred").rename(pred / f"{name}.txt")
     assert left_out == {"fca": {"ids": ["big1", "big2"], "max_chars": FCA_MAX_CHARS, "cer": covered}}
     assert found["fca"] == pytest.approx(1 - 3 / (55 + chars(at_limit)))  # summed over the pages it covers
-    code, out, _ = call(capsys, "evaluate", gold, pred)
+    _, out, _ = call(capsys, "evaluate", gold, pred)
     assert "note: FCA not computed for 2 pages over 20,000 characters; --measures cer,wer,fca computes it." in out
     found, left_out = measures_of(capsys, gold, pred, "--measures", "cer,wer,fca")  # asked for: on every page
     assert left_out == {} and found["fca"] == pytest.approx(1 - (3 + 1) / (55 + chars(at_limit) + 2 * chars(over)))

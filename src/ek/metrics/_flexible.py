@@ -165,7 +165,8 @@ def _most_promising(bounds: np.ndarray, n: int) -> list[int]:
         chosen = np.concatenate((above, tied[: n - len(above)]))
     else:
         chosen = np.arange(len(bounds))
-    return chosen[np.lexsort((chosen, -bounds[chosen]))].tolist()
+    order: list[int] = chosen[np.lexsort((chosen, -bounds[chosen]))].tolist()
+    return order
 
 
 def _refine(s: str, t: str, start: int, end: int) -> tuple[int, int, int]:

@@ -77,9 +77,10 @@ def reading_order_text(data: Mapping[str, Any]) -> str:
     found = data.get("measures") or {}
     if not isinstance(found, dict):
         return ""
-    cer, fca = _fca_skips(data).get("cer", found.get("cer")), found.get("fca")
-    if not orders_differ(cer, fca):
+    cer = _fca_skips(data).get("cer", found.get("cer"))
+    if not orders_differ(cer, found.get("fca")):
         return ""
+    fca: float = found["fca"]
     text = (
         f"The reading orders of gold and prediction probably differ: CER is {_pct(cer)}, but the flexible "
         f"character accuracy, which matches lines in any order, is {_pct(fca)} (an error of only "
