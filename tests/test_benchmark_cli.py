@@ -25,7 +25,7 @@ from tests.ocr.conftest import font_files, render_text
 
 ROOT = Path(__file__).resolve().parents[1]
 browser = test_html.browser  # the Chromium fixture of the page tests
-pytestmark = pytest.mark.needs("tesseract")  # the program (tests/conftest.py: PROGRAMS)
+pytestmark = pytest.mark.needs("tesseract", "ocracy")  # the program and ek[ocr] (tests/conftest.py)
 TEXTS = {"p1": "The quick brown fox\njumps over the lazy dog.", "p2": "Pack my box with\nfive dozen liquor jugs."}
 
 
