@@ -189,20 +189,24 @@ def _gold_files(
 ) -> tuple[list[Picked], tuple[tuple[str, Entry, Entry], ...], frozenset[str]]:
     """GOLD's files, the ``NAME.EXT`` set aside beside a ``NAME.gt.EXT``, and the ids named for no ``.gt`` file."""
     if naming.gold_suffix:
-        found = [(_without(e.rel, naming.gold_suffix), e, ()) for e in entries if naming.suffix_side(e.rel) == "gold"]
+        found: list[Picked] = [
+            (_without(e.rel, naming.gold_suffix), e, ()) for e in entries if naming.suffix_side(e.rel) == "gold"
+        ]
         return found, (), frozenset()
     documents = [e for e in entries if _is_document(e.rel) and naming.suffix_side(e.rel) != "pred"]
     picked: list[Picked] = [(key, e, ()) for e in documents if (key := _gt_key(e.rel)) is not None]
     named = {key: e for key, e, _ in reversed(picked)}  # two of one id are refused by select, which sees both
     rest = [e for e in documents if _gt_key(e.rel) is None]
-    doubles, loose = [], set()
+    doubles: list[tuple[str, Entry, Entry]] = []
+    loose: set[str] = set()
     for e in rest:
         key = _collapsed(_stem(e.rel))
         if key in named:
             doubles.append((key, named[key], e))
-        elif not named or not any(c in named for c in candidates(key)):
+        elif not any(c in named for c in candidates(key)):  # else named as a prediction: NAME.ENGINE.EXT
             picked.append((key, e, ()))
-            loose.update((key,) if named else ())
+            if named:
+                loose.add(key)
     return picked, tuple(doubles), frozenset(loose)
 
 
