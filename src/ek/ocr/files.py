@@ -14,7 +14,9 @@ score 0. The report's ``detail`` also holds:
   WER, flexible character accuracy, bag-of-words error by default), so a
   reading-order problem shows as a bad CER next to a good FCA;
   ``document_mean``: the mean of the per-document CER and WER (the corpus
-  figure dinglehopper reports; ek's own corpus figure sums edits first).
+  figure dinglehopper reports; ek's own corpus figure sums edits first);
+  ``per_page``: each document's ``{id, cer, wer, chars}`` (``chars`` the
+  gold length the CER divides by), worst first.
 * ``confusions``: the most frequent substitutions, dropped and inserted
   characters (``"char"``) and words (``"word"``) over the corpus, and
   ``per_file`` the same per id; rows are ``{kind, gold, pred, count}``.
@@ -66,6 +68,7 @@ maps the MUFI characters of dinglehopper's tables.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import warnings
 from collections import Counter
@@ -295,6 +298,7 @@ def _evaluate(
         "document_mean": {m: _mean(reports[settings.metric(m)]) for m in ("cer", "wer")},
         "confusions": {u: _align.confusion_table(c, n=n_confusions) for u, c in totals.items()},
         "per_file": per_file,
+        "per_page": _per_page(joined.ids, reports[settings.metric("cer")], reports[settings.metric("wer")]),
         "calibration": _calibration(joined, canon, n_bins),
         **settings.detail(canon),
         "text_level": _text_level(joined),
@@ -307,6 +311,19 @@ def _canonical(values: Sequence[Any], canon: Callable[[str], str] | None) -> tup
     if canon is None:
         return tuple(values)
     return tuple(canon(v) if isinstance(v, str) else v for v in values)
+
+
+def _per_page(ids: Sequence[Hashable], cer: Report, wer: Report) -> list[dict[str, Any]]:
+    """Each document's CER, WER and gold length (``chars``, the CER's reference length), worst first.
+
+    Worst is the highest CER, then the highest WER (a NaN, which no figure
+    here should be, sorts last); ties keep the gold order.
+    """
+    rows = [
+        {"id": i, "cer": c.value, "wer": w.value, "chars": c.detail.get("ref_len")}
+        for i, c, w in zip(ids, cer.scores, wer.scores)
+    ]
+    return sorted(rows, key=lambda r: tuple(-v if v == v else math.inf for v in (r["cer"], r["wer"])))
 
 
 def _mean(report: Report) -> float | None:

@@ -89,6 +89,7 @@ def evaluate(
     workers: int | None = None,
     scheduler: str | None = None,
     timeout: float | None = None,
+    per_page: bool | None = None,
 ) -> Outcome:
     """Score PRED against GOLD: the figure with its interval, overall and per slice.
 
@@ -106,11 +107,14 @@ def evaluate(
         workers (N): score on N local Dask worker processes (the dask extra)
         scheduler (ADDRESS): score on the Dask cluster at ADDRESS (the dask extra)
         timeout (SECONDS): how long --scheduler waits for a worker (default: 30)
+        per_page: each page's CER, WER and length, worst first (default: for 2 to 50 pages)
     """
     from ek.cli._commands._evaluate import run_evaluate
 
     with _no_cycle_collection():
-        return run_evaluate(gold, pred, options, save=save, workers=workers, scheduler=scheduler, timeout=timeout)
+        return run_evaluate(
+            gold, pred, options, save=save, workers=workers, scheduler=scheduler, timeout=timeout, per_page=per_page
+        )
 
 
 def compare(

@@ -37,6 +37,7 @@ def run_evaluate(
     workers: int | None = None,
     scheduler: str | None = None,
     timeout: float | None = None,
+    per_page: bool | None = None,
 ) -> Outcome:
     """The whole command: read, score (here, or on a Dask cluster), bound, then print, write and gate."""
     inputs = {"gold": gold, "pred": pred}
@@ -50,6 +51,7 @@ def run_evaluate(
             workers=workers,
             scheduler=scheduler,
             timeout=timeout,
+            per_page=per_page,
         )
 
     if save is None:
@@ -71,6 +73,7 @@ def _evaluate(
     workers: int | None,
     scheduler: str | None,
     timeout: float | None,
+    per_page: bool | None = None,
 ) -> Outcome:
     """`run_evaluate` once the outputs are checked and the ``--save`` name (``save = (name, lock)``) is held."""
     if workers is not None or scheduler is not None or timeout is not None:
@@ -105,16 +108,26 @@ def _evaluate(
     text = (
         "\n".join(t for t in out if t)
         if options.json == "-"
-        else summary(scored, overall, per_slice, options.level, meta)
+        else summary(scored, overall, per_slice, options.level, meta, per_page=per_page)
     )
     failed = gate(report.metric, report.aggregate, options.max, options.min)
     return Outcome(stdout=text, stderr=failed, exit_code=1 if failed else 0)
 
 
 def summary(
-    scored: Scored, overall: Bounds, per_slice: Mapping[object, Bounds], level: float, meta: Meta | None = None
+    scored: Scored,
+    overall: Bounds,
+    per_slice: Mapping[object, Bounds],
+    level: float,
+    meta: Meta | None = None,
+    *,
+    per_page: bool | None = None,
 ) -> str:
-    """The printed table: overall and per slice, n, value and interval, then missing, extra, failed and skipped."""
+    """The printed table: overall and per slice, n, value and interval, then missing, extra, failed and skipped.
+
+    Documents add the measures line and, after it, the per-page table
+    (`ek.cli._commands._format.per_page_lines`; ``per_page`` is ``--per-page``).
+    """
     report = scored.report
     way = fmt.direction(report.detail.get("higher_is_better"))
     head = [f"ek evaluate: {report.metric}" + (f" ({way})" if way else "") + f" on {report.n} items"]
@@ -138,6 +151,7 @@ def summary(
     measures = scored.documents.get("measures")
     if measures:
         lines.append("measures: " + ", ".join(f"{k} {fmt.number(v)}" for k, v in measures.items()))
+    lines += fmt.per_page_lines(scored.documents.get("per_page"), per_page)
     return "\n".join(lines)
 
 

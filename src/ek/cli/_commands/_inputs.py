@@ -26,8 +26,8 @@ from ek.metrics import as_metric
 from ek.registry import get
 
 _CHUNK = 20_000  # items scored per evaluate() call; the progress bar moves once per chunk
-_DocumentKey = Literal["measures", "confusions", "document_mean"]
-_DOCUMENT_KEYS: tuple[_DocumentKey, ...] = ("measures", "confusions", "document_mean")  # of the OCR report
+_DocumentKey = Literal["measures", "confusions", "document_mean", "per_page"]
+_DOCUMENT_KEYS: tuple[_DocumentKey, ...] = ("measures", "confusions", "document_mean", "per_page")  # of the OCR report
 
 Bounds = tuple[float, float]
 """An interval ``(low, high)``, as `ek.Report.interval` gives it."""
@@ -39,6 +39,7 @@ class DocumentFigures(TypedDict, total=False):
     measures: dict[str, float]  # the corpus value of each OCR measure (cer, wer, fca, bow)
     confusions: dict[str, list[dict[str, Any]]]  # "char" / "word": the rows of `ek._align.confusion_table`
     document_mean: dict[str, float]  # cer and wer averaged over the documents
+    per_page: list[dict[str, Any]]  # each document's {id, cer, wer, chars}, worst first
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,14 @@ class Skip(TypedDict):
     reason: str
 
 
+class Note(TypedDict):
+    """A file that was read and scored, with something the reader should know (an empty prediction)."""
+
+    id: str
+    path: str
+    note: str
+
+
 class Fallback(TypedDict):
     """A region read at another text level than the run's (the level it had text at)."""
 
@@ -55,6 +63,7 @@ class Meta(TypedDict, total=False):
     errors: list[ReadError]
     skipped: list[Skip]
     fallbacks: list[Fallback]
+    notes: list[Note]
 
 
 class Page(Meta, total=False):
