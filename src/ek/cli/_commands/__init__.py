@@ -105,8 +105,8 @@ def evaluate(
     2 bad input (also when no Dask scheduler answers or no worker joins).
 
     Args:
-        gold: the gold file or folder, or an OCR-D workspace
-        pred: the predictions: a file, a folder, or - for standard input (none for a workspace)
+        gold: the gold file or folder, or an OCR-D workspace (with --gold-group)
+        pred: the predictions: a file, a folder, or - for stdin (none with --pred-group)
         options: the flags shared with ek compare and ek estimate (`Options`)
         gold_group (GROUP): the workspace's ground-truth file group, e.g. OCR-D-GT-PAGE
         pred_group (GROUP): a workspace group to score, or a glob ('OCR-D-OCR-*'); repeatable
