@@ -140,10 +140,11 @@ def read_workspace(path: str | os.PathLike[str]) -> Workspace:
     for grp in root.iter(f"{_METS}fileGrp"):
         use = grp.get("USE") or ""
         groups.append(use)
-        for f in grp.iter(f"{_METS}file"):
-            loc = f.find(f"{_METS}FLocat")
+        for element in grp.iter(f"{_METS}file"):
+            loc = element.find(f"{_METS}FLocat")
             href = "" if loc is None else loc.get(_XLINK_HREF) or ""
-            files[f.get("ID") or ""] = MetsFile(f.get("ID") or "", use, f.get("MIMETYPE") or "", href)
+            fid = element.get("ID") or ""
+            files[fid] = MetsFile(fid, use, element.get("MIMETYPE") or "", href)
     pages = _pages(root, mets)
     by_group: dict[str, dict[str, list[MetsFile]]] = {}
     for page, ids in pages:
@@ -430,7 +431,7 @@ def _metadata_items(path: str) -> list[ET.Element]:
     """The ``MetadataItem`` elements of a PAGE file, parsed only up to the end of its ``Metadata``."""
     data = read_bounded(path, path, max_bytes_of(MAX_FILE_MB))
     _xml._check_prolog(data, path)  # no DTD, no entity: the pull parser below would expand them
-    parser = ET.XMLPullParser(events=("end",))
+    parser: Any = ET.XMLPullParser(events=("end",))  # "end" events only: (event, element) pairs
     for start in range(0, len(data), _HEAD_CHUNK):
         parser.feed(data[start : start + _HEAD_CHUNK])
         for _, element in parser.read_events():

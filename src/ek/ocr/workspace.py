@@ -103,15 +103,15 @@ def evaluate_workspace(
     from ek._files import InputError, group_names, group_side, join, processor_of, read_workspace, refuse_failures
 
     ws = read_workspace(workspace)
-    reading = {"text_level": text_level, "pick": pick, "profile": profile}
+    reading: dict[str, Any] = {"text_level": text_level, "pick": pick, "profile": profile}
     reading.update(max_file_mb=max_file_mb, follow_symlinks=follow_symlinks)
-    gold = group_side(ws, gold_group, role="gold", **reading)  # type: ignore[arg-type]
+    gold = group_side(ws, gold_group, role="gold", **reading)
     groups, skipped = group_names(ws, pred_groups, exclude=gold_group)
     if skipped and not keep_going:
         raise InputError(" ".join(skipped.values()))
     runs: dict[str, tuple[Any, ...]] = {}
     for group in groups:
-        pred = group_side(ws, group, role="pred", pages=(*gold.ids, *gold.errors), **reading)  # type: ignore[arg-type]
+        pred = group_side(ws, group, role="pred", pages=(*gold.ids, *gold.errors), **reading)
         joined = refuse_failures(join(gold, pred), keep_going=keep_going)
         if not joined.ids:
             skipped[group] = f"no page could be read: {next(iter(pred.errors.values()), 'none has a file')}"

@@ -117,15 +117,22 @@ def evaluate(
     """
     from ek.cli._commands._evaluate import run_evaluate
 
-    cluster = {"workers": workers, "scheduler": scheduler, "timeout": timeout}
     with _no_cycle_collection():
         if pred is None or gold_group is not None or pred_group is not None:
             from ek.cli._commands._workspace import run_workspace
 
             return run_workspace(
-                gold, pred, options, gold_group=gold_group, pred_groups=pred_group, save=save, **cluster
+                gold,
+                pred,
+                options,
+                gold_group=gold_group,
+                pred_groups=pred_group,
+                save=save,
+                workers=workers,
+                scheduler=scheduler,
+                timeout=timeout,
             )
-        return run_evaluate(gold, pred, options, save=save, **cluster)
+        return run_evaluate(gold, pred, options, save=save, workers=workers, scheduler=scheduler, timeout=timeout)
 
 
 def compare(
