@@ -366,7 +366,7 @@ def test_group_flags_need_a_workspace_and_a_workspace_needs_them(real_data, tmp_
     code, _, err = run(capsys, "evaluate", gold, "--gold-group", GT, "--pred-group", KANT_GROUPS[0])
     assert code == 2 and "--gold-group and --pred-group name file groups of an OCR-D workspace, and " in err
     code, _, err = run(capsys, "evaluate", gold)
-    assert code == 2 and "ek evaluate needs GOLD and PRED; only " in err
+    assert code == 2 and "the following arguments are required: PRED; an OCR-D workspace as GOLD takes" in err
     code, _, err = run(capsys, "evaluate", real_data / KANT, "--pred-group", KANT_GROUPS[0])
     assert code == 2 and "with --gold-group (it has OCR-D-GT-PAGE, OCR-D-GT-ALTO)" in err
     code, _, err = run(capsys, "evaluate", real_data / KANT, "--gold-group", GT)

@@ -148,7 +148,10 @@ def _workspace(gold: str, pred: str | None, gold_group: str | None, pred_groups:
     mets = mets_path(gold) if os.path.exists(gold) else None
     if mets is None:
         if gold_group is None and pred_groups is None:
-            raise InputError(f"ek evaluate needs GOLD and PRED; only {gold} was given.")
+            raise InputError(  # as argparse says it, PRED being optional only for a workspace
+                "the following arguments are required: PRED; an OCR-D workspace as GOLD takes --gold-group and "
+                "--pred-group instead (see ek evaluate --help)"
+            )
         raise InputError(
             f"--gold-group and --pred-group name file groups of an OCR-D workspace, and {gold} is none: give "
             "a folder holding mets.xml (or the METS file) as GOLD, or two folders as GOLD and PRED without them."
