@@ -118,7 +118,7 @@ def test_help_has_no_markup_and_one_line_per_option(command, capsys):
 
 def test_evaluate_help_groups_the_shared_flags(capsys):
     text = help_text("evaluate", capsys)
-    assert text.startswith("usage: ek evaluate [options] GOLD PRED\n\nScore PRED against GOLD")
+    assert text.startswith("usage: ek evaluate [options] GOLD [PRED]\n\nScore PRED against GOLD")
     titles = [line[:-1] for line in text.splitlines() if re.fullmatch(r"[a-z]+:", line)]
     assert titles == ["arguments", "options", "records", "scoring", "outputs", "gates", "documents"]
     assert (

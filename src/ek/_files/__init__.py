@@ -9,6 +9,9 @@ whose one-line message names the file, the place and the fix):
   joining it with several predictions (``ek compare``).
 * ``read_document(source, ...) -> Document``: one PAGE-XML, ALTO, hOCR or
   plain-text document (public as `ek.ocr.formats`).
+* ``read_workspace(path) -> Workspace`` and ``group_side(workspace, group,
+  role=...) -> Side``: an OCR-D workspace's file groups as sides whose ids
+  are its page ids (`ek._files._mets`), joined as any two sides are.
 
 **Sources.** A side is a ``.jsonl`` file (one object per line), a ``.json``
 file (an array of records, or an object mapping id -> record or -> value),
@@ -108,6 +111,7 @@ from ek._files._errors import InputError
 from ek._files._folders import MAX_FILE_MB, Skipped
 from ek._files._join import Failure, Joined, join, leave_out, refuse_failures, unread
 from ek._files._levels import TEXT_LEVELS
+from ek._files._mets import Workspace, group_names, group_side, mets_path, no_group, processor_of, read_workspace
 from ek._files._pairing import PRED_FORMATS
 from ek._files._sides import Side, SideOptions, read_side
 
@@ -123,11 +127,18 @@ __all__ = [
     "Side",
     "SideOptions",
     "Skipped",
+    "Workspace",
+    "group_names",
+    "group_side",
     "join",
     "leave_out",
+    "mets_path",
+    "no_group",
+    "processor_of",
     "read_document",
     "read_pair",
     "read_side",
+    "read_workspace",
     "refuse_failures",
     "resolve_text_level",
     "unread",
