@@ -241,9 +241,9 @@ def canonicalizer_for(profile: str | None = None, *, normalize: Steps | None = N
     ``normalize=None`` means the option left out: NFC, or the profile's own normalisation;
     ValueError for an unknown profile or steps that contradict it.
     """
-    return resolve_canonicalizer(
-        _settings.resolve(profile, NFC if normalize is None else normalize, None, None).normalize
-    )
+    settings = _settings.resolve(profile, NFC if normalize is None else normalize, None, None)
+    canon: Callable[[str], str] | None = resolve_canonicalizer(settings.normalize)
+    return canon
 
 
 def confusions_by_item(

@@ -17,7 +17,7 @@ Long unchanged runs are folded so a page stays small whatever the document lengt
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from ek._align import align
 from ek.cli._html._chars import align_clusters, box, clusters, show
@@ -57,18 +57,22 @@ def render_diff(ops: Ops | None, *, unit: str | None, gold: object = None, pred:
             return f'<span class="plain">{show(str(shown))}</span>' if shown is not None else ""
         ops = align(pred, gold, unit="word") if words else align_clusters(pred, gold)
     joiner = " " if words else ""
-    blocks = _merged(_by_unit(ops) if words else _by_cluster(ops), joiner)
-    total = sum(n for _, _, _, n in blocks)
-    parts, edits, last = [], 0, len(blocks) - 1
-    for i, (tag, g, p, n) in enumerate(blocks):
+    total = sum(1 for op in ops if op[0] != "equal")
+    blocks = iter(_merged(_by_unit(ops) if words else _by_cluster(ops), joiner))  # built as far as drawn
+    parts, edits, head = [], 0, False
+    block = next(blocks, None)
+    while block is not None:
+        after = next(blocks, None)  # one block ahead: the last unchanged run has no edit after it
+        tag, g, p, n = block
         if tag == "equal":
-            parts.append(_fold(g, words=words, head=i > 0, tail=i < last))
-            continue
-        if edits + n > _MAX_OPS and edits:
+            parts.append(_fold(g, words=words, head=head, tail=after is not None))
+        elif edits + n > _MAX_OPS and edits:
             parts.append(f'<span class="note">… diff cut after {edits:,} of {total:,} edits</span>')
             break
-        edits += n
-        parts.append(_mark(tag, g, p, n, words=words))
+        else:
+            edits += n
+            parts.append(_mark(tag, g, p, n, words=words))
+        block, head = after, True
     return f'<span class="diff" data-edits="{total}">' + joiner.join(parts) + "</span>"
 
 
@@ -128,12 +132,12 @@ _Block = tuple[str, str, str, int]
 """``(tag, gold, pred, edits)``: what the diff draws as one unit, and how many edits it stands for."""
 
 
-def _by_unit(ops: Ops) -> list[_Block]:
+def _by_unit(ops: Ops) -> Iterator[_Block]:
     """One block per op (words, or code points that are each a cluster)."""
-    return [(tag, g, p, 0 if tag == "equal" else 1) for tag, g, p in map(_unpack, ops)]
+    return ((tag, g, p, 0 if tag == "equal" else 1) for tag, g, p in map(_unpack, ops))
 
 
-def _by_cluster(ops: Ops) -> list[_Block]:
+def _by_cluster(ops: Ops) -> Iterator[_Block]:
     """Ops as blocks of whole grapheme clusters: the ops inside one cluster merge, their edits summed.
 
     Code-point ops (CER's unit) may cut a cluster (``o`` kept, its combining ``e`` dropped);
@@ -144,12 +148,12 @@ def _by_cluster(ops: Ops) -> list[_Block]:
     gold, pred = "".join(g for _, g, _ in unpacked), "".join(p for _, _, p in unpacked)
     g_cuts, p_cuts = _cuts(gold), _cuts(pred)
     if g_cuts is None and p_cuts is None:
-        return _by_unit(unpacked)  # every cluster is one code point
+        yield from _by_unit(unpacked)  # every cluster is one code point
+        return
 
     def whole(g_at: int, p_at: int) -> bool:  # both sides at a cluster boundary
         return (g_cuts is None or g_at in g_cuts) and (p_cuts is None or p_at in p_cuts)
 
-    out: list[_Block] = []
     g_at = p_at = 0
     hg, hp, hn = "", "", 0  # a block waiting for both sides to end a cluster: gold, pred, edits
     for tag, g, p in unpacked:
@@ -157,28 +161,27 @@ def _by_cluster(ops: Ops) -> list[_Block]:
             hg, hp, hn = hg + g, hp + p, hn + 1
             g_at, p_at = g_at + len(g), p_at + len(p)
             if whole(g_at, p_at):
-                hg, hp, hn = _flush(out, hg, hp, hn)
+                yield _held(hg, hp, hn)
+                hg, hp, hn = "", "", 0
             continue
         first = next((k for k in range(len(g) + 1) if whole(g_at + k, p_at + k)), None)
         if first is None:  # the run ends inside the cluster it began in
             hg, hp = hg + g, hp + g
         else:
             end = next(k for k in range(len(g), first - 1, -1) if whole(g_at + k, p_at + k))
-            _flush(out, hg + g[:first], hp + g[:first], hn)
+            if hg or hp or first:
+                yield _held(hg + g[:first], hp + g[:first], hn)
             if end > first:
-                out.append(("equal", g[first:end], g[first:end], 0))
+                yield ("equal", g[first:end], g[first:end], 0)
             hg, hp, hn = g[end:], g[end:], 0
         g_at, p_at = g_at + len(g), p_at + len(g)
-    _flush(out, hg, hp, hn)
-    return out
+    if hg or hp:
+        yield _held(hg, hp, hn)
 
 
-def _flush(out: list[_Block], g: str, p: str, n: int) -> tuple[str, str, int]:
-    """Append the held block ``g``, ``p`` (with ``n`` edits) to ``out``; an empty block to hold next."""
-    if g or p:
-        tag = "equal" if not n else "insert" if not g else "delete" if not p else "replace"
-        out.append((tag, g, p, n))
-    return "", "", 0
+def _held(g: str, p: str, n: int) -> _Block:
+    """The block of a held gold and pred text with ``n`` edits among them."""
+    return ("equal" if not n else "insert" if not g else "delete" if not p else "replace", g, p, n)
 
 
 def _cuts(text: str) -> set[int] | None:
@@ -193,16 +196,23 @@ def _cuts(text: str) -> set[int] | None:
     return ends
 
 
-def _merged(blocks: list[_Block], joiner: str) -> list[_Block]:
+def _merged(blocks: Iterable[_Block], joiner: str) -> Iterator[_Block]:
     """``blocks`` with each run of adjacent substitutions merged into one block."""
-    out: list[_Block] = []
-    for tag, g, p, n in blocks:
-        if tag == "replace" and out and out[-1][0] == "replace":
-            _, g0, p0, n0 = out[-1]
-            out[-1] = (tag, g0 + joiner + g, p0 + joiner + p, n0 + n)
-        else:
-            out.append((tag, g, p, n))
-    return out
+    run: _Block | None = None  # the substitutions merged so far
+    for block in blocks:
+        if block[0] == "replace":
+            run = (
+                block
+                if run is None
+                else ("replace", run[1] + joiner + block[1], run[2] + joiner + block[2], run[3] + block[3])
+            )
+            continue
+        if run is not None:
+            yield run
+            run = None
+        yield block
+    if run is not None:
+        yield run
 
 
 def _mark(tag: str, g: str, p: str, n: int, *, words: bool) -> str:
