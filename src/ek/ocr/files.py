@@ -238,6 +238,17 @@ def evaluate_joined(
     )
 
 
+def canonicalizer_for(profile: str | None = None, *, normalize: Steps | None = None) -> Callable[[str], str] | None:
+    """The normalisation `evaluate_files` applies to both sides with ``profile`` and ``normalize``.
+
+    ``normalize=None`` means the option left out: NFC, or the profile's own normalisation;
+    ValueError for an unknown profile or steps that contradict it.
+    """
+    settings = _settings.resolve(profile, NFC if normalize is None else normalize, None, None)
+    canon: Callable[[str], str] | None = resolve_canonicalizer(settings.normalize)
+    return canon
+
+
 def confusions_by_item(
     ids: Sequence[Hashable],
     preds: Sequence[object],
