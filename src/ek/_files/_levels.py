@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections import Counter, deque
+from itertools import pairwise
 from typing import NamedTuple
 
 from ek._files._errors import InputError
@@ -296,7 +297,7 @@ def _join(words: list[str], guide: _Guide) -> str:
         return ""
     guide.start(words[0])
     out = [words[0]]
-    for prev, word in zip(words, words[1:]):
+    for prev, word in pairwise(words):
         shown = guide.tight(word)
         if shown is None or not (_punctuation(word[0]) or _punctuation(prev[-1])):
             shown = _closing(word[0])
