@@ -68,6 +68,7 @@ from ek._files._errors import InputError
 TEXT_LEVELS = ("region", "line", "word", "glyph")  # coarsest to finest
 _ALL = (1 << len(TEXT_LEVELS)) - 1
 _CLOSING = frozenset(".,;:!?…‥")  # closing punctuation besides Unicode's Pe (brackets) and Pf (final quotes)
+_HYPHENS = frozenset("-‐‑⸗¬=")  # a line-end hyphen, as transcribers and tools write it
 
 Word = tuple[str, float | None]
 """A word of a line: its text and confidence (None when the file gives none)."""
@@ -141,6 +142,25 @@ def resolve(
             if cer is not None:
                 disagreements.append((rid, TEXT_LEVELS[level], TEXT_LEVELS[other], cer))
     return Reading(lines, TEXT_LEVELS[target], tuple(fallbacks), disagreements=tuple(disagreements))
+
+
+def join_words(words: list[str], shown: list[bool | None]) -> str:
+    """``words`` joined into a line: a space where ``shown`` says True, none where False, else by the rule.
+
+    The rule (the file shows nothing): one space, none before a word starting
+    with closing punctuation, after a word ending with an opening bracket or
+    quote (Unicode class Ps: ``( [ „``), or before a hyphen standing alone at
+    the end of the line (``Men -`` is ``Men-``).
+    """
+    out = []
+    for k, word in enumerate(words):
+        if k and shown[k] is None:
+            last_hyphen = k == len(words) - 1 and word in _HYPHENS
+            out.append("" if _closes(word[0]) or _opens(words[k - 1][-1]) or last_hyphen else " ")
+        elif k:
+            out.append(" " if shown[k] else "")
+        out.append(word)
+    return "".join(out)
 
 
 # ---------------------------------------------------------------------------
@@ -292,25 +312,28 @@ class _Guide:
 
 
 def _join(words: list[str], guide: _Guide) -> str:
-    """The words of a line joined by single spaces, none before closing punctuation (see the module doc)."""
+    """The words of a line joined as the module doc says, the guide's text deciding where it can."""
     if not words:
         return ""
     guide.start(words[0])
-    out = [words[0]]
+    shown: list[bool | None] = [None]
     for prev, word in pairwise(words):
-        shown = guide.tight(word)
-        if shown is None or not (_punctuation(word[0]) or _punctuation(prev[-1])):
-            shown = _closing(word[0])
-        out.append(word if shown else " " + word)
-    return "".join(out)
+        tight = guide.tight(word)
+        punctuated = _punctuation(word[0]) or _punctuation(prev[-1])
+        shown.append(None if tight is None else True if not punctuated else not tight)
+    return join_words(words, shown)
+
+
+def _closes(char: str) -> bool:
+    return char in _CLOSING or unicodedata.category(char) in ("Pe", "Pf")
+
+
+def _opens(char: str) -> bool:
+    return unicodedata.category(char) == "Ps"
 
 
 def _punctuation(char: str) -> bool:
     return unicodedata.category(char).startswith("P")
-
-
-def _closing(char: str) -> bool:
-    return char in _CLOSING or unicodedata.category(char) in ("Pe", "Pf")
 
 
 def _given(text: str | None) -> str:
