@@ -314,3 +314,32 @@ def test_unclosed_hocr_line_spans_each_make_a_line():
     data = ("<div class='ocr_page'>" + "<span class='ocr_line'>x " * n).encode()
     doc = read_document(data)
     assert len(data) > 1_500_000 and doc.lines == ("x",) * n
+
+
+def test_a_group_naming_a_table_reads_the_cells_it_names_in_its_order_then_the_others():
+    cells = tuple(full_region(f"c{k}", [f"cell {k}"]) for k in range(1, 5))
+    regions = [Region("t", kind="TableRegion", regions=cells), full_region("after", ["after"])]
+    for group in ("OrderedGroupIndexed", "UnorderedGroupIndexed"):
+        members = (
+            '<RegionRefIndexed index="0" regionRef="c3"/><RegionRefIndexed index="1" regionRef="c1"/>'
+            if group.startswith("Ordered")
+            else '<RegionRef regionRef="c3"/><RegionRef regionRef="c1"/>'
+        )
+        order = (
+            f'<ReadingOrder><OrderedGroup id="g"><{group} id="t_order" regionRef="t" index="0">{members}'
+            f'</{group}><RegionRefIndexed index="1" regionRef="after"/></OrderedGroup></ReadingOrder>'
+        )
+        doc = read_document(page_document("2019-07-15", regions, reading_order=order))
+        # the group's order (an unordered group: as listed), then c2 and c4 in document order, then "after"
+        assert doc.lines == ("cell 3", "cell 1", "cell 2", "cell 4", "after"), group
+
+
+def test_a_group_naming_a_text_region_with_regions_inside_gives_its_own_lines_first():
+    inner = (full_region("i1", ["inner one"]), full_region("i2", ["inner two"]))
+    regions = [Region("outer", lines=(full_line("outer line"),), regions=inner)]
+    order = (
+        '<ReadingOrder><OrderedGroup id="g" regionRef="outer"><RegionRefIndexed index="0" regionRef="i2"/>'
+        "</OrderedGroup></ReadingOrder>"
+    )
+    doc = read_document(page_document("2019-07-15", regions, reading_order=order))
+    assert doc.lines == ("outer line", "inner two", "inner one")

@@ -41,8 +41,10 @@ in the file but for the distance of a disagreeing region.
 
 **Joining.** Glyphs join into words with nothing between them, in the
 order of their word's own text where it has one (a word whose glyphs are a
-reordering of its text reads as its text; otherwise document order). Words
-join into lines with one space, except that a word starting with closing
+reordering of its text reads as its text; otherwise document order), and
+words into lines in the order of the line's own text in the same way
+(actevedef's ground truth stores both out of reading order). Words join
+with one space, except that a word starting with closing
 punctuation (``. , ; : ! ? …`` and the closing brackets and quotes, Unicode
 classes Pe and Pf) joins the word before it without one. Where the line's
 own text (else the region's) is there to consult, it decides instead:
@@ -241,6 +243,8 @@ def _region_lines(region: Unit, level: int, complete: int) -> list[Line]:
             continue
         words = [(_given(w.text) if level == 2 else _glyphs(w), w.conf) for w in line.children]
         kept = [(w.strip(), c) for w, c in words if w.strip()]
+        order = None if line.text is None else _reordering([w for w, _ in kept], line.text)
+        kept = kept if order is None else [kept[k] for k in order]  # words in the order of the line's text
         if line.text is not None and line.text.strip():
             guide.start(line.text.strip())  # the region's guide passes over a line that guides itself
         out.append(
@@ -262,24 +266,36 @@ def _glyphs(word: Unit) -> str:
     joined = "".join(texts)
     if word.text is None or joined == word.text:
         return joined
-    return _reordered(texts, word.text) or joined
+    order = _reordering(texts, word.text)
+    return joined if order is None else "".join(texts[k] for k in order)
 
 
-def _reordered(texts: list[str], target: str) -> str | None:
-    """``target`` when the glyph ``texts`` spell it in some order (matched greedily, longest first), else None."""
+def _reordering(texts: list[str], target: str) -> list[int] | None:
+    """The order in which ``texts`` spell ``target`` (whitespace between them skipped), or None when they do not.
+
+    Matched greedily from the left, the longest text first, each text used
+    once in document order: linear in ``target`` times the distinct lengths.
+    """
     free: dict[str, deque[int]] = {}
     for k, t in enumerate(texts):
         if t:
             free.setdefault(t, deque()).append(k)
     sizes = sorted({len(t) for t in free}, reverse=True)
-    pos, left = 0, sum(len(q) for q in free.values())
-    while pos < len(target):
-        size = next((n for n in sizes if free.get(target[pos : pos + n])), 0)
+    order: list[int] = []
+    pos = 0
+    while True:
+        while pos < len(target) and target[pos].isspace():
+            pos += 1
+        if pos == len(target):
+            break
+        size = next((n for n in sizes if pos + n <= len(target) and free.get(target[pos : pos + n])), 0)
         if not size:
             return None
-        free[target[pos : pos + size]].popleft()
-        pos, left = pos + size, left - 1
-    return target if left == 0 else None
+        order.append(free[target[pos : pos + size]].popleft())
+        pos += size
+    if any(free.values()):
+        return None
+    return order + [k for k, t in enumerate(texts) if not t]  # blank units add nothing, wherever they go
 
 
 class _Guide:
