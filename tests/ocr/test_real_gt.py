@@ -152,9 +152,8 @@ TABLE_ORDER = {  # what each file's reading order says (dinglehopper's tests exp
 
 @pytest.mark.parametrize("name", sorted(TABLE_ORDER))
 def test_table_cells_read_in_the_order_the_file_gives(real_data, name):
-    from lxml import etree
-
     from dinglehopper.ocr_files import page_text
+    from lxml import etree
 
     path = real_data / "dinglehopper/table-order" / name
     assert read_document(path).text == "\n".join(TABLE_ORDER[name])
