@@ -226,7 +226,7 @@ def _region_lines(region: Unit, level: int, complete: int) -> list[Line]:
     (they carry the line and word confidences).
     """
     if level == 0:
-        own = [(part, region.conf, None) for part in _given(region.text).splitlines()]
+        own: list[Line] = [(part, region.conf, None) for part in _given(region.text).splitlines()]
         finer = [lv for lv in _levels_of(complete) if lv > 0]
         if finer:
             lines = _region_lines(region, finer[0], complete)
