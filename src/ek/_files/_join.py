@@ -71,6 +71,16 @@ class Joined:
             for region, level in doc.fallbacks
         ]
 
+    def level_disagreements(self) -> list[tuple[str, str, str, str, str, float]]:
+        """``(side, id, region, level read, other level, CER)`` for each region whose two levels' texts differ."""
+        return [
+            (side, id_, *row)
+            for id_, pair in self.documents.items()
+            for side, doc in zip(("gold", "pred"), pair)
+            if doc is not None
+            for row in doc.level_disagreements
+        ]
+
     def cases(self) -> list[tuple[Any, ...]]:
         """``(pred, gold)`` tuples, or ``(pred, gold, slice)`` when gold has slices, for `ek.evaluate`."""
         if self.slices is None:

@@ -30,7 +30,11 @@ score 0. The report's ``detail`` also holds:
   ``{"gold": ..., "pred": ...}`` with each side's level, or its counts
   ``{level: documents}``; None for plain text and records), and
   ``fallbacks``: each region read at another level than its document's, as
-  ``{side, id, region, level}`` (a region with no text at the level read).
+  ``{side, id, region, level}`` (a region with no text at the level read),
+  and ``level_disagreements``: each PAGE region whose text at the level read
+  differs from its text at another, as ``{side, id, region, level,
+  other_level, cer}`` (after NFC and whitespace collapsing; see
+  `ek.ocr.formats`).
 
 **Words.** ``words="whitespace"`` (the default, as jiwer) cuts WER, the
 word confusions and the bag of words at whitespace; ``words="unicode"`` at
@@ -132,6 +136,10 @@ class Joined(Protocol):
     def documents(self) -> Mapping[str, tuple[JoinedDocument | None, JoinedDocument | None]]: ...
     def fallbacks(self) -> list[tuple[str, str, str, str]]:
         """``(side, id, region, level)`` for each region read at another text level than its document's."""
+        ...
+
+    def level_disagreements(self) -> list[tuple[str, str, str, str, str, float]]:
+        """``(side, id, region, level read, other level, CER)`` for each region whose two levels differ."""
         ...
 
 
@@ -314,6 +322,9 @@ def _evaluate(
         **settings.detail(canon),
         "text_level": _text_level(joined),
         "fallbacks": [dict(zip(("side", "id", "region", "level"), f)) for f in joined.fallbacks()],
+        "level_disagreements": [
+            dict(zip(("side", "id", "region", "level", "other_level", "cer"), d)) for d in joined.level_disagreements()
+        ],
     }
     return dataclasses.replace(report, detail=detail)
 

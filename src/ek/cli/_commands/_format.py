@@ -8,7 +8,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ek._util import describe_fallbacks, describe_text_level, format_p_value, format_table
+from ek._util import (
+    describe_fallbacks,
+    describe_level_disagreements,
+    describe_text_level,
+    format_p_value,
+    format_table,
+)
 
 if TYPE_CHECKING:
     from ek.cli._html._data import Meta
@@ -96,9 +102,11 @@ def settings_line(meta: Meta) -> str:
 
 
 def problem_lines(meta: Meta) -> list[str]:
-    """The documents that failed to read, the files skipped and the notes, one per line (nothing when there are none)."""
+    """The regions whose levels disagree, the documents that failed to read, the files skipped and the notes (or nothing)."""
     lines = []
     errors, skipped = meta.get("errors") or [], meta.get("skipped") or []
+    if meta.get("level_disagreements"):  # the text read may not be the text meant: say so before anything else
+        lines.append("levels: " + describe_level_disagreements(meta.get("level_disagreements") or []))
     if errors:
         lines.append(f"failed: {len(errors)} document{'s' if len(errors) != 1 else ''} could not be read (left out):")
         lines += [f"  {e['message']}" for e in errors]

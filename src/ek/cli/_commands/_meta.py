@@ -11,11 +11,15 @@ always agree on what was scored and what was not::
      "ek_version": "0.1.0", "date": "2026-12-01T10:15:00Z",
      "errors": [{"side", "path", "id", "message"}], "skipped": [{"path", "reason"}],
      "fallbacks": [{"side", "id", "region", "level"}],  # regions read at another level than text_level
-     "notes": [{"id", "path", "note"}]}               # e.g. an empty prediction, scored as all deletions
+     "notes": [{"id", "path", "note"}],               # e.g. an empty prediction, scored as all deletions
+     "level_disagreements": [{"side", "id", "region", "level", "other_level", "cer"}]}  # see below
 
 ``settings["text_level"]`` is the level asked for (None: ek's default
 rule); the top-level ``text_level`` is the one read, as the OCR report of
-`ek.ocr.evaluate_joined` gives it (None for records).
+`ek.ocr.evaluate_joined` gives it (None for records). ``level_disagreements``
+lists the PAGE regions whose text at the level read (``level``) differs from
+their text at another (``other_level``), with the CER between the two after
+NFC and whitespace collapsing (`ek._files._levels`).
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from ek.cli._commands._inputs import Scored, metric_facts
 from ek.cli._commands._options import Options
 
 if TYPE_CHECKING:
-    from ek.cli._html._data import Fallback, Meta, Note, ReadError, Skip
+    from ek.cli._html._data import Fallback, LevelDisagreement, Meta, Note, ReadError, Skip
 
 _Row = TypeVar("_Row")
 EMPTY_PREDICTION = "empty prediction: scored as all deletions"
@@ -59,6 +63,9 @@ def run_meta(inputs: Mapping[str, str], options: Options, runs: Sequence[Scored]
         "fallbacks": _unique(row for run in runs if run.joined is not None for row in _fallbacks(run.joined)),
         "notes": _unique(
             _empty_note(i, path) for run in runs if run.joined is not None for i, path in run.joined.empty
+        ),
+        "level_disagreements": _unique(
+            row for run in runs if run.joined is not None for row in _disagreements(run.joined)
         ),
     }
 
@@ -104,6 +111,11 @@ def _fallbacks(joined: Joined) -> Iterator[Fallback]:
 
 def _empty_note(id_: str, path: str) -> Note:
     return {"id": id_, "path": path, "note": EMPTY_PREDICTION}
+
+
+def _disagreements(joined: Joined) -> Iterator[LevelDisagreement]:
+    for side, id_, region, level, other, cer in joined.level_disagreements():
+        yield {"side": side, "id": id_, "region": region, "level": level, "other_level": other, "cer": cer}
 
 
 def _read_error(failure: Failure) -> ReadError:

@@ -52,6 +52,17 @@ class Fallback(TypedDict):
     level: str
 
 
+class LevelDisagreement(TypedDict):
+    """A region whose text at two levels differs: the level read, the other, and the CER between them."""
+
+    side: str
+    id: str
+    region: str
+    level: str
+    other_level: str
+    cer: float
+
+
 class Meta(TypedDict, total=False):
     """The provenance keys every page takes (`ek.cli._html._provenance`)."""
 
@@ -64,6 +75,7 @@ class Meta(TypedDict, total=False):
     skipped: list[Skip]
     fallbacks: list[Fallback]
     notes: list[Note]
+    level_disagreements: list[LevelDisagreement]
 
 
 class Page(Meta, total=False):
