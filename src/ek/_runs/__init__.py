@@ -91,6 +91,7 @@ from ek._runs._records import (
     read_run,
     run_lock,
     save_baseline_record,
+    store_key,
     stored_runs,
 )
 from ek._runs._scoring import (
@@ -144,6 +145,7 @@ __all__ = [
     "score_cases",
     "scored_report",
     "setting_id",
+    "store_key",
     "stored_runs",
     "str_keys",
 ]
