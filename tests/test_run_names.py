@@ -144,8 +144,15 @@ def test_a_fresh_run_records_that_it_reused_nothing(tmp_path):
     assert json_store("runs", rootdir=tmp_path)["documents.fresh"]["resumed"] == {"reused": 0, "read": 2}
 
 
+@pytest.mark.parametrize("old", [False, True], ids=["this ek", "an earlier ek"])
 @pytest.mark.parametrize("run_id", ["x--0123456789ab", "a b", "émile"])
-def test_stored_runs_lists_every_id_once(run_id, tmp_path):
-    evaluate_store(predict, gold(1), metric="cer", run_id=run_id, rootdir=tmp_path)
+def test_stored_runs_lists_every_id_once(run_id, old, tmp_path, monkeypatch):
+    with monkeypatch.context() as earlier:
+        if old:
+            earlier.setattr(_records, "store_key", old_naming)
+        evaluate_store(predict, gold(2), metric="cer", run_id=run_id, rootdir=tmp_path)
     evaluate_store(predict, gold(1), metric="cer", run_id="plain", rootdir=tmp_path)
     assert stored_runs("documents", rootdir=tmp_path) == sorted([run_id, "plain"])
+    CALLS.clear()
+    evaluate_store(predict, gold(2), metric="cer", run_id=run_id, rootdir=tmp_path)
+    assert CALLS == []  # found again, where it was stored

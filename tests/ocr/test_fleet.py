@@ -502,6 +502,7 @@ def test_a_resumed_fleet_says_what_it_reused_engine_by_engine(tmp_path):
     assert more.consensus.resumed is None  # the consensus is computed, never stored
     runs = ek.stores.json_store("runs", rootdir=str(tmp_path))
     assert runs["fleet.n.careful"]["resumed"] == {"reused": 6, "read": 2}  # the run's own record says so too
+    assert runs["fleet.n.careful"]["summary"]["version"] == dict(more["careful"].version)  # and what read them
 
 
 def test_engine_names_with_colons_are_stored_under_safe_file_names(tmp_path):
@@ -518,6 +519,22 @@ def test_engine_names_with_colons_are_stored_under_safe_file_names(tmp_path):
     fakes.CALLS.clear()
     again = benchmark_fleet(engines, fakes.gold(3), run_id="n", rootdir=str(tmp_path))
     assert fakes.CALLS == [] and again.resumed == {"reused": 6, "read": 0}
+
+
+def test_a_fleet_stored_under_raw_engine_names_by_an_earlier_ek_resumes_where_it_is(tmp_path, monkeypatch):
+    from ek._runs import _records
+
+    engines = {"careful:lang=deu": fakes.careful}
+    with monkeypatch.context() as old:  # an earlier ek named the files by the raw run id
+        old.setattr(_records, "store_key", lambda kind, run_id: f"{kind}.{run_id}")
+        first = benchmark_fleet(engines, fakes.gold(4), run_id="n", rootdir=str(tmp_path))
+    before = {p.name for p in tmp_path.rglob("*.json")}
+    assert "fleet.n.careful:lang=deu.json" in before
+    fakes.CALLS.clear()
+    again = benchmark_fleet(engines, fakes.gold(4), run_id="n", rootdir=str(tmp_path))
+    assert fakes.CALLS == [] and again.resumed == {"reused": 4, "read": 0}
+    assert comparable(again) == comparable(first)
+    assert {p.name for p in tmp_path.rglob("*.json")} == before  # read where it is: nothing moved, nothing lost
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")

@@ -3,12 +3,14 @@
 Layout (every key starts with its kind, so kinds never meet, nor meet
 ``persistent_cache``'s ``cache.`` entries):
 
-* ``runs`` store, ``<kind>.<run_id>``: the run header: format, kind, status
-  (``running`` / ``complete``), start time, the settings fingerprint, the
-  generation of its chunks (absent for the first) and, once complete, the
-  ``summary``; while a replacement is being written, its own header under
-  ``staging`` (see `RunStore`). Beside it, the hidden lock file
-  ``.<kind>.<run_id>.lock`` (`ek._runs._lock`);
+* ``runs`` store, ``<kind>.<run_id>`` (the run's `store_key`, see "File
+  names" below): the run header: format, kind, run id, status (``running``
+  / ``complete``), start time, the settings fingerprint, the generation of
+  its chunks (absent for the first) and, once complete, the ``summary`` and
+  ``resumed`` (the items the run took from the store and those it ran, for
+  a run that went through `ek._runs.execute`); while a replacement is being
+  written, its own header under ``staging`` (see `RunStore`). Beside it,
+  the hidden lock file ``.<kind>.<run_id>.lock`` (`ek._runs._lock`);
 * ``results`` store, ``<kind>.<run_id>.<seq>`` (or ``<seq>.<generation>``):
   one chunk of finished items (six-digit sequence numbers),
   ``{"items": {item_id: entry}}``; a later chunk overrides an earlier one
@@ -449,7 +451,7 @@ def stored_runs(kind: str, *, rootdir: Any) -> list[str]:
             run_id = store[key].get("run_id")
         except (KeyError, ValueError, AttributeError):  # gone meanwhile, damaged, or not a header
             continue
-        if isinstance(run_id, str) and store_key(kind, run_id) == key:
+        if isinstance(run_id, str) and key in (store_key(kind, run_id), f"{kind}.{run_id}"):  # or an old raw name
             out.add(run_id)
     return sorted(out)
 

@@ -90,8 +90,8 @@ def run_fleet(
     unreadable = {
         key: problem for key, payload, _ in items if check and (problem := image_problem(payload[1][0])) is not None
     }
-    runs, failed = _run_engines(ready, items, unreadable, settings)
-    versions = engine_versions([spec for spec in ready if spec.name in runs])
+    versions = engine_versions(ready)  # once per run, before any page: each stored run records its engine's
+    runs, failed = _run_engines(ready, items, unreadable, {**settings, "versions": versions})
     skipped.update(failed)
     if not runs:
         raise RuntimeError(  # no function name: the command line prints this as it is
@@ -341,7 +341,7 @@ def _run_one(
         who=_WHO,
         detail={"engine": name, "run_id": run.run_id},
     )
-    run.close({"engine": name, **summary})
+    run.close({"engine": name, "version": settings["versions"].get(name), **summary})
     if not report.n:
         failures = report.detail["errors"]
         first = next(iter(failures))

@@ -60,7 +60,8 @@ def fleet_page(
     }
     for key in ("inputs", "settings", "ek_version", "date"):
         data[key] = payload.get(key)
-    data["settings"] = {**(data["settings"] or {}), **_run_lines(report)}  # type: ignore[dict-item]
+    settings = payload.get("settings")
+    data["settings"] = {**(settings if isinstance(settings, dict) else {}), **_run_lines(report)}
     return data
 
 
