@@ -50,7 +50,7 @@ OPTIONAL = {
     "ocracy": 'pip install "ek[ocr]"',
     "rapidocr_onnxruntime": 'pip install "ek[rapidocr]"',
     "onnxruntime": 'pip install "ek[rapidocr]"',
-    "regex": 'pip install "ek[metrics]"',
+    "regex": 'pip install "ek[ocr]"',
     "scipy": 'pip install "ek[metrics]"',
     "networkx": 'pip install "ek[metrics]"',
     "seqeval": 'pip install "ek[metrics]"',

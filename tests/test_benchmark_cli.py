@@ -25,7 +25,7 @@ from tests.ocr.conftest import font_files, render_text
 
 ROOT = Path(__file__).resolve().parents[1]
 browser = test_html.browser  # the Chromium fixture of the page tests
-pytestmark = pytest.mark.needs("tesseract")  # the program (tests/conftest.py: PROGRAMS)
+pytestmark = pytest.mark.needs("tesseract", "ocracy")  # the program and ek[ocr] (tests/conftest.py)
 TEXTS = {"p1": "The quick brown fox\njumps over the lazy dog.", "p2": "Pack my box with\nfive dozen liquor jugs."}
 
 
@@ -99,6 +99,10 @@ def test_jsonl_gold_prints_the_ranking_and_writes_the_figures_python_gives(corpu
     )
     assert re.search(rf"^1\s+tesseract\s+{row['aggregate']:.4f}\s+needs more items \(n=2\)", out, re.MULTILINE)
     assert payload["inputs"] == {"gold": str(corpus)} and payload["settings"]["engines"] == ["tesseract"]
+    # what read the pages: the program's own version line and the language file (tests/ocr/test_fleet_versions.py)
+    version = row["version"]
+    assert version["version"].startswith("tesseract ") and [m["file"] for m in version["models"]] == ["eng.traineddata"]
+    assert version == dict(expected["tesseract"].version) and row["resumed"] is None and payload["resumed"] is None
 
 
 def test_a_missing_image_is_listed_and_an_error_for_every_engine(corpus, tmp_path, capsys):
@@ -262,9 +266,32 @@ def test_save_keeps_the_runs_and_a_second_run_reads_nothing_again(corpus, tmp_pa
     monkeypatch.setattr(bridge, "ocracy_backend", lambda *a, **k: no_reading)
     code, second, err = run(argv, capsys)
     assert code == 0, err
-    strip = lambda text: {k: v for k, v in json.loads(text).items() if k != "date"}  # noqa: E731
+
+    def strip(text):  # all but the date and what the second run took from the first
+        payload = {k: v for k, v in json.loads(text).items() if k not in ("date", "resumed")}
+        payload["ranking"] = [{k: v for k, v in row.items() if k != "resumed"} for row in payload["ranking"]]
+        return payload
+
     assert strip(second) == strip(first)
     assert json.loads(first)["run_id"] == "nightly"
+    assert json.loads(first)["resumed"] == {"reused": 0, "read": 2}
+    assert json.loads(second)["resumed"] == {"reused": 2, "read": 0}
+    assert json.loads(second)["ranking"][0]["resumed"] == {"reused": 2, "read": 0}
+
+
+def test_a_resumed_benchmark_says_what_it_read_earlier(corpus, tmp_path, capsys):
+    one_page = tmp_path / "one.jsonl"
+    one_page.write_text(corpus.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")  # p1
+    code, out, err = run(["benchmark", str(one_page), "--engine", "tesseract", "--save", "grow"], capsys)
+    assert code == 0, err
+    assert "resumed" not in out  # a first run reused nothing
+    page = tmp_path / "fleet.html"
+    argv = ["benchmark", str(corpus), "--engine", "tesseract", "--save", "grow", "--html", str(page)]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    assert out.splitlines()[2] == "resumed: 1 of 2 pages read earlier, 1 read now"
+    html = page.read_text(encoding="utf-8")
+    assert "1 of 2 pages read earlier, 1 read now" in html and "eng.traineddata" in html
 
 
 def _has(module):

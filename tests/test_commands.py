@@ -576,9 +576,11 @@ def test_text_level_reaches_the_reader(capsys, tmp_path):
         data = run_json(capsys, *cmd, "--text-level", "region")
         assert data["settings"]["text_level"] == "region"
         assert (data["aggregate"] if cmd[0] == "evaluate" else data["a"]) == 0.0
-        data = run_json(capsys, *cmd)  # the default: the finest level present throughout, the line
+        data = run_json(capsys, *cmd, "--text-level", "line")
         # "Line" -> "Region": L->R, +e, +g, i, +o, n, -e: 5 edits over the 9 characters of "Line text"
         assert (data["aggregate"] if cmd[0] == "evaluate" else data["a"]) == pytest.approx(5 / 9)
+        data = run_json(capsys, *cmd)  # the default: the region's own text
+        assert (data["aggregate"] if cmd[0] == "evaluate" else data["a"]) == 0.0
     code, _, err = run(capsys, "evaluate", gold, pred, "--text-level", "page")
     assert code == 2 and "--text-level must be one of region, line, word, glyph, got 'page'" in err
 
@@ -591,8 +593,10 @@ def test_the_text_level_read_is_in_the_header_and_the_json(capsys, tmp_path):
     gold, pred = two_level_page(tmp_path), put(tmp_path / "ocr.txt", "Region text")
     data = run_json(capsys, "evaluate", gold, pred, "--text-level", "region")
     assert data["text_level"] == "region" and data["settings"]["text_level"] == "region"
-    _, out, _ = run(capsys, "evaluate", gold, pred)
+    _, out, _ = run(capsys, "evaluate", gold, pred, "--text-level", "line")
     assert out.splitlines()[1] == "settings: normalize nfc | text level line | profile none"
+    _, out, _ = run(capsys, "evaluate", gold, pred)
+    assert out.splitlines()[1] == "settings: normalize nfc | text level region | profile none"
 
 
 def test_regions_read_at_another_level_are_said_in_the_header_the_json_and_the_page(capsys, tmp_path):
@@ -615,8 +619,9 @@ def test_regions_read_at_another_level_are_said_in_the_header_the_json_and_the_p
     assert out.splitlines()[1] == f"settings: normalize nfc | text level {said} | profile none"
     _, out, _ = run(capsys, "compare", gold, pred, pred, "--text-level", "line")
     assert out.splitlines()[1] == f"settings: normalize nfc | text level {said} | profile none"  # gold's, once
-    default = run_json(capsys, "evaluate", gold, pred)  # the default rule: line, r2 falling back to its region text
-    assert default["text_level"] == "line" and default["fallbacks"] == data["fallbacks"]
+    default = run_json(capsys, "evaluate", gold, pred)  # the default rule: r2 at its own text, r1 at its line's
+    assert default["text_level"] == "region"  # one region each: the coarser level names the document's
+    assert default["fallbacks"] == [{"side": "gold", "id": "gt", "region": "r1", "level": "line"}]
     assert run_json(capsys, "evaluate", two_level_page(tmp_path), pred)["fallbacks"] == []
 
 

@@ -7,6 +7,7 @@ that uses a copy of the real conftest, with one made-up optional module
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import pathlib
 import re
@@ -16,6 +17,8 @@ import sys
 import pytest
 
 CONFTEST = pathlib.Path(__file__).with_name("conftest.py")
+# One process, whether or not pytest-xdist is here to be told so (a core install has no -n option).
+SERIAL = ("-n", "0") if importlib.util.find_spec("xdist") else ()
 
 SUITE = {
     "test_module_skip.py": "import ek_absent_extra\n\ndef test_never_collected():\n    pass\n",
@@ -104,7 +107,7 @@ def _summary(done) -> str:
 
 
 def test_a_missing_extra_skips_naming_its_install_line_and_the_skips_are_recorded(project):
-    done = _pytest(project, "-n", "0", "--skipped-to=ci/skipped.txt")
+    done = _pytest(project, *SERIAL, "--skipped-to=ci/skipped.txt")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "1 passed, 6 skipped, 1 xfailed" in _summary(done), done.stdout
     assert "ek_absent_extra is not installed (pip install ek-absent-extra)" in done.stdout
@@ -127,7 +130,7 @@ def test_the_rerun_runs_exactly_the_skipped_tests_and_with_all_extras_they_fail(
     listed = "\n".join(sorted(SKIPPED - {"test_module_skip.py"})) + "\n"
     (project / "ci" / "skipped.txt").write_text(listed, encoding="utf-8")
     (project / "test_module_skip.py").unlink()
-    done = _pytest(project, "-n", "0", "--rerun-skipped=ci/skipped.txt", all_extras=True)
+    done = _pytest(project, *SERIAL, "--rerun-skipped=ci/skipped.txt", all_extras=True)
     assert done.returncode == 1
     # the marks fail the setup (errors), the others the call; test_passes and the xfail do not run again
     assert "3 failed, 2 deselected, 2 errors" in _summary(done), done.stdout
@@ -136,7 +139,7 @@ def test_the_rerun_runs_exactly_the_skipped_tests_and_with_all_extras_they_fail(
 
 def test_a_module_that_skips_whole_fails_to_collect_with_all_extras(project):
     (project / "skipped.txt").write_text("test_module_skip.py\n", encoding="utf-8")
-    done = _pytest(project, "-n", "0", "--rerun-skipped", "skipped.txt", all_extras=True)
+    done = _pytest(project, *SERIAL, "--rerun-skipped", "skipped.txt", all_extras=True)
     assert done.returncode == 2  # a collection error
     assert "EK_TEST_ALL_EXTRAS is set, yet ek_absent_extra is not installed" in done.stdout
     assert "test_mixed.py" not in done.stdout  # a file the list does not name is not even collected
@@ -149,7 +152,7 @@ def test_a_rerun_of_an_empty_list_runs_nothing_and_passes(project):
 
 
 def test_a_rerun_without_the_list_says_how_to_make_one(project):
-    done = _pytest(project, "-n", "0", "--rerun-skipped", "nowhere.txt")
+    done = _pytest(project, *SERIAL, "--rerun-skipped", "nowhere.txt")
     assert done.returncode == 4
     assert "--rerun-skipped nowhere.txt: No such file or directory; write it with --skipped-to first" in done.stderr
 

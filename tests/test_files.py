@@ -256,11 +256,14 @@ def test_folder_pairs_by_name_in_the_tesstrain_layout(tmp_path):
     _write(tmp_path / "gt" / "l1.png", b"\x89PNG")  # images beside the transcriptions are skipped
     _write(tmp_path / "gt" / "sub" / "l2.gt.txt", "World")
     _write(tmp_path / "gt" / "l3.gt.txt", "Gone")
-    _write(tmp_path / "gt" / "l1.txt", "an OCR result kept beside the gold")  # not gold: .gt files exist
+    _write(tmp_path / "gt" / "l1.txt", "an OCR result kept beside the gold")
     _write(tmp_path / "ocr" / "l1.txt", "Hallo")
     _write(tmp_path / "ocr" / "sub" / "l2.txt", "World")
     _write(tmp_path / "ocr" / "l9.txt", "stray")
-    j = read_pair(tmp_path / "gt", tmp_path / "ocr")
+    # with PRED another folder, gt/l1.txt would be a second gold file for l1: refused, never dropped
+    with pytest.raises(InputError, match=r"two gold files for 'l1' \(.*l1\.gt\.txt and .*l1\.txt\); keep one"):
+        read_pair(tmp_path / "gt", tmp_path / "ocr")
+    j = read_pair(tmp_path / "gt", tmp_path / "ocr", gold_suffix=".gt.txt")
     assert j.ids == ("l1", "l3", "sub/l2")
     assert j.golds == ("Hello", "Gone", "World") and j.preds == ("Hallo", "", "World")
     assert j.missing == ("l3",) and j.extra == ("l9",)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -115,6 +116,148 @@ def test_candidates_drop_dotted_parts_then_fall_back_to_the_folder():
     assert candidates("sub/p1/ocr") == ("sub/p1/ocr", "sub/p1")
     assert candidates("p1/p1.kraken") == ("p1/p1.kraken", "p1")  # p1/p1 is the folder's document
     assert candidates("plain") == ("plain",)
+
+
+# -- folders mixing kinds of file: every document pairs by its stem -----------------------
+
+
+def test_a_gold_folder_mixing_gt_txt_and_page_reads_both_as_gold(tmp_path):
+    # issue 29: the PAGE files beside x.gt.txt were dropped from GOLD and listed as extra predictions
+    write(tmp_path / "gt" / "x.gt.txt", "Tis is a test")
+    write(tmp_path / "gt" / "kant_0017.xml", page("Was ist Aufklärung"))
+    write(tmp_path / "gt" / "sub" / "kant_0020.hocr", hocr(["Muth", "dich"]))
+    write(tmp_path / "ocr" / "x.txt", "This is a test")
+    write(tmp_path / "ocr" / "kant_0017.xml", alto(["Was", "ist", "Aufklarung"]))
+    write(tmp_path / "ocr" / "sub" / "kant_0020.txt", "Muth dich")
+    j = read_pair(tmp_path / "gt", tmp_path / "ocr")
+    assert j.ids == ("kant_0017", "sub/kant_0020", "x") and j.extra == () and j.missing == ()
+    assert j.golds == ("Was ist Aufklärung", "Muth dich", "Tis is a test")
+    assert [j.documents[i][0].format for i in j.ids] == ["page", "hocr", "text"]
+    assert j.preds == ("Was ist Aufklarung", "Muth dich", "This is a test")
+
+
+def test_one_folder_as_both_sides_keeps_gold_to_the_gt_files(tmp_path):
+    # a document named for no .gt file is a prediction there (an extra), as before; with PRED elsewhere it is gold
+    lines, ocr = tmp_path / "lines", tmp_path / "ocr"
+    write(lines / "l1.gt.txt", "Hello")
+    write(lines / "l1.tess.txt", "Hallo")
+    write(lines / "l2.gt.txt", "World")
+    write(lines / "l2.xml", page("Wor1d"))  # NAME.EXT beside NAME.gt.EXT: the prediction here
+    write(lines / "notes.txt", "a stray file")
+    j = read_pair(lines, lines)
+    assert j.ids == ("l1", "l2") and j.preds == ("Hallo", "Wor1d") and j.extra == ("notes",)
+    write(ocr / "l1.txt", "Hullo")
+    write(ocr / "notes.txt", "a stray fil")
+    with pytest.raises(InputError, match=r"two gold files for 'l2'"):
+        read_pair(lines, ocr)  # PRED elsewhere: l2.xml would be a second gold file
+    j = read_pair(lines, ocr, gold_suffix=".gt.txt")
+    assert j.ids == ("l1", "l2") and j.preds == ("Hullo", "") and j.extra == ("notes",)  # the suffix names gold
+    (lines / "l2.xml").unlink()
+    j = read_pair(lines, ocr)
+    assert j.ids == ("l1", "l2", "notes") and j.preds == ("Hullo", "", "a stray fil")  # PRED elsewhere: notes is gold
+
+
+@pytest.mark.parametrize(
+    "names, listed, fix",
+    [
+        (("a.gt.txt", "a.xml"), r"\(\S*a\.gt\.txt and \S*a\.xml\)", r"--gold-suffix \.gt\.txt"),
+        (("a.gt.xml", "a.txt"), r"\(\S*a\.gt\.xml and \S*a\.txt\)", r"--gold-suffix \.gt\.xml"),
+        (("a/gt.txt", "a/a.xml"), r"\(\S*a/gt\.txt and \S*a/a\.xml\)", r"--gold-suffix gt\.txt"),
+    ],
+)
+def test_two_gold_files_for_one_stem_are_an_error_naming_both_and_the_fix(tmp_path, names, listed, fix):
+    write(tmp_path / "gt" / names[0], "one")
+    write(tmp_path / "gt" / names[1], page("two") if names[1].endswith(".xml") else "two")
+    write(tmp_path / "ocr" / "a.txt", "on")
+    with pytest.raises(InputError, match=rf"^GOLD \S*gt has two gold files for 'a' {listed}; keep one, or pass {fix}"):
+        read_pair(tmp_path / "gt", tmp_path / "ocr")
+    j = read_pair(tmp_path / "gt", tmp_path / "gt")  # one folder as both sides: the second file is the prediction
+    assert j.ids == ("a",) and j.golds == ("one",) and j.preds == ("two",)
+
+
+def test_two_files_for_one_stem_without_a_gt_name_are_refused_on_either_side(tmp_path):
+    write(tmp_path / "gt" / "a.txt", "one")
+    write(tmp_path / "gt" / "a.xml", page("two"))
+    write(tmp_path / "ocr" / "a.txt", "one")
+    with pytest.raises(InputError, match=r"GOLD \S*gt has two files for 'a' \(a\.txt and a\.xml\); keep one"):
+        read_pair(tmp_path / "gt", tmp_path / "ocr")
+    with pytest.raises(InputError, match=r"PRED \S*gt holds several outputs for the document 'a' \(a\.txt, a\.xml\)"):
+        read_pair(tmp_path / "ocr", tmp_path / "gt")
+
+
+def test_real_kant_page_and_line_dirs_text_in_one_gold_folder(real_data, tmp_path):
+    complex_ = real_data / "ocrd-assets" / "kant_aufklaerung_1784-complex"
+    tess = "OCR-D-OCR-TESS-frk-SEG-LINE-tesseract-ocropy-DEWARP"
+    lines = real_data / "dinglehopper" / "line_dirs" / "basic"
+    files = {
+        "gt/kant_0017.xml": complex_ / "OCR-D-GT-PAGE" / "PAGE_0017_PAGE.xml",
+        "gt/kant_0020.xml": complex_ / "OCR-D-GT-PAGE" / "PAGE_0020_PAGE.xml",
+        "gt/x.gt.txt": lines / "gt" / "a.gt.txt",
+        "ocr/kant_0017.xml": complex_ / tess / f"{tess}_0001.xml",
+        "ocr/kant_0020.xml": complex_ / tess / f"{tess}_0002.xml",
+        "ocr/x.txt": lines / "ocr" / "a.some-ocr.txt",
+    }
+    for name, source in files.items():
+        write(tmp_path / name, source.read_bytes())
+    j = read_pair(tmp_path / "gt", tmp_path / "ocr")
+    assert j.ids == ("kant_0017", "kant_0020", "x") and j.extra == () and j.missing == ()
+    assert [j.documents[i][0].format for i in j.ids] == ["page", "page", "text"]
+    assert j.golds[2] == "This is a test." and j.preds[2] == "Tis is a test."
+    # the OCR-D GT beside its own ALTO export, as one folder: a second gold file unless PRED is that folder
+    write(tmp_path / "gt" / "kant_0017.gt.xml", (complex_ / "OCR-D-GT-PAGE" / "PAGE_0017_PAGE.xml").read_bytes())
+    with pytest.raises(
+        InputError, match=r"two gold files for 'kant_0017' \(\S*kant_0017\.gt\.xml and \S*kant_0017\.xml\)"
+    ):
+        read_pair(tmp_path / "gt", tmp_path / "ocr")
+
+
+def test_real_line_dirs_layouts_still_pair(real_data):
+    lines = real_data / "dinglehopper" / "line_dirs"
+    for gold, pred in (
+        (lines / "basic" / "gt", lines / "basic" / "ocr"),
+        (lines / "subdirs", lines / "subdirs"),
+        (lines / "merged", lines / "merged"),
+    ):
+        j = read_pair(gold, pred)
+        assert j.ids == ("a", "b") and j.golds == ("This is a test.", "Another test."), gold
+        assert j.preds == ("Tis is a test.", "AnÖther test.") and j.extra == () and j.missing == (), gold
+
+
+# -- empty files --------------------------------------------------------------------------
+
+
+def test_an_empty_prediction_is_noted_with_its_file(tmp_path):
+    write(tmp_path / "gt" / "a.txt", "cat")
+    write(tmp_path / "gt" / "b.txt", "dog")
+    write(tmp_path / "gt" / "c.txt", "emu")
+    empty = write(tmp_path / "ocr" / "a.txt", b"")  # 0 bytes
+    write(tmp_path / "ocr" / "b.txt", "dog")
+    blank = write(tmp_path / "ocr" / "c.xml", page(""))  # a page with no text
+    j = read_pair(tmp_path / "gt", tmp_path / "ocr")
+    assert j.preds == ("", "dog", "") and j.missing == ()
+    assert j.empty == (("a", str(empty)), ("c", str(blank)))
+    single = read_pair(tmp_path / "gt" / "a.txt", empty)
+    assert single.empty == (("a", str(empty)),)
+
+
+def test_the_command_notes_each_empty_prediction_and_refuses_an_empty_gold_file(tmp_path):
+    write(tmp_path / "gt" / "a.gt.txt", "Hello")
+    write(tmp_path / "gt" / "b.gt.txt", "World")
+    write(tmp_path / "ocr" / "a.txt", "Hallo")
+    empty = write(tmp_path / "ocr" / "b.txt", b"")
+    out = ek("evaluate", tmp_path / "gt", tmp_path / "ocr")
+    assert out.returncode == 0, out.stderr
+    assert f"note: {empty}: empty prediction: scored as all deletions\n" in out.stdout
+    data = json.loads(ek("evaluate", tmp_path / "gt", tmp_path / "ocr", "--json", "-").stdout)
+    assert data["notes"] == [{"id": "b", "path": str(empty), "note": "empty prediction: scored as all deletions"}]
+    assert data["aggregate"] == pytest.approx((1 + 5) / 10)  # all 5 characters of "World" deleted
+    write(tmp_path / "gt" / "c.gt.txt", b"")  # a 0-byte gold file: nothing to score against, an error
+    out = ek("evaluate", tmp_path / "gt", tmp_path / "ocr")
+    assert out.returncode == 2 and out.stdout == ""
+    assert re.search(r"GOLD \S*c\.gt\.txt has no text \(text\); transcribe it or leave the file out", out.stderr)
+    assert "--keep-going" in out.stderr
+    kept = ek("evaluate", tmp_path / "gt", tmp_path / "ocr", "--keep-going")
+    assert kept.returncode == 0 and "failed: 1 document could not be read (left out):" in kept.stdout
 
 
 # -- --gold-suffix / --pred-suffix -----------------------------------------------------

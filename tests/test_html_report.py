@@ -325,19 +325,23 @@ def test_meta_is_copied_into_both_pages_and_wins(tmp_path):
     assert evaluate_page(scored, overall, per_slice, options, meta=None)["errors"][0]["id"] == "p2"
 
 
-def test_the_page_data_aligns_shown_texts_by_grapheme_cluster(tmp_path):
+def test_the_page_data_counts_code_points_as_cer_does_and_draws_whole_clusters(tmp_path):
     for side, text in (("gold", "Fluſz m\u0303 u\u0364ber\n"), ("pred", "Fluss m uber\n")):
         (tmp_path / side).mkdir()
         (tmp_path / side / "p1.txt").write_text(text, encoding="utf-8")
     scored, overall, per_slice, options = _scored(str(tmp_path / "gold"), str(tmp_path / "pred"))
-    ops = evaluate_page(scored, overall, per_slice, options)["items"][0]["ops"]
-    assert [tuple(op) for op in ops if op[0] != "equal"] == [
+    item = evaluate_page(scored, overall, per_slice, options)["items"][0]
+    assert [tuple(op) for op in item["ops"] if op[0] != "equal"] == [
         ("replace", "ſ", "s"),
         ("replace", "z", "s"),
-        ("replace", "m\u0303", "m"),
-        ("replace", "u\u0364", "u"),
+        ("delete", "\u0303", ""),
+        ("delete", "\u0364", ""),
     ]
     assert scored.report.scores[0].detail["edits"] == 4  # counted in code points: two marks dropped, two letters
+    html = render_evaluate({"metric": "cer", "aggregate": 0.3, "items": [item]})
+    assert '<span class="diff" data-edits="4">' in html
+    assert 'title="substituted: &#x27;m̃&#x27; → &#x27;m&#x27;"' in html  # the mark drawn on its letter
+    assert 'title="substituted: &#x27;uͤ&#x27; → &#x27;u&#x27;"' in html
 
 
 def test_ek_evaluate_html_shows_the_reading_order_note(tmp_path):

@@ -151,8 +151,8 @@ def test_runs_of_substitutions_merge_into_one_block():
     html = render_diff(ops, unit="char")
     assert html.count('class="op-sub"') == 2
     assert (
-        '<span class="op-sub" title="substituted: &#x27;abc&#x27; → &#x27;xyz&#x27;"><del>abc</del>'
-        "<ins>xyz</ins></span>-"
+        '<span class="op-sub" title="substituted: &#x27;abc&#x27; → &#x27;xyz&#x27; (3 edits)" data-edits="3">'
+        "<del>abc</del><ins>xyz</ins></span>-"
     ) in html
     words = render_diff(align("a big red b", "a small blue b", unit="word"), unit="word")
     assert "<del>small blue</del><ins>big red</ins>" in words  # the word separator is no changed space

@@ -78,7 +78,7 @@ class Op(NamedTuple):
 def graphemes(text: str) -> list[str]:
     """The extended grapheme clusters of ``text`` (Unicode UAX #29), in order.
 
-    Needs the ``regex`` package (``pip install "ek[metrics]"``).
+    Needs the ``regex`` package, which the ``ocr`` and ``metrics`` extras bring (``pip install "ek[ocr]"``).
 
     >>> graphemes("Schlym\\u0303")
     ['S', 'c', 'h', 'l', 'y', 'm̃']
@@ -179,7 +179,7 @@ _PATTERN: list[Any] = []  # the compiled regex pattern, once
 
 def _grapheme_pattern() -> Any:
     if not _PATTERN:
-        regex = import_optional("regex", extra="metrics", feature="grapheme segmentation (segment='grapheme')")
+        regex = import_optional("regex", extra="ocr", feature="grapheme segmentation (segment='grapheme')")
         _PATTERN.append(regex.compile(r"\X"))
     return _PATTERN[0]
 

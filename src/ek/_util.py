@@ -227,6 +227,28 @@ def describe_fallbacks(level: str, fallbacks: Sequence[Mapping[str, Any]], shown
     return f"{level}, but {n} region{'s' if n != 1 else ''} read at another level ({named}{more})"
 
 
+def describe_level_disagreements(rows: Sequence[Mapping[str, Any]]) -> str:
+    """The regions whose text differs between two levels, in words: how many, the worst, how to read the other.
+
+    >>> print(describe_level_disagreements([
+    ...     {"side": "gold", "id": "p1", "region": "r3", "level": "region", "other_level": "line", "cer": 0.25}]))
+    the text of 1 region differs between two of its levels (worst: gold p1 region r3, CER 25.0% between its \
+region and line text); the figures use the region text, --text-level line reads the line text instead \
+(all in --json under level_disagreements)
+    """
+    if not rows:
+        return ""
+    n = len(rows)
+    worst = max(rows, key=lambda r: r.get("cer") or 0.0)
+    level, other = worst.get("level"), worst.get("other_level")
+    return (
+        f"the text of {n} region{'s' if n != 1 else ''} differs between two of {'their' if n != 1 else 'its'} levels (worst: "
+        f"{worst.get('side')} {worst.get('id')} region {worst.get('region')}, CER {float(worst.get('cer') or 0.0):.1%} "
+        f"between its {level} and {other} text); the figures use the {level} text, --text-level {other} reads "
+        f"the {other} text instead (all in --json under level_disagreements)"
+    )
+
+
 def _cell(value: Any) -> str:
     if value is None:
         return "-"

@@ -42,7 +42,7 @@ which matters only right after a ZWJ (rule WB3c: uniseg keeps the pair
 together, this module cuts it). Characters new in Unicode 15.0-17.0 are
 unassigned to uniseg or Python and may cut differently.
 
-Needs the ``regex`` package (``pip install "ek[metrics]"``).
+Needs the ``regex`` package, which the ``ocr`` and ``metrics`` extras bring (``pip install "ek[ocr]"``).
 
 >>> unicode_words("The quick (“brown”) fox can’t jump 32.3 feet, right?")
 ['The', 'quick', 'brown', 'fox', 'can’t', 'jump', '32.3', 'feet', 'right']
@@ -186,7 +186,7 @@ def _learn(text: str) -> None:
 def _classifier() -> Any:
     """``char -> code`` from the ``regex`` package's Unicode properties (loaded on first use)."""
     if not _COMPILED:
-        regex = import_optional("regex", extra="metrics", feature="Unicode word segmentation (words='unicode')")
+        regex = import_optional("regex", extra="ocr", feature="Unicode word segmentation (words='unicode')")
         by_property = regex.compile("|".join(f"(?P<{code}>\\p{{Word_Break={name}}})" for name, code in _PROPERTIES))
         pictographic = regex.compile(r"\p{Extended_Pictographic}")
 

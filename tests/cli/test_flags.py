@@ -20,7 +20,7 @@ from ek.cli import Options, run
 from ek.cli._main import _build_parser
 
 OWN = {  # each command's own keyword-only options, after the shared ones, as --help lists them
-    "evaluate": ["save", "workers", "scheduler", "timeout"],
+    "evaluate": ["gold_group", "pred_group", "save", "workers", "scheduler", "timeout", "per_page"],
     "compare": ["fail_on_regression"],
     "estimate": ["proxy", "audit", "proxy_field", "plan", "lam", "interval"],
 }

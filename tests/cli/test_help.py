@@ -118,11 +118,11 @@ def test_help_has_no_markup_and_one_line_per_option(command, capsys):
 
 def test_evaluate_help_groups_the_shared_flags(capsys):
     text = help_text("evaluate", capsys)
-    assert text.startswith("usage: ek evaluate [options] GOLD PRED\n\nScore PRED against GOLD")
+    assert text.startswith("usage: ek evaluate [options] GOLD [PRED]\n\nScore PRED against GOLD")
     titles = [line[:-1] for line in text.splitlines() if re.fullmatch(r"[a-z]+:", line)]
     assert titles == ["arguments", "options", "records", "scoring", "outputs", "gates", "documents"]
     assert (
-        "\n  --text-level LEVEL    the text level read (one of: region, line, word, glyph; default: finest)\n" in text
+        "\n  --text-level LEVEL    text level (one of: region, line, word, glyph; default: region, else line)\n" in text
     )
     assert "\n  --keep-going          score the other documents" in text and "--no-keep-going" not in text
     assert "\n  --max-file-mb MB      skip (and list) files over MB megabytes (default: 256)\n" in text

@@ -16,7 +16,7 @@ from ek.cli._demo import _fleet as _demo
 from tests.demo._fakes import fake_rapidocr_text, fake_tesseract_text, records
 from tests.ocr._fleet_fakes import without_seconds
 
-requires_tesseract = pytest.mark.needs("tesseract")  # the program (tests/conftest.py: PROGRAMS)
+requires_tesseract = pytest.mark.needs("tesseract", "ocracy")  # the program and ek[ocr] (tests/conftest.py)
 TITLE = "2. Choose an engine: Tesseract and RapidOCR on the bundled pages and lines"
 
 

@@ -412,19 +412,19 @@ def test_the_text_level_read_is_recorded_one_level_or_per_side(tmp_path):
     write(tmp_path / "gt" / "b.xml", page_xml(["four"]))
     write(tmp_path / "ocr" / "a.hocr", hocr([[("one", 90), ("two", 90)], [("three", 90)]]))
     write(tmp_path / "ocr" / "b.txt", "four")
-    assert evaluate_files(tmp_path / "gt", tmp_path / "ocr").detail["text_level"] == {"gold": "line", "pred": "word"}
+    assert evaluate_files(tmp_path / "gt", tmp_path / "ocr").detail["text_level"] == "line"  # hOCR: line level
     word_line = (
         '<TextLine id="l"><Word id="w"><TextEquiv><Unicode>five</Unicode></TextEquiv></Word>'
-        "<TextEquiv><Unicode>five</Unicode></TextEquiv></TextLine>"
-    )  # complete down to the word
+        "<TextEquiv><Unicode>five</Unicode></TextEquiv></TextLine><TextEquiv><Unicode>five</Unicode></TextEquiv>"
+    )  # complete down to the word, and the region's own text
     write(
         tmp_path / "gt" / "c.xml",
         f'<?xml version="1.0"?><PcGts xmlns="{PAGE_NS}"><Page><TextRegion id="r">'
         f"{word_line}</TextRegion></Page></PcGts>",
     )
     assert evaluate_files(tmp_path / "gt", tmp_path / "gt").detail["text_level"] == {
-        "gold": {"line": 2, "word": 1},
-        "pred": {"line": 2, "word": 1},
+        "gold": {"line": 2, "region": 1},
+        "pred": {"line": 2, "region": 1},
     }
     assert evaluate_files(tmp_path / "gt" / "a.xml", tmp_path / "gt" / "a.xml").detail["text_level"] == "line"
     with_region = page_xml(["four"]).replace(

@@ -489,6 +489,54 @@ def test_a_persisted_fleet_reads_nothing_twice(tmp_path):
         benchmark_fleet({"careful": fakes.sloppy}, gold, persist=True, run_id="nightly", rootdir=str(tmp_path))
 
 
+def test_a_resumed_fleet_says_what_it_reused_engine_by_engine(tmp_path):
+    engines = {"careful": fakes.careful, "sloppy": fakes.sloppy}
+    assert benchmark_fleet(engines, fakes.gold(6)).resumed is None  # not stored: nothing to resume
+    first = benchmark_fleet(engines, fakes.gold(6), run_id="n", rootdir=str(tmp_path))
+    assert first.resumed == {"reused": 0, "read": 12}
+    assert first["careful"].resumed == first["sloppy"].resumed == {"reused": 0, "read": 6}
+    fakes.CALLS.clear()
+    more = benchmark_fleet(engines, fakes.gold(8), run_id="n", rootdir=str(tmp_path))  # two new pages
+    assert len(fakes.CALLS) == 4
+    assert more.resumed == {"reused": 12, "read": 4} and more["sloppy"].resumed == {"reused": 6, "read": 2}
+    assert more.consensus.resumed is None  # the consensus is computed, never stored
+    runs = ek.stores.json_store("runs", rootdir=str(tmp_path))
+    assert runs["fleet.n.careful"]["resumed"] == {"reused": 6, "read": 2}  # the run's own record says so too
+    assert runs["fleet.n.careful"]["summary"]["version"] == dict(more["careful"].version)  # and what read them
+
+
+def test_engine_names_with_colons_are_stored_under_safe_file_names(tmp_path):
+    import re
+
+    from ek._runs import store_key, stored_runs
+
+    engines = {"careful:lang=deu,psm=7": fakes.careful, "sloppy": fakes.sloppy}
+    benchmark_fleet(engines, fakes.gold(3), run_id="n", rootdir=str(tmp_path))
+    names = [p.name for p in tmp_path.rglob("*") if p.is_file()]
+    assert names and all(re.fullmatch(r"[A-Za-z0-9._-]+", name) for name in names), names
+    assert stored_runs("fleet", rootdir=str(tmp_path)) == ["n.careful:lang=deu,psm=7", "n.sloppy"]
+    assert f"{store_key('fleet', 'n.careful:lang=deu,psm=7')}.json" in names
+    fakes.CALLS.clear()
+    again = benchmark_fleet(engines, fakes.gold(3), run_id="n", rootdir=str(tmp_path))
+    assert fakes.CALLS == [] and again.resumed == {"reused": 6, "read": 0}
+
+
+def test_a_fleet_stored_under_raw_engine_names_by_an_earlier_ek_resumes_where_it_is(tmp_path, monkeypatch):
+    from ek._runs import _records
+
+    engines = {"careful:lang=deu": fakes.careful}
+    with monkeypatch.context() as old:  # an earlier ek named the files by the raw run id
+        old.setattr(_records, "store_key", lambda kind, run_id: f"{kind}.{run_id}")
+        first = benchmark_fleet(engines, fakes.gold(4), run_id="n", rootdir=str(tmp_path))
+    before = {p.name for p in tmp_path.rglob("*.json")}
+    assert "fleet.n.careful:lang=deu.json" in before
+    fakes.CALLS.clear()
+    again = benchmark_fleet(engines, fakes.gold(4), run_id="n", rootdir=str(tmp_path))
+    assert fakes.CALLS == [] and again.resumed == {"reused": 4, "read": 0}
+    assert comparable(again) == comparable(first)
+    assert {p.name for p in tmp_path.rglob("*.json")} == before  # read where it is: nothing moved, nothing lost
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
 def test_a_fleet_killed_mid_way_resumes_engine_by_engine_to_the_same_report(tmp_path):
     root = tmp_path / "data"
@@ -524,6 +572,8 @@ def test_a_fleet_killed_mid_way_resumes_engine_by_engine_to_the_same_report(tmp_
         rootdir=str(root),
     )
     assert len(fakes.CALLS) == 7  # sloppy's pages 4 to 10; careful's all stored
+    assert resumed["careful"].resumed == {"reused": 10, "read": 0}
+    assert resumed["sloppy"].resumed == {"reused": 3, "read": 7}
     clean = benchmark_fleet({"careful": fakes.careful, "sloppy": fakes.sloppy}, fakes.gold(10))
     assert comparable(resumed) == comparable(clean)
 

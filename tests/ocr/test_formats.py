@@ -62,7 +62,8 @@ def test_page_2019_line_level_with_word_confidences():
 def test_page_2013_region_and_word_levels():
     doc = read_document(page(TWO_REGIONS, ns=PAGE_2013), text_level="region")
     assert doc.schema == "2013-07-15" and doc.lines == ("first line", "second", "Schlym\u0303")
-    assert doc.word_confidences == (None,) * 4  # region level: words split from the region text
+    # region level: its lines are the region's text, so the words and their confidences come from them
+    assert doc.word_confidences == (0.9, 0.5, None, None)
     # l2 and l3 have no words: their regions fall back to the line level, and say so
     doc = read_document(page(TWO_REGIONS), text_level="word")
     assert doc.lines == ("first line", "second", "Schlym\u0303")
@@ -116,8 +117,8 @@ def test_page_picks_the_lowest_index_or_the_highest_confidence():
         (
             page('<TextRegion id="r"><TextLine id="l9"><Coords points="0,0"/></TextLine></TextRegion>'),
             (
-                r"x\.xml: <TextLine id='l9'> has no TextEquiv/Unicode at line level in <TextRegion id='r'>, and no other "
-                r"level covers its region; transcribe it"
+                r"x\.xml: <TextLine id='l9'> has no TextEquiv/Unicode at line level in <TextRegion id='r'>, and the "
+                r"region has no text at any level \(region, line, word or glyph\); transcribe the region, or remove it"
             ),
         ),
         (
@@ -266,10 +267,10 @@ def tesseract_glyphs(tmp_path_factory):
 
 @pytest.mark.parametrize("stem", sorted(p.stem for p in DEMO.glob("*.png")))
 def test_tesseract_glyph_level_hocr_agrees_with_its_words_and_its_alto(tesseract_glyphs, stem):
-    glyphs = read_document(tesseract_glyphs / f"{stem}.hocr", allow_empty=True)
+    glyphs = read_document(tesseract_glyphs / f"{stem}.hocr", text_level="glyph", allow_empty=True)
     words = read_document(tesseract_glyphs / f"{stem}.hocr", text_level="word", allow_empty=True)
     alto = read_document(tesseract_glyphs / f"{stem}.xml", allow_empty=True)
-    assert (alto.schema, alto.text_level) == ("v3", "word") and glyphs.text_level in ("glyph", "")
+    assert (alto.schema, alto.text_level) == ("v3", "line") and glyphs.text_level in ("glyph", "")
     assert glyphs.lines == words.lines == alto.lines and glyphs.words == alto.words
     assert glyphs.word_confidences == words.word_confidences
 

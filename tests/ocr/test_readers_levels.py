@@ -64,18 +64,20 @@ def test_the_level_read_and_the_fallbacks_follow_the_rule(drawn, text_level):
     regions, lines, complete = _build(drawn)
     data = page_document("2019-07-15", regions)
     if not all(complete):
-        with pytest.raises(ValueError, match="has no TextEquiv/Unicode at .* level in <TextRegion id='r\\d'>"):
+        with pytest.raises(ValueError, match="has no TextEquiv/Unicode at .* level"):
             read_document(data, text_level=text_level)
         return
     doc = read_document(data, text_level=text_level)
     assert doc.lines == tuple(lines)  # consistent levels: the same text whichever is read
+    assert doc.level_disagreements == ()
     rank = {lv: k for k, lv in enumerate(TEXT_LEVELS)}
-    if text_level is None:  # the finest of the levels the fewest regions lack
-        lacking = {lv: sum(lv not in c for c in complete) for lv in TEXT_LEVELS}
-        text_level = min(TEXT_LEVELS, key=lambda lv: (lacking[lv], -rank[lv]))
-    nearest = [min(c, key=lambda lv: (abs(rank[lv] - rank[text_level]), rank[lv])) for c in complete]
+    if text_level is None:  # each region at its coarsest level; the document's is the most common
+        used = [min(c, key=rank.get) for c in complete]
+        text_level = min(TEXT_LEVELS, key=lambda lv: (-used.count(lv), rank[lv]))
+    else:
+        used = [min(c, key=lambda lv: (abs(rank[lv] - rank[text_level]), rank[lv])) for c in complete]
     assert doc.text_level == text_level
-    assert doc.fallbacks == tuple((f"r{k}", lv) for k, lv in enumerate(nearest) if lv != text_level)
+    assert doc.fallbacks == tuple((f"r{k}", lv) for k, lv in enumerate(used) if lv != text_level)
 
 
 def test_a_region_without_any_complete_level_names_the_unit_missing_its_text():
@@ -99,7 +101,7 @@ def test_empty_regions_are_left_out_and_a_file_with_no_text_at_all_is_an_error()
 
 def test_a_blank_line_needs_no_words():
     region = Region("r", lines=(Line("a b", (Word("a"), Word("b"))), Line("", ())))
-    doc = read_document(page_document("2019-07-15", [region]))
+    doc = read_document(page_document("2019-07-15", [region]), text_level="word")
     assert (doc.lines, doc.text_level, doc.fallbacks) == (("a b",), "word", ())
 
 
@@ -172,8 +174,8 @@ def test_text_level_and_profile_pass_through_read_pair(tmp_path):
     path.write_bytes(data)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert read_pair(path, path).golds == ("line text",)
-        assert read_pair(path, path, text_level="region").golds == ("region text",)
+        assert read_pair(path, path).golds == ("region text",)  # the region's own text by default
+        assert read_pair(path, path, text_level="line").golds == ("line text",)
         assert read_side(path, profile="dinglehopper").values == ("region text",)  # dinglehopper's default level
         folder = tmp_path / "folder"
         folder.mkdir()
@@ -199,3 +201,117 @@ def test_bad_options_say_what_is_allowed(options, message, tmp_path):
     if "pick" not in options:
         with pytest.raises(ValueError, match=message):
             read_side(tmp_path, **options)  # checked before any file is read
+
+
+# -- the default level, and the check that levels agree ------------------------------
+
+
+def test_the_default_reads_each_region_at_its_own_text_else_its_coarsest_complete_level():
+    regions = [
+        Region("own", "Region text", (Line("Line text", (Word("Line"), Word("text"))),)),
+        Region("lines", lines=(Line("a line", (Word("a"), Word("line"))),)),
+        Region("words", lines=(Line(None, (Word("some"), Word("words"))),)),
+        Region("glyphs", lines=(Line(None, (Word(None, (Glyph("g"), Glyph("l"))),)),)),
+    ]
+    doc = read_document(page_document("2019-07-15", regions))
+    assert doc.lines == ("Region text", "a line", "some words", "gl")
+    # four regions at four levels: the tie goes to the coarsest, and the other three are fallbacks
+    assert doc.text_level == "region"
+    assert doc.fallbacks == (("lines", "line"), ("words", "word"), ("glyphs", "glyph"))
+    # only "own" has two texts that differ: "Line" -> "Region" is 5 edits over the 11 characters read
+    assert doc.level_disagreements == (("own", "region", "line", 5 / 11),)
+    forced = read_document(page_document("2019-07-15", regions), text_level="line")
+    assert forced.lines == ("Line text", "a line", "some words", "gl")
+    assert forced.level_disagreements == ()  # the lines agree with their words
+
+
+def test_levels_are_compared_after_nfc_and_whitespace_collapsing():
+    region = Region("r", "  Schlyn\u0303\n\n  gen  ", (Line("Schly\u00f1"), Line("gen")))
+    doc = read_document(page_document("2019-07-15", [region]))
+    assert doc.level_disagreements == ()  # NFD against NFC, blank lines and spaces are no disagreement
+    assert doc.lines == ("Schlyn\u0303", "gen")  # the region's own text is read, as it is typed
+
+
+def test_a_region_whose_lines_are_its_text_keeps_the_line_and_word_confidences():
+    line = Line("the cat", (Word("the", conf=0.9), Word("cat", conf=0.4)), conf=0.7)
+    doc = read_document(page_document("2019-07-15", [Region("r", "the cat", (line,), conf=0.2)]))
+    assert (doc.text_level, doc.line_confidences, doc.word_confidences) == ("region", (0.7,), (0.9, 0.4))
+    stale = read_document(page_document("2019-07-15", [Region("r", "the bat", (line,), conf=0.2)]))
+    assert (stale.text, stale.line_confidences, stale.word_confidences) == ("the bat", (0.2,), (None, None))
+
+
+# -- joining words and glyphs ---------------------------------------------------------
+
+
+def _one_line(line_text, words, region_text=None):
+    region = Region("r", region_text, (Line(line_text, tuple(Word(w) for w in words)),))
+    return read_document(page_document("2019-07-15", [region]), text_level="word").text
+
+
+def test_words_join_without_a_space_before_closing_punctuation_where_the_coarser_text_shows_none():
+    words = ["Berliniſche", "Monatsſchrift", "."]
+    assert _one_line("Berliniſche Monatsſchrift.", words) == "Berliniſche Monatsſchrift."
+    assert _one_line("Berliniſche Monatsſchrift .", words) == "Berliniſche Monatsſchrift ."  # as the line has it
+    # no line text: the region's text guides, line by line
+    assert _one_line(None, words, "Berliniſche Monatsſchrift .") == "Berliniſche Monatsſchrift ."
+    # opening punctuation too, where the line shows it
+    assert _one_line("„Was iſt", ["„", "Was", "iſt"]) == "„Was iſt"
+    assert _one_line("« mot »", ["«", "mot", "»"]) == "« mot »"
+    # words without punctuation always get their space, whatever the line says
+    assert _one_line("ab", ["a", "b"]) == "a b"
+
+
+def test_words_with_no_coarser_text_join_by_the_typographic_rule():
+    assert _one_line(None, ["Monatsſchrift", "."]) == "Monatsſchrift."
+    assert _one_line(None, ["a", ",", "b", ")", ";", "c", "»"]) == "a, b); c»"
+    assert _one_line(None, ["(", "S.", "516.", ")"]) == "(S. 516.)"  # no space after an opening bracket
+    assert _one_line(None, ["„", "Was"]) == "„Was"  # „ opens (Unicode Ps)
+    assert _one_line(None, ["Men", "-"]) == "Men-"  # a hyphen alone at the end of the line
+    assert _one_line(None, ["Berlin", "-", "Paris"]) == "Berlin - Paris"  # a dash inside the line keeps its spaces
+    assert _one_line(None, ["&", "co"]) == "& co"  # other punctuation keeps its spaces
+
+
+def test_the_guide_that_loses_its_place_leaves_the_rest_to_the_rule():
+    # "x" is not in the line text: from there on the rule joins
+    assert _one_line("a . b", ["a", ".", "x", "."]) == "a . x."
+
+
+def test_alto_strings_join_by_sp_where_it_stands_else_by_the_rule():
+    ns = "http://www.loc.gov/standards/alto/ns-v3#"
+    line = (
+        '<TextLine ID="l"><String CONTENT="Monatsſchrift"/><String CONTENT="."/><String CONTENT="1784"/>'
+        '<SP/><String CONTENT="."/><String CONTENT="Men"/><String CONTENT="-"/></TextLine>'
+    )
+    data = f'<alto xmlns="{ns}"><Layout><Page><PrintSpace><TextBlock ID="b">{line}</TextBlock></PrintSpace></Page></Layout></alto>'
+    doc = read_document(data.encode())
+    assert doc.lines == ("Monatsſchrift. 1784 . Men-",)  # the SP before the second "." keeps its space
+    assert doc.words == ("Monatsſchrift", ".", "1784", ".", "Men", "-")
+
+
+def test_glyphs_are_read_in_the_order_of_their_word_s_text():
+    shuffled = Word("Calau", tuple(map(Glyph, "ualaC")))  # as actevedef's ground truth stores them
+    ligature = Word("Schiff", (Glyph("ff"), Glyph("S"), Glyph("c"), Glyph("h"), Glyph("i")))
+    wrong = Word("abc", tuple(map(Glyph, "xbc")))  # not a reordering of the word's text: document order
+    region = Region("r", lines=(Line(None, (shuffled, ligature, wrong)),))
+    doc = read_document(page_document("2019-07-15", [region]), text_level="glyph")
+    assert doc.text == "Calau Schiff xbc"
+    assert doc.level_disagreements == (("r", "glyph", "word", 1 / 16),)  # "xbc" against "abc"
+
+
+# -- what a region without text says --------------------------------------------------
+
+
+@pytest.mark.parametrize("text_level", TEXT_LEVELS)
+def test_a_region_with_no_text_at_any_level_names_the_level_asked_for(text_level):
+    region = Region("r5", lines=(Line(None, (Word(None, (Glyph(None),)),)),))
+    data = page_document("2019-07-15", [full_region("r1", ["x"]), region])
+    unit = {"region": "TextRegion", "line": "TextLine", "word": "Word", "glyph": "Glyph"}[text_level]
+    with pytest.raises(ValueError) as caught:
+        read_document(data, name="p.xml", text_level=text_level)
+    message = str(caught.value)
+    assert message.startswith(f"p.xml: <{unit} id=")
+    assert f"has no TextEquiv/Unicode at {text_level} level" in message
+    assert f"(the level asked for: --text-level {text_level}, text_level={text_level!r})" in message
+    assert "the region has no text at any level" in message and "remove it from the file" in message
+    other = {"region", "line", "word", "glyph"} - {text_level}
+    assert not any(f"at {lv} level" in message for lv in other)

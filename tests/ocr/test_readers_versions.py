@@ -48,7 +48,8 @@ def test_every_page_version_reads_the_same_text_at_every_level(version, text_lev
     assert (doc.format, doc.schema) == ("page", version)
     assert doc.lines == ("Die Schlyñ-", "gen & co", "cell one", "cell two", "Ende gut")
     assert doc.words == ("Die", "Schlyñ-", "gen", "&", "co", "cell", "one", "cell", "two", "Ende", "gut")
-    assert (doc.text_level, doc.fallbacks) == (text_level or "glyph", ())  # every level complete: the finest
+    assert (doc.text_level, doc.fallbacks) == (text_level or "region", ())  # every region has its own text
+    assert doc.level_disagreements == ()
     if version == "2019-07-15":  # as ocrd_models writes it, with the pc: prefix
         assert read_document(page_document(version, REGIONS, prefix="pc"), text_level=text_level) == doc
 
@@ -107,23 +108,27 @@ def test_page_2019_written_by_ocrd_models():
     data = page.to_xml(pcgts).encode()
     assert b"<pc:PcGts" in data
     doc = read_document(data)
-    assert (doc.schema, doc.text_level) == ("2019-07-15", "word")
+    assert (doc.schema, doc.text_level) == ("2019-07-15", "line")  # the regions have no text of their own
     assert doc.lines == ("Schluß", "erſte Zeile", "zweite")
     assert doc.word_confidences == (0.75,) * 4 and doc.line_confidences == (0.5,) * 3
     assert read_document(data, pick="conf", text_level="word").lines == doc.lines
     assert read_document(data, text_level="line").line_confidences == (0.5,) * 3
 
 
-def test_each_level_gives_its_own_text_and_the_default_is_the_finest_complete_one():
+def test_each_level_gives_its_own_text_the_default_is_the_region_s_and_the_levels_are_checked():
     # a ground truth corrected at word level only: region and line text are stale
     line = Line("teh cat", words=(Word("the", (Glyph("t"), Glyph("h"), Glyph("e"))), Word("cat")))
     data = page_document("2019-07-15", [Region("r", "teh kat", (line,))])
     texts = {lv: read_document(data, text_level=lv).text for lv in TEXT_LEVELS}
     assert texts == {"region": "teh kat", "line": "teh cat", "word": "the cat", "glyph": "the cat"}
     doc = read_document(data)
-    assert (doc.text, doc.text_level, doc.fallbacks) == ("the cat", "word", ())  # "cat" has no glyphs
+    assert (doc.text, doc.text_level, doc.fallbacks) == ("teh kat", "region", ())
+    # each level read is checked against the next finer one it has (the finest against the next coarser)
+    assert doc.level_disagreements == (("r", "region", "line", 1 / 7),)  # one edit over "teh kat"
+    assert read_document(data, text_level="line").level_disagreements == (("r", "line", "word", 2 / 7),)
     glyph = read_document(data, text_level="glyph")
-    assert glyph.fallbacks == (("r", "word"),)
+    assert glyph.fallbacks == (("r", "word"),)  # "cat" has no glyphs
+    assert glyph.level_disagreements == (("r", "word", "line", 2 / 7),)
 
 
 def test_glyphs_join_into_words_and_words_into_lines():
@@ -139,9 +144,9 @@ def test_a_region_with_text_only_at_region_level_beside_line_regions():
         Region("c", lines=(full_line("another"),)),
     ]
     doc = read_document(page_document("2019-07-15", regions))
-    # the finest of the levels the fewest regions lack: glyph (one falls back; region level: two would)
+    # each region at its own text, else its lines: the document's level is the one most regions were read at
     assert doc.text == "only the region\na line\nanother"
-    assert (doc.text_level, doc.fallbacks) == ("glyph", (("a", "region"),))
+    assert (doc.text_level, doc.fallbacks) == ("line", (("a", "region"),))
 
 
 def test_alternatives_by_index_at_every_level_and_by_confidence():
@@ -249,7 +254,7 @@ BLOCKS = [
 @pytest.mark.parametrize("version", ["v1", "v2", "v3", "v4", ""])
 def test_alto_versions_spaces_hyphens_and_substitutions(version):
     doc = read_document(alto_document(version, BLOCKS, hyphens={(0, 0): "-"}))
-    assert (doc.format, doc.schema, doc.text_level) == ("alto", version, "word")
+    assert (doc.format, doc.schema, doc.text_level) == ("alto", version, "line")  # ALTO: line level by default
     # HYP ends the line as printed; SUBS_CONTENT (the joined word) is not used
     assert doc.lines == ("Die Schlyñ-", "gen & co", "Ende")
     assert doc.words == ("Die", "Schlyñ-", "gen", "&", "co", "Ende")
@@ -270,8 +275,7 @@ def test_alto_hyphen_is_not_doubled_and_may_stand_alone():
 def test_alto_glyph_level():
     blocks = [[[AltoWord("Fiſch", glyphs=tuple("Fiſch")), AltoWord("zu", glyphs=("z", "u"))]], [[AltoWord("Ende")]]]
     doc = read_document(alto_document("v3", blocks, hyphens={(0, 0): "-"}))
-    # block 0 has glyphs throughout, block 1 does not: the word level is the one neither lacks
-    assert (doc.lines, doc.text_level, doc.fallbacks) == (("Fiſch zu-", "Ende"), "word", ())
+    assert (doc.lines, doc.text_level, doc.fallbacks) == (("Fiſch zu-", "Ende"), "line", ())
     doc = read_document(alto_document("v3", blocks, hyphens={(0, 0): "-"}), text_level="glyph")
     assert (doc.lines, doc.fallbacks) == (("Fiſch zu-", "Ende"), (("block_1", "word"),))
 
@@ -281,12 +285,13 @@ def test_alto_glyph_level():
 
 def test_hocr_from_tesseract_kraken_and_ocropus():
     tess = read_document(hocr_tesseract([["Fish and", "chips"], ["x"]], confs=[96, 41, 7, 100]))
-    assert (tess.lines, tess.text_level) == (("Fish and", "chips", "x"), "word")
+    assert (tess.lines, tess.text_level) == (("Fish and", "chips", "x"), "line")  # hOCR: line level by default
     assert tess.word_confidences == (0.96, 0.41, 0.07, 1.0)
     glyphs = read_document(hocr_tesseract([["Fish and"]], glyphs=True))
-    assert (glyphs.lines, glyphs.text_level) == (("Fish and",), "glyph")
+    assert (glyphs.lines, glyphs.text_level) == (("Fish and",), "line")
+    assert read_document(hocr_tesseract([["Fish and"]], glyphs=True), text_level="glyph").text_level == "glyph"
     kraken = read_document(hocr_kraken(["Fish and", "chips"]))
-    assert (kraken.lines, kraken.text_level, kraken.word_confidences) == (("Fish and", "chips"), "word", (None,) * 3)
+    assert (kraken.lines, kraken.text_level, kraken.word_confidences) == (("Fish and", "chips"), "line", (None,) * 3)
     ocropus = read_document(hocr_ocropus(["Fish  and ", "chips"]))
     assert (ocropus.lines, ocropus.text_level, ocropus.fallbacks) == (("Fish and", "chips"), "line", ())
     words = read_document(hocr_ocropus(["Fish"]), text_level="word")
@@ -309,3 +314,32 @@ def test_unclosed_hocr_line_spans_each_make_a_line():
     data = ("<div class='ocr_page'>" + "<span class='ocr_line'>x " * n).encode()
     doc = read_document(data)
     assert len(data) > 1_500_000 and doc.lines == ("x",) * n
+
+
+def test_a_group_naming_a_table_reads_the_cells_it_names_in_its_order_then_the_others():
+    cells = tuple(full_region(f"c{k}", [f"cell {k}"]) for k in range(1, 5))
+    regions = [Region("t", kind="TableRegion", regions=cells), full_region("after", ["after"])]
+    for group in ("OrderedGroupIndexed", "UnorderedGroupIndexed"):
+        members = (
+            '<RegionRefIndexed index="0" regionRef="c3"/><RegionRefIndexed index="1" regionRef="c1"/>'
+            if group.startswith("Ordered")
+            else '<RegionRef regionRef="c3"/><RegionRef regionRef="c1"/>'
+        )
+        order = (
+            f'<ReadingOrder><OrderedGroup id="g"><{group} id="t_order" regionRef="t" index="0">{members}'
+            f'</{group}><RegionRefIndexed index="1" regionRef="after"/></OrderedGroup></ReadingOrder>'
+        )
+        doc = read_document(page_document("2019-07-15", regions, reading_order=order))
+        # the group's order (an unordered group: as listed), then c2 and c4 in document order, then "after"
+        assert doc.lines == ("cell 3", "cell 1", "cell 2", "cell 4", "after"), group
+
+
+def test_a_group_naming_a_text_region_with_regions_inside_gives_its_own_lines_first():
+    inner = (full_region("i1", ["inner one"]), full_region("i2", ["inner two"]))
+    regions = [Region("outer", lines=(full_line("outer line"),), regions=inner)]
+    order = (
+        '<ReadingOrder><OrderedGroup id="g" regionRef="outer"><RegionRefIndexed index="0" regionRef="i2"/>'
+        "</OrderedGroup></ReadingOrder>"
+    )
+    doc = read_document(page_document("2019-07-15", regions, reading_order=order))
+    assert doc.lines == ("outer line", "inner two", "inner one")

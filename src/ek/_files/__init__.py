@@ -9,6 +9,9 @@ whose one-line message names the file, the place and the fix):
   joining it with several predictions (``ek compare``).
 * ``read_document(source, ...) -> Document``: one PAGE-XML, ALTO, hOCR or
   plain-text document (public as `ek.ocr.formats`).
+* ``read_workspace(path) -> Workspace`` and ``group_side(workspace, group,
+  role=...) -> Side``: an OCR-D workspace's file groups as sides whose ids
+  are its page ids (`ek._files._mets`), joined as any two sides are.
 
 **Sources.** A side is a ``.jsonl`` file (one object per line), a ``.json``
 file (an array of records, or an object mapping id -> record or -> value),
@@ -41,9 +44,12 @@ the rules in full):
 * Its documents are the ``.txt``, ``.xml``, ``.html``, ``.htm`` and
   ``.hocr`` files, and the files whose names end with ``gold_suffix`` /
   ``pred_suffix``. Hidden files and folders are passed over.
-* GOLD is, with ``gold_suffix``, the files ending with it; else the files
-  named ``NAME.gt.EXT`` (or ``gt.EXT``) when the folder holds any; else
-  every document. PRED is, with ``pred_suffix``, the files ending with it;
+* GOLD is, with ``gold_suffix``, the files ending with it; else every
+  document, whatever its kind (``x.gt.txt`` beside ``kant_0017.xml``: both
+  are gold), but for those named as predictions of a ``NAME.gt.EXT`` (or
+  ``gt.EXT``) file: ``NAME.ENGINE.EXT``, and ``NAME.EXT``, which is a
+  second GOLD file for ``NAME`` (an error naming both) unless PRED is the
+  same folder. PRED is, with ``pred_suffix``, the files ending with it;
   else every document not named as gold. So one folder can hold both sides
   (pass it as GOLD and PRED): ``NAME.gt.txt`` beside ``NAME.txt`` or
   ``NAME.ENGINE.txt`` (the tesstrain and OCR-D line layout), ``NAME_PAGE.xml``
@@ -56,8 +62,12 @@ the rules in full):
   with the one document of its own folder (one subfolder per document).
 * A folder holding ``gt/`` (or ``GT/``) and ``ocr/`` (or ``pred/``) and no
   document of its own stands for its ``gt/`` as GOLD and ``ocr/`` as PRED.
+* When one folder is both GOLD and PRED and names its gold files
+  ``NAME.gt.EXT``, a document named for no gold file is a prediction
+  without gold (listed in ``extra``), never a gold document paired with
+  itself.
 * Refused, with a message that says how to pair: two GOLD files with one
-  id; several PRED files for one document (Tesseract's ``.txt``, ``.hocr``
+  id (``a.gt.txt`` and ``a.xml``); several PRED files for one document (Tesseract's ``.txt``, ``.hocr``
   and ``.xml`` of a page: ``pred_format="text"|"hocr"|"alto"|"page"``
   reads only that format and lists the others as skipped; two engines'
   outputs: name one with ``pred_suffix``); and sides that share no id.
@@ -71,7 +81,9 @@ the rules in full):
   and in ``failures`` with its path, and the others are read: a failed
   gold document is left out, a failed prediction scores as empty here
   (``ek evaluate`` refuses both unless ``--keep-going``, which leaves them
-  out; `leave_out` drops cases).
+  out; `leave_out` drops cases). A prediction read with no text (a
+  0-byte file) is scored as all deletions and listed in ``empty``; an empty
+  GOLD document fails to read ("has no text").
 
 **Joining.** Cases come in gold order. A gold id without a prediction is
 listed in ``missing`` and compared with an empty prediction; a prediction
@@ -99,6 +111,7 @@ from ek._files._errors import InputError
 from ek._files._folders import MAX_FILE_MB, Skipped
 from ek._files._join import Failure, Joined, join, leave_out, refuse_failures, unread
 from ek._files._levels import TEXT_LEVELS
+from ek._files._mets import Workspace, group_names, group_side, mets_path, no_group, processor_of, read_workspace
 from ek._files._pairing import PRED_FORMATS
 from ek._files._sides import Side, SideOptions, read_side
 
@@ -114,11 +127,18 @@ __all__ = [
     "Side",
     "SideOptions",
     "Skipped",
+    "Workspace",
+    "group_names",
+    "group_side",
     "join",
     "leave_out",
+    "mets_path",
+    "no_group",
+    "processor_of",
     "read_document",
     "read_pair",
     "read_side",
+    "read_workspace",
     "refuse_failures",
     "resolve_text_level",
     "unread",

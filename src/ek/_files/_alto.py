@@ -2,8 +2,12 @@
 
 A ``TextBlock`` is a region and its ``TextLine``\\ s are its lines, in
 document order. A line's words are its ``String/@CONTENT`` values (``@WC``
-their confidence), joined by one space: ``SP`` is that space, so it adds
-nothing. ALTO keeps text only on strings and glyphs, so a line's text (and
+their confidence), joined by one space where an ``SP`` stands between
+them, and elsewhere by ek's rule for words (`ek._files._levels.join_words`:
+one space, none before closing punctuation such as ``.`` or ``)``, after an
+opening bracket, or before a hyphen ending the line). Many writers leave out
+every ``SP``, so its absence says little; OCR-D's PAGE-to-ALTO keeps
+"Monatsſchrift" and "." as two strings with nothing between them. ALTO keeps text only on strings and glyphs, so a line's text (and
 a block's) is that of its words, and every level down to the word is there;
 the glyph level is ``Glyph/@CONTENT``, present when every string has glyphs.
 
@@ -21,7 +25,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from ek._files._errors import confidence
-from ek._files._levels import Unit, Word
+from ek._files._levels import Unit, Word, join_words
 
 
 def regions(root: ET.Element, ns: str, label: str) -> list[Unit]:
@@ -44,18 +48,24 @@ def strings(line: ET.Element, ns: str, label: str) -> list[Word]:
 
 
 def _line(line: ET.Element, ns: str, label: str) -> tuple[str, Unit]:
-    """The text of a ``TextLine`` (its words joined by one space) and its unit."""
-    string, hyp, glyph = ns + "String", ns + "HYP", ns + "Glyph"
-    texts: list[str] = []  # the words: content, confidence, glyph units and id, in parallel
+    """The text of a ``TextLine`` (its words joined by one space, see the module doc) and its unit."""
+    string, hyp, glyph, sp = ns + "String", ns + "HYP", ns + "Glyph", ns + "SP"
+    texts: list[str] = []  # the words: content, confidence, glyph units, id and SP before, in parallel
     confs: list[float | None] = []
     glyph_units: list[list[Unit]] = []
     ids: list[str | None] = []
+    spaced: list[bool] = []
+    space = False
     for child in line:
         if child.tag == string:
             texts.append(child.get("CONTENT", ""))
             confs.append(_wc(child, label))
             glyph_units.append([Unit("Glyph", g.get("ID"), g.get("CONTENT"), None) for g in child if g.tag == glyph])
             ids.append(child.get("ID"))
+            spaced.append(space)
+            space = False
+        elif child.tag == sp:
+            space = True
         elif child.tag == hyp:
             hyphen = child.get("CONTENT", "-")
             if not texts:
@@ -63,6 +73,7 @@ def _line(line: ET.Element, ns: str, label: str) -> tuple[str, Unit]:
                 confs.append(None)
                 glyph_units.append([])
                 ids.append(child.get("ID"))
+                spaced.append(space)
             if not texts[-1].endswith(hyphen):
                 if glyph_units[-1] or not texts[-1]:  # its glyphs, when it has them, end with the hyphen too
                     glyph_units[-1].append(Unit("HYP", child.get("ID"), hyphen, None))
@@ -71,7 +82,8 @@ def _line(line: ET.Element, ns: str, label: str) -> tuple[str, Unit]:
         Unit("String", wid, text, conf, tuple(glyphs))
         for text, conf, glyphs, wid in zip(texts, confs, glyph_units, ids)
     )
-    text = " ".join(word.strip() for word in texts if word.strip())
+    kept = [(word.strip(), sp_before) for word, sp_before in zip(texts, spaced) if word.strip()]
+    text = join_words([w for w, _ in kept], [True if sp_before else None for _, sp_before in kept])
     return text, Unit("TextLine", line.get("ID"), text, None, units)
 
 

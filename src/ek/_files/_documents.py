@@ -51,8 +51,11 @@ class Document:
     ``"page"``, ``"alto"``, ``"hocr"`` or ``"text"``; ``schema`` names the
     PAGE or ALTO version read (``"2019-07-15"``, ``"v4"``), else "".
     ``text_level`` is the level the text was read at (one of `TEXT_LEVELS`;
-    "" for plain text and for a document with no text), and ``fallbacks``
-    lists ``(region id, level)`` for each region read at another level.
+    "" for plain text and for a document with no text), ``fallbacks``
+    lists ``(region id, level)`` for each region read at another level, and
+    ``level_disagreements`` ``(region id, level read, other level, CER)`` for
+    each PAGE region whose text at another level differs (see
+    `ek._files._levels`).
     """
 
     lines: tuple[str, ...]
@@ -63,6 +66,7 @@ class Document:
     schema: str = ""
     text_level: str = ""
     fallbacks: tuple[tuple[str, str], ...] = ()
+    level_disagreements: tuple[tuple[str, str, str, float], ...] = ()
 
     def __post_init__(self) -> None:
         for units, confs in (("lines", "line_confidences"), ("words", "word_confidences")):
@@ -74,6 +78,7 @@ class Document:
                     f"{confs}; give one confidence (or None) per unit."
                 )
         object.__setattr__(self, "fallbacks", tuple(map(tuple, self.fallbacks)))
+        object.__setattr__(self, "level_disagreements", tuple(map(tuple, self.level_disagreements)))
         if self.text_level not in TEXT_LEVELS + ("",):
             raise ValueError(
                 f"Document.text_level must be one of {', '.join(map(repr, TEXT_LEVELS))} or '' "
@@ -102,10 +107,12 @@ def read_document(
         source: a path, or the file's bytes.
         text_level: which level's text a PAGE, ALTO or hOCR file gives:
             ``"region"``, ``"line"``, ``"word"`` (words joined by spaces) or
-            ``"glyph"`` (glyphs joined into words). None: the finest level
-            every region has (see `ek._files._levels`); a region without the
-            level read falls back to its nearest and is listed in
-            ``Document.fallbacks``.
+            ``"glyph"`` (glyphs joined into words). None: each PAGE region's
+            own text, else the coarsest level below it that it has; ALTO and
+            hOCR at line level (see `ek._files._levels`). A region without
+            the level read falls back to its nearest and is listed in
+            ``Document.fallbacks``; a PAGE region whose levels differ is
+            listed in ``Document.level_disagreements``.
         pick: for PAGE, which ``TextEquiv`` of several: ``"index"`` (the lowest
             ``@index``, else the first) or ``"conf"`` (the highest ``@conf``).
         allow_empty: accept a document with no text (an engine's blank page);
@@ -137,7 +144,7 @@ def read_document(
             reading = _dinglehopper.text(data, label)
     elif _HTML.search(head):
         fmt, schema = "hocr", ""
-        reading = resolve(_hocr.regions(decode_utf8(data, label), label), text_level, label)
+        reading = resolve(_hocr.regions(decode_utf8(data, label), label), text_level, label, default="line")
     else:
         _check_xml_encoding(data, label)
         fmt, schema, reading = _xml.read(data, label, text_level=text_level, pick=pick, profile=profile)
@@ -165,8 +172,8 @@ def resolve_text_level(
         text_level = level
     if text_level is not None and text_level not in TEXT_LEVELS:
         raise ValueError(
-            f"text_level must be one of {', '.join(map(repr, TEXT_LEVELS))} (or None for the finest "
-            f"level the file has throughout), got {text_level!r}."
+            f"text_level must be one of {', '.join(map(repr, TEXT_LEVELS))} (or None for each "
+            f"region's own text, else the coarsest level below it), got {text_level!r}."
         )
     if profile is not None and profile not in PROFILES:
         raise ValueError(
@@ -245,4 +252,5 @@ def _build(fmt: str, schema: str, reading: Reading) -> Document:
         schema=schema,
         text_level=reading.text_level,
         fallbacks=reading.fallbacks,
+        level_disagreements=reading.disagreements,
     )

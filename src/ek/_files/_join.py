@@ -12,7 +12,7 @@ from typing import Any
 from ek._files._documents import Document
 from ek._files._errors import InputError
 from ek._files._folders import Skipped
-from ek._files._sides import Side
+from ek._files._sides import Side, settle
 
 _SHOWN_FAILURES = 3  # documents an unread-documents error names
 
@@ -43,7 +43,9 @@ class Joined:
     and left out. ``failures`` lists both kinds as `Failure` values (gold
     first), ``skipped`` the files of either folder that were not read.
     ``documents`` maps each id to its ``(gold, pred)`` `Document` pair (None
-    where a side is not a document).
+    where a side is not a document). ``empty`` lists ``(id, file)`` for each
+    paired prediction read from a document with no text (a 0-byte file), which
+    scores as all deletions.
     """
 
     ids: tuple[str, ...]
@@ -57,6 +59,7 @@ class Joined:
     documents: Mapping[str, tuple[Document | None, Document | None]] = field(default_factory=dict)
     failures: tuple[Failure, ...] = ()
     skipped: tuple[Skipped, ...] = ()
+    empty: tuple[tuple[str, str], ...] = ()
 
     def fallbacks(self) -> list[tuple[str, str, str, str]]:
         """``(side, id, region, level)`` for each region read at another text level than its document's."""
@@ -66,6 +69,16 @@ class Joined:
             for side, doc in zip(("gold", "pred"), pair)
             if doc is not None
             for region, level in doc.fallbacks
+        ]
+
+    def level_disagreements(self) -> list[tuple[str, str, str, str, str, float]]:
+        """``(side, id, region, level read, other level, CER)`` for each region whose two levels' texts differ."""
+        return [
+            (side, id_, *row)
+            for id_, pair in self.documents.items()
+            for side, doc in zip(("gold", "pred"), pair)
+            if doc is not None
+            for row in doc.level_disagreements
         ]
 
     def cases(self) -> list[tuple[Any, ...]]:
@@ -91,6 +104,7 @@ def join(gold: Side, pred: Side) -> Joined:
             f"{whole.source} is compared as whole records (no value field found) but {field_side.source} "
             f"gives the field {field_side.value_field!r}; pass the value fields of both sides explicitly."
         )
+    gold = settle(gold, pred)  # a folder's files that PRED reads too are not gold
     if gold.single and pred.single:
         pred = Side(pred.source, "pred", gold.ids, pred.values, documents=dict(zip(gold.ids, pred.documents.values())))
     pred = _paired(gold, pred)
@@ -131,6 +145,7 @@ def join(gold: Side, pred: Side) -> Joined:
         documents=documents,
         failures=failures,
         skipped=gold.skipped + pred.skipped,
+        empty=_empty_predictions(gold.ids, pred),
     )
 
 
@@ -171,6 +186,7 @@ def leave_out(joined: Joined, ids: Iterable[str]) -> Joined:
         preds=tuple(joined.preds[k] for k in keep),
         slices=None if joined.slices is None else tuple(joined.slices[k] for k in keep),
         documents={i: pair for i, pair in joined.documents.items() if i not in drop},
+        empty=tuple(row for row in joined.empty if row[0] not in drop),
     )
 
 
@@ -203,6 +219,15 @@ def _paired(gold: Side, pred: Side) -> Side:
         documents={renamed.get(i, i): d for i, d in pred.documents.items()},
         paths={renamed.get(i, i): p for i, p in pred.paths.items()},
         candidates={},
+    )
+
+
+def _empty_predictions(ids: tuple[str, ...], pred: Side) -> tuple[tuple[str, str], ...]:
+    """``(id, file)`` of each prediction of ``ids`` read from a document without text (a single one: its path)."""
+    return tuple(
+        (i, pred.paths.get(i) or pred.source.partition(" ")[2])  # a single document's source is "PRED path"
+        for i in ids
+        if (doc := pred.documents.get(i)) is not None and not doc.text
     )
 
 

@@ -7,12 +7,15 @@ other text regions contributes its own lines but not its own
 
 **Order.** The ``ReadingOrder`` first: its groups are followed to any
 depth, an ``OrderedGroup`` (or ``*Indexed``) by ``@index``, an unordered
-one in document order, and a group that names a region (``@regionRef``)
-gives that region before its members. A reference to a region that holds
-text regions (a ``TableRegion``, a region with regions inside) gives them in
-document order. Regions the reading order does not name follow, in document
-order; a region named twice is read once, where it is first named. The
-walk is iterative and linear in the file: each reference is a span of the
+one in the order its members are listed, and a group that names a region
+(``@regionRef``) gives that region's own lines, then its members, then
+whatever else the region holds. A reference to a region that holds text
+regions (a ``TableRegion``, a region with regions inside) gives them in
+document order, so a table read by a group naming its cells comes in the
+group's order, the cells it leaves out after them in document order.
+Regions the reading order does not name follow, in document order; a
+region named twice is read once, where it is first named. The walk is
+iterative and linear in the file: each reference is a span of the
 document-order list of text regions, and a "next unread" pointer skips what
 was read.
 
@@ -97,27 +100,42 @@ def ordered_refs(
     ``@index`` (dinglehopper's rule); ``own_refs=False`` ignores a group's own
     ``@regionRef``.
     """
-    refs: list[str] = []
-    stack = [el for el in reversed(reading_order) if local(el.tag) in GROUPS]
+    return [ref for ref, whole in _walk(reading_order, label, keep_unindexed, own_refs) if whole]
+
+
+# ---------------------------------------------------------------------------
+
+
+def _walk(reading_order: ET.Element, label: str, keep_unindexed: bool, own_refs: bool) -> list[tuple[str, bool]]:
+    """``(region id, whole)`` in reading order: ``whole`` False names the region alone, True with what it holds.
+
+    A group's own ``@regionRef`` comes twice: alone before its members, and
+    whole after them, so a table's cells come in the group's order and the
+    cells it does not name after them.
+    """
+    refs: list[tuple[str, bool]] = []
+    stack: list[ET.Element | str] = [el for el in reversed(reading_order) if local(el.tag) in GROUPS]
     while stack:
         el = stack.pop()
+        if isinstance(el, str):  # a group's members are done: the rest of the region it names
+            refs.append((el, True))
+            continue
         name = local(el.tag)
-        if name in REFS or own_refs:
-            ref = el.get("regionRef")
-            if ref:
-                refs.append(ref)
+        ref = el.get("regionRef") if name in REFS or own_refs else None
         if name not in GROUPS:
+            if ref:
+                refs.append((ref, True))
             continue
         members = [c for c in el if local(c.tag) in GROUPS or local(c.tag) in REFS]
         if name.startswith("Ordered"):
             if not keep_unindexed:
                 members = [c for c in members if c.get("index") is not None]
             members.sort(key=lambda c: _member_index(c, label))
+        if ref:
+            refs.append((ref, False))
+            stack.append(ref)
         stack.extend(reversed(members))
     return refs
-
-
-# ---------------------------------------------------------------------------
 
 
 def _member_index(el: ET.Element, label: str) -> int:
@@ -137,8 +155,10 @@ def _in_reading_order(page: ET.Element, ns: str, label: str) -> list[ET.Element]
         return found
     unread = list(range(len(found) + 1))  # unread[i]: the first position >= i not read yet (path-halved)
     order: list[int] = []
-    for ref in ordered_refs(reading_order, label):
+    for ref, whole in _walk(reading_order, label, True, True):
         start, end = spans.get(ref, (0, 0))
+        if not whole:  # the region alone, when it is a text region (a container's own lines)
+            end = start + 1 if start < end and found[start].get("id") == ref else start
         k = _next_unread(unread, start)
         while k < end:
             order.append(k)

@@ -9,9 +9,16 @@ layout. The rules are those the docstring of `ek._files` states under
 * A document is a ``.txt``, ``.xml``, ``.html``, ``.htm`` or ``.hocr``
   file, or any file whose name ends with ``--gold-suffix`` /
   ``--pred-suffix``.
-* GOLD: with a gold suffix, the files ending with it; else the files named
-  ``NAME.gt.EXT`` (or ``gt.EXT``) when there are any; else every document
-  (a file ending with the pred suffix excepted).
+* GOLD: with a gold suffix, the files ending with it; else every document
+  (a file ending with the pred suffix excepted) but, when some files are
+  named ``NAME.gt.EXT`` (or ``gt.EXT``), those named as their predictions:
+  ``NAME.ENGINE.EXT``, another document of a ``gt.EXT`` folder, and
+  ``NAME.EXT`` itself. So ``x.gt.txt`` beside ``kant_0017.xml`` is two
+  GOLD documents, ``x`` and ``kant_0017``. A ``NAME.EXT`` beside
+  ``NAME.gt.EXT`` is a second GOLD file for ``NAME`` unless PRED is this
+  same folder (it is then the prediction), and a document named for no
+  ``.gt`` file is a prediction without gold when PRED is this same folder
+  (`ek._files._sides.settle` decides both once PRED is read).
 * PRED: with a pred suffix, the files ending with it; else every document
   that is not a GOLD file by those names. Where both suffixes match a name,
   the longer decides.
@@ -42,6 +49,22 @@ _XML_ROOT = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?(alto|PcGts)[\s>/]")
 
 Picked = tuple[str, Entry, tuple[str, ...]]
 """A file of a side: its id, its entry and the GOLD ids it may pair with (a PRED file's `candidates`)."""
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The files `select` picks for a side, the ones it skips, and what a GOLD folder of mixed names leaves open.
+
+    ``doubles`` lists ``(id, gt file, other file)`` for each ``NAME.EXT``
+    set aside beside a ``NAME.gt.EXT`` (a second GOLD file, or the
+    prediction when PRED is this folder); ``loose`` holds the GOLD ids of
+    documents named for no ``.gt`` file in a folder that has some.
+    """
+
+    picked: list[Picked]
+    skipped: list[Skipped]
+    doubles: tuple[tuple[str, Entry, Entry], ...] = ()
+    loose: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -81,13 +104,16 @@ class Naming:
         return max(matches)[1] if matches else None
 
 
-def select(entries: tuple[Entry, ...], role: str, naming: Naming, label: str) -> tuple[list[Picked], list[Skipped]]:
-    """The files of ``role`` as ``(id, entry, candidates)`` in id order, and the ones skipped (another format).
+def select(entries: tuple[Entry, ...], role: str, naming: Naming, label: str) -> Selection:
+    """The files of ``role`` as ``(id, entry, candidates)`` in id order, the ones skipped (another format), and more.
 
     Raises InputError for two GOLD files with one id, and for several PRED
     files with one id (naming ``--pred-format`` when their formats differ).
     """
-    picked = _gold_files(entries, naming) if role == "gold" else _pred_files(entries, naming)
+    if role == "gold":
+        picked, doubles, loose = _gold_files(entries, naming)
+    else:
+        picked, doubles, loose = _pred_files(entries, naming), (), frozenset()
     skipped: list[Skipped] = []
     if role == "pred" and naming.pred_format is not None:
         kept = []
@@ -110,7 +136,7 @@ def select(entries: tuple[Entry, ...], role: str, naming: Naming, label: str) ->
     for doc_id, items in by_id.items():
         if len(items) > 1:
             raise _several(label, role, doc_id, [e for _, e, _ in items], naming)
-    return sorted(picked, key=lambda item: item[0]), skipped
+    return Selection(sorted(picked, key=lambda item: item[0]), skipped, doubles, loose)
 
 
 def file_format(entry: Entry) -> str:
@@ -158,12 +184,30 @@ def candidates(doc_id: str) -> tuple[str, ...]:
 # ---------------------------------------------------------------------------
 
 
-def _gold_files(entries: tuple[Entry, ...], naming: Naming) -> list[Picked]:
+def _gold_files(
+    entries: tuple[Entry, ...], naming: Naming
+) -> tuple[list[Picked], tuple[tuple[str, Entry, Entry], ...], frozenset[str]]:
+    """GOLD's files, the ``NAME.EXT`` set aside beside a ``NAME.gt.EXT``, and the ids named for no ``.gt`` file."""
     if naming.gold_suffix:
-        return [(_without(e.rel, naming.gold_suffix), e, ()) for e in entries if naming.suffix_side(e.rel) == "gold"]
+        found: list[Picked] = [
+            (_without(e.rel, naming.gold_suffix), e, ()) for e in entries if naming.suffix_side(e.rel) == "gold"
+        ]
+        return found, (), frozenset()
     documents = [e for e in entries if _is_document(e.rel) and naming.suffix_side(e.rel) != "pred"]
-    named: list[Picked] = [(key, e, ()) for e in documents if (key := _gt_key(e.rel)) is not None]
-    return named or [(_collapsed(_stem(e.rel)), e, ()) for e in documents]
+    picked: list[Picked] = [(key, e, ()) for e in documents if (key := _gt_key(e.rel)) is not None]
+    named = {key: e for key, e, _ in reversed(picked)}  # two of one id are refused by select, which sees both
+    rest = [e for e in documents if _gt_key(e.rel) is None]
+    doubles: list[tuple[str, Entry, Entry]] = []
+    loose: set[str] = set()
+    for e in rest:
+        key = _collapsed(_stem(e.rel))
+        if key in named:
+            doubles.append((key, named[key], e))
+        elif not any(c in named for c in candidates(key)):  # else named as a prediction: NAME.ENGINE.EXT
+            picked.append((key, e, ()))
+            if named:
+                loose.add(key)
+    return picked, tuple(doubles), frozenset(loose)
 
 
 def _pred_files(entries: tuple[Entry, ...], naming: Naming) -> list[Picked]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -36,8 +37,11 @@ class Side:
     failed to read to its message, ``paths`` maps every id (failed ones
     included) to its file, ``skipped`` lists the `Skipped` files, and
     ``candidates`` gives, for a PRED folder, the GOLD ids each id may pair
-    with (see `ek._files._pairing.candidates`). ``values`` and ``slices``
-    are what the user's file holds (texts, records, any JSON value).
+    with (see `ek._files._pairing.candidates`). ``doubles`` and ``loose``
+    are what a GOLD folder mixing ``NAME.gt.EXT`` with other names leaves
+    for `settle` to decide (see `ek._files._pairing.Selection`). ``values``
+    and ``slices`` are what the user's file holds (texts, records, any JSON
+    value).
     """
 
     source: str
@@ -53,6 +57,8 @@ class Side:
     paths: Mapping[str, str] = field(default_factory=dict)
     skipped: tuple[Skipped, ...] = ()
     candidates: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    doubles: tuple[tuple[str, str, str], ...] = ()
+    loose: frozenset[str] = frozenset()
 
 
 class SideOptions(TypedDict, total=False):
@@ -138,7 +144,46 @@ def read_side(
     )
 
 
+def settle(gold: Side, pred: Side) -> Side:
+    """GOLD once PRED is read: a folder's files that PRED reads too are predictions, not gold.
+
+    A ``NAME.EXT`` beside ``NAME.gt.EXT`` that PRED does not read either is
+    a second GOLD file for ``NAME``: an InputError naming both and the fix.
+    A document named for no ``.gt`` file that PRED reads too (one folder
+    holding both sides) leaves GOLD, as PRED's; any other stays GOLD.
+    """
+    if not gold.doubles and not gold.loose:
+        return gold
+    read = {os.path.realpath(p) for p in (*pred.paths.values(), *(s.path for s in pred.skipped))}
+    for doc_id, gt_path, other in gold.doubles:
+        if os.path.realpath(other) not in read:
+            raise _two_gold_files(gold.source, doc_id, gt_path, other)
+    drop = {i for i in gold.loose if i in gold.paths and os.path.realpath(gold.paths[i]) in read}
+    if not drop:
+        return gold
+    keep = [k for k, i in enumerate(gold.ids) if i not in drop]
+    return dataclasses.replace(
+        gold,
+        ids=tuple(gold.ids[k] for k in keep),
+        values=tuple(gold.values[k] for k in keep),
+        errors={i: e for i, e in gold.errors.items() if i not in drop},
+        documents={i: d for i, d in gold.documents.items() if i not in drop},
+        paths={i: p for i, p in gold.paths.items() if i not in drop},
+    )
+
+
 # ---------------------------------------------------------------------------
+
+
+def _two_gold_files(source: str, doc_id: str, gt_path: str, other: str) -> InputError:
+    gt_name, other_name = os.path.basename(gt_path), os.path.basename(other)
+    at = gt_name.lower().rfind(".gt.")
+    suffix = gt_name[at:] if at >= 0 else gt_name  # NAME.gt.xml -> .gt.xml; a folder's gt.txt -> gt.txt
+    return InputError(
+        f"{source} has two gold files for {doc_id!r} ({gt_path} and {other}); keep one, or pass "
+        f"--gold-suffix {suffix} to read only the {suffix} files as gold (with PRED the same folder, "
+        f"{other_name} is the prediction)."
+    )
 
 
 class _DocumentOptions(TypedDict):
@@ -329,7 +374,8 @@ def _from_folder(path: str, label: str, role: str, reading: _Reading) -> Side:
     if root != path:
         label = f"{role.upper()} {root}"
     listing = list_files(root, reading.naming.wants, follow_symlinks=reading.follow_symlinks)
-    chosen, other_formats = select(listing.entries, role, reading.naming, label)
+    selection = select(listing.entries, role, reading.naming, label)
+    chosen, other_formats = selection.picked, selection.skipped
     if not chosen:
         raise _no_document(label, role, reading.naming, other_formats)
     ids: list[str] = []
@@ -362,6 +408,8 @@ def _from_folder(path: str, label: str, role: str, reading: _Reading) -> Side:
         paths=paths,
         skipped=listing.skipped + tuple(other_formats),
         candidates={doc_id: found for doc_id, _, found in chosen if len(found) > 1},
+        doubles=tuple((doc_id, gt.path, other.path) for doc_id, gt, other in selection.doubles),
+        loose=selection.loose,
     )
 
 

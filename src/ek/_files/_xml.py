@@ -60,7 +60,7 @@ def read(
         if profile == "dinglehopper":
             reading = _dinglehopper.page(root, prefix, label, text_level or "region")
         else:
-            reading = resolve(_page.regions(root, prefix, label, pick), text_level, label)
+            reading = resolve(_page.regions(root, prefix, label, pick), text_level, label, check=True)
         return "page", PAGE_NAMESPACES[ns], reading
     if local == "alto":
         if ns not in ALTO_NAMESPACES:
@@ -68,7 +68,7 @@ def read(
         if profile == "dinglehopper":
             reading = _dinglehopper.alto(root, prefix, label)
         else:
-            reading = resolve(_alto.regions(root, prefix, label), text_level, label)
+            reading = resolve(_alto.regions(root, prefix, label), text_level, label, default="line")
         return "alto", ALTO_NAMESPACES[ns], reading
     raise InputError(
         f"{label} is XML with root element <{local}>, which is not an OCR format; "

@@ -11,7 +11,10 @@ fingerprint of the run. The engine owns everything else, once:
 
 * run identity ``(kind, run_id)`` and the record format (`ek._runs._records`):
   every record names its kind and format version, kinds never share a key,
-  and a resume under other settings is refused, naming what differs;
+  and a resume under other settings is refused, naming what differs; file
+  names made of ``[A-Za-z0-9._-]`` only, whatever the id (`store_key`);
+* what a resume reused: ``run.resumed`` (``{"reused", "read"}``) once
+  `execute` is done, recorded in the run's header by ``run.close``;
 * one writer per run (`ek._runs._lock`), and a run replaced only once its
   replacement is complete (an interrupted one leaves the old run whole);
 * faithful records (ek's one tag codec, `ek._json`, with the data model's
@@ -91,6 +94,7 @@ from ek._runs._records import (
     read_run,
     run_lock,
     save_baseline_record,
+    store_key,
     stored_runs,
 )
 from ek._runs._scoring import (
@@ -144,6 +148,7 @@ __all__ = [
     "score_cases",
     "scored_report",
     "setting_id",
+    "store_key",
     "stored_runs",
     "str_keys",
 ]

@@ -97,12 +97,19 @@ class Task(Protocol):
 
 
 class Run:
-    """One run's identity and settings, and its store when persisted."""
+    """One run's identity and settings, and its store when persisted.
+
+    Once `execute` is done, ``resumed`` says what a stored run took from
+    earlier calls: ``{"reused": items taken from the store, "read": items run
+    now}`` (None for a run not stored, or before `execute`); `close` records
+    it in the run's header.
+    """
 
     def __init__(
         self, kind: str, who: str, run_id: str | None, store: RunStore | None, settings: dict[str, Any]
     ) -> None:
         self.kind, self.who, self.run_id, self.store, self.settings = kind, who, run_id, store, settings
+        self.resumed: dict[str, int] | None = None
 
     def learn(self, task: Task) -> None:
         """Record the settings ``task`` learned from its first scored batch."""
@@ -116,7 +123,7 @@ class Run:
     def close(self, summary: dict[str, Any]) -> None:
         """Record the summary, mark the run complete, and release its lock."""
         if self.store is not None:
-            self.store.close(summary)
+            self.store.close(summary, resumed=self.resumed)
 
     def release(self) -> None:
         """Release the run's lock without completing it (the run failed)."""
@@ -165,8 +172,9 @@ def execute(run: Run, task: Task, items: Sequence[Item], plan: Plan) -> list[Any
     """The entry of every ``(key, payload, fingerprint)`` item, in order.
 
     A persisted run reuses each stored entry whose fingerprint still matches
-    (and, with ``plan.retry_failed``, that did not fail) and runs the others;
-    if this raises, the run's lock is released (what finished is stored).
+    (and, with ``plan.retry_failed``, that did not fail) and runs the others,
+    and says how many of each in ``run.resumed``; if this raises, the run's
+    lock is released (what finished is stored).
     """
     try:
         return _execute(run, task, items, plan)
@@ -181,6 +189,8 @@ def execute(run: Run, task: Task, items: Sequence[Item], plan: Plan) -> list[Any
 def _execute(run: Run, task: Task, items: Sequence[Item], plan: Plan) -> list[Any]:
     sink = _Sink(run, task, items, plan.retry_failed)
     pending = [i for i, entry in enumerate(sink.results) if entry is None]
+    if run.store is not None:
+        run.resumed = {"reused": sink.reused, "read": len(pending)}
     sink.bar = Progress(len(items), label=plan.label, unit=plan.unit, enabled=plan.progress, reused=sink.reused)
     payloads = [item[1] for item in items]
     try:

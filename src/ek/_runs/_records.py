@@ -3,12 +3,14 @@
 Layout (every key starts with its kind, so kinds never meet, nor meet
 ``persistent_cache``'s ``cache.`` entries):
 
-* ``runs`` store, ``<kind>.<run_id>``: the run header: format, kind, status
-  (``running`` / ``complete``), start time, the settings fingerprint, the
-  generation of its chunks (absent for the first) and, once complete, the
-  ``summary``; while a replacement is being written, its own header under
-  ``staging`` (see `RunStore`). Beside it, the hidden lock file
-  ``.<kind>.<run_id>.lock`` (`ek._runs._lock`);
+* ``runs`` store, ``<kind>.<run_id>`` (the run's `store_key`, see "File
+  names" below): the run header: format, kind, run id, status (``running``
+  / ``complete``), start time, the settings fingerprint, the generation of
+  its chunks (absent for the first) and, once complete, the ``summary`` and
+  ``resumed`` (the items the run took from the store and those it ran, for
+  a run that went through `ek._runs.execute`); while a replacement is being
+  written, its own header under ``staging`` (see `RunStore`). Beside it,
+  the hidden lock file ``.<kind>.<run_id>.lock`` (`ek._runs._lock`);
 * ``results`` store, ``<kind>.<run_id>.<seq>`` (or ``<seq>.<generation>``):
   one chunk of finished items (six-digit sequence numbers),
   ``{"items": {item_id: entry}}``; a later chunk overrides an earlier one
@@ -18,6 +20,20 @@ Layout (every key starts with its kind, so kinds never meet, nor meet
 Every record carries ``"format": 2`` and its ``"kind"``. Records of the
 first format (no kind, keys without a prefix) are refused for runs, with a
 message saying how to start over; baselines of that format are still read.
+
+File names. A run's files are named by `store_key`, made of
+``[A-Za-z0-9._-]`` only, so they can be copied to any file system (Windows
+refuses ``:``) and typed in a shell: ``<kind>.<run_id>`` itself when the id
+is made of those characters, else a readable slug of the id and 12 hex
+digits of its hash, ``fleet.nightly.tesseract_lang_frk--b2fc1f23f8fb`` for
+the run ``nightly.tesseract:lang=frk``. The encoding is stable (the same id
+always gives the same name) and collision-free: a plain id that happens to
+end like an encoded one (``--`` and 12 hex digits) is encoded too, so an
+encoded name never names a plain id. The readable id is kept in the run's
+records (``run_id`` in its header and chunks), which is where `stored_runs`
+reads it. A run stored under its raw id by an earlier version of ek (file
+names with ``:`` or ``=``) is still found, read and resumed there: its files
+are never renamed, so nothing stored is lost.
 """
 
 from __future__ import annotations
@@ -27,6 +43,7 @@ import functools
 import hashlib
 import re
 import secrets
+import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -47,6 +64,7 @@ __all__ = [
     "read_run",
     "run_lock",
     "save_baseline_record",
+    "store_key",
     "stored_runs",
 ]
 
@@ -57,6 +75,11 @@ _SEQ_DIGITS = 6
 _GENERATION_BYTES = 6
 _GENERATION = re.compile(r"v[0-9a-f]{12}")
 _CHUNK = re.compile(r"([0-9]{6})(?:\.(v[0-9a-f]{12}))?")  # what follows "<kind>.<run_id>." in a chunk's key
+_SAFE = re.compile(r"[A-Za-z0-9._-]+")  # the characters of a run's file names
+_UNSAFE_RUN = re.compile(r"[^A-Za-z0-9._-]+")
+_ENCODED = re.compile(r".*--[0-9a-f]{12}")  # how an encoded file name ends
+_HASH_DIGITS = 12
+_SLUG_CHARS = 80  # keeps an encoded name, with its chunk suffix, under the store's 240 bytes
 _READ_ATTEMPTS = 5
 _LEGACY_AGENT_BASELINE = "ek.agents.baseline/1"
 _FRESH = "Use a new run_id, or pass resume=False to start this one over."
@@ -94,6 +117,20 @@ def check_run_id(run_id: Any, who: str) -> str:
     return run_id
 
 
+def store_key(kind: str, run_id: str) -> str:
+    """The name of the files of the ``kind`` run ``run_id``: made of ``[A-Za-z0-9._-]`` only (see the module docstring).
+
+    >>> store_key("fleet", "nightly.tesseract"), store_key("fleet", "nightly.tesseract:lang=frk")
+    ('fleet.nightly.tesseract', 'fleet.nightly.tesseract_lang_frk--b2fc1f23f8fb')
+    """
+    plain = f"{kind}.{run_id}"
+    if _SAFE.fullmatch(plain) and not _ENCODED.fullmatch(plain):
+        return plain
+    folded = unicodedata.normalize("NFKD", run_id).encode("ascii", "ignore").decode("ascii")
+    slug = _UNSAFE_RUN.sub("_", folded)[:_SLUG_CHARS] or "run"
+    return f"{kind}.{slug}--{digest(run_id)[:_HASH_DIGITS]}"
+
+
 class RunStore:
     """The stored side of one run of one kind: header, chunks of items, summary.
 
@@ -111,9 +148,9 @@ class RunStore:
 
     def __init__(self, kind: str, run_id: str, rootdir: Any, who: str, lock: RunLock | None = None) -> None:
         self.kind, self.run_id, self.who, self.rootdir = kind, run_id, who, rootdir
-        self.key = f"{kind}.{run_id}"
         self.runs = json_store("runs", rootdir=rootdir)
         self.results: Any = json_store("results", rootdir=rootdir)  # a _JsonStore: read with the run codec
+        self.key = self._stored_key()
         self.header: dict[str, Any] = {}
         self.next_seq = 0
         self.generation = ""
@@ -201,10 +238,15 @@ class RunStore:
         self.header = {**self.header, **fields}
         self._write_header()
 
-    def close(self, summary: dict[str, Any]) -> None:
-        """Mark the run complete (a replacement takes over here, in one rename), then let the next writer in."""
+    def close(self, summary: dict[str, Any], *, resumed: dict[str, int] | None = None) -> None:
+        """Mark the run complete (a replacement takes over here, in one rename), then let the next writer in.
+
+        ``resumed`` (``{"reused", "read"}``: items taken from the store, items run now) goes in the header.
+        """
         try:
             self.header = {**self.header, "status": "complete", "finished": now(), "summary": summary}
+            if resumed is not None:
+                self.header["resumed"] = dict(resumed)
             replaced, self._live = self._live, None
             self._write_header()
             if replaced is not None:
@@ -218,6 +260,17 @@ class RunStore:
             self.lock.release()
 
     # ------------------------------------------------------------------
+
+    def _stored_key(self) -> str:
+        """`store_key`, unless an earlier ek stored this run under its raw id (then that one, where it is)."""
+        key, raw = store_key(self.kind, self.run_id), f"{self.kind}.{self.run_id}"
+        if raw == key or key in self.runs or raw not in self.runs:  # "in" is False for a name no file can have
+            return key
+        try:
+            old = self.runs[raw]
+        except (KeyError, ValueError):  # gone meanwhile, or damaged: then nothing is stored there to keep
+            return key
+        return raw if isinstance(old, dict) and old.get("run_id") == self.run_id else key
 
     def _start(self, settings: dict[str, Any], resume: bool, inherit: tuple[Any, ...]) -> tuple[dict[str, Any], str]:
         """Settle the generation this run writes; return the settings in force and the start time."""
@@ -322,8 +375,12 @@ class RunStore:
 
 
 def run_lock(kind: str, run_id: str, *, rootdir: Any, who: str) -> RunLock:
-    """The (not yet acquired) lock of the ``kind`` run ``run_id``, a hidden file beside its header."""
-    return RunLock(data_dir("runs", rootdir=rootdir) / f".{kind}.{run_id}.lock", f"run {run_id!r}", who)
+    """The (not yet acquired) lock of the ``kind`` run ``run_id``, a hidden file beside its header.
+
+    Named by `store_key` also for a run an earlier ek stored under its raw id, so that every writer
+    of this version takes the same lock.
+    """
+    return RunLock(data_dir("runs", rootdir=rootdir) / f".{store_key(kind, run_id)}.lock", f"run {run_id!r}", who)
 
 
 def merge_settings(
@@ -380,9 +437,23 @@ def read_run(
 
 
 def stored_runs(kind: str, *, rootdir: Any) -> list[str]:
-    """The ids of the stored runs of ``kind``, sorted."""
+    """The ids of the stored runs of ``kind``, sorted (an encoded file name read back through its header's ``run_id``)."""
     prefix = f"{kind}."
-    return sorted(key[len(prefix) :] for key in json_store("runs", rootdir=rootdir) if key.startswith(prefix))
+    store = json_store("runs", rootdir=rootdir)
+    out = set()
+    for key in store:
+        if not key.startswith(prefix):
+            continue
+        if not _ENCODED.fullmatch(key):
+            out.add(key[len(prefix) :])
+            continue
+        try:
+            run_id = store[key].get("run_id")
+        except (KeyError, ValueError, AttributeError):  # gone meanwhile, damaged, or not a header
+            continue
+        if isinstance(run_id, str) and key in (store_key(kind, run_id), f"{kind}.{run_id}"):  # or an old raw name
+            out.add(run_id)
+    return sorted(out)
 
 
 _REPAIR = (

@@ -14,7 +14,8 @@ command line points to ``ek COMMAND --help``). A parameter annotated
 ``Annotated[T, check]`` is converted by ``check``, whose ValueError
 message is the one printed (reST markup dropped, as from --help); a check
 with a ``choices`` attribute (`OneOf`), or a ``Literal[...]`` annotation,
-lists its choices in --help. A flag is never abbreviated (``--htm`` is not
+lists its choices in --help. A positional-only parameter with a default is
+an argument that may be left out (``[PRED]``). A flag is never abbreviated (``--htm`` is not
 ``--html``): an unknown flag or command is an error naming the closest
 known one.
 
@@ -178,7 +179,13 @@ def _usage(p: argparse.ArgumentParser) -> str:
     for action in p._actions:
         if not action.option_strings:
             metavar = str(action.metavar)
-            words.append(f"{metavar} [{metavar} ...]" if action.nargs == "+" else metavar)
+            words.append(
+                f"{metavar} [{metavar} ...]"
+                if action.nargs == "+"
+                else f"[{metavar}]"
+                if action.nargs == "?"
+                else metavar
+            )
     return " ".join(words)
 
 
@@ -207,6 +214,10 @@ def _add_param(p: argparse.ArgumentParser, param: inspect.Parameter, hint: Any, 
         target.add_argument("_varargs", nargs="+", type=kind, metavar=metavar, help=text)
     elif param.kind in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD) and param.default is param.empty:
         target.add_argument(f"_pos_{param.name}", type=kind, metavar=metavar, help=text)
+    elif param.kind is param.POSITIONAL_ONLY:  # with a default: an argument that may be left out
+        target.add_argument(
+            f"_pos_{param.name}", nargs="?", type=kind, default=param.default, metavar=metavar, help=text
+        )
     elif _is_list(hint):  # a repeatable option: --engine a --engine b
         default = None if param.default is param.empty else param.default
         target.add_argument(

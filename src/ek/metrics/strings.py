@@ -18,7 +18,7 @@ letter with a combining mark is one unit, as OCR evaluation counts it.
 words between Unicode word boundaries (UAX #29, see `ek._words`), without
 the punctuation and spaces between them, as dinglehopper does: ``"dog."``
 and ``"dog"`` are the same word. Both need the ``regex`` package
-(``pip install "ek[metrics]"``).
+(the ``ocr`` and ``metrics`` extras bring it: ``pip install "ek[ocr]"``).
 
 >>> s = StringMetric("cer")("kitten", "sitting")
 >>> s.detail["edits"], s.detail["ref_len"], round(s.value, 3)

@@ -17,7 +17,8 @@ what is specific to it on top of ek's source-agnostic core.
   file against file or folder against folder) with CER/WER, flexible
   character accuracy and bag-of-words error, confusion tables and the
   calibration of word confidences; `ek.ocr.formats.read_document` reads
-  one such file.
+  one such file. `evaluate_workspace` ranks the OCR groups of an OCR-D
+  workspace (its ``mets.xml``) against its ground-truth group, page by page.
 * `engine_specs` / `fleet_engine` / `EngineSpec` / `engine_state`: name
   the engines of a fleet with their options (``"tesseract:lang=deu"``), bind
   each as a reader that sends line images to the engine's line mode, and say
@@ -52,6 +53,7 @@ from ek.ocr.tables import (
     resolve_table_parser,
     table_from_ocr,
 )
+from ek.ocr.workspace import evaluate_workspace
 
 __all__ = [
     "EngineResult",
@@ -64,6 +66,7 @@ __all__ = [
     "engine_yields_tables",
     "evaluate_files",
     "evaluate_ocr",
+    "evaluate_workspace",
     "fleet_engine",
     "has_table_structure",
     "ocracy_backend",

@@ -90,7 +90,7 @@ def resolve_engine_id(engine: str) -> str:
 def missing_binary(engine_id: str) -> str | None:
     """The name of the system program ``engine_id`` needs but cannot find, else None."""
     program = _SYSTEM_BINARIES.get(engine_id)
-    if program is None or _program_path(engine_id) is not None:
+    if program is None or program_path(engine_id) is not None:
         return None
     return program
 
@@ -101,7 +101,7 @@ def missing_packages(engine_id: str) -> list[str]:
     return [] if entry is None else [p for p in entry[0] if not is_installed(p)]
 
 
-def _program_path(engine_id: str) -> str | None:
+def program_path(engine_id: str) -> str | None:
     """Where the system program behind ``engine_id`` is, or None (also for engines without one)."""
     program = _SYSTEM_BINARIES.get(engine_id)
     if program is None:
@@ -158,7 +158,7 @@ def check_engine(engine: str) -> dict[str, Any]:
         "hint": "",
     }
     if not is_installed("ocracy"):
-        report.update(binary=_program_path(cid), hint=_without_ocracy(cid))
+        report.update(binary=program_path(cid), hint=_without_ocracy(cid))
         return report
     try:
         cid = resolve_engine_id(name)
@@ -172,7 +172,7 @@ def check_engine(engine: str) -> dict[str, Any]:
     report.update(
         known=True,
         package=package,
-        binary=_program_path(cid),
+        binary=program_path(cid),
         credentials=list(req.credentials) if req.is_remote else [],
         options=check_options(cid, options) if options else {},
     )
@@ -183,7 +183,7 @@ def check_engine(engine: str) -> dict[str, Any]:
 def _without_ocracy(cid: str) -> str:
     """The hint when ocracy is missing: its extra, and the system program only when it is not there already."""
     extra = _EK_PACKAGES[cid][1] if cid in _EK_PACKAGES else "ocr"  # ek's rapidocr extra brings ocracy too
-    program = _program_path(cid)
+    program = program_path(cid)
     if program is not None:
         return (
             f"OCR engines run through ocracy, which is not installed; the {_SYSTEM_BINARIES[cid]} program is "
@@ -208,7 +208,7 @@ def _readiness(cid: str, req: Any, set_up: bool, absent: str | None) -> dict[str
         reasons.append(f"{why}, and {' and '.join(lacking)} {'is' if len(lacking) == 1 else 'are'} not installed")
         steps.append(f"{install_hint(extra)} (or: pip install {' '.join(_EK_PACKAGES[cid][0])})")
     elif not req.available:
-        program = None if absent is not None else _program_path(cid)
+        program = None if absent is not None else program_path(cid)
         there = "" if program is None else f" (the {_SYSTEM_BINARIES[cid]} program it runs is, at {program})"
         reasons.append(f"its Python package is not installed{there}")
         steps.append(req.pip_command)

@@ -8,7 +8,12 @@ read at once (their calls release the GIL: Tesseract is a subprocess,
 RapidOCR runs in onnxruntime). A page whose image cannot be read is found
 before any engine runs and recorded as that page's error for every engine.
 An engine that is not installed or not configured is left out, with the
-install line, unless ``strict``; so is one that fails on every page.
+install line, unless ``strict``; so is one that fails on every page. Each
+engine that ran is asked once what it is (its version and model files,
+`ek.ocr._fleet_versions`), and a stored run says how many pages it took
+from earlier calls (``EngineResult.resumed``, from `ek._runs.Run.resumed`).
+The engine run ids keep the engine's name as written (``tesseract:lang=frk``);
+the run store turns them into safe file names (`ek._runs.store_key`).
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from ek._runs import (
 from ek.canonicalize import resolve_canonicalizer
 from ek.ocr._fleet_parts import blocks_of, consensus_texts, engine_parts
 from ek.ocr._fleet_report import CONSENSUS, FleetReport, build_fleet_report
+from ek.ocr._fleet_versions import engine_versions
 from ek.ocr._ocr_run import (
     OcrTask,
     check_reference,
@@ -84,7 +90,8 @@ def run_fleet(
     unreadable = {
         key: problem for key, payload, _ in items if check and (problem := image_problem(payload[1][0])) is not None
     }
-    runs, failed = _run_engines(ready, items, unreadable, settings)
+    versions = engine_versions(ready)  # once per run, before any page: each stored run records its engine's
+    runs, failed = _run_engines(ready, items, unreadable, {**settings, "versions": versions})
     skipped.update(failed)
     if not runs:
         raise RuntimeError(  # no function name: the command line prints this as it is
@@ -93,13 +100,17 @@ def run_fleet(
         )
     canon = resolve_canonicalizer(settings["normalize"])
     scored = {
-        name: (engine, report, engine_parts(report.detail["per_item"], canon))
-        for name, (engine, report) in runs.items()
+        name: (
+            engine,
+            report,
+            {**engine_parts(report.detail["per_item"], canon), "resumed": resumed, "version": versions[name]},
+        )
+        for name, (engine, report, resumed) in runs.items()
     }
     texts: dict[str, Any] = {}
     consensus = None
     if settings["consensus"] and len(runs) >= 2:
-        texts = consensus_texts([k for k, _, _ in items], [r.detail["per_item"] for _, r in runs.values()])
+        texts = consensus_texts([k for k, _, _ in items], [r.detail["per_item"] for _, r, _ in runs.values()])
         report = _consensus_report(items, texts, settings)
         consensus = (report, engine_parts(report.detail["per_item"], canon))
     return build_fleet_report(
@@ -247,7 +258,7 @@ def _ready(specs: tuple[Any, ...], strict: bool) -> tuple[list[Any], dict[str, A
 def _run_engines(
     specs: list[Any], items: list[Any], unreadable: Mapping[str, str], settings: dict[str, Any]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``(name -> (engine id, report), name -> why it failed)``.
+    """``(name -> (engine id, report, what its run reused), name -> why it failed)``.
 
     With ``max_workers`` N > 1 (or an ``executor``) every engine runs at once,
     each handing its pages in chunks to one pool of N threads (or to the
@@ -283,9 +294,10 @@ def _run_engines(
             else [_run_one(spec, read, items, unreadable, run) for spec, read in jobs]
         )
     runs, failed = {}, {}
-    for (spec, _), (report, problem) in zip(jobs, outcomes):
+    for (spec, _), (report, resumed, problem) in zip(jobs, outcomes):
         if problem is None:
-            runs[spec.name] = (spec.engine if isinstance(spec.engine, str) else engine_label(spec.engine), report)
+            engine_id = spec.engine if isinstance(spec.engine, str) else engine_label(spec.engine)
+            runs[spec.name] = (engine_id, report, resumed)
         else:
             failed[spec.name] = problem
     return runs, failed
@@ -293,8 +305,8 @@ def _run_engines(
 
 def _run_one(
     spec: Any, read: Any, items: list[Item], unreadable: Mapping[str, str], settings: dict[str, Any]
-) -> tuple[Any, str | None]:
-    """``(report, None)`` of one engine's run, or ``(None, why)`` when it read no page."""
+) -> tuple[Any, Any, str | None]:
+    """``(report, what the run reused, None)`` of one engine's run, or ``(None, None, why)`` when it read no page."""
     metric, normalize, grammar = settings["metric"], settings["normalize"], settings["grammar"]
     options: RunOptions = settings["options"]
     name = spec.name
@@ -329,12 +341,12 @@ def _run_one(
         who=_WHO,
         detail={"engine": name, "run_id": run.run_id},
     )
-    run.close({"engine": name, **summary})
+    run.close({"engine": name, "version": settings["versions"].get(name), **summary})
     if not report.n:
         failures = report.detail["errors"]
         first = next(iter(failures))
-        return None, f"failed on all {len(items)} pages; first, {first!r}: {failures[first]}"
-    return with_confusions(report), None
+        return None, None, f"failed on all {len(items)} pages; first, {first!r}: {failures[first]}"
+    return with_confusions(report), run.resumed, None
 
 
 def _consensus_report(items: list[Any], texts: Mapping[str, str | None], settings: dict[str, Any]) -> Any:

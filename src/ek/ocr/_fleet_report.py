@@ -53,7 +53,12 @@ class EngineResult:
     ``calibration`` (None without confidences) is ``{"unit": "word" |
     "line", "n", "ece", "curve"}``: how well those confidences predict
     whether a unit was read right (`ek.qe.expected_calibration_error` and
-    `ek.qe.reliability_curve`).
+    `ek.qe.reliability_curve`). ``version`` records what read the pages:
+    the engine's version, the Python packages and the model files
+    (``{"version", "packages", "models", "missing"}``, see
+    `ek.ocr._fleet_versions`; None for the consensus). ``resumed`` is, for a
+    stored run, ``{"reused": pages taken from the stored run, "read": pages
+    read now}`` (None for a run not stored, and for the consensus).
     """
 
     name: str
@@ -68,6 +73,8 @@ class EngineResult:
     timeouts: tuple[Any, ...] = ()
     mean_confidence: float | None = None
     calibration: Mapping[str, Any] | None = None
+    version: Mapping[str, Any] | None = None
+    resumed: Mapping[str, int] | None = None
 
     @property
     def aggregate(self) -> float | None:
@@ -117,6 +124,17 @@ class FleetReport:
     def rows(self) -> tuple[Any, ...]:
         """The `EngineResult` of every row, best first (the order of ``ranking``)."""
         return tuple(self[name] for name in self.ranking)
+
+    @property
+    def resumed(self) -> dict[str, int] | None:
+        """``{"reused", "read"}`` summed over the engines: page readings taken from the stored runs and read now.
+
+        None for a fleet not stored. A fresh stored fleet has ``reused`` 0.
+        """
+        counts = [r.resumed for r in self.engines.values() if r.resumed is not None]
+        if not counts:
+            return None
+        return {"reused": sum(c["reused"] for c in counts), "read": sum(c["read"] for c in counts)}
 
 
 def build_fleet_report(

@@ -19,7 +19,9 @@ score 0. The report's ``detail`` also holds:
   ``{"fca": {"ids": [...], "max_chars": 20000, "cer": CER of the pages
   covered}}`` ({} when none is left out, or no FCA at all when every page
   is). ``document_mean``: the mean of the per-document CER and WER (the corpus
-  figure dinglehopper reports; ek's own corpus figure sums edits first).
+  figure dinglehopper reports; ek's own corpus figure sums edits first);
+  ``per_page``: each document's ``{id, cer, wer, chars}`` (``chars`` the
+  gold length the CER divides by), worst first.
 * ``confusions``: the most frequent substitutions, dropped and inserted
   characters (``"char"``) and words (``"word"``) over the corpus, and
   ``per_file`` the same per id; rows are ``{kind, gold, pred, count}``.
@@ -33,7 +35,11 @@ score 0. The report's ``detail`` also holds:
   ``{"gold": ..., "pred": ...}`` with each side's level, or its counts
   ``{level: documents}``; None for plain text and records), and
   ``fallbacks``: each region read at another level than its document's, as
-  ``{side, id, region, level}`` (a region with no text at the level read).
+  ``{side, id, region, level}`` (a region with no text at the level read),
+  and ``level_disagreements``: each PAGE region whose text at the level read
+  differs from its text at another, as ``{side, id, region, level,
+  other_level, cer}`` (after NFC and whitespace collapsing; see
+  `ek.ocr.formats`).
 
 **Words.** ``words="whitespace"`` (the default, as jiwer) cuts WER, the
 word confusions and the bag of words at whitespace; ``words="unicode"`` at
@@ -71,6 +77,7 @@ maps the MUFI characters of dinglehopper's tables.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import warnings
 from collections import Counter
@@ -134,6 +141,10 @@ class Joined(Protocol):
     def documents(self) -> Mapping[str, tuple[JoinedDocument | None, JoinedDocument | None]]: ...
     def fallbacks(self) -> list[tuple[str, str, str, str]]:
         """``(side, id, region, level)`` for each region read at another text level than its document's."""
+        ...
+
+    def level_disagreements(self) -> list[tuple[str, str, str, str, str, float]]:
+        """``(side, id, region, level read, other level, CER)`` for each region whose two levels differ."""
         ...
 
 
@@ -252,6 +263,17 @@ def evaluate_joined(
     return _evaluate(joined, metric, settings, _Measured(tuple(measures), fca_max_chars), n_confusions, n_bins)
 
 
+def canonicalizer_for(profile: str | None = None, *, normalize: Steps | None = None) -> Callable[[str], str] | None:
+    """The normalisation `evaluate_files` applies to both sides with ``profile`` and ``normalize``.
+
+    ``normalize=None`` means the option left out: NFC, or the profile's own normalisation;
+    ValueError for an unknown profile or steps that contradict it.
+    """
+    settings = _settings.resolve(profile, NFC if normalize is None else normalize, None, None)
+    canon: Callable[[str], str] | None = resolve_canonicalizer(settings.normalize)
+    return canon
+
+
 def confusions_by_item(
     ids: Sequence[Hashable],
     preds: Sequence[object],
@@ -323,10 +345,14 @@ def _evaluate(
         "document_mean": {m: _mean(reports[settings.metric(m)]) for m in ("cer", "wer")},
         "confusions": {u: _align.confusion_table(c, n=n_confusions) for u, c in totals.items()},
         "per_file": per_file,
+        "per_page": _per_page(joined.ids, reports[settings.metric("cer")], reports[settings.metric("wer")]),
         "calibration": _calibration(joined, canon, n_bins),
         **settings.detail(canon),
         "text_level": _text_level(joined),
         "fallbacks": [dict(zip(("side", "id", "region", "level"), f)) for f in joined.fallbacks()],
+        "level_disagreements": [
+            dict(zip(("side", "id", "region", "level", "other_level", "cer"), d)) for d in joined.level_disagreements()
+        ],
     }
     return dataclasses.replace(report, detail=detail)
 
@@ -354,6 +380,19 @@ def _canonical(values: Sequence[Any], canon: Callable[[str], str] | None) -> tup
     if canon is None:
         return tuple(values)
     return tuple(canon(v) if isinstance(v, str) else v for v in values)
+
+
+def _per_page(ids: Sequence[Hashable], cer: Report, wer: Report) -> list[dict[str, Any]]:
+    """Each document's CER, WER and gold length (``chars``, the CER's reference length), worst first.
+
+    Worst is the highest CER, then the highest WER (a NaN, which no figure
+    here should be, sorts last); ties keep the gold order.
+    """
+    rows = [
+        {"id": i, "cer": c.value, "wer": w.value, "chars": c.detail.get("ref_len")}
+        for i, c, w in zip(ids, cer.scores, wer.scores)
+    ]
+    return sorted(rows, key=lambda r: tuple(-v if v == v else math.inf for v in (r["cer"], r["wer"])))
 
 
 def _mean(report: Report) -> float | None:

@@ -23,12 +23,17 @@ regions that fell back to another. What is read:
 * Anything that does not start with ``<``: plain UTF-8 text.
 
 **Text level** (``text_level=``, one of `TEXT_LEVELS`): ``"region"``,
-``"line"``, ``"word"`` (words joined by one space) or ``"glyph"`` (glyphs
-joined into words). The default is the finest level at which every region
-has its text; a region without the level read falls back to the nearest one
-it has (the coarser of two) and is listed in ``Document.fallbacks``. A
-region with text only at region level is no error; a line with no text
-that no other level covers is. (``level=`` is the old name, deprecated.)
+``"line"``, ``"word"`` (words joined by one space, none before closing
+punctuation) or ``"glyph"`` (glyphs joined into words). By default a PAGE
+region is read at its own ``TextEquiv`` where it has one, else at the
+coarsest level below it that it has throughout (line, then word, then
+glyph); ALTO and hOCR at line level. A region without the level read falls
+back to the nearest one it has (the coarser of two) and is listed in
+``Document.fallbacks``; a PAGE region whose text at two levels differs
+(after NFC and whitespace collapsing) is listed in
+``Document.level_disagreements`` with the CER between them. A line with no
+text that no other level covers is an error naming the level asked for.
+(``level=`` is the old name, deprecated.)
 
 **Joining**, the same for every format: the lines, each stripped of
 whitespace at both ends, blank lines dropped, joined by one ``"\\n"``. So

@@ -82,35 +82,62 @@ __all__ = [
 
 def evaluate(
     gold: str,
-    pred: str,
+    pred: str | None = None,
+    /,
     *,
     options: Options = _DEFAULTS,
+    gold_group: str | None = None,
+    pred_group: list[str] | None = None,
     save: str | None = None,
     workers: int | None = None,
     scheduler: str | None = None,
     timeout: float | None = None,
+    per_page: bool | None = None,
 ) -> Outcome:
     """Score PRED against GOLD: the figure with its interval, overall and per slice.
 
     GOLD and PRED are .jsonl, .json, .csv or .tsv files, documents (PAGE,
     ALTO, hOCR, plain text) or folders of documents, joined by id. Folders
     pair NAME.gt.txt with NAME.txt or NAME.ENGINE.txt, gt/ with ocr/, or
-    one subfolder per document. Exit 0 done, 1 past --max or --min, 2 bad
-    input (also when no Dask scheduler answers or no worker joins).
+    one subfolder per document. An OCR-D workspace (a folder holding
+    mets.xml, or the METS file) is GOLD alone, with --gold-group and
+    --pred-group: its pages pair by the METS; several pred groups are
+    ranked, each paired with the best. Exit 0 done, 1 past --max or --min,
+    2 bad input (also when no Dask scheduler answers or no worker joins).
 
     Args:
-        gold: the gold file or folder
-        pred: the predictions: a file, a folder, or - for standard input
+        gold: the gold file or folder, or an OCR-D workspace (with --gold-group)
+        pred: the predictions: a file, a folder, or - for stdin (none with --pred-group)
         options: the flags shared with ek compare and ek estimate (`Options`)
+        gold_group (GROUP): the workspace's ground-truth file group, e.g. OCR-D-GT-PAGE
+        pred_group (GROUP): a workspace group to score, or a glob ('OCR-D-OCR-*'); repeatable
         save (NAME): keep the run under NAME, for ek compare
         workers (N): score on N local Dask worker processes (the dask extra)
         scheduler (ADDRESS): score on the Dask cluster at ADDRESS (the dask extra)
         timeout (SECONDS): how long --scheduler waits for a worker (default: 30)
+        per_page: each page's CER, WER and length, worst first (default: for 2 to 50 pages)
     """
     from ek.cli._commands._evaluate import run_evaluate
 
     with _no_cycle_collection():
-        return run_evaluate(gold, pred, options, save=save, workers=workers, scheduler=scheduler, timeout=timeout)
+        if pred is None or gold_group is not None or pred_group is not None:
+            from ek.cli._commands._workspace import run_workspace
+
+            return run_workspace(
+                gold,
+                pred,
+                options,
+                gold_group=gold_group,
+                pred_groups=pred_group,
+                save=save,
+                workers=workers,
+                scheduler=scheduler,
+                timeout=timeout,
+                per_page=per_page,
+            )
+        return run_evaluate(
+            gold, pred, options, save=save, workers=workers, scheduler=scheduler, timeout=timeout, per_page=per_page
+        )
 
 
 def compare(

@@ -11,9 +11,13 @@ not configured (with the install line; only under ``--keep-going``, else
 such an engine is an error naming its fix), pages whose image cannot be read
 (an error for every engine), pages an engine failed on. ``--json`` and
 ``--html`` carry the same figures (`fleet_payload`), written as ``ek
-evaluate`` writes its outputs (`ek.cli._commands._outputs`). ``--save NAME``
-keeps every engine's run under NAME, so a benchmark that dies resumes where
-it stopped when run again with the same NAME.
+evaluate`` writes its outputs (`ek.cli._commands._outputs`); each ranking
+row records what read its pages (the engine's version, packages and model
+files: ``version``), and the page lists them with the settings. ``--save
+NAME`` keeps every engine's run under NAME, so a benchmark that dies resumes
+where it stopped when run again with the same NAME, and says so: a line
+under the settings ("resumed: 40 of 54 pages read earlier, 14 read now") and
+``resumed`` in the JSON (``{"reused", "read"}``, overall and per row).
 """
 
 from __future__ import annotations
@@ -86,6 +90,8 @@ class RankingRow(TypedDict):
     timeouts: list[object]
     mean_confidence: float | None
     calibration: dict[str, Any] | None  # unit, n, ece, curve: as `ek.ocr` measured it
+    version: dict[str, Any] | None  # version, packages, models, missing: what read the pages (None: consensus)
+    resumed: dict[str, int] | None  # reused, read: pages taken from a --save run and read now (None: not saved)
 
 
 def run_benchmark(
@@ -152,6 +158,11 @@ def summary(report: FleetReport, corpus: BenchmarkGold, meta: Meta) -> str:
         f"{'s' if n_engines != 1 else ''}" + (" and their ROVER consensus" if report.consensus else ""),
         f"settings: normalize {meta['settings']['normalize'] or 'none'} | level {report.level:g}",
     ]
+    from ek.cli._commands._benchmark_page import resumed_line  # with the page's data: it lists the line too
+
+    resumed = resumed_line(report)
+    if resumed:
+        head.append(resumed)
     rows = [_ranking_row(row) for row in fleet_rows(report)]
     header = [
         "rank",
@@ -201,6 +212,8 @@ def fleet_rows(report: FleetReport) -> list[RankingRow]:
                 "timeouts": list(result.timeouts),
                 "mean_confidence": result.mean_confidence,
                 "calibration": None if result.calibration is None else dict(result.calibration),
+                "version": None if result.version is None else dict(result.version),
+                "resumed": None if result.resumed is None else dict(result.resumed),
             }
         )
     return rows
@@ -247,6 +260,7 @@ def fleet_payload(report: FleetReport, meta: Meta) -> dict[str, object]:
         "unreadable": dict(report.unreadable),
         "skipped": dict(report.skipped),
         "run_id": report.run_id,
+        "resumed": report.resumed,
         **meta,
     }
 

@@ -1,5 +1,8 @@
 """The data of the ``ek benchmark --html`` page (see `ek.cli._html._fleet` for the keys), from a `FleetReport`.
 
+Also the one line that says what a resumed fleet reused (`resumed_line`),
+which the page lists with the settings and the terminal prints under them.
+
 The ranking and per-slice figures are those of the ``--json`` report
 (`ek.cli._commands._benchmark.fleet_payload`), so the page and the file agree.
 Each row's worst pages carry their texts and aligned diffs (drawn as ``ek
@@ -57,10 +60,37 @@ def fleet_page(
     }
     for key in ("inputs", "settings", "ek_version", "date"):
         data[key] = payload.get(key)
+    settings = payload.get("settings")
+    data["settings"] = {**(settings if isinstance(settings, dict) else {}), **_run_lines(report)}
     return data
 
 
+def resumed_line(report: FleetReport) -> str:
+    """``"resumed: 40 of 54 pages read earlier, 14 read now"`` for a fleet that reused stored pages, else ""."""
+    total = report.resumed
+    if total is None or not total["reused"]:
+        return ""
+    n = total["reused"] + total["read"]
+    counts = {name: r.resumed for name, r in report.engines.items() if r.resumed is not None}
+    if len(counts) == 1:
+        return f"resumed: {total['reused']} of {n} pages read earlier, {total['read']} read now"
+    each = ", ".join(f"{name} {c['reused']} of {c['reused'] + c['read']}" for name, c in counts.items())
+    return (
+        f"resumed: {total['reused']} of {n} page readings ({len(counts)} engines x {report.n_items} pages) "
+        f"read earlier, {total['read']} read now (earlier: {each})"
+    )
+
+
 # ---------------------------------------------------------------------------
+
+
+def _run_lines(report: FleetReport) -> dict[str, str]:
+    """The provenance lines of what read the pages (each engine's version and models) and what a resume reused."""
+    lines = {f"engine {row.name}": _version_line(row.version) for row in report.engines.values()}
+    resumed = resumed_line(report)
+    if resumed:
+        lines["resumed"] = resumed.removeprefix("resumed: ")
+    return lines
 
 
 def _worst(
@@ -115,3 +145,21 @@ def _side_by_side(report: FleetReport, prepare: Callable[[str], str], unit: str 
             {"name": row.name, **_item(best_key, it[best_key], prepare, unit)} for row, it in zip(rows, items)
         ],
     }
+
+
+def _version_line(record: Mapping[str, Any] | None) -> str:
+    """A version record as one provenance line: the engine's version, its model files, what is unknown."""
+    if not record:
+        return "not recorded"
+    parts = [str(record.get("version") or "version unknown")]
+    models = [
+        str(m["file"])
+        + (f" {m['version']}" if m.get("version") else "")
+        + (f" ({m['bytes']:,} bytes)" if m.get("bytes") else "")
+        for m in record.get("models") or ()
+    ]
+    if models:
+        parts.append("models " + ", ".join(models))
+    if record.get("missing"):
+        parts.append("; ".join(record["missing"]))
+    return "; ".join(parts)

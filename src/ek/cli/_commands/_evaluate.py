@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ek._files import Side, join, refuse_failures
 from ek.cli._commands import _format as fmt
 from ek.cli._commands._format import Outcome
 from ek.cli._commands._inputs import (
@@ -28,6 +30,15 @@ if TYPE_CHECKING:
     from ek.cli._html._data import Meta
 
 
+@dataclass(frozen=True)
+class Sides:
+    """GOLD and PRED already read (an OCR-D workspace's two groups), and the meta keys the report adds about them."""
+
+    gold: Side
+    pred: Side
+    meta: Mapping[str, object] = field(default_factory=dict)
+
+
 def run_evaluate(
     gold: str,
     pred: str,
@@ -37,8 +48,13 @@ def run_evaluate(
     workers: int | None = None,
     scheduler: str | None = None,
     timeout: float | None = None,
+    per_page: bool | None = None,
+    sides: Sides | None = None,
 ) -> Outcome:
-    """The whole command: read, score (here, or on a Dask cluster), bound, then print, write and gate."""
+    """The whole command: read, score (here, or on a Dask cluster), bound, then print, write and gate.
+
+    With ``sides``, GOLD and PRED are read already, ``gold`` and ``pred`` only name them.
+    """
     inputs = {"gold": gold, "pred": pred}
     check_outputs(inputs, options.json, options.html)
 
@@ -50,6 +66,8 @@ def run_evaluate(
             workers=workers,
             scheduler=scheduler,
             timeout=timeout,
+            per_page=per_page,
+            sides=sides,
         )
 
     if save is None:
@@ -71,16 +89,22 @@ def _evaluate(
     workers: int | None,
     scheduler: str | None,
     timeout: float | None,
+    per_page: bool | None = None,
+    sides: Sides | None = None,
 ) -> Outcome:
     """`run_evaluate` once the outputs are checked and the ``--save`` name (``save = (name, lock)``) is held."""
     if workers is not None or scheduler is not None or timeout is not None:
         from ek.cli._commands._dask import check_cluster
 
         check_cluster(workers, scheduler, timeout)
-    gold_side = read_gold(inputs["gold"], options)
+    gold_side = read_gold(inputs["gold"], options) if sides is None else sides.gold
     options = options_for(gold_side, options)
     pred = inputs["pred"]
-    joined, name = read_joined(gold_side, pred, options), os.path.basename(pred) or pred
+    if sides is None:
+        joined = read_joined(gold_side, pred, options)
+    else:
+        joined = refuse_failures(join(gold_side, sides.pred), keep_going=options.keep_going)
+    name = os.path.basename(pred) or pred
     if workers is None and scheduler is None:
         scored = score(joined, options, name=name)
     else:
@@ -93,6 +117,8 @@ def _evaluate(
     report = scored.report
     overall, per_slice = bound(report, options.level, label="ek evaluate")
     meta = run_meta(inputs, options, [scored])
+    if sides is not None:
+        meta.update(sides.meta)  # type: ignore[typeddict-item]  # a workspace's inputs and processors
     out = []
     if options.json is not None:
         out.append(write_json(options.json, payload(scored, overall, per_slice, options.level, meta)))
@@ -105,16 +131,26 @@ def _evaluate(
     text = (
         "\n".join(t for t in out if t)
         if options.json == "-"
-        else summary(scored, overall, per_slice, options.level, meta)
+        else summary(scored, overall, per_slice, options.level, meta, per_page=per_page)
     )
     failed = gate(report.metric, report.aggregate, options.max, options.min)
     return Outcome(stdout=text, stderr=failed, exit_code=1 if failed else 0)
 
 
 def summary(
-    scored: Scored, overall: Bounds, per_slice: Mapping[object, Bounds], level: float, meta: Meta | None = None
+    scored: Scored,
+    overall: Bounds,
+    per_slice: Mapping[object, Bounds],
+    level: float,
+    meta: Meta | None = None,
+    *,
+    per_page: bool | None = None,
 ) -> str:
-    """The printed table: overall and per slice, n, value and interval, then missing, extra, failed and skipped."""
+    """The printed table: overall and per slice, n, value and interval, then missing, extra, failed and skipped.
+
+    Documents add the measures line and, after it, the per-page table
+    (`ek.cli._commands._format.per_page_lines`; ``per_page`` is ``--per-page``).
+    """
     report = scored.report
     way = fmt.direction(report.detail.get("higher_is_better"))
     head = [f"ek evaluate: {report.metric}" + (f" ({way})" if way else "") + f" on {report.n} items"]
@@ -136,6 +172,7 @@ def summary(
     ]
     lines += fmt.problem_lines(meta or {})
     lines += fmt.measure_lines(scored.documents)
+    lines += fmt.per_page_lines(scored.documents.get("per_page"), per_page)
     return "\n".join(lines)
 
 

@@ -8,7 +8,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ek._util import describe_fallbacks, describe_text_level, format_p_value, format_table
+from ek._util import (
+    describe_fallbacks,
+    describe_level_disagreements,
+    describe_text_level,
+    format_p_value,
+    format_table,
+)
 
 if TYPE_CHECKING:
     from ek.cli._html._data import Meta
@@ -17,6 +23,9 @@ p_value = format_p_value  # one formatter of p-values, for the command line and 
 
 _SHOWN_IDS = 5
 _SHOWN_SKIPS = 5
+_SHOWN_NOTES = 10
+PER_PAGE_MAX = 50
+"""The most pages whose table ``ek evaluate`` prints by default (``--per-page`` prints it for any number)."""
 _DIRECTIONS: dict[object, str] = {True: "higher is better", False: "lower is better"}
 
 
@@ -93,9 +102,11 @@ def settings_line(meta: Meta) -> str:
 
 
 def problem_lines(meta: Meta) -> list[str]:
-    """The documents that failed to read and the files skipped, one per line (nothing when there are none)."""
+    """The regions whose levels disagree, the documents that failed to read, the files skipped and the notes (or nothing)."""
     lines = []
     errors, skipped = meta.get("errors") or [], meta.get("skipped") or []
+    if meta.get("level_disagreements"):  # the text read may not be the text meant: say so before anything else
+        lines.append("levels: " + describe_level_disagreements(meta.get("level_disagreements") or []))
     if errors:
         lines.append(f"failed: {len(errors)} document{'s' if len(errors) != 1 else ''} could not be read (left out):")
         lines += [f"  {e['message']}" for e in errors]
@@ -104,6 +115,30 @@ def problem_lines(meta: Meta) -> list[str]:
         lines += [f"  {s['path']}: {s['reason']}" for s in skipped[:_SHOWN_SKIPS]]
         if len(skipped) > _SHOWN_SKIPS:
             lines.append(f"  ... and {len(skipped) - _SHOWN_SKIPS} more (every one is listed by --json and --html)")
+    return lines + note_lines(meta)
+
+
+def per_page_lines(rows: list[dict[str, Any]] | None, show: bool | None = None) -> list[str]:
+    """The per-page table (page, CER, WER, gold characters; rows already worst first), after a blank line.
+
+    ``show`` None prints it for 2 to `PER_PAGE_MAX` pages (one page is the
+    corpus line itself; more would bury the summary), True for any number,
+    False never.
+    """
+    if not rows or show is False or (show is None and not 2 <= len(rows) <= PER_PAGE_MAX):
+        return []
+    cells = [
+        [str(r["id"]), number(r["cer"]), number(r["wer"]), "-" if r["chars"] is None else str(r["chars"])] for r in rows
+    ]
+    return ["", f"per page, worst first ({len(rows)} pages):", table(["page", "cer", "wer", "chars"], cells)]
+
+
+def note_lines(meta: Meta) -> list[str]:
+    """One ``note: FILE: NOTE`` line per file scored with a note (an empty prediction), the first few shown."""
+    notes = meta.get("notes") or []
+    lines = [f"note: {n['path']}: {n['note']}" for n in notes[:_SHOWN_NOTES]]
+    if len(notes) > _SHOWN_NOTES:
+        lines.append(f"note: ... and {len(notes) - _SHOWN_NOTES} more (every one is listed by --json)")
     return lines
 
 

@@ -26,8 +26,14 @@ from ek.metrics import as_metric
 from ek.registry import get
 
 _CHUNK = 20_000  # items scored per evaluate() call; the progress bar moves once per chunk
-_DocumentKey = Literal["measures", "measures_left_out", "confusions", "document_mean"]
-_DOCUMENT_KEYS: tuple[_DocumentKey, ...] = ("measures", "measures_left_out", "confusions", "document_mean")
+_DocumentKey = Literal["measures", "measures_left_out", "confusions", "document_mean", "per_page"]
+_DOCUMENT_KEYS: tuple[_DocumentKey, ...] = (  # of the OCR report
+    "measures",
+    "measures_left_out",
+    "confusions",
+    "document_mean",
+    "per_page",
+)
 
 Bounds = tuple[float, float]
 """An interval ``(low, high)``, as `ek.Report.interval` gives it."""
@@ -40,6 +46,7 @@ class DocumentFigures(TypedDict, total=False):
     measures_left_out: dict[str, dict[str, Any]]  # "fca": the pages too large for it by default, {} for none
     confusions: dict[str, list[dict[str, Any]]]  # "char" / "word": the rows of `ek._align.confusion_table`
     document_mean: dict[str, float]  # cer and wer averaged over the documents
+    per_page: list[dict[str, Any]]  # each document's {id, cer, wer, chars}, worst first
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,16 @@ always agree on what was scored and what was not::
      "text_level": "line",                          # the level read, or {level: documents}
      "ek_version": "0.1.0", "date": "2026-12-01T10:15:00Z",
      "errors": [{"side", "path", "id", "message"}], "skipped": [{"path", "reason"}],
-     "fallbacks": [{"side", "id", "region", "level"}]}  # regions read at another level than text_level
+     "fallbacks": [{"side", "id", "region", "level"}],  # regions read at another level than text_level
+     "notes": [{"id", "path", "note"}],               # e.g. an empty prediction, scored as all deletions
+     "level_disagreements": [{"side", "id", "region", "level", "other_level", "cer"}]}  # see below
 
 ``settings["text_level"]`` is the level asked for (None: ek's default
 rule); the top-level ``text_level`` is the one read, as the OCR report of
-`ek.ocr.evaluate_joined` gives it (None for records).
+`ek.ocr.evaluate_joined` gives it (None for records). ``level_disagreements``
+lists the PAGE regions whose text at the level read (``level``) differs from
+their text at another (``other_level``), with the CER between the two after
+NFC and whitespace collapsing (`ek._files._levels`).
 """
 
 from __future__ import annotations
@@ -30,9 +35,10 @@ from ek.cli._commands._inputs import Scored, metric_facts
 from ek.cli._commands._options import Options
 
 if TYPE_CHECKING:
-    from ek.cli._html._data import Fallback, Meta, ReadError, Skip
+    from ek.cli._html._data import Fallback, LevelDisagreement, Meta, Note, ReadError, Skip
 
 _Row = TypeVar("_Row")
+EMPTY_PREDICTION = "empty prediction: scored as all deletions"
 
 
 def run_meta(inputs: Mapping[str, str], options: Options, runs: Sequence[Scored]) -> Meta:
@@ -55,6 +61,12 @@ def run_meta(inputs: Mapping[str, str], options: Options, runs: Sequence[Scored]
         "errors": _unique(_read_error(f) for run in runs if run.joined is not None for f in run.joined.failures),
         "skipped": _unique(_skip(s) for run in runs if run.joined is not None for s in run.joined.skipped),
         "fallbacks": _unique(row for run in runs if run.joined is not None for row in _fallbacks(run.joined)),
+        "notes": _unique(
+            _empty_note(i, path) for run in runs if run.joined is not None for i, path in run.joined.empty
+        ),
+        "level_disagreements": _unique(
+            row for run in runs if run.joined is not None for row in _disagreements(run.joined)
+        ),
     }
 
 
@@ -95,6 +107,15 @@ def _text_level(runs: Sequence[Scored]) -> object:
 def _fallbacks(joined: Joined) -> Iterator[Fallback]:
     for side, id_, region, level in joined.fallbacks():
         yield {"side": side, "id": id_, "region": region, "level": level}
+
+
+def _empty_note(id_: str, path: str) -> Note:
+    return {"id": id_, "path": path, "note": EMPTY_PREDICTION}
+
+
+def _disagreements(joined: Joined) -> Iterator[LevelDisagreement]:
+    for side, id_, region, level, other, cer in joined.level_disagreements():
+        yield {"side": side, "id": id_, "region": region, "level": level, "other_level": other, "cer": cer}
 
 
 def _read_error(failure: Failure) -> ReadError:

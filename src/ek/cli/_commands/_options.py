@@ -232,7 +232,7 @@ class Options:
         min (BOUND): exit 1 when the figure is below BOUND
 
     Documents:
-        text_level (LEVEL): the text level read (default: finest)
+        text_level (LEVEL): text level (default: region, else line)
         profile (NAME): read and score as another tool does
         keep_going: score the other documents when one cannot be read, listing it
         gold_suffix (SUFFIX): the name ending of gold files in a folder, e.g. .gt.txt

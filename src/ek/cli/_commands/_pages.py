@@ -1,10 +1,13 @@
 """The data of the ``--html`` pages (see `ek.cli._html` for the keys), built from scored runs.
 
 Text metrics get aligned diffs from `ek._align`, the one alignment ek has:
-every item with an edit is aligned once in the metric's unit, for the
-confusion counts over the whole corpus, and the items the page shows keep
-their texts and ops by grapheme cluster, the unit the page draws (the rest
-carry their value only, so a page of 100,000 items stays small).
+every item with an edit is aligned once, on the text the figure compared
+(normalised as it was, a profile's normalisation under ``--profile``) and in
+the figure's unit (code points, grapheme clusters or words), so the edits of
+a diff add up to the item's share of the figure's numerator. The confusion
+table counts those same ops over the whole corpus; the items the page shows
+keep their texts and ops (the rest carry their value only, so a page of
+100,000 items stays small).
 Field metrics get per-field precision, recall and F1. Text documents add their OCR
 ``measures`` (CER, WER, FCA, bag of words) and the documents that failed to read.
 ``meta`` (the provenance the command builds once for ``--json`` and the page: inputs,
@@ -40,7 +43,7 @@ from ek.cli._html._data import (
 from ek.metrics.strings import StringMetric
 
 SHOWN = 200  # items the pages list (the worst, or the most changed each way)
-_WORDS = ("word", "unicode_word")  # confusions count the metric's words; diffs show whitespace words
+_WORDS = ("word", "unicode_word")  # diffs and confusions count the metric's own words
 _N_CONFUSIONS = 200
 _SLICE_KEYS: tuple[Literal["a", "b", "delta", "p_value", "verdict", "n"], ...] = (
     "a",
@@ -86,13 +89,10 @@ def evaluate_page(
         for k in worst:
             items[k]["gold"], items[k]["pred"] = _shown(joined.golds[k]), _shown(joined.preds[k])
         if unit is not None:
-            known = _document_confusions(scored, unit)  # documents: counted line by line already
-            data["confusions"] = known if known is not None else _corpus_confusions(joined, items, unit, prepare)
-            for k in worst:
-                gold, pred = joined.golds[k], joined.preds[k]
-                if isinstance(gold, str) and isinstance(pred, str):
-                    items[k]["ops"] = _display_ops(prepare(pred), prepare(gold), unit)
-                    items[k]["unit"] = "word" if unit in _WORDS else "char"
+            shown = _shown_ops(joined, worst, unit, prepare)
+            data["confusions"] = _corpus_confusions(joined, items, unit, prepare, shown)
+            for k, ops in shown.items():
+                items[k]["ops"], items[k]["unit"] = ops, "word" if unit in _WORDS else "char"
     data["items"] = items
     fields = _fields(report)
     if fields:
@@ -203,12 +203,18 @@ def _extremes(values: Sequence[object], n: int, *, largest: bool) -> set[int]:
 
 
 def _preparer(metric: str, steps: list[str] | None, *, profile: str | None = None) -> Callable[[str], str]:
-    """What the metric does to a text before comparing it: the normalize ``steps``, and CER's trimmed ends.
+    """What the figure did to a text before comparing it: the normalisation, and CER's trimmed ends.
 
-    CER leaves out the whitespace at both ends, except under a profile (dinglehopper counts it:
-    `ek.ocr.files` scores with ``strip=False`` then), so the diff shows what the figure counted.
+    Under a profile the normalisation is the profile's own (`ek.ocr.files.canonicalizer_for`), and
+    CER keeps the whitespace at both ends (dinglehopper counts it: `ek.ocr.files` scores with
+    ``strip=False`` then), so the diff shows what the figure counted.
     """
-    canon = resolve_canonicalizer(steps)
+    if profile is None:
+        canon = resolve_canonicalizer(steps)
+    else:
+        from ek.ocr.files import canonicalizer_for  # loads the OCR scoring only for a profile
+
+        canon = canonicalizer_for(profile, normalize=steps)
     facts = metric_facts(metric)
     trim = profile is None and isinstance(facts, StringMetric) and facts.strip and facts.unit in ("char", "grapheme")
 
@@ -220,8 +226,13 @@ def _preparer(metric: str, steps: list[str] | None, *, profile: str | None = Non
 
 
 def _display_ops(pred: str, gold: str, unit: str) -> list[Op]:
-    """The ops the page draws: words as words, characters by grapheme cluster (a mark stays on its letter)."""
-    return align(pred, gold, unit="word") if unit in _WORDS else align_clusters(pred, gold)
+    """The one alignment of an item the page draws and counts, in the figure's ``unit`` (see `ek._align`).
+
+    Its edits are the figure's numerator for the item; the page draws code points by grapheme
+    cluster without aligning again (`ek.cli._html._diff`). Clusters are aligned as coded code
+    points (`ek.cli._html._chars.align_clusters`), the same alignment as ``unit="grapheme"``.
+    """
+    return align_clusters(pred, gold) if unit == "grapheme" else align(pred, gold, unit=unit)
 
 
 def _shown(value: object) -> str | None:
@@ -237,22 +248,31 @@ def _texts(run: Scored) -> dict[str, tuple[Any, Any]]:
     return {str(i): (g, p) for i, g, p in zip(joined.ids, joined.golds, joined.preds)}
 
 
+def _shown_ops(joined: Joined, shown: set[int], unit: str, prepare: Callable[[str], str]) -> dict[int, list[Op]]:
+    """The ops of each shown item with two texts, from `_display_ops` on the prepared texts."""
+    ops = {}
+    for k in sorted(shown):
+        gold, pred = joined.golds[k], joined.preds[k]
+        if isinstance(gold, str) and isinstance(pred, str):
+            ops[k] = _display_ops(prepare(pred), prepare(gold), unit)
+    return ops
+
+
 def _corpus_confusions(
-    joined: Joined, items: list[Item], unit: str, prepare: Callable[[str], str]
+    joined: Joined, items: list[Item], unit: str, prepare: Callable[[str], str], known: Mapping[int, list[Op]]
 ) -> list[dict[str, Any]]:
-    """The most frequent confusions over every item with an edit, from one alignment each."""
-    texts = (
-        (g, p)
-        for g, p, item in zip(joined.golds, joined.preds, items)
+    """The most frequent confusions over every item with an edit, from the ops the diffs draw.
+
+    The shown items' ``known`` ops are counted as they are; every other item with an edit is
+    aligned once the same way, so the table counts the edits the figure counts, in its unit.
+    """
+    every_op = (
+        op
+        for k, (g, p, item) in enumerate(zip(joined.golds, joined.preds, items))
         if item["statistics"].get("edits") != 0 and isinstance(g, str) and isinstance(p, str)
+        for op in (known[k] if k in known else _display_ops(prepare(p), prepare(g), unit))
     )
-    every_op = (op for g, p in texts for op in align(prepare(p), prepare(g), unit=unit))
     return confusion_table(confusions(every_op), n=_N_CONFUSIONS)
-
-
-def _document_confusions(scored: Scored, unit: str | None) -> list[dict[str, Any]] | None:
-    tables = scored.documents.get("confusions")
-    return None if not tables or unit is None else tables.get("word" if unit in _WORDS else "char")
 
 
 def _read_errors(joined: Joined) -> list[ReadError]:

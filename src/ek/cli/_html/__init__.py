@@ -39,8 +39,11 @@ tables start with an "all" row for the whole corpus, which stays first when sort
 disagree so strongly that the reading orders probably differ (`ek.cli._html._measures`).
 
 ``percent`` (default: the ``percent`` the registered metric of that name declares, see
-`ek.base.MetricContract`: cer, wer, fields, anls, ...) shows values as percentages. ``ops`` are those of ``ek._align.align(pred, gold, unit=...)``; without them
-an item with both texts is aligned on the page, and without ``confusions`` they are
+`ek.base.MetricContract`: cer, wer, fields, anls, ...) shows values as percentages. ``ops`` are those of ``ek._align.align(pred, gold, unit=...)`` on the text the figure
+compared, in its unit (the CLI's are), so each op but ``equal`` is one edit of the figure;
+character ops are drawn by grapheme cluster without aligning again, and each diff's
+``data-edits`` (and a mark's, where it stands for several) counts them. Without ``ops`` an
+item with both texts is aligned on the page by cluster, and without ``confusions`` they are
 counted from the items' ``ops``. The worst items are the largest values, or the smallest
 when ``higher_is_better``.
 

@@ -35,6 +35,14 @@ class Skip(TypedDict):
     reason: str
 
 
+class Note(TypedDict):
+    """A file that was read and scored, with something the reader should know (an empty prediction)."""
+
+    id: str
+    path: str
+    note: str
+
+
 class Fallback(TypedDict):
     """A region read at another text level than the run's (the level it had text at)."""
 
@@ -42,6 +50,17 @@ class Fallback(TypedDict):
     id: str
     region: str
     level: str
+
+
+class LevelDisagreement(TypedDict):
+    """A region whose text at two levels differs: the level read, the other, and the CER between them."""
+
+    side: str
+    id: str
+    region: str
+    level: str
+    other_level: str
+    cer: float
 
 
 class Meta(TypedDict, total=False):
@@ -55,6 +74,8 @@ class Meta(TypedDict, total=False):
     errors: list[ReadError]
     skipped: list[Skip]
     fallbacks: list[Fallback]
+    notes: list[Note]
+    level_disagreements: list[LevelDisagreement]
 
 
 class Page(Meta, total=False):

@@ -7,7 +7,8 @@ The keys are those the command line builds once for ``--json`` and the page (``m
      "text_level": str | {level: number of documents},
      "ek_version": "0.1.0", "date": "2026-12-01T10:15:00Z",
      "errors": [{"side", "path", "id", "message"}], "skipped": [{"path", "reason"}],
-     "fallbacks": [{"side", "id", "region", "level"}]}
+     "fallbacks": [{"side", "id", "region", "level"}],
+     "level_disagreements": [{"side", "id", "region", "level", "other_level", "cer"}]}
 
 Every key may be absent; a page without any of them has no provenance section.
 """
@@ -17,12 +18,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ek._util import describe_fallbacks, describe_text_level
+from ek._util import describe_fallbacks, describe_level_disagreements, describe_text_level
 from ek.cli._html._chars import show
 from ek.cli._html._format import esc, fmt_count, shown_note, text_cell
 from ek.cli._html._page import table
 
 _MAX_ROWS = 1000
+_SHOWN_REGIONS = 10  # regions whose levels disagree named in the settings list
 _SETTINGS = (
     ("metric", "metric"),
     ("normalize", "normalisation"),
@@ -59,6 +61,9 @@ def provenance(data: Mapping[str, Any]) -> str:
             at = next(i for i, (label, _) in enumerate(rows) if label == "text level")
             rows[at] = ("text level", describe_fallbacks(rows[at][1], data["fallbacks"]))
         rows += [(str(key), _setting(str(key), value)) for key, value in settings.items() if key not in dict(_SETTINGS)]
+    disagreements = list(data.get("level_disagreements") or [])
+    if disagreements:
+        rows.append(("level disagreements", _disagreements(disagreements)))
     rows += [(label, data[key]) for key, label in (("ek_version", "ek version"), ("date", "date")) if data.get(key)]
     if not rows:
         return ""
@@ -67,10 +72,11 @@ def provenance(data: Mapping[str, Any]) -> str:
 
 
 def failures_note(data: Mapping[str, Any]) -> str:
-    """A warning beside the headline when files failed to read or were skipped; "" when none were."""
+    """Warnings beside the headline: files that failed to read or were skipped, regions whose levels disagree."""
     errors, skipped = len(data.get("errors") or []), len(data.get("skipped") or [])
+    levels = _levels_note(list(data.get("level_disagreements") or []))
     if not (errors or skipped):
-        return ""
+        return levels
     parts = [f"{fmt_count(errors)} file{'s' if errors != 1 else ''} could not be read"] if errors else []
     parts += (
         [f"{fmt_count(skipped)} file{'s' if skipped != 1 else ''} {'were' if skipped != 1 else 'was'} skipped"]
@@ -80,7 +86,7 @@ def failures_note(data: Mapping[str, Any]) -> str:
     return (
         f'<p class="warn" id="failures-note">{" and ".join(parts)}: these are not in the figures '
         '(see <a href="#failures">Files not scored</a>).</p>'
-    )
+    ) + levels
 
 
 def failures(data: Mapping[str, Any]) -> str:
@@ -123,6 +129,29 @@ def _setting(key: str, value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return ", ".join(map(str, value))
     return str(value)
+
+
+def _levels_note(rows: list[Any]) -> str:
+    """The warning that a text level read differs from another level of the same regions; "" when none does."""
+    rows = [r for r in rows if isinstance(r, dict)]
+    if not rows:
+        return ""
+    return (
+        f'<p class="warn" id="levels-note">{esc(describe_level_disagreements(rows))} '
+        '(see <a href="#provenance">Inputs and settings</a>).</p>'
+    )
+
+
+def _disagreements(rows: list[Any]) -> str:
+    """``gold p1 region r3: region vs line, CER 12.5%; ...``, the worst first, up to `_SHOWN_REGIONS`."""
+    rows = sorted((r for r in rows if isinstance(r, dict)), key=lambda r: -float(r.get("cer") or 0.0))
+    shown = "; ".join(
+        f"{r.get('side')} {r.get('id')} region {r.get('region')}: {r.get('level')} vs {r.get('other_level')}, "
+        f"CER {float(r.get('cer') or 0.0):.1%}"
+        for r in rows[:_SHOWN_REGIONS]
+    )
+    more = f"; {len(rows) - _SHOWN_REGIONS} more in --json" if len(rows) > _SHOWN_REGIONS else ""
+    return shown + more
 
 
 def _get(entry: Any, key: str) -> Any:
