@@ -101,6 +101,15 @@ def test_the_reading_order_warning_is_printed_in_the_terminal(tmp_path, capsys):
     assert "warning:" not in out
 
 
+def test_a_workspace_ranking_takes_measures_too(real_data, capsys):
+    workspace = real_data / "ocrd-assets" / "kant_aufklaerung_1784-complex"
+    argv = ["evaluate", workspace, "--gold-group", "OCR-D-GT-PAGE", "--pred-group", "OCR-D-OCR-TESS-*", "--json", "-"]
+    code, out, err = call(capsys, *argv, "--measures", "cer,fca")
+    assert code == 0, err
+    groups = json.loads(out)["groups"]
+    assert len(groups) == 5 and all(list(g["measures"]) == ["cer", "fca"] for g in groups.values())
+
+
 def test_the_page_names_the_pages_fca_left_out(tmp_path, capsys):
     big = "\n".join([LINE] * (FCA_MAX_CHARS // 100 + 1))
     gold, pred = folders(tmp_path, {"big": (big, big), "small": (GOLD, ACROSS)})

@@ -39,7 +39,7 @@ from ek.base import Report
 from ek.canonicalize import Steps
 from ek.ocr._fleet_report import FleetReport, build_fleet_report
 from ek.ocr._settings import CODEPOINT, NFC, WHITESPACE
-from ek.ocr.files import DEFAULT_MEASURES, Joined, evaluate_joined
+from ek.ocr.files import DEFAULT_MEASURES, FCA_MAX_CHARS, Joined, evaluate_joined
 
 __all__ = ["evaluate_workspace"]
 
@@ -57,6 +57,7 @@ def evaluate_workspace(
     profile: str | None = None,
     words: str | None = WHITESPACE,
     measures: Sequence[str] = DEFAULT_MEASURES,
+    fca_max_chars: int | None = FCA_MAX_CHARS,
     level: float = 0.95,
     keep_going: bool = False,
     max_file_mb: float = 256,
@@ -69,8 +70,8 @@ def evaluate_workspace(
         gold_group: the ground-truth file group, e.g. ``"OCR-D-GT-PAGE"``.
         pred_groups: the groups to rank: names, or globs such as
             ``"OCR-D-OCR-*"`` (matching in METS order, the gold group aside).
-        metric, segment, normalize, text_level, pick, profile, words, measures:
-            as for `ek.ocr.evaluate_files`.
+        metric, segment, normalize, text_level, pick, profile, words, measures,
+            fca_max_chars: as for `ek.ocr.evaluate_files`.
         level: the confidence level of the intervals and comparisons.
         keep_going: leave out the pages (and groups) that cannot be read,
             listing them, instead of raising.
@@ -117,7 +118,14 @@ def evaluate_workspace(
             skipped[group] = f"no page could be read: {next(iter(pred.errors.values()), 'none has a file')}"
             continue
         report = evaluate_joined(
-            joined, metric=metric, segment=segment, normalize=normalize, profile=profile, words=words, measures=measures
+            joined,
+            metric=metric,
+            segment=segment,
+            normalize=normalize,
+            profile=profile,
+            words=words,
+            measures=measures,
+            fca_max_chars=fca_max_chars,
         )
         record = processor_of(ws, group)
         runs[group] = ((record or {}).get("processor") or group, with_pages(report, joined, record), {})
