@@ -17,40 +17,21 @@ import pytest
 
 from ek.ocr.files import evaluate_files
 from ek.ocr.formats import TEXT_LEVELS, read_document
+from tests.ocr._real_pairs import REAL_PAIRS
 
-_ACTEVEDEF = "dinglehopper/actevedef_718448162/"
-_KANT = "ocrd-assets/kant_aufklaerung_1784"
-_TESS_FRK = (
-    "-complex/OCR-D-OCR-TESS-frk-SEG-LINE-tesseract-ocropy-DEWARP/OCR-D-OCR-TESS-frk-SEG-LINE-tesseract-ocropy-DEWARP_"
-)
 PAIRS = {
-    "actevedef-tesseract": (
-        _ACTEVEDEF + "OCR-D-GT-PAGE/00000024.page.xml",
-        _ACTEVEDEF + "OCR-D-OCR-TESS/OCR-D-OCR-TESS_0001.xml",
-    ),
-    "actevedef-calamari": (
-        _ACTEVEDEF + "OCR-D-GT-PAGE/00000024.page.xml",
-        _ACTEVEDEF + "OCR-D-OCR-CALAMARI/OCR-D-OCR-CALAMARI_0001.xml",
-    ),
-    "kant-word-gt-tesseract": (_KANT + "-binarized/OCR-D-GT-WORD/INPUT_0017.xml", _KANT + _TESS_FRK + "0001.xml"),
-    "kant-page-alto-0017": (_KANT + "/OCR-D-GT-PAGE/PAGE_0017_PAGE.xml", _KANT + "/OCR-D-GT-ALTO/PAGE_0017_ALTO.xml"),
-    "kant-page-alto-0020": (_KANT + "/OCR-D-GT-PAGE/PAGE_0020_PAGE.xml", _KANT + "/OCR-D-GT-ALTO/PAGE_0020_ALTO.xml"),
-    "brochrnx": (
-        "dinglehopper/brochrnx_73075507X/00000139.gt.page.xml",
-        "dinglehopper/brochrnx_73075507X/00000139.ocrd-tess.ocr.page.xml",
-    ),
-    "lorem-ipsum": (
-        "dinglehopper/lorem-ipsum/lorem-ipsum-scan.gt.page.xml",
-        "dinglehopper/lorem-ipsum/lorem-ipsum-scan.ocr.tesseract.alto.xml",
-    ),
-    "lorem-ipsum-bad": (
-        "dinglehopper/lorem-ipsum/lorem-ipsum-scan-bad.gt.page.xml",
-        "dinglehopper/lorem-ipsum/lorem-ipsum-scan-bad.ocr.tesseract.alto.xml",
-    ),
-    "bigger-texts": (
-        "dinglehopper/bigger-texts/00008228/00008228.gt.xml",
-        "dinglehopper/bigger-texts/00008228/00008228-00236534.gt4hist.xml",
-    ),
+    name: REAL_PAIRS[name]
+    for name in (
+        "actevedef-tesseract",
+        "actevedef-calamari",
+        "kant-word-gt-tesseract",
+        "kant-page-alto-0017",
+        "kant-page-alto-0020",
+        "brochrnx",
+        "lorem-ipsum",
+        "lorem-ipsum-bad",
+        "bigger-texts",
+    )
 }
 
 

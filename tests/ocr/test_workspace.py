@@ -18,6 +18,7 @@ import pytest
 
 import ek.ocr
 from ek.__main__ import main
+from tests.test_commands import run, run_json
 
 KANT = "ocrd-assets/kant_aufklaerung_1784-complex"
 ACTEVEDEF = "dinglehopper/actevedef_718448162"
@@ -34,18 +35,6 @@ KANT_GROUPS = [  # the 8 OCR groups, in METS order
 ]
 KANT_PAGES = {"PHYS_0017": "0001", "PHYS_0020": "0002"}  # page id -> the number in the OCR files' names
 KANT_GT = {"PHYS_0017": "PAGE_0017_PAGE.xml", "PHYS_0020": "PAGE_0020_PAGE.xml"}
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def run_json(capsys, *argv):
-    code, out, err = run(capsys, *argv, "--json", "-")
-    assert code == 0, err
-    return json.loads(out)
 
 
 def folder_pair(tmp_path: Path, workspace: Path, group: str) -> tuple[Path, Path]:
@@ -197,6 +186,7 @@ def test_one_group_json_names_the_workspace_and_the_processor(real_data, capsys)
     assert set(out["items"]) == set(KANT_PAGES)
 
 
+@pytest.mark.filterwarnings("ignore:the texts hold private-use characters")  # MUFI letters, kept by default
 def test_actevedef_one_page_gt_tesseract_and_calamari(real_data, tmp_path, capsys):
     workspace = real_data / ACTEVEDEF
     out = run_json(capsys, "evaluate", workspace, "--gold-group", GT, "--pred-group", "OCR-D-OCR-*")

@@ -314,8 +314,8 @@ def _run(engines: list[str], corpus: BenchmarkGold, options: BenchmarkOptions, s
             raise in_flags(exc, "benchmark_fleet", _FLAGS) from None
 
 
-def _ranking_row(row: RankingRow) -> list[str]:
-    name = row["name"] + (" (consensus)" if row["consensus"] else "")
+def ranking_cells(row: RankingRow, name: str) -> list[str]:
+    """A ranking row's rank, name, figure, interval, difference to the best with its interval, p and verdict."""
     compared = row["delta"] is not None
     return [
         str(row["rank"]),
@@ -326,6 +326,12 @@ def _ranking_row(row: RankingRow) -> list[str]:
         fmt.interval(row["delta_interval"], signed=True, n=row["n_compared"]) if compared else "-",
         fmt.p_value(row["p_value"]) if compared else "-",
         row["verdict"] or "-",
+    ]
+
+
+def _ranking_row(row: RankingRow) -> list[str]:
+    return [
+        *ranking_cells(row, row["name"] + (" (consensus)" if row["consensus"] else "")),
         _seconds(row["seconds_median"]),
         _seconds(row["seconds_p95"]),
         str(row["n_errors"]) + (f" ({row['n_timeouts']} timed out)" if row["n_timeouts"] else ""),

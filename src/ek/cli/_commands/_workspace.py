@@ -111,23 +111,9 @@ def summary(report: FleetReport, meta: Meta) -> str:
         title,
         fmt.settings_line(meta),
     ]
-    from ek.cli._commands._benchmark import fleet_rows
+    from ek.cli._commands._benchmark import fleet_rows, ranking_cells
 
-    rows = []
-    for row in fleet_rows(report):
-        compared = row["delta"] is not None
-        rows.append(
-            [
-                str(row["rank"]),
-                row["name"],
-                fmt.number(row["aggregate"]),
-                fmt.interval(row["interval"], n=row["n"]),
-                fmt.number(row["delta"], signed=True) if compared else "-",
-                fmt.interval(row["delta_interval"], signed=True, n=row["n_compared"]) if compared else "-",
-                fmt.p_value(row["p_value"]) if compared else "-",
-                row["verdict"] or "-",
-            ]
-        )
+    rows = [ranking_cells(row, row["name"]) for row in fleet_rows(report)]
     header = ["rank", "group", report.metric, f"{report.level:.0%} interval", "vs best"]
     header += ["interval of difference", "p", "verdict"]
     lines = [*head, "", fmt.table(header, rows), "", "made by (as the METS agents and the PAGE metadata say):"]
