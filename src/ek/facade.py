@@ -352,13 +352,14 @@ def agreement_proxy(
     from ek._ppi import consensus
 
     stand_ins = consensus(list(references), who="agreement_proxy()")
-    preds = list(preds)
-    cases = list(zip(preds, stand_ins) if slices is None else zip(preds, stand_ins, slices))
-    if len(cases) != len(preds) or len(stand_ins) != len(preds):
+    preds, labels = list(preds), None if slices is None else list(slices)
+    if len(stand_ins) != len(preds) or (labels is not None and len(labels) != len(preds)):
         raise ValueError(
-            f"agreement_proxy() got {len(preds)} predictions and {len(stand_ins)} references (or "
-            "slices of another count); give one of each per item, in the same order."
+            f"agreement_proxy() got {len(preds)} predictions and {len(stand_ins)} references"
+            + ("" if labels is None else f", and {len(labels)} slices")
+            + "; give one of each per item, in the same order."
         )
+    cases = list(zip(preds, stand_ins) if labels is None else zip(preds, stand_ins, labels))
     return evaluate(cases, metric=metric, normalize=normalize, ids=ids)
 
 
