@@ -64,8 +64,9 @@ class Columns:
         if self._index is None:
             texts = self.ids if set(map(type, self.ids)) <= {str} else list(map(id_text, self.ids))
             index = dict(zip(texts, range(self.n)))
-            if len(index) < self.n:
-                i, j = first_repeat(texts)
+            repeat = first_repeat(texts) if len(index) < self.n else None
+            if repeat is not None:
+                i, j = repeat
                 raise ValueError(
                     f"{who or self.who}: the {self.role} holds the id {self.ids[j]!r} twice (items {i} and {j}); every "
                     "item needs its own id, or the audit cannot be joined to the corpus. Give each item one id."

@@ -272,6 +272,13 @@ def _check_engines(engines: list[str], *, keep_going: bool) -> None:
     """InputError for an unknown engine, and (unless ``--keep-going``) for one that cannot run here, with its fix."""
     from ek.registry import check_requirements
 
+    repeated = sorted({e for e in engines if engines.count(e) > 1})
+    if repeated:
+        raise InputError(
+            f"--engine {repeated[0]} is given twice; each engine is ranked once, so name it once (two settings of "
+            "one engine are two engines, each with its options after a colon: --engine tesseract:lang=deu "
+            "--engine tesseract:lang=eng)."
+        )
     reports = [check_requirements(engine=engine) for engine in engines]
     unknown = [str(r["hint"]) for r in reports if r.get("state") == "unknown"]
     if unknown:
