@@ -319,3 +319,12 @@ def test_a_folder_run_with_an_unreadable_pred_says_it_left_the_item_out(tmp_path
     ) in out.splitlines()
     shown = page.read_text()
     assert 'id="headline-left-out">1<' in shown and 'id="failures-note">1 file could not be read' in shown
+
+
+def test_a_workspace_ranking_page_goes_to_standard_output_with_html_dash(real_data, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    workspace = str(real_data / "ocrd-assets/kant_aufklaerung_1784-complex")
+    argv = ["evaluate", workspace, "--gold-group", "OCR-D-GT-PAGE", "--pred-group", "OCR-D-OCR-TESS-*"]
+    code, out, err = _run(capsys, *argv, "--html", "-")
+    assert code == 0, err
+    assert out.startswith("<!DOCTYPE html>") and "<title>ek evaluate: " in out and not (tmp_path / "-").exists()

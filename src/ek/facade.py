@@ -198,7 +198,7 @@ def merge_reports(*reports: Report, metric: str | Metric | None = None) -> Repor
 
     Raises:
         ValueError: no reports, reports of different metrics, an id held
-            by two reports, or reports with ids mixed with reports
+            by two reports (or twice by one), or reports with ids mixed with reports
             numbered by position.
     """
     if not reports:
@@ -240,7 +240,7 @@ def compare(report_a: Report, report_b: Report, level: float = 0.95) -> Comparis
     Both reports are resampled with the same weights per item id (see
     `Report.interval`): a paired bootstrap, in which the noise both runs
     share cancels. ``report_a`` and ``report_b`` must be of one metric over
-    the same items (ids, or as many items numbered by position); ``level``
+    the same items (unique ids, or as many items numbered by position); ``level``
     is the confidence level. Returns a `Comparison`: ``a``, ``b``, ``delta``
     (B - A), its paired ``interval``, ``p_value`` and ``verdict``, overall
     and per slice.

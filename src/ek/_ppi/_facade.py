@@ -50,10 +50,12 @@ def estimate_corpus(
             inclusion probability); None: a uniform sample.
 
     Raises:
-        ValueError: audit ids not in the corpus, another metric or
-            normalisation, fewer than 2 audited items, NaN or negative
-            statistics, a proxy without summed statistics, audited items the
-            plan did not draw.
+        ValueError: audit ids not in the corpus, an audit without ids (or a
+            proxy without ids against an audit of named ids: items are
+            joined by id, never by position), an id held by two items,
+            another metric or normalisation, fewer than 2 audited items,
+            NaN or negative statistics, a proxy without summed statistics,
+            audited items the plan did not draw.
 
     >>> import ek
     >>> gold = ["the cat sat", "a dog ran", "birds sing", "fish swim"] * 25
