@@ -198,7 +198,7 @@ def merge_reports(*reports: Report, metric: str | Metric | None = None) -> Repor
 
     Raises:
         ValueError: no reports, reports of different metrics, an id held
-            by two reports, or reports with ids mixed with reports
+            by two reports (or twice by one), or reports with ids mixed with reports
             numbered by position.
     """
     if not reports:
@@ -240,7 +240,7 @@ def compare(report_a: Report, report_b: Report, level: float = 0.95) -> Comparis
     Both reports are resampled with the same weights per item id (see
     `Report.interval`): a paired bootstrap, in which the noise both runs
     share cancels. ``report_a`` and ``report_b`` must be of one metric over
-    the same items (ids, or as many items numbered by position); ``level``
+    the same items (unique ids, or as many items numbered by position); ``level``
     is the confidence level. Returns a `Comparison`: ``a``, ``b``, ``delta``
     (B - A), its paired ``interval``, ``p_value`` and ``verdict``, overall
     and per slice.
@@ -352,13 +352,14 @@ def agreement_proxy(
     from ek._ppi import consensus
 
     stand_ins = consensus(list(references), who="agreement_proxy()")
-    preds = list(preds)
-    cases = list(zip(preds, stand_ins) if slices is None else zip(preds, stand_ins, slices))
-    if len(cases) != len(preds) or len(stand_ins) != len(preds):
+    preds, labels = list(preds), None if slices is None else list(slices)
+    if len(stand_ins) != len(preds) or (labels is not None and len(labels) != len(preds)):
         raise ValueError(
-            f"agreement_proxy() got {len(preds)} predictions and {len(stand_ins)} references (or "
-            "slices of another count); give one of each per item, in the same order."
+            f"agreement_proxy() got {len(preds)} predictions and {len(stand_ins)} references"
+            + ("" if labels is None else f", and {len(labels)} slices")
+            + "; give one of each per item, in the same order."
         )
+    cases = list(zip(preds, stand_ins) if labels is None else zip(preds, stand_ins, labels))
     return evaluate(cases, metric=metric, normalize=normalize, ids=ids)
 
 

@@ -35,6 +35,7 @@ from ek._stats import (
     REPLICATES,
     SCHEME,
     as_table,
+    check_ids,
     id_text,
     interval_of,
     p_value_of,
@@ -222,6 +223,8 @@ def check_comparable(a: Any, b: Any) -> None:
         )
     if not a.n or not b.n:
         raise ValueError("compare() got an empty report; both runs need scored items.")
+    for name, r in (("A", a), ("B", b)):
+        unique_ids(r, who=f"compare() report {name}")
     ids_a, ids_b = set(map(id_text, _ids(a))), set(map(id_text, _ids(b)))
     if ids_a != ids_b:
         only_a, only_b = sorted(ids_a - ids_b), sorted(ids_b - ids_a)
@@ -230,6 +233,13 @@ def check_comparable(a: Any, b: Any) -> None:
             f"{len(only_a)} only in A{_examples(only_a)} and {len(only_b)} only in B{_examples(only_b)}; "
             "score both runs on one gold set."
         )
+
+
+def unique_ids(report: Any, *, who: str) -> None:
+    """ValueError when two of ``report``'s items share an id (``who`` names the report), as `check_ids` says."""
+    ids = report.detail.get("ids")
+    if ids is not None:
+        check_ids(ids, len(ids), who=who)
 
 
 def interval(report: Any, level: float = 0.95, slice: Any = None) -> tuple[float, float]:
@@ -345,6 +355,8 @@ def merged_ids(reports: list[Any]) -> tuple[Any, ...] | None:
             f"merge_reports() got report {given.index(True)} with item ids and report {given.index(False)} "
             "numbered by position; pass ids= to evaluate() for every part, or for none."
         )
+    for k, r in enumerate(reports):
+        unique_ids(r, who=f"merge_reports() report {k}")
     owner: dict[Any, Any] = {}
     for k, r in enumerate(reports):
         for item in r.detail["ids"]:

@@ -17,6 +17,7 @@ from typing import Any
 
 from ek._bootstrap import id_text, kept, metric_of, statistic_table
 from ek._ppi._core import Moments, moments
+from ek._util import first_repeat
 
 __all__ = ["Columns", "columns", "detail_column", "examples"]
 
@@ -30,13 +31,14 @@ class Columns:
         self,
         report: Any,
         role: str,
+        who: str,
         names: tuple[str, ...],
         compute: Callable[[Mapping[str, float]], float],
         table: Any,
     ) -> None:
         import numpy as np
 
-        self.role, self.metric_name, self.n = role, report.metric, report.n
+        self.role, self.metric_name, self.n, self.who = role, report.metric, report.n, who
         self.metric = metric_of(report)
         self.names, self.compute, self.table = names, compute, table
         ids = report.detail.get("ids")
@@ -57,11 +59,19 @@ class Columns:
         """The metric's figure from totals given in column order."""
         return float(self.compute(dict(zip(self.names, totals))))
 
-    def index(self) -> dict[str, int]:
-        """Id text -> row."""
+    def index(self, who: str | None = None) -> dict[str, int]:
+        """Id text -> row (ValueError when two items share an id text: a join by id would be ambiguous)."""
         if self._index is None:
-            texts = self.ids if set(map(type, self.ids)) <= {str} else map(id_text, self.ids)
-            self._index = dict(zip(texts, range(self.n)))
+            texts = self.ids if set(map(type, self.ids)) <= {str} else list(map(id_text, self.ids))
+            index = dict(zip(texts, range(self.n)))
+            repeat = first_repeat(texts) if len(index) < self.n else None
+            if repeat is not None:
+                i, j = repeat
+                raise ValueError(
+                    f"{who or self.who}: the {self.role} holds the id {self.ids[j]!r} twice (items {i} and {j}); every "
+                    "item needs its own id, or the audit cannot be joined to the corpus. Give each item one id."
+                )
+            self._index = index
         return self._index
 
     def rows(self, ids: Sequence[Any], *, who: str) -> Any:
@@ -89,8 +99,10 @@ class Columns:
 
 
 def columns(report: Any, *, role: str, who: str) -> Columns:
-    """The `Columns` of ``report`` (made once), after checking every statistic is a finite number >= 0."""
-    return kept(report, _KEY, lambda: _read(report, role, who))
+    """The `Columns` of ``report`` (made once), after checking every statistic is a finite number >= 0 and ids unique."""
+    out: Columns = kept(report, _KEY, lambda: _read(report, role, who))
+    out.index(who)
+    return out
 
 
 def detail_column(report: Any, name: str) -> Any | None:
@@ -129,9 +141,9 @@ def _read(report: Any, role: str, who: str) -> Columns:
     bad = ~np.isfinite(table) | (table < 0)
     if bad.any():
         i, j = (int(x) for x in np.argwhere(bad)[0])
-        out = Columns(report, role, names, compute, table)
+        out = Columns(report, role, who, names, compute, table)
         raise ValueError(
             f"{who}: {role} item {out.ids[i]!r} has {names[j]} = {float(table[i, j])!r}; every statistic must be a "
             f"finite number >= 0 (a count or a sum of them). Fix or drop that item before estimating."
         )
-    return Columns(report, role, names, compute, table)
+    return Columns(report, role, who, names, compute, table)

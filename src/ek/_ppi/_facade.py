@@ -10,6 +10,8 @@ loads the standard library and `ek.base` only. The proxies built from
 
 from __future__ import annotations
 
+import numbers
+
 from ek._ppi._values import AuditPlan, CorpusEstimate
 from ek._util import type_name
 from ek.base import Comparison, Report
@@ -48,10 +50,12 @@ def estimate_corpus(
             inclusion probability); None: a uniform sample.
 
     Raises:
-        ValueError: audit ids not in the corpus, another metric or
-            normalisation, fewer than 2 audited items, NaN or negative
-            statistics, a proxy without summed statistics, audited items the
-            plan did not draw.
+        ValueError: audit ids not in the corpus, an audit without ids (or a
+            proxy without ids against an audit of named ids: items are
+            joined by id, never by position), an id held by two items,
+            another metric or normalisation, fewer than 2 audited items,
+            NaN or negative statistics, a proxy without summed statistics,
+            audited items the plan did not draw.
 
     >>> import ek
     >>> gold = ["the cat sat", "a dog ran", "birds sing", "fish swim"] * 25
@@ -65,9 +69,38 @@ def estimate_corpus(
     for name, r in (("proxy", proxy), ("audit", audit)):
         if not isinstance(r, Report):
             raise TypeError(f"estimate_corpus() {name} is {type_name(r)}, not a Report; pass ek.evaluate reports.")
+    _check_join(proxy, audit)
     from ek._ppi._estimate import estimate_corpus as run
 
     return CorpusEstimate(**run(proxy, audit, level=level, lam=lam, interval=interval, plan=plan))
+
+
+def _check_join(proxy: Report, audit: Report) -> None:
+    """ValueError unless the audit can be joined to the corpus by id, never by position alone.
+
+    Without ids a report numbers its items 0, 1, ...: an audit of a few
+    items numbered so would be joined to the corpus's first items, whatever
+    was audited. That numbering is the same on both sides only when both
+    are numbered by position over the same items (the audit is the whole
+    corpus), or when the audit's own ids are positions of the proxy
+    (integers, as ``ek.evaluate(..., ids=range(0, N, 5))`` gives).
+    """
+    proxy_ids, audit_ids = proxy.detail.get("ids"), audit.detail.get("ids")
+    if audit_ids is None and (proxy_ids is not None or audit.n != proxy.n):
+        raise ValueError(
+            f"estimate_corpus() got an audit of {audit.n} items without ids, so its items would be joined to the "
+            f"corpus's by position; pass ids= to ek.evaluate for the audit (the corpus ids of the items audited)."
+        )
+    if proxy_ids is None and audit_ids is not None and not all(_is_position(i) for i in audit_ids):
+        raise ValueError(
+            f"estimate_corpus() got a proxy of {proxy.n} items without ids (numbered 0 to {proxy.n - 1}) and an "
+            f"audit with ids such as {next(i for i in audit_ids if not _is_position(i))!r}; pass ids= to the "
+            "proxy (ek.agreement_proxy, ek.confidence_proxy, ek.evaluate) so both name items alike."
+        )
+
+
+def _is_position(item: object) -> bool:
+    return isinstance(item, numbers.Integral) and not isinstance(item, bool)
 
 
 def compare_estimates(a: CorpusEstimate, b: CorpusEstimate) -> Comparison:

@@ -441,10 +441,16 @@ def summary(report: ReliabilityReport) -> dict[Any, Any]:
 
 def check_summary(base: Mapping[Any, Any]) -> None:
     """Raise saying what is wrong with a report summary (stored baseline, or the current run)."""
-    needed = ("k", "n_tasks", "n_trials", "n_success", "success_rate", "pass_hat_k", "pass_hat_k_ci", "run")
+    needed = (
+        "k", "n_tasks", "n_trials", "n_success", "success_rate", "pass_hat_k", "pass_hat_k_ci", "cost_per_success", "run"
+    )  # fmt: skip
     missing = [key for key in needed if key not in base]
     if missing:
         raise ValueError(f"lacks {', '.join(missing)}")
+    for name in ("success_ci", "pass_hat_k_ci", "cost_per_success_ci"):
+        pair = base.get(name)
+        if pair is not None and (isinstance(pair, (str, bytes)) or not isinstance(pair, Sequence) or len(pair) != 2):
+            raise ValueError(f"has {name}={pair!r:.60}, not an interval [low, high] (or null)")
     n, s = base["n_trials"], base["n_success"]
     if not all(type(v) is int for v in (n, s, base["k"], base["n_tasks"])) or not 0 <= s <= n:
         raise ValueError(f"has n_success={s!r} of n_trials={n!r} (k={base['k']!r}, n_tasks={base['n_tasks']!r})")

@@ -47,6 +47,7 @@ from typing import Any
 
 from ek._util import MissingExtraError
 from ek.cli._commands import OneOf, Outcome, did_you_mean
+from ek.cli._commands._warned import caught, texts
 from ek.cli._help import Entry, HelpFormatter, plain, read_docs
 
 # Mistakes a user can make; anything else is a bug and keeps its traceback.
@@ -79,9 +80,14 @@ def run(funcs: Sequence[Callable[..., Any]], argv: Sequence[str] | None = None) 
     positional = args.pop("_varargs", None)
     call_args = [args.pop(n) for n in list(args) if n.startswith("_pos_")]
     try:
-        for name, declared in groups:  # the flags a dataclass declares, built into it
-            args[name] = declared(**{f.name: args.pop(f.name) for f in dataclasses.fields(declared)})
-        result = func(*call_args, *(positional or ()), **{k: v for k, v in args.items()})
+        with caught() as records:  # each warning one line in flag words, never Python's file:line and source
+            try:
+                for name, declared in groups:  # the flags a dataclass declares, built into it
+                    args[name] = declared(**{f.name: args.pop(f.name) for f in dataclasses.fields(declared)})
+                result = func(*call_args, *(positional or ()), **{k: v for k, v in args.items()})
+            finally:
+                for text in texts(records):
+                    print(f"ek {_command(func)}: warning: {plain(text)}", file=sys.stderr)
     except _USER_ERRORS as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         one_line = plain(" ".join(str(message).split()))  # a Python message may quote code in reST

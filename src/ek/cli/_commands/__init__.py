@@ -223,7 +223,7 @@ def monitor(
         time (T): the window's time (a number or an ISO date) when items have none
         report: print the history only; store nothing
         json (PATH): write the report as JSON to PATH (- for standard output)
-        html (PATH): write the history page to PATH
+        html (PATH): write the history page to PATH (- for standard output)
         rootdir (DIR): the data folder of the stores (default: the one ek where prints)
     """
     from ek.cli._commands._monitor import run_monitor
@@ -323,7 +323,7 @@ def benchmark(
         normalize (STEPS): normalisation steps, e.g. nfc,lower (default: nfc for documents)
         level: the confidence level of the intervals
         json (PATH): write the figures as JSON to PATH (- for standard output)
-        html (PATH): write the ranking page, worst pages included, to PATH
+        html (PATH): write the ranking page (worst pages included) to PATH, - for standard output
         save (NAME): keep the engines' runs under NAME: a run that dies resumes
         keep_going: rank the engines that can run when others cannot
         max_workers (N): pages read at once (every engine runs at once)

@@ -34,7 +34,7 @@ from ek.cli._commands import _format as fmt
 from ek.cli._commands._benchmark_gold import BenchmarkGold, read_benchmark_gold
 from ek.cli._commands._format import Outcome
 from ek.cli._commands._options import in_flags
-from ek.cli._commands._outputs import check_outputs, write_json, write_text
+from ek.cli._commands._outputs import check_outputs, write_json, write_page
 
 if TYPE_CHECKING:
     from ek.cli._html._data import Meta
@@ -124,8 +124,8 @@ def run_benchmark(
         from ek.cli._commands._benchmark_page import fleet_page
         from ek.cli._html._fleet import render_fleet
 
-        write_text(html_path, render_fleet(fleet_page(report, corpus, payload, steps)), option="--html")
-    if json_path != "-":  # the summary lists the engines left out; the JSON on stdout cannot
+        text += write_page(html_path, render_fleet(fleet_page(report, corpus, payload, steps)))
+    if "-" not in (json_path, html_path):  # the summary lists the engines left out; the JSON on stdout cannot
         return Outcome(stdout=summary(report, corpus, meta))
     return Outcome(stdout=text, stderr=_left_out(report))
 
@@ -272,6 +272,13 @@ def _check_engines(engines: list[str], *, keep_going: bool) -> None:
     """InputError for an unknown engine, and (unless ``--keep-going``) for one that cannot run here, with its fix."""
     from ek.registry import check_requirements
 
+    repeated = sorted({e for e in engines if engines.count(e) > 1})
+    if repeated:
+        raise InputError(
+            f"--engine {repeated[0]} is given twice; each engine is ranked once, so name it once (two settings of "
+            "one engine are two engines, each with its options after a colon: --engine tesseract:lang=deu "
+            "--engine tesseract:lang=eng)."
+        )
     reports = [check_requirements(engine=engine) for engine in engines]
     unknown = [str(r["hint"]) for r in reports if r.get("state") == "unknown"]
     if unknown:

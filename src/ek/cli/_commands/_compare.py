@@ -25,7 +25,7 @@ from ek.cli._commands._inputs import (
 )
 from ek.cli._commands._meta import has_documents, run_meta
 from ek.cli._commands._options import Options, in_flags
-from ek.cli._commands._outputs import check_outputs, write_json, write_text
+from ek.cli._commands._outputs import check_outputs, write_json, write_page
 from ek.facade import compare
 
 if TYPE_CHECKING:
@@ -60,8 +60,8 @@ def run_compare(
     meta = run_meta(inputs, options, [a, b])
     text = write_json(options.json, payload(result, a, b, bounds, meta)) if options.json is not None else ""
     if options.html is not None:
-        _write_page(options.html, result, a, b, bounds, options, meta)
-    if options.json != "-":
+        text += _write_page(options.html, result, a, b, bounds, options, meta)
+    if "-" not in (options.json, options.html):
         text = summary(result, a, b, bounds, meta)
     failures = [gate(result.metric, b.report.aggregate, options.max, options.min)]
     if fail_on_regression and result.verdict == "worse":
@@ -176,8 +176,8 @@ def _runs(gold_side: Side, sources: tuple[tuple[str, str], ...], options: Option
 
 def _write_page(
     path: str, result: Comparison, a: Scored, b: Scored, bounds: Sequence[Bounds], options: Options, meta: Meta
-) -> None:
+) -> str:
     from ek.cli._commands._pages import compare_page
     from ek.cli._html import render_compare
 
-    write_text(path, render_compare(compare_page(result, a, b, bounds, options, meta=meta)), option="--html")
+    return write_page(path, render_compare(compare_page(result, a, b, bounds, options, meta=meta)))

@@ -36,7 +36,7 @@ from ek.cli._commands._format import Outcome
 from ek.cli._commands._inputs import Scored, options_for, read_gold, score
 from ek.cli._commands._meta import run_meta
 from ek.cli._commands._options import Options, in_flags
-from ek.cli._commands._outputs import check_outputs, write_json, write_text
+from ek.cli._commands._outputs import check_outputs, write_json, write_page, write_text
 from ek.facade import AuditPlan, CorpusEstimate, estimate_corpus, plan_audit
 
 if TYPE_CHECKING:
@@ -95,13 +95,16 @@ def run_estimate(
     except ValueError as exc:
         raise in_flags(exc, "estimate_corpus", _ESTIMATE_FLAGS) from None
     meta = run_meta(inputs, options, [corpus])
-    meta["settings"].update(lam=lam, interval=interval, plan=plan_path, left_out_of_plan=left_out)
+    unlabelled = 0 if plan is None else len(plan.ids) - len(gold.ids)  # gold ids: unique, all drawn
+    meta["settings"].update(
+        lam=lam, interval=interval, plan=plan_path, left_out_of_plan=left_out, unlabelled_in_plan=unlabelled
+    )
     text = write_json(options.json, payload(result, corpus, meta)) if options.json is not None else ""
     if options.html is not None:
         from ek.cli._html import render_estimate
 
-        write_text(options.html, render_estimate(page_data(result, corpus, meta)), option="--html")
-    if options.json != "-":
+        text += write_page(options.html, render_estimate(page_data(result, corpus, meta)))
+    if "-" not in (options.json, options.html):
         text = summary(result, corpus, meta)
     failed = gate(result.metric, result.estimate, options.max, options.min)
     return Outcome(stdout=text, stderr=failed, exit_code=1 if failed else 0)
@@ -121,7 +124,7 @@ def run_audit_plan(
 ) -> Outcome:
     """The whole ``ek audit-plan`` command: score the proxy, plan, write the items to label."""
     if out is not None:
-        check_outputs({"pred": pred, "proxy": proxy}, out, None)
+        check_outputs({"pred": pred, "proxy": proxy}, out, None, json_flag="--out")
     corpus, _, pred_side = _proxy(pred, proxy, options, proxy_field)
     try:
         plan = plan_audit(corpus.report, budget, strategy=strategy, seed=seed, min_prob=min_prob)
@@ -165,13 +168,19 @@ def read_plan(path: str) -> AuditPlan:
             continue
         try:
             record = json.loads(line)
-            ids.append(record["id"])
-            probs.append(record["probability"])
+            item, prob = record["id"], record["probability"]
         except (ValueError, KeyError, TypeError):
             raise InputError(
                 f"--plan {path} line {k} is not a JSON object with 'id' and 'probability'; give the "
                 "file ek audit-plan wrote."
             ) from None
+        if isinstance(item, bool) or not isinstance(item, (str, int)):
+            raise InputError(
+                f"--plan {path} line {k} has the id {json.dumps(item)}; an id is a string or a whole number, "
+                "as the --audit file gives it. Fix that line or give the file ek audit-plan wrote."
+            )
+        ids.append(item)
+        probs.append(prob)
     try:
         return AuditPlan(tuple(ids), tuple(probs))
     except ValueError as exc:
@@ -208,6 +217,12 @@ def summary(result: CorpusEstimate, corpus: Scored, meta: Meta) -> str:
     left = meta["settings"].get("left_out_of_plan")
     if left:
         lines.append(f"left out: {left} ids of the --audit file that the plan did not draw")
+    unlabelled = int(meta["settings"].get("unlabelled_in_plan") or 0)  # type: ignore[call-overload]  # an int
+    if unlabelled:
+        lines.append(
+            f"unlabelled: {unlabelled} of the plan's {result.n + unlabelled} drawn items have no label in the "
+            "--audit file (treated as missing at random; label them for an honest estimate)"
+        )
     return "\n".join(lines + fmt.problem_lines(meta))
 
 
@@ -253,8 +268,8 @@ def _proxy(pred: str, proxy: str, options: Options, proxy_field: str | None) -> 
         joined = refuse_failures(join(stand_in, pred_side), keep_going=options.keep_going)
     if joined.extra:
         raise InputError(
-            f"PRED has {len(joined.extra)} items without a stand-in in the --proxy file"
-            f"{fmt.ids_line('', joined.extra, '')[3:]}; every item of the corpus needs one (give "
+            f"PRED has {len(joined.extra)} items without a stand-in in the --proxy file "
+            f"({fmt.shown_ids(joined.extra)}); every item of the corpus needs one (give "
             "the --proxy file a value for each)."
         )
     return score(joined, options, name=os.path.basename(pred) or pred), options, pred_side

@@ -23,7 +23,7 @@ from ek.cli._commands._inputs import (
 )
 from ek.cli._commands._meta import has_documents, run_meta
 from ek.cli._commands._options import Options
-from ek.cli._commands._outputs import check_outputs, write_json, write_text
+from ek.cli._commands._outputs import check_outputs, write_json, write_page
 
 if TYPE_CHECKING:
     from ek.cli._commands._saved import Lock
@@ -123,14 +123,14 @@ def _evaluate(
     if options.json is not None:
         out.append(write_json(options.json, payload(scored, overall, per_slice, options.level, meta)))
     if options.html is not None:
-        _write_page(options.html, scored, overall, per_slice, options, meta)
+        out.append(_write_page(options.html, scored, overall, per_slice, options, meta))
     if save is not None:
         from ek.cli._commands._saved import save_run
 
         save_run(save[0], scored, gold_digest(gold_side), source=pred, options=options, lock=save[1])
     text = (
         "\n".join(t for t in out if t)
-        if options.json == "-"
+        if "-" in (options.json, options.html)
         else summary(scored, overall, per_slice, options.level, meta, per_page=per_page)
     )
     failed = gate(report.metric, report.aggregate, options.max, options.min)
@@ -167,7 +167,8 @@ def summary(
         "",
         fmt.table(["slice", "n", report.metric, f"{level:.0%} interval"], rows),
         "",
-        fmt.ids_line("missing", scored.missing, "gold ids without a prediction (scored as empty)"),
+        fmt.ids_line("missing", scored.missing, "gold ids without a prediction (scored as empty)")
+        + fmt.left_out_words((meta or {}).get("errors") or []),
         fmt.ids_line("extra", scored.extra, "predictions without a gold id (ignored)"),
     ]
     lines += fmt.problem_lines(meta or {})
@@ -221,8 +222,8 @@ def gate(metric: str, value: float | None, upper: float | None, lower: float | N
 
 def _write_page(
     path: str, scored: Scored, overall: Bounds, per_slice: Mapping[object, Bounds], options: Options, meta: Meta
-) -> None:
+) -> str:
     from ek.cli._commands._pages import evaluate_page
     from ek.cli._html import render_evaluate
 
-    write_text(path, render_evaluate(evaluate_page(scored, overall, per_slice, options, meta=meta)), option="--html")
+    return write_page(path, render_evaluate(evaluate_page(scored, overall, per_slice, options, meta=meta)))

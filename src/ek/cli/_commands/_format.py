@@ -74,8 +74,24 @@ def table(header: list[str], rows: list[list[str]]) -> str:
 
 def ids_line(what: str, ids: tuple[object, ...], note: str) -> str:
     """``missing: 2 gold ids without a prediction (scored as empty): 'a', 'b'``."""
-    shown = ", ".join(map(repr, ids[:_SHOWN_IDS])) + (", ..." if len(ids) > _SHOWN_IDS else "")
-    return f"{what}: {len(ids)} {note}" + (f": {shown}" if ids else "")
+    return f"{what}: {len(ids)} {note}" + (f": {shown_ids(ids)}" if ids else "")
+
+
+def left_out_words(errors: list[Any]) -> str:
+    """``; 1 more left out: its document could not be read (see failed)``, or "" when every document was read.
+
+    Said on the missing line, so "missing: 0" never reads as "every gold id was scored".
+    """
+    ids = {(e.get("id") if isinstance(e, dict) else e) for e in errors}
+    if not ids:
+        return ""
+    its = "its document" if len(ids) == 1 else "their documents"
+    return f"; {len(ids)} more left out: {its} could not be read (see failed)"
+
+
+def shown_ids(ids: tuple[object, ...]) -> str:
+    """``'a', 'b', ...``: the first few ids, quoted."""
+    return ", ".join(map(repr, ids[:_SHOWN_IDS])) + (", ..." if len(ids) > _SHOWN_IDS else "")
 
 
 def clean(value: object) -> object:

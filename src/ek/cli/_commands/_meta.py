@@ -12,7 +12,8 @@ always agree on what was scored and what was not::
      "errors": [{"side", "path", "id", "message"}], "skipped": [{"path", "reason"}],
      "fallbacks": [{"side", "id", "region", "level"}],  # regions read at another level than text_level
      "notes": [{"id", "path", "note"}],               # e.g. an empty prediction, scored as all deletions
-     "level_disagreements": [{"side", "id", "region", "level", "other_level", "cer"}]}  # see below
+     "level_disagreements": [{"side", "id", "region", "level", "other_level", "cer"}],  # see below
+     "warnings": ["..."]}  # the library's warnings so far, in flag words (`ek.cli._commands._warned`)
 
 ``settings["text_level"]`` is the level asked for (None: ek's default
 rule); the top-level ``text_level`` is the one read, as the OCR report of
@@ -33,6 +34,7 @@ from ek._version import __version__
 from ek.canonicalize import Canonicalizer
 from ek.cli._commands._inputs import Scored, metric_facts
 from ek.cli._commands._options import Options
+from ek.cli._commands._warned import so_far
 
 if TYPE_CHECKING:
     from ek.cli._html._data import Fallback, LevelDisagreement, Meta, Note, ReadError, Skip
@@ -67,6 +69,7 @@ def run_meta(inputs: Mapping[str, str], options: Options, runs: Sequence[Scored]
         "level_disagreements": _unique(
             row for run in runs if run.joined is not None for row in _disagreements(run.joined)
         ),
+        "warnings": so_far(),
     }
 
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from ek._files import InputError
 from ek.cli._commands._format import Outcome
-from ek.cli._commands._outputs import check_outputs, write_json, write_text
+from ek.cli._commands._outputs import check_outputs, write_json, write_page
 
 __all__ = ["run_monitor", "summary_text"]
 
@@ -63,8 +63,8 @@ def run_monitor(
     if html_path is not None:
         from ek.cli._html._monitor import render_monitor
 
-        write_text(html_path, render_monitor(data), option="--html")
-    if json_path != "-":
+        text += write_page(html_path, render_monitor(data))
+    if "-" not in (json_path, html_path):
         text = summary_text(data)
     standing = data["sequence"]["risk_alarm"] or data["sequence"]["calibration_alarm"]
     return Outcome(stdout=text, exit_code=1 if standing else 0)

@@ -225,7 +225,7 @@ class Options:
 
     Outputs:
         json (PATH): write the report as JSON to PATH (- for standard output)
-        html (PATH): write the report as a web page to PATH
+        html (PATH): write the report as a web page to PATH (- for standard output)
 
     Gates:
         max (BOUND): exit 1 when the figure is above BOUND

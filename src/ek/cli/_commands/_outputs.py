@@ -3,7 +3,9 @@
 `check_outputs` refuses an output path that resolves (links followed) to
 an input file or into an input folder, and ``--json`` and ``--html``
 naming one file: writing there would destroy what the run reads.
-`write_text` writes a report to a temporary file in the target's folder
+``-`` as the path of ``--json`` or ``--html`` (one of them) writes to standard
+output instead (`write_json`, `write_page` return the text), and at most one
+input may be ``-``. `write_text` writes a report to a temporary file in the target's folder
 and renames it over the target (`os.replace`), so a run killed mid-write
 leaves the old report or none, never half of one. A target that exists and
 is not a regular file (a device such as ``/dev/full``, a FIFO) is written
@@ -22,15 +24,26 @@ from collections.abc import Mapping
 
 from ek.cli._commands._format import clean
 
+_FLAG_INPUTS = frozenset({"proxy", "audit", "plan", "window"})  # the inputs given by a flag, not as an argument
 
-def check_outputs(inputs: Mapping[str, str], json_path: str | None, html_path: str | None) -> None:
-    """ValueError when an output path would overwrite an input (``inputs`` maps a role to a path) or the other output."""
+
+def check_outputs(
+    inputs: Mapping[str, str], json_path: str | None, html_path: str | None, *, json_flag: str = "--json"
+) -> None:
+    """ValueError when an output path would overwrite an input (``inputs`` maps a role to a path) or the other output.
+
+    ``json_flag`` is the flag of the first output when it is not ``--json``
+    (``ek audit-plan --out``), so the message names the flag given.
+    """
     outputs = {
         option: os.path.realpath(path)
-        for option, path in (("--json", json_path), ("--html", html_path))
+        for option, path in ((json_flag, json_path), ("--html", html_path))
         if path is not None and path != "-"
     }
-    if len(outputs) == 2 and outputs["--json"] == outputs["--html"]:
+    if json_path == "-" and html_path == "-":
+        raise ValueError("--json - and --html - both write to standard output; give one of them a file.")
+    _one_standard_input(inputs)
+    if len(outputs) == 2 and outputs[json_flag] == outputs["--html"]:
         raise ValueError(f"--json and --html both name {json_path}; give the report and the page their own files.")
     for option, target in outputs.items():
         for role, source in inputs.items():
@@ -41,7 +54,7 @@ def check_outputs(inputs: Mapping[str, str], json_path: str | None, html_path: s
             if target == real or inside:
                 where = "is" if target == real else "lies inside"
                 raise ValueError(
-                    f"{option} {target} {where} the input {role.upper()} {source}; writing it would "
+                    f"{option} {target} {where} the input {_input_name(role)} {source}; writing it would "
                     "overwrite what the run reads, so write the report somewhere else."
                 )
 
@@ -52,6 +65,14 @@ def write_json(path: str, payload: Mapping[str, object]) -> str:
     if path == "-":
         return text
     write_text(path, text + "\n", option="--json")
+    return ""
+
+
+def write_page(path: str, html: str) -> str:
+    """Write the ``--html`` page to ``path``; ``-`` returns it for standard output instead (as `write_json` does)."""
+    if path == "-":
+        return html
+    write_text(path, html, option="--html")
     return ""
 
 
@@ -74,6 +95,21 @@ def write_text(path: str, text: str, *, option: str) -> None:
 
 
 # ---------------------------------------------------------------------------
+
+
+def _one_standard_input(inputs: Mapping[str, str]) -> None:
+    """ValueError when two inputs are ``-``: standard input can be read once, by one of them."""
+    stdin = [_input_name(role) for role, source in inputs.items() if source == "-"]
+    if len(stdin) > 1:
+        raise ValueError(
+            f"{' and '.join(stdin)} both name standard input (-); only one input can be read from it, so give "
+            f"{stdin[-1]} as a file."
+        )
+
+
+def _input_name(role: str) -> str:
+    """How the command line names an input: an argument in capitals (GOLD, PRED_A), a flag as it is (--audit)."""
+    return role if role.startswith("--") else f"--{role}" if role in _FLAG_INPUTS else role.upper()
 
 
 def _replace(target: str, folder: str, data: bytes) -> None:

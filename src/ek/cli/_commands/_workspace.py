@@ -42,7 +42,7 @@ from ek._version import __version__
 from ek.cli._commands import _format as fmt
 from ek.cli._commands._format import Outcome
 from ek.cli._commands._options import Options
-from ek.cli._commands._outputs import check_outputs, write_json, write_text
+from ek.cli._commands._outputs import check_outputs, write_json, write_page
 
 if TYPE_CHECKING:
     from ek.cli._html._data import Meta
@@ -249,8 +249,8 @@ def _ranked(ws: Workspace, gold_group: str, pred_groups: Sequence[str], options:
     }
     text = write_json(options.json, payload) if options.json is not None else ""
     if options.html is not None:
-        _write_page(options.html, fleet, payload, ws, scoring)
-    return Outcome(stdout=text if options.json == "-" else summary(fleet, meta))
+        text += _write_page(options.html, fleet, payload, ws, scoring)
+    return Outcome(stdout=text if "-" in (options.json, options.html) else summary(fleet, meta))
 
 
 def _fleet_meta(ws: Workspace, gold_group: str, fleet: FleetReport, options: Options) -> Meta:
@@ -304,7 +304,7 @@ def _levels_read(fleet: FleetReport) -> object:
 
 def _write_page(
     path: str, fleet: FleetReport, payload: Mapping[str, object], ws: Workspace, scoring: Mapping[str, Any]
-) -> None:
+) -> str:
     from ek.cli._commands._benchmark_gold import BenchmarkGold
     from ek.cli._commands._benchmark_page import fleet_page
     from ek.cli._html._fleet import render_fleet
@@ -312,4 +312,4 @@ def _write_page(
     steps = scoring.get("normalize") or (["dinglehopper"] if scoring.get("profile") else ["nfc"])
     data = fleet_page(fleet, BenchmarkGold(records={}, documents=True, source=ws.mets), payload, list(steps))
     data["title"] = f"ek evaluate: {ws.mets}"
-    write_text(path, render_fleet(data), option="--html")
+    return write_page(path, render_fleet(data))

@@ -76,6 +76,7 @@ class Meta(TypedDict, total=False):
     fallbacks: list[Fallback]
     notes: list[Note]
     level_disagreements: list[LevelDisagreement]
+    warnings: list[str]  # the run's warnings, one line each in command-line words
 
 
 class Page(Meta, total=False):

@@ -35,7 +35,7 @@ from ek.cli._html._format import (
     uses_percent,
 )
 from ek.cli._html._page import check_data, page, stat, table
-from ek.cli._html._provenance import failures, generated, provenance
+from ek.cli._html._provenance import failures, generated, provenance, warnings_note
 
 _MAX_SLICES = 40
 _DIRECTIONS: dict[object, str] = {True: "higher is better", False: "lower is better"}  # else: unknown
@@ -101,7 +101,7 @@ def headline(data: JsonReport, *, pct: bool) -> str:
     ]
     note = (data.get("detail") or {}).get("note")
     extra = f'<p class="note">{esc(note)}</p>' if note else ""
-    return f'<div class="headline">{"".join(figures)}</div>{extra}'
+    return f'<div class="headline">{"".join(figures)}</div>{extra}{warnings_note(data)}'
 
 
 def intervals(data: JsonReport, *, pct: bool) -> str:

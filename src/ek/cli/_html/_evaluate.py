@@ -76,6 +76,9 @@ def headline(data: EvaluatePage, *, pct: bool) -> str:
         stat("missing", fmt_count(len(data.get("missing") or [])), attrs=' id="headline-missing"'),
         stat("extra", fmt_count(len(data.get("extra") or [])), attrs=' id="headline-extra"'),
     ]
+    if data.get("errors"):  # unreadable documents are left out: never let "missing 0" read as "all scored"
+        left = len({e.get("id") if isinstance(e, dict) else e for e in data["errors"]})
+        figures.append(stat("left out (unreadable)", fmt_count(left), attrs=' id="headline-left-out"'))
     notes = failures_note(data) + reading_order_note(data) + measures_table(data) + left_out_note(data)
     if data.get("missing"):
         notes += '<p class="note">Missing: gold ids with no prediction, scored as empty predictions.</p>' + id_list(

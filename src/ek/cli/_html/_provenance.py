@@ -8,7 +8,8 @@ The keys are those the command line builds once for ``--json`` and the page (``m
      "ek_version": "0.1.0", "date": "2026-12-01T10:15:00Z",
      "errors": [{"side", "path", "id", "message"}], "skipped": [{"path", "reason"}],
      "fallbacks": [{"side", "id", "region", "level"}],
-     "level_disagreements": [{"side", "id", "region", "level", "other_level", "cer"}]}
+     "level_disagreements": [{"side", "id", "region", "level", "other_level", "cer"}],
+     "warnings": [str]}                             # drawn beside the headline and in the settings
 
 Every key may be absent; a page without any of them has no provenance section.
 """
@@ -64,6 +65,7 @@ def provenance(data: Mapping[str, Any]) -> str:
     disagreements = list(data.get("level_disagreements") or [])
     if disagreements:
         rows.append(("level disagreements", _disagreements(disagreements)))
+    rows += [("warning", str(text)) for text in data.get("warnings") or []]
     rows += [(label, data[key]) for key, label in (("ek_version", "ek version"), ("date", "date")) if data.get(key)]
     if not rows:
         return ""
@@ -74,7 +76,7 @@ def provenance(data: Mapping[str, Any]) -> str:
 def failures_note(data: Mapping[str, Any]) -> str:
     """Warnings beside the headline: files that failed to read or were skipped, regions whose levels disagree."""
     errors, skipped = len(data.get("errors") or []), len(data.get("skipped") or [])
-    levels = _levels_note(list(data.get("level_disagreements") or []))
+    levels = _levels_note(list(data.get("level_disagreements") or [])) + warnings_note(data)
     if not (errors or skipped):
         return levels
     parts = [f"{fmt_count(errors)} file{'s' if errors != 1 else ''} could not be read"] if errors else []
@@ -87,6 +89,11 @@ def failures_note(data: Mapping[str, Any]) -> str:
         f'<p class="warn" id="failures-note">{" and ".join(parts)}: these are not in the figures '
         '(see <a href="#failures">Files not scored</a>).</p>'
     ) + levels
+
+
+def warnings_note(data: Mapping[str, Any]) -> str:
+    """The run's warnings, one paragraph each (as the terminal prints them); "" without any."""
+    return "".join(f'<p class="warn warning-note">warning: {esc(str(t))}</p>' for t in data.get("warnings") or [])
 
 
 def failures(data: Mapping[str, Any]) -> str:

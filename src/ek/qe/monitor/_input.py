@@ -64,7 +64,10 @@ def _read_fast(items: list[Any], names: list[str]) -> Window | None:
     except (TypeError, KeyError, IndexError):
         return None
     id_types = set(map(type, ids))
-    if id_types - {str, int} or "" in ids or len(set(ids)) != len(ids):
+    if id_types - {str, int} or "" in ids:
+        return None
+    ids = ids if id_types == {str} else list(map(str, ids))  # 1 and "1" are one id: compared as text
+    if len(set(ids)) != len(ids):
         return None
     if set(map(type, signals)) != {dict} or set(map(len, signals)) != {len(names)}:
         return None
@@ -75,10 +78,13 @@ def _read_fast(items: list[Any], names: list[str]) -> Window | None:
         return None
     try:
         times = set(map(methodcaller("get", "time"), items))
-        latest = None if times == {None} else max(times, key=lambda t: time_key(t, "window item time"))
-    except (TypeError, ValueError):  # a missing, mixed or bad time: the checks below name the item
+        keys = {} if times == {None} else {t: time_key(t, "window item time") for t in times}
+    except (TypeError, ValueError):  # a missing or bad time: the checks below name the item
         return None
-    return Window(ids if id_types == {str} else [str(i) for i in ids], np.ascontiguousarray(matrix), latest)
+    if len({kind for kind, _ in keys.values()}) > 1:  # mixed kinds: the checks below name the item
+        return None
+    latest = max(keys, key=keys.__getitem__) if keys else None
+    return Window(ids, np.ascontiguousarray(matrix), latest)
 
 
 def _read_checked(items: list[Any], names: list[str]) -> Window:
@@ -108,7 +114,13 @@ def _read_checked(items: list[Any], names: list[str]) -> Window:
         rows.append([_finite(signals[name], f"{where} signal {name!r}") for name in names])
         ids.append(item_id)
         if item.get("time") is not None:
-            times.append((time_key(item["time"], f"{where} 'time'"), item["time"]))
+            key = time_key(item["time"], f"{where} 'time'")
+            if times and key[0] != times[0][0][0]:
+                raise ValueError(
+                    f"{where} has the time {item['time']!r:.40}, a {key[0]}, but the window's first time "
+                    f"{times[0][1]!r:.40} is a {times[0][0][0]}; keep one kind of time (numbers or ISO 8601 dates)."
+                )
+            times.append((key, item["time"]))
     if times and len(times) != len(ids):
         raise ValueError("some window items have a 'time' and others not; give every item one, or none.")
     latest = max(times, key=lambda kv: kv[0])[1] if times else None

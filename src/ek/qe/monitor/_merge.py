@@ -34,6 +34,7 @@ def merge_books(books: list[Any]) -> Any:
                     f"{other.settings.get(key)!r:.60}); only monitors of one calibrator, gate and set merge."
                 )
     _check_disjoint(books)
+    _check_one_kind_of_time(books)
     merged = Book(first.calibrator, first.gate, first.settings, first.values, None, [])
     by_time: dict[Any, list[tuple[int, dict[str, Any]]]] = {}
     for b, book in enumerate(books):
@@ -62,6 +63,20 @@ def _check_disjoint(books: list[Any]) -> None:
                         f"Monitor.merge() got item {item!r} in two monitors; merge only monitors of disjoint items "
                         "(split the traffic by item id)."
                     )
+
+
+def _check_one_kind_of_time(books: list[Any]) -> None:
+    """ValueError when some monitors count time in numbers and others in dates: their updates have no order."""
+    kinds: dict[str, tuple[int, Any]] = {}
+    for b, book in enumerate(books):
+        for update in book.updates[:1]:  # a monitor keeps one kind (Monitor.update refuses a change)
+            kinds.setdefault(time_key(update["time"], "stored update time")[0], (b, update["time"]))
+    if len(kinds) > 1:
+        (kind_a, (a, when_a)), (kind_b, (b, when_b)) = list(kinds.items())[:2]
+        raise ValueError(
+            f"Monitor.merge() got monitor {a} timed in {kind_a}s ({when_a!r:.40}) and monitor {b} in {kind_b}s "
+            f"({when_b!r:.40}); merge only monitors that use one kind of time."
+        )
 
 
 def _window(books: list[Any], parts: list[Any], index: int, renumber: dict[tuple[int, int], int]) -> tuple[Any, Any]:
