@@ -6,16 +6,17 @@ lower bin (bins are ``[0, e1], (e1, e2], ...``), the convention of
 scikit-learn's ``calibration_curve``. Each bin carries three sums (count,
 summed confidence, number correct), so bins from disjoint batches add.
 
-A non-finite probability or one outside [0, 1] is refused (ValueError with
-the count and the first offending position and value): either means the
-numbers are not the probabilities they claim to be (a ``conf`` of 5 read
-from a file), and a calibration error computed after skipping or clamping
-them would describe other numbers than the ones given.
+As documented for `expected_calibration_error`, a non-finite probability is
+skipped and one outside [0, 1] is clamped into it. Either means the numbers
+are not the probabilities they claim to be (a ``conf`` of 5 read from a
+file), so each call that skips or clamps warns once, with the count and the
+first offending position and value.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from bisect import bisect_left
 from typing import Any
 
@@ -25,19 +26,23 @@ from ek.qe._checks import labels, numpy_or_none, scores
 def bin_sums(probs: Any, correct: Any, *, n_bins: int, owner: str) -> tuple[list[int], list[float], list[float]]:
     """``(count, sum_confidence, n_correct)`` per bin after cleaning the inputs.
 
+    Non-finite probabilities are skipped, out-of-range ones are clamped into
+    ``[0, 1]``.
+
     Raises:
-        ValueError: ``n_bins`` < 1, mismatched lengths, no probability, or a
-            probability that is NaN, infinite or outside [0, 1].
+        ValueError: ``n_bins`` < 1, mismatched lengths, or no finite probability.
     """
     if isinstance(n_bins, bool) or not isinstance(n_bins, int) or n_bins < 1:
         raise ValueError(f"{owner} n_bins must be a positive int, got {n_bins!r}.")
     np = numpy_or_none()
     p = scores(probs, what=f"{owner} probs", np=np, allow_nonfinite=True)
     y = labels(correct, len(p), what=f"{owner} correct", np=np)
-    _refuse_non_probabilities(p, owner, np)
-    if not len(p):
-        _no_rows(owner)
+    _warn_if_not_probabilities(p, owner, np)
     if np is not None:
+        keep = np.isfinite(p)
+        p, y = np.clip(p[keep], 0.0, 1.0), y[keep]
+        if len(p) == 0:
+            _no_rows(owner)
         edges = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
         ids = np.searchsorted(edges, p, side="left")
         count = np.bincount(ids, minlength=n_bins)
@@ -49,11 +54,18 @@ def bin_sums(probs: Any, correct: Any, *, n_bins: int, owner: str) -> tuple[list
     count_py = [0] * n_bins
     conf_py = [0.0] * n_bins
     hits_py = [0.0] * n_bins
+    seen = False
     for v, c in zip(p, y):
+        if not math.isfinite(v):
+            continue
+        seen = True
+        v = min(max(v, 0.0), 1.0)
         b = bisect_left(edges_py, v)
         count_py[b] += 1
         conf_py[b] += v
         hits_py[b] += 1.0 if c else 0.0
+    if not seen:
+        _no_rows(owner)
     return count_py, conf_py, hits_py
 
 
@@ -76,7 +88,7 @@ def _no_rows(owner: str) -> None:
     raise ValueError(f"{owner} got no finite probabilities; pass at least one (prob, correct) pair with a finite prob.")
 
 
-def _refuse_non_probabilities(p: Any, owner: str, np: Any) -> None:
+def _warn_if_not_probabilities(p: Any, owner: str, np: Any) -> None:
     if np is not None:
         bad = np.flatnonzero(~(np.isfinite(p) & (p >= 0.0) & (p <= 1.0)))
         positions = bad.tolist()
@@ -84,8 +96,10 @@ def _refuse_non_probabilities(p: Any, owner: str, np: Any) -> None:
         positions = [i for i, v in enumerate(p) if not (math.isfinite(v) and 0.0 <= v <= 1.0)]
     if positions:
         i = positions[0]
-        raise ValueError(
-            f"{owner} got {len(positions)} confidence(s) that are not probabilities in [0, 1] (the first: "
-            f"probs[{i}] = {float(p[i])!r}); a calibration error of other numbers means nothing. Map raw scores "
-            "to probabilities with a fitted ek.qe calibrator first, or fix where the confidences come from."
+        warnings.warn(
+            f"{owner} got {len(positions)} confidence(s) that are not probabilities (the first: probs[{i}] = "
+            f"{float(p[i])!r}); non-finite ones are skipped and the others clamped into [0, 1]. Check where "
+            "the confidences come from, or clean them before calling.",
+            UserWarning,
+            stacklevel=4,
         )

@@ -84,8 +84,8 @@ def expected_calibration_error(
 
     Predictions fall into ``n_bins`` equal-width confidence bins; the result
     is ``sum_b (n_b / n) * |mean confidence_b - accuracy_b|``, 0 for perfect
-    calibration. A probability that is NaN, infinite or outside [0, 1] is
-    refused (ValueError): calibrate raw scores first.
+    calibration. Non-finite probabilities are skipped and out-of-range ones
+    clamped into [0, 1].
 
     >>> expected_calibration_error([0.75, 0.75, 0.25, 0.25], [True, False, False, False])
     0.25
