@@ -32,16 +32,28 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from ek._bootstrap import MIN_ITEMS, metric_of
 from ek._ppi._columns import Columns, columns, examples
-from ek._ppi._core import Figures, Weights, estimate, moments, normal_interval, without
+from ek._ppi._core import MIN_TUNE, Figures, Weights, estimate, moments, normal_interval, without
 from ek._util import is_real
 
 if TYPE_CHECKING:
     from ek._ppi._resample import Replicates
 
-__all__ = ["INTERVALS", "WHO", "Basis", "Classical", "Entry", "NotedEntry", "estimate_corpus", "group_rows"]
+__all__ = [
+    "INTERVALS",
+    "MIN_RELIABLE",
+    "WHO",
+    "Basis",
+    "Classical",
+    "Entry",
+    "NotedEntry",
+    "estimate_corpus",
+    "group_rows",
+]
 
 INTERVALS = ("clt", "bootstrap")
 WHO = "estimate_corpus()"
+MIN_RELIABLE = 10
+"""Fewer audited items than this and a group's interval is flagged ``reliable: false`` (see the module docstring)."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +70,7 @@ class Basis:
     figures: dict[int | None, float | None]  # group -> the estimate (None: no audited item)
     interval: str
     replicates: Replicates | None  # for the bootstrap
+    asked: Any = "tune"  # the lam= asked for: "tune" or a number
 
 
 class Classical(TypedDict):
@@ -78,11 +91,13 @@ class Entry(TypedDict):
     effective_n: float
     n: int
     N: int
+    reliable: bool
 
 
 class NotedEntry(Entry, total=False):
-    """An `Entry` with the ``note`` that says why a figure has no interval, or why to read it with care."""
+    """An `Entry` with ``why`` its interval is not reliable, and the ``note`` that says why to read it with care."""
 
+    why: str
     note: str
 
 
@@ -108,11 +123,14 @@ def estimate_corpus(proxy: Any, audit: Any, *, level: float, lam: Any, interval:
     overall = entries[None]
     per_slice = {p.labels[g]: entries[g] for g in groups if g is not None}
     figures = {g: (f.estimate if f is not None else None) for g, f in found.items()}
-    basis = Basis(proxy, audit, p, a, rows, inclusion, lams, figures, interval, replicates)
+    basis = Basis(proxy, audit, p, a, rows, inclusion, lams, figures, interval, replicates, lam)
     whole = found[None]
     if whole is None:  # a.n >= 2 was checked, and the whole corpus holds every audited item
         raise AssertionError("the whole corpus has no audited item")
     detail = _detail(whole, p, proxy, lam, interval, plan, overall.pop("note", None))
+    detail["reliable"] = overall.pop("reliable")
+    if "why" in overall:
+        detail["why"] = overall.pop("why")
     return {
         "metric": proxy.metric,
         **overall,
@@ -250,6 +268,8 @@ def _entry(
             "effective_n": math.nan,
             "n": 0,
             "N": size,
+            "reliable": False,
+            "why": _why(0),
             "note": "no audited item in this slice: only the plug-in figure, which has no interval",
         }
     note = None
@@ -277,10 +297,21 @@ def _entry(
         "effective_n": _effective_n(fig.n, interval, classical),
         "n": fig.n,
         "N": size,
+        "reliable": fig.n >= MIN_RELIABLE,
     }
+    if fig.n < MIN_RELIABLE:
+        out["why"] = _why(fig.n)
     if note is not None:
         out["note"] = note
     return out
+
+
+def _why(n: int) -> str:
+    """Why an interval over ``n`` audited items is flagged (the simulated coverage of the module docstring)."""
+    return (
+        f"{n} audited item{'s' if n != 1 else ''}, fewer than {MIN_RELIABLE}: too few for the interval to cover at "
+        f"its level; audit at least {MIN_RELIABLE}"
+    )
 
 
 def _effective_n(n: int, interval: tuple[float, float], classical: tuple[float, float]) -> float:
@@ -291,11 +322,24 @@ def _effective_n(n: int, interval: tuple[float, float], classical: tuple[float, 
     return n * (wide / width) ** 2
 
 
+def _tuning(fig: Figures) -> str:
+    """How ``lam="tune"`` chose the whole corpus's ``λ`` (slices alike, each on its own audit)."""
+    if len(fig.folds) > 1:
+        low, high = min(fig.folds), max(fig.folds)
+        return (
+            f"cross-fitted per slice: PPI++'s power tuning, each of {len(fig.folds)} folds of the audit corrected at "
+            f"the lambda tuned on the others ({low:.3g} to {high:.3g}; lam is their mean), clipped to [0, 1]"
+        )
+    if fig.lam == 0.0:
+        return "0: the proxy never varies, or every item is audited (the audit alone)"
+    return f"1 (plain PPI): fewer than {MIN_TUNE} audited items, too few to tune lambda without bias"
+
+
 def _detail(
     fig: Figures, p: Columns, proxy: Any, lam: Any, interval: str, plan: Any, note: str | None
 ) -> dict[str, Any]:
     """How the figures were computed, in words and numbers."""
-    tuned = "power-tuned per slice (PPI++, clipped to [0, 1])" if lam == "tune" else f"fixed at {lam}"
+    tuned = _tuning(fig) if lam == "tune" else f"fixed at {lam}"
     if plan is None:
         design = (
             f"uniform audit: the {fig.N - fig.n} unaudited items and the {fig.n} audited ones as two samples "
@@ -320,9 +364,12 @@ def _detail(
         "std_error": fig.std_error,
         "classical_std_error": fig.classical_std_error,
         "variance": tuple(float(v) for v in fig.variance),
+        "audit_kurtosis": fig.kurtosis,
         "higher_is_better": proxy.detail.get("higher_is_better"),
         "aggregation": proxy.detail.get("aggregation"),
     }
+    if len(fig.folds) > 1:
+        out["lam_folds"] = fig.folds
     if note is not None:
         out["note"] = note
     return out
