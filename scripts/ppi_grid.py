@@ -33,6 +33,7 @@ from statistics import NormalDist
 
 import numpy as np
 
+from ek._ppi._compare import PAIRED_MIN_TUNE
 from ek._ppi._core import estimate, moments, without
 from ek._ppi._plan import poisson_uncertainty, probabilities
 
@@ -185,7 +186,7 @@ def pair_cell(rng, n, rho, shift, reps):
         truth = delta(gold.sum(axis=0))
         rows = rng.choice(N, n, replace=False)
         rest = without(moments(proxy), moments(proxy[rows]))
-        fig = estimate(rest, proxy[rows], gold[rows], delta)
+        fig = estimate(rest, proxy[rows], gold[rows], delta, min_tune=PAIRED_MIN_TUNE)
         paired += int(abs(fig.estimate) > z * fig.std_error)
         cover += int(abs(fig.estimate - truth) <= z * fig.std_error)
         weights = np.repeat([own_lam(proxy, gold, rows, j) for j in (0, 2)], 2)

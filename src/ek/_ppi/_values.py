@@ -33,8 +33,12 @@ class CorpusEstimate:
     as narrow, ``n`` the audited items and ``N`` the corpus. ``per_slice``
     maps each slice of the corpus to a dict of these keys (and ``note``
     when the slice has no interval, saying why); ``detail`` says how the
-    figures were computed. A slice with fewer than 2 audited items has no
-    interval (NaN), and ``interval="bootstrap"`` gives none below 40.
+    figures were computed (``lam_folds``: each cross-fitting fold's ``λ``).
+    A slice with fewer than 2 audited items has no interval (NaN), and
+    ``interval="bootstrap"`` gives none below 40. Each slice's
+    ``reliable`` (the whole corpus's in ``detail``) is False below 10
+    audited items, with ``why``: such intervals cover far less than their
+    level.
     """
 
     metric: str
@@ -112,15 +116,30 @@ class CorpusEstimate:
         if assurance == 0.5:
             return m
         z_a = NormalDist().inv_cdf(assurance)
-        kurtosis = (self.detail or {}).get("audit_kurtosis")
-        excess = float(kurtosis) - 1 if isinstance(kurtosis, float) and math.isfinite(kurtosis) else 2.0
+        spread = _kurtosis(self) - 1 + z_a * math.sqrt(24 / self.n)  # the kurtosis is itself uncertain: its bound
+        pilot = spread / self.n
         for _ in range(50):  # m grows with the raised variance, and the raise shrinks as m grows: a fixed point
-            raised = audit * math.exp(z_a * math.sqrt(max(0.0, excess) * (1 / self.n + 1 / m)))
+            future = spread / m
+            raised = (
+                audit
+                * self.n
+                / max(1, self.n - 1)
+                * math.exp((pilot - future) / 2 + z_a * (math.sqrt(pilot) + math.sqrt(future)))
+            )
             again = _labels(self, half_width, unaudited, raised)
             if again == m:
                 break
             m = again
         return m
+
+
+def _kurtosis(estimate: CorpusEstimate) -> float:
+    """The pilot's kurtosis of its influence terms, corrected for its size (G2, as a sample's runs low), at least 3."""
+    n, raw = estimate.n, (estimate.detail or {}).get("audit_kurtosis")
+    if not (isinstance(raw, float) and math.isfinite(raw)) or n < 4:
+        return 3.0
+    excess = ((n + 1) * (raw - 3) + 6) * (n - 1) / ((n - 2) * (n - 3))
+    return 3.0 + max(0.0, excess)
 
 
 def _labels(estimate: CorpusEstimate, half_width: float, unaudited: float, audit: float) -> int:
@@ -132,6 +151,12 @@ def _labels(estimate: CorpusEstimate, half_width: float, unaudited: float, audit
     rest, size = unaudited * (big_n - n), big_n
     b = rest - audit * n - target * size
     disc = b * b - 4 * target * audit * n * size
+    if disc < 0 and target > unaudited * (big_n - n) / big_n:
+        raise ValueError(
+            f"labels_for(): no audit short of all {big_n} items reaches ± {half_width:g} at this estimate's lambda: "
+            "the proxy's noise over the items left unaudited grows as they get fewer. Ask for a wider interval, "
+            "or audit every item (ek.evaluate)."
+        )
     if disc < 0 or target <= unaudited * (big_n - n) / big_n:
         raise ValueError(
             f"labels_for(): no audit reaches ± {half_width:g}: the proxy's own noise over the unaudited items "
