@@ -187,5 +187,5 @@ def test_a_clean_slice_of_three_perfect_documents_has_a_floored_interval_and_is_
         clean["why"]
         == "3 audited items, fewer than 10: too few for the interval to cover at its level; audit at least 10"
     )
-    assert est.per_slice["rest"]["reliable"] is True and "why" not in est.per_slice["rest"]
-    assert est.detail["reliable"] is True
+    assert est.per_slice["rest"]["reliable"] is True and est.per_slice["rest"]["why"] is None
+    assert est.detail["reliable"] is True and est.detail["why"] is None

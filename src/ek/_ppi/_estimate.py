@@ -96,12 +96,12 @@ class Entry(TypedDict):
     n: int
     N: int
     reliable: bool
+    why: str | None  # why the interval is not reliable, in numbers (None when it is)
 
 
 class NotedEntry(Entry, total=False):
-    """An `Entry` with ``why`` its interval is not reliable, and the ``note`` that says why to read it with care."""
+    """An `Entry` with the ``note`` that says why a figure has no interval, or why to read it with care."""
 
-    why: str
     note: str
 
 
@@ -302,9 +302,8 @@ def _entry(
         "n": fig.n,
         "N": size,
         "reliable": fig.n >= MIN_RELIABLE,
+        "why": _why(fig.n) if fig.n < MIN_RELIABLE else None,
     }
-    if fig.n < MIN_RELIABLE:
-        out["why"] = _why(fig.n)
     if note is not None:
         out["note"] = note
     return out
