@@ -33,8 +33,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from ek._ppi._compare import PAIRED_MIN_TUNE
-from ek._ppi._core import estimate, moments, without
+from ek._ppi._core import estimate, moments, student_quantile, without
 from ek._ppi._plan import poisson_uncertainty, probabilities
 
 N = 5_000
@@ -106,8 +105,8 @@ def cell(rng, gold, proxy, design, n, pi, reps):
             tally["sum"] += fig.estimate - truth
             tally["width"] += fig.std_error
             for level in LEVELS:
-                z = NormalDist().inv_cdf((1 + level) / 2)
-                tally["cover"][level] += int(abs(fig.estimate - truth) <= z * fig.std_error)
+                q = student_quantile((1 + level) / 2, fig.df)  # ek's interval: t when tuned
+                tally["cover"][level] += int(abs(fig.estimate - truth) <= q * fig.std_error)
     return truth, out
 
 
@@ -139,14 +138,13 @@ def slices(reps):
     print("\nslices of 400 documents (lognormal 0.5, proxy 0.9, uniform): tuned coverage at 90%, flagged share")
     rng = np.random.default_rng(31)
     _, gold, proxies = corpus(rng, 0.5, 400)
-    z = NormalDist().inv_cdf(0.95)
     truth, whole = cer(gold.sum(axis=0)), moments(proxies[0.9])
     for m in (2, 3, 5, 10, 20, 40):
         hits, zero = 0, 0
         for _ in range(reps):
             rows = rng.choice(400, m, replace=False)
             fig = estimate(without(whole, moments(proxies[0.9][rows])), proxies[0.9][rows], gold[rows], cer)
-            hits += int(abs(fig.estimate - truth) <= z * fig.std_error)
+            hits += int(abs(fig.estimate - truth) <= student_quantile(0.95, fig.df) * fig.std_error)
             zero += int(fig.std_error == 0)
         flagged = 1.0 if m < MIN_RELIABLE else 0.0
         unflagged = "-" if flagged else f"{hits / reps:.3f}"
@@ -186,9 +184,10 @@ def pair_cell(rng, n, rho, shift, reps):
         truth = delta(gold.sum(axis=0))
         rows = rng.choice(N, n, replace=False)
         rest = without(moments(proxy), moments(proxy[rows]))
-        fig = estimate(rest, proxy[rows], gold[rows], delta, min_tune=PAIRED_MIN_TUNE)
-        paired += int(abs(fig.estimate) > z * fig.std_error)
-        cover += int(abs(fig.estimate - truth) <= z * fig.std_error)
+        fig = estimate(rest, proxy[rows], gold[rows], delta)
+        q = student_quantile(0.95, fig.df)
+        paired += int(abs(fig.estimate) > q * fig.std_error)
+        cover += int(abs(fig.estimate - truth) <= q * fig.std_error)
         weights = np.repeat([own_lam(proxy, gold, rows, j) for j in (0, 2)], 2)
         old = estimate(rest, proxy[rows], gold[rows], delta, lam=weights)
         own += int(abs(old.estimate) > z * old.std_error)

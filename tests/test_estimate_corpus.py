@@ -109,7 +109,9 @@ def test_a_tuned_mean_is_cross_fitted_with_ppi_py_s_lambda_per_fold():
     within = sum(50 * (y - per_item * y_hat)[fold == f].var() for f in range(5)) / (n - 5)  # 5 folds of 50
     var = per_item.mean() ** 2 * y_unlabelled.var() / len(y_unlabelled) + within / n
     assert est.estimate == pytest.approx(theta, abs=1e-11) and est.lam == pytest.approx(per_item.mean(), abs=1e-12)
-    assert est.interval[1] - est.estimate == pytest.approx(Z95 * math.sqrt(var), abs=1e-11)
+    t = pytest.importorskip("scipy.stats").t.ppf(0.975, n - 5)  # Student t, a degree of freedom per fold
+    assert est.detail["df"] == n - 5 and "Student t" in est.detail["interval"]
+    assert est.interval[1] - est.estimate == pytest.approx(t * math.sqrt(var), abs=1e-11)
     assert "cross-fitted" in est.detail["lam"] and est.detail["reliable"] is True
 
 

@@ -11,7 +11,6 @@ correlation 0.9 and the true lengths. CER is summed edits over summed length.
 from __future__ import annotations
 
 import math
-from statistics import NormalDist
 
 import pytest
 
@@ -19,11 +18,9 @@ import ek
 
 np = pytest.importorskip("numpy")
 
-from ek._ppi._compare import PAIRED_MIN_TUNE  # noqa: E402
-from ek._ppi._core import estimate, moments, without  # noqa: E402
+from ek._ppi._core import estimate, moments, normal_interval, without  # noqa: E402
 
 N = 5_000
-Z90 = NormalDist().inv_cdf(0.95)
 
 
 def cer(t):
@@ -89,13 +86,14 @@ def test_one_lambda_on_the_paired_difference_keeps_false_positives_at_the_level(
         proxy = np.column_stack([proxy_of(a, rng), length, proxy_of(b, rng), length]).astype(float)
         rows = rng.choice(N, 30, replace=False)
         rest = without(moments(proxy), moments(proxy[rows]))
-        fig = estimate(rest, proxy[rows], gold[rows], delta, min_tune=PAIRED_MIN_TUNE)
-        rejected += int(abs(fig.estimate) > Z90 * fig.std_error)
+        fig = estimate(rest, proxy[rows], gold[rows], delta)
+        low, high = normal_interval(fig.estimate, fig.std_error, 0.9, fig.df)  # compare_estimates' interval
+        rejected += int(not low <= 0 <= high)
     assert rejected / reps <= 0.115, rejected / reps
 
 
 def test_compare_estimates_tunes_one_lambda_on_the_difference():
-    """Tuned estimates: the difference is its own estimate (plain PPI below 50 audited items), not b - a."""
+    """Tuned estimates: the difference is its own cross-fitted estimate, not b - a; its p-value is its t interval's."""
     rng = np.random.default_rng(9)
     gold = [" ".join(rng.choice(["total", "amount", "due", "invoice"], size=4)) for _ in range(400)]
     ids = [f"d{i}" for i in range(400)]
@@ -106,32 +104,18 @@ def test_compare_estimates_tunes_one_lambda_on_the_difference():
     pred_a, pred_b = engine(0.05), engine(0.03)
     audited = sorted(rng.choice(400, 30, replace=False).tolist())
 
-    def estimated(pred):
+    def estimated(pred, level):
         proxy = ek.agreement_proxy(pred, engine(0.02), ids=ids)
         audit = ek.evaluate([(pred[i], gold[i]) for i in audited], metric="cer", ids=[ids[i] for i in audited])
-        return ek.estimate_corpus(proxy, audit), proxy, audit
+        return ek.estimate_corpus(proxy, audit, level=level)
 
-    (a, proxy_a, audit_a), (b, proxy_b, audit_b) = estimated(pred_a), estimated(pred_b)
-    result = ek.compare_estimates(a, b)
-    assert result.a == a.estimate and result.b == b.estimate and result.delta != b.estimate - a.estimate
-    # below 50 audited items, λ = 1 on the difference: each engine's plain-PPI totals, computed here
-    stats = {
-        name: np.array([[s.detail["edits"], s.detail["ref_len"]] for s in r.scores], dtype=float)
-        for name, r in (("pa", proxy_a), ("pb", proxy_b), ("ga", audit_a), ("gb", audit_b))
-    }
-    rows = np.asarray(audited)
-    mask = np.zeros(400, dtype=bool)
-    mask[rows] = True
-    totals_a = p_totals(stats["pa"], stats["ga"], mask, rows)
-    totals_b = p_totals(stats["pb"], stats["gb"], mask, rows)
-    assert result.delta == pytest.approx(cer(totals_b) - cer(totals_a), abs=1e-12)
-    assert result.interval[0] < result.delta < result.interval[1]
-
-
-def p_totals(proxy, gold, mask, rows):
-    """Plain PPI's estimated totals (λ = 1), uniform audit: N · (mean_U(ŝ) + mean_L(s - ŝ))."""
-    big_n = len(mask)
-    return big_n * (proxy[~mask].mean(axis=0) + (gold - proxy[rows]).mean(axis=0))
+    for level in (0.9, 0.99):
+        a, b = estimated(pred_a, level), estimated(pred_b, level)
+        result = ek.compare_estimates(a, b)
+        assert result.a == a.estimate and result.b == b.estimate and result.delta != b.estimate - a.estimate
+        low, high = result.interval
+        assert low < result.delta < high and abs(result.delta - (b.estimate - a.estimate)) < (high - low) / 2
+        assert (result.p_value < 1 - level) == (not low <= 0 <= high)
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -163,7 +147,8 @@ def test_a_clean_slice_of_three_perfect_documents_has_a_floored_interval_and_is_
     """3 audited documents, all perfect, in a slice the proxy also calls perfect: the interval keeps a width.
 
     The floor is half an edit's Poisson noise over the audit: the classical
-    CER's standard error is ``sqrt(1/2) / (audited reference length)``.
+    CER's standard error is ``sqrt(1/2) / (audited reference length)``
+    (before, both intervals were (0, 0)).
     """
     words = ["invoice", "total", "amount", "due", "customer"]
     rng = np.random.default_rng(4)
@@ -181,7 +166,8 @@ def test_a_clean_slice_of_three_perfect_documents_has_a_floored_interval_and_is_
     assert high - low > 0 and low < 0 < high
     c_low, c_high = clean["classical"]["interval"]
     length = sum(len(gold[k]) for k in (0, 1, 2))
-    assert (c_high - c_low) / 2 == pytest.approx(NormalDist().inv_cdf(0.975) * math.sqrt(0.5) / length, rel=1e-6)
+    t = pytest.importorskip("scipy.stats").t.ppf(0.975, 2)  # beside a tuned interval: Student t, n - 1
+    assert (c_high - c_low) / 2 == pytest.approx(t * math.sqrt(0.5) / length, rel=1e-6)
     assert clean["reliable"] is False
     assert (
         clean["why"]
@@ -189,3 +175,17 @@ def test_a_clean_slice_of_three_perfect_documents_has_a_floored_interval_and_is_
     )
     assert est.per_slice["rest"]["reliable"] is True and est.per_slice["rest"]["why"] is None
     assert est.detail["reliable"] is True and est.detail["why"] is None
+
+
+@pytest.mark.parametrize("df", [1, 2, 3, 5, 10, 30, 245, math.inf])
+def test_student_quantile_and_p_value_agree_with_scipy(df):
+    stats = pytest.importorskip("scipy.stats")
+    from ek._ppi._core import p_value, student_quantile
+
+    for p in (0.9, 0.95, 0.975, 0.995):
+        exact = stats.norm.ppf(p) if math.isinf(df) else stats.t.ppf(p, df)
+        tolerance = 1e-12 if df in (1, 2, math.inf) else (1e-2 if df == 3 else 1e-3)
+        assert student_quantile(p, df) == pytest.approx(exact, rel=tolerance)
+    for t in (0.5, 1.7, 2.6):
+        exact = 2 * (stats.norm.sf(t) if math.isinf(df) else stats.t.sf(t, df))
+        assert p_value(t, 1.0, df) == pytest.approx(exact, rel=2e-2 if df == 3 else 5e-3)

@@ -6,11 +6,13 @@ as one figure over the two engines' statistics side by side,
 the two engines share on every item (the same documents, the same audit):
 a paired interval. When both estimates were tuned (``lam="tune"``), one
 ``λ`` is tuned on that paired difference, as ppi_py tunes a mean of
-differences (cross-fitted as in `ek._ppi._core`; plain PPI, λ = 1, below
-`PAIRED_MIN_TUNE` = 50 audited items): the difference is then its own prediction-powered
-estimate, ``delta``, not exactly ``b - a`` of the two estimates, which
-keep their own ``λ``. Each engine at its own tuned ``λ`` made equal
-engines differ 15% of the time at 10% (n = 30) instead of 10%. With a
+differences (cross-fitted as in `ek._ppi._core`, with its Student t
+interval): the difference is then its own prediction-powered estimate,
+``delta``, not exactly ``b - a`` of the two estimates, which keep their
+own ``λ``. On two equal engines at n = 30 (scripts/ppi_grid.py) each
+engine at its own plug-in ``λ`` rejected "no difference" 15% of the time
+at 10%, one cross-fitted ``λ`` with a normal interval 11-13%, with the t
+interval 10-11%. With a
 fixed ``λ`` each half keeps its estimate's ``λ`` and ``delta`` is exactly
 ``b - a``. With ``interval="bootstrap"`` both estimates were resampled with
 the same id-hash weights, so the replicate differences are the paired
@@ -30,9 +32,6 @@ from ek._ppi._estimate import Basis, group_rows
 __all__ = ["Row", "Sides", "Verdict", "compare"]
 
 _WHO = "compare_estimates()"
-PAIRED_MIN_TUNE = 50
-"""Below this many audited items the difference is plain PPI: on two equal engines at n = 30
-(scripts/ppi_grid.py) the cross-fitted λ rejected 13% at 10% with a proxy of correlation 0.5, λ = 1 11%."""
 
 
 class Verdict(TypedDict):
@@ -178,10 +177,9 @@ class _Joint:
             self.value,
             lam=lam,
             inclusion=None if self.inclusion is None else self.inclusion[at],
-            min_tune=PAIRED_MIN_TUNE,
         )
-        low, high = normal_interval(fig.estimate, fig.std_error, level)
-        p = p_value(fig.estimate, fig.std_error)
+        low, high = normal_interval(fig.estimate, fig.std_error, level, fig.df)
+        p = p_value(fig.estimate, fig.std_error, fig.df)
         return {
             **out,
             "delta": fig.estimate,

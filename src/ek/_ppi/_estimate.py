@@ -278,8 +278,8 @@ def _entry(
         }
     note = None
     if replicates is None:
-        interval = normal_interval(fig.estimate, fig.std_error, level)
-        classical = normal_interval(fig.classical, fig.classical_std_error, level)
+        interval = normal_interval(fig.estimate, fig.std_error, level, fig.df)  # t when tuned: see ek._ppi._core
+        classical = normal_interval(fig.classical, fig.classical_std_error, level, _classical_df(fig))
     else:
         from ek._ppi._resample import percentile
 
@@ -298,7 +298,7 @@ def _entry(
         "classical": {"estimate": fig.classical, "interval": classical},
         "plug_in": fig.plug_in,
         "lam": fig.lam,
-        "effective_n": _effective_n(fig.n, interval, classical),
+        "effective_n": _effective_n(fig, interval, classical, replicates is None),
         "n": fig.n,
         "N": size,
         "reliable": fig.n >= MIN_RELIABLE,
@@ -317,12 +317,25 @@ def _why(n: int) -> str:
     )
 
 
-def _effective_n(n: int, interval: tuple[float, float], classical: tuple[float, float]) -> float:
-    """The audit size at which the classical interval would be as narrow: ``n · (classical width / width)²``."""
-    width, wide = interval[1] - interval[0], classical[1] - classical[0]
-    if not (width > 0 and math.isfinite(wide)):
+def _classical_df(fig: Figures) -> float:
+    """The classical companion's degrees of freedom: ``n - 1`` beside a tuned (t) interval, else normal."""
+    return float(fig.n - 1) if math.isfinite(fig.df) and fig.n > 1 else math.inf
+
+
+def _effective_n(fig: Figures, interval: tuple[float, float], classical: tuple[float, float], clt: bool) -> float:
+    """The audit size at which the classical estimate would be as precise: ``n · (classical se / se)²``.
+
+    From the standard errors for normal and t intervals (their quantiles
+    differ with the degrees of freedom, the precision does not), from the
+    widths for the bootstrap's.
+    """
+    if clt:
+        se, wide = fig.std_error, fig.classical_std_error
+    else:
+        se, wide = interval[1] - interval[0], classical[1] - classical[0]
+    if not (se > 0 and math.isfinite(wide)):
         return math.nan
-    return n * (wide / width) ** 2
+    return fig.n * (wide / se) ** 2
 
 
 def _tuning(fig: Figures) -> str:
@@ -354,7 +367,7 @@ def _detail(
             "probability (active inference)"
         )
     way = (
-        "normal, delta method over the metric's summed statistics"
+        ("Student t" if math.isfinite(fig.df) else "normal") + ", delta method over the metric's summed statistics"
         if interval == "clt"
         else "percentile bootstrap, id-hash Poisson weights over the corpus and the audit"
     )
@@ -373,6 +386,8 @@ def _detail(
     }
     if len(fig.folds) > 1:
         out["lam_folds"] = fig.folds
+    if math.isfinite(fig.df):
+        out["df"] = fig.df
     if note is not None:
         out["note"] = note
     return out
