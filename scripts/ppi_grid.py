@@ -16,8 +16,8 @@ sample, or Poisson samples of n expected items from `ek._ppi._plan`'s
 stratified (Neyman) and active (π ∝ predicted uncertainty) probabilities.
 
 Printed per cell: coverage at 90% and 95% of the tuned interval, of λ = 0
-(audit-only) and λ = 1 (plain PPI); the tuned relative bias; the tuned mean
-width over the audit-only one. Slices: a slice of 400 documents with 2-40
+(audit-only) and λ = 1 (plain PPI); the tuned relative bias; the tuned
+standard error over the audit-only one (summed over the audits). Slices: a slice of 400 documents with 2-40
 audited items (flagged ``reliable: false`` below 10), coverage of all and of
 the unflagged. Engine pairs: false positives at 10% of two equal engines
 (independent edits at the same rates) and coverage of the true difference
@@ -112,7 +112,9 @@ def cell(rng, gold, proxy, design, n, pi, reps):
 
 def grid(reps):
     print(f"CER, N = {N}, {reps} audits a cell; coverage at 90/95%: tuned, lambda 0 (audit-only), lambda 1 (PPI)")
-    print(f"{'lengths':14} {'n':>4} {'proxy':>7} {'design':10} {'tuned':>11} {'lam 0':>11} {'lam 1':>11} bias   width")
+    print(
+        f"{'lengths':14} {'n':>4} {'proxy':>7} {'design':10} {'tuned':>11} {'lam 0':>11} {'lam 1':>11} bias   se/audit-only"
+    )
     worst = []
     for name, lengths in LENGTHS.items():
         rng = np.random.default_rng(30)

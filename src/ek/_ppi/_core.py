@@ -37,25 +37,26 @@ audit-only estimate; ``λ = 1`` plain PPI.
 
 The plug-in ``λ`` is chosen by the labels it then corrects: it grows with
 the audit's own proxy mean, so the estimate is biased at small ``n``. On
-CER corpora (scripts/ppi_grid.py: lognormal lengths σ = 0.5, a proxy of
-correlation 0.5 or 0.9, uniform audits) its relative bias was -2.0% at
-n = 20 (8 MC s.e.) and its 90% intervals covered 81-83%. ``lam="tune"``
-therefore cross-fits: audited item ``i`` is in fold ``i mod 5``, each fold
-is corrected at the plug-in ``λ`` tuned on the other four, the unaudited
-items get the folds' mean ``λ`` (``lam``), and the audit's variance is the
-pooled variance within folds (one degree of freedom per fold). The bias
-went to within MC error (-0.2% ± 1.2%, +0.4% ± 0.7% at n = 20) and
-coverage up to 84-87% at n = 20, within a point of the classical
-interval's; at n = 200 the cross-fitted interval covered 90-93.5%. Two
-limits remain, both the normal approximation of a ratio rather than the
-tuning: below about 100 audited items the classical interval itself
-under-covers by 1-4 points, and plain PPI (``λ = 1``), whose variance sees
-the proxy's spread over all ``N`` items, covered 1-4 points more than the
-tuned interval with weak proxies, at up to 1.6 times the width (n = 20);
-with heavy-tailed lengths (Pareto α = 1.2) only ``λ = 1`` covered. Below
-`MIN_TUNE` (10) audited items ``"tune"`` is plain PPI. A proxy whose
-influence takes one value on every item carries no information and gets
-``λ = 0`` exactly (float residue could make the plug-in ratio 0 or 1).
+CER corpora (scripts/ppi_grid.py: N = 5,000, lognormal lengths σ = 0.5, a
+proxy of correlation 0.5 or 0.9, uniform audits) its relative bias was
+-2.0% at n = 20 (8 MC s.e.) and its 90% intervals covered 81-83%.
+``lam="tune"`` therefore cross-fits: audited item ``i`` is in fold
+``i mod 5``, each fold is corrected at the plug-in ``λ`` tuned on the other
+four, the unaudited items get the folds' mean ``λ`` (``lam``), the audit's
+variance is pooled within folds (a degree of freedom per fold), and the
+interval is Student's t at ``n - 5`` degrees of freedom (`Figures.df`).
+Below `MIN_TUNE` (10) audited items ``"tune"`` is plain PPI, ``λ = 1``, at
+``n - 1``. On the grid (700 audits a cell, MC s.e. 1.1 points; 3 proxies
+and a biased one, uniform, stratified and active plans) the bias is within
+MC error (at most 2% at n = 20, 0.2% at n = 200); at σ = 0.5 the tuned 90%
+interval covered 85-93% at n = 20 (audit-only 82-86%, λ = 1 86-91%),
+86-92% at n = 50 and 89-94% at n = 200. What remains is the normal
+approximation of a ratio, not the tuning: λ = 1, whose variance sees the
+proxy's spread over all N items, covered up to 4 points more at σ = 0.5
+(9 at σ = 1.0, n = 20), and with heavy-tailed lengths (σ = 1.5, Pareto
+α = 1.2) only λ = 1 came near its level. A proxy whose influence takes one
+value on every item carries no information and gets ``λ = 0`` exactly
+(float residue made the plug-in ratio 0 or 1 at random).
 
 No interval is zero-wide while an item is unaudited: the squared standard
 error is floored at half a count's Poisson noise per statistic over the

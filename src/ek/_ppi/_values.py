@@ -84,13 +84,18 @@ class CorpusEstimate:
 
         At the default ``assurance=0.5`` the answer is a median: the pilot's
         variance taken at face value, so about half the audits of that size
-        come out wider. ``assurance=0.8`` returns the size whose interval is
-        within ``± half_width`` with probability 0.8, allowing for the noise
-        of the pilot's variance and of the audit's own: the audit's part of
-        the variance is raised by ``exp(z_a · sqrt((κ - 1) (1/n + 1/m)))``,
-        the log-normal approximation of a sample variance over ``n`` (pilot)
-        and ``m`` (audit) items whose influence terms have kurtosis ``κ``
-        (``detail["audit_kurtosis"]``; 3, the normal's, when absent).
+        come out wider (43% in tests/test_audit_plan.py). ``assurance=0.8``
+        returns the size whose interval is within ``± half_width`` with
+        probability 0.8, allowing for the noise of the pilot's variance and of
+        the audit's own: the audit's part of the variance is raised by
+        ``n / (n - 1) · exp((v_n - v_m) / 2 + z_a (√v_n + √v_m))``, the
+        log-normal approximation of a sample variance over ``k`` items,
+        ``v_k = (κ - 1) / k``, for the pilot (``n``) and the audit (``m``).
+        ``κ`` is the kurtosis of the pilot's influence terms
+        (``detail["audit_kurtosis"]``; 3, the normal's, when absent),
+        corrected for the pilot's size (G2) and raised by ``z_a √(24 / n)``,
+        as a small pilot rarely sees its corpus's tail. On CER corpora it
+        reached the half-width in 79-84% of 30-item pilots.
 
         Raises:
             ValueError: ``half_width`` is not a positive number, ``assurance``
@@ -102,7 +107,7 @@ class CorpusEstimate:
         >>> est = ek.CorpusEstimate("cer", 0.1, (0.08, 0.12), {}, 0.1, 0.5, 400.0, 100, 10_000,
         ...                         detail={"variance": (0.0, 1e-4)})
         >>> est.labels_for(0.01), est.labels_for(0.01, assurance=0.8)
-        (385, 439)
+        (385, 475)
         """
         if isinstance(half_width, bool) or not isinstance(half_width, numbers.Real) or not half_width > 0:
             raise ValueError(f"labels_for() needs a positive half-width, got {half_width!r}.")
