@@ -16,7 +16,7 @@ group carries ``reliable`` (the whole corpus in ``detail``): False below
 `MIN_RELIABLE` (10) audited items, with ``why`` in words and numbers
 (None when reliable): with the normal interval a slice of 400 documents
 covered 62% at 90% with 2 audited items and 78% with 5 (the t interval of
-``"tune"`` 89-97% there, at up to 6 times the width). Below 40
+``"tune"``, much wider, 89-97% there). Below 40
 audited items (`ek._bootstrap.MIN_ITEMS`) the bootstrap gives no interval,
 as `ek.Report.interval` does not, and the normal interval comes with a
 ``note``: simulated on CER-like corpora (N = 20,000; documents' error rate
