@@ -217,8 +217,17 @@ def test_a_slice_with_one_audited_item_is_printed_without_an_interval_and_why(tm
     code, text, _ = run(capsys, "estimate", ENGINE_B, *STAND_IN, "--audit", str(audit))
     assert code == 0
     assert "note (clean_print): 1 audited item in this slice: an interval needs at least 2" in text
+    why = "1 audited item, fewer than 10: too few for the interval to cover at its level; audit at least 10"
+    assert f"not reliable (clean_print): {why}" in text
+    assert "not reliable (all)" not in text
     row = next(x for x in text.splitlines() if x.startswith("clean_print"))
     assert row.split()[1:3] == ["40", "1"] and "[" not in row  # N, n, and no interval drawn
+    out = tmp_path / "estimate.json"
+    code, _, _ = run(capsys, "estimate", ENGINE_B, *STAND_IN, "--audit", str(audit), "--json", str(out))
+    data = json.loads(out.read_text())
+    assert code == 0 and data["per_slice"]["clean_print"]["reliable"] is False
+    assert data["per_slice"]["clean_print"]["why"] == why
+    assert data["detail"]["reliable"] is True and data["detail"]["why"] is None
 
 
 def test_the_estimate_page_in_chromium_shows_the_json_figures(tmp_path, capsys, browser):

@@ -63,11 +63,8 @@ def arrays(c, proxy, audit):
 # --- agreement with ppi_py on a mean metric ---------------------------------------------
 
 
-@pytest.mark.parametrize("lam", [0.0, 1.0, 0.35, "tune"])
-def test_a_mean_metric_agrees_with_ppi_py(lam):
-    ppi = pytest.importorskip("ppi_py")
-    from ppi_py.ppi import _calc_lam_glm
-
+def _mean_case():
+    """A mean metric on N items, ``n`` of them audited: (proxy, audit, y, ŷ, ŷ_unlabelled)."""
     rng = np.random.default_rng(11)
     truth = rng.random(N) < 0.8
     guess = np.where(rng.random(N) < 0.85, truth, ~truth)
@@ -76,22 +73,58 @@ def test_a_mean_metric_agrees_with_ppi_py(lam):
     audited = rng.choice(N, n, replace=False)
     proxy = ek.evaluate([(1.0, float(x)) for x in guess], metric=exact, ids=ids)
     audit = ek.evaluate([(1.0, float(truth[k])) for k in audited], metric=exact, ids=[ids[k] for k in audited])
-    est = ek.estimate_corpus(proxy, audit, lam=lam)
     mask = np.zeros(N, dtype=bool)
     mask[audited] = True
     y, y_hat, y_unlabelled = truth[audited].astype(float), guess[audited].astype(float), guess[~mask].astype(float)
-    ref_lam = None if lam == "tune" else lam
+    return proxy, audit, y, y_hat, y_unlabelled
+
+
+@pytest.mark.parametrize("lam", [0.0, 1.0, 0.35, "ppi_py's"])
+def test_a_mean_metric_agrees_with_ppi_py(lam):
+    """At a fixed λ, and at the λ ppi_py tunes (PPI++'s plug-in, handed to ek as a number), ek is ppi_py."""
+    ppi = pytest.importorskip("ppi_py")
+    proxy, audit, y, y_hat, y_unlabelled = _mean_case()
+    ref_lam = None if lam == "ppi_py's" else lam
+    if lam == "ppi_py's":
+        lam = _ppi_py_lam(y, y_hat, y_unlabelled)
+        assert 0 < lam < 1
+    est = ek.estimate_corpus(proxy, audit, lam=lam)
     point = float(np.squeeze(ppi.ppi_mean_pointestimate(y, y_hat, y_unlabelled, lam=ref_lam)))
     low, high = (float(np.squeeze(v)) for v in ppi.ppi_mean_ci(y, y_hat, y_unlabelled, alpha=0.05, lam=ref_lam))
-    assert est.estimate == pytest.approx(point, abs=1e-9)
-    assert est.interval[0] == pytest.approx(low, abs=1e-9) and est.interval[1] == pytest.approx(high, abs=1e-9)
-    if lam == "tune":
-        theta = float(np.squeeze(ppi.ppi_mean_pointestimate(y, y_hat, y_unlabelled, lam=1)))
-        tuned = _calc_lam_glm(
-            (y - theta)[:, None], (y_hat - theta)[:, None], (y_unlabelled - theta)[:, None], np.eye(1), clip=True
-        )
-        assert 0 < est.lam < 1 and est.lam == pytest.approx(float(tuned), abs=1e-9)
-    assert est.n == n and est.N == N
+    assert est.estimate == pytest.approx(point, abs=1e-11)
+    assert est.interval[0] == pytest.approx(low, abs=1e-11) and est.interval[1] == pytest.approx(high, abs=1e-11)
+    assert est.lam == lam and est.n == n and est.N == N
+
+
+def test_a_tuned_mean_is_cross_fitted_with_ppi_py_s_lambda_per_fold():
+    """``lam="tune"``: fold ``i mod 5`` of the audit is corrected at ppi_py's λ tuned on the other four folds."""
+    pytest.importorskip("ppi_py")
+    proxy, audit, y, y_hat, y_unlabelled = _mean_case()
+    est = ek.estimate_corpus(proxy, audit)
+    fold = np.arange(n) % 5
+    lams = [_ppi_py_lam(y[fold != f], y_hat[fold != f], y_unlabelled) for f in range(5)]
+    assert est.detail["lam_folds"] == pytest.approx(lams, abs=1e-11)
+    per_item = np.asarray(lams)[fold]
+    theta = per_item.mean() * y_unlabelled.mean() + (y - per_item * y_hat).mean()
+    within = sum(50 * (y - per_item * y_hat)[fold == f].var() for f in range(5)) / (n - 5)  # 5 folds of 50
+    var = per_item.mean() ** 2 * y_unlabelled.var() / len(y_unlabelled) + within / n
+    assert est.estimate == pytest.approx(theta, abs=1e-11) and est.lam == pytest.approx(per_item.mean(), abs=1e-12)
+    t = pytest.importorskip("scipy.stats").t.ppf(0.975, n - 5)  # Student t, a degree of freedom per fold
+    assert est.detail["df"] == n - 5 and "Student t" in est.detail["interval"]
+    assert est.interval[1] - est.estimate == pytest.approx(t * math.sqrt(var), abs=1e-11)
+    assert "cross-fitted" in est.detail["lam"] and est.detail["reliable"] is True
+
+
+def _ppi_py_lam(y, y_hat, y_unlabelled):
+    """ppi_py's PPI++ λ for a mean (`ppi_mean_ci` with ``lam=None``): at the λ = 1 estimate, clipped."""
+    ppi = pytest.importorskip("ppi_py")
+    from ppi_py.ppi import _calc_lam_glm
+
+    theta = float(np.squeeze(ppi.ppi_mean_pointestimate(y, y_hat, y_unlabelled, lam=1)))
+    tuned = _calc_lam_glm(
+        (y - theta)[:, None], (y_hat - theta)[:, None], (y_unlabelled - theta)[:, None], np.eye(1), clip=True
+    )
+    return float(np.squeeze(tuned))
 
 
 # --- the ratio formula for CER ----------------------------------------------------------
@@ -114,16 +147,27 @@ def test_cer_interval_is_the_ratio_formula(corpus, lam):
     assert est.lam == lam
 
 
-def test_cer_tuned_lambda_is_ppi_plus_plus_plug_in(corpus):
+def test_cer_tuned_lambda_is_ppi_plus_plus_plug_in_cross_fitted(corpus):
+    """Each fold's λ is PPI++'s plug-in over the other folds, at their λ = 1 estimate (ppi_py's formula)."""
     proxy, audit = reports(corpus)
     e, r, e_hat, r_hat, e_u, r_u = arrays(corpus, proxy, audit)
-    theta1 = (e_u.mean() + (e - e_hat).mean()) / (r_u.mean() + (r - r_hat).mean())  # the λ = 1 estimate
-    psi, psi_hat = e - theta1 * r, e_hat - theta1 * r_hat
-    everything = np.concatenate([psi_hat, e_u - theta1 * r_u])
-    cov = ((psi - psi.mean()) * (psi_hat - psi_hat.mean())).mean()
-    lam = min(1.0, max(0.0, cov / ((1 + n / len(e_u)) * np.var(everything, ddof=1))))
+    fold = np.arange(n) % 5
+
+    def plug_in(keep):
+        le, lr, lh, lrh = e[keep], r[keep], e_hat[keep], r_hat[keep]
+        theta1 = (e_u.mean() + (le - lh).mean()) / (r_u.mean() + (lr - lrh).mean())  # the λ = 1 estimate
+        psi, psi_hat = le - theta1 * lr, lh - theta1 * lrh
+        everything = np.concatenate([psi_hat, e_u - theta1 * r_u])
+        cov = ((psi - psi.mean()) * (psi_hat - psi_hat.mean())).mean()
+        return min(1.0, max(0.0, cov / ((1 + len(le) / len(e_u)) * np.var(everything, ddof=1))))
+
+    lams = [plug_in(fold != f) for f in range(5)]
     est = ek.estimate_corpus(proxy, audit)
-    assert est.lam == pytest.approx(lam, abs=1e-9) and 0 < est.lam < 1
+    assert est.detail["lam_folds"] == pytest.approx(lams, abs=1e-9) and 0 < est.lam < 1
+    per_item = np.asarray(lams)[fold]
+    lam = per_item.mean()
+    theta = (lam * e_u.mean() + (e - per_item * e_hat).mean()) / (lam * r_u.mean() + (r - per_item * r_hat).mean())
+    assert est.estimate == pytest.approx(theta, abs=1e-10) and est.lam == pytest.approx(lam, abs=1e-9)
     assert est.interval[1] - est.interval[0] < est.classical["interval"][1] - est.classical["interval"][0]
     assert est.effective_n > n
     assert est.classical["estimate"] == pytest.approx(e.sum() / r.sum(), abs=1e-12)

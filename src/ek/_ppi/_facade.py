@@ -42,8 +42,10 @@ def estimate_corpus(
         audit: a `Report` of the same metric (and normalisation) against real
             gold on audited ids, a subset of the proxy's.
         level: the confidence level.
-        lam: ``"tune"`` (PPI++'s power tuning), or the proxy's weight in [0, 1]
-            (0: the audit alone; 1: plain PPI).
+        lam: ``"tune"`` (PPI++'s power tuning, cross-fitted over 5 folds of
+            the audit, with a Student t interval; plain PPI below 10 audited
+            items), or the proxy's weight in [0, 1] (0: the audit alone;
+            1: plain PPI), which ppi_py computes alike.
         interval: ``"clt"`` (normal, delta method) or ``"bootstrap"`` (the
             id-hash Poisson bootstrap of `Report.interval`).
         plan: the `AuditPlan` the audit was drawn by (items weighed by 1 / their
@@ -109,6 +111,8 @@ def compare_estimates(a: CorpusEstimate, b: CorpusEstimate) -> Comparison:
     Both estimates come from `estimate_corpus` over the same corpus ids,
     audit ids, plan, level and interval kind; B's and A's statistics are
     paired item by item (`ek.compare` reads the `Comparison` the same way).
+    When both were tuned, one ``λ`` is tuned on the paired difference and
+    ``delta`` is that difference's own estimate (not exactly ``b - a``).
     """
     from ek._ppi._compare import compare as paired
 

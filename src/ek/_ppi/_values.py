@@ -33,8 +33,12 @@ class CorpusEstimate:
     as narrow, ``n`` the audited items and ``N`` the corpus. ``per_slice``
     maps each slice of the corpus to a dict of these keys (and ``note``
     when the slice has no interval, saying why); ``detail`` says how the
-    figures were computed. A slice with fewer than 2 audited items has no
-    interval (NaN), and ``interval="bootstrap"`` gives none below 40.
+    figures were computed (``lam_folds``: each cross-fitting fold's ``λ``).
+    A slice with fewer than 2 audited items has no interval (NaN), and
+    ``interval="bootstrap"`` gives none below 40. Each slice's
+    ``reliable`` (the whole corpus's in ``detail``) is False below 10
+    audited items, with ``why``: such intervals cover far less than their
+    level.
     """
 
     metric: str
@@ -75,38 +79,103 @@ class CorpusEstimate:
         keep = unaudited * (self.N - self.n) / (self.N - n) if self.N > n else 0.0
         return _z(self.level) * math.sqrt(keep + audit * self.n / float(n))
 
-    def labels_for(self, half_width: float) -> int:
+    def labels_for(self, half_width: float, *, assurance: float = 0.5) -> int:
         """How many audited items this (pilot) estimate says an interval of ``± half_width`` needs.
 
+        At the default ``assurance=0.5`` the answer is a median: the pilot's
+        variance taken at face value, so about half the audits of that size
+        come out wider (43% in tests/test_audit_plan.py). ``assurance=0.8``
+        returns the size whose interval is within ``± half_width`` with
+        probability 0.8, allowing for the noise of the pilot's variance and of
+        the audit's own: the audit's part of the variance is raised by
+        ``n / (n - 1) · exp((v_n - v_m) / 2 + z_a (√v_n + √v_m))``, the
+        log-normal approximation of a sample variance over ``k`` items,
+        ``v_k = (κ - 1) / k``, for the pilot (``n``) and the audit (``m``).
+        ``κ`` is the kurtosis of the pilot's influence terms
+        (``detail["audit_kurtosis"]``; 3, the normal's, when absent),
+        corrected for the pilot's size (G2) and raised by ``z_a √(24 / n)``,
+        as a small pilot rarely sees its corpus's tail. On CER corpora it
+        reached the half-width in 79-84% of 30-item pilots.
+
         Raises:
-            ValueError: ``half_width`` is not a positive number, or no audit
-                reaches it because the proxy's own noise over the unaudited
-                items is wider (the message gives the narrowest reachable).
+            ValueError: ``half_width`` is not a positive number, ``assurance``
+                not in [0.5, 1), or no audit reaches the half-width because
+                the proxy's own noise over the unaudited items is wider (the
+                message gives the narrowest reachable).
 
         >>> import ek
         >>> est = ek.CorpusEstimate("cer", 0.1, (0.08, 0.12), {}, 0.1, 0.5, 400.0, 100, 10_000,
         ...                         detail={"variance": (0.0, 1e-4)})
-        >>> est.labels_for(0.01)
-        385
+        >>> est.labels_for(0.01), est.labels_for(0.01, assurance=0.8)
+        (385, 475)
         """
         if isinstance(half_width, bool) or not isinstance(half_width, numbers.Real) or not half_width > 0:
             raise ValueError(f"labels_for() needs a positive half-width, got {half_width!r}.")
-        unaudited, audit = _variance(self)
-        z = _z(self.level)
-        target = (half_width / z) ** 2
-        # unaudited (N - n) / (N - m) + audit n / m = target, times m (N - m): a quadratic in m
-        rest, size = unaudited * (self.N - self.n), self.N
-        b = rest - audit * self.n - target * size
-        disc = b * b - 4 * target * audit * self.n * size
-        if disc < 0 or target <= unaudited * (self.N - self.n) / self.N:
+        if isinstance(assurance, bool) or not isinstance(assurance, numbers.Real) or not 0.5 <= assurance < 1:
             raise ValueError(
-                f"labels_for(): no audit reaches ± {half_width:g}: the proxy's own noise over the unaudited items "
-                f"already gives ± {z * math.sqrt(unaudited):.4g}. Ask for a wider interval, or use a better proxy."
+                f"labels_for() assurance must be in [0.5, 1) (0.5: the median size; 0.8: reached 8 times in 10), "
+                f"got {assurance!r}."
             )
-        m = math.ceil((-b - math.sqrt(disc)) / (2 * target) - 1e-9)
-        while m < size and self.half_width_for(max(2, m)) > half_width:
-            m += 1
-        return max(2, m)
+        unaudited, audit = _variance(self)
+        m = _labels(self, half_width, unaudited, audit)
+        if assurance == 0.5:
+            return m
+        z_a = NormalDist().inv_cdf(assurance)
+        spread = _kurtosis(self) - 1 + z_a * math.sqrt(24 / self.n)  # the kurtosis is itself uncertain: its bound
+        pilot = spread / self.n
+        for _ in range(50):  # m grows with the raised variance, and the raise shrinks as m grows: a fixed point
+            future = spread / m
+            raised = (
+                audit
+                * self.n
+                / max(1, self.n - 1)
+                * math.exp((pilot - future) / 2 + z_a * (math.sqrt(pilot) + math.sqrt(future)))
+            )
+            again = _labels(self, half_width, unaudited, raised)
+            if again == m:
+                break
+            m = again
+        return m
+
+
+def _kurtosis(estimate: CorpusEstimate) -> float:
+    """The pilot's kurtosis of its influence terms, corrected for its size (G2, as a sample's runs low), at least 3."""
+    n, raw = estimate.n, (estimate.detail or {}).get("audit_kurtosis")
+    if not (isinstance(raw, float) and math.isfinite(raw)) or n < 4:
+        return 3.0
+    excess = ((n + 1) * (raw - 3) + 6) * (n - 1) / ((n - 2) * (n - 3))
+    return 3.0 + max(0.0, excess)
+
+
+def _labels(estimate: CorpusEstimate, half_width: float, unaudited: float, audit: float) -> int:
+    """The least audit size whose half-width, at these variance parts of a pilot of ``estimate.n``, is ``half_width``."""
+    z = _z(estimate.level)
+    target = (half_width / z) ** 2
+    big_n, n = estimate.N, estimate.n
+    # unaudited (N - n) / (N - m) + audit n / m = target, times m (N - m): a quadratic in m
+    rest, size = unaudited * (big_n - n), big_n
+    b = rest - audit * n - target * size
+    disc = b * b - 4 * target * audit * n * size
+    if disc < 0 and target > unaudited * (big_n - n) / big_n:
+        raise ValueError(
+            f"labels_for(): no audit short of all {big_n} items reaches ± {half_width:g} at this estimate's lambda: "
+            "the proxy's noise over the items left unaudited grows as they get fewer. Ask for a wider interval, "
+            "or audit every item (ek.evaluate)."
+        )
+    if disc < 0 or target <= unaudited * (big_n - n) / big_n:
+        raise ValueError(
+            f"labels_for(): no audit reaches ± {half_width:g}: the proxy's own noise over the unaudited items "
+            f"already gives ± {z * math.sqrt(unaudited):.4g}. Ask for a wider interval, or use a better proxy."
+        )
+    m = math.ceil((-b - math.sqrt(disc)) / (2 * target) - 1e-9)
+
+    def width(k: int) -> float:
+        keep = unaudited * (big_n - n) / (big_n - k) if big_n > k else 0.0
+        return z * math.sqrt(keep + audit * n / float(k))
+
+    while m < size and width(max(2, m)) > half_width:
+        m += 1
+    return max(2, m)
 
 
 @dataclass(frozen=True)

@@ -209,8 +209,11 @@ def summary(result: CorpusEstimate, corpus: Scored, meta: Meta) -> str:
         "effective n",
     ]
     lines = [*head, "", fmt.table(header, rows), ""]
-    notes = [("all", result.detail.get("note"))] + [(str(k), e.get("note")) for k, e in result.per_slice.items()]
-    lines += [f"note ({label}): {note}" for label, note in notes if note]
+    groups = [("all", result.detail)] + [(str(k), e) for k, e in result.per_slice.items()]
+    lines += [
+        f"not reliable ({label}): {e['why']}" for label, e in groups if e.get("reliable") is False and e.get("why")
+    ]
+    lines += [f"note ({label}): {e['note']}" for label, e in groups if e.get("note")]
     lines.append("plug-in: the proxy's own figure, biased by the proxy's errors, so it has no interval")
     if corpus.missing:
         lines.append(fmt.ids_line("missing", corpus.missing, "stand-in ids without a prediction (scored as empty)"))

@@ -1,0 +1,222 @@
+"""The simulation grid of issue 30 for the prediction-powered estimates: λ, paired estimates, small slices.
+
+Run: ``PYTHONPATH=src python scripts/ppi_grid.py [replications]`` (default
+1,000 a cell; a few CPU-minutes). Seeded; every figure comes from
+`ek._ppi._core.estimate`, the estimator `ek.estimate_corpus` and
+`ek.compare_estimates` run, on statistic columns (no `Report` is built).
+
+The corpus: N = 5,000 documents, lengths lognormal (median 55, σ = 0.5, 1.0,
+1.5) or Pareto (α = 1.2, from 20), error rates Beta(2, 38) in three strata
+(Beta(2, 60), (2, 30), (3, 27)), edits Binomial(length, rate). CER is summed
+edits over summed length; the truth is the corpus's own. Proxies of the
+edits: the edits plus noise of correlation 0.5 and 0.9, another document's
+edits (correlation 0) and a biased one (half the edits plus one); the
+reference length is known to the proxy. Audits of n = 20, 50, 200: a uniform
+sample, or Poisson samples of n expected items from `ek._ppi._plan`'s
+stratified (Neyman) and active (π ∝ predicted uncertainty) probabilities.
+
+Printed per cell: coverage at 90% and 95% of the tuned interval, of λ = 0
+(audit-only) and λ = 1 (plain PPI); the tuned relative bias; the tuned
+standard error over the audit-only one (summed over the audits). Slices: a slice of 400 documents with 2-40
+audited items (flagged ``reliable: false`` below 10), coverage of all and of
+the unflagged. Engine pairs: false positives at 10% of two equal engines
+(independent edits at the same rates) and coverage of the true difference
+of unequal ones, for one λ tuned on the paired difference against each
+engine at its own plug-in λ (ek before issue 30).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from statistics import NormalDist
+
+import numpy as np
+
+from ek._ppi._core import estimate, moments, student_quantile, without
+from ek._ppi._plan import poisson_uncertainty, probabilities
+
+N = 5_000
+LENGTHS = {"lognormal 0.5": 0.5, "lognormal 1.0": 1.0, "lognormal 1.5": 1.5, "pareto 1.2": "pareto"}
+SIZES = (20, 50, 200)
+PROXIES = (0.0, 0.5, 0.9, "biased")
+DESIGNS = ("uniform", "stratified", "active")
+LEVELS = (0.90, 0.95)
+STRATA = ((0.5, 2, 60), (0.3, 2, 30), (0.2, 3, 27))
+MIN_RELIABLE = 10  # the flag of ek._ppi._estimate
+
+
+def cer(t):
+    return t[0] / t[1]
+
+
+def corpus(rng, lengths, size=N):
+    """``(codes, gold (size, 2), {proxy: (size, 2)})``: edits and reference length of each document."""
+    if lengths == "pareto":
+        length = np.round(20 * (rng.pareto(1.2, size) + 1))
+    else:
+        length = np.maximum(1, np.round(np.exp(rng.normal(4, lengths, size))))
+    codes = rng.choice(len(STRATA), size=size, p=[s[0] for s in STRATA])
+    rate = rng.beta(np.array([s[1] for s in STRATA])[codes], np.array([s[2] for s in STRATA])[codes])
+    edits = rng.binomial(length.astype(np.int64), rate).astype(float)
+    return (
+        codes,
+        np.stack([edits, length], 1),
+        {kind: np.stack([noisy(edits, kind, rng), length], 1) for kind in PROXIES},
+    )
+
+
+def noisy(edits, kind, rng):
+    if kind == "biased":
+        return np.maximum(0.0, 0.5 * edits + 1 + rng.normal(0, 0.5 * edits.std(), edits.shape))
+    if kind == 0:
+        return edits[rng.permutation(len(edits))]
+    return np.maximum(0.0, edits + rng.normal(0, edits.std() * math.sqrt(1 / kind**2 - 1), edits.shape))
+
+
+def audit(rng, design, n, pi):
+    """The audited rows and their inclusion probabilities (None: a uniform sample without replacement)."""
+    if design == "uniform":
+        return rng.choice(len(pi), n, replace=False), None
+    rows = np.flatnonzero(rng.random(len(pi)) < pi)
+    return rows, pi[rows]
+
+
+def plan(design, codes, proxy, n):
+    if design == "uniform":
+        return np.full(len(codes), n / len(codes))
+    spread = poisson_uncertainty(proxy, cer)
+    return probabilities(design, spread, codes, float(n), 0.25 * n / len(codes))[0]
+
+
+def cell(rng, gold, proxy, design, n, pi, reps):
+    """Per ``lam`` of (tune, 0, 1): covered counts per level, widths, estimates."""
+    truth = cer(gold.sum(axis=0))
+    whole = moments(proxy)
+    out = {lam: {"cover": dict.fromkeys(LEVELS, 0), "width": 0.0, "sum": 0.0, "runs": 0} for lam in ("tune", 0.0, 1.0)}
+    for _ in range(reps):
+        rows, inclusion = audit(rng, design, n, pi)
+        if len(rows) < 2:
+            continue
+        rest = without(whole, moments(proxy[rows]))
+        for lam, tally in out.items():
+            fig = estimate(rest, proxy[rows], gold[rows], cer, lam=lam, inclusion=inclusion)
+            tally["runs"] += 1
+            tally["sum"] += fig.estimate - truth
+            tally["width"] += fig.std_error
+            for level in LEVELS:
+                q = student_quantile((1 + level) / 2, fig.df)  # ek's interval: t when tuned
+                tally["cover"][level] += int(abs(fig.estimate - truth) <= q * fig.std_error)
+    return truth, out
+
+
+def grid(reps):
+    print(f"CER, N = {N}, {reps} audits a cell; coverage at 90/95%: tuned, lambda 0 (audit-only), lambda 1 (PPI)")
+    print(
+        f"{'lengths':14} {'n':>4} {'proxy':>7} {'design':10} {'tuned':>11} {'lam 0':>11} {'lam 1':>11} bias   se/audit-only"
+    )
+    worst = []
+    for name, lengths in LENGTHS.items():
+        rng = np.random.default_rng(30)
+        codes, gold, proxies = corpus(rng, lengths)
+        for n in SIZES:
+            for kind in PROXIES:
+                for design in DESIGNS:
+                    pi = plan(design, codes, proxies[kind], n)
+                    truth, out = cell(rng, gold, proxies[kind], design, n, pi, reps)
+                    cover = {lam: {lv: t["cover"][lv] / max(1, t["runs"]) for lv in LEVELS} for lam, t in out.items()}
+                    tuned = out["tune"]
+                    bias = tuned["sum"] / max(1, tuned["runs"]) / truth
+                    width = tuned["width"] / out[0.0]["width"]
+                    cells = "  ".join(f"{cover[lam][0.9]:.3f}/{cover[lam][0.95]:.3f}" for lam in out)
+                    print(f"{name:14} {n:4} {kind!s:>7} {design:10} {cells}  {bias:+.3f}  {width:.2f}", flush=True)
+                    for level in LEVELS:
+                        best = max(cover[0.0][level], cover[1.0][level])
+                        worst.append((cover["tune"][level] - best, cover["tune"][level] - level, name, n, kind, design))
+    return worst
+
+
+def slices(reps):
+    print("\nslices of 400 documents (lognormal 0.5, proxy 0.9, uniform): tuned coverage at 90%, flagged share")
+    rng = np.random.default_rng(31)
+    _, gold, proxies = corpus(rng, 0.5, 400)
+    truth, whole = cer(gold.sum(axis=0)), moments(proxies[0.9])
+    for m in (2, 3, 5, 10, 20, 40):
+        hits, zero = 0, 0
+        for _ in range(reps):
+            rows = rng.choice(400, m, replace=False)
+            fig = estimate(without(whole, moments(proxies[0.9][rows])), proxies[0.9][rows], gold[rows], cer)
+            hits += int(abs(fig.estimate - truth) <= student_quantile(0.95, fig.df) * fig.std_error)
+            zero += int(fig.std_error == 0)
+        flagged = 1.0 if m < MIN_RELIABLE else 0.0
+        unflagged = "-" if flagged else f"{hits / reps:.3f}"
+        print(
+            f"  {m:3} audited: coverage {hits / reps:.3f}, flagged {flagged:.0%}, unflagged {unflagged}, zero width {zero}"
+        )
+
+
+def pairs(reps):
+    print("\nengine pairs, lognormal 0.5, proxies of correlation 0.9 / 0.5: rejections at 10% (paired | each own lam)")
+    rng = np.random.default_rng(32)
+    for n in (30, 100, 300):
+        for shift in (1.0, 0.7):
+            line = []
+            for rho in (0.9, 0.5):
+                paired, own, cover = pair_cell(rng, n, rho, shift, reps)
+                line.append(f"rho {rho}: {paired:.3f} | {own:.3f} (covers {cover:.3f})")
+            label = "equal  " if shift == 1.0 else "B 0.7 A"
+            print(f"  n={n:3} {label}  " + "   ".join(line), flush=True)
+
+
+def pair_cell(rng, n, rho, shift, reps):
+    """Rejections of "no difference" at 10%: one λ on the difference, and each engine at its own; coverage.
+
+    Each replication draws both engines' edits afresh over the same
+    documents (B's rates ``shift`` times A's), so equal engines differ by
+    nothing in expectation; coverage is of the replication's own difference.
+    """
+    z = NormalDist().inv_cdf(0.95)
+    length = np.maximum(1, np.round(np.exp(rng.normal(4, 0.5, N)))).astype(np.int64)
+    rate = rng.beta(2, 38, N)
+    paired = own = cover = 0
+    for _ in range(reps):
+        a, b = rng.binomial(length, rate).astype(float), rng.binomial(length, shift * rate).astype(float)
+        gold = np.column_stack([a, length, b, length]).astype(float)
+        proxy = np.column_stack([noisy(a, rho, rng), length, noisy(b, rho, rng), length]).astype(float)
+        truth = delta(gold.sum(axis=0))
+        rows = rng.choice(N, n, replace=False)
+        rest = without(moments(proxy), moments(proxy[rows]))
+        fig = estimate(rest, proxy[rows], gold[rows], delta)
+        q = student_quantile(0.95, fig.df)
+        paired += int(abs(fig.estimate) > q * fig.std_error)
+        cover += int(abs(fig.estimate - truth) <= q * fig.std_error)
+        weights = np.repeat([own_lam(proxy, gold, rows, j) for j in (0, 2)], 2)
+        old = estimate(rest, proxy[rows], gold[rows], delta, lam=weights)
+        own += int(abs(old.estimate) > z * old.std_error)
+    return paired / reps, own / reps, cover / reps
+
+
+def delta(t):
+    return t[2] / t[3] - t[0] / t[1]
+
+
+def own_lam(proxy, gold, rows, j):
+    """Engine ``j // 2``'s own plug-in λ (PPI++ tuned on its audit alone), as ek tuned each estimate before."""
+    mine = slice(j, j + 2)
+    rest = without(moments(proxy[:, mine]), moments(proxy[rows][:, mine]))
+    return estimate(rest, proxy[rows][:, mine], gold[rows][:, mine], cer, lam="plug-in").lam
+
+
+def main(reps):
+    worst = grid(reps)
+    se = math.sqrt(0.9 * 0.1 / reps)
+    print(f"\nMonte Carlo SE at 90%: {se:.3f}")
+    print("worst tuned minus the better of lambda 0 and 1:", min(worst)[:1], min(worst)[2:])
+    light = [w for w in worst if w[2] in ("lognormal 0.5",)]
+    print("lognormal 0.5, worst tuned minus nominal:", min(light, key=lambda w: w[1]))
+    slices(reps)
+    pairs(reps)
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 1000)
