@@ -85,7 +85,7 @@ def test_a_state_of_another_format_version_is_refused_naming_both(tmp_path):
     header = json.loads(path.read_text())
     header["settings"]["format"] = 99
     path.write_text(json.dumps(header))
-    with pytest.raises(ValueError, match=r"written in monitor format 99; this version of ek reads format 1"):
+    with pytest.raises(ValueError, match=r"written in monitor format 99; this version of ek reads formats 1, 2"):
         Monitor.load("gate", rootdir=tmp_path)
 
 

@@ -116,6 +116,7 @@ class Monitor:
             store.create(settings, values)
         elif stored is not None:
             _same_settings(name, stored[0], settings)
+            settings = stored[0]  # an older readable format is continued in its own format
         self._book = Book(calibrator, gate, settings, values, store, stored[2] if stored else [])
 
     @classmethod
@@ -260,7 +261,6 @@ def _share(value: Any, what: str) -> float:
 
 def _same_settings(name: str | None, stored: dict[str, Any], settings: dict[str, Any]) -> None:
     for key, label in (
-        ("format", "monitor format"),
         ("calibrator", "calibrator"),
         ("gate", "gate"),
         ("signals", "signal names"),

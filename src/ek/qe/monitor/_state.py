@@ -32,11 +32,21 @@ from typing import Any
 from ek._runs import open_run, read_run
 from ek.stores import data_dir, json_store
 
-__all__ = ["FORMAT", "KIND", "MonitorStore", "pack_table", "unpack_table"]
+__all__ = ["FORMAT", "KIND", "READABLE", "MonitorStore", "pack_table", "unpack_table"]
 
 KIND = "monitor"
-FORMAT = 1
-"""Version of the monitor's records; a state of another version is refused, not guessed at."""
+FORMAT = 2
+"""Version of the monitor's records; a state of another version is refused, not guessed at.
+
+Format 2 (the change detectors) adds ``risk_e``, ``calibration_e`` and
+``calibration_side`` to each update's record. Format 1 (the alarms of
+confidence sequences alone) is read as it is (see `READABLE`): its records
+are kept, the detectors are replayed from its audit rows at load, and it
+is continued in format 1 (its header stays as written).
+"""
+
+READABLE = (1, 2)
+"""Formats this version reads and continues."""
 
 _WHO = "Monitor"
 
@@ -59,11 +69,12 @@ class MonitorStore:
             return None
         header, entries = found
         settings = header["settings"]
-        if settings.get("format") != FORMAT:
+        if settings.get("format") not in READABLE:
             raise ValueError(
                 f"monitor state {self.name!r} ({self.header_path}) was written in monitor format "
-                f"{settings.get('format')!r}; this version of ek reads format {FORMAT}. Start a new monitor "
-                "under another name (the old state is left as it is)."
+                f"{settings.get('format')!r}; this version of ek reads formats {', '.join(map(str, READABLE))}. "
+                "Read it with the version of ek that wrote it, or start a new monitor under another name (the old "
+                "state is left as it is)."
             )
         calibration = entries.get("calibration")
         if not isinstance(calibration, dict):
