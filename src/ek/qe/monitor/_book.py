@@ -8,6 +8,7 @@ refused input or a failed write leaves the monitor as it was.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from ek.qe.monitor import _alarms as alarms
@@ -156,13 +157,14 @@ class Book:
         if repeated:
             raise ValueError(
                 f"audit ids {repeated[:_LISTED]} were audited in an earlier update already ({len(repeated)} in "
-                "all); each item is labelled once, or the confidence sequences would count it twice."
+                "all); each item is labelled once, or the detectors would count it twice."
             )
         found: dict[str, tuple[int, dict[str, Any], int]] = {}
         pending = set(labels)
-        sources = ([(len(self.windows), current)] if current is not None else []) + [
-            (w, None) for w in range(len(self.windows) - 1, -1, -1)
-        ]
+        sources = itertools.chain(  # lazily, latest first: an audit of this window looks at no other
+            [(len(self.windows), current)] if current is not None else [],
+            ((w, None) for w in range(len(self.windows) - 1, -1, -1)),
+        )
         for w, table in sources:
             if not pending:
                 break

@@ -1,6 +1,8 @@
-"""Betting confidence sequences for the mean of a stream in [0, 1] (Waudby-Smith & Ramdas 2023).
+"""Betting confidence sequences for the mean of a stream in [0, 1] (Waudby-Smith & Ramdas 2023): the monitor's bands.
 
-Public through `ek.qe.monitor`. For a candidate mean ``m`` a gambler bets on
+Public through `ek.qe.monitor`. The bands describe the mean over all audits
+so far; the alarms are the change detectors of `ek.qe.monitor._detect`
+(before monitor format 2 they were these sequences leaving the promise). For a candidate mean ``m`` a gambler bets on
 each new observation ``x_i`` with a stake ``λ_i`` fixed before seeing it;
 the wealth after ``t`` rounds is
 
@@ -23,7 +25,7 @@ truncates at ``c/m``; a fixed one keeps every factor at least ``1 - C > 0``
 for all ``m`` in [0, 1]), which makes ``K⁺`` strictly decreasing and ``K⁻``
 strictly increasing in ``m``: each bound is the one root of
 ``log K(m) = log(1/a)``, found by bisection, and "``L_t > m``" is exactly
-"``K⁺_t(m) >= 1/a``", the test an alarm uses. The stakes do not depend on
+"``K⁺_t(m) >= 1/a``". The stakes do not depend on
 ``m``, so the sequence is a pure function of the observations in order.
 
 A mask leaves observations out without breaking the arrays' shape (the
