@@ -55,6 +55,20 @@ def test_a_stored_monitor_reloads_to_the_same_report_and_carries_on(tmp_path):
     assert header["kind"] == "monitor" and header["format"] == 2 and header["summary"]["updates"] == 4
 
 
+def test_a_late_audit_of_a_window_no_longer_held_in_memory_is_read_from_the_store(tmp_path):
+    monitor = _new(tmp_path)
+    twin = Monitor(CAL, CostSensitiveGate(rho=9.0), calibration_signals=CALIBRATION)
+    for w in range(12):  # more windows than a stored monitor keeps in memory
+        items, labels = _window(w, n=50)
+        monitor.update(items, audit=labels, time=w)
+        twin.update(items, audit=labels, time=w)
+    assert 0 not in monitor._book.tables
+    late = {"w0-1": True, "w0-2": False, "w11-3": True}
+    monitor.update(audit=late, time=12)
+    twin.update(audit=late, time=12)
+    assert monitor.report().to_dict() == twin.report().to_dict()
+
+
 def test_a_state_from_another_calibrator_gate_or_calibration_set_is_refused(tmp_path):
     _new(tmp_path).update(*_window(0)[:1], time=0)
     with pytest.raises(

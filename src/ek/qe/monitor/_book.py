@@ -21,6 +21,7 @@ from ek.qe.monitor._values import Alarm, MonitorReport, WindowSummary
 __all__ = ["Book", "as_rows"]
 
 _LISTED = 10  # unknown or repeated ids named in an error
+_KEPT = 8  # the latest windows whose items a stored monitor keeps in memory (late labels mostly come within days)
 
 
 class Book:
@@ -97,6 +98,10 @@ class Book:
             self.windows.append({**update["window"], "update": update["index"]})
             if table is not None:
                 self.tables[update["window"]["index"]] = table
+            if self.store is not None:  # older tables are read back from the store when a late audit names them
+                for w in [w for w in self.tables if w < len(self.windows) - _KEPT]:
+                    del self.tables[w]
+                    self._indexes.pop(w, None)
         start = len(self.columns["id"])
         for k, w in enumerate(rows["window"]):
             self.by_window.setdefault(w, []).append(start + k)
@@ -123,7 +128,12 @@ class Book:
             )
         codes = decide(self.gate, p)
         columns = {name: window.signals[:, k] for k, name in enumerate(self.names)}
-        table = {"ids": window.ids, "p": p, "decision": codes, "signals": columns}
+        table = {
+            "ids": tuple(window.ids),
+            "p": p,
+            "decision": codes,
+            "signals": columns,
+        }  # a tuple of text: not GC-scanned
         ks = {name: list(drift.ks_test(self.cal[name], col)) for name, col in columns.items()}
         record = {
             "index": len(self.windows),

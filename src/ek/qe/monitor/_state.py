@@ -164,7 +164,7 @@ def unpack_table(record: dict[str, Any]) -> dict[str, Any]:
     import numpy as np
 
     return {
-        "ids": list(record["ids"]),
+        "ids": tuple(record["ids"]),
         "p": _unpack(record["p"]),
         "decision": np.frombuffer(record["decision"].encode("ascii"), dtype=np.uint8).astype(np.int64) - ord("0"),
         "signals": {name: _unpack(col) for name, col in record["signals"].items()},
