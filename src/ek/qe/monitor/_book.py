@@ -2,8 +2,11 @@
 
 Public through `ek.qe.monitor` (`Monitor` is a thin face over a `Book`).
 An update is computed whole (window figures, matched audit rows, the
-sequences after it) before anything is stored or changed in memory, so a
-refused input or a failed write leaves the monitor as it was.
+detectors after it) before anything is stored or changed in memory, so a
+refused input or a failed write leaves the monitor as it was. Its cost is
+its own items and audits: the detectors carry running sums, a window's
+summary reads that window's audit rows only, and an audit of this window
+looks at no earlier one (a late audit reads the window it names).
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ lock, the format version and the damaged-record checks are the engine's):
   raw signals, for the KS test;
 * one chunk per update (``results/monitor.NAME.000001.json``, ...): the
   window's sums and drift, the audit rows that update brought (for any
-  window) and the confidence sequences after it;
+  window) and the record of the detectors and bands after it (their
+  running sums are not stored: a load replays the audit rows into them);
 * beside them, ``results/monitor.NAME.table.000003.json``: window 3's
   items (id, calibrated probability, decision, raw signals), read only when
   a later audit names one of its items.
