@@ -120,25 +120,35 @@ class State:
         out.bands = {k: v.copy() for k, v in self.bands.items()}
         return out
 
-    def advance(self, rows: Rows) -> tuple[State, dict[str, Any], list[str]]:
-        """The state after an update bringing the audit ``rows``, its record, and the alarms it announces."""
+    def advance(self, rows: Rows, stored: dict[str, Any] | None = None) -> tuple[State, dict[str, Any], list[str]]:
+        """The state after an update bringing the audit ``rows``, its record, and the alarms it announces.
+
+        ``stored``: the record stored for this update, whose bands are taken
+        as they are (a load replays without solving for them again).
+        """
         out = self.copy()
         record = out.record
         if out.risk is not None:
             x = stream(rows, self.promise[0])
             out.risk.update(x)
             out.bands["risk"].extend(x)
-            low, high = out.bands["risk"].bounds()
-            record["risk"] = [max(record["risk"][0], low), min(record["risk"][1], high)]
+            if stored is None:
+                low, high = out.bands["risk"].bounds()
+                record["risk"] = [max(record["risk"][0], low), min(record["risk"][1], high)]
+            else:
+                record["risk"] = list(stored["risk"])
             record["n_risk"] += len(x)
             record["risk_e"] = _e(out.risk.log_e())
             record["risk_alarm"] = record["risk_alarm"] or out.risk.log_e() >= self._threshold("risk")
         z = (rows.p - rows.correct + 1.0) / 2.0
         out.calibration.update(z)
         out.bands["calibration"].extend(z)
-        low, high = out.bands["calibration"].bounds()
-        cal = record["calibration"]
-        record["calibration"] = [max(cal[0], 2 * low - 1), min(cal[1], 2 * high - 1)]
+        if stored is None:
+            low, high = out.bands["calibration"].bounds()
+            cal = record["calibration"]
+            record["calibration"] = [max(cal[0], 2 * low - 1), min(cal[1], 2 * high - 1)]
+        else:
+            record["calibration"] = list(stored["calibration"])
         record["n_calibration"] += len(z)
         record["calibration_e"] = _e(out.calibration.log_e())
         over = out.calibration.log_s[len(CALIBRATION_STAKES) // 2 :]  # the positive stakes: p above correct
@@ -152,7 +162,7 @@ class State:
 
     def replayed(self, rows: Rows, stored: dict[str, Any], fired: list[str]) -> State:
         """The state after a stored update (its rows, its stored record and the alarms it announced)."""
-        out, _, _ = self.advance(rows)
+        out, _, _ = self.advance(rows, stored)
         out.announced = self.announced | set(fired)  # a replay announces nothing itself
         for kind in ("risk", "calibration"):  # an alarm raised stays raised, whatever raised it
             out.record[f"{kind}_alarm"] = bool(out.record[f"{kind}_alarm"] or stored.get(f"{kind}_alarm"))
