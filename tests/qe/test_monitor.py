@@ -1,7 +1,8 @@
-"""ek.qe.monitor: the confidence sequences by hand, drift against scipy, figures against their references, bad input."""
+"""ek.qe.monitor: the detectors and confidence sequences by hand, drift against scipy, figures against references, bad input."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
@@ -20,6 +21,7 @@ from ek.qe import (  # noqa: E402
 )
 from ek.qe.monitor import Monitor  # noqa: E402
 from ek.qe.monitor import _cs as cs  # noqa: E402
+from ek.qe.monitor import _detect as detect  # noqa: E402
 from ek.qe.monitor import _drift as drift  # noqa: E402
 from ek.qe.monitor._gates import decide  # noqa: E402
 
@@ -106,6 +108,82 @@ def test_the_sequence_covers_the_mean_at_every_time_in_at_least_one_minus_alpha_
 
 
 # --- drift ------------------------------------------------------------------------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.floats(0, 1), min_size=1, max_size=120),
+    st.lists(st.integers(0, 120), max_size=6),
+    st.sampled_from([0.025, 0.0125]),
+)
+def test_the_incremental_sequence_equals_the_sequence_over_the_whole_stream(x, cuts, a):
+    seq, edges = cs.Sequence(a), sorted({0, len(x), *(c % (len(x) + 1) for c in cuts)})
+    for start, end in itertools.pairwise(edges):
+        seq.extend(x[start:end])
+    assert seq.bounds() == pytest.approx(cs.bounds(np.array(x), cs.stakes(np.array(x), a), a), abs=1e-9)
+
+
+# --- the e-detectors -------------------------------------------------------------------------------
+
+
+def test_the_risk_detector_after_one_update_worked_by_hand():
+    # level 0.1: rates 0.15, 0.2, 0.3 -> stakes 0.05/0.09, 0.1/0.09, 0.2/0.09; the change weight of update 1
+    # is 365 / (365 * 366) = 1/366, and the changes not started yet keep 365/366 of the mixture at 1
+    assert detect.risk_stakes(0.1) == pytest.approx((0.05 / 0.09, 0.1 / 0.09, 0.2 / 0.09), rel=1e-12)
+    d = detect.Detector(detect.risk_stakes(0.1), 0.1)
+    d.update([1.0, 0.0])
+    products = [(1 + lam * 0.9) * (1 - lam * 0.1) for lam in (0.05 / 0.09, 0.1 / 0.09, 0.2 / 0.09)]
+    assert math.exp(d.log_e()) == pytest.approx(sum(products) / 3 / 366 + 365 / 366, rel=1e-12)
+    # update 2 brings one error: S_2 = (S_1 + w_2) * (1 + 0.9 lam), with w_2 = 365 / (366 * 367)
+    d.update([1.0])
+    w2 = 365 / (366 * 367)
+    second = [(p / 366 + w2) * (1 + lam * 0.9) for p, lam in zip(products, (0.05 / 0.09, 0.1 / 0.09, 0.2 / 0.09))]
+    assert math.exp(d.log_e()) == pytest.approx(sum(second) / 3 + 365 / 367, rel=1e-12)
+
+
+def test_under_the_null_the_detector_s_expected_e_value_is_one_exactly():
+    # every outcome of two updates of two Bernoulli(0.2) observations each, weighted by its probability
+    level, total = 0.2, 0.0
+    for bits in range(16):
+        x = [(bits >> k) & 1 for k in range(4)]
+        d = detect.Detector(detect.risk_stakes(level), level)
+        d.update(x[:2])
+        d.update(x[2:])
+        total += math.exp(d.log_e()) * math.prod(level if b else 1 - level for b in x)
+    assert total == pytest.approx(1.0, rel=1e-12)
+    d = detect.Detector(detect.CALIBRATION_STAKES, 0.5)  # the two-sided one, at z = 0 or 1 with probability 1/2
+    total = 0.0
+    for bits in range(8):
+        d2 = d.copy()
+        d2.update([float((bits >> k) & 1) for k in range(3)])
+        total += math.exp(d2.log_e()) / 8
+    assert total == pytest.approx(1.0, rel=1e-12)
+
+
+def test_the_change_weights_add_up_to_one_over_the_whole_stream():
+    assert sum(math.exp(detect.log_weight(t)) for t in range(1, 10_001)) == pytest.approx(
+        1 - detect.unstarted(10_000), rel=1e-12
+    )
+    assert detect.unstarted(detect.HORIZON) == 0.5  # half the budget on the first HORIZON updates
+    assert min(detect.risk_stakes(0.4)) > 0 and max(detect.risk_stakes(0.4)) <= 1 / (2 * 0.4) + 1e-12
+
+
+def test_a_late_audit_counts_at_the_update_that_brings_it():
+    s, y, _ = _stream()
+    monitor = _monitor(promise=0.05)
+    monitor.update(_items(s[:200], "a"), audit={f"a{k}": bool(y[k]) for k in range(0, 200, 4)}, time=1)
+    monitor.update(_items(s[200:], "b"), time=2)  # no audit: the update still opens a change time
+    late = {f"b{k}": bool(y[200 + k]) for k in range(0, 200, 3)}
+    monitor.update(audit=late, time=3)
+    now = monitor.report().sequence  # after the audit-only update (a window's summary holds its own update's)
+    d = detect.Detector(detect.risk_stakes(0.05), 0.05)
+    accepted = CAL(s) >= 0.9
+    for ids in (range(0, 200, 4), (), range(200, 400, 3)):
+        d.update(
+            [float(not y[k]) for k in sorted(ids, key=lambda k: f"a{k}" if k < 200 else f"b{k - 200}") if accepted[k]]
+        )
+    assert now["risk_e"] == pytest.approx(math.exp(d.log_e()), rel=1e-12)
+    assert now["n_risk"] == sum(accepted[k] for k in [*range(0, 200, 4), *range(200, 400, 3)])
 
 
 @settings(max_examples=40, deadline=None)
@@ -265,7 +343,8 @@ def test_the_alarm_fires_on_a_broken_promise_and_says_how_to_refit():
     kinds = {a.kind for a in fired}
     assert kinds == {"risk", "calibration"}
     risk = next(a for a in fired if a.kind == "risk")
-    assert risk.bound[0] > 0.02
+    assert "the change detector's e-value is" in risk.message and ">= 40 (a stable stream" in risk.message
+    assert risk.level == 0.02 and risk.bound[0] <= risk.bound[1]
     assert "monitor.audited(last=" in risk.message and "ek.qe.save_calibrator(cal" in risk.message
     assert "ek.qe.PlattCalibrator().fit(signals['conf'], correct)" in risk.message
     assert "save_calibrator(cal, 'my-calibrator-v2')" in risk.message  # no name: one to replace

@@ -1,7 +1,7 @@
-"""Simulated streams (scripts/monitor_simulation.py): false alarms over a year, detection delay, coverage.
+"""Simulated streams (scripts/monitor_grid.py): false alarms, detection delays of both alarms, coverage.
 
-The full figures (400 streams x 365 windows x 50 audits) run here too: the
-alarms are vectorised over streams, a few seconds of CPU.
+Seeded and small (the full grid, 400 streams x 365 windows, is the
+script's): each test runs in a few seconds.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from ek.qe.monitor import _cs as cs  # noqa: E402
 
 
 def _simulation():
-    path = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "monitor_simulation.py"
-    spec = importlib.util.spec_from_file_location("ek_monitor_simulation", path)
+    path = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "monitor_grid.py"
+    spec = importlib.util.spec_from_file_location("ek_monitor_grid", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -34,10 +34,11 @@ SIM = _simulation()
 SIM.doubling_delta = functools.cache(SIM.doubling_delta)
 
 
-def test_a_stable_stream_checked_every_window_for_a_year_false_alarms_at_most_alpha():
-    rate, se = SIM.false_alarm_rate(400, 365, per_window=50, seed=0)
-    print(f"false-alarm rate over 400 x 365 windows: {rate:.4f} (MC s.e. {se:.4f})")
-    assert rate <= SIM.ALPHA
+def test_stable_streams_checked_every_window_raise_either_alarm_in_at_most_alpha_of_them():
+    rates = SIM.false_alarms(200, 120, per_window=50, seed=0)
+    print(f"false alarms over 200 x 120 windows: {rates}")
+    assert rates["either"] <= SIM.ALPHA
+    assert rates["risk"] <= SIM.ALPHA / 2 + 0.02 and rates["calibration"] <= SIM.ALPHA / 2 + 0.02
 
 
 def test_checking_a_fixed_time_interval_every_window_would_false_alarm_far_more():
@@ -53,12 +54,15 @@ def test_checking_a_fixed_time_interval_every_window_would_false_alarm_far_more(
     assert (low > level).any(axis=1).mean() > 2 * 0.025
 
 
-def test_a_shift_doubling_the_accepted_error_rate_is_detected_within_25_windows_at_the_median():
+def test_a_shift_doubling_the_accepted_error_rate_after_180_windows_is_caught_within_16_by_each_alarm():
     assert SIM.accepted_error(SIM.doubling_delta()) == pytest.approx(2 * SIM.accepted_error(0.0), rel=1e-4)
-    delays = SIM.detection_delays(200, before=30, after=200, per_window=50, seed=1)
-    print(f"median detection delay: {np.median(delays):.0f} windows")
-    assert np.median(delays) <= 25
-    assert (delays <= 200).all()
+    found = SIM.delays(20, before=180, after=40, per_window=50, seed=1)
+    print({kind: float(np.median(d)) for kind, d in found.items()})
+    for kind in ("risk", "calibration"):
+        assert np.median(found[kind]) <= 16
+        assert (found[kind] <= 40).all()
+    # the confidence sequences the detectors replaced were far slower after a long stable stretch
+    assert np.median(found["risk before"]) > 30
 
 
 def test_the_anytime_band_covers_the_true_rate_at_every_window_in_at_least_one_minus_alpha_of_streams():
@@ -95,24 +99,26 @@ def test_the_window_interval_covers_the_window_s_error_rate_in_at_least_the_nomi
 
 def test_the_monitor_raises_the_alarms_the_vectorised_simulation_raises():
     rng, level, delta = np.random.default_rng(11), SIM.accepted_error(0.0), SIM.doubling_delta()
-    windows, per = 60, 50
+    windows, per = 40, 50
     shift = np.repeat(np.r_[np.zeros(20), np.full(windows - 20, delta)], per)
     s = rng.beta(*SIM.BETA, size=(1, windows * per))
     p = SIM.truth(s + shift)
     correct = rng.random(s.shape) < SIM.truth(s)
-    expected = SIM.alarms(p, p >= SIM.TAU, correct, level, per)[0]
+    expected = SIM.detector_alarms(p, p >= SIM.TAU, correct, level, per)
     monitor = Monitor(
         PlattCalibrator(a=SIM.A, b=SIM.B),
         CostSensitiveGate(rho=9.0),
         calibration_signals={"conf": rng.beta(5, 2, 500)},
         promise=level,
     )
-    standing = []
+    standing = {"risk": [], "calibration": []}
     for w in range(windows):
         cut = slice(w * per, (w + 1) * per)
-        ids = [f"w{w:03d}-{i:03d}" for i in range(per)]
+        ids = [f"w{w:03d}-{i:03d}" for i in range(per)]  # in id order, the order of the simulation
         items = [{"id": i, "signals": {"conf": float(v)}} for i, v in zip(ids, (s + shift)[0, cut])]
         summary = monitor.update(items, audit=dict(zip(ids, map(bool, correct[0, cut]))), time=w)
-        standing.append(summary.sequence["risk_alarm"] or summary.sequence["calibration_alarm"])
-    assert standing == expected.tolist()
-    assert any(standing)
+        for kind, raised in standing.items():
+            raised.append(summary.sequence[f"{kind}_alarm"])
+    for kind, raised in standing.items():
+        assert raised == expected[kind][0].tolist()
+        assert any(raised) and not any(raised[:20])

@@ -55,6 +55,20 @@ def test_a_stored_monitor_reloads_to_the_same_report_and_carries_on(tmp_path):
     assert header["kind"] == "monitor" and header["format"] == 2 and header["summary"]["updates"] == 4
 
 
+def test_a_late_audit_of_a_window_no_longer_held_in_memory_is_read_from_the_store(tmp_path):
+    monitor = _new(tmp_path)
+    twin = Monitor(CAL, CostSensitiveGate(rho=9.0), calibration_signals=CALIBRATION)
+    for w in range(12):  # more windows than a stored monitor keeps in memory
+        items, labels = _window(w, n=50)
+        monitor.update(items, audit=labels, time=w)
+        twin.update(items, audit=labels, time=w)
+    assert 0 not in monitor._book.tables
+    late = {"w0-1": True, "w0-2": False, "w11-3": True}
+    monitor.update(audit=late, time=12)
+    twin.update(audit=late, time=12)
+    assert monitor.report().to_dict() == twin.report().to_dict()
+
+
 def test_a_state_from_another_calibrator_gate_or_calibration_set_is_refused(tmp_path):
     _new(tmp_path).update(*_window(0)[:1], time=0)
     with pytest.raises(
@@ -85,8 +99,74 @@ def test_a_state_of_another_format_version_is_refused_naming_both(tmp_path):
     header = json.loads(path.read_text())
     header["settings"]["format"] = 99
     path.write_text(json.dumps(header))
-    with pytest.raises(ValueError, match=r"written in monitor format 99; this version of ek reads format 1"):
+    with pytest.raises(ValueError, match=r"written in monitor format 99; this version of ek reads formats 1, 2"):
         Monitor.load("gate", rootdir=tmp_path)
+
+
+def _as_format_1(root, *, alarms=None):
+    """Rewrite a stored state as monitor format 1 wrote it: format 1 in the header, records without the detectors.
+
+    Format 1's records are format 2's without ``risk_e``, ``calibration_e`` and ``calibration_side`` (checked
+    against a state written by the format-1 code); ``alarms`` replaces the stored alarms (flags and announcements).
+    """
+    header_path = data_dir("runs", rootdir=root) / "monitor.gate.json"
+    header = json.loads(header_path.read_text())
+    header["settings"]["format"] = 1
+    header_path.write_text(json.dumps(header))
+    for path in sorted(data_dir("results", rootdir=root).glob("monitor.gate.0*.json"))[1:]:
+        chunk = json.loads(path.read_text())
+        for update in chunk["items"].values():
+            for key in ("risk_e", "calibration_e", "calibration_side"):
+                del update["sequence"][key]
+            if alarms is not None:
+                update["fired"] = alarms.get(update["index"], [])
+                for kind in ("risk", "calibration"):
+                    update["sequence"][f"{kind}_alarm"] = any(
+                        kind in alarms.get(u, []) for u in range(update["index"] + 1)
+                    )
+        path.write_text(json.dumps(chunk))
+
+
+def test_a_format_1_state_is_read_replayed_into_the_detectors_and_continued_in_format_1(tmp_path):
+    monitor = _new(tmp_path)
+    twin = Monitor(CAL, CostSensitiveGate(rho=9.0), calibration_signals=CALIBRATION)  # the same, in memory
+    for w in range(3):
+        items, labels = _window(w)
+        monitor.update(items, audit=labels, time=w)
+        twin.update(items, audit=labels, time=w)
+    _as_format_1(tmp_path)
+    old = Monitor.load("gate", rootdir=tmp_path)
+    assert old.settings["format"] == 1
+    report, written = old.report().to_dict(), twin.report().to_dict()
+    assert report["sequence"] == written["sequence"]  # the detectors, replayed from the rows
+    assert [w["risk"] for w in report["windows"]] == [w["risk"] for w in written["windows"]]
+    assert "risk_e" not in report["windows"][0]["sequence"]  # the stored records are shown as they were stored
+    items, labels = _window(3)
+    _new(tmp_path).update(items, audit=labels, time=3)  # built again with the same calibrator, gate and set
+    twin.update(items, audit=labels, time=3)
+    header = json.loads((data_dir("runs", rootdir=tmp_path) / "monitor.gate.json").read_text())
+    assert header["settings"]["format"] == 1 and header["summary"]["updates"] == 4
+    again = Monitor.load("gate", rootdir=tmp_path).report().to_dict()
+    assert again["sequence"] == twin.report().to_dict()["sequence"]
+    assert again["windows"][3]["sequence"] == twin.report().to_dict()["windows"][3]["sequence"]
+
+
+def test_a_format_1_alarm_stays_raised_and_one_the_detectors_find_in_its_history_is_announced_next(tmp_path):
+    monitor = _new(tmp_path, promise=0.02)
+    rng = np.random.default_rng(4)
+    for w in range(12):
+        s = rng.beta(5, 2, 200)
+        y = rng.random(200) < CAL(s) - 0.2  # wrong far more often than promised, and overconfident
+        items = [{"id": f"w{w}-{k}", "signals": {"conf": float(v)}} for k, v in enumerate(s)]
+        monitor.update(items, audit={f"w{w}-{k}": bool(y[k]) for k in range(100)}, time=w)
+    assert {a.kind for a in monitor.report().alarms} == {"risk", "calibration"}
+    _as_format_1(tmp_path, alarms={2: ["risk"]})  # as if the old sequences raised the risk alarm only, at update 2
+    old = Monitor.load("gate", rootdir=tmp_path)
+    assert [(a.kind, a.update) for a in old.report().alarms] == [("risk", 2)]
+    assert "monitor format 1" in old.report().alarms[0].message
+    assert old.report().sequence["risk_alarm"] and old.report().sequence["calibration_alarm"]
+    old.update(_window(12)[0], time=12)
+    assert [(a.kind, a.update) for a in old.report().alarms] == [("risk", 2), ("calibration", 12)]
 
 
 def test_a_missing_state_and_a_stale_monitor_are_refused(tmp_path):

@@ -14,15 +14,28 @@ calibration-in-the-large) and the drift of each raw signal against the
 calibration set (two-sample KS with its p-value, PSI). Intervals of single
 windows are fixed-time intervals.
 
-Two alarms are valid over time (betting confidence sequences, Waudby-Smith
-& Ramdas 2023): *the promise is broken* and *calibration has shifted*. A
-stable stream raises either with probability at most ``alpha`` in total,
-checked after every window for as long as it runs (``alpha / 2`` each;
-see `ek.qe.monitor._alarms`). The KS p-values are per window and not valid
-under repeated looks: drift is a diagnostic, the alarms are the decision.
+Two alarms hold over the whole stream: *the promise is broken* and
+*calibration has shifted*. Each is a change detector, an e-detector over a
+mixture of change times (Shin, Ramdas & Rinaldo 2022; see
+`ek.qe.monitor._detect`): a stable stream raises either with probability
+at most ``alpha`` in total, checked after every update for as long as it
+runs (``alpha / 2`` each; see `ek.qe.monitor._alarms`), and a shift is
+caught about as fast after a year as after a month (a doubling of the
+accepted error rate at 50 audits a window: 9-11 windows for the risk
+alarm, 4 for the calibration one, in scripts/monitor_grid.py). Beside them
+the anytime-valid bands (betting confidence sequences, Waudby-Smith &
+Ramdas 2023) bound the mean over all audits so far; they describe, the
+alarms decide. The KS p-values are per window and not valid under
+repeated looks: drift is a diagnostic, the alarms are the decision.
 Each `Alarm` says what to do: re-fit the calibrator on the last audited
 items (`Monitor.audited`) and save it as a new version with
 `ek.qe.save_calibrator`.
+
+An update costs its new items and audits, not the history: the detectors
+and bands carry running sums, and a window's figures read only its own
+audit rows. Late audits (labels for items of earlier windows) count: they
+enter the window's figures and, at the update that brings them, the
+detectors and bands.
 
 The promise depends on the gate (`ek.qe.monitor._gates.default_promise`):
 `RiskControlGate`, the share of items accepted and wrong at ``target``;
@@ -33,10 +46,12 @@ Pass ``promise=0.03`` (error rate among accepted items) or
 
 Given a ``name``, the state is kept in ek's run engine (kind ``monitor``,
 `ek._runs`): each update is one unit of work (a killed update leaves the
-state as it was), and `Monitor.load` resumes it. Monitors over disjoint
-items merge (`Monitor.merge`): the sums add, and the confidence sequences
-are replayed over the merged audit rows (they are path-dependent, so they
-do not add). ``ek monitor NAME --window FILE.jsonl`` is the command line.
+state as it was), and `Monitor.load` resumes it (the detectors are replayed from the stored
+audit rows; a state of monitor format 1, written before the detectors, is
+read and continued the same way). Monitors over disjoint items merge
+(`Monitor.merge`): the sums add, and the detectors and sequences are
+replayed over the merged audit rows (they are path-dependent, so they do
+not add). ``ek monitor NAME --window FILE.jsonl`` is the command line.
 
 >>> from ek.qe import CostSensitiveGate, PlattCalibrator
 >>> cal = PlattCalibrator(a=6.0, b=-3.0)
@@ -116,6 +131,7 @@ class Monitor:
             store.create(settings, values)
         elif stored is not None:
             _same_settings(name, stored[0], settings)
+            settings = stored[0]  # an older readable format is continued in its own format
         self._book = Book(calibrator, gate, settings, values, store, stored[2] if stored else [])
 
     @classmethod
@@ -124,7 +140,7 @@ class Monitor:
 
         Raises:
             KeyError: nothing is stored under ``name``.
-            ValueError: the state is damaged or of another format version.
+            ValueError: the state is damaged or of a format version this ek does not read.
         """
         from ek.qe._records import from_record
 
@@ -166,7 +182,7 @@ class Monitor:
         return self._book.update(items, audit, time)
 
     def report(self) -> MonitorReport:
-        """Every window's figures, the cumulative ones, the sequences now and every alarm raised."""
+        """Every window's figures, the cumulative ones, the detectors and bands now and every alarm raised."""
         return self._book.report()
 
     def audited(self, *, last: int | None = None) -> tuple[dict[str, list[float]], list[bool]]:
@@ -186,8 +202,9 @@ class Monitor:
         """The monitor over the union of the items of monitors watching disjoint items of one stream.
 
         Windows with the same time become one (their sums add); the audit
-        rows of an update are put in id order and the confidence sequences
-        replayed over them. The result is held in memory (no name).
+        rows of an update are put in id order and the detectors and
+        confidence sequences replayed over them. The result is held in
+        memory (no name).
 
         Raises:
             ValueError: the monitors differ in a setting, or share an item id.
@@ -260,7 +277,6 @@ def _share(value: Any, what: str) -> float:
 
 def _same_settings(name: str | None, stored: dict[str, Any], settings: dict[str, Any]) -> None:
     for key, label in (
-        ("format", "monitor format"),
         ("calibrator", "calibrator"),
         ("gate", "gate"),
         ("signals", "signal names"),

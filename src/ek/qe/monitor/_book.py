@@ -2,12 +2,16 @@
 
 Public through `ek.qe.monitor` (`Monitor` is a thin face over a `Book`).
 An update is computed whole (window figures, matched audit rows, the
-sequences after it) before anything is stored or changed in memory, so a
-refused input or a failed write leaves the monitor as it was.
+detectors after it) before anything is stored or changed in memory, so a
+refused input or a failed write leaves the monitor as it was. Its cost is
+its own items and audits: the detectors carry running sums, a window's
+summary reads that window's audit rows only, and an audit of this window
+looks at no earlier one (a late audit reads the window it names).
 """
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from ek.qe.monitor import _alarms as alarms
@@ -17,9 +21,10 @@ from ek.qe.monitor._gates import QUANTITIES, calibrate, decide
 from ek.qe.monitor._input import read_audit, read_window, time_key
 from ek.qe.monitor._values import Alarm, MonitorReport, WindowSummary
 
-__all__ = ["Book"]
+__all__ = ["Book", "as_rows"]
 
 _LISTED = 10  # unknown or repeated ids named in an error
+_KEPT = 8  # the latest windows whose items a stored monitor keeps in memory (late labels mostly come within days)
 
 
 class Book:
@@ -51,7 +56,11 @@ class Book:
         self.last_time: Any = None
         self._rows: figures.Rows | None = None
         self._indexes: dict[int, dict[str, int]] = {}  # window -> item id -> position in its table
-        for update in updates:
+        self.by_window: dict[int, list[int]] = {}  # window -> positions of its audit rows in the columns
+        self.fired: dict[int, list[tuple[str, int]]] = {}  # window -> (alarm kind, update index) raised
+        self.n_audited: list[int] = []  # audit rows known after each update
+        self.state = alarms.State(self.promise, settings["alpha"])
+        for update in updates:  # a stored update is replayed into the detectors (they are not stored)
             self.commit(update, None)
 
     # -- writing ---------------------------------------------------------
@@ -72,24 +81,36 @@ class Book:
         key = self._check_time(when)
         table, record = (None, None) if window is None else self._window(window, when)
         new_rows = self._match(labels, table)
-        previous = self.updates[-1]["sequence"] if self.updates else alarms.fresh()
-        sequence, fired = alarms.advance(previous, self._all_rows(new_rows), self.promise, self.settings["alpha"])
+        state, sequence, fired = self.state.advance(as_rows(new_rows))
         update = {"index": len(self.updates), "time": when, "window": record, "audits": new_rows}
         update.update(sequence=sequence, fired=fired)
         if self.store is not None:
             self.store.append(self.settings, update, table)
-        self.commit(update, table)
+        self.commit(update, table, state)
         self.last_time = key
         return self.summary(len(self.windows) - 1)  # an audit names items of a window, so there is one
 
-    def commit(self, update: dict[str, Any], table: dict[str, Any] | None) -> None:
-        """Take a computed (or stored) update into the books."""
+    def commit(self, update: dict[str, Any], table: dict[str, Any] | None, state: Any = None) -> None:
+        """Take a computed update (with the detectors' ``state`` after it) or a stored one into the books."""
+        rows = update["audits"]
+        if state is None:
+            state = self.state.replayed(as_rows(rows), update["sequence"], update["fired"])
+        self.state = state
         self.updates.append(update)
         if update["window"] is not None:
             self.windows.append({**update["window"], "update": update["index"]})
             if table is not None:
                 self.tables[update["window"]["index"]] = table
-        rows = update["audits"]
+            if self.store is not None:  # older tables are read back from the store when a late audit names them
+                for w in [w for w in self.tables if w < len(self.windows) - _KEPT]:
+                    del self.tables[w]
+                    self._indexes.pop(w, None)
+        start = len(self.columns["id"])
+        for k, w in enumerate(rows["window"]):
+            self.by_window.setdefault(w, []).append(start + k)
+        for kind in update["fired"]:
+            self.fired.setdefault(len(self.windows) - 1, []).append((kind, update["index"]))
+        self.n_audited.append(start + len(rows["id"]))
         for column in self.columns:
             self.columns[column].extend(rows[column])
         for name in self.names:
@@ -110,7 +131,12 @@ class Book:
             )
         codes = decide(self.gate, p)
         columns = {name: window.signals[:, k] for k, name in enumerate(self.names)}
-        table = {"ids": window.ids, "p": p, "decision": codes, "signals": columns}
+        table = {
+            "ids": tuple(window.ids),
+            "p": p,
+            "decision": codes,
+            "signals": columns,
+        }  # a tuple of text: not GC-scanned
         ks = {name: list(drift.ks_test(self.cal[name], col)) for name, col in columns.items()}
         record = {
             "index": len(self.windows),
@@ -144,13 +170,14 @@ class Book:
         if repeated:
             raise ValueError(
                 f"audit ids {repeated[:_LISTED]} were audited in an earlier update already ({len(repeated)} in "
-                "all); each item is labelled once, or the confidence sequences would count it twice."
+                "all); each item is labelled once, or the detectors would count it twice."
             )
         found: dict[str, tuple[int, dict[str, Any], int]] = {}
         pending = set(labels)
-        sources = ([(len(self.windows), current)] if current is not None else []) + [
-            (w, None) for w in range(len(self.windows) - 1, -1, -1)
-        ]
+        sources = itertools.chain(  # lazily, latest first: an audit of this window looks at no other
+            [(len(self.windows), current)] if current is not None else [],
+            ((w, None) for w in range(len(self.windows) - 1, -1, -1)),
+        )
         for w, table in sources:
             if not pending:
                 break
@@ -200,30 +227,22 @@ class Book:
         return self.settings["promise"]
 
     def rows(self) -> figures.Rows:
-        rows = self._rows if self._rows is not None else self._all_rows(None)
+        """Every audit row, in arrival order."""
+        rows = self._rows if self._rows is not None else as_rows(self.columns)
         self._rows = rows
         return rows
 
-    def _all_rows(self, extra: dict[str, Any] | None) -> figures.Rows:
-        import numpy as np
-
-        def column(name: str, dtype: Any) -> Any:
-            return np.asarray(self.columns[name] + (extra[name] if extra else []), dtype=dtype)
-
-        return figures.Rows(
-            column("window", np.int64),
-            column("p", np.float64),
-            column("decision", np.int64),
-            column("correct", np.float64),
-        )
-
     def summary(self, w: int, rows: Any = None, fired_by: dict[int, list[Alarm]] | None = None) -> WindowSummary:
+        """Window ``w``'s figures: from its own audit rows (time of its size), or from ``rows`` given (a report)."""
         record, level = self.windows[w], self.settings["level"]
-        rows = self.rows() if rows is None else rows
-        mine = rows.where(rows.window == w)
+        if rows is None:
+            positions = self.by_window.get(w, [])
+            mine = as_rows({c: [self.columns[c][k] for k in positions] for c in ("window", "p", "decision", "correct")})
+        else:
+            mine = rows.where(rows.window == w)
         sums = record["sums"]
         sequence = self.updates[record["update"]]["sequence"]
-        found = (fired_by or self.fired_by()).get(w, [])
+        found = (fired_by or self.fired_by([w])).get(w, [])
         return WindowSummary(
             index=w,
             time=record["time"],
@@ -247,18 +266,15 @@ class Book:
             }
         return out
 
-    def fired_by(self) -> dict[int, list[Alarm]]:
-        """``window index -> the alarms raised`` by the update appending it or by audit-only updates after it."""
+    def fired_by(self, windows: Any = None) -> dict[int, list[Alarm]]:
+        """``window index -> the alarms raised`` by the update appending it or by audit-only updates after it.
+
+        Of the ``windows`` given only (all by default).
+        """
         from ek.qe.monitor._messages import alarm
 
-        out: dict[int, list[Alarm]] = {}
-        w = -1
-        for update in self.updates:
-            if update["window"] is not None:
-                w = update["window"]["index"]
-            for kind in update["fired"]:
-                out.setdefault(w, []).append(alarm(kind, update, self))
-        return out
+        chosen = sorted(self.fired) if windows is None else [w for w in windows if w in self.fired]
+        return {w: [alarm(kind, self.updates[u], self, self.n_audited[u]) for kind, u in self.fired[w]] for w in chosen}
 
     def report(self) -> MonitorReport:
         rows, fired = self.rows(), self.fired_by()
@@ -278,6 +294,7 @@ class Book:
             "psi": psi,
         }
         sequence = dict(self.updates[-1]["sequence"]) if self.updates else alarms.fresh()
+        sequence.update(self.state.record)  # a replayed state's alarms (format 1) stand here too
         every = tuple(a for w in sorted(fired) for a in fired[w])
         return MonitorReport(windows, cumulative, sequence, every, self._public_settings(), _notes(self))
 
@@ -299,12 +316,24 @@ class Book:
         return {name: list(self.signals[name][start:]) for name in self.names}, correct
 
 
+def as_rows(columns: dict[str, Any]) -> figures.Rows:
+    """Audit rows held as lists (``window``, ``p``, ``decision``, ``correct``) as the arrays of `figures.Rows`."""
+    import numpy as np
+
+    return figures.Rows(
+        np.asarray(columns["window"], dtype=np.int64),
+        np.asarray(columns["p"], dtype=np.float64),
+        np.asarray(columns["decision"], dtype=np.int64),
+        np.asarray(columns["correct"], dtype=np.float64),
+    )
+
+
 def _notes(book: Book) -> tuple[str, ...]:
     out = [
         (
-            f"Window intervals are fixed-time (level {book.settings['level']}); the alarms come from anytime-valid "
-            f"confidence sequences, with a false-alarm probability of at most {book.settings['alpha']} over the "
-            "whole stream."
+            f"Window intervals are fixed-time (level {book.settings['level']}); the alarms come from change "
+            f"detectors (e-detectors over every possible change time), with a false-alarm probability of at most "
+            f"{book.settings['alpha']} over the whole stream; the anytime bands describe the mean of all audits so far."
         ),
         "KS p-values are per window and not valid under repeated looks: drift is a diagnostic.",
     ]

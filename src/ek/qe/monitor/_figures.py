@@ -19,7 +19,7 @@ added sums.
   error rate in 69% of windows, the floored one in all of 1,000. Without
   audits, the mean of ``1 - p`` (what the calibrated probabilities alone
   claim), with no interval. These intervals are fixed-time: for decisions
-  over time read the confidence sequences.
+  over time read the alarms (change detectors).
 * Calibration on the audited items: ECE (the bins of
   `ek.qe.expected_calibration_error`) and calibration-in-the-large, the
   mean of ``p - correct``, with a normal interval at ``level``.

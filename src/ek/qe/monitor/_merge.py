@@ -7,14 +7,15 @@ their audit rows one batch in id order, each row pointing at its window's
 new index. The confidence sequences are then replayed over the merged
 rows: they depend on the order of the observations, not only on sums, so
 this is the one way to get them, and it gives exactly the sequences of one
-monitor fed the union (its audits are taken in id order too).
+monitor fed the union (its audits are taken in id order too). The change
+detectors are replayed the same way: their e-values and alarms are those
+of that one monitor.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ek.qe.monitor import _alarms as alarms
 from ek.qe.monitor import _figures as figures
 from ek.qe.monitor._input import time_key
 
@@ -23,7 +24,7 @@ __all__ = ["merge_books"]
 
 def merge_books(books: list[Any]) -> Any:
     """One in-memory `Book` over the union of ``books``' items."""
-    from ek.qe.monitor._book import Book
+    from ek.qe.monitor._book import Book, as_rows
 
     first = books[0]
     for other in books[1:]:
@@ -45,11 +46,10 @@ def merge_books(books: list[Any]) -> Any:
         parts = by_time[key]
         window, table = _window(books, parts, len(merged.windows), renumber)
         rows = _rows(parts, renumber, merged.names)
-        previous = merged.updates[-1]["sequence"] if merged.updates else alarms.fresh()
-        sequence, fired = alarms.advance(previous, merged._all_rows(rows), merged.promise, merged.settings["alpha"])
+        state, sequence, fired = merged.state.advance(as_rows(rows))
         update = {"index": len(merged.updates), "time": parts[0][1]["time"], "window": window, "audits": rows}
         update.update(sequence=sequence, fired=fired)
-        merged.commit(update, table)
+        merged.commit(update, table, state)
     return merged
 
 

@@ -24,28 +24,37 @@ _CLASSES = {
 }
 
 
-def alarm(kind: str, update: dict[str, Any], book: Any) -> Any:
-    """The `Alarm` of ``kind`` raised by ``update``."""
+def alarm(kind: str, update: dict[str, Any], book: Any, n_audited: int) -> Any:
+    """The `Alarm` of ``kind`` raised by ``update``, after which ``n_audited`` audit rows were known."""
+    from ek.qe.monitor._alarms import SPLIT
     from ek.qe.monitor._values import REFIT_ITEMS, Alarm
 
     sequence, alpha = update["sequence"], book.settings["alpha"]
-    n_audited = len([1 for u in book.updates[: update["index"] + 1] for _ in u["audits"]["id"]])
+    a = alpha * SPLIT[kind]
     last = min(n_audited, REFIT_ITEMS)
+    e = sequence.get(f"{kind}_e")
+    by = (
+        f"the change detector's e-value is {e:.4g} >= {1 / a:g} (a stable stream ever reaches {1 / a:g} with "
+        f"probability at most {a:.3g}, however long it runs)"
+        if e is not None
+        else f"the anytime-valid sequence excludes it (monitor format 1, at level {a:.3g})"
+    )
     if kind == "risk":
         quantity, level = book.promise
         low, high = sequence["risk"]
         evidence = (
-            f"the {QUANTITIES[quantity]} is above the promised {level:.4g}: its anytime-valid lower bound is "
-            f"{low:.4f} after {sequence['n_risk']} audited items (a stable stream reaches this with probability "
-            f"at most {alpha / 2:.3g}, however often it is checked)"
+            f"the {QUANTITIES[quantity]} has risen above the promised {level:.4g}: {by}, after "
+            f"{sequence['n_risk']} audited items; the mean of all of them lies in [{low:.4f}, {high:.4f}] "
+            "(anytime-valid)"
         )
     else:
         level = 0.0
         low, high = sequence["calibration"]
-        side = "over" if low > 0 else "under"
+        side = sequence.get("calibration_side") or ("over" if low + high > 0 else "under")
         evidence = (
-            f"calibration has shifted: the probabilities are {side}confident, the mean of p - correct lies in "
-            f"[{low:.4f}, {high:.4f}] (anytime-valid, {sequence['n_calibration']} audited items), which excludes 0"
+            f"calibration has shifted, the probabilities look {side}confident: {by}, after "
+            f"{sequence['n_calibration']} audited items; the mean of p - correct over all of them lies in "
+            f"[{low:.4f}, {high:.4f}] (anytime-valid)"
         )
     message = f"{evidence}. {refit_hint(book, last)}"
     return Alarm(kind, update["index"], update["time"], (low, high), level, message)

@@ -11,7 +11,8 @@ lock, the format version and the damaged-record checks are the engine's):
   raw signals, for the KS test;
 * one chunk per update (``results/monitor.NAME.000001.json``, ...): the
   window's sums and drift, the audit rows that update brought (for any
-  window) and the confidence sequences after it;
+  window) and the record of the detectors and bands after it (their
+  running sums are not stored: a load replays the audit rows into them);
 * beside them, ``results/monitor.NAME.table.000003.json``: window 3's
   items (id, calibrated probability, decision, raw signals), read only when
   a later audit names one of its items.
@@ -32,11 +33,21 @@ from typing import Any
 from ek._runs import open_run, read_run
 from ek.stores import data_dir, json_store
 
-__all__ = ["FORMAT", "KIND", "MonitorStore", "pack_table", "unpack_table"]
+__all__ = ["FORMAT", "KIND", "READABLE", "MonitorStore", "pack_table", "unpack_table"]
 
 KIND = "monitor"
-FORMAT = 1
-"""Version of the monitor's records; a state of another version is refused, not guessed at."""
+FORMAT = 2
+"""Version of the monitor's records; a state of another version is refused, not guessed at.
+
+Format 2 (the change detectors) adds ``risk_e``, ``calibration_e`` and
+``calibration_side`` to each update's record. Format 1 (the alarms of
+confidence sequences alone) is read as it is (see `READABLE`): its records
+are kept, the detectors are replayed from its audit rows at load, and it
+is continued in format 1 (its header stays as written).
+"""
+
+READABLE = (1, 2)
+"""Formats this version reads and continues."""
 
 _WHO = "Monitor"
 
@@ -59,11 +70,12 @@ class MonitorStore:
             return None
         header, entries = found
         settings = header["settings"]
-        if settings.get("format") != FORMAT:
+        if settings.get("format") not in READABLE:
             raise ValueError(
                 f"monitor state {self.name!r} ({self.header_path}) was written in monitor format "
-                f"{settings.get('format')!r}; this version of ek reads format {FORMAT}. Start a new monitor "
-                "under another name (the old state is left as it is)."
+                f"{settings.get('format')!r}; this version of ek reads formats {', '.join(map(str, READABLE))}. "
+                "Read it with the version of ek that wrote it, or start a new monitor under another name (the old "
+                "state is left as it is)."
             )
         calibration = entries.get("calibration")
         if not isinstance(calibration, dict):
@@ -153,7 +165,7 @@ def unpack_table(record: dict[str, Any]) -> dict[str, Any]:
     import numpy as np
 
     return {
-        "ids": list(record["ids"]),
+        "ids": tuple(record["ids"]),
         "p": _unpack(record["p"]),
         "decision": np.frombuffer(record["decision"].encode("ascii"), dtype=np.uint8).astype(np.int64) - ord("0"),
         "signals": {name: _unpack(col) for name, col in record["signals"].items()},

@@ -21,7 +21,7 @@ class Alarm:
     Args:
         kind: ``"risk"`` (the promise is broken) or ``"calibration"``.
         update: the update that raised it (0-based); ``time`` its time.
-        bound: the anytime-valid band at that update.
+        bound: the anytime-valid band of the whole stream's mean at that update.
         level: the promised level (``risk``) or 0 (``calibration``).
         message: the evidence and the fix, in words.
     """
@@ -47,8 +47,12 @@ class WindowSummary:
     ``{n_audited, ece, gap, gap_interval}`` with ``gap`` the mean of
     ``p - correct``. ``drift``: per signal ``{ks, p_value, psi}`` (KS of
     this window alone, not valid under repeated looks; None after a merge).
-    ``sequence``: the anytime-valid bands after the update that appended
-    the window. ``alarms``: raised by that update.
+    ``sequence``: after the update that appended the window, the
+    anytime-valid bands (``risk``, ``calibration``, from ``n_risk`` and
+    ``n_calibration`` audited items), the detectors' e-values (``risk_e``,
+    ``calibration_e``; an alarm fires at ``1 / (alpha / 2)``), the side
+    calibration leans to and whether each alarm stands. ``alarms``: raised
+    by that update.
     """
 
     index: int
