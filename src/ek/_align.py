@@ -39,7 +39,21 @@ aligns the units inside each pair; it is what a page with lines on both
 sides is shown and counted with. Pages of up to 100 lines a side are paired
 by the whole table of line pairs; longer ones within a band around one word
 alignment of the two texts, in time and memory linear in the lines (a
-1,300-line page in 0.1 s).
+1,300-line page in 0.1 s; a 1 MB page in about a second).
+
+**Long texts.** The common prefix and suffix are cut off before any
+alignment, and a pair within 256 edits of each other is aligned exactly in
+one narrow band (a 5 MB line with 3 edits in a fraction of a second). A
+longer pair is anchored first: runs of 16 units met once in both sides near
+where the last anchor puts them, one every 64 units, with only the stretches
+between them aligned; the result is a valid alignment whose edits are an
+upper bound of the distance (`upper_bound`), found in time linear in the
+text. It is then aligned exactly in a band that wide (rapidfuzz: time about
+units x edits / 64) when that work is at most `_WORK` (10^10: a 1 MB page
+with 2% noise, in about a second) or ``exact=True``; beyond, the anchored
+alignment is kept, minimal except perhaps where an anchor split it.
+`align_lines` pairs lines (each line pair aligned so) and guides a long
+page by the anchored word alignment.
 
 **Confusions.** `confusions` counts the edits of some ops as a
 `collections.Counter` keyed by ``(gold, pred)``: ``("u", "a")`` a
@@ -53,6 +67,7 @@ Counters of many pairs merge by addition (``sum(..., Counter())``), and
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple, cast
@@ -60,11 +75,25 @@ from typing import Any, NamedTuple, cast
 from ek._util import import_optional
 from ek._words import unicode_words, unicode_words_by_line
 
-__all__ = ["UNITS", "Op", "align", "align_lines", "confusion_table", "confusions", "graphemes", "split_units"]
+__all__ = [
+    "UNITS",
+    "Op",
+    "align",
+    "align_lines",
+    "confusion_table",
+    "confusions",
+    "graphemes",
+    "split_units",
+    "upper_bound",
+]
 
 UNITS = ("char", "word", "grapheme", "unicode_word")
 _KINDS = {"replace": "substitution", "delete": "deletion", "insert": "insertion"}
 _JOINERS = {"word": " ", "unicode_word": " "}
+_DIRECT = 4096  # units a side up to which rapidfuzz aligns a pair at once
+_WORK = 10_000_000_000  # units x edits of the largest exact alignment (rapidfuzz's band: about a second)
+_FEW = 256  # edits a near-identical pair is first checked for, before any anchor is sought
+_K, _STRIDE, _WINDOW, _WIDEST = 16, 64, 256, 8192  # anchors: length, spacing, search window, widest window
 
 
 class Op(NamedTuple):
@@ -102,18 +131,22 @@ def split_units(text: str, unit: str = "char") -> Sequence[str]:
     raise ValueError(f"unit must be one of {', '.join(map(repr, UNITS))}, got {unit!r}.")
 
 
-def align(pred: str, gold: str, *, unit: str = "char") -> list[Op]:
+def align(pred: str, gold: str, *, unit: str = "char", exact: bool = False) -> list[Op]:
     """The minimal-edit alignment of ``pred`` against ``gold`` as a list of `Op` (see the module doc).
 
     Args:
         pred: the predicted text.
         gold: the reference text.
         unit: ``"char"`` (code points), ``"grapheme"``, ``"word"`` or ``"unicode_word"``.
+        exact: minimal whatever the work; by default a pair whose exact
+            alignment would cost more than `_WORK` (units x edits) is aligned
+            between anchors (see **Long texts** in the module doc).
     """
     for side, value in (("pred", pred), ("gold", gold)):
         if not isinstance(value, str):
             raise TypeError(f"align() compares two strings, but {side} is {type(value).__name__}: {value!r:.60}.")
-    return _align_units(split_units(pred, unit), split_units(gold, unit), _JOINERS.get(unit, ""))
+    work = math.inf if exact else _WORK
+    return _align_units(split_units(pred, unit), split_units(gold, unit), _JOINERS.get(unit, ""), work)
 
 
 def align_lines(
@@ -184,14 +217,12 @@ def _grapheme_pattern() -> Any:
     return _PATTERN[0]
 
 
-def _align_units(pred: Sequence[str], gold: Sequence[str], joiner: str) -> list[Op]:
-    from rapidfuzz.distance import Levenshtein
-
+def _align_units(pred: Sequence[str], gold: Sequence[str], joiner: str, work: float = _WORK) -> list[Op]:
     ops: list[Op] = []
     append, new = ops.append, tuple.__new__  # Op(...) without its keyword handling: this loop is hot
     text = isinstance(gold, str)  # code points: a slice is already the run's text
     # source = gold, destination = pred: "delete" drops a gold unit.
-    for tag, g1, g2, p1, p2 in _opcodes(Levenshtein.opcodes(gold, pred)):
+    for tag, g1, g2, p1, p2 in _rows(gold, pred, work=work)[0]:
         if tag == "equal":
             run = gold[g1:g2] if text else joiner.join(gold[g1:g2])
             append(new(Op, ("equal", run, run)))
@@ -204,6 +235,154 @@ def _align_units(pred: Sequence[str], gold: Sequence[str], joiner: str) -> list[
         for p in pred[p1 + shared : p2]:
             append(new(Op, ("insert", "", p)))
     return ops
+
+
+_Row = tuple[str, int, int, int, int]
+"""One opcode: ``(tag, gold start, gold end, pred start, pred end)``."""
+
+
+def _rows(gold: Sequence[str], pred: Sequence[str], *, work: float = _WORK) -> tuple[list[_Row], bool]:
+    """The opcodes turning ``gold`` into ``pred``, and whether they are a minimal alignment.
+
+    The common prefix and suffix are cut off first. What is left is aligned
+    exactly (rapidfuzz, in a band as wide as the edits: time about units x
+    edits / 64) when that work is at most ``work``; beyond, the alignment
+    anchored on shared runs (`_anchored`), whose edits may exceed the
+    distance where an anchor is off every minimal alignment.
+    """
+    from rapidfuzz.distance import Levenshtein
+
+    pre, suf = _common_ends(gold, pred)
+    g, p = gold[pre : len(gold) - suf], pred[pre : len(pred) - suf]
+    exact = True
+    if not g or not p:
+        middle: list[_Row] = [("delete", 0, len(g), 0, 0)] if g else [("insert", 0, 0, 0, len(p))] if p else []
+    elif max(len(g), len(p)) <= _DIRECT:
+        middle = _opcodes(Levenshtein.opcodes(g, p))
+    else:
+        coded = _coded(g, p)
+        few = _few_edits(coded)  # a near-identical pair: its exact band is narrow whatever ``work``
+        middle = _anchored(coded) if few is None else []
+        edits = _edits(middle) if few is None else few
+        if few is not None or max(len(g), len(p)) * edits <= work:
+            middle = _opcodes(Levenshtein.opcodes(*coded, score_hint=max(edits, 1)))
+        else:
+            exact = False
+    rows: list[_Row] = [("equal", 0, pre, 0, pre)] if pre else []
+    rows.extend((tag, g1 + pre, g2 + pre, p1 + pre, p2 + pre) for tag, g1, g2, p1, p2 in middle)
+    if suf:
+        rows.append(("equal", len(gold) - suf, len(gold), len(pred) - suf, len(pred)))
+    return _merge_equal(rows), exact
+
+
+def upper_bound(pred: Sequence[str], gold: Sequence[str]) -> int:
+    """Edits of an alignment of ``pred`` with ``gold`` found in time near-linear in their length (>= the distance).
+
+    The anchored alignment of `_rows` after the common ends are cut; a
+    distance computed in a band this wide is exact in one pass.
+    """
+    pre, suf = _common_ends(gold, pred)
+    g, p = gold[pre : len(gold) - suf], pred[pre : len(pred) - suf]
+    if not g or not p:
+        return len(g) + len(p)
+    coded = _coded(g, p)
+    few = _few_edits(coded)
+    return _edits(_anchored(coded)) if few is None else few
+
+
+def _few_edits(sides: tuple[str, str]) -> int | None:
+    """The distance when it is at most `_FEW` (one pass over a narrow band, linear), else None."""
+    from rapidfuzz.distance import Levenshtein
+
+    found = int(Levenshtein.distance(*sides, score_cutoff=_FEW))
+    return found if found <= _FEW else None
+
+
+def _edits(rows: Iterable[_Row]) -> int:
+    return sum(max(g2 - g1, p2 - p1) for tag, g1, g2, p1, p2 in rows if tag != "equal")
+
+
+def _common_ends(a: Sequence[str], b: Sequence[str]) -> tuple[int, int]:
+    """Lengths of the common prefix and of the common suffix of what follows it (by halving: C compares)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    pre, n, m = lo, len(a), len(b)
+    lo, hi = 0, min(n, m) - pre
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[n - mid : n - lo] == b[m - mid : m - lo]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return pre, lo
+
+
+def _coded(g: Sequence[str], p: Sequence[str]) -> tuple[str, str]:
+    """Both sides as strings, one code point per distinct unit (a str is its own code)."""
+    if isinstance(g, str) and isinstance(p, str):
+        return g, p
+    distinct = dict.fromkeys(g)
+    distinct.update(dict.fromkeys(p))
+    codes = {u: chr(k if k < 0xD800 else k + 0x800) for k, u in enumerate(distinct)}  # skips the surrogates
+    return "".join(map(codes.__getitem__, g)), "".join(map(codes.__getitem__, p))
+
+
+def _anchored(sides: tuple[str, str]) -> list[_Row]:
+    """Opcodes aligned between anchors: runs of `_K` units met once in both sides near where expected.
+
+    Every `_STRIDE` units of gold, its next `_K` units are looked up in
+    pred around where the last anchor puts them (`_WINDOW` units either
+    side, doubling up to `_WIDEST` while none is found); only the stretches
+    between anchors are aligned, each exactly, so the time grows with the
+    text, not with its square.
+    """
+    from rapidfuzz.distance import Levenshtein
+
+    g, p = sides
+    rows: list[_Row] = []
+    gi = pi = 0
+    for ga, pa in [*_anchors(g, p), (len(g), len(p))]:
+        if ga > gi or pa > pi:
+            found = _opcodes(Levenshtein.opcodes(g[gi:ga], p[pi:pa], score_hint=_K))
+            rows.extend((tag, g1 + gi, g2 + gi, p1 + pi, p2 + pi) for tag, g1, g2, p1, p2 in found)
+        if ga < len(g):
+            rows.append(("equal", ga, ga + _K, pa, pa + _K))
+        gi, pi = ga + _K, pa + _K
+    return rows
+
+
+def _anchors(g: str, p: str) -> list[tuple[int, int]]:
+    """``(gold start, pred start)`` of each anchor (see `_anchored`), increasing on both sides."""
+    found: list[tuple[int, int]] = []
+    shift, window, after = 0, _WINDOW, 0  # pred - gold offset of the last anchor; pred units used so far
+    for i in range(_STRIDE, len(g) - 2 * _K, _STRIDE):
+        piece = g[i : i + _K]
+        lo, hi = max(after, i + shift - window), min(len(p), i + shift + window + _K)
+        j = p.find(piece, lo, hi)
+        if j < 0 or p.find(piece, j + 1, hi) >= 0 or g.count(piece, max(0, i - window), i + window + _K) > 1:
+            window = min(2 * window, _WIDEST)
+            continue
+        found.append((i, j))
+        shift, window, after = j - i, _WINDOW, j + _K
+    return found
+
+
+def _merge_equal(rows: list[_Row]) -> list[_Row]:
+    """``rows`` with adjacent equal runs joined, and empty ones dropped."""
+    out: list[_Row] = []
+    for row in rows:
+        if row[1] == row[2] and row[3] == row[4]:
+            continue
+        if out and row[0] == "equal" == out[-1][0]:
+            out[-1] = ("equal", out[-1][1], row[2], out[-1][3], row[4])
+        else:
+            out.append(row)
+    return out
 
 
 def _opcodes(found: Any) -> list[tuple[str, int, int, int, int]]:
@@ -244,12 +423,10 @@ _INF = float("inf")
 
 def _guide(pred_lines: Sequence[str], gold_lines: Sequence[str]) -> list[int]:
     """For each gold line (and the end), the pred line where its first word lands in one word alignment."""
-    from rapidfuzz.distance import Levenshtein
-
     g_words, g_line, g_first = _words_with_lines(gold_lines)
     p_words, p_line, _ = _words_with_lines(pred_lines)
     starts: list[int | None] = [None] * len(gold_lines) + [len(pred_lines)]
-    for tag, g1, g2, p1, _ in _opcodes(Levenshtein.opcodes(g_words, p_words)):
+    for tag, g1, g2, p1, _ in _rows(g_words, p_words, work=0)[0]:  # a guide need not be minimal
         if tag in ("equal", "replace"):  # gold word g1 + k is read as pred word p1 + k
             for line in range(g_line[g1], g_line[g2 - 1] + 1):
                 if starts[line] is None:
