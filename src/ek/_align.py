@@ -44,9 +44,9 @@ alignment of the two texts, in time and memory linear in the lines (a
 **Long texts.** The common prefix and suffix are cut off before any
 alignment, and a pair within 256 edits of each other is aligned exactly in
 one narrow band (a 5 MB line with 3 edits in a fraction of a second). A
-longer pair is anchored first: runs of 16 units met once in both sides near
-where the last anchor puts them, one every 64 units, with only the stretches
-between them aligned; the result is a valid alignment whose edits are an
+longer pair is anchored first: runs of 16 letters (4 words) met once in
+both sides near where the last anchor puts them, one every four run lengths,
+with only the stretches between them aligned; the result is a valid alignment whose edits are an
 upper bound of the distance (`upper_bound`), found in time linear in the
 text. It is then aligned exactly in a band that wide (rapidfuzz: time about
 units x edits / 64) when that work is at most `_WORK` (10^10: a 1 MB page
@@ -80,6 +80,7 @@ __all__ = [
     "Op",
     "align",
     "align_lines",
+    "code_units",
     "confusion_table",
     "confusions",
     "graphemes",
@@ -93,7 +94,8 @@ _JOINERS = {"word": " ", "unicode_word": " "}
 _DIRECT = 4096  # units a side up to which rapidfuzz aligns a pair at once
 _WORK = 10_000_000_000  # units x edits of the largest exact alignment (rapidfuzz's band: about a second)
 _FEW = 256  # edits a near-identical pair is first checked for, before any anchor is sought
-_K, _STRIDE, _WINDOW, _WIDEST = 16, 64, 256, 8192  # anchors: length, spacing, search window, widest window
+_K = 16  # units of an anchor (letters): one every 4 _K units, sought within 16 _K, widening to 512 _K
+_WORD_K = 4  # units of a word anchor: four words are about as rare as sixteen letters
 
 
 class Op(NamedTuple):
@@ -173,7 +175,7 @@ def align_lines(
     else:
         p_units = [split_units(line, unit) for line in pred_lines]
         g_units = [split_units(line, unit) for line in gold_lines]
-    guide = _guide(pred_lines, gold_lines) if (len(gold_lines) + 1) * (len(pred_lines) + 1) > _FULL else None
+    guide = _guide_of(pred_lines, gold_lines) if (len(gold_lines) + 1) * (len(pred_lines) + 1) > _FULL else None
     steps = []
     for gi, pi in _pair_lines(p_units, g_units, guide):
         p = p_units[pi] if pi is not None else ()
@@ -252,6 +254,8 @@ def _rows(gold: Sequence[str], pred: Sequence[str], *, work: float = _WORK) -> t
     """
     from rapidfuzz.distance import Levenshtein
 
+    if len(gold) <= _DIRECT and len(pred) <= _DIRECT:  # a line: rapidfuzz cuts the common ends itself
+        return _opcodes(Levenshtein.opcodes(gold, pred)), True
     pre, suf = _common_ends(gold, pred)
     g, p = gold[pre : len(gold) - suf], pred[pre : len(pred) - suf]
     exact = True
@@ -260,9 +264,9 @@ def _rows(gold: Sequence[str], pred: Sequence[str], *, work: float = _WORK) -> t
     elif max(len(g), len(p)) <= _DIRECT:
         middle = _opcodes(Levenshtein.opcodes(g, p))
     else:
-        coded = _coded(g, p)
+        coded = code_units(g, p)
         few = _few_edits(coded)  # a near-identical pair: its exact band is narrow whatever ``work``
-        middle = _anchored(coded) if few is None else []
+        middle = _anchored(coded, _anchor_units(g)) if few is None else []
         edits = _edits(middle) if few is None else few
         if few is not None or max(len(g), len(p)) * edits <= work:
             middle = _opcodes(Levenshtein.opcodes(*coded, score_hint=max(edits, 1)))
@@ -285,9 +289,13 @@ def upper_bound(pred: Sequence[str], gold: Sequence[str]) -> int:
     g, p = gold[pre : len(gold) - suf], pred[pre : len(pred) - suf]
     if not g or not p:
         return len(g) + len(p)
-    coded = _coded(g, p)
+    coded = code_units(g, p)
     few = _few_edits(coded)
-    return _edits(_anchored(coded)) if few is None else few
+    return _edits(_anchored(coded, _anchor_units(g))) if few is None else few
+
+
+def _anchor_units(units: Sequence[str]) -> int:
+    return _K if isinstance(units, str) else _WORD_K
 
 
 def _few_edits(sides: tuple[str, str]) -> int | None:
@@ -322,7 +330,7 @@ def _common_ends(a: Sequence[str], b: Sequence[str]) -> tuple[int, int]:
     return pre, lo
 
 
-def _coded(g: Sequence[str], p: Sequence[str]) -> tuple[str, str]:
+def code_units(g: Sequence[str], p: Sequence[str]) -> tuple[str, str]:
     """Both sides as strings, one code point per distinct unit (a str is its own code)."""
     if isinstance(g, str) and isinstance(p, str):
         return g, p
@@ -332,43 +340,44 @@ def _coded(g: Sequence[str], p: Sequence[str]) -> tuple[str, str]:
     return "".join(map(codes.__getitem__, g)), "".join(map(codes.__getitem__, p))
 
 
-def _anchored(sides: tuple[str, str]) -> list[_Row]:
-    """Opcodes aligned between anchors: runs of `_K` units met once in both sides near where expected.
+def _anchored(sides: tuple[str, str], k: int = _K) -> list[_Row]:
+    """Opcodes aligned between anchors: runs of ``k`` units met once in both sides near where expected.
 
-    Every `_STRIDE` units of gold, its next `_K` units are looked up in
-    pred around where the last anchor puts them (`_WINDOW` units either
-    side, doubling up to `_WIDEST` while none is found); only the stretches
-    between anchors are aligned, each exactly, so the time grows with the
-    text, not with its square.
+    Every ``4 k`` units of gold, its next ``k`` units (`_K` letters,
+    `_WORD_K` words) are looked up in pred around where the last anchor
+    puts them (``16 k`` units either side, doubling up to ``512 k`` while
+    none is found); only the stretches between anchors are aligned, each
+    exactly, so the time grows with the text, not with its square.
     """
     from rapidfuzz.distance import Levenshtein
 
     g, p = sides
     rows: list[_Row] = []
     gi = pi = 0
-    for ga, pa in [*_anchors(g, p), (len(g), len(p))]:
+    for ga, pa in [*_anchors(g, p, k), (len(g), len(p))]:
         if ga > gi or pa > pi:
-            found = _opcodes(Levenshtein.opcodes(g[gi:ga], p[pi:pa], score_hint=_K))
+            found = _opcodes(Levenshtein.opcodes(g[gi:ga], p[pi:pa], score_hint=k))
             rows.extend((tag, g1 + gi, g2 + gi, p1 + pi, p2 + pi) for tag, g1, g2, p1, p2 in found)
         if ga < len(g):
-            rows.append(("equal", ga, ga + _K, pa, pa + _K))
-        gi, pi = ga + _K, pa + _K
+            rows.append(("equal", ga, ga + k, pa, pa + k))
+        gi, pi = ga + k, pa + k
     return rows
 
 
-def _anchors(g: str, p: str) -> list[tuple[int, int]]:
-    """``(gold start, pred start)`` of each anchor (see `_anchored`), increasing on both sides."""
+def _anchors(g: str, p: str, k: int) -> list[tuple[int, int]]:
+    """``(gold start, pred start)`` of each anchor of ``k`` units (see `_anchored`), increasing on both sides."""
     found: list[tuple[int, int]] = []
-    shift, window, after = 0, _WINDOW, 0  # pred - gold offset of the last anchor; pred units used so far
-    for i in range(_STRIDE, len(g) - 2 * _K, _STRIDE):
-        piece = g[i : i + _K]
-        lo, hi = max(after, i + shift - window), min(len(p), i + shift + window + _K)
+    stride, narrow = 4 * k, 16 * k
+    shift, window, after = 0, narrow, 0  # pred - gold offset of the last anchor; pred units used so far
+    for i in range(stride, len(g) - 2 * k, stride):
+        piece = g[i : i + k]
+        lo, hi = max(after, i + shift - window), min(len(p), i + shift + window + k)
         j = p.find(piece, lo, hi)
-        if j < 0 or p.find(piece, j + 1, hi) >= 0 or g.count(piece, max(0, i - window), i + window + _K) > 1:
-            window = min(2 * window, _WIDEST)
+        if j < 0 or p.find(piece, j + 1, hi) >= 0 or g.count(piece, max(0, i - window), i + window + k) > 1:
+            window = min(2 * window, 32 * narrow)
             continue
         found.append((i, j))
-        shift, window, after = j - i, _WINDOW, j + _K
+        shift, window, after = j - i, narrow, j + k
     return found
 
 
@@ -419,6 +428,20 @@ def _pair_lines(
 _FULL = 10_000  # cells: a page of 100 lines against 100 is paired by the whole table
 _BAND = 5  # lines either side of the word alignment
 _INF = float("inf")
+
+
+_LAST_GUIDE: list[tuple[tuple[str, ...], tuple[str, ...], list[int]]] = []  # the last page's guide
+
+
+def _guide_of(pred_lines: Sequence[str], gold_lines: Sequence[str]) -> list[int]:
+    """`_guide`, kept for the last page: its characters and then its words are paired by the same guide."""
+    key = (tuple(pred_lines), tuple(gold_lines))
+    last = _LAST_GUIDE[-1] if _LAST_GUIDE else None  # read once: another thread may replace it
+    if last is not None and last[:2] == key:
+        return last[2]
+    guide = _guide(pred_lines, gold_lines)
+    _LAST_GUIDE[:] = [(*key, guide)]
+    return guide
 
 
 def _guide(pred_lines: Sequence[str], gold_lines: Sequence[str]) -> list[int]:

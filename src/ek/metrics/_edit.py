@@ -170,12 +170,13 @@ def _hinted(pred: Units, gold: Units) -> int:
     """
     from rapidfuzz.distance import Levenshtein
 
-    from ek._align import upper_bound
+    from ek._align import code_units, upper_bound
 
     if max(len(pred), len(gold)) < _LONG:
         return int(Levenshtein.distance(pred, gold))
-    bound = upper_bound(pred, gold)
-    return int(Levenshtein.distance(pred, gold, score_hint=max(bound, 1), score_cutoff=bound))
+    p, g = code_units(pred, gold)  # words as code points: rapidfuzz hashes a list on every call
+    bound = upper_bound(p, g)
+    return int(Levenshtein.distance(p, g, score_hint=max(bound, 1), score_cutoff=bound))
 
 
 def active() -> tuple[Distance, Aligner]:
