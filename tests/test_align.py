@@ -337,3 +337,28 @@ def test_a_long_page_is_paired_by_lines_and_its_confusions_count_its_edits():
         for g, p, _ in steps
     )
     assert sum(confusions(ops).values()) == sum(op.tag != "equal" for op in ops) == line_edits
+
+
+def test_the_confusions_of_a_long_page_count_its_cer_and_wer_edits(tmp_path):
+    import random
+
+    from ek.ocr.files import evaluate_files
+
+    rng = random.Random(12)
+    gold = _long_text(rng, 100_000)
+    pred = "\n".join(_noisy(rng, line, 0.02) for line in gold.split("\n"))  # the line breaks are kept
+    (tmp_path / "g.txt").write_text(gold, encoding="utf-8")
+    (tmp_path / "p.txt").write_text(pred, encoding="utf-8")
+    report = evaluate_files(tmp_path / "g.txt", tmp_path / "p.txt", n_confusions=10**6, measures=["cer", "wer"])
+    totals = {unit: sum(row["count"] for row in rows) for unit, rows in report.detail["confusions"].items()}
+    assert report.scores[0].detail["edits"] == Levenshtein.distance(gold, pred) == totals["char"]
+    assert totals["word"] == Levenshtein.distance(gold.split(), pred.split())
+
+
+def test_texts_that_share_nothing_are_matched_unit_by_unit_past_the_work_bound(monkeypatch):
+    monkeypatch.setattr(_align, "_WORK", 10_000)  # as a pair of 10 MB texts with no common run would be
+    gold, pred = "ab" * 3000, "xyz" * 2500
+    rows, exact = _align._rows(gold, pred, work=0)
+    assert not exact and _spells(rows, gold, pred)
+    assert rows == [("replace", 0, 6000, 0, 6000), ("insert", 6000, 6000, 6000, 7500)]
+    assert _align.upper_bound(pred, gold) == 7500 >= Levenshtein.distance(gold, pred)

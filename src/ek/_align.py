@@ -347,7 +347,9 @@ def _anchored(sides: tuple[str, str], k: int = _K) -> list[_Row]:
     `_WORD_K` words) are looked up in pred around where the last anchor
     puts them (``16 k`` units either side, doubling up to ``512 k`` while
     none is found); only the stretches between anchors are aligned, each
-    exactly, so the time grows with the text, not with its square.
+    exactly, so the time grows with the text, not with its square. A
+    stretch with no anchor whose table would pass `_WORK` cells (texts that
+    share nothing) is matched unit by unit instead.
     """
     from rapidfuzz.distance import Levenshtein
 
@@ -355,7 +357,15 @@ def _anchored(sides: tuple[str, str], k: int = _K) -> list[_Row]:
     rows: list[_Row] = []
     gi = pi = 0
     for ga, pa in [*_anchors(g, p, k), (len(g), len(p))]:
-        if ga > gi or pa > pi:
+        if (ga - gi) * (pa - pi) > _WORK:  # no anchor in a long stretch (unrelated texts): unit by unit
+            shared = min(ga - gi, pa - pi)
+            rows.append(("replace", gi, gi + shared, pi, pi + shared))
+            rows.append(
+                ("delete", gi + shared, ga, pi + shared, pa)
+                if ga - gi > shared
+                else ("insert", ga, ga, pi + shared, pa)
+            )
+        elif ga > gi or pa > pi:
             found = _opcodes(Levenshtein.opcodes(g[gi:ga], p[pi:pa], score_hint=k))
             rows.extend((tag, g1 + gi, g2 + gi, p1 + pi, p2 + pi) for tag, g1, g2, p1, p2 in found)
         if ga < len(g):
