@@ -362,3 +362,24 @@ def test_texts_that_share_nothing_are_matched_unit_by_unit_past_the_work_bound(m
     assert not exact and _spells(rows, gold, pred)
     assert rows == [("replace", 0, 6000, 0, 6000), ("insert", 6000, 6000, 6000, 7500)]
     assert _align.upper_bound(pred, gold) == 7500 >= Levenshtein.distance(gold, pred)
+
+
+def test_texts_of_two_widths_are_aligned_and_counted_exactly():
+    # rapidfuzz 3.14's banded paths miscount, or crash the interpreter, when only one side has characters
+    # past U+FFFF whose low 16 bits match the other side's: such pairs are coded to one width first
+    import random
+
+    from ek.metrics._edit import _hinted
+
+    rng = random.Random(2)
+    narrow = [chr(0x400 + i) for i in range(20)]
+    gold = "".join(rng.choice(narrow) for _ in range(6000))
+    pred = list(gold)
+    for _ in range(600):
+        wide = chr(0x10000 * rng.randint(1, 3) + ord(rng.choice(narrow)))  # the low bits of a narrow letter
+        pred[rng.randrange(len(pred))] = wide if rng.random() < 0.5 else rng.choice(narrow)
+    pred = "".join(pred)
+    distance = Levenshtein.distance(gold, pred)
+    ops = align(pred, gold)
+    assert sum(op.tag != "equal" for op in ops) == distance == _hinted(pred, gold)  # the unbanded distance
+    assert _align.upper_bound(pred, gold) >= distance

@@ -331,13 +331,27 @@ def _common_ends(a: Sequence[str], b: Sequence[str]) -> tuple[int, int]:
 
 
 def code_units(g: Sequence[str], p: Sequence[str]) -> tuple[str, str]:
-    """Both sides as strings, one code point per distinct unit (a str is its own code)."""
-    if isinstance(g, str) and isinstance(p, str):
+    """Both sides as strings of one width, one code point per distinct unit (a str is its own code).
+
+    rapidfuzz 3.14's banded distance and alignment go wrong when one string
+    holds a character past U+FFFF and the other does not (a wrong distance,
+    or a crash, when the low 16 bits of a wide character match a narrow
+    one), so two texts of different widths are coded too, and codes past
+    U+FFFF (more than 55,000 distinct words) are all past it.
+    """
+    if isinstance(g, str) and isinstance(p, str) and _wide(g) == _wide(p):
         return g, p
     distinct = dict.fromkeys(g)
     distinct.update(dict.fromkeys(p))
-    codes = {u: chr(k if k < 0xD800 else k + 0x800) for k, u in enumerate(distinct)}  # skips the surrogates
+    if len(distinct) < 0xD800:
+        codes = {u: chr(k) for k, u in enumerate(distinct)}
+    else:  # every code past U+FFFF, so both sides have one width
+        codes = {u: chr(0x10000 + k) for k, u in enumerate(distinct)}
     return "".join(map(codes.__getitem__, g)), "".join(map(codes.__getitem__, p))
+
+
+def _wide(text: str) -> bool:
+    return bool(text) and max(text) > "\uffff"
 
 
 def _anchored(sides: tuple[str, str], k: int = _K) -> list[_Row]:
