@@ -174,8 +174,8 @@ def _hinted(pred: Units, gold: Units) -> int:
 
     if max(len(pred), len(gold)) < _LONG:
         return int(Levenshtein.distance(pred, gold))
-    p, g = code_units(pred, gold)  # words as code points: rapidfuzz hashes a list on every call
-    bound = upper_bound(p, g)
+    bound = upper_bound(pred, gold)  # anchored on 16 letters, or on 4 words
+    p, g = code_units(pred, gold)  # one width (see there); words as code points: rapidfuzz hashes a list per call
     return int(Levenshtein.distance(p, g, score_hint=max(bound, 1), score_cutoff=bound))
 
 
