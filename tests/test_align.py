@@ -241,3 +241,145 @@ def test_the_band_around_the_word_alignment_finds_the_least_cost(seed, n_lines):
     ranges = _align._band(guide, len(pred), _align._BAND)
     got = _align._backtrace(_align._costs(gold, pred, ranges), len(gold), len(pred))
     assert _cost(got, pred, gold) == _full_table_pairing(pred, gold)[1]
+
+
+# --- long texts: trimmed ends, anchors, exactness where claimed (issue 31) ---------------------------------------
+
+_WORDS = ["lorem", "ipsum", "dolor", "sit", "amet", "consectetur", "adipiscing", "elit", "sed", "do", "eiusmod"]
+
+
+def _long_text(rng, n_chars: int, width: int = 60) -> str:
+    """Lines of words, about ``n_chars`` long."""
+    out, line, size = [], [], 0
+    while size < n_chars:
+        line.append(rng.choice(_WORDS) + rng.choice(["", "", "s", "um", "que"]))
+        size += len(line[-1]) + 1
+        if sum(map(len, line)) > width:
+            out.append(" ".join(line))
+            line = []
+    return "\n".join(out + [" ".join(line)])
+
+
+def _noisy(rng, text: str, rate: float) -> str:
+    out = []
+    for ch in text:
+        r = rng.random()
+        if r < rate / 3:
+            continue  # dropped
+        out.append(rng.choice("abcxyz ") if r < 2 * rate / 3 else ch)
+        if r < rate:
+            out.append(rng.choice("abcxyz"))  # inserted
+    return "".join(out)
+
+
+def _spells(rows, gold, pred) -> bool:
+    """Whether opcode rows cover both sides in order, with equal runs equal."""
+    g_at = p_at = 0
+    for tag, g1, g2, p1, p2 in rows:
+        if (g1, p1) != (g_at, p_at) or (tag == "equal" and gold[g1:g2] != pred[p1:p2]):
+            return False
+        g_at, p_at = g2, p2
+    return (g_at, p_at) == (len(gold), len(pred))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), n=st.integers(5_000, 30_000), rate=st.sampled_from([0.0005, 0.01, 0.05, 0.3]))
+def test_the_hierarchical_alignment_is_minimal_whenever_it_claims_to_be(seed, n, rate):
+    import random
+
+    rng = random.Random(seed)
+    gold = _long_text(rng, n)
+    pred = _noisy(rng, gold, rate)
+    distance = Levenshtein.distance(gold, pred)
+    for work in (_align._WORK, 0):  # the exact band, and the anchors alone
+        rows, exact = _align._rows(gold, pred, work=work)
+        assert _spells(rows, gold, pred)
+        edits = _align._edits(rows)
+        assert edits >= distance
+        if exact:
+            assert edits == distance
+    assert _align.upper_bound(pred, gold) >= distance
+
+
+def test_a_long_line_with_three_edits_is_aligned_exactly():
+    import random
+
+    rng = random.Random(3)
+    gold = _long_text(rng, 400_000).replace("\n", " ")  # one line
+    pred = gold[:1000] + "#" + gold[1001:200_000] + gold[200_001:399_000] + "%" + gold[399_000:]
+    ops = align(pred, gold)
+    assert sum(op.tag != "equal" for op in ops) == Levenshtein.distance(gold, pred) == 3
+    assert "".join(op.gold for op in ops) == gold and "".join(op.pred for op in ops) == pred
+    assert [(op.tag, op.gold, op.pred) for op in ops if op.tag != "equal"] == [
+        ("replace", gold[1000], "#"),
+        ("delete", gold[200_000], ""),
+        ("insert", "", "%"),
+    ]
+    steps = align_lines([pred], [gold], unit="word")  # the word alignment of the same line
+    word_ops = [op for _, _, line_ops in steps for op in line_ops]
+    g_words, p_words = gold.split(), pred.split()
+    assert sum(op.tag != "equal" for op in word_ops) == Levenshtein.distance(g_words, p_words)
+
+
+def test_a_long_page_is_paired_by_lines_and_its_confusions_count_its_edits():
+    import random
+
+    rng = random.Random(11)
+    gold = _long_text(rng, 200_000)
+    pred = _noisy(rng, gold, 0.02)
+    g_lines, p_lines = gold.split("\n"), pred.split("\n")
+    steps = align_lines(p_lines, g_lines)
+    assert [g for g, _, _ in steps if g is not None] == list(range(len(g_lines)))
+    assert [p for _, p, _ in steps if p is not None] == list(range(len(p_lines)))
+    ops = [op for _, _, line_ops in steps for op in line_ops]
+    line_edits = sum(
+        Levenshtein.distance(g_lines[g] if g is not None else "", p_lines[p] if p is not None else "")
+        for g, p, _ in steps
+    )
+    assert sum(confusions(ops).values()) == sum(op.tag != "equal" for op in ops) == line_edits
+
+
+def test_the_confusions_of_a_long_page_count_its_cer_and_wer_edits(tmp_path):
+    import random
+
+    from ek.ocr.files import evaluate_files
+
+    rng = random.Random(12)
+    gold = _long_text(rng, 100_000)
+    pred = "\n".join(_noisy(rng, line, 0.02) for line in gold.split("\n"))  # the line breaks are kept
+    (tmp_path / "g.txt").write_text(gold, encoding="utf-8")
+    (tmp_path / "p.txt").write_text(pred, encoding="utf-8")
+    report = evaluate_files(tmp_path / "g.txt", tmp_path / "p.txt", n_confusions=10**6, measures=["cer", "wer"])
+    totals = {unit: sum(row["count"] for row in rows) for unit, rows in report.detail["confusions"].items()}
+    assert report.scores[0].detail["edits"] == Levenshtein.distance(gold, pred) == totals["char"]
+    assert totals["word"] == Levenshtein.distance(gold.split(), pred.split())
+
+
+def test_texts_that_share_nothing_are_matched_unit_by_unit_past_the_work_bound(monkeypatch):
+    monkeypatch.setattr(_align, "_WORK", 10_000)  # as a pair of 10 MB texts with no common run would be
+    gold, pred = "ab" * 3000, "xyz" * 2500
+    rows, exact = _align._rows(gold, pred, work=0)
+    assert not exact and _spells(rows, gold, pred)
+    assert rows == [("replace", 0, 6000, 0, 6000), ("insert", 6000, 6000, 6000, 7500)]
+    assert _align.upper_bound(pred, gold) == 7500 >= Levenshtein.distance(gold, pred)
+
+
+def test_texts_of_two_widths_are_aligned_and_counted_exactly():
+    # rapidfuzz 3.14's banded paths miscount, or crash the interpreter, when only one side has characters
+    # past U+FFFF whose low 16 bits match the other side's: such pairs are coded to one width first
+    import random
+
+    from ek.metrics._edit import _hinted
+
+    rng = random.Random(2)
+    narrow = [chr(0x400 + i) for i in range(20)]
+    gold = "".join(rng.choice(narrow) for _ in range(6000))
+    pred = list(gold)
+    for _ in range(600):
+        wide = chr(0x10000 * rng.randint(1, 3) + ord(rng.choice(narrow)))  # the low bits of a narrow letter
+        pred[rng.randrange(len(pred))] = wide if rng.random() < 0.5 else rng.choice(narrow)
+    pred = "".join(pred)
+    distance = Levenshtein.distance(gold, pred)
+    ops = align(pred, gold)
+    assert sum(op.tag != "equal" for op in ops) == distance == _hinted(pred, gold)  # the unbanded distance
+    assert _align.upper_bound(pred, gold) >= distance

@@ -119,6 +119,42 @@ def test_the_actevedef_page_under_the_profile_marks_188_edits(real_data, tmp_pat
     assert not [t for t in titles if "\\uf502" in t or "ﬁ" in t or "oͤ" in t]
 
 
+# --- long documents (issue 31): the drawn item is aligned exactly whatever its length ---------------------------
+
+
+def _lines_of_words(n_chars: int, seed: int) -> str:
+    import random
+
+    rng = random.Random(seed)
+    words = ["lorem", "ipsum", "dolor", "sit", "amet", "elit", "sed", "do", "eiusmod", "tempor", "incididunt"]
+    lines, size = [], 0
+    while size < n_chars:
+        lines.append(" ".join(rng.choice(words) for _ in range(9)))
+        size += len(lines[-1]) + 1
+    return "\n".join(lines)
+
+
+def test_a_long_noisy_page_declares_the_figures_edits_and_draws_400(tmp_path, capsys):
+    import random
+
+    gold = _lines_of_words(120_000, seed=4)
+    rng = random.Random(9)
+    pred = "".join(c if rng.random() > 0.02 else rng.choice(["", "x", c + "y"]) for c in gold)
+    item, html = _one_item_page(tmp_path, gold, pred)
+    capsys.readouterr()
+    assert item["edits"] == Levenshtein.distance(gold, pred)
+    assert _page_edits(html) == (item["edits"], 400, 400)  # cut after 400 of them, saying of how many
+
+
+def test_a_long_line_with_three_edits_draws_all_three(tmp_path, capsys):
+    gold = _lines_of_words(600_000, seed=5).replace("\n", " ")
+    pred = gold[:1000] + "#" + gold[1001:300_000] + gold[300_001:590_000] + "%" + gold[590_000:]
+    item, html = _one_item_page(tmp_path, gold, pred)
+    capsys.readouterr()
+    assert item["edits"] == 3
+    assert _page_edits(html) == (3, 3, None)
+
+
 # --- small cases, worked by hand ------------------------------------------------------------------
 
 

@@ -39,7 +39,21 @@ aligns the units inside each pair; it is what a page with lines on both
 sides is shown and counted with. Pages of up to 100 lines a side are paired
 by the whole table of line pairs; longer ones within a band around one word
 alignment of the two texts, in time and memory linear in the lines (a
-1,300-line page in 0.1 s).
+1,300-line page in 0.1 s; a 1 MB page in about a second).
+
+**Long texts.** The common prefix and suffix are cut off before any
+alignment, and a pair within 256 edits of each other is aligned exactly in
+one narrow band (a 5 MB line with 3 edits in a fraction of a second). A
+longer pair is anchored first: runs of 16 letters (4 words) met once in
+both sides near where the last anchor puts them, one every four run lengths,
+with only the stretches between them aligned; the result is a valid alignment whose edits are an
+upper bound of the distance (`upper_bound`), found in time linear in the
+text. It is then aligned exactly in a band that wide (rapidfuzz: time about
+units x edits / 64) when that work is at most `_WORK` (10^10: a 1 MB page
+with 2% noise, in about a second) or ``exact=True``; beyond, the anchored
+alignment is kept, minimal except perhaps where an anchor split it.
+`align_lines` pairs lines (each line pair aligned so) and guides a long
+page by the anchored word alignment.
 
 **Confusions.** `confusions` counts the edits of some ops as a
 `collections.Counter` keyed by ``(gold, pred)``: ``("u", "a")`` a
@@ -53,6 +67,7 @@ Counters of many pairs merge by addition (``sum(..., Counter())``), and
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple, cast
@@ -60,11 +75,27 @@ from typing import Any, NamedTuple, cast
 from ek._util import import_optional
 from ek._words import unicode_words, unicode_words_by_line
 
-__all__ = ["UNITS", "Op", "align", "align_lines", "confusion_table", "confusions", "graphemes", "split_units"]
+__all__ = [
+    "UNITS",
+    "Op",
+    "align",
+    "align_lines",
+    "code_units",
+    "confusion_table",
+    "confusions",
+    "graphemes",
+    "split_units",
+    "upper_bound",
+]
 
 UNITS = ("char", "word", "grapheme", "unicode_word")
 _KINDS = {"replace": "substitution", "delete": "deletion", "insert": "insertion"}
 _JOINERS = {"word": " ", "unicode_word": " "}
+_DIRECT = 4096  # units a side up to which rapidfuzz aligns a pair at once
+_WORK = 10_000_000_000  # units x edits of the largest exact alignment (rapidfuzz's band: about a second)
+_FEW = 256  # edits a near-identical pair is first checked for, before any anchor is sought
+_K = 16  # units of an anchor (letters): one every 4 _K units, sought within 16 _K, widening to 512 _K
+_WORD_K = 4  # units of a word anchor: four words are about as rare as sixteen letters
 
 
 class Op(NamedTuple):
@@ -102,18 +133,22 @@ def split_units(text: str, unit: str = "char") -> Sequence[str]:
     raise ValueError(f"unit must be one of {', '.join(map(repr, UNITS))}, got {unit!r}.")
 
 
-def align(pred: str, gold: str, *, unit: str = "char") -> list[Op]:
+def align(pred: str, gold: str, *, unit: str = "char", exact: bool = False) -> list[Op]:
     """The minimal-edit alignment of ``pred`` against ``gold`` as a list of `Op` (see the module doc).
 
     Args:
         pred: the predicted text.
         gold: the reference text.
         unit: ``"char"`` (code points), ``"grapheme"``, ``"word"`` or ``"unicode_word"``.
+        exact: minimal whatever the work; by default a pair whose exact
+            alignment would cost more than `_WORK` (units x edits) is aligned
+            between anchors (see **Long texts** in the module doc).
     """
     for side, value in (("pred", pred), ("gold", gold)):
         if not isinstance(value, str):
             raise TypeError(f"align() compares two strings, but {side} is {type(value).__name__}: {value!r:.60}.")
-    return _align_units(split_units(pred, unit), split_units(gold, unit), _JOINERS.get(unit, ""))
+    work = math.inf if exact else _WORK
+    return _align_units(split_units(pred, unit), split_units(gold, unit), _JOINERS.get(unit, ""), work)
 
 
 def align_lines(
@@ -140,7 +175,7 @@ def align_lines(
     else:
         p_units = [split_units(line, unit) for line in pred_lines]
         g_units = [split_units(line, unit) for line in gold_lines]
-    guide = _guide(pred_lines, gold_lines) if (len(gold_lines) + 1) * (len(pred_lines) + 1) > _FULL else None
+    guide = _guide_of(pred_lines, gold_lines) if (len(gold_lines) + 1) * (len(pred_lines) + 1) > _FULL else None
     steps = []
     for gi, pi in _pair_lines(p_units, g_units, guide):
         p = p_units[pi] if pi is not None else ()
@@ -184,14 +219,12 @@ def _grapheme_pattern() -> Any:
     return _PATTERN[0]
 
 
-def _align_units(pred: Sequence[str], gold: Sequence[str], joiner: str) -> list[Op]:
-    from rapidfuzz.distance import Levenshtein
-
+def _align_units(pred: Sequence[str], gold: Sequence[str], joiner: str, work: float = _WORK) -> list[Op]:
     ops: list[Op] = []
     append, new = ops.append, tuple.__new__  # Op(...) without its keyword handling: this loop is hot
     text = isinstance(gold, str)  # code points: a slice is already the run's text
     # source = gold, destination = pred: "delete" drops a gold unit.
-    for tag, g1, g2, p1, p2 in _opcodes(Levenshtein.opcodes(gold, pred)):
+    for tag, g1, g2, p1, p2 in _rows(gold, pred, work=work)[0]:
         if tag == "equal":
             run = gold[g1:g2] if text else joiner.join(gold[g1:g2])
             append(new(Op, ("equal", run, run)))
@@ -204,6 +237,185 @@ def _align_units(pred: Sequence[str], gold: Sequence[str], joiner: str) -> list[
         for p in pred[p1 + shared : p2]:
             append(new(Op, ("insert", "", p)))
     return ops
+
+
+_Row = tuple[str, int, int, int, int]
+"""One opcode: ``(tag, gold start, gold end, pred start, pred end)``."""
+
+
+def _rows(gold: Sequence[str], pred: Sequence[str], *, work: float = _WORK) -> tuple[list[_Row], bool]:
+    """The opcodes turning ``gold`` into ``pred``, and whether they are a minimal alignment.
+
+    The common prefix and suffix are cut off first. What is left is aligned
+    exactly (rapidfuzz, in a band as wide as the edits: time about units x
+    edits / 64) when that work is at most ``work``; beyond, the alignment
+    anchored on shared runs (`_anchored`), whose edits may exceed the
+    distance where an anchor is off every minimal alignment.
+    """
+    from rapidfuzz.distance import Levenshtein
+
+    if len(gold) <= _DIRECT and len(pred) <= _DIRECT:  # a line: rapidfuzz cuts the common ends itself
+        return _opcodes(Levenshtein.opcodes(gold, pred)), True
+    pre, suf = _common_ends(gold, pred)
+    g, p = gold[pre : len(gold) - suf], pred[pre : len(pred) - suf]
+    exact = True
+    if not g or not p:
+        middle: list[_Row] = [("delete", 0, len(g), 0, 0)] if g else [("insert", 0, 0, 0, len(p))] if p else []
+    elif max(len(g), len(p)) <= _DIRECT:
+        middle = _opcodes(Levenshtein.opcodes(g, p))
+    else:
+        coded = code_units(g, p)
+        few = _few_edits(coded)  # a near-identical pair: its exact band is narrow whatever ``work``
+        middle = _anchored(coded, _anchor_units(g)) if few is None else []
+        edits = _edits(middle) if few is None else few
+        if few is not None or max(len(g), len(p)) * edits <= work:
+            middle = _opcodes(Levenshtein.opcodes(*coded, score_hint=max(edits, 1)))
+        else:
+            exact = False
+    rows: list[_Row] = [("equal", 0, pre, 0, pre)] if pre else []
+    rows.extend((tag, g1 + pre, g2 + pre, p1 + pre, p2 + pre) for tag, g1, g2, p1, p2 in middle)
+    if suf:
+        rows.append(("equal", len(gold) - suf, len(gold), len(pred) - suf, len(pred)))
+    return _merge_equal(rows), exact
+
+
+def upper_bound(pred: Sequence[str], gold: Sequence[str]) -> int:
+    """Edits of an alignment of ``pred`` with ``gold`` found in time near-linear in their length (>= the distance).
+
+    The anchored alignment of `_rows` after the common ends are cut; a
+    distance computed in a band this wide is exact in one pass.
+    """
+    pre, suf = _common_ends(gold, pred)
+    g, p = gold[pre : len(gold) - suf], pred[pre : len(pred) - suf]
+    if not g or not p:
+        return len(g) + len(p)
+    coded = code_units(g, p)
+    few = _few_edits(coded)
+    return _edits(_anchored(coded, _anchor_units(g))) if few is None else few
+
+
+def _anchor_units(units: Sequence[str]) -> int:
+    return _K if isinstance(units, str) else _WORD_K
+
+
+def _few_edits(sides: tuple[str, str]) -> int | None:
+    """The distance when it is at most `_FEW` (one pass over a narrow band, linear), else None."""
+    from rapidfuzz.distance import Levenshtein
+
+    found = int(Levenshtein.distance(*sides, score_cutoff=_FEW))
+    return found if found <= _FEW else None
+
+
+def _edits(rows: Iterable[_Row]) -> int:
+    return sum(max(g2 - g1, p2 - p1) for tag, g1, g2, p1, p2 in rows if tag != "equal")
+
+
+def _common_ends(a: Sequence[str], b: Sequence[str]) -> tuple[int, int]:
+    """Lengths of the common prefix and of the common suffix of what follows it (by halving: C compares)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    pre, n, m = lo, len(a), len(b)
+    lo, hi = 0, min(n, m) - pre
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[n - mid : n - lo] == b[m - mid : m - lo]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return pre, lo
+
+
+def code_units(g: Sequence[str], p: Sequence[str]) -> tuple[str, str]:
+    """Both sides as strings of one width, one code point per distinct unit (a str is its own code).
+
+    rapidfuzz 3.14's banded distance and alignment go wrong when one string
+    holds a character past U+FFFF and the other does not (a wrong distance,
+    or a crash, when the low 16 bits of a wide character match a narrow
+    one), so two texts of different widths are coded too, and codes past
+    U+FFFF (more than 55,000 distinct words) are all past it.
+    """
+    if isinstance(g, str) and isinstance(p, str) and _wide(g) == _wide(p):
+        return g, p
+    distinct = dict.fromkeys(g)
+    distinct.update(dict.fromkeys(p))
+    if len(distinct) < 0xD800:
+        codes = {u: chr(k) for k, u in enumerate(distinct)}
+    else:  # every code past U+FFFF, so both sides have one width
+        codes = {u: chr(0x10000 + k) for k, u in enumerate(distinct)}
+    return "".join(map(codes.__getitem__, g)), "".join(map(codes.__getitem__, p))
+
+
+def _wide(text: str) -> bool:
+    return bool(text) and max(text) > "\uffff"
+
+
+def _anchored(sides: tuple[str, str], k: int = _K) -> list[_Row]:
+    """Opcodes aligned between anchors: runs of ``k`` units met once in both sides near where expected.
+
+    Every ``4 k`` units of gold, its next ``k`` units (`_K` letters,
+    `_WORD_K` words) are looked up in pred around where the last anchor
+    puts them (``16 k`` units either side, doubling up to ``512 k`` while
+    none is found); only the stretches between anchors are aligned, each
+    exactly, so the time grows with the text, not with its square. A
+    stretch with no anchor whose table would pass `_WORK` cells (texts that
+    share nothing) is matched unit by unit instead.
+    """
+    from rapidfuzz.distance import Levenshtein
+
+    g, p = sides
+    rows: list[_Row] = []
+    gi = pi = 0
+    for ga, pa in [*_anchors(g, p, k), (len(g), len(p))]:
+        if (ga - gi) * (pa - pi) > _WORK:  # no anchor in a long stretch (unrelated texts): unit by unit
+            shared = min(ga - gi, pa - pi)
+            rows.append(("replace", gi, gi + shared, pi, pi + shared))
+            rows.append(
+                ("delete", gi + shared, ga, pi + shared, pa)
+                if ga - gi > shared
+                else ("insert", ga, ga, pi + shared, pa)
+            )
+        elif ga > gi or pa > pi:
+            found = _opcodes(Levenshtein.opcodes(g[gi:ga], p[pi:pa], score_hint=k))
+            rows.extend((tag, g1 + gi, g2 + gi, p1 + pi, p2 + pi) for tag, g1, g2, p1, p2 in found)
+        if ga < len(g):
+            rows.append(("equal", ga, ga + k, pa, pa + k))
+        gi, pi = ga + k, pa + k
+    return rows
+
+
+def _anchors(g: str, p: str, k: int) -> list[tuple[int, int]]:
+    """``(gold start, pred start)`` of each anchor of ``k`` units (see `_anchored`), increasing on both sides."""
+    found: list[tuple[int, int]] = []
+    stride, narrow = 4 * k, 16 * k
+    shift, window, after = 0, narrow, 0  # pred - gold offset of the last anchor; pred units used so far
+    for i in range(stride, len(g) - 2 * k, stride):
+        piece = g[i : i + k]
+        lo, hi = max(after, i + shift - window), min(len(p), i + shift + window + k)
+        j = p.find(piece, lo, hi)
+        if j < 0 or p.find(piece, j + 1, hi) >= 0 or g.count(piece, max(0, i - window), i + window + k) > 1:
+            window = min(2 * window, 32 * narrow)
+            continue
+        found.append((i, j))
+        shift, window, after = j - i, narrow, j + k
+    return found
+
+
+def _merge_equal(rows: list[_Row]) -> list[_Row]:
+    """``rows`` with adjacent equal runs joined, and empty ones dropped."""
+    out: list[_Row] = []
+    for row in rows:
+        if row[1] == row[2] and row[3] == row[4]:
+            continue
+        if out and row[0] == "equal" == out[-1][0]:
+            out[-1] = ("equal", out[-1][1], row[2], out[-1][3], row[4])
+        else:
+            out.append(row)
+    return out
 
 
 def _opcodes(found: Any) -> list[tuple[str, int, int, int, int]]:
@@ -242,14 +454,26 @@ _BAND = 5  # lines either side of the word alignment
 _INF = float("inf")
 
 
+_LAST_GUIDE: list[tuple[tuple[str, ...], tuple[str, ...], list[int]]] = []  # the last page's guide
+
+
+def _guide_of(pred_lines: Sequence[str], gold_lines: Sequence[str]) -> list[int]:
+    """`_guide`, kept for the last page: its characters and then its words are paired by the same guide."""
+    key = (tuple(pred_lines), tuple(gold_lines))
+    last = _LAST_GUIDE[-1] if _LAST_GUIDE else None  # read once: another thread may replace it
+    if last is not None and last[:2] == key:
+        return last[2]
+    guide = _guide(pred_lines, gold_lines)
+    _LAST_GUIDE[:] = [(*key, guide)]
+    return guide
+
+
 def _guide(pred_lines: Sequence[str], gold_lines: Sequence[str]) -> list[int]:
     """For each gold line (and the end), the pred line where its first word lands in one word alignment."""
-    from rapidfuzz.distance import Levenshtein
-
     g_words, g_line, g_first = _words_with_lines(gold_lines)
     p_words, p_line, _ = _words_with_lines(pred_lines)
     starts: list[int | None] = [None] * len(gold_lines) + [len(pred_lines)]
-    for tag, g1, g2, p1, _ in _opcodes(Levenshtein.opcodes(g_words, p_words)):
+    for tag, g1, g2, p1, _ in _rows(g_words, p_words, work=0)[0]:  # a guide need not be minimal
         if tag in ("equal", "replace"):  # gold word g1 + k is read as pred word p1 + k
             for line in range(g_line[g1], g_line[g2 - 1] + 1):
                 if starts[line] is None:

@@ -225,14 +225,20 @@ def _preparer(metric: str, steps: list[str] | None, *, profile: str | None = Non
     return prepare
 
 
-def _display_ops(pred: str, gold: str, unit: str) -> list[Op]:
+def _display_ops(pred: str, gold: str, unit: str, *, exact: bool = True) -> list[Op]:
     """The one alignment of an item the page draws and counts, in the figure's ``unit`` (see `ek._align`).
 
     Its edits are the figure's numerator for the item; the page draws code points by grapheme
     cluster without aligning again (`ek.cli._html._diff`). Clusters are aligned as coded code
     points (`ek.cli._html._chars.align_clusters`), the same alignment as ``unit="grapheme"``.
+    A drawn item is aligned minimally whatever its length (``exact``: time about units x edits
+    / 64, a few times what its figure cost); the confusion table's other items are aligned
+    between anchors where that is cheaper (``exact=False``, see `ek._align`), counting at
+    least their edits.
     """
-    return align_clusters(pred, gold) if unit == "grapheme" else align(pred, gold, unit=unit)
+    if unit == "grapheme":
+        return align_clusters(pred, gold, exact=exact)
+    return align(pred, gold, unit=unit, exact=exact)
 
 
 def _shown(value: object) -> str | None:
@@ -264,13 +270,15 @@ def _corpus_confusions(
     """The most frequent confusions over every item with an edit, from the ops the diffs draw.
 
     The shown items' ``known`` ops are counted as they are; every other item with an edit is
-    aligned once the same way, so the table counts the edits the figure counts, in its unit.
+    aligned once the same way, so the table counts the edits the figure counts, in its unit
+    (an item too long to align exactly within `ek._align`'s work bound is aligned between
+    anchors, and may count a few more).
     """
     every_op = (
         op
         for k, (g, p, item) in enumerate(zip(joined.golds, joined.preds, items))
         if item["statistics"].get("edits") != 0 and isinstance(g, str) and isinstance(p, str)
-        for op in (known[k] if k in known else _display_ops(prepare(p), prepare(g), unit))
+        for op in (known[k] if k in known else _display_ops(prepare(p), prepare(g), unit, exact=False))
     )
     return confusion_table(confusions(every_op), n=_N_CONFUSIONS)
 

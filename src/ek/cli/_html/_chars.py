@@ -115,19 +115,20 @@ def clusters(text: str) -> list[str]:
     return _approximate_clusters(text)
 
 
-def align_clusters(pred: str, gold: str) -> list[Op]:
-    """`ek._align.align` of ``pred`` against ``gold`` with grapheme clusters as the units.
+def align_clusters(pred: str, gold: str, *, exact: bool = False) -> list[Op]:
+    """`ek._align.align` of ``pred`` against ``gold`` with grapheme clusters as the units (``exact`` as there).
 
     Each distinct cluster is coded as one code point for the alignment and
     decoded after, so every segment holds whole clusters.
     """
     g, p = clusters(gold), clusters(pred)
     if len(g) == len(gold) and len(p) == len(pred):
-        return align(pred, gold, unit="char")
+        return align(pred, gold, unit="char", exact=exact)
     codes: dict[str, str] = {}
     coded = [_encode(units, codes) for units in (p, g)]
     units = {code: cluster for cluster, code in codes.items()}
-    return [Op(tag, _decode(gs, units), _decode(ps, units)) for tag, gs, ps in align(*coded, unit="char")]
+    found = align(coded[0], coded[1], unit="char", exact=exact)
+    return [Op(tag, _decode(gs, units), _decode(ps, units)) for tag, gs, ps in found]
 
 
 # ---------------------------------------------------------------------------
