@@ -36,13 +36,19 @@ def _new(tmp_path, **kw):
     )
 
 
-def test_a_stored_monitor_reloads_to_the_same_report_and_carries_on(tmp_path):
+def _stored_and_twin(tmp_path, windows=3):
+    """A stored monitor and its in-memory twin, after the same ``windows`` updates."""
     monitor = _new(tmp_path)
     twin = Monitor(CAL, CostSensitiveGate(rho=9.0), calibration_signals=CALIBRATION)  # the same, in memory
-    for w in range(3):
+    for w in range(windows):
         items, labels = _window(w)
         monitor.update(items, audit=labels, time=w)
         twin.update(items, audit=labels, time=w)
+    return monitor, twin
+
+
+def test_a_stored_monitor_reloads_to_the_same_report_and_carries_on(tmp_path):
+    monitor, twin = _stored_and_twin(tmp_path)
     again = Monitor.load("gate", rootdir=tmp_path)
     assert again.report().to_dict() == monitor.report().to_dict() == twin.report().to_dict()
     late = {"w0-1": True, "w1-2": False}  # late labels for items of earlier windows, read from their stored tables
@@ -128,12 +134,7 @@ def _as_format_1(root, *, alarms=None):
 
 
 def test_a_format_1_state_is_read_replayed_into_the_detectors_and_continued_in_format_1(tmp_path):
-    monitor = _new(tmp_path)
-    twin = Monitor(CAL, CostSensitiveGate(rho=9.0), calibration_signals=CALIBRATION)  # the same, in memory
-    for w in range(3):
-        items, labels = _window(w)
-        monitor.update(items, audit=labels, time=w)
-        twin.update(items, audit=labels, time=w)
+    _, twin = _stored_and_twin(tmp_path)
     _as_format_1(tmp_path)
     old = Monitor.load("gate", rootdir=tmp_path)
     assert old.settings["format"] == 1
