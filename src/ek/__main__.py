@@ -1,4 +1,4 @@
-"""The ``ek`` command (``python -m ek``): the functions of `ek.tools`, run by `ek.cli.run`."""
+"""The ``ek`` command (``python -m ek``): the table of commands `ek.cli.COMMANDS`, run by `ek.cli.run`."""
 
 from __future__ import annotations
 
@@ -8,10 +8,9 @@ from collections.abc import Sequence
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``ek`` with ``argv`` (default: ``sys.argv[1:]``); returns the exit code."""
-    from ek.cli import run
-    from ek.tools import _dispatch_funcs
+    from ek.cli import COMMANDS, run
 
-    return run(_dispatch_funcs, argv)
+    return run(COMMANDS, argv)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from typing import Annotated
 import pytest
 
 import ek.tools
-from ek.cli import Options, run
+from ek.cli import Command, Options, run
 from ek.cli._main import _build_parser
 
 OWN = {  # each command's own keyword-only options, after the shared ones, as --help lists them
@@ -29,7 +29,7 @@ OWN = {  # each command's own keyword-only options, after the shared ones, as --
 def options_of(command: str) -> list[tuple[str, str]]:
     """``(dest, first option string)`` of each option of ``ek COMMAND``, in --help order."""
     func = getattr(ek.tools, command)
-    sub = _build_parser([func])._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr]
+    sub = _build_parser([Command(command, func)])._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr]
     return [(a.dest, a.option_strings[0]) for a in sub._actions if a.option_strings and a.dest != "help"]
 
 
@@ -51,7 +51,7 @@ def test_no_command_patches_its_signature(command):
 
 
 def test_no_dispatched_function_has_a_patched_signature():
-    assert [f.__name__ for f in ek.tools._dispatch_funcs if "__signature__" in vars(f)] == []
+    assert [c.name for c in ek.cli.COMMANDS if "__signature__" in vars(c.function)] == []
 
 
 def test_a_python_call_passes_options_as_the_command_line_does(tmp_path, capsys):
@@ -62,7 +62,7 @@ def test_a_python_call_passes_options_as_the_command_line_does(tmp_path, capsys)
     report = json.loads(out.stdout)
     assert report["aggregate"] == pytest.approx(1 / 5)  # one word of five substituted
     argv = ["evaluate", str(gold), str(pred), "--id", "key", "--metric", "wer", "--json", "-"]
-    assert run(ek.tools._dispatch_funcs, argv) == 0
+    assert run(ek.cli.COMMANDS, argv) == 0
     assert json.loads(capsys.readouterr().out)["aggregate"] == report["aggregate"]
 
 
@@ -102,21 +102,24 @@ def spin(name: str, *, knobs: Knobs = Knobs(), times: int = 1) -> dict[str, obje
     return {"name": name, "knobs": dataclasses.asdict(knobs), "times": times}
 
 
+SPIN = (Command("spin", spin),)
+
+
 def test_a_dataclass_parameter_becomes_one_flag_per_field(capsys):
-    assert run([spin], ["spin", "x", "--size", "4", "--loud", "--label", "hey", "--times", "3"]) == 0
+    assert run(SPIN, ["spin", "x", "--size", "4", "--loud", "--label", "hey", "--times", "3"]) == 0
     assert json.loads(capsys.readouterr().out) == {
         "name": "x",
         "knobs": {"size": 4, "loud": True, "label": "hey"},
         "times": 3,
     }
-    assert run([spin], ["spin", "y"]) == 0
+    assert run(SPIN, ["spin", "y"]) == 0
     assert json.loads(capsys.readouterr().out)["knobs"] == {"size": 2, "loud": False, "label": None}
-    sub = _build_parser([spin])._subparsers._group_actions[0].choices["spin"]  # type: ignore[union-attr]
+    sub = _build_parser(list(SPIN))._subparsers._group_actions[0].choices["spin"]  # type: ignore[union-attr]
     assert [a.dest for a in sub._actions if a.option_strings][1:] == ["size", "loud", "label", "times"]
 
 
 def test_a_dataclass_of_flags_reports_its_errors_in_one_line(capsys):
-    assert run([spin], ["spin", "x", "--size", "3"]) == 2
+    assert run(SPIN, ["spin", "x", "--size", "3"]) == 2
     assert capsys.readouterr().err == "ek spin: error: --size must be even, got 3 (see ek spin --help)\n"
-    assert run([spin], ["spin", "x", "--loud"]) == 2
+    assert run(SPIN, ["spin", "x", "--loud"]) == 2
     assert capsys.readouterr().err == "ek spin: error: --loud needs a --label to shout\n"

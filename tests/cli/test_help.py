@@ -1,7 +1,7 @@
 """``ek COMMAND --help`` over every command: one line of its own per option, its choices and default, no markup.
 
 The help is read from the docstrings (`ek.cli._help`); these tests hold
-every command of `ek.tools._dispatch_funcs` to that contract, so a new
+every command of `ek.cli.COMMANDS` to that contract, so a new
 option without a line of help, or a docstring entry left behind by a
 renamed parameter, fails here.
 """
@@ -16,19 +16,20 @@ import typing
 
 import pytest
 
+import ek.cli
 import ek.tools
 from ek._files import MAX_FILE_MB, PRED_FORMATS, PROFILES, TEXT_LEVELS
 from ek.cli import Options, run
 from ek.cli._help import plain, read_docs
 from ek.cli._main import _build_parser
 
-COMMANDS = {f.__name__.replace("_", "-"): f for f in ek.tools._dispatch_funcs}
+COMMANDS = {c.name: c.function for c in ek.cli.COMMANDS}
 MARKUP = re.compile(r"``|`|:\w+:")
 
 
 def parser_of(command: str) -> argparse.ArgumentParser:
     """The parser of ``ek COMMAND`` as ``ek`` builds it."""
-    sub = _build_parser([COMMANDS[command]])._subparsers._group_actions[0]  # type: ignore[union-attr]
+    sub = _build_parser([ek.cli.Command(command, COMMANDS[command])])._subparsers._group_actions[0]  # type: ignore[union-attr]
     return sub.choices[command]  # type: ignore[attr-defined,no-any-return]
 
 
@@ -40,7 +41,7 @@ def help_text(command: str | None, capsys: pytest.CaptureFixture[str], columns: 
     """What ``ek [COMMAND] --help`` prints at a terminal ``columns`` wide."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("COLUMNS", str(columns))
-        assert run(ek.tools._dispatch_funcs, [*([command] if command else []), "--help"]) == 0
+        assert run(ek.cli.COMMANDS, [*([command] if command else []), "--help"]) == 0
     return capsys.readouterr().out
 
 
@@ -148,7 +149,7 @@ def test_top_help_lists_every_command_and_version(capsys):
 def test_a_switch_that_is_on_shows_how_to_turn_it_off(capsys):
     text = help_text("rover", capsys)
     assert "  --[no-]confidence  blend each engine's confidence into the vote" in text
-    assert run(ek.tools._dispatch_funcs, ["rover", "a b", "a c", "--no-confidence"]) == 0
+    assert run(ek.cli.COMMANDS, ["rover", "a b", "a c", "--no-confidence"]) == 0
 
 
 # -- reading docstrings ---------------------------------------------------------------------------

@@ -26,7 +26,7 @@ def chars(text):
 
 
 def call(capsys, *argv):
-    code = run(ek.tools._dispatch_funcs, [str(a) for a in argv])
+    code = run(ek.cli.COMMANDS, [str(a) for a in argv])
     out = capsys.readouterr()
     return code, out.out, out.err
 

@@ -21,7 +21,7 @@ PYTHON_WORDS = re.compile(r"\w\(\)|\bNone\b|\b[a-z]+_[a-z_]+\b(?!\.)|\b[a-z_]+="
 
 
 def call(capsys, *argv):
-    code = run(ek.tools._dispatch_funcs, list(argv))
+    code = run(ek.cli.COMMANDS, list(argv))
     out = capsys.readouterr()
     return code, out.out, out.err
 

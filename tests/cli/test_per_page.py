@@ -25,7 +25,7 @@ PAGES = {  # id: (gold, pred, cer, wer, gold characters), by hand
 
 
 def call(capsys, *argv):
-    code = run(ek.tools._dispatch_funcs, [str(a) for a in argv])
+    code = run(ek.cli.COMMANDS, [str(a) for a in argv])
     out = capsys.readouterr()
     assert code == 0 and out.err == "", (code, out.err)
     return out.out

@@ -1,7 +1,7 @@
 """Running a command line: argv mapped onto a list of functions, each function's signature its options.
 
-`run` is what ``ek`` does with the functions of `ek.tools` (``ek.__main__``
-passes them in, so this package never imports the layer above it).
+`run` is what ``ek`` does with the table of commands (`ek.cli.COMMANDS`,
+which ``ek.__main__`` passes in; a test may pass a table of its own).
 
 Structured results print as strict JSON: a non-finite number (a cost per
 success with no success) is written as the string ``"Infinity"``,
@@ -57,23 +57,35 @@ _GIVEN_DEFAULT = re.compile(r"\s*\(default: ([^()]*)\)$")
 _EPILOG = "Run ek COMMAND --help for the options of a command. Exit codes: 0 done, 1 a gate failed, 2 bad input."
 
 
-def run(funcs: Sequence[Callable[..., Any]], argv: Sequence[str] | None = None) -> int:
-    """Parse ``argv`` (default: ``sys.argv[1:]``) against ``funcs``, call the one it names, print, and exit-code."""
+@dataclasses.dataclass(frozen=True)
+class Command:
+    """One command of ``ek``: ``ek NAME ...`` calls ``function``."""
+
+    name: str
+    function: Callable[..., Any]
+
+    def __post_init__(self) -> None:
+        if not self.name or self.name != self.name.lower() or " " in self.name or "_" in self.name:
+            raise ValueError(f"a command name is lower-case words joined by '-', got {self.name!r}")
+
+
+def run(commands: Sequence[Command], argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv`` (default: ``sys.argv[1:]``) against ``commands``, call the one it names, print, exit-code."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    commands = {_command(f): f for f in funcs}
+    by_name = {c.name: c for c in commands}
     # Only the named command's options are built (reading every command's signature costs a tenth
     # of a second); anything else (no command, --help, a typo) gets the list of commands alone.
-    named = [commands[argv[0]]] if argv and argv[0] in commands else []
-    parser = _build_parser(named or list(funcs), options=bool(named))
+    named = [by_name[argv[0]]] if argv and argv[0] in by_name else []
+    parser = _build_parser(named or list(commands), options=bool(named))
     parser.command = f"ek {argv[0]}" if named else None
     try:
         if argv and not named and not argv[0].startswith("-"):
-            parser.error(f"unknown command {argv[0]!r}{did_you_mean(argv[0], list(commands))}")
+            parser.error(f"unknown command {argv[0]!r}{did_you_mean(argv[0], list(by_name))}")
         args = vars(parser.parse_args(argv))
     except SystemExit as done:  # --help, or a mistake argparse has printed
         return done.code if isinstance(done.code, int) else 2
-    func = args.pop("_func", None)
-    if func is None:
+    command: Command | None = args.pop("_command", None)
+    if command is None:
         parser.print_help(sys.stderr)
         return 2
     groups: list[tuple[str, type[Any]]] = args.pop("_groups")
@@ -84,14 +96,14 @@ def run(funcs: Sequence[Callable[..., Any]], argv: Sequence[str] | None = None) 
             try:
                 for name, declared in groups:  # the flags a dataclass declares, built into it
                     args[name] = declared(**{f.name: args.pop(f.name) for f in dataclasses.fields(declared)})
-                result = func(*call_args, *(positional or ()), **{k: v for k, v in args.items()})
+                result = command.function(*call_args, *(positional or ()), **{k: v for k, v in args.items()})
             finally:
                 for text in texts(records):
-                    print(f"ek {_command(func)}: warning: {plain(text)}", file=sys.stderr)
+                    print(f"ek {command.name}: warning: {plain(text)}", file=sys.stderr)
     except _USER_ERRORS as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         one_line = plain(" ".join(str(message).split()))  # a Python message may quote code in reST
-        print(f"ek {_command(func)}: error: {one_line}", file=sys.stderr)
+        print(f"ek {command.name}: error: {one_line}", file=sys.stderr)
         return 2
     outcome = result if isinstance(result, Outcome) else Outcome(stdout=_printed(result))
     try:  # a command that says what to print and how to exit, or a value printed as text or JSON
@@ -135,23 +147,20 @@ class _Parser(argparse.ArgumentParser):
         return f"unknown option {flag}{did_you_mean(flag, known)}"
 
 
-def _command(func: Callable[..., Any]) -> str:
-    return func.__name__.replace("_", "-")
-
-
-def _build_parser(funcs: list[Callable[..., Any]], *, options: bool = True) -> _Parser:
-    """The parser of ``ek`` with a command per function (and, with ``options``, each command's arguments)."""
+def _build_parser(commands: list[Command], *, options: bool = True) -> _Parser:
+    """The parser of ``ek`` with a subparser per command (and, with ``options``, each command's arguments)."""
     parser = _Parser(
         prog="ek", description=_DESCRIPTION, epilog=_EPILOG, formatter_class=HelpFormatter, allow_abbrev=False
     )
-    version = next((f for f in funcs if f.__name__ == "version"), None)
+    version = next((c.function for c in commands if c.name == "version"), None)
     if version is not None:  # ek --version prints what ek version does
         parser.add_argument("--version", action="version", version=str(version()), help="print the ek version")
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
-    for func in funcs:
+    for command in commands:
+        func = command.function
         docs = read_docs(func)
         p = sub.add_parser(
-            _command(func),
+            command.name,
             help=docs.summary,
             description=docs.description,
             formatter_class=HelpFormatter,
@@ -172,7 +181,7 @@ def _build_parser(funcs: list[Callable[..., Any]], *, options: bool = True) -> _
             field_hints = typing.get_type_hints(declared, include_extras=True)
             for field in dataclasses.fields(declared):
                 _add_param(p, _as_parameter(field), field_hints[field.name], field_docs.get(field.name))
-        p.set_defaults(_func=func, _groups=groups)
+        p.set_defaults(_command=command, _groups=groups)
         p.usage = _usage(p)
     return parser
 
