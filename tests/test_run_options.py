@@ -14,7 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from ek._runs import RunOptions, run_options
+import ek.harness
+from ek._runs import RUN_KEYWORDS, RunOptions, run_options
 from ek.agents import TaskSpec, run_suite
 from ek.harness import evaluate_store
 from ek.ocr import benchmark_fleet, evaluate_ocr
@@ -76,12 +77,48 @@ def test_every_runner_ends_with_the_same_run_options_in_one_order(kind):
     params = list(inspect.signature(FUNCTIONS[kind]).parameters.values())
     names = [p.name for p in params]
     expected = [n for n in RUN_OPTIONS if n != "errors"] if kind == "fleet" else RUN_OPTIONS  # the fleet records
-    assert names[-len(expected) :] == expected
-    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[-len(expected) :])
+    # the keywords, then the same options as one value (run_options=RunOptions(...))
+    assert names[-len(expected) - 1 :] == [*expected, "run_options"]
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[-len(expected) - 1 :])
     defaults = {p.name: p.default for p in params}
     assert {n: defaults[n] for n in expected} == {
         n: getattr(RunOptions(), n) if n != "max_workers" else None for n in expected
     }
+    assert {n: defaults[n] for n in expected} == {n: RUN_KEYWORDS[n] for n in expected}
+    assert defaults["run_options"] is None
+
+
+@pytest.mark.parametrize("kind", RUNNERS)
+def test_run_options_as_one_value_equal_the_keywords(kind, tmp_path):
+    by_keywords = RUNNERS[kind](run_id="kw", rootdir=tmp_path / "a", max_workers=2)[1]
+    one_value = RUNNERS[kind](run_options=RunOptions(run_id="kw", rootdir=tmp_path / "b", max_workers=2))[1]
+    assert _stored_headers(tmp_path / "a") == _stored_headers(tmp_path / "b") != []
+    if kind == "fleet":
+        assert by_keywords.ranking == one_value.ranking
+    elif kind == "agents":
+        assert by_keywords.pass_at_k == one_value.pass_at_k
+    else:
+        assert by_keywords.aggregate == one_value.aggregate
+
+
+@pytest.mark.parametrize("kind", RUNNERS)
+def test_run_options_and_keywords_at_once_are_refused(kind):
+    with pytest.raises(
+        ValueError, match=r"got run_options= and max_workers=, timeout= too; pass the run options one way"
+    ):
+        RUNNERS[kind](run_options=RunOptions(persist=False), max_workers=3, timeout=5)
+
+
+@pytest.mark.parametrize("kind", RUNNERS)
+def test_run_options_must_be_a_run_options(kind):
+    with pytest.raises(TypeError, match=r"run_options must be an ek.harness.RunOptions, got dict"):
+        RUNNERS[kind](run_options={"persist": True})
+
+
+def test_run_options_are_checked_as_the_keywords_are():
+    with pytest.raises(ValueError, match="timeout must be a positive number"):
+        _documents(run_options=RunOptions(timeout=-1))
+    assert ek.harness.RunOptions is RunOptions
 
 
 @pytest.mark.parametrize("kind", RUNNERS)

@@ -33,6 +33,10 @@ their own, in this order and checked by one validator (`run_options`):
 ``persist=False, run_id=None, rootdir=None, resume=True, errors="record",
 max_workers=None, timeout=None, executor=None, progress=None``
 
+or all of them as one value, ``run_options=RunOptions(...)`` (`RUN_KEYWORDS`
+lists them once; `run_options_of` reads a call's arguments either way and
+refuses both at once).
+
 * a run is stored when ``persist=True`` *or* a ``run_id`` is given (a
   ``run_id`` names a stored run, so giving one asks for it to be kept and
   resumed). A stored run without a ``run_id`` gets a new one from the clock
@@ -73,6 +77,7 @@ from ek._runs._execute import (
     open_run,
 )
 from ek._runs._options import (
+    RUN_KEYWORDS,
     Calls,
     ErrorMode,
     Plan,
@@ -81,6 +86,7 @@ from ek._runs._options import (
     check_executor,
     persisted,
     run_options,
+    run_options_of,
 )
 from ek._runs._records import (
     FORMAT,
@@ -110,6 +116,7 @@ __all__ = [
     "CHUNK_ITEMS",
     "FLUSH_SECONDS",
     "FORMAT",
+    "RUN_KEYWORDS",
     "Calls",
     "DocumentEntry",
     "Done",
@@ -144,6 +151,7 @@ __all__ = [
     "register",
     "run_lock",
     "run_options",
+    "run_options_of",
     "save_baseline_record",
     "score_cases",
     "scored_report",

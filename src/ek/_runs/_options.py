@@ -19,7 +19,18 @@ from typing import Any, Literal
 from ek._runs._records import check_run_id
 from ek._util import type_name
 
-__all__ = ["Calls", "ErrorMode", "Plan", "RunOptions", "check_errors", "check_executor", "persisted", "run_options"]
+__all__ = [
+    "RUN_KEYWORDS",
+    "Calls",
+    "ErrorMode",
+    "Plan",
+    "RunOptions",
+    "check_errors",
+    "check_executor",
+    "persisted",
+    "run_options",
+    "run_options_of",
+]
 
 ErrorMode = Literal["record", "raise"]
 """``"record"``: a failing item is recorded and the run goes on; ``"raise"``: the first one stops it."""
@@ -56,7 +67,16 @@ class Plan:
 
 @dataclasses.dataclass(frozen=True)
 class RunOptions:
-    """The checked run options of one call (see `run_options`)."""
+    """The run options of one call, as one value: ``run_options=RunOptions(persist=True, max_workers=4)``.
+
+    Every runner (`ek.harness.evaluate_store`, `ek.ocr.evaluate_ocr`,
+    `ek.ocr.benchmark_fleet`, `ek.agents.run_suite`) takes it as
+    ``run_options=``, in place of its keywords ``persist`` to ``progress``;
+    the runner checks it as it checks them (`run_options`).
+
+    >>> RunOptions(persist=True, max_workers=4).max_workers
+    4
+    """
 
     persist: bool = False
     run_id: str | None = None
@@ -88,6 +108,47 @@ class RunOptions:
             progress=self.progress,
             retry_failed=retry_failed,
         )
+
+
+RUN_KEYWORDS: dict[str, Any] = {
+    "persist": False,
+    "run_id": None,
+    "rootdir": None,
+    "resume": True,
+    "errors": "record",
+    "max_workers": None,
+    "timeout": None,
+    "executor": None,
+    "progress": None,
+}
+"""The run keywords every runner takes, after its own, with their defaults (the fields of `RunOptions`)."""
+
+
+def run_options_of(who: str, given: Mapping[str, Any], *, parts: Mapping[str, Any] | None = None) -> RunOptions:
+    """The checked run options of a runner's call, from its arguments ``given`` (the runner's ``locals()``).
+
+    They are ``given["run_options"]`` when that is a `RunOptions`, else the
+    run keywords among ``given``; a call that passes both ways is refused,
+    naming the keywords, so no option is silently overridden.
+    """
+    chosen = given.get("run_options")
+    keywords = {name: given[name] for name in RUN_KEYWORDS if name in given}
+    if chosen is not None:
+        if not isinstance(chosen, RunOptions):
+            raise TypeError(
+                f"{who}() run_options must be an ek.harness.RunOptions, got {type_name(chosen)}; "
+                "e.g. run_options=RunOptions(persist=True, max_workers=4)."
+            )
+        also = [
+            name for name, value in keywords.items() if value is not RUN_KEYWORDS[name] and value != RUN_KEYWORDS[name]
+        ]
+        if also:
+            raise ValueError(
+                f"{who}() got run_options= and {', '.join(f'{n}=' for n in also)} too; pass the run options "
+                "one way: as keywords, or as fields of the RunOptions."
+            )
+        keywords = {name: getattr(chosen, name) for name in keywords}
+    return run_options(who, **keywords, parts=parts)
 
 
 def run_options(

@@ -59,12 +59,13 @@ from typing import Any
 import ek.agents.metrics  # noqa: F401 - registers the built-in checkers
 from ek._runs import (
     ErrorMode,
+    RunOptions,
     baseline_of,
+    check_executor,
     execute,
     load_baseline_record,
     open_run,
-    persisted,
-    run_options,
+    run_options_of,
     save_baseline_record,
 )
 from ek._stats import Z95, newcombe, smallest_detectable_drop
@@ -136,6 +137,7 @@ def run_suite(
     timeout: float | None = None,
     executor: Executor | None = None,
     progress: bool | None = None,
+    run_options: RunOptions | None = None,
 ) -> ReliabilityReport:
     """Run ``agent`` on every task ``k`` times and report reliability and cost.
 
@@ -190,6 +192,8 @@ def run_suite(
             equals a serial run's.
         progress: a progress bar on stderr; None (default) shows one only
             when stderr is a terminal.
+        run_options: the run options as one `ek.harness.RunOptions` value, instead of
+            the keywords ``persist`` to ``progress`` (passing both is refused).
 
     The run options (``persist`` to ``progress``) follow the one rule of
     every ek runner (`ek.harness.evaluate_store`, `ek.ocr.evaluate_ocr`).
@@ -215,7 +219,8 @@ def run_suite(
     _check_settings(k, seed, run, metrics)
     is_async = _is_async(agent)
     metrics = dict(metrics or {})
-    persisting = persisted(persist, run_id)
+    options = run_options_of(_WHO, locals())
+    persisting = options.persist
     suite = Suite(
         agent,
         k=k,
@@ -228,19 +233,8 @@ def run_suite(
         seed=seed,
         persist=persisting,
     )
-    options = run_options(
-        _WHO,
-        persist=persist,
-        run_id=run_id,
-        rootdir=rootdir,
-        resume=resume,
-        errors=errors,
-        max_workers=max_workers,
-        timeout=timeout,
-        executor=executor,
-        progress=progress,
-        parts={"agent": agent, "check": suite.checker, **{f"metric {n!r}": m for n, m in metrics.items()}},
-    )
+    parts = {"agent": agent, "check": suite.checker, **{f"metric {n!r}": m for n, m in metrics.items()}}
+    check_executor(options.executor, _WHO, parts)
     settings = suite_settings(specs, k, seed, check, metrics, price, prices, run) if options.persist else {}
     items = suite_items(specs, k, options.persist)
     stored = open_run(
@@ -248,9 +242,9 @@ def run_suite(
         who=_WHO,
         persist=options.persist,
         run_id=options.run_id,
-        rootdir=rootdir,
+        rootdir=options.rootdir,
         settings=settings,
-        resume=resume,
+        resume=options.resume,
         n_items=len(items),
     )
     records = execute(stored, suite, items, options.plan(_WHO, unit="trials", is_async=is_async, retry_failed=False))

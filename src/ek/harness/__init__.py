@@ -44,12 +44,13 @@ from typing import Any, TypeVar
 
 from ek._runs import (
     ErrorMode,
+    RunOptions,
     ScoringTask,
     callable_id,
     execute,
     gold_items,
     open_run,
-    run_options,
+    run_options_of,
     scored_report,
     setting_id,
 )
@@ -68,6 +69,7 @@ from ek.registry import names
 
 __all__ = [
     "GateResult",
+    "RunOptions",
     "cohen_kappa",
     "evaluate_store",
     "krippendorff_alpha",
@@ -106,6 +108,7 @@ def evaluate_store(
     timeout: float | None = None,
     executor: Executor | None = None,
     progress: bool | None = None,
+    run_options: RunOptions | None = None,
 ) -> Report:
     """Run ``predict`` on every gold record's input and score it per slice.
 
@@ -151,6 +154,8 @@ def evaluate_store(
             pool needs ``predict`` and the metric defined at module level.
         progress: show a progress bar on stderr; None (default) shows it
             only when stderr is a terminal.
+        run_options: the run options as one `ek.harness.RunOptions` value, instead of
+            the keywords ``persist`` to ``progress`` (passing both is refused).
 
     The run options (``persist`` to ``progress``) follow the one rule of
     every ek runner (`ek.ocr.evaluate_ocr`, `ek.agents.run_suite`).
@@ -183,17 +188,9 @@ def evaluate_store(
             f"evaluate_store() predict is a {type_name(predict)}; pass the system under test as a "
             "callable input -> prediction."
         )
-    options = run_options(
+    options = run_options_of(
         _WHO,
-        persist=persist,
-        run_id=run_id,
-        rootdir=rootdir,
-        resume=resume,
-        errors=errors,
-        max_workers=max_workers,
-        timeout=timeout,
-        executor=executor,
-        progress=progress,
+        locals(),
         parts={"predict": predict, "metric": metric, "normalize": normalize, "grammar": grammar, "weights": weights},
     )
     items = gold_items(
@@ -208,9 +205,9 @@ def evaluate_store(
         who=_WHO,
         persist=options.persist,
         run_id=options.run_id,
-        rootdir=rootdir,
+        rootdir=options.rootdir,
         settings=_settings(metric, normalize, grammar, weights, options.persist),
-        resume=resume,
+        resume=options.resume,
         n_items=len(items),
         inherit=("metric",),
     )

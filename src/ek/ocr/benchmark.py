@@ -34,12 +34,13 @@ from typing import Any, TypeVar
 
 from ek._runs import (
     ErrorMode,
+    RunOptions,
+    check_executor,
     execute,
     gold_items,
     new_run_id,
     open_run,
-    persisted,
-    run_options,
+    run_options_of,
     scored_report,
 )
 from ek._util import rehome, type_name
@@ -91,6 +92,7 @@ def evaluate_ocr(
     timeout: float | None = None,
     executor: Executor | None = None,
     progress: bool | None = None,
+    run_options: RunOptions | None = None,
 ) -> Report:
     """Run ``engine`` over a gold corpus and score its text (CER by default; lower is better).
 
@@ -130,6 +132,8 @@ def evaluate_ocr(
             chunks of images on (instead of ``max_workers``).
         progress: print ``done/total`` to stderr; None shows it only when
             stderr is a terminal.
+        run_options: the run options as one `ek.harness.RunOptions` value, instead of
+            the keywords ``persist`` to ``progress`` (passing both is refused).
 
     The run options (``persist`` to ``progress``) follow the one rule of
     every ek runner (`ek.harness.evaluate_store`, `ek.agents.run_suite`).
@@ -156,35 +160,26 @@ def evaluate_ocr(
             are checked before the engine reads anything.
         RuntimeError: the engine failed on every item.
     """
-    items = _checked_items(gold, metric, normalize, (image_key, reference_key, slice_key), persisted(persist, run_id))
+    options = run_options_of(_WHO, locals())
+    items = _checked_items(gold, metric, normalize, (image_key, reference_key, slice_key), options.persist)
     read, engine_name = bind_engine(engine, _WHO)
-    options = run_options(
-        _WHO,
-        persist=persist,
-        run_id=run_id,
-        rootdir=rootdir,
-        resume=resume,
-        errors=errors,
-        max_workers=max_workers,
-        timeout=timeout,
-        executor=executor,
-        progress=progress,
-        parts={"engine": read, "metric": metric, "normalize": normalize, "grammar": grammar},
+    check_executor(
+        options.executor, _WHO, {"engine": read, "metric": metric, "normalize": normalize, "grammar": grammar}
     )
     run = open_run(
         "ocr",
         who=_WHO,
         persist=options.persist,
         run_id=options.run_id,
-        rootdir=rootdir,
-        resume=resume,
+        rootdir=options.rootdir,
+        resume=options.resume,
         settings=engine_settings(read, engine_name, metric, normalize, grammar, _WHO) if options.persist else {},
         n_items=len(items),
     )
     task = OcrTask(read, metric, {"normalize": normalize, "grammar": grammar}, _WHO, options.errors)
     task.engine_name = engine_name
     workers = options.max_workers
-    with thread_pool(workers) as pool, one_thread_per_engine(engine_name, workers > 1 or executor is not None):
+    with thread_pool(workers) as pool, one_thread_per_engine(engine_name, workers > 1 or options.executor is not None):
         entries = execute(run, task, items, options.plan(f"evaluate_ocr[{engine_name}]", unit="images", executor=pool))
     report, summary = scored_report(
         items,
@@ -235,6 +230,7 @@ def benchmark_fleet(
     timeout: float | None = None,
     executor: Executor | None = None,
     progress: bool | None = None,
+    run_options: RunOptions | None = None,
 ) -> FleetReport:
     """Run a fleet of OCR engines over one gold corpus and rank them, each paired with the best (see `FleetReport`).
 
@@ -260,7 +256,7 @@ def benchmark_fleet(
             as for `evaluate_ocr`; ``kind`` (``"line"`` or ``"page"``) sends
             a line image to an engine's line mode.
         metric, normalize, grammar, image_key, reference_key, slice_key,
-            rootdir, resume, progress: as for `evaluate_ocr`.
+            rootdir, resume, progress, run_options: as for `evaluate_ocr`.
         level: the confidence level of every interval and comparison.
         persist: store each engine's run (kind ``fleet``, under
             ``<run_id>.<engine name>``; implied by ``run_id``); calling again
@@ -311,17 +307,7 @@ def benchmark_fleet(
             "name the engine otherwise, or pass consensus=False."
         )
     _check_fleet_options(metric, normalize, level)
-    options = run_options(
-        "benchmark_fleet",
-        persist=persist,
-        run_id=run_id,
-        rootdir=rootdir,
-        resume=resume,
-        max_workers=max_workers,
-        timeout=timeout,
-        executor=executor,
-        progress=progress,
-    )
+    options = run_options_of("benchmark_fleet", locals())
     if options.persist and options.run_id is None:  # one id names every engine's run
         options = dataclasses.replace(options, run_id=new_run_id())
     settings = {
