@@ -8,6 +8,7 @@ character). The expected lines were read off the files by eye.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -220,3 +221,22 @@ def test_an_xml_file_whose_root_is_another_document_is_not_taken_for_abbyy(tmp_p
         read_pair(tmp_path / "gt", tmp_path / "ocr", pred_format="abbyy")
     joined = read_pair(tmp_path / "gt", tmp_path / "ocr", pred_format="text")
     assert [s.reason for s in joined.skipped] == ["its format is xml; --pred-format text reads only text files"]
+
+
+def test_ek_evaluate_scores_finereader_output_against_ground_truth(tmp_path, capsys):
+    from ek.__main__ import main
+
+    write(tmp_path / "gt" / "p1.gt.txt", "Hello World")
+    write(tmp_path / "gt" / "p2.gt.txt", "Guten Tag")
+    write(tmp_path / "ocr" / "p1.xml", document(text_block(["He1lo World"])))
+    write(tmp_path / "ocr" / "p2.xml", document(text_block(["Guten", "Tag"]), version=(10, 1)))
+    write(tmp_path / "ocr" / "p2.txt", "Gutn Tag")  # another engine's output, skipped
+    code = main(["evaluate", str(tmp_path / "gt"), str(tmp_path / "ocr"), "--pred-format", "abbyy", "--json", "-"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    report = json.loads(out.out)
+    # p1: one substitution in 11 characters; p2: the line break against a space, one substitution in 9.
+    assert report["aggregate"] == pytest.approx(2 / 20) and report["n"] == 2
+    assert [s["reason"] for s in report["skipped"]] == [
+        "its format is text; --pred-format abbyy reads only abbyy files"
+    ]
