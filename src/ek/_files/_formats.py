@@ -59,73 +59,47 @@ class DocumentFormat:
     namespaces: Mapping[str, str] = field(default_factory=dict)
 
 
-def _root_head(root: str) -> re.Pattern[str]:
-    """The start tag of the root element ``root``, with any namespace prefix."""
-    return re.compile(rf"<(?:[A-Za-z_][\w.-]*:)?{root}[\s>/]")
-
-
 def _plain_text(source: Source, text_level: str | None, pick: str) -> Reading:
     return Reading([(line, None, None) for line in decode_utf8(source.data, source.label).splitlines()], "")
 
 
-PAGE_VERSIONS = (
-    "2009-03-16",
-    "2010-01-12",
-    "2010-03-19",
-    "2013-07-15",
-    "2016-07-15",
-    "2017-07-15",
-    "2018-07-15",
-    "2019-07-15",
-)
-_ABBYY = "http://www.abbyy.com/FineReader_xml/FineReader"
+def _xml_format(
+    name: str,
+    title: str,
+    root: str,
+    namespaces: Mapping[str, str],
+    read: Reader,
+    dinglehopper: Reader | None = None,
+    head: str | None = None,
+) -> DocumentFormat:
+    """An XML format's row: named ``.xml``, its head the start tag of ``root`` (any prefix) unless ``head`` says."""
+    pattern = re.compile(head or rf"<(?:[A-Za-z_][\w.-]*:)?{root}[\s>/]")
+    return DocumentFormat(name, title, (".xml",), pattern, read, dinglehopper, True, root, namespaces)
+
+
+PAGE_VERSIONS = ("2009-03-16", "2010-01-12", "2010-03-19", "2013-07-15")
+PAGE_VERSIONS += ("2016-07-15", "2017-07-15", "2018-07-15", "2019-07-15")
+PAGE_NAMESPACES = {f"http://schema.primaresearch.org/PAGE/gts/pagecontent/{v}": v for v in PAGE_VERSIONS}
+ALTO_NAMESPACES = {
+    "http://schema.ccs-gmbh.com/ALTO": "v1",
+    **{f"http://www.loc.gov/standards/alto/ns-v{v}#": f"v{v}" for v in (2, 3, 4)},
+    "": "",
+}
+ABBYY_NAMESPACES = {
+    f"http://www.abbyy.com/FineReader_xml/FineReader{v}-schema-v{r}.xml": f"{v}v{r}"
+    for v, r in ((6, 1), (8, 2), (9, 1), (10, 1))  # FineReader 11 and 12 write the 10v1 schema
+}
+_HOCR_HEAD = r"<html[\s>]|<!DOCTYPE\s+html|<\w+[^<>]*\sclass=['\"][^'\"]*\bocr"
+_ABBYY_HEAD = r"<(?:[A-Za-z_][\w.-]*:)?document\s[^<>]*www\.abbyy\.com/FineReader_xml/"  # <document> alone says little
 
 FORMATS = (
     DocumentFormat("text", "plain text", (".txt",), re.compile(r"\A(?!<)"), _plain_text, _dinglehopper.text),
     DocumentFormat(
-        "hocr",
-        "hOCR",
-        (".hocr", ".html", ".htm"),
-        re.compile(r"<html[\s>]|<!DOCTYPE\s+html|<\w+[^<>]*\sclass=['\"][^'\"]*\bocr", re.IGNORECASE),
-        _hocr.read,
-        root="html",
+        "hocr", "hOCR", (".hocr", ".html", ".htm"), re.compile(_HOCR_HEAD, re.IGNORECASE), _hocr.read, root="html"
     ),
-    DocumentFormat(
-        "alto",
-        "ALTO",
-        (".xml",),
-        _root_head("alto"),
-        _alto.read,
-        _dinglehopper.alto,
-        xml=True,
-        root="alto",
-        namespaces={
-            "http://schema.ccs-gmbh.com/ALTO": "v1",
-            **{f"http://www.loc.gov/standards/alto/ns-v{v}#": f"v{v}" for v in (2, 3, 4)},
-            "": "",
-        },
-    ),
-    DocumentFormat(
-        "page",
-        "PAGE",
-        (".xml",),
-        _root_head("PcGts"),
-        _page.read,
-        _dinglehopper.page,
-        xml=True,
-        root="PcGts",
-        namespaces={f"http://schema.primaresearch.org/PAGE/gts/pagecontent/{v}": v for v in PAGE_VERSIONS},
-    ),
-    DocumentFormat(
-        "abbyy",
-        "ABBYY FineReader",
-        (".xml",),
-        re.compile(r"<(?:[A-Za-z_][\w.-]*:)?document\s[^<>]*www\.abbyy\.com/FineReader_xml/"),
-        _abbyy.read,
-        xml=True,
-        root="document",
-        namespaces={f"{_ABBYY}{v}-schema-v{r}.xml": f"{v}v{r}" for v, r in ((6, 1), (8, 2), (9, 1), (10, 1))},
-    ),
+    _xml_format("alto", "ALTO", "alto", ALTO_NAMESPACES, _alto.read, _dinglehopper.alto),
+    _xml_format("page", "PAGE", "PcGts", PAGE_NAMESPACES, _page.read, _dinglehopper.page),
+    _xml_format("abbyy", "ABBYY FineReader", "document", ABBYY_NAMESPACES, _abbyy.read, head=_ABBYY_HEAD),
 )
 NAMES = tuple(f.name for f in FORMATS)
 DOCUMENT_SUFFIXES = tuple(dict.fromkeys(ext for f in FORMATS for ext in f.extensions))
