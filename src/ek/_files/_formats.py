@@ -77,7 +77,7 @@ def _xml_format(
     return DocumentFormat(name, title, (".xml",), pattern, read, dinglehopper, True, root, namespaces)
 
 
-PAGE_VERSIONS = ("2009-03-16", "2010-01-12", "2010-03-19", "2013-07-15")
+PAGE_VERSIONS: tuple[str, ...] = ("2009-03-16", "2010-01-12", "2010-03-19", "2013-07-15")
 PAGE_VERSIONS += ("2016-07-15", "2017-07-15", "2018-07-15", "2019-07-15")
 PAGE_NAMESPACES = {f"http://schema.primaresearch.org/PAGE/gts/pagecontent/{v}": v for v in PAGE_VERSIONS}
 ALTO_NAMESPACES = {
