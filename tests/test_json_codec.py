@@ -115,3 +115,27 @@ def test_a_damaged_tag_is_an_error_saying_so(tmp_path):
         _json.loads('{"$path": {"node": "n"}}', _json.revive)
     with pytest.raises(ValueError, match=r"a '\$map' entry is not a list of \[key, value\] pairs"):
         _json.loads('{"$map": [[1]]}', _json.revive)
+
+
+def test_a_report_tags_non_finite_numbers_as_the_stores_do():
+    report = {"nan": math.nan, "inf": (math.inf, -math.inf), 3: "three", (1, "a"): [0.5], "text": "NaN"}
+    plain = _json.plain(report)
+    assert plain == {
+        "nan": {"$float": "NaN"},
+        "inf": [{"$float": "Infinity"}, {"$float": "-Infinity"}],
+        "3": "three",
+        '[1, "a"]': [0.5],
+        "text": "NaN",  # a string stays a string: only a float becomes a tag
+    }
+    text = _json.report_text(report)
+    assert "NaN" not in text.replace('"NaN"', "") and "null" not in text
+    back = _json.loads(text)
+    assert math.isnan(back["nan"]) and back["inf"] == [math.inf, -math.inf] and back["text"] == "NaN"
+    for value in (math.nan, math.inf, -math.inf, [1.0, math.nan]):  # the stores spell them alike
+        assert _json.report_text(value, indent=None) == _json.dumps(value, key="k")
+
+
+def test_a_report_keeps_what_json_cannot_hold_as_its_str():
+    text = _json.report_text({"when": Colour.RED, "path": pathlib.PurePosixPath("a/b"), "é": "ü"})
+    assert _json.loads(text) == {"when": "red", "path": "a/b", "é": "ü"}
+    assert "\\u00e9" in _json.report_text({"é": 1}, ascii_only=True)

@@ -1,6 +1,12 @@
-"""Faithful JSON: the one tag codec of ek's files (`ek.stores` writes with it, `ek._runs` records with it).
+"""Faithful JSON: the one codec of ek's files and printed JSON (stores, run records, ``--json``, stdout).
 
-A tag is a mapping with one key starting with ``$``. Two layers share them:
+**Non-finite numbers**, everywhere ek writes JSON, are ``{"$float": "NaN"}``,
+``{"$float": "Infinity"}`` and ``{"$float": "-Infinity"}``: never a bare
+``NaN`` (not JSON), never ``null`` (which would read back as "no value") and
+never the string ``"NaN"`` (which would read back as text). `loads` turns each
+tag back into its float.
+
+A tag is a mapping with one key starting with ``$``. Three layers share them:
 
 * strict text (`dumps`, `loads`), what every store file is: str keys only,
   no cycles, and a non-finite float written as ``{"$float": "NaN"}`` (or
@@ -11,7 +17,11 @@ A tag is a mapping with one key starting with ``$``. Two layers share them:
   text), ``{"$map": [[key, value], ...]}`` for a mapping with a non-str key
   or whose only key starts with ``$`` (it would look like a tag), and
   ``{"$<tag>": {...}}`` for a class registered with `register` (the run
-  engine registers ``NodePath``, ``Score``, the agents ``Cost``).
+  engine registers ``NodePath``, ``Score``, the agents ``Cost``);
+* reports (`plain`, `report_text`), what the CLI prints and writes with
+  ``--json``: lenient, for people and their scripts, so a tuple is a list, a
+  key that is not a str is its JSON text (``1`` -> ``"1"``) and a value JSON
+  has no form for is its ``str``; only non-finite floats are tagged.
 
 `encode` leaves non-finite floats to `dumps`. Anything else is kept as its
 ``repr`` (predictions a user's system made) unless ``strict``, where a value
@@ -35,7 +45,9 @@ __all__ = [
     "encode",
     "fallbacks",
     "loads",
+    "plain",
     "register",
+    "report_text",
     "revive",
     "revive_float",
 ]
@@ -186,6 +198,29 @@ def dumps(value: Any, *, key: str, ascii_only: bool = False) -> str:
         ) from None
 
 
+def plain(value: Any) -> Any:
+    """A copy of a report that JSON holds: non-finite floats tagged, tuples as lists, keys as str.
+
+    >>> plain({"cer": float("nan"), 2: (1.0, float("-inf"))})
+    {'cer': {'$float': 'NaN'}, '2': [1.0, {'$float': '-Infinity'}]}
+    """
+    if isinstance(value, float):
+        return value if math.isfinite(value) else _float_tag(value)
+    if isinstance(value, dict):
+        return {k if isinstance(k, str) else json.dumps(plain(k), default=str): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
+def report_text(value: Any, *, indent: int | None = 2, ascii_only: bool = False) -> str:
+    """The JSON text of a report (`plain` of it; anything else JSON has no form for as its ``str``).
+
+    `loads` reads it back, the non-finite numbers as floats.
+    """
+    return json.dumps(plain(value), ensure_ascii=ascii_only, indent=indent, allow_nan=False, default=str)
+
+
 # ---------------------------------------------------------------------------
 
 
@@ -213,9 +248,7 @@ def _encode_other(value: Any, strict: bool) -> Any:
 def _strict(value: Any, key: str, path: tuple[Any, ...], active: set[int]) -> Any:
     """A copy of ``value`` that JSON stores faithfully, or an error naming what it cannot hold."""
     if isinstance(value, float):
-        if math.isfinite(value):
-            return value
-        return {FLOAT_TAG: "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")}
+        return value if math.isfinite(value) else _float_tag(value)
     if not isinstance(value, (dict, list, tuple)):
         return value
     if id(value) in active:
@@ -249,6 +282,11 @@ def _strict(value: Any, key: str, path: tuple[Any, ...], active: set[int]) -> An
         return {k: _strict(v, key, path + (k,), active) for k, v in value.items()}
     finally:
         active.discard(id(value))
+
+
+def _float_tag(value: float) -> dict[str, str]:
+    """The tag of a non-finite float (the one spelling for NaN and the infinities)."""
+    return {FLOAT_TAG: "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")}
 
 
 def _path(path: tuple[Any, ...]) -> str:

@@ -96,7 +96,7 @@ def test_version_flag_prints_what_the_version_command_prints(capsys):
         ),
         (["--profile", "dingle"], "--profile must be one of dinglehopper, got 'dingle'; did you mean dinglehopper?"),
         (["--words", "space"], "--words must be one of whitespace, unicode, got 'space'; did you mean whitespace?"),
-        (["--pred-format", "pdf"], "--pred-format must be one of text, hocr, alto, page, got 'pdf'"),
+        (["--pred-format", "pdf"], "--pred-format must be one of text, hocr, alto, page, abbyy, got 'pdf'"),
         (["--max-file-mb", "0"], "--max-file-mb must be a number of megabytes above 0, got 0"),
     ],
 )

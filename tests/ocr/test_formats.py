@@ -133,7 +133,11 @@ def test_page_picks_the_lowest_index_or_the_highest_confidence():
             b'<?xml version="1.0"?>\n<PcGts>\n  <Page>\n</PcGts>',
             r"x\.xml is malformed XML at line 4, column 3: mismatched tag",
         ),
-        (b"<svg/>", r"root element <svg>, which is not an OCR format; expected PAGE \(<PcGts>\), ALTO"),
+        (
+            b"<svg/>",
+            r"root element <svg>, which is not an OCR format; expected hOCR \(<html>\), ALTO \(<alto>\), PAGE "
+            + r"\(<PcGts>\) or ABBYY FineReader \(<document>\)\.$",
+        ),
         (page(f'<TextRegion id="r">{line("l", " ")}</TextRegion>'), r"x\.xml has no text \(page\)"),
         (
             page(f'<TextRegion id="r"><TextLine id="l">{equiv("x", conf="high")}</TextLine></TextRegion>'),

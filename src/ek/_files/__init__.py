@@ -7,8 +7,9 @@ whose one-line message names the file, the place and the fix):
 * ``read_side(source, role="gold"|"pred", **options) -> Side`` and
   ``join(gold_side, pred_side) -> Joined``, for reading GOLD once and
   joining it with several predictions (``ek compare``).
-* ``read_document(source, ...) -> Document``: one PAGE-XML, ALTO, hOCR or
-  plain-text document (public as `ek.ocr.formats`).
+* ``read_document(source, ...) -> Document``: one PAGE-XML, ALTO, hOCR,
+  ABBYY FineReader or plain-text document (public as `ek.ocr.formats`);
+  the formats are the rows of one table (`ek._files._formats`).
 * ``read_workspace(path) -> Workspace`` and ``group_side(workspace, group,
   role=...) -> Side``: an OCR-D workspace's file groups as sides whose ids
   are its page ids (`ek._files._mets`), joined as any two sides are.
@@ -16,8 +17,8 @@ whose one-line message names the file, the place and the fix):
 **Sources.** A side is a ``.jsonl`` file (one object per line), a ``.json``
 file (an array of records, or an object mapping id -> record or -> value),
 a ``.csv`` or ``.tsv`` file with a header row, a single document (``.txt``,
-``.xml``, ``.html``, ``.hocr``: PAGE, ALTO, hOCR or plain text, told by
-content), a folder of documents, or ``-`` for standard input (format told by
+``.xml``, ``.html``, ``.hocr``: PAGE, ALTO, hOCR, ABBYY FineReader or plain
+text, told by content), a folder of documents, or ``-`` for standard input (format told by
 content: ``<`` a document, ``[`` JSON, ``{`` JSONL when the first line is a
 whole JSON value and JSON otherwise, then TSV or CSV by the header's
 delimiter). A file with another extension is read by content when it starts
@@ -68,7 +69,7 @@ the rules in full):
   itself.
 * Refused, with a message that says how to pair: two GOLD files with one
   id (``a.gt.txt`` and ``a.xml``); several PRED files for one document (Tesseract's ``.txt``, ``.hocr``
-  and ``.xml`` of a page: ``pred_format="text"|"hocr"|"alto"|"page"``
+  and ``.xml`` of a page: ``pred_format="text"|"hocr"|"alto"|"page"|"abbyy"``
   reads only that format and lists the others as skipped; two engines'
   outputs: name one with ``pred_suffix``); and sides that share no id.
 * Only regular files are read, each up to ``max_file_mb`` megabytes

@@ -25,7 +25,12 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from ek._files._errors import confidence
-from ek._files._levels import Unit, Word, join_words
+from ek._files._levels import Reading, Source, Unit, Word, join_words, resolve
+
+
+def read(source: Source, text_level: str | None, pick: str) -> Reading:
+    """ek's reading of an ALTO document (line level unless ``text_level`` says otherwise)."""
+    return resolve(regions(source.tree, source.ns, source.label), text_level, source.label, default="line")
 
 
 def regions(root: ET.Element, ns: str, label: str) -> list[Unit]:

@@ -24,8 +24,9 @@ here (no normalisation: the scorer applies dinglehopper's, step
   ``"a\\n\\nb"``).
 
 ek still checks what it checks everywhere (known namespaces, whole-number
-``@index``, confidences in [0, 1]); hOCR, which dinglehopper cannot read, is
-read by ek's rules.
+``@index``, confidences in [0, 1]); hOCR and ABBYY FineReader, which
+dinglehopper cannot read, are read by ek's rules (their rows in
+`ek._files._formats` name no dinglehopper reader).
 """
 
 from __future__ import annotations
@@ -34,13 +35,15 @@ import xml.etree.ElementTree as ET
 
 from ek._files import _alto, _page
 from ek._files._errors import decode_utf8
-from ek._files._levels import Line, Reading
+from ek._files._levels import Line, Reading, Source
 
 PAGE_LEVELS = ("region", "line")
 
 
-def page(root: ET.Element, ns: str, label: str, text_level: str) -> Reading:
-    """dinglehopper's text of a PAGE document at ``text_level`` ("region" or "line")."""
+def page(source: Source, text_level: str | None, pick: str) -> Reading:
+    """dinglehopper's text of a PAGE document at ``text_level`` ("region", the default, or "line")."""
+    root, ns, label = source.tree, source.ns, source.label
+    text_level = text_level or "region"
     text_region = ns + "TextRegion"
     reading_order = next(root.iter(ns + "ReadingOrder"), None)
     if reading_order is None:
@@ -58,18 +61,18 @@ def page(root: ET.Element, ns: str, label: str, text_level: str) -> Reading:
     return _verbatim("\n".join(t for t in texts if t != ""), text_level)
 
 
-def alto(root: ET.Element, ns: str, label: str) -> Reading:
-    """dinglehopper's text of an ALTO document: its lines of strings."""
+def alto(source: Source, text_level: str | None, pick: str) -> Reading:
+    """dinglehopper's text of an ALTO document: its lines of strings (whatever ``text_level``)."""
     lines: list[Line] = []
-    for line in root.iter(ns + "TextLine"):
-        strings = _alto.strings(line, ns, label)
+    for line in source.tree.iter(source.ns + "TextLine"):
+        strings = _alto.strings(line, source.ns, source.label)
         lines.append((" ".join(content for content, _ in strings), None, strings))
     return Reading(lines, "word", verbatim=True)
 
 
-def text(data: bytes, label: str) -> Reading:
+def text(source: Source, text_level: str | None, pick: str) -> Reading:
     """dinglehopper's text of a plain-text file."""
-    decoded = decode_utf8(data, label, keep_bom=True).replace("\r\n", "\n").replace("\r", "\n")
+    decoded = decode_utf8(source.data, source.label, keep_bom=True).replace("\r\n", "\n").replace("\r", "\n")
     lines = decoded.split("\n")
     if lines[-1] == "":
         lines.pop()  # the end of the last line, not a line

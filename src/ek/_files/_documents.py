@@ -1,13 +1,15 @@
-"""Read one OCR document (PAGE-XML, ALTO, hOCR or plain text), told apart by its content.
+"""Read one OCR document (PAGE-XML, ALTO, hOCR, ABBYY FineReader or plain text), told apart by its content.
 
 `read_document` returns a `Document`: the lines in reading order, the
 words, the line and word confidences the file carries, the text level read
 and the regions read at another. The format comes from the bytes, not the
-file name: a leading ``<`` with an ``<html`` or hOCR class is hOCR
-(`ek._files._hocr`); other XML is PAGE (root ``PcGts``, `ek._files._page`)
-or ALTO (root ``alto``, `ek._files._alto`) by its root element, parsed by
-`ek._files._xml`, which declares and expands no entity; anything else is
-plain UTF-8 text. How the text level is chosen: `ek._files._levels`.
+file name, by the table of formats (`ek._files._formats.identify`): a
+leading ``<`` with an ``<html`` or hOCR class is hOCR (`ek._files._hocr`);
+other XML is PAGE (root ``PcGts``, `ek._files._page`), ALTO (root ``alto``,
+`ek._files._alto`) or ABBYY FineReader (root ``document``,
+`ek._files._abbyy`) by its root element, parsed by `ek._files._xml`, which
+declares and expands no entity; anything else is plain UTF-8 text. How the
+text level is chosen: `ek._files._levels`.
 
 **Joining (every format).** A document's text is its lines, each stripped
 of whitespace at both ends, blank lines dropped, joined by one ``"\\n"``.
@@ -19,26 +21,23 @@ does (``\\n``, ``\\r\\n``, ``\\r``, form feed, ...).
 
 ``profile="dinglehopper"`` reads as dinglehopper 0.11 does instead
 (`ek._files._dinglehopper`): PAGE at region level unless ``text_level`` is
-``"line"``, and its own joining (blank lines of plain text kept).
+``"line"``, and its own joining (blank lines of plain text kept); hOCR and
+ABBYY FineReader, which dinglehopper does not read, by ek's rules.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import warnings
 from dataclasses import dataclass
 
-from ek._files import _dinglehopper, _hocr, _xml
-from ek._files._errors import InputError, decode_utf8
-from ek._files._levels import TEXT_LEVELS, Reading, resolve
+from ek._files import _dinglehopper
+from ek._files._errors import InputError
+from ek._files._formats import DocumentFormat, Reader, identify
+from ek._files._levels import TEXT_LEVELS, Reading, Source
 
-FORMATS = ("page", "alto", "hocr", "text")
 PICKS = ("index", "conf")
 PROFILES = ("dinglehopper",)
-
-_HTML = re.compile(r"<html[\s>]|<!DOCTYPE\s+html|<\w+[^<>]*\sclass=['\"][^'\"]*\bocr", re.IGNORECASE)
-_XML_ENCODING = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]+)")
 
 
 @dataclass(frozen=True)
@@ -47,9 +46,10 @@ class Document:
 
     ``lines`` and ``words`` are in reading order; ``line_confidences`` and
     ``word_confidences`` run parallel to them, in [0, 1], with None where the
-    file gives none (hOCR ``x_wconf`` is divided by 100). ``format`` is
-    ``"page"``, ``"alto"``, ``"hocr"`` or ``"text"``; ``schema`` names the
-    PAGE or ALTO version read (``"2019-07-15"``, ``"v4"``), else "".
+    file gives none (hOCR ``x_wconf`` is divided by 100). ``format`` is the
+    name of its row in `ek._files._formats` (``"text"``, ``"hocr"``,
+    ``"alto"``, ``"page"`` or ``"abbyy"``); ``schema`` names the version its
+    XML namespace gives (``"2019-07-15"``, ``"v4"``, ``"10v1"``), else "".
     ``text_level`` is the level the text was read at (one of `TEXT_LEVELS`;
     "" for plain text and for a document with no text), ``fallbacks``
     lists ``(region id, level)`` for each region read at another level, and
@@ -101,15 +101,15 @@ def read_document(
     profile: str | None = None,
     level: str | None = None,
 ) -> Document:
-    """Read a PAGE-XML, ALTO, hOCR or plain-text document (format told by content).
+    """Read a PAGE-XML, ALTO, hOCR, ABBYY FineReader or plain-text document (format told by content).
 
     Args:
         source: a path, or the file's bytes.
-        text_level: which level's text a PAGE, ALTO or hOCR file gives:
+        text_level: which level's text a PAGE, ALTO, hOCR or ABBYY file gives:
             ``"region"``, ``"line"``, ``"word"`` (words joined by spaces) or
             ``"glyph"`` (glyphs joined into words). None: each PAGE region's
-            own text, else the coarsest level below it that it has; ALTO and
-            hOCR at line level (see `ek._files._levels`). A region without
+            own text, else the coarsest level below it that it has; ALTO,
+            hOCR and ABBYY at line level (see `ek._files._levels`). A region without
             the level read falls back to its nearest and is listed in
             ``Document.fallbacks``; a PAGE region whose levels differ is
             listed in ``Document.level_disagreements``.
@@ -135,22 +135,11 @@ def read_document(
             f"@conf), so pick={pick!r} contradicts it; leave pick at 'index' or drop the profile."
         )
     data, label = _load(source, name)
-    head = data[:4096].decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
-    if not head.startswith("<"):
-        fmt, schema = "text", ""
-        if profile is None:
-            reading = Reading([(line, None, None) for line in decode_utf8(data, label).splitlines()], "")
-        else:
-            reading = _dinglehopper.text(data, label)
-    elif _HTML.search(head):
-        fmt, schema = "hocr", ""
-        reading = resolve(_hocr.regions(decode_utf8(data, label), label), text_level, label, default="line")
-    else:
-        _check_xml_encoding(data, label)
-        fmt, schema, reading = _xml.read(data, label, text_level=text_level, pick=pick, profile=profile)
-    doc = _build(fmt, schema, reading)
+    fmt, found, schema = identify(data, label)
+    reading = _reader(fmt, profile)(found, text_level, pick)
+    doc = _build(fmt.name, schema, reading)
     if not allow_empty and not any(line.strip() for line in doc.lines):
-        raise InputError(f"{label} has no text ({doc.format}){_elsewhere(data, label, fmt, text_level, profile)}.")
+        raise InputError(f"{label} has no text ({doc.format}){_elsewhere(found, fmt, text_level, profile)}.")
     return doc
 
 
@@ -203,18 +192,19 @@ def _load(source: str | os.PathLike[str] | bytes, name: str | None) -> tuple[byt
         raise InputError(f"cannot read {label}: {exc.strerror or exc}; check the path.") from None
 
 
-def _check_xml_encoding(data: bytes, label: str) -> None:
-    declared = _XML_ENCODING.match(data[:300])
-    if declared is None or declared.group(1).lower().replace(b"_", b"-") in (b"utf-8", b"utf8"):
-        decode_utf8(data, label)  # reports the offset of a bad byte, which expat would not
+def _reader(fmt: DocumentFormat, profile: str | None) -> Reader:
+    """The format's reader under ``profile``: its dinglehopper reader when it has one, else ek's."""
+    if profile == "dinglehopper" and fmt.dinglehopper is not None:
+        return fmt.dinglehopper
+    return fmt.read
 
 
-def _elsewhere(data: bytes, label: str, fmt: str, text_level: str | None, profile: str | None) -> str:
+def _elsewhere(source: Source, fmt: DocumentFormat, text_level: str | None, profile: str | None) -> str:
     """What to do about a document without text: under the dinglehopper profile, the PAGE level that has some."""
-    if profile == "dinglehopper" and fmt == "page":
+    if profile == "dinglehopper" and fmt.name == "page":
         asked = text_level or "region"
         other = "line" if asked == "region" else "region"
-        _, _, found = _xml.read(data, label, text_level=other, pick="index", profile=profile)
+        found = _dinglehopper.page(source, other, "index")
         if any(text.strip() for text, _, _ in found.lines):
             return (
                 f" at {asked} level, where the dinglehopper profile reads it (as dinglehopper does); it has "

@@ -30,8 +30,8 @@ from __future__ import annotations
 from html import unescape
 from html.parser import HTMLParser
 
-from ek._files._errors import InputError, confidence
-from ek._files._levels import Unit
+from ek._files._errors import InputError, confidence, decode_utf8
+from ek._files._levels import Reading, Source, Unit, resolve
 
 LINE_CLASSES = frozenset({"ocr_line", "ocrx_line", "ocr_textfloat", "ocr_caption", "ocr_header"})
 REGION_CLASSES = ("ocr_par", "ocr_carea", "ocr_page")  # the first a line is in, innermost first
@@ -39,6 +39,13 @@ _VOID = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 )
 _RAW = frozenset({"script", "style"})
+
+
+def read(source: Source, text_level: str | None, pick: str) -> Reading:
+    """ek's reading of an hOCR document (line level unless ``text_level`` says otherwise)."""
+    return resolve(
+        regions(decode_utf8(source.data, source.label), source.label), text_level, source.label, default="line"
+    )
 
 
 def regions(text: str, label: str) -> list[Unit]:

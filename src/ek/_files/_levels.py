@@ -1,6 +1,6 @@
 """Which level of an OCR document (region, line, word, glyph) its text is read at, and the lines that gives.
 
-Every reader (PAGE, ALTO, hOCR) turns its file into the same tree of
+Every reader (PAGE, ALTO, hOCR, ABBYY FineReader) turns its file into the same tree of
 `Unit`s: regions hold lines, lines hold words, words hold glyphs, and each
 unit has its own text when the file gives one at that level (PAGE's
 ``TextEquiv``; ALTO's and hOCR's lines and regions have the text of their
@@ -63,9 +63,12 @@ from __future__ import annotations
 import unicodedata
 from collections import Counter, deque
 from itertools import pairwise
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ek._files._errors import InputError
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET
 
 TEXT_LEVELS = ("region", "line", "word", "glyph")  # coarsest to finest
 _ALL = (1 << len(TEXT_LEVELS)) - 1
@@ -109,6 +112,26 @@ class Reading(NamedTuple):
     fallbacks: tuple[tuple[str, str], ...] = ()
     verbatim: bool = False
     disagreements: tuple[Disagreement, ...] = ()
+
+
+class Source(NamedTuple):
+    """What a format's reader is given: the file's bytes, its name for messages and, for XML, its parsed root.
+
+    ``ns`` is the ``{namespace}`` prefix of the root's tag ("" without one),
+    so a reader finds ``ns + "TextLine"`` whatever prefix the file uses.
+    """
+
+    data: bytes
+    label: str
+    root: ET.Element | None = None
+    ns: str = ""
+
+    @property
+    def tree(self) -> ET.Element:
+        """The parsed root, which an XML format's reader is always given."""
+        if self.root is None:
+            raise AssertionError(f"{self.label} reached an XML reader unparsed: ek._files._documents decides that")
+        return self.root
 
 
 def resolve(

@@ -34,7 +34,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable
 
 from ek._files._errors import InputError, confidence, shorten
-from ek._files._levels import Unit
+from ek._files._levels import Reading, Source, Unit, resolve
 
 GROUPS = frozenset({"OrderedGroup", "OrderedGroupIndexed", "UnorderedGroup", "UnorderedGroupIndexed"})
 REFS = frozenset({"RegionRef", "RegionRefIndexed"})
@@ -43,6 +43,11 @@ _INTEGER = re.compile(r"\s*[+-]?[0-9]{1,18}\s*")
 
 Equiv = tuple[int, float | None, str | None]
 """A ``TextEquiv``: its ``@index`` (UNINDEXED when absent), ``@conf`` and ``Unicode`` text (None without one)."""
+
+
+def read(source: Source, text_level: str | None, pick: str) -> Reading:
+    """ek's reading of a PAGE document: each region at its own level unless ``text_level`` says, levels checked."""
+    return resolve(regions(source.tree, source.ns, source.label, pick), text_level, source.label, check=True)
 
 
 def regions(root: ET.Element, ns: str, label: str, pick: str) -> list[Unit]:

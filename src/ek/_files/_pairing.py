@@ -6,8 +6,9 @@
 layout. The rules are those the docstring of `ek._files` states under
 "Folders"; in short:
 
-* A document is a ``.txt``, ``.xml``, ``.html``, ``.htm`` or ``.hocr``
-  file, or any file whose name ends with ``--gold-suffix`` /
+* A document is a file with the extension of a format ek reads
+  (`ek._files._formats.DOCUMENT_SUFFIXES`: ``.txt``, ``.hocr``, ``.html``,
+  ``.htm``, ``.xml``), or any file whose name ends with ``--gold-suffix`` /
   ``--pred-suffix``.
 * GOLD: with a gold suffix, the files ending with it; else every document
   (a file ending with the pred suffix excepted) but, when some files are
@@ -34,18 +35,16 @@ layout. The rules are those the docstring of `ek._files` states under
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 
+from ek._files import _formats
 from ek._files._errors import InputError
 from ek._files._folders import Entry, Skipped, read_head
+from ek._files._formats import DOCUMENT_SUFFIXES
 
-DOCUMENT_SUFFIXES = (".txt", ".xml", ".html", ".htm", ".hocr")
-PRED_FORMATS = ("text", "hocr", "alto", "page")
+PRED_FORMATS = _formats.NAMES
 GOLD_FOLDERS = ("gt",)
 PRED_FOLDERS = ("ocr", "pred")
-_BY_EXTENSION = {".txt": "text", ".hocr": "hocr", ".html": "hocr", ".htm": "hocr"}
-_XML_ROOT = re.compile(rb"<(?:[A-Za-z_][\w.-]*:)?(alto|PcGts)[\s>/]")
 
 Picked = tuple[str, Entry, tuple[str, ...]]
 """A file of a side: its id, its entry and the GOLD ids it may pair with (a PRED file's `candidates`)."""
@@ -140,12 +139,8 @@ def select(entries: tuple[Entry, ...], role: str, naming: Naming, label: str) ->
 
 
 def file_format(entry: Entry) -> str:
-    """``text``, ``hocr``, ``alto`` or ``page`` by the extension (and, for ``.xml``, the root element), else ``xml``."""
-    known = _BY_EXTENSION.get(os.path.splitext(entry.rel)[1].lower())
-    if known is not None:
-        return known
-    found = _XML_ROOT.search(read_head(entry.path))
-    return {b"alto": "alto", b"PcGts": "page"}[found.group(1)] if found else "xml"
+    """The name of the file's format by its extension (for ``.xml``, its head: `ek._files._formats.file_format`)."""
+    return _formats.file_format(entry.rel, lambda: read_head(entry.path))
 
 
 def side_folder(path: str, role: str, label: str) -> str:

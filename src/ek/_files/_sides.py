@@ -17,7 +17,8 @@ from ek._files import _records
 from ek._files._documents import Document, read_document, resolve_text_level
 from ek._files._errors import InputError, decode_utf8
 from ek._files._folders import MAX_FILE_MB, Skipped, list_files, max_bytes_of, read_bounded, too_big_error
-from ek._files._pairing import DOCUMENT_SUFFIXES, Naming, select, side_folder
+from ek._files._formats import DOCUMENT_SUFFIXES
+from ek._files._pairing import Naming, select, side_folder
 from ek._files._records import Table
 from ek._util import first_repeat
 
@@ -222,7 +223,8 @@ def _sniff(data: bytes, label: str, strict: bool = False) -> str:
         return "tsv" if "\t" in first else ("csv" if "," in first else "document")
     raise InputError(
         f"{label} has an unknown extension and its content is neither JSON nor an XML/HTML document; "
-        "use .jsonl, .json, .csv, .tsv, .txt, .xml or .hocr (or pass format=)."
+        f"use {', '.join('.' + f for f in RECORD_FORMATS)} or a document ({', '.join(DOCUMENT_SUFFIXES)}), "
+        "or pass format=."
     )
 
 

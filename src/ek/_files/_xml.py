@@ -1,4 +1,4 @@
-"""Parse PAGE-XML and ALTO safely, tell which one (and which version) a file is, and hand it to its reader.
+"""Parse an XML document safely: no DTD internal subset, no entity, no recursion.
 
 **Safety.** Before the tree is built, expat reads the prolog with handlers
 for the document type and entity declarations: a DTD internal subset
@@ -6,74 +6,22 @@ for the document type and entity declarations: a DTD internal subset
 parser rather than by a pattern, so ``<!DOCTYPE PcGts SYSTEM "a>b"
 [<!ENTITY e "X">]>`` is refused too. No entity is ever declared, so none is
 expanded ("billion laughs"); expat fetches no external DTD or entity, so a
-reference to one stays an "undefined entity" error. PAGE, ALTO and hOCR
-never need either. The tree is then built by the standard library's C
-parser, and every walk over it (reading order groups, nested regions) is
-iterative, so nesting depth costs no recursion.
+reference to one stays an "undefined entity" error. PAGE, ALTO, ABBYY
+FineReader, METS and hOCR never need either. The tree is then built by the
+standard library's C parser, and every walk over it (reading order groups,
+nested regions) is iterative, so nesting depth costs no recursion.
 
-**Namespaces.** PAGE 2009-03-16, 2010-01-12, 2010-03-19, 2013-07-15,
-2016-07-15, 2017-07-15, 2018-07-15 and 2019-07-15; ALTO v1
-(``http://schema.ccs-gmbh.com/ALTO``), v2, v3, v4 and ALTO without a
-namespace (schema ""). Any other namespace is an error listing these.
+Which format a parsed file is, and which schema version its namespace names,
+is the table's business (`ek._files._formats`).
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
 from typing import NoReturn
 from xml.parsers import expat
 
-from ek._files import _alto, _dinglehopper, _page
 from ek._files._errors import InputError
-from ek._files._levels import Reading, resolve
-
-PAGE_VERSIONS = (
-    "2009-03-16",
-    "2010-01-12",
-    "2010-03-19",
-    "2013-07-15",
-    "2016-07-15",
-    "2017-07-15",
-    "2018-07-15",
-    "2019-07-15",
-)
-_PAGE = "http://schema.primaresearch.org/PAGE/gts/pagecontent/"
-PAGE_NAMESPACES = {_PAGE + v: v for v in PAGE_VERSIONS}
-ALTO_NAMESPACES = {
-    "http://schema.ccs-gmbh.com/ALTO": "v1",
-    **{f"http://www.loc.gov/standards/alto/ns-v{v}#": f"v{v}" for v in (2, 3, 4)},
-    "": "",
-}
-
-
-def read(
-    data: bytes, label: str, *, text_level: str | None, pick: str, profile: str | None
-) -> tuple[str, str, Reading]:
-    """(format, schema version, reading) of a PAGE or ALTO document."""
-    root = parse(data, label)
-    ns, _, local = root.tag[1:].partition("}") if root.tag.startswith("{") else ("", "", root.tag)
-    prefix = f"{{{ns}}}" if ns else ""
-    if local == "PcGts":
-        if ns not in PAGE_NAMESPACES:
-            raise _unknown_namespace(label, "PAGE", ns, PAGE_NAMESPACES)
-        if profile == "dinglehopper":
-            reading = _dinglehopper.page(root, prefix, label, text_level or "region")
-        else:
-            reading = resolve(_page.regions(root, prefix, label, pick), text_level, label, check=True)
-        return "page", PAGE_NAMESPACES[ns], reading
-    if local == "alto":
-        if ns not in ALTO_NAMESPACES:
-            raise _unknown_namespace(label, "ALTO", ns, ALTO_NAMESPACES)
-        if profile == "dinglehopper":
-            reading = _dinglehopper.alto(root, prefix, label)
-        else:
-            reading = resolve(_alto.regions(root, prefix, label), text_level, label, default="line")
-        return "alto", ALTO_NAMESPACES[ns], reading
-    raise InputError(
-        f"{label} is XML with root element <{local}>, which is not an OCR format; "
-        "expected PAGE (<PcGts>), ALTO (<alto>) or hOCR (<html>)."
-    )
 
 
 def parse(data: bytes, label: str) -> ET.Element:
@@ -129,11 +77,4 @@ def _declares(label: str, what: str) -> InputError:
 def _malformed(label: str, line: int, column: int, reason: str) -> InputError:
     return InputError(
         f"{label} is malformed XML at line {line}, column {column + 1}: {reason}; fix or re-export the file."
-    )
-
-
-def _unknown_namespace(label: str, fmt: str, ns: str, known: Mapping[str, str]) -> InputError:
-    return InputError(
-        f"{label} is {fmt} with namespace {ns or '(none)'!r}, which ek does not know; "
-        f"expected one of: {', '.join(k or '(none)' for k in known)}."
     )

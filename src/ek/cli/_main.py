@@ -3,9 +3,10 @@
 `run` is what ``ek`` does with the table of commands (`ek.cli.COMMANDS`,
 which ``ek.__main__`` passes in; a test may pass a table of its own).
 
-Structured results print as strict JSON: a non-finite number (a cost per
-success with no success) is written as the string ``"Infinity"``,
-``"-Infinity"`` or ``"NaN"``, which ``float()`` reads back.
+Structured results print as strict JSON by ek's one convention (`ek._json`,
+as ``--json`` files and the stores write it): a non-finite number (a cost per
+success with no success) is ``{"$float": "Infinity"}``, ``"-Infinity"`` or
+``"NaN"``, which `ek._json.loads` reads back as the float.
 
 Exit codes, for every command: 0 done, 1 a gate failed (``--max``,
 ``--fail-on-regression``, a command's own check), 2 bad input: a one-line
@@ -35,7 +36,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import inspect
-import json
 import math
 import os
 import re
@@ -45,6 +45,7 @@ import typing
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ek._json import report_text
 from ek._util import MissingExtraError
 from ek.cli._commands import OneOf, Outcome, did_you_mean
 from ek.cli._commands._warned import caught, texts
@@ -339,15 +340,4 @@ def _printed(result: Any) -> str:
         return result
     if isinstance(result, float):
         return repr(result) if math.isfinite(result) else str(result)
-    return json.dumps(_finite(result), indent=2, default=str, allow_nan=False)
-
-
-def _finite(value: Any) -> Any:
-    """``value`` with each non-finite float as its JSON-safe name."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
+    return report_text(result, ascii_only=True)  # ek's one JSON convention: NaN as {"$float": "NaN"}

@@ -1,7 +1,7 @@
 """Score OCR output files against ground-truth files: rates, confusions and confidence calibration.
 
 `evaluate_files` takes GOLD and PRED as two documents or two folders of
-documents paired by name (PAGE-XML, ALTO, hOCR or text, see
+documents paired by name (PAGE-XML, ALTO, hOCR, ABBYY FineReader or text, see
 `ek.ocr.formats`; record files such as JSONL work too) and returns a
 `Report` of the chosen metric. Both sides are normalised with NFC first
 (``normalize="nfc"``), so an NFD and an NFC encoding of the same page

@@ -1,9 +1,9 @@
-"""Read OCR documents: PAGE-XML, ALTO, hOCR and plain text, told apart by content.
+"""Read OCR documents: PAGE-XML, ALTO, hOCR, ABBYY FineReader XML and plain text, told apart by content.
 
 `read_document` returns a `Document`: the text in reading order, its lines
 and words, the line and word confidences the file carries (PAGE ``@conf``,
 ALTO ``@WC``, hOCR ``x_wconf`` / 100), the text level it was read at and the
-regions that fell back to another. What is read:
+regions that fell back to another. What is read (``Document.format`` names it):
 
 * PAGE 2009-03-16, 2010-01-12, 2010-03-19, 2013-07-15, 2016-07-15,
   2017-07-15, 2018-07-15 and 2019-07-15 (any namespace prefix):
@@ -20,6 +20,12 @@ regions that fell back to another. What is read:
 * hOCR of Tesseract, kraken and OCRopus: ``ocr_par`` (else ``ocr_carea``)
   regions of ``ocr_line``\\ s of ``ocrx_word``\\ s of ``ocrx_cinfo`` glyphs, or a
   line's own text when it has no word elements.
+* ABBYY FineReader XML of FineReader 6 to 12 (schemas FineReader6-v1, 8-v2,
+  9-v1 and 10-v1, ``schema`` ``"6v1"`` ... ``"10v1"``): ``block`` regions of
+  ``line``\\ s, whose text is their ``charParams`` characters (or their
+  ``formatting`` text without them), split into words at whitespace, the
+  characters the glyphs; no confidence is read (FineReader rates characters
+  only).
 * Anything that does not start with ``<``: plain UTF-8 text.
 
 **Text level** (``text_level=``, one of `TEXT_LEVELS`): ``"region"``,
@@ -27,7 +33,7 @@ regions that fell back to another. What is read:
 punctuation) or ``"glyph"`` (glyphs joined into words). By default a PAGE
 region is read at its own ``TextEquiv`` where it has one, else at the
 coarsest level below it that it has throughout (line, then word, then
-glyph); ALTO and hOCR at line level. A region without the level read falls
+glyph); ALTO, hOCR and ABBYY at line level. A region without the level read falls
 back to the nearest one it has (the coarser of two) and is listed in
 ``Document.fallbacks``; a PAGE region whose text at two levels differs
 (after NFC and whitespace collapsing) is listed in
@@ -64,6 +70,12 @@ number or a confidence outside [0, 1].
 >>> doc = read_document(words, text_level="word")
 >>> doc.text, doc.fallbacks
 ('Schlym̃', (('r1', 'line'),))
+>>> abbyy = b'''<document xmlns="http://www.abbyy.com/FineReader_xml/FineReader10-schema-v1.xml"><page>
+... <block blockType="Text"><text><par><line><formatting>Der Bogen</formatting></line></par></text></block>
+... </page></document>'''
+>>> doc = read_document(abbyy)
+>>> doc.format, doc.schema, doc.words
+('abbyy', '10v1', ('Der', 'Bogen'))
 """
 
 from ek._files import TEXT_LEVELS, Document, read_document

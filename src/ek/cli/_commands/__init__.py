@@ -97,7 +97,7 @@ def evaluate(
     """Score PRED against GOLD: the figure with its interval, overall and per slice.
 
     GOLD and PRED are .jsonl, .json, .csv or .tsv files, documents (PAGE,
-    ALTO, hOCR, plain text) or folders of documents, joined by id. Folders
+    ALTO, hOCR, ABBYY FineReader, plain text) or folders of documents, joined by id. Folders
     pair NAME.gt.txt with NAME.txt or NAME.ENGINE.txt, gt/ with ocr/, or
     one subfolder per document. An OCR-D workspace (a folder holding
     mets.xml, or the METS file) is GOLD alone, with --gold-group and

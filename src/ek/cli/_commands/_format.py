@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -94,17 +93,6 @@ def shown_ids(ids: tuple[object, ...]) -> str:
     return ", ".join(map(repr, ids[:_SHOWN_IDS])) + (", ..." if len(ids) > _SHOWN_IDS else "")
 
 
-def clean(value: object) -> object:
-    """``value`` with NaN and infinities as None and tuples as lists, so strict JSON can hold it."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {_key(k): clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [clean(v) for v in value]
-    return value
-
-
 def settings_line(meta: Meta) -> str:
     """``settings: normalize nfc | text level line | profile none``: how documents were read and compared."""
     settings = meta["settings"]
@@ -173,7 +161,3 @@ def measure_lines(documents: Mapping[str, Any]) -> list[str]:
 
 def _nan(x: object) -> bool:
     return isinstance(x, float) and math.isnan(x)
-
-
-def _key(key: object) -> str:
-    return key if isinstance(key, str) else json.dumps(clean(key), default=str)

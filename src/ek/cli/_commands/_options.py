@@ -237,7 +237,7 @@ class Options:
         keep_going: score the other documents when one cannot be read, listing it
         gold_suffix (SUFFIX): the name ending of gold files in a folder, e.g. .gt.txt
         pred_suffix (SUFFIX): the name ending of prediction files, e.g. .some-ocr.txt
-        pred_format (FORMAT): the output read when a page has several
+        pred_format (FORMAT): which of a page's outputs to read
         follow_symlinks: read links that point out of a folder (else skipped and listed)
         max_file_mb (MB): skip (and list) files over MB megabytes (default: 256)
     """

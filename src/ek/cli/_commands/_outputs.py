@@ -16,13 +16,12 @@ the path.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import stat
 import tempfile
 from collections.abc import Mapping
 
-from ek.cli._commands._format import clean
+from ek._json import report_text
 
 _FLAG_INPUTS = frozenset({"proxy", "audit", "plan", "window"})  # the inputs given by a flag, not as an argument
 
@@ -61,7 +60,7 @@ def check_outputs(
 
 def write_json(path: str, payload: Mapping[str, object]) -> str:
     """Write ``payload`` as strict JSON to ``path``; ``-`` returns the text for standard output instead."""
-    text = json.dumps(clean(payload), ensure_ascii=False, indent=2, allow_nan=False, default=str)
+    text = report_text(payload)
     if path == "-":
         return text
     write_text(path, text + "\n", option="--json")
