@@ -91,17 +91,31 @@ def platt_fit(s: Any, y: Any, *, max_iter: int, np: ModuleType | None = None) ->
 
 
 def _platt_np(s: Any, t: Any, np: ModuleType) -> Any:
+    # Every pass writes into buffers allocated once per fit: fresh 200k-row
+    # temporaries cost more in page faults than the arithmetic does. The
+    # operations (and so the bits) are the same as the plain expressions
+    # noted beside them.
+    n = len(s)
+    z, e, u, v = (np.empty(n) for _ in range(4))
+    one_minus_t = 1.0 - t
+    nonneg = np.empty(n, dtype=bool)
+
     def step(a: float, b: float) -> tuple[float, tuple[float, float], tuple[float, float, float]]:
-        z = a * s + b
-        e = np.exp(-np.abs(z))
+        np.add(np.multiply(s, a, out=z), b, out=z)  # z = a*s + b
+        np.exp(np.negative(np.abs(z, out=e), out=e), out=e)  # e = exp(-|z|)
         # loss = t*softplus(-z) + (1-t)*softplus(z) = softplus(-z) + (1-t)*z
-        f = float(np.sum(np.log1p(e) + np.maximum(-z, 0.0) + (1.0 - t) * z))
-        inv = 1.0 / (1.0 + e)
-        p = np.where(z >= 0, inv, e * inv)
-        r = p - t
-        w = p * (1.0 - p)
-        ws = w * s
-        return f, (float((r * s).sum()), float(r.sum())), (float((ws * s).sum()), float(ws.sum()), float(w.sum()))
+        np.add(np.log1p(e, out=u), np.maximum(np.negative(z, out=v), 0.0, out=v), out=u)
+        f = float(np.add(u, np.multiply(one_minus_t, z, out=v), out=u).sum())
+        inv = np.divide(1.0, np.add(e, 1.0, out=u), out=u)
+        p = np.multiply(e, inv, out=v)  # p = where(z >= 0, inv, e*inv)
+        np.copyto(p, inv, where=np.greater_equal(z, 0.0, out=nonneg))
+        r = np.subtract(p, t, out=z)  # z is spent
+        w = np.multiply(p, np.subtract(1.0, p, out=u), out=u)
+        ga, gb = float(np.multiply(r, s, out=e).sum()), float(r.sum())
+        ws = np.multiply(w, s, out=e)
+        hbb, hab = float(w.sum()), float(ws.sum())
+        haa = float(np.multiply(ws, s, out=ws).sum())
+        return f, (ga, gb), (haa, hab, hbb)
 
     return step
 
@@ -130,7 +144,11 @@ def platt_predict(s: Any, a: float, b: float, *, np: ModuleType | None = None) -
     if np is None:
         return sigmoid(a * s + b)
     z = a * s + b
-    return np.exp(-np.logaddexp(0.0, -z))
+    if not isinstance(z, np.ndarray):  # a 0-d input gives a numpy scalar
+        return np.exp(-np.logaddexp(0.0, -z))
+    # in place: the same bits as exp(-logaddexp(0, -z)) without two temporaries
+    np.negative(z, out=z)
+    return np.exp(np.negative(np.logaddexp(0.0, z, out=z), out=z), out=z)
 
 
 # --------------------------------------------------------------------------
