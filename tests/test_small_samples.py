@@ -53,8 +53,8 @@ def test_compare_json_holds_no_interval_and_the_exact_p_value(tmp_path, capsys):
     gold, good, bad = two_documents(tmp_path)
     assert main(["compare", gold, good, bad, "--json", "-"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["interval"] == [None, None] and data["p_value"] == 0.5
-    assert data["verdict"] == "too few items (n=2) to tell" and data["runs"]["a"]["interval"] == [None, None]
+    assert data["interval"] == [{"$float": "NaN"}] * 2 and data["p_value"] == 0.5
+    assert data["verdict"] == "too few items (n=2) to tell" and data["runs"]["a"]["interval"] == [{"$float": "NaN"}] * 2
 
 
 def test_evaluate_on_two_documents_shows_that_more_are_needed(tmp_path, capsys):
