@@ -568,6 +568,7 @@ def test_harness_public_names():
 
     assert set(H.__all__) == {
         "GateResult",
+        "RunOptions",  # the run options as one value (issue 32)
         "cohen_kappa",
         "evaluate_store",
         "krippendorff_alpha",
