@@ -107,6 +107,7 @@ _STEP = 1e-6  # relative step of the central differences
 _FLOOR = 1e-2  # a statistic near 0 is stepped by this share of the largest one
 FOLDS = 5  # cross-fitting folds of lam="tune"
 MIN_TUNE = 10  # below this many audited items "tune" is plain PPI (λ = 1): see the module docstring
+TUNE_EFFECTIVE = 80.0  # below this effective audit size (`Figures.effective_size`) "tune" is plain PPI too
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,7 @@ class Figures:
     folds: tuple[float, ...] = ()  # "tune": each fold's cross-fitted λ (``lam`` is their mean)
     kurtosis: float = math.nan  # of the audited items' influence terms (the planner's noise of a variance)
     df: float = math.inf  # "tune": the audit's degrees of freedom, n less one per fold, for a t interval
+    effective_size: float = math.nan  # Kish's size of the audit's linearised weights (`_Design.effective`)
 
 
 def moments(table: Any) -> Moments:
@@ -200,8 +202,9 @@ def estimate(
     k = proxy.shape[1]
     per_fold: tuple[float, ...] = ()
     rows, fold = None, None
+    size = design.effective(value)
     if isinstance(lam, str) and lam == "tune":
-        per_fold, rows, fold = design.cross_fitted(value, folds, min_tune)
+        per_fold, rows, fold = design.cross_fitted(value, folds, min_tune, size)
     elif isinstance(lam, str):  # "plug-in"
         lam = design.tuned(value)
     elif inclusion is None and not unaudited.n:
@@ -228,8 +231,14 @@ def estimate(
         parts,
         per_fold,
         design.kurtosis(value, weights, row_weights),
-        math.inf if rows is None else float(max(1, len(gold) - len(per_fold))),
+        math.inf if rows is None else _degrees(len(gold) - len(per_fold), size),
+        size,
     )
+
+
+def _degrees(df: int, size: float) -> float:
+    """A tuned interval's degrees of freedom: the audit's less one per fold, at most the effective size less one."""
+    return float(max(1.0, min(df, size - 1))) if math.isfinite(size) else float(max(1, df))
 
 
 def normal_interval(center: float, std_error: float, level: float, df: float = math.inf) -> tuple[float, float]:
@@ -390,11 +399,14 @@ class _Design:
         tol = 1e-9 * scale
         return float(np.ptp(psi_hat)) <= tol and abs(mean_u - float(psi_hat[0])) <= tol and spread_u <= tol**2 * self.N
 
-    def cross_fitted(self, value: Value, folds: int, least: int) -> tuple[tuple[float, ...], Any, Any]:
+    def cross_fitted(
+        self, value: Value, folds: int, least: int, size: float = math.inf
+    ) -> tuple[tuple[float, ...], Any, Any]:
         """Each fold's ``λ``, tuned on the other folds, each audited item's (its fold's) and its fold (None: one).
 
         Item ``i`` of the audit is in fold ``i mod K``. Below ``least``
-        audited items ``λ = 1`` (plain PPI, unbiased); a proxy that never
+        audited items, or an effective audit size ``size`` below
+        `TUNE_EFFECTIVE`, ``λ = 1`` (plain PPI, unbiased); a proxy that never
         varies gets ``λ = 0`` exactly, as does a uniform audit of every item.
         """
         import numpy as np
@@ -404,7 +416,7 @@ class _Design:
         if (self.pi is None and not self.u.n) or not np.isfinite(g).all() or self.constant(g):
             return (0.0,), np.zeros(self.n), None
         count = min(folds, self.n // 2)
-        if self.n < least or count < 2:
+        if self.n < least or count < 2 or size < TUNE_EFFECTIVE:
             return (1.0,), np.ones(self.n), None
         fold = np.arange(self.n) % count
         lams = []
@@ -413,6 +425,34 @@ class _Design:
             part = _Design(self.u, self.proxy[keep], self.gold[keep], None if self.pi is None else self.pi[keep])
             lams.append(part.tuned(value))
         return tuple(lams), np.asarray(lams)[fold], fold
+
+    def effective(self, value: Value) -> float:
+        """How many items the audit is worth: Kish's size of the linearised weights ``w``.
+
+        ``w`` is the part of each item's linearised proxy ``∇value · ŝ`` that
+        the figure falls with (its statistics of negative gradient): for a
+        ratio of sums its denominator, the reference length for CER, the
+        count for a mean (equal weights, size ``n``). The least of the audit's own (``w / π`` when planned) and the
+        corpus's scaled to the audit, ``n · Kish_N(w) / N``: an audit that
+        missed the few long documents holding most of the length looks
+        even, the corpus does not. NaN when the weights do not sum to a
+        positive number.
+        """
+        import numpy as np
+
+        k = self.proxy.shape[1]
+        g = np.asarray(gradient(value, self.totals(np.ones(k))))
+        a = np.where(g < 0, -g, 0.0)
+        if not np.isfinite(g).all():
+            return math.nan
+        w = self.proxy @ a
+        mine = w if self.pi is None else w / self.pi
+        total = float(a @ self.u.mean) * self.u.n + float(w.sum())
+        squares = float(a @ (self.u.scatter + self.u.n * np.outer(self.u.mean, self.u.mean)) @ a) + float(w @ w)
+        if not (total > 0 and squares > 0 and float(mine.sum()) > 0):
+            return math.nan
+        corpus = self.n * total**2 / squares / self.N
+        return min(corpus, float(mine.sum()) ** 2 / float(mine @ mine))
 
     def tuned(self, value: Value) -> float:
         """PPI++'s plug-in ``λ`` for this design, clipped to [0, 1] (0 for a proxy that never varies)."""

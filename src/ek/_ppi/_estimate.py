@@ -37,7 +37,17 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from ek._bootstrap import MIN_ITEMS, metric_of
 from ek._ppi._columns import Columns, columns, examples
-from ek._ppi._core import MIN_TUNE, Figures, Weights, estimate, moments, normal_interval, without
+from ek._ppi._core import (
+    MIN_TUNE,
+    TUNE_EFFECTIVE,
+    Figures,
+    Weights,
+    estimate,
+    gradient,
+    moments,
+    normal_interval,
+    without,
+)
 from ek._util import is_real
 
 if TYPE_CHECKING:
@@ -59,6 +69,8 @@ INTERVALS = ("clt", "bootstrap")
 WHO = "estimate_corpus()"
 MIN_RELIABLE = 10
 """Fewer audited items than this and a group's interval is flagged ``reliable: false`` (see the module docstring)."""
+MIN_EFFECTIVE = 10.0
+"""An effective audit size (`ek._ppi._core.Figures.effective_size`) below this is flagged too (scripts/ppi_grid.py)."""
 
 
 @dataclass(frozen=True)
@@ -125,6 +137,8 @@ def estimate_corpus(proxy: Any, audit: Any, *, level: float, lam: Any, interval:
 
         replicates = replicate_values(proxy, p, a, rows, inclusion, lams)
     entries = {g: _entry(found[g], p, rows, g, level, replicates) for g in groups}
+    for g in groups:
+        _flag_concentrated(entries[g], found[g], p, g)
     overall = entries[None]
     per_slice = {p.labels[g]: entries[g] for g in groups if g is not None}
     figures = {g: (f.estimate if f is not None else None) for g, f in found.items()}
@@ -310,6 +324,33 @@ def _entry(
     return out
 
 
+def _flag_concentrated(entry: NotedEntry, fig: Figures | None, p: Columns, group: int | None) -> None:
+    """Flag ``entry`` when its audit's effective size is below `MIN_EFFECTIVE`, saying why in numbers.
+
+    Kish's size of the linearised weights (for CER about the reference
+    lengths): when a few items hold most of the weight, the interval covers
+    far less than its level whatever ``n`` says (scripts/ppi_grid.py: 53-77%
+    at 90% with Pareto lengths). Every item audited needs no interval.
+    """
+    import numpy as np
+
+    from ek._stats._effective import concentration
+
+    if fig is None or not entry["reliable"] or fig.n == fig.N or not fig.effective_size < MIN_EFFECTIVE:
+        return
+    table = p.table if group is None else p.table[p.codes == group]
+    g = np.asarray(gradient(p.value, table.sum(axis=0)))
+    falls = g < 0  # the statistics the figure falls with: a ratio's denominator (see _core._Design.effective)
+    weights = table[:, falls] @ -g[falls]
+    held = concentration(np.maximum(weights, 0.0).tolist())
+    of = " and ".join(str(name) for name, down in zip(p.names, falls) if down)
+    entry["reliable"] = False
+    entry["why"] = (
+        f"{held.why('items', of)} over the corpus; the {fig.n} audited items are worth about "
+        f"{fig.effective_size:.1f}, fewer than {MIN_EFFECTIVE:.0f}: the interval would cover less than its level"
+    )
+
+
 def _why(n: int) -> str:
     """Why an interval over ``n`` audited items is flagged (the simulated coverage of the module docstring)."""
     return (
@@ -349,7 +390,12 @@ def _tuning(fig: Figures) -> str:
         )
     if fig.lam == 0.0:
         return "0: the proxy never varies, or every item is audited (the audit alone)"
-    return f"1 (plain PPI): fewer than {MIN_TUNE} audited items, too few to tune lambda without bias"
+    if fig.n < MIN_TUNE:
+        return f"1 (plain PPI): fewer than {MIN_TUNE} audited items, too few to tune lambda without bias"
+    return (
+        f"1 (plain PPI): the audit's effective size {fig.effective_size:.1f} is below {TUNE_EFFECTIVE:.0f}, where "
+        "a tuned lambda covered less than plain PPI (scripts/ppi_grid.py)"
+    )
 
 
 def _detail(
@@ -389,6 +435,7 @@ def _detail(
         out["lam_folds"] = fig.folds
     if math.isfinite(fig.df):
         out["df"] = fig.df
+    out["effective_size"] = fig.effective_size
     if note is not None:
         out["note"] = note
     return out
