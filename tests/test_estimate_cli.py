@@ -287,3 +287,52 @@ def test_the_estimate_page_in_chromium_shows_the_json_figures(tmp_path, capsys, 
     assert set(by_label) == {"all", "clean_print", "degraded_scan"}
     for label, entry in [("all", data), *data["per_slice"].items()]:
         assert by_label[label][1:3] == [str(entry["N"]), str(entry["n"])], label
+
+
+def _one_long_document(tmp_path):
+    """60 documents, one of them 6,000 characters long and the rest 9; the first 30 audited (the long one too)."""
+    words = ("total", "amount", "due", "invoice", "date")
+    gold = [" ".join(words[(i + j) % 5] for j in range(1000 if i == 0 else 2)) for i in range(60)]
+    paths = {name: tmp_path / f"{name}.jsonl" for name in ("pred", "proxy", "audit")}
+
+    def garble(text, every):
+        return "".join("x" if k % every == 0 else c for k, c in enumerate(text))
+
+    paths["pred"].write_text(
+        "".join(json.dumps({"id": f"d{i}", "prediction": garble(g, 11)}) + "\n" for i, g in enumerate(gold))
+    )
+    paths["proxy"].write_text(
+        "".join(json.dumps({"id": f"d{i}", "gold": garble(g, 29)}) + "\n" for i, g in enumerate(gold))
+    )
+    paths["audit"].write_text("".join(json.dumps({"id": f"d{i}", "gold": g}) + "\n" for i, g in enumerate(gold[:30])))
+    return paths, [len(g) for g in gold]
+
+
+def test_an_audit_resting_on_one_long_document_is_flagged_with_the_concentration(tmp_path, capsys):
+    """Terminal, JSON and page say "not reliable" with the numbers: who holds the length, what the audit is worth.
+
+    The figures by hand: Kish's size of the reference lengths over the
+    corpus, ``(Σw)² / Σw²``, scaled to 30 of 60 items, is below the audit's
+    own; one document holds more than half the length.
+    """
+    paths, lengths = _one_long_document(tmp_path)
+    total, squares = sum(lengths), sum(x * x for x in lengths)
+    corpus_size = total**2 / squares
+    worth = 30 * corpus_size / 60
+    share = lengths[0] / total
+    why = (
+        f"1 of 60 items hold {share:.0%} of the ref_len: effective n ≈ {corpus_size:.1f} over the corpus; the 30 "
+        f"audited items are worth about {worth:.1f}, fewer than 10: the interval would cover less than its level"
+    )
+    report, page = tmp_path / "estimate.json", tmp_path / "estimate.html"
+    argv = ("estimate", str(paths["pred"]), "--proxy", str(paths["proxy"]), "--audit", str(paths["audit"]))
+    code, text, _ = run(capsys, *argv, "--json", str(report), "--html", str(page))
+    assert code == 0
+    code, text, _ = run(capsys, *argv)
+    assert code == 0 and f"not reliable (all): {why}" in text
+    data = json.loads(report.read_text())
+    assert data["detail"]["reliable"] is False and data["detail"]["why"] == why
+    assert data["detail"]["effective_size"] == pytest.approx(worth, rel=1e-9)
+    assert "1 (plain PPI): the audit's effective size 0.6 is below 80" in data["detail"]["lam"]
+    html = page.read_text()
+    assert f'<p class="note" id="not-reliable">Not reliable: {why}</p>' in html.replace("&#x27;", "'")

@@ -430,7 +430,8 @@ class _Design:
         """How many items the audit is worth: Kish's size of the linearised weights ``w``.
 
         ``w`` is the part of each item's linearised proxy ``∇value · ŝ`` that
-        the figure falls with (its statistics of negative gradient): for a
+        the figure falls with (its statistics of negative gradient at the
+        proxy's totals): for a
         ratio of sums its denominator, the reference length for CER, the
         count for a mean (equal weights, size ``n``). The least of the audit's own (``w / π`` when planned) and the
         corpus's scaled to the audit, ``n · Kish_N(w) / N``: an audit that
@@ -440,8 +441,7 @@ class _Design:
         """
         import numpy as np
 
-        k = self.proxy.shape[1]
-        g = np.asarray(gradient(value, self.totals(np.ones(k))))
+        g = np.asarray(gradient(value, self.proxy_totals()))  # the proxy's totals: λ = 1's may be negative
         a = np.where(g < 0, -g, 0.0)
         if not np.isfinite(g).all():
             return math.nan

@@ -101,6 +101,8 @@ def headline(data: JsonReport, *, pct: bool) -> str:
     ]
     note = (data.get("detail") or {}).get("note")
     extra = f'<p class="note">{esc(note)}</p>' if note else ""
+    why = _unreliable(data)
+    extra += f'<p class="note" id="not-reliable">{esc(why[0].upper() + why[1:])}</p>' if why else ""
     return f'<div class="headline">{"".join(figures)}</div>{extra}{warnings_note(data)}'
 
 
@@ -167,6 +169,13 @@ def _row(label: object, entry: JsonReport, *, pct: bool, cls: str = "") -> str:
         + interval_cell(classical.get("interval"), n=n, percent=pct)
         + num_cell(entry.get("plug_in"), percent=pct)
         + text_cell("–" if lam is None else f"{lam:.2f}")
-        + text_cell(entry.get("note") or "")
+        + text_cell("; ".join(x for x in (_unreliable(entry), entry.get("note")) if x))
         + "</tr>"
     )
+
+
+def _unreliable(entry: JsonReport) -> str:
+    """Why a group's interval is flagged ``reliable: false`` ("" when it is not; the whole corpus's in detail)."""
+    flags = entry if "reliable" in entry else (entry.get("detail") or {})
+    why = flags.get("why")
+    return f"not reliable: {why}" if flags.get("reliable") is False and isinstance(why, str) else ""
