@@ -192,3 +192,31 @@ def test_student_quantile_and_p_value_agree_with_scipy(df):
     for t in (0.5, 1.7, 2.6):
         exact = 2 * (stats.norm.sf(t) if math.isinf(df) else stats.t.sf(t, df))
         assert p_value(t, 1.0, df) == pytest.approx(exact, rel=2e-2 if df == 3 else 5e-3)
+
+
+def test_compare_estimates_flags_what_either_estimate_flags():
+    """A slice with 4 audited items, and a corpus resting on one long document: flagged, the verdict says why."""
+    words = ("total", "amount", "due", "invoice", "date")
+    gold = [" ".join(words[(i + j) % 5] for j in range(1000 if i == 0 else 2)) for i in range(60)]
+    ids = [f"d{i}" for i in range(60)]
+    where = ["rare" if 26 <= i < 30 or i >= 56 else "common" for i in range(60)]  # 4 of "rare" audited
+
+    def garble(text, every):
+        return "".join("x" if k % every == 0 else c for k, c in enumerate(text))
+
+    def estimated(every):
+        pred = [garble(g, every) for g in gold]
+        proxy = ek.agreement_proxy(pred, [garble(g, 29) for g in gold], ids=ids, slices=where)
+        audit = ek.evaluate([(pred[i], gold[i], where[i]) for i in range(30)], metric="cer", ids=ids[:30])
+        return ek.estimate_corpus(proxy, audit, level=0.9)
+
+    a, b = estimated(11), estimated(13)
+    result = ek.compare_estimates(a, b)
+    assert a.detail["reliable"] is False and b.detail["reliable"] is False
+    assert result.verdict == f"not reliable: engine A: {a.detail['why']}; engine B: {b.detail['why']}"
+    assert a.detail["why"].startswith("1 of 60 items hold")
+    rare = result.per_slice["rare"]
+    few = "4 audited items, fewer than 10: too few for the interval to cover at its level; audit at least 10"
+    assert rare["n"] == 4 and rare["reliable"] is False
+    assert rare["why"] == f"engine A: {few}; engine B: {few}" and rare["verdict"] == f"not reliable: {rare['why']}"
+    assert math.isfinite(rare["interval"][0])  # the interval is kept, flagged

@@ -16,7 +16,9 @@ interval 10-11%. With a
 fixed ``λ`` each half keeps its estimate's ``λ`` and ``delta`` is exactly
 ``b - a``. With ``interval="bootstrap"`` both estimates were resampled with
 the same id-hash weights, so the replicate differences are the paired
-bootstrap, as in `ek.compare`.
+bootstrap, as in `ek.compare`. A row either estimate flags
+``reliable: false`` is flagged too (its ``reliable`` and ``why``; the
+whole corpus's in its verdict, "not reliable: ...").
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from ek._ppi._columns import examples
 from ek._ppi._core import estimate, moments, normal_interval, p_value, without
 from ek._ppi._estimate import Basis, group_rows
 
-__all__ = ["Row", "Sides", "Verdict", "compare"]
+__all__ = ["FlaggedRow", "Row", "Sides", "Verdict", "compare"]
 
 _WHO = "compare_estimates()"
 
@@ -52,7 +54,19 @@ class Sides(TypedDict):
 
 
 class Row(Sides, Verdict):
-    """One row of the comparison: the whole corpus's, or a slice's (``per_slice``)."""
+    """One row of the comparison: the whole corpus's, or a slice's."""
+
+
+class FlaggedRow(Row):
+    """A `Row` with its flag (``per_slice``'s rows).
+
+    ``reliable`` is False when either estimate's group is (too few audited
+    items, or too small an effective size: `ek._ppi._estimate`), ``why``
+    says which and why; the verdict is then ``"not reliable: ..."``.
+    """
+
+    reliable: bool
+    why: str | None
 
 
 def compare(a: Any, b: Any) -> dict[str, Any]:
@@ -63,9 +77,9 @@ def compare(a: Any, b: Any) -> dict[str, Any]:
     up = a.detail.get("higher_is_better")
     up = up if isinstance(up, bool) else None
     groups: list[int | None] = [None, *range(len(ba.p.labels))]
-    rows = {g: joint.row(g, a.level, up) for g in groups}
+    rows = {g: _flagged(joint.row(g, a.level, up), a, b, None if g is None else ba.p.labels[g]) for g in groups}
     per_slice = {ba.p.labels[g]: rows[g] for g in groups if g is not None}
-    overall = {key: value for key, value in rows[None].items() if key != "n"}
+    overall = {key: value for key, value in rows[None].items() if key not in ("n", "reliable", "why")}
     return {"metric": a.metric, **overall, "per_slice": per_slice, "level": a.level, "n": a.n, "higher_is_better": up}
 
 
@@ -204,6 +218,24 @@ class _Joint:
             "p_value": p,
             "verdict": verdict(low, high, up) if p < round(1 - level, 12) else "no detectable difference",
         }
+
+
+def _flagged(row: Row, a: Any, b: Any, label: Any) -> FlaggedRow:
+    """``row`` with ``reliable`` and ``why`` from the two estimates' group; a flagged row's verdict says why.
+
+    An interval either estimate does not trust is no ground for a verdict:
+    its difference rests on the same audited items.
+    """
+    whys = []
+    for name, est in (("A", a), ("B", b)):
+        entry = est.detail if label is None else est.per_slice.get(label, {})
+        if entry.get("reliable") is False:
+            whys.append(f"engine {name}: {entry.get('why')}")
+    why = "; ".join(whys) if whys else None
+    out: FlaggedRow = {**row, "reliable": why is None, "why": why}
+    if why is not None and row["n"] >= 2:
+        out["verdict"] = f"not reliable: {why}"
+    return out
 
 
 def _figure(basis: Basis, group: int | None) -> float | None:
