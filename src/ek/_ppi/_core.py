@@ -45,16 +45,31 @@ proxy of correlation 0.5 or 0.9, uniform audits) its relative bias was
 four, the unaudited items get the folds' mean ``λ`` (``lam``), the audit's
 variance is pooled within folds (a degree of freedom per fold), and the
 interval is Student's t at ``n - 5`` degrees of freedom (`Figures.df`).
-Below `MIN_TUNE` (10) audited items ``"tune"`` is plain PPI, ``λ = 1``, at
-``n - 1``. On the grid (700 audits a cell, MC s.e. 1.1 points; 3 proxies
-and a biased one, uniform, stratified and active plans) the bias is within
-MC error (at most 2% at n = 20, 0.2% at n = 200); at σ = 0.5 the tuned 90%
-interval covered 85-93% at n = 20 (audit-only 82-86%, λ = 1 86-91%),
-86-92% at n = 50 and 89-94% at n = 200. What remains is the normal
-approximation of a ratio, not the tuning: λ = 1, whose variance sees the
-proxy's spread over all N items, covered up to 4 points more at σ = 0.5
-(9 at σ = 1.0, n = 20), and with heavy-tailed lengths (σ = 1.5, Pareto
-α = 1.2) only λ = 1 came near its level. A proxy whose influence takes one
+
+Cross-fitting removes the bias, not the normal approximation of a ratio
+over unequal documents: tuned, the interval still covered up to 4 points
+less than λ = 1 at σ = 0.5, 9 at σ = 1.0, and 30-50 with heavy-tailed
+lengths (σ = 1.5, Pareto α = 1.2), where λ = 1, whose residuals shed the
+length the proxy knows, covered 85-100%. So ``"tune"`` is plain PPI
+(``λ = 1``, one fold, ``n - 1``) below `MIN_TUNE` (10) audited items and
+below an effective audit size of `TUNE_EFFECTIVE` (80; `Figures.effective_size`:
+Kish's size of the linearised weights, for CER the reference lengths, the
+least of the audit's own and the corpus's scaled to ``n``, so an audit that
+missed the long documents is not trusted for looking even), and its t
+interval never has more degrees of freedom than that size less one. The
+threshold reads no gold, so it selects nothing by the audit's errors. On
+the grid (1,000 audits a cell, MC s.e. 0.95 points at 90%; 4 length
+distributions × n = 20, 50, 200 × proxies of correlation 0, 0.5, 0.9 and a
+biased one × uniform, stratified and active plans × 90% and 95%) the tuned
+interval's shortfall below nominal was never more than 1 point beyond the
+better of λ = 0's and λ = 1's (0 of 288 cells), and it covered at least
+88.1% at 90% in every cell, flagged or not (σ = 0.5: 88.1-93.2% at n = 20,
+88.9-92.4% at n = 50, 89.4-93.1% at n = 200). The price is width where
+λ = 1 is forced: with a proxy of correlation 0 or 0.5 at σ = 0.5, n ≤ 50
+the interval is 1.5-1.7× the audit-only one (0.5× with correlation 0.9);
+with an effective size near 1 (Pareto lengths) it is 5-120× as wide, and
+flagged (`ek._ppi._estimate.MIN_EFFECTIVE`). Relative bias stayed within
+MC error (σ ≤ 1.0: at most 1.9%). A proxy whose influence takes one
 value on every item carries no information and gets ``λ = 0`` exactly
 (float residue made the plug-in ratio 0 or 1 at random).
 
@@ -85,6 +100,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Figures",
     "Moments",
+    "effective_size",
     "estimate",
     "gradient",
     "moments",
@@ -178,6 +194,8 @@ def estimate(
     inclusion: Any | None = None,
     folds: int = FOLDS,
     min_tune: int = MIN_TUNE,
+    size: float | None = None,
+    min_size: float = TUNE_EFFECTIVE,
 ) -> Figures:
     """The prediction-powered estimate of ``value`` over the corpus (see the module docstring).
 
@@ -194,6 +212,10 @@ def estimate(
             audit; None for a uniform audit.
         folds: how many folds ``"tune"`` cross-fits over.
         min_tune: below this many audited items ``"tune"`` is plain PPI.
+        size: the audit's effective size (None: `Figures.effective_size`
+            from ``value``; a paired difference passes the smaller of its
+            two figures', whose weights its own gradient mixes up).
+        min_size: below this effective size ``"tune"`` is plain PPI.
     """
     import numpy as np
 
@@ -202,9 +224,9 @@ def estimate(
     k = proxy.shape[1]
     per_fold: tuple[float, ...] = ()
     rows, fold = None, None
-    size = design.effective(value)
+    size = design.effective(value) if size is None else size
     if isinstance(lam, str) and lam == "tune":
-        per_fold, rows, fold = design.cross_fitted(value, folds, min_tune, size)
+        per_fold, rows, fold = design.cross_fitted(value, folds, min_tune, plain=size < min_size)
     elif isinstance(lam, str):  # "plug-in"
         lam = design.tuned(value)
     elif inclusion is None and not unaudited.n:
@@ -234,6 +256,15 @@ def estimate(
         math.inf if rows is None else _degrees(len(gold) - len(per_fold), size),
         size,
     )
+
+
+def effective_size(unaudited: Moments, proxy: Any, value: Value, inclusion: Any | None = None) -> float:
+    """`Figures.effective_size` of an audit with these proxy statistics, without estimating (see `estimate`)."""
+    import numpy as np
+
+    proxy = np.asarray(proxy, dtype=np.float64)
+    pi = None if inclusion is None else np.asarray(inclusion, dtype=np.float64)
+    return _Design(unaudited, proxy, proxy, pi).effective(value)
 
 
 def _degrees(df: int, size: float) -> float:
@@ -400,13 +431,13 @@ class _Design:
         return float(np.ptp(psi_hat)) <= tol and abs(mean_u - float(psi_hat[0])) <= tol and spread_u <= tol**2 * self.N
 
     def cross_fitted(
-        self, value: Value, folds: int, least: int, size: float = math.inf
+        self, value: Value, folds: int, least: int, *, plain: bool = False
     ) -> tuple[tuple[float, ...], Any, Any]:
         """Each fold's ``λ``, tuned on the other folds, each audited item's (its fold's) and its fold (None: one).
 
         Item ``i`` of the audit is in fold ``i mod K``. Below ``least``
-        audited items, or an effective audit size ``size`` below
-        `TUNE_EFFECTIVE`, ``λ = 1`` (plain PPI, unbiased); a proxy that never
+        audited items, or when ``plain`` (an effective audit size below
+        `TUNE_EFFECTIVE`), ``λ = 1`` (plain PPI, unbiased); a proxy that never
         varies gets ``λ = 0`` exactly, as does a uniform audit of every item.
         """
         import numpy as np
@@ -416,7 +447,7 @@ class _Design:
         if (self.pi is None and not self.u.n) or not np.isfinite(g).all() or self.constant(g):
             return (0.0,), np.zeros(self.n), None
         count = min(folds, self.n // 2)
-        if self.n < least or count < 2 or size < TUNE_EFFECTIVE:
+        if self.n < least or count < 2 or plain:
             return (1.0,), np.ones(self.n), None
         fold = np.arange(self.n) % count
         lams = []
