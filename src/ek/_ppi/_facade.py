@@ -44,7 +44,8 @@ def estimate_corpus(
         level: the confidence level.
         lam: ``"tune"`` (PPI++'s power tuning, cross-fitted over 5 folds of
             the audit, with a Student t interval; plain PPI below 10 audited
-            items), or the proxy's weight in [0, 1] (0: the audit alone;
+            items or an effective audit size of 80, ``detail["lam"]`` says
+            which), or the proxy's weight in [0, 1] (0: the audit alone;
             1: plain PPI), which ppi_py computes alike.
         interval: ``"clt"`` (normal, delta method) or ``"bootstrap"`` (the
             id-hash Poisson bootstrap of `Report.interval`).
