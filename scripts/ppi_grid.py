@@ -18,7 +18,7 @@ stratified (Neyman) and active (π ∝ predicted uncertainty) probabilities.
 Printed per cell: coverage at 90% and 95% of the tuned interval, of λ = 0
 (audit-only) and λ = 1 (plain PPI); the share of tuned intervals ek flags
 ``reliable: false`` (fewer than 10 audited items, or an effective size
-below 10) and the coverage of the others; the tuned relative bias; the
+below 5) and the coverage of the others; the tuned relative bias; the
 tuned 90% width over the audit-only one (summed over the audits); and
 tuned's shortfall below nominal less the better of λ = 0's and λ = 1's
 (over-coverage counts as no shortfall). A summary per length distribution
@@ -48,7 +48,7 @@ DESIGNS = ("uniform", "stratified", "active")
 LEVELS = (0.90, 0.95)
 STRATA = ((0.5, 2, 60), (0.3, 2, 30), (0.2, 3, 27))
 MIN_RELIABLE = 10  # the flags of ek._ppi._estimate: fewer audited items, or a smaller effective size
-MIN_EFFECTIVE = 10.0
+MIN_EFFECTIVE = 5.0
 
 
 def cer(t):

@@ -322,7 +322,7 @@ def test_an_audit_resting_on_one_long_document_is_flagged_with_the_concentration
     share = lengths[0] / total
     why = (
         f"1 of 60 items hold {share:.0%} of the ref_len: effective n ≈ {corpus_size:.1f} over the corpus; the 30 "
-        f"audited items are worth about {worth:.1f}, fewer than 10: the interval would cover less than its level"
+        f"audited items are worth about {worth:.1f}, fewer than 5: too few for the interval's level to be trusted"
     )
     report, page = tmp_path / "estimate.json", tmp_path / "estimate.html"
     argv = ("estimate", str(paths["pred"]), "--proxy", str(paths["proxy"]), "--audit", str(paths["audit"]))

@@ -7,7 +7,7 @@ of correlation ``rho`` and the true lengths; CER is summed edits over summed
 length. Every figure comes from `ek._ppi._core.estimate`, what
 `ek.estimate_corpus` runs; a flagged interval is one ek prints
 ``reliable: false`` (fewer than 10 audited items, or an effective size
-below 10).
+below 5).
 """
 
 from __future__ import annotations

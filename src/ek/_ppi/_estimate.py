@@ -14,7 +14,7 @@ and ``lam="tune"`` its estimate is plain PPI, ``λ = 1``, which needs no
 variance to be unbiased), and the whole corpus needs at least 2. Every
 group carries ``reliable`` (the whole corpus in ``detail``): False below
 `MIN_RELIABLE` (10) audited items, or below an effective audit size of
-`MIN_EFFECTIVE` (10; `ek._ppi._core.Figures.effective_size`, the
+`MIN_EFFECTIVE` (5; `ek._ppi._core.Figures.effective_size`, the
 concentration of the reference lengths for CER, read over the corpus and
 the audit), with ``why`` in words and numbers (None when reliable): with
 the normal interval a slice of 400 documents covered 62% at 90% with 2
@@ -77,7 +77,7 @@ INTERVALS = ("clt", "bootstrap")
 WHO = "estimate_corpus()"
 MIN_RELIABLE = 10
 """Fewer audited items than this and a group's interval is flagged ``reliable: false`` (see the module docstring)."""
-MIN_EFFECTIVE = 10.0
+MIN_EFFECTIVE = 5.0
 """An effective audit size (`ek._ppi._core.Figures.effective_size`) below this is flagged too (scripts/ppi_grid.py)."""
 
 
@@ -336,9 +336,12 @@ def _flag_concentrated(entry: NotedEntry, fig: Figures | None, p: Columns, group
     """Flag ``entry`` when its audit's effective size is below `MIN_EFFECTIVE`, saying why in numbers.
 
     Kish's size of the linearised weights (for CER about the reference
-    lengths): when a few items hold most of the weight, the interval covers
-    far less than its level whatever ``n`` says (scripts/ppi_grid.py: 53-77%
-    at 90% with Pareto lengths). Every item audited needs no interval.
+    lengths): when a few items hold most of the weight, an interval covers
+    its level only as far as the audit happened to catch them, whatever
+    ``n`` says (scripts/ppi_grid.py, Pareto lengths: the audit alone
+    covered 53-75% at 90% from uniform and stratified audits; the tuned interval, at so few degrees of
+    freedom, covered by being 5-120 times as wide). Every item audited
+    needs no interval.
     """
     import numpy as np
 
@@ -355,7 +358,7 @@ def _flag_concentrated(entry: NotedEntry, fig: Figures | None, p: Columns, group
     entry["reliable"] = False
     entry["why"] = (
         f"{held.why('items', of)} over the corpus; the {fig.n} audited items are worth about "
-        f"{fig.effective_size:.1f}, fewer than {MIN_EFFECTIVE:.0f}: the interval would cover less than its level"
+        f"{fig.effective_size:.1f}, fewer than {MIN_EFFECTIVE:.0f}: too few for the interval's level to be trusted"
     )
 
 

@@ -37,7 +37,7 @@ class CorpusEstimate:
     A slice with fewer than 2 audited items has no interval (NaN), and
     ``interval="bootstrap"`` gives none below 40. Each slice's
     ``reliable`` (the whole corpus's in ``detail``) is False below 10
-    audited items, or when the audit is worth fewer than 10 items
+    audited items, or when the audit is worth fewer than 5 items
     (``detail["effective_size"]``: Kish's size of the linearised weights,
     the reference lengths for CER, when a few long documents hold most of
     them), with ``why`` in numbers: such intervals cover far less than
