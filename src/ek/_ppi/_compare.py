@@ -13,15 +13,17 @@ one): the difference is then its own prediction-powered estimate,
 own ``λ``. Unlike one estimate, the difference is cross-fitted at any
 effective size: both engines read the same documents, so their lengths
 largely cancel. On two equal engines (scripts/ppi_grid.py: lognormal
-lengths σ = 0.5, proxies of correlation 0.9 and 0.5, 800 replications)
-it rejected "no difference" at 10% in 10.6/9.9% at n = 30, 11.1/11.3% at
-n = 100 and 10.6/10.1% at n = 300 (each engine at its own plug-in ``λ``
-with a normal interval: 15% at n = 30); against B at 0.7 × A's error rate
-with the weaker proxy it found the difference 72% of the time at n = 30
-and 99.5% at n = 100, where plain PPI (``λ = 1``) found it 29% and 53%. With a fixed ``λ``
-each half keeps its estimate's ``λ`` and ``delta`` is exactly ``b - a``. With ``interval="bootstrap"`` both estimates were resampled with
-the same id-hash weights, so the replicate differences are the paired
-bootstrap, as in `ek.compare`. A row either estimate flags
+lengths σ = 0.5, proxies of correlation 0.9 and 0.5, 1,000 replications)
+it rejected "no difference" at 10% in 11.6/11.7% at n = 30 (10.8/9.6%
+over 4,000 more), 10.4/10.4% at n = 100 and 10.7/8.2% at n = 300 (each
+engine at its own plug-in ``λ`` with a normal interval: 14.6/13.3% at
+n = 30); against B at 0.7 × A's error rate with the weaker proxy it found
+the difference 74% of the time at n = 30 and 99.4% at n = 100, where
+plain PPI (``λ = 1``) found it 29% and 53%. With a fixed ``λ`` each half
+keeps its estimate's ``λ`` and ``delta`` is exactly ``b - a``. With
+``interval="bootstrap"`` both estimates were resampled with the same
+id-hash weights, so the replicate differences are the paired bootstrap,
+as in `ek.compare`. A row either estimate flags
 ``reliable: false`` is flagged too (its ``reliable`` and ``why``; the
 whole corpus's in its verdict, "not reliable: ...").
 """

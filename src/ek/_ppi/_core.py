@@ -47,9 +47,9 @@ variance is pooled within folds (a degree of freedom per fold), and the
 interval is Student's t at ``n - 5`` degrees of freedom (`Figures.df`).
 
 Cross-fitting removes the bias, not the normal approximation of a ratio
-over unequal documents: tuned, the interval still covered up to 4 points
-less than λ = 1 at σ = 0.5, 9 at σ = 1.0, and 30-50 with heavy-tailed
-lengths (σ = 1.5, Pareto α = 1.2), where λ = 1, whose residuals shed the
+over unequal documents: tuned, the interval still covered up to 4.5
+points less than λ = 1 at σ = 0.5, 9 at σ = 1.0, 16 at σ = 1.5 and 41
+with Pareto lengths (α = 1.2), where λ = 1, whose residuals shed the
 length the proxy knows, covered 85-100%. So ``"tune"`` is plain PPI
 (``λ = 1``, one fold, ``n - 1``) below `MIN_TUNE` (10) audited items and
 below an effective audit size of `TUNE_EFFECTIVE` (80; `Figures.effective_size`:
@@ -63,10 +63,11 @@ distributions × n = 20, 50, 200 × proxies of correlation 0, 0.5, 0.9 and a
 biased one × uniform, stratified and active plans × 90% and 95%) the tuned
 interval's shortfall below nominal was never more than 1 point beyond the
 better of λ = 0's and λ = 1's (0 of 288 cells), and it covered at least
-88.1% at 90% in every cell, flagged or not (σ = 0.5: 88.1-93.2% at n = 20,
-88.9-92.4% at n = 50, 89.4-93.1% at n = 200). The price is width where
-λ = 1 is forced: with a proxy of correlation 0 or 0.5 at σ = 0.5, n ≤ 50
-the interval is 1.5-1.7× the audit-only one (0.5× with correlation 0.9);
+88.1% at 90% and 93.2% at 95% in every cell, flagged or not (σ = 0.5:
+88.1-92.9% at n = 20, 88.9-92.4% at n = 50, 89.4-93.1% at n = 200). The
+price is width where λ = 1 is forced: with a proxy of correlation 0 or 0.5
+at σ = 0.5, n ≤ 50 the interval is 1.5-1.7× the audit-only one (0.5-0.6×
+with correlation 0.9);
 with an effective size near 1 (Pareto lengths) it is 5-120× as wide, and
 flagged (`ek._ppi._estimate.MIN_EFFECTIVE`). Relative bias stayed within
 MC error (σ ≤ 1.0: at most 1.9%). A proxy whose influence takes one

@@ -19,12 +19,12 @@ concentration of the reference lengths for CER, read over the corpus and
 the audit), with ``why`` in words and numbers (None when reliable): with
 the normal interval a slice of 400 documents covered 62% at 90% with 2
 audited items and 78% with 5 (the t interval of ``"tune"``, much wider,
-90-98% there). On scripts/ppi_grid.py's grid the flag fell on 0-6% of
-the intervals at lognormal σ = 0.5 (none at n ≥ 50), on 97% at σ = 1.0
-with n = 20 and 2-5% at n = 50, on all at σ = 1.5 below n = 200 and on
-all with Pareto lengths (α = 1.2: the audit is worth about one item);
-the intervals it leaves unflagged covered at least 88.1% at 90% in the
-cells with more than 10% of them (MC s.e. 0.95 points). Below 40
+90-98% there). On scripts/ppi_grid.py's grid the flag fell on at most
+1% of the intervals at lognormal σ = 0.5 (none at n ≥ 50), on 3-12% at
+σ = 1.0 with n = 20 (none from n = 50), on all at σ = 1.5 with n = 20 and
+7-31% at n = 50, and on all with Pareto lengths (α = 1.2: the audit is
+worth about one item). The intervals it leaves unflagged covered at least
+88.1% at 90% and 93.2% at 95% in every cell (MC s.e. 0.95 and 0.7 points). Below 40
 audited items (`ek._bootstrap.MIN_ITEMS`) the bootstrap gives no interval,
 as `ek.Report.interval` does not, and the normal interval comes with a
 ``note``: simulated on CER-like corpora (N = 20,000; documents' error rate
