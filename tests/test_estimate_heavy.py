@@ -15,10 +15,12 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 np = pytest.importorskip("numpy")
 
-from ek._ppi._core import TUNE_EFFECTIVE, estimate, moments, student_quantile, without  # noqa: E402
+from ek._ppi._core import TUNE_EFFECTIVE, effective_size, estimate, moments, student_quantile, without  # noqa: E402
 from ek._ppi._estimate import MIN_EFFECTIVE, MIN_RELIABLE  # noqa: E402
 
 N = 5_000
@@ -118,3 +120,24 @@ def test_tuned_intervals_cover_or_are_flagged_and_trail_no_fixed_lambda(lengths,
         assert share < 0.05, share
     if lengths == "pareto":
         assert share == 1.0, share
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lengths=st.lists(st.integers(1, 10_000), min_size=8, max_size=60),
+    audited=st.integers(2, 8),
+    scale=st.sampled_from([1, 3, 1000]),
+)
+def test_the_effective_size_is_at_most_n_scale_free_and_n_for_equal_lengths(lengths, audited, scale):
+    """Kish's size: never above the audit, unchanged when every length is scaled, ``n`` when lengths are equal."""
+    length = np.asarray(lengths, dtype=float)
+    proxy = np.column_stack([np.ceil(0.05 * length), length])
+    rows = np.arange(audited)
+
+    def size(table):
+        return effective_size(without(moments(table), moments(table[rows])), table[rows], cer)
+
+    assert size(proxy) <= audited * (1 + 1e-12)
+    assert size(proxy * scale) == pytest.approx(size(proxy), rel=1e-9)
+    equal = np.column_stack([np.full(len(length), 2.0), np.full(len(length), 40.0)])
+    assert size(equal) == pytest.approx(audited, rel=1e-9)
