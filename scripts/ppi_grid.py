@@ -1,7 +1,7 @@
 """The simulation grid of issue 30 for the prediction-powered estimates: λ, paired estimates, small slices.
 
 Run: ``PYTHONPATH=src python scripts/ppi_grid.py [replications]`` (default
-1,000 a cell; a few CPU-minutes). Seeded; every figure comes from
+1,000 a cell; about 10 CPU-minutes). Seeded; every figure comes from
 `ek._ppi._core.estimate`, the estimator `ek.estimate_corpus` and
 `ek.compare_estimates` run, on statistic columns (no `Report` is built).
 
