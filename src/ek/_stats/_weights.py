@@ -68,6 +68,7 @@ _CHUNK = 512  # items per block of weights: the block's buffers (0.5 MB each for
 _BLOCK = 64 * _CHUNK  # items summed apart before their sums are added (one job for a thread)
 _PARALLEL_WORK = 20_000_000  # items x replicates from which the weighing is shared among threads
 _INT32_ROOM = 2**31 // (_MAX_WEIGHT * _CHUNK)  # largest |statistic| summed exactly in int32 per block
+assert _MAX_WEIGHT * _CHUNK < 2**16  # a block's weight totals fit uint16
 
 
 def id_text(item_id: Any) -> str:
@@ -158,7 +159,7 @@ def replicate_sums(
             w = weigh(keys[rows])
             for c, column in enumerate(columns):
                 out[:, c] += np.einsum("ib,i->b", w, column[rows])
-            out[:, k] += np.add.reduce(w, axis=0, dtype=np.int32)
+            out[:, k] += np.add.reduce(w, axis=0, dtype=np.uint16)  # at most 5 x _CHUNK: twice as fast as int32
         return out
 
     done = 0
