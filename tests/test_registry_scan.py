@@ -60,7 +60,7 @@ def test_a_line_without_equals_fails_as_importlib_metadata_fails(tmp_path, monke
     assert names("tryns") == []  # a broken distribution breaks no lookup
 
 
-def test_a_zip_on_the_path_goes_to_importlib_metadata(tmp_path, monkeypatch):
+def test_a_zip_or_another_finder_goes_to_importlib_metadata(tmp_path, monkeypatch):
     archive = tmp_path / "plugins.zip"
     archive.write_bytes(b"PK\x05\x06" + b"\x00" * 18)  # an empty zip archive
     monkeypatch.syspath_prepend(str(archive))
@@ -68,6 +68,17 @@ def test_a_zip_on_the_path_goes_to_importlib_metadata(tmp_path, monkeypatch):
     monkeypatch.setattr(registry, "_read_with_metadata", lambda prefix: calls.append(prefix) or {})
     assert registry._read_entry_points("ek.") == {}
     assert calls == ["ek."]
+    monkeypatch.syspath_prepend(str(tmp_path))  # no zip now, but a finder of its own
+
+    class Finder:
+        @staticmethod
+        def find_distributions(*args, **kwargs):
+            return iter(())
+
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p != str(archive)])
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, Finder])
+    assert registry._read_entry_points("ek.") == {}
+    assert calls == ["ek.", "ek."]
 
 
 def test_a_lookup_does_not_import_importlib_metadata():

@@ -253,11 +253,9 @@ def _read_entry_points(prefix: str) -> dict[str, dict[str, Any]]:
     """
     import os
     import sys
-    from importlib.machinery import PathFinder
-
     finders = [f for f in sys.meta_path if hasattr(f, "find_distributions")]
     paths = [p or "." for p in sys.path if isinstance(p, str)]
-    if finders != [PathFinder] or any(os.path.isfile(p) for p in paths):
+    if not all(map(_reads_the_path, finders)) or any(os.path.isfile(p) for p in paths):
         return _read_with_metadata(prefix)
     found: dict[str, dict[str, Any]] = {}
     seen: set[str] = set()
@@ -277,6 +275,14 @@ def _read_entry_points(prefix: str) -> dict[str, dict[str, Any]]:
                 if group.startswith(prefix):
                     found.setdefault(group[len(prefix) :], {})[ep_name] = _EntryPoint(ep_name, value, group)
     return found
+
+
+def _reads_the_path(finder: Any) -> bool:
+    """The standard path finder, or the one the ``importlib_metadata`` backport puts in its place when imported."""
+    from importlib.machinery import PathFinder
+
+    kind = finder if isinstance(finder, type) else type(finder)
+    return finder is PathFinder or (kind.__module__, kind.__name__) == ("importlib_metadata", "MetadataPathFinder")
 
 
 def _distribution_folders(paths: list[str]) -> Iterable[str]:
