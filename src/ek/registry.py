@@ -253,6 +253,7 @@ def _read_entry_points(prefix: str) -> dict[str, dict[str, Any]]:
     """
     import os
     import sys
+
     finders = [f for f in sys.meta_path if hasattr(f, "find_distributions")]
     paths = [p or "." for p in sys.path if isinstance(p, str)]
     if not all(map(_reads_the_path, finders)) or any(os.path.isfile(p) for p in paths):
