@@ -17,6 +17,7 @@ import numbers
 import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import repeat
 from typing import Any
 
 from ek._stats._quantiles import sorted_numbers
@@ -227,7 +228,7 @@ def id_keys(ids: Sequence[Any]) -> Any:
     import numpy as np
 
     texts = ids if set(map(type, ids)) <= {str} else list(map(id_text, ids))
-    data = [t.encode("utf-8", "surrogatepass") for t in texts]
+    data = list(map(str.encode, texts, repeat("utf-8"), repeat("surrogatepass")))
     keys = np.empty(len(data), dtype=np.uint64)
     prime = np.uint64(_FNV_PRIME)
     for start in range(0, len(data), _KEY_BLOCK):
@@ -235,7 +236,7 @@ def id_keys(ids: Sequence[Any]) -> Any:
         lengths = np.fromiter(map(len, block), dtype=np.int64, count=len(block))
         order = np.argsort(-lengths, kind="stable")
         ordered = lengths[order]
-        matrix = np.array([block[i] for i in order], dtype=f"S{max(int(ordered[0]), 1)}")
+        matrix = np.array(block, dtype=f"S{max(int(ordered[0]), 1)}")[order]
         columns = np.ascontiguousarray(matrix.view(np.uint8).reshape(len(block), -1).T).astype(np.uint64)
         h = np.full(len(block), _FNV_OFFSET, dtype=np.uint64)
         live = len(block)
