@@ -89,6 +89,40 @@ def verdict(ok: bool) -> str:
     return "ok" if ok else "MISSED"
 
 
+def figures(quick: bool = False) -> list[dict[str, object]]:
+    """The goals of `main` as rows for ``run_all.py`` (``quick``: the 1 MB page and 10 MB page left out)."""
+    root = Path(tempfile.mkdtemp())
+    scored(root / "warm", page(20_000), noisy(page(20_000)))  # imports and first calls
+    rows: list[dict[str, object]] = []
+    base = None
+    for n in (100_000, 300_000) if quick else (100_000, 300_000, 1_000_000):
+        gold = page(n)
+        t = scored(root / f"page{n}", gold, noisy(gold))
+        if base is None:
+            base = t
+            continue
+        ratio = (t / n) / (base / 100_000)
+        rows.append(
+            {
+                "work": f"long page {n // 1000} kB, CPU per char",
+                "ek": t,
+                "baseline": base * n / 100_000,
+                "baseline_name": "100 kB page, per char",
+                "ratio": ratio,
+                "goal": "<= 1.5x",
+                "pass": ratio <= 1.5,
+            }
+        )
+    line = page(5_000_000).replace("\n", " ")
+    t = scored(root / "line", line, three_edits(line))
+    rows.append({"work": "one 5 MB line, 3 edits", "ek": t, "goal": "<= 5 s", "pass": t <= 5})
+    if not quick:
+        gold = page(10_000_000)
+        t = scored(root / "page10m", gold, noisy(gold))
+        rows.append({"work": "a 10 MB page, 2% noise", "ek": t, "goal": "<= 60 s", "pass": t <= 60})
+    return rows
+
+
 def main() -> None:
     quick = "--quick" in sys.argv
     root = Path(tempfile.mkdtemp())

@@ -85,16 +85,16 @@ def test_check_requirements_reports_without_raising():
     assert check_requirements()["ok"] is True
 
 
-def test_entry_points_are_discovered(monkeypatch):
-    ep = md.EntryPoint(name="from_ep", value="math:sqrt", group="ek.epns")
-
-    def fake_entry_points(group=None):
-        return [ep] if group == "ek.epns" else []
-
-    monkeypatch.setattr(md, "entry_points", fake_entry_points)
+def test_entry_points_are_discovered(monkeypatch, tmp_path):
+    dist = tmp_path / "plugin-1.0.dist-info"
+    dist.mkdir()
+    (dist / "entry_points.txt").write_text("[ek.epns]\nfrom_ep = math:sqrt\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(registry, "_entry_points", {})
+    monkeypatch.setattr(registry, "_groups_read", [])
     assert "from_ep" in names("epns")
     assert get("epns", "from_ep")(9.0) == 3.0
+    assert [ep.name for ep in md.entry_points(group="ek.epns")] == ["from_ep"]  # importlib.metadata agrees
 
 
 def test_check_requirements_for_an_engine(monkeypatch):

@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import difflib
 import functools
+import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar, overload
 
 from ek._util import MissingExtraError, install_hint, is_installed, rehome
@@ -206,17 +208,118 @@ def _live(namespace: str) -> dict[str, Any]:
 
 
 def _discover(namespace: str) -> dict[str, Any]:
-    """Entry points in group ``ek.<namespace>``, read once per namespace."""
-    found = _entry_points.get(namespace)
-    if found is None:
-        from importlib import metadata  # slow to import; only needed on a miss
-
+    """Entry points in group ``ek.<namespace>``; every ``ek.*`` group is read at the first lookup."""
+    if not _groups_read:
         try:
-            found = {ep.name: ep for ep in metadata.entry_points(group=f"ek.{namespace}")}
+            groups = _read_entry_points("ek.")
         except Exception:  # a broken distribution must not break lookups
-            found = {}
-        _entry_points[namespace] = found
+            groups = {}
+        _entry_points.update(groups)
+        _groups_read.append(True)
+    return _entry_points.setdefault(namespace, {})
+
+
+_groups_read: list[bool] = []  # set once `_discover` has read the entry points
+
+
+@dataclass(frozen=True)
+class _EntryPoint:
+    """One entry point as ``importlib.metadata`` reads it (``module:attr.attr [extras]``); `load` imports it."""
+
+    name: str
+    value: str
+    group: str
+
+    def load(self) -> Any:
+        import importlib
+
+        target = self.value.split("[", 1)[0]  # extras say what to install, not what to load
+        module, _, attrs = target.partition(":")
+        return functools.reduce(
+            getattr, filter(None, attrs.strip().split(".")), importlib.import_module(module.strip())
+        )
+
+
+def _read_entry_points(prefix: str) -> dict[str, dict[str, Any]]:
+    """The entry points of every group named ``prefix...``, by namespace: what ``importlib.metadata`` finds.
+
+    Importing ``importlib.metadata`` takes about 0.1 s, more than the rest of
+    a command's start, so the usual layout (directories of ``*.dist-info``
+    and ``*.egg-info`` folders on ``sys.path``, found by the path finder) is
+    read directly, in its order: the first distribution of a name counts,
+    and a later entry point of a name replaces an earlier one, as a dict
+    of ``metadata.entry_points(group=...)`` would. Anything else on the path
+    (a zip, an egg file, a finder of its own) goes to ``importlib.metadata``.
+    """
+    import os
+    import sys
+
+    finders = [f for f in sys.meta_path if hasattr(f, "find_distributions")]
+    paths = [p or "." for p in sys.path if isinstance(p, str)]
+    if not all(map(_reads_the_path, finders)) or any(os.path.isfile(p) for p in paths):
+        return _read_with_metadata(prefix)
+    found: dict[str, dict[str, Any]] = {}
+    seen: set[str] = set()
+    for folder in _distribution_folders(paths):
+        stem = os.path.basename(folder).rsplit(".", 1)[0]
+        name = re.sub(r"[-_.]+", "_", stem.partition("-")[0]).lower()
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            with open(os.path.join(folder, "entry_points.txt"), encoding="utf-8") as f:
+                text = f.read()
+        except OSError:
+            continue
+        if "[" + prefix in text:
+            for group, ep_name, value in _sections(text):
+                if group.startswith(prefix):
+                    found.setdefault(group[len(prefix) :], {})[ep_name] = _EntryPoint(ep_name, value, group)
     return found
+
+
+def _reads_the_path(finder: Any) -> bool:
+    """The standard path finder, or the one the ``importlib_metadata`` backport puts in its place when imported."""
+    from importlib.machinery import PathFinder
+
+    kind = finder if isinstance(finder, type) else type(finder)
+    return finder is PathFinder or (kind.__module__, kind.__name__) == ("importlib_metadata", "MetadataPathFinder")
+
+
+def _distribution_folders(paths: list[str]) -> Iterable[str]:
+    """The ``*.dist-info`` then ``*.egg-info`` folders of each directory on the path, in its order."""
+    import os
+
+    for path in paths:
+        try:
+            children = os.listdir(path)
+        except OSError:
+            continue
+        for suffix in (".dist-info", ".egg-info"):
+            yield from (os.path.join(path, c) for c in children if c.lower().endswith(suffix))
+
+
+def _sections(text: str) -> Iterable[tuple[str, str, str]]:
+    """``(section, name, value)`` of every ``name = value`` line of an ``entry_points.txt``, read as ``importlib.metadata`` reads it."""
+    section = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line.strip("[]")
+            continue
+        name, equals, value = line.partition("=")
+        if not equals:  # importlib.metadata fails on it too, and so every lookup finds no entry point
+            raise ValueError(f"entry_points.txt line {line!r} has no '='")
+        yield section or "", name.strip(), value.strip()
+
+
+def _read_with_metadata(prefix: str) -> dict[str, dict[str, Any]]:
+    from importlib import metadata
+
+    groups = [g for g in metadata.entry_points().groups if g.startswith(prefix)]
+    return {g[len(prefix) :]: {ep.name: ep for ep in metadata.entry_points(group=g)} for g in groups}
 
 
 rehome(globals())  # MissingExtraError lives in ek._util, below the registry

@@ -105,16 +105,28 @@ whose ids is a GOLD id is an error (nothing paired).
 from __future__ import annotations
 
 import os
-from typing import BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ek._files._documents import PROFILES, Document, read_document, resolve_text_level
 from ek._files._errors import InputError
 from ek._files._folders import MAX_FILE_MB, Skipped
 from ek._files._join import Failure, Joined, join, leave_out, refuse_failures, unread
 from ek._files._levels import TEXT_LEVELS
-from ek._files._mets import Workspace, group_names, group_side, mets_path, no_group, processor_of, read_workspace
 from ek._files._pairing import PRED_FORMATS
 from ek._files._sides import Side, SideOptions, read_side
+
+if TYPE_CHECKING:  # at run time __getattr__ loads them: the METS reader brings XML and URL parsing
+    from ek._files._mets import (
+        Workspace,
+        group_names,
+        group_side,
+        mets_path,
+        no_group,
+        processor_of,
+        read_workspace,
+    )
+
+_METS = ("Workspace", "group_names", "group_side", "mets_path", "no_group", "processor_of", "read_workspace")
 
 __all__ = [
     "MAX_FILE_MB",
@@ -201,3 +213,12 @@ def read_pair(
     gold_side = read_side(gold, role="gold", value_field=gold_field, **options)
     pred_side = read_side(pred, role="pred", value_field=pred_field, **options)
     return join(gold_side, pred_side)
+
+
+def __getattr__(name: str) -> Any:
+    """The OCR-D workspace names (`ek._files._mets`), imported at their first use."""
+    if name in _METS:
+        from ek._files import _mets
+
+        return getattr(_mets, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

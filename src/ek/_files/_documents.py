@@ -31,7 +31,6 @@ import os
 import warnings
 from dataclasses import dataclass
 
-from ek._files import _dinglehopper
 from ek._files._errors import InputError
 from ek._files._formats import DocumentFormat, Reader, identify
 from ek._files._levels import TEXT_LEVELS, Reading, Source
@@ -168,7 +167,7 @@ def resolve_text_level(
         raise ValueError(
             f"profile must be None (ek's rules) or one of {', '.join(map(repr, PROFILES))}, got {profile!r}."
         )
-    if profile == "dinglehopper" and text_level not in (None,) + _dinglehopper.PAGE_LEVELS:
+    if profile == "dinglehopper" and text_level not in (None,) + _dinglehopper_levels():
         raise ValueError(
             f"profile='dinglehopper' reads PAGE at region or line level (its --textequiv-level), "
             f"got text_level={text_level!r}; pass text_level='region' or 'line', or no profile."
@@ -177,6 +176,12 @@ def resolve_text_level(
 
 
 # ---------------------------------------------------------------------------
+
+
+def _dinglehopper_levels() -> tuple[str, ...]:
+    from ek._files import _dinglehopper  # with the document readers, at the first document
+
+    return _dinglehopper.PAGE_LEVELS
 
 
 def _load(source: str | os.PathLike[str] | bytes, name: str | None) -> tuple[bytes, str]:
@@ -204,6 +209,8 @@ def _elsewhere(source: Source, fmt: DocumentFormat, text_level: str | None, prof
     if profile == "dinglehopper" and fmt.name == "page":
         asked = text_level or "region"
         other = "line" if asked == "region" else "region"
+        from ek._files import _dinglehopper
+
         found = _dinglehopper.page(source, other, "index")
         if any(text.strip() for text, _, _ in found.lines):
             return (

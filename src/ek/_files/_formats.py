@@ -28,12 +28,12 @@ extensions). Adding a format is one reader module and one row.
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from ek._files import _abbyy, _alto, _dinglehopper, _hocr, _page, _xml
 from ek._files._errors import InputError, decode_utf8
 from ek._files._levels import Reading, Source
 
@@ -57,6 +57,21 @@ class DocumentFormat:
     xml: bool = False
     root: str = ""
     namespaces: Mapping[str, str] = field(default_factory=dict)
+
+
+def _reader(module: str, name: str = "read") -> Reader:
+    """The reader ``name`` of ``ek._files.<module>``, imported at its first call.
+
+    The readers bring the XML and HTML parsers with them, which reading
+    JSONL records (``ek evaluate gold.jsonl pred.jsonl``) never needs.
+    """
+
+    def read(source: Source, text_level: str | None, pick: str) -> Reading:
+        found: Reading = getattr(importlib.import_module(f"ek._files.{module}"), name)(source, text_level, pick)
+        return found
+
+    read.__qualname__ = f"{module}.{name}"
+    return read
 
 
 def _plain_text(source: Source, text_level: str | None, pick: str) -> Reading:
@@ -93,13 +108,15 @@ _HOCR_HEAD = r"<html[\s>]|<!DOCTYPE\s+html|<\w+[^<>]*\sclass=['\"][^'\"]*\bocr"
 _ABBYY_HEAD = r"<(?:[A-Za-z_][\w.-]*:)?document\s[^<>]*www\.abbyy\.com/FineReader_xml/"  # <document> alone says little
 
 FORMATS = (
-    DocumentFormat("text", "plain text", (".txt",), re.compile(r"\A(?!<)"), _plain_text, _dinglehopper.text),
     DocumentFormat(
-        "hocr", "hOCR", (".hocr", ".html", ".htm"), re.compile(_HOCR_HEAD, re.IGNORECASE), _hocr.read, root="html"
+        "text", "plain text", (".txt",), re.compile(r"\A(?!<)"), _plain_text, _reader("_dinglehopper", "text")
     ),
-    _xml_format("alto", "ALTO", "alto", ALTO_NAMESPACES, _alto.read, _dinglehopper.alto),
-    _xml_format("page", "PAGE", "PcGts", PAGE_NAMESPACES, _page.read, _dinglehopper.page),
-    _xml_format("abbyy", "ABBYY FineReader", "document", ABBYY_NAMESPACES, _abbyy.read, head=_ABBYY_HEAD),
+    DocumentFormat(
+        "hocr", "hOCR", (".hocr", ".html", ".htm"), re.compile(_HOCR_HEAD, re.IGNORECASE), _reader("_hocr"), root="html"
+    ),
+    _xml_format("alto", "ALTO", "alto", ALTO_NAMESPACES, _reader("_alto"), _reader("_dinglehopper", "alto")),
+    _xml_format("page", "PAGE", "PcGts", PAGE_NAMESPACES, _reader("_page"), _reader("_dinglehopper", "page")),
+    _xml_format("abbyy", "ABBYY FineReader", "document", ABBYY_NAMESPACES, _reader("_abbyy"), head=_ABBYY_HEAD),
 )
 NAMES = tuple(f.name for f in FORMATS)
 DOCUMENT_SUFFIXES = tuple(dict.fromkeys(ext for f in FORMATS for ext in f.extensions))
@@ -143,6 +160,8 @@ def identify(data: bytes, label: str) -> tuple[DocumentFormat, Source, str]:
     for fmt in FORMATS:
         if not fmt.xml and fmt.head.search(text):
             return fmt, Source(data, label), ""
+    from ek._files import _xml  # the XML parser loads with the first XML document
+
     _check_xml_encoding(data, label)
     root = _xml.parse(data, label)
     ns, _, local = root.tag[1:].partition("}") if root.tag.startswith("{") else ("", "", root.tag)

@@ -17,6 +17,7 @@ import numbers
 import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import repeat
 from typing import Any
 
 from ek._stats._quantiles import sorted_numbers
@@ -68,6 +69,7 @@ _CHUNK = 512  # items per block of weights: the block's buffers (0.5 MB each for
 _BLOCK = 64 * _CHUNK  # items summed apart before their sums are added (one job for a thread)
 _PARALLEL_WORK = 20_000_000  # items x replicates from which the weighing is shared among threads
 _INT32_ROOM = 2**31 // (_MAX_WEIGHT * _CHUNK)  # largest |statistic| summed exactly in int32 per block
+assert _MAX_WEIGHT * _CHUNK < 2**16  # a block's weight totals fit uint16
 
 
 def id_text(item_id: Any) -> str:
@@ -158,7 +160,7 @@ def replicate_sums(
             w = weigh(keys[rows])
             for c, column in enumerate(columns):
                 out[:, c] += np.einsum("ib,i->b", w, column[rows])
-            out[:, k] += np.add.reduce(w, axis=0, dtype=np.int32)
+            out[:, k] += np.add.reduce(w, axis=0, dtype=np.uint16)  # at most 5 x _CHUNK: twice as fast as int32
         return out
 
     done = 0
@@ -226,7 +228,7 @@ def id_keys(ids: Sequence[Any]) -> Any:
     import numpy as np
 
     texts = ids if set(map(type, ids)) <= {str} else list(map(id_text, ids))
-    data = [t.encode("utf-8", "surrogatepass") for t in texts]
+    data = list(map(str.encode, texts, repeat("utf-8"), repeat("surrogatepass")))
     keys = np.empty(len(data), dtype=np.uint64)
     prime = np.uint64(_FNV_PRIME)
     for start in range(0, len(data), _KEY_BLOCK):
@@ -234,7 +236,7 @@ def id_keys(ids: Sequence[Any]) -> Any:
         lengths = np.fromiter(map(len, block), dtype=np.int64, count=len(block))
         order = np.argsort(-lengths, kind="stable")
         ordered = lengths[order]
-        matrix = np.array([block[i] for i in order], dtype=f"S{max(int(ordered[0]), 1)}")
+        matrix = np.array(block, dtype=f"S{max(int(ordered[0]), 1)}")[order]
         columns = np.ascontiguousarray(matrix.view(np.uint8).reshape(len(block), -1).T).astype(np.uint64)
         h = np.full(len(block), _FNV_OFFSET, dtype=np.uint64)
         live = len(block)

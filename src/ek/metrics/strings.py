@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from types import MappingProxyType
 from typing import Any
 
@@ -69,6 +70,7 @@ _UNITS: dict[str, Callable[[str], _edit.Units]] = {
 }
 _UNSTRIPPED: dict[str, Callable[[str], _edit.Units]] = {"cer": str, "cer_grapheme": graphemes}
 _CODE_POINTS = (str.strip, str)  # the unit cutters that leave a str (compared code point by code point)
+_C_CUTTERS = (str.strip, str.split)  # the unit cutters that refuse a non-str themselves
 
 
 @dataclass(frozen=True)
@@ -146,27 +148,25 @@ class StringMetric(SummedStatistics):
                 f"score_many() got {len(preds)} predictions but {len(golds)} references; "
                 "pass one gold per prediction (aligned lists of equal length)."
             )
-        canon, mode = self.canonicalizer, self.mode
-        if not set(map(type, preds)) | set(map(type, golds)) <= {str}:
-            for i, (p, g) in enumerate(zip(preds, golds)):
-                _check_pair(p, g, i, mode)  # names the first non-str item
+        canon, mode, name = self.canonicalizer, self.mode, self.name
+        to_units = _UNITS[name] if self.strip else _UNSTRIPPED.get(name, _UNITS[name])
+        # str.strip and str.split raise TypeError on a non-str as they cut it:
+        # the batch is then checked once, for the message, instead of up front.
+        cuts_str = to_units in _C_CUTTERS and not self.alignment
+        if canon is not None or not cuts_str:
+            _refuse_non_str(preds, golds, mode)
         if canon is not None:
             preds, golds = list(map(canon, preds)), list(map(canon, golds))
-            if not set(map(type, preds)) | set(map(type, golds)) <= {str}:
-                bad = next(v for v in preds + golds if not isinstance(v, str))
-                raise TypeError(
-                    f"the canonicalizer returned {type_name(bad)} ({bad!r:.40}); every "
-                    "normalize step must map str to str."
-                )
-        name = self.name
-        to_units = _UNITS[name] if self.strip else _UNSTRIPPED.get(name, _UNITS[name])
+            if not cuts_str:
+                _refuse_non_canonical(preds, golds)
         if not self.alignment:
-            if to_units in _CODE_POINTS:  # strings in, strings out: one C call for the batch
-                gold_texts = list(map(to_units, golds))
-                edits = _edit.distances(list(map(to_units, preds)), gold_texts)
-                return ScoreColumns({"edits": edits, "ref_len": list(map(len, gold_texts))}, _MAKERS[name])
-            edits, lengths = _edit.unit_distances(preds, golds, to_units)
-            return ScoreColumns({"edits": edits, "ref_len": lengths}, _MAKERS[name])
+            try:
+                return _fast_columns(preds, golds, to_units, name)
+            except TypeError:
+                if canon is None:
+                    _refuse_non_str(preds, golds, mode)
+                _refuse_non_canonical(preds, golds)
+                raise
         align = _edit.active()[1]
         counts = [align(to_units(p), to_units(g)) for p, g in zip(preds, golds)]
         columns: dict[str, Sequence[int]] = {
@@ -179,6 +179,34 @@ class StringMetric(SummedStatistics):
     def compute(self, totals: Mapping[str, float]) -> float:
         """Corpus error rate: summed edits over summed reference length."""
         return _rate(totals["edits"], totals["ref_len"])
+
+
+def _fast_columns(
+    preds: Sequence[str], golds: Sequence[str], to_units: Callable[[str], _edit.Units], name: str
+) -> ScoreColumns:
+    """The edits and reference lengths of every pair, in C calls over the batch where the units are strings."""
+    if to_units in _CODE_POINTS:  # strings in, strings out: one C call for the batch
+        gold_texts = list(map(to_units, golds))
+        edits = _edit.distances(list(map(to_units, preds)), gold_texts)
+        return ScoreColumns({"edits": edits, "ref_len": list(map(len, gold_texts))}, _MAKERS[name])
+    edits, lengths = _edit.unit_distances(preds, golds, to_units)
+    return ScoreColumns({"edits": edits, "ref_len": lengths}, _MAKERS[name])
+
+
+def _refuse_non_str(preds: Sequence[Any], golds: Sequence[Any], mode: str) -> None:
+    """Raise naming the first item with a non-str side (a set of types first: one C pass when all are str)."""
+    if not set(map(type, preds)) | set(map(type, golds)) <= {str}:
+        for i, (p, g) in enumerate(zip(preds, golds)):
+            _check_pair(p, g, i, mode)
+
+
+def _refuse_non_canonical(preds: Sequence[Any], golds: Sequence[Any]) -> None:
+    """Raise when the canonicalizer returned something other than a str."""
+    if not set(map(type, preds)) | set(map(type, golds)) <= {str}:
+        bad = next(v for v in chain(preds, golds) if not isinstance(v, str))
+        raise TypeError(
+            f"the canonicalizer returned {type_name(bad)} ({bad!r:.40}); every normalize step must map str to str."
+        )
 
 
 def _check_pair(pred: Any, gold: Any, index: int | None, mode: str) -> None:

@@ -148,11 +148,11 @@ def note_lines(meta: Meta) -> list[str]:
 
 def measure_lines(documents: Mapping[str, Any]) -> list[str]:
     """``measures: cer 0.0500, ...``, the pages FCA left out, and the reading-order warning (each when present)."""
-    from ek.cli._html._measures import left_out_text, reading_order_text  # one wording for terminal and page
-
     measures = documents.get("measures")
     if not measures:
-        return []
+        return []  # records, not documents: the page's package stays unloaded
+    from ek.cli._html._measures import left_out_text, reading_order_text  # one wording for terminal and page
+
     lines = ["measures: " + ", ".join(f"{k} {number(v)}" for k, v in measures.items())]
     lines += [f"note: {text}." for text in (left_out_text(documents),) if text]
     lines += [f"warning: {text}" for text in (reading_order_text(documents),) if text]
