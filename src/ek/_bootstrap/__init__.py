@@ -10,11 +10,13 @@ stored: the one owner of its interval state), through which
 `Report.interval` reaches this package without `ek.base` importing it.
 """
 
+from ek._bootstrap._bounds import MIN_EFFECTIVE
+from ek._bootstrap._pairs import compare, small_verdict, verdict
 from ek._bootstrap._reports import (
     Resampled,
     Resampler,
+    bounds,
     check_comparable,
-    compare,
     is_summary,
     kept,
     merge_summaries,
@@ -25,7 +27,6 @@ from ek._bootstrap._reports import (
     statistic_table,
     stored_sums,
     summarize,
-    verdict,
 )
 from ek._stats import (
     MIN_ITEMS,
@@ -42,11 +43,13 @@ from ek._stats import (
 )
 
 __all__ = [
+    "MIN_EFFECTIVE",
     "MIN_ITEMS",
     "REPLICATES",
     "SCHEME",
     "Resampled",
     "Resampler",
+    "bounds",
     "check_comparable",
     "check_ids",
     "compare",
@@ -62,6 +65,7 @@ __all__ = [
     "resampled",
     "resampled_pair",
     "sign_flip_p_value",
+    "small_verdict",
     "smallest_p_value",
     "statistic_table",
     "stored_sums",
