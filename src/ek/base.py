@@ -460,8 +460,11 @@ class Comparison:
     in the metric's direction; ``"higher"`` / ``"lower"`` when it has none)
     when the difference is significant at ``level``, ``"too few items
     (n=K) to tell"`` when K items cannot make it so (5 or fewer at 0.95),
-    else ``"no detectable difference"``. ``per_slice`` maps each slice to a
-    dict of these keys and ``n``.
+    else ``"no detectable difference"``. ``reliable`` is False when the
+    interval cannot be trusted (below 40 items, or on items of very unequal
+    weight, as `Report.bounds` judges it over both runs' weights), and
+    ``why`` says why. ``per_slice`` maps each slice to a dict of these keys
+    and ``n``.
     """
 
     metric: str
@@ -475,6 +478,8 @@ class Comparison:
     level: float = 0.95
     n: int = 0
     higher_is_better: bool | None = None
+    reliable: bool = True
+    why: str | None = None
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,19 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ek._bootstrap._reports import _check_level, _items, _metric, check_comparable, group_size, resampled_pair
+from ek._bootstrap._bounds import judged
+from ek._bootstrap._reports import (
+    _check_level,
+    _ids,
+    _items,
+    _metric,
+    check_comparable,
+    group_size,
+    group_weights,
+    item_weights,
+    resampled_pair,
+    weight_noun,
+)
 from ek._stats import MIN_ITEMS, id_text, interval_of, p_value_of, sign_flip_p_value, smallest_p_value
 
 __all__ = ["compare", "small_verdict", "verdict"]
@@ -114,6 +126,7 @@ class _Pair:
             p = self._exact_p(label)
             return {
                 **out,
+                **self._judged(label, n),
                 "interval": (math.nan, math.nan),
                 "p_value": p,
                 "verdict": small_verdict(n, p, delta, self.level, self.up),
@@ -131,6 +144,7 @@ class _Pair:
             p = exact if exact >= alpha else p  # a NaN (no items at hand) keeps the bootstrap's
         return {
             **out,
+            **self._judged(label, n),
             "interval": (low, high),
             "p_value": p,
             "verdict": verdict(low, high, self.up) if p < alpha else "no detectable difference",
@@ -147,6 +161,20 @@ class _Pair:
                 )
             self._sums = (sa, sb)
         return self._sums
+
+    def _judged(self, label: Any, n: int) -> dict[str, Any]:
+        """``reliable`` and ``why`` of the group's paired interval: Kish over both runs' item weights."""
+        if n < MIN_ITEMS:
+            return {"reliable": False, "why": f"{n} items: an interval needs {MIN_ITEMS}+"}
+        wa, wb = item_weights(self.a), item_weights(self.b)
+        if wa is None or wb is None:  # a summary keeps no items to weigh
+            return {"reliable": True, "why": None}
+        where = {text: k for k, text in enumerate(map(id_text, _ids(self.b)))}
+        order = [where[text] for text in map(id_text, _ids(self.a))]
+        weights = group_weights(self.a, (wa + wb[order]) / 2, label)
+        noun, of = weight_noun(self.a)
+        _, why = judged(weights, noun=noun, of=of)
+        return {"reliable": why is None, "why": why}
 
     def _exact_p(self, label: Any) -> float:
         """The sign-flip permutation p-value over the group's items; NaN when the reports kept no scores."""
