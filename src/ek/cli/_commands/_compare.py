@@ -204,6 +204,8 @@ def _write_page(
 
     data: Any = compare_page(result, a, b, bounds, options, meta=meta)
     data.update(reliable=result.reliable, why=result.why)  # the page marks an unreliable interval
+    for side, run in (("a", a), ("b", b)):
+        data[side].update(fmt.verdict_fields(run.report.bounds(result.level)))
     for label, row in data.get("per_slice", {}).items():
         row.setdefault("reliable", result.per_slice[label].get("reliable", True))
         row.setdefault("why", result.per_slice[label].get("why"))
