@@ -181,11 +181,7 @@ def summary(report: FleetReport, corpus: BenchmarkGold, meta: Meta) -> str:
         "errors",
     ]
     lines = [*head, "", fmt.table(header, rows)]
-    for row in ranked:
-        lines += [f"unreliable interval ({row['name']}): {row['why']}"] if row["why"] else []
-        lines += (
-            [f"unreliable interval of the difference ({row['name']}): {row['delta_why']}"] if row["delta_why"] else []
-        )
+    lines += _unreliable_lines(ranked)
     lines += _slice_lines(report)
     lines += _calibration_lines(report)
     lines += _problem_lines(report)
@@ -348,6 +344,17 @@ def ranking_cells(row: RankingRow, name: str) -> list[str]:
         fmt.p_value(row["p_value"]) if compared else "-",
         row["verdict"] or "-",
     ]
+
+
+def _unreliable_lines(rows: list[RankingRow]) -> list[str]:
+    """One line per reason an interval above is marked unreliable, naming the rows it marks."""
+    named: dict[str, list[str]] = {}
+    for row in rows:
+        if row["why"]:
+            named.setdefault(row["why"], []).append(row["name"])
+        if row["delta_why"]:
+            named.setdefault(row["delta_why"], []).append(f"{row['name']} vs best")
+    return [f"unreliable intervals ({', '.join(names)}): {why}" for why, names in named.items()]
 
 
 def _why(reliable: bool, why: str | None, interval: Any) -> str | None:
