@@ -273,10 +273,10 @@ def bounds(report: Any, level: float = 0.95, slice: Any = None, *, method: str =
     if slice is not None and slice not in report.per_slice:
         known = ", ".join(map(repr, list(report.per_slice)[:10])) or "none"
         raise ValueError(f"{who} has no slice {slice!r}; the report's slices are: {known}.")
-    judgement = _judgement(report, slice)
     n = group_size(report, slice)
-    if n < MIN_ITEMS:
-        return too_few(n, level, judgement[0])
+    if n < MIN_ITEMS:  # no interval: its items are not weighed (their effective size is NaN)
+        return too_few(n, level, math.nan)
+    judgement = _judgement(report, slice)
     sums = resampled(report)
     values = sums.values() if slice is None else sums.values(slice)
     estimate = float(report.aggregate if slice is None else report.per_slice[slice])
