@@ -176,3 +176,9 @@ def test_a_pareto_audit_is_flagged_in_most_trials():
     grid = _grid()
     cells = {c.level: c for c in grid.cell("cer", "pareto 1.2", 200, 100, seed=4, methods=())}
     assert cells[0.9].flagged > 0.8
+
+
+def test_judged_refuses_a_negative_or_nan_weight():
+    for bad in ([1.0, -1.0], [1.0, math.nan]):
+        with pytest.raises(ValueError, match=r"^a weight must be a non-negative number$"):
+            judged(bad, noun="items", of="weight")

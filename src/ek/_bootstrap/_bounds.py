@@ -36,7 +36,7 @@ from collections.abc import Callable
 from statistics import NormalDist
 from typing import Any
 
-from ek._stats import MIN_ITEMS, concentration, interval_of
+from ek._stats import MIN_ITEMS, Concentration, interval_of
 from ek.base import Bounds
 
 __all__ = [
@@ -76,11 +76,15 @@ def judged(weights: Any, *, noun: str, of: str) -> tuple[float, str | None]:
     largest tenth fall off like a power law of index under `MIN_TAIL` (their
     variance is infinite, so an audit that missed the giants looks fine).
     """
-    values = weights.tolist() if hasattr(weights, "tolist") else list(weights)
-    c = concentration(values)
+    import numpy as np
+
+    x = -np.sort(-np.asarray(weights, dtype=np.float64))  # largest first, sorted once for both diagnostics
+    if len(x) and (x[-1] < 0 or np.isnan(x).any()):
+        raise ValueError("a weight must be a non-negative number")
+    c = _concentration(x)
     if c.effective_n < MIN_EFFECTIVE:
         return c.effective_n, c.why(noun, of)
-    top, index = tail_index(values)
+    top, index = _hill(x)
     if index < MIN_TAIL:
         return c.effective_n, (
             f"the {of} of the largest {top} of {c.n} {noun} falls off like a power law of index "
@@ -101,11 +105,33 @@ def tail_index(weights: Any) -> tuple[int, float]:
     >>> k, index > 2
     (10, True)
     """
-    x = sorted((float(w) for w in weights if w > 0), reverse=True)
+    import numpy as np
+
+    return _hill(-np.sort(-np.asarray(weights, dtype=np.float64)))
+
+
+def _concentration(x: Any) -> Concentration:
+    """`ek._stats.concentration` of weights ``x`` sorted largest first, in numpy."""
+    import numpy as np
+
+    total, squares = float(x.sum()), float((x * x).sum())
+    if total <= 0:
+        return Concentration(len(x), 0.0, 0, 0.0)
+    held = np.cumsum(x)
+    k = int(np.searchsorted(held, total / 2)) + 1  # the fewest largest weights holding half the total
+    k = min(k, len(x))
+    return Concentration(len(x), total * total / squares, k, float(held[k - 1]) / total)
+
+
+def _hill(x: Any) -> tuple[int, float]:
+    """`tail_index` of weights ``x`` sorted largest first."""
+    import numpy as np
+
+    x = x[x > 0]
     k = max(10, len(x) // 10)
     if len(x) <= k:
         return k, math.inf
-    spread = sum(math.log(v / x[k]) for v in x[:k]) / k
+    spread = float(np.log(x[:k] / x[k]).mean())
     return k, (math.inf if spread <= 0 else 1 / spread)
 
 

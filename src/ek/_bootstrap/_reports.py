@@ -302,7 +302,7 @@ def group_weights(report: Any, weights: Any, label: Any) -> Any:
     """The entries of ``weights`` (one per item) of slice ``label``'s items; all of them for None."""
     if label is None:
         return weights
-    items = _items(report)
+    items = kept(report, "items", lambda: _items(report))  # read once for the figure and every slice
     return weights[items.codes == items.groups[label]] if label in items.groups else weights[:0]
 
 
@@ -600,7 +600,7 @@ def _judgement(report: Any, label: Any) -> tuple[float, str | None]:
 
 
 def _linear(report: Any) -> Any:
-    items = _items(report)
+    items = kept(report, "items", lambda: _items(report))
     return linear_coefficients(items.table, items.names, items.compute, _metric(report).aggregation)
 
 
