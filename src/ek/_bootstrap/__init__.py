@@ -3,8 +3,10 @@
 The arithmetic (hash-derived Poisson weights, replicate sums, quantiles,
 the sign-flip test) is `ek._stats`'; its package doc gives the design. This
 package reads it off reports (`_reports`: which statistics a report's
-metric sums, slices, ids, the replicate sums, `compare`, item-free
-summaries and their merging). A `Report` made by the facade carries a
+metric sums, slices, ids, the replicate sums, item-free
+summaries and their merging), `_pairs` compares two (`compare`) and
+`_bounds` judges an interval (`bounds`: whether it can be trusted, and why
+not). A `Report` made by the facade carries a
 `Resampler` (its metric, and the report's replicate sums once made or
 stored: the one owner of its interval state), through which
 `Report.interval` reaches this package without `ek.base` importing it.
