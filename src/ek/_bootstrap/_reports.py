@@ -284,8 +284,12 @@ def bounds(report: Any, level: float = 0.95, slice: Any = None, *, method: str =
 
 
 def item_weights(report: Any) -> Any:
-    """Every item's weight in the figure (its ``b_i`` of `_bounds`, scaled to sum to 1), made once; None for a summary."""
-    if is_summary(report) or len(report.scores) != report.n:
+    """Every item's weight in the figure (its ``b_i`` of `_bounds`, scaled to sum to 1), made once.
+
+    None for a report without its scores (a summary); one that keeps them beside stored sums (Dask's
+    ``keep_items``) is weighed like the serial report.
+    """
+    if not report.n or len(report.scores) != report.n:
         return None
     return kept(report, "linear", lambda: _linear(report))[:, 1]
 
