@@ -89,9 +89,13 @@ def test_evaluate_json_report_has_the_documented_keys_and_figures(capsys, tmp_pa
     )
     assert data["metric"] == "cer" and data["aggregate"] == report.aggregate and data["level"] == 0.9
     assert data["interval"] == list(report.interval(0.9)) and data["n"] == 80
+    judged = report.bounds(0.9, slice="degraded_scan")
     assert data["per_slice"]["degraded_scan"] == {
         "aggregate": report.per_slice["degraded_scan"],
         "interval": list(report.interval(0.9, slice="degraded_scan")),
+        "reliable": judged.reliable,
+        "why": judged.why,
+        "effective_n": round(judged.effective_n, 1),
         "n": 40,
     }
     first = demo[2]

@@ -39,6 +39,7 @@ from ek._util import FieldsOnlyState, FrozenMappings
 
 __all__ = [
     "AnnotatedExtraction",
+    "Bounds",
     "Calibrator",
     "Comparison",
     "ConfidenceSource",
@@ -322,6 +323,28 @@ class Score:
 
 
 @dataclass(frozen=True)
+class Bounds:
+    """An interval ``[low, high]`` at ``level``, and whether it can be trusted (see `Report.bounds`).
+
+    ``reliable`` is False when the interval is NaN (too few items) or covers
+    less than it says on the simulation grid; ``why`` then says the reason
+    in numbers. ``effective_n`` is Kish's effective number of items the
+    figure rests on (NaN when the report kept no items to weigh).
+    """
+
+    low: float
+    high: float
+    level: float
+    reliable: bool
+    why: str | None
+    effective_n: float
+
+    def pair(self) -> tuple[float, float]:
+        """``(low, high)``, as `Report.interval` gives them."""
+        return (self.low, self.high)
+
+
+@dataclass(frozen=True)
 class Report(FieldsOnlyState):
     """A corpus of `Score` s, its aggregate and its per-slice aggregates.
 
@@ -349,7 +372,7 @@ class Report(FieldsOnlyState):
     _optional_state = ("_resampler",)  # travels as None if it cannot be pickled
 
     def interval(self, level: float = 0.95, *, slice: Hashable = None) -> tuple[float, float]:
-        """A ``level`` percentile-bootstrap interval of ``aggregate``, or of slice ``slice``'s figure.
+        """A ``level`` percentile-bootstrap interval of ``aggregate``, or of slice ``slice``'s figure: `bounds`' ends.
 
         Items are resampled (documents, not characters) under Poisson
         weights derived from a hash of each id and the replicate number
@@ -362,7 +385,8 @@ class Report(FieldsOnlyState):
         interval: ``(nan, nan)``, which ``ek evaluate`` shows as ``needs 40+
         items``. The percentile bootstrap is too narrow on so few documents
         (one document would give a zero-width interval); the minimum was
-        chosen by simulation (``ek._bootstrap.MIN_ITEMS``).
+        chosen by simulation (``ek._bootstrap.MIN_ITEMS``). An interval that
+        `bounds` finds unreliable comes with a `UserWarning` saying why.
 
         Raises:
             ValueError: an empty report, an unknown slice, a ``level``
@@ -376,6 +400,42 @@ class Report(FieldsOnlyState):
         >>> ek.evaluate([("ct", "cat"), ("dog", "dog")], metric="cer").interval()
         (nan, nan)
         """
+        b = self._bounds(level, slice, "Report.interval()")
+        if not b.reliable and b.why is not None and b.low == b.low:  # NaN bounds say it themselves
+            import warnings
+
+            warnings.warn(b.why, UserWarning, stacklevel=2)
+        return float(b.low), float(b.high)
+
+    def bounds(self, level: float = 0.95, *, slice: Hashable = None) -> Bounds:
+        """The interval of `interval` with its verdict: ``reliable`` False, and ``why``, when it cannot be trusted.
+
+        The figure is a ratio of summed statistics, and each item weighs in
+        it by its share of the denominator (reference length for CER and
+        WER). When Kish's effective size of those weights, ``(Σw)² / Σw²``,
+        is under 30 (as when 1 of 200 documents holds most of the reference
+        length), or when the largest tenth of them falls off like a power
+        law of index under 2 (a few documents the audit did not draw could
+        then hold most of the corpus), the bootstrap interval covers less
+        than it says; ``why`` gives the numbers. Fewer than 40 items give
+        NaN bounds, not reliable. The simulation behind both thresholds is
+        ``scripts/coverage_grid.py``. Needs numpy.
+
+        Raises:
+            ValueError: as `interval`.
+
+        >>> import ek
+        >>> pairs = [("ct", "cat"), ("dog", "dog"), ("bird", "bird")] * 20
+        >>> b = ek.evaluate(pairs, metric="cer").bounds()
+        >>> b.reliable, b.why, b.low < 1 / 9 < b.high
+        (True, None, True)
+        >>> b = ek.evaluate(pairs + [("x" * 900, "y" * 900)], metric="cer").bounds()
+        >>> b.reliable, b.why
+        (False, '1 of 61 documents hold 82% of the reference length: effective n ≈ 1.5')
+        """
+        return self._bounds(level, slice, "Report.bounds()")
+
+    def _bounds(self, level: float, slice: Hashable, who: str) -> Bounds:
         if not self.n or self._resampler is None:
             raise ValueError(
                 f"this {self.metric!r} report "
@@ -386,8 +446,8 @@ class Report(FieldsOnlyState):
                     "metric=...)."
                 )
             )
-        low, high = self._resampler.interval(self, level, slice)
-        return float(low), float(high)
+        bounds: Bounds = self._resampler.bounds(self, level, slice, who=who)
+        return bounds
 
 
 @dataclass(frozen=True)
@@ -400,8 +460,11 @@ class Comparison:
     in the metric's direction; ``"higher"`` / ``"lower"`` when it has none)
     when the difference is significant at ``level``, ``"too few items
     (n=K) to tell"`` when K items cannot make it so (5 or fewer at 0.95),
-    else ``"no detectable difference"``. ``per_slice`` maps each slice to a
-    dict of these keys and ``n``.
+    else ``"no detectable difference"``. ``reliable`` is False when the
+    interval cannot be trusted (below 40 items, or on items of very unequal
+    weight, as `Report.bounds` judges it over both runs' weights), and
+    ``why`` says why. ``per_slice`` maps each slice to a dict of these keys
+    and ``n``.
     """
 
     metric: str
@@ -415,6 +478,8 @@ class Comparison:
     level: float = 0.95
     n: int = 0
     higher_is_better: bool | None = None
+    reliable: bool = True
+    why: str | None = None
 
 
 @dataclass(frozen=True)

@@ -3,18 +3,22 @@
 The arithmetic (hash-derived Poisson weights, replicate sums, quantiles,
 the sign-flip test) is `ek._stats`'; its package doc gives the design. This
 package reads it off reports (`_reports`: which statistics a report's
-metric sums, slices, ids, the replicate sums, `compare`, item-free
-summaries and their merging). A `Report` made by the facade carries a
+metric sums, slices, ids, the replicate sums, item-free
+summaries and their merging), `_pairs` compares two (`compare`) and
+`_bounds` judges an interval (`bounds`: whether it can be trusted, and why
+not). A `Report` made by the facade carries a
 `Resampler` (its metric, and the report's replicate sums once made or
 stored: the one owner of its interval state), through which
 `Report.interval` reaches this package without `ek.base` importing it.
 """
 
+from ek._bootstrap._bounds import MIN_EFFECTIVE
+from ek._bootstrap._pairs import compare, small_verdict, verdict
 from ek._bootstrap._reports import (
     Resampled,
     Resampler,
+    bounds,
     check_comparable,
-    compare,
     is_summary,
     kept,
     merge_summaries,
@@ -25,7 +29,6 @@ from ek._bootstrap._reports import (
     statistic_table,
     stored_sums,
     summarize,
-    verdict,
 )
 from ek._stats import (
     MIN_ITEMS,
@@ -42,11 +45,13 @@ from ek._stats import (
 )
 
 __all__ = [
+    "MIN_EFFECTIVE",
     "MIN_ITEMS",
     "REPLICATES",
     "SCHEME",
     "Resampled",
     "Resampler",
+    "bounds",
     "check_comparable",
     "check_ids",
     "compare",
@@ -62,6 +67,7 @@ __all__ = [
     "resampled",
     "resampled_pair",
     "sign_flip_p_value",
+    "small_verdict",
     "smallest_p_value",
     "statistic_table",
     "stored_sums",

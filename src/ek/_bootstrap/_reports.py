@@ -18,8 +18,9 @@ metric, and the report's replicate sums, which are either
 
 Nothing is written onto a report. Reports are read duck-typed (``metric``,
 ``n``, ``scores``, ``per_slice``, ``detail`` and the private
-``_resampler``), so this module never imports `ek.base`, whose
-`Report.interval` calls it through the report's `Resampler`.
+``_resampler``); of `ek.base` this module takes only the value `Bounds`,
+and `Report.interval` and `Report.bounds` call it through the report's
+`Resampler`.
 """
 
 from __future__ import annotations
@@ -30,6 +31,14 @@ from collections.abc import Callable
 from itertools import chain
 from typing import Any, TypeVar
 
+from ek._bootstrap._bounds import (
+    judged,
+    linear_coefficients,
+    measured,
+    student_moments,
+    student_parts,
+    too_few,
+)
 from ek._stats import (
     MIN_ITEMS,
     REPLICATES,
@@ -37,36 +46,34 @@ from ek._stats import (
     as_table,
     check_ids,
     id_text,
-    interval_of,
-    p_value_of,
     replicate_sums,
-    sign_flip_p_value,
-    smallest_p_value,
 )
+from ek.base import Bounds
 
 __all__ = [
     "Resampled",
     "Resampler",
+    "bounds",
     "check_comparable",
-    "compare",
     "group_size",
+    "group_weights",
     "interval",
     "is_summary",
+    "item_weights",
     "kept",
     "merge_summaries",
     "merged_ids",
     "metric_of",
     "resampled",
     "resampled_pair",
-    "small_verdict",
     "statistic_table",
     "stored_sums",
     "summarize",
-    "verdict",
+    "weight_noun",
 ]
 
+_WEIGHT_NAMES = {"ref_len": "reference length"}  # the denominators of ek's rates, as a reader says them
 _NO_SLICE = object()  # the group of items without a slice label
-_UNREAD = object()
 _T = TypeVar("_T")
 
 
@@ -116,9 +123,13 @@ class Resampler:
 
     def interval(self, report: Any, level: float, slice: Any) -> tuple[float, float]:
         """``report.interval(level, slice=slice)``."""
+        return self.bounds(report, level, slice, who="Report.interval()").pair()
+
+    def bounds(self, report: Any, level: float, slice: Any, *, who: str = "Report.bounds()") -> Bounds:
+        """``report.bounds(level, slice=slice)``."""
         if self.refuse is not None:
             raise ValueError(self.refuse)
-        return interval(report, level, slice)
+        return bounds(report, level, slice, who=who)
 
     def kept(self, report: Any, key: str, make: Callable[[], _T]) -> _T:
         """What ``make()`` gives for ``report``'s items, made once: the replicate sums (key ``"sums"``), or
@@ -243,21 +254,60 @@ def unique_ids(report: Any, *, who: str) -> None:
 
 
 def interval(report: Any, level: float = 0.95, slice: Any = None) -> tuple[float, float]:
-    """The percentile bootstrap interval of ``report``'s aggregate, or of slice ``slice``'s figure.
+    """The ``(low, high)`` of `bounds`."""
+    return bounds(report, level, slice, who="Report.interval()").pair()
 
-    ``(nan, nan)`` for fewer than `MIN_ITEMS` items (in the slice, for a slice).
+
+def bounds(report: Any, level: float = 0.95, slice: Any = None, *, method: str = "percentile", who: str = "") -> Bounds:
+    """The interval of ``report``'s aggregate (or slice ``slice``'s figure) with its verdict (see `_bounds`).
+
+    NaN and not reliable for fewer than `MIN_ITEMS` items (in the slice, for
+    a slice). A summary (no items kept) cannot weigh its items: its
+    verdict is reliable with an unknown (NaN) effective size.
     """
+    who = who or "Report.bounds()"
     _check_level(level)
     if not report.n:
-        raise ValueError("Report.interval() got an empty report; an empty corpus has no figure to bound.")
+        raise ValueError(f"{who} got an empty report; an empty corpus has no figure to bound.")
     _statistics(report)  # a figure that cannot be resampled is refused at any size
     if slice is not None and slice not in report.per_slice:
         known = ", ".join(map(repr, list(report.per_slice)[:10])) or "none"
-        raise ValueError(f"Report.interval() has no slice {slice!r}; the report's slices are: {known}.")
-    if group_size(report, slice) < MIN_ITEMS:
-        return (math.nan, math.nan)
+        raise ValueError(f"{who} has no slice {slice!r}; the report's slices are: {known}.")
+    n = group_size(report, slice)
+    if n < MIN_ITEMS:  # no interval: its items are not weighed (their effective size is NaN)
+        return too_few(n, level, math.nan)
+    judgement = _judgement(report, slice)
     sums = resampled(report)
-    return interval_of(sums.values() if slice is None else sums.values(slice), level)
+    values = sums.values() if slice is None else sums.values(slice)
+    estimate = float(report.aggregate if slice is None else report.per_slice[slice])
+    return measured(values, estimate, level, judgement, method=method, student=lambda: _student(report, slice))
+
+
+def item_weights(report: Any) -> Any:
+    """Every item's weight in the figure (its ``b_i`` of `_bounds`, scaled to sum to 1), made once.
+
+    None for a report without its scores (a summary); one that keeps them beside stored sums (Dask's
+    ``keep_items``) is weighed like the serial report.
+    """
+    if not report.n or len(report.scores) != report.n:
+        return None
+    return kept(report, "linear", lambda: _linear(report))[:, 1]
+
+
+def weight_noun(report: Any) -> tuple[str, str]:
+    """What the items are called and what their weight is (``"documents"``, ``"reference length"``)."""
+    m = _metric(report)
+    noun = "documents" if getattr(m, "reads_documents", False) else "items"
+    of = "count" if m.aggregation == "mean" else _WEIGHT_NAMES.get(tuple(m.statistics)[-1], "weight")
+    return noun, of
+
+
+def group_weights(report: Any, weights: Any, label: Any) -> Any:
+    """The entries of ``weights`` (one per item) of slice ``label``'s items; all of them for None."""
+    if label is None:
+        return weights
+    items = kept(report, "items", lambda: _items(report))  # read once for the figure and every slice
+    return weights[items.codes == items.groups[label]] if label in items.groups else weights[:0]
 
 
 def group_size(report: Any, label: Any = None) -> int:
@@ -268,50 +318,6 @@ def group_size(report: Any, label: Any = None) -> int:
     if counts and label in counts:
         return int(counts[label])
     return sum(1 for x in report.detail.get("slices") or () if x == label)
-
-
-def compare(a: Any, b: Any, level: float = 0.95) -> dict[Any, Any]:
-    """The fields of `ek.base.Comparison` for B against A (see `ek.compare`)."""
-    _check_level(level)
-    check_comparable(a, b)
-    labels = [label for label in a.per_slice if label in b.per_slice]
-    sizes = {None: a.n, **{label: group_size(a, label) for label in labels}}
-    pair = _Pair(a, b, _direction(a), level)
-    rows = {g: pair.row(g, n) for g, n in sizes.items()}
-    slice_n = a.detail.get("slice_n") or {}
-    per_slice = {label: {**rows[label], "n": slice_n.get(label)} for label in labels}
-    return {
-        "metric": a.metric,
-        **rows[None],
-        "per_slice": per_slice,
-        "level": level,
-        "n": a.n,
-        "higher_is_better": pair.up,
-    }
-
-
-def verdict(low: float, high: float, higher_is_better: bool | None) -> str:
-    """``"better"`` / ``"worse"`` for B when the interval of B - A excludes 0, in the metric's direction."""
-    if not (low > 0 or high < 0):
-        return "no detectable difference"
-    if higher_is_better is None:
-        return "higher" if low > 0 else "lower"
-    return "better" if (low > 0) == higher_is_better else "worse"
-
-
-def small_verdict(n: int, p: float, delta: float | None, level: float, higher_is_better: bool | None) -> str:
-    """The verdict of the permutation test on ``n`` items: `verdict`'s words, or that ``n`` is too few.
-
-    ``"too few items (n=K) to tell"`` when no p-value of the test can be
-    below ``1 - level`` at this ``n`` (5 items or fewer at 0.95), or when
-    there was no test (reports without per-item statistics: NaN ``p``).
-    """
-    alpha = _alpha(level)
-    if smallest_p_value(n) >= alpha or p != p:
-        return f"too few items (n={n}) to tell"
-    if p >= alpha or delta is None:
-        return "no detectable difference"
-    return verdict(delta, delta, higher_is_better)
 
 
 def statistic_table(report: Any) -> tuple[Any, ...]:
@@ -585,100 +591,31 @@ def _add_totals(parts: Any) -> dict[Any, Any]:
     return out
 
 
-def _direction(report: Any) -> bool | None:
-    flag = report.detail.get("higher_is_better")
-    return flag if isinstance(flag, bool) else _metric(report).higher_is_better
-
-
 def _examples(ids: list[Any]) -> str:
     return f" ({', '.join(map(repr, ids[:3]))}{', ...' if len(ids) > 3 else ''})" if ids else ""
 
 
-def _alpha(level: float) -> float:
-    """``1 - level`` as written (0.05 for 0.95, not 0.050000000000000044), so p = 0.05 is not below it."""
-    return round(1 - level, 12)
+def _judgement(report: Any, label: Any) -> tuple[float, str | None]:
+    weights = item_weights(report)
+    if weights is None:
+        return (math.nan, None)
+    noun, of = weight_noun(report)
+    return judged(group_weights(report, weights, label), noun=noun, of=of)
 
 
-def _figure_of(report: Any, label: Any) -> Any:
-    return report.aggregate if label is None else report.per_slice.get(label)
+def _linear(report: Any) -> Any:
+    items = kept(report, "items", lambda: _items(report))
+    return linear_coefficients(items.table, items.names, items.compute, _metric(report).aggregation)
 
 
-def _paired_items(a: Any, b: Any) -> tuple[Any, ...] | None:
-    """A's `_Items` and B's statistics in A's item order; None when either report kept no scores."""
-    import numpy as np
-
-    if len(a.scores) != a.n or len(b.scores) != b.n:
-        return None
-    ia, ib = _items(a), _items(b)
-    where = {text: k for k, text in enumerate(map(id_text, ib.ids))}
-    order = np.fromiter((where[text] for text in map(id_text, ia.ids)), dtype=np.int64, count=len(ia.ids))
-    return ia, ib.table[order]
-
-
-class _Pair:
-    """Reports A and B being compared: one row of `compare` per group (None: all items), sums made once."""
-
-    def __init__(self, a: Any, b: Any, up: bool | None, level: float) -> None:
-        self.a, self.b, self.up, self.level = a, b, up, level
-        self._sums: tuple[Any, ...] | None = None
-        self._items: Any = _UNREAD
-
-    def row(self, label: Any, n: int) -> dict[Any, Any]:
-        """B - A on the group: bootstrap interval and p-value from `MIN_ITEMS` items, else the permutation test's.
-
-        From `MIN_ITEMS` on, a bootstrap p-value below ``1 - level`` is checked
-        by the permutation test (when the items are at hand): if that test
-        does not reach the level, its p-value replaces the bootstrap's, so a
-        difference is called only when both find it.
-        """
-        value_a, value_b = _figure_of(self.a, label), _figure_of(self.b, label)
-        delta = None if value_a is None or value_b is None else float(value_b) - float(value_a)
-        out = {"a": value_a, "b": value_b, "delta": delta}
-        if n < MIN_ITEMS:
-            p = self._exact_p(label)
-            return {
-                **out,
-                "interval": (math.nan, math.nan),
-                "p_value": p,
-                "verdict": small_verdict(n, p, delta, self.level, self.up),
-            }
-        import numpy as np
-
-        sa, sb = self._resampled()
-        va, vb = (sa.values(), sb.values()) if label is None else (sa.values(label), sb.values(label))
-        d = np.asarray(vb, dtype=np.float64) - np.asarray(va, dtype=np.float64)
-        low, high = interval_of(d, self.level)
-        p = p_value_of(d)
-        alpha = _alpha(self.level)
-        if p < alpha:
-            exact = self._exact_p(label)
-            p = exact if exact >= alpha else p  # a NaN (no items at hand) keeps the bootstrap's
-        return {
-            **out,
-            "interval": (low, high),
-            "p_value": p,
-            "verdict": verdict(low, high, self.up) if p < alpha else "no detectable difference",
-        }
-
-    def _resampled(self) -> tuple[Any, ...]:
-        if self._sums is None:
-            sa, sb = resampled_pair(self.a, self.b)
-            if sa.statistics != sb.statistics or sa.replicates != sb.replicates:
-                raise ValueError(
-                    f"compare() got reports whose replicate sums differ in kind (statistics {sa.statistics} and "
-                    f"{sb.statistics}, {sa.replicates} and {sb.replicates} replicates); score both with one ek "
-                    "version."
-                )
-            self._sums = (sa, sb)
-        return self._sums
-
-    def _exact_p(self, label: Any) -> float:
-        """The sign-flip permutation p-value over the group's items; NaN when the reports kept no scores."""
-        if self._items is _UNREAD:
-            self._items = _paired_items(self.a, self.b)
-        if self._items is None:
-            return math.nan
-        ia, table_b = self._items
-        rows: Any = slice(None) if label is None else ia.codes == ia.groups[label]
-        ids = ia.ids if label is None else tuple(i for i, keep in zip(ia.ids, rows.tolist()) if keep)
-        return sign_flip_p_value(ids, ia.table[rows], table_b[rows], ia.compute, ia.names)
+def _student(report: Any, label: Any) -> tuple[Any, Any, float]:
+    """The replicate figures, their standard errors and the estimate's, for the bootstrap-t of `_bounds`."""
+    if item_weights(report) is None:
+        raise ValueError("bounds(method='student') needs the report's items; a summary keeps none.")
+    items = _items(report)
+    moments = student_moments(kept(report, "linear", lambda: _linear(report)))
+    sums = kept(report, "student", lambda: replicate_sums(items.ids, moments, items.codes, max(len(items.groups), 1)))
+    if label is None:
+        return student_parts(sums.sum(axis=0), moments)
+    g = items.groups[label]
+    return student_parts(sums[g], moments[items.codes == g])

@@ -66,6 +66,7 @@ ids, merging, `compare`) is `ek._bootstrap`'s.
 """
 
 from ek._stats._binomial import binomial, multinomial
+from ek._stats._effective import Concentration, concentration, effective_size
 from ek._stats._permutation import sign_flip_p_value, smallest_p_value
 from ek._stats._proportions import (
     Z95,
@@ -95,10 +96,13 @@ __all__ = [
     "REPLICATES",
     "SCHEME",
     "Z95",
+    "Concentration",
     "as_table",
     "binomial",
     "bootstrap",
     "check_ids",
+    "concentration",
+    "effective_size",
     "id_keys",
     "id_text",
     "interval_of",

@@ -44,7 +44,8 @@ class EngineResult:
     (``detail["per_item"]`` holds every page's reading, score, confidence,
     time and error). ``interval`` bounds ``report.aggregate`` at the fleet's
     level and ``slice_intervals`` each slice's figure (``(nan, nan)`` below
-    40 pages). ``comparison`` is ``ek.compare(best, this)`` (None for the best
+    40 pages); ``why`` (and ``slice_whys``) says why an interval cannot be
+    trusted (`ek.Report.bounds`), None when it can or has no bounds. ``comparison`` is ``ek.compare(best, this)`` (None for the best
     engine itself, and in a fleet of one). ``seconds_median`` /
     ``seconds_p95`` are the engine's time per page read; ``errors`` maps each
     page it could not read to the message, ``timeouts`` lists those that
@@ -66,6 +67,8 @@ class EngineResult:
     report: Report
     interval: tuple[float, float] = (math.nan, math.nan)
     slice_intervals: Mapping[Any, tuple[float, float]] = field(default_factory=dict)
+    why: str | None = None
+    slice_whys: Mapping[Any, str | None] = field(default_factory=dict)
     comparison: Comparison | None = None
     seconds_median: float | None = None
     seconds_p95: float | None = None
@@ -163,7 +166,7 @@ def build_fleet_report(
     best = next((name for name in ranking if name in runs), None)
     results = {}
     for name, (engine, report, parts) in rows.items():
-        interval, slices = _intervals(report, level)
+        interval, slices, why, slice_whys = _intervals(report, level)
         paired = None
         if best is not None and name != best and report.n and rows[best][1].n:
             paired = paired_comparison(rows[best][1], report, level=level, metric=metric)
@@ -173,6 +176,8 @@ def build_fleet_report(
             report=report,
             interval=interval,
             slice_intervals=slices,
+            why=why,
+            slice_whys=slice_whys,
             comparison=paired,
             **parts,
         )
@@ -236,7 +241,14 @@ def _restricted(report: Report, keep: set[Any], metric: Any) -> Report:
 
 
 def _intervals(report: Report, level: float) -> tuple[Any, ...]:
-    """The interval of the report's figure and of every slice's (NaN for an empty report)."""
+    """The interval of the report's figure and of every slice's (NaN for an empty report), and their whys."""
     if not report.n:
-        return (math.nan, math.nan), {}
-    return report.interval(level), {label: report.interval(level, slice=label) for label in report.per_slice}
+        return (math.nan, math.nan), {}, None, {}
+    whole = report.bounds(level)
+    parts = {label: report.bounds(level, slice=label) for label in report.per_slice}
+    return whole.pair(), {k: b.pair() for k, b in parts.items()}, _why(whole), {k: _why(b) for k, b in parts.items()}
+
+
+def _why(bounds: Any) -> str | None:
+    """Why an interval with bounds cannot be trusted; None when it can (or is NaN, which says so itself)."""
+    return bounds.why if not bounds.reliable and bounds.low == bounds.low else None

@@ -74,11 +74,13 @@ class RankingRow(TypedDict):
     engine: str
     aggregate: float | None
     interval: list[float]
+    why: str | None  # why the interval cannot be trusted (None: it can, or it has no bounds)
     n: int
     best: bool
     consensus: bool
     delta: float | None
     delta_interval: list[float] | None
+    delta_why: str | None
     p_value: float | None
     n_compared: int | None
     verdict: str | None
@@ -163,7 +165,8 @@ def summary(report: FleetReport, corpus: BenchmarkGold, meta: Meta) -> str:
     resumed = resumed_line(report)
     if resumed:
         head.append(resumed)
-    rows = [_ranking_row(row) for row in fleet_rows(report)]
+    ranked = fleet_rows(report)
+    rows = [_ranking_row(row) for row in ranked]
     header = [
         "rank",
         "engine",
@@ -178,6 +181,7 @@ def summary(report: FleetReport, corpus: BenchmarkGold, meta: Meta) -> str:
         "errors",
     ]
     lines = [*head, "", fmt.table(header, rows)]
+    lines += _unreliable_lines(ranked)
     lines += _slice_lines(report)
     lines += _calibration_lines(report)
     lines += _problem_lines(report)
@@ -196,11 +200,13 @@ def fleet_rows(report: FleetReport) -> list[RankingRow]:
                 "engine": result.engine,
                 "aggregate": result.aggregate,
                 "interval": list(result.interval),
+                "why": result.why,
                 "n": result.report.n,
                 "best": result.name == report.best,
                 "consensus": report.consensus is not None and result is report.consensus,
                 "delta": None if c is None else c.delta,
                 "delta_interval": None if c is None else list(c.interval),
+                "delta_why": None if c is None else _why(c.reliable, c.why, c.interval),
                 "p_value": None if c is None else c.p_value,
                 "n_compared": None if c is None else c.n,
                 "verdict": "best" if result.name == report.best else (None if c is None else c.verdict),
@@ -230,9 +236,11 @@ def slice_rows(report: FleetReport) -> dict[object, dict[str, dict[str, Any]]]:
             out.setdefault(label, {})[result.name] = {
                 "aggregate": value,
                 "interval": list(result.slice_intervals.get(label, (math.nan, math.nan))),
+                "why": result.slice_whys.get(label),
                 "n": n.get(label),
                 "delta": s.get("delta"),
                 "delta_interval": list(s["interval"]) if s else None,
+                "delta_why": _why(s.get("reliable", True), s.get("why"), s["interval"]) if s else None,
                 "p_value": s.get("p_value"),
                 "verdict": "best" if result.name == report.best else s.get("verdict"),
             }
@@ -328,12 +336,35 @@ def ranking_cells(row: RankingRow, name: str) -> list[str]:
         str(row["rank"]),
         name,
         fmt.number(row["aggregate"]),
-        fmt.interval(row["interval"], n=row["n"]),
+        _marked(fmt.interval(row["interval"], n=row["n"]), row["why"]),
         fmt.number(row["delta"], signed=True) if compared else "-",
-        fmt.interval(row["delta_interval"], signed=True, n=row["n_compared"]) if compared else "-",
+        _marked(fmt.interval(row["delta_interval"], signed=True, n=row["n_compared"]), row["delta_why"])
+        if compared
+        else "-",
         fmt.p_value(row["p_value"]) if compared else "-",
         row["verdict"] or "-",
     ]
+
+
+def _unreliable_lines(rows: list[RankingRow]) -> list[str]:
+    """One line per reason an interval above is marked unreliable, naming the rows it marks."""
+    named: dict[str, list[str]] = {}
+    for row in rows:
+        if row["why"]:
+            named.setdefault(row["why"], []).append(row["name"])
+        if row["delta_why"]:
+            named.setdefault(row["delta_why"], []).append(f"{row['name']} vs best")
+    return [f"unreliable intervals ({', '.join(names)}): {why}" for why, names in named.items()]
+
+
+def _why(reliable: bool, why: str | None, interval: Any) -> str | None:
+    """A paired interval's why when it has bounds that cannot be trusted, else None."""
+    return why if not reliable and interval[0] == interval[0] else None
+
+
+def _marked(cell: str, why: str | None) -> str:
+    """An interval cell, marked ``(unreliable)`` when ``why`` says it cannot be trusted."""
+    return f"{cell} (unreliable)" if why else cell
 
 
 def _ranking_row(row: RankingRow) -> list[str]:

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ek._bootstrap import check_comparable
 from ek._files import InputError, Side, leave_out
 from ek.base import Comparison
 from ek.cli._commands import _format as fmt
-from ek.cli._commands._evaluate import gate
+from ek.cli._commands._evaluate import gate, quiet_bound
 from ek.cli._commands._format import Outcome
 from ek.cli._commands._inputs import (
     Bounds,
     Scored,
-    bound,
     check_gold,
     gold_digest,
     options_for,
@@ -53,8 +52,8 @@ def run_compare(
     except ValueError as exc:
         raise in_flags(exc, "compare", {}) from None  # run A and run B, as --help calls them
     bounds = [
-        bound(a.report, options.level, label="ek compare", other=b.report)[0],
-        bound(b.report, options.level, label="ek compare")[0],
+        quiet_bound(a.report, options.level, label="ek compare", other=b.report)[0],
+        quiet_bound(b.report, options.level, label="ek compare")[0],
     ]
     result = compare(a.report, b.report, level=options.level)
     meta = run_meta(inputs, options, [a, b])
@@ -79,15 +78,30 @@ def summary(result: Comparison, a: Scored, b: Scored, bounds: Sequence[Bounds], 
     head = [f"ek compare: {result.metric} ({way}) on {result.n} items"]
     if meta is not None and has_documents([a, b]):
         head.append(fmt.settings_line(meta))
+    runs = [run.report.bounds(result.level) for run in (a, b)]
     head += [
-        f"A = {a.name}: {fmt.number(a.report.aggregate)} {fmt.interval(bounds[0])}",
-        f"B = {b.name}: {fmt.number(b.report.aggregate)} {fmt.interval(bounds[1])}",
+        f"{side} = {run.name}: {fmt.number(run.report.aggregate)} {fmt.flagged_interval(fmt.interval(iv), judged)}"
+        for side, run, iv, judged in (("A", a, bounds[0], runs[0]), ("B", b, bounds[1], runs[1]))
     ]
     rows = [_row("all", result.n, result.a, result.b, result.delta, result.interval, result.p_value, result.verdict)]
+    rows[0][5] = _flagged(rows[0][5], result.interval, result.reliable)
+    why = [("all", result.interval, result.reliable, result.why)]
     for label, s in result.per_slice.items():
         rows.append(_row(str(label), s.get("n"), s["a"], s["b"], s["delta"], s["interval"], s["p_value"], s["verdict"]))
+        rows[-1][5] = _flagged(rows[-1][5], s["interval"], s.get("reliable", True))
+        why.append((str(label), s["interval"], s.get("reliable", True), s.get("why")))
     header = ["slice", "n", "A", "B", "B - A", f"{result.level:.0%} interval of B - A", "p", "verdict"]
     lines = [*head, "", fmt.table(header, rows)]
+    lines += [
+        f"unreliable interval of {side} ({run.name}): {judged.why}"
+        for side, run, judged in (("A", a, runs[0]), ("B", b, runs[1]))
+        if not judged.reliable and judged.why and judged.low == judged.low
+    ]
+    lines += [
+        f"unreliable interval of B - A ({name}): {reason}"
+        for name, iv, ok, reason in why
+        if not ok and reason and iv[0] == iv[0]
+    ]
     for run, side in ((a, "A"), (b, "B")):
         if run.missing or run.extra:
             lines.append(
@@ -112,6 +126,8 @@ def payload(
         "b": result.b,
         "delta": result.delta,
         "interval": list(result.interval),
+        "reliable": result.reliable,
+        "why": result.why,
         "p_value": result.p_value,
         "verdict": result.verdict,
         "per_slice": {label: dict(s) for label, s in result.per_slice.items()},
@@ -120,6 +136,7 @@ def payload(
                 "name": run.name,
                 "aggregate": run.report.aggregate,
                 "interval": list(iv),
+                **fmt.verdict_fields(run.report.bounds(result.level)),
                 "missing": list(run.missing),
                 "extra": list(run.extra),
             }
@@ -151,6 +168,11 @@ def _row(
     ]
 
 
+def _flagged(cell: str, interval: Bounds, reliable: bool) -> str:
+    """The interval cell, marked ``(unreliable)`` when it has bounds that cannot be trusted."""
+    return f"{cell} (unreliable)" if not reliable and interval[0] == interval[0] else cell
+
+
 def _runs(gold_side: Side, sources: tuple[tuple[str, str], ...], options: Options) -> list[Scored]:
     """Each prediction file scored now (on the items every file could be read for), or a run saved by ``--save``.
 
@@ -180,4 +202,11 @@ def _write_page(
     from ek.cli._commands._pages import compare_page
     from ek.cli._html import render_compare
 
-    return write_page(path, render_compare(compare_page(result, a, b, bounds, options, meta=meta)))
+    data: Any = compare_page(result, a, b, bounds, options, meta=meta)
+    data.update(reliable=result.reliable, why=result.why)  # the page marks an unreliable interval
+    for side, run in (("a", a), ("b", b)):
+        data[side].update(fmt.verdict_fields(run.report.bounds(result.level)))
+    for label, row in data.get("per_slice", {}).items():
+        row.setdefault("reliable", result.per_slice[label].get("reliable", True))
+        row.setdefault("why", result.per_slice[label].get("why"))
+    return write_page(path, render_compare(data))

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ek._files import Side, join, refuse_failures
 from ek.cli._commands import _format as fmt
@@ -26,6 +27,7 @@ from ek.cli._commands._options import Options
 from ek.cli._commands._outputs import check_outputs, write_json, write_page
 
 if TYPE_CHECKING:
+    from ek.base import Report
     from ek.cli._commands._saved import Lock
     from ek.cli._html._data import Meta
 
@@ -115,15 +117,16 @@ def _evaluate(
             joined, options, name=name, workers=workers, scheduler=scheduler, keep_items=keep, timeout=timeout
         )
     report = scored.report
-    overall, per_slice = bound(report, options.level, label="ek evaluate")
+    overall, per_slice = quiet_bound(report, options.level, label="ek evaluate")
+    judged = fmt.verdicts(report, options.level)
     meta = run_meta(inputs, options, [scored])
     if sides is not None:
         meta.update(sides.meta)  # type: ignore[typeddict-item]  # a workspace's inputs and processors
     out = []
     if options.json is not None:
-        out.append(write_json(options.json, payload(scored, overall, per_slice, options.level, meta)))
+        out.append(write_json(options.json, payload(scored, overall, per_slice, options.level, meta, judged=judged)))
     if options.html is not None:
-        out.append(_write_page(options.html, scored, overall, per_slice, options, meta))
+        out.append(_write_page(options.html, scored, overall, per_slice, options, meta, judged))
     if save is not None:
         from ek.cli._commands._saved import save_run
 
@@ -131,7 +134,7 @@ def _evaluate(
     text = (
         "\n".join(t for t in out if t)
         if "-" in (options.json, options.html)
-        else summary(scored, overall, per_slice, options.level, meta, per_page=per_page)
+        else summary(scored, overall, per_slice, options.level, meta, per_page=per_page, judged=judged)
     )
     failed = gate(report.metric, report.aggregate, options.max, options.min)
     return Outcome(stdout=text, stderr=failed, exit_code=1 if failed else 0)
@@ -145,11 +148,14 @@ def summary(
     meta: Meta | None = None,
     *,
     per_page: bool | None = None,
+    judged: fmt.Verdicts | None = None,
 ) -> str:
     """The printed table: overall and per slice, n, value and interval, then missing, extra, failed and skipped.
 
-    Documents add the measures line and, after it, the per-page table
-    (`ek.cli._commands._format.per_page_lines`; ``per_page`` is ``--per-page``).
+    An interval ``judged`` unreliable is marked in the table, its reason on a
+    line below it. Documents add the measures line and, after it, the
+    per-page table (`ek.cli._commands._format.per_page_lines`; ``per_page``
+    is ``--per-page``).
     """
     report = scored.report
     way = fmt.direction(report.detail.get("higher_is_better"))
@@ -157,15 +163,29 @@ def summary(
     if meta is not None and has_documents([scored]):
         head.append(fmt.settings_line(meta))
     slice_n = report.detail.get("slice_n") or {}
-    rows = [["all", str(report.n), fmt.number(report.aggregate), fmt.interval(overall)]]
+    judged = judged or fmt.verdicts(report, level)
+    rows = [
+        [
+            "all",
+            str(report.n),
+            fmt.number(report.aggregate),
+            fmt.flagged_interval(fmt.interval(overall), judged.overall),
+        ]
+    ]
     rows += [
-        [str(label), str(slice_n.get(label, "")), fmt.number(value), fmt.interval(per_slice.get(label))]
+        [
+            str(label),
+            str(slice_n.get(label, "")),
+            fmt.number(value),
+            fmt.flagged_interval(fmt.interval(per_slice.get(label)), judged.per_slice.get(label)),
+        ]
         for label, value in report.per_slice.items()
     ]
     lines = [
         *head,
         "",
         fmt.table(["slice", "n", report.metric, f"{level:.0%} interval"], rows),
+        *judged.lines(),
         "",
         fmt.ids_line("missing", scored.missing, "gold ids without a prediction (scored as empty)")
         + fmt.left_out_words((meta or {}).get("errors") or []),
@@ -178,10 +198,18 @@ def summary(
 
 
 def payload(
-    scored: Scored, overall: Bounds, per_slice: Mapping[object, Bounds], level: float, meta: Meta | None = None
+    scored: Scored,
+    overall: Bounds,
+    per_slice: Mapping[object, Bounds],
+    level: float,
+    meta: Meta | None = None,
+    *,
+    judged: fmt.Verdicts | None = None,
 ) -> dict[str, object]:
-    """The ``--json`` report: metric, aggregate, interval, level, n, missing, extra, per_slice, items, and the meta keys."""
+    """The ``--json`` report: metric, aggregate, interval (with ``reliable``, ``why``, ``effective_n``), level, n,
+    missing, extra, per_slice (each with its interval's verdict too), items, and the meta keys."""
     report = scored.report
+    judged = judged or fmt.verdicts(report, level)
     slice_n = report.detail.get("slice_n") or {}
     ids = report.detail.get("ids") or range(report.n)
     out = {
@@ -189,12 +217,18 @@ def payload(
         "higher_is_better": report.detail.get("higher_is_better"),
         "aggregate": report.aggregate,
         "interval": list(overall),
+        **fmt.verdict_fields(judged.overall),
         "level": level,
         "n": report.n,
         "missing": list(scored.missing),
         "extra": list(scored.extra),
         "per_slice": {
-            label: {"aggregate": value, "interval": list(per_slice[label]), "n": slice_n.get(label)}
+            label: {
+                "aggregate": value,
+                "interval": list(per_slice[label]),
+                **fmt.verdict_fields(judged.per_slice[label]),
+                "n": slice_n.get(label),
+            }
             for label, value in report.per_slice.items()
         },
         "items": {str(i): {"value": value, **stats} for i, (value, stats) in zip(ids, item_rows(report))},
@@ -220,10 +254,27 @@ def gate(metric: str, value: float | None, upper: float | None, lower: float | N
 # ---------------------------------------------------------------------------
 
 
+def quiet_bound(report: Report, level: float, *, label: str, other: Report | None = None) -> tuple[Any, Any]:
+    """`bound`, without the `UserWarning` of an unreliable interval: the command prints its verdict instead."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=UserWarning, module=r"ek\.cli\._commands\._inputs")
+        return bound(report, level, label=label, other=other)
+
+
 def _write_page(
-    path: str, scored: Scored, overall: Bounds, per_slice: Mapping[object, Bounds], options: Options, meta: Meta
+    path: str,
+    scored: Scored,
+    overall: Bounds,
+    per_slice: Mapping[object, Bounds],
+    options: Options,
+    meta: Meta,
+    judged: fmt.Verdicts,
 ) -> str:
     from ek.cli._commands._pages import evaluate_page
     from ek.cli._html import render_evaluate
 
-    return write_page(path, render_evaluate(evaluate_page(scored, overall, per_slice, options, meta=meta)))
+    data: Any = evaluate_page(scored, overall, per_slice, options, meta=meta)
+    data.update(fmt.verdict_fields(judged.overall))  # the page marks an unreliable interval (see _html._format)
+    for label, row in data["per_slice"].items():
+        row.update(fmt.verdict_fields(judged.per_slice[label]))
+    return write_page(path, render_evaluate(data))

@@ -66,6 +66,39 @@ def interval(bounds: Iterable[float] | None, *, signed: bool = False, n: int | N
     return f"[{number(low, signed=signed)}, {number(high, signed=signed)}]"
 
 
+@dataclass(frozen=True)
+class Verdicts:
+    """Whether each printed interval can be trusted: `ek.Report.bounds` of the figure and of every slice."""
+
+    overall: Any  # ek.base.Bounds
+    per_slice: Mapping[object, Any]
+
+    def lines(self, *, what: str = "interval") -> list[str]:
+        """``unreliable interval (all): <why>``, one line for each flagged interval that has bounds."""
+        groups = [("all", self.overall), *((str(k), b) for k, b in self.per_slice.items())]
+        return [f"unreliable {what} ({name}): {b.why}" for name, b in groups if _flagged(b)]
+
+
+def verdicts(report: Any, level: float) -> Verdicts:
+    """The `Verdicts` of ``report`` at ``level`` (its replicate sums are made already: nothing is resampled twice)."""
+    return Verdicts(report.bounds(level), {label: report.bounds(level, slice=label) for label in report.per_slice})
+
+
+def verdict_fields(bounds: Any) -> dict[str, Any]:
+    """The JSON keys of one interval's verdict: ``reliable``, ``why``, ``effective_n`` (None when unknown)."""
+    n = bounds.effective_n
+    return {"reliable": bounds.reliable, "why": bounds.why, "effective_n": None if _nan(n) else round(n, 1)}
+
+
+def flagged_interval(text: str, bounds: Any) -> str:
+    """An interval cell, marked ``(unreliable)`` when it has bounds that cannot be trusted."""
+    return f"{text} (unreliable)" if bounds is not None and _flagged(bounds) else text
+
+
+def _flagged(bounds: Any) -> bool:
+    return not bounds.reliable and bounds.why is not None and not _nan(bounds.low)
+
+
 def table(header: list[str], rows: list[list[str]]) -> str:
     """A plain-text table; cells are already strings."""
     return format_table(header, rows)

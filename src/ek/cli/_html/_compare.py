@@ -22,6 +22,7 @@ from ek.cli._html._format import (
     num_cell,
     shown_note,
     text_cell,
+    unreliable_why,
     uses_percent,
 )
 from ek.cli._html._page import check_data, page, stat, table
@@ -76,7 +77,10 @@ def headline(data: ComparePage, *, pct: bool) -> str:
             )
         )
         figures.append(
-            stat(f"{side.upper()} {interval_of}", interval_text(run.get("interval"), n=n, percent=pct, noun=counted))
+            stat(
+                f"{side.upper()} {interval_of}",
+                interval_text(run.get("interval"), n=n, percent=pct, noun=counted, why=unreliable_why(run)),
+            )
         )
     delta = data["delta"]
     raw = esc(repr(delta))
@@ -89,7 +93,7 @@ def headline(data: ComparePage, *, pct: bool) -> str:
         ),
         stat(
             f"paired {interval_of}",
-            interval_text(data.get("interval"), n=n, percent=pct, noun=counted, signed=True),
+            interval_text(data.get("interval"), n=n, percent=pct, noun=counted, signed=True, why=unreliable_why(data)),
             attrs=' id="headline-interval"',
         ),
         stat("p-value", fmt_p(data.get("p_value")), attrs=' id="headline-p"'),
@@ -198,7 +202,7 @@ def _slice_row(label: object, s: SliceDelta, *, pct: bool, noun: str, label_cls:
         + num_cell(s.get("a"), percent=pct)
         + num_cell(s.get("b"), percent=pct)
         + num_cell(s.get("delta"), percent=pct, signed=True)
-        + interval_cell(s.get("interval"), n=s.get("n"), percent=pct, noun=noun, signed=True)
+        + interval_cell(s.get("interval"), n=s.get("n"), percent=pct, noun=noun, signed=True, why=unreliable_why(s))
         + f'<td class="num" data-sort="{esc(repr(p)) if is_number(p) else ""}">{fmt_p(p)}</td>'
         + f'<td data-sort="{esc(s.get("verdict") or "")}">{verdict_badge(s.get("verdict"))}</td></tr>'
     )

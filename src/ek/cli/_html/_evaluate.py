@@ -24,6 +24,7 @@ from ek.cli._html._format import (
     num_cell,
     shown_note,
     text_cell,
+    unreliable_why,
     uses_percent,
 )
 from ek.cli._html._measures import left_out_note, measures_table, reading_order_note
@@ -69,7 +70,9 @@ def headline(data: EvaluatePage, *, pct: bool) -> str:
         ),
         stat(
             level_text(data),
-            interval_text(data.get("interval"), n=data.get("n"), percent=pct, noun=noun(data)),
+            interval_text(
+                data.get("interval"), n=data.get("n"), percent=pct, noun=noun(data), why=unreliable_why(data)
+            ),
             attrs=' id="headline-interval"',
         ),
         stat("items (n)", fmt_count(data.get("n")), attrs=' id="headline-n"'),
@@ -233,7 +236,7 @@ def _slice_row(label: object, s: SliceFigures, *, pct: bool, noun: str, label_cl
         + text_cell(label, cls=label_cls)
         + count_cell(s.get("n"))
         + num_cell(s.get("aggregate"), percent=pct)
-        + interval_cell(s.get("interval"), n=s.get("n"), percent=pct, noun=noun)
+        + interval_cell(s.get("interval"), n=s.get("n"), percent=pct, noun=noun, why=unreliable_why(s))
         + "</tr>"
     )
 

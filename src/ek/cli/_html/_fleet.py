@@ -118,7 +118,10 @@ def _headline(data: JsonReport, rows: list[JsonReport], best: JsonReport, *, pct
             big=True,
             attrs=f' id="headline-value" data-value="{esc(repr(value))}" title="{esc(repr(value))}"',
         ),
-        stat(level_text(data), interval_text(best.get("interval"), n=best.get("n"), percent=pct, noun=counted)),
+        stat(
+            level_text(data),
+            interval_text(best.get("interval"), n=best.get("n"), percent=pct, noun=counted, why=best.get("why")),
+        ),
         stat(f"{counted} (n)", fmt_count(data.get("n")), attrs=' id="headline-n"'),
         stat("engines", fmt_count(sum(1 for r in rows if not r.get("consensus")))),
     ]
@@ -173,9 +176,16 @@ def slices(data: JsonReport, *, pct: bool) -> str:
                 + text_cell(name)
                 + count_cell(s.get("n"))
                 + num_cell(s.get("aggregate"), percent=pct)
-                + interval_cell(s.get("interval"), n=s.get("n"), percent=pct, noun=counted)
+                + interval_cell(s.get("interval"), n=s.get("n"), percent=pct, noun=counted, why=s.get("why"))
                 + num_cell(s.get("delta"), percent=pct, signed=True)
-                + interval_cell(s.get("delta_interval"), n=s.get("n"), percent=pct, noun=counted, signed=True)
+                + interval_cell(
+                    s.get("delta_interval"),
+                    n=s.get("n"),
+                    percent=pct,
+                    noun=counted,
+                    signed=True,
+                    why=s.get("delta_why"),
+                )
                 + f"<td>{verdict_badge(s.get('verdict'))}</td></tr>"
             )
             chart.append((f"{label} · {name}", s.get("aggregate"), drawable(s.get("interval"), s.get("n"))))
@@ -322,9 +332,11 @@ def _ranking_row(r: JsonReport, *, pct: bool, noun: str) -> str:
         + count_cell(r.get("rank"))
         + text_cell(_label(r), cls="id")
         + num_cell(r.get("aggregate"), percent=pct)
-        + interval_cell(r.get("interval"), n=r.get("n"), percent=pct, noun=noun)
+        + interval_cell(r.get("interval"), n=r.get("n"), percent=pct, noun=noun, why=r.get("why"))
         + num_cell(r.get("delta"), percent=pct, signed=True)
-        + interval_cell(r.get("delta_interval"), n=r.get("n_compared"), percent=pct, noun=noun, signed=True)
+        + interval_cell(
+            r.get("delta_interval"), n=r.get("n_compared"), percent=pct, noun=noun, signed=True, why=r.get("delta_why")
+        )
         + _p_cell(r.get("p_value"))
         + f'<td data-sort="{esc(verdict or "")}">{badge}</td>'
         + num_cell(r.get("seconds_median"), percent=False)

@@ -116,21 +116,36 @@ def noun(data: Mapping[str, object]) -> str:
     return str(data.get("noun") or "items")
 
 
-def interval_text(interval: Any, *, n: Any, percent: bool, noun: str = "items", signed: bool = False) -> str:
-    """``[lo, hi]`` as text, or the sentence saying more items are needed (never a zero-width interval)."""
+def interval_text(
+    interval: Any, *, n: Any, percent: bool, noun: str = "items", signed: bool = False, why: Any = None
+) -> str:
+    """``[lo, hi]`` as text, or the sentence saying more items are needed (never a zero-width interval).
+
+    ``why`` (the data's ``why`` of an interval with ``reliable: false``) marks it unreliable and says why.
+    """
     if needs_more(interval, n):
         count = f" (n={n:,})" if isinstance(n, int) and not isinstance(n, bool) else ""
         return f'<span class="needs-more">an interval needs more {esc(noun)}{count}</span>'
-    return fmt_interval(interval, percent=percent, signed=signed)
+    text = fmt_interval(interval, percent=percent, signed=signed)
+    if isinstance(why, str) and why and is_interval(interval):
+        text += f' <span class="needs-more unreliable">unreliable: {esc(why)}</span>'
+    return text
 
 
-def interval_cell(interval: Any, *, n: Any, percent: bool, noun: str = "items", signed: bool = False) -> str:
-    """A ``<td>`` for an interval, sortable by its lower bound."""
+def interval_cell(
+    interval: Any, *, n: Any, percent: bool, noun: str = "items", signed: bool = False, why: Any = None
+) -> str:
+    """A ``<td>`` for an interval, sortable by its lower bound (``why``: see `interval_text`)."""
     sort = esc(repr(interval[0])) if is_interval(interval) and not needs_more(interval, n) else ""
     return (
         f'<td class="num" data-sort="{sort}">'
-        f"{interval_text(interval, n=n, percent=percent, noun=noun, signed=signed)}</td>"
+        f"{interval_text(interval, n=n, percent=percent, noun=noun, signed=signed, why=why)}</td>"
     )
+
+
+def unreliable_why(data: Any) -> Any:
+    """The ``why`` of an interval the data marks ``reliable: false``; None for a trusted one (or no verdict)."""
+    return data.get("why") if isinstance(data, dict) and data.get("reliable") is False else None
 
 
 def num_cell(value: Any, *, percent: bool, signed: bool = False, cls: str = "num") -> str:
