@@ -737,3 +737,14 @@ def test_a_copy_with_other_items_makes_its_own_sums():
     assert renamed.interval() == fresh.interval() != first  # ... which makes the copy's own sums
     relabelled = dataclasses.replace(report, detail={**report.detail, "level": 0.95})  # same items
     assert _bootstrap.resampled(relabelled) is _bootstrap.resampled(report)
+
+
+def test_sign_flip_p_value_is_one_when_the_figures_differ_only_by_rounding():
+    # A's micro-F1 is 18/24 and B's 12/16: both 0.75 exactly, 0.7500000000000001 and 0.75 in floats. Every swap
+    # pattern ties with a difference of nothing (hypothesis found this case).
+    from ek.metrics import FieldMetric
+
+    a = np.array([[4, 0, 2], [5, 2, 2]])
+    b = np.array([[1, 0, 0], [5, 0, 4]])
+    ours = _bootstrap.sign_flip_p_value(["i0", "i1"], a, b, FieldMetric().compute, ("tp", "fp", "fn"))
+    assert ours == float(_exact_f1_sign_flip(a, b)) == 1.0
