@@ -139,3 +139,33 @@ def test_a_work_limit_that_is_not_a_positive_number_is_refused(bad):
     with pytest.raises(ValueError) as caught, _align.work_limit(bad):
         pass
     assert str(caught.value) == f"--max-align-work must be a positive number of units x edits, got {bad!r}."
+
+
+def test_ek_evaluate_refuses_past_max_align_work_in_one_line_and_scores_below_it(tmp_path, capsys):
+    from ek.__main__ import main
+
+    rng = random.Random(7)
+    gold = _page(rng, 30_000)
+    pred = _edited(rng, gold, "abcdefghijklmnopqrstuvwxyz", 0.05, 0)
+    (tmp_path / "g.txt").write_text(gold, encoding="utf-8")
+    (tmp_path / "p.txt").write_text(pred, encoding="utf-8")
+    args = ["evaluate", str(tmp_path / "g.txt"), str(tmp_path / "p.txt"), "--measures", "cer"]
+    assert main([*args, "--max-align-work", "1e6"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("ek evaluate: error: aligning ") and "\n" not in err
+    assert err.endswith(
+        "units x edits of work, over the limit of 1.0e+06; raise it with --max-align-work "
+        "(ek._align.work_limit in Python) to score it."
+    )
+    assert main([*args, "--max-align-work", "1e9", "--json", str(tmp_path / "r.json")]) == 0
+    assert '"edits": ' + str(Levenshtein.distance(gold, pred)) in (tmp_path / "r.json").read_text()
+    assert main([*args, "--max-align-work", "none"]) == 2
+    assert "--max-align-work must be a number of units x edits above 0, got none" in capsys.readouterr().err
+
+
+def test_the_flag_help_gives_the_limit_in_force():
+    from ek.cli._commands._options import Options
+
+    line = next(line for line in Options.__doc__.splitlines() if "max_align_work" in line)
+    assert line.strip() == "max_align_work (N): refuse a text that needs over N units x edits to align (default: 5e11)"
+    assert float("5e11") == _align.MAX_WORK

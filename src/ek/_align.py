@@ -80,7 +80,6 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple, cast
 
-from ek._stretch import Blocks, block_rows, blocks
 from ek._util import import_optional
 from ek._words import unicode_words, unicode_words_by_line
 
@@ -325,18 +324,21 @@ def _long_rows(coded: tuple[str, str], anchored: list[_Row], k: int, work: float
     """A long pair's opcodes from its anchored ones: minimal when the flag says so (see `_rows`)."""
     from rapidfuzz.distance import Levenshtein
 
+    from ek._stretch import block_rows, blocks
+
     if work <= 0:  # a guide: the anchors alone
         return anchored, False
-    size, bound = max(map(len, coded)), _edits(anchored)
-    if size * bound <= _CONFIRM:
-        return _opcodes(Levenshtein.opcodes(*coded, score_hint=max(bound, 1))), True
-    found = blocks(*coded, anchored, k)
-    if found.checked:
-        return block_rows(*coded, found), True
-    if size * found.total > work:  # beyond the bound asked for: the blocks, at most their total
-        return block_rows(*coded, found), False
-    _within_limit(size, found.total)
-    return _opcodes(Levenshtein.opcodes(*coded, score_hint=max(found.total, 1))), True
+    size, bound, kept = max(map(len, coded)), _edits(anchored), anchored
+    if size * bound > _CONFIRM:
+        found = blocks(*coded, anchored, k)
+        kept = block_rows(*coded, found)
+        if found.checked:
+            return kept, True
+        bound = found.total
+    if not math.isinf(work) and size * bound > min(work, _LIMIT.get()):  # not asked to be exact: keep these
+        return kept, False
+    _within_limit(size, bound)
+    return _opcodes(Levenshtein.opcodes(*coded, score_hint=max(bound, 1))), True
 
 
 def distance(pred: Sequence[str], gold: Sequence[str]) -> int:
@@ -353,6 +355,8 @@ def distance(pred: Sequence[str], gold: Sequence[str]) -> int:
     """
     from rapidfuzz.distance import Levenshtein
 
+    from ek._stretch import blocks
+
     pre, suf = _common_ends(gold, pred)
     g, p = gold[pre : len(gold) - suf], pred[pre : len(pred) - suf]
     if not g or not p:
@@ -366,11 +370,11 @@ def distance(pred: Sequence[str], gold: Sequence[str]) -> int:
     anchored = _anchored(coded, _anchor_units(g))
     size, bound = max(len(g), len(p)), _edits(anchored)
     if size * bound > _CONFIRM:
-        found: Blocks = blocks(*coded, anchored, _anchor_units(g))
+        found = blocks(*coded, anchored, _anchor_units(g))
         if found.checked:
             return found.total
         bound = found.total
-        _within_limit(size, bound)
+    _within_limit(size, bound)
     return int(Levenshtein.distance(*coded, score_hint=max(bound, 1), score_cutoff=bound))
 
 
