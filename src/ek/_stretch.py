@@ -10,14 +10,25 @@ inside it), so the work is about units x `BLOCK` x the edit rate / 64.
 
 A cut sits in the middle of a run of at least two anchor lengths (32
 letters, 8 words) the anchored alignment matches, whose middle anchor
-length is met once within `NEAR` units on each side. The sum of the block distances is an upper bound of the
-distance, equal to it whenever some minimal alignment passes through every
-cut. That is checked by a second partition whose cuts fall halfway between
-the first's: a cheaper alignment through the neighbourhood of a cut of one
-(an edit reaching across it, a piece read twice nearby) lies inside one block
-of the other, which then totals less. The partitions agree (`Blocks.checked`)
-or the caller computes the distance whole: a better alignment both miss must
-leave every cut by more than half a block, a block move as long as that.
+length is met once within `NEAR` units on each side. The sum of the block
+distances is an upper bound of the distance, equal to it whenever some
+minimal alignment passes through every cut. That is checked three ways, and
+the pair is computed whole (by the caller) unless all hold:
+
+* a second partition, whose cuts fall halfway between the first's, gives
+  the same total: a cheaper alignment through the neighbourhood of a cut of
+  one (an edit reaching across it, a piece read twice nearby) lies inside
+  one block of the other, which would total less;
+* the anchored alignment has no run of insertions or deletions longer than
+  `_GAP` anchor lengths: a moved, dropped or repeated passage is where a
+  cheaper alignment can leave every cut by more than half a block;
+* no block has more than one edit in `_DENSE` units: texts that far apart
+  (or of a few letters, like DNA) have many alignments of nearly the same
+  cost, some of them far from the anchors.
+
+This is an argument, not a proof: a fuzz over small alphabets, repeats and
+moved passages found sums accepted without the last two checks wrong in 2%
+of pairs, and none with them (tests/test_stretch.py keeps such a test).
 """
 
 from __future__ import annotations
@@ -67,14 +78,18 @@ def blocks(gold: str, pred: str, rows: Sequence[Row], k: int, *, block: int = 0)
     text. ``block`` is the gold units a block spans (default: `BLOCK` letters, a
     quarter as many words). Two
     partitions are made, the second's cuts halfway between the first's; the
-    one of the smaller total is returned, ``checked`` when the totals agree
-    and no cut is shared.
+    one of the smaller total is returned, ``checked`` when the totals agree,
+    no cut is shared and the blocks are plain (no long gap, no dense block;
+    see the module doc); a pair with no cut is one block, exact.
     """
     size = block or BLOCK * k // 16  # words are rarer, and more often wrong, than letters
     runs = _Runs(gold, pred, rows, k)
     first = _partition(runs, size, size)
+    one = _measured(gold, pred, first)
+    if len(first) == 2:  # one block: the whole pair, its distance exact
+        return Blocks(tuple((g, p) for g, p, _ in first), tuple(one), True)
     second = _partition(runs, size, size // 2)
-    one, other = _measured(gold, pred, first), _measured(gold, pred, second)
+    other = _measured(gold, pred, second)
     best = one if sum(one) <= sum(other) else other
     shared = set(first[1:-1]) & set(second[1:-1])
     cuts = first if best is one else second
