@@ -107,7 +107,7 @@ def test_a_moved_passage_is_not_trusted_to_the_blocks(small_blocks):
 
 def test_a_long_page_scores_its_exact_distance_with_the_default_blocks():
     rng = random.Random(6)
-    gold = _page(rng, 400_000)  # 400,000 letters x about 10,000 edits: past the one-band bound
+    gold = _page(rng, 300_000)  # 300,000 letters x about 7,700 edits: past the one-band bound
     pred = _edited(rng, gold, "abcdefghijklmnopqrstuvwxyz ", 0.02, 0)
     bound = _align.upper_bound(pred, gold)
     assert len(gold) * bound > _align._CONFIRM
