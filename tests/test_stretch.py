@@ -69,7 +69,22 @@ def test_the_distance_equals_rapidfuzzs_plain_distance_on_adversarial_texts(
     assert _align.distance(pred, gold) == truth
     assert _align.distance(gold, pred) == truth
     rows, exact = _align._rows(gold, pred, work=math.inf)
-    assert exact and _align._edits(rows) == truth
+    assert exact and _align._edits(rows) == truth and _spells(rows, gold, pred)
+    rows, exact = _align._rows(gold, pred, work=10**6)  # not asked to be exact: whole only up to 10^6
+    assert _align._edits(rows) >= truth and _spells(rows, gold, pred)
+    assert _align._edits(rows) == truth or not exact
+
+
+def _spells(rows, gold: str, pred: str) -> bool:
+    """Whether opcode rows cover both sides in order, equal runs equal and other rows of the sizes their tag says."""
+    g_at = p_at = 0
+    for tag, g1, g2, p1, p2 in rows:
+        if (g1, p1) != (g_at, p_at) or (tag == "equal" and gold[g1:g2] != pred[p1:p2]):
+            return False
+        if (tag == "delete" and p2 != p1) or (tag == "insert" and g2 != g1):
+            return False
+        g_at, p_at = g2, p2
+    return (g_at, p_at) == (len(gold), len(pred))
 
 
 def _page(rng: random.Random, n: int) -> str:
