@@ -68,6 +68,8 @@ def test_the_distance_equals_rapidfuzzs_plain_distance_on_adversarial_texts(
     truth = Levenshtein.distance(gold, pred)
     assert _align.distance(pred, gold) == truth
     assert _align.distance(gold, pred) == truth
+    words_g, words_p = gold.split(), pred.split()  # WER's units: blocks of 256 words, anchors of 4
+    assert _align.distance(words_p, words_g) == Levenshtein.distance(words_g, words_p)
     rows, exact = _align._rows(gold, pred, work=math.inf)
     assert exact and _align._edits(rows) == truth and _spells(rows, gold, pred)
     rows, exact = _align._rows(gold, pred, work=10**6)  # not asked to be exact: whole only up to 10^6
