@@ -56,7 +56,7 @@ agree. Where they do not, the pair is aligned whole in a band as wide as
 the blocks' total when that work is at most `_WORK` (10^10) or
 ``exact=True``, else the blocks are kept (at least the distance).
 `distance` is the same computation for the figure alone. An exact
-computation past `work_limit` (`MAX_WORK`, 5 x 10^11, about 15 s; ``ek
+computation past `work_limit` (`MAX_WORK`, 5 x 10^11, 15-30 s; ``ek
 evaluate --max-align-work``) is refused up front in one line.
 `align_lines` pairs lines (each line pair aligned so) and guides a long
 page by the anchored word alignment.
@@ -107,7 +107,7 @@ _FEW = 256  # edits a near-identical pair is first checked for, before any ancho
 _K = 16  # units of an anchor (letters): one every 4 _K units, sought within 16 _K, widening to 512 _K
 _WORD_K = 4  # units of a word anchor: four words are about as rare as sixteen letters
 _CONFIRM = 1_000_000_000  # units x edits up to which a long pair is computed whole, in one band (a tenth of a second)
-MAX_WORK = 5e11  # units x edits of the largest exact computation (about 15 s) unless `work_limit` raises it
+MAX_WORK = 5e11  # units x edits of the largest exact computation (15-30 s) unless `work_limit` raises it
 _LIMIT: contextvars.ContextVar[float] = contextvars.ContextVar("ek_align_work_limit", default=MAX_WORK)
 
 
