@@ -2,7 +2,8 @@
 
     ek._util  ek._json                stdlib helpers every layer may use; the one JSON tag codec
     ek.base  ek._calls  ek._files     data model, call helpers, input files: stdlib only;
-    ek._words  ek._stats              Unicode words (regex, lazily); the statistics core
+    ek._words  ek._stats              Unicode words (regex, lazily); the statistics core;
+    ek._stretch                       long texts' exact distances block by block (rapidfuzz, lazily)
     ek.registry  ek.stores            infrastructure;
     ek._bootstrap                     intervals and comparisons of reports
     ek.canonicalize  ek._align        normalize steps, alignment
@@ -40,6 +41,7 @@ RANKS = {
     "ek._files": 1,
     "ek._stats": 1,
     "ek._words": 1,
+    "ek._stretch": 1,
     "ek.registry": 2,
     "ek.stores": 2,
     "ek._bootstrap": 2,

@@ -48,10 +48,16 @@ longer pair is anchored first: runs of 16 letters (4 words) met once in
 both sides near where the last anchor puts them, one every four run lengths,
 with only the stretches between them aligned; the result is a valid alignment whose edits are an
 upper bound of the distance (`upper_bound`), found in time linear in the
-text. It is then aligned exactly in a band that wide (rapidfuzz: time about
-units x edits / 64) when that work is at most `_WORK` (10^10: a 1 MB page
-with 2% noise, in about a second) or ``exact=True``; beyond, the anchored
-alignment is kept, minimal except perhaps where an anchor split it.
+text. Up to `_CONFIRM` (10^9) units x those edits it is then aligned
+exactly in one band that wide (rapidfuzz: time about units x edits / 64);
+beyond, block by block between checked cuts (`ek._stretch`: a 10 MB page
+with 2% noise in a few seconds), minimal when two staggered partitions
+agree. Where they do not, the pair is aligned whole in a band as wide as
+the blocks' total when that work is at most `_WORK` (10^10) or
+``exact=True``, else the blocks are kept (at least the distance).
+`distance` is the same computation for the figure alone. An exact
+computation past `work_limit` (`MAX_WORK`, 5 x 10^11, 15-30 s; ``ek
+evaluate --max-align-work``) is refused up front in one line.
 `align_lines` pairs lines (each line pair aligned so) and guides a long
 page by the anchored word alignment.
 
@@ -67,9 +73,11 @@ Counters of many pairs merge by addition (``sum(..., Counter())``), and
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple, cast
 
 from ek._util import import_optional
@@ -83,9 +91,11 @@ __all__ = [
     "code_units",
     "confusion_table",
     "confusions",
+    "distance",
     "graphemes",
     "split_units",
     "upper_bound",
+    "work_limit",
 ]
 
 UNITS = ("char", "word", "grapheme", "unicode_word")
@@ -96,6 +106,38 @@ _WORK = 10_000_000_000  # units x edits of the largest exact alignment (rapidfuz
 _FEW = 256  # edits a near-identical pair is first checked for, before any anchor is sought
 _K = 16  # units of an anchor (letters): one every 4 _K units, sought within 16 _K, widening to 512 _K
 _WORD_K = 4  # units of a word anchor: four words are about as rare as sixteen letters
+_CONFIRM = 1_000_000_000  # units x edits up to which a long pair is computed whole, in one band (a tenth of a second)
+MAX_WORK = 5e11  # units x edits of the largest exact computation (15-30 s) unless `work_limit` raises it
+_LIMIT: contextvars.ContextVar[float] = contextvars.ContextVar("ek_align_work_limit", default=MAX_WORK)
+
+
+@contextlib.contextmanager
+def work_limit(units: float | None) -> Iterator[None]:
+    """Within this block, refuse an exact alignment or distance of more than ``units`` units x edits (None: `MAX_WORK`).
+
+    A pair whose checked blocks (`ek._stretch`) disagree is computed whole,
+    in time about units x edits / 64: past the limit it is refused up front
+    with a ValueError naming the limit, never left running for an hour.
+    ``ek evaluate --max-align-work`` sets it.
+    """
+    if units is not None and not (isinstance(units, (int, float)) and not isinstance(units, bool) and units > 0):
+        raise ValueError(f"--max-align-work must be a positive number of units x edits, got {units!r}.")
+    token = _LIMIT.set(MAX_WORK if units is None else float(units))
+    try:
+        yield
+    finally:
+        _LIMIT.reset(token)
+
+
+def _within_limit(size: int, edits: int) -> None:
+    """Refuse, in one line naming the limit and the flag, an exact computation of ``size`` x ``edits`` past it."""
+    limit = _LIMIT.get()
+    if size * edits > limit:
+        raise ValueError(
+            f"aligning {size:,} units with up to {edits:,} edits exactly is {size * edits:.1e} units x edits "
+            f"of work, over the limit of {limit:.1e}; raise it with --max-align-work "
+            f"(ek._align.work_limit in Python) to score it."
+        )
 
 
 class Op(NamedTuple):
@@ -140,9 +182,9 @@ def align(pred: str, gold: str, *, unit: str = "char", exact: bool = False) -> l
         pred: the predicted text.
         gold: the reference text.
         unit: ``"char"`` (code points), ``"grapheme"``, ``"word"`` or ``"unicode_word"``.
-        exact: minimal whatever the work; by default a pair whose exact
-            alignment would cost more than `_WORK` (units x edits) is aligned
-            between anchors (see **Long texts** in the module doc).
+        exact: minimal up to `work_limit` (refused past it); by default a
+            long pair whose exact alignment would cost more than `_WORK`
+            (units x edits) keeps its block alignment (see **Long texts**).
     """
     for side, value in (("pred", pred), ("gold", gold)):
         if not isinstance(value, str):
@@ -246,11 +288,11 @@ _Row = tuple[str, int, int, int, int]
 def _rows(gold: Sequence[str], pred: Sequence[str], *, work: float = _WORK) -> tuple[list[_Row], bool]:
     """The opcodes turning ``gold`` into ``pred``, and whether they are a minimal alignment.
 
-    The common prefix and suffix are cut off first. What is left is aligned
-    exactly (rapidfuzz, in a band as wide as the edits: time about units x
-    edits / 64) when that work is at most ``work``; beyond, the alignment
-    anchored on shared runs (`_anchored`), whose edits may exceed the
-    distance where an anchor is off every minimal alignment.
+    The common prefix and suffix are cut off first; what is left is aligned
+    as **Long texts** in the module doc says, ``work`` bounding the one-band
+    alignment of a pair whose blocks are not checked (0: the anchored
+    alignment alone, whose edits may exceed the distance where an anchor is
+    off every minimal alignment).
     """
     from rapidfuzz.distance import Levenshtein
 
@@ -266,17 +308,74 @@ def _rows(gold: Sequence[str], pred: Sequence[str], *, work: float = _WORK) -> t
     else:
         coded = code_units(g, p)
         few = _few_edits(coded)  # a near-identical pair: its exact band is narrow whatever ``work``
-        middle = _anchored(coded, _anchor_units(g)) if few is None else []
-        edits = _edits(middle) if few is None else few
-        if few is not None or max(len(g), len(p)) * edits <= work:
-            middle = _opcodes(Levenshtein.opcodes(*coded, score_hint=max(edits, 1)))
+        if few is not None:
+            middle = _opcodes(Levenshtein.opcodes(*coded, score_hint=max(few, 1)))
         else:
-            exact = False
+            k = _anchor_units(g)
+            middle, exact = _long_rows(coded, _anchored(coded, k), k, work)
     rows: list[_Row] = [("equal", 0, pre, 0, pre)] if pre else []
     rows.extend((tag, g1 + pre, g2 + pre, p1 + pre, p2 + pre) for tag, g1, g2, p1, p2 in middle)
     if suf:
         rows.append(("equal", len(gold) - suf, len(gold), len(pred) - suf, len(pred)))
     return _merge_equal(rows), exact
+
+
+def _long_rows(coded: tuple[str, str], anchored: list[_Row], k: int, work: float) -> tuple[list[_Row], bool]:
+    """A long pair's opcodes from its anchored ones: minimal when the flag says so (see `_rows`)."""
+    from rapidfuzz.distance import Levenshtein
+
+    from ek._stretch import block_rows, blocks
+
+    if work <= 0:  # a guide: the anchors alone
+        return anchored, False
+    size, bound, kept = max(map(len, coded)), _edits(anchored), anchored
+    if size * bound > _CONFIRM:
+        found = blocks(*coded, anchored, k)
+        kept = block_rows(*coded, found)
+        if found.checked:
+            return kept, True
+        bound = found.total
+    if not math.isinf(work) and size * bound > min(work, _LIMIT.get()):  # not asked to be exact: keep these
+        return kept, False
+    _within_limit(size, bound)
+    return _opcodes(Levenshtein.opcodes(*coded, score_hint=max(bound, 1))), True
+
+
+def distance(pred: Sequence[str], gold: Sequence[str]) -> int:
+    """The exact Levenshtein distance of two sequences (``str`` or lists of units), near-linear when long.
+
+    The common ends are cut, a pair within `_FEW` edits is checked in one
+    narrow band, and a longer pair anchored (`upper_bound`). Up to
+    `_CONFIRM` units x anchored edits the distance is computed in one band
+    that wide; beyond, as the total of checked blocks (`ek._stretch`), or,
+    where the two partitions disagree, whole within the `work_limit`.
+
+    >>> distance("kitten", "sitting")
+    3
+    """
+    from rapidfuzz.distance import Levenshtein
+
+    from ek._stretch import blocks
+
+    pre, suf = _common_ends(gold, pred)
+    g, p = gold[pre : len(gold) - suf], pred[pre : len(pred) - suf]
+    if not g or not p:
+        return len(g) + len(p)
+    coded = code_units(g, p)  # one width (see there); words as code points: rapidfuzz hashes a list per call
+    if max(len(g), len(p)) <= _DIRECT:
+        return int(Levenshtein.distance(*coded))
+    few = _few_edits(coded)
+    if few is not None:
+        return few
+    anchored = _anchored(coded, _anchor_units(g))
+    size, bound = max(len(g), len(p)), _edits(anchored)
+    if size * bound > _CONFIRM:
+        found = blocks(*coded, anchored, _anchor_units(g))
+        if found.checked:
+            return found.total
+        bound = found.total
+    _within_limit(size, bound)
+    return int(Levenshtein.distance(*coded, score_hint=max(bound, 1), score_cutoff=bound))
 
 
 def upper_bound(pred: Sequence[str], gold: Sequence[str]) -> int:

@@ -100,3 +100,60 @@ def test_fca_is_at_most_one_and_not_below_zero_unless_pred_is_longer(pred, gold)
     assert s.value <= 1.0
     if n_pred <= n_gold and n_gold:
         assert 0.0 <= s.value
+
+
+def _distinct_lines(rng: random.Random, n: int) -> list[str]:
+    """``n`` lines of 6-9 random words each: no two lines alike, few q-grams shared between lines."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return [
+        " ".join("".join(rng.choice(letters) for _ in range(rng.randint(2, 8))) for _ in range(8)) for _ in range(n)
+    ]
+
+
+def _substituted(rng: random.Random, line: str) -> str:
+    """``line`` with one letter (not a space) replaced by a digit: one edit."""
+    k = rng.choice([i for i, c in enumerate(line) if c != " "])
+    return line[:k] + "7" + line[k + 1 :]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_long_page_in_another_order_with_one_edit_in_some_lines_costs_those_edits(seed):
+    # 600 lines (past the 256 pieces that are all bounded), shuffled, one substitution in every tenth
+    # line: each changed line matches its own line in one window, so FCA counts exactly those edits
+    rng = random.Random(seed)
+    gold = _distinct_lines(rng, 600)
+    pred = [_substituted(rng, line) if k % 10 == 0 else line for k, line in enumerate(gold)]
+    rng.shuffle(pred)
+    s = FCA("\n".join(pred), "\n".join(gold))
+    assert (s.detail["edits"], s.detail["ref_len"]) == (60, sum(map(len, gold)))
+
+
+@pytest.mark.parametrize("change", ["merged", "split"])
+def test_a_long_page_with_lines_merged_or_split_costs_the_spaces_moved(change):
+    # 400 lines; pred joins lines 2k and 2k+1 of the first 100 into one (a space added each: 50
+    # edits, the paper's scenario C), or splits each of the first 50 lines at its first space (the
+    # space dropped each: 50 edits, scenario D); in a shuffled order
+    rng = random.Random(3)
+    gold = _distinct_lines(rng, 400)
+    if change == "merged":
+        changed = [gold[k] + " " + gold[k + 1] for k in range(0, 100, 2)]
+        pred = changed + gold[100:]
+    else:
+        pred = [part for line in gold[:50] for part in line.split(" ", 1)] + gold[50:]
+    rng.shuffle(pred)
+    assert FCA("\n".join(pred), "\n".join(gold)).detail["edits"] == 50
+
+
+def test_wide_characters_on_one_side_count_as_on_narrow_codes():
+    # rapidfuzz 3.14's banded paths miscount when only one side has characters past U+FFFF whose low
+    # 16 bits match the other side's; FCA's calls (LCS bounds, partial ratio, plain distances) are
+    # unbanded: the same pair coded to narrow letters gives the same figure
+    rng = random.Random(4)
+    narrow = [chr(0x400 + i) for i in range(6)]
+    gold = ["".join(rng.choice(narrow) for _ in range(rng.randint(5, 40))) for _ in range(30)]
+    pred = ["".join(chr(0x10000 + ord(c)) if rng.random() < 0.2 else c for c in line) for line in gold]
+    codes = {c: chr(0x500 + k) for k, c in enumerate(sorted(set("".join(gold + pred))))}
+    coded = ["".join(map(codes.get, line)) for line in pred]
+    wide_edits = FCA("\n".join(pred), "\n".join(gold)).detail["edits"]
+    gold_coded = ["".join(map(codes.get, line)) for line in gold]
+    assert wide_edits == FCA("\n".join(coded), "\n".join(gold_coded)).detail["edits"] > 0

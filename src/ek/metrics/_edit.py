@@ -172,23 +172,19 @@ def unit_distances(
 
 
 def _hinted(pred: Units, gold: Units) -> int:
-    """rapidfuzz's distance in a band as wide as an alignment found in near-linear time: exact in one pass.
+    """rapidfuzz's exact distance, near-linear on long lightly edited texts (`ek._align.distance`).
 
-    `ek._align.upper_bound` aligns between anchors after cutting the common
-    ends; the distance is at most its edits, so the band of that width holds
-    a minimal alignment and rapidfuzz fills it once (time about length x
-    edits / 64), where a fixed guess (a sixteenth of the text) cost a
-    near-identical 5 MB line a band of 300,000.
+    A long pair is anchored in linear time, then computed in one band as
+    wide as the anchored edits, or block by block between checked cuts
+    (`ek._stretch`), where one band that wide cost a 10 MB page a minute.
     """
     from rapidfuzz.distance import Levenshtein
 
-    from ek._align import code_units, upper_bound
+    from ek._align import distance
 
     if max(len(pred), len(gold)) < _LONG:
         return int(Levenshtein.distance(pred, gold))
-    bound = upper_bound(pred, gold)  # anchored on 16 letters, or on 4 words
-    p, g = code_units(pred, gold)  # one width (see there); words as code points: rapidfuzz hashes a list per call
-    return int(Levenshtein.distance(p, g, score_hint=max(bound, 1), score_cutoff=bound))
+    return distance(pred, gold)
 
 
 def active() -> tuple[Distance, Aligner]:

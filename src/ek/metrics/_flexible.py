@@ -22,6 +22,16 @@ Scoring every pair of pieces is a partial-ratio call per pair (20 s for a
   the best score found. ``L = len(g)`` (the bound 100) is also the only
   way a piece can contain the gold piece ``g``, so only those are searched
   for it.
+* on a page of more than `_ALL` pieces, only candidate pieces are bounded:
+  the pred lines holding the most of ``g``'s `_KEYS` rarest q-grams (`_Q`
+  letters, sampled every `_Q`), at most `_SHORTLIST` lines, plus every line
+  holding all of them (so every piece that contains ``g`` is among them). The index holds the q-grams of the
+  pred lines, built once: a rest is found through its line (the rests of a
+  line are the pieces whose place starts with the line's). The search so
+  costs about the same for each line whatever the page's line count:
+  near-linear in the page, where bounding every piece was 3/4 of the time
+  on a 300 kB page. A piece shorter than `_Q`, or with no candidate, is
+  bounded against every piece as before.
 * at most `_CANDIDATES` pieces are scored. Where a line has a good match
   the bound stops the search well before that, and the result is the one
   scoring every piece would give. A badly read line on a noisy page has
@@ -34,6 +44,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left
+from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -48,6 +59,10 @@ Place = tuple[int, ...]
 _CANDIDATES = 32  # the most pieces one fuzzy search scores: those of the highest bound (see the module doc)
 _SLACK = 3
 _EPS = 1e-6  # partial-ratio scores are floats: a bound this close to the best may still tie it
+_ALL = 256  # pieces up to which every piece is bounded (a short page searches as it always did)
+_Q = 4  # letters of an indexed q-gram
+_KEYS = 4  # the rarest q-grams of a gold piece whose pred lines are its candidates
+_SHORTLIST = 64  # candidates ranked by shared q-grams
 
 
 def flexible_edits(pred: list[str], gold: list[str], max_error: float) -> tuple[int, int]:
@@ -86,11 +101,13 @@ class _Pieces:
         import numpy as np
 
         self.texts = list(texts)
+        self._lines = tuple(texts)
         self._sizes = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
         self.places: list[Place] = [(k,) for k in range(len(texts))]
         self._by_text: dict[str, set[Place]] = {}
         for place, text in zip(self.places, self.texts):
             self._by_text.setdefault(text, set()).add(place)
+        self._grams: dict[str, list[int]] | None = None  # q-gram -> the pred lines holding it, built when first needed
 
     def best(self, g: str, max_error: float) -> Match | None:
         """The match for gold piece ``g``: identical, containing, else best fuzzy window (see the module doc)."""
@@ -100,24 +117,60 @@ class _Pieces:
         if same:
             k = bisect_left(self.places, min(same))
             return 0, k, 0, len(g), 0, len(g)
-        common, bounds = self._bounds(g)
-        for k in np.flatnonzero(common == len(g)).tolist():  # g is a subsequence: the piece may contain it
+        chosen = self._candidates(g)  # piece indices, increasing
+        common, bounds = self._bounds(g, chosen)
+        for at_k in np.flatnonzero(common == len(g)).tolist():  # g is a subsequence: the piece may contain it
+            k = chosen[at_k]
             at = self.texts[k].find(g)
             if at >= 0:
                 return 0, k, 0, len(g), at, at + len(g)
         if max_error < 1 and not common.any():
             return None  # no piece shares a character: any window is all edits, beyond max_error
-        return self._fuzzy(g, bounds)
+        return self._fuzzy(g, bounds, chosen)
 
-    def _bounds(self, g: str) -> tuple[np.ndarray, np.ndarray]:
-        """Each piece's longest common subsequence with ``g``, and the bound of its partial ratio (module doc)."""
+    def _candidates(self, g: str) -> list[int]:
+        """The indices of the pieces bounded for ``g``: all, or the candidates by q-grams (module doc)."""
+        grams = [g[i : i + _Q] for i in range(0, len(g) - _Q + 1, _Q)]
+        if len(self.texts) <= _ALL or not grams:
+            return list(range(len(self.texts)))
+        index = self._index()
+        postings: list[list[int]] = sorted((index.get(gram, []) for gram in grams), key=len)[:_KEYS]
+        counts: Counter[int] = Counter()
+        for posting in postings:
+            counts.update(posting)
+        every = len(postings)  # a line that holds g holds every one of its q-grams
+        lines = {line for line, _ in counts.most_common(_SHORTLIST)}
+        lines.update(line for line, count in counts.items() if count == every)
+        chosen: list[int] = []
+        places = self.places
+        for line in sorted(lines):  # the line's rests: the pieces whose place starts with (line,)
+            k = bisect_left(places, (line,))
+            while k < len(places) and places[k][0] == line:
+                chosen.append(k)
+                k += 1
+        return chosen or list(range(len(self.texts)))
+
+    def _bounds(self, g: str, chosen: list[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The chosen (default: all) pieces' longest common subsequences with ``g``, and their bounds (module doc)."""
         import numpy as np
         from rapidfuzz.distance import LCSseq
         from rapidfuzz.process import cdist
 
-        common = cdist([g], self.texts, scorer=LCSseq.similarity, dtype=np.int64, workers=1)[0]
-        shorter = np.minimum(self._sizes, len(g))
+        every = chosen is None or len(chosen) == len(self.texts)
+        texts = self.texts if every else [self.texts[k] for k in chosen or ()]
+        common = cdist([g], texts, scorer=LCSseq.similarity, dtype=np.int64, workers=1)[0]
+        shorter = np.minimum(self._sizes if every else self._sizes[chosen], len(g))
         return common, 200.0 * common / np.maximum(shorter + common, 1)
+
+    def _index(self) -> dict[str, list[int]]:
+        """Each q-gram of the pred lines -> the lines holding it, in order (built once)."""
+        if self._grams is None:
+            grams: defaultdict[str, list[int]] = defaultdict(list)
+            for line, text in enumerate(self._lines):
+                for gram in {text[i : i + _Q] for i in range(len(text) - _Q + 1)}:
+                    grams[gram].append(line)
+            self._grams = dict(grams)
+        return self._grams
 
     def cut(self, k: int, start: int, end: int) -> None:
         """Take ``[start, end)`` out of piece ``k``, leaving its rests (either may be empty) in its place."""
@@ -132,13 +185,14 @@ class _Pieces:
         self.places[k : k + 1] = [p for p, _ in rests]
         self._sizes = np.concatenate((self._sizes[:k], [len(rest) for _, rest in rests], self._sizes[k + 1 :]))
 
-    def _fuzzy(self, g: str, bounds: np.ndarray) -> Match | None:
+    def _fuzzy(self, g: str, bounds: np.ndarray, chosen: list[int]) -> Match | None:
         from rapidfuzz.fuzz import partial_ratio_alignment
 
         best: tuple[float, int, int, Any] | None = None  # (score, window, piece, alignment)
-        for k in _most_promising(bounds, _CANDIDATES):  # falling bound, until none can reach the best
-            if best is not None and bounds[k] < best[0] - _EPS:
+        for at_k in _most_promising(bounds, _CANDIDATES):  # falling bound, until none can reach the best
+            if best is not None and bounds[at_k] < best[0] - _EPS:
                 break
+            k = chosen[at_k]
             a = partial_ratio_alignment(g, self.texts[k])
             if a is None or a.src_end <= a.src_start or a.dest_end <= a.dest_start:
                 continue

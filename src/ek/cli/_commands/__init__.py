@@ -49,6 +49,7 @@ import gc
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Annotated, Literal
 
+from ek._align import work_limit
 from ek.cli._commands._format import Outcome
 from ek.cli._commands._options import (
     OneOf,
@@ -119,7 +120,7 @@ def evaluate(
     """
     from ek.cli._commands._evaluate import run_evaluate
 
-    with _no_cycle_collection():
+    with _no_cycle_collection(), work_limit(options.max_align_work):
         if pred is None or gold_group is not None or pred_group is not None:
             from ek.cli._commands._workspace import run_workspace
 
@@ -157,7 +158,7 @@ def compare(
     """
     from ek.cli._commands._compare import run_compare
 
-    with _no_cycle_collection():
+    with _no_cycle_collection(), work_limit(options.max_align_work):
         return run_compare(gold, pred_a, pred_b, options, fail_on_regression=fail_on_regression)
 
 
@@ -192,7 +193,7 @@ def estimate(
     """
     from ek.cli._commands._estimate import run_estimate
 
-    with _no_cycle_collection():
+    with _no_cycle_collection(), work_limit(options.max_align_work):
         return run_estimate(
             pred, proxy, audit, options, proxy_field=proxy_field, plan_path=plan, lam=lam, interval=interval
         )

@@ -193,6 +193,7 @@ _PROFILE = OneOf("--profile", _profiles)
 _WORDS = OneOf("--words", WORDS)
 _PRED_FORMAT = OneOf("--pred-format", _pred_formats)
 _MAX_FILE_MB = positive("--max-file-mb", "megabytes")
+_MAX_ALIGN_WORK = positive("--max-align-work", "units x edits")
 
 
 @dataclass(frozen=True)
@@ -222,6 +223,7 @@ class Options:
         level: the confidence level of the intervals
         words (MODE): how WER cuts words (default: whitespace)
         measures (LIST): OCR measures of cer,wer,fca,bow (default: all; FCA to 20k chars a page)
+        max_align_work (N): refuse a text that needs over N units x edits to align (default: 5e11)
 
     Outputs:
         json (PATH): write the report as JSON to PATH (- for standard output)
@@ -257,6 +259,7 @@ class Options:
     profile: Annotated[str | None, _PROFILE] = None
     words: Annotated[str | None, _WORDS] = None
     measures: Annotated[str | None, measure_list] = None  # comma-separated, as typed: "cer,wer,fca"
+    max_align_work: Annotated[float | None, _MAX_ALIGN_WORK] = None  # None: ek._align.MAX_WORK
     keep_going: bool = False
     gold_suffix: str | None = None
     pred_suffix: str | None = None
@@ -276,6 +279,8 @@ class Options:
                 check(value)
         if self.max_file_mb is not None:
             _MAX_FILE_MB(self.max_file_mb)
+        if self.max_align_work is not None:
+            _MAX_ALIGN_WORK(self.max_align_work)
         if self.measures is not None:
             measure_list(self.measures)
         finite_bound("--max", self.max)
