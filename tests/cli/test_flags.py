@@ -36,7 +36,7 @@ def options_of(command: str) -> list[tuple[str, str]]:
 @pytest.mark.parametrize("command", sorted(OWN))
 def test_the_shared_flags_are_the_fields_of_options_in_order(command):
     names = [f.name for f in dataclasses.fields(Options)]
-    assert names[:4] == ["id", "gold_field", "pred_field", "slice"] and len(names) == 21
+    assert names[:4] == ["id", "gold_field", "pred_field", "slice"] and len(names) == 22
     expected = [(n, "--" + n.replace("_", "-")) for n in [*names, *OWN[command]]]
     assert options_of(command) == expected
 
