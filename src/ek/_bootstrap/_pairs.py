@@ -34,7 +34,7 @@ _UNREAD = object()
 
 def compare(a: Any, b: Any, level: float = 0.95) -> dict[Any, Any]:
     """The fields of `ek.base.Comparison` for B against A (see `ek.compare`)."""
-    check_level(level, "")  # the same bare message as an interval's
+    level = check_level(level, "")  # a float from here on; the same bare message as an interval's
     check_comparable(a, b)
     labels = [label for label in a.per_slice if label in b.per_slice]
     sizes = {None: a.n, **{label: group_size(a, label) for label in labels}}

@@ -267,7 +267,7 @@ def bounds(report: Any, level: float = 0.95, slice: Any = None, *, method: str =
     verdict is reliable with an unknown (NaN) effective size.
     """
     who = who or "Report.bounds()"
-    check_level(level, "")  # no caller in the message: tests and docs read it bare
+    level = check_level(level, "")  # a float from here on; no caller in the message: tests and docs read it bare
     if not report.n:
         raise ValueError(f"{who} got an empty report; an empty corpus has no figure to bound.")
     _statistics(report)  # a figure that cannot be resampled is refused at any size

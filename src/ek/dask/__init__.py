@@ -133,7 +133,7 @@ def evaluate(
     fields = _fields(pred, gold, slice, id)
     if keep_items not in (True, False):
         raise TypeError(f"{_WHO} keep_items must be True or False, got {keep_items!r}.")
-    check_level(level, _WHO, allow_none=True)
+    level = check_level(level, _WHO, allow_none=True)
     bag_or_frame: Any = collection  # _kind refuses all but a dask Bag or DataFrame, read untyped
     if _kind(bag_or_frame) == "dataframe":
         check_columns(bag_or_frame.columns, fields)
