@@ -410,7 +410,10 @@ def test_bad_input_is_refused_with_the_problem_and_the_fix(corpus):
     for options, pattern in (
         ({"lam": 2}, "lam must be"),
         ({"lam": "best"}, "lam must be 'tune'"),
-        ({"level": 95}, "level must be between 0 and 1"),
+        (
+            {"level": 95},
+            r"^estimate_corpus\(\) level must be a number between 0 and 1 \(e\.g\. 0\.95 for a 95% interval\), got 95\.$",
+        ),
         ({"interval": "exact"}, "interval must be 'clt'"),
         ({"plan": [1]}, "ek.AuditPlan"),
     ):

@@ -359,7 +359,10 @@ def test_level_none_skips_the_bootstrap(sync):
         r"bootstrap, so it has no interval; pass level=0.95",
     ):
         report.interval()
-    with pytest.raises(ValueError, match=r"level must be a number between 0 and 1 \(e.g. 0.95\), or None; got 95"):
+    with pytest.raises(
+        ValueError,
+        match=r"^ek\.dask\.evaluate\(\) level must be a number between 0 and 1 \(e\.g\. 0\.95 for a 95% interval\) or None, got 95\.$",
+    ):
         ek.dask.evaluate(db.from_sequence(cases), metric="cer", level=95)
 
 

@@ -407,8 +407,14 @@ def test_an_unknown_engine_id_says_did_you_mean():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        ({"level": 1.5}, r"level must be between 0 and 1"),
-        ({"level": True}, r"level must be between 0 and 1"),
+        (
+            {"level": 1.5},
+            r"^benchmark_fleet\(\) level must be a number between 0 and 1 \(e\.g\. 0\.95 for a 95% interval\), got 1\.5\.$",
+        ),
+        (
+            {"level": True},
+            r"^benchmark_fleet\(\) level must be a number between 0 and 1 \(e\.g\. 0\.95 for a 95% interval\), got True\.$",
+        ),
         ({"timeout": 0}, r"timeout must be a positive number of seconds per item"),
         ({"timeout": float("nan")}, r"timeout must be a positive number"),
         ({"max_workers": 0}, r"benchmark_fleet\(\) max_workers must be a whole number >= 1"),

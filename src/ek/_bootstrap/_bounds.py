@@ -33,10 +33,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from statistics import NormalDist
 from typing import Any
 
-from ek._stats import MIN_ITEMS, Concentration, interval_of
+from ek._stats import MIN_ITEMS, Concentration, interval_of, normal_quantile, student_quantile
 from ek.base import Bounds
 
 __all__ = [
@@ -281,23 +280,8 @@ def widened(estimate: float, low: float, high: float, level: float, effective_n:
     if not math.isfinite(effective_n) or effective_n <= 1:
         return (low, high)
     q = (1 + level) / 2
-    c = student_quantile(q, effective_n - 1) / NormalDist().inv_cdf(q)
+    c = student_quantile(q, effective_n - 1) / normal_quantile(q)
     return (estimate - (estimate - low) * c, estimate + (high - estimate) * c)
-
-
-def student_quantile(p: float, df: float) -> float:
-    """The ``p`` quantile of Student's t with ``df`` > 0 degrees of freedom, by bisection on its CDF."""
-    if p == 0.5:
-        return 0.0
-    if p < 0.5:
-        return -student_quantile(1 - p, df)
-    low, high = 0.0, 1.0
-    while _t_tail(high, df) > 1 - p:
-        low, high = high, high * 2
-    for _ in range(100):
-        mid = (low + high) / 2
-        low, high = (mid, high) if _t_tail(mid, df) > 1 - p else (low, mid)
-    return (low + high) / 2
 
 
 # ---------------------------------------------------------------------------
@@ -309,36 +293,3 @@ def _se(sa: Any, sb: Any, saa: Any, sab: Any, sbb: Any) -> Any:
 
     r = sa / sb
     return np.sqrt(np.maximum(saa - 2 * r * sab + r * r * sbb, 0.0)) / sb
-
-
-def _t_tail(x: float, df: float) -> float:
-    """``P(T > x)`` for ``x`` ≥ 0: half the regularised incomplete beta ``I_{df/(df+x²)}(df/2, 1/2)``."""
-    return 0.5 * _beta_inc(df / 2, 0.5, df / (df + x * x))
-
-
-def _beta_inc(a: float, b: float, x: float) -> float:
-    """The regularised incomplete beta ``I_x(a, b)`` by its continued fraction (Numerical Recipes 6.4)."""
-    if x <= 0:
-        return 0.0
-    if x >= 1:
-        return 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
-    if x > (a + 1) / (a + b + 2):
-        return 1.0 - _beta_inc(b, a, 1 - x)
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 300):
-        for num in (
-            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
-        ):
-            d = 1.0 + num * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + num / c
-            c = c if abs(c) > tiny else tiny
-            h *= d * c
-        if abs(d * c - 1.0) < 1e-15:
-            break
-    return front * h / a

@@ -15,7 +15,6 @@ from typing import Any
 
 from ek._bootstrap._bounds import judged
 from ek._bootstrap._reports import (
-    _check_level,
     _ids,
     _items,
     _metric,
@@ -26,7 +25,7 @@ from ek._bootstrap._reports import (
     resampled_pair,
     weight_noun,
 )
-from ek._stats import MIN_ITEMS, id_text, interval_of, p_value_of, sign_flip_p_value, smallest_p_value
+from ek._stats import MIN_ITEMS, check_level, id_text, interval_of, p_value_of, sign_flip_p_value, smallest_p_value
 
 __all__ = ["compare", "small_verdict", "verdict"]
 
@@ -35,7 +34,7 @@ _UNREAD = object()
 
 def compare(a: Any, b: Any, level: float = 0.95) -> dict[Any, Any]:
     """The fields of `ek.base.Comparison` for B against A (see `ek.compare`)."""
-    _check_level(level)
+    level = check_level(level, "")  # a float from here on; the same bare message as an interval's
     check_comparable(a, b)
     labels = [label for label in a.per_slice if label in b.per_slice]
     sizes = {None: a.n, **{label: group_size(a, label) for label in labels}}

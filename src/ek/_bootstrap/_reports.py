@@ -45,6 +45,7 @@ from ek._stats import (
     SCHEME,
     as_table,
     check_ids,
+    check_level,
     id_text,
     replicate_sums,
 )
@@ -266,7 +267,7 @@ def bounds(report: Any, level: float = 0.95, slice: Any = None, *, method: str =
     verdict is reliable with an unknown (NaN) effective size.
     """
     who = who or "Report.bounds()"
-    _check_level(level)
+    level = check_level(level, "")  # a float from here on; no caller in the message: tests and docs read it bare
     if not report.n:
         raise ValueError(f"{who} got an empty report; an empty corpus has no figure to bound.")
     _statistics(report)  # a figure that cannot be resampled is refused at any size
@@ -417,11 +418,6 @@ def merge_summaries(
 
 
 # ---------------------------------------------------------------------------
-
-
-def _check_level(level: Any) -> None:
-    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
-        raise ValueError(f"level must be a number between 0 and 1 (e.g. 0.95 for a 95% interval), got {level!r}.")
 
 
 def _statistics(report: Any) -> tuple[tuple[Any, ...], Callable[[dict[Any, Any]], float]]:

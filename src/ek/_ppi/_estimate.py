@@ -56,6 +56,7 @@ from ek._ppi._core import (
     normal_interval,
     without,
 )
+from ek._stats import check_level
 from ek._util import is_real
 
 if TYPE_CHECKING:
@@ -179,8 +180,7 @@ def group_rows(p: Columns, rows: Any, group: int | None) -> Any:
 
 
 def _check_options(level: Any, lam: Any, interval: Any) -> None:
-    if not is_real(level) or not 0 < level < 1:
-        raise ValueError(f"{WHO} level must be between 0 and 1 (e.g. 0.95 for a 95% interval), got {level!r}.")
+    check_level(level, WHO)
     if isinstance(lam, str):
         if lam != "tune":
             raise ValueError(

@@ -9,9 +9,9 @@ import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
+from ek._stats import normal_quantile
 from ek._util import first_repeat, type_name
 
 __all__ = ["STRATEGIES", "AuditPlan", "CorpusEstimate"]
@@ -123,7 +123,7 @@ class CorpusEstimate:
         m = _labels(self, half_width, unaudited, audit)
         if assurance == 0.5:
             return m
-        z_a = NormalDist().inv_cdf(assurance)
+        z_a = normal_quantile(assurance)
         spread = _kurtosis(self) - 1 + z_a * math.sqrt(24 / self.n)  # the kurtosis is itself uncertain: its bound
         pilot = spread / self.n
         for _ in range(50):  # m grows with the raised variance, and the raise shrinks as m grows: a fixed point
@@ -249,4 +249,4 @@ def _variance(estimate: CorpusEstimate) -> tuple[float, float]:
 
 
 def _z(level: float) -> float:
-    return NormalDist().inv_cdf((1 + level) / 2)
+    return normal_quantile((1 + level) / 2)

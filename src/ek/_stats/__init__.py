@@ -4,7 +4,10 @@ One home for the arithmetic that `ek._bootstrap` (intervals and comparisons of `
 (reliability, cost per success, the regression gate) read. It imports nothing of ek but `ek._util`; numpy is
 imported inside the functions that need it.
 
-* `_quantiles`: numpy's "linear" quantile and the percentile interval, in plain Python (every interval's ends);
+* `_quantiles`: numpy's "linear" quantile and the percentile interval, in plain Python (every interval's ends),
+  and the nearest-rank quantile (the fleet's timing percentiles);
+* `_distributions`: the normal's quantile and CDF, Student's t quantiles (exact, and Cornish-Fisher);
+* `_levels`: `check_level`, the one check of a confidence level;
 * `_weights`: the hash-derived Poisson bootstrap of items (weights, replicate sums, the paired p-value);
 * `_permutation`: the paired sign-flip permutation test;
 * `_resample` (with `_binomial`): seeded bootstraps over units, of any statistic, a mean, a ratio of sums;
@@ -66,7 +69,9 @@ ids, merging, `compare`) is `ek._bootstrap`'s.
 """
 
 from ek._stats._binomial import binomial, multinomial
+from ek._stats._distributions import normal_cdf, normal_quantile, student_quantile, student_quantile_approx
 from ek._stats._effective import Concentration, concentration, effective_size
+from ek._stats._levels import check_level
 from ek._stats._permutation import sign_flip_p_value, smallest_p_value
 from ek._stats._proportions import (
     Z95,
@@ -75,7 +80,7 @@ from ek._stats._proportions import (
     smallest_detectable_drop,
     wilson,
 )
-from ek._stats._quantiles import interval_of, quantile
+from ek._stats._quantiles import interval_of, nearest_rank, quantile
 from ek._stats._resample import bootstrap, mean_interval, ratio_interval
 from ek._stats._weights import (
     MIN_ITEMS,
@@ -101,6 +106,7 @@ __all__ = [
     "binomial",
     "bootstrap",
     "check_ids",
+    "check_level",
     "concentration",
     "effective_size",
     "id_keys",
@@ -109,7 +115,10 @@ __all__ = [
     "mean_interval",
     "mover_upper",
     "multinomial",
+    "nearest_rank",
     "newcombe",
+    "normal_cdf",
+    "normal_quantile",
     "p_value_of",
     "quantile",
     "ratio_interval",
@@ -118,6 +127,8 @@ __all__ = [
     "smallest_detectable_drop",
     "smallest_p_value",
     "splitmix",
+    "student_quantile",
+    "student_quantile_approx",
     "weight",
     "wilson",
 ]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-__all__ = ["interval_of", "quantile", "sorted_numbers"]
+__all__ = ["interval_of", "nearest_rank", "quantile", "sorted_numbers"]
 
 
 def quantile(sorted_values: Sequence[float], q: float) -> float:
@@ -55,3 +55,14 @@ def interval_of(values: Iterable[float], level: float) -> tuple[float, float]:
 def sorted_numbers(values: Iterable[float]) -> list[float]:
     """``values`` as ascending floats, NaN left out (the one value unequal to itself)."""
     return sorted(float(v) for v in values if v == v)
+
+
+def nearest_rank(sorted_values: Sequence[float], q: float) -> float | None:
+    """The nearest-rank ``q`` quantile of ascending ``sorted_values``: the ``ceil(q n)``-th value (None for none).
+
+    >>> nearest_rank([1.0, 2.0, 3.0, 4.0], 0.5), nearest_rank([1.0, 2.0, 3.0, 4.0], 0.95)
+    (2.0, 4.0)
+    """
+    if not sorted_values:
+        return None
+    return float(sorted_values[max(0, math.ceil(q * len(sorted_values)) - 1)])

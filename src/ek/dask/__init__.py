@@ -48,6 +48,7 @@ import pickle
 from collections.abc import Iterator
 from typing import Any
 
+from ek._stats import check_level
 from ek._util import import_optional, type_name
 from ek.base import CostWeight, GraphGrammar, Metric, Report
 from ek.canonicalize import Steps
@@ -132,7 +133,7 @@ def evaluate(
     fields = _fields(pred, gold, slice, id)
     if keep_items not in (True, False):
         raise TypeError(f"{_WHO} keep_items must be True or False, got {keep_items!r}.")
-    _check_level(level)
+    level = check_level(level, _WHO, allow_none=True)
     bag_or_frame: Any = collection  # _kind refuses all but a dask Bag or DataFrame, read untyped
     if _kind(bag_or_frame) == "dataframe":
         check_columns(bag_or_frame.columns, fields)
@@ -252,13 +253,6 @@ def _fields(pred: Any, gold: Any, slice: Any, id: Any) -> Fields:
                 f"{' or None' if optional else ''}, got {type_name(value)}."
             )
     return Fields(pred, gold, slice, id)
-
-
-def _check_level(level: Any) -> None:
-    if level is None:
-        return
-    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
-        raise ValueError(f"{_WHO} level must be a number between 0 and 1 (e.g. 0.95), or None; got {level!r}.")
 
 
 def _kind(collection: Any) -> str:

@@ -37,6 +37,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ek._stats import nearest_rank
 from ek.ocr._calibration import calibration_figures, word_outcomes
 from ek.ocr._ocr_run import is_number
 
@@ -76,8 +77,8 @@ def engine_parts(per_item: Mapping[str, dict[str, Any]], canon: Any, n_bins: int
         confidences = [e["confidence"] for e in read if is_number(e.get("confidence"))]
         mean = math.fsum(confidences) / len(confidences) if confidences else None
     return {
-        "seconds_median": _quantile(seconds, 0.5),
-        "seconds_p95": _quantile(seconds, 0.95),
+        "seconds_median": nearest_rank(seconds, 0.5),
+        "seconds_p95": nearest_rank(seconds, 0.95),
         "errors": {k: e["error"] for k, e in per_item.items() if e.get("error") is not None},
         "timeouts": tuple(k for k, e in per_item.items() if e.get("timed_out")),
         "mean_confidence": mean,
@@ -188,13 +189,6 @@ def _unit_outcomes(blocks: list[Any], reference: str, canon: Any) -> list[Any]:
             out.append((b[1], all(outcomes[pos : pos + len(unit)])))
             pos += len(unit)
     return out
-
-
-def _quantile(values: Sequence[float], q: float) -> float | None:
-    """The nearest-rank ``q`` quantile of sorted ``values`` (None for none)."""
-    if not values:
-        return None
-    return float(values[max(0, math.ceil(q * len(values)) - 1)])
 
 
 def _lines(tokens: Sequence[str]) -> str:

@@ -43,6 +43,7 @@ from ek._runs import (
     run_options_of,
     scored_report,
 )
+from ek._stats import check_level
 from ek._util import rehome, type_name
 from ek.base import GraphGrammar, Report
 from ek.canonicalize import Steps, resolve_canonicalizer
@@ -401,10 +402,7 @@ def _check_fleet_options(metric: Any, normalize: Any, level: Any) -> None:
     if isinstance(metric, str):
         get("metrics", metric)
     resolve_canonicalizer(normalize)
-    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 1:
-        raise ValueError(
-            f"benchmark_fleet() level must be between 0 and 1 (e.g. 0.95 for 95% intervals), got {level!r}."
-        )
+    check_level(level, "benchmark_fleet()")
 
 
 rehome(globals())  # FleetReport and EngineResult report this documented home

@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from statistics import NormalDist
 from typing import Any
+
+from ek._stats import normal_quantile
+from ek.qe._binning import binned
 
 __all__ = ["ECE_BINS", "LAM", "Rows", "calibration", "merge_sums", "risk", "shares", "window_sums"]
 
@@ -132,17 +134,13 @@ def calibration(rows: Rows, level: float) -> dict[str, Any]:
     if not n:
         return {"n_audited": 0, "ece": None, "gap": None, "gap_interval": None}
     p, y = rows.p, rows.correct.astype(np.float64)
-    edges = np.linspace(0.0, 1.0, ECE_BINS + 1)[1:-1]
-    ids = np.searchsorted(edges, p, side="left")
-    count = np.bincount(ids, minlength=ECE_BINS)
-    gap_per_bin = np.abs(
-        np.bincount(ids, weights=p, minlength=ECE_BINS) - np.bincount(ids, weights=y, minlength=ECE_BINS)
-    )
+    count, conf, hits = binned(p, y, ECE_BINS)
+    gap_per_bin = np.abs(conf - hits)
     diff = p - y
     gap = float(diff.mean())
     interval = None
     if n >= 2:
-        z = NormalDist().inv_cdf((1 + level) / 2)
+        z = normal_quantile((1 + level) / 2)
         half = z * float(diff.std(ddof=1)) / math.sqrt(n)
         interval = [gap - half, gap + half]
     return {"n_audited": n, "ece": float(gap_per_bin.sum() / count.sum()), "gap": gap, "gap_interval": interval}
