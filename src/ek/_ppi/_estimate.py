@@ -41,7 +41,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any
 
 from ek._bootstrap import MIN_ITEMS, metric_of
 from ek._ppi._columns import Columns, columns, examples
@@ -56,6 +56,7 @@ from ek._ppi._core import (
     normal_interval,
     without,
 )
+from ek._ppi._values import Classical, Entry, NotedEntry
 from ek._util import is_real
 
 if TYPE_CHECKING:
@@ -96,34 +97,6 @@ class Basis:
     interval: str
     replicates: Replicates | None  # for the bootstrap
     asked: Any = "tune"  # the lam= asked for: "tune" or a number
-
-
-class Classical(TypedDict):
-    """The audit-only figure of a group and its interval."""
-
-    estimate: float | None
-    interval: tuple[float, float]
-
-
-class Entry(TypedDict):
-    """One group's keys of a `CorpusEstimate` (the whole corpus's, or a slice's)."""
-
-    estimate: float | None
-    interval: tuple[float, float]
-    classical: Classical
-    plug_in: float
-    lam: Weights | None
-    effective_n: float
-    n: int
-    N: int
-    reliable: bool
-    why: str | None  # why the interval is not reliable, in numbers (None when it is)
-
-
-class NotedEntry(Entry, total=False):
-    """An `Entry` with the ``note`` that says why a figure has no interval, or why to read it with care."""
-
-    note: str
 
 
 def estimate_corpus(proxy: Any, audit: Any, *, level: float, lam: Any, interval: str, plan: Any) -> dict[str, Any]:

@@ -10,14 +10,42 @@ import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from statistics import NormalDist
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ek._util import first_repeat, type_name
 
-__all__ = ["STRATEGIES", "AuditPlan", "CorpusEstimate"]
+__all__ = ["STRATEGIES", "AuditPlan", "Classical", "CorpusEstimate", "Entry", "NotedEntry"]
 
 STRATEGIES = ("uniform", "stratified", "active")
 """How `ek.plan_audit` sets inclusion probabilities (see `ek._ppi._plan`)."""
+
+
+class Classical(TypedDict):
+    """The audit-only figure of a group and its interval."""
+
+    estimate: float | None
+    interval: tuple[float, float]
+
+
+class Entry(TypedDict):
+    """One group's keys of a `CorpusEstimate` (the whole corpus's, or a slice's)."""
+
+    estimate: float | None
+    interval: tuple[float, float]
+    classical: Classical
+    plug_in: float
+    lam: float | tuple[float, ...] | None  # one λ, or one per proxy
+    effective_n: float
+    n: int
+    N: int
+    reliable: bool
+    why: str | None  # why the interval is not reliable, in numbers (None when it is)
+
+
+class NotedEntry(Entry, total=False):
+    """An `Entry` with the ``note`` that says why a figure has no interval, or why to read it with care."""
+
+    note: str
 
 
 @dataclass(frozen=True)
@@ -47,13 +75,13 @@ class CorpusEstimate:
     metric: str
     estimate: float | None
     interval: tuple[float, float]
-    classical: Mapping[str, Any]
+    classical: Classical
     plug_in: float | None
     lam: float | None
     effective_n: float
     n: int
     N: int
-    per_slice: Mapping[Any, Mapping[str, Any]] = field(default_factory=dict)
+    per_slice: Mapping[Any, NotedEntry] = field(default_factory=dict)
     level: float = 0.95
     detail: Mapping[str, Any] = field(default_factory=dict)
     _basis: object = field(default=None, compare=False, repr=False)  # what compare_estimates re-reads (a Basis)
