@@ -1,4 +1,4 @@
-"""The TypedDicts of `ek.CorpusEstimate`'s dict-valued fields name exactly the keys the estimate produces."""
+"""The TypedDicts of `ek.CorpusEstimate`'s and `ek.AuditPlan`'s dict-valued fields name exactly the keys produced."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import typing
 import pytest
 
 import ek
-from ek._ppi._values import Classical, CorpusEstimate, Entry, NotedEntry
+from ek._ppi._values import AuditPlan, Classical, CorpusEstimate, Entry, NotedEntry, PlanDetail
 
 pytest.importorskip("numpy")
 
@@ -36,3 +36,30 @@ def test_classical_and_every_slice_hold_the_declared_keys():
         assert set(entry["classical"]) == Classical.__required_keys__
     assert NotedEntry.__optional_keys__ == {"note"}
     assert {label for label, entry in est.per_slice.items() if "note" in entry} == {"a", "b", "c"}
+
+
+def _sliced_proxy() -> ek.Report:
+    n_items = 200
+    slices = ["easy" if k % 4 else "hard" for k in range(n_items)]
+    scores = [
+        ek.Score(k % 3 / 10, detail={"edits": k % 3, "ref_len": 10, "uncertainty": k % 5 / 5}) for k in range(n_items)
+    ]
+    ids = tuple(f"d{k}" for k in range(n_items))
+    return ek.merge_reports(
+        ek.Report(metric="cer", n=n_items, scores=scores, detail={"ids": ids, "slices": tuple(slices)})
+    )
+
+
+@pytest.mark.parametrize(
+    ("strategy", "keys"),
+    [("uniform", set()), ("stratified", {"uncertainty", "allocation"}), ("active", {"uncertainty"})],
+)
+def test_a_plan_s_detail_holds_the_declared_keys(strategy, keys):
+    assert typing.get_type_hints(AuditPlan)["detail"] is PlanDetail
+    assert PlanDetail.__optional_keys__ == {"uncertainty", "allocation"} and not PlanDetail.__required_keys__
+    plan = ek.plan_audit(_sliced_proxy(), 40, strategy=strategy, seed=1)
+    assert set(plan.detail) == keys
+    if "allocation" in keys:
+        assert set(plan.detail["allocation"]) == {"easy", "hard"}
+        assert isinstance(plan.detail["uncertainty"], str)
+    assert AuditPlan(("a",), (0.5,)).detail == {}

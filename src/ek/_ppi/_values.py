@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from ek._util import first_repeat, type_name
 
-__all__ = ["STRATEGIES", "AuditPlan", "Classical", "CorpusEstimate", "Entry", "NotedEntry"]
+__all__ = ["STRATEGIES", "AuditPlan", "Classical", "CorpusEstimate", "Entry", "NotedEntry", "PlanDetail"]
 
 STRATEGIES = ("uniform", "stratified", "active")
 """How `ek.plan_audit` sets inclusion probabilities (see `ek._ppi._plan`)."""
@@ -209,6 +209,13 @@ def _labels(estimate: CorpusEstimate, half_width: float, unaudited: float, audit
     return max(2, m)
 
 
+class PlanDetail(TypedDict, total=False):
+    """An `AuditPlan`'s ``detail``: empty for a uniform plan or one read back from a file."""
+
+    uncertainty: str  # where each item's uncertainty came from (not "uniform")
+    allocation: dict[Any, float]  # slice (None: unsliced) -> expected labels ("stratified")
+
+
 @dataclass(frozen=True)
 class AuditPlan:
     """Which items to audit and the probability each had of being drawn (`ek.plan_audit`).
@@ -235,7 +242,7 @@ class AuditPlan:
     N: int | None = None
     seed: int | None = None
     min_prob: float | None = None
-    detail: Mapping[str, Any] = field(default_factory=dict)
+    detail: PlanDetail = field(default_factory=PlanDetail)
     if TYPE_CHECKING:  # made by __post_init__ and no field: declared for the type checker only
         _lookup: dict[str, float] = field(init=False, repr=False, compare=False)
 
