@@ -63,3 +63,41 @@ def test_a_plan_s_detail_holds_the_declared_keys(strategy, keys):
         assert set(plan.detail["allocation"]) == {"easy", "hard"}
         assert isinstance(plan.detail["uncertainty"], str)
     assert AuditPlan(("a",), (0.5,)).detail == {}
+
+
+def _keys(cls: type) -> tuple[frozenset[str], frozenset[str]]:
+    return cls.__required_keys__, cls.__optional_keys__  # type: ignore[attr-defined]
+
+
+def _has_keys(value: dict, cls: type) -> bool:
+    required, optional = _keys(cls)
+    return required <= set(value) <= required | optional
+
+
+def test_a_monitor_s_summaries_and_report_hold_the_declared_keys():
+    np = pytest.importorskip("numpy")
+    from ek.qe import CostSensitiveGate, PlattCalibrator
+    from ek.qe.monitor import Monitor, MonitorReport, WindowSummary
+    from ek.qe.monitor import _values as v
+
+    rng = np.random.default_rng(3)
+    monitor = Monitor(
+        PlattCalibrator(a=8.0, b=-4.0), CostSensitiveGate(rho=9.0), calibration_signals={"conf": rng.beta(5, 2, 500)}
+    )
+    first = [{"id": f"f{k}", "signals": {"conf": c}} for k, c in enumerate([0.95, 0.9, 0.3])]
+    empty = monitor.update(first, time=0)  # no audit: a risk from the probabilities alone, no calibration
+    items = [{"id": f"i{k}", "signals": {"conf": float(c)}} for k, c in enumerate(rng.beta(5, 2, 60))]
+    full = monitor.update(items, audit={f"i{k}": bool(k % 5) for k in range(40)}, time=1)
+    report = monitor.report()
+    hints = typing.get_type_hints(WindowSummary)
+    assert (hints["shares"], hints["risk"], hints["sequence"]) == (v.Shares, v.Risk, v.SequenceState)
+    assert typing.get_type_hints(MonitorReport)["settings"] is v.Settings
+    for summary in (empty, full, *report.windows):
+        assert _has_keys(summary.shares, v.Shares) and _has_keys(summary.risk, v.Risk)
+        assert _has_keys(summary.calibration, v.Calibration) and _has_keys(summary.sequence, v.SequenceState)
+        assert all(_has_keys(d, v.Drift) for d in summary.drift.values())
+    assert set(full.risk) == v.Risk.__required_keys__ | {"std_error", "audit_only"}  # prediction-powered
+    assert set(empty.risk) == v.RiskFigures.__required_keys__
+    assert set(report.cumulative) == v.Cumulative.__required_keys__ and _has_keys(report.cumulative["risk"], v.Risk)
+    assert set(report.settings) == v.Settings.__required_keys__
+    assert set(report.sequence) == v.SequenceState.__required_keys__
