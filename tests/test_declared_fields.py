@@ -7,7 +7,7 @@ import typing
 import pytest
 
 import ek
-from ek._ppi._values import AuditPlan, Classical, CorpusEstimate, Entry, NotedEntry, PlanDetail
+from ek._ppi._values import AuditPlan, Classical, CorpusEstimate, Entry, EstimateDetail, NotedEntry, PlanDetail
 
 pytest.importorskip("numpy")
 
@@ -36,6 +36,19 @@ def test_classical_and_every_slice_hold_the_declared_keys():
         assert set(entry["classical"]) == Classical.__required_keys__
     assert NotedEntry.__optional_keys__ == {"note"}
     assert {label for label, entry in est.per_slice.items() if "note" in entry} == {"a", "b", "c"}
+
+
+@pytest.mark.parametrize(("lam", "interval", "extra"), [(0.5, "clt", set()), ("tune", "clt", {"lam_folds", "df"})])
+def test_the_detail_holds_the_declared_keys(lam, interval, extra):
+    assert typing.get_type_hints(CorpusEstimate)["detail"] is EstimateDetail
+    assert not EstimateDetail.__required_keys__
+    cases = [(("ab", "ax", "xb", "ab")[k % 4], "ab") for k in range(400)]
+    proxy = ek.evaluate(cases, metric="cer", ids=list(range(400)))
+    audited = list(range(0, 400, 4)) + list(range(1, 400, 4))
+    audit = ek.evaluate([cases[k] for k in audited], metric="cer", ids=audited)
+    est = ek.estimate_corpus(proxy, audit, lam=lam, interval=interval)
+    always = EstimateDetail.__optional_keys__ - {"lam_folds", "df", "note"}
+    assert set(est.detail) - {"note"} == always | extra
 
 
 def _sliced_proxy() -> ek.Report:

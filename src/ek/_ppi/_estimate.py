@@ -56,7 +56,7 @@ from ek._ppi._core import (
     normal_interval,
     without,
 )
-from ek._ppi._values import Classical, Entry, NotedEntry
+from ek._ppi._values import Classical, Entry, EstimateDetail, NotedEntry
 from ek._util import is_real
 
 if TYPE_CHECKING:
@@ -130,7 +130,10 @@ def estimate_corpus(proxy: Any, audit: Any, *, level: float, lam: Any, interval:
     detail = _detail(whole, p, proxy, lam, interval, plan, overall.get("note"))
     fields: dict[str, Any] = dict(overall)
     fields.pop("note", None)
-    detail.update({key: fields.pop(key) for key in ("reliable", "why") if key in fields})  # not CorpusEstimate fields
+    if "reliable" in fields:  # reliable and why are no CorpusEstimate fields: they go to its detail
+        detail["reliable"] = fields.pop("reliable")
+    if "why" in fields:
+        detail["why"] = fields.pop("why")
     return {
         "metric": proxy.metric,
         **fields,
@@ -384,7 +387,7 @@ def _tuning(fig: Figures) -> str:
 
 def _detail(
     fig: Figures, p: Columns, proxy: Any, lam: Any, interval: str, plan: Any, note: str | None
-) -> dict[str, Any]:
+) -> EstimateDetail:
     """How the figures were computed, in words and numbers."""
     tuned = _tuning(fig) if lam == "tune" else f"fixed at {lam}"
     if plan is None:
@@ -402,7 +405,7 @@ def _detail(
         if interval == "clt"
         else "percentile bootstrap, id-hash Poisson weights over the corpus and the audit"
     )
-    out: dict[str, Any] = {
+    out: EstimateDetail = {
         "method": "prediction-powered inference",
         "lam": tuned,
         "design": design,

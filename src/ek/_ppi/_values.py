@@ -14,7 +14,16 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from ek._util import first_repeat, type_name
 
-__all__ = ["STRATEGIES", "AuditPlan", "Classical", "CorpusEstimate", "Entry", "NotedEntry", "PlanDetail"]
+__all__ = [
+    "STRATEGIES",
+    "AuditPlan",
+    "Classical",
+    "CorpusEstimate",
+    "Entry",
+    "EstimateDetail",
+    "NotedEntry",
+    "PlanDetail",
+]
 
 STRATEGIES = ("uniform", "stratified", "active")
 """How `ek.plan_audit` sets inclusion probabilities (see `ek._ppi._plan`)."""
@@ -45,6 +54,31 @@ class Entry(TypedDict):
 class NotedEntry(Entry, total=False):
     """An `Entry` with the ``note`` that says why a figure has no interval, or why to read it with care."""
 
+    note: str
+
+
+class EstimateDetail(TypedDict, total=False):
+    """A `CorpusEstimate`'s ``detail``: `ek.estimate_corpus` gives every key but the last three when they apply.
+
+    All optional for an estimate built by hand (a pilot's ``variance`` is all `CorpusEstimate.half_width_for` reads).
+    """
+
+    method: str
+    lam: str  # in words: how λ was tuned, or "fixed at ..."
+    design: str
+    interval: str  # in words: how the interval was computed
+    statistics: tuple[str, ...]
+    std_error: float
+    classical_std_error: float
+    variance: tuple[float, ...]  # (unaudited items' part, audit's part)
+    audit_kurtosis: float
+    higher_is_better: bool | None
+    aggregation: str | None
+    effective_size: float
+    reliable: bool
+    why: str | None
+    lam_folds: tuple[float, ...]  # lam="tune" with more than one fold
+    df: float  # a Student t interval's degrees of freedom
     note: str
 
 
@@ -83,7 +117,7 @@ class CorpusEstimate:
     N: int
     per_slice: Mapping[Any, NotedEntry] = field(default_factory=dict)
     level: float = 0.95
-    detail: Mapping[str, Any] = field(default_factory=dict)
+    detail: EstimateDetail = field(default_factory=EstimateDetail)
     _basis: object = field(default=None, compare=False, repr=False)  # what compare_estimates re-reads (a Basis)
 
     def half_width_for(self, n: int) -> float:
