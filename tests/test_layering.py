@@ -4,7 +4,7 @@
     ek.base  ek._calls  ek._files     data model, call helpers, input files: stdlib only;
     ek._words  ek._stats              Unicode words (regex, lazily); the statistics core;
     ek._stretch                       long texts' exact distances block by block (rapidfuzz, lazily)
-    ek.registry  ek.stores            infrastructure;
+    ek.registry  ek.stores            infrastructure; ek._ocr_result: reads of an OcrResult
     ek._bootstrap                     intervals and comparisons of reports
     ek.canonicalize  ek._align        normalize steps, alignment
     ek.metrics | ek.qe                strategies; siblings, never import each other
@@ -45,6 +45,7 @@ RANKS = {
     "ek.registry": 2,
     "ek.stores": 2,
     "ek._bootstrap": 2,
+    "ek._ocr_result": 2,  # reads engines' readings typed by ek.base's OcrResult
     "ek.canonicalize": 3,
     "ek._align": 3,
     "ek.metrics": 4,

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from types import MappingProxyType
-from typing import Any, TypeGuard
+from typing import Any, Protocol, TypeGuard, cast
 
 
 class MissingExtraError(ImportError):
@@ -270,6 +270,29 @@ def prf(matched: float, n_pred: float, n_gold: float) -> tuple[float, float, flo
     return precision, recall, f1
 
 
+class Columns(Protocol):
+    """A column-backed score sequence, as batch scoring returns (`ek.metrics`' ``score_many``).
+
+    Its statistics are read, and its items picked, without building a `Score` per item.
+    """
+
+    def __len__(self) -> int: ...
+    def column(self, name: str) -> Sequence[Any]:
+        """One statistic for every item (KeyError for a name the scores lack)."""
+        ...
+
+    def take(self, indices: Iterable[int]) -> Sequence[Any]:
+        """The scores at ``indices``, still column-backed."""
+        ...
+
+
+def as_columns(scores: object) -> Columns | None:
+    """``scores`` when it offers the `Columns` shortcut (``column`` and ``take``), else None."""
+    if callable(getattr(scores, "column", None)) and callable(getattr(scores, "take", None)):
+        return cast(Columns, scores)  # duck-typed: the two methods are all ek calls
+    return None
+
+
 def sum_detail(scores: Iterable[Any], keys: Sequence[str], *, metric: str = "") -> dict[str, Any]:
     """Sum the named ``Score.detail`` statistics over a corpus, the basis of every aggregate.
 
@@ -279,10 +302,10 @@ def sum_detail(scores: Iterable[Any], keys: Sequence[str], *, metric: str = "") 
     of another metric mixed in).
     """
     who = f"{metric}.aggregate()" if metric else "aggregate()"
-    column = getattr(scores, "column", None)
-    if column is not None and len(scores):  # type: ignore[arg-type]
+    columns = as_columns(scores)
+    if columns is not None and len(columns):
         try:
-            return {k: sum(column(k)) for k in keys}
+            return {k: sum(columns.column(k)) for k in keys}
         except KeyError:
             pass  # fall through to the per-score path and its message
     totals = dict.fromkeys(keys, 0)

@@ -57,6 +57,8 @@ __all__ = [
     "NodeType",
     "Normalizer",
     "OcrBackend",
+    "OcrBlock",
+    "OcrResult",
     "Provenance",
     "QualityReport",
     "Report",
@@ -528,6 +530,36 @@ OcrBackend = Callable[[Any], Any]
 A typing aid for your own engines; `ek.ocr.ocracy_backend` builds one from an
 ocracy engine id, and `ek.ocr.evaluate_ocr` accepts either.
 """
+
+
+class OcrBlock(Protocol):
+    """What ek reads from one block of an `OcrResult`: its text, confidence and granularity.
+
+    ``level`` is ``"glyph"``, ``"word"``, ``"line"``, ... (the finest level is
+    scored when an engine mixes them); ``confidence`` is in [0, 1] or None.
+    """
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def confidence(self) -> float | None: ...
+    @property
+    def level(self) -> str | None: ...
+
+
+class OcrResult(Protocol):
+    """What ek reads from an OCR engine's reading (ocracy's ``OcrResult`` has this shape).
+
+    A typing aid: ek reads engines' objects through ``getattr``, so a missing
+    attribute is tolerated where the caller has a fallback.
+    """
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def blocks(self) -> Sequence[OcrBlock]: ...
+    @property
+    def mean_confidence(self) -> float | None: ...
 
 
 @runtime_checkable

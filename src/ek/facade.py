@@ -47,7 +47,7 @@ from ek._ppi import (
     estimate_corpus,
     plan_audit,
 )
-from ek._util import as_rule, rehome, type_name
+from ek._util import as_columns, as_rule, rehome, type_name
 from ek.base import (
     Calibrator,
     Comparison,
@@ -466,9 +466,9 @@ def _report(
                         f"evaluate() item {i} has slice label {label!r:.60} of type {type_name(label)}, which "
                         "cannot key a slice; use a hashable label such as a str or a tuple."
                     ) from None
-        take = getattr(scores, "take", None)
+        columns = as_columns(scores)
         for label, idx in groups.items():
-            part = take(idx) if take is not None else [scores[i] for i in idx]
+            part = columns.take(idx) if columns is not None else [scores[i] for i in idx]
             per_slice[label] = m.aggregate(part)
         detail.update(slices=tuple(slices), slice_n={k: len(v) for k, v in groups.items()})
     return Report(

@@ -49,6 +49,7 @@ from ek._stats import (
     id_text,
     replicate_sums,
 )
+from ek._util import as_columns
 from ek.base import Bounds
 
 __all__ = [
@@ -530,10 +531,10 @@ def _columns(report: Any, names: tuple[Any, ...]) -> list[Any]:
         )
     if not _metric(report).declared:  # the mean fallback of a plain function: its values, each counted once
         return [[float(s.value) for s in scores], [1] * len(scores)]
-    column = getattr(scores, "column", None)
-    if column is not None:
+    columns = as_columns(scores)
+    if columns is not None:
         try:
-            return [column(name) for name in names]
+            return [columns.column(name) for name in names]
         except KeyError:
             pass
     out = []

@@ -17,7 +17,7 @@ from typing import Any
 
 from ek._bootstrap import id_text, kept, metric_of, statistic_table
 from ek._ppi._core import Moments, moments
-from ek._util import first_repeat
+from ek._util import as_columns, first_repeat
 
 __all__ = ["Columns", "columns", "detail_column", "examples"]
 
@@ -110,10 +110,10 @@ def detail_column(report: Any, name: str) -> Any | None:
     import numpy as np
 
     scores = report.scores
-    reader = getattr(scores, "column", None)
-    if reader is not None:
+    backed = as_columns(scores)
+    if backed is not None:
         try:
-            return np.asarray(reader(name), dtype=np.float64)
+            return np.asarray(backed.column(name), dtype=np.float64)
         except KeyError:
             return None
     values = [(s.detail or {}).get(name) for s in scores]

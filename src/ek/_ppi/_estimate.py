@@ -41,7 +41,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any
 
 from ek._bootstrap import MIN_ITEMS, metric_of
 from ek._ppi._columns import Columns, columns, examples
@@ -56,6 +56,7 @@ from ek._ppi._core import (
     normal_interval,
     without,
 )
+from ek._ppi._values import Classical, Entry, EstimateDetail, NotedEntry
 from ek._stats import check_level
 from ek._util import is_real
 
@@ -99,34 +100,6 @@ class Basis:
     asked: Any = "tune"  # the lam= asked for: "tune" or a number
 
 
-class Classical(TypedDict):
-    """The audit-only figure of a group and its interval."""
-
-    estimate: float | None
-    interval: tuple[float, float]
-
-
-class Entry(TypedDict):
-    """One group's keys of a `CorpusEstimate` (the whole corpus's, or a slice's)."""
-
-    estimate: float | None
-    interval: tuple[float, float]
-    classical: Classical
-    plug_in: float
-    lam: Weights | None
-    effective_n: float
-    n: int
-    N: int
-    reliable: bool
-    why: str | None  # why the interval is not reliable, in numbers (None when it is)
-
-
-class NotedEntry(Entry, total=False):
-    """An `Entry` with the ``note`` that says why a figure has no interval, or why to read it with care."""
-
-    note: str
-
-
 def estimate_corpus(proxy: Any, audit: Any, *, level: float, lam: Any, interval: str, plan: Any) -> dict[str, Any]:
     """The fields of an `ek.CorpusEstimate` (see `ek.estimate_corpus`), with its ``_basis``."""
     _check_options(level, lam, interval)
@@ -158,7 +131,10 @@ def estimate_corpus(proxy: Any, audit: Any, *, level: float, lam: Any, interval:
     detail = _detail(whole, p, proxy, lam, interval, plan, overall.get("note"))
     fields: dict[str, Any] = dict(overall)
     fields.pop("note", None)
-    detail.update({key: fields.pop(key) for key in ("reliable", "why") if key in fields})  # not CorpusEstimate fields
+    if "reliable" in fields:  # reliable and why are no CorpusEstimate fields: they go to its detail
+        detail["reliable"] = fields.pop("reliable")
+    if "why" in fields:
+        detail["why"] = fields.pop("why")
     return {
         "metric": proxy.metric,
         **fields,
@@ -411,7 +387,7 @@ def _tuning(fig: Figures) -> str:
 
 def _detail(
     fig: Figures, p: Columns, proxy: Any, lam: Any, interval: str, plan: Any, note: str | None
-) -> dict[str, Any]:
+) -> EstimateDetail:
     """How the figures were computed, in words and numbers."""
     tuned = _tuning(fig) if lam == "tune" else f"fixed at {lam}"
     if plan is None:
@@ -429,7 +405,7 @@ def _detail(
         if interval == "clt"
         else "percentile bootstrap, id-hash Poisson weights over the corpus and the audit"
     )
-    out: dict[str, Any] = {
+    out: EstimateDetail = {
         "method": "prediction-powered inference",
         "lam": tuned,
         "design": design,

@@ -36,7 +36,7 @@ from typing import Any, TypedDict
 
 from ek._ppi._columns import columns, detail_column
 from ek._ppi._core import gradient
-from ek._ppi._values import STRATEGIES
+from ek._ppi._values import STRATEGIES, PlanDetail
 from ek._util import is_real, type_name
 
 __all__ = ["PlanFields", "plan", "poisson_uncertainty", "probabilities"]
@@ -55,7 +55,7 @@ class PlanFields(TypedDict):
     N: int
     seed: int
     min_prob: float
-    detail: dict[str, Any]
+    detail: PlanDetail
 
 
 def plan(proxy: Any, budget: Any, *, strategy: str, seed: Any, min_prob: float | None) -> PlanFields:
@@ -70,7 +70,7 @@ def plan(proxy: Any, budget: Any, *, strategy: str, seed: Any, min_prob: float |
     n_items = p.n
     budget = _checked_budget(budget, n_items)
     floor = _checked_floor(min_prob, budget, n_items)
-    detail: dict[str, Any] = {}  # "uncertainty": where it came from; "allocation": slice -> expected labels
+    detail: PlanDetail = {}  # "uncertainty": where it came from; "allocation": slice -> expected labels
     spread = None
     if strategy != "uniform":
         spread, detail["uncertainty"] = _uncertainty(proxy, p)

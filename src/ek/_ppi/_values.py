@@ -9,15 +9,77 @@ import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ek._stats import normal_quantile
 from ek._util import first_repeat, type_name
 
-__all__ = ["STRATEGIES", "AuditPlan", "CorpusEstimate"]
+__all__ = [
+    "STRATEGIES",
+    "AuditPlan",
+    "Classical",
+    "CorpusEstimate",
+    "Entry",
+    "EstimateDetail",
+    "NotedEntry",
+    "PlanDetail",
+]
 
 STRATEGIES = ("uniform", "stratified", "active")
 """How `ek.plan_audit` sets inclusion probabilities (see `ek._ppi._plan`)."""
+
+
+class Classical(TypedDict):
+    """The audit-only figure of a group and its interval."""
+
+    estimate: float | None
+    interval: tuple[float, float]
+
+
+class Entry(TypedDict):
+    """One group's keys of a `CorpusEstimate` (the whole corpus's, or a slice's)."""
+
+    estimate: float | None
+    interval: tuple[float, float]
+    classical: Classical
+    plug_in: float
+    lam: float | tuple[float, ...] | None  # one λ, or one per proxy
+    effective_n: float
+    n: int
+    N: int
+    reliable: bool
+    why: str | None  # why the interval is not reliable, in numbers (None when it is)
+
+
+class NotedEntry(Entry, total=False):
+    """An `Entry` with the ``note`` that says why a figure has no interval, or why to read it with care."""
+
+    note: str
+
+
+class EstimateDetail(TypedDict, total=False):
+    """A `CorpusEstimate`'s ``detail``: `ek.estimate_corpus` gives every key but the last three when they apply.
+
+    All optional for an estimate built by hand (a pilot's ``variance`` is all `CorpusEstimate.half_width_for` reads).
+    """
+
+    method: str
+    lam: str  # in words: how λ was tuned, or "fixed at ..."
+    design: str
+    interval: str  # in words: how the interval was computed
+    statistics: tuple[str, ...]
+    std_error: float
+    classical_std_error: float
+    variance: tuple[float, ...]  # (unaudited items' part, audit's part)
+    audit_kurtosis: float
+    higher_is_better: bool | None
+    aggregation: str | None
+    effective_size: float
+    reliable: bool
+    why: str | None
+    lam_folds: tuple[float, ...]  # lam="tune" with more than one fold
+    df: float  # a Student t interval's degrees of freedom
+    note: str
 
 
 @dataclass(frozen=True)
@@ -47,15 +109,15 @@ class CorpusEstimate:
     metric: str
     estimate: float | None
     interval: tuple[float, float]
-    classical: Mapping[str, Any]
+    classical: Classical
     plug_in: float | None
     lam: float | None
     effective_n: float
     n: int
     N: int
-    per_slice: Mapping[Any, Mapping[str, Any]] = field(default_factory=dict)
+    per_slice: Mapping[Any, NotedEntry] = field(default_factory=dict)
     level: float = 0.95
-    detail: Mapping[str, Any] = field(default_factory=dict)
+    detail: EstimateDetail = field(default_factory=EstimateDetail)
     _basis: object = field(default=None, compare=False, repr=False)  # what compare_estimates re-reads (a Basis)
 
     def half_width_for(self, n: int) -> float:
@@ -181,6 +243,13 @@ def _labels(estimate: CorpusEstimate, half_width: float, unaudited: float, audit
     return max(2, m)
 
 
+class PlanDetail(TypedDict, total=False):
+    """An `AuditPlan`'s ``detail``: empty for a uniform plan or one read back from a file."""
+
+    uncertainty: str  # where each item's uncertainty came from (not "uniform")
+    allocation: dict[Any, float]  # slice (None: unsliced) -> expected labels ("stratified")
+
+
 @dataclass(frozen=True)
 class AuditPlan:
     """Which items to audit and the probability each had of being drawn (`ek.plan_audit`).
@@ -207,7 +276,7 @@ class AuditPlan:
     N: int | None = None
     seed: int | None = None
     min_prob: float | None = None
-    detail: Mapping[str, Any] = field(default_factory=dict)
+    detail: PlanDetail = field(default_factory=PlanDetail)
     if TYPE_CHECKING:  # made by __post_init__ and no field: declared for the type checker only
         _lookup: dict[str, float] = field(init=False, repr=False, compare=False)
 

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ek._util import type_name
+from ek._util import as_columns, type_name
 from ek.base import MetricContract, Score
 from ek.dask._rows import Fields, cases_of
 from ek.dask._sums import Sum, add, exact_sum, total
@@ -253,10 +253,10 @@ def _with_replicates(out: Summary, report: Any) -> Summary:
 def _columns(report: Any, names: tuple[str, ...], index: int) -> tuple[Sequence[Any], ...]:
     """Each statistic of every score, as one list per statistic."""
     scores = report.scores
-    column = getattr(scores, "column", None)
-    if column is not None:
+    columns = as_columns(scores)
+    if columns is not None:
         try:
-            return tuple(column(k) for k in names)
+            return tuple(columns.column(k) for k in names)
         except KeyError:
             pass
     out = []

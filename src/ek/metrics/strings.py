@@ -34,6 +34,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ek._align import graphemes
+from ek._ocr_result import result_text
 from ek._util import DispatchRule, type_name
 from ek._words import unicode_words
 from ek.base import GraphGrammar, Normalizer, Score
@@ -243,14 +244,14 @@ _MAKERS = {mode: _Maker(mode) for mode in (*_MODES, "cer_grapheme", "wer_unicode
 
 
 def _has_text(obj: Any) -> bool:
-    return isinstance(getattr(obj, "text", None), str)
+    return result_text(obj) is not None
 
 
 def _text_of(obj: Any) -> str:
     if isinstance(obj, str):
         return obj
-    text = getattr(obj, "text", None)
-    if not isinstance(text, str):
+    text = result_text(obj)
+    if text is None:
         raise TypeError(f"{type_name(obj)} has no str .text to compare")
     return text
 

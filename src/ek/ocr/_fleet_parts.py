@@ -37,6 +37,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ek._ocr_result import block_confidence, block_level, block_text, result_blocks
 from ek._stats import nearest_rank
 from ek.ocr._calibration import calibration_figures, word_outcomes
 from ek.ocr._ocr_run import is_number
@@ -51,18 +52,17 @@ break stands where most engines put one (with two engines: both), whatever their
 
 def blocks_of(result: Any) -> list[Any] | None:
     """``[[text, confidence or None, level or None], ...]`` of a reading's blocks (None for a plain string)."""
-    blocks = getattr(result, "blocks", None)
+    blocks = result_blocks(result)
     if isinstance(result, str) or blocks is None:
         return None
     out = []
     for b in blocks:
-        text = getattr(b, "text", None)
-        if not isinstance(text, str):
+        text = block_text(b)
+        if text is None:
             continue
-        conf = getattr(b, "confidence", None)
-        level = getattr(b, "level", None)
+        conf = block_confidence(b)
         kept = float(conf) if is_number(conf) and math.isfinite(conf) and 0.0 <= conf <= 1.0 else None
-        out.append([text, kept, level if isinstance(level, str) else None])
+        out.append([text, kept, block_level(b)])
     return out
 
 

@@ -20,6 +20,14 @@ from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypedDict, TypeGuard
 
+from ek._ocr_result import (
+    block_confidence,
+    mean_confidence_of,
+    result_backend,
+    result_blocks,
+    result_text,
+    text_kind,
+)
 from ek._runs import DocumentEntry, ScoringTask, callable_id, setting_id
 from ek._util import type_name
 from ek.base import Report
@@ -212,28 +220,24 @@ def text_of(result: Any) -> str:
     """The text of a reading; a ``.text`` of None is an empty reading (the engine saw nothing)."""
     if isinstance(result, str):
         return result
-    text = getattr(result, "text", _MISSING)
-    if text is None:
+    text = result_text(result)
+    if text is not None:
+        return text
+    kind = text_kind(result)
+    if kind == "None":
         return ""
-    if not isinstance(text, str):
-        has = "no .text" if text is _MISSING else f"a .text that is {type_name(text)}"
-        raise TypeError(
-            f"the engine returned {type_name(result)} with {has}; an OCR engine must return an "
-            "OcrResult-shaped object with the recognized text in .text (or the text itself as a str)."
-        )
-    return text
-
-
-_MISSING = object()
+    has = "no .text" if kind is None else f"a .text that is {kind}"
+    raise TypeError(
+        f"the engine returned {type_name(result)} with {has}; an OCR engine must return an "
+        "OcrResult-shaped object with the recognized text in .text (or the text itself as a str)."
+    )
 
 
 def mean_confidence(result: Any) -> float | None:
     """The engine's mean confidence: ``.mean_confidence``, else the mean over ``.blocks``."""
-    value = getattr(result, "mean_confidence", None)
+    value = mean_confidence_of(result)
     if value is None:
-        confidences = [
-            c for c in (getattr(b, "confidence", None) for b in getattr(result, "blocks", None) or ()) if is_number(c)
-        ]
+        confidences = [c for c in (block_confidence(b) for b in result_blocks(result) or ()) if is_number(c)]
         value = sum(confidences) / len(confidences) if confidences else None
     if not is_number(value) or not math.isfinite(value):
         return None
@@ -246,5 +250,4 @@ def is_number(value: Any) -> TypeGuard[float]:
 
 
 def backend_of(result: Any, engine_name: str) -> str:
-    backend = getattr(result, "backend", None)
-    return backend if isinstance(backend, str) and backend else engine_name
+    return result_backend(result) or engine_name

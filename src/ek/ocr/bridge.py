@@ -25,6 +25,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from ek._ocr_result import result_text, text_kind
 from ek._util import import_optional, type_name
 from ek.ocr._engines import (
     check_engine,
@@ -93,10 +94,10 @@ def read_text(image: object, *, backend: str | None = None, **kwargs: object) ->
         image that is missing or cannot be decoded.
     """
     result = ocracy_backend(backend)(image, **kwargs)
-    text = getattr(result, "text", None)
-    if not isinstance(text, str):
+    text = result_text(result)
+    if text is None:
         raise TypeError(
-            f"the OCR backend returned {type_name(result)} whose .text is {type_name(text)}, "
+            f"the OCR backend returned {type_name(result)} whose .text is {text_kind(result) or 'None'}, "
             "not a string; the backend breaks the OcrResult contract (report it to its author)."
         )
     return text

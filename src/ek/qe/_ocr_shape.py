@@ -18,6 +18,8 @@ import numbers
 from collections.abc import Iterable
 from typing import Any, cast
 
+from ek._ocr_result import block_confidence, block_level, block_text, mean_confidence_of, result_blocks
+
 __all__ = [
     "NEUTRAL_CONFIDENCE",
     "block_confidences",
@@ -44,12 +46,12 @@ def finest_blocks(result: Any) -> list[Any]:
     An engine may report words and the lines they make up side by side;
     counting both would weigh every word twice.
     """
-    blocks = list(getattr(result, "blocks", None) or ())
-    levels = {getattr(b, "level", None) for b in blocks}
+    blocks = list(result_blocks(result) or ())
+    levels = {block_level(b) for b in blocks}
     if len(levels) > 1:
         for level in _FINE_TO_COARSE:
             if level in levels:
-                return [b for b in blocks if getattr(b, "level", None) == level]
+                return [b for b in blocks if block_level(b) == level]
     return blocks
 
 
@@ -57,7 +59,7 @@ def block_confidences(result: Any) -> list[float]:
     """The confidences of the finest blocks that report one (None and non-numbers skipped)."""
     out = []
     for b in finest_blocks(result):
-        c = getattr(b, "confidence", None)
+        c = block_confidence(b)
         if c is not None:
             out.append(c)
     return out
@@ -65,7 +67,7 @@ def block_confidences(result: Any) -> list[float]:
 
 def mean_confidence(result: Any) -> Any | None:
     """``result.mean_confidence`` when set, else the mean of the block confidences, else None."""
-    value = getattr(result, "mean_confidence", None)
+    value = mean_confidence_of(result)
     if value is not None:
         return value
     confs = [c for c in block_confidences(result) if isinstance(c, numbers.Real) and not isinstance(c, bool)]
@@ -82,12 +84,7 @@ def token_confidences(result: Any, tokens: list[str]) -> list[float]:
     """
     fallback = mean_confidence(result)
     fallback = NEUTRAL_CONFIDENCE if fallback is None else fallback
-    units = [
-        (tok, getattr(b, "confidence", None))
-        for b in finest_blocks(result)
-        if isinstance(getattr(b, "text", None), str)
-        for tok in b.text.split()
-    ]
+    units = [(tok, block_confidence(b)) for b in finest_blocks(result) for tok in (block_text(b) or "").split()]
     out = [fallback] * len(tokens)
     if not units:
         return out

@@ -12,14 +12,14 @@ looks at no earlier one (a late audit reads the window it names).
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import Any, cast
 
 from ek.qe.monitor import _alarms as alarms
 from ek.qe.monitor import _drift as drift
 from ek.qe.monitor import _figures as figures
 from ek.qe.monitor._gates import QUANTITIES, calibrate, decide
 from ek.qe.monitor._input import read_audit, read_window, time_key
-from ek.qe.monitor._values import Alarm, MonitorReport, WindowSummary
+from ek.qe.monitor._values import Alarm, Cumulative, MonitorReport, SequenceState, Settings, WindowSummary
 
 __all__ = ["Book", "as_rows"]
 
@@ -251,7 +251,7 @@ class Book:
             risk=figures.risk(sums, mine, level),
             calibration=figures.calibration(mine, level),
             drift=self._drift(record),
-            sequence=dict(sequence),
+            sequence=cast(SequenceState, dict(sequence)),
             alarms=tuple(found),
         )
 
@@ -285,7 +285,7 @@ class Book:
         for name in self.names:
             counts = [sum(c) for c in zip(*(w["psi"][name] for w in self.windows))] if self.windows else []
             psi[name] = drift.psi(self.expected[name], counts) if counts else None
-        cumulative = {
+        cumulative: Cumulative = {
             "n": sums["n"],
             "windows": len(self.windows),
             "shares": figures.shares(sums),
@@ -293,15 +293,19 @@ class Book:
             "calibration": figures.calibration(rows, level),
             "psi": psi,
         }
-        sequence = dict(self.updates[-1]["sequence"]) if self.updates else alarms.fresh()
-        sequence.update(self.state.record)  # a replayed state's alarms (format 1) stand here too
+        last = self.updates[-1]["sequence"] if self.updates else alarms.fresh()
+        sequence = cast(SequenceState, {**last, **self.state.record})  # a replayed state's alarms (format 1) too
         every = tuple(a for w in sorted(fired) for a in fired[w])
         return MonitorReport(windows, cumulative, sequence, every, self._public_settings(), _notes(self))
 
-    def _public_settings(self) -> dict[str, Any]:
-        promise = self.promise
+    def _public_settings(self) -> Settings:
+        promise, settings = self.promise, self.settings
         return {
-            **{k: self.settings[k] for k in ("signals", "n_calibration", "alpha", "level", "format")},
+            "signals": settings["signals"],
+            "n_calibration": settings["n_calibration"],
+            "alpha": settings["alpha"],
+            "level": settings["level"],
+            "format": settings["format"],
             "calibrator": self.settings["calibrator"].get("kind"),
             "gate": (self.settings["gate"] or {}).get("kind"),
             "promise": None

@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ek._stats import normal_quantile
 from ek.qe._binning import binned
+from ek.qe.monitor._values import Calibration, Risk, Shares
 
 __all__ = ["ECE_BINS", "LAM", "Rows", "calibration", "merge_sums", "risk", "shares", "window_sums"]
 
@@ -88,25 +89,26 @@ def merge_sums(parts: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def shares(sums: dict[str, Any]) -> dict[str, float | None]:
+def shares(sums: dict[str, Any]) -> Shares:
     """Accepted, flagged and blocked shares of the items."""
     n = sums["n"]
-    return {name: (sums[name] / n if n else None) for name in DECISIONS}
+    return cast(Shares, {name: (sums[name] / n if n else None) for name in DECISIONS})
 
 
-def risk(sums: dict[str, Any], rows: Rows, level: float) -> dict[str, Any]:
+def risk(sums: dict[str, Any], rows: Rows, level: float) -> Risk:
     """The error rate among accepted items: ``{estimate, interval, basis, n_audited, N}``."""
     import numpy as np
 
     from ek._ppi._core import Moments, estimate, normal_interval, without
 
     big_n, accepted = sums["accept"], rows.where(rows.decision == 0)
-    out: dict[str, Any] = {"N": big_n, "n_audited": len(accepted.p)}
+    n_audited = len(accepted.p)
     if not big_n:
-        return {**out, "estimate": None, "interval": None, "basis": "no accepted items"}
+        return {"N": big_n, "n_audited": n_audited, "estimate": None, "interval": None, "basis": "no accepted items"}
     if len(accepted.p) < 2:
         claim = sums["sum_q"] / big_n
-        return {**out, "estimate": claim, "interval": None, "basis": "calibrated probabilities (no audits)"}
+        basis = "calibrated probabilities (no audits)"
+        return {"N": big_n, "n_audited": n_audited, "estimate": claim, "interval": None, "basis": basis}
     mean_q = sums["sum_q"] / big_n
     whole = Moments(
         big_n, np.array([mean_q, 1.0]), np.array([[max(0.0, sums["sum_q2"] - big_n * mean_q**2), 0.0], [0.0, 0.0]])
@@ -117,7 +119,8 @@ def risk(sums: dict[str, Any], rows: Rows, level: float) -> dict[str, Any]:
     floor = math.sqrt(float((accepted.p * (1.0 - accepted.p)).mean()) / len(accepted.p))
     low, high = normal_interval(fig.estimate, max(fig.std_error, floor), level)
     return {
-        **out,
+        "N": big_n,
+        "n_audited": n_audited,
         "estimate": fig.estimate,
         "interval": [max(0.0, low), min(1.0, high)] if math.isfinite(low) else None,
         "std_error": fig.std_error,
@@ -126,7 +129,7 @@ def risk(sums: dict[str, Any], rows: Rows, level: float) -> dict[str, Any]:
     }
 
 
-def calibration(rows: Rows, level: float) -> dict[str, Any]:
+def calibration(rows: Rows, level: float) -> Calibration:
     """ECE and calibration-in-the-large (mean of ``p - correct``) on the audited rows."""
     import numpy as np
 

@@ -3,15 +3,110 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
-__all__ = ["DEFAULT_ALPHA", "REFIT_ITEMS", "Alarm", "MonitorReport", "WindowSummary"]
+__all__ = [
+    "DEFAULT_ALPHA",
+    "REFIT_ITEMS",
+    "Alarm",
+    "Calibration",
+    "Cumulative",
+    "Drift",
+    "MonitorReport",
+    "Risk",
+    "RiskFigures",
+    "SequenceState",
+    "Settings",
+    "Shares",
+    "WindowSummary",
+]
 
 DEFAULT_ALPHA = 0.05
 """Total false-alarm probability of a monitor over its whole stream."""
 
 REFIT_ITEMS = 1000
 """At most how many of the latest audited items an alarm suggests re-fitting on."""
+
+
+class Shares(TypedDict):
+    """The accepted, flagged and blocked shares of a window's items (None for an empty window)."""
+
+    accept: float | None
+    flag: float | None
+    block: float | None
+
+
+class RiskFigures(TypedDict):
+    """The error rate among accepted items: its estimate, fixed-time interval and how it was found."""
+
+    N: int
+    n_audited: int
+    estimate: float | None
+    interval: list[float] | None
+    basis: str
+
+
+class Risk(RiskFigures, total=False):
+    """`RiskFigures`, with the standard error and the audit-only figure of a prediction-powered estimate."""
+
+    std_error: float
+    audit_only: float
+
+
+class Calibration(TypedDict):
+    """ECE and the calibration gap (mean of ``p - correct``) on the audited items."""
+
+    n_audited: int
+    ece: float | None
+    gap: float | None
+    gap_interval: list[float] | None
+
+
+class Drift(TypedDict):
+    """One signal's drift: KS statistic and p-value (None after a merge) and PSI."""
+
+    ks: float | None
+    p_value: float | None
+    psi: float | None
+
+
+class SequenceState(TypedDict):
+    """The anytime-valid state after an update: bands, audited counts, e-values and alarms."""
+
+    risk: list[float]
+    calibration: list[float]
+    n_risk: int
+    n_calibration: int
+    risk_alarm: bool
+    calibration_alarm: bool
+    risk_e: float
+    calibration_e: float
+    calibration_side: str | None
+
+
+class Cumulative(TypedDict):
+    """A monitor's figures over every window (``risk`` None before the first)."""
+
+    n: int
+    windows: int
+    shares: Shares
+    risk: Risk | None
+    calibration: Calibration
+    psi: dict[str, float | None]
+
+
+class Settings(TypedDict):
+    """A monitor's public settings (``promise``: quantity, level and what it means, or None)."""
+
+    signals: list[str]
+    n_calibration: int
+    alpha: float
+    level: float
+    format: int
+    calibrator: str | None
+    gate: str | None
+    promise: dict[str, Any] | None
+    alpha_split: dict[str, float]
 
 
 @dataclass(frozen=True)
@@ -58,11 +153,11 @@ class WindowSummary:
     index: int
     time: Any
     n: int
-    shares: dict[str, Any]
-    risk: dict[str, Any]
-    calibration: dict[str, Any]
-    drift: dict[str, Any]
-    sequence: dict[str, Any]
+    shares: Shares
+    risk: Risk
+    calibration: Calibration
+    drift: dict[str, Drift]
+    sequence: SequenceState
     alarms: tuple[Alarm, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
@@ -74,10 +169,10 @@ class MonitorReport:
     """A monitor's history and cumulative figures (`Monitor.report`); ``to_dict()`` is its JSON."""
 
     windows: tuple[WindowSummary, ...]
-    cumulative: dict[str, Any]
-    sequence: dict[str, Any]
+    cumulative: Cumulative
+    sequence: SequenceState
     alarms: tuple[Alarm, ...]
-    settings: dict[str, Any]
+    settings: Settings
     notes: tuple[str, ...] = field(default=())
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,0 +1,116 @@
+"""The TypedDicts of `ek.CorpusEstimate`'s and `ek.AuditPlan`'s dict-valued fields name exactly the keys produced."""
+
+from __future__ import annotations
+
+import typing
+
+import pytest
+
+import ek
+from ek._ppi._values import AuditPlan, Classical, CorpusEstimate, Entry, EstimateDetail, NotedEntry, PlanDetail
+
+pytest.importorskip("numpy")
+
+
+def _sliced_estimate() -> CorpusEstimate:
+    # slice a: 4 audited items (an interval, noted "below 40"), b: 1 (no interval), c: none
+    cases = [("ab", "ab", "a"), ("ax", "ab", "a"), ("ab", "ab", "b"), ("xb", "ab", "b"), ("ab", "ab", "c")] * 10
+    proxy = ek.evaluate(cases, metric="cer", ids=list(range(len(cases))))
+    audited = [0, 1, 5, 6, 2]
+    audit = ek.evaluate([cases[k] for k in audited], metric="cer", ids=audited)
+    return ek.estimate_corpus(proxy, audit)
+
+
+def test_the_field_hints_name_the_typed_dicts():
+    hints = typing.get_type_hints(CorpusEstimate)
+    assert hints["classical"] is Classical
+    assert typing.get_args(hints["per_slice"])[1] is NotedEntry
+
+
+def test_classical_and_every_slice_hold_the_declared_keys():
+    est = _sliced_estimate()
+    assert set(est.classical) == Classical.__required_keys__ == {"estimate", "interval"}
+    assert set(est.per_slice) == {"a", "b", "c"}
+    for entry in est.per_slice.values():
+        assert set(entry) - {"note"} == Entry.__required_keys__
+        assert set(entry["classical"]) == Classical.__required_keys__
+    assert NotedEntry.__optional_keys__ == {"note"}
+    assert {label for label, entry in est.per_slice.items() if "note" in entry} == {"a", "b", "c"}
+
+
+@pytest.mark.parametrize(("lam", "interval", "extra"), [(0.5, "clt", set()), ("tune", "clt", {"lam_folds", "df"})])
+def test_the_detail_holds_the_declared_keys(lam, interval, extra):
+    assert typing.get_type_hints(CorpusEstimate)["detail"] is EstimateDetail
+    assert not EstimateDetail.__required_keys__
+    cases = [(("ab", "ax", "xb", "ab")[k % 4], "ab") for k in range(400)]
+    proxy = ek.evaluate(cases, metric="cer", ids=list(range(400)))
+    audited = list(range(0, 400, 4)) + list(range(1, 400, 4))
+    audit = ek.evaluate([cases[k] for k in audited], metric="cer", ids=audited)
+    est = ek.estimate_corpus(proxy, audit, lam=lam, interval=interval)
+    always = EstimateDetail.__optional_keys__ - {"lam_folds", "df", "note"}
+    assert set(est.detail) - {"note"} == always | extra
+
+
+def _sliced_proxy() -> ek.Report:
+    n_items = 200
+    slices = ["easy" if k % 4 else "hard" for k in range(n_items)]
+    scores = [
+        ek.Score(k % 3 / 10, detail={"edits": k % 3, "ref_len": 10, "uncertainty": k % 5 / 5}) for k in range(n_items)
+    ]
+    ids = tuple(f"d{k}" for k in range(n_items))
+    return ek.merge_reports(
+        ek.Report(metric="cer", n=n_items, scores=scores, detail={"ids": ids, "slices": tuple(slices)})
+    )
+
+
+@pytest.mark.parametrize(
+    ("strategy", "keys"),
+    [("uniform", set()), ("stratified", {"uncertainty", "allocation"}), ("active", {"uncertainty"})],
+)
+def test_a_plan_s_detail_holds_the_declared_keys(strategy, keys):
+    assert typing.get_type_hints(AuditPlan)["detail"] is PlanDetail
+    assert PlanDetail.__optional_keys__ == {"uncertainty", "allocation"} and not PlanDetail.__required_keys__
+    plan = ek.plan_audit(_sliced_proxy(), 40, strategy=strategy, seed=1)
+    assert set(plan.detail) == keys
+    if "allocation" in keys:
+        assert set(plan.detail["allocation"]) == {"easy", "hard"}
+        assert isinstance(plan.detail["uncertainty"], str)
+    assert AuditPlan(("a",), (0.5,)).detail == {}
+
+
+def _keys(cls: type) -> tuple[frozenset[str], frozenset[str]]:
+    return cls.__required_keys__, cls.__optional_keys__  # type: ignore[attr-defined]
+
+
+def _has_keys(value: dict, cls: type) -> bool:
+    required, optional = _keys(cls)
+    return required <= set(value) <= required | optional
+
+
+def test_a_monitor_s_summaries_and_report_hold_the_declared_keys():
+    np = pytest.importorskip("numpy")
+    from ek.qe import CostSensitiveGate, PlattCalibrator
+    from ek.qe.monitor import Monitor, MonitorReport, WindowSummary
+    from ek.qe.monitor import _values as v
+
+    rng = np.random.default_rng(3)
+    monitor = Monitor(
+        PlattCalibrator(a=8.0, b=-4.0), CostSensitiveGate(rho=9.0), calibration_signals={"conf": rng.beta(5, 2, 500)}
+    )
+    first = [{"id": f"f{k}", "signals": {"conf": c}} for k, c in enumerate([0.95, 0.9, 0.3])]
+    empty = monitor.update(first, time=0)  # no audit: a risk from the probabilities alone, no calibration
+    items = [{"id": f"i{k}", "signals": {"conf": float(c)}} for k, c in enumerate(rng.beta(5, 2, 60))]
+    full = monitor.update(items, audit={f"i{k}": bool(k % 5) for k in range(40)}, time=1)
+    report = monitor.report()
+    hints = typing.get_type_hints(WindowSummary)
+    assert (hints["shares"], hints["risk"], hints["sequence"]) == (v.Shares, v.Risk, v.SequenceState)
+    assert typing.get_type_hints(MonitorReport)["settings"] is v.Settings
+    for summary in (empty, full, *report.windows):
+        assert _has_keys(summary.shares, v.Shares) and _has_keys(summary.risk, v.Risk)
+        assert _has_keys(summary.calibration, v.Calibration) and _has_keys(summary.sequence, v.SequenceState)
+        assert all(_has_keys(d, v.Drift) for d in summary.drift.values())
+    assert set(full.risk) == v.Risk.__required_keys__ | {"std_error", "audit_only"}  # prediction-powered
+    assert set(empty.risk) == v.RiskFigures.__required_keys__
+    assert set(report.cumulative) == v.Cumulative.__required_keys__ and _has_keys(report.cumulative["risk"], v.Risk)
+    assert set(report.settings) == v.Settings.__required_keys__
+    assert set(report.sequence) == v.SequenceState.__required_keys__
