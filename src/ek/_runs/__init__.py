@@ -105,8 +105,10 @@ from ek._runs._records import (
 )
 from ek._runs._scoring import (
     DocumentEntry,
+    Scorer,
     ScoringTask,
     gold_items,
+    run_scored,
     score_cases,
     scored_report,
 )
@@ -127,6 +129,7 @@ __all__ = [
     "Plan",
     "Run",
     "RunOptions",
+    "Scorer",
     "ScoringTask",
     "Task",
     "baseline_of",
@@ -152,6 +155,7 @@ __all__ = [
     "run_lock",
     "run_options",
     "run_options_of",
+    "run_scored",
     "save_baseline_record",
     "score_cases",
     "scored_report",

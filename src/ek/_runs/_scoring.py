@@ -1,24 +1,50 @@
 """Runs that predict then score against a reference: the documents and OCR kinds.
 
 Both read a gold mapping of records (`gold_items`), run the system on each
-record's input and score chunks of ``(prediction, reference)`` with
-`ek.facade.evaluate` (`ScoringTask`), then build one `Report`
-(`scored_report`). An OCR run only changes how a reading becomes the
-prediction (`ScoringTask.reading`).
+record's input and score chunks of ``(prediction, reference)`` with the
+`Scorer` their runner gives (`ek.facade`'s ``evaluate`` and
+``merge_reports``: the engine never imports the layer above it), then build
+one `Report` (`scored_report`); `run_scored` does the whole run of one
+`ScoringTask`. An OCR run only changes how a reading becomes the
+prediction (`ScoringTask.reading`) and what the report adds.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, TypedDict
 
-from ek._runs._execute import Done, Finished, Item, describe
-from ek._runs._settings import fingerprint, str_keys
+from ek._runs._execute import Done, Finished, Item, describe, execute, open_run
+from ek._runs._options import Plan, RunOptions
+from ek._runs._settings import callable_id, fingerprint, setting_id, str_keys
 from ek._util import type_name
 from ek.base import Report, Score
+from ek.registry import names
 
-__all__ = ["DocumentEntry", "ScoringTask", "document_entry", "gold_items", "score_cases", "scored_report"]
+__all__ = [
+    "DocumentEntry",
+    "Scorer",
+    "ScoringTask",
+    "document_entry",
+    "gold_items",
+    "run_scored",
+    "score_cases",
+    "scored_report",
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class Scorer:
+    """How a run scores, given by its runner: ``evaluate(cases, metric=, ids=, **options)`` and ``merge(report, metric=)``.
+
+    The runners pass `ek.facade`'s ``evaluate`` and ``merge_reports``; the
+    run engine sits below the facade, so it takes them rather than importing them.
+    """
+
+    evaluate: Callable[..., Report]
+    merge: Callable[..., Report]
 
 
 class DocumentEntry(TypedDict):
@@ -110,15 +136,26 @@ def gold_items(
 class ScoringTask:
     """Run the system on one item's input; score a chunk (a `ek._runs.Task`, also run in workers).
 
-    A payload is ``(key, input, reference, slice)``.
+    A payload is ``(key, input, reference, slice)``; ``options`` are the
+    scoring options (``normalize``, ``grammar``, ...) passed to ``scorer``.
+    The methods after ``check`` say what the run records and reports
+    (`run_scored`); an OCR task overrides them.
     """
 
     per_item = False
 
     def __init__(
-        self, call: Callable[..., Any], metric: Any, options: dict[str, Any], who: str, errors: str = "record"
+        self,
+        call: Callable[..., Any],
+        metric: Any,
+        options: dict[str, Any],
+        who: str,
+        errors: str = "record",
+        *,
+        scorer: Scorer,
     ) -> None:
         self.call, self.metric, self.options, self.who, self.errors = call, metric, options, who, errors
+        self.scorer = scorer
         self.unsettled = metric is None  # a type-chosen metric is fixed by the first scored chunk
         self.learned: dict[str, Any] | None = None
 
@@ -156,7 +193,9 @@ class ScoringTask:
             slots.append(len(entries) - 1)
         if not cases:
             return entries, None
-        scores, name, stop = score_cases(cases, keys, metric=self.metric, options=self.options, who=self.who)
+        scores, name, stop = score_cases(
+            cases, keys, metric=self.metric, options=self.options, who=self.who, scorer=self.scorer
+        )
         for slot, s in zip(slots, scores):
             entries[slot]["score"] = s
         if self.metric is None and scores:
@@ -175,13 +214,109 @@ class ScoringTask:
             raise ValueError("its score is NaN")
         hash(entry["slice"])
 
+    def parts(self, call_name: str) -> dict[str, Any]:
+        """What a process pool must pickle: the call (named ``call_name``), the metric, the options."""
+        return {call_name: self.call, "metric": self.metric, **self.options}
+
+    def settings(self) -> dict[str, Any]:
+        """The settings fingerprint a stored run is checked against (None: the metric is chosen by type)."""
+        metric = self.metric
+        if metric is not None and not isinstance(metric, str):
+            metric = callable_id(metric, "metric", self.who)
+        return {"metric": metric, **{name: setting_id(v, name, self.who) for name, v in self.options.items()}}
+
+    def resume(self, stored: Mapping[str, Any], run_id: str | None) -> None:
+        """Score with the metric a stored run used when none is given (it must be a registered name)."""
+        metric = stored.get("metric")
+        if self.metric is not None or metric is None:
+            return
+        if metric not in names("metrics"):
+            raise ValueError(
+                f"run {run_id!r} was scored with the metric {metric!r}, which is not a registered "
+                "name, so it cannot be found again; pass that metric as metric= to resume the run."
+            )
+        self.metric, self.unsettled = metric, False
+
+    def label(self) -> str | None:
+        """The report's metric name when nothing was scored."""
+        if self.metric is None or isinstance(self.metric, str):
+            return self.metric
+        from ek.metrics import as_metric  # a lower layer, loaded only for a metric object
+
+        return as_metric(self.metric).name
+
+    def detail(self) -> dict[str, Any]:
+        """What the report's ``detail`` and the run's summary add (an OCR run: its engine)."""
+        return {}
+
+    def judge(self, report: Report, n_items: int) -> None:
+        """Warn (or raise) about the items that failed; ``stacklevel`` points at the runner's caller."""
+        failed = report.detail["n_errors"]
+        if failed:
+            warnings.warn(
+                f"{self.who}: predict raised on {failed} of {n_items} items; they are left "
+                "out of the scores and listed in report.detail['errors']. Pass errors='raise' to stop "
+                "at the first failure instead.",
+                stacklevel=4,
+            )
+
+
+def run_scored(
+    kind: str,
+    task: ScoringTask,
+    items: Sequence[Item],
+    options: RunOptions,
+    *,
+    inherit: tuple[str, ...] = (),
+    plan: Plan | None = None,
+) -> Report:
+    """Run ``task`` over ``items`` as a run of ``kind`` (stored as ``options`` say) and report it.
+
+    ``inherit`` names the settings a resume may leave as None (the
+    documents kind: its metric); ``plan`` defaults to ``options.plan(task.who)``.
+    The run is closed with its summary once ``task.judge`` has accepted the report.
+    """
+    run = open_run(
+        kind,
+        who=task.who,
+        persist=options.persist,
+        run_id=options.run_id,
+        rootdir=options.rootdir,
+        settings=task.settings() if options.persist else {},
+        resume=options.resume,
+        n_items=len(items),
+        inherit=inherit,
+    )
+    if "metric" in inherit:
+        task.resume(run.settings, run.run_id)
+    task.errors = options.errors
+    entries = execute(run, task, items, plan or options.plan(task.who))
+    report, summary = scored_report(
+        items,
+        entries,
+        label=task.label(),
+        metric=task.metric,
+        who=task.who,
+        detail={**task.detail(), "run_id": run.run_id},
+        scorer=task.scorer,
+    )
+    task.judge(report, len(items))
+    run.close({**task.detail(), **summary})
+    return report
+
 
 Scored = tuple[list[Score], str | None, Exception | None]
 """``(scores, metric name, error or None)``: what `score_cases` returns."""
 
 
 def score_cases(
-    cases: list[tuple[Any, Any]], keys: list[Any], *, metric: Any, options: dict[str, Any], who: str
+    cases: list[tuple[Any, Any]],
+    keys: list[Any],
+    *,
+    metric: Any,
+    options: dict[str, Any],
+    who: str,
+    scorer: Scorer | None = None,
 ) -> Scored:
     """``(scores, metric name, error or None)`` for ``cases`` scored with one `ek.evaluate` call.
 
@@ -189,25 +324,22 @@ def score_cases(
     first that cannot; ``scores`` then holds the items before it. A metric
     returning NaN for an item is such an error (`ek.facade.evaluate` refuses it).
     """
-    from ek.facade import evaluate
-
+    scorer = scorer or _facade_scorer()
     try:
-        report = evaluate(cases, metric=metric, **options)
+        report = scorer.evaluate(cases, metric=metric, **options)
     except (TypeError, ValueError):
-        return _one_by_one(cases, keys, metric, options, who)
+        return _one_by_one(cases, keys, metric, options, who, scorer)
     return list(report.scores), report.metric, None
 
 
 def _one_by_one(
-    cases: list[tuple[Any, Any]], keys: list[Any], metric: Any, options: dict[str, Any], who: str
+    cases: list[tuple[Any, Any]], keys: list[Any], metric: Any, options: dict[str, Any], who: str, scorer: Scorer
 ) -> Scored:
-    from ek.facade import evaluate
-
     scores: list[Score] = []
     name = None
     for key, (prediction, reference) in zip(keys, cases):
         try:
-            report = evaluate([(prediction, reference)], metric=metric, ids=[key], **options)
+            report = scorer.evaluate([(prediction, reference)], metric=metric, ids=[key], **options)
         except (TypeError, ValueError) as exc:
             hint = ""
             if type(prediction) is not type(reference):
@@ -228,7 +360,14 @@ def _one_by_one(
 
 
 def scored_report(
-    items: Sequence[Item], entries: list[Any], *, label: str | None, metric: Any, who: str, detail: dict[str, Any]
+    items: Sequence[Item],
+    entries: list[Any],
+    *,
+    label: str | None,
+    metric: Any,
+    who: str,
+    detail: dict[str, Any],
+    scorer: Scorer | None = None,
 ) -> tuple[Report, dict[str, Any]]:
     """``(report, run summary)``: the report over the scored entries, per slice, with ``per_item``.
 
@@ -239,8 +378,6 @@ def scored_report(
     ``detail`` is added to the report's; ``per_item`` maps every key to its
     entry with the score as a number and its statistics as ``detail``.
     """
-    from ek.facade import merge_reports
-
     scored = [(item[0], e["score"], e["slice"]) for item, e in zip(items, entries) if e["error"] is None]
     report = Report(metric=label or "", aggregate=None, n=0)
     if scored:
@@ -249,7 +386,7 @@ def scored_report(
         if any(s is not None for s in slices):
             flat_detail["slices"] = slices
         flat = Report(metric=label or "", n=len(scored), scores=tuple(s for _, s, _ in scored), detail=flat_detail)
-        report = merge_reports(flat, metric=metric)
+        report = (scorer or _facade_scorer()).merge(flat, metric=metric)
     failures = {item[0]: e["error"] for item, e in zip(items, entries) if e["error"] is not None}
     per_item = {item[0]: _view(e) for item, e in zip(items, entries)}
     report = dataclasses.replace(
@@ -278,3 +415,11 @@ def _view(entry: dict[str, Any]) -> dict[str, Any]:
         view["detail"] = detail = dict(score.detail)
         detail.pop("higher_is_better", None)
     return view
+
+
+def _facade_scorer() -> Scorer:
+    # Only ek.ocr._fleet still calls score_cases/scored_report without a scorer (another helper owns
+    # it this round); once it passes OcrTask.scorer, this fallback and its import go.
+    from ek.facade import evaluate, merge_reports
+
+    return Scorer(evaluate, merge_reports)

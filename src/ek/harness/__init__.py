@@ -37,7 +37,6 @@ item unless ``errors="raise"``.
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Callable, Hashable, Mapping
 from concurrent.futures import Executor
 from typing import Any, TypeVar
@@ -45,18 +44,16 @@ from typing import Any, TypeVar
 from ek._runs import (
     ErrorMode,
     RunOptions,
+    Scorer,
     ScoringTask,
-    callable_id,
-    execute,
     gold_items,
-    open_run,
     run_options_of,
-    scored_report,
-    setting_id,
+    run_scored,
 )
 from ek._util import rehome, type_name
 from ek.base import CostWeight, GraphGrammar, Metric, Report
 from ek.canonicalize import Steps
+from ek.facade import evaluate, merge_reports
 from ek.harness._agreement import cohen_kappa, krippendorff_alpha, percent_agreement
 from ek.harness._baselines import (
     GateResult,
@@ -64,8 +61,6 @@ from ek.harness._baselines import (
     regression_gate,
     save_baseline,
 )
-from ek.metrics import as_metric
-from ek.registry import names
 
 __all__ = [
     "GateResult",
@@ -80,6 +75,7 @@ __all__ = [
 ]
 
 _WHO = "evaluate_store"
+_SCORER = Scorer(evaluate, merge_reports)
 _K = TypeVar("_K", bound=Hashable)
 
 
@@ -188,11 +184,9 @@ def evaluate_store(
             f"evaluate_store() predict is a {type_name(predict)}; pass the system under test as a "
             "callable input -> prediction."
         )
-    options = run_options_of(
-        _WHO,
-        locals(),
-        parts={"predict": predict, "metric": metric, "normalize": normalize, "grammar": grammar, "weights": weights},
-    )
+    scoring = {"normalize": normalize, "grammar": grammar, "weights": weights}
+    task = ScoringTask(predict, metric, scoring, _WHO, scorer=_SCORER)
+    options = run_options_of(_WHO, locals(), parts=task.parts("predict"))
     items = gold_items(
         gold,
         ((input_key, "input_key"), (reference_key, "reference_key"), slice_key),
@@ -200,37 +194,7 @@ def evaluate_store(
         fingerprints=options.persist,
         check=_check_reference(reference_key),
     )
-    run = open_run(
-        "documents",
-        who=_WHO,
-        persist=options.persist,
-        run_id=options.run_id,
-        rootdir=options.rootdir,
-        settings=_settings(metric, normalize, grammar, weights, options.persist),
-        resume=options.resume,
-        n_items=len(items),
-        inherit=("metric",),
-    )
-    task = ScoringTask(
-        predict,
-        _resumed_metric(metric, run),
-        {"grammar": grammar, "normalize": normalize, "weights": weights},
-        _WHO,
-        options.errors,
-    )
-    entries = execute(run, task, items, options.plan(_WHO))
-    report, summary = scored_report(
-        items, entries, label=_metric_label(task.metric), metric=task.metric, who=_WHO, detail={"run_id": run.run_id}
-    )
-    run.close(summary)
-    if summary["n_errors"]:
-        warnings.warn(
-            f"evaluate_store: predict raised on {summary['n_errors']} of {len(items)} items; they are left "
-            "out of the scores and listed in report.detail['errors']. Pass errors='raise' to stop "
-            "at the first failure instead.",
-            stacklevel=2,
-        )
-    return report
+    return run_scored("documents", task, items, options, inherit=("metric",))
 
 
 def _check_reference(reference_key: str) -> Callable[..., Any]:
@@ -242,39 +206,6 @@ def _check_reference(reference_key: str) -> Callable[..., Any]:
             )
 
     return check
-
-
-def _settings(metric: Any, normalize: Any, grammar: Any, weights: Any, persisting: bool) -> dict[str, Any]:
-    """The settings fingerprint a stored run is checked against (None: the metric is chosen by type)."""
-    if not persisting:
-        return {}
-    if metric is not None and not isinstance(metric, str):
-        metric = callable_id(metric, "metric", _WHO)
-    return {
-        "metric": metric,
-        "normalize": setting_id(normalize, "normalize", _WHO),
-        "grammar": setting_id(grammar, "grammar", _WHO),
-        "weights": setting_id(weights, "weights", _WHO),
-    }
-
-
-def _resumed_metric(metric: Any, run: Any) -> Any:
-    """The metric to score with: the one given, else the one a stored run was scored with."""
-    stored = run.settings.get("metric")
-    if metric is not None or stored is None:
-        return metric
-    if stored not in names("metrics"):
-        raise ValueError(
-            f"run {run.run_id!r} was scored with the metric {stored!r}, which is not a registered "
-            "name, so it cannot be found again; pass that metric as metric= to resume the run."
-        )
-    return stored
-
-
-def _metric_label(metric: Any) -> str | None:
-    if metric is None or isinstance(metric, str):
-        return metric
-    return as_metric(metric).name
 
 
 rehome(globals())  # the agreement statistics and the gate live in private modules

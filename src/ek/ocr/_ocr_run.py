@@ -16,6 +16,7 @@ import contextlib
 import dataclasses
 import math
 import os
+import warnings
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypedDict, TypeGuard
@@ -28,9 +29,10 @@ from ek._ocr_result import (
     result_text,
     text_kind,
 )
-from ek._runs import DocumentEntry, ScoringTask, callable_id, setting_id
+from ek._runs import DocumentEntry, Scorer, ScoringTask, callable_id, setting_id
 from ek._util import type_name
 from ek.base import Report
+from ek.facade import evaluate, merge_reports
 
 FILE_KEY = "reference_file"
 """The gold record field naming a ground-truth file (PAGE-XML, ALTO, hOCR or text) to read the reference from."""
@@ -55,10 +57,27 @@ class OcrEntry(DocumentEntry, OcrFields):
     """The stored record of one OCR page (kinds ``ocr`` and ``fleet``), written by `OcrTask`, checked by its ``check``."""
 
 
+SCORER = Scorer(evaluate, merge_reports)
+"""How every OCR run scores its readings: with `ek.facade`."""
+
+
 class OcrTask(ScoringTask):
     """An image read by the engine; its text is the prediction (also run in workers)."""
 
     engine_name = ""
+
+    def __init__(
+        self,
+        call: Callable[..., Any],
+        metric: Any,
+        options: dict[str, Any],
+        who: str,
+        errors: str = "record",
+        *,
+        engine_name: str = "",
+    ) -> None:
+        super().__init__(call, metric, options, who, errors, scorer=SCORER)
+        self.engine_name = engine_name
 
     def reading(self, value: Any) -> str:
         return text_of(value)
@@ -79,6 +98,33 @@ class OcrTask(ScoringTask):
                 raise ValueError(f"its {name} is {value!r:.40}, not a number")
         if not isinstance(entry.get("backend"), str):
             raise ValueError(f"its backend is {entry.get('backend')!r:.40}, not a str")
+
+    def settings(self) -> dict[str, Any]:
+        normalize, grammar = self.options.get("normalize"), self.options.get("grammar")
+        return engine_settings(self.call, self.engine_name, self.metric, normalize, grammar, self.who)
+
+    def label(self) -> str | None:
+        return self.metric if isinstance(self.metric, str) else None
+
+    def detail(self) -> dict[str, Any]:
+        return {"engine": self.engine_name}
+
+    def judge(self, report: Report, n_items: int) -> None:
+        """Raise when the engine read nothing; warn, naming a few, when it failed on some items."""
+        failures = report.detail["errors"]
+        if not report.n:
+            first = next(iter(failures))
+            raise RuntimeError(
+                f"{self.who}: the engine {self.engine_name!r} failed on all {n_items} items, so there "
+                f"is nothing to score. First failure, item {first!r}: {failures[first]}"
+            )
+        if failures:
+            shown = ", ".join(repr(k) for k in list(failures)[:3]) + (", ..." if len(failures) > 3 else "")
+            warnings.warn(
+                f"{self.who}: the engine {self.engine_name!r} failed on {len(failures)} of {n_items} "
+                f"items ({shown}); they are left out of the scores. See report.detail['errors'].",
+                stacklevel=4,
+            )
 
 
 def bind_engine(engine: Any, who: str) -> tuple[Callable[..., Any], str]:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import warnings
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from concurrent.futures import Executor
 from typing import Any, TypeVar
@@ -36,12 +35,10 @@ from ek._runs import (
     ErrorMode,
     RunOptions,
     check_executor,
-    execute,
     gold_items,
     new_run_id,
-    open_run,
     run_options_of,
-    scored_report,
+    run_scored,
 )
 from ek._stats import check_level
 from ek._util import rehome, type_name
@@ -52,7 +49,6 @@ from ek.ocr._ocr_run import (
     OcrTask,
     bind_engine,
     check_reference,
-    engine_settings,
     one_thread_per_engine,
     thread_pool,
     with_confusions,
@@ -164,47 +160,12 @@ def evaluate_ocr(
     options = run_options_of(_WHO, locals())
     items = _checked_items(gold, metric, normalize, (image_key, reference_key, slice_key), options.persist)
     read, engine_name = bind_engine(engine, _WHO)
-    check_executor(
-        options.executor, _WHO, {"engine": read, "metric": metric, "normalize": normalize, "grammar": grammar}
-    )
-    run = open_run(
-        "ocr",
-        who=_WHO,
-        persist=options.persist,
-        run_id=options.run_id,
-        rootdir=options.rootdir,
-        resume=options.resume,
-        settings=engine_settings(read, engine_name, metric, normalize, grammar, _WHO) if options.persist else {},
-        n_items=len(items),
-    )
-    task = OcrTask(read, metric, {"normalize": normalize, "grammar": grammar}, _WHO, options.errors)
-    task.engine_name = engine_name
+    task = OcrTask(read, metric, {"normalize": normalize, "grammar": grammar}, _WHO, engine_name=engine_name)
+    check_executor(options.executor, _WHO, task.parts("engine"))
     workers = options.max_workers
     with thread_pool(workers) as pool, one_thread_per_engine(engine_name, workers > 1 or options.executor is not None):
-        entries = execute(run, task, items, options.plan(f"evaluate_ocr[{engine_name}]", unit="images", executor=pool))
-    report, summary = scored_report(
-        items,
-        entries,
-        label=metric if isinstance(metric, str) else None,
-        metric=metric,
-        who=_WHO,
-        detail={"engine": engine_name, "run_id": run.run_id},
-    )
-    failures = report.detail["errors"]
-    if not report.n:
-        first = next(iter(failures))
-        raise RuntimeError(
-            f"evaluate_ocr: the engine {engine_name!r} failed on all {len(items)} items, so there "
-            f"is nothing to score. First failure, item {first!r}: {failures[first]}"
-        )
-    if failures:
-        shown = ", ".join(repr(k) for k in list(failures)[:3]) + (", ..." if len(failures) > 3 else "")
-        warnings.warn(
-            f"evaluate_ocr: the engine {engine_name!r} failed on {len(failures)} of {len(items)} "
-            f"items ({shown}); they are left out of the scores. See report.detail['errors'].",
-            stacklevel=2,
-        )
-    run.close({"engine": engine_name, **summary})
+        plan = options.plan(f"evaluate_ocr[{engine_name}]", unit="images", executor=pool)
+        report = run_scored("ocr", task, items, options, plan=plan)
     return with_confusions(report)
 
 
