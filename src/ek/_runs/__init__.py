@@ -55,7 +55,7 @@ refuses both at once).
   is a terminal.
 
 A run is used in three steps: ``run = open_run(...)`` (checks and records
-the settings), ``entries = execute(run, task, items, options.plan(...))``,
+the settings; `start_run` takes them from a runner's `RunOptions`), ``entries = execute(run, task, items, options.plan(...))``,
 then ``run.close(summary)`` once the adapter has built its report. A run
 scored elsewhere (``ek evaluate --save``, kind ``evaluate``) writes its
 entries with ``run.store.write`` between the two; `read_run` reads any
@@ -75,6 +75,7 @@ from ek._runs._execute import (
     describe,
     execute,
     open_run,
+    start_run,
 )
 from ek._runs._options import (
     RUN_KEYWORDS,
@@ -160,6 +161,7 @@ __all__ = [
     "score_cases",
     "scored_report",
     "setting_id",
+    "start_run",
     "store_key",
     "stored_runs",
     "str_keys",

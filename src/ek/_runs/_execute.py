@@ -31,7 +31,7 @@ from typing import Any, Protocol
 from ek import _json
 from ek._runs import _values  # noqa: F401 - registers how NodePath and Score are stored
 from ek._runs._calls import run_calls
-from ek._runs._options import Calls, Plan
+from ek._runs._options import Calls, Plan, RunOptions
 from ek._runs._records import RunStore, check_run_id, digest, new_run_id
 from ek._util import Progress, type_name
 
@@ -47,6 +47,7 @@ __all__ = [
     "describe",
     "execute",
     "open_run",
+    "start_run",
 ]
 
 CHUNK_ITEMS = 1000
@@ -161,6 +162,29 @@ def open_run(
     run_id = new_run_id() if run_id is None else check_run_id(run_id, who)
     store = RunStore(kind, run_id, rootdir, who, lock)
     return Run(kind, who, run_id, store, store.open(settings, resume=resume, n_items=n_items, inherit=inherit))
+
+
+def start_run(
+    kind: str,
+    options: RunOptions,
+    *,
+    who: str,
+    settings: Callable[[], dict[str, Any]],
+    n_items: int,
+    inherit: tuple[str, ...] = (),
+) -> Run:
+    """`open_run` as a runner's checked ``options`` say; ``settings()`` is only called for a stored run."""
+    return open_run(
+        kind,
+        who=who,
+        persist=options.persist,
+        run_id=options.run_id,
+        rootdir=options.rootdir,
+        settings=settings() if options.persist else {},
+        resume=options.resume,
+        n_items=n_items,
+        inherit=inherit,
+    )
 
 
 def describe(exc: BaseException) -> str:

@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, TypedDict
 
-from ek._runs._execute import Done, Finished, Item, describe, execute, open_run
+from ek._runs._execute import Done, Finished, Item, describe, execute, start_run
 from ek._runs._options import Plan, RunOptions
 from ek._runs._settings import callable_id, fingerprint, setting_id, str_keys
 from ek._util import type_name
@@ -276,17 +276,7 @@ def run_scored(
     documents kind: its metric); ``plan`` defaults to ``options.plan(task.who)``.
     The run is closed with its summary once ``task.judge`` has accepted the report.
     """
-    run = open_run(
-        kind,
-        who=task.who,
-        persist=options.persist,
-        run_id=options.run_id,
-        rootdir=options.rootdir,
-        settings=task.settings() if options.persist else {},
-        resume=options.resume,
-        n_items=len(items),
-        inherit=inherit,
-    )
+    run = start_run(kind, options, who=task.who, settings=task.settings, n_items=len(items), inherit=inherit)
     if "metric" in inherit:
         task.resume(run.settings, run.run_id)
     task.errors = options.errors

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import inspect
 import json
 import math
+import numbers
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict
@@ -25,11 +27,20 @@ from ek._util import type_name
 from ek.agents._common import accepts_keyword, cost_summary, per_success, resolve_check
 from ek.agents._reliability import ReliabilityReport, _build
 from ek.agents._reports import TrialScore, cost_report, metric_report
-from ek.agents.base import Cost, Episode, RunProvenance
+from ek.agents.base import Cost, Episode, RunProvenance, TaskSpec, suite_grammar
 from ek.agents.cost import episode_dollars
 from ek.base import Score
 
-__all__ = ["Suite", "TrialEntry", "check_summary", "run_summary", "suite_items", "suite_settings", "summary"]
+__all__ = [
+    "Suite",
+    "TrialEntry",
+    "check_summary",
+    "run_summary",
+    "suite_items",
+    "suite_settings",
+    "suite_specs",
+    "summary",
+]
 
 register(Cost, "cost")
 
@@ -66,28 +77,44 @@ class Suite:
     def __init__(
         self,
         agent: Any,
+        specs: list[TaskSpec],
         *,
         k: int,
         check: Any,
-        metrics: dict[Any, Any],
-        grammar: Any,
+        metrics: Mapping[Any, Any] | None,
         price: Any,
         prices: Any,
         run: RunProvenance | None,
         seed: int | None,
-        persist: bool,
     ) -> None:
-        self.agent, self.k = agent, k
+        _check_settings(k, seed, run, metrics)
+        self.is_async = _is_async(agent)
+        self.agent, self.specs, self.k, self.check_given = agent, specs, k, check
         self.checker = resolve_check(check)
+        metrics = dict(metrics or {})
         for name, m in metrics.items():
             if not callable(m):
                 raise TypeError(f"run_suite() metric {name!r} is {type_name(m)}, not a callable Metric.")
-        self.metrics, self.grammar = metrics, grammar
+        self.metrics, self.grammar = metrics, suite_grammar(specs) if metrics else None
         self.price, self.prices = price, prices
         self.priced = price is not None or prices is not None
-        self.run, self.seed, self.persist = run, seed, persist
+        self.run, self.seed, self.persist = run, seed, False
         self.takes_seed = accepts_keyword(agent, "seed")
         self._runs: dict[Any, Any] = {}  # trial seed -> RunProvenance, shared by every task's trial
+
+    def parts(self) -> dict[str, Any]:
+        """What a process pool must pickle: the agent, the checker and each metric."""
+        return {"agent": self.agent, "check": self.checker, **{f"metric {n!r}": m for n, m in self.metrics.items()}}
+
+    def items(self) -> list[Any]:
+        """The run's items, one per trial (fingerprinted when the run is stored)."""
+        return suite_items(self.specs, self.k, self.persist)
+
+    def settings(self) -> dict[Any, Any]:
+        """The settings a stored run is checked against on resume."""
+        return suite_settings(
+            self.specs, self.k, self.seed, self.check_given, self.metrics, self.price, self.prices, self.run
+        )
 
     def seed_of(self, trial: int) -> int | None:
         return None if self.seed is None else self.seed + trial
@@ -338,6 +365,56 @@ def _episode_json(ep: Episode) -> dict[Any, Any]:
         "run": dataclasses.asdict(ep.run) if ep.run is not None else None,
         "meta": ep.meta,
     }
+
+
+def suite_specs(tasks: Any) -> list[Any]:
+    """The suite's `TaskSpec` s, in order, checked: some, each a TaskSpec with its own id and a hashable slice."""
+    if isinstance(tasks, Mapping):
+        items = list(tasks.values())
+    elif isinstance(tasks, (str, bytes)) or not hasattr(tasks, "__iter__"):
+        raise TypeError(f"run_suite() tasks must be TaskSpec s or {{task_id: TaskSpec}}, got {type_name(tasks)}.")
+    else:
+        items = list(tasks)
+    if not items:
+        raise ValueError("run_suite() got no tasks; a suite needs at least one TaskSpec.")
+    seen = set()
+    for i, t in enumerate(items):
+        if not isinstance(t, TaskSpec):
+            raise TypeError(
+                f"run_suite() task {i} is {type_name(t)}; wrap it as TaskSpec(task_id, input=..., gold=...)."
+            )
+        if t.task_id in seen:
+            raise ValueError(
+                f"run_suite() task id {t.task_id!r} appears twice; task ids group trials, so each "
+                "task needs its own id."
+            )
+        try:
+            hash(t.slice)
+        except TypeError:
+            raise TypeError(
+                f"run_suite() task {t.task_id!r} has slice {t.slice!r:.40} ({type_name(t.slice)}), which "
+                "cannot label a slice (it is not hashable); use a str such as 'easy'."
+            ) from None
+        seen.add(t.task_id)
+    return items
+
+
+def _check_settings(k: Any, seed: Any, run: Any, metrics: Any) -> None:
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+        raise ValueError(f"run_suite() k={k!r}: k is the number of trials per task and must be a whole number >= 1.")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
+        raise TypeError(f"run_suite() seed must be an int or None, got {seed!r}.")
+    if run is not None and not isinstance(run, RunProvenance):
+        raise TypeError(f"run_suite() run must be a RunProvenance, got {type_name(run)}.")
+    if metrics is not None and not isinstance(metrics, Mapping):
+        raise TypeError(f"run_suite() metrics must be a {{name: Metric}} mapping, got {type_name(metrics)}.")
+
+
+def _is_async(agent: Any) -> bool:
+    """Whether the agent runs on an event loop (TypeError: it is not callable)."""
+    if not callable(agent):
+        raise TypeError(f"run_suite() agent must be callable (TaskSpec -> Episode), got {type_name(agent)}.")
+    return inspect.iscoroutinefunction(agent) or inspect.iscoroutinefunction(type(agent).__call__)
 
 
 # --------------------------------------------------------------------------

@@ -46,9 +46,7 @@ your sandbox.
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import math
-import numbers
 import os
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -61,19 +59,18 @@ from ek._runs import (
     ErrorMode,
     RunOptions,
     baseline_of,
-    check_executor,
     execute,
     load_baseline_record,
-    open_run,
     run_options_of,
     save_baseline_record,
+    start_run,
 )
 from ek._stats import Z95, newcombe, smallest_detectable_drop
 from ek._util import type_name
 from ek.agents._reliability import ReliabilityReport
 from ek.agents._stats import difference_upper_bound
-from ek.agents._suite import Suite, check_summary, run_summary, suite_items, suite_settings, summary
-from ek.agents.base import RunProvenance, TaskSpec, suite_grammar
+from ek.agents._suite import Suite, check_summary, run_summary, suite_specs, summary
+from ek.agents.base import RunProvenance, TaskSpec
 from ek.agents.cost import ModelPrice
 from ek.agents.metrics import Checker
 from ek.base import Metric
@@ -215,40 +212,14 @@ def run_suite(
             or metric in a persisted run.
         TypeError: a task's slice label is not hashable.
     """
-    specs = _tasks(tasks)
-    _check_settings(k, seed, run, metrics)
-    is_async = _is_async(agent)
-    metrics = dict(metrics or {})
-    options = run_options_of(_WHO, locals())
-    persisting = options.persist
-    suite = Suite(
-        agent,
-        k=k,
-        check=check,
-        metrics=metrics,
-        grammar=suite_grammar(specs) if metrics else None,
-        price=price,
-        prices=prices,
-        run=run,
-        seed=seed,
-        persist=persisting,
-    )
-    parts = {"agent": agent, "check": suite.checker, **{f"metric {n!r}": m for n, m in metrics.items()}}
-    check_executor(options.executor, _WHO, parts)
-    settings = suite_settings(specs, k, seed, check, metrics, price, prices, run) if options.persist else {}
-    items = suite_items(specs, k, options.persist)
-    stored = open_run(
-        "agents",
-        who=_WHO,
-        persist=options.persist,
-        run_id=options.run_id,
-        rootdir=options.rootdir,
-        settings=settings,
-        resume=options.resume,
-        n_items=len(items),
-    )
-    records = execute(stored, suite, items, options.plan(_WHO, unit="trials", is_async=is_async, retry_failed=False))
-    report = suite.report(records, specs, run_id=stored.run_id)
+    specs = suite_specs(tasks)
+    suite = Suite(agent, specs, k=k, check=check, metrics=metrics, price=price, prices=prices, run=run, seed=seed)
+    options = run_options_of(_WHO, locals(), parts=suite.parts())
+    suite.persist = options.persist
+    items = suite.items()
+    stored = start_run("agents", options, who=_WHO, settings=suite.settings, n_items=len(items))
+    plan = options.plan(_WHO, unit="trials", is_async=suite.is_async, retry_failed=False)
+    report = suite.report(execute(stored, suite, items, plan), specs, run_id=stored.run_id)
     stored.close(run_summary(report))
     return report
 
@@ -392,54 +363,6 @@ def agent_regression_gate(
 
 
 # --------------------------------------------------------------------------
-
-
-def _tasks(tasks: Any) -> list[Any]:
-    if isinstance(tasks, Mapping):
-        items = list(tasks.values())
-    elif isinstance(tasks, (str, bytes)) or not hasattr(tasks, "__iter__"):
-        raise TypeError(f"run_suite() tasks must be TaskSpec s or {{task_id: TaskSpec}}, got {type_name(tasks)}.")
-    else:
-        items = list(tasks)
-    if not items:
-        raise ValueError("run_suite() got no tasks; a suite needs at least one TaskSpec.")
-    seen = set()
-    for i, t in enumerate(items):
-        if not isinstance(t, TaskSpec):
-            raise TypeError(
-                f"run_suite() task {i} is {type_name(t)}; wrap it as TaskSpec(task_id, input=..., gold=...)."
-            )
-        if t.task_id in seen:
-            raise ValueError(
-                f"run_suite() task id {t.task_id!r} appears twice; task ids group trials, so each "
-                "task needs its own id."
-            )
-        try:
-            hash(t.slice)
-        except TypeError:
-            raise TypeError(
-                f"run_suite() task {t.task_id!r} has slice {t.slice!r:.40} ({type_name(t.slice)}), which "
-                "cannot label a slice (it is not hashable); use a str such as 'easy'."
-            ) from None
-        seen.add(t.task_id)
-    return items
-
-
-def _check_settings(k: Any, seed: Any, run: Any, metrics: Any) -> None:
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
-        raise ValueError(f"run_suite() k={k!r}: k is the number of trials per task and must be a whole number >= 1.")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
-        raise TypeError(f"run_suite() seed must be an int or None, got {seed!r}.")
-    if run is not None and not isinstance(run, RunProvenance):
-        raise TypeError(f"run_suite() run must be a RunProvenance, got {type_name(run)}.")
-    if metrics is not None and not isinstance(metrics, Mapping):
-        raise TypeError(f"run_suite() metrics must be a {{name: Metric}} mapping, got {type_name(metrics)}.")
-
-
-def _is_async(agent: Any) -> bool:
-    if not callable(agent):
-        raise TypeError(f"run_suite() agent must be callable (TaskSpec -> Episode), got {type_name(agent)}.")
-    return inspect.iscoroutinefunction(agent) or inspect.iscoroutinefunction(type(agent).__call__)
 
 
 def _baseline(baseline: Any, rootdir: Any) -> dict[Any, Any]:
