@@ -1,6 +1,7 @@
 """Imports inside ek only point down the layer map (the README's "Architecture" section).
 
-    ek._util  ek._json                stdlib helpers every layer may use; the one JSON tag codec
+    ek._util  ek._json                stdlib helpers every layer may use; the one JSON tag codec;
+    ek._reading                       how files are read (ReadOptions), named by readers and flags alike
     ek.base  ek._calls  ek._files     data model, call helpers, input files: stdlib only;
     ek._words  ek._stats              Unicode words (regex, lazily); the statistics core;
     ek._stretch                       long texts' exact distances block by block (rapidfuzz, lazily)
@@ -36,6 +37,7 @@ RANKS = {
     "ek._util": 0,
     "ek._version": 0,
     "ek._json": 0,
+    "ek._reading": 0,
     "ek.base": 1,
     "ek._calls": 1,
     "ek._files": 1,

@@ -72,7 +72,7 @@ def test_options_checks_its_values_for_python_callers_too():
     with pytest.raises(ValueError, match=r"^--words must be one of whitespace, unicode"):
         Options(words="spaces")
     assert Options(normalize="nfc, lower").steps == ["nfc", "lower"] and Options().steps is None
-    assert Options(id="").reading()["id_field"] is None and Options(slice="s").reading()["slice_field"] == "s"
+    assert Options(id="").reading().id_field is None and Options(slice="s").reading().slice_field == "s"
     assert Options().for_documents().steps == ["nfc"] and Options(profile="dinglehopper").for_documents().steps is None
 
 

@@ -21,6 +21,7 @@ _EXTENSIONS = {"evaluate_files"}  # issue 14: OCR files scored without an engine
 _EXTENSIONS |= {"EngineSpec", "engine_specs", "engine_state", "fleet_engine"}  # issue 21: a fleet's engines
 _EXTENSIONS |= {"benchmark_fleet", "FleetReport", "EngineResult"}  # issue 21: a fleet of engines over one gold corpus
 _EXTENSIONS |= {"evaluate_workspace"}  # issue 29: the OCR groups of an OCR-D workspace ranked
+_EXTENSIONS |= {"ReadOptions"}  # issue 32: the reading options of evaluate_files / evaluate_workspace as one value
 
 
 def test_public_names_match_the_spec():

@@ -109,11 +109,12 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ek._files._documents import PROFILES, Document, read_document, resolve_text_level
 from ek._files._errors import InputError
-from ek._files._folders import MAX_FILE_MB, Skipped
+from ek._files._folders import Skipped
 from ek._files._join import Failure, Joined, join, leave_out, refuse_failures, unread
 from ek._files._levels import TEXT_LEVELS
 from ek._files._pairing import PRED_FORMATS
-from ek._files._sides import Side, SideOptions, read_side
+from ek._files._sides import Side, read_side, read_source, resolved
+from ek._reading import MAX_FILE_MB, READ_KEYWORDS, ReadOptions, read_options_of
 
 if TYPE_CHECKING:  # at run time __getattr__ loads them: the METS reader brings XML and URL parsing
     from ek._files._mets import (
@@ -132,13 +133,14 @@ __all__ = [
     "MAX_FILE_MB",
     "PRED_FORMATS",
     "PROFILES",
+    "READ_KEYWORDS",
     "TEXT_LEVELS",
     "Document",
     "Failure",
     "InputError",
     "Joined",
+    "ReadOptions",
     "Side",
-    "SideOptions",
     "Skipped",
     "Workspace",
     "group_names",
@@ -149,11 +151,14 @@ __all__ = [
     "no_group",
     "processor_of",
     "read_document",
+    "read_options_of",
     "read_pair",
     "read_side",
+    "read_source",
     "read_workspace",
     "refuse_failures",
     "resolve_text_level",
+    "resolved",
     "unread",
 ]
 
@@ -176,6 +181,7 @@ def read_pair(
     max_file_mb: float = MAX_FILE_MB,
     stdin: BinaryIO | None = None,
     level: str | None = None,
+    read: ReadOptions | None = None,
 ) -> Joined:
     """Read GOLD and PRED (see the module doc for sources and rules) and join them by id.
 
@@ -192,26 +198,15 @@ def read_pair(
         follow_symlinks: read links that leave a folder.
         max_file_mb: the largest file read, in megabytes.
         stdin: the binary stream ``"-"`` reads (default ``sys.stdin.buffer``).
+        read: the reading options (``id_field`` to ``max_file_mb``) as one
+            `ReadOptions` value instead of keywords (passing both is refused).
 
     Raises:
         InputError: a side cannot be read, or nothing pairs; the message says which and why.
     """
-    text_level = resolve_text_level(text_level, level, profile, "read_pair")
-    options: SideOptions = {
-        "id_field": id_field,
-        "slice_field": slice_field,
-        "text_level": text_level,
-        "pick": pick,
-        "profile": profile,
-        "gold_suffix": gold_suffix,
-        "pred_suffix": pred_suffix,
-        "pred_format": pred_format,
-        "follow_symlinks": follow_symlinks,
-        "max_file_mb": max_file_mb,
-        "stdin": stdin,
-    }
-    gold_side = read_side(gold, role="gold", value_field=gold_field, **options)
-    pred_side = read_side(pred, role="pred", value_field=pred_field, **options)
+    options = resolved(read_options_of("read_pair", locals()), level, "read_pair")
+    gold_side = read_source(gold, "gold", options, value_field=gold_field, stdin=stdin)
+    pred_side = read_source(pred, "pred", options, value_field=pred_field, stdin=stdin)
     return join(gold_side, pred_side)
 
 

@@ -28,9 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ek._files._errors import InputError
-
-MAX_FILE_MB = 256
-"""The default bound on the size of one input file, in megabytes (``--max-file-mb``)."""
+from ek._reading import MAX_FILE_MB
 
 _CHUNK = 1 << 24  # bytes read by one call
 _KINDS = (

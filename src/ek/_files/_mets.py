@@ -42,10 +42,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ek._files import _xml
-from ek._files._documents import Document, read_document
+from ek._files._documents import Document
 from ek._files._errors import InputError
-from ek._files._folders import MAX_FILE_MB, max_bytes_of, read_bounded
-from ek._files._sides import Side
+from ek._files._folders import max_bytes_of, read_bounded
+from ek._files._sides import Side, document_of
+from ek._reading import MAX_FILE_MB, ReadOptions
 
 METS_NAME = "mets.xml"
 TEXT_MIMETYPES = (
@@ -202,19 +203,16 @@ def group_side(
     *,
     role: str,
     pages: Sequence[str] | None = None,
-    text_level: str | None = None,
-    pick: str = "index",
-    profile: str | None = None,
-    max_file_mb: float = MAX_FILE_MB,
-    follow_symlinks: bool = False,
+    read: ReadOptions | None = None,
 ) -> Side:
-    """The file of ``group`` for each page, read as one side whose ids are the page ids.
+    """The file of ``group`` for each page, read as one side whose ids are the page ids (as ``read`` says).
 
     ``pages`` (PRED: the gold side's ids) are the pages to read, and one
     the group has no file for is a failure; None reads every page the
     group has a file for (GOLD: the pages that have ground truth). A page
     whose file cannot be read (see the module doc) is in ``Side.errors``.
     """
+    read = read or ReadOptions()
     if group not in workspace.groups:
         raise InputError(no_group(workspace, group, f"--{role}-group"))
     label = f"{role.upper()} group {group}"
@@ -224,20 +222,18 @@ def group_side(
             f"{label} of {workspace.mets} has no file on any page of the PHYSICAL structMap; "
             "check the group's name, or add its files to the structMap."
         )
-    max_bytes = max_bytes_of(max_file_mb)
+    max_bytes = max_bytes_of(read.max_file_mb)
     ids: list[str] = []
     docs: dict[str, Document] = {}
     errors: dict[str, str] = {}
     paths: dict[str, str] = {}
     for page in by_page if pages is None else pages:
         try:
-            path = _page_file(workspace, label, page, by_page.get(page, ()), follow_symlinks)
+            path = _page_file(workspace, label, page, by_page.get(page, ()), read.follow_symlinks)
             paths[page] = path
             name = f"{role.upper()} {os.path.relpath(path, workspace.folder)}"
             data = read_bounded(path, name, max_bytes, regular_only=True)
-            doc = read_document(
-                data, allow_empty=role == "pred", name=name, text_level=text_level, pick=pick, profile=profile
-            )
+            doc = document_of(data, name, role, read)
         except InputError as exc:
             errors[page] = str(exc)
             continue

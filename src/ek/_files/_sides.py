@@ -11,15 +11,16 @@ from dataclasses import dataclass, field
 from itertools import repeat
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, BinaryIO, TypedDict
+from typing import Any, BinaryIO
 
 from ek._files import _records
 from ek._files._documents import Document, read_document, resolve_text_level
 from ek._files._errors import InputError, decode_utf8
-from ek._files._folders import MAX_FILE_MB, Skipped, list_files, max_bytes_of, read_bounded, too_big_error
+from ek._files._folders import Skipped, list_files, max_bytes_of, read_bounded, too_big_error
 from ek._files._formats import DOCUMENT_SUFFIXES
 from ek._files._pairing import Naming, select, side_folder
 from ek._files._records import Table
+from ek._reading import MAX_FILE_MB, ReadOptions, read_options_of
 from ek._util import first_repeat
 
 VALUE_FIELDS = {"gold": ("reference", "gold", "text"), "pred": ("prediction", "pred", "text")}
@@ -62,22 +63,6 @@ class Side:
     loose: frozenset[str] = frozenset()
 
 
-class SideOptions(TypedDict, total=False):
-    """The keyword options of `read_side` that both sides of a pair share (`read_pair` passes them to both)."""
-
-    id_field: str | None
-    slice_field: str | None
-    text_level: str | None
-    pick: str
-    profile: str | None
-    gold_suffix: str | None
-    pred_suffix: str | None
-    pred_format: str | None
-    follow_symlinks: bool
-    max_file_mb: float
-    stdin: BinaryIO | None
-
-
 def read_side(
     source: str | os.PathLike[str],
     *,
@@ -96,29 +81,46 @@ def read_side(
     max_file_mb: float = MAX_FILE_MB,
     stdin: BinaryIO | None = None,
     level: str | None = None,
+    read: ReadOptions | None = None,
 ) -> Side:
     """Read GOLD (``role="gold"``) or PRED (``role="pred"``) from a file, a folder or ``-`` (stdin).
 
     ``value_field`` is ``gold_field`` or ``pred_field`` of `read_pair`;
     ``format`` (``"jsonl"``, ``"json"``, ``"csv"``, ``"tsv"`` or
     ``"document"``) overrides the extension and the content sniffing; the
-    other options are `read_pair`'s.
+    other options are `read_pair`'s, or all of them as one value, ``read=``.
     """
-    document: _DocumentOptions = {
-        "text_level": resolve_text_level(text_level, level, profile, "read_side"),
-        "pick": pick,
-        "profile": profile,
-    }
+    options = resolved(read_options_of("read_side", locals()), level, "read_side")
+    return read_source(source, role, options, value_field=value_field, format=format, stdin=stdin)
+
+
+def resolved(options: ReadOptions, level: str | None, who: str) -> ReadOptions:
+    """``options`` with the text level a profile implies, or the deprecated ``level`` names, checked.
+
+    Called by a public reader: the deprecation warning of ``level`` points at that reader's caller.
+    """
+    text_level = resolve_text_level(options.text_level, level, options.profile, who, stacklevel=4)
+    return options if text_level == options.text_level else dataclasses.replace(options, text_level=text_level)
+
+
+def read_source(
+    source: str | os.PathLike[str],
+    role: str,
+    reading: ReadOptions,
+    *,
+    value_field: str | None = None,
+    format: str | None = None,
+    stdin: BinaryIO | None = None,
+) -> Side:
+    """`read_side` with its reading options as one resolved value (see `resolved`)."""
     if role not in VALUE_FIELDS:
         raise ValueError(f"role must be 'gold' or 'pred', got {role!r}.")
-    reading = _Reading(
-        document, max_bytes_of(max_file_mb), Naming(gold_suffix, pred_suffix, pred_format), follow_symlinks
-    )
+    id_field, slice_field, max_bytes = reading.id_field, reading.slice_field, max_bytes_of(reading.max_file_mb)
     label = f"{role.upper()} {os.fspath(source)}"
     if os.fspath(source) == "-":
-        data = (stdin if stdin is not None else sys.stdin.buffer).read(reading.max_bytes + 1)
-        if len(data) > reading.max_bytes:
-            raise too_big_error(f"{role.upper()} <stdin>", None, reading.max_bytes)
+        data = (stdin if stdin is not None else sys.stdin.buffer).read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise too_big_error(f"{role.upper()} <stdin>", None, max_bytes)
         return _from_bytes(
             data,
             f"{role.upper()} <stdin>",
@@ -127,7 +129,7 @@ def read_side(
             id_field,
             value_field,
             slice_field,
-            reading.document,
+            reading,
             "stdin",
         )
     path = Path(source)
@@ -137,12 +139,10 @@ def read_side(
         raise InputError(f"{label} does not exist; give a .jsonl, .json, .csv or .tsv file, a document or a folder.")
     suffix = path.suffix.lower()
     fmt = format or _EXTENSIONS.get(suffix) or ("document" if suffix in DOCUMENT_SUFFIXES else None)
-    data = read_bounded(os.fspath(path), label, reading.max_bytes)
+    data = read_bounded(os.fspath(path), label, max_bytes)
     if fmt is None:
         fmt = _sniff(data, label, strict=True)
-    return _from_bytes(
-        data, label, role, fmt, id_field, value_field, slice_field, reading.document, _document_id(path.name)
-    )
+    return _from_bytes(data, label, role, fmt, id_field, value_field, slice_field, reading, _document_id(path.name))
 
 
 def settle(gold: Side, pred: Side) -> Side:
@@ -187,24 +187,6 @@ def _two_gold_files(source: str, doc_id: str, gt_path: str, other: str) -> Input
     )
 
 
-class _DocumentOptions(TypedDict):
-    """The keyword options of `read_document` a side reads each of its documents with."""
-
-    text_level: str | None
-    pick: str
-    profile: str | None
-
-
-@dataclass(frozen=True)
-class _Reading:
-    """How documents are read: `read_document`'s options, the size bound, the folder naming and links."""
-
-    document: _DocumentOptions
-    max_bytes: int
-    naming: Naming
-    follow_symlinks: bool
-
-
 def _sniff(data: bytes, label: str, strict: bool = False) -> str:
     """The format of bytes with no telling extension, from their first characters."""
     head = data[:4096].decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
@@ -236,11 +218,11 @@ def _from_bytes(
     id_field: str | None,
     value_field: str | None,
     slice_field: str | None,
-    document: _DocumentOptions,
+    reading: ReadOptions,
     doc_id: str,
 ) -> Side:
     if fmt == "document":
-        doc = read_document(data, allow_empty=role == "pred", name=label, **document)
+        doc = document_of(data, label, role, reading)
         return Side(label, role, (doc_id,), (doc.text,), documents={doc_id: doc}, single=True)
     text = decode_utf8(data, label)
     if fmt == "jsonl":
@@ -371,15 +353,31 @@ def _document_id(name: str) -> str:
     return stem.removesuffix(".gt")
 
 
-def _from_folder(path: str, label: str, role: str, reading: _Reading) -> Side:
+def document_of(data: bytes, name: str, role: str, reading: ReadOptions) -> Document:
+    """The document in ``data`` read as ``reading`` says (a PRED one may be empty)."""
+    return read_document(
+        data,
+        allow_empty=role == "pred",
+        name=name,
+        text_level=reading.text_level,
+        pick=reading.pick,
+        profile=reading.profile,
+    )
+
+
+def _from_folder(path: str, label: str, role: str, reading: ReadOptions) -> Side:
+    naming, max_bytes = (
+        Naming(reading.gold_suffix, reading.pred_suffix, reading.pred_format),
+        max_bytes_of(reading.max_file_mb),
+    )
     root = side_folder(path, role, label)
     if root != path:
         label = f"{role.upper()} {root}"
-    listing = list_files(root, reading.naming.wants, follow_symlinks=reading.follow_symlinks)
-    selection = select(listing.entries, role, reading.naming, label)
+    listing = list_files(root, naming.wants, follow_symlinks=reading.follow_symlinks)
+    selection = select(listing.entries, role, naming, label)
     chosen, other_formats = selection.picked, selection.skipped
     if not chosen:
-        raise _no_document(label, role, reading.naming, other_formats)
+        raise _no_document(label, role, naming, other_formats)
     ids: list[str] = []
     values: list[str] = []
     docs: dict[str, Document] = {}
@@ -389,8 +387,8 @@ def _from_folder(path: str, label: str, role: str, reading: _Reading) -> Side:
         paths[doc_id] = entry.path
         name = os.path.join(label, entry.rel)
         try:
-            data = read_bounded(entry.path, name, reading.max_bytes, regular_only=True)
-            doc = read_document(data, allow_empty=role == "pred", name=name, **reading.document)
+            data = read_bounded(entry.path, name, max_bytes, regular_only=True)
+            doc = document_of(data, name, role, reading)
         except InputError as exc:
             errors[doc_id] = str(exc)
             continue

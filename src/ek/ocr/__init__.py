@@ -35,6 +35,7 @@ Importing this package needs neither ocracy nor any engine; they are
 checked when an engine is first bound.
 """
 
+from ek._reading import ReadOptions
 from ek._util import rehome
 from ek.ocr._fleet_engines import EngineSpec, engine_specs, engine_state, fleet_engine
 from ek.ocr.benchmark import (
@@ -59,6 +60,7 @@ __all__ = [
     "EngineResult",
     "EngineSpec",
     "FleetReport",
+    "ReadOptions",
     "add_gold_item",
     "benchmark_fleet",
     "engine_specs",

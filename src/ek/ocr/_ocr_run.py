@@ -66,17 +66,9 @@ class OcrTask(ScoringTask):
 
     engine_name = ""
 
-    def __init__(
-        self,
-        call: Callable[..., Any],
-        metric: Any,
-        options: dict[str, Any],
-        who: str,
-        errors: str = "record",
-        *,
-        engine_name: str = "",
-    ) -> None:
-        super().__init__(call, metric, options, who, errors, scorer=SCORER)
+    def __init__(self, *args: Any, engine_name: str = "", **kwargs: Any) -> None:
+        """`ScoringTask`'s arguments; an OCR run scores with `ek.facade` (`SCORER`)."""
+        super().__init__(*args, scorer=SCORER, **kwargs)
         self.engine_name = engine_name
 
     def reading(self, value: Any) -> str:

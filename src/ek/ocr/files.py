@@ -85,6 +85,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, Protocol
 
 from ek import _align
+from ek._reading import ReadOptions
 from ek.base import Report
 from ek.canonicalize import Steps, resolve_canonicalizer
 from ek.facade import evaluate
@@ -177,6 +178,7 @@ def evaluate_files(
     pred_suffix: str | None = None,
     pred_format: str | None = None,
     level: str | None = None,
+    read: ReadOptions | None = None,
 ) -> Report:
     """Score OCR files in PRED against GOLD (CER by default; lower is better).
 
@@ -213,6 +215,10 @@ def evaluate_files(
             ``gold_suffix=".gt.txt", pred_suffix=".tess.txt"``, or
             ``pred_format="hocr"`` when a folder holds several outputs per page.
         level: deprecated name of ``text_level``.
+        read: the reading options as one `ek.ocr.ReadOptions` value instead of the
+            keywords ``text_level``, ``pick``, ``profile``, ``gold_suffix``,
+            ``pred_suffix`` and ``pred_format`` (passing both is refused); its
+            other fields (``max_file_mb``, ...) have no keyword here.
 
     Raises:
         ValueError: a side cannot be read (the message names the file), a
@@ -220,23 +226,16 @@ def evaluate_files(
             ``segment="grapheme"`` with a metric that has no grapheme form,
             an unknown profile, or settings that contradict the profile.
     """
-    text_level = _settings.text_level(text_level, level)
-    settings = _settings.resolve(profile, normalize, segment, words)  # refuse bad settings before reading
     from ek._files import (  # the readers and their parsers load on first use
+        read_options_of,
         read_pair,
         refuse_failures,
     )
 
-    joined = read_pair(
-        gold,
-        pred,
-        text_level=text_level,
-        pick=pick,
-        profile=settings.profile,
-        gold_suffix=gold_suffix,
-        pred_suffix=pred_suffix,
-        pred_format=pred_format,
-    )
+    text_level = _settings.text_level(text_level, level)
+    options = read_options_of("evaluate_files", locals())
+    settings = _settings.resolve(options.profile, normalize, segment, words)  # refuse bad settings before reading
+    joined = read_pair(gold, pred, read=dataclasses.replace(options, profile=settings.profile))
     measured = _Measured(tuple(measures), fca_max_chars)
     return _evaluate(refuse_failures(joined, keep_going=keep_going), metric, settings, measured, n_confusions, n_bins)
 

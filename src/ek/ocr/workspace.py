@@ -35,6 +35,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ek._reading import ReadOptions
 from ek.base import Report
 from ek.canonicalize import Steps
 from ek.ocr._fleet_report import FleetReport, build_fleet_report
@@ -62,6 +63,7 @@ def evaluate_workspace(
     keep_going: bool = False,
     max_file_mb: float = 256,
     follow_symlinks: bool = False,
+    read: ReadOptions | None = None,
 ) -> FleetReport:
     """Rank the ``pred_groups`` of an OCR-D workspace against ``gold_group`` (CER by default; lower is better).
 
@@ -77,6 +79,9 @@ def evaluate_workspace(
             listing them, instead of raising.
         max_file_mb, follow_symlinks: the largest file read, in megabytes,
             and whether links that leave the workspace are read.
+        read: the reading options as one `ek.ocr.ReadOptions` value instead of
+            the keywords ``text_level``, ``pick``, ``profile``, ``max_file_mb``
+            and ``follow_symlinks`` (passing both is refused).
 
     Raises:
         ValueError: not a workspace, no PHYSICAL structMap, an unknown group,
@@ -101,18 +106,26 @@ def evaluate_workspace(
     >>> fleet.ranking, round(fleet["OCR-A"].aggregate, 3), fleet["OCR-A"].comparison.delta > 0
     (('OCR-B', 'OCR-A'), 0.091, True)
     """
-    from ek._files import InputError, group_names, group_side, join, processor_of, read_workspace, refuse_failures
+    from ek._files import (
+        InputError,
+        group_names,
+        group_side,
+        join,
+        processor_of,
+        read_options_of,
+        read_workspace,
+        refuse_failures,
+    )
 
+    reading = read_options_of("evaluate_workspace", locals())
     ws = read_workspace(workspace)
-    reading: dict[str, Any] = {"text_level": text_level, "pick": pick, "profile": profile}
-    reading.update(max_file_mb=max_file_mb, follow_symlinks=follow_symlinks)
-    gold = group_side(ws, gold_group, role="gold", **reading)
+    gold = group_side(ws, gold_group, role="gold", read=reading)
     groups, skipped = group_names(ws, pred_groups, exclude=gold_group)
     if skipped and not keep_going:
         raise InputError(" ".join(skipped.values()))
     runs: dict[str, tuple[Any, ...]] = {}
     for group in groups:
-        pred = group_side(ws, group, role="pred", pages=(*gold.ids, *gold.errors), **reading)
+        pred = group_side(ws, group, role="pred", pages=(*gold.ids, *gold.errors), read=reading)
         joined = refuse_failures(join(gold, pred), keep_going=keep_going)
         if not joined.ids:
             skipped[group] = f"no page could be read: {next(iter(pred.errors.values()), 'none has a file')}"
@@ -122,7 +135,7 @@ def evaluate_workspace(
             metric=metric,
             segment=segment,
             normalize=normalize,
-            profile=profile,
+            profile=reading.profile,
             words=words,
             measures=measures,
             fca_max_chars=fca_max_chars,

@@ -267,7 +267,7 @@ def _proxy(pred: str, proxy: str, options: Options, proxy_field: str | None) -> 
     with _named("--proxy"):
         stand_in = read_gold(proxy, dataclasses.replace(options, gold_field=proxy_field))
         options = options_for(stand_in, options)
-        pred_side = read_side(pred, role="pred", value_field=options.pred_field, **options.reading())
+        pred_side = read_side(pred, role="pred", value_field=options.pred_field, read=options.reading())
         joined = refuse_failures(join(stand_in, pred_side), keep_going=options.keep_going)
     if joined.extra:
         raise InputError(

@@ -16,24 +16,12 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any
+
+from ek._reading import MAX_FILE_MB, ReadOptions
 
 WORDS = ("whitespace", "unicode")
 """How WER cuts words (``--words``): at whitespace (jiwer's way) or as Unicode words (UAX #29)."""
-
-
-class Reading(TypedDict, total=False):
-    """The keyword arguments of `ek._files.read_side` the options give (the role and value field aside)."""
-
-    id_field: str | None
-    slice_field: str | None
-    text_level: str | None
-    profile: str | None
-    gold_suffix: str | None
-    pred_suffix: str | None
-    pred_format: str | None
-    follow_symlinks: bool
-    max_file_mb: float  # only when given: read_side's default otherwise
 
 
 @dataclass(frozen=True)
@@ -301,19 +289,19 @@ class Options:
         """The ``--normalize`` steps as a list (``"nfc,lower"`` -> ``["nfc", "lower"]``), None without the flag."""
         return normalize_steps(self.normalize)
 
-    def reading(self) -> Reading:
-        """The keyword arguments of `ek._files.read_side` these options give (the value field aside)."""
-        options: Reading = {
-            "id_field": self.id or None,
-            "slice_field": self.slice,
-            "text_level": self.text_level,
-            "profile": self.profile,
-            "gold_suffix": self.gold_suffix,
-            "pred_suffix": self.pred_suffix,
-            "pred_format": self.pred_format,
-            "follow_symlinks": self.follow_symlinks,
-        }
-        return options if self.max_file_mb is None else {**options, "max_file_mb": self.max_file_mb}
+    def reading(self) -> ReadOptions:
+        """How these options read GOLD and PRED (`ek._reading.ReadOptions`; the value fields aside)."""
+        return ReadOptions(
+            id_field=self.id or None,
+            slice_field=self.slice,
+            text_level=self.text_level,
+            profile=self.profile,
+            gold_suffix=self.gold_suffix,
+            pred_suffix=self.pred_suffix,
+            pred_format=self.pred_format,
+            follow_symlinks=self.follow_symlinks,
+            max_file_mb=MAX_FILE_MB if self.max_file_mb is None else self.max_file_mb,
+        )
 
     def for_documents(self) -> Options:
         """These options for document inputs: NFC unless ``--normalize`` or ``--profile`` says otherwise."""

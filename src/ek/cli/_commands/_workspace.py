@@ -27,7 +27,6 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ek._files import (
-    MAX_FILE_MB,
     InputError,
     Skipped,
     Workspace,
@@ -80,9 +79,9 @@ def run_workspace(
         return _ranked(ws, gold_group, pred_groups, options)
     from ek.cli._commands._evaluate import Sides, run_evaluate
 
-    reading = _reading(options)
-    gold_side = group_side(ws, gold_group, role="gold", **reading)
-    pred_side = group_side(ws, groups[0], role="pred", pages=(*gold_side.ids, *gold_side.errors), **reading)
+    reading = options.reading()
+    gold_side = group_side(ws, gold_group, role="gold", read=reading)
+    pred_side = group_side(ws, groups[0], role="pred", pages=(*gold_side.ids, *gold_side.errors), read=reading)
     left_out = tuple(Skipped(f"--pred-group {name}", why) for name, why in unknown.items())
     sides = Sides(
         gold_side, dataclasses.replace(pred_side, skipped=pred_side.skipped + left_out), _meta(ws, gold_group, groups)
@@ -194,16 +193,6 @@ def _check_ranking(
         )
 
 
-def _reading(options: Options) -> dict[str, Any]:
-    """The options `ek._files.group_side` reads documents with."""
-    return {
-        "text_level": options.text_level,
-        "profile": options.profile,
-        "max_file_mb": MAX_FILE_MB if options.max_file_mb is None else options.max_file_mb,
-        "follow_symlinks": options.follow_symlinks,
-    }
-
-
 def _inputs(ws: Workspace, groups: Sequence[str]) -> dict[str, str]:
     """The METS and the folders of the groups read, which no output may overwrite."""
     folders = {
@@ -239,7 +228,8 @@ def _ranked(ws: Workspace, gold_group: str, pred_groups: Sequence[str], options:
         pred_groups=pred_groups,
         level=options.level,
         keep_going=options.keep_going,
-        **{**_reading(options), **scoring},
+        read=options.reading(),
+        **{k: v for k, v in scoring.items() if k != "profile"},  # the profile is read's
     )
     meta = _fleet_meta(ws, gold_group, fleet, options)
     payload = fleet_payload(fleet, meta)
