@@ -60,7 +60,19 @@ class Docs:
 
 
 def read_docs(obj: Any) -> Docs:
-    """The docstring of ``obj`` (a function or a dataclass) split into description and parameter entries."""
+    """The docstring of ``obj`` (a function or a dataclass) split into description and parameter entries.
+
+    A dataclass made of groups of flags (`ek.cli.Options`) has the entries
+    of its bases too: each flag's help is written once, in its group.
+    """
+    docs = _read_docs(obj)
+    if not isinstance(obj, type):
+        return docs
+    inherited = [_read_docs(base).entries for base in reversed(obj.__mro__[1:]) if base is not object]
+    return Docs(docs.summary, docs.description, {k: v for e in (*inherited, docs.entries) for k, v in e.items()})
+
+
+def _read_docs(obj: Any) -> Docs:
     doc = inspect.getdoc(obj) or ""
     prose: list[str] = []
     found: dict[str, tuple[str | None, list[str], str | None]] = {}

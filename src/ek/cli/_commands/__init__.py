@@ -54,9 +54,12 @@ from ek.cli._commands._format import Outcome
 from ek.cli._commands._options import (
     OneOf,
     Options,
+    Records,
+    Scoring,
     at_least_one,
     confidence_level,
     did_you_mean,
+    grouped,
     normalize_steps,
     positive,
 )
@@ -65,6 +68,7 @@ if TYPE_CHECKING:
     from ek.cli._commands._benchmark import BenchmarkOptions
 
 _DEFAULTS = Options()  # every shared flag at its default: a frozen value, safe to share as the default argument
+# (an Options is a Records, a Scoring, ...: the default of a parameter that takes one group)
 
 __all__ = [
     "OneOf",
@@ -244,11 +248,8 @@ def audit_plan(
     min_prob: float | None = None,
     out: str | None = None,
     proxy_field: str | None = None,
-    id: str = "id",
-    slice: str | None = None,
-    metric: str | None = None,
-    normalize: str | None = None,
-    pred_field: str | None = None,
+    records: Records = _DEFAULTS,
+    scoring: Scoring = _DEFAULTS,
 ) -> Outcome:
     """Which items of PRED to audit: id, inclusion probability, slice, text to label.
 
@@ -266,20 +267,22 @@ def audit_plan(
         min_prob (P): the lowest inclusion probability --strategy active gives
         out (PATH): write the plan to PATH (default: standard output)
         proxy_field (FIELD): the --proxy file's value field (default: reference, gold or text)
-        id (FIELD): joins predictions and proxy; "" numbers them by position
-        slice (FIELD): the proxy's slice field (default: slice, when it has one)
-        metric (NAME): the metric, e.g. wer (default: cer for text, fields for records)
-        normalize (STEPS): normalisation steps, e.g. nfc,lower
-        pred_field (FIELD): the predictions' value field (default: prediction, pred or text)
+        records: the record flags of ek evaluate (`Records`; the proxy is read as gold, --gold-field aside)
+        scoring: the scoring flags of ek evaluate (`Scoring`; --level is not used: a plan has no interval)
     """
     from ek.cli._commands._estimate import run_audit_plan
 
-    reading = Options(id=id, slice=slice, metric=metric, normalize=normalize, pred_field=pred_field)
-    with _no_cycle_collection():
+    if records.gold_field is not None:
+        raise ValueError(
+            "--gold-field names the value field of a gold file, and ek audit-plan reads none; "
+            "name the --proxy file's value field with --proxy-field."
+        )
+    options = grouped(records, scoring)
+    with _no_cycle_collection(), work_limit(options.max_align_work):
         return run_audit_plan(
             pred,
             proxy,
-            reading,
+            options,
             proxy_field=proxy_field,
             budget=budget,
             strategy=strategy,

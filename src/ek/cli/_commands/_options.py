@@ -185,25 +185,25 @@ _MAX_ALIGN_WORK = positive("--max-align-work", "units x edits")
 
 
 @dataclass(frozen=True)
-class Options:
-    """The options of ``ek evaluate``, ``ek compare`` and ``ek estimate``: each field is the flag of its name.
-
-    The command functions take one as a keyword-only parameter, and the
-    dispatcher (`ek.cli._main`) makes one flag of each field, in this order
-    (``gold_field`` is ``--gold-field``), the field's annotation deciding
-    the flag's type (``Annotated[T, check]``: converted by ``check``) and
-    the lists below its --help, one group per heading. A field holds what
-    the user typed (``normalize="nfc,lower"``, ``id=""``); `steps` and
-    `reading` give the forms the readers and metrics take. ``normalize``
-    None means: NFC for documents (set by `for_documents` when GOLD is a
-    document or folder and no profile is given), nothing for records (the
-    defaults of `ek.evaluate`).
+class Records:
+    """How records are joined and which of their fields are scored (a group of flags).
 
     Records:
         id (FIELD): joins gold and predictions; "" numbers them by position
         gold_field (FIELD): gold's value field (default: reference, gold or text; else the record)
         pred_field (FIELD): the predictions' value field (default: prediction, pred or text)
         slice (FIELD): each item's slice field (default: slice, when gold has it)
+    """
+
+    id: str = "id"
+    gold_field: str | None = None
+    pred_field: str | None = None
+    slice: str | None = None
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """How items are scored and bounded (a group of flags).
 
     Scoring:
         metric (NAME): the metric, e.g. wer (default: cer for text, fields for records)
@@ -212,14 +212,45 @@ class Options:
         words (MODE): how WER cuts words (default: whitespace)
         measures (LIST): OCR measures of cer,wer,fca,bow (default: all; FCA to 20k chars a page)
         max_align_work (N): refuse a text that needs over N units x edits to align (default: 5e11)
+    """
+
+    metric: str | None = None
+    normalize: str | None = None  # comma-separated steps, as typed: "nfc,lower"
+    level: Annotated[float, confidence_level] = 0.95
+    words: Annotated[str | None, _WORDS] = None
+    measures: Annotated[str | None, measure_list] = None  # comma-separated, as typed: "cer,wer,fca"
+    max_align_work: Annotated[float | None, _MAX_ALIGN_WORK] = None  # None: ek._align.MAX_WORK
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """Where the report is written (a group of flags).
 
     Outputs:
         json (PATH): write the report as JSON to PATH (- for standard output)
         html (PATH): write the report as a web page to PATH (- for standard output)
+    """
+
+    json: str | None = None
+    html: str | None = None
+
+
+@dataclass(frozen=True)
+class Gates:
+    """The bounds that fail a run (a group of flags).
 
     Gates:
         max (BOUND): exit 1 when the figure is above BOUND
         min (BOUND): exit 1 when the figure is below BOUND
+    """
+
+    max: float | None = None
+    min: float | None = None
+
+
+@dataclass(frozen=True)
+class Documents:
+    """How documents and folders are read (a group of flags; with ``Records``, the `ReadOptions`).
 
     Documents:
         text_level (LEVEL): text level (default: region, else line)
@@ -232,28 +263,34 @@ class Options:
         max_file_mb (MB): skip (and list) files over MB megabytes (default: 256)
     """
 
-    id: str = "id"
-    gold_field: str | None = None
-    pred_field: str | None = None
-    slice: str | None = None
-    metric: str | None = None
-    normalize: str | None = None  # comma-separated steps, as typed: "nfc,lower"
-    level: Annotated[float, confidence_level] = 0.95
-    json: str | None = None
-    html: str | None = None
-    max: float | None = None
-    min: float | None = None
     text_level: Annotated[str | None, _TEXT_LEVEL] = None
     profile: Annotated[str | None, _PROFILE] = None
-    words: Annotated[str | None, _WORDS] = None
-    measures: Annotated[str | None, measure_list] = None  # comma-separated, as typed: "cer,wer,fca"
-    max_align_work: Annotated[float | None, _MAX_ALIGN_WORK] = None  # None: ek._align.MAX_WORK
     keep_going: bool = False
     gold_suffix: str | None = None
     pred_suffix: str | None = None
     pred_format: Annotated[str | None, _PRED_FORMAT] = None
     follow_symlinks: bool = False
     max_file_mb: Annotated[float | None, _MAX_FILE_MB] = None  # None: ek._files.MAX_FILE_MB
+
+
+@dataclass(frozen=True)
+class Options(Documents, Gates, Outputs, Scoring, Records):
+    """The options of ``ek evaluate``, ``ek compare`` and ``ek estimate``: each field is the flag of its name.
+
+    The fields are those of the groups `Records`, `Scoring`, `Outputs`,
+    `Gates` and `Documents`, in that order (a command may take a group
+    alone: ``ek audit-plan`` takes `Records` and `Scoring`); their
+    docstrings give each flag's --help, one group per heading. The command
+    functions take one as a keyword-only parameter, and the dispatcher
+    (`ek.cli._main`) makes one flag of each field (``gold_field`` is
+    ``--gold-field``), the field's annotation deciding the flag's type
+    (``Annotated[T, check]``: converted by ``check``). A field holds what
+    the user typed (``normalize="nfc,lower"``, ``id=""``); `steps` and
+    `reading` give the forms the readers and metrics take. ``normalize``
+    None means: NFC for documents (set by `for_documents` when GOLD is a
+    document or folder and no profile is given), nothing for records (the
+    defaults of `ek.evaluate`).
+    """
 
     def __post_init__(self) -> None:
         confidence_level(self.level)
@@ -308,6 +345,15 @@ class Options:
         if self.normalize is None and self.profile is None:
             return dataclasses.replace(self, normalize="nfc")
         return self
+
+
+def grouped(records: Records, scoring: Scoring) -> Options:
+    """The `Options` of a command that takes the record and scoring flags alone: the others at their defaults.
+
+    Each group gives only its own fields (a whole `Options` may stand for one group).
+    """
+    given = [(Records, records), (Scoring, scoring)]
+    return Options(**{f.name: getattr(value, f.name) for group, value in given for f in dataclasses.fields(group)})
 
 
 def normalize_steps(normalize: str | None) -> list[str] | None:
