@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ek._files import InputError, Side, join, read_side, refuse_failures
+from ek._files import InputError, Side, join, read_source, refuse_failures
 from ek.cli._commands import _format as fmt
 from ek.cli._commands._evaluate import gate
 from ek.cli._commands._format import Outcome
@@ -267,7 +267,7 @@ def _proxy(pred: str, proxy: str, options: Options, proxy_field: str | None) -> 
     with _named("--proxy"):
         stand_in = read_gold(proxy, dataclasses.replace(options, gold_field=proxy_field))
         options = options_for(stand_in, options)
-        pred_side = read_side(pred, role="pred", value_field=options.pred_field, read=options.reading())
+        pred_side = read_source(pred, "pred", options.reading(), value_field=options.pred_field)
         joined = refuse_failures(join(stand_in, pred_side), keep_going=options.keep_going)
     if joined.extra:
         raise InputError(

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
 from ek._bootstrap import id_text, resampled, resampled_pair
-from ek._files import InputError, Joined, Side, join, read_side, refuse_failures, unread
+from ek._files import InputError, Joined, Side, join, read_source, refuse_failures, unread
 from ek._util import Progress
 from ek.base import MetricContract, Report
 from ek.cli._commands._options import Options, measure_names
@@ -63,7 +63,7 @@ class Scored:
 
 def read_gold(path: str, options: Options) -> Side:
     """GOLD as one side, read once (its failed documents are refused by `read_joined`, or `check_gold`)."""
-    return read_side(path, role="gold", value_field=options.gold_field, read=options.reading())
+    return read_source(path, "gold", options.reading(), value_field=options.gold_field)
 
 
 def check_gold(gold: Side, options: Options) -> None:
@@ -83,7 +83,7 @@ def read_joined(gold: Side, path: str, options: Options) -> Joined:
     Documents of either side that failed to read are one InputError listing
     them, unless ``--keep-going``: then failed predictions are left out too.
     """
-    joined = join(gold, read_side(path, role="pred", value_field=options.pred_field, read=options.reading()))
+    joined = join(gold, read_source(path, "pred", options.reading(), value_field=options.pred_field))
     return refuse_failures(joined, keep_going=options.keep_going)
 
 

@@ -327,8 +327,10 @@ class Options(Documents, Gates, Outputs, Scoring, Records):
         return normalize_steps(self.normalize)
 
     def reading(self) -> ReadOptions:
-        """How these options read GOLD and PRED (`ek._reading.ReadOptions`; the value fields aside)."""
-        return ReadOptions(
+        """How these options read GOLD and PRED (`ek._reading.ReadOptions`, its text level resolved; the value fields aside)."""
+        from ek._files import resolved  # the readers: loaded by the commands that read files, when they run
+
+        given = ReadOptions(
             id_field=self.id or None,
             slice_field=self.slice,
             text_level=self.text_level,
@@ -339,6 +341,7 @@ class Options(Documents, Gates, Outputs, Scoring, Records):
             follow_symlinks=self.follow_symlinks,
             max_file_mb=MAX_FILE_MB if self.max_file_mb is None else self.max_file_mb,
         )
+        return resolved(given, None, "ek")
 
     def for_documents(self) -> Options:
         """These options for document inputs: NFC unless ``--normalize`` or ``--profile`` says otherwise."""
