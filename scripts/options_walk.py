@@ -7,8 +7,9 @@ reader (``ek._files._documents.read_document``) and at each lookup of the metric
 
 * steps: the distinct ek functions on those stacks, from ``ek.cli._main.run`` down;
 * files: the distinct source files they are in;
-* climbs: the distinct caller -> callee edges on them that go up a layer (the callee's rank in
-  ``tests/test_layering.py`` above the caller's);
+* climbs: how many times the walk comes back up a layer between one target and the next: on the way
+  from one stack's top to the frame it shares with the next stack, each return from a module of a
+  lower rank (``tests/test_layering.py``) to one of a higher rank;
 * metric lookups: how many times the registry was asked for the metric.
 
 Run it with ``PYTHONPATH`` set to the tree to measure; the figures are the same on every run.
@@ -19,6 +20,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import io
+import itertools
 import os
 import sys
 import tempfile
@@ -86,13 +88,16 @@ def walk(argv: list[str]) -> dict[str, Any]:
         sys.setprofile(None)
     ranks = _ranks()
     steps = {frame for stack in stacks for frame in stack}
-    edges = {(a, b) for stack in stacks for a, b in zip(stack, stack[1:])}
-    climbs = {(a, b) for a, b in edges if _rank(b[0], ranks) > _rank(a[0], ranks)}
+    climbs = []
+    for one, following in itertools.pairwise(stacks):
+        shared = next((k for k, (a, b) in enumerate(zip(one, following)) if a != b), min(len(one), len(following)))
+        back = one[max(shared - 1, 0) :]  # from the frame both share up to this stack's top
+        climbs += [(a, b) for a, b in itertools.pairwise(back) if _rank(a[0], ranks) > _rank(b[0], ranks)]
     return {
         "walk": [" > ".join(q for _, q in stack) for stack in stacks],
         "steps": len(steps),
         "files": len({module for module, _ in steps}),
-        "climbs": sorted(f"{a[1]} ({a[0]}) -> {b[1]} ({b[0]})" for a, b in climbs),
+        "climbs": [f"{b[1]} ({b[0]}) back to {a[1]} ({a[0]})" for a, b in climbs],
         "metric lookups": lookups,
     }
 
@@ -101,8 +106,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         gold, pred = _corpus(folder)
         figures = walk(["evaluate", gold, pred, "--metric", "cer", "--json", os.path.join(folder, "r.json")])
-    print(f"steps {figures['steps']}, files {figures['files']}, climbs {len(figures['climbs'])}, "
-          f"metric lookups {figures['metric lookups']}")
+    print(
+        f"steps {figures['steps']}, files {figures['files']}, climbs {len(figures['climbs'])}, "
+        f"metric lookups {figures['metric lookups']}"
+    )
     for stack in figures["walk"]:
         print("  to", stack)
     for climb in figures["climbs"]:
