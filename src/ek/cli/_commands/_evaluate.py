@@ -231,7 +231,9 @@ def payload(
             }
             for label, value in report.per_slice.items()
         },
-        "items": {str(i): {"value": value, **stats} for i, (value, stats) in zip(ids, item_rows(report))},
+        "items": {
+            str(i): {"value": value, **stats} for i, (value, stats) in zip(ids, item_rows(report, scored.facts()))
+        },
     }
     out.update(scored.documents)
     out.update(meta or {})

@@ -59,6 +59,11 @@ class Scored:
     missing: tuple[object, ...] = ()
     extra: tuple[object, ...] = ()
     documents: DocumentFigures = field(default_factory=lambda: DocumentFigures())
+    metric: MetricContract | None | Literal[False] = False  # the report's metric, resolved once; False: not yet
+
+    def facts(self) -> MetricContract | None:
+        """The report's registered metric as the contract (None: not registered), resolved once by `score`."""
+        return metric_facts(self.report.metric) if self.metric is False else self.metric
 
 
 def read_gold(path: str, options: Options) -> Side:
@@ -91,7 +96,8 @@ def score(joined: Joined, options: Options, *, name: str) -> Scored:
     """Score the joined cases (with a progress bar on a terminal)."""
     if not joined.ids:
         raise InputError(f"no gold item could be scored against {name}; check GOLD.")
-    if (joined.documents or options.profile is not None) and _reads_documents(options.metric):
+    asked = metric_facts(options.metric)  # the metric asked for, resolved once
+    if (joined.documents or options.profile is not None) and _reads_documents(options.metric, asked):
         from ek.ocr.files import (
             evaluate_joined,  # documents: OCR measures and confusion tables too
         )
@@ -100,7 +106,8 @@ def score(joined: Joined, options: Options, *, name: str) -> Scored:
         documents = _document_figures(report.detail)
     else:
         report, documents = _evaluate_in_chunks(joined, options, name), DocumentFigures()
-    return Scored(name, report, joined, tuple(joined.missing), tuple(joined.extra), documents)
+    facts = asked if report.metric == options.metric else metric_facts(report.metric)
+    return Scored(name, report, joined, tuple(joined.missing), tuple(joined.extra), documents, facts)
 
 
 def bound(
@@ -147,9 +154,14 @@ def statistic_names(metric: str) -> tuple[str, ...]:
     return () if facts is None else facts.statistics
 
 
-def item_rows(report: Report) -> list[tuple[Any, dict[str, Any]]]:
-    """``(value, {statistic: number})`` of every item, in report order (as the metric gave them)."""
-    names = statistic_names(report.metric)
+def item_rows(
+    report: Report, facts: MetricContract | None | Literal[False] = False
+) -> list[tuple[Any, dict[str, Any]]]:
+    """``(value, {statistic: number})`` of every item, in report order (as the metric gave them).
+
+    ``facts`` is the report's metric resolved already (`Scored.facts`); False looks it up.
+    """
+    names = statistic_names(report.metric) if facts is False else () if facts is None else facts.statistics
     return [(s.value, {n: s.detail.get(n) for n in names}) for s in report.scores]
 
 
@@ -170,9 +182,12 @@ def _document_scoring(options: Options) -> dict[str, Any]:
     return {"metric": options.metric or "cer", **{k: v for k, v in given.items() if v is not None}, **asked}
 
 
-def _reads_documents(metric: str | None) -> bool:
-    """Whether text documents go through the OCR scoring: a metric chosen by type, or one that reads documents."""
-    facts = metric_facts(metric)
+def _reads_documents(metric: str | None, facts: MetricContract | None | Literal[False] = False) -> bool:
+    """Whether text documents go through the OCR scoring: a metric chosen by type, or one that reads documents.
+
+    ``facts`` is ``metric`` resolved already (False looks it up).
+    """
+    facts = metric_facts(metric) if facts is False else facts
     return metric is None or (facts is not None and facts.reads_documents)
 
 

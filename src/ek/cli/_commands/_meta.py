@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ek._files import Failure, Joined, Skipped
 from ek._version import __version__
 from ek.canonicalize import Canonicalizer
-from ek.cli._commands._inputs import Scored, metric_facts
+from ek.cli._commands._inputs import Scored
 from ek.cli._commands._options import Options
 from ek.cli._commands._warned import so_far
 
@@ -54,7 +54,7 @@ def run_meta(inputs: Mapping[str, str], options: Options, runs: Sequence[Scored]
             "text_level": options.text_level,
             "profile": detail.get("profile", options.profile),
             "words": detail.get("words", options.words or "whitespace"),
-            "segment": detail.get("segment", _segment(runs[0].report.metric)),
+            "segment": detail["segment"] if "segment" in detail else _segment(runs[0]),
             "level": options.level,
         },
         "text_level": _text_level(runs),
@@ -86,9 +86,9 @@ def _document_detail(runs: Sequence[Scored]) -> Mapping[str, Any]:
     return next((run.report.detail for run in runs if run.joined is not None and run.joined.documents), {})
 
 
-def _segment(metric: str) -> str:
-    """How the metric cuts characters, as its declared unit says: ``"grapheme"`` clusters, else ``"codepoint"``."""
-    facts = metric_facts(metric)
+def _segment(run: Scored) -> str:
+    """How the run's metric cuts characters, as its declared unit says: ``"grapheme"`` clusters, else ``"codepoint"``."""
+    facts = run.facts()
     return "grapheme" if facts is not None and facts.unit == "grapheme" else "codepoint"
 
 
