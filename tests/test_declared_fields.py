@@ -7,7 +7,15 @@ import typing
 import pytest
 
 import ek
-from ek._ppi._values import AuditPlan, Classical, CorpusEstimate, Entry, EstimateDetail, NotedEntry, PlanDetail
+from ek._corpus_estimates._values import (
+    AuditPlan,
+    Classical,
+    CorpusEstimate,
+    Entry,
+    EstimateDetail,
+    NotedEntry,
+    PlanDetail,
+)
 
 pytest.importorskip("numpy")
 

@@ -19,7 +19,7 @@ numbers come from the metrics and the quality-estimation pipeline.
 * `estimate_corpus` estimates a corpus figure from a proxy of every item
   and a gold audit of a few (prediction-powered inference), with
   `compare_estimates` for two engines and `plan_audit` to choose the audit
-  (defined in `ek._ppi`, re-exported here); `agreement_proxy` and
+  (defined in `ek._corpus_estimates`, re-exported here); `agreement_proxy` and
   `confidence_proxy` build proxies from `evaluate`.
 
 >>> score("hello wrld", "hello world").metric
@@ -40,7 +40,7 @@ from operator import add, itemgetter
 from typing import Any
 
 import ek.metrics  # noqa: F401 - registers the core metrics before any lookup
-from ek._ppi import (
+from ek._corpus_estimates import (
     AuditPlan,
     CorpusEstimate,
     compare_estimates,
@@ -349,7 +349,7 @@ def agreement_proxy(
     >>> proxy.aggregate
     0.0
     """
-    from ek._ppi import consensus
+    from ek._corpus_estimates import consensus
 
     stand_ins = consensus(list(references), who="agreement_proxy()")
     preds, labels = list(preds), None if slices is None else list(slices)
@@ -386,7 +386,7 @@ def confidence_proxy(
     >>> proxy.aggregate, proxy.scores[0].detail["edits"]
     (0.15, 0.5)
     """
-    from ek._ppi import expected_statistics
+    from ek._corpus_estimates import expected_statistics
 
     name, m, _ = _resolve(metric, None, None, normalize, None)
     rows = expected_statistics(list(confidences), m.statistics, calibrator=calibrator, who="confidence_proxy()")
@@ -633,4 +633,4 @@ def _prepared(prepare: Callable[[Any], Any], obj: Any, what: str) -> Any:
         raise TypeError(f"{what}: {exc}.") from None
 
 
-rehome(globals())  # corpus estimation (its calls and values) is defined in ek._ppi
+rehome(globals())  # corpus estimation (its calls and values) is defined in ek._corpus_estimates

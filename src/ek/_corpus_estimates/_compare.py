@@ -6,7 +6,7 @@ as one figure over the two engines' statistics side by side,
 the two engines share on every item (the same documents, the same audit):
 a paired interval. When both estimates were tuned (``lam="tune"``), one
 ``λ`` is tuned on that paired difference, as ppi_py tunes a mean of
-differences (cross-fitted as in `ek._ppi._core`, with its Student t
+differences (cross-fitted as in `ek._stats._prediction_powered`, with its Student t
 interval at most the smaller effective audit size of the two figures less
 one): the difference is then its own prediction-powered estimate,
 ``delta``, not exactly ``b - a`` of the two estimates, which keep their
@@ -34,9 +34,9 @@ import math
 from typing import Any, TypedDict
 
 from ek._bootstrap import MIN_ITEMS, interval_of, p_value_of, verdict
-from ek._ppi._columns import examples
-from ek._ppi._core import Moments, effective_size, estimate, moments, normal_interval, p_value, without
-from ek._ppi._estimate import Basis, group_rows
+from ek._corpus_estimates._columns import examples
+from ek._corpus_estimates._corpus import Basis, group_rows
+from ek._stats._prediction_powered import Moments, effective_size, estimate, moments, normal_interval, p_value, without
 
 __all__ = ["FlaggedRow", "Row", "Sides", "Verdict", "compare"]
 
@@ -68,7 +68,7 @@ class FlaggedRow(Row):
     """A `Row` with its flag (``per_slice``'s rows).
 
     ``reliable`` is False when either estimate's group is (too few audited
-    items, or too small an effective size: `ek._ppi._estimate`), ``why``
+    items, or too small an effective size: `ek._corpus_estimates._corpus`), ``why``
     says which and why; the verdict is then ``"not reliable: ..."``.
     """
 
@@ -94,7 +94,7 @@ def compare(a: Any, b: Any) -> dict[str, Any]:
 
 
 def _basis(estimate_: Any, name: str) -> Basis:
-    from ek._ppi._values import CorpusEstimate
+    from ek._corpus_estimates._values import CorpusEstimate
 
     if not isinstance(estimate_, CorpusEstimate):
         raise TypeError(
@@ -218,7 +218,9 @@ class _Joint:
         for side, basis in ((slice(0, self.k), self.ba), (slice(self.k, 2 * self.k), self.bb)):
             part = Moments(unaudited.n, unaudited.mean[side], unaudited.scatter[side, side])
             sizes.append(effective_size(part, self.table[mine][:, side], basis.p.value, inclusion))
-        known = [x for x in sizes if not math.isnan(x)]  # NaN: a figure without weights (see _core)
+        known = [
+            x for x in sizes if not math.isnan(x)
+        ]  # NaN: a figure without weights (see ek._stats._prediction_powered)
         return min(known) if known else math.nan
 
     def _bootstrap(self, group: int | None, level: float, up: bool | None) -> Verdict:

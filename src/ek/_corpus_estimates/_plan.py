@@ -34,9 +34,9 @@ import math
 import numbers
 from typing import Any, TypedDict
 
-from ek._ppi._columns import columns, detail_column
-from ek._ppi._core import gradient
-from ek._ppi._values import STRATEGIES, PlanDetail
+from ek._corpus_estimates._columns import columns, detail_column
+from ek._corpus_estimates._values import STRATEGIES, PlanDetail
+from ek._stats._prediction_powered import gradient
 from ek._util import is_real, type_name
 
 __all__ = ["PlanFields", "plan", "poisson_uncertainty", "probabilities"]

@@ -2,11 +2,11 @@
 
 The proxy `Report` holds every item of the corpus, the audit `Report` the
 audited ones, scored with the same metric against real gold. The audited
-ids are found among the proxy's (`ek._ppi._columns`), the unaudited items'
-moments are the corpus's less the audit's, and `ek._ppi._core.estimate`
+ids are found among the proxy's (`ek._corpus_estimates._columns`), the unaudited items'
+moments are the corpus's less the audit's, and `ek._stats._prediction_powered.estimate`
 makes the figures, for the whole corpus and for each slice on its own (its
 own ``λ`` too). ``interval="bootstrap"`` replaces the normal intervals by
-percentile intervals of the id-hash Poisson bootstrap (`ek._ppi._resample`).
+percentile intervals of the id-hash Poisson bootstrap (`ek._corpus_estimates._resample`).
 
 Tiny audits. The normal interval needs a variance, so a slice with fewer
 than 2 audited items has no interval (its ``note`` says so; with one item
@@ -14,7 +14,7 @@ and ``lam="tune"`` its estimate is plain PPI, ``λ = 1``, which needs no
 variance to be unbiased), and the whole corpus needs at least 2. Every
 group carries ``reliable`` (the whole corpus in ``detail``): False below
 `MIN_RELIABLE` (10) audited items, or below an effective audit size of
-`MIN_EFFECTIVE` (5; `ek._ppi._core.Figures.effective_size`, the
+`MIN_EFFECTIVE` (5; `ek._stats._prediction_powered.Figures.effective_size`, the
 concentration of the reference lengths for CER, read over the corpus and
 the audit), with ``why`` in words and numbers (None when reliable): with
 the normal interval a slice of 400 documents covered 62% at 90% with 2
@@ -44,8 +44,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ek._bootstrap import MIN_ITEMS, metric_of
-from ek._ppi._columns import Columns, columns, examples
-from ek._ppi._core import (
+from ek._corpus_estimates._columns import Columns, columns, examples
+from ek._corpus_estimates._values import Classical, Entry, EstimateDetail, NotedEntry
+from ek._stats import check_level
+from ek._stats._prediction_powered import (
     MIN_TUNE,
     TUNE_EFFECTIVE,
     Figures,
@@ -56,12 +58,10 @@ from ek._ppi._core import (
     normal_interval,
     without,
 )
-from ek._ppi._values import Classical, Entry, EstimateDetail, NotedEntry
-from ek._stats import check_level
 from ek._util import is_real
 
 if TYPE_CHECKING:
-    from ek._ppi._resample import Replicates
+    from ek._corpus_estimates._resample import Replicates
 
 __all__ = [
     "INTERVALS",
@@ -80,7 +80,7 @@ WHO = "estimate_corpus()"
 MIN_RELIABLE = 10
 """Fewer audited items than this and a group's interval is flagged ``reliable: false`` (see the module docstring)."""
 MIN_EFFECTIVE = 5.0
-"""An effective audit size (`ek._ppi._core.Figures.effective_size`) below this is flagged too (scripts/ppi_grid.py)."""
+"""An effective audit size (`ek._stats._prediction_powered.Figures.effective_size`) below this is flagged too (scripts/ppi_grid.py)."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,7 @@ def estimate_corpus(proxy: Any, audit: Any, *, level: float, lam: Any, interval:
     lams = {g: (f.lam if f is not None else None) for g, f in found.items()}
     replicates: Replicates | None = None
     if interval == "bootstrap":
-        from ek._ppi._resample import replicate_values
+        from ek._corpus_estimates._resample import replicate_values
 
         replicates = replicate_values(proxy, p, a, rows, inclusion, lams)
     entries = {g: _entry(found[g], p, rows, g, level, replicates) for g in groups}
@@ -203,7 +203,7 @@ def _inclusion(plan: Any, p: Columns, a: Columns) -> Any:
     """The inclusion probability of each audited item, from the plan."""
     import numpy as np
 
-    from ek._ppi._values import AuditPlan
+    from ek._corpus_estimates._values import AuditPlan
 
     if not isinstance(plan, AuditPlan):
         raise TypeError(f"{WHO} plan must be an ek.AuditPlan (from ek.plan_audit), got {type(plan).__name__}.")
@@ -277,10 +277,12 @@ def _entry(
         }
     note = None
     if replicates is None:
-        interval = normal_interval(fig.estimate, fig.std_error, level, fig.df)  # t when tuned: see ek._ppi._core
+        interval = normal_interval(
+            fig.estimate, fig.std_error, level, fig.df
+        )  # t when tuned: see ek._stats._prediction_powered
         classical = normal_interval(fig.classical, fig.classical_std_error, level, _classical_df(fig))
     else:
-        from ek._ppi._resample import percentile
+        from ek._corpus_estimates._resample import percentile
 
         interval, classical = percentile(replicates[group][0], level), percentile(replicates[group][1], level)
     if fig.n < 2:
@@ -327,7 +329,9 @@ def _flag_concentrated(entry: NotedEntry, fig: Figures | None, p: Columns, group
         return
     table = p.table if group is None else p.table[p.codes == group]
     g = np.asarray(gradient(p.value, table.sum(axis=0)))
-    falls = g < 0  # the statistics the figure falls with: a ratio's denominator (see _core._Design.effective)
+    falls = (
+        g < 0
+    )  # the statistics the figure falls with: a ratio's denominator (see _prediction_powered._Design.effective)
     weights = table[:, falls] @ -g[falls]
     held = concentration(np.maximum(weights, 0.0).tolist())
     of = " and ".join(str(name) for name, down in zip(p.names, falls) if down)

@@ -26,7 +26,7 @@ __all__ = [
 ]
 
 STRATEGIES = ("uniform", "stratified", "active")
-"""How `ek.plan_audit` sets inclusion probabilities (see `ek._ppi._plan`)."""
+"""How `ek.plan_audit` sets inclusion probabilities (see `ek._corpus_estimates._plan`)."""
 
 
 class Classical(TypedDict):
