@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from ek._bootstrap import MIN_ITEMS, metric_of
 from ek._corpus_estimates._columns import Columns, columns, examples
-from ek._corpus_estimates._values import Classical, Entry, EstimateDetail, NotedEntry
+from ek._corpus_estimates._values import AuditPlan, Classical, CorpusEstimate, Entry, EstimateDetail, NotedEntry
 from ek._stats import check_level
 from ek._stats._prediction_powered import (
     MIN_TUNE,
@@ -59,6 +59,7 @@ from ek._stats._prediction_powered import (
     without,
 )
 from ek._util import is_real
+from ek.base import Report
 
 if TYPE_CHECKING:
     from ek._corpus_estimates._resample import Replicates
@@ -100,8 +101,10 @@ class Basis:
     asked: Any = "tune"  # the lam= asked for: "tune" or a number
 
 
-def estimate_corpus(proxy: Any, audit: Any, *, level: float, lam: Any, interval: str, plan: Any) -> dict[str, Any]:
-    """The fields of an `ek.CorpusEstimate` (see `ek.estimate_corpus`), with its ``_basis``."""
+def estimate_corpus(
+    proxy: Report, audit: Report, *, level: float, lam: str | float, interval: str, plan: AuditPlan | None
+) -> CorpusEstimate:
+    """The `ek.CorpusEstimate` (see `ek.estimate_corpus`), with its ``_basis``."""
     _check_options(level, lam, interval)
     p, a = columns(proxy, role="proxy", who=WHO), columns(audit, role="audit", who=WHO)
     _check_same_metric(proxy, audit)
@@ -129,20 +132,22 @@ def estimate_corpus(proxy: Any, audit: Any, *, level: float, lam: Any, interval:
     if whole is None:  # a.n >= 2 was checked, and the whole corpus holds every audited item
         raise AssertionError("the whole corpus has no audited item")
     detail = _detail(whole, p, proxy, lam, interval, plan, overall.get("note"))
-    fields: dict[str, Any] = dict(overall)
-    fields.pop("note", None)
-    if "reliable" in fields:  # reliable and why are no CorpusEstimate fields: they go to its detail
-        detail["reliable"] = fields.pop("reliable")
-    if "why" in fields:
-        detail["why"] = fields.pop("why")
-    return {
-        "metric": proxy.metric,
-        **fields,
-        "per_slice": per_slice,
-        "level": level,
-        "detail": detail,
-        "_basis": basis,
-    }
+    detail["reliable"], detail["why"] = overall["reliable"], overall["why"]  # the whole corpus's flag: in its detail
+    return CorpusEstimate(
+        metric=proxy.metric,
+        estimate=overall["estimate"],
+        interval=overall["interval"],
+        classical=overall["classical"],
+        plug_in=overall["plug_in"],
+        lam=overall["lam"],
+        effective_n=overall["effective_n"],
+        n=overall["n"],
+        N=overall["N"],
+        per_slice=per_slice,
+        level=level,
+        detail=detail,
+        _basis=basis,
+    )
 
 
 def group_rows(p: Columns, rows: Any, group: int | None) -> Any:
@@ -202,8 +207,6 @@ def _check_slices(p: Columns, a: Columns, rows: Any) -> None:
 def _inclusion(plan: Any, p: Columns, a: Columns) -> Any:
     """The inclusion probability of each audited item, from the plan."""
     import numpy as np
-
-    from ek._corpus_estimates._values import AuditPlan
 
     if not isinstance(plan, AuditPlan):
         raise TypeError(f"{WHO} plan must be an ek.AuditPlan (from ek.plan_audit), got {type(plan).__name__}.")
@@ -298,7 +301,7 @@ def _entry(
         "interval": interval,
         "classical": {"estimate": fig.classical, "interval": classical},
         "plug_in": fig.plug_in,
-        "lam": fig.lam,
+        "lam": _one(fig.lam),
         "effective_n": _effective_n(fig, interval, classical, replicates is None),
         "n": fig.n,
         "N": size,
@@ -340,6 +343,13 @@ def _flag_concentrated(entry: NotedEntry, fig: Figures | None, p: Columns, group
         f"{held.why('items', of)} over the corpus; the {fig.n} audited items are worth about "
         f"{fig.effective_size:.1f}, fewer than {MIN_EFFECTIVE:.0f}: too few for the interval's level to be trusted"
     )
+
+
+def _one(lam: Weights) -> float:
+    """The one ``λ`` of an estimate: a group is estimated at one weight (one per statistic is a comparison's)."""
+    if isinstance(lam, tuple):
+        raise AssertionError(f"one lambda per statistic in a corpus estimate: {lam}")
+    return lam
 
 
 def _why(n: int) -> str:

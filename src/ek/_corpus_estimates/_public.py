@@ -1,8 +1,8 @@
 """The top-level calls of corpus estimation: `estimate_corpus`, `compare_estimates`, `plan_audit`.
 
 Documented in and re-exported by `ek.facade` (their ``__module__`` says so);
-they check their arguments, delegate to the modules of `ek._corpus_estimates` and build
-the values. Each of those modules loads on first call, so importing this one
+they check their arguments and delegate to the modules of `ek._corpus_estimates`,
+which return the values. Each of those modules loads on first call, so importing this one
 loads the standard library and `ek.base` only. The proxies built from
 `ek.evaluate` (`ek.agreement_proxy`, `ek.confidence_proxy`) stay in
 `ek.facade`, beside the scoring they are made of.
@@ -75,7 +75,7 @@ def estimate_corpus(
     _check_join(proxy, audit)
     from ek._corpus_estimates._corpus import estimate_corpus as run
 
-    return CorpusEstimate(**run(proxy, audit, level=level, lam=lam, interval=interval, plan=plan))
+    return run(proxy, audit, level=level, lam=lam, interval=interval, plan=plan)
 
 
 def _check_join(proxy: Report, audit: Report) -> None:
@@ -117,7 +117,7 @@ def compare_estimates(a: CorpusEstimate, b: CorpusEstimate) -> Comparison:
     """
     from ek._corpus_estimates._compare import compare as paired
 
-    return Comparison(**paired(a, b))
+    return paired(a, b)
 
 
 def plan_audit(
@@ -142,4 +142,4 @@ def plan_audit(
         raise TypeError(f"plan_audit() proxy is {type_name(proxy)}, not a Report; pass an ek.evaluate report.")
     from ek._corpus_estimates._plan import plan
 
-    return AuditPlan(**plan(proxy, budget, strategy=strategy, seed=seed, min_prob=min_prob))
+    return plan(proxy, budget, strategy=strategy, seed=seed, min_prob=min_prob)

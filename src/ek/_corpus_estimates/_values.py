@@ -43,7 +43,7 @@ class Entry(TypedDict):
     interval: tuple[float, float]
     classical: Classical
     plug_in: float
-    lam: float | tuple[float, ...] | None  # one λ, or one per proxy
+    lam: float | None  # the proxy's weight (None: no audited item)
     effective_n: float
     n: int
     N: int
