@@ -4,7 +4,8 @@
     ek.base  ek._calls  ek._files     data model, call helpers, input files: stdlib only;
     ek._words  ek._stats              Unicode words (regex, lazily); the statistics core;
     ek._stretch                       long texts' exact distances block by block (rapidfuzz, lazily)
-    ek.registry  ek.stores            infrastructure; ek._ocr_result: reads of an OcrResult
+    ek.registry  ek.stores            infrastructure; ek._ocr_result: reads of an OcrResult;
+    ek._quality_args                  the argument types of estimate_quality
     ek._bootstrap                     intervals and comparisons of reports
     ek.canonicalize  ek._align        normalize steps, alignment
     ek.metrics | ek.qe                strategies; siblings, never import each other
@@ -46,7 +47,8 @@ RANKS = {
     "ek.registry": 2,
     "ek.stores": 2,
     "ek._bootstrap": 2,
-    "ek._ocr_result": 2,  # reads engines' readings typed by ek.base's OcrResult
+    "ek._ocr_result": 2,
+    "ek._quality_args": 2,  # what ek.estimate_quality takes, as types built of ek.base's  # reads engines' readings typed by ek.base's OcrResult
     "ek.canonicalize": 3,
     "ek._align": 3,
     "ek.metrics": 4,

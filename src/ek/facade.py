@@ -47,6 +47,7 @@ from ek._corpus_estimates import (
     estimate_corpus,
     plan_audit,
 )
+from ek._quality_args import Calibration, Policy, Signals, Sources, Validators  # what estimate_quality takes
 from ek._util import as_columns, as_rule, rehome, type_name
 from ek.base import (
     Calibrator,
@@ -81,9 +82,7 @@ __all__ = [
 _CASE_TYPES = {tuple, list}
 _PRED, _GOLD, _SLICE = itemgetter(0), itemgetter(1), itemgetter(2)
 
-if typing.TYPE_CHECKING:  # typing only: ek._estimate loads ek.qe and ek.validate
-    from ek._estimate import Calibration, Policy, Signals, Sources, Validators
-
+if typing.TYPE_CHECKING:
     # a "dispatch" rule as _rules() reads it: (metric name, predicate, pairs, prepare)
     _Rule = tuple[str, Callable[[Any], Any], str, Callable[[Any], Any] | None]
 
