@@ -192,3 +192,19 @@ def test_the_inner_calls_return_the_public_values():
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in values:
                 unpacked += [f"{path.name}:{node.lineno}" for k in node.keywords if k.arg is None]
     assert not unpacked
+
+
+def test_a_reliability_report_s_tasks_hold_the_declared_keys():
+    from ek.agents import reliability
+    from ek.agents._reliability import ReliabilityReport, TaskFigures
+
+    hints = typing.get_type_hints(ReliabilityReport)
+    assert typing.get_args(hints["per_task"])[1] is TaskFigures
+    assert hints["success_ci"] == hints["pass_hat_k_ci"] == tuple[float, float]
+    with pytest.warns(UserWarning, match="fewer than k=2 trials"):
+        report = reliability({"t1": [True, True, False], "t2": [True]}, k=2)
+    assert set(report.per_task) == {"t1", "t2"}
+    assert all(set(row) == TaskFigures.__required_keys__ for row in report.per_task.values())
+    assert report.per_task["t2"] == {"n": 1, "successes": 1, "pass_at_k": None, "pass_hat_k": None}
+    assert report.per_task["t1"]["pass_hat_k"] == pytest.approx(1 / 3)  # C(2,2) / C(3,2)
+    assert len(report.success_ci) == len(report.pass_hat_k_ci) == 2
