@@ -4,7 +4,7 @@
 
 The surface is the one tests/test_public_hints.py checks: every name in the ``__all__`` of a public
 module (no ``_``-part in its path), and for each such class its public methods (``__init__`` and
-``__call__`` included; a property counts as its getter) and its own class-level annotations (dataclass
+``__call__`` included; a property counts as its getter) and its own public class-level annotations (dataclass
 fields, TypedDict keys, Protocol attributes). An object re-exported under several names counts once.
 An annotation is one parameter's or one return's, or one field's, resolved by ``typing.get_type_hints``
 (so an alias counts as what it stands for; hints that do not resolve are read as written, and
@@ -72,8 +72,9 @@ def _function(label: str, func: Callable[..., object]) -> Iterator[tuple[str, st
 
 
 def _class(label: str, cls: type) -> Iterator[tuple[str, str]]:
-    for name, annotation in _hints(label, cls).items():  # its own fields
-        yield f"{label}.{name}", _text(annotation)
+    for name, annotation in _hints(label, cls).items():  # its own public fields (a private one is no surface)
+        if not name.startswith("_"):
+            yield f"{label}.{name}", _text(annotation)
     for member, value in vars(cls).items():
         if member.startswith("_") and member not in ("__init__", "__call__"):
             continue

@@ -23,7 +23,7 @@ from ek._stats import Z95, mean_interval, wilson
 from ek._util import type_name
 from ek.agents._reports import success_report
 from ek.agents._stats import _pass_at_k, _pass_hat_k
-from ek.agents.base import is_episode
+from ek.agents.base import Episode, is_episode
 
 __all__ = ["ReliabilityReport", "TaskFigures", "reliability"]
 
@@ -81,7 +81,7 @@ class ReliabilityReport:
 
 
 def reliability(
-    source: Any,
+    source: Iterable[Episode] | Mapping[Hashable, Iterable[bool]],
     *,
     k: int = 1,
     slices: Mapping[str, str] | None = None,
