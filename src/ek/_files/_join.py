@@ -224,6 +224,8 @@ def _paired(gold: Side, pred: Side) -> Side:
 
 def _empty_predictions(ids: tuple[str, ...], pred: Side) -> tuple[tuple[str, str], ...]:
     """``(id, file)`` of each prediction of ``ids`` read from a document without text (a single one: its path)."""
+    if not pred.documents:  # records: no documents to look up, id by id
+        return ()
     return tuple(
         (i, pred.paths.get(i) or pred.source.partition(" ")[2])  # a single document's source is "PRED path"
         for i in ids
