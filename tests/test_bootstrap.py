@@ -124,6 +124,24 @@ def test_replicate_sums_are_exact_for_large_integers_and_floats():
     )
 
 
+@pytest.mark.parametrize(
+    "low, high",
+    [(0, 3), (40, 100), (-3, 3), (500, 900), (-(2**20), 2**20), (0, 2**31)],
+    ids=["int16 whole", "int16 in two digits", "int16 signed", "int32", "int32 signed", "int64"],
+)
+def test_replicate_sums_equal_the_weight_matrix_product_whatever_the_chunk_dtype(low, high):
+    """Every narrowing of a chunk's column (int16 whole or in two digits, int32, int64) sums exactly."""
+    rng = np.random.default_rng(low & 0xFFFF)
+    n, replicates = 1100, 16  # three chunks of 512 items
+    ids = [f"item-{i}" for i in range(n)]
+    table = rng.integers(low, high, size=(n, 2), dtype=np.int64)
+    table[:600, 1] = rng.integers(0, 2, size=600)  # one chunk of small values among the large ones
+    w = np.array([[weights_by_hand(i, b) for i in ids] for b in range(replicates)], dtype=object)
+    sums = replicate_sums(ids, table, np.zeros(n, dtype=np.int64), 1, replicates=replicates)[0]
+    assert sums[:, :2].tolist() == (w @ table.astype(object)).tolist()
+    assert sums[:, 2].tolist() == w.sum(axis=1).tolist()
+
+
 def test_the_interval_is_the_same_in_another_process():
     code = (
         "import ek, json; r = ek.evaluate([('ct', 'cat'), ('dog', 'dog'), ('bird', 'brd')] * 15, "
