@@ -86,6 +86,16 @@ def test_vectorised_weights_follow_the_documented_definition():
     assert [_bootstrap.weight(i, b) for i in ids for b in range(37)] == functools.reduce(operator.iadd, expected, [])
 
 
+@pytest.mark.parametrize(
+    "ids",
+    [[f"doc-{i:06d}" for i in range(300)], ["", ""], ["7"], [10, 11, 12], ["ab", "cd", "é!"], ["ab", "c"]],
+    ids=["one width", "empty", "one", "integers", "not ASCII", "two widths"],
+)
+def test_id_keys_follow_fnv1a_for_ids_of_one_width_and_any_other(ids):
+    """Ids of one length take a one-matrix path; the keys are FNV-1a all the same."""
+    assert id_keys(ids).tolist() == [key_by_hand(i) for i in ids]
+
+
 def test_an_integer_id_hashes_as_its_decimal_text():
     assert _weights(id_keys([7]), 64).tolist() == _weights(id_keys(["7"]), 64).tolist()
     assert _bootstrap.id_text(7) == "7" and _bootstrap.id_text(np.int64(7)) == "7"

@@ -232,6 +232,9 @@ def id_keys(ids: Sequence[Any]) -> Any:
     import numpy as np
 
     texts = ids if set(map(type, ids)) <= {str} else list(map(id_text, ids))
+    same = _same_length_ascii(texts)
+    if same is not None:
+        return same
     data = list(map(str.encode, texts, repeat("utf-8"), repeat("surrogatepass")))
     keys = np.empty(len(data), dtype=np.uint64)
     prime = np.uint64(_FNV_PRIME)
@@ -253,6 +256,28 @@ def id_keys(ids: Sequence[Any]) -> Any:
         h *= prime
         keys[start + order] = h
     return keys
+
+
+def _same_length_ascii(texts: Sequence[str]) -> Any:
+    """`id_keys` of ASCII ids all of one length ("doc-000001", ...), from one byte matrix; else None.
+
+    Their UTF-8 bytes are their characters, so the ids joined are the matrix's rows.
+    """
+    import numpy as np
+
+    joined = "".join(texts)
+    if not texts or not joined.isascii() or len(joined) % len(texts) or len(set(map(len, texts))) != 1:
+        return None
+    width = len(joined) // len(texts)
+    matrix = np.frombuffer(joined.encode("ascii"), dtype=np.uint8).reshape(len(texts), width)
+    prime = np.uint64(_FNV_PRIME)
+    h = np.full(len(texts), _FNV_OFFSET, dtype=np.uint64)
+    for j in range(width):
+        h ^= matrix[:, j]
+        h *= prime
+    h ^= np.uint64(width)
+    h *= prime
+    return h
 
 
 class _Weigher:
