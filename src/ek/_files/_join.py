@@ -176,6 +176,8 @@ def unread(messages: list[str]) -> InputError:
 def leave_out(joined: Joined, ids: Iterable[str]) -> Joined:
     """``joined`` without the cases of ``ids`` (e.g. those whose prediction failed to read)."""
     drop = set(ids)
+    if not drop:  # the common case: nothing failed, no pass over the ids
+        return joined
     keep = [k for k, i in enumerate(joined.ids) if i not in drop]
     if len(keep) == len(joined.ids):
         return joined
