@@ -13,7 +13,8 @@ Goals (issue 33, item 2; issue 12 before it):
 Each command runs REPEATS times in a subprocess; the best wall time is the
 figure (the least disturbed by the other processes of a shared machine),
 with the CPU time of that run beside it, and the peak memory (largest
-resident set) of ek's runs. Needs jiwer (``pip install jiwer``). `figures`
+resident set) of ek's runs. ``main`` also prints where the command's
+time goes (startup imports, reading, scoring, intervals). Needs jiwer (``pip install jiwer``). `figures`
 returns the rows ``run_all.py`` prints.
 
     python benchmarks/bench_cli_evaluate.py
@@ -99,6 +100,36 @@ def intervals_alone(paths: dict) -> float:
     return best
 
 
+def phases(paths: dict) -> dict[str, float]:
+    """Where the command's time goes, each phase best of REPEATS in this process (numpy loaded first).
+
+    ``startup`` is a fresh interpreter importing what the command imports
+    (its CLI modules, numpy and rapidfuzz), with nothing read.
+    """
+    import ek
+    from ek._files import read_pair
+
+    code = "import ek.cli, ek.cli._commands._evaluate, numpy, rapidfuzz.process"
+    best: dict[str, float] = {"startup": min(_wall([sys.executable, "-c", code]) for _ in range(REPEATS))}
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        joined = read_pair(paths["gold.jsonl"], paths["pred.jsonl"])
+        read = time.perf_counter()
+        report = ek.evaluate(joined.cases(), metric="cer", ids=joined.ids)
+        scored = time.perf_counter()
+        report.interval()
+        done = time.perf_counter()
+        for name, seconds in (("reading", read - start), ("scoring", scored - read), ("intervals", done - scored)):
+            best[name] = min(best.get(name, float("inf")), seconds)
+    return best
+
+
+def _wall(argv: list) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, check=True, env=ENV)
+    return time.perf_counter() - start
+
+
 def measure(repeats: int = REPEATS, html: bool = True) -> dict[str, Any]:
     """Every figure of the benchmark, in seconds (and MB), the CER checked against jiwer's first."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -119,6 +150,7 @@ def measure(repeats: int = REPEATS, html: bool = True) -> dict[str, Any]:
             timed(ek_cmd + ["--html", str(Path(tmp) / "report.html")], repeats) if html else (0, 0, "", 0)
         )
         alone = intervals_alone(paths)
+        parts = phases(paths) if html else {}
     ek_cer = float(next(line.split()[2] for line in ek_out.splitlines() if line.startswith("all ")))
     assert abs(ek_cer - float(jiwer_out)) < 1e-4, (ek_cer, jiwer_out)  # the same figure
     return {
@@ -127,6 +159,7 @@ def measure(repeats: int = REPEATS, html: bool = True) -> dict[str, Any]:
         "html": (html_wall, html_cpu),
         "intervals": alone,
         "peak_mb": peak,
+        "phases": parts,
     }
 
 
@@ -176,6 +209,9 @@ def main() -> None:
     print(f"peak memory of ek evaluate:                 {m['peak_mb']:6.0f} MB per {N:,} pairs")
     print(f"intervals alone (1,000 replicates):         {m['intervals']:6.2f}            goal < 1 s")
     print(f"ek evaluate --html:                         {html_wall:6.2f} / {html_cpu:5.2f}   goal < 5 s")
+    print("where the command's time goes (best of each, in one process; startup in a fresh one):")
+    for name, seconds in m["phases"].items():
+        print(f"  {name:<10} {seconds:6.3f} s  ({seconds / ek_wall:4.0%} of the command's wall time)")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 Run: ``PYTHONPATH=src python scripts/ppi_grid.py [replications]`` (default
 1,000 a cell; about 10 CPU-minutes). Seeded; every figure comes from
-`ek._ppi._core.estimate`, the estimator `ek.estimate_corpus` and
+`ek._stats._prediction_powered.estimate`, the estimator `ek.estimate_corpus` and
 `ek.compare_estimates` run, on statistic columns (no `Report` is built).
 
 The corpus: N = 5,000 documents, lengths lognormal (median 55, σ = 0.5, 1.0,
@@ -12,7 +12,7 @@ edits over summed length; the truth is the corpus's own. Proxies of the
 edits: the edits plus noise of correlation 0.5 and 0.9, another document's
 edits (correlation 0) and a biased one (half the edits plus one); the
 reference length is known to the proxy. Audits of n = 20, 50, 200: a uniform
-sample, or Poisson samples of n expected items from `ek._ppi._plan`'s
+sample, or Poisson samples of n expected items from `ek._corpus_estimates._plan`'s
 stratified (Neyman) and active (π ∝ predicted uncertainty) probabilities.
 
 Printed per cell: coverage at 90% and 95% of the tuned interval, of λ = 0
@@ -37,8 +37,8 @@ from statistics import NormalDist
 
 import numpy as np
 
-from ek._ppi._core import Moments, effective_size, estimate, moments, student_quantile, without
-from ek._ppi._plan import poisson_uncertainty, probabilities
+from ek._corpus_estimates._plan import poisson_uncertainty, probabilities
+from ek._stats._prediction_powered import Moments, effective_size, estimate, moments, student_quantile, without
 
 N = 5_000
 LENGTHS = {"lognormal 0.5": 0.5, "lognormal 1.0": 1.0, "lognormal 1.5": 1.5, "pareto 1.2": "pareto"}
@@ -47,7 +47,7 @@ PROXIES = (0.0, 0.5, 0.9, "biased")
 DESIGNS = ("uniform", "stratified", "active")
 LEVELS = (0.90, 0.95)
 STRATA = ((0.5, 2, 60), (0.3, 2, 30), (0.2, 3, 27))
-MIN_RELIABLE = 10  # the flags of ek._ppi._estimate: fewer audited items, or a smaller effective size
+MIN_RELIABLE = 10  # the flags of ek._corpus_estimates._corpus: fewer audited items, or a smaller effective size
 MIN_EFFECTIVE = 5.0
 
 
@@ -95,7 +95,7 @@ def plan(design, codes, proxy, n):
 
 
 def flagged(fig):
-    """Whether ek prints this interval ``reliable: false`` (ek._ppi._estimate's two flags)."""
+    """Whether ek prints this interval ``reliable: false`` (ek._corpus_estimates._corpus's two flags)."""
     return fig.n < MIN_RELIABLE or (fig.n < fig.N and fig.effective_size < MIN_EFFECTIVE)
 
 
@@ -260,7 +260,7 @@ def pair_cell(rng, n, rho, shift, reps):
 
 
 def pair_size(rest, audited):
-    """The smaller of the two engines' effective audit sizes, as ek._ppi._compare passes it."""
+    """The smaller of the two engines' effective audit sizes, as ek._corpus_estimates._compare passes it."""
     sizes = []
     for side in (slice(0, 2), slice(2, 4)):
         part = Moments(rest.n, rest.mean[side], rest.scatter[side, side])

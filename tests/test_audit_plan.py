@@ -45,7 +45,7 @@ def test_active_plan_follows_the_given_uncertainty_above_the_floor():
     proxy = proxy_report(uncertainty=True)
     plan = ek.plan_audit(proxy, 200, strategy="active", seed=1, min_prob=0.02)
     assert plan.detail["uncertainty"] == "detail['uncertainty']"
-    from ek._ppi._plan import probabilities
+    from ek._corpus_estimates._plan import probabilities
 
     spread = np.array([s.detail["uncertainty"] for s in proxy.scores])
     probs, _ = probabilities("active", spread, np.full(len(spread), -1), 200, 0.02)
@@ -160,7 +160,7 @@ def test_labels_for_with_assurance_reaches_the_half_width_that_often():
     the Monte Carlo error of 400 pilots, 2 points).
     """
     np = pytest.importorskip("numpy")
-    from ek._ppi._core import estimate, moments, without
+    from ek._stats._prediction_powered import estimate, moments, without
 
     rng = np.random.default_rng(3)
     length = np.maximum(1, np.round(np.exp(rng.normal(4, 0.5, 5000)))).astype(np.int64)

@@ -86,6 +86,16 @@ def test_vectorised_weights_follow_the_documented_definition():
     assert [_bootstrap.weight(i, b) for i in ids for b in range(37)] == functools.reduce(operator.iadd, expected, [])
 
 
+@pytest.mark.parametrize(
+    "ids",
+    [[f"doc-{i:06d}" for i in range(300)], ["", ""], ["7"], [10, 11, 12], ["ab", "cd", "é!"], ["ab", "c"]],
+    ids=["one width", "empty", "one", "integers", "not ASCII", "two widths"],
+)
+def test_id_keys_follow_fnv1a_for_ids_of_one_width_and_any_other(ids):
+    """Ids of one length take a one-matrix path; the keys are FNV-1a all the same."""
+    assert id_keys(ids).tolist() == [key_by_hand(i) for i in ids]
+
+
 def test_an_integer_id_hashes_as_its_decimal_text():
     assert _weights(id_keys([7]), 64).tolist() == _weights(id_keys(["7"]), 64).tolist()
     assert _bootstrap.id_text(7) == "7" and _bootstrap.id_text(np.int64(7)) == "7"
@@ -122,6 +132,24 @@ def test_replicate_sums_are_exact_for_large_integers_and_floats():
     assert np.allclose(
         replicate_sums(ids, floats, np.zeros(3, dtype=np.int64), 1, replicates=50)[0][:, 0], w @ floats[:, 0]
     )
+
+
+@pytest.mark.parametrize(
+    "low, high",
+    [(0, 3), (40, 100), (-3, 3), (500, 900), (-(2**20), 2**20), (0, 2**31)],
+    ids=["int16 whole", "int16 in two digits", "int16 signed", "int32", "int32 signed", "int64"],
+)
+def test_replicate_sums_equal_the_weight_matrix_product_whatever_the_chunk_dtype(low, high):
+    """Every narrowing of a chunk's column (int16 whole or in two digits, int32, int64) sums exactly."""
+    rng = np.random.default_rng(low & 0xFFFF)
+    n, replicates = 1100, 16  # three chunks of 512 items
+    ids = [f"item-{i}" for i in range(n)]
+    table = rng.integers(low, high, size=(n, 2), dtype=np.int64)
+    table[:600, 1] = rng.integers(0, 2, size=600)  # one chunk of small values among the large ones
+    w = np.array([[weights_by_hand(i, b) for i in ids] for b in range(replicates)], dtype=object)
+    sums = replicate_sums(ids, table, np.zeros(n, dtype=np.int64), 1, replicates=replicates)[0]
+    assert sums[:, :2].tolist() == (w @ table.astype(object)).tolist()
+    assert sums[:, 2].tolist() == w.sum(axis=1).tolist()
 
 
 def test_the_interval_is_the_same_in_another_process():

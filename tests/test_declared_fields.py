@@ -1,4 +1,7 @@
-"""The TypedDicts of `ek.CorpusEstimate`'s and `ek.AuditPlan`'s dict-valued fields name exactly the keys produced."""
+"""The TypedDicts of the dict fields of `ek.CorpusEstimate`, `ek.AuditPlan`, `ek.Comparison` and the monitor's values.
+
+Each names exactly the keys produced.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,16 @@ import typing
 import pytest
 
 import ek
-from ek._ppi._values import AuditPlan, Classical, CorpusEstimate, Entry, EstimateDetail, NotedEntry, PlanDetail
+from ek._corpus_estimates._values import (
+    AuditPlan,
+    Classical,
+    CorpusEstimate,
+    Entry,
+    EstimateDetail,
+    NotedEntry,
+    PlanDetail,
+)
+from ek.base import Comparison, SliceComparison
 
 pytest.importorskip("numpy")
 
@@ -114,3 +126,85 @@ def test_a_monitor_s_summaries_and_report_hold_the_declared_keys():
     assert set(report.cumulative) == v.Cumulative.__required_keys__ and _has_keys(report.cumulative["risk"], v.Risk)
     assert set(report.settings) == v.Settings.__required_keys__
     assert set(report.sequence) == v.SequenceState.__required_keys__
+
+
+def _sliced_cases(n_items: int) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:
+    """Engine A's and B's (prediction, gold, slice) on the same items: A misreads every third item of slice x."""
+    cases = [(f"{k % 10}ab", "x" if k % 2 else "y") for k in range(n_items)]
+    engine_a = [("#" + g[1:] if s == "x" and k % 3 == 0 else g, g, s) for k, (g, s) in enumerate(cases)]
+    return engine_a, [(g, g, s) for g, s in cases]
+
+
+def test_the_comparison_field_hints_name_the_typed_dict():
+    hints = typing.get_type_hints(Comparison)
+    assert typing.get_args(hints["per_slice"])[1] is SliceComparison
+    assert SliceComparison.__required_keys__ == {
+        "a", "b", "delta", "interval", "p_value", "verdict", "reliable", "why", "n"
+    }  # fmt: skip
+    assert not SliceComparison.__optional_keys__
+
+
+@pytest.mark.parametrize("n_items", [12, 120])  # the permutation test's rows, and the bootstrap's
+def test_every_slice_of_a_report_comparison_holds_the_declared_keys(n_items):
+    engine_a, engine_b = _sliced_cases(n_items)
+    ids = list(range(n_items))
+    result = ek.compare(ek.evaluate(engine_a, metric="cer", ids=ids), ek.evaluate(engine_b, metric="cer", ids=ids))
+    assert set(result.per_slice) == {"x", "y"}
+    for label, row in result.per_slice.items():
+        assert set(row) == SliceComparison.__required_keys__, label
+        assert row["n"] == n_items // 2
+    assert result.per_slice["y"]["delta"] == 0.0 and result.per_slice["x"]["delta"] < 0
+
+
+def test_every_slice_of_an_estimate_comparison_holds_the_declared_keys():
+    engines = _sliced_cases(200)
+    ids, audited = list(range(200)), list(range(0, 200, 4)) + list(range(1, 200, 4))  # 50 audited a slice
+    estimates = [
+        ek.estimate_corpus(
+            ek.evaluate(cases, metric="cer", ids=ids),
+            ek.evaluate([cases[k] for k in audited], metric="cer", ids=audited),
+            lam=1.0,
+        )
+        for cases in engines
+    ]
+    result = ek.compare_estimates(*estimates)
+    assert isinstance(result, Comparison) and result.n == 100
+    assert set(result.per_slice) == {"x", "y"}
+    for label, row in result.per_slice.items():
+        assert set(row) == SliceComparison.__required_keys__, label
+        assert row["n"] == 50 and row["reliable"] is True and row["why"] is None
+
+
+def test_the_inner_calls_return_the_public_values():
+    """`ek._corpus_estimates`' workers build the public values themselves: no dict is unpacked into one."""
+    import ast
+    import pathlib
+
+    from ek._corpus_estimates import _compare, _corpus, _plan
+
+    assert typing.get_type_hints(_corpus.estimate_corpus)["return"] is CorpusEstimate
+    assert typing.get_type_hints(_compare.compare)["return"] is Comparison
+    assert typing.get_type_hints(_plan.plan)["return"] is AuditPlan
+    values = {"CorpusEstimate", "Comparison", "AuditPlan"}
+    unpacked = []
+    for path in sorted(pathlib.Path(_corpus.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in values:
+                unpacked += [f"{path.name}:{node.lineno}" for k in node.keywords if k.arg is None]
+    assert not unpacked
+
+
+def test_a_reliability_report_s_tasks_hold_the_declared_keys():
+    from ek.agents import reliability
+    from ek.agents._reliability import ReliabilityReport, TaskFigures
+
+    hints = typing.get_type_hints(ReliabilityReport)
+    assert typing.get_args(hints["per_task"])[1] is TaskFigures
+    assert hints["success_ci"] == hints["pass_hat_k_ci"] == tuple[float, float]
+    with pytest.warns(UserWarning, match="fewer than k=2 trials"):
+        report = reliability({"t1": [True, True, False], "t2": [True]}, k=2)
+    assert set(report.per_task) == {"t1", "t2"}
+    assert all(set(row) == TaskFigures.__required_keys__ for row in report.per_task.values())
+    assert report.per_task["t2"] == {"n": 1, "successes": 1, "pass_at_k": None, "pass_hat_k": None}
+    assert report.per_task["t1"]["pass_hat_k"] == pytest.approx(1 / 3)  # C(2,2) / C(3,2)
+    assert len(report.success_ci) == len(report.pass_hat_k_ci) == 2

@@ -298,7 +298,7 @@ def test_a_bootstrap_of_fewer_than_40_audited_items_gives_no_interval(corpus):
 
 def test_columns_are_read_once_and_kept_on_the_report(corpus):
     proxy, audit = reports(corpus)
-    from ek._ppi._columns import columns
+    from ek._corpus_estimates._columns import columns
 
     ek.estimate_corpus(proxy, audit)
     kept = columns(proxy, role="proxy", who="test")

@@ -4,7 +4,7 @@ Seeded cells of scripts/ppi_grid.py, small enough for the suite: N = 5,000
 documents, lengths lognormal (median 55) or Pareto (α = 1.2, from 20),
 error rates Beta(2, 38), edits Binomial(length, rate), a proxy of the edits
 of correlation ``rho`` and the true lengths; CER is summed edits over summed
-length. Every figure comes from `ek._ppi._core.estimate`, what
+length. Every figure comes from `ek._stats._prediction_powered.estimate`, what
 `ek.estimate_corpus` runs; a flagged interval is one ek prints
 ``reliable: false`` (fewer than 10 audited items, or an effective size
 below 5).
@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 np = pytest.importorskip("numpy")
 
-from ek._ppi._core import TUNE_EFFECTIVE, effective_size, estimate, moments, student_quantile, without  # noqa: E402
-from ek._ppi._estimate import MIN_EFFECTIVE, MIN_RELIABLE  # noqa: E402
+from ek._corpus_estimates._corpus import MIN_EFFECTIVE, MIN_RELIABLE  # noqa: E402
+from ek._stats._prediction_powered import TUNE_EFFECTIVE, effective_size, estimate, moments, student_quantile, without  # noqa: E402
 
 N = 5_000
 

@@ -1,7 +1,7 @@
 """The tuned λ of ek.estimate_corpus (issue 30): no small-sample bias, one λ for a paired difference, degenerate cases.
 
 Seeded simulations of a few seconds each, on statistic columns through
-`ek._ppi._core.estimate` (what `ek.estimate_corpus` runs): a corpus of
+`ek._stats._prediction_powered.estimate` (what `ek.estimate_corpus` runs): a corpus of
 N = 5,000 documents, lengths lognormal (median 55, σ = 0.5), error rates
 Beta(2, 38), edits Binomial(length, rate), a proxy of the edits of
 correlation 0.9 and the true lengths. CER is summed edits over summed length.
@@ -18,7 +18,7 @@ import ek
 
 np = pytest.importorskip("numpy")
 
-from ek._ppi._core import estimate, moments, normal_interval, without  # noqa: E402
+from ek._stats._prediction_powered import estimate, moments, normal_interval, without  # noqa: E402
 
 N = 5_000
 
@@ -180,7 +180,7 @@ def test_a_clean_slice_of_three_perfect_documents_has_a_floored_interval_and_is_
 @pytest.mark.parametrize("df", [1, 2, 3, 5, 10, 30, 245, math.inf])
 def test_student_quantile_and_p_value_agree_with_scipy(df):
     stats = pytest.importorskip("scipy.stats")
-    from ek._ppi._core import p_value, student_quantile
+    from ek._stats._prediction_powered import p_value, student_quantile
 
     for p in (0.9, 0.95, 0.975, 0.995):
         exact = stats.norm.ppf(p) if math.isinf(df) else stats.t.ppf(p, df)

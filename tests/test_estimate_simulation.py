@@ -12,7 +12,7 @@ are known exactly (the metric of its summed true statistics).
 The audits, n = 300 (on average for plans): uniform (the corpus's first
 300 positions, a uniform sample without replacement since positions are
 exchangeable; ppi_py's two-sample estimator), and Poisson samples with the
-inclusion probabilities `ek._ppi._plan.probabilities` gives the pool for a
+inclusion probabilities `ek._corpus_estimates._plan.probabilities` gives the pool for a
 stratified plan (Neyman allocation) and an active plan (probability growing
 with the proxy's predicted uncertainty, floored at a quarter of the uniform
 rate), scaled to 300 expected items a corpus.
@@ -21,9 +21,9 @@ The estimator. Everything the estimate of one corpus needs is a sum over
 the audited items or over the corpus, so a batch of corpora is a few
 matrix products: the corpus sums come from the corpus's counts of each pool
 document, the audit's from its rows. `Batch` writes the formulas of
-`ek._ppi._core` (the module docstring) once more, vectorised over corpora
+`ek._stats._prediction_powered` (the module docstring) once more, vectorised over corpora
 and with analytic gradients; `test_the_vectorised_estimator_is_ek_s` checks
-it against `ek._ppi._core.estimate` corpus by corpus (1e-7) at PPI++'s
+it against `ek._stats._prediction_powered.estimate` corpus by corpus (1e-7) at PPI++'s
 plug-in ``λ`` (``lam="plug-in"``, ppi_py's), which `ek.estimate_corpus`
 ran before it cross-fitted ``λ`` (issue 30): the coverage measured here is
 that of the plug-in estimator at n = 300, where the plug-in's bias is
@@ -56,8 +56,8 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
-from ek._ppi._core import Moments, estimate  # noqa: E402
-from ek._ppi._plan import poisson_uncertainty, probabilities  # noqa: E402
+from ek._corpus_estimates._plan import poisson_uncertainty, probabilities  # noqa: E402
+from ek._stats._prediction_powered import Moments, estimate  # noqa: E402
 
 N, BUDGET, POOL = 20_000, 300, 40_000
 CORPORA, BATCH = 10_000, 500
@@ -206,7 +206,7 @@ class Batch:
         return theta, np.sqrt(N * np.maximum(0.0, square / N - (total / N) ** 2))
 
     def tuned(self):
-        """PPI++'s plug-in ``λ`` per corpus, clipped to [0, 1] (the formulas of ``ek._ppi._core``)."""
+        """PPI++'s plug-in ``λ`` per corpus, clipped to [0, 1] (the formulas of ``ek._stats._prediction_powered``)."""
         g = self.grad(self.totals(np.ones(len(self.n))))
         mean_u, spread_u = _dot(g, self.u_mean), _form(g, self.u_scatter)
         if self.pi is None:
@@ -401,7 +401,7 @@ def test_coverage_width_and_the_plug_in(metric):
 
 @pytest.mark.parametrize("metric", ["cer", "f1"])
 def test_the_vectorised_estimator_is_ek_s(metric):
-    """`Batch` against `ek._ppi._core.estimate` on a batch of four corpora, every case (1e-7)."""
+    """`Batch` against `ek._stats._prediction_powered.estimate` on a batch of four corpora, every case (1e-7)."""
     value = METRICS[metric][0]
     checked = 0
     for number, name, design, batch, _ in simulate(metric, 4, SEEDS[metric], size=4):

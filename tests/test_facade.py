@@ -89,6 +89,13 @@ def test_evaluate_malformed_cases():
         evaluate([("a", "a"), ("a", "b", "s", "extra")])
     with pytest.raises(ValueError, match="item 0 is a str"):
         evaluate(["ab"])
+    # lengths that sum to 2n or 3n without all being 2 or 3 are still refused, naming the item
+    with pytest.raises(ValueError, match=r"item 1 has 1 elements; each case must be \(pred, gold\)"):
+        evaluate([("a", "b", "s"), ("a",)])
+    with pytest.raises(ValueError, match=r"item 1 has 4 elements"):
+        evaluate([("a", "b"), ("a", "b", "s", "t")])
+    with pytest.raises(ValueError, match=r"item 0 has 0 elements"):
+        evaluate([(), ("a", "b", "s", "t")])
     with pytest.raises(TypeError, match="iterable of \\(pred, gold\\)"):
         evaluate("ab")
     with pytest.raises(TypeError, match="item 1 gold is int"):

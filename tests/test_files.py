@@ -7,10 +7,12 @@ import io
 import json
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 import ek
 import ek._files
-from ek._files import InputError, _errors, join, read_pair, read_side
+from ek._files import InputError, _errors, _records, join, read_pair, read_side
 
 
 def _write(path, text, encoding="utf-8"):
@@ -215,6 +217,43 @@ def test_jsonl_values_holding_any_text_are_read_whole(tmp_path):
     for body in (text, text.replace("\n", "\n\n"), text.replace("\n", "\r\n")):
         side = read_side(_write(tmp_path / "g.jsonl", body))
         assert side.ids == ("a", "b", "c") and side.values == ("\u0001", "x\ny", ',"\u0001",')
+
+
+_FRAGMENTS = [
+    '{"a": 1}',
+    '{"b": "\\u0001", "c": "\\\\"}',
+    '"\\u0001"',
+    ',"\\u0001",',
+    "1, 2",
+    '1,"\\u0001",2',
+    "[3",
+    "4]",
+    '{"d": [1,',
+    "2]}",
+    "null",
+    '"\\"',
+    '"x\\\\"',
+    "",
+    "  ",
+    "\r",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_FRAGMENTS), min_size=1, max_size=7))
+@example(['1,"\\u0001",2', "[3", "4]"])  # the marker's own text, then a value over two lines: both count right
+def test_jsonl_bulk_parse_agrees_with_line_by_line(lines):
+    """The one-call parse of a JSONL body gives what parsing each line alone gives, or the same refusal."""
+    text = "\n".join(lines) + "\n"
+
+    def outcome(parse):
+        try:
+            return parse()
+        except InputError as exc:
+            return str(exc)
+
+    expected = outcome(lambda: _records._line_by_line(text.split("\n"), "X"))
+    assert outcome(lambda: _records.parse_jsonl(text, "X").records) == expected
 
 
 def test_non_utf8_file_reports_the_byte_offset(tmp_path):

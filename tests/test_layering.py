@@ -5,14 +5,16 @@
     ek.base  ek._calls  ek._files     data model, call helpers, input files: stdlib only;
     ek._words  ek._stats              Unicode words (regex, lazily); the statistics core;
     ek._stretch                       long texts' exact distances block by block (rapidfuzz, lazily)
-    ek.registry  ek.stores            infrastructure; ek._ocr_result: reads of an OcrResult
+    ek.registry  ek.stores            infrastructure; ek._ocr_result: reads of an OcrResult;
+    ek._quality_args                  the argument types of estimate_quality
     ek._bootstrap                     intervals and comparisons of reports
     ek.canonicalize  ek._align        normalize steps, alignment
     ek.metrics | ek.qe                strategies; siblings, never import each other
     ek.validate                       layered validation, on top of ek.qe
-    ek.facade  (ek._estimate, ek._ppi)  score / evaluate / estimate_quality / estimate_corpus
+    ek.facade  (ek._estimate,         score / evaluate / estimate_quality / estimate_corpus
+      ek._corpus_estimates)
     ek.harness (ek._runs)             the run engine and the offline harness
-    ek.qe.monitor                     monitoring a deployed gate: PPI figures, state in the run engine
+    ek.qe.monitor                     monitoring a deployed gate: PPI figures (ek._stats), state in the run engine
     ek.ocr | ek.agents                domain packages; never import each other
     ek.cli (_html, _commands, _demo)  the command line: report pages, commands, the demo;
                                       ek.cli itself: argv parsing (ek.cli.run)
@@ -47,18 +49,19 @@ RANKS = {
     "ek.registry": 2,
     "ek.stores": 2,
     "ek._bootstrap": 2,
-    "ek._ocr_result": 2,  # reads engines' readings typed by ek.base's OcrResult
+    "ek._ocr_result": 2,
+    "ek._quality_args": 2,  # what ek.estimate_quality takes, as types built of ek.base's  # reads engines' readings typed by ek.base's OcrResult
     "ek.canonicalize": 3,
     "ek._align": 3,
     "ek.metrics": 4,
     "ek.qe": 4,
     "ek.validate": 5,
     "ek._estimate": 6,
-    "ek._ppi": 6,
+    "ek._corpus_estimates": 6,
     "ek.facade": 7,
     "ek._runs": 8,
     "ek.harness": 9,
-    "ek.qe.monitor": 9,  # it stores its state in the run engine and estimates with ek._ppi: above both
+    "ek.qe.monitor": 9,  # it stores its state in the run engine: above it
     "ek.ocr": 10,
     "ek.agents": 10,
     "ek.dask": 10,
@@ -125,6 +128,29 @@ def test_imports_point_down():
                     f"{target} ({there}, row {RANKS[there]})"
                 )
     assert not wrong, "imports that point up or sideways:\n" + "\n".join(wrong)
+
+
+def package(module: str) -> str:
+    """The package of ek that holds ``module``: its first two parts (``ek.qe.monitor._x`` is in ``ek.qe``)."""
+    return ".".join(module.split(".")[:2])
+
+
+def test_no_two_packages_import_each_other():
+    """A package may reach another only one way, even where the rows allow both (``ek.qe.monitor`` sits above
+    ``ek._corpus_estimates`` though ``ek.qe`` is below it): what both need lives below both, as the PPI++
+    estimator does in ``ek._stats._prediction_powered``."""
+    files = sorted(SRC.rglob("*.py"))
+    known = {module_name(f) for f in files}
+    edges: dict[tuple[str, str], str] = {}
+    for f in files:
+        me = package(module_name(f))
+        for target, line in imports(f, known):
+            if package(target) != me:
+                edges.setdefault((me, package(target)), f"{f.relative_to(SRC.parent)}:{line}")
+    both = [f"{a} <-> {b} ({edges[a, b]}; {edges[b, a]})" for a, b in edges if a < b and (b, a) in edges]
+    assert not both, "packages that import each other:\n" + "\n".join(both)
+    assert ("ek._corpus_estimates", "ek.qe") in edges  # the agreement proxy reads ek.qe.rover: the one way left
+    assert ("ek.qe", "ek._stats") in edges
 
 
 def test_base_imports_only_the_standard_library():

@@ -20,10 +20,7 @@ import pytest
 SRC = pathlib.Path(__file__).resolve().parents[1] / "src" / "ek"
 
 # Hints that resolve only once the branch moving them lands; strict: the test says when they do.
-PENDING = {
-    "ek.facade.estimate_quality": "its hints are ek._estimate's typing-only aliases (issue 23 moves it)",
-    "ek.estimate_quality": "the same function as ek.facade.estimate_quality",
-}
+PENDING: dict[str, str] = {}
 
 
 def public_modules() -> list[str]:
@@ -105,3 +102,24 @@ def test_run_suite_names_what_it_takes():
     assert hints["metrics"] == collections.abc.Mapping[str, Metric] | None
     assert hints["executor"] == Executor | None
     assert hints["errors"] == typing.Literal["record", "raise"]
+
+
+def test_estimate_quality_names_what_it_takes_without_loading_the_pipeline():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, typing, ek; hints = typing.get_type_hints(ek.estimate_quality); "
+        "print(sorted(hints), 'ek.qe' in sys.modules, 'ek.validate' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")[0]
+    names = "['agreement', 'assume_calibrated', 'calibrator', 'extraction', 'policy', 'return', 'signals', 'sources', 'validators']"
+    assert out == f"{names} False False"
+    from ek._quality_args import Calibration, GroupedCalibrator
+    from ek.base import Calibrator, QualityReport
+    from ek.facade import estimate_quality
+
+    hints = typing.get_type_hints(estimate_quality)
+    assert hints["return"] is QualityReport
+    assert hints["calibrator"] == Calibration | None
+    assert {Calibrator, GroupedCalibrator} <= set(typing.get_args(hints["calibrator"]))

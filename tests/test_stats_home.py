@@ -74,10 +74,10 @@ def test_the_approximate_t_quantile_is_exact_at_one_and_two_degrees_and_close_be
 
 def test_the_old_homes_read_the_new_one():
     from ek._bootstrap import _bounds
-    from ek._ppi import _core
+    from ek._stats import _prediction_powered
 
     assert _bounds.student_quantile is student_quantile
-    assert _core.student_quantile is student_quantile_approx
+    assert _prediction_powered.student_quantile is student_quantile_approx
 
 
 @pytest.mark.parametrize(

@@ -45,9 +45,10 @@ import dataclasses
 import math
 from collections.abc import Callable, Iterable, Mapping
 from statistics import fmean
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ek._calls import accepts_keyword, call_maybe_group, number, probability
+from ek._quality_args import Calibration, FittedCalibrator, Layers, Policy, Signals, Sources, Validators
 from ek._util import type_name
 from ek.base import AnnotatedExtraction, Decision, FieldEstimate, FieldSpec, Finding, NodePath, QualityReport, Severity
 from ek.qe import AgreementSignal, SignalFamilyCalibrator
@@ -55,19 +56,7 @@ from ek.registry import get
 from ek.validate import validation_pipeline
 
 if TYPE_CHECKING:
-    from ek.base import Calibrator, DecisionPolicy, Signal, Validator
-    from ek.qe import GroupCalibrator
-    from ek.validate import ValidationResult
-
-    # What each argument of `ek.estimate_quality` takes; a str is a registered name.
-    Sources = Iterable[Any] | Mapping[Any, Iterable[Any]]
-    Signals = str | Signal | Iterable[str | Signal]
-    FittedCalibrator = Calibrator | GroupCalibrator
-    Calibration = FittedCalibrator | SignalFamilyCalibrator | Mapping[str, FittedCalibrator]
-    Layer = str | Validator | Callable[..., ValidationResult]  # a validation_pipeline is one layer
-    Layers = Layer | Iterable[Layer]
-    Validators = Layers | Mapping[Any, Layers] | None
-    Policy = str | DecisionPolicy
+    from ek.base import DecisionPolicy
 
 __all__ = ["estimate"]
 
@@ -321,7 +310,8 @@ def _calibrator(calibrator: Calibration | None) -> FittedCalibrator | SignalFami
             if not callable(c):
                 raise TypeError(f"calibrator[{k!r}] is {type_name(c)}; each family needs a fitted calibrator.")
             _not_a_class(c, f"calibrator[{k!r}]")
-        return SignalFamilyCalibrator(calibrators=dict(calibrator))
+        # it calls each family's calibrator through call_maybe_group, so any GroupedCalibrator serves
+        return SignalFamilyCalibrator(calibrators=cast("dict[str, Any]", dict(calibrator)))
     _not_a_class(calibrator, "calibrator")
     if isinstance(calibrator, str):
         raise TypeError(

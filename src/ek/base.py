@@ -31,6 +31,7 @@ from types import MappingProxyType
 from typing import (
     Any,
     Protocol,
+    TypedDict,
     TypeVar,
     runtime_checkable,
 )
@@ -452,6 +453,20 @@ class Report(FieldsOnlyState):
         return bounds
 
 
+class SliceComparison(TypedDict):
+    """One row of `Comparison.per_slice`: B against A over one slice, in the comparison's own keys, and ``n``."""
+
+    a: float | None
+    b: float | None
+    delta: float | None
+    interval: tuple[float, float]
+    p_value: float
+    verdict: str
+    reliable: bool
+    why: str | None
+    n: int | None  # the slice's items (None: a summary report does not say); its audited ones for estimates
+
+
 @dataclass(frozen=True)
 class Comparison:
     """Run B against run A on the same items (`ek.compare`): the paired difference of one metric.
@@ -466,7 +481,7 @@ class Comparison:
     interval cannot be trusted (below 40 items, or on items of very unequal
     weight, as `Report.bounds` judges it over both runs' weights), and
     ``why`` says why. ``per_slice`` maps each slice to a dict of these keys
-    and ``n``.
+    and ``n`` (a `SliceComparison`).
     """
 
     metric: str
@@ -476,7 +491,7 @@ class Comparison:
     interval: tuple[float, float]
     p_value: float
     verdict: str
-    per_slice: Mapping[Any, Mapping[str, Any]] = field(default_factory=dict)
+    per_slice: Mapping[Hashable, SliceComparison] = field(default_factory=dict)
     level: float = 0.95
     n: int = 0
     higher_is_better: bool | None = None

@@ -19,7 +19,7 @@ numbers come from the metrics and the quality-estimation pipeline.
 * `estimate_corpus` estimates a corpus figure from a proxy of every item
   and a gold audit of a few (prediction-powered inference), with
   `compare_estimates` for two engines and `plan_audit` to choose the audit
-  (defined in `ek._ppi`, re-exported here); `agreement_proxy` and
+  (defined in `ek._corpus_estimates`, re-exported here); `agreement_proxy` and
   `confidence_proxy` build proxies from `evaluate`.
 
 >>> score("hello wrld", "hello world").metric
@@ -40,13 +40,14 @@ from operator import add, itemgetter
 from typing import Any
 
 import ek.metrics  # noqa: F401 - registers the core metrics before any lookup
-from ek._ppi import (
+from ek._corpus_estimates import (
     AuditPlan,
     CorpusEstimate,
     compare_estimates,
     estimate_corpus,
     plan_audit,
 )
+from ek._quality_args import Calibration, Policy, Signals, Sources, Validators  # what estimate_quality takes
 from ek._util import as_columns, as_rule, rehome, type_name
 from ek.base import (
     Calibrator,
@@ -81,9 +82,7 @@ __all__ = [
 _CASE_TYPES = {tuple, list}
 _PRED, _GOLD, _SLICE = itemgetter(0), itemgetter(1), itemgetter(2)
 
-if typing.TYPE_CHECKING:  # typing only: ek._estimate loads ek.qe and ek.validate
-    from ek._estimate import Calibration, Policy, Signals, Sources, Validators
-
+if typing.TYPE_CHECKING:
     # a "dispatch" rule as _rules() reads it: (metric name, predicate, pairs, prepare)
     _Rule = tuple[str, Callable[[Any], Any], str, Callable[[Any], Any] | None]
 
@@ -349,7 +348,7 @@ def agreement_proxy(
     >>> proxy.aggregate
     0.0
     """
-    from ek._ppi import consensus
+    from ek._corpus_estimates import consensus
 
     stand_ins = consensus(list(references), who="agreement_proxy()")
     preds, labels = list(preds), None if slices is None else list(slices)
@@ -386,7 +385,7 @@ def confidence_proxy(
     >>> proxy.aggregate, proxy.scores[0].detail["edits"]
     (0.15, 0.5)
     """
-    from ek._ppi import expected_statistics
+    from ek._corpus_estimates import expected_statistics
 
     name, m, _ = _resolve(metric, None, None, normalize, None)
     rows = expected_statistics(list(confidences), m.statistics, calibrator=calibrator, who="confidence_proxy()")
@@ -412,11 +411,16 @@ def _split_cases(cases: Iterable[Sequence[object]]) -> tuple[list[Any], list[Any
         )
     cases = cases if isinstance(cases, list) else list(cases)
     if set(map(type, cases)) <= _CASE_TYPES:
-        lengths = set(map(len, cases))
-        if lengths <= {2}:
-            return list(map(_PRED, cases)), list(map(_GOLD, cases)), None  # all (pred, gold): C-speed split
-        if lengths == {3}:
-            return list(map(_PRED, cases)), list(map(_GOLD, cases)), list(map(_SLICE, cases))
+        # C-speed split. Every case has the last index taken (an IndexError
+        # otherwise) and the lengths sum to n times that: all have that length.
+        total = sum(map(len, cases))
+        try:
+            if total == 2 * len(cases):
+                return list(map(_PRED, cases)), list(map(_GOLD, cases)), None
+            if total == 3 * len(cases):
+                return list(map(_PRED, cases)), list(map(_GOLD, cases)), list(map(_SLICE, cases))
+        except IndexError:
+            pass  # a shorter case: the loop below names it
     preds: list[Any] = []
     golds: list[Any] = []
     slices: list[Any] = []
@@ -633,4 +637,4 @@ def _prepared(prepare: Callable[[Any], Any], obj: Any, what: str) -> Any:
         raise TypeError(f"{what}: {exc}.") from None
 
 
-rehome(globals())  # corpus estimation (its calls and values) is defined in ek._ppi
+rehome(globals())  # corpus estimation (its calls and values) is defined in ek._corpus_estimates

@@ -98,8 +98,8 @@ def test_choices_come_from_what_the_code_checks():
     assert choices["pred_format"] == PRED_FORMATS and choices["words"] == ("whitespace", "unicode")
     helps = {a.dest: a.help for a in options_of("evaluate")}
     assert helps["max_file_mb"].endswith(f"(default: {MAX_FILE_MB:g})")  # the readers' own default
-    from ek._ppi import STRATEGIES
-    from ek._ppi._estimate import INTERVALS
+    from ek._corpus_estimates import STRATEGIES
+    from ek._corpus_estimates._corpus import INTERVALS
 
     assert {a.dest: getattr(a.type, "choices", None) for a in options_of("audit-plan")}["strategy"] == STRATEGIES
     assert {a.dest: getattr(a.type, "choices", None) for a in options_of("estimate")}["interval"] == INTERVALS

@@ -135,7 +135,7 @@ class Resampler:
 
     def kept(self, report: Any, key: str, make: Callable[[], _T]) -> _T:
         """What ``make()`` gives for ``report``'s items, made once: the replicate sums (key ``"sums"``), or
-        what another reader derives from the items (`ek._ppi`'s columns)."""
+        what another reader derives from the items (`ek._corpus_estimates`'s columns)."""
         if self.has(report, key):
             held: _T = self._made[key][1]
             return held

@@ -176,6 +176,8 @@ def unread(messages: list[str]) -> InputError:
 def leave_out(joined: Joined, ids: Iterable[str]) -> Joined:
     """``joined`` without the cases of ``ids`` (e.g. those whose prediction failed to read)."""
     drop = set(ids)
+    if not drop:  # the common case: nothing failed, no pass over the ids
+        return joined
     keep = [k for k, i in enumerate(joined.ids) if i not in drop]
     if len(keep) == len(joined.ids):
         return joined
@@ -224,6 +226,8 @@ def _paired(gold: Side, pred: Side) -> Side:
 
 def _empty_predictions(ids: tuple[str, ...], pred: Side) -> tuple[tuple[str, str], ...]:
     """``(id, file)`` of each prediction of ``ids`` read from a document without text (a single one: its path)."""
+    if not pred.documents:  # records: no documents to look up, id by id
+        return ()
     return tuple(
         (i, pred.paths.get(i) or pred.source.partition(" ")[2])  # a single document's source is "PRED path"
         for i in ids

@@ -31,6 +31,7 @@ from ek._files._errors import InputError
 
 _MARK = "\x01"
 _SEPARATOR = '"\\u0001"'  # the JSON text of _MARK, put between the lines of a JSONL file to parse them at once
+_JOINER = f",{_SEPARATOR},"
 
 
 @dataclass(frozen=True)
@@ -51,12 +52,11 @@ class Table:
 def parse_jsonl(text: str, label: str) -> Table:
     """Exactly one JSON value per non-blank line."""
     body = text.strip()
-    records = _bulk(body, body.count("\n") + 1) if body else []  # one C call per step
+    records = _bulk(body) if body else []  # one C call per step
     lines: list[str] = []
     if records is None:  # blank lines, or a bad one: go line by line
         lines = text.split("\n")
-        kept = [line for line in lines if line.strip()]
-        records = _bulk("\n".join(kept), len(kept))
+        records = _bulk("\n".join(line for line in lines if line.strip()))
         if records is None:
             records = _line_by_line(lines, label)
     numbers: list[int] = []
@@ -147,19 +147,23 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return value
 
 
-def _bulk(body: str, n: int) -> list[Any] | None:
-    """The one value of each of the ``n`` lines of ``body``, parsed in one call; None when that is not what it holds.
+def _bulk(body: str) -> list[Any] | None:
+    """The one value of each line of ``body``, parsed in one call; None when that is not what it holds.
 
     The lines are parsed as one array with a marker string between them
-    (`_SEPARATOR`). A line holding two values, or a value split over two
+    (`_JOINER`). A line holding two values, or a value split over two
     lines, leaves some marker off its place (every second element, at the
     top level), so only lines of exactly one value each pass. A body that
-    holds the marker itself goes line by line instead.
+    holds the marker itself goes line by line instead (a body without a
+    backslash cannot: one ``in`` of a single character is a memchr, that of
+    the marker's text a slower search).
     """
-    if _SEPARATOR in body:
+    if "\\" in body and _SEPARATOR in body:
         return None
+    joined = body.replace("\n", _JOINER)
+    n = 1 + (len(joined) - len(body)) // (len(_JOINER) - 1)  # the lines, counted by what the markers added
     try:
-        values: list[Any] = json.loads("[" + body.replace("\n", "," + _SEPARATOR + ",") + "]")
+        values: list[Any] = json.loads(f"[{joined}]")  # an f-string copies once, "[" + ... + "]" twice
     except (ValueError, RecursionError):
         return None
     if len(values) != 2 * n - 1 or values[1::2] != [_MARK] * (n - 1):

@@ -332,7 +332,8 @@ def _no_field(label: str, table: Table, k: int, name: str, what: str) -> InputEr
 def _slice_name(records: list[Any], slice_field: str | None, role: str) -> str | None:
     if slice_field is not None:
         return slice_field
-    return "slice" if "slice" in records[0] or any("slice" in r for r in records) else None
+    # records are dicts here (`_from_table` checks one shape): dict.__contains__ keeps the scan in C
+    return "slice" if "slice" in records[0] or any(map(dict.__contains__, records, repeat("slice"))) else None
 
 
 def _slices(table: Table, label: str, slice_field: str | None, role: str) -> tuple[Any, ...] | None:

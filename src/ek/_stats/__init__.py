@@ -11,7 +11,9 @@ imported inside the functions that need it.
 * `_weights`: the hash-derived Poisson bootstrap of items (weights, replicate sums, the paired p-value);
 * `_permutation`: the paired sign-flip permutation test;
 * `_resample` (with `_binomial`): seeded bootstraps over units, of any statistic, a mean, a ratio of sums;
-* `_proportions`: Wilson, Newcombe and MOVER intervals of proportions.
+* `_proportions`: Wilson, Newcombe and MOVER intervals of proportions;
+* `_prediction_powered`: PPI++ estimates of a corpus figure from a proxy of every item and an audit of a few
+  (`ek.estimate_corpus`'s and the monitor's estimator; imported by module, not re-exported).
 
 **The Poisson bootstrap of items** (`_weights`).
 

@@ -6,7 +6,7 @@ the interval behaves as if the audit had only a handful of items, whatever
 ``n`` says. Kish's effective size ``(Σw)² / Σw²`` of the weights (the
 denominator each item contributes) measures that; it is ``n`` for equal
 weights and 1 when one item holds everything. The intervals of
-`ek._bootstrap` and `ek._ppi` flag themselves with it, and `Concentration.why`
+`ek._bootstrap` and `ek._corpus_estimates` flag themselves with it, and `Concentration.why`
 says the reason in numbers.
 
 >>> c = concentration([100, 100, 5000, 4000, 100, 100])

@@ -68,6 +68,8 @@ _KEY_BLOCK = 4096  # ids hashed together
 _CHUNK = 512  # items per block of weights: the block's buffers (0.5 MB each for 1,000 replicates) stay in cache
 _BLOCK = 64 * _CHUNK  # items summed apart before their sums are added (one job for a thread)
 _PARALLEL_WORK = 20_000_000  # items x replicates from which the weighing is shared among threads
+_SHIFT = 3  # low digit of a column cut in two (`_parts`): 0..7, so 512 of them weigh under 2**15
+_SMALL_BASE, _SMALL_DIGIT = 1 << _SHIFT, (1 << _SHIFT) - 1
 _INT32_ROOM = 2**31 // (_MAX_WEIGHT * _CHUNK)  # largest |statistic| summed exactly in int32 per block
 assert _MAX_WEIGHT * _CHUNK < 2**16  # a block's weight totals fit uint16
 
@@ -159,7 +161,9 @@ def replicate_sums(
         for rows in chunks:
             w = weigh(keys[rows])
             for c, column in enumerate(columns):
-                out[:, c] += np.einsum("ib,i->b", w, column[rows])
+                for scale, part in _parts(column[rows]):
+                    partial = np.einsum("ib,i->b", w, part)
+                    out[:, c] += partial if scale == 1 else partial.astype(out.dtype) * scale  # int16 would wrap
             out[:, k] += np.add.reduce(w, axis=0, dtype=np.uint16)  # at most 5 x _CHUNK: twice as fast as int32
         return out
 
@@ -228,6 +232,9 @@ def id_keys(ids: Sequence[Any]) -> Any:
     import numpy as np
 
     texts = ids if set(map(type, ids)) <= {str} else list(map(id_text, ids))
+    same = _same_length_ascii(texts)
+    if same is not None:
+        return same
     data = list(map(str.encode, texts, repeat("utf-8"), repeat("surrogatepass")))
     keys = np.empty(len(data), dtype=np.uint64)
     prime = np.uint64(_FNV_PRIME)
@@ -249,6 +256,28 @@ def id_keys(ids: Sequence[Any]) -> Any:
         h *= prime
         keys[start + order] = h
     return keys
+
+
+def _same_length_ascii(texts: Sequence[str]) -> Any:
+    """`id_keys` of ASCII ids all of one length ("doc-000001", ...), from one byte matrix; else None.
+
+    Their UTF-8 bytes are their characters, so the ids joined are the matrix's rows.
+    """
+    import numpy as np
+
+    joined = "".join(texts)
+    if not texts or not joined.isascii() or len(joined) % len(texts) or len(set(map(len, texts))) != 1:
+        return None
+    width = len(joined) // len(texts)
+    matrix = np.frombuffer(joined.encode("ascii"), dtype=np.uint8).reshape(len(texts), width)
+    prime = np.uint64(_FNV_PRIME)
+    h = np.full(len(texts), _FNV_OFFSET, dtype=np.uint64)
+    for j in range(width):
+        h ^= matrix[:, j]
+        h *= prime
+    h ^= np.uint64(width)
+    h *= prime
+    return h
 
 
 class _Weigher:
@@ -305,11 +334,46 @@ def _column_for_einsum(column: Any) -> Any:
     return column.astype(np.int32 if top < _INT32_ROOM else np.int64)
 
 
+def _parts(values: Any) -> list[tuple[int, Any]]:
+    """A chunk of a column as ``(scale, part)`` with ``values == sum(scale * part)``, in int16 where that is exact.
+
+    einsum of the uint8 weights with an int16 column is three times as fast
+    as with int32. Every weight is at most `_MAX_WEIGHT`, so a part whose
+    |values| sum to less than ``2**15 / _MAX_WEIGHT`` has int16 weighted sums.
+    Non-negative values too large for that are cut in two digits,
+    ``8 * (v >> 3) + (v & 7)`` (a line's length, 40 to 100 characters).
+    """
+    import numpy as np
+
+    if values.dtype.kind == "f":
+        return [(1, values)]
+    room = 2**15 / _MAX_WEIGHT
+    total = float(np.abs(values.astype(np.float64)).sum())  # float: abs() of the int64 minimum overflows
+    if total < room:
+        return [(1, values.astype(np.int16))]
+    if values.min() >= 0 and _SMALL_DIGIT * len(values) < room and total / _SMALL_BASE < room - len(values):
+        high = values >> _SHIFT  # sums to at most total / 8
+        return [(_SMALL_BASE, high.astype(np.int16)), (1, (values & _SMALL_DIGIT).astype(np.int16))]
+    return [(1, values)]
+
+
+def _array(column: Sequence[Any], n: int) -> Any:
+    """One column as an array: int64 in one pass when it holds Python ints (the common case), else as numpy reads it."""
+    import numpy as np
+
+    if n and len(column) == n and set(map(type, column)) <= {int}:
+        try:
+            return np.fromiter(column, dtype=np.int64, count=n)
+        except OverflowError:  # an int past int64 stays an object
+            pass
+    return np.asarray(column)
+
+
 def as_table(columns: Sequence[Sequence[Any]], n: int) -> Any:
     """Per-item statistic columns as one ``(n, k)`` array: int64 when every value is an integer."""
     import numpy as np
 
-    arrays = [np.asarray(c) for c in columns]
+    arrays = [_array(c, n) for c in columns]
     if all(a.dtype.kind in "iub" for a in arrays):
         return np.stack(arrays, axis=1).astype(np.int64) if arrays else np.zeros((n, 0), dtype=np.int64)
     return np.stack([a.astype(np.float64) for a in arrays], axis=1)

@@ -15,19 +15,28 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from ek._stats import Z95, mean_interval, wilson
 from ek._util import type_name
 from ek.agents._reports import success_report
 from ek.agents._stats import _pass_at_k, _pass_hat_k
-from ek.agents.base import is_episode
+from ek.agents.base import Episode, is_episode
 
-__all__ = ["ReliabilityReport", "reliability"]
+__all__ = ["ReliabilityReport", "TaskFigures", "reliability"]
 
 _RESAMPLES = 2000
+
+
+class TaskFigures(TypedDict):
+    """One task's row of `ReliabilityReport.per_task` (None: fewer than k trials, left out of both figures)."""
+
+    n: int
+    successes: int
+    pass_at_k: float | None
+    pass_hat_k: float | None
 
 
 @dataclass(frozen=True)
@@ -60,19 +69,19 @@ class ReliabilityReport:
     n_trials: int = 0
     n_success: int = 0
     success_rate: float = 0.0
-    success_ci: tuple[Any, ...] = (0.0, 1.0)
+    success_ci: tuple[float, float] = (0.0, 1.0)
     pass_at_k: float | None = None
     pass_hat_k: float | None = None
-    pass_hat_k_ci: tuple[Any, ...] = (0.0, 1.0)
+    pass_hat_k_ci: tuple[float, float] = (0.0, 1.0)
     stochastic: bool = True
-    per_task: Mapping[Any, Any] = field(default_factory=dict)
+    per_task: Mapping[Hashable, TaskFigures] = field(default_factory=dict)
     per_slice: Mapping[Any, Any] = field(default_factory=dict)
     cost: Mapping[Any, Any] = field(default_factory=dict)
     detail: Mapping[Any, Any] = field(default_factory=dict)
 
 
 def reliability(
-    source: Any,
+    source: Iterable[Episode] | Mapping[Hashable, Iterable[bool]],
     *,
     k: int = 1,
     slices: Mapping[str, str] | None = None,
@@ -221,9 +230,13 @@ def _checked_trials(counts: Mapping[Any, Any], k: int) -> int:
     return int(n_trials)
 
 
-def _per_task(counts: Mapping[Any, Any], k: int) -> tuple[Any, ...]:
+def _per_task(
+    counts: Mapping[Hashable, tuple[int, int]], k: int
+) -> tuple[dict[Hashable, TaskFigures], list[float], float, list[Hashable]]:
     """``(per_task, pass^k values, summed pass@k, skipped ids)``; tasks short of k trials are skipped."""
-    per_task, hat_values, at_sum, skipped = {}, [], 0.0, []
+    per_task: dict[Hashable, TaskFigures] = {}
+    hat_values: list[float] = []
+    at_sum, skipped = 0.0, []
     for task_id, (n, c) in counts.items():
         if n < k:
             skipped.append(task_id)

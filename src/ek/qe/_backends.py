@@ -13,7 +13,7 @@ them); the libraries are imported on first fit or call. Public through
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import Any
 
@@ -68,7 +68,7 @@ def netcal_calibrator(method: str = "sigmoid") -> Calibrator:
 
 
 @requires_extra("netcal", packages=["numpy", "netcal"])
-def netcal_ece(probs: Any, correct: Any, *, bins: int = 10) -> float:
+def netcal_ece(probs: Iterable[float], correct: Iterable[bool | int], *, bins: int = 10) -> float:
     """Expected calibration error computed by netcal (lower is better).
 
     Agrees with `expected_calibration_error` on the same bins; netcal also

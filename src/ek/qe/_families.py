@@ -11,11 +11,11 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from statistics import fmean
 from types import ModuleType
-from typing import Any
+from typing import Any, TypeGuard
 
 from ek._calls import call_maybe_group, probability
 from ek._util import type_name
@@ -32,7 +32,7 @@ from ek.qe._scalar import PlattCalibrator
 __all__ = ["GroupCalibrator", "SignalFamilyCalibrator", "mean_probability", "min_probability"]
 
 
-def mean_probability(probs: Any) -> float:
+def mean_probability(probs: Mapping[str, float] | Iterable[float]) -> float:
     """Fuse calibrated per-family probabilities by their mean (the default combiner).
 
     Every family's calibrated value estimates the same event ("this value is
@@ -47,7 +47,7 @@ def mean_probability(probs: Any) -> float:
     return fmean(_probs(probs, "mean_probability()"))
 
 
-def min_probability(probs: Any) -> float:
+def min_probability(probs: Mapping[str, float] | Iterable[float]) -> float:
     """Fuse calibrated per-family probabilities by their minimum (the conservative combiner).
 
     Use it when any one family doubting a value should be enough to hold it back.
@@ -76,11 +76,13 @@ class GroupCalibrator:
     """
 
     factory: Callable[[], Calibrator] = PlattCalibrator
-    by_group: dict[Any, Calibrator] = field(default_factory=dict)
+    by_group: dict[Hashable, Calibrator] = field(default_factory=dict)
     pooled: Calibrator | None = None
     kind: str = "group"
 
-    def fit(self, scores: Any, correct: Any, *, groups: Any) -> GroupCalibrator:
+    def fit(
+        self, scores: Iterable[float], correct: Iterable[bool | int], *, groups: Iterable[Hashable]
+    ) -> GroupCalibrator:
         """Fit one calibrator per distinct group key plus the pooled fallback; returns self."""
         np = numpy_or_none()
         s = _scores(scores, "GroupCalibrator.fit scores", np)
@@ -186,7 +188,9 @@ class SignalFamilyCalibrator:
     fusion: Calibrator | None = None
     kind: str = "signal_family"
 
-    def fit(self, signals: Any, correct: Any) -> SignalFamilyCalibrator:
+    def fit(
+        self, signals: Iterable[Mapping[str, float | None]], correct: Iterable[bool | int]
+    ) -> SignalFamilyCalibrator:
         """Fit one calibrator per signal name, then the fusion calibrator; returns self.
 
         Each family is fitted on the rows where it has a finite value; a
@@ -226,7 +230,7 @@ class SignalFamilyCalibrator:
             self.fusion = self.factory().fit(fused, [y[i] for i in multi])
         return self
 
-    def calibrate_signals(self, raw_signals: Mapping[str, Any], *, group: Any = None) -> dict[str, float]:
+    def calibrate_signals(self, raw_signals: Mapping[str, float | None], *, group: Hashable = None) -> dict[str, float]:
         """``{name: calibrated probability}`` for each finite raw signal (before fusion)."""
         if not isinstance(raw_signals, Mapping):
             raise TypeError(
@@ -256,7 +260,14 @@ class SignalFamilyCalibrator:
         value = probability(self.combine(calibrated), what="combined probability")
         return float(self.fusion(value)) if self.fusion is not None else value
 
-    def __call__(self, raw_signals: Any, *, group: Any = None) -> Any:
+    def __call__(
+        self,
+        raw_signals: Mapping[str, float | None]
+        | list[Mapping[str, float | None]]
+        | tuple[Mapping[str, float | None], ...],
+        *,
+        group: Hashable = None,
+    ) -> Any:
         """The fused calibrated probability of one signal mapping (an array for a list of them)."""
         if isinstance(raw_signals, (list, tuple)):
             np = numpy_or_none()
@@ -351,7 +362,7 @@ def _rows(signals: Any) -> list[Any]:
     return rows
 
 
-def _finite(value: Any, name: Any, row: int | None) -> bool:
+def _finite(value: object, name: Any, row: int | None) -> TypeGuard[float]:
     if value is None:
         return False
     if isinstance(value, bool) or not isinstance(value, numbers.Real):

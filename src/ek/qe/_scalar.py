@@ -6,7 +6,7 @@ Public through `ek.qe.calibrate`; the fitting maths is in `ek.qe._fit`.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -89,7 +89,7 @@ class PlattCalibrator(_Fitted):
         _positive_int(self.max_iter, "PlattCalibrator max_iter")
         self._fitted = (self.a, self.b) != (1.0, 0.0)
 
-    def fit(self, scores: Any, correct: Any) -> PlattCalibrator:
+    def fit(self, scores: Iterable[float], correct: Iterable[bool | int]) -> PlattCalibrator:
         """Fit ``a`` and ``b`` by maximum likelihood on the smoothed targets; returns self."""
         s, y, np = self._inputs(scores, correct)
         self.a, self.b = _fit.platt_fit(s, y, max_iter=self.max_iter, np=np)
@@ -137,7 +137,7 @@ class IsotonicCalibrator(_Fitted):
             _check_steps(self.x, self.y)
         self._fitted = bool(self.x)
 
-    def fit(self, scores: Any, correct: Any) -> IsotonicCalibrator:
+    def fit(self, scores: Iterable[float], correct: Iterable[bool | int]) -> IsotonicCalibrator:
         """Fit the monotone step function to ``(score, correct)`` pairs; returns self."""
         s, y, np = self._inputs(scores, correct)
         xs, ys = _fit.isotonic_fit(s, y, np=np)
@@ -201,7 +201,7 @@ class TemperatureCalibrator(_Fitted):
         _positive_int(self.max_iter, "TemperatureCalibrator max_iter")
         self._fitted = self.T != 1.0
 
-    def fit(self, logits: Any, correct: Any) -> TemperatureCalibrator:
+    def fit(self, logits: Iterable[float], correct: Iterable[bool | int]) -> TemperatureCalibrator:
         """Fit ``T`` by minimising the negative log-likelihood; returns self."""
         s, y, np = self._inputs(logits, correct, "logits")
         self.T = _fit.temperature_fit(s, y, t_min=self.t_min, t_max=self.t_max, max_iter=self.max_iter, np=np)

@@ -275,7 +275,7 @@ class GroupConformalGate(_Gate):
 
     alpha: float = DEFAULT_ALPHA
     nonconformity: Callable[[float], float] = one_minus
-    by_group: dict[Any, ConformalGate] = field(default_factory=dict)
+    by_group: dict[Hashable, ConformalGate] = field(default_factory=dict)
     pooled: ConformalGate | None = None
 
     def __post_init__(self) -> None:

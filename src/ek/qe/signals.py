@@ -116,7 +116,7 @@ class LogprobSignal:
 
     name: ClassVar[str] = "logprob"
 
-    aggregator: Any = geo_mean
+    aggregator: str | Callable[[Sequence[float]], float] = geo_mean
     alpha: float = DEFAULT_LENGTH_ALPHA
     cost_tier: int = 2
 

@@ -47,7 +47,7 @@ _MEAN_AD_FACTOR = 1.253314  # sqrt(pi / 2): the same for the mean absolute devia
 
 
 def benford_findings(
-    numbers: Iterable[Any],
+    numbers: Iterable[object],
     *,
     field: str = "",
     tol: float = DEFAULT_BENFORD_TOL,
@@ -100,7 +100,7 @@ def benford_findings(
 
 
 def zscore_anomaly_findings(
-    numbers: Iterable[Any],
+    numbers: Iterable[object],
     *,
     field: str = "",
     threshold: float = DEFAULT_ZSCORE_THRESHOLD,

@@ -163,7 +163,7 @@ def validation_pipeline(
 
 
 def validate(
-    value: Any,
+    value: object,
     *,
     layers: Iterable[Layer | Callable[..., ValidationResult]] = (),
     spec: FieldSpec | None = None,

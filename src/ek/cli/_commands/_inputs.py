@@ -9,7 +9,6 @@ which adds OCR measures and confusion tables; every other input through
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Mapping
@@ -130,6 +129,8 @@ def bound(
 
 def gold_digest(gold: Side) -> str:
     """A fingerprint of GOLD's ids and values, order aside: a saved run is compared only on the same gold."""
+    import hashlib  # only a saved run needs it
+
     pairs = sorted(zip(map(id_text, gold.ids), (json.dumps(v, sort_keys=True, default=repr) for v in gold.values)))
     return hashlib.blake2b(json.dumps(pairs).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 

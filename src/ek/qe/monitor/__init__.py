@@ -71,7 +71,9 @@ import os
 from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
+from ek._quality_args import FittedCalibrator
 from ek._util import import_optional, type_name
+from ek.base import DecisionPolicy
 from ek.qe.monitor._gates import QUANTITIES, calibrator_record, default_promise, gate_record
 from ek.qe.monitor._state import FORMAT, MonitorStore
 from ek.qe.monitor._values import DEFAULT_ALPHA, REFIT_ITEMS, Alarm, MonitorReport, WindowSummary
@@ -100,11 +102,11 @@ class Monitor:
 
     def __init__(
         self,
-        calibrator: Any,
-        gate: Any = None,
+        calibrator: FittedCalibrator,
+        gate: DecisionPolicy | None = None,
         *,
         calibration_signals: Mapping[str, Iterable[float]],
-        promise: Any = None,
+        promise: float | tuple[str, float] | None = None,
         alpha: float = DEFAULT_ALPHA,
         level: float = 0.95,
         name: str | None = None,

@@ -8,7 +8,7 @@ cumulative figure and a merged monitor's figure are the same function of
 added sums.
 
 * Error rate among accepted items: with two or more audited accepted
-  items, the prediction-powered estimate (`ek._ppi._core`: proxy ``1 - p``,
+  items, the prediction-powered estimate (`ek._stats._prediction_powered`: proxy ``1 - p``,
   gold ``1 - correct``, ``λ = 1``, see `LAM`) with its normal interval at
   ``level``, whose standard error is at least
   ``sqrt(mean(p (1 - p)) / n)`` over the ``n`` audited accepted items: the
@@ -99,7 +99,7 @@ def risk(sums: dict[str, Any], rows: Rows, level: float) -> Risk:
     """The error rate among accepted items: ``{estimate, interval, basis, n_audited, N}``."""
     import numpy as np
 
-    from ek._ppi._core import Moments, estimate, normal_interval, without
+    from ek._stats._prediction_powered import Moments, estimate, normal_interval, without
 
     big_n, accepted = sums["accept"], rows.where(rows.decision == 0)
     n_audited = len(accepted.p)
@@ -150,7 +150,7 @@ def calibration(rows: Rows, level: float) -> Calibration:
 
 
 def _moments(table: Any) -> Any:
-    from ek._ppi._core import moments
+    from ek._stats._prediction_powered import moments
 
     return moments(table)
 

@@ -2,11 +2,11 @@
 
 The proxy `Report` holds every item of the corpus, the audit `Report` the
 audited ones, scored with the same metric against real gold. The audited
-ids are found among the proxy's (`ek._ppi._columns`), the unaudited items'
-moments are the corpus's less the audit's, and `ek._ppi._core.estimate`
+ids are found among the proxy's (`ek._corpus_estimates._columns`), the unaudited items'
+moments are the corpus's less the audit's, and `ek._stats._prediction_powered.estimate`
 makes the figures, for the whole corpus and for each slice on its own (its
 own ``λ`` too). ``interval="bootstrap"`` replaces the normal intervals by
-percentile intervals of the id-hash Poisson bootstrap (`ek._ppi._resample`).
+percentile intervals of the id-hash Poisson bootstrap (`ek._corpus_estimates._resample`).
 
 Tiny audits. The normal interval needs a variance, so a slice with fewer
 than 2 audited items has no interval (its ``note`` says so; with one item
@@ -14,7 +14,7 @@ and ``lam="tune"`` its estimate is plain PPI, ``λ = 1``, which needs no
 variance to be unbiased), and the whole corpus needs at least 2. Every
 group carries ``reliable`` (the whole corpus in ``detail``): False below
 `MIN_RELIABLE` (10) audited items, or below an effective audit size of
-`MIN_EFFECTIVE` (5; `ek._ppi._core.Figures.effective_size`, the
+`MIN_EFFECTIVE` (5; `ek._stats._prediction_powered.Figures.effective_size`, the
 concentration of the reference lengths for CER, read over the corpus and
 the audit), with ``why`` in words and numbers (None when reliable): with
 the normal interval a slice of 400 documents covered 62% at 90% with 2
@@ -44,8 +44,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ek._bootstrap import MIN_ITEMS, metric_of
-from ek._ppi._columns import Columns, columns, examples
-from ek._ppi._core import (
+from ek._corpus_estimates._columns import Columns, columns, examples
+from ek._corpus_estimates._values import AuditPlan, Classical, CorpusEstimate, Entry, EstimateDetail, NotedEntry
+from ek._stats import check_level
+from ek._stats._prediction_powered import (
     MIN_TUNE,
     TUNE_EFFECTIVE,
     Figures,
@@ -56,12 +58,11 @@ from ek._ppi._core import (
     normal_interval,
     without,
 )
-from ek._ppi._values import Classical, Entry, EstimateDetail, NotedEntry
-from ek._stats import check_level
 from ek._util import is_real
+from ek.base import Report
 
 if TYPE_CHECKING:
-    from ek._ppi._resample import Replicates
+    from ek._corpus_estimates._resample import Replicates
 
 __all__ = [
     "INTERVALS",
@@ -80,7 +81,7 @@ WHO = "estimate_corpus()"
 MIN_RELIABLE = 10
 """Fewer audited items than this and a group's interval is flagged ``reliable: false`` (see the module docstring)."""
 MIN_EFFECTIVE = 5.0
-"""An effective audit size (`ek._ppi._core.Figures.effective_size`) below this is flagged too (scripts/ppi_grid.py)."""
+"""An effective audit size (`ek._stats._prediction_powered.Figures.effective_size`) below this is flagged too (scripts/ppi_grid.py)."""
 
 
 @dataclass(frozen=True)
@@ -100,8 +101,10 @@ class Basis:
     asked: Any = "tune"  # the lam= asked for: "tune" or a number
 
 
-def estimate_corpus(proxy: Any, audit: Any, *, level: float, lam: Any, interval: str, plan: Any) -> dict[str, Any]:
-    """The fields of an `ek.CorpusEstimate` (see `ek.estimate_corpus`), with its ``_basis``."""
+def estimate_corpus(
+    proxy: Report, audit: Report, *, level: float, lam: str | float, interval: str, plan: AuditPlan | None
+) -> CorpusEstimate:
+    """The `ek.CorpusEstimate` (see `ek.estimate_corpus`), with its ``_basis``."""
     _check_options(level, lam, interval)
     p, a = columns(proxy, role="proxy", who=WHO), columns(audit, role="audit", who=WHO)
     _check_same_metric(proxy, audit)
@@ -115,7 +118,7 @@ def estimate_corpus(proxy: Any, audit: Any, *, level: float, lam: Any, interval:
     lams = {g: (f.lam if f is not None else None) for g, f in found.items()}
     replicates: Replicates | None = None
     if interval == "bootstrap":
-        from ek._ppi._resample import replicate_values
+        from ek._corpus_estimates._resample import replicate_values
 
         replicates = replicate_values(proxy, p, a, rows, inclusion, lams)
     entries = {g: _entry(found[g], p, rows, g, level, replicates) for g in groups}
@@ -129,20 +132,22 @@ def estimate_corpus(proxy: Any, audit: Any, *, level: float, lam: Any, interval:
     if whole is None:  # a.n >= 2 was checked, and the whole corpus holds every audited item
         raise AssertionError("the whole corpus has no audited item")
     detail = _detail(whole, p, proxy, lam, interval, plan, overall.get("note"))
-    fields: dict[str, Any] = dict(overall)
-    fields.pop("note", None)
-    if "reliable" in fields:  # reliable and why are no CorpusEstimate fields: they go to its detail
-        detail["reliable"] = fields.pop("reliable")
-    if "why" in fields:
-        detail["why"] = fields.pop("why")
-    return {
-        "metric": proxy.metric,
-        **fields,
-        "per_slice": per_slice,
-        "level": level,
-        "detail": detail,
-        "_basis": basis,
-    }
+    detail["reliable"], detail["why"] = overall["reliable"], overall["why"]  # the whole corpus's flag: in its detail
+    return CorpusEstimate(
+        metric=proxy.metric,
+        estimate=overall["estimate"],
+        interval=overall["interval"],
+        classical=overall["classical"],
+        plug_in=overall["plug_in"],
+        lam=overall["lam"],
+        effective_n=overall["effective_n"],
+        n=overall["n"],
+        N=overall["N"],
+        per_slice=per_slice,
+        level=level,
+        detail=detail,
+        _basis=basis,
+    )
 
 
 def group_rows(p: Columns, rows: Any, group: int | None) -> Any:
@@ -202,8 +207,6 @@ def _check_slices(p: Columns, a: Columns, rows: Any) -> None:
 def _inclusion(plan: Any, p: Columns, a: Columns) -> Any:
     """The inclusion probability of each audited item, from the plan."""
     import numpy as np
-
-    from ek._ppi._values import AuditPlan
 
     if not isinstance(plan, AuditPlan):
         raise TypeError(f"{WHO} plan must be an ek.AuditPlan (from ek.plan_audit), got {type(plan).__name__}.")
@@ -277,10 +280,12 @@ def _entry(
         }
     note = None
     if replicates is None:
-        interval = normal_interval(fig.estimate, fig.std_error, level, fig.df)  # t when tuned: see ek._ppi._core
+        interval = normal_interval(
+            fig.estimate, fig.std_error, level, fig.df
+        )  # t when tuned: see ek._stats._prediction_powered
         classical = normal_interval(fig.classical, fig.classical_std_error, level, _classical_df(fig))
     else:
-        from ek._ppi._resample import percentile
+        from ek._corpus_estimates._resample import percentile
 
         interval, classical = percentile(replicates[group][0], level), percentile(replicates[group][1], level)
     if fig.n < 2:
@@ -296,7 +301,7 @@ def _entry(
         "interval": interval,
         "classical": {"estimate": fig.classical, "interval": classical},
         "plug_in": fig.plug_in,
-        "lam": fig.lam,
+        "lam": _one(fig.lam),
         "effective_n": _effective_n(fig, interval, classical, replicates is None),
         "n": fig.n,
         "N": size,
@@ -327,7 +332,9 @@ def _flag_concentrated(entry: NotedEntry, fig: Figures | None, p: Columns, group
         return
     table = p.table if group is None else p.table[p.codes == group]
     g = np.asarray(gradient(p.value, table.sum(axis=0)))
-    falls = g < 0  # the statistics the figure falls with: a ratio's denominator (see _core._Design.effective)
+    falls = (
+        g < 0
+    )  # the statistics the figure falls with: a ratio's denominator (see _prediction_powered._Design.effective)
     weights = table[:, falls] @ -g[falls]
     held = concentration(np.maximum(weights, 0.0).tolist())
     of = " and ".join(str(name) for name, down in zip(p.names, falls) if down)
@@ -336,6 +343,13 @@ def _flag_concentrated(entry: NotedEntry, fig: Figures | None, p: Columns, group
         f"{held.why('items', of)} over the corpus; the {fig.n} audited items are worth about "
         f"{fig.effective_size:.1f}, fewer than {MIN_EFFECTIVE:.0f}: too few for the interval's level to be trusted"
     )
+
+
+def _one(lam: Weights) -> float:
+    """The one ``λ`` of an estimate: a group is estimated at one weight (one per statistic is a comparison's)."""
+    if isinstance(lam, tuple):
+        raise AssertionError(f"one lambda per statistic in a corpus estimate: {lam}")
+    return lam
 
 
 def _why(n: int) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -26,7 +26,7 @@ __all__ = [
 ]
 
 STRATEGIES = ("uniform", "stratified", "active")
-"""How `ek.plan_audit` sets inclusion probabilities (see `ek._ppi._plan`)."""
+"""How `ek.plan_audit` sets inclusion probabilities (see `ek._corpus_estimates._plan`)."""
 
 
 class Classical(TypedDict):
@@ -43,7 +43,7 @@ class Entry(TypedDict):
     interval: tuple[float, float]
     classical: Classical
     plug_in: float
-    lam: float | tuple[float, ...] | None  # one λ, or one per proxy
+    lam: float | None  # the proxy's weight (None: no audited item)
     effective_n: float
     n: int
     N: int
@@ -115,7 +115,7 @@ class CorpusEstimate:
     effective_n: float
     n: int
     N: int
-    per_slice: Mapping[Any, NotedEntry] = field(default_factory=dict)
+    per_slice: Mapping[Hashable, NotedEntry] = field(default_factory=dict)
     level: float = 0.95
     detail: EstimateDetail = field(default_factory=EstimateDetail)
     _basis: object = field(default=None, compare=False, repr=False)  # what compare_estimates re-reads (a Basis)
@@ -302,7 +302,7 @@ class AuditPlan:
         # Derived here, while the value is being made: nothing is written onto it once it exists.
         object.__setattr__(self, "_lookup", dict(zip(map(str, ids), self.probabilities)))
 
-    def probability(self, item_id: Any) -> float:
+    def probability(self, item_id: object) -> float:
         """The inclusion probability of drawn item ``item_id`` (KeyError when it was not drawn)."""
         return float(self._lookup[str(item_id)])
 

@@ -22,8 +22,8 @@ import math
 from typing import Any
 
 from ek._bootstrap import interval_of, replicate_sums, resampled
-from ek._ppi._columns import Columns
-from ek._ppi._core import Weights
+from ek._corpus_estimates._columns import Columns
+from ek._stats._prediction_powered import Weights
 
 __all__ = ["Replicates", "percentile", "replicate_values"]
 

@@ -6,7 +6,7 @@ as one figure over the two engines' statistics side by side,
 the two engines share on every item (the same documents, the same audit):
 a paired interval. When both estimates were tuned (``lam="tune"``), one
 ``λ`` is tuned on that paired difference, as ppi_py tunes a mean of
-differences (cross-fitted as in `ek._ppi._core`, with its Student t
+differences (cross-fitted as in `ek._stats._prediction_powered`, with its Student t
 interval at most the smaller effective audit size of the two figures less
 one): the difference is then its own prediction-powered estimate,
 ``delta``, not exactly ``b - a`` of the two estimates, which keep their
@@ -31,14 +31,17 @@ whole corpus's in its verdict, "not reliable: ...").
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable
 from typing import Any, TypedDict
 
 from ek._bootstrap import MIN_ITEMS, interval_of, p_value_of, verdict
-from ek._ppi._columns import examples
-from ek._ppi._core import Moments, effective_size, estimate, moments, normal_interval, p_value, without
-from ek._ppi._estimate import Basis, group_rows
+from ek._corpus_estimates._columns import examples
+from ek._corpus_estimates._corpus import Basis, group_rows
+from ek._corpus_estimates._values import CorpusEstimate
+from ek._stats._prediction_powered import Moments, effective_size, estimate, moments, normal_interval, p_value, without
+from ek.base import Comparison, SliceComparison
 
-__all__ = ["FlaggedRow", "Row", "Sides", "Verdict", "compare"]
+__all__ = ["Row", "Sides", "Verdict", "compare"]
 
 _WHO = "compare_estimates()"
 
@@ -64,20 +67,12 @@ class Row(Sides, Verdict):
     """One row of the comparison: the whole corpus's, or a slice's."""
 
 
-class FlaggedRow(Row):
-    """A `Row` with its flag (``per_slice``'s rows).
+def compare(a: CorpusEstimate, b: CorpusEstimate) -> Comparison:
+    """The `ek.Comparison` of estimate ``b`` against estimate ``a`` (see `ek.compare_estimates`).
 
-    ``reliable`` is False when either estimate's group is (too few audited
-    items, or too small an effective size: `ek._ppi._estimate`), ``why``
-    says which and why; the verdict is then ``"not reliable: ..."``.
+    Each slice's row carries its flag (`_flagged`); the whole corpus's flag is in its verdict only,
+    ``"not reliable: ..."``, and its ``n`` is the corpus's.
     """
-
-    reliable: bool
-    why: str | None
-
-
-def compare(a: Any, b: Any) -> dict[str, Any]:
-    """The fields of an `ek.Comparison` of estimate ``b`` against estimate ``a``."""
     ba, bb = _basis(a, "a"), _basis(b, "b")
     _check_pair(a, b, ba, bb)
     joint = _Joint(ba, bb)
@@ -85,17 +80,27 @@ def compare(a: Any, b: Any) -> dict[str, Any]:
     up = up if isinstance(up, bool) else None
     groups: list[int | None] = [None, *range(len(ba.p.labels))]
     rows = {g: _flagged(joint.row(g, a.level, up), a, b, None if g is None else ba.p.labels[g]) for g in groups}
-    per_slice = {ba.p.labels[g]: rows[g] for g in groups if g is not None}
-    overall = {key: value for key, value in rows[None].items() if key not in ("n", "reliable", "why")}
-    return {"metric": a.metric, **overall, "per_slice": per_slice, "level": a.level, "n": a.n, "higher_is_better": up}
+    per_slice: dict[Hashable, SliceComparison] = {ba.p.labels[g]: rows[g] for g in groups if g is not None}
+    whole = rows[None]
+    return Comparison(
+        metric=a.metric,
+        a=whole["a"],
+        b=whole["b"],
+        delta=whole["delta"],
+        interval=whole["interval"],
+        p_value=whole["p_value"],
+        verdict=whole["verdict"],
+        per_slice=per_slice,
+        level=a.level,
+        n=a.n,
+        higher_is_better=up,
+    )
 
 
 # ---------------------------------------------------------------------------
 
 
-def _basis(estimate_: Any, name: str) -> Basis:
-    from ek._ppi._values import CorpusEstimate
-
+def _basis(estimate_: object, name: str) -> Basis:
     if not isinstance(estimate_, CorpusEstimate):
         raise TypeError(
             f"{_WHO} argument {name} is {type(estimate_).__name__}, not a CorpusEstimate; pass two "
@@ -218,7 +223,9 @@ class _Joint:
         for side, basis in ((slice(0, self.k), self.ba), (slice(self.k, 2 * self.k), self.bb)):
             part = Moments(unaudited.n, unaudited.mean[side], unaudited.scatter[side, side])
             sizes.append(effective_size(part, self.table[mine][:, side], basis.p.value, inclusion))
-        known = [x for x in sizes if not math.isnan(x)]  # NaN: a figure without weights (see _core)
+        known = [
+            x for x in sizes if not math.isnan(x)
+        ]  # NaN: a figure without weights (see ek._stats._prediction_powered)
         return min(known) if known else math.nan
 
     def _bootstrap(self, group: int | None, level: float, up: bool | None) -> Verdict:
@@ -239,8 +246,9 @@ class _Joint:
         }
 
 
-def _flagged(row: Row, a: Any, b: Any, label: Any) -> FlaggedRow:
-    """``row`` with ``reliable`` and ``why`` from the two estimates' group; a flagged row's verdict says why.
+def _flagged(row: Row, a: CorpusEstimate, b: CorpusEstimate, label: Hashable) -> SliceComparison:
+    """``row`` with ``reliable`` (False when either estimate's group is: too few audited items, or too small
+    an effective size, `ek._corpus_estimates._corpus`) and ``why``; a flagged row's verdict says why.
 
     An interval either estimate does not trust is no ground for a verdict:
     its difference rests on the same audited items.
@@ -251,7 +259,7 @@ def _flagged(row: Row, a: Any, b: Any, label: Any) -> FlaggedRow:
         if entry.get("reliable") is False:
             whys.append(f"engine {name}: {entry.get('why')}")
     why = "; ".join(whys) if whys else None
-    out: FlaggedRow = {**row, "reliable": why is None, "why": why}
+    out: SliceComparison = {**row, "reliable": why is None, "why": why}
     if why is not None and row["n"] >= 2:
         out["verdict"] = f"not reliable: {why}"
     return out

@@ -1,8 +1,8 @@
 """The top-level calls of corpus estimation: `estimate_corpus`, `compare_estimates`, `plan_audit`.
 
 Documented in and re-exported by `ek.facade` (their ``__module__`` says so);
-they check their arguments, delegate to the modules of `ek._ppi` and build
-the values. Each of those modules loads on first call, so importing this one
+they check their arguments and delegate to the modules of `ek._corpus_estimates`,
+which return the values. Each of those modules loads on first call, so importing this one
 loads the standard library and `ek.base` only. The proxies built from
 `ek.evaluate` (`ek.agreement_proxy`, `ek.confidence_proxy`) stay in
 `ek.facade`, beside the scoring they are made of.
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numbers
 
-from ek._ppi._values import AuditPlan, CorpusEstimate
+from ek._corpus_estimates._values import AuditPlan, CorpusEstimate
 from ek._util import type_name
 from ek.base import Comparison, Report
 
@@ -73,9 +73,9 @@ def estimate_corpus(
         if not isinstance(r, Report):
             raise TypeError(f"estimate_corpus() {name} is {type_name(r)}, not a Report; pass ek.evaluate reports.")
     _check_join(proxy, audit)
-    from ek._ppi._estimate import estimate_corpus as run
+    from ek._corpus_estimates._corpus import estimate_corpus as run
 
-    return CorpusEstimate(**run(proxy, audit, level=level, lam=lam, interval=interval, plan=plan))
+    return run(proxy, audit, level=level, lam=lam, interval=interval, plan=plan)
 
 
 def _check_join(proxy: Report, audit: Report) -> None:
@@ -115,9 +115,9 @@ def compare_estimates(a: CorpusEstimate, b: CorpusEstimate) -> Comparison:
     When both were tuned, one ``λ`` is tuned on the paired difference and
     ``delta`` is that difference's own estimate (not exactly ``b - a``).
     """
-    from ek._ppi._compare import compare as paired
+    from ek._corpus_estimates._compare import compare as paired
 
-    return Comparison(**paired(a, b))
+    return paired(a, b)
 
 
 def plan_audit(
@@ -140,6 +140,6 @@ def plan_audit(
     """
     if not isinstance(proxy, Report):
         raise TypeError(f"plan_audit() proxy is {type_name(proxy)}, not a Report; pass an ek.evaluate report.")
-    from ek._ppi._plan import plan
+    from ek._corpus_estimates._plan import plan
 
-    return AuditPlan(**plan(proxy, budget, strategy=strategy, seed=seed, min_prob=min_prob))
+    return plan(proxy, budget, strategy=strategy, seed=seed, min_prob=min_prob)

@@ -32,34 +32,22 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, TypedDict
+from typing import Any
 
-from ek._ppi._columns import columns, detail_column
-from ek._ppi._core import gradient
-from ek._ppi._values import STRATEGIES, PlanDetail
+from ek._corpus_estimates._columns import columns, detail_column
+from ek._corpus_estimates._values import STRATEGIES, AuditPlan, PlanDetail
+from ek._stats._prediction_powered import gradient
 from ek._util import is_real, type_name
+from ek.base import Report
 
-__all__ = ["PlanFields", "plan", "poisson_uncertainty", "probabilities"]
+__all__ = ["plan", "poisson_uncertainty", "probabilities"]
 
 _FLOOR_SHARE = 0.25  # default min_prob, as a share of budget / N
 _WHO = "plan_audit()"
 
 
-class PlanFields(TypedDict):
-    """The fields of an `ek.AuditPlan`, as `plan` finds them."""
-
-    ids: tuple[Any, ...]
-    probabilities: tuple[float, ...]
-    strategy: str
-    budget: float
-    N: int
-    seed: int
-    min_prob: float
-    detail: PlanDetail
-
-
-def plan(proxy: Any, budget: Any, *, strategy: str, seed: Any, min_prob: float | None) -> PlanFields:
-    """The fields of an `ek.AuditPlan` for ``proxy`` (see the module docstring)."""
+def plan(proxy: Report, budget: float, *, strategy: str, seed: int, min_prob: float | None) -> AuditPlan:
+    """The `ek.AuditPlan` for ``proxy`` (see the module docstring)."""
     import numpy as np
 
     if strategy not in STRATEGIES:
@@ -80,16 +68,16 @@ def plan(proxy: Any, budget: Any, *, strategy: str, seed: Any, min_prob: float |
     drawn = np.random.default_rng(int(seed)).random(n_items) < probs
     rows = np.flatnonzero(drawn)
     ids = tuple(p.ids[i] for i in rows.tolist())
-    return {
-        "ids": ids,
-        "probabilities": tuple(probs[rows].tolist()),
-        "strategy": strategy,
-        "budget": float(budget),
-        "N": n_items,
-        "seed": int(seed),
-        "min_prob": float(min(floor, probs.min())),
-        "detail": detail,
-    }
+    return AuditPlan(
+        ids=ids,
+        probabilities=tuple(probs[rows].tolist()),
+        strategy=strategy,
+        budget=float(budget),
+        N=n_items,
+        seed=int(seed),
+        min_prob=float(min(floor, probs.min())),
+        detail=detail,
+    )
 
 
 def probabilities(

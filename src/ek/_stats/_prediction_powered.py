@@ -69,7 +69,7 @@ price is width where λ = 1 is forced: with a proxy of correlation 0 or 0.5
 at σ = 0.5, n ≤ 50 the interval is 1.5-1.7× the audit-only one (0.5-0.6×
 with correlation 0.9);
 with an effective size near 1 (Pareto lengths) it is 5-120× as wide, and
-flagged (`ek._ppi._estimate.MIN_EFFECTIVE`). Relative bias stayed within
+flagged (`ek._corpus_estimates._corpus.MIN_EFFECTIVE`). Relative bias stayed within
 MC error (σ ≤ 1.0: at most 1.9%). A proxy whose influence takes one
 value on every item carries no information and gets ``λ = 0`` exactly
 (float residue made the plug-in ratio 0 or 1 at random).
@@ -84,6 +84,9 @@ The unaudited items enter only through their `Moments` (count, mean and
 centred cross-products of the proxy statistics), so a caller keeps those of
 the whole corpus and removes the audited rows (`without`), and a monitor can
 feed one window at a time. numpy is imported inside each function.
+
+Its callers are `ek._corpus_estimates` (`ek.estimate_corpus`, `ek.compare_estimates`) and
+`ek.qe.monitor` (each window's risk); it lives here, below both, so neither imports the other.
 """
 
 from __future__ import annotations
@@ -93,8 +96,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Union
 
-from ek._stats import normal_cdf
-from ek._stats import student_quantile_approx as student_quantile  # Cornish-Fisher: the estimates' documented numbers
+from ek._stats._distributions import normal_cdf
+from ek._stats._distributions import student_quantile_approx as student_quantile  # Cornish-Fisher: documented numbers
 
 if TYPE_CHECKING:
     import numpy as np

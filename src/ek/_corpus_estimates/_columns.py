@@ -2,7 +2,7 @@
 
 A proxy of a million items is read into one ``(N, k)`` float array the first
 time an estimate uses it, and the array, the index from id text to row and
-the `ek._ppi._core.Moments` of the whole corpus and of each slice are kept
+the `ek._stats._prediction_powered.Moments` of the whole corpus and of each slice are kept
 by the report's resampler (`ek._bootstrap.kept`; never pickled, never
 compared, nothing written onto the report), so later estimates,
 plans and comparisons pay only for their audit. Reports are read through
@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ek._bootstrap import id_text, kept, metric_of, statistic_table
-from ek._ppi._core import Moments, moments
+from ek._stats._prediction_powered import Moments, moments
 from ek._util import as_columns, first_repeat
 
 __all__ = ["Columns", "columns", "detail_column", "examples"]
