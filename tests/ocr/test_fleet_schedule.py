@@ -107,3 +107,18 @@ def test_rapidocr_sessions_take_the_thread_limit(monkeypatch):
         assert _rapidocr._thread_options() == {}
     monkeypatch.delenv("OMP_THREAD_LIMIT")
     assert _rapidocr._thread_options() == {}
+
+
+def test_the_fleet_settings_are_benchmark_fleet_s_keywords_with_their_defaults():
+    import dataclasses
+    import inspect
+
+    from ek.harness import RunOptions
+    from ek.ocr.benchmark import FleetSettings
+
+    params = inspect.signature(benchmark_fleet).parameters
+    own = {n for n, p in params.items() if p.kind is p.KEYWORD_ONLY} - {f.name for f in dataclasses.fields(RunOptions)}
+    keywords = FleetSettings().keywords()
+    assert set(keywords) == own  # run_options among them: the run keywords travel as one RunOptions
+    assert {n: keywords[n] for n in own - {"run_options"}} == {n: params[n].default for n in own - {"run_options"}}
+    assert keywords["run_options"] == RunOptions()
