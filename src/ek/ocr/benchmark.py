@@ -275,7 +275,9 @@ def benchmark_fleet(
             for Tesseract; RapidOCR honours it too), so the engines share the
             cores; engines given as callables to a pool of threads (such an
             engine must then be thread-safe). The readings are the same
-            either way.
+            either way. The worker processes are spawned, so a script that
+            calls this with ``max_workers`` > 1 keeps its own work under
+            ``if __name__ == "__main__":``, as for any process pool.
         kind_key: the record field giving a page's kind (None: never read).
         executor: a ``concurrent.futures.Executor`` the engines read their
             pages on, in chunks, all engines at once (in place of the pool

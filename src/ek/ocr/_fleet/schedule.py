@@ -123,7 +123,8 @@ def process_pool(workers: int) -> Iterator[Executor | None]:
     """A pool of ``workers`` fresh worker processes, each held to one thread per engine call (None for 0).
 
     Spawned, not forked: a parent that already runs ONNX Runtime's threads
-    cannot fork safely. The pool is shut down (its workers reaped) on exit,
+    cannot fork safely. A spawned worker imports the parent's main module,
+    so a script keeps its work under ``if __name__ == "__main__":``. The pool is shut down (its workers reaped) on exit,
     so their CPU time shows in ``resource.getrusage(RUSAGE_CHILDREN)``.
     """
     if workers < 1:
