@@ -326,3 +326,19 @@ def test_the_page_opens_in_chromium_without_console_errors(corpus, tmp_path, cap
     assert {"ranking", "slices", "side-by-side", "worst", "provenance"} <= set(sections)
     if len(engines) > 2:
         assert "delta-chart" in charts and "calibration" in sections
+
+
+def test_the_command_s_options_are_the_fleet_s_settings_and_its_own_flags():
+    from ek.cli._commands._benchmark import benchmark_options
+    from ek.harness import RunOptions
+    from ek.ocr.benchmark import FleetSettings
+
+    flags = {"metric": "wer", "normalize": ["nfc"], "level": 0.9, "keep_going": True, "timeout": 5.0}
+    flags |= {"id": "", "gold_field": "text", "slice": "font"}
+    saved = benchmark_options(save="nightly", max_workers=2, **flags)
+    run = RunOptions(persist=True, run_id="nightly", max_workers=2, timeout=5.0)
+    fleet = FleetSettings(metric="wer", normalize=["nfc"], level=0.9, check_images=True, run=run)
+    assert saved.fleet == fleet and (saved.save, saved.keep_going) == ("nightly", True)
+    assert (saved.id, saved.gold_field, saved.slice) == ("", "text", "font")
+    plain = benchmark_options(save=None, max_workers=None, **flags).fleet.run
+    assert (plain.persist, plain.run_id, plain.max_workers) == (False, None, 1)  # one engine after the other

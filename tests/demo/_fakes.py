@@ -60,8 +60,9 @@ def fake_engines(monkeypatch):
     """Both engines ready and faked; returns ``engine -> the image file names it was given``, in call order."""
     for module in ("ocracy", "PIL"):  # engine ids resolve through ocracy; the fleet opens each image first
         pytest.importorskip(module, reason=f'{module} is not installed: pip install "ek[ocr]"')
-    from ek.ocr import _engines, _fleet_engines
-    from ek.ocr._fleet_engines import EngineSpec
+    from ek.ocr import _engines
+    from ek.ocr._fleet import engines as _fleet_engines
+    from ek.ocr._fleet.engines import EngineSpec
 
     bind = _fleet_engines.fleet_engine
     tables = _tables()

@@ -24,6 +24,9 @@ as given, a PIL image's mode, size and pixels): a page read with other
 options, or another image under the same path, is read again. A hit gives a
 deep copy of the first reading (an OcrResult is mutable). Binding an engine,
 its errors, and every reading not seen before run as they do without it.
+Both keep a fleet's engines in this process, on threads (`in_this_process`):
+the readings are kept here, not in worker processes; test_fleet checks that
+worker processes read the same.
 
 Tesseract and RapidOCR give the same output for the same image and options
 on every call, which makes a kept reading an exact stand-in for reading
@@ -71,6 +74,19 @@ def read_once(monkeypatch: Any, folder: Path) -> None:
     for saved in sorted(folder.glob("*.pickle")) if folder.is_dir() else ():
         _keep(pickle.loads(saved.read_bytes())[3])
     monkeypatch.setattr(bridge, "ocracy_backend", cached_backend(bridge.ocracy_backend))
+    in_this_process(monkeypatch)
+
+
+def in_this_process(monkeypatch: Any) -> None:
+    """Keep a fleet's engines on threads of this process, where `READINGS` is (no worker processes)."""
+    from ek.ocr._fleet import schedule
+
+    monkeypatch.setattr(schedule, "process_pool", _no_processes)
+
+
+@contextlib.contextmanager
+def _no_processes(workers: int) -> Iterator[None]:
+    yield None
 
 
 def benchmark_run(command: str, folder: Path) -> tuple[int, str, str]:
@@ -140,6 +156,7 @@ def _run(command: str) -> tuple[int, str, str, dict[Any, Any]]:
         patch.chdir(ROOT)
         real = _unwrapped(bridge.ocracy_backend)
         patch.setattr(bridge, "ocracy_backend", cached_backend(real, reuse=False, record=readings))
+        in_this_process(patch)
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = main(shlex.split(command)[1:])
     return code, out.getvalue(), err.getvalue(), readings

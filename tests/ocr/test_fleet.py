@@ -26,8 +26,9 @@ from hypothesis import strategies as st
 
 import ek
 from ek.ocr import FleetReport, benchmark_fleet, evaluate_ocr
-from ek.ocr._fleet import FleetTask, engine_run_id, image_problem
-from ek.ocr._fleet_parts import BREAK_CONFIDENCE, consensus_texts, vote_units
+from ek.ocr._fleet.consensus import BREAK_CONFIDENCE, consensus_texts, vote_units
+from ek.ocr._fleet.pages import FleetTask, Page, image_problem
+from ek.ocr._fleet.schedule import engine_run_id
 from tests.ocr import _engine_cache
 from tests.ocr import _fleet_fakes as fakes
 from tests.ocr._fleet_fakes import Result, reader
@@ -458,8 +459,8 @@ def test_the_task_gives_the_page_kind_to_the_engine():
         return "x"
 
     task = FleetTask(read, "cer", {}, {}, None)
-    task.step(("k", ("img.png", "line"), "x", None))
-    task.step(("k", ("img.png", None), "x", None))
+    task.step(Page("k", "img.png", "x", None, "line"))
+    task.step(Page("k", "img.png", "x", None, None))
     assert calls == [("img.png", "line"), ("img.png", None)]
 
 
@@ -600,7 +601,7 @@ def _corpus(n=None):
 @requires_tesseract
 @requires_rapidocr
 def test_real_engines_every_figure_equals_evaluate_ocr_and_compare(monkeypatch, tmp_path_factory):
-    from ek.ocr._fleet_engines import engine_specs, fleet_engine
+    from ek.ocr._fleet.engines import engine_specs, fleet_engine
 
     # ek benchmark over the corpus, as the README runs it (once per test run): every page read for real
     shared = _engine_cache.shared_folder(tmp_path_factory)

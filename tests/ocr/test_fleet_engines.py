@@ -1,4 +1,4 @@
-"""ek.ocr._fleet_engines and _engine_options: fleet specs, their options and errors, line mode, engine_state."""
+"""ek.ocr._fleet.engines and _engine_options: fleet specs, their options and errors, line mode, engine_state."""
 
 from __future__ import annotations
 

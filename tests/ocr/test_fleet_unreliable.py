@@ -10,7 +10,7 @@ from __future__ import annotations
 import ek
 from ek.cli._commands._benchmark import _unreliable_lines, fleet_rows, ranking_cells
 from ek.cli._html._fleet import ranking
-from ek.ocr._fleet_report import build_fleet_report
+from ek.ocr._fleet.report import build_fleet_report
 
 WHY = "1 of 61 documents hold 82% of the reference length: effective n ≈ 1.5"
 SHORT = [("ct", "cat"), ("dog", "dog"), ("bird", "bird")] * 20

@@ -1,4 +1,4 @@
-"""What read a fleet's pages (`ek.ocr._fleet_versions`): engine versions and model files, asked once per run.
+"""What read a fleet's pages (`ek.ocr._fleet.versions`): engine versions and model files, asked once per run.
 
 Each figure is checked against another source than the one the code reads:
 Tesseract's language folder and files against the file system, the version
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from ek.ocr import _fleet_versions as versions
 from ek.ocr import benchmark_fleet
-from ek.ocr._fleet_engines import engine_specs
+from ek.ocr._fleet import versions
+from ek.ocr._fleet.engines import engine_specs
 from tests.ocr import _fleet_fakes as fakes
 
 requires_tesseract = pytest.mark.needs("tesseract")

@@ -37,7 +37,7 @@ checked when an engine is first bound.
 
 from ek._reading import ReadOptions
 from ek._util import rehome
-from ek.ocr._fleet_engines import EngineSpec, engine_specs, engine_state, fleet_engine
+from ek.ocr._fleet.engines import EngineSpec, engine_specs, engine_state, fleet_engine
 from ek.ocr.benchmark import (
     EngineResult,
     FleetReport,

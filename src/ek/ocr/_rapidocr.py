@@ -15,7 +15,8 @@ scales a 40-pixel line up to a page's size and takes ten times as long). A
 line read so is straightened first (`ek.ocr._line_images.straighten_line`):
 the recogniser squeezes the image to 48 pixels high, and a line skewed by
 three degrees loses most of its words. ``cls`` (default True) runs the 0/180 degree direction
-classifier on each line. ``languages`` and ``model_size`` are ocracy's
+classifier on each line. The ONNX sessions use ``OMP_THREAD_LIMIT`` threads
+when it is set (as Tesseract does), else as many as ONNX Runtime chooses. ``languages`` and ``model_size`` are ocracy's
 options for 3.x; the bundled models have neither, so they are dropped with a
 note on the result, as ocracy drops any option a backend cannot honour.
 
@@ -31,6 +32,7 @@ asked for (the bridge does so inside its functions).
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -103,11 +105,25 @@ class BundledRapidOcr(BaseOcrAdapter):  # type: ignore[misc]  # ocracy has no ty
             if self._engine is None:
                 from rapidocr_onnxruntime import RapidOCR
 
-                self._engine = RapidOCR()
+                self._engine = RapidOCR(**_thread_options())
             return self._engine
 
 
 # ---------------------------------------------------------------------------
+
+
+def _thread_options() -> dict[str, int]:
+    """ONNX Runtime's thread counts under ``OMP_THREAD_LIMIT`` (as Tesseract's OpenMP reads it), else its own.
+
+    A fleet's worker processes set the limit to 1 (`ek.ocr._fleet.schedule`):
+    several sessions each spinning a thread per core would fight over the
+    cores. The readings do not depend on the thread count.
+    """
+    try:
+        limit = int(os.environ.get("OMP_THREAD_LIMIT", ""))
+    except ValueError:
+        return {}
+    return {"intra_op_num_threads": limit, "inter_op_num_threads": limit} if limit >= 1 else {}
 
 
 def _pixels(image: Any) -> Any:

@@ -44,7 +44,8 @@ from ek._stats import check_level
 from ek._util import rehome, type_name
 from ek.base import GraphGrammar, Report
 from ek.canonicalize import Steps, resolve_canonicalizer
-from ek.ocr._fleet_report import CONSENSUS, EngineResult, FleetReport
+from ek.ocr._fleet.report import CONSENSUS, EngineResult, FleetReport
+from ek.ocr._fleet.settings import FleetSettings as FleetSettings  # noqa: PLC0414 - for ek benchmark (mypy: re-exported)
 from ek.ocr._ocr_run import (
     OcrTask,
     bind_engine,
@@ -226,13 +227,18 @@ def benchmark_fleet(
             engine by engine.
         run_id: the fleet run's name; a stored fleet without one gets a new
             one from the clock, a fleet not stored has none.
-        max_workers: how many pages are read at once, over all engines (a
-            pool of threads; None or 1: one engine after the other, one page
-            at a time). Every engine then runs at once, each handing its
-            pages to the pool, so a slow engine gets every thread once a fast
-            one is done; Tesseract is held to one thread per page
-            (``OMP_THREAD_LIMIT=1``, unless set) so the calls share the cores.
-            An engine given as a callable must then be thread-safe.
+        max_workers: how many pages are read at once, over all engines
+            (None or 1: one engine after the other, one page at a time).
+            Every engine then runs at once, each handing its pages to one
+            pool, so a slow engine gets every worker once a fast one is done:
+            ocracy engines to a pool of worker processes, each engine held to
+            one thread per page there (``OMP_THREAD_LIMIT=1``, unless set, as
+            for Tesseract; RapidOCR honours it too), so the engines share the
+            cores; engines given as callables to a pool of threads (such an
+            engine must then be thread-safe). The readings are the same
+            either way. The worker processes are spawned, so a script that
+            calls this with ``max_workers`` > 1 keeps its own work under
+            ``if __name__ == "__main__":``, as for any process pool.
         kind_key: the record field giving a page's kind (None: never read).
         executor: a ``concurrent.futures.Executor`` the engines read their
             pages on, in chunks, all engines at once (in place of the pool
@@ -259,8 +265,8 @@ def benchmark_fleet(
         ImportError: with ``strict``, an engine that cannot run here.
         RuntimeError: no engine of the fleet could read the corpus.
     """
-    from ek.ocr._fleet import run_fleet
-    from ek.ocr._fleet_engines import engine_specs
+    from ek.ocr._fleet.engines import engine_specs
+    from ek.ocr._fleet.run import run_fleet
 
     specs = engine_specs(engines)
     if consensus and len(specs) > 1 and CONSENSUS in {spec.name for spec in specs}:
@@ -272,17 +278,21 @@ def benchmark_fleet(
     options = run_options_of("benchmark_fleet", locals())
     if options.persist and options.run_id is None:  # one id names every engine's run
         options = dataclasses.replace(options, run_id=new_run_id())
-    settings = {
-        "metric": metric,
-        "normalize": normalize,
-        "grammar": grammar,
-        "level": float(level),
-        "strict": strict,
-        "consensus": consensus,
-        "check_images": check_images,
-        "options": options,
-    }
-    return run_fleet(specs, gold, (image_key, reference_key, slice_key, kind_key), settings)
+    settings = FleetSettings(
+        metric=metric,
+        normalize=normalize,
+        grammar=grammar,
+        level=float(level),
+        image_key=image_key,
+        reference_key=reference_key,
+        slice_key=slice_key,
+        kind_key=kind_key,
+        strict=strict,
+        consensus=consensus,
+        check_images=check_images,
+        run=options,
+    )
+    return run_fleet(specs, gold, settings)
 
 
 def _checked_items(

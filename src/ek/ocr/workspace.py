@@ -38,7 +38,7 @@ from typing import Any
 from ek._reading import ReadOptions
 from ek.base import Report
 from ek.canonicalize import Steps
-from ek.ocr._fleet_report import FleetReport, build_fleet_report
+from ek.ocr._fleet.report import FleetReport, build_fleet_report
 from ek.ocr._settings import CODEPOINT, NFC, WHITESPACE
 from ek.ocr.files import DEFAULT_MEASURES, FCA_MAX_CHARS, Joined, evaluate_joined
 

@@ -47,7 +47,7 @@ from __future__ import annotations
 import contextlib
 import gc
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import Annotated, Literal
 
 from ek._align import work_limit
 from ek.cli._commands._format import Outcome
@@ -63,9 +63,6 @@ from ek.cli._commands._options import (
     normalize_steps,
     positive,
 )
-
-if TYPE_CHECKING:
-    from ek.cli._commands._benchmark import BenchmarkOptions
 
 _DEFAULTS = Options()  # every shared flag at its default: a frozen value, safe to share as the default argument
 # (an Options is a Records, a Scoring, ...: the default of a parameter that takes one group)
@@ -336,20 +333,20 @@ def benchmark(
         gold_field (FIELD): the true text's field (default: reference_text, reference, gold or text)
         slice (FIELD): each page's slice field (default: slice, when gold has it)
     """
-    from ek.cli._commands._benchmark import run_benchmark
+    from ek.cli._commands._benchmark import benchmark_options, run_benchmark
 
-    options: BenchmarkOptions = {
-        "metric": metric,
-        "normalize": normalize_steps(normalize),
-        "level": level,
-        "save": save,
-        "keep_going": keep_going,
-        "max_workers": max_workers,
-        "timeout": timeout,
-        "id": id,
-        "gold_field": gold_field,
-        "slice": slice,
-    }
+    options = benchmark_options(
+        metric=metric,
+        normalize=normalize_steps(normalize),
+        level=level,
+        save=save,
+        keep_going=keep_going,
+        max_workers=max_workers,
+        timeout=timeout,
+        id=id,
+        gold_field=gold_field,
+        slice=slice,
+    )
     return run_benchmark(gold, engine, options, json_path=json, html_path=html)
 
 

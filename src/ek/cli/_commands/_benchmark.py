@@ -22,9 +22,11 @@ under the settings ("resumed: 40 of 54 pages read earlier, 14 read now") and
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import math
 import warnings
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from ek._files import InputError
@@ -39,6 +41,7 @@ from ek.cli._commands._outputs import check_outputs, write_json, write_page
 if TYPE_CHECKING:
     from ek.cli._html._data import Meta
     from ek.ocr import FleetReport
+    from ek.ocr.benchmark import FleetSettings
 
 _SHOWN_ERRORS = 5
 # What ek.ocr.benchmark_fleet's messages name, in the words of this command's flags.
@@ -51,19 +54,45 @@ _FLAGS = {
 }
 
 
-class BenchmarkOptions(TypedDict):
-    """The options of ``ek benchmark`` its runner reads (the outputs and engines aside)."""
+@dataclass(frozen=True)
+class BenchmarkOptions:
+    """The options of ``ek benchmark`` its runner reads (the outputs and engines aside).
 
-    metric: str
-    normalize: list[str] | None
-    level: float
-    save: str | None
-    keep_going: bool
-    max_workers: int | None
-    timeout: float | None
-    id: str
-    gold_field: str | None
-    slice: str | None
+    ``fleet`` is the fleet's own group, as `ek.ocr.benchmark_fleet` builds it
+    from its keywords (its ``normalize`` as given: documents get ``nfc`` once
+    GOLD is read); the rest are this command's flags: ``save`` names the
+    stored runs, ``keep_going`` ranks the engines that can run, ``id``,
+    ``gold_field`` and ``slice`` say how to read GOLD.
+    """
+
+    fleet: FleetSettings
+    save: str | None = None
+    keep_going: bool = False
+    id: str = "id"
+    gold_field: str | None = None
+    slice: str | None = None
+
+
+def benchmark_options(
+    *,
+    metric: str,
+    normalize: list[str] | None,
+    level: float,
+    save: str | None,
+    keep_going: bool,
+    max_workers: int | None,
+    timeout: float | None,
+    id: str,
+    gold_field: str | None,
+    slice: str | None,
+) -> BenchmarkOptions:
+    """The options of one ``ek benchmark`` call from its flags: engines that cannot run were refused already."""
+    from ek.harness import RunOptions
+    from ek.ocr.benchmark import FleetSettings
+
+    run = RunOptions(persist=save is not None, run_id=save, max_workers=max_workers or 1, timeout=timeout)
+    fleet = FleetSettings(metric=metric, normalize=normalize, level=level, strict=False, check_images=True, run=run)
+    return BenchmarkOptions(fleet, save=save, keep_going=keep_going, id=id, gold_field=gold_field, slice=slice)
 
 
 class RankingRow(TypedDict):
@@ -111,11 +140,11 @@ def run_benchmark(
             "name the engines to run with --engine, once per engine (e.g. --engine tesseract --engine "
             "rapidocr, or --engine tesseract:lang=deu); ek engines lists those installed here."
         )
-    _check_engines(engines, keep_going=options["keep_going"])
+    _check_engines(engines, keep_going=options.keep_going)
     corpus = read_benchmark_gold(
-        gold, id_field=options["id"] or None, gold_field=options["gold_field"], slice_field=options["slice"]
+        gold, id_field=options.id or None, gold_field=options.gold_field, slice_field=options.slice
     )
-    steps = options["normalize"]
+    steps = options.fleet.normalize
     if steps is None and corpus.documents:
         steps = ["nfc"]  # documents are NFC-normalised, as ek evaluate does
     report = _run(engines, corpus, options, steps)
@@ -134,17 +163,18 @@ def run_benchmark(
 
 def benchmark_meta(gold: str, engines: list[str], options: BenchmarkOptions, steps: list[str] | None) -> Meta:
     """Inputs, settings, ek version and date, as the ``--json`` report and the page carry them."""
+    fleet = options.fleet
     return {
         "inputs": {"gold": gold},
         "settings": {
-            "metric": options["metric"],
+            "metric": fleet.metric,
             "normalize": Canonicalizer(steps).version if steps else None,
-            "level": options["level"],
+            "level": fleet.level,
             "engines": list(engines),
-            "max_workers": options["max_workers"],
-            "timeout": options["timeout"],
-            "keep_going": options["keep_going"],
-            "save": options["save"],
+            "max_workers": fleet.run.max_workers if fleet.run.max_workers > 1 else None,
+            "timeout": fleet.run.timeout,
+            "keep_going": options.keep_going,
+            "save": options.save,
         },
         "ek_version": __version__,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -302,27 +332,15 @@ def _run(engines: list[str], corpus: BenchmarkGold, options: BenchmarkOptions, s
     """The fleet run; a fleet that read nothing is bad input."""
     from ek.ocr.benchmark import benchmark_fleet
 
-    save = options["save"]
-    if save is not None:
+    if options.save is not None:
         from ek.cli._commands._saved import check_name
 
-        check_name(save)
+        check_name(options.save)
+    settings = dataclasses.replace(options.fleet, normalize=steps)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # engines left out and pages not read are printed from the report
         try:
-            return benchmark_fleet(
-                engines,
-                corpus.records,
-                metric=options["metric"],
-                normalize=steps,
-                level=options["level"],
-                persist=save is not None,
-                run_id=save,
-                max_workers=options["max_workers"],
-                timeout=options["timeout"],
-                strict=False,  # engines that cannot run were refused above, unless --keep-going
-                check_images=True,
-            )
+            return benchmark_fleet(engines, corpus.records, **settings.keywords())
         except (ImportError, RuntimeError) as exc:
             raise InputError(" ".join(str(exc).split())) from None
         except (ValueError, TypeError) as exc:  # a bad value or a metric for another type: bad input either way

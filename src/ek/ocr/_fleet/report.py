@@ -1,6 +1,6 @@
 """The figures of a fleet run: each engine's report, the ranking, and every engine paired with the best.
 
-`build_fleet_report` turns the engines' scored runs (`ek.ocr._fleet`) into a
+`build_fleet_report` turns the engines' scored runs (`ek.ocr._fleet.run`) into a
 `FleetReport`. Every figure is one ek already computes for a single run, so
 a fleet figure is exactly the one `ek.ocr.evaluate_ocr` + `ek.compare` give
 engine by engine:
@@ -20,7 +20,7 @@ engine by engine:
   ``Comparison.n`` says how many;
 * seconds per page (median and 95th percentile, nearest rank) over the pages
   an engine read, the pages it could not read or that timed out, its mean
-  confidence and the calibration of that confidence (`ek.ocr._fleet_parts`).
+  confidence and the calibration of that confidence (`ek.ocr._fleet.figures`).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class EngineResult:
     `ek.qe.reliability_curve`). ``version`` records what read the pages:
     the engine's version, the Python packages and the model files
     (``{"version", "packages", "models", "missing"}``, see
-    `ek.ocr._fleet_versions`; None for the consensus). ``resumed`` is, for a
+    `ek.ocr._fleet.versions`; None for the consensus). ``resumed`` is, for a
     stored run, ``{"reused": pages taken from the stored run, "read": pages
     read now}`` (None for a run not stored, and for the consensus).
     """
@@ -155,7 +155,7 @@ def build_fleet_report(
     """The `FleetReport` of scored runs: ``runs`` maps a name to ``(engine id, report, parts)``.
 
     ``parts`` are the engine's timing, errors, confidence and calibration
-    (`ek.ocr._fleet_parts.engine_parts`); ``consensus`` is ``(report,
+    (`ek.ocr._fleet.figures.engine_parts`); ``consensus`` is ``(report,
     parts)`` of the ROVER row or None.
     """
     rows = {name: (engine, report, parts) for name, (engine, report, parts) in runs.items()}
