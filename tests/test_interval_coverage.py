@@ -148,8 +148,9 @@ def test_judged_flags_low_effective_size_and_heavy_tails():
     assert tail_index(heavy) == (20, pytest.approx(1.5))
     assert size == pytest.approx(sum(heavy) ** 2 / sum(w * w for w in heavy)) and size >= 30
     assert why == (
-        "the reference length of the largest 20 of 200 documents falls off like a power law of index 1.5 (under 2: "
-        f"a few unseen documents can hold most of it): effective n ≈ {size:.0f} is not to be trusted"
+        "the reference length of the largest 20 of 200 documents falls off like a power law of index 1.5 (under 2 "
+        "over the largest tenth: a few unseen documents can hold most of it): effective n ≈ "
+        f"{size:.0f} is not to be trusted"
     )
 
 

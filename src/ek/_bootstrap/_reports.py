@@ -35,8 +35,9 @@ from ek._bootstrap._bounds import (
     judged,
     linear_coefficients,
     measured,
-    student_moments,
-    student_parts,
+    moment_table,
+    ratio_forms,
+    student_interval,
     too_few,
 )
 from ek._stats import (
@@ -66,6 +67,7 @@ __all__ = [
     "merge_summaries",
     "merged_ids",
     "metric_of",
+    "moment_sums",
     "resampled",
     "resampled_pair",
     "statistic_table",
@@ -91,6 +93,8 @@ class Resampled:
     slice_totals: dict[Any, dict[str, Any]]
     replicates: int = REPLICATES
     scheme: str = SCHEME
+    moments: Any = None  # (B + 1, m): replicate sums of the statistics' products, then their plain sums
+    slice_moments: dict[Any, Any] = dataclasses.field(default_factory=dict)
 
     def values(self, label: Any = _NO_SLICE) -> list[float]:
         """The metric's value in every replicate, NaN where the replicate drew no item."""
@@ -198,11 +202,38 @@ def stored_sums(
     per_slice: dict[Any, Any],
     totals: dict[str, Any],
     slice_totals: dict[Any, dict[str, Any]],
+    moments: Any = None,
+    slice_moments: dict[Any, Any] | None = None,
 ) -> Resampled:
-    """Replicate sums made elsewhere (the Dask path adds them up over partitions), to store on a `Resampler`."""
+    """Replicate sums made elsewhere (the Dask path adds them up over partitions), to store on a `Resampler`.
+
+    ``moments`` and ``slice_moments`` are `moment_sums`' (the bootstrap-t's); without them the interval is the
+    percentile one.
+    """
     return Resampled(
-        tuple(statistics), None, overall, dict(per_slice), dict(totals), dict(slice_totals), int(overall.shape[0])
+        tuple(statistics),
+        None,
+        overall,
+        dict(per_slice),
+        dict(totals),
+        dict(slice_totals),
+        int(overall.shape[0]),
+        moments=moments,
+        slice_moments=dict(slice_moments or {}),
     )
+
+
+def moment_sums(report: Any) -> tuple[Any, dict[Any, Any]] | None:
+    """The `_bounds.moment_table` sums of ``report``: ``(B + 1, m)`` overall and per slice (replicates, then plain).
+
+    Stored ones for a summary (None when it has none), else made once from
+    the items. They add up over disjoint parts, like the replicate sums.
+    """
+    carrier = report._resampler
+    if carrier is not None and carrier.stored is not None:
+        stored = resampled(report)
+        return None if stored.moments is None else (stored.moments, stored.slice_moments)
+    return kept(report, "moments", lambda: _made_moments(report))
 
 
 def resampled_pair(a: Any, b: Any, *, progress: Any = None) -> tuple[Resampled, Resampled]:
@@ -260,7 +291,7 @@ def interval(report: Any, level: float = 0.95, slice: Any = None) -> tuple[float
     return bounds(report, level, slice, who="Report.interval()").pair()
 
 
-def bounds(report: Any, level: float = 0.95, slice: Any = None, *, method: str = "percentile", who: str = "") -> Bounds:
+def bounds(report: Any, level: float = 0.95, slice: Any = None, *, method: str = "student", who: str = "") -> Bounds:
     """The interval of ``report``'s aggregate (or slice ``slice``'s figure) with its verdict (see `_bounds`).
 
     NaN and not reliable for fewer than `MIN_ITEMS` items (in the slice, for
@@ -282,7 +313,14 @@ def bounds(report: Any, level: float = 0.95, slice: Any = None, *, method: str =
     sums = resampled(report)
     values = sums.values() if slice is None else sums.values(slice)
     estimate = float(report.aggregate if slice is None else report.per_slice[slice])
-    return measured(values, estimate, level, judgement, method=method, student=lambda: _student(report, slice))
+    return measured(
+        values,
+        estimate,
+        level,
+        judgement,
+        method=method,
+        student=lambda: _student(report, sums, slice, estimate, level),
+    )
 
 
 def item_weights(report: Any) -> Any:
@@ -344,6 +382,9 @@ def summarize(report: Any) -> Any:
     if is_summary(report):
         return report
     sums = resampled(report)
+    moments = moment_sums(report)
+    if moments is not None:
+        sums = dataclasses.replace(sums, moments=moments[0], slice_moments=dict(moments[1]))
     detail = {k: v for k, v in report.detail.items() if k != "slices"}
     detail.update(
         ids=_ids(report),
@@ -401,7 +442,18 @@ def merge_summaries(
             slice_totals[label] = _add_totals([slice_totals.get(label, {}), s.slice_totals[label]])
             slice_n[label] = slice_n.get(label, 0) + (part.detail.get("slice_n") or {}).get(label, 0)
     assert first.compute is not None  # resampled() gives the metric's
-    merged = Resampled(first.statistics, first.compute, overall, per_slice, totals, slice_totals, first.replicates)
+    moments = _added_moments([moment_sums(_with_metric(p, metric)) for p in parts])
+    merged = Resampled(
+        first.statistics,
+        first.compute,
+        overall,
+        per_slice,
+        totals,
+        slice_totals,
+        first.replicates,
+        moments=None if moments is None else moments[0],
+        slice_moments={} if moments is None else moments[1],
+    )
     n = sum(p.n for p in parts)
     detail = {**detail, "ids": ids, "statistics": totals, "slice_statistics": slice_totals}
     if slice_n:
@@ -605,14 +657,43 @@ def _linear(report: Any) -> Any:
     return linear_coefficients(items.table, items.names, items.compute, _metric(report).aggregation)
 
 
-def _student(report: Any, label: Any) -> tuple[Any, Any, float]:
-    """The replicate figures, their standard errors and the estimate's, for the bootstrap-t of `_bounds`."""
-    if item_weights(report) is None:
-        raise ValueError("bounds(method='student') needs the report's items; a summary keeps none.")
-    items = _items(report)
-    moments = student_moments(kept(report, "linear", lambda: _linear(report)))
-    sums = kept(report, "student", lambda: replicate_sums(items.ids, moments, items.codes, max(len(items.groups), 1)))
+def _student(report: Any, sums: Resampled, label: Any, estimate: float, level: float) -> tuple[float, float] | None:
+    """The bootstrap-t interval of `_bounds` for the group ``label`` (None: all items); None when there is none."""
+    names, compute = _statistics(report)
+    forms = ratio_forms(compute, names, [sums.totals[k] for k in names], _metric(report).aggregation)
+    moments = moment_sums(report) if forms is not None else None
+    if moments is None:
+        return None
     if label is None:
-        return student_parts(sums.sum(axis=0), moments)
-    g = items.groups[label]
-    return student_parts(sums[g], moments[items.codes == g])
+        return student_interval(sums.overall, moments[0], [sums.totals[k] for k in names], forms, estimate, level)
+    return student_interval(
+        sums.per_slice[label], moments[1][label], [sums.slice_totals[label][k] for k in names], forms, estimate, level
+    )
+
+
+def _made_moments(report: Any) -> tuple[Any, dict[Any, Any]]:
+    """`moment_sums` from the report's items: the products' replicate sums per group, then their plain sums."""
+    import numpy as np
+
+    items = kept(report, "items", lambda: _items(report))
+    table = moment_table(items.table)
+    m, groups = table.shape[1], max(len(items.groups), 1)
+    rows = replicate_sums(items.ids, table, items.codes, groups)[:, :, :m]
+    plain = np.zeros((groups, m), dtype=rows.dtype)
+    np.add.at(plain, items.codes, table)
+    arrays = np.concatenate([rows, plain[:, None, :]], axis=1)
+    labelled = {label: arrays[g] for label, g in items.groups.items() if label is not _NO_SLICE}
+    return arrays.sum(axis=0), labelled
+
+
+def _added_moments(parts: list[tuple[Any, dict[Any, Any]] | None]) -> tuple[Any, dict[Any, Any]] | None:
+    """The `moment_sums` of the whole from its parts'; None when a part has none."""
+    if any(p is None for p in parts):
+        return None
+    overall = sum(p[0] for p in parts if p is not None)
+    per_slice: dict[Any, Any] = {}
+    for p in parts:
+        assert p is not None
+        for label, rows in p[1].items():
+            per_slice[label] = per_slice[label] + rows if label in per_slice else rows
+    return overall, per_slice
