@@ -243,3 +243,12 @@ def test_a_summary_and_merged_parts_give_the_bootstrap_t_of_the_whole_per_slice(
         student = bounds(whole, 0.9, label).pair()
         assert student != bounds(whole, 0.9, label, method="percentile").pair()  # the bootstrap-t, not percentile
         assert summarize(whole).interval(0.9, slice=label) == student == merged.interval(0.9, slice=label)
+
+
+def test_a_small_lognormal_audit_is_rarely_flagged_and_the_bootstrap_t_covers_more():
+    grid = _grid()
+    cells = {(c.level, c.method): c for c in grid.cell("cer", "lognormal 0.5", 50, 200, seed=1)}
+    for level in (0.9, 0.95):
+        student, percentile = cells[level, "student"], cells[level, "percentile"]
+        assert student.flagged < 0.05 and student.width_ratio > 1.0
+        assert student.coverage >= percentile.coverage and student.coverage >= level - 0.04
