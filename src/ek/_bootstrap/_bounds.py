@@ -149,7 +149,7 @@ def _hill(x: Any, share: int) -> tuple[int, float]:
     """`tail_index` of weights ``x`` sorted largest first."""
     import numpy as np
 
-    x = x[x > 0]
+    x = x[x > 1e-12 * x[0]] if len(x) else x  # fitted forms leave ~1e-17 on items of no weight: none of a tail
     k = max(10, len(x) // share)
     if len(x) <= k:
         return k, math.inf
