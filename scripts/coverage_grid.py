@@ -1,7 +1,7 @@
 """The coverage grid of issue 30 items 1-2 for `ek.Report.bounds` (what ``ek evaluate`` prints).
 
-Run: ``PYTHONPATH=src python scripts/coverage_grid.py [trials]`` (default
-1,000 a cell). Seeded. Every interval is `ek._bootstrap.bounds` on a real
+Run: ``PYTHONPATH=src python scripts/coverage_grid.py [trials] [cell ...]``
+(default 1,000 a cell; cells named ``cer/lognormal 0.5/50``, ``slice/40``). Seeded. Every interval is `ek._bootstrap.bounds` on a real
 `Report` of ek's CER or seqeval micro-F1 metric, built from per-document
 statistics drawn here (no string alignment).
 
@@ -14,7 +14,8 @@ the truth is the corpus's 2TP / (2TP + FP + FN). Audits of n = 20, 50, 200
 documents drawn uniformly. Slices: a slice of 1,000 documents of which k =
 2, 5, 10, 20, 40 are in an audit of 200 (n = 200, lognormal σ = 1.0).
 
-Per cell and level (90%, 95%), for each candidate interval (`METHODS`):
+Per cell and level (90%, 95%), for the printed interval (the bootstrap-t)
+and the percentile one (`METHODS`):
 coverage, share flagged, coverage of the unflagged, mean width over the
 percentile interval's. A cell passes when the unflagged cover at ≥ nominal
 − 1.5 points.
@@ -161,15 +162,19 @@ def _line(c: Cell) -> str:
     )
 
 
-def main(trials: int) -> None:
-    """Print every cell."""
+def main(trials: int, only: tuple[str, ...] = ()) -> None:
+    """Print every cell, or only the cells named ``metric/lengths/n`` (``cer/pareto 1.2/200``) in ``only``."""
     for seed, (metric, lengths, n) in enumerate((m, d, n) for m in ("cer", "f1") for d in DISTRIBUTIONS for n in SIZES):
+        if only and f"{metric}/{lengths}/{n}" not in only:
+            continue
         for c in cell(metric, lengths, n, trials, seed):
             print(_line(c), flush=True)
     for k in SLICE_SIZES:
+        if only and f"slice/{k}" not in only:
+            continue
         for c in slice_cell(k, trials, seed=100 + k):
             print(_line(c), flush=True)
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 1000)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 1000, tuple(sys.argv[2:]))

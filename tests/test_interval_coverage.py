@@ -148,8 +148,9 @@ def test_judged_flags_low_effective_size_and_heavy_tails():
     assert tail_index(heavy) == (20, pytest.approx(1.5))
     assert size == pytest.approx(sum(heavy) ** 2 / sum(w * w for w in heavy)) and size >= 30
     assert why == (
-        "the reference length of the largest 20 of 200 documents falls off like a power law of index 1.5 (under 2: "
-        f"a few unseen documents can hold most of it): effective n ≈ {size:.0f} is not to be trusted"
+        "the reference length of the largest 20 of 200 documents falls off like a power law of index 1.5 (under 2 "
+        "over the largest tenth: a few unseen documents can hold most of it): effective n ≈ "
+        f"{size:.0f} is not to be trusted"
     )
 
 
@@ -182,3 +183,72 @@ def test_judged_refuses_a_negative_or_nan_weight():
     for bad in ([1.0, -1.0], [1.0, math.nan]):
         with pytest.raises(ValueError, match=r"^a weight must be a non-negative number$"):
             judged(bad, noun="items", of="weight")
+
+
+def test_a_light_largest_tenth_over_a_heavy_largest_half_is_flagged():
+    # 200 weights whose largest 100 are r^j times the 101st: Hill's index over the half 1 / (50.5 ln r) = 1.2,
+    # and r^100 = e^(100 / 60.6) ≈ 5.2 ≥ 4 times the threshold; the largest tenth alone has index 1 / (10.5 ln r) > 2
+    r = math.exp(1 / (1.2 * 50.5))
+    heavy = [1.0] * 100 + [r**j for j in range(100, 0, -1)]
+    assert tail_index(heavy)[1] > 2 and tail_index(heavy, 2) == (100, pytest.approx(1.2))
+    size, why = judged(heavy, noun="documents", of="reference length")
+    assert why == (
+        "the reference length of the largest 100 of 200 documents falls off like a power law of index 1.2 (under 1.6 "
+        "over the largest half: a few unseen documents can hold most of it): effective n ≈ "
+        f"{size:.0f} is not to be trusted"
+    )
+
+
+def test_two_sizes_of_weight_are_no_tail():
+    # a half of weights 2 over a half of weights 1: Hill over the half says 1 / ln 2 = 1.4, but the largest
+    # weight is only twice the threshold
+    assert tail_index([2.0] * 20 + [1.0] * 20, 2) == (20, pytest.approx(1 / math.log(2)))
+    assert judged([2.0] * 20 + [1.0] * 20, noun="items", of="weight") == (60**2 / (20 * 4 + 20), None)
+
+
+def test_ratio_forms_are_cers_and_micro_f1s_and_none_for_a_curve():
+    from ek._bootstrap._bounds import ratio_forms
+
+    p, q = ratio_forms(lambda t: t["e"] / t["n"], ("e", "n"), [7, 90], "statistics")
+    assert p.tolist() == [1.0, 0.0] and q.tolist() == [0.0, 1.0]  # probed, scaled and rounded to the exact forms
+
+    def f1(t):
+        return 2 * t["tp"] / (2 * t["tp"] + t["fp"] + t["fn"])
+
+    p, q = ratio_forms(f1, ("tp", "fp", "fn"), [30, 0, 12], "statistics")  # fp = 0 is probed by a unit step
+    assert p.tolist() == [1.0, 0.0, 0.0] and q.tolist() == [1.0, 0.5, 0.5]
+    assert ratio_forms(lambda t: (t["e"] / t["n"]) ** 2, ("e", "n"), [7, 90], "statistics") is None
+
+
+def test_moment_table_holds_the_products_of_each_items_statistics():
+    from ek._bootstrap._bounds import moment_table
+
+    out = moment_table(np.array([[1, 2, 3], [4, 5, 6]]))
+    assert out.dtype == np.int64 and out.tolist() == [[1, 2, 3, 4, 6, 9], [16, 20, 24, 25, 30, 36]]
+    assert moment_table(np.array([[2**21, 1]])).dtype == np.float64  # its square could overflow int64 sums
+
+
+def test_a_summary_and_merged_parts_give_the_bootstrap_t_of_the_whole_per_slice():
+    from ek._bootstrap import bounds, summarize
+
+    rng = np.random.default_rng(3)
+    golds = ["".join(rng.choice(list("abcde"), size=int(k))) for k in rng.integers(5, 60, 120)]
+    preds = [g[:-1] + "x" if i % 3 else g for i, g in enumerate(golds)]
+    cases = [(p, g, "ab"[i % 2]) for i, (p, g) in enumerate(zip(preds, golds))]
+    ids = [f"d{i}" for i in range(120)]
+    whole = ek.evaluate(cases, metric="cer", ids=ids)
+    parts = [summarize(ek.evaluate(cases[a:b], metric="cer", ids=ids[a:b])) for a, b in ((0, 50), (50, 120))]
+    merged = ek.merge_reports(*parts)
+    for label in (None, "a", "b"):
+        student = bounds(whole, 0.9, label).pair()
+        assert student != bounds(whole, 0.9, label, method="percentile").pair()  # the bootstrap-t, not percentile
+        assert summarize(whole).interval(0.9, slice=label) == student == merged.interval(0.9, slice=label)
+
+
+def test_a_small_lognormal_audit_is_rarely_flagged_and_the_bootstrap_t_covers_more():
+    grid = _grid()
+    cells = {(c.level, c.method): c for c in grid.cell("cer", "lognormal 0.5", 50, 200, seed=1)}
+    for level in (0.9, 0.95):
+        student, percentile = cells[level, "student"], cells[level, "percentile"]
+        assert student.flagged < 0.05 and student.width_ratio > 1.0
+        assert student.coverage >= percentile.coverage and student.coverage >= level - 0.04

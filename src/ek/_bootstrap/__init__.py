@@ -4,7 +4,8 @@ The arithmetic (hash-derived Poisson weights, replicate sums, quantiles,
 the sign-flip test) is `ek._stats`'; its package doc gives the design. This
 package reads it off reports (`_reports`: which statistics a report's
 metric sums, slices, ids, the replicate sums, item-free
-summaries and their merging), `_pairs` compares two (`compare`) and
+summaries and their merging), `_checks` says whether reports can be
+compared or merged, `_pairs` compares two (`compare`) and
 `_bounds` judges an interval (`bounds`: whether it can be trusted, and why
 not). A `Report` made by the facade carries a
 `Resampler` (its metric, and the report's replicate sums once made or
@@ -13,17 +14,17 @@ stored: the one owner of its interval state), through which
 """
 
 from ek._bootstrap._bounds import MIN_EFFECTIVE
+from ek._bootstrap._checks import check_comparable, merged_ids
 from ek._bootstrap._pairs import compare, small_verdict, verdict
 from ek._bootstrap._reports import (
     Resampled,
     Resampler,
     bounds,
-    check_comparable,
     is_summary,
     kept,
     merge_summaries,
-    merged_ids,
     metric_of,
+    moment_sums,
     resampled,
     resampled_pair,
     statistic_table,
@@ -62,6 +63,7 @@ __all__ = [
     "merge_summaries",
     "merged_ids",
     "metric_of",
+    "moment_sums",
     "p_value_of",
     "replicate_sums",
     "resampled",

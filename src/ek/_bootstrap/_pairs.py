@@ -14,11 +14,11 @@ import math
 from typing import Any
 
 from ek._bootstrap._bounds import judged
+from ek._bootstrap._checks import check_comparable
 from ek._bootstrap._reports import (
     _ids,
     _items,
     _metric,
-    check_comparable,
     group_size,
     group_weights,
     item_weights,

@@ -339,7 +339,13 @@ def _report(summary: Summary, metric: Any, items: list[Any] | None, partitions: 
         carrier = Resampler(
             m,
             stored=stored_sums(
-                summary.statistics, summary.replicates, dict(summary.slice_replicates), summary.sums(), slice_statistics
+                summary.statistics,
+                summary.replicates,
+                dict(summary.slice_replicates),
+                summary.sums(),
+                slice_statistics,
+                summary.moments,
+                dict(summary.slice_moments),
             ),
         )
     detail.update(partitions=partitions, summary_bytes=size)

@@ -96,6 +96,8 @@ class Summary:
     detail: Mapping[str, Any] = field(default_factory=dict)
     replicates: Any = None
     slice_replicates: Mapping[Any, Any] = field(default_factory=dict)
+    moments: Any = None  # the bootstrap-t's sums of the statistics' products (ek._bootstrap.moment_sums)
+    slice_moments: Mapping[Any, Any] = field(default_factory=dict)
 
     def sums(self, label: Any = None) -> dict[str, float]:
         """The summed statistics, of the whole or of slice ``label``: ints, or floats rounded once."""
@@ -222,6 +224,8 @@ def merge(*parts: Summary) -> Summary:
             slice_totals=_joined(out.slice_totals, p.slice_totals, lambda a, b: tuple(map(add, a, b))),
             replicates=None if out.replicates is None else out.replicates + p.replicates,
             slice_replicates=_joined(out.slice_replicates, p.slice_replicates, lambda a, b: a + b),
+            moments=None if out.moments is None or p.moments is None else out.moments + p.moments,
+            slice_moments=_joined(out.slice_moments, p.slice_moments, lambda a, b: a + b),
         )
     return dataclasses.replace(out, sliced=sliced)
 
@@ -244,10 +248,17 @@ def _joined(a: Mapping[Any, Any], b: Mapping[Any, Any], plus: Any) -> dict[Any, 
 
 def _with_replicates(out: Summary, report: Any) -> Summary:
     """``out`` with the bootstrap's replicate sums of ``report`` (whose ``detail["ids"]`` name its items)."""
-    from ek._bootstrap import resampled
+    from ek._bootstrap import moment_sums, resampled
 
     sums = resampled(report)
-    return dataclasses.replace(out, replicates=sums.overall, slice_replicates=dict(sums.per_slice))
+    moments = moment_sums(report)
+    return dataclasses.replace(
+        out,
+        replicates=sums.overall,
+        slice_replicates=dict(sums.per_slice),
+        moments=None if moments is None else moments[0],
+        slice_moments={} if moments is None else dict(moments[1]),
+    )
 
 
 def _columns(report: Any, names: tuple[str, ...], index: int) -> tuple[Sequence[Any], ...]:
