@@ -181,8 +181,8 @@ def test_ek_evaluate_refuses_past_max_align_work_in_one_line_and_scores_below_it
 
 
 def test_the_flag_help_gives_the_limit_in_force():
-    from ek.cli._commands._options import Options
+    from ek.cli._commands._options import Scoring
 
-    line = next(line for line in Options.__doc__.splitlines() if "max_align_work" in line)
+    line = next(line for line in (Scoring.__doc__ or "").splitlines() if "max_align_work" in line)
     assert line.strip() == "max_align_work (N): refuse a text that needs over N units x edits to align (default: 5e11)"
     assert float("5e11") == _align.MAX_WORK
