@@ -306,7 +306,7 @@ def score_cases(
     metric: Any,
     options: dict[str, Any],
     who: str,
-    scorer: Scorer | None = None,
+    scorer: Scorer,
 ) -> Scored:
     """``(scores, metric name, error or None)`` for ``cases`` scored with one `ek.evaluate` call.
 
@@ -314,7 +314,6 @@ def score_cases(
     first that cannot; ``scores`` then holds the items before it. A metric
     returning NaN for an item is such an error (`ek.facade.evaluate` refuses it).
     """
-    scorer = scorer or _facade_scorer()
     try:
         report = scorer.evaluate(cases, metric=metric, **options)
     except (TypeError, ValueError):
@@ -357,7 +356,7 @@ def scored_report(
     metric: Any,
     who: str,
     detail: dict[str, Any],
-    scorer: Scorer | None = None,
+    scorer: Scorer,
 ) -> tuple[Report, dict[str, Any]]:
     """``(report, run summary)``: the report over the scored entries, per slice, with ``per_item``.
 
@@ -376,7 +375,7 @@ def scored_report(
         if any(s is not None for s in slices):
             flat_detail["slices"] = slices
         flat = Report(metric=label or "", n=len(scored), scores=tuple(s for _, s, _ in scored), detail=flat_detail)
-        report = (scorer or _facade_scorer()).merge(flat, metric=metric)
+        report = scorer.merge(flat, metric=metric)
     failures = {item[0]: e["error"] for item, e in zip(items, entries) if e["error"] is not None}
     per_item = {item[0]: _view(e) for item, e in zip(items, entries)}
     report = dataclasses.replace(
@@ -405,11 +404,3 @@ def _view(entry: dict[str, Any]) -> dict[str, Any]:
         view["detail"] = detail = dict(score.detail)
         detail.pop("higher_is_better", None)
     return view
-
-
-def _facade_scorer() -> Scorer:
-    # Only ek.ocr._fleet still calls score_cases/scored_report without a scorer (another helper owns
-    # it this round); once it passes OcrTask.scorer, this fallback and its import go.
-    from ek.facade import evaluate, merge_reports
-
-    return Scorer(evaluate, merge_reports)

@@ -29,7 +29,7 @@ from ek.ocr._fleet.report import CONSENSUS, FleetReport, build_fleet_report
 from ek.ocr._fleet.schedule import run_engines
 from ek.ocr._fleet.settings import FleetSettings
 from ek.ocr._fleet.versions import engine_versions
-from ek.ocr._ocr_run import with_confusions
+from ek.ocr._ocr_run import SCORER, with_confusions
 
 
 def run_fleet(specs: tuple[EngineSpec, ...], gold: Mapping[Any, Any], settings: FleetSettings) -> FleetReport:
@@ -114,7 +114,7 @@ def _consensus_report(items: list[Item], texts: Mapping[Any, str | None], settin
     pages: dict[Any, Page] = {key: page for key, page, _ in items}
     keys = [key for key in pages if texts.get(key) is not None]
     cases = [(texts[key], pages[key].reference) for key in keys]
-    scores, _, error = score_cases(cases, keys, metric=metric, options=settings.scoring, who=WHO)
+    scores, _, error = score_cases(cases, keys, metric=metric, options=settings.scoring, who=WHO, scorer=SCORER)
     if error is not None:
         raise error
     scored = dict(zip(keys, scores))
@@ -135,6 +135,12 @@ def _consensus_report(items: list[Item], texts: Mapping[Any, str | None], settin
             entry["error"] = "ValueError: no engine read this page, so there is no consensus"
         entries.append(entry)
     report, _ = scored_report(
-        items, entries, label=settings.label, metric=metric, who=WHO, detail={"engine": CONSENSUS, "run_id": None}
+        items,
+        entries,
+        label=settings.label,
+        metric=metric,
+        who=WHO,
+        detail={"engine": CONSENSUS, "run_id": None},
+        scorer=SCORER,
     )
     return with_confusions(report)

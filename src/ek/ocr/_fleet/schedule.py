@@ -190,6 +190,7 @@ def _run_one(
         metric=metric,
         who=WHO,
         detail={"engine": name, "run_id": run.run_id},
+        scorer=task.scorer,
     )
     run.close({"engine": name, "version": versions.get(name), **summary})
     if not report.n:
