@@ -453,3 +453,14 @@ def test_regions_read_at_another_level_are_listed_in_the_detail(tmp_path):
     assert report.detail["fallbacks"] == [{"side": "gold", "id": "gt", "region": "r2", "level": "region"}]
     region = evaluate_files(tmp_path / "gt.xml", tmp_path / "ocr.txt", text_level="region")  # r1 has no region text
     assert region.detail["fallbacks"] == [{"side": "gold", "id": "gt", "region": "r1", "level": "line"}]
+
+
+def test_a_headline_fca_is_computed_on_every_page_however_long(tmp_path):
+    # the FCA measure skips pages over fca_max_chars; an FCA asked for as the metric never does
+    write(tmp_path / "gt.txt", "abcd efgh\nijkl")
+    write(tmp_path / "ocr.txt", "ijkl\nabcd efgx")
+    report = evaluate_files(tmp_path / "gt.txt", tmp_path / "ocr.txt", metric="fca", fca_max_chars=3)
+    assert report.metric == "fca" and report.aggregate == pytest.approx(1 - 1 / 13)  # the lines matched across
+    assert report.detail["measures_left_out"] == {}
+    measured = evaluate_files(tmp_path / "gt.txt", tmp_path / "ocr.txt", fca_max_chars=3).detail
+    assert "fca" not in measured["measures"] and measured["measures_left_out"]["fca"]["ids"]

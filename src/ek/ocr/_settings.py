@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ek.canonicalize import Canonicalizer
-from ek.metrics.reading_order import BagOfWordsMetric
+from ek.metrics.reading_order import BagOfWordsMetric, FlexibleCharacterMetric
 from ek.metrics.strings import StringMetric
 from ek.registry import get
 
@@ -64,6 +64,8 @@ class Settings:
             return StringMetric("wer", words="unicode" if name == "wer_unicode" else self.words)
         if name == "bow":
             return BagOfWordsMetric(words=self.words)
+        if name == "fca":  # built here like the others, so a measure costs no second registry lookup
+            return FlexibleCharacterMetric()
         return name
 
     def detail(self, canon: Callable[[str], str] | None) -> dict[str, Any]:

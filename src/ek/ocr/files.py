@@ -359,7 +359,7 @@ def _evaluate(
 def _too_large_for_fca(measured: _Measured, golds: Sequence[Any], head: Any) -> set[int]:
     """The documents FCA is not computed on: over ``fca_max_chars`` gold characters (none for a headline FCA)."""
     limit = measured.fca_max_chars
-    if "fca" not in measured.names or limit is None or head == "fca":
+    if "fca" not in measured.names or limit is None or getattr(head, "name", head) == "fca":
         return set()
     return {k for k, g in enumerate(golds) if isinstance(g, str) and len(g) > limit}
 
