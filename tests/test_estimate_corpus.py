@@ -327,6 +327,7 @@ def test_two_engines_on_one_audit_pair_up(corpus):
     unpaired = math.hypot(*((x.interval[1] - x.interval[0]) / 2 for x in (a, b)))
     assert (result.interval[1] - result.interval[0]) / 2 < unpaired
     assert result.verdict in ("better", "no detectable difference") and result.p_value <= 1
+    assert (result.reliable, result.why) == (a.detail["reliable"] and b.detail["reliable"], None)
     # λ = 0 for both: the paired classical difference, Var_L(ψ_B - ψ_A) / n
     a0, b0 = ek.estimate_corpus(proxy_a, audit_a, lam=0.0), ek.estimate_corpus(proxy_b, audit_b, lam=0.0)
     cmp0 = ek.compare_estimates(a0, b0)

@@ -211,6 +211,7 @@ def test_compare_estimates_flags_what_either_estimate_flags():
     result = ek.compare_estimates(a, b)
     assert a.detail["reliable"] is False and b.detail["reliable"] is False
     assert result.verdict == f"not reliable: engine A: {a.detail['why']}; engine B: {b.detail['why']}"
+    assert result.reliable is False and result.why == f"engine A: {a.detail['why']}; engine B: {b.detail['why']}"
     assert a.detail["why"].startswith("1 of 60 items hold")
     rare = result.per_slice["rare"]
     few = "4 audited items, fewer than 10: too few for the interval to cover at its level; audit at least 10"

@@ -24,8 +24,8 @@ keeps its estimate's ``λ`` and ``delta`` is exactly ``b - a``. With
 ``interval="bootstrap"`` both estimates were resampled with the same
 id-hash weights, so the replicate differences are the paired bootstrap,
 as in `ek.compare`. A row either estimate flags
-``reliable: false`` is flagged too (its ``reliable`` and ``why``; the
-whole corpus's in its verdict, "not reliable: ...").
+``reliable: false`` is flagged too (its ``reliable`` and ``why``, the
+whole corpus's on the Comparison too, and "not reliable: ..." in its verdict).
 """
 
 from __future__ import annotations
@@ -70,8 +70,8 @@ class Row(Sides, Verdict):
 def compare(a: CorpusEstimate, b: CorpusEstimate) -> Comparison:
     """The `ek.Comparison` of estimate ``b`` against estimate ``a`` (see `ek.compare_estimates`).
 
-    Each slice's row carries its flag (`_flagged`); the whole corpus's flag is in its verdict only,
-    ``"not reliable: ..."``, and its ``n`` is the corpus's.
+    Each row carries its flag (`_flagged`): the slices' in their dicts, the whole corpus's in the
+    Comparison's ``reliable`` and ``why`` and in its verdict, ``"not reliable: ..."``; its ``n`` is the corpus's.
     """
     ba, bb = _basis(a, "a"), _basis(b, "b")
     _check_pair(a, b, ba, bb)
@@ -94,6 +94,8 @@ def compare(a: CorpusEstimate, b: CorpusEstimate) -> Comparison:
         level=a.level,
         n=a.n,
         higher_is_better=up,
+        reliable=whole["reliable"],
+        why=whole["why"],
     )
 
 
