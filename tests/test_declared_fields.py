@@ -208,3 +208,47 @@ def test_a_reliability_report_s_tasks_hold_the_declared_keys():
     assert report.per_task["t2"] == {"n": 1, "successes": 1, "pass_at_k": None, "pass_hat_k": None}
     assert report.per_task["t1"]["pass_hat_k"] == pytest.approx(1 / 3)  # C(2,2) / C(3,2)
     assert len(report.success_ci) == len(report.pass_hat_k_ci) == 2
+
+
+def test_a_monitor_s_json_holds_the_declared_keys():
+    np = pytest.importorskip("numpy")
+    import json
+
+    from ek.qe import CostSensitiveGate, PlattCalibrator
+    from ek.qe.monitor import Alarm, AlarmRecord, Monitor, MonitorRecord, MonitorReport, WindowRecord, WindowSummary
+
+    cal = PlattCalibrator(a=8.0, b=-4.0)
+    monitor = Monitor(cal, CostSensitiveGate(rho=9.0), calibration_signals={"conf": [0.2, 0.5, 0.7, 0.9]}, promise=0.02)
+    rng = np.random.default_rng(4)
+    for w in range(12):  # wrong far more often than promised: both alarms fire
+        s = rng.beta(5, 2, 200)
+        y = rng.random(200) < cal(s) - 0.2
+        items = [{"id": f"w{w}-{k}", "signals": {"conf": float(v)}} for k, v in enumerate(s)]
+        monitor.update(items, audit={f"w{w}-{k}": bool(y[k]) for k in range(100)}, time=f"2026-12-{w + 1:02d}")
+    report = monitor.report()
+    assert {a.kind for a in report.alarms} == {"risk", "calibration"}
+    assert typing.get_type_hints(Alarm.to_dict)["return"] is AlarmRecord
+    assert typing.get_type_hints(WindowSummary.to_dict)["return"] is WindowRecord
+    assert typing.get_type_hints(MonitorReport.to_dict)["return"] is MonitorRecord
+    data = report.to_dict()
+    assert set(data) == MonitorRecord.__required_keys__
+    assert all(set(w) == WindowRecord.__required_keys__ for w in data["windows"])
+    alarms = data["alarms"] + [a for w in data["windows"] for a in w["alarms"]]
+    assert len(alarms) >= 4 and all(set(a) == AlarmRecord.__required_keys__ for a in alarms)
+    first = report.alarms[0]
+    assert first.to_dict() == {**vars(first), "bound": list(first.bound)}  # the fields, the band as a list
+    assert data["windows"][3]["time"] == "2026-12-04" and json.loads(json.dumps(data))["notes"] == data["notes"]
+
+
+def test_a_baseline_and_a_gate_s_regressions_hold_the_declared_keys(tmp_path):
+    from ek.harness import BaselineRecord, GateResult, Regression, load_baseline, regression_gate, save_baseline
+
+    cases = [("ab", "ab", "x"), ("ab", "ab", "y")]
+    saved = save_baseline(ek.evaluate(cases, metric="cer"), "base", rootdir=tmp_path)
+    assert set(saved) == BaselineRecord.__optional_keys__ and not BaselineRecord.__required_keys__
+    assert load_baseline("base", rootdir=tmp_path) == saved and saved["per_slice"] == {"x": 0.0, "y": 0.0}
+    assert typing.get_args(typing.get_type_hints(GateResult)["regressions"])[0] is Regression
+    worse = ek.evaluate([("ab", "ab", "x"), ("xb", "ab", "y")], metric="cer")
+    gate = regression_gate(worse, "base", rootdir=tmp_path)
+    assert [set(r) for r in gate.regressions] == [Regression.__required_keys__] * 2
+    assert gate.regressions[1] == {"slice": "y", "baseline": 0.0, "current": 0.5, "delta": 0.5}

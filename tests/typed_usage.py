@@ -69,6 +69,7 @@ from ek.qe import (
     regex_validator,
     schema_validator,
 )
+from ek.qe.monitor import Monitor
 from ek.validate import Corrector, canonicalize_corrector, lexicon_corrector, llm_corrector, validation_pipeline
 
 
@@ -176,3 +177,14 @@ def _the_declared_types_reach_the_caller() -> None:
     CostPerSuccessMetric(price=per_million(1.0, 2.0))("an answer", None)  # type: ignore[arg-type]
     run_suite(lambda task: task.gold, 3)  # type: ignore[arg-type]
     ek.evaluate([("a", "b")], ids=[["not", "hashable"]])  # type: ignore[list-item]
+    # records once typed dict[str, Any]: their keys and values now reach the caller
+    baseline = ek.load_baseline("typed-usage")
+    if baseline is not None:
+        assert_type(baseline["metric"], str)
+        baseline["metrc"]  # type: ignore[typeddict-item]
+    gate = ek.regression_gate(ek.Report(metric="cer", aggregate=0.1, n=1), "typed-usage")
+    assert_type(gate.regressions[0]["current"], float | None)
+    assert_type(platt.to_dict(), dict[str, object])
+    monitor = Monitor(platt, None, calibration_signals={"conf": [0.5]})
+    assert_type(monitor.report().to_dict()["windows"][0]["alarms"][0]["bound"], list[float])
+    assert_type(monitor.report().alarms[0].time, float | str)

@@ -369,7 +369,7 @@ class Report(FieldsOnlyState):
     aggregate: float | None = None
     n: int = 0
     scores: Sequence[Score] = field(default_factory=tuple)
-    per_slice: Mapping[Any, float] = field(default_factory=dict)
+    per_slice: Mapping[Hashable, float] = field(default_factory=dict)
     detail: Mapping[str, Any] = field(default_factory=dict)
     _resampler: Any = field(default=None, compare=False, repr=False)  # set by the facade: owns the interval state
     _optional_state = ("_resampler",)  # travels as None if it cannot be pickled
@@ -687,9 +687,9 @@ class Validator(Protocol):
 class Calibrator(Protocol):
     """Maps a raw score to a probability once fitted on labelled outcomes."""
 
-    def fit(self, scores: Any, correct: Any, /) -> Calibrator: ...
+    def fit(self, scores: Iterable[float], correct: Iterable[bool | int], /) -> Calibrator: ...
 
-    def __call__(self, score: Any, /) -> Any: ...
+    def __call__(self, score: Any, /) -> Any: ...  # a float, or a batch of them for a batch
 
 
 @runtime_checkable

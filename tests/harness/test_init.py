@@ -567,7 +567,9 @@ def test_harness_public_names():
     import ek.harness as H
 
     assert set(H.__all__) == {
+        "BaselineRecord",  # the declared records of issue 32
         "GateResult",
+        "Regression",
         "RunOptions",  # the run options as one value (issue 32)
         "cohen_kappa",
         "evaluate_store",

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import typing
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,7 @@ from ek.ocr import FleetReport, benchmark_fleet, evaluate_ocr
 from ek.ocr._fleet.consensus import BREAK_CONFIDENCE, consensus_texts, vote_units
 from ek.ocr._fleet.pages import FleetTask, Page, image_problem
 from ek.ocr._fleet.schedule import engine_run_id
+from ek.ocr.benchmark import ConfidenceCalibration, EngineResult
 from tests.ocr import _engine_cache
 from tests.ocr import _fleet_fakes as fakes
 from tests.ocr._fleet_fakes import Result, reader
@@ -261,6 +263,9 @@ def test_word_calibration_hand_worked():
         "curve": ek.qe.reliability_curve([0.75, 0.75, 0.25, 0.25], [True, False, False, False]),
     }
     assert row.mean_confidence == pytest.approx(0.5)
+    hint = typing.get_type_hints(EngineResult)["calibration"]
+    assert typing.get_args(hint)[0] is ConfidenceCalibration  # the field declares exactly these keys
+    assert set(row.calibration) == ConfidenceCalibration.__required_keys__
 
 
 def test_line_calibration_counts_a_line_right_only_when_every_word_is():

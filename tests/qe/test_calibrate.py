@@ -364,6 +364,20 @@ def test_loading_malformed_records(tmp_path):
         load_calibrator("missing", rootdir=tmp_path)
 
 
+def test_a_factory_or_combiner_that_is_no_registered_name_is_refused(tmp_path):
+    store = ek.json_store("calibrators", rootdir=tmp_path)
+    pooled = PlattCalibrator(a=2.0).to_dict()
+    store["factory-3"] = {"kind": "group", "factory": 3, "by_group": {}, "pooled": pooled}
+    store["factory-os"] = {"kind": "group", "factory": "os.system", "by_group": {}, "pooled": pooled}
+    store["combine-list"] = {"kind": "signal_family", "combine": ["mean"], "calibrators": {"*": pooled}}
+    with pytest.raises(ValueError, match="unknown factory kind 3"):
+        load_calibrator("factory-3", rootdir=tmp_path)
+    with pytest.raises(ValueError, match="unknown factory kind 'os.system'"):
+        load_calibrator("factory-os", rootdir=tmp_path)
+    with pytest.raises(ValueError, match=r"names combiner \['mean'\], which is not registered; registered combiners: "):
+        load_calibrator("combine-list", rootdir=tmp_path)
+
+
 def test_saving_needs_a_registered_combiner(tmp_path):
     cal = SignalFamilyCalibrator(calibrators={"*": PlattCalibrator(a=2.0)}, combine=lambda p: 0.5)
     with pytest.raises(ValueError, match=r"not registered.*ek.register\('combiners'"):

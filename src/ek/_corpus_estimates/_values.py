@@ -269,7 +269,7 @@ class AuditPlan:
             id given twice, or a probability outside (0, 1].
     """
 
-    ids: tuple[Any, ...]
+    ids: tuple[Hashable, ...]
     probabilities: tuple[float, ...]
     strategy: str = "file"
     budget: float | None = None

@@ -75,9 +75,9 @@ class ReliabilityReport:
     pass_hat_k_ci: tuple[float, float] = (0.0, 1.0)
     stochastic: bool = True
     per_task: Mapping[Hashable, TaskFigures] = field(default_factory=dict)
-    per_slice: Mapping[Any, Any] = field(default_factory=dict)
-    cost: Mapping[Any, Any] = field(default_factory=dict)
-    detail: Mapping[Any, Any] = field(default_factory=dict)
+    per_slice: Mapping[Hashable, Mapping[str, object]] = field(default_factory=dict)
+    cost: Mapping[str, object] = field(default_factory=dict)
+    detail: Mapping[str, object] = field(default_factory=dict)
 
 
 def reliability(
@@ -85,7 +85,7 @@ def reliability(
     *,
     k: int = 1,
     slices: Mapping[str, str] | None = None,
-    cost: Mapping[Any, Any] | None = None,
+    cost: Mapping[str, object] | None = None,
     warn_deterministic: bool = True,
 ) -> ReliabilityReport:
     """pass@k, pass^k and success rate of a k-trial run.

@@ -18,8 +18,8 @@ import json
 import math
 import numbers
 import warnings
-from collections.abc import Mapping, Sequence
-from typing import Any, TypedDict
+from collections.abc import Iterable, Mapping, Sequence, Sized
+from typing import Any, TypedDict, cast
 
 from ek._runs import FORMAT, Done, Finished, callable_id, describe, fingerprint, register, setting_id, str_keys
 from ek._stats import ratio_interval
@@ -478,7 +478,7 @@ def run_summary(report: ReliabilityReport) -> dict[Any, Any]:
         "n_success": report.n_success,
         "success_rate": report.success_rate,
         "pass_hat_k": report.pass_hat_k,
-        "n_errors": len(report.detail.get("errors", ())),
+        "n_errors": len(cast("Sized", report.detail.get("errors", ()))),
         "total_dollars": finite(cost.get("total_dollars")),
         "cost_per_success": finite(cost.get("cost_per_success")),
     }
@@ -503,7 +503,7 @@ def summary(report: ReliabilityReport) -> dict[Any, Any]:
         "stochastic": report.stochastic,
         "total_dollars": cost.get("total_dollars"),
         "cost_per_success": cost.get("cost_per_success"),
-        "cost_per_success_ci": list(ci) if ci is not None else None,
+        "cost_per_success_ci": list(cast("Iterable[float]", ci)) if ci is not None else None,
         "per_slice": str_keys(
             {
                 k: {kk: (list(v) if isinstance(v, tuple) else v) for kk, v in row.items()}
@@ -512,7 +512,7 @@ def summary(report: ReliabilityReport) -> dict[Any, Any]:
             "slice",
             "save_agent_baseline()",
         ),
-        "run": dict(report.detail.get("run") or {}),
+        "run": dict(cast("Mapping[str, object]", report.detail.get("run") or {})),
     }
 
 

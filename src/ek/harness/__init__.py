@@ -56,14 +56,18 @@ from ek.canonicalize import Steps
 from ek.facade import evaluate, merge_reports
 from ek.harness._agreement import cohen_kappa, krippendorff_alpha, percent_agreement
 from ek.harness._baselines import (
+    BaselineRecord,
     GateResult,
+    Regression,
     load_baseline,
     regression_gate,
     save_baseline,
 )
 
 __all__ = [
+    "BaselineRecord",
     "GateResult",
+    "Regression",
     "RunOptions",
     "cohen_kappa",
     "evaluate_store",

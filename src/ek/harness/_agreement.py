@@ -131,7 +131,7 @@ def cohen_kappa(
     return (expected - n * observed) / expected
 
 
-def krippendorff_alpha(reliability_data: Sequence[Sequence[Any]], *, level: str = "nominal") -> float:
+def krippendorff_alpha(reliability_data: Sequence[Sequence[Hashable]], *, level: str = "nominal") -> float:
     """Krippendorff's alpha over any number of raters (higher is better; 1 is perfect, 0 chance).
 
     ``reliability_data`` has one row per rater and one column per item; a

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from ek._runs import (
     baseline_of,
@@ -34,7 +35,34 @@ from ek.base import Report
 from ek.metrics import as_metric
 from ek.registry import get, names
 
-__all__ = ["GateResult", "load_baseline", "regression_gate", "save_baseline"]
+__all__ = ["BaselineRecord", "GateResult", "Regression", "load_baseline", "regression_gate", "save_baseline"]
+
+
+class Regression(TypedDict):
+    """One figure a gate found worse: the baseline slice (None for the aggregate) and both figures."""
+
+    slice: object
+    baseline: float
+    current: float | None  # None when the report lacks the slice
+    delta: float | None  # current - baseline, None when the slice is missing
+
+
+class BaselineRecord(TypedDict, total=False):
+    """A documents baseline as `save_baseline` stores it and `load_baseline` reads it back.
+
+    A record saved in the first format lacks ``format``, ``kind`` and ``name``.
+    """
+
+    format: int
+    kind: str
+    name: str
+    metric: str
+    higher_is_better: bool | None
+    aggregate: float | None
+    n: int
+    per_slice: dict[str, float]
+    slice_n: dict[str, int]
+    saved_at: str
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,7 +80,7 @@ class GateResult:
     tolerance: float
     aggregate_current: float | None = None
     aggregate_baseline: float | None = None
-    regressions: tuple[Any, ...] = ()
+    regressions: tuple[Regression, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "regressions", tuple(self.regressions))
@@ -76,7 +104,7 @@ class GateResult:
         return "\n".join(lines)
 
 
-def save_baseline(report: Report, name: str, *, rootdir: Any = None) -> dict[str, Any]:
+def save_baseline(report: Report, name: str, *, rootdir: str | os.PathLike[str] | None = None) -> BaselineRecord:
     """Store a report's aggregate and per-slice figures as the baseline ``name``; return it.
 
     The record holds ``name``, ``metric``, ``higher_is_better`` (from the
@@ -116,10 +144,10 @@ def save_baseline(report: Report, name: str, *, rootdir: Any = None) -> dict[str
         "saved_at": now(),
     }
     _check_figures(record, "save_baseline(): the report has")
-    return save_baseline_record("documents", name, record, rootdir=rootdir, who="save_baseline")
+    return cast(BaselineRecord, save_baseline_record("documents", name, record, rootdir=rootdir, who="save_baseline"))
 
 
-def load_baseline(name: str, *, rootdir: Any = None) -> dict[str, Any] | None:
+def load_baseline(name: str, *, rootdir: str | os.PathLike[str] | None = None) -> BaselineRecord | None:
     """The baseline saved as ``name`` by `save_baseline`, or None if there is none.
 
     Raises:
@@ -127,7 +155,7 @@ def load_baseline(name: str, *, rootdir: Any = None) -> dict[str, Any] | None:
             or ``name`` holds an agent baseline (load that with
             `ek.agents.load_agent_baseline`).
     """
-    return load_baseline_record(
+    found = load_baseline_record(
         "documents",
         name,
         rootdir=rootdir,
@@ -135,6 +163,7 @@ def load_baseline(name: str, *, rootdir: Any = None) -> dict[str, Any] | None:
         saver="ek.harness.save_baseline()",
         check=_check_baseline,
     )
+    return cast("BaselineRecord | None", found)
 
 
 def regression_gate(
@@ -143,7 +172,7 @@ def regression_gate(
     *,
     tolerance: float = 0.0,
     higher_is_better: bool | None = None,
-    rootdir: Any = None,
+    rootdir: str | os.PathLike[str] | None = None,
 ) -> GateResult:
     """Compare ``report`` with a baseline, on the aggregate and on every baseline slice.
 
@@ -209,7 +238,7 @@ def regression_gate(
     direction = _direction(report, base, higher_is_better)
     worse: Callable[[float, float], bool]
     worse = (lambda cur, old: cur < old - tolerance) if direction else (lambda cur, old: cur > old + tolerance)
-    regressions = []
+    regressions: list[Regression] = []
     if base.get("aggregate") is not None and worse(report.aggregate, base["aggregate"]):
         regressions.append(_regression(None, base["aggregate"], report.aggregate))
     current = {str(k): v for k, v in report.per_slice.items()}
@@ -290,5 +319,5 @@ def _direction(report: Report, base: Mapping[str, Any], override: bool | None) -
     )
 
 
-def _regression(label: Any, old: float, now: float | None) -> dict[str, Any]:
+def _regression(label: object, old: float, now: float | None) -> Regression:
     return {"slice": label, "baseline": old, "current": now, "delta": None if now is None else now - old}

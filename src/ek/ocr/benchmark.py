@@ -44,7 +44,7 @@ from ek._stats import check_level
 from ek._util import rehome, type_name
 from ek.base import GraphGrammar, Report
 from ek.canonicalize import Steps, resolve_canonicalizer
-from ek.ocr._fleet.report import CONSENSUS, EngineResult, FleetReport
+from ek.ocr._fleet.report import CONSENSUS, ConfidenceCalibration, EngineResult, FleetReport
 from ek.ocr._fleet.settings import FleetSettings as FleetSettings  # noqa: PLC0414 - for ek benchmark (mypy: re-exported)
 from ek.ocr._ocr_run import (
     OcrTask,
@@ -58,7 +58,7 @@ from ek.ocr._ocr_run import (
 from ek.registry import get
 from ek.stores import json_store
 
-__all__ = ["EngineResult", "FleetReport", "add_gold_item", "benchmark_fleet", "evaluate_ocr"]
+__all__ = ["ConfidenceCalibration", "EngineResult", "FleetReport", "add_gold_item", "benchmark_fleet", "evaluate_ocr"]
 
 _WHO = "evaluate_ocr"
 _K = TypeVar("_K", bound=Hashable)

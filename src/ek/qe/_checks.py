@@ -229,8 +229,11 @@ def correct_scores(probs: Sequence[float], nonconformity: Callable[[float], floa
     return out
 
 
-def check_record(record: Any, kind: str, numeric: Sequence[str]) -> None:
-    """Check that ``record`` is a ``kind`` record whose ``numeric`` keys hold finite numbers."""
+def check_record(record: object, kind: str, numeric: Sequence[str]) -> Mapping[str, Any]:
+    """``record`` once checked to be a ``kind`` record whose ``numeric`` keys hold finite numbers.
+
+    Its values are JSON read back, so they come typed loosely: the checks above are what vouch for them.
+    """
     if not isinstance(record, Mapping):
         raise ValueError(f"a {kind} calibrator record must be a dict, got {type_name(record)}.")
     if record.get("kind") != kind:
@@ -243,6 +246,7 @@ def check_record(record: Any, kind: str, numeric: Sequence[str]) -> None:
         for v in values:
             if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v):
                 raise ValueError(f"{kind} calibrator record field {key!r} must hold finite numbers, got {v!r:.40}.")
+    return record
 
 
 # --------------------------------------------------------------------------

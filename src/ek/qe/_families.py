@@ -135,7 +135,7 @@ class GroupCalibrator:
             )
         return cal
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """Each group's record (keys stringified) plus the pooled fallback's, as plain JSON."""
         if self.pooled is None and not self.by_group:
             raise ValueError("GroupCalibrator is not fitted yet; fit it before saving.")
@@ -147,7 +147,7 @@ class GroupCalibrator:
         }
 
     @classmethod
-    def from_dict(cls, record: Mapping[str, Any]) -> GroupCalibrator:
+    def from_dict(cls, record: Mapping[str, object]) -> GroupCalibrator:
         """Rebuild from `to_dict` output (every nested record is checked)."""
 
         groups = _nested(record, "group", "by_group")
@@ -275,7 +275,7 @@ class SignalFamilyCalibrator:
             return np.asarray(values, dtype=float) if np is not None else values
         return self.fuse(self.calibrate_signals(raw_signals, group=group))
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """Every family's record, the fusion record and the registered combiner's name."""
         from ek.registry import get, names
 
@@ -297,13 +297,13 @@ class SignalFamilyCalibrator:
         }
 
     @classmethod
-    def from_dict(cls, record: Mapping[str, Any]) -> SignalFamilyCalibrator:
+    def from_dict(cls, record: Mapping[str, object]) -> SignalFamilyCalibrator:
         """Rebuild from `to_dict` output; the combiner is looked up by its registered name."""
         from ek.registry import get, names
 
         families = _nested(record, "signal_family", "calibrators")
         combine = record.get("combine", "mean")
-        if combine not in names("combiners"):
+        if not isinstance(combine, str) or combine not in names("combiners"):
             raise ValueError(
                 f"signal_family record names combiner {combine!r}, which is not registered; "
                 f"registered combiners: {', '.join(names('combiners'))}."
@@ -371,11 +371,11 @@ def _finite(value: object, name: Any, row: int | None) -> TypeGuard[float]:
     return math.isfinite(value)
 
 
-def _record(cal: Calibrator | GroupCalibrator, what: str) -> dict[str, Any]:
+def _record(cal: Calibrator | GroupCalibrator, what: str) -> dict[str, object]:
     to_dict = getattr(cal, "to_dict", None)
     if to_dict is None:
         raise TypeError(f"the {what} calibrator ({type_name(cal)}) has no to_dict(), so it cannot be saved.")
-    record: dict[str, Any] = to_dict()
+    record: dict[str, object] = to_dict()
     return record
 
 
@@ -388,12 +388,14 @@ def _nested(record: Any, kind: str, key: str) -> Mapping[str, Any]:
     return nested
 
 
-def _factory(kind: str | None) -> Any:
+def _factory(kind: object) -> Any:
     if kind is None:
         return PlattCalibrator
     from ek.registry import get
 
     try:
+        if not isinstance(kind, str):
+            raise KeyError(kind)
         return get("calibrators", kind)
     except KeyError:
         raise ValueError(f"calibrator record names unknown factory kind {kind!r}.") from None

@@ -101,16 +101,16 @@ class PlattCalibrator(_Fitted):
             return _fit.platt_predict(values, self.a, self.b, np=np)
         return [_fit.sigmoid(self.a * v + self.b) for v in values]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """The fitted parameters as plain JSON numbers."""
         self._require_fit()
         return {"kind": self.kind, "a": self.a, "b": self.b, "max_iter": self.max_iter}
 
     @classmethod
-    def from_dict(cls, record: Mapping[str, Any]) -> PlattCalibrator:
+    def from_dict(cls, record: Mapping[str, object]) -> PlattCalibrator:
         """Rebuild from `to_dict` output, checking every field."""
-        check_record(record, "platt", ("a", "b"))
-        cal = cls(a=record["a"], b=record["b"], max_iter=record.get("max_iter", 100))
+        fields = check_record(record, "platt", ("a", "b"))
+        cal = cls(a=fields["a"], b=fields["b"], max_iter=fields.get("max_iter", 100))
         cal._fitted = True
         return cal
 
@@ -150,16 +150,16 @@ class IsotonicCalibrator(_Fitted):
             return _fit.interp(values, self.x, self.y, np=np)
         return [_fit.interp(v, self.x, self.y) for v in values]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """The fitted points as plain JSON numbers."""
         self._require_fit()
         return {"kind": self.kind, "x": list(self.x), "y": list(self.y)}
 
     @classmethod
-    def from_dict(cls, record: Mapping[str, Any]) -> IsotonicCalibrator:
+    def from_dict(cls, record: Mapping[str, object]) -> IsotonicCalibrator:
         """Rebuild from `to_dict` output, checking the points are a monotone fit."""
-        check_record(record, "isotonic", ("x", "y"))
-        x, y = record["x"], record["y"]
+        fields = check_record(record, "isotonic", ("x", "y"))
+        x, y = fields["x"], fields["y"]
         if not isinstance(x, (list, tuple)) or not isinstance(y, (list, tuple)) or not x:
             raise ValueError(
                 "isotonic calibrator record needs non-empty lists 'x' and 'y'; "
@@ -222,20 +222,20 @@ class TemperatureCalibrator(_Fitted):
             return _fit.platt_predict(values, 1.0 / self.T, 0.0, np=np)
         return [_fit.sigmoid(v / self.T) for v in values]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """The fitted temperature and search settings as plain JSON numbers."""
         self._require_fit()
         return {"kind": self.kind, "T": self.T, "t_min": self.t_min, "t_max": self.t_max, "max_iter": self.max_iter}
 
     @classmethod
-    def from_dict(cls, record: Mapping[str, Any]) -> TemperatureCalibrator:
+    def from_dict(cls, record: Mapping[str, object]) -> TemperatureCalibrator:
         """Rebuild from `to_dict` output, checking every field."""
-        check_record(record, "temperature", ("T",))
+        fields = check_record(record, "temperature", ("T",))
         cal = cls(
-            T=record["T"],
-            t_min=record.get("t_min", 0.05),
-            t_max=record.get("t_max", 10.0),
-            max_iter=record.get("max_iter", 60),
+            T=fields["T"],
+            t_min=fields.get("t_min", 0.05),
+            t_max=fields.get("t_max", 10.0),
+            max_iter=fields.get("max_iter", 60),
         )
         cal._fitted = True
         return cal

@@ -115,7 +115,7 @@ def reliability_curve(
 
 def save_calibrator(
     calibrator: Calibrator | GroupCalibrator | SignalFamilyCalibrator, name: str, *, rootdir: str | None = None
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Persist a fitted calibrator's parameters under ``name`` in the ``calibrators`` store.
 
     Returns:
@@ -131,7 +131,7 @@ def save_calibrator(
             f"save_calibrator() needs a calibrator with to_dict(), got {type_name(calibrator)}; "
             "use one of ek.qe's calibrators or add to_dict()/from_dict() to yours."
         )
-    record = to_dict()
+    record: dict[str, object] = to_dict()
     if not isinstance(record, dict) or not isinstance(record.get("kind"), str):
         raise ValueError(f"{type_name(calibrator)}.to_dict() must return a dict with a str 'kind', got {record!r:.80}.")
     try:
@@ -145,7 +145,7 @@ def save_calibrator(
     return record
 
 
-def load_calibrator(name: str, *, rootdir: str | None = None) -> Any:
+def load_calibrator(name: str, *, rootdir: str | None = None) -> Any:  # the stored kind decides the class
     """Rebuild the calibrator saved under ``name``, dispatching on its record's ``kind``.
 
     Raises:

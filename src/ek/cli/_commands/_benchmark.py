@@ -262,17 +262,17 @@ def slice_rows(report: FleetReport) -> dict[object, dict[str, dict[str, Any]]]:
         per = result.comparison.per_slice if result.comparison is not None else {}
         n = result.report.detail.get("slice_n") or {}
         for label, value in result.report.per_slice.items():
-            s = per.get(label) or {}
+            s = per.get(label)
             out.setdefault(label, {})[result.name] = {
                 "aggregate": value,
                 "interval": list(result.slice_intervals.get(label, (math.nan, math.nan))),
                 "why": result.slice_whys.get(label),
                 "n": n.get(label),
-                "delta": s.get("delta"),
+                "delta": s["delta"] if s else None,
                 "delta_interval": list(s["interval"]) if s else None,
-                "delta_why": _why(s.get("reliable", True), s.get("why"), s["interval"]) if s else None,
-                "p_value": s.get("p_value"),
-                "verdict": "best" if result.name == report.best else s.get("verdict"),
+                "delta_why": _why(s["reliable"], s["why"], s["interval"]) if s else None,
+                "p_value": s["p_value"] if s else None,
+                "verdict": "best" if result.name == report.best else (s["verdict"] if s else None),
             }
     return out
 

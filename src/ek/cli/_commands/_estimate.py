@@ -26,7 +26,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ek._files import InputError, Side, join, read_source, refuse_failures
@@ -130,7 +130,7 @@ def run_audit_plan(
         plan = plan_audit(corpus.report, budget, strategy=strategy, seed=seed, min_prob=min_prob)
     except ValueError as exc:
         raise in_flags(exc, "plan_audit", _PLAN_FLAGS) from None
-    texts = dict(zip(pred_side.ids, pred_side.values))
+    texts: dict[Hashable, object] = dict(zip(pred_side.ids, pred_side.values))
     slices = dict(zip(corpus.report.detail.get("ids") or (), corpus.report.detail.get("slices") or ()))
     lines = [
         json.dumps(

@@ -57,8 +57,7 @@ def run_monitor(
         labels = _jsonl(audit, "--audit") if audit is not None else None
         monitor.update(items, audit=labels, time=_time(time))
     result = monitor.report()
-    data = result.to_dict()
-    data["name"] = name
+    data: dict[str, Any] = {**result.to_dict(), "name": name}
     text = write_json(json_path, data) if json_path is not None else ""
     if html_path is not None:
         from ek.cli._html._monitor import render_monitor

@@ -17,7 +17,8 @@ the cost of a *successful* task.
 from __future__ import annotations
 
 import random
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
 from ek._util import format_table
 from ek.agents import ReliabilityReport
@@ -96,7 +97,7 @@ def format_demo(report: ReliabilityReport) -> str:
     )
     lo, hi = report.success_ci
     plo, phi = report.pass_hat_k_ci
-    ci = cost.get("cost_per_success_ci")
+    ci = cast("Sequence[float] | None", cost.get("cost_per_success_ci"))
     spread = f"95% interval {_usd(ci[0])} to {_usd(ci[1])}; " if ci else ""
     facts = [
         ("success rate", _pct(report.success_rate), f"95% Wilson interval {_pct(lo)} to {_pct(hi)}"),

@@ -74,7 +74,7 @@ class EngineSpec:
 
     name: str
     engine: str | Callable[..., Any]
-    options: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    options: Mapping[str, object] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():

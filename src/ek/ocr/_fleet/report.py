@@ -26,14 +26,23 @@ engine by engine:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from ek.base import Comparison, Report
 
 CONSENSUS = "rover"
 """The name of the ROVER consensus row of a fleet (no engine of the fleet may take it)."""
+
+
+class ConfidenceCalibration(TypedDict):
+    """How well an engine's confidences predict a unit read right: `ek.qe.expected_calibration_error` and its curve."""
+
+    unit: str  # "word", "line", ... the finest level the engine gave confidences at ("mixed" across pages)
+    n: int
+    ece: float
+    curve: list[dict[str, float]]  # `ek.qe.reliability_curve`
 
 
 @dataclass(frozen=True)
@@ -66,17 +75,17 @@ class EngineResult:
     engine: str
     report: Report
     interval: tuple[float, float] = (math.nan, math.nan)
-    slice_intervals: Mapping[Any, tuple[float, float]] = field(default_factory=dict)
+    slice_intervals: Mapping[Hashable, tuple[float, float]] = field(default_factory=dict)
     why: str | None = None
-    slice_whys: Mapping[Any, str | None] = field(default_factory=dict)
+    slice_whys: Mapping[Hashable, str | None] = field(default_factory=dict)
     comparison: Comparison | None = None
     seconds_median: float | None = None
     seconds_p95: float | None = None
     errors: Mapping[str, str] = field(default_factory=dict)
-    timeouts: tuple[Any, ...] = ()
+    timeouts: tuple[str, ...] = ()
     mean_confidence: float | None = None
-    calibration: Mapping[str, Any] | None = None
-    version: Mapping[str, Any] | None = None
+    calibration: ConfidenceCalibration | None = None
+    version: Mapping[str, object] | None = None
     resumed: Mapping[str, int] | None = None
 
     @property
@@ -106,7 +115,7 @@ class FleetReport:
     higher_is_better: bool | None
     n_items: int
     engines: Mapping[str, EngineResult] = field(default_factory=dict)
-    ranking: tuple[Any, ...] = ()
+    ranking: tuple[str, ...] = ()
     best: str | None = None
     consensus: EngineResult | None = None
     consensus_texts: Mapping[str, str | None] = field(default_factory=dict)
@@ -124,7 +133,7 @@ class FleetReport:
         raise KeyError(f"this fleet has no row {name!r}; its rows are {known}.")
 
     @property
-    def rows(self) -> tuple[Any, ...]:
+    def rows(self) -> tuple[EngineResult, ...]:
         """The `EngineResult` of every row, best first (the order of ``ranking``)."""
         return tuple(self[name] for name in self.ranking)
 

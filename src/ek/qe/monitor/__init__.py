@@ -76,9 +76,29 @@ from ek._util import import_optional, type_name
 from ek.base import DecisionPolicy
 from ek.qe.monitor._gates import QUANTITIES, calibrator_record, default_promise, gate_record
 from ek.qe.monitor._state import FORMAT, MonitorStore
-from ek.qe.monitor._values import DEFAULT_ALPHA, REFIT_ITEMS, Alarm, MonitorReport, WindowSummary
+from ek.qe.monitor._values import (
+    DEFAULT_ALPHA,
+    REFIT_ITEMS,
+    Alarm,
+    AlarmRecord,
+    MonitorRecord,
+    MonitorReport,
+    WindowRecord,
+    WindowSummary,
+)
 
-__all__ = ["DEFAULT_ALPHA", "QUANTITIES", "REFIT_ITEMS", "Alarm", "Monitor", "MonitorReport", "WindowSummary"]
+__all__ = [
+    "DEFAULT_ALPHA",
+    "QUANTITIES",
+    "REFIT_ITEMS",
+    "Alarm",
+    "AlarmRecord",
+    "Monitor",
+    "MonitorRecord",
+    "MonitorReport",
+    "WindowRecord",
+    "WindowSummary",
+]
 
 
 class Monitor:
@@ -195,7 +215,7 @@ class Monitor:
         return self._book.audited(last)
 
     @property
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> dict[str, object]:
         """The settings the monitor was built with (as stored)."""
         return dict(self._book.settings)
 

@@ -9,15 +9,18 @@ __all__ = [
     "DEFAULT_ALPHA",
     "REFIT_ITEMS",
     "Alarm",
+    "AlarmRecord",
     "Calibration",
     "Cumulative",
     "Drift",
+    "MonitorRecord",
     "MonitorReport",
     "Risk",
     "RiskFigures",
     "SequenceState",
     "Settings",
     "Shares",
+    "WindowRecord",
     "WindowSummary",
 ]
 
@@ -123,13 +126,20 @@ class Alarm:
 
     kind: str
     update: int
-    time: Any
+    time: float | str  # a number or an ISO 8601 date, as given
     bound: tuple[float, float]
     level: float
     message: str
 
-    def to_dict(self) -> dict[str, Any]:
-        return {**self.__dict__, "bound": list(self.bound)}
+    def to_dict(self) -> AlarmRecord:
+        return {
+            "kind": self.kind,
+            "update": self.update,
+            "time": self.time,
+            "bound": list(self.bound),
+            "level": self.level,
+            "message": self.message,
+        }
 
 
 @dataclass(frozen=True)
@@ -151,7 +161,7 @@ class WindowSummary:
     """
 
     index: int
-    time: Any
+    time: float | str  # a number or an ISO 8601 date, as given
     n: int
     shares: Shares
     risk: Risk
@@ -160,8 +170,18 @@ class WindowSummary:
     sequence: SequenceState
     alarms: tuple[Alarm, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
-        return {**self.__dict__, "alarms": [a.to_dict() for a in self.alarms]}
+    def to_dict(self) -> WindowRecord:
+        return {
+            "index": self.index,
+            "time": self.time,
+            "n": self.n,
+            "shares": self.shares,
+            "risk": self.risk,
+            "calibration": self.calibration,
+            "drift": self.drift,
+            "sequence": self.sequence,
+            "alarms": [a.to_dict() for a in self.alarms],
+        }
 
 
 @dataclass(frozen=True)
@@ -175,7 +195,7 @@ class MonitorReport:
     settings: Settings
     notes: tuple[str, ...] = field(default=())
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> MonitorRecord:
         return {
             "windows": [w.to_dict() for w in self.windows],
             "cumulative": self.cumulative,
@@ -184,3 +204,39 @@ class MonitorReport:
             "settings": self.settings,
             "notes": list(self.notes),
         }
+
+
+class AlarmRecord(TypedDict):
+    """`Alarm.to_dict`: the alarm as JSON (``bound`` a list)."""
+
+    kind: str
+    update: int
+    time: float | str  # a number or an ISO 8601 date, as given
+    bound: list[float]
+    level: float
+    message: str
+
+
+class WindowRecord(TypedDict):
+    """`WindowSummary.to_dict`: the window as JSON, its alarms as `AlarmRecord` s."""
+
+    index: int
+    time: float | str  # a number or an ISO 8601 date, as given
+    n: int
+    shares: Shares
+    risk: Risk
+    calibration: Calibration
+    drift: dict[str, Drift]
+    sequence: SequenceState
+    alarms: list[AlarmRecord]
+
+
+class MonitorRecord(TypedDict):
+    """`MonitorReport.to_dict`: the whole report as JSON."""
+
+    windows: list[WindowRecord]
+    cumulative: Cumulative
+    sequence: SequenceState
+    alarms: list[AlarmRecord]
+    settings: Settings
+    notes: list[str]
