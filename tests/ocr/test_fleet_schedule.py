@@ -10,7 +10,11 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import subprocess
+import sys
+import textwrap
 import warnings
+from concurrent.futures.process import BrokenProcessPool
 
 import pytest
 
@@ -93,6 +97,36 @@ def test_worker_processes_hold_each_engine_to_one_thread(monkeypatch):
         assert pool.submit(os.getenv, "OMP_THREAD_LIMIT").result() == "3"
     with process_pool(0) as pool:
         assert pool is None
+
+
+def test_a_worker_that_dies_is_an_error_saying_what_to_do():
+    with (
+        pytest.raises(RuntimeError, match=r"worker processes died .* pass max_workers=1") as caught,
+        process_pool(1) as pool,
+    ):
+        pool.submit(os._exit, 3).result()
+    assert isinstance(caught.value.__cause__, BrokenProcessPool)
+
+
+def test_a_script_that_runs_the_fleet_unguarded_is_told_to_guard_it(tmp_path):
+    # A spawned worker imports the script first, so the script's pool starts again inside the worker's
+    # start-up, which multiprocessing refuses: the worker dies and the parent sees a broken pool.
+    script = tmp_path / "fleet_script.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import os
+            from ek.ocr._fleet.schedule import process_pool
+
+            with process_pool(1) as pool:
+                print(pool.submit(os.getpid).result())
+            """
+        )
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 1
+    assert "RuntimeError: benchmark_fleet()'s worker processes died" in done.stderr
+    assert 'put the call under `if __name__ == "__main__":`' in done.stderr
 
 
 def test_rapidocr_sessions_take_the_thread_limit(monkeypatch):

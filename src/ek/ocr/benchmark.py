@@ -263,7 +263,9 @@ def benchmark_fleet(
         ValueError, TypeError: bad gold, engines or options (checked before
             any engine runs).
         ImportError: with ``strict``, an engine that cannot run here.
-        RuntimeError: no engine of the fleet could read the corpus.
+        RuntimeError: no engine of the fleet could read the corpus, or its
+            worker processes died (a script calling the fleet must do so under
+            ``if __name__ == "__main__":``, since each worker imports it).
     """
     from ek.ocr._fleet.engines import engine_specs
     from ek.ocr._fleet.run import run_fleet

@@ -32,6 +32,7 @@ import os
 import pickle
 from collections.abc import Iterator, Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
@@ -132,7 +133,18 @@ def process_pool(workers: int) -> Iterator[Executor | None]:
         return
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_one_thread) as pool:
-        yield pool
+        try:
+            yield pool
+        except BrokenProcessPool as exc:
+            raise RuntimeError(_BROKEN) from exc
+
+
+_BROKEN = (
+    f"{WHO}()'s worker processes died before the engines' pages were read. Each worker is a fresh Python "
+    "that imports your main module first: if that module calls the fleet when it is imported, the worker "
+    'runs the fleet again and fails; put the call under `if __name__ == "__main__":`. Otherwise a worker '
+    "was killed (out of memory?): pass max_workers=1 to read every page in this process."
+)
 
 
 # ---------------------------------------------------------------------------
