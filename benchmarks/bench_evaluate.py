@@ -9,9 +9,9 @@ printed too, for information. Both aggregates must equal jiwer's global
 CER/WER exactly. `figures` returns the rows `run_all.py` prints.
 
 ek scores a CER batch this large on every core (rapidfuzz's own threads,
-`ek._threads`); the bare loop is one thread. So each metric is also timed
-with ``EK_THREADS=1``, ek pinned to one thread as the loop is: that row is
-for information (its goal is the default's, not a pass/fail).
+`ek._util.threads`); the bare loop is one thread. So each metric is also
+timed with ``EK_THREADS=1``, ek pinned to one thread as the loop is: that
+row is for information (its goal is the default's, not a pass/fail).
 
     python benchmarks/bench_evaluate.py
 """
@@ -31,7 +31,7 @@ import jiwer
 from rapidfuzz.distance import Levenshtein
 
 import ek
-from ek import _threads
+from ek import _util
 
 N, LENGTH, NOISE, ROUNDS = 20_000, 60, 0.06, 11
 GOALS = {"cer": 1.3, "wer": 1.1}
@@ -154,7 +154,7 @@ def main() -> None:
             f"{row['baseline_name']:<42}: {row['baseline'] * 1e3:8.1f} ms\n"
             f"{row['work']:<42}: {row['ek'] * 1e3:8.1f} ms   ratio {row['ratio']:.2f}x (goal {row['goal']}, {met})"
         )
-    print(f"{_threads.threads()} threads for ek by default (EK_THREADS, else every core)")
+    print(f"{_util.threads()} threads for ek by default (EK_THREADS, else every core)")
     print(f"rapidfuzz loop, tokens split beforehand: {t_tokens * 1e3:8.1f} ms (WER ratio {r_presplit:.2f}x)")
 
 

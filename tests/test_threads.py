@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 
 import ek
-from ek import _threads
+from ek import _util
 from ek.metrics import _edit
 
 PYTHON = _edit.backends()["python"][0]
@@ -21,15 +21,15 @@ texts = st.text(alphabet="ab \u00e9e\u0301\u0303\U0001d400\U0001f600\u200d\u0e33
 def test_unset_or_blank_means_every_core_the_process_may_use(monkeypatch):
     monkeypatch.delenv("EK_THREADS", raising=False)
     expected = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    assert _threads.threads() == _threads.cores() == expected
+    assert _util.threads() == _util.cores() == expected
     monkeypatch.setenv("EK_THREADS", " ")
-    assert _threads.threads() == expected
+    assert _util.threads() == expected
 
 
 @pytest.mark.parametrize(("raw", "n"), [("1", 1), (" 2 ", 2), ("16", 16)])
 def test_a_whole_number_pins_the_count(monkeypatch, raw, n):
     monkeypatch.setenv("EK_THREADS", raw)
-    assert _threads.threads() == n
+    assert _util.threads() == n
 
 
 @pytest.mark.parametrize("raw", ["0", "-1", "two", "1.5"])
@@ -37,10 +37,10 @@ def test_anything_else_is_refused_saying_what_it_must_be(monkeypatch, raw):
     monkeypatch.setenv("EK_THREADS", raw)
     message = (
         rf"^EK_THREADS must be a whole number of threads, 1 or more, got '{raw}'; set EK_THREADS=1 to use "
-        rf"one thread, or unset it to use every core \({_threads.cores()} here\)\.$"
+        rf"one thread, or unset it to use every core \({_util.cores()} here\)\.$"
     )
     with pytest.raises(ValueError, match=message):
-        _threads.threads()
+        _util.threads()
     with pytest.raises(ValueError, match=message):  # a batch large enough for threads asks
         ek.evaluate([("ab", "abc")] * _edit._THREADED, metric="cer")
     assert ek.evaluate([("ab", "abc")] * 10, metric="cer").aggregate == pytest.approx(1 / 3)  # a small one does not

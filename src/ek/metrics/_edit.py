@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
+from ek._util import threads
+
 Units = Sequence[Any]
 """What is aligned: a ``str`` or a list of hashable tokens."""
 Distance = Callable[[Units, Units], int]
@@ -127,7 +129,7 @@ _LONG = 4096  # units from which rapidfuzz's banded algorithm pays off (a page, 
 def distances(preds: Sequence[Units], golds: Sequence[Units]) -> list[int]:
     """`distance` of every aligned pair, in one C call for a large batch of strings on the rapidfuzz backend.
 
-    From `_THREADED` pairs that call runs on `ek._threads.threads` threads
+    From `_THREADED` pairs that call runs on `ek._util.threads` threads
     (``EK_THREADS``, else every core): the same integers, sooner. A pair of
     long texts (pages) gets rapidfuzz a band as wide as an alignment found
     in near-linear time (`_hinted`): the same distance, in one pass over a
@@ -139,8 +141,6 @@ def distances(preds: Sequence[Units], golds: Sequence[Units]) -> list[int]:
     if len(preds) >= _BATCH and isinstance(preds[0], str):  # token lists convert slower than a plain loop
         from rapidfuzz.distance import Levenshtein
         from rapidfuzz.process import cpdist
-
-        from ek._threads import threads
 
         workers = threads() if len(preds) >= _THREADED else 1
         out: list[int] = cpdist(preds, golds, scorer=Levenshtein.distance, dtype="int64", workers=workers).tolist()
