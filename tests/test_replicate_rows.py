@@ -111,3 +111,15 @@ def test_chunk_by_chunk_sums_exactly_whatever_the_chunk_dtype(low, high):
     sums = np.zeros((n_groups, REPLICATES, 3), dtype=np.int64)
     _weights._by_chunk(id_keys(LINES[:n]), table, codes, sums, None, None)
     assert sums.tolist() == _by_hand(LINES[:n], table, codes, n_groups)
+
+
+def test_columns_too_wide_together_are_renumbered_densely_and_still_sum_exactly():
+    n = 1300
+    rng = np.random.default_rng(3)
+    picks = rng.integers(0, 3, size=(n, 3))
+    table = np.stack([picks[:, 0] * 2**40, picks[:, 1] * 2**30 - 7, picks[:, 2]], axis=1)  # spans multiply past 2**62
+    codes = np.zeros(n, dtype=np.int64)
+    rows = _weights._distinct_rows(table, codes)
+    assert rows is not None and len(rows.values) == len({tuple(r) for r in table.tolist()})
+    by_row, by_chunk = _both_paths(LINES[:n], table, codes, 1)
+    assert by_row == by_chunk == _by_hand(LINES[:n], table, codes, 1)
