@@ -17,7 +17,7 @@ from ek._stats import _weights
 from ek._stats._weights import id_keys, replicate_sums, weight
 
 REPLICATES = 16
-LINES = [f"line-{i}" for i in range(2000)]
+LINES = [f"line-{i}" for i in range(3600)]
 LINE_WEIGHTS = np.array([[weight(i, b) for i in LINES] for b in range(REPLICATES)], dtype=object)
 
 
@@ -44,7 +44,7 @@ def _both_paths(ids, table, codes, n_groups):
 
 @settings(max_examples=40, deadline=None)
 @given(
-    st.integers(1300, 2000),  # 16 items or more to each of up to 3 x 3**3 rows: the row path
+    st.integers(3100, 3600),  # 16 items or more to each of up to 3 x 4**3 rows: the row path
     st.integers(0, 3),
     st.integers(1, 3),
     st.sampled_from([(0, 3), (-2, 2), (2**40, 2**40 + 2)]),

@@ -10,7 +10,6 @@ arithmetic over numpy arrays (numpy is imported inside each function).
 from __future__ import annotations
 
 import bisect
-import concurrent.futures
 import contextlib
 import math
 import numbers
@@ -295,7 +294,9 @@ def _pool(work: int) -> Iterator[Any]:
     if work < _PARALLEL_WORK or workers < 2:
         yield None
         return
-    with concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ek-bootstrap") as pool:
+    from concurrent.futures import ThreadPoolExecutor  # with logging, 6 ms that `import ek` need not pay
+
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ek-bootstrap") as pool:
         yield pool
 
 
