@@ -33,17 +33,17 @@ def test_a_whole_number_pins_the_count(monkeypatch, raw, n):
 
 
 @pytest.mark.parametrize("raw", ["0", "-1", "two", "1.5"])
-def test_anything_else_is_refused_saying_what_it_must_be(monkeypatch, raw):
+def test_anything_else_warns_saying_what_it_must_be_and_uses_every_core(monkeypatch, raw):
     monkeypatch.setenv("EK_THREADS", raw)
     message = (
-        rf"^EK_THREADS must be a whole number of threads, 1 or more, got '{raw}'; set EK_THREADS=1 to use "
-        rf"one thread, or unset it to use every core \({_util.cores()} here\)\.$"
+        rf"^EK_THREADS must be a whole number of threads, 1 or more, got '{raw}'; it is ignored, so ek uses "
+        rf"every core \({_util.cores()} here\)\. Set EK_THREADS=1 to use one thread, or unset it\.$"
     )
-    with pytest.raises(ValueError, match=message):
-        _util.threads()
-    with pytest.raises(ValueError, match=message):  # a batch large enough for threads asks
-        ek.evaluate([("ab", "abc")] * _edit._THREADED, metric="cer")
-    assert ek.evaluate([("ab", "abc")] * 10, metric="cer").aggregate == pytest.approx(1 / 3)  # a small one does not
+    with pytest.warns(UserWarning, match=message):
+        assert _util.threads() == _util.cores()
+    with pytest.warns(UserWarning, match=message):  # a batch large enough for threads asks, and is scored
+        report = ek.evaluate([("ab", "abc")] * _edit._THREADED, metric="cer")
+    assert report.aggregate == pytest.approx(1 / 3)
 
 
 @settings(max_examples=25, deadline=None)

@@ -10,6 +10,7 @@ import numbers
 import os
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from types import MappingProxyType
@@ -387,9 +388,8 @@ def threads() -> int:
     They score a large CER batch (rapidfuzz's ``cpdist``) and weigh a large
     bootstrap; the numbers do not depend on how many run. ``EK_THREADS=1``
     keeps ek to one thread, for a process that shares its cores with others.
-
-    Raises:
-        ValueError: ``EK_THREADS`` is set to anything else; the message says what it must be.
+    Any other value warns and is ignored (every core): an error would stop
+    runs that score item by item when a batch fails, and hide the cause.
     """
     raw = os.environ.get(THREADS_VARIABLE, "").strip()
     if not raw:
@@ -399,10 +399,12 @@ def threads() -> int:
     except ValueError:
         n = 0
     if n < 1:
-        raise ValueError(
-            f"{THREADS_VARIABLE} must be a whole number of threads, 1 or more, got {raw!r}; "
-            f"set {THREADS_VARIABLE}=1 to use one thread, or unset it to use every core ({cores()} here)."
+        warnings.warn(
+            f"{THREADS_VARIABLE} must be a whole number of threads, 1 or more, got {raw!r}; it is ignored, so ek "
+            f"uses every core ({cores()} here). Set {THREADS_VARIABLE}=1 to use one thread, or unset it.",
+            stacklevel=2,
         )
+        return cores()
     return n
 
 
