@@ -118,10 +118,7 @@ def figures(quick: bool = False) -> list[dict[str, Any]]:
     rows = []
     for metric, (loop, baseline_name) in cases.items():
         for pinned in (False, True):
-            if pinned:
-                with one_thread():
-                    ratio, t_ek, t_base = paired_ratio(lambda m=metric: ek.evaluate(pairs, metric=m), loop, rounds)
-            else:
+            with one_thread() if pinned else contextlib.nullcontext():
                 ratio, t_ek, t_base = paired_ratio(lambda m=metric: ek.evaluate(pairs, metric=m), loop, rounds)
             rows.append(
                 {

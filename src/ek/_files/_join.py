@@ -118,7 +118,7 @@ def join(gold: Side, pred: Side) -> Joined:
     extra: tuple[str, ...] = ()
     pred_errors: dict[str, str] = {}
     if None in preds or (by_id is not None and len(by_id) != len(preds)) or pred.errors or gold.errors:
-        # else ids match one to one
+        # a prediction absent, null, failed or extra (else the ids match one to one)
         absent = set(gold.ids).difference(pred.ids)
         for k, (i, p) in enumerate(zip(gold.ids, preds)):
             if p is None:  # no prediction, or a null one

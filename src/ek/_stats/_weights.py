@@ -215,7 +215,7 @@ def _distinct_rows(table: Any, codes: Any) -> _Rows | None:
     import numpy as np
 
     n = len(table)
-    if table.dtype.kind == "u" and int(table.max()) >= 2**63:
+    if table.dtype.kind == "u" and table.size and int(table.max()) >= 2**63:
         return None
     key, top = codes.astype(np.int64), int(codes.max()) + 1
     for column in table.astype(np.int64, copy=False).T:
