@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import ek
 from ek._stats import _weights
 from ek._stats._weights import id_keys, replicate_sums, weight
 
@@ -124,3 +125,32 @@ def test_columns_too_wide_together_are_renumbered_densely_and_still_sum_exactly(
     assert rows is not None and len(rows.values) == len({tuple(r) for r in table.tolist()})
     by_row, by_chunk = _both_paths(LINES[:n], table, codes, 1)
     assert by_row == by_chunk == _by_hand(LINES[:n], table, codes, 1)
+
+
+def test_evaluate_gives_the_same_intervals_by_row_as_chunk_by_chunk_and_merged(monkeypatch):
+    rng = np.random.default_rng(11)
+    words = ["cat", "dog", "sat", "mat", "a", "the"]
+    golds = [" ".join(rng.choice(words, size=rng.integers(2, 6))) for _ in range(3000)]
+    cases = [(g.replace("a", "o", int(rng.integers(0, 3))), g, "ab"[i % 2]) for i, g in enumerate(golds)]
+    ids = [f"line-{i}" for i in range(len(cases))]
+
+    def figures(report):
+        return report.interval(), report.interval(slice="a"), report.interval(slice="b")
+
+    seen: list[int] = []
+    row_path = _weights._by_row
+    monkeypatch.setattr(
+        _weights, "_by_row", lambda keys, rows, *rest: seen.append(len(rows.values)) or row_path(keys, rows, *rest)
+    )
+    by_row = figures(ek.evaluate(cases, metric="cer", ids=ids))
+    assert seen and seen[0] < 100  # the row path ran: a few dozen (slice, edits, length) rows
+    merged = figures(
+        ek.merge_reports(
+            ek.evaluate(cases[:1700], metric="cer", ids=ids[:1700]),
+            ek.evaluate(cases[1700:], metric="cer", ids=ids[1700:]),
+        )
+    )
+    monkeypatch.setattr(_weights, "_MAX_ROWS", 0)  # every table goes chunk by chunk
+    assert _weights._distinct_rows(np.zeros((10, 1), dtype=np.int64), np.zeros(10, dtype=np.int64)) is None
+    by_chunk = figures(ek.evaluate(cases, metric="cer", ids=ids))
+    assert by_row == by_chunk == merged
