@@ -199,7 +199,12 @@ def figures(quick: bool = False) -> list[dict[str, Any]]:
 def main() -> None:
     m = measure()
     (ek_wall, ek_cpu), (jiwer_wall, jiwer_cpu), (html_wall, html_cpu) = m["ek"], m["jiwer"], m["html"]
-    print(f"{N:,} pairs of ~{LENGTH} characters (best of {REPEATS}; wall / CPU seconds)")
+    from ek._util import threads
+
+    print(
+        f"{N:,} pairs of ~{LENGTH} characters (best of {REPEATS}; wall / CPU seconds); ek on {threads()} threads "
+        f"(EK_THREADS, else every core), load average {os.getloadavg()[0]:.2f}"
+    )
     print(f"ek evaluate --metric cer (+ 95% intervals): {ek_wall:6.2f} / {ek_cpu:5.2f}")
     print(f"jiwer --cer:                                {jiwer_wall:6.2f} / {jiwer_cpu:5.2f}")
     print(

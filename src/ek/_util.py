@@ -7,8 +7,10 @@ import importlib
 import importlib.util
 import math
 import numbers
+import os
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache
 from types import MappingProxyType
@@ -374,6 +376,43 @@ def as_rule(obj: Any) -> DispatchRule:
         prepare=getattr(obj, "prepare", None),
         priority=getattr(obj, "priority", 0),
     )
+
+
+THREADS_VARIABLE = "EK_THREADS"
+"""Pins how many threads ek's own C loops use (`threads`), as ``OMP_THREAD_LIMIT`` pins Tesseract's."""
+
+
+def threads() -> int:
+    """The threads ek's own C loops may use: ``EK_THREADS`` (a whole number >= 1), else `cores`.
+
+    They score a large CER batch (rapidfuzz's ``cpdist``) and weigh a large
+    bootstrap; the numbers do not depend on how many run. ``EK_THREADS=1``
+    keeps ek to one thread, for a process that shares its cores with others.
+    Any other value warns and is ignored (every core): an error would stop
+    runs that score item by item when a batch fails, and hide the cause.
+    """
+    raw = os.environ.get(THREADS_VARIABLE, "").strip()
+    if not raw:
+        return cores()
+    try:
+        n = int(raw)
+    except ValueError:
+        n = 0
+    if n < 1:
+        warnings.warn(
+            f"{THREADS_VARIABLE} must be a whole number of threads, 1 or more, got {raw!r}; it is ignored, so ek "
+            f"uses every core ({cores()} here). Set {THREADS_VARIABLE}=1 to use one thread, or unset it.",
+            stacklevel=2,
+        )
+        return cores()
+    return n
+
+
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity where the platform says, else the machine's)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(len(os.sched_getaffinity(0)), 1)
+    return os.cpu_count() or 1
 
 
 def want_progress(progress: bool | None) -> bool:

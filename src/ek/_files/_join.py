@@ -108,13 +108,18 @@ def join(gold: Side, pred: Side) -> Joined:
     if gold.single and pred.single:
         pred = Side(pred.source, "pred", gold.ids, pred.values, documents=dict(zip(gold.ids, pred.documents.values())))
     pred = _paired(gold, pred)
-    by_id = dict(zip(pred.ids, pred.values))
-    preds = list(map(by_id.get, gold.ids, repeat(None)))
+    by_id: dict[str, Any] | None = None
+    if pred.ids == gold.ids:  # one order on both sides (files written together): no lookups
+        preds = list(pred.values)
+    else:
+        by_id = dict(zip(pred.ids, pred.values))
+        preds = list(map(by_id.get, gold.ids, repeat(None)))
     missing: list[str] = []
     extra: tuple[str, ...] = ()
     pred_errors: dict[str, str] = {}
-    if None in preds or len(by_id) != len(preds) or pred.errors or gold.errors:  # else ids match one to one
-        absent = set(gold.ids).difference(by_id)
+    if None in preds or (by_id is not None and len(by_id) != len(preds)) or pred.errors or gold.errors:
+        # a prediction absent, null, failed or extra (else the ids match one to one)
+        absent = set(gold.ids).difference(pred.ids)
         for k, (i, p) in enumerate(zip(gold.ids, preds)):
             if p is None:  # no prediction, or a null one
                 if i in absent and i not in pred.errors:
