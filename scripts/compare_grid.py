@@ -79,12 +79,14 @@ def pair_stats(metric: str, lengths: str, pair: str, rng: Any) -> tuple[Any, Any
     return out[0], out[1]
 
 
-def cell(metric: str, lengths: str, n: int, pair: str, trials: int, seed: int = 0) -> list[PairCell]:
-    """The figures of one paired cell (every level and method) over ``trials`` audits of ``n`` documents."""
+def cell(
+    metric: str, lengths: str, n: int, pair: str, trials: int, seed: int = 0, levels: tuple[float, ...] = LEVELS
+) -> list[PairCell]:
+    """The figures of one paired cell (each level of ``levels``, every method) over ``trials`` audits of ``n``."""
     rng = np.random.default_rng(seed)
     stats_a, stats_b = pair_stats(metric, lengths, pair, rng)
     target = truth(metric, stats_b) - truth(metric, stats_a)
-    rows: dict[tuple[float, str], list[dict[str, Any]]] = {(lv, m): [] for lv in LEVELS for m in METHODS}
+    rows: dict[tuple[float, str], list[dict[str, Any]]] = {(lv, m): [] for lv in levels for m in METHODS}
     for _ in range(trials):
         d = rng.choice(N, size=n, replace=False)
         a, b = report(metric, stats_a[d], d), report(metric, stats_b[d], d)
