@@ -1,11 +1,22 @@
 """``ek.compare`` on `Report` s: the paired difference B - A per group, its interval, p-value and verdict.
 
 The replicate sums are `_reports`' (both runs weighed in one pass over the
-same ids, so the replicate differences are a paired bootstrap); below
-`MIN_ITEMS` items, and to check a bootstrap verdict, the p-value is the
-sign-flip permutation test's (`ek._stats`). The interval's verdict
-(`reliable`, `why`) is `_bounds`' over the paired items' weights: the two
-runs' ``b_i`` summed, as the difference rests on the documents both read.
+same ids, so the replicate differences are a paired bootstrap). The
+interval is the symmetric bootstrap-t of the difference (`METHODS`
+``"student"``, `_bounds.difference_t`): every replicate's difference
+studentised by the linearised standard error of ``r_B - r_A``, whose
+covariance term needs the products of A's statistics with B's, item by
+item (`paired_sums`, with both runs' own products, in one pass of weights).
+On scripts/compare_grid.py (lognormal σ = 0.5, n = 50) it covered
+88.3-89.4% at nominal 90% where the percentile interval covered 87.1-89.6%.
+A figure that is no ratio of sums, and reports without their items
+(summaries, Dask: the cross products are gone), keep the percentile
+interval of the replicate differences. The p-value is the interval's (under
+``1 - level`` exactly when it excludes 0). Below `MIN_ITEMS` items, and to
+check a bootstrap verdict, the p-value is the sign-flip permutation test's
+(`ek._stats`). The interval's verdict (`reliable`, `why`) is `_bounds`'
+over the paired items' weights: the two runs' ``b_i`` summed, as the
+difference rests on the documents both read.
 """
 
 from __future__ import annotations
@@ -207,7 +218,10 @@ class _Pair:
 
     def _resampled(self) -> tuple[Any, ...]:
         if self._sums is None:
-            sa, sb, cross = paired_sums(self.a, self.b)
+            # The cross sums only for the bootstrap-t: the percentile interval needs the replicate sums alone.
+            sa, sb, cross = (
+                paired_sums(self.a, self.b) if self.method == "student" else (*resampled_pair(self.a, self.b), None)
+            )
             if sa.statistics != sb.statistics or sa.replicates != sb.replicates:
                 raise ValueError(
                     f"compare() got reports whose replicate sums differ in kind (statistics {sa.statistics} and "
@@ -291,7 +305,10 @@ def _summed(items: Any, blocks: dict[str, Any], progress: Any) -> dict[str, Any]
     """The replicate sums ``(G, B, columns + 1)`` of every block of columns of ``items``, one pass per dtype.
 
     Integer blocks are summed together and stay exact; each block's sums end
-    with its pass's total weight, as `replicate_sums` gives it.
+    with its pass's total weight, as `replicate_sums` gives it. A column
+    equal to one before it is weighed once: two CER runs share the lengths,
+    so 9 of their 14 columns are distinct (each column's sums are its own,
+    bit for bit).
     """
     import numpy as np
 
@@ -302,7 +319,14 @@ def _summed(items: Any, blocks: dict[str, Any], progress: Any) -> dict[str, Any]
     groups = max(len(items.groups), 1)
     for k, names in enumerate(by_dtype.values()):
         table = np.concatenate([blocks[name] for name in names], axis=1)
-        sums = replicate_sums(items.ids, table, items.codes, groups, progress=progress if k == 0 else None)
+        first: dict[bytes, int] = {}
+        where = [first.setdefault(np.ascontiguousarray(table[:, c]).tobytes(), c) for c in range(table.shape[1])]
+        distinct = sorted(set(where))
+        weighed = replicate_sums(
+            items.ids, table[:, distinct], items.codes, groups, progress=progress if k == 0 else None
+        )
+        position = {c: j for j, c in enumerate(distinct)}
+        sums = weighed[:, :, [position[c] for c in where] + [-1]]
         edges = np.cumsum([0] + [blocks[name].shape[1] for name in names])
         for name, start, stop in zip(names, edges[:-1], edges[1:]):
             out[name] = np.concatenate([sums[:, :, start:stop], sums[:, :, -1:]], axis=2)
