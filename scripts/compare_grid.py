@@ -56,6 +56,7 @@ class PairCell:
     width_ratio: float
     holds_zero: float
     called: float
+    unflagged: int  # how many intervals the unflagged coverage is of
 
     @property
     def passes(self) -> bool:
@@ -112,7 +113,8 @@ def cell(
                 float(cover[trusted].mean()) if trusted.any() else math.nan,
                 float(((high - low)[finite] / base[finite]).mean()) if finite.any() else math.nan,
                 float(((low <= 0) & (0 <= high)).mean()),
-                float(np.mean([c["verdict"] not in ("no detectable difference",) for c in got])),
+                float(np.mean([c["verdict"] != "no detectable difference" for c in got])),
+                int(trusted.sum()),
             )
         )
     return out
@@ -122,7 +124,7 @@ def _line(c: PairCell) -> str:
     tail = f"  holds 0 {c.holds_zero:6.1%}  called {c.called:6.1%}" if c.pair == "equal" else ""
     return (
         f"{c.metric:4} {c.lengths:14} {c.n:4} {c.pair:8} {c.level:.0%} {c.method:10} cover {c.coverage:6.1%}  "
-        f"flagged {c.flagged:6.1%}  unflagged {c.unflagged_coverage:6.1%}  width {c.width_ratio:5.2f}  "
+        f"flagged {c.flagged:6.1%}  unflagged {c.unflagged_coverage:6.1%} of {c.unflagged:4}  width {c.width_ratio:5.2f}  "
         f"{'pass' if c.passes else 'FAIL'}{tail}"
     )
 
