@@ -22,6 +22,8 @@ from ek import _bootstrap
 from ek._bootstrap import weight
 from ek._bootstrap._bounds import Studentised, cross_table
 from ek._bootstrap._pairs import paired_sums
+from ek.base import Score
+from ek.metrics import SummedStatistics
 
 np = pytest.importorskip("numpy")
 hypothesis = pytest.importorskip("hypothesis")
@@ -217,3 +219,26 @@ def test_a_light_cell_of_the_compare_grid_covers():
     # 300 audits: the coverage's standard error is 1.7 points; the seeded figures are 88.6% and 86.2%.
     assert student.flagged < 0.05 and student.unflagged_coverage >= 0.865
     assert student.unflagged_coverage > percentile.unflagged_coverage and 1.0 < student.width_ratio < 1.1
+
+
+class SquaredRate(SummedStatistics):
+    """A figure that is no ratio of sums, ``(Σx / Σy)²``: its comparison keeps the percentile interval."""
+
+    name = "squared_rate"
+    higher_is_better = False
+    statistics = ("x", "y")
+
+    @staticmethod
+    def compute(t):
+        return (t["x"] / t["y"]) ** 2 if t["y"] else 0.0
+
+    def __call__(self, pred, gold, *, grammar=None):
+        return Score((pred / gold) ** 2, metric=self.name, detail={"x": pred, "y": gold})
+
+
+def test_a_figure_that_is_no_ratio_of_sums_keeps_the_percentile_interval():
+    rng = np.random.default_rng(7)
+    gold = rng.integers(10, 90, 60).tolist()
+    runs = [[(int(rng.binomial(g, p)), g) for g in gold] for p in (0.1, 0.08)]
+    a, b = (ek.evaluate(run, metric=SquaredRate()) for run in runs)
+    assert ek.compare(a, b) == ek.base.Comparison(**_bootstrap.compare(a, b, method="percentile"))
