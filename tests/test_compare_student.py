@@ -242,3 +242,17 @@ def test_a_figure_that_is_no_ratio_of_sums_keeps_the_percentile_interval():
     runs = [[(int(rng.binomial(g, p)), g) for g in gold] for p in (0.1, 0.08)]
     a, b = (ek.evaluate(run, metric=SquaredRate()) for run in runs)
     assert ek.compare(a, b) == ek.base.Comparison(**_bootstrap.compare(a, b, method="percentile"))
+
+
+def test_the_interval_is_the_same_whatever_was_made_before_and_in_whatever_order_b_lists_its_items():
+    rng = np.random.default_rng(8)
+    lengths = rng.integers(10, 90, 60)
+    ea, eb = rng.binomial(lengths, 0.06), rng.binomial(lengths, 0.045)
+    ids = [f"d{i}" for i in range(60)]
+    fresh = ek.compare(*cer_pair(ea, eb, lengths, ids=ids))
+    a, b = cer_pair(ea, eb, lengths, ids=ids)
+    a.interval(), b.interval()  # their own sums and products made first: compare adds the cross sums alone
+    assert ek.compare(a, b) == fresh
+    order = rng.permutation(60)
+    _, shuffled = cer_pair(ea[order], eb[order], lengths[order], ids=[ids[i] for i in order])
+    assert ek.compare(a, shuffled) == fresh
