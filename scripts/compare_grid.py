@@ -14,12 +14,14 @@ times that, and adds spurious entities at 0.1 times the factor. Equal
 engines have factor 1 both (the truth B - A is 0 in expectation); unequal
 ones 0.8 for B. The truth is the corpus's B figure minus A's.
 
-Per cell and level (90%, 95%), for the printed interval (the bootstrap-t of
-the difference) and the percentile one: coverage of the truth, share
+Per cell and level (90%, 95%), for the printed interval (the symmetric
+bootstrap-t of the difference) and the percentile one: coverage of the truth, share
 flagged, coverage of the unflagged, mean width over the percentile
 interval's, and for equal engines the share of intervals holding 0 and the
 share of verdicts calling a difference (false positives). A cell passes
-when the unflagged cover at ≥ nominal − 1.5 points.
+when the unflagged cover at ≥ nominal − 1.5 points. At 2,000 audits a cell
+the CER half took 13 minutes and the micro-F1 half 17, run side by side
+under ``nice`` on two shared cores (pass cells as arguments to split it).
 """
 
 from __future__ import annotations

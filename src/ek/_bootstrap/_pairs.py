@@ -7,8 +7,10 @@ interval is the symmetric bootstrap-t of the difference (`METHODS`
 studentised by the linearised standard error of ``r_B - r_A``, whose
 covariance term needs the products of A's statistics with B's, item by
 item (`paired_sums`, with both runs' own products, in one pass of weights).
-On scripts/compare_grid.py (lognormal σ = 0.5, n = 50) it covered
-88.3-89.4% at nominal 90% where the percentile interval covered 87.1-89.6%.
+On scripts/compare_grid.py (2,000 audits a cell, lognormal σ = 0.5, n =
+50) it covers 89.4-91.1% at nominal 90% and 94.8-95.4% at 95% (the
+percentile interval 87.9-90.1% and 92.8-94.5%), 1.03-1.06 times as wide;
+equal engines are called different in 8.4-9.4% of audits at 90%.
 A figure that is no ratio of sums, and reports without their items
 (summaries, Dask: the cross products are gone), keep the percentile
 interval of the replicate differences. The p-value is the interval's (under
