@@ -73,14 +73,18 @@ def corpus(lengths: str, rng: Any) -> Any:
     return np.stack([size, rng.beta(2, 38, N)], axis=1)
 
 
-def statistics(metric: str, population: Any, rng: Any) -> Any:
-    """Every document's summed statistics: ``(edits, ref_len)`` or ``(tp, fp, fn)``, integers."""
+def statistics(metric: str, population: Any, rng: Any, found: Any = None, spurious: float = 0.1) -> Any:
+    """Every document's summed statistics: ``(edits, ref_len)`` or ``(tp, fp, fn)``, integers.
+
+    Micro-F1 finds each entity with probability ``found`` (one a document;
+    drawn Beta(8, 2) when None) and adds Poisson(``spurious``) false ones a true one.
+    """
     size, rate = population[:, 0].astype(np.int64), population[:, 1]
     if metric == "cer":
         return np.stack([rng.binomial(size, rate), size], axis=1)
     entities = np.maximum(size // 10, 1)
-    tp = rng.binomial(entities, rng.beta(8, 2, len(size)))
-    return np.stack([tp, rng.poisson(0.1 * entities), entities - tp], axis=1)
+    tp = rng.binomial(entities, rng.beta(8, 2, len(size)) if found is None else found)
+    return np.stack([tp, rng.poisson(spurious * entities), entities - tp], axis=1)
 
 
 def truth(metric: str, stats: Any) -> float:

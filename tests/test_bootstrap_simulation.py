@@ -13,8 +13,9 @@ resampled all at once, through the functions `Report.interval` and
 from its definition). An item's bootstrap weights depend on its id alone,
 so one `replicate_sums` over the documents of every trial, a trial per
 group, gives each trial the replicate sums a report of it alone gets. The
-interval and the paired p-value are ek's `interval_of` and `p_value_of` of
-those replicates' figures, the permutation test is `sign_flip_p_value`, and
+interval is ek's `interval_of` of the replicates' t, the paired p-value
+the symmetric bootstrap-t's (`paired_t`, worked in numpy from its
+definition), the permutation test is `sign_flip_p_value`, and
 `comparisons` says how compare combines them. A sample of the trials (see
 `comparisons`) goes through `ek.evaluate` (with a metric that reads the
 statistics off the case, the CER's own ``compute``), `Report.interval` and
@@ -30,7 +31,7 @@ import numpy as np
 import pytest
 
 import ek
-from ek._bootstrap import MIN_ITEMS, interval_of, p_value_of, replicate_sums, sign_flip_p_value, verdict
+from ek._bootstrap import MIN_ITEMS, interval_of, replicate_sums, sign_flip_p_value, verdict
 from ek.base import Score
 from ek.metrics import StringMetric, SummedStatistics
 
@@ -112,11 +113,50 @@ def intervals(ids, ref_len, edits, level=0.95):
     return out
 
 
+def paired_t(ids, ref_len, edits_a, edits_b):
+    """Each trial's symmetric bootstrap-t of B - A: ``(delta, se, sorted |t*|, the replicate differences)``.
+
+    Both runs read the same lengths, so each run's linearised term differs
+    by ``(δ - Δ l) / Σw l`` with ``δ = e_B - e_A`` and ``Δ`` the difference
+    of the CERs: in every replicate ``se*² = Σw (δ - Δ* l)² / (Σw l)²``,
+    ``t* = (Δ* - Δ) / se*``.
+    """
+    trials, n = ref_len.shape
+    flat = [i for row in ids for i in row]
+    delta = edits_b - edits_a
+    table = np.stack([delta * delta, delta * ref_len, ref_len * ref_len, delta, ref_len], axis=-1)
+    sums = replicate_sums(flat, table.reshape(trials * n, 5), np.repeat(np.arange(trials), n), trials).astype(float)
+    dd, dl, ll, d, length, drew = (sums[..., j] for j in range(6))
+    out = []
+    for t in range(trials):
+        d0 = delta[t].sum() / ref_len[t].sum()
+        se0 = np.sqrt(((delta[t] - d0 * ref_len[t]) ** 2).sum()) / ref_len[t].sum()
+        ok = drew[t] > 0
+        r = d[t][ok] / length[t][ok]
+        se = np.sqrt(np.maximum(dd[t][ok] - 2 * r * dl[t][ok] + r * r * ll[t][ok], 0)) / length[t][ok]
+        out.append((d0, se0, np.sort(np.abs((r - d0)[se > 0] / se[se > 0])), r))
+    return out
+
+
+def paired_interval(d0, se0, t, r, level=0.95):
+    """``d0 ± q se0`` at numpy's ``level`` quantile ``q`` of ``|t*|``, within the replicate differences ``r``."""
+    q = np.quantile(t, level)
+    return max(d0 - q * se0, r.min()), min(d0 + q * se0, r.max())
+
+
+def paired_p(d0, se0, t, r):
+    """``1 - L`` for the level ``L`` whose quantile of ``|t*|`` is ``|d0| / se0``, at least ``1 / B``."""
+    m, t0 = len(t), abs(d0) / se0
+    if r.min() > 0 or r.max() < 0 or t0 >= t[-1]:
+        return 1 / m
+    return max(1 / m, 1 - np.interp(t0, t, np.arange(m)) / (m - 1))
+
+
 def comparisons(ids, ref_len, edits_a, edits_b):
     """``(outcomes, made)``: each trial's ``(p_value, verdict)`` of ``ek.compare(A, B)``, and the comparisons made.
 
-    From `MIN_ITEMS` documents, as compare reaches them: the bootstrap
-    p-value of the paired replicate differences, which stands under 0.05
+    From `MIN_ITEMS` documents, as compare reaches them: the p-value of the
+    paired symmetric bootstrap-t (`paired_t`), which stands under 0.05
     only when the permutation test's is under 0.05 too (else that one
     replaces it); the verdict is the interval's under 0.05 and "no
     detectable difference" otherwise. Below, the permutation test's p-value,
@@ -134,17 +174,20 @@ def comparisons(ids, ref_len, edits_a, edits_b):
 
     check = set(range(0, trials, CHECKED_EVERY))
     if n >= MIN_ITEMS:
-        va, vb = replicate_cers(ids, ref_len, edits_a, edits_b)
         outcomes, under = [], []
-        for t, d in enumerate((vb - va).tolist()):
-            p = p_value_of(d)
+        for t, student in enumerate(paired_t(ids, ref_len, edits_a, edits_b)):
+            p = paired_p(*student)
             if p < ALPHA:  # checked by the permutation test, whose p-value replaces it unless under 0.05 too
                 confirm = exact(t)
                 if confirm >= ALPHA:
                     p = confirm
                     check.add(t)  # every trial where the two tests disagree
                 under.append(t)
-            shown = verdict(*interval_of(d, 0.95), METRIC.higher_is_better) if p < ALPHA else "no detectable difference"
+            shown = (
+                verdict(*paired_interval(*student), METRIC.higher_is_better)
+                if p < ALPHA
+                else "no detectable difference"
+            )
             outcomes.append((p, shown))
         check.update(under[::CHECKED_EVERY])  # and a sample of the bootstrap's p-values under 0.05
     else:
@@ -154,7 +197,7 @@ def comparisons(ids, ref_len, edits_a, edits_b):
     for t, (p, shown) in enumerate(outcomes):
         if t in check:
             c = made[t] = ek.compare(report(edits_a[t], ref_len[t], ids[t]), report(edits_b[t], ref_len[t], ids[t]))
-            assert c.p_value == p and shown in (None, c.verdict), (t, c, p, shown)
+            assert c.p_value == pytest.approx(p, rel=1e-9) and shown in (None, c.verdict), (t, c, p, shown)
             outcomes[t] = (p, c.verdict)
     return outcomes, made
 

@@ -40,11 +40,13 @@ lognormal σ = 0.5, n = 50, where the bootstrap-t covered 88.9-89.7%
 
 from __future__ import annotations
 
+import bisect
+import dataclasses
 import math
 from collections.abc import Callable
 from typing import Any
 
-from ek._stats import MIN_ITEMS, Concentration, interval_of, student_quantile
+from ek._stats import MIN_ITEMS, Concentration, interval_of, quantile, student_quantile
 from ek.base import Bounds
 
 __all__ = [
@@ -55,6 +57,9 @@ __all__ = [
     "MIN_TAIL",
     "SKEW_TAIL",
     "TAILS",
+    "Studentised",
+    "cross_table",
+    "difference_t",
     "judged",
     "linear_coefficients",
     "measured",
@@ -438,3 +443,118 @@ def _se(sa: Any, sb: Any, saa: Any, sab: Any, sbb: Any, r: Any) -> Any:
 
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.sqrt(np.maximum(saa - 2 * r * sab + r * r * sbb, 0.0)) / sb
+
+
+# --- the paired difference (`ek.compare`) -----------------------------------------------------
+
+
+def cross_table(table_a: Any, table_b: Any) -> Any:
+    """``(n, k²)``: the products ``s^A_j s^B_l`` (all ``j, l``, ``j`` major) of two runs' statistics of each item.
+
+    With `moment_table` of each run they give the linearised standard error
+    of ``r_B - r_A`` in every replicate: the covariance of the two ratios
+    rests on the items both runs read. They add up over parts, as the
+    replicate sums do; integers stay integers while the products cannot overflow.
+    """
+    import numpy as np
+
+    k = table_a.shape[1]
+    j, l = np.divmod(np.arange(k * k), k)
+    small = all(t.size == 0 or int(np.abs(t).max()) < _EXACT_BELOW for t in (table_a, table_b))
+    exact = table_a.dtype.kind in "iub" and table_b.dtype.kind in "iub" and small
+    kind = np.int64 if exact else np.float64
+    return table_a.astype(kind)[:, j] * table_b.astype(kind)[:, l]
+
+
+@dataclasses.dataclass(frozen=True)
+class Studentised:
+    """A paired difference's symmetric bootstrap-t: the estimate, its standard error, every replicate's ``|t*|``.
+
+    The interval is ``estimate ± q se`` with ``q`` the ``level`` quantile of
+    ``|t*|``, kept within ``spread``, the range of the replicate differences
+    (as `measured` keeps a figure's within its replicates'). Symmetric, as
+    the difference of two engines on the same documents is nearly so. On
+    scripts/compare_grid.py (2,000 audits a cell, lognormal σ = 0.5, n =
+    50) it covered 89.4-89.6% (CER) and 90.2-91.1% (micro-F1) at nominal
+    90%, 94.8-95.4% at 95%, where the percentile interval covered 87.9% and
+    89.2-90.1%, 92.8-94.5%; the equal-tailed bootstrap-t covered less than
+    the percentile (CER 86.4-86.5% at 90%, 500 audits).
+    """
+
+    estimate: float
+    se: float
+    t: tuple[float, ...]  # |t*| ascending
+    spread: tuple[float, float]
+
+    def interval(self, level: float) -> tuple[float, float]:
+        """``estimate ± q se`` at the ``level`` quantile ``q`` of ``|t*|``, within the replicates' differences."""
+        q = quantile(self.t, level)
+        return max(self.estimate - q * self.se, self.spread[0]), min(self.estimate + q * self.se, self.spread[1])
+
+    def p_value(self) -> float:
+        """The two-sided p-value of no difference: under ``1 - level`` exactly when `interval` excludes 0.
+
+        ``1 - L`` for the level ``L`` whose quantile of ``|t*|`` is ``|t0| =
+        |estimate| / se`` (read off the linear quantile rule `interval` uses);
+        at least ``1 / B``, which the replicates all on one side of 0 give.
+        """
+        t, m = self.t, len(self.t)
+        low, high = self.spread
+        t0 = abs(self.estimate) / self.se
+        if low > 0 or high < 0 or t0 >= t[-1]:
+            return 1 / m
+        k = bisect.bisect_right(t, t0) - 1  # t[k] <= t0 < t[k + 1]
+        if k < 0:
+            return 1.0
+        h = k + (t0 - t[k]) / (t[k + 1] - t[k]) if t[k + 1] > t[k] else float(k)
+        return max(1 / m, 1 - h / (m - 1))
+
+
+def difference_t(runs: tuple[Any, Any], cross: Any, estimate: float) -> Studentised | None:
+    """The symmetric bootstrap-t of ``r_B - r_A`` over paired replicates; None when no replicate has a standard error.
+
+    ``runs`` are A's and B's ``(sums, moments, totals, forms)`` as
+    `student_interval` reads one run's, over one set of weights; ``cross``
+    the replicate sums of `cross_table`, then their plain sums ``(B + 1,
+    k²)``. In every replicate ``se*² = Σw (z^B - z^A)²`` with ``z = (a - r
+    b) / Σw b`` each run's linearised item term: the two runs' variances
+    less twice their covariance.
+    """
+    import numpy as np
+
+    (ra, va, sa, drawn_a), (rb, vb, sb, drawn_b) = (_linearised(*run) for run in runs)
+    pa, qa = (np.asarray(f, dtype=np.float64) for f in runs[0][3])
+    pb, qb = (np.asarray(f, dtype=np.float64) for f in runs[1][3])
+    c = np.asarray(cross, dtype=np.float64)
+    pp, pq, qp, qq = (c @ np.outer(u, v).ravel() for u, v in ((pa, pb), (pa, qb), (qa, pb), (qa, qb)))
+    drawn = drawn_a & drawn_b
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cov = (pp - rb * pq - ra * qp + ra * rb * qq) / (sa * sb)
+        se = np.sqrt(np.maximum(va + vb - 2 * cov, 0.0))
+    se0 = float(se[-1])
+    good = drawn[:-1] & (se[:-1] > 0)
+    if good.sum() < 2 or not se0 > 0:
+        return None
+    d = (rb - ra)[:-1][drawn[:-1]]
+    t = np.sort(np.abs((rb - ra - estimate)[:-1][good] / se[:-1][good]))
+    return Studentised(estimate, se0, tuple(t.tolist()), (float(d.min()), float(d.max())))
+
+
+def _linearised(sums: Any, moments: Any, totals: Any, forms: Any) -> tuple[Any, Any, Any, Any]:
+    """One run's ratio, linearised variance, ``Σw b`` and drawn mask: every replicate, then the run (last row)."""
+    import numpy as np
+
+    p, q = (np.asarray(f, dtype=np.float64) for f in forms)
+    k = len(p)
+    j, l = np.triu_indices(k)
+
+    def quad(u: Any, v: Any) -> Any:  # as in `student_interval`
+        return np.where(j == l, u[j] * v[l], u[j] * v[l] + u[l] * v[j])
+
+    s = np.asarray(sums, dtype=np.float64)
+    saa, sab, sbb = (np.asarray(moments, dtype=np.float64) @ np.stack([quad(p, p), quad(p, q), quad(q, q)], axis=1)).T
+    first = np.concatenate([s[:, :k], np.asarray(totals, dtype=np.float64)[None, :]]) @ np.stack([p, q], axis=1)
+    drawn = np.concatenate([s[:, k] > 0, [True]]) & (first[:, 1] > 0)
+    sb = np.where(drawn, first[:, 1], np.nan)
+    ratio = first[:, 0] / np.where(drawn, first[:, 1], 1.0)
+    return ratio, _se(first[:, 0], sb, saa, sab, sbb, ratio) ** 2, sb, drawn
