@@ -254,15 +254,20 @@ def compare(report_a: Report, report_b: Report, level: float = 0.95) -> Comparis
       recomputed from the summed statistics. Its smallest p-value is
       ``2 / 2**n``, so up to 5 items (at ``level=0.95``) the verdict is
       ``"too few items (n=K) to tell"`` whatever the runs did.
-    * From 40 items on, the bootstrap gives the interval and the p-value,
-      and a difference it finds is called only when the permutation test
+    * From 40 items on, the bootstrap gives the interval and the p-value
+      (for a ratio of sums such as CER or micro-F1, each replicate's
+      difference divided by its linearised standard error: a symmetric
+      bootstrap-t, which covers at small n where the plain percentile
+      interval of the differences falls short; else that percentile
+      interval), and a difference it finds is called only when the permutation test
       finds it too (else the verdict is ``"no detectable difference"``
       with that test's p-value): a difference made by a few documents
       among many is a few documents' worth of evidence.
 
     Reports whose items were dropped (`merge_reports` of summaries, Dask)
-    have only the bootstrap: below 40 items their p-value is NaN and their
-    verdict ``"too few items"``.
+    have only the bootstrap, and its percentile interval (the products of A's
+    statistics with B's went with the items): below 40 items their p-value is
+    NaN and their verdict ``"too few items"``.
 
     Raises:
         ValueError: reports of different metrics or over different items
