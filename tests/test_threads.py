@@ -69,3 +69,68 @@ def test_evaluate_reports_the_same_figures_on_one_thread_or_two(monkeypatch):
         reports.append(ek.evaluate(pairs, metric="cer"))
     assert reports[0] == reports[1]
     assert reports[0].aggregate == (3 + 2 + 2 + 0) * 1000 / ((7 + 2 + 2 + 1) * 1000)  # edits over reference length
+
+
+def test_a_pinned_block_uses_its_count_and_ek_threads_still_wins(monkeypatch):
+    monkeypatch.delenv("EK_THREADS", raising=False)
+    with _util.pinned_threads(1):
+        assert _util.threads() == 1
+        with _util.pinned_threads(3):
+            assert _util.threads() == 3
+        assert _util.threads() == 1
+        monkeypatch.setenv("EK_THREADS", "2")  # the user's own setting is kept inside a pinned block
+        assert _util.threads() == 2
+        monkeypatch.delenv("EK_THREADS")
+    assert _util.threads() == _util.cores()
+
+
+def test_a_pin_holds_only_in_the_thread_that_set_it(monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.delenv("EK_THREADS", raising=False)
+    with _util.pinned_threads(1), ThreadPoolExecutor(1) as pool:
+        assert pool.submit(_util.threads).result() == _util.cores()
+        assert _util.threads() == 1
+
+
+def _record_threads(monkeypatch):
+    """The count every large CER batch is scored with, from here on."""
+    seen: list[int] = []
+
+    def recording() -> int:
+        seen.append(_util.threads())
+        return seen[-1]
+
+    monkeypatch.setattr(_edit, "threads", recording)
+    return seen
+
+
+def test_a_dask_partition_is_scored_on_one_thread(monkeypatch):
+    """The cluster already runs one task per core: a task's own threads would only crowd them."""
+    from ek.dask._summary import Spec, score_partition, summarize
+
+    monkeypatch.delenv("EK_THREADS", raising=False)
+    seen = _record_threads(monkeypatch)
+    pairs = [("kitten", "sitting")] * _edit._THREADED
+    scored = score_partition(pairs, Spec(metric="cer"), 0)
+    assert seen == [1]
+    assert scored.report == ek.evaluate(pairs, metric="cer")  # the same figures
+    weighed: list[int] = []
+    monkeypatch.setattr("ek._stats._weights.threads", lambda: weighed.append(_util.threads()) or weighed[-1])
+    summarize(scored, Spec(metric="cer"), [0])
+    assert weighed == [1]
+    ek.evaluate(pairs, metric="cer").interval()  # outside a task: every core again
+    assert seen[-1] == weighed[-1] == _util.cores()
+
+
+def test_a_fleet_worker_keeps_ek_to_one_thread_unless_told(monkeypatch):
+    from ek.ocr._fleet import schedule
+
+    monkeypatch.delenv("EK_THREADS", raising=False)
+    monkeypatch.delenv("OMP_THREAD_LIMIT", raising=False)
+    schedule._one_thread()
+    assert (os.environ["EK_THREADS"], os.environ["OMP_THREAD_LIMIT"]) == ("1", "1")
+    assert _util.threads() == 1
+    monkeypatch.setenv("EK_THREADS", "2")
+    schedule._one_thread()
+    assert os.environ["EK_THREADS"] == "2"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import importlib
 import importlib.util
@@ -11,7 +13,7 @@ import os
 import sys
 import time
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cache
 from types import MappingProxyType
 from typing import Any, Protocol, TypeGuard, cast
@@ -382,6 +384,9 @@ THREADS_VARIABLE = "EK_THREADS"
 """Pins how many threads ek's own C loops use (`threads`), as ``OMP_THREAD_LIMIT`` pins Tesseract's."""
 
 
+_PINNED: contextvars.ContextVar[int | None] = contextvars.ContextVar("ek_threads_pinned", default=None)
+
+
 def threads() -> int:
     """The threads ek's own C loops may use: ``EK_THREADS`` (a whole number >= 1), else `cores`.
 
@@ -390,10 +395,11 @@ def threads() -> int:
     keeps ek to one thread, for a process that shares its cores with others.
     Any other value warns and is ignored (every core): an error would stop
     runs that score item by item when a batch fails, and hide the cause.
+    Unset, work inside `pinned_threads` uses the count it gives instead.
     """
     raw = os.environ.get(THREADS_VARIABLE, "").strip()
     if not raw:
-        return cores()
+        return _PINNED.get() or cores()
     try:
         n = int(raw)
     except ValueError:
@@ -406,6 +412,20 @@ def threads() -> int:
         )
         return cores()
     return n
+
+
+@contextlib.contextmanager
+def pinned_threads(n: int) -> Iterator[None]:
+    """Within this block (this thread's context), `threads` is ``n`` unless ``EK_THREADS`` says otherwise.
+
+    For work that already runs once per core, as a Dask task does: its own
+    threads would only share those cores with the other tasks.
+    """
+    token = _PINNED.set(n)
+    try:
+        yield
+    finally:
+        _PINNED.reset(token)
 
 
 def cores() -> int:

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ek._util import as_columns, type_name
+from ek._util import as_columns, pinned_threads, type_name
 from ek.base import MetricContract, Score
 from ek.dask._rows import Fields, cases_of
 from ek.dask._sums import Sum, add, exact_sum, total
@@ -142,9 +142,10 @@ def score_partition(part: Any, spec: Spec, index: int) -> Scored:
     if not cases:
         return Scored(index, sliced=sliced)
     try:
-        report = evaluate(
-            cases, metric=spec.metric, grammar=spec.grammar, normalize=spec.normalize, weights=spec.weights, ids=ids
-        )
+        with pinned_threads(1):  # the cluster runs a task per core already
+            report = evaluate(
+                cases, metric=spec.metric, grammar=spec.grammar, normalize=spec.normalize, weights=spec.weights, ids=ids
+            )
     except (TypeError, ValueError) as exc:
         if type(exc) not in (TypeError, ValueError):
             raise
@@ -250,7 +251,8 @@ def _with_replicates(out: Summary, report: Any) -> Summary:
     """``out`` with the bootstrap's replicate sums of ``report`` (whose ``detail["ids"]`` name its items)."""
     from ek._bootstrap import moment_sums, resampled
 
-    sums = resampled(report)
+    with pinned_threads(1):
+        sums = resampled(report)
     moments = moment_sums(report)
     return dataclasses.replace(
         out,

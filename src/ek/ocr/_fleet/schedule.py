@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ek._runs import Item, RunOptions, check_executor, digest, execute, open_run, scored_report
+from ek._util import THREADS_VARIABLE
 from ek.ocr._fleet.engines import EngineSpec
 from ek.ocr._fleet.pages import WHO, FleetTask
 from ek.ocr._fleet.settings import FleetSettings
@@ -151,8 +152,9 @@ _BROKEN = (
 
 
 def _one_thread() -> None:
-    """A worker's start: one OpenMP / ONNX Runtime thread per call, unless the user set the limit."""
+    """A worker's start: one OpenMP / ONNX Runtime thread per call and one for ek's loops, unless the user set them."""
     os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+    os.environ.setdefault(THREADS_VARIABLE, "1")
 
 
 def _task(spec: EngineSpec, read: Any, unreadable: Mapping[Any, str], settings: FleetSettings) -> FleetTask:
